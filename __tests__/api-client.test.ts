@@ -1,0 +1,320 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import nock from 'nock'
+import { ApiClient, PROJECTS_PAGE_LIMIT } from '../src/api-client.js'
+import {
+  ApiError,
+  DeadlineExceededError,
+  NetworkError,
+  ResponseFormatError
+} from '../src/errors.js'
+import type { Logger } from '../src/logger.js'
+import { RetryPolicy } from '../src/retry-policy.js'
+import { ACTION_NAME, ACTION_VERSION } from '../src/version.js'
+import { FakeClock } from './fixtures/fake-clock.js'
+import { startLocalServer } from './fixtures/local-server.js'
+import { OP_A, PROJECT, operation } from './fixtures/operations.js'
+
+const HOST = 'http://127.0.0.1:4010'
+const BASE = `${HOST}/api/v2`
+const KEY = 'napi_secret_key_1234567890'
+
+const lines: string[] = []
+const logger: Logger = {
+  info: (message) => lines.push(message),
+  warning: (message) => lines.push(message),
+  debug: (message) => lines.push(message)
+}
+
+function client(
+  clock = new FakeClock(),
+  options: { deadlineMs?: number; requestTimeoutMs?: number } = {}
+) {
+  return new ApiClient({
+    baseUrl: `${BASE}/`,
+    apiKey: KEY,
+    requestTimeoutMs: options.requestTimeoutMs ?? 5000,
+    retryPolicy: new RetryPolicy({ random: () => 0 }),
+    clock,
+    logger,
+    deadline: clock.now() + (options.deadlineMs ?? 600_000)
+  })
+}
+
+beforeAll(() => nock.disableNetConnect())
+afterEach(() => {
+  lines.length = 0
+  nock.cleanAll()
+})
+afterAll(() => {
+  nock.enableNetConnect()
+  nock.restore()
+})
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught as Error
+  )
+  if (!error) throw new Error('expected the request to fail')
+  expect(error.message).not.toContain(KEY)
+  return error
+}
+
+describe('ApiClient requests', () => {
+  it('sends the key as a bearer token, Accept and User-Agent, and URL-encodes path segments', async () => {
+    const scope = nock(HOST, {
+      reqheaders: {
+        authorization: `Bearer ${KEY}`,
+        accept: 'application/json',
+        'user-agent': `${ACTION_NAME}/${ACTION_VERSION}`
+      }
+    })
+      .get('/api/v2/projects/a%2Fb%20c/operations/x%3Fy')
+      .reply(200, { operation: operation({ id: OP_A, status: 'finished' }) })
+    const result = await client().getOperation('a/b c', 'x?y')
+    expect(result).toMatchObject({ id: OP_A, status: 'finished', total_duration_ms: 1234 })
+    scope.done()
+  })
+
+  it('ignores unknown fields and accepts unknown statuses', async () => {
+    nock(HOST)
+      .get(`/api/v2/projects/${PROJECT}/operations/${OP_A}`)
+      .reply(200, { operation: { id: OP_A, status: 'levitating', brand_new: { x: 1 } }, extra: 1 })
+    const result = await client().getOperation(PROJECT, OP_A)
+    expect(result).toEqual({ id: OP_A, status: 'levitating' })
+  })
+
+  it('reads a page of operations with limit and cursor', async () => {
+    nock(HOST)
+      .get(`/api/v2/projects/${PROJECT}/operations`)
+      .query({ limit: '100', cursor: '2026-11-21T11:00:00.123456Z' })
+      .reply(200, {
+        operations: [operation({ id: OP_A })],
+        pagination: { cursor: '2026-11-21T10:59:00Z' }
+      })
+    const page = await client().listOperations(PROJECT, {
+      limit: 100,
+      cursor: '2026-11-21T11:00:00.123456Z'
+    })
+    expect(page.operations.map((op) => op.id)).toEqual([OP_A])
+    expect(page.pagination?.cursor).toBe('2026-11-21T10:59:00Z')
+  })
+})
+
+describe('ApiClient errors', () => {
+  const path = `/api/v2/projects/${PROJECT}/operations/${OP_A}`
+  const body = { code: 'X', message: 'the API explains', request_id: 'req-42' }
+
+  it('401: fails at once, says the key is missing, invalid or revoked', async () => {
+    const scope = nock(HOST).get(path).once().reply(401, body)
+    const error = await failure(client().getOperation(PROJECT, OP_A))
+    expect(error).toBeInstanceOf(ApiError)
+    expect(error).toMatchObject({ status: 401, code: 'X', requestId: 'req-42' })
+    expect(error.message).toBe(
+      `The API rejected the key (HTTP 401 on GET /projects/${PROJECT}/operations/${OP_A}): api_key is missing, invalid or revoked. API says: "the API explains"; code X; request id req-42`
+    )
+    scope.done()
+  })
+
+  it('403: the key cannot reach the project', async () => {
+    nock(HOST).get(path).reply(403, { message: 'forbidden' })
+    const error = await failure(client().getOperation(PROJECT, OP_A))
+    expect(error.message).toContain(
+      `The key has no access to operation "${OP_A}" of project "${PROJECT}" (HTTP 403`
+    )
+    expect(error.message).toContain('a project-scoped key reaches only its own project')
+  })
+
+  it('404: names what was not found', async () => {
+    nock(HOST).get(`/api/v2/projects/${PROJECT}/operations`).query(true).reply(404, body)
+    const error = await failure(client().listOperations(PROJECT, { limit: 10 }))
+    expect(error.message).toMatch(new RegExp(`^Project "${PROJECT}" was not found \\(HTTP 404`))
+    expect(error.message).toContain('request id req-42')
+  })
+
+  it('other 4xx: status and the API message, no retry', async () => {
+    const scope = nock(HOST).get(path).once().reply(422, { message: 'bad limit' })
+    const error = await failure(client().getOperation(PROJECT, OP_A))
+    expect(error.message).toBe(
+      `GET /projects/${PROJECT}/operations/${OP_A} failed with HTTP 422. API says: "bad limit"`
+    )
+    scope.done()
+  })
+
+  it('redacts the key when an error body echoes the request', async () => {
+    nock(HOST)
+      .get(path)
+      .reply(400, { message: `bad header Authorization: Bearer ${KEY}` })
+    const error = await failure(client().getOperation(PROJECT, OP_A))
+    expect(error.message).toContain('bad header Authorization: Bearer ***')
+  })
+
+  it('an error body that is not JSON still gives the status', async () => {
+    nock(HOST).get(path).reply(400, '<html>bad gateway</html>')
+    const error = await failure(client().getOperation(PROJECT, OP_A))
+    expect(error).toMatchObject({ status: 400 })
+  })
+
+  it('5xx then success: retried with backoff', async () => {
+    const clock = new FakeClock()
+    nock(HOST).get(path).reply(500).get(path).reply(502).get(path).reply(503).get(path).reply(504)
+    nock(HOST)
+      .get(path)
+      .reply(200, { operation: operation({ id: OP_A }) })
+    const api = client(clock)
+    await expect(api.getOperation(PROJECT, OP_A)).resolves.toMatchObject({ id: OP_A })
+    expect(clock.sleeps).toEqual([1000, 1000, 2000, 4000])
+    expect(api.stats).toEqual({ requests: 5, retries: 4 })
+    expect(lines.filter((line) => line.includes('retrying in'))).toHaveLength(4)
+  })
+
+  it('429 with Retry-After: waits exactly as long', async () => {
+    const clock = new FakeClock()
+    nock(HOST).get(path).reply(429, body, { 'Retry-After': '7' })
+    nock(HOST)
+      .get(path)
+      .reply(200, { operation: operation({ id: OP_A }) })
+    await client(clock).getOperation(PROJECT, OP_A)
+    expect(clock.sleeps).toEqual([7000])
+    expect(lines).toContainEqual(
+      `GET /projects/${PROJECT}/operations/${OP_A}: HTTP 429, Retry-After 7; retrying in 7.0 s`
+    )
+  })
+
+  async function withLocalServer(
+    handler: Parameters<typeof startLocalServer>[0],
+    test: (api: ApiClient, clock: FakeClock) => Promise<void>
+  ): Promise<void> {
+    const server = await startLocalServer(handler)
+    nock.enableNetConnect(`127.0.0.1:${server.port}`)
+    const clock = new FakeClock()
+    const api = new ApiClient({
+      baseUrl: `${server.url}/api/v2`,
+      apiKey: KEY,
+      requestTimeoutMs: 50,
+      retryPolicy: new RetryPolicy({ random: () => 0 }),
+      clock,
+      logger,
+      deadline: clock.now() + 1500
+    })
+    try {
+      await test(api, clock)
+    } finally {
+      await server.close()
+      nock.disableNetConnect()
+    }
+  }
+
+  it('a dropped connection is retried', async () => {
+    let requests = 0
+    await withLocalServer(
+      (request, response) => {
+        if (++requests === 1) {
+          request.socket.destroy()
+        } else {
+          response.setHeader('content-type', 'application/json')
+          response.end(JSON.stringify({ operation: operation({ id: OP_A }) }))
+        }
+      },
+      async (api, clock) => {
+        await expect(api.getOperation(PROJECT, OP_A)).resolves.toMatchObject({ id: OP_A })
+        expect(clock.sleeps).toEqual([1000])
+        expect(lines).toContainEqual(expect.stringMatching(/: no answer \(ECONNRESET/))
+      }
+    )
+  })
+
+  it('a request that outlives its time limit is a retryable network error', async () => {
+    await withLocalServer(
+      () => undefined, // accepts connections and never answers
+      async (api) => {
+        const error = await failure(api.getOperation(PROJECT, OP_A))
+        expect(error).toBeInstanceOf(DeadlineExceededError)
+        expect((error as DeadlineExceededError).lastError).toBeInstanceOf(NetworkError)
+        expect(error.message).toContain('no answer within 50 ms')
+        expect(api.stats).toEqual({ requests: 2, retries: 1 })
+      }
+    )
+  })
+
+  it('retries never run past the deadline', async () => {
+    const clock = new FakeClock()
+    nock(HOST).get(path).times(10).reply(503)
+    const error = await failure(client(clock, { deadlineMs: 5000 }).getOperation(PROJECT, OP_A))
+    expect(error).toBeInstanceOf(DeadlineExceededError)
+    expect(clock.sleeps.reduce((sum, ms) => sum + ms, 0)).toBeLessThanOrEqual(5000)
+  })
+
+  it('a body that is not JSON names the endpoint', async () => {
+    nock(HOST).get(path).reply(200, '{"operation": ')
+    const error = await failure(client().getOperation(PROJECT, OP_A))
+    expect(error).toBeInstanceOf(ResponseFormatError)
+    expect(error.message).toBe(
+      `Unexpected response from GET /projects/${PROJECT}/operations/${OP_A}: the body is not JSON`
+    )
+  })
+
+  it('a missing status names the endpoint and the field', async () => {
+    nock(HOST)
+      .get(path)
+      .reply(200, { operation: { id: OP_A } })
+    const error = await failure(client().getOperation(PROJECT, OP_A))
+    expect(error.message).toMatch(/GET \/projects\/.*: field "operation\.status": /)
+  })
+
+  it('a wrong type names the field', async () => {
+    nock(HOST)
+      .get(path)
+      .reply(200, { operation: { id: OP_A, status: 'running', failures_count: 'x' } })
+    const error = await failure(client().getOperation(PROJECT, OP_A))
+    expect(error.message).toContain('field "operation.failures_count"')
+  })
+})
+
+describe('ApiClient.listProjects', () => {
+  const project = (i: number) => ({
+    id: `project-${i}`,
+    name: `Project ${i}`,
+    region_id: 'aws-us-east-2',
+    pg_version: 17,
+    created_at: '2026-01-01T00:00:00Z',
+    settings: { allowed_ips: [] }
+  })
+
+  it('walks every page with limit and cursor and passes org_id', async () => {
+    const first = Array.from({ length: PROJECTS_PAGE_LIMIT }, (_, i) => project(i))
+    const scope = nock(HOST)
+      .get('/api/v2/projects')
+      .query({ limit: String(PROJECTS_PAGE_LIMIT), org_id: 'org-1' })
+      .reply(200, { projects: first, pagination: { cursor: 'project-399' } })
+      .get('/api/v2/projects')
+      .query({ limit: String(PROJECTS_PAGE_LIMIT), org_id: 'org-1', cursor: 'project-399' })
+      .reply(200, {
+        projects: [project(400), project(401)],
+        pagination: { cursor: 'project-401' },
+        unavailable_project_ids: ['project-x']
+      })
+    const listing = await client().listProjects('org-1')
+    expect(listing.projects).toHaveLength(402)
+    expect(listing.projects[401]).toEqual({
+      id: 'project-401',
+      name: 'Project 401',
+      region_id: 'aws-us-east-2',
+      pg_version: 17,
+      created_at: '2026-01-01T00:00:00Z'
+    })
+    expect(listing.unavailableProjectIds).toEqual(['project-x'])
+    scope.done()
+  })
+
+  it('stops on a full page without a cursor', async () => {
+    const full = Array.from({ length: PROJECTS_PAGE_LIMIT }, (_, i) => project(i))
+    const scope = nock(HOST)
+      .get('/api/v2/projects')
+      .query(true)
+      .once()
+      .reply(200, { projects: full })
+    expect((await client().listProjects()).projects).toHaveLength(PROJECTS_PAGE_LIMIT)
+    scope.done()
+  })
+})

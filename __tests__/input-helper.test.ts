@@ -1,0 +1,167 @@
+import { describe, expect, it } from '@jest/globals'
+import { parseDuration } from '../src/duration.js'
+import { InputError } from '../src/errors.js'
+import { DEFAULT_API_HOST, getInputs, ignoredInputWarnings } from '../src/input-helper.js'
+import { OP_A, OP_B } from './fixtures/operations.js'
+
+function parse(values: Record<string, string>) {
+  return getInputs((name) => values[name] ?? '')
+}
+
+function errorOf(values: Record<string, string>): string {
+  try {
+    parse(values)
+  } catch (error) {
+    expect(error).toBeInstanceOf(InputError)
+    return (error as Error).message
+  }
+  throw new Error('expected an InputError')
+}
+
+const base = { api_key: 'key-123', project_id: 'shiny-wind-12345678' }
+
+describe('getInputs', () => {
+  it('applies the contract defaults', () => {
+    expect(parse(base)).toEqual({
+      apiKey: 'key-123',
+      projectId: 'shiny-wind-12345678',
+      operationIds: [],
+      branchId: undefined,
+      listProjects: false,
+      orgId: undefined,
+      wait: true,
+      intervalMs: 5000,
+      timeoutMs: 600_000,
+      failFast: false,
+      apiHost: DEFAULT_API_HOST
+    })
+  })
+
+  it('splits operation ids on commas, spaces and new lines, lower-cases and de-duplicates them', () => {
+    const inputs = parse({ ...base, operation_id: `${OP_A}, ${OP_B.toUpperCase()}\n${OP_A}` })
+    expect(inputs.operationIds).toEqual([OP_A, OP_B])
+  })
+
+  it('reads every option', () => {
+    const inputs = parse({
+      ...base,
+      branch_id: 'br-main-1',
+      list_projects: 'TRUE',
+      org_id: 'org-example-1234',
+      wait: 'false',
+      interval: '1500ms',
+      timeout: '2m',
+      fail_fast: 'True',
+      api_host: 'http://127.0.0.1:8080/api/v2/'
+    })
+    expect(inputs).toMatchObject({
+      branchId: 'br-main-1',
+      listProjects: true,
+      orgId: 'org-example-1234',
+      wait: false,
+      intervalMs: 1500,
+      timeoutMs: 120_000,
+      failFast: true,
+      apiHost: 'http://127.0.0.1:8080/api/v2'
+    })
+  })
+
+  it('accepts list_projects alone, without a project', () => {
+    expect(parse({ api_key: 'k', list_projects: 'true' }).projectId).toBeUndefined()
+  })
+
+  it.each([
+    [{ api_key: '  ' }, 'input "api_key": required'],
+    [
+      { ...base, project_id: 'Shiny_Wind' },
+      'input "project_id": "Shiny_Wind" is not valid; expected a project id matching ^[a-z0-9-]{1,60}$'
+    ],
+    [{ ...base, project_id: 'a'.repeat(61) }, 'input "project_id"'],
+    [
+      { ...base, operation_id: `${OP_A} not-a-uuid` },
+      'input "operation_id": "not-a-uuid" is not a UUID'
+    ],
+    [{ ...base, branch_id: 'br main' }, 'input "branch_id": "br main" is not valid'],
+    [
+      { ...base, interval: 'soon' },
+      'input "interval": "soon" is not a duration; use seconds (5) or a number with a unit (500ms, 5s, 1m)'
+    ],
+    [{ ...base, interval: '500ms' }, 'input "interval": "500ms" is below the minimum of 1 second'],
+    [{ ...base, timeout: '0' }, 'input "timeout": "0" is below the minimum of 1 second'],
+    [{ ...base, wait: 'yes' }, 'input "wait": "yes" is not a boolean; use true or false'],
+    [{ ...base, fail_fast: '1' }, 'input "fail_fast": "1" is not a boolean'],
+    [{ ...base, list_projects: 'on' }, 'input "list_projects": "on" is not a boolean'],
+    [
+      { ...base, api_host: 'http://api.example.com/api/v2' },
+      'input "api_host": "http://api.example.com/api/v2" is not allowed; expected an absolute https:// address'
+    ],
+    [
+      { ...base, api_host: 'console.neon.tech/api/v2' },
+      'input "api_host": "console.neon.tech/api/v2" is not an address'
+    ],
+    [
+      { ...base, api_host: 'ftp://127.0.0.1/x' },
+      'input "api_host": "ftp://127.0.0.1/x" is not allowed'
+    ],
+    [
+      { api_key: 'k' },
+      'input "project_id": required; give project_id to wait for operations, or set list_projects: true'
+    ],
+    [{ api_key: 'k', operation_id: OP_A }, 'input "project_id": required with operation_id']
+  ])('rejects %j', (values, message) => {
+    expect(errorOf(values)).toContain(message)
+  })
+
+  it('accepts plain http only for loopback hosts', () => {
+    for (const host of [
+      'http://localhost:1',
+      'http://127.0.0.1:1',
+      'http://127.1.2.3',
+      'http://[::1]:8'
+    ]) {
+      expect(parse({ ...base, api_host: host }).apiHost).toBe(host)
+    }
+  })
+
+  it('names every bad input at once', () => {
+    const message = errorOf({ ...base, interval: 'x', timeout: 'y', wait: 'z' })
+    expect(message).toContain('"interval"')
+    expect(message).toContain('"timeout"')
+    expect(message).toContain('"wait"')
+  })
+
+  it('never echoes credentials given in api_host', () => {
+    const message = errorOf({ ...base, api_host: 'https://user:hunter2@example.com/api/v2' })
+    expect(message).toContain('input "api_host": must not carry credentials')
+    expect(message).not.toContain('hunter2')
+  })
+
+  it('warns about inputs that the combination ignores', () => {
+    expect(
+      ignoredInputWarnings(
+        parse({ ...base, operation_id: OP_A, branch_id: 'br-1', org_id: 'org-1' })
+      )
+    ).toEqual([
+      'branch_id is ignored when operation_id is given: the listed operations are used',
+      'org_id is ignored unless list_projects is true'
+    ])
+  })
+})
+
+describe('parseDuration', () => {
+  it.each([
+    ['5', 5000],
+    ['5s', 5000],
+    ['500ms', 500],
+    ['1m', 60_000],
+    ['1.5m', 90_000],
+    ['2h', 7_200_000],
+    [' 10 s ', 10_000]
+  ])('%s is %d ms', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms)
+  })
+
+  it.each(['', 'abc', '-5', '5 minutes', '1d'])('rejects %j', (text) => {
+    expect(parseDuration(text)).toBeUndefined()
+  })
+})

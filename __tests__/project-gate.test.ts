@@ -1,0 +1,220 @@
+import { describe, expect, it } from '@jest/globals'
+import type { Logger } from '../src/logger.js'
+import { isFinal } from '../src/operation-status.js'
+import {
+  GATE_LOOKBACK_MS,
+  GATE_MAX_POLL_PAGES,
+  GATE_PAGE_LIMIT,
+  type OperationReader,
+  ProjectGateSource
+} from '../src/operation-sources.js'
+import type { Operation, OperationList } from '../src/schemas.js'
+import { waitForOperations } from '../src/wait-for-operations.js'
+import { FakeClock } from './fixtures/fake-clock.js'
+import { PROJECT, operation } from './fixtures/operations.js'
+
+const NOW = Date.parse('2026-11-21T12:00:00Z')
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** The operations list endpoint over an in-memory history, paged like the API (cursor = created_at). */
+class History implements OperationReader {
+  readonly calls: string[] = []
+  operations: Operation[] = []
+
+  add(minutesAgo: number, fields: Partial<Operation> = {}): Operation {
+    const created = NOW - minutesAgo * 60_000
+    const op = operation({ created_at: iso(created), updated_at: iso(created + 1000), ...fields })
+    this.operations.push(op)
+    this.operations.sort((a, b) => Date.parse(b.created_at!) - Date.parse(a.created_at!))
+    return op
+  }
+
+  set(id: string, status: string): void {
+    const op = this.operations.find((candidate) => candidate.id === id)!
+    op.status = status
+  }
+
+  async listOperations(
+    _projectId: string,
+    { limit, cursor }: { limit: number; cursor?: string }
+  ): Promise<OperationList> {
+    this.calls.push(`list ${cursor ?? 'top'}`)
+    const older = cursor
+      ? this.operations.filter((op) => Date.parse(op.created_at!) < Date.parse(cursor))
+      : this.operations
+    const page = older.slice(0, limit).map((op) => ({ ...op, created_at: op.created_at! }))
+    return { operations: page, pagination: { cursor: page.at(-1)?.created_at } }
+  }
+
+  async getOperation(_projectId: string, id: string): Promise<Operation> {
+    this.calls.push(`get ${id}`)
+    return { ...this.operations.find((op) => op.id === id)! }
+  }
+}
+
+function gate(history: History, options: { branchId?: string; failFast?: boolean } = {}) {
+  const clock = new FakeClock(NOW)
+  const warnings: string[] = []
+  const logger: Logger = {
+    info: () => undefined,
+    warning: (message) => warnings.push(message),
+    debug: () => undefined
+  }
+  const failFast = options.failFast ?? false
+  const source = new ProjectGateSource({
+    reader: history,
+    projectId: PROJECT,
+    branchId: options.branchId,
+    isDone: (op) => isFinal(op.status, failFast),
+    clock,
+    logger
+  })
+  return { source, clock, warnings }
+}
+
+/** Old, finished history: `count` operations, one a minute, starting `from` minutes ago. */
+function fill(history: History, count: number, from = 1): void {
+  for (let i = 0; i < count; i++)
+    history.add(from + i, { status: 'finished', action: 'check_availability' })
+}
+
+describe('ProjectGateSource', () => {
+  it('a project with nothing in flight passes at once after one page', async () => {
+    const history = new History()
+    fill(history, 30)
+    const { source, clock } = gate(history)
+    const result = await waitForOperations(
+      { wait: true, intervalMs: 5000, deadline: NOW + 600_000, failFast: false },
+      {
+        source,
+        clock,
+        logger: { info: () => undefined, warning: () => undefined, debug: () => undefined }
+      }
+    )
+    expect(result).toMatchObject({ outcome: 'success', operations: [], polls: 1 })
+    expect(history.calls).toEqual(['list top'])
+  })
+
+  it('finds in-flight operations across pages, back to the 24 h horizon and no further', async () => {
+    const history = new History()
+    fill(history, 250) // minutes 1..250
+    const deep = history.add(200.5, { status: 'failed', action: 'apply_config' })
+    const fresh = history.add(0.5, { status: 'running', action: 'create_branch' })
+    history.add(GATE_LOOKBACK_MS / 60_000 + 60, { status: 'running', action: 'ancient' })
+    const { source } = gate(history)
+    await source.poll()
+    expect(source.operations.map((op) => op.id)).toEqual([fresh.id, deep.id])
+    expect(history.calls).toHaveLength(3) // 252 operations within 24 h: three pages of 100
+  })
+
+  it('stops the first read at the horizon even when history goes on', async () => {
+    const history = new History()
+    for (let i = 0; i < 3 * GATE_PAGE_LIMIT; i++) history.add(10 + i * 10, { status: 'finished' })
+    const { source } = gate(history)
+    await source.poll()
+    // 144 operations are younger than 24 h: the second page crosses the horizon.
+    expect(history.calls).toHaveLength(2)
+  })
+
+  it('later polls read from the top down to the oldest pending operation only', async () => {
+    const history = new History()
+    fill(history, 1000)
+    const pending = history.add(150.5, { status: 'running' })
+    const { source } = gate(history)
+    await source.poll()
+    const firstRead = history.calls.length
+    history.calls.length = 0
+    await source.poll()
+    expect(firstRead).toBeGreaterThan(2)
+    expect(history.calls).toEqual(['list top', `list ${history.operations[99].created_at}`])
+    history.set(pending.id, 'finished')
+    history.calls.length = 0
+    await source.poll()
+    expect(source.operations).toEqual([
+      expect.objectContaining({ id: pending.id, status: 'finished' })
+    ])
+  })
+
+  it('reads by id a pending operation deeper than the per-poll page limit', async () => {
+    const history = new History()
+    fill(history, 1000)
+    const deep = history.add(GATE_MAX_POLL_PAGES * GATE_PAGE_LIMIT + 50.5, { status: 'running' })
+    const { source } = gate(history)
+    await source.poll()
+    history.calls.length = 0
+    history.set(deep.id, 'finished')
+    await source.poll()
+    expect(history.calls.filter((call) => call.startsWith('list'))).toHaveLength(
+      GATE_MAX_POLL_PAGES
+    )
+    expect(history.calls.at(-1)).toBe(`get ${deep.id}`)
+    expect(source.operations[0].status).toBe('finished')
+  })
+
+  it('waits for operations created after the gate started, and fails on their failure', async () => {
+    const history = new History()
+    fill(history, 10)
+    const first = history.add(0.5, { status: 'running' })
+    const { source } = gate(history)
+    await source.poll()
+    history.set(first.id, 'finished')
+    const later = history.add(0.1, { status: 'error', action: 'start_compute' })
+    await source.poll()
+    expect(source.operations.map((op) => [op.id, op.status])).toEqual([
+      [later.id, 'error'],
+      [first.id, 'finished']
+    ])
+  })
+
+  it('with branch_id, only operations on that branch count', async () => {
+    const history = new History()
+    fill(history, 10)
+    const other = history.add(0.2, { status: 'running', branch_id: 'br-other' })
+    const mine = history.add(0.4, { status: 'running', branch_id: 'br-mine' })
+    const { source } = gate(history, { branchId: 'br-mine' })
+    await source.poll()
+    expect(source.operations.map((op) => op.id)).toEqual([mine.id])
+    history.set(mine.id, 'finished')
+    history.add(0.1, { status: 'running', branch_id: 'br-other' })
+    await source.poll()
+    expect(source.operations.map((op) => op.id)).toEqual([mine.id])
+    expect(other.status).toBe('running')
+  })
+
+  it('the whole gate: waits until the in-flight operations finish', async () => {
+    const history = new History()
+    fill(history, 20)
+    const a = history.add(0.3, { status: 'running', action: 'create_branch' })
+    const b = history.add(0.2, { status: 'scheduling', action: 'start_compute' })
+    const { source, clock } = gate(history)
+    let polls = 0
+    clock.onSleep = () => {
+      polls++
+      if (polls === 1) history.set(a.id, 'finished')
+      if (polls === 2) history.set(b.id, 'running')
+      if (polls === 3) history.set(b.id, 'finished')
+    }
+    const result = await waitForOperations(
+      { wait: true, intervalMs: 5000, deadline: NOW + 600_000, failFast: false },
+      {
+        source,
+        clock,
+        logger: { info: () => undefined, warning: () => undefined, debug: () => undefined }
+      }
+    )
+    expect(result.outcome).toBe('success')
+    expect(result.polls).toBe(4)
+    expect(result.operations.map((op) => op.id)).toEqual([b.id, a.id])
+  })
+
+  it('warns when the first read reaches its page cap before the horizon', async () => {
+    const history = new History()
+    for (let i = 0; i < 60 * GATE_PAGE_LIMIT; i++)
+      history.add(i * 0.1 + 0.01, { status: 'finished' })
+    const { source, warnings } = gate(history)
+    await source.poll()
+    expect(warnings).toEqual([
+      'Project gate: looked at the newest 5000 operations only; older ones still in flight are not waited on'
+    ])
+  })
+})

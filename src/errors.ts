@@ -1,0 +1,98 @@
+/** A bad input, found before any request. */
+export class InputError extends Error {
+  override name = 'InputError'
+}
+
+export interface ApiErrorDetails {
+  status: number
+  endpoint: string
+  code?: string
+  apiMessage?: string
+  requestId?: string
+  retryAfter?: string
+  /** What the request was about, for messages: `project "x"`, `operation "y" of project "x"`. */
+  subject: string
+}
+
+/** An HTTP error answer of the API. */
+export class ApiError extends Error {
+  override name = 'ApiError'
+  readonly status: number
+  readonly endpoint: string
+  readonly code?: string
+  readonly apiMessage?: string
+  readonly requestId?: string
+  readonly retryAfter?: string
+
+  constructor(details: ApiErrorDetails) {
+    super(describeApiError(details))
+    this.status = details.status
+    this.endpoint = details.endpoint
+    this.code = details.code
+    this.apiMessage = details.apiMessage
+    this.requestId = details.requestId
+    this.retryAfter = details.retryAfter
+  }
+}
+
+function describeApiError(details: ApiErrorDetails): string {
+  const { status, endpoint, subject } = details
+  let text: string
+  if (status === 401) {
+    text = `The API rejected the key (HTTP 401 on ${endpoint}): api_key is missing, invalid or revoked`
+  } else if (status === 403) {
+    text = `The key has no access to ${subject} (HTTP 403 on ${endpoint}); a project-scoped key reaches only its own project`
+  } else if (status === 404) {
+    text = `${capitalize(subject)} was not found (HTTP 404 on ${endpoint})`
+  } else {
+    text = `${endpoint} failed with HTTP ${status}`
+  }
+  const extras = [
+    details.apiMessage ? `API says: "${details.apiMessage}"` : undefined,
+    details.code ? `code ${details.code}` : undefined,
+    details.requestId ? `request id ${details.requestId}` : undefined
+  ].filter((part) => part !== undefined)
+  return extras.length > 0 ? `${text}. ${extras.join('; ')}` : text
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
+/** No answer: connection refused or reset, DNS failure, per-request time limit. */
+export class NetworkError extends Error {
+  override name = 'NetworkError'
+  constructor(
+    readonly endpoint: string,
+    readonly detail: string
+  ) {
+    super(`${endpoint} got no answer: ${detail}`)
+  }
+}
+
+/** A 2xx answer whose body is not what the action needs. */
+export class ResponseFormatError extends Error {
+  override name = 'ResponseFormatError'
+  constructor(
+    readonly endpoint: string,
+    detail: string
+  ) {
+    super(`Unexpected response from ${endpoint}: ${detail}`)
+  }
+}
+
+/** The overall `timeout` ran out while a request was still being retried. */
+export class DeadlineExceededError extends Error {
+  override name = 'DeadlineExceededError'
+  constructor(readonly lastError: Error) {
+    super(`no retry fits before the deadline; last error: ${lastError.message}`)
+  }
+}
+
+/** The runner cancelled the job (SIGINT/SIGTERM). */
+export class CancelledError extends Error {
+  override name = 'CancelledError'
+  constructor(signalName: string) {
+    super(`Cancelled by ${signalName}`)
+  }
+}

@@ -1,0 +1,5 @@
+import { run } from './main.js'
+
+const outcome = await run()
+// A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
+if (outcome === 'cancelled') process.exit(1)

@@ -1,0 +1,183 @@
+import { z } from 'zod'
+import { parseDuration } from './duration.js'
+import { InputError } from './errors.js'
+
+export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
+const ID_PATTERN = /^[a-z0-9-]{1,60}$/
+const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const MIN_DURATION_MS = 1000
+const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i
+
+export const INPUT_NAMES = [
+  'api_key',
+  'project_id',
+  'operation_id',
+  'branch_id',
+  'list_projects',
+  'org_id',
+  'wait',
+  'interval',
+  'timeout',
+  'fail_fast',
+  'api_host'
+] as const
+export type InputName = (typeof INPUT_NAMES)[number]
+
+function booleanInput(defaultValue: boolean) {
+  return z.string().transform((raw, ctx) => {
+    const text = raw.trim()
+    if (text === '') return defaultValue
+    if (['true', 'True', 'TRUE'].includes(text)) return true
+    if (['false', 'False', 'FALSE'].includes(text)) return false
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not a boolean; use true or false` })
+    return z.NEVER
+  })
+}
+
+function durationInput(defaultText: string) {
+  return z.string().transform((raw, ctx) => {
+    const text = raw.trim() || defaultText
+    const ms = parseDuration(text)
+    if (ms === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${text}" is not a duration; use seconds (5) or a number with a unit (500ms, 5s, 1m)`
+      })
+      return z.NEVER
+    }
+    if (ms < MIN_DURATION_MS) {
+      ctx.addIssue({ code: 'custom', message: `"${text}" is below the minimum of 1 second` })
+      return z.NEVER
+    }
+    return ms
+  })
+}
+
+function idInput(pattern: RegExp, accepted: string) {
+  return z.string().transform((raw, ctx) => {
+    const text = raw.trim()
+    if (text === '') return undefined
+    if (!pattern.test(text)) {
+      ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` })
+      return z.NEVER
+    }
+    return text
+  })
+}
+
+const operationIdsInput = z.string().transform((raw, ctx) => {
+  const ids = raw
+    .split(/[\s,]+/)
+    .map((id) => id.toLowerCase())
+    .filter((id) => id !== '')
+  const invalid = ids.filter((id) => !UUID_PATTERN.test(id))
+  if (invalid.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${invalid.map((id) => `"${id}"`).join(', ')} ${invalid.length === 1 ? 'is not a UUID' : 'are not UUIDs'}; give operation ids (UUIDs) separated by commas, spaces or new lines`
+    })
+    return z.NEVER
+  }
+  return [...new Set(ids)]
+})
+
+const apiHostInput = z.string().transform((raw, ctx) => {
+  const text = raw.trim() || DEFAULT_API_HOST
+  const accepted = 'an absolute https:// address (http:// only for localhost, 127.x.x.x or [::1])'
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not an address; expected ${accepted}` })
+    return z.NEVER
+  }
+  const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.test(url.hostname)
+  if (url.protocol !== 'https:' && !loopbackHttp) {
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` })
+    return z.NEVER
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must not carry credentials, a query or a fragment; expected ${accepted}`
+    })
+    return z.NEVER
+  }
+  return url.toString().replace(/\/+$/, '')
+})
+
+const InputsSchema = z
+  .object({
+    api_key: z
+      .string()
+      .transform((raw) => raw.trim())
+      .refine((key) => key !== '', 'required; pass the API key secret'),
+    project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
+    operation_id: operationIdsInput,
+    branch_id: idInput(ID_PATTERN, 'a branch id matching ^[a-z0-9-]{1,60}$'),
+    list_projects: booleanInput(false),
+    org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
+    wait: booleanInput(true),
+    interval: durationInput('5s'),
+    timeout: durationInput('10m'),
+    fail_fast: booleanInput(false),
+    api_host: apiHostInput
+  })
+  .superRefine((inputs, ctx) => {
+    if (inputs.operation_id.length > 0 && !inputs.project_id) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['project_id'],
+        message: 'required with operation_id; give the project the operations belong to'
+      })
+    }
+    if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['project_id'],
+        message: 'required; give project_id to wait for operations, or set list_projects: true'
+      })
+    }
+  })
+  .transform((inputs) => ({
+    apiKey: inputs.api_key,
+    projectId: inputs.project_id,
+    operationIds: inputs.operation_id,
+    branchId: inputs.branch_id,
+    listProjects: inputs.list_projects,
+    orgId: inputs.org_id,
+    wait: inputs.wait,
+    intervalMs: inputs.interval,
+    timeoutMs: inputs.timeout,
+    failFast: inputs.fail_fast,
+    apiHost: inputs.api_host
+  }))
+
+export type Inputs = z.output<typeof InputsSchema>
+
+/** Inputs that are accepted but ignored in this combination, worth a warning. */
+export function ignoredInputWarnings(inputs: Inputs): string[] {
+  const warnings: string[] = []
+  if (inputs.branchId && inputs.operationIds.length > 0) {
+    warnings.push('branch_id is ignored when operation_id is given: the listed operations are used')
+  }
+  if (inputs.orgId && !inputs.listProjects) {
+    warnings.push('org_id is ignored unless list_projects is true')
+  }
+  return warnings
+}
+
+/**
+ * Reads and validates every input before any request. Throws one InputError that names each bad
+ * input and what it accepts.
+ */
+export function getInputs(readInput: (name: InputName) => string): Inputs {
+  const raw = Object.fromEntries(INPUT_NAMES.map((name) => [name, readInput(name) ?? '']))
+  const parsed = InputsSchema.safeParse(raw)
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.map(
+    (issue) => `input "${String(issue.path[0])}": ${issue.message}`
+  )
+  throw new InputError(`Invalid input: ${problems.join('; ')}`)
+}

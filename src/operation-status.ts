@@ -1,0 +1,49 @@
+/** What a status means for the wait: the contract's table, in one place. */
+export type StatusClass = 'success' | 'failure' | 'retrying' | 'in_flight' | 'unknown'
+
+const CLASSES: Record<string, StatusClass> = {
+  finished: 'success',
+  skipped: 'success',
+  cancelled: 'failure',
+  // Not in the spec, but the live API sends it.
+  error: 'failure',
+  // The control plane retries a failed operation, so it is not final.
+  failed: 'retrying',
+  scheduling: 'in_flight',
+  running: 'in_flight',
+  cancelling: 'in_flight'
+}
+
+export function classifyStatus(status: string): StatusClass {
+  return CLASSES[status] ?? 'unknown'
+}
+
+/** Whether the wait is over for an operation in this status. */
+export function isFinal(status: string, failFast: boolean): boolean {
+  const statusClass = classifyStatus(status)
+  return (
+    statusClass === 'success' ||
+    statusClass === 'failure' ||
+    (failFast && statusClass === 'retrying')
+  )
+}
+
+export function isFinalFailure(status: string, failFast: boolean): boolean {
+  const statusClass = classifyStatus(status)
+  return statusClass === 'failure' || (failFast && statusClass === 'retrying')
+}
+
+const LABELS: Record<string, string> = {
+  finished: '✅ Finished',
+  skipped: '⏭️ Skipped',
+  cancelled: '🚫 Cancelled',
+  error: '❌ Error',
+  failed: '🔁 Failed (retrying)',
+  scheduling: '🕒 Scheduling',
+  running: '⏳ Running',
+  cancelling: '⏹️ Cancelling'
+}
+
+export function statusLabel(status: string): string {
+  return LABELS[status] ?? `❔ ${status}`
+}

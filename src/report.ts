@@ -1,0 +1,32 @@
+import type { ProjectListing, RequestStats } from './api-client.js'
+import type { Operation } from './schemas.js'
+import type { WaitResult } from './wait-for-operations.js'
+
+/** Everything one run found out: the input of outputs.ts and summary.ts. */
+export interface RunReport {
+  projectId?: string
+  branchId?: string
+  listing?: ProjectListing
+  wait?: WaitResult
+  requests: RequestStats
+  /** The message of the error that failed the step, already redacted. */
+  error?: string
+  /** Operations as last seen when an error cut the wait short. */
+  lastSeen?: Operation[]
+}
+
+/**
+ * The operation the single-operation outputs describe: the first one (output order) that did not
+ * finish, else the first one.
+ */
+export function primaryOperation(operations: Operation[]): Operation | undefined {
+  return operations.find((operation) => operation.status !== 'finished') ?? operations[0]
+}
+
+/** `total_duration_ms` when the API gives it, else updated_at − created_at. */
+export function operationDurationMs(operation: Operation): number | undefined {
+  if (operation.total_duration_ms != null) return operation.total_duration_ms
+  const created = Date.parse(operation.created_at ?? '')
+  const updated = Date.parse(operation.updated_at ?? '')
+  return Number.isNaN(created) || Number.isNaN(updated) ? undefined : Math.max(0, updated - created)
+}

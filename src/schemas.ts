@@ -1,0 +1,68 @@
+import { z } from 'zod'
+
+/*
+ * Response schemas. Only the fields the action needs are required; everything else the spec or the
+ * live API lists is optional (the live API omits some documented fields and sends many more).
+ * Unknown fields are stripped, unknown status strings are accepted (classified later).
+ */
+
+const optionalString = z.string().nullish()
+const optionalInteger = z.number().int().nullish()
+
+export const OperationSchema = z.object({
+  id: z.string().min(1),
+  status: z.string().min(1),
+  project_id: optionalString,
+  branch_id: optionalString,
+  endpoint_id: optionalString,
+  action: optionalString,
+  failures_count: optionalInteger,
+  error: optionalString,
+  retry_at: optionalString,
+  created_at: optionalString,
+  updated_at: optionalString,
+  total_duration_ms: optionalInteger
+})
+export type Operation = z.infer<typeof OperationSchema>
+
+export const PaginationSchema = z.object({ cursor: optionalString })
+
+export const OperationResponseSchema = z.object({ operation: OperationSchema })
+
+/** The list is walked by creation time, so `created_at` is required there. */
+export const OperationListSchema = z.object({
+  operations: z.array(OperationSchema.extend({ created_at: z.string().min(1) })),
+  pagination: PaginationSchema.nullish()
+})
+export type OperationList = z.infer<typeof OperationListSchema>
+
+export const ProjectSchema = z.object({
+  id: z.string().min(1),
+  name: optionalString,
+  platform_id: optionalString,
+  region_id: optionalString,
+  provisioner: optionalString,
+  pg_version: optionalInteger,
+  locked: z.boolean().nullish(),
+  cpu_used_sec: z.number().nullish(),
+  branch_logical_size_limit: z.number().nullish(),
+  proxy_host: optionalString,
+  org_id: optionalString,
+  created_at: optionalString,
+  updated_at: optionalString
+})
+export type Project = z.infer<typeof ProjectSchema>
+
+export const ProjectListSchema = z.object({
+  projects: z.array(ProjectSchema),
+  pagination: PaginationSchema.nullish(),
+  unavailable_project_ids: z.array(z.string()).nullish()
+})
+export type ProjectList = z.infer<typeof ProjectListSchema>
+
+export const ErrorBodySchema = z.object({
+  code: optionalString,
+  message: optionalString,
+  request_id: optionalString
+})
+export type ErrorBody = z.infer<typeof ErrorBodySchema>
