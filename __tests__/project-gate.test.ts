@@ -24,8 +24,9 @@ class History implements OperationReader {
   add(minutesAgo: number, fields: Partial<Operation> = {}): Operation {
     const created = NOW - minutesAgo * 60_000
     const op = operation({ created_at: iso(created), updated_at: iso(created + 1000), ...fields })
-    this.operations.push(op)
-    this.operations.sort((a, b) => Date.parse(b.created_at!) - Date.parse(a.created_at!))
+    // Keep newest first: insert before the first older operation.
+    const index = this.operations.findIndex((other) => Date.parse(other.created_at!) < created)
+    this.operations.splice(index < 0 ? this.operations.length : index, 0, op)
     return op
   }
 

@@ -1,0 +1,171 @@
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { type ApiServer, startApiServer } from '../script/api-server/server.ts'
+import { demoWorld, KEYS, PROJECT } from '../script/api-server/scenarios.ts'
+import { operationJson, World } from '../script/api-server/world.ts'
+
+let server: ApiServer | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+async function start(world = demoWorld(), limits = {}) {
+  server = await startApiServer(world, { limits })
+  return server
+}
+
+/** The parts of the answers these tests read. */
+interface Answer {
+  projects: { id: string }[]
+  operations: { created_at: string }[]
+  pagination: { cursor: string }
+}
+
+async function get(path: string, key: string | null = KEYS.organization) {
+  const response = await fetch(`${server!.apiHost}${path}`, {
+    headers: key !== null ? { Authorization: `Bearer ${key}` } : {}
+  })
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Answer
+  }
+}
+
+describe('local API server', () => {
+  it('401 for a missing header, an unknown key and a revoked key, with an error body', async () => {
+    await start()
+    for (const key of [null, 'napi_nope', KEYS.revoked]) {
+      const answer = await get('/projects', key)
+      expect(answer.status).toBe(401)
+      expect(answer.body).toEqual({
+        code: '',
+        message: 'authentication required',
+        request_id: expect.any(String)
+      })
+    }
+    expect(server!.requests.map((request) => request.keyType)).toEqual([
+      'missing',
+      'unknown',
+      'revoked'
+    ])
+  })
+
+  it('key scopes: project-scoped sees one project, others are 403, unknown projects 404', async () => {
+    await start()
+    expect(
+      (await get('/projects', KEYS.project)).body.projects.map((project) => project.id)
+    ).toEqual([PROJECT])
+    expect((await get(`/projects/${PROJECT}/operations`, KEYS.otherProject)).status).toBe(403)
+    expect((await get(`/projects/${PROJECT}/operations`, KEYS.personal)).status).toBe(200)
+    expect((await get('/projects/missing-project/operations')).status).toBe(404)
+  })
+
+  it('projects are paged: default 10, limit 1-400, cursor = last id', async () => {
+    await start(demoWorld({ extraProjects: 24 }))
+    const first = await get('/projects')
+    expect(first.body.projects).toHaveLength(10)
+    const cursor = first.body.pagination.cursor
+    expect(cursor).toBe(first.body.projects[9].id)
+    const rest = await get(`/projects?limit=400&cursor=${cursor}`)
+    expect(rest.body.projects).toHaveLength(15)
+    expect((await get('/projects?limit=401')).status).toBe(400)
+    expect((await get('/projects?limit=0')).status).toBe(400)
+  })
+
+  it('operations are newest first and paged by creation time, limit 1-1000', async () => {
+    await start(demoWorld({ history: 25 }))
+    const first = await get(`/projects/${PROJECT}/operations?limit=10`)
+    const times = first.body.operations.map((op: { created_at: string }) =>
+      Date.parse(op.created_at)
+    )
+    expect(times).toEqual([...times].sort((a, b) => b - a))
+    expect(first.body.pagination.cursor).toBe(first.body.operations[9].created_at)
+    const second = await get(
+      `/projects/${PROJECT}/operations?limit=1000&cursor=${encodeURIComponent(first.body.pagination.cursor)}`
+    )
+    expect(second.body.operations).toHaveLength(15)
+    expect(Date.parse(second.body.operations[0].created_at)).toBeLessThan(times[9])
+    expect((await get(`/projects/${PROJECT}/operations?limit=1001`)).status).toBe(400)
+    expect((await get(`/projects/${PROJECT}/operations?cursor=yesterday`)).status).toBe(400)
+  })
+
+  it('operations follow their timeline, with live-API fields', () => {
+    let now = 1_000_000
+    const world = new World(() => now)
+    world.addProject({ id: 'p', orgId: 'o' })
+    const op = world.addOperation('p', {
+      action: 'start_compute',
+      endpointId: 'ep-1',
+      timeline: [
+        { status: 'scheduling', ms: 100 },
+        { status: 'failed', ms: 200 },
+        { status: 'running', ms: 300 },
+        { status: 'finished' }
+      ]
+    })
+    expect(operationJson(op, now)).toMatchObject({
+      status: 'scheduling',
+      failures_count: 0,
+      endpoint_id: 'ep-1'
+    })
+    now += 150
+    expect(operationJson(op, now)).toMatchObject({
+      status: 'failed',
+      failures_count: 1,
+      error: expect.any(String),
+      retry_at: new Date(1_000_300).toISOString()
+    })
+    now += 1000
+    const finished = operationJson(op, now)
+    expect(finished).toMatchObject({
+      status: 'finished',
+      failures_count: 1,
+      total_duration_ms: 600
+    })
+    expect(finished.updated_at).toBe(new Date(1_000_600).toISOString())
+  })
+
+  it('a create-branch starts create_branch (running) and start_compute (scheduling)', () => {
+    const world = demoWorld()
+    const [create, start] = world.createBranch(PROJECT)
+    expect(operationJson(create, world.now())).toMatchObject({
+      action: 'create_branch',
+      status: 'running'
+    })
+    expect(operationJson(start, world.now())).toMatchObject({
+      action: 'start_compute',
+      status: 'scheduling'
+    })
+    expect(operationJson(create, world.now())).not.toHaveProperty('endpoint_id')
+  })
+
+  it('rate limits: per account per window and per route per second, with Retry-After', async () => {
+    await start(demoWorld(), { perMinute: 3, accountWindowMs: 60_000 })
+    const statuses = []
+    for (let i = 0; i < 4; i++) statuses.push((await get(`/projects/${PROJECT}/operations`)).status)
+    expect(statuses).toEqual([200, 200, 200, 429])
+    const limited = await get('/projects')
+    expect(limited.status).toBe(429)
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(59)
+  })
+
+  it('faults: for a number of requests, on one route', async () => {
+    await start()
+    server!.addFault({ kind: 'status', status: 502, times: 2, route: 'operations' })
+    expect((await get('/projects')).status).toBe(200)
+    expect((await get(`/projects/${PROJECT}/operations`)).status).toBe(502)
+    expect((await get(`/projects/${PROJECT}/operations`)).status).toBe(502)
+    expect((await get(`/projects/${PROJECT}/operations`)).status).toBe(200)
+  })
+
+  it('faults: for a time window', async () => {
+    let now = Date.now()
+    const world = demoWorld({ now: () => now })
+    await start(world)
+    server!.addFault({ kind: 'status', status: 500, until: now + 1000 })
+    expect((await get('/projects')).status).toBe(500)
+    now += 1000
+    expect((await get('/projects')).status).toBe(200)
+  })
+})

@@ -1,0 +1,104 @@
+import { describe, expect, it } from '@jest/globals'
+import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
+
+describe('bundle end to end: project gate and listing', () => {
+  it('a project with nothing in flight passes at once with one request', async () => {
+    const { server } = await serve({ history: 40 })
+    const run = await runAction(server, { project_id: PROJECT })
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ outcome: 'success', status: '', operations: '[]' })
+    expect(server.requests).toHaveLength(1)
+    expect(server.requests[0].query).toEqual({ limit: '100' })
+    expect(run.summary).toContain('No operation in flight.')
+  })
+
+  it('waits for everything in flight behind a long history, one request per later poll', async () => {
+    const { world, server } = await serve({ history: 250 })
+    const [create, start] = world.createBranch(PROJECT, { createMs: 1200, startMs: 1000 })
+    const run = await runAction(server, { project_id: PROJECT })
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(JSON.parse(run.outputs.operations).map((op: { id: string }) => op.id)).toEqual([
+      start.id,
+      create.id
+    ])
+    // History: one operation every 10 min, so 144 fall within the 24 h the first poll looks back:
+    // two pages. Every later poll reads one page from the top.
+    const paged = server.requests.filter((request) => request.query.cursor !== undefined)
+    expect(paged).toHaveLength(1)
+    expect(paged[0]).toBe(server.requests[1])
+    const polls = Number(/(\d+) polls/.exec(run.summary)?.[1])
+    expect(polls).toBeGreaterThanOrEqual(3)
+    expect(server.requests).toHaveLength(polls + 1)
+  })
+
+  it('with branch_id only that branch counts', async () => {
+    const { world, server } = await serve()
+    world.addOperation(PROJECT, {
+      action: 'apply_config',
+      branchId: 'br-other',
+      timeline: [{ status: 'running' }]
+    })
+    const [create] = world.createBranch(PROJECT, {
+      branchId: 'br-mine',
+      createMs: 1200,
+      startMs: 500
+    })
+    const run = await runAction(server, { project_id: PROJECT, branch_id: 'br-mine' })
+    expect(run.code).toBe(0)
+    expect(JSON.parse(run.outputs.operations)).toHaveLength(2)
+    expect(run.outputs.branch_id).toBe(create.branchId)
+  })
+
+  it('the gate fails when an operation in flight ends in error', async () => {
+    const { world, server } = await serve()
+    world.addOperation(PROJECT, {
+      action: 'apply_storage_config',
+      timeline: [{ status: 'running', ms: 1100 }, { status: 'error' }],
+      error: 'storage <unavailable>'
+    })
+    const run = await runAction(server, { project_id: PROJECT })
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({
+      outcome: 'failure',
+      status: 'error',
+      error: 'storage <unavailable>'
+    })
+    expect(run.summary).toContain('storage &lt;unavailable&gt;')
+  })
+
+  it('lists more than one page of projects', async () => {
+    const { server } = await serve({ extraProjects: 450 })
+    const run = await runAction(server, { list_projects: 'true' })
+    expect(run.code).toBe(0)
+    expect(run.outputs.project_count).toBe('451')
+    expect(JSON.parse(run.outputs.projects)).toHaveLength(451)
+    expect(server.requests.map((request) => request.query)).toEqual([
+      { limit: '400' },
+      { limit: '400', cursor: 'extra-project-000399' }
+    ])
+    expect(run.outputs.outcome).toBe('success')
+  })
+
+  it('a personal key in several organizations lists with org_id', async () => {
+    const { server } = await serve()
+    const without = await runAction(server, { api_key: KEYS.multiOrg, list_projects: 'true' })
+    expect(without.code).toBe(1)
+    expect(without.stdout).toContain('org_id is required')
+    const withOrg = await runAction(server, {
+      api_key: KEYS.multiOrg,
+      list_projects: 'true',
+      org_id: 'org-other-000002'
+    })
+    expect(withOrg.code).toBe(0)
+    expect(
+      JSON.parse(withOrg.outputs.projects).map((project: { id: string }) => project.id)
+    ).toEqual(['other-project-000002'])
+  })
+
+  it('a project-scoped key lists exactly its project', async () => {
+    const { server } = await serve()
+    const run = await runAction(server, { api_key: KEYS.project, list_projects: 'true' })
+    expect(run.outputs.project_count).toBe('1')
+  })
+})

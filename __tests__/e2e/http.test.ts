@@ -1,0 +1,140 @@
+import { describe, expect, it } from '@jest/globals'
+import { gaps, KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
+
+describe('bundle end to end: HTTP behaviour', () => {
+  it('5xx, 423, a dropped connection and a slow answer are retried, then success', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    server.addFault({ kind: 'status', status: 503, times: 1 })
+    server.addFault({ kind: 'status', status: 423, times: 1 })
+    server.addFault({ kind: 'drop', times: 1 })
+    server.addFault({ kind: 'slow', delayMs: 300, times: 1 })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(server.requests.map((request) => request.fault ?? request.status)).toEqual([
+      'status',
+      'status',
+      'drop',
+      'slow'
+    ])
+    expect(server.requests.at(-1)?.status).toBe(200)
+    expect(run.stdout).toMatch(/HTTP 503; retrying in \d\.\d s/)
+    expect(run.stdout).toMatch(/HTTP 423; retrying in/)
+    expect(run.stdout).toMatch(/no answer \(ECONNRESET/)
+    for (const gap of gaps(server, () => true)) expect(gap).toBeGreaterThanOrEqual(990)
+  })
+
+  it.each(['seconds', 'date'] as const)(
+    '429 from the server limiter with Retry-After as %s: waits it out, never faster',
+    async (retryAfter) => {
+      const { world, server } = await serve({
+        limits: { perMinute: 2, accountWindowMs: 3000, retryAfter }
+      })
+      const op = world.addOperation(PROJECT, {
+        action: 'apply_config',
+        timeline: [{ status: 'running', ms: 2500 }, { status: 'finished' }]
+      })
+      const run = await runAction(server, {
+        project_id: PROJECT,
+        operation_id: op.id,
+        timeout: '2m'
+      })
+      expect(run.code).toBe(0)
+      expect(run.outputs.outcome).toBe('success')
+      const statuses = server.requests.map((request) => request.status)
+      expect(statuses.filter((status) => status === 429)).toHaveLength(1)
+      // The third request is refused until the first leaves the 3 s window; it is not retried sooner.
+      const limited = server.requests.findIndex((request) => request.status === 429)
+      const retry = server.requests[limited + 1]
+      expect(retry.at - server.requests[0].at).toBeGreaterThanOrEqual(3000)
+      expect(run.stdout).toMatch(/HTTP 429, Retry-After .*; retrying in/)
+    }
+  )
+
+  it('the per-route limit of 40 a second is enforced by the server', async () => {
+    const { server } = await serve()
+    const answers = await Promise.all(
+      Array.from({ length: 45 }, () =>
+        fetch(`${server.apiHost}/projects/${PROJECT}/operations?limit=1`, {
+          headers: { Authorization: `Bearer ${KEYS.organization}` }
+        }).then((response) => response.status)
+      )
+    )
+    expect(answers.filter((status) => status === 200)).toHaveLength(40)
+    expect(answers.filter((status) => status === 429)).toHaveLength(5)
+  })
+
+  it.each([
+    ['revoked', KEYS.revoked],
+    ['unknown', 'napi_not_a_key_at_all_123']
+  ])('401 for a %s key: fails at once, no retry', async (_kind, key) => {
+    const { server } = await serve()
+    const run = await runAction(server, { api_key: key, project_id: PROJECT })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('::error::The API rejected the key (HTTP 401')
+    expect(run.stdout).toContain('api_key is missing, invalid or revoked')
+    expect(run.outputs.outcome).toBeUndefined()
+    expect(server.requests).toHaveLength(1)
+    expect(run.summary).toContain('Error:')
+  })
+
+  it('403 for a project-scoped key of another project', async () => {
+    const { server } = await serve()
+    const run = await runAction(server, { api_key: KEYS.otherProject, project_id: PROJECT })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain(`::error::The key has no access to project "${PROJECT}" (HTTP 403`)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('404 names the project, or the operation, that was not found', async () => {
+    const { server } = await serve()
+    const missingProject = await runAction(server, { project_id: 'no-such-project' })
+    expect(missingProject.code).toBe(1)
+    expect(missingProject.stdout).toContain(
+      '::error::Project "no-such-project" was not found (HTTP 404'
+    )
+    const id = '3f9a0c1e-5b7d-4e2f-8a6c-0d1e2f3a4b5c'
+    const missingOperation = await runAction(server, { project_id: PROJECT, operation_id: id })
+    expect(missingOperation.stdout).toContain(
+      `::error::Operation "${id}" of project "${PROJECT}" was not found (HTTP 404`
+    )
+    expect(missingOperation.stdout).toMatch(/request id [0-9a-f-]{36}/)
+  })
+
+  it('malformed JSON is an error naming the endpoint', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running' }]
+    })
+    server.addFault({ kind: 'malformed', times: 1 })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain(
+      `::error::Unexpected response from GET /projects/${PROJECT}/operations/${op.id}: the body is not JSON`
+    )
+  })
+
+  it.each([
+    [{ api_key: '' }, 'input "api_key": required'],
+    [{ operation_id: 'abc' }, 'input "operation_id": "abc" is not a UUID'],
+    [{ project_id: 'Not Valid' }, 'input "project_id": "Not Valid" is not valid'],
+    [{ interval: '200ms' }, 'input "interval": "200ms" is below the minimum of 1 second'],
+    [{ timeout: 'soon' }, 'input "timeout": "soon" is not a duration'],
+    [{ wait: 'maybe' }, 'input "wait": "maybe" is not a boolean'],
+    [
+      { api_host: 'http://example.com/api/v2' },
+      'input "api_host": "http://example.com/api/v2" is not allowed'
+    ]
+  ])('bad input %j fails before any request', async (bad, message) => {
+    const { server } = await serve()
+    const run = await runAction(server, { project_id: PROJECT, ...bad })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain(`::error::Invalid input: ${message}`)
+    expect(server.requests).toHaveLength(0)
+  })
+})

@@ -1,0 +1,157 @@
+import { describe, expect, it } from '@jest/globals'
+import { gaps, PROJECT, runAction, serve } from '../fixtures/e2e.js'
+
+const opPath = (id: string) => `/api/v2/projects/${PROJECT}/operations/${id}`
+
+describe('bundle end to end: statuses and outcomes', () => {
+  it('waits for a created branch: running → finished, one read a second, then success', async () => {
+    const { world, server } = await serve()
+    const [create, start] = world.createBranch(PROJECT, { createMs: 1500, startMs: 1000 })
+    const run = await runAction(server, {
+      project_id: PROJECT,
+      operation_id: `${create.id} ${start.id}`
+    })
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({
+      outcome: 'success',
+      status: 'finished',
+      operation_id: create.id
+    })
+    expect(JSON.parse(run.outputs.operations).map((op: { status: string }) => op.status)).toEqual([
+      'finished',
+      'finished'
+    ])
+    expect(run.stdout).toContain(
+      `${create.id} create_branch on ${create.branchId}: running → finished`
+    )
+    expect(run.summary).toContain('✅ success')
+    // create_branch is final after 1.5 s and never read again; start_compute after 2.5 s.
+    const createReads = server.requests.filter((request) => request.path === opPath(create.id))
+    const startReads = server.requests.filter((request) => request.path === opPath(start.id))
+    expect(createReads).toHaveLength(3)
+    expect(startReads).toHaveLength(4)
+    for (const gap of gaps(server, (path) => path === opPath(start.id))) {
+      expect(gap).toBeGreaterThanOrEqual(990)
+    }
+  })
+
+  it.each([
+    ['skipped', 0, 'success'],
+    ['cancelled', 1, 'failure'],
+    ['error', 1, 'failure']
+  ])('running → %s: exit %d, outcome %s', async (final, code, outcome) => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running', ms: 700 }, { status: final }]
+    })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
+    expect(run.code).toBe(code)
+    expect(run.outputs).toMatchObject({ outcome, status: final, action: 'apply_config' })
+    if (final === 'error') expect(run.outputs.error).toBe('operation failed')
+    if (code === 1) expect(run.stdout).toContain(`::error::An operation ended in failure: ${op.id}`)
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it('failed then retried by the control plane: waits and succeeds, failures_count 1', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'start_compute',
+      timeline: [
+        { status: 'failed', ms: 1200 },
+        { status: 'running', ms: 500 },
+        { status: 'finished' }
+      ]
+    })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ outcome: 'success', failures_count: '1' })
+    expect(run.stdout).toContain(`${op.id} start_compute on br-main-000001: failed → finished`)
+  })
+
+  it('failed with fail_fast: failure at once', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'start_compute',
+      timeline: [{ status: 'failed', ms: 60_000 }, { status: 'finished' }]
+    })
+    const run = await runAction(server, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      fail_fast: 'true'
+    })
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({ outcome: 'failure', status: 'failed' })
+    expect(run.outputs.error).toContain('compute failed to start')
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('an unknown status: warned once, waited through', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'tenant_reattach',
+      timeline: [{ status: 'reattaching', ms: 2200 }, { status: 'finished' }]
+    })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
+    expect(run.code).toBe(0)
+    expect(run.stdout.match(/::warning::Unknown operation status "reattaching"/g)).toHaveLength(1)
+    expect(server.requests.length).toBeGreaterThanOrEqual(3)
+  })
+
+  it('timeout while running: exit 1, outcome timeout, stops near the deadline', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running' }]
+    })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, timeout: '3s' })
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({ outcome: 'timeout', status: 'running' })
+    expect(Number(run.outputs.elapsed_ms)).toBeGreaterThanOrEqual(3000)
+    expect(Number(run.outputs.elapsed_ms)).toBeLessThan(4500)
+    expect(run.stdout).toContain('::error::timeout ran out while operations were still in flight')
+    expect(run.summary).toContain('⌛ timeout')
+  })
+
+  it('wait: false reads once and reports pending without failing', async () => {
+    const { world, server } = await serve()
+    const [create] = world.createBranch(PROJECT)
+    const run = await runAction(server, {
+      project_id: PROJECT,
+      operation_id: create.id,
+      wait: 'false'
+    })
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ outcome: 'pending', status: 'running' })
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('SIGTERM during a wait: stops at once, writes the summary, exits non-zero', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running' }]
+    })
+    let sentAt = 0
+    const run = await runAction(
+      server,
+      { project_id: PROJECT, operation_id: op.id, interval: '5s' },
+      {
+        onStart: (child) => {
+          child.stdout?.on('data', (chunk: Buffer) => {
+            if (!sentAt && String(chunk).includes(': running')) {
+              sentAt = Date.now()
+              child.kill('SIGTERM')
+            }
+          })
+        }
+      }
+    )
+    expect(run.code).toBe(1)
+    expect(Date.now() - sentAt).toBeLessThan(2000)
+    expect(run.outputs.outcome).toBe('cancelled')
+    expect(run.summary).toContain('🚫 cancelled')
+    expect(run.summary).toContain(op.id)
+    expect(server.requests).toHaveLength(1)
+  })
+})

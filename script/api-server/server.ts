@@ -1,0 +1,305 @@
+/*
+ * A local implementation of the management API v2 (spec: shared/spec/management-api.md) on
+ * 127.0.0.1, built on node:http: GET /projects, GET /projects/{id}/operations and
+ * GET /projects/{id}/operations/{op}, with bearer keys and their scopes, paging, the rate limits of
+ * spec section 8, scripted faults and a log of every request.
+ */
+import { randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { type ApiKey, operationJson, projectJson, type World } from './world.ts'
+
+export const BASE_PATH = '/api/v2'
+
+export interface Limits {
+  /** Per account, over the last `accountWindowMs` (spec: 700 a minute). */
+  perMinute: number
+  /** 60 s; shorter only to make tests fast. */
+  accountWindowMs: number
+  /** Per route and account, over the last second (spec: 40). */
+  perSecondPerRoute: number
+  /** How a 429 says when to come back. */
+  retryAfter: 'seconds' | 'date' | 'none'
+}
+
+export const SPEC_LIMITS: Limits = {
+  perMinute: 700,
+  accountWindowMs: 60_000,
+  perSecondPerRoute: 40,
+  retryAfter: 'seconds'
+}
+
+export type Route = 'projects' | 'operations' | 'operation'
+
+export type Fault = (
+  | { kind: 'status'; status: number; retryAfter?: string }
+  | { kind: 'drop' }
+  | { kind: 'slow'; delayMs: number }
+  | { kind: 'malformed' }
+) & {
+  /** Only requests to this route; all routes when absent. */
+  route?: Route
+  /** For this many matching requests ... */
+  times?: number
+  /** ... or until this clock time. Without either, until removed. */
+  until?: number
+}
+
+export interface RequestRecord {
+  at: number
+  method: string
+  path: string
+  query: Record<string, string>
+  route?: Route
+  status: number
+  keyType?: ApiKey['type'] | 'missing' | 'unknown' | 'revoked'
+  fault?: Fault['kind']
+}
+
+export interface ApiServer {
+  url: string
+  /** `${url}/api/v2`, the api_host to give the action. */
+  apiHost: string
+  requests: RequestRecord[]
+  limits: Limits
+  addFault(fault: Fault): void
+  clearFaults(): void
+  close(): Promise<void>
+}
+
+interface Answer {
+  status: number
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+const PROJECT_LIMIT = { max: 400, default: 10 }
+const OPERATION_LIMIT = { max: 1000, default: 10 }
+
+export async function startApiServer(
+  world: World,
+  options: { port?: number; limits?: Partial<Limits> } = {}
+): Promise<ApiServer> {
+  const requests: RequestRecord[] = []
+  const limits: Limits = { ...SPEC_LIMITS, ...options.limits }
+  let faults: Fault[] = []
+  const accountHits = new Map<string, number[]>()
+  const routeHits = new Map<string, number[]>()
+
+  function takeFault(route: Route | undefined): Fault | undefined {
+    const now = world.now()
+    faults = faults.filter((fault) => (fault.times ?? 1) > 0 && (fault.until ?? Infinity) > now)
+    const fault = faults.find((candidate) => !candidate.route || candidate.route === route)
+    if (fault?.times !== undefined) fault.times--
+    return fault
+  }
+
+  /** Sliding windows; a request over a limit gets 429 and is not counted. */
+  function rateLimit(key: ApiKey, route: Route): Answer | undefined {
+    const now = world.now()
+    const account = recent(accountHits, key.accountId, now - limits.accountWindowMs)
+    const perRoute = recent(routeHits, `${key.accountId} ${route}`, now - 1000)
+    let freeAt: number | undefined
+    if (account.length >= limits.perMinute) freeAt = account[0] + limits.accountWindowMs
+    if (perRoute.length >= limits.perSecondPerRoute)
+      freeAt = Math.max(freeAt ?? 0, perRoute[0] + 1000)
+    if (freeAt !== undefined) {
+      const headers: Record<string, string> = {}
+      if (limits.retryAfter === 'seconds')
+        headers['Retry-After'] = String(Math.max(1, Math.ceil((freeAt - now) / 1000)))
+      if (limits.retryAfter === 'date')
+        headers['Retry-After'] = new Date(Math.ceil(freeAt / 1000) * 1000).toUTCString()
+      return { status: 429, body: errorBody('rate limit exceeded, retry later'), headers }
+    }
+    account.push(now)
+    perRoute.push(now)
+    return undefined
+  }
+
+  function handle(
+    request: IncomingMessage,
+    record: RequestRecord,
+    route: Route | undefined,
+    params: string[]
+  ): Answer {
+    const authorization = request.headers.authorization ?? ''
+    const token = /^Bearer (.+)$/.exec(authorization)?.[1]
+    const key = token ? world.keys.get(token) : undefined
+    record.keyType = !token ? 'missing' : !key ? 'unknown' : key.revoked ? 'revoked' : key.type
+    if (!key || key.revoked) return { status: 401, body: errorBody('authentication required') }
+    if (!route) return { status: 404, body: errorBody('not found') }
+    if (request.method !== 'GET') return { status: 405, body: errorBody('method not allowed') }
+    const limited = rateLimit(key, route)
+    if (limited) return limited
+    const query = record.query
+    if (route === 'projects') return listProjects(key, query)
+
+    const project = world.project(params[0])
+    if (!project) return { status: 404, body: errorBody(`project ${params[0]} not found`) }
+    const reachable =
+      key.type === 'project' ? key.projectId === project.id : key.orgIds.includes(project.orgId)
+    if (!reachable)
+      return { status: 403, body: errorBody('you do not have access to this project') }
+    if (route === 'operation') {
+      const operation = world.operation(project.id, params[1])
+      if (!operation) return { status: 404, body: errorBody(`operation ${params[1]} not found`) }
+      return { status: 200, body: { operation: operationJson(operation, world.now()) } }
+    }
+    const limit = parseLimit(query.limit, OPERATION_LIMIT)
+    if (limit === undefined)
+      return {
+        status: 400,
+        body: errorBody(`limit must be an integer from 1 to ${OPERATION_LIMIT.max}`)
+      }
+    let list = world.operationsOf(project.id)
+    if (query.cursor !== undefined) {
+      const cursor = Date.parse(query.cursor)
+      if (Number.isNaN(cursor)) return { status: 400, body: errorBody('invalid cursor') }
+      list = list.filter((operation) => operation.createdAt < cursor)
+    }
+    const page = list.slice(0, limit)
+    const now = world.now()
+    return {
+      status: 200,
+      body: {
+        operations: page.map((operation) => operationJson(operation, now)),
+        // As the spec shows: the cursor is the creation time of the last operation on the page.
+        pagination:
+          page.length > 0 ? { cursor: new Date(page[page.length - 1].createdAt).toISOString() } : {}
+      }
+    }
+  }
+
+  function listProjects(key: ApiKey, query: Record<string, string>): Answer {
+    const limit = parseLimit(query.limit, PROJECT_LIMIT)
+    if (limit === undefined)
+      return {
+        status: 400,
+        body: errorBody(`limit must be an integer from 1 to ${PROJECT_LIMIT.max}`)
+      }
+    let visible = world.projects
+    if (key.type === 'project') {
+      visible = visible.filter((project) => project.id === key.projectId)
+    } else if (query.org_id !== undefined) {
+      if (!key.orgIds.includes(query.org_id))
+        return { status: 403, body: errorBody(`no access to organization ${query.org_id}`) }
+      visible = visible.filter((project) => project.orgId === query.org_id)
+    } else if (key.orgIds.length > 1) {
+      return {
+        status: 400,
+        body: errorBody('org_id is required: this key belongs to several organizations')
+      }
+    } else {
+      visible = visible.filter((project) => key.orgIds.includes(project.orgId))
+    }
+    let start = 0
+    if (query.cursor !== undefined) {
+      const index = visible.findIndex((project) => project.id === query.cursor)
+      if (index < 0) return { status: 400, body: errorBody('invalid cursor') }
+      start = index + 1
+    }
+    const page = visible.slice(start, start + limit)
+    return {
+      status: 200,
+      body: {
+        projects: page.map(projectJson),
+        pagination: { cursor: page.length > 0 ? page[page.length - 1].id : (query.cursor ?? '') },
+        applications: {},
+        integrations: {}
+      }
+    }
+  }
+
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1')
+    const record: RequestRecord = {
+      at: world.now(),
+      method: request.method ?? '',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      status: 0
+    }
+    requests.push(record)
+    const [route, params] = matchRoute(url.pathname)
+    record.route = route
+    const fault = takeFault(route)
+    record.fault = fault?.kind
+    const answer = (): void => send(response, record, handle(request, record, route, params))
+    if (!fault) return answer()
+    switch (fault.kind) {
+      case 'status':
+        return send(response, record, {
+          status: fault.status,
+          body: errorBody(`injected HTTP ${fault.status}`),
+          headers: fault.retryAfter ? { 'Retry-After': fault.retryAfter } : {}
+        })
+      case 'drop':
+        record.status = -1
+        request.socket.destroy()
+        return
+      case 'slow':
+        setTimeout(answer, fault.delayMs)
+        return
+      case 'malformed':
+        record.status = 200
+        response.writeHead(200, { 'content-type': 'application/json' })
+        response.end('{"operation": {"id": "truncated')
+        return
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    url,
+    apiHost: `${url}${BASE_PATH}`,
+    requests,
+    limits,
+    addFault: (fault) => faults.push({ ...fault }),
+    clearFaults: () => (faults = []),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
+
+function matchRoute(path: string): [Route | undefined, string[]] {
+  if (!path.startsWith(`${BASE_PATH}/`)) return [undefined, []]
+  const segments = path
+    .slice(BASE_PATH.length + 1)
+    .split('/')
+    .map(decodeURIComponent)
+  if (segments.length === 1 && segments[0] === 'projects') return ['projects', []]
+  if (segments.length === 3 && segments[0] === 'projects' && segments[2] === 'operations')
+    return ['operations', [segments[1]]]
+  if (segments.length === 4 && segments[0] === 'projects' && segments[2] === 'operations') {
+    return ['operation', [segments[1], segments[3]]]
+  }
+  return [undefined, []]
+}
+
+function recent(windows: Map<string, number[]>, name: string, since: number): number[] {
+  const hits = (windows.get(name) ?? []).filter((at) => at > since)
+  windows.set(name, hits)
+  return hits
+}
+
+function parseLimit(
+  text: string | undefined,
+  range: { max: number; default: number }
+): number | undefined {
+  if (text === undefined) return range.default
+  const limit = Number(text)
+  return Number.isInteger(limit) && limit >= 1 && limit <= range.max ? limit : undefined
+}
+
+function errorBody(message: string) {
+  return { code: '', message, request_id: randomUUID() }
+}
+
+function send(response: ServerResponse, record: RequestRecord, answer: Answer): void {
+  record.status = answer.status
+  response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+  response.end(JSON.stringify(answer.body ?? {}))
+}

@@ -1,0 +1,228 @@
+/*
+ * The state behind the local API server: keys with the scopes of spec 2.1, projects, and operations
+ * that move along a timeline of statuses, so a client polling them sees real progress.
+ */
+import { randomUUID } from 'node:crypto'
+
+export type KeyType = 'personal' | 'organization' | 'project'
+
+export interface ApiKey {
+  token: string
+  type: KeyType
+  /** Who the rate limits count against: the user of a personal key, else the organization. */
+  accountId: string
+  /** Organizations the key reaches: a personal key's memberships, an organization key's own. */
+  orgIds: string[]
+  /** A project-scoped key's one project. */
+  projectId?: string
+  revoked: boolean
+}
+
+export interface ProjectRecord {
+  id: string
+  name: string
+  orgId: string
+  regionId: string
+  pgVersion: number
+  createdAt: number
+}
+
+/** One status of an operation's timeline; `ms` is how long it lasts (the last one lasts forever). */
+export interface Step {
+  status: string
+  ms?: number
+}
+
+export interface OperationRecord {
+  id: string
+  projectId: string
+  branchId: string
+  endpointId?: string
+  action: string
+  createdAt: number
+  timeline: Step[]
+  error?: string
+}
+
+const FINAL = new Set(['finished', 'skipped', 'cancelled', 'error'])
+
+export class World {
+  readonly keys = new Map<string, ApiKey>()
+  readonly projects: ProjectRecord[] = []
+  /** Per project, newest first. */
+  private readonly operations = new Map<string, OperationRecord[]>()
+  now: () => number
+
+  constructor(now: () => number = Date.now) {
+    this.now = now
+  }
+
+  addKey(key: Omit<ApiKey, 'revoked'> & { revoked?: boolean }): ApiKey {
+    const record = { revoked: false, ...key }
+    this.keys.set(key.token, record)
+    return record
+  }
+
+  addProject(project: Partial<ProjectRecord> & { id: string; orgId: string }): ProjectRecord {
+    const record: ProjectRecord = {
+      name: project.id,
+      regionId: 'aws-us-east-2',
+      pgVersion: 17,
+      createdAt: this.now() - 86_400_000,
+      ...project
+    }
+    this.projects.push(record)
+    this.operations.set(record.id, [])
+    return record
+  }
+
+  project(id: string): ProjectRecord | undefined {
+    return this.projects.find((project) => project.id === id)
+  }
+
+  addOperation(
+    projectId: string,
+    operation: Partial<OperationRecord> & { action: string; timeline: Step[] }
+  ): OperationRecord {
+    const list = this.operations.get(projectId)
+    if (!list) throw new Error(`no project ${projectId}`)
+    const record: OperationRecord = {
+      id: randomUUID(),
+      projectId,
+      branchId: 'br-main-000001',
+      createdAt: this.now(),
+      ...operation
+    }
+    list.push(record)
+    list.sort((a, b) => b.createdAt - a.createdAt)
+    return record
+  }
+
+  /**
+   * What a create-branch request starts (spec 4.3): create_branch (running) and start_compute
+   * (scheduling), one millisecond apart.
+   */
+  createBranch(
+    projectId: string,
+    options: { branchId?: string; endpointId?: string; createMs?: number; startMs?: number } = {}
+  ): [OperationRecord, OperationRecord] {
+    const branchId = options.branchId ?? `br-${randomUUID().slice(0, 8)}`
+    const createMs = options.createMs ?? 3000
+    const startMs = options.startMs ?? 2000
+    const now = this.now()
+    const create = this.addOperation(projectId, {
+      action: 'create_branch',
+      branchId,
+      createdAt: now,
+      timeline: [{ status: 'running', ms: createMs }, { status: 'finished' }]
+    })
+    const start = this.addOperation(projectId, {
+      action: 'start_compute',
+      branchId,
+      endpointId: options.endpointId ?? `ep-${randomUUID().slice(0, 8)}`,
+      createdAt: now + 1,
+      timeline: [
+        { status: 'scheduling', ms: createMs },
+        { status: 'running', ms: startMs },
+        { status: 'finished' }
+      ]
+    })
+    return [create, start]
+  }
+
+  /** `count` finished operations of the past, one every `everyMs`, the newest `ageMs` old. */
+  addHistory(projectId: string, count: number, options: { everyMs?: number; ageMs?: number } = {}) {
+    const everyMs = options.everyMs ?? 600_000
+    const start = this.now() - (options.ageMs ?? 60_000)
+    const actions = ['check_availability', 'suspend_compute', 'start_compute', 'apply_config']
+    for (let i = 0; i < count; i++) {
+      this.addOperation(projectId, {
+        action: actions[i % actions.length],
+        endpointId: 'ep-main-000001',
+        createdAt: start - i * everyMs,
+        timeline: [{ status: 'running', ms: 1500 + (i % 7) * 300 }, { status: 'finished' }]
+      })
+    }
+  }
+
+  operationsOf(projectId: string): OperationRecord[] {
+    return this.operations.get(projectId) ?? []
+  }
+
+  operation(projectId: string, id: string): OperationRecord | undefined {
+    return this.operationsOf(projectId).find((operation) => operation.id === id)
+  }
+}
+
+/** Where an operation is on its timeline at `now`. */
+export function operationState(operation: OperationRecord, now: number) {
+  const elapsed = now - operation.createdAt
+  let start = 0
+  let failures = 0
+  for (let i = 0; i < operation.timeline.length; i++) {
+    const step = operation.timeline[i]
+    if (step.status === 'failed') failures++
+    const end = step.ms === undefined ? Infinity : start + step.ms
+    if (elapsed < end || i === operation.timeline.length - 1) {
+      return {
+        status: step.status,
+        enteredAt: operation.createdAt + start,
+        endsAt: operation.createdAt + end,
+        failures
+      }
+    }
+    start = end
+  }
+  throw new Error('empty timeline')
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** The operation as the live API sends it, extra fields included. */
+export function operationJson(operation: OperationRecord, now: number) {
+  const state = operationState(operation, now)
+  const json: Record<string, unknown> = {
+    id: operation.id,
+    project_id: operation.projectId,
+    branch_id: operation.branchId,
+    action: operation.action,
+    status: state.status,
+    failures_count: state.failures,
+    created_at: iso(operation.createdAt),
+    updated_at: iso(state.enteredAt)
+  }
+  if (operation.endpointId) json.endpoint_id = operation.endpointId
+  if (state.status === 'failed') {
+    json.error = operation.error ?? 'compute failed to start; the control plane will retry'
+    json.retry_at = iso(state.endsAt)
+  }
+  if (state.status === 'error') json.error = operation.error ?? 'operation failed'
+  if (FINAL.has(state.status)) json.total_duration_ms = state.enteredAt - operation.createdAt
+  return json
+}
+
+/** The project as the live API lists it, extra fields included. */
+export function projectJson(project: ProjectRecord) {
+  return {
+    id: project.id,
+    platform_id: 'aws',
+    region_id: project.regionId,
+    name: project.name,
+    provisioner: 'k8s-neonvm',
+    default_endpoint_settings: { autoscaling_limit_min_cu: 0.25, autoscaling_limit_max_cu: 2 },
+    settings: { allowed_ips: { ips: [] }, enable_logical_replication: false },
+    pg_version: project.pgVersion,
+    proxy_host: `${project.regionId.replace(/^aws-/, '')}.aws.neon.tech`,
+    branch_logical_size_limit: 512,
+    branch_logical_size_limit_bytes: 536_870_912,
+    store_passwords: true,
+    active_time: 0,
+    cpu_used_sec: 0,
+    creation_source: 'console',
+    created_at: iso(project.createdAt),
+    updated_at: iso(project.createdAt),
+    owner_id: 'user-local-0001',
+    org_id: project.orgId,
+    history_retention_seconds: 86_400
+  }
+}

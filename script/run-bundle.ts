@@ -1,0 +1,93 @@
+/*
+ * Runs the bundle the way the runner does: `node dist/index.js` with INPUT_<NAME> variables and the
+ * files named by GITHUB_OUTPUT and GITHUB_STEP_SUMMARY. Used by the demo, run-local and the
+ * end-to-end tests (@github/local-action does not support @actions/core 3).
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export const BUNDLE = join(import.meta.dirname, '..', 'dist', 'index.js')
+
+export interface BundleRun {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  outputs: Record<string, string>
+  summary: string
+  durationMs: number
+}
+
+export interface RunOptions {
+  /** Called with the child once it runs, e.g. to send it a signal. */
+  onStart?: (child: ChildProcess) => void
+  /** Called with each chunk of the child's standard output. */
+  onStdout?: (chunk: string) => void
+  /** The child is killed after this long. */
+  killAfterMs?: number
+  /** Node binary; the one running this script by default. */
+  node?: string
+}
+
+/** Parses the GITHUB_OUTPUT file format: `name<<DELIMITER\nvalue\nDELIMITER`. */
+export function parseOutputFile(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {}
+  for (const match of text.matchAll(/^([^\n<]+)<<(\S+)\n([\s\S]*?)\n?\2$/gm)) {
+    outputs[match[1]] = match[3]
+  }
+  return outputs
+}
+
+export async function runBundle(
+  inputs: Record<string, string>,
+  options: RunOptions = {}
+): Promise<BundleRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'bundle-run-'))
+  const outputFile = join(dir, 'output')
+  const summaryFile = join(dir, 'summary')
+  writeFileSync(outputFile, '')
+  writeFileSync(summaryFile, '')
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    RUNNER_TEMP: dir
+  }
+  for (const [name, value] of Object.entries(inputs)) {
+    env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
+  }
+  const started = Date.now()
+  try {
+    const child = spawn(options.node ?? process.execPath, [BUNDLE], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk
+      options.onStdout?.(String(chunk))
+    })
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+    options.onStart?.(child)
+    const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 120_000)
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]))
+    )
+    clearTimeout(killer)
+    return {
+      code,
+      signal,
+      stdout,
+      stderr,
+      outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
+      summary: readFileSync(summaryFile, 'utf8'),
+      durationMs: Date.now() - started
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,71 @@
+/** Shows a bundle run readably in a terminal: the log, the outputs and the job summary as text. */
+import type { BundleRun } from './run-bundle.ts'
+
+const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text)
+
+/** One log line of the runner's protocol as a person would see it in the Actions UI. */
+export function renderLogLine(line: string): string | undefined {
+  if (line.startsWith('::debug::') || line.startsWith('::add-mask::') || line === '')
+    return undefined
+  const command = /^::(error|warning|notice)(?: [^:]*)?::(.*)$/.exec(line)
+  if (command) return `${command[1].toUpperCase()}: ${command[2]}`
+  return line
+}
+
+function decode(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+}
+
+const cellText = (html: string) =>
+  decode(html.replace(/<br>/g, ' / ').replace(/<[^>]+>/g, '')).trim()
+
+/** The job summary's HTML as text: headings, paragraphs and aligned tables. */
+export function renderSummaryText(html: string): string {
+  const lines: string[] = []
+  for (const block of html.split(/\n(?=<h\d>|<p>|<table>)/)) {
+    if (block.startsWith('<table>')) {
+      const rows = [...block.matchAll(/<tr>(.*?)<\/tr>/g)].map((row) =>
+        [...row[1].matchAll(/<t[hd]>(.*?)<\/t[hd]>/g)].map((cell) => cellText(cell[1]))
+      )
+      const widths = rows[0].map((_, column) =>
+        Math.max(...rows.map((row) => [...(row[column] ?? '')].length))
+      )
+      rows.forEach((row, index) => {
+        lines.push(
+          '  ' +
+            row
+              .map((cell, column) => cell + ' '.repeat(widths[column] - [...cell].length))
+              .join('  ')
+        )
+        if (index === 0) lines.push('  ' + widths.map((width) => '-'.repeat(width)).join('  '))
+      })
+    } else if (/^<h\d>/.test(block)) {
+      lines.push('', bold(cellText(block)))
+    } else {
+      lines.push(cellText(block))
+    }
+  }
+  return lines.join('\n').trim()
+}
+
+export function renderRun(run: BundleRun): string {
+  const width = Math.max(...Object.keys(run.outputs).map((name) => name.length), 0)
+  const outputs = Object.entries(run.outputs).map(([name, value]) => {
+    const shown = value.length > 100 ? `${value.slice(0, 97)}...` : value
+    return `  ${name.padEnd(width)}  ${shown}`
+  })
+  return [
+    bold(`Exit code: ${run.code ?? run.signal}   (${(run.durationMs / 1000).toFixed(1)} s)`),
+    '',
+    bold('Outputs (GITHUB_OUTPUT)'),
+    ...outputs,
+    '',
+    bold('Job summary (GITHUB_STEP_SUMMARY)'),
+    renderSummaryText(run.summary)
+  ].join('\n')
+}
