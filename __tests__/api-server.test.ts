@@ -150,6 +150,18 @@ describe('local API server', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(59)
   })
 
+  it('the per-route limit of 40 a second', async () => {
+    await start()
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 45 },
+        async () => (await get(`/projects/${PROJECT}/operations?limit=1`)).status
+      )
+    )
+    expect(statuses.filter((status) => status === 200)).toHaveLength(40)
+    expect(statuses.filter((status) => status === 429)).toHaveLength(5)
+  })
+
   it('faults: for a number of requests, on one route', async () => {
     await start()
     server!.addFault({ kind: 'status', status: 502, times: 2, route: 'operations' })

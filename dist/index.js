@@ -41936,6 +41936,8 @@ async function run(dependencies = {}) {
         const inputs = getInputs((name) => getInput(name));
         for (const warning of ignoredInputWarnings(inputs))
             logger.warning(warning);
+        // One deadline for the whole run: listing, every poll, retry and back-off.
+        const deadline = clock.now() + inputs.timeoutMs;
         const client = new ApiClient({
             baseUrl: inputs.apiHost,
             apiKey: inputs.apiKey,
@@ -41943,7 +41945,7 @@ async function run(dependencies = {}) {
             retryPolicy: dependencies.retryPolicy ?? new RetryPolicy(),
             clock,
             logger,
-            deadline: clock.now() + inputs.timeoutMs,
+            deadline,
             signal: controller.signal
         });
         report.requests = client.stats;
@@ -41961,7 +41963,7 @@ async function run(dependencies = {}) {
             report.wait = await waitForOperations({
                 wait: inputs.wait,
                 intervalMs: inputs.intervalMs,
-                deadline: clock.now() + inputs.timeoutMs,
+                deadline,
                 failFast: inputs.failFast
             }, { source, clock, logger, signal: controller.signal });
             result = report.wait.outcome;

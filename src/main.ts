@@ -46,6 +46,8 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
   try {
     const inputs = getInputs((name) => core.getInput(name))
     for (const warning of ignoredInputWarnings(inputs)) logger.warning(warning)
+    // One deadline for the whole run: listing, every poll, retry and back-off.
+    const deadline = clock.now() + inputs.timeoutMs
     const client = new ApiClient({
       baseUrl: inputs.apiHost,
       apiKey: inputs.apiKey,
@@ -53,7 +55,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
       retryPolicy: dependencies.retryPolicy ?? new RetryPolicy(),
       clock,
       logger,
-      deadline: clock.now() + inputs.timeoutMs,
+      deadline,
       signal: controller.signal
     })
     report.requests = client.stats
@@ -76,7 +78,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
         {
           wait: inputs.wait,
           intervalMs: inputs.intervalMs,
-          deadline: clock.now() + inputs.timeoutMs,
+          deadline,
           failFast: inputs.failFast
         },
         { source, clock, logger, signal: controller.signal }

@@ -55,19 +55,6 @@ describe('bundle end to end: HTTP behaviour', () => {
     }
   )
 
-  it('the per-route limit of 40 a second is enforced by the server', async () => {
-    const { server } = await serve()
-    const answers = await Promise.all(
-      Array.from({ length: 45 }, () =>
-        fetch(`${server.apiHost}/projects/${PROJECT}/operations?limit=1`, {
-          headers: { Authorization: `Bearer ${KEYS.organization}` }
-        }).then((response) => response.status)
-      )
-    )
-    expect(answers.filter((status) => status === 200)).toHaveLength(40)
-    expect(answers.filter((status) => status === 429)).toHaveLength(5)
-  })
-
   it.each([
     ['revoked', KEYS.revoked],
     ['unknown', 'napi_not_a_key_at_all_123']
