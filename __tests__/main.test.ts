@@ -163,7 +163,7 @@ describe('run', () => {
     inputs({})
     nock(HOST)
       .get(`/api/v2/projects/${PROJECT}/operations`)
-      .query({ limit: '100' })
+      .query({ limit: '500' })
       .reply(200, { operations: [operation({ status: 'finished' })], pagination: { cursor: 'x' } })
     expect(await runWith()).toBe('success')
     expect(core.outputs).toMatchObject({

@@ -2,9 +2,11 @@ import { describe, expect, it } from '@jest/globals'
 import type { Logger } from '../src/logger.js'
 import { isFinal } from '../src/operation-status.js'
 import {
+  GATE_DISCOVERY_PAGE_LIMIT,
   GATE_LOOKBACK_MS,
+  GATE_MAX_DISCOVERY_PAGES,
   GATE_MAX_POLL_PAGES,
-  GATE_PAGE_LIMIT,
+  GATE_POLL_PAGE_LIMIT,
   type OperationReader,
   ProjectGateSource
 } from '../src/operation-sources.js'
@@ -24,9 +26,14 @@ class History implements OperationReader {
   add(minutesAgo: number, fields: Partial<Operation> = {}): Operation {
     const created = NOW - minutesAgo * 60_000
     const op = operation({ created_at: iso(created), updated_at: iso(created + 1000), ...fields })
-    // Keep newest first: insert before the first older operation.
-    const index = this.operations.findIndex((other) => Date.parse(other.created_at!) < created)
-    this.operations.splice(index < 0 ? this.operations.length : index, 0, op)
+    // Keep newest first: append when it is the oldest, else insert before the first older one.
+    const last = this.operations.at(-1)
+    if (!last || Date.parse(last.created_at!) >= created) {
+      this.operations.push(op)
+    } else {
+      const index = this.operations.findIndex((other) => Date.parse(other.created_at!) < created)
+      this.operations.splice(index, 0, op)
+    }
     return op
   }
 
@@ -98,22 +105,27 @@ describe('ProjectGateSource', () => {
 
   it('finds in-flight operations across pages, back to the 24 h horizon and no further', async () => {
     const history = new History()
-    fill(history, 250) // minutes 1..250
-    const deep = history.add(200.5, { status: 'failed', action: 'apply_config' })
+    fill(history, 1200) // one a minute: 20 hours
+    const deep = history.add(1000.5, { status: 'failed', action: 'apply_config' })
     const fresh = history.add(0.5, { status: 'running', action: 'create_branch' })
     history.add(GATE_LOOKBACK_MS / 60_000 + 60, { status: 'running', action: 'ancient' })
     const { source } = gate(history)
     await source.poll()
     expect(source.operations.map((op) => op.id)).toEqual([fresh.id, deep.id])
-    expect(history.calls).toHaveLength(3) // 252 operations within 24 h: three pages of 100
+    // 1,203 operations: two full pages and a short third one, which holds the ancient operation.
+    expect(history.calls).toHaveLength(3)
+    expect(GATE_DISCOVERY_PAGE_LIMIT).toBe(500)
   })
 
   it('stops the first read at the horizon even when history goes on', async () => {
     const history = new History()
-    for (let i = 0; i < 3 * GATE_PAGE_LIMIT; i++) history.add(10 + i * 10, { status: 'finished' })
+    fill(history, 3 * GATE_DISCOVERY_PAGE_LIMIT)
+    for (let i = 0; i < 3 * GATE_DISCOVERY_PAGE_LIMIT; i++) history.operations.pop()
+    for (let i = 0; i < 3 * GATE_DISCOVERY_PAGE_LIMIT; i++)
+      history.add(1 + i * 2, { status: 'finished' })
     const { source } = gate(history)
     await source.poll()
-    // 144 operations are younger than 24 h: the second page crosses the horizon.
+    // One every 2 minutes: 720 within 24 h, so the second page crosses the horizon; a third exists.
     expect(history.calls).toHaveLength(2)
   })
 
@@ -139,7 +151,9 @@ describe('ProjectGateSource', () => {
   it('reads by id a pending operation deeper than the per-poll page limit', async () => {
     const history = new History()
     fill(history, 1000)
-    const deep = history.add(GATE_MAX_POLL_PAGES * GATE_PAGE_LIMIT + 50.5, { status: 'running' })
+    const deep = history.add(GATE_MAX_POLL_PAGES * GATE_POLL_PAGE_LIMIT + 50.5, {
+      status: 'running'
+    })
     const { source } = gate(history)
     await source.poll()
     history.calls.length = 0
@@ -210,12 +224,13 @@ describe('ProjectGateSource', () => {
 
   it('warns when the first read reaches its page cap before the horizon', async () => {
     const history = new History()
-    for (let i = 0; i < 60 * GATE_PAGE_LIMIT; i++)
-      history.add(i * 0.1 + 0.01, { status: 'finished' })
+    const count = (GATE_MAX_DISCOVERY_PAGES + 1) * GATE_DISCOVERY_PAGE_LIMIT
+    for (let i = 0; i < count; i++) history.add(0.01 + i * 0.1, { status: 'finished' }) // one every 6 s
     const { source, warnings } = gate(history)
     await source.poll()
+    expect(history.calls).toHaveLength(GATE_MAX_DISCOVERY_PAGES)
     expect(warnings).toEqual([
-      'Project gate: looked at the newest 5000 operations only; older ones still in flight are not waited on'
+      'Project gate: looked at the newest 10000 operations only; older ones still in flight are not waited on'
     ])
   })
 })

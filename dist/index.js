@@ -41553,12 +41553,17 @@ class OperationIdsSource {
         return this.ids.flatMap((id) => this.states.get(id) ?? []);
     }
 }
-/** Page size of the gate's list reads (the live API accepts 1-1000). */
-const GATE_PAGE_LIMIT = 100;
 /** How far back the first read looks for operations still in flight. */
 const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000;
-/** At most this many pages on the first read (5,000 operations), with a warning if reached. */
-const GATE_MAX_DISCOVERY_PAGES = 50;
+/**
+ * Page size of the first read (the live API accepts 1-1000). It reads back to the horizon anyway,
+ * so large pages mean fewer requests for the same data.
+ */
+const GATE_DISCOVERY_PAGE_LIMIT = 500;
+/** At most this many pages on the first read (10,000 operations), with a warning if reached. */
+const GATE_MAX_DISCOVERY_PAGES = 20;
+/** Page size of later polls, which usually need only the newest few operations. */
+const GATE_POLL_PAGE_LIMIT = 100;
 /** At most this many pages on each later poll; older pending operations are read by id. */
 const GATE_MAX_POLL_PAGES = 3;
 /**
@@ -41600,7 +41605,7 @@ class ProjectGateSource {
         const horizon = clock.now() - GATE_LOOKBACK_MS;
         let cursor;
         for (let pages = 1;; pages++) {
-            const page = await reader.listOperations(projectId, { limit: GATE_PAGE_LIMIT, cursor });
+            const page = await reader.listOperations(projectId, { limit: GATE_DISCOVERY_PAGE_LIMIT, cursor });
             for (const operation of page.operations) {
                 this.noteSeen(operation);
                 const inWindow = createdAt(operation) >= horizon;
@@ -41610,12 +41615,12 @@ class ProjectGateSource {
             }
             const last = page.operations.at(-1);
             const next = page.pagination?.cursor ?? undefined;
-            if (!last || page.operations.length < GATE_PAGE_LIMIT || !next || next === cursor)
+            if (!last || page.operations.length < GATE_DISCOVERY_PAGE_LIMIT || !next || next === cursor)
                 return;
             if (createdAt(last) < horizon)
                 return;
             if (pages >= GATE_MAX_DISCOVERY_PAGES) {
-                logger.warning(`Project gate: looked at the newest ${pages * GATE_PAGE_LIMIT} operations only; older ones still in flight are not waited on`);
+                logger.warning(`Project gate: looked at the newest ${pages * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`);
                 return;
             }
             cursor = next;
@@ -41631,7 +41636,7 @@ class ProjectGateSource {
         const seen = new Set();
         let cursor;
         for (let pages = 1; pages <= GATE_MAX_POLL_PAGES; pages++) {
-            const page = await reader.listOperations(projectId, { limit: GATE_PAGE_LIMIT, cursor });
+            const page = await reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor });
             for (const operation of page.operations) {
                 seen.add(operation.id);
                 const isNew = createdAt(operation) > discoveredUntil;
@@ -41641,7 +41646,7 @@ class ProjectGateSource {
             }
             const last = page.operations.at(-1);
             const next = page.pagination?.cursor ?? undefined;
-            if (!last || page.operations.length < GATE_PAGE_LIMIT || !next || next === cursor)
+            if (!last || page.operations.length < GATE_POLL_PAGE_LIMIT || !next || next === cursor)
                 break;
             if (createdAt(last) <= oldestPendingAt)
                 break;

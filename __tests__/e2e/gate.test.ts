@@ -8,12 +8,12 @@ describe('bundle end to end: project gate and listing', () => {
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ outcome: 'success', status: '', operations: '[]' })
     expect(server.requests).toHaveLength(1)
-    expect(server.requests[0].query).toEqual({ limit: '100' })
+    expect(server.requests[0].query).toEqual({ limit: '500' })
     expect(run.summary).toContain('No operation in flight.')
   })
 
   it('waits for everything in flight behind a long history, one request per later poll', async () => {
-    const { world, server } = await serve({ history: 250 })
+    const { world, server } = await serve({ history: 700, historyEveryMs: 60_000 })
     const [create, start] = world.createBranch(PROJECT, { createMs: 1200, startMs: 1000 })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.code).toBe(0)
@@ -22,11 +22,15 @@ describe('bundle end to end: project gate and listing', () => {
       start.id,
       create.id
     ])
-    // History: one operation every 10 min, so 144 fall within the 24 h the first poll looks back:
-    // two pages. Every later poll reads one page from the top.
-    const paged = server.requests.filter((request) => request.query.cursor !== undefined)
-    expect(paged).toHaveLength(1)
-    expect(paged[0]).toBe(server.requests[1])
+    // History: one operation a minute, all 702 within the 24 h the first poll looks back: two pages
+    // of 500. Every later poll reads one page of 100 from the top.
+    expect(server.requests.slice(0, 2).map((request) => request.query)).toEqual([
+      { limit: '500' },
+      { limit: '500', cursor: expect.any(String) }
+    ])
+    expect(server.requests.slice(2).map((request) => request.query)).toEqual(
+      server.requests.slice(2).map(() => ({ limit: '100' }))
+    )
     const polls = Number(/(\d+) polls/.exec(run.summary)?.[1])
     expect(polls).toBeGreaterThanOrEqual(3)
     expect(server.requests).toHaveLength(polls + 1)

@@ -17,11 +17,17 @@ export const KEYS = {
 } as const
 
 /**
- * Two organizations; the demo one holds PROJECT (with `history` finished operations of the past) and
+ * Two organizations; the demo one holds PROJECT (with `history` finished operations of the past, one
+ * every `historyEveryMs`, default 10 min) and
  * `extraProjects` more projects; every kind of key of spec 2.1, plus a revoked one.
  */
 export function demoWorld(
-  options: { history?: number; extraProjects?: number; now?: () => number } = {}
+  options: {
+    history?: number
+    historyEveryMs?: number
+    extraProjects?: number
+    now?: () => number
+  } = {}
 ): World {
   const world = new World(options.now)
   world.addKey({ token: KEYS.personal, type: 'personal', accountId: 'user-1', orgIds: [ORG] })
@@ -69,6 +75,6 @@ export function demoWorld(
       pgVersion: 15 + (i % 3)
     })
   }
-  world.addHistory(PROJECT, options.history ?? 40)
+  world.addHistory(PROJECT, options.history ?? 40, { everyMs: options.historyEveryMs })
   return world
 }
