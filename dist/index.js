@@ -41605,7 +41605,10 @@ class ProjectGateSource {
         const horizon = clock.now() - GATE_LOOKBACK_MS;
         let cursor;
         for (let pages = 1;; pages++) {
-            const page = await reader.listOperations(projectId, { limit: GATE_DISCOVERY_PAGE_LIMIT, cursor });
+            const page = await reader.listOperations(projectId, {
+                limit: GATE_DISCOVERY_PAGE_LIMIT,
+                cursor
+            });
             for (const operation of page.operations) {
                 this.noteSeen(operation);
                 const inWindow = createdAt(operation) >= horizon;
@@ -41862,7 +41865,8 @@ async function waitForOperations(options, { source, clock, logger, signal }) {
                 return finish('timeout', error.message);
             throw error;
         }
-        for (const operation of source.operations) {
+        const operations = source.operations;
+        for (const operation of operations) {
             const previous = lastStatus.get(operation.id);
             if (previous !== operation.status) {
                 lastStatus.set(operation.id, operation.status);
@@ -41873,7 +41877,6 @@ async function waitForOperations(options, { source, clock, logger, signal }) {
                 logger.warning(`Unknown operation status "${operation.status}"; treating it as in flight`);
             }
         }
-        const operations = source.operations;
         if (operations.some((operation) => isFinalFailure(operation.status, options.failFast))) {
             return finish('failure');
         }

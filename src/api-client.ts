@@ -7,6 +7,7 @@ import type { Logger } from './logger.js'
 import { type RetryPolicy, withRetries } from './retry-policy.js'
 import { redactSecret } from './secret.js'
 import {
+  type ErrorBody,
   ErrorBodySchema,
   type Operation,
   type OperationList,
@@ -202,7 +203,7 @@ export class ApiClient {
 }
 
 function apiErrorFrom(raw: RawResponse, endpoint: string, subject: string): ApiError {
-  let body: z.infer<typeof ErrorBodySchema> = {}
+  let body: ErrorBody = {}
   try {
     const parsed = ErrorBodySchema.safeParse(JSON.parse(raw.body))
     if (parsed.success) body = parsed.data

@@ -100,7 +100,10 @@ export class ProjectGateSource implements OperationSource {
     const horizon = clock.now() - GATE_LOOKBACK_MS
     let cursor: string | undefined
     for (let pages = 1; ; pages++) {
-      const page = await reader.listOperations(projectId, { limit: GATE_DISCOVERY_PAGE_LIMIT, cursor })
+      const page = await reader.listOperations(projectId, {
+        limit: GATE_DISCOVERY_PAGE_LIMIT,
+        cursor
+      })
       for (const operation of page.operations) {
         this.noteSeen(operation)
         const inWindow = createdAt(operation) >= horizon
@@ -110,7 +113,8 @@ export class ProjectGateSource implements OperationSource {
       }
       const last = page.operations.at(-1)
       const next = page.pagination?.cursor ?? undefined
-      if (!last || page.operations.length < GATE_DISCOVERY_PAGE_LIMIT || !next || next === cursor) return
+      if (!last || page.operations.length < GATE_DISCOVERY_PAGE_LIMIT || !next || next === cursor)
+        return
       if (createdAt(last) < horizon) return
       if (pages >= GATE_MAX_DISCOVERY_PAGES) {
         logger.warning(

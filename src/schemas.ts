@@ -58,7 +58,6 @@ export const ProjectListSchema = z.object({
   pagination: PaginationSchema.nullish(),
   unavailable_project_ids: z.array(z.string()).nullish()
 })
-export type ProjectList = z.infer<typeof ProjectListSchema>
 
 export const ErrorBodySchema = z.object({
   code: optionalString,

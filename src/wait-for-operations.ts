@@ -69,7 +69,8 @@ export async function waitForOperations(
       throw error
     }
 
-    for (const operation of source.operations) {
+    const operations = source.operations
+    for (const operation of operations) {
       const previous = lastStatus.get(operation.id)
       if (previous !== operation.status) {
         lastStatus.set(operation.id, operation.status)
@@ -83,7 +84,6 @@ export async function waitForOperations(
       }
     }
 
-    const operations = source.operations
     if (operations.some((operation) => isFinalFailure(operation.status, options.failFast))) {
       return finish('failure')
     }
