@@ -41967,6 +41967,8 @@ async function run(dependencies = {}) {
         }
         if (inputs.projectId) {
             report.projectId = inputs.projectId;
+            if (inputs.operationIds.length === 0)
+                report.branchId = inputs.branchId;
             source = createSource(inputs, inputs.projectId, client, clock, logger);
             report.wait = await waitForOperations({
                 wait: inputs.wait,

@@ -73,6 +73,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
 
     if (inputs.projectId) {
       report.projectId = inputs.projectId
+      if (inputs.operationIds.length === 0) report.branchId = inputs.branchId
       source = createSource(inputs, inputs.projectId, client, clock, logger)
       report.wait = await waitForOperations(
         {

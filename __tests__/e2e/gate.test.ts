@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { gaps, KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
 
 describe('bundle end to end: project gate and listing', () => {
   it('a project with nothing in flight passes at once with one request', async () => {
@@ -52,14 +52,18 @@ describe('bundle end to end: project gate and listing', () => {
     expect(run.code).toBe(0)
     expect(JSON.parse(run.outputs.operations)).toHaveLength(2)
     expect(run.outputs.branch_id).toBe(create.branchId)
+    expect(run.summary).not.toContain('br-other')
+    expect(run.summary).toContain('branch <code>br-mine</code>')
+    for (const gap of gaps(server, () => true)) expect(gap).toBeGreaterThanOrEqual(990)
   })
 
   it('the gate fails when an operation in flight ends in error', async () => {
     const { world, server } = await serve()
     world.addOperation(PROJECT, {
       action: 'apply_storage_config',
-      timeline: [{ status: 'running', ms: 1100 }, { status: 'error' }],
-      error: 'storage <unavailable>'
+      timeline: [{ status: 'running', ms: 1500 }, { status: 'error' }],
+      error: 'storage <unavailable>',
+      startOnFirstRead: true
     })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.code).toBe(1)
@@ -69,6 +73,7 @@ describe('bundle end to end: project gate and listing', () => {
       error: 'storage <unavailable>'
     })
     expect(run.summary).toContain('storage &lt;unavailable&gt;')
+    expect(server.requests).toHaveLength(3)
   })
 
   it('lists more than one page of projects', async () => {
@@ -82,6 +87,7 @@ describe('bundle end to end: project gate and listing', () => {
       { limit: '400', cursor: 'extra-project-000399' }
     ])
     expect(run.outputs.outcome).toBe('success')
+    expect(run.summary).toContain('<h3>Projects (451)</h3>')
   })
 
   it('a personal key in several organizations lists with org_id', async () => {
@@ -103,6 +109,9 @@ describe('bundle end to end: project gate and listing', () => {
   it('a project-scoped key lists exactly its project', async () => {
     const { server } = await serve()
     const run = await runAction(server, { api_key: KEYS.project, list_projects: 'true' })
+    expect(run.code).toBe(0)
     expect(run.outputs.project_count).toBe('1')
+    expect(run.summary).toContain('<td>Demo app</td>')
+    expect(server.requests).toHaveLength(1)
   })
 })

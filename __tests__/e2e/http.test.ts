@@ -25,6 +25,7 @@ describe('bundle end to end: HTTP behaviour', () => {
     expect(run.stdout).toMatch(/HTTP 503; retrying in \d\.\d s/)
     expect(run.stdout).toMatch(/HTTP 423; retrying in/)
     expect(run.stdout).toMatch(/no answer \(ECONNRESET/)
+    expect(run.summary).toContain('4 requests · 3 retries')
     for (const gap of gaps(server, () => true)) expect(gap).toBeGreaterThanOrEqual(990)
   })
 
@@ -36,7 +37,8 @@ describe('bundle end to end: HTTP behaviour', () => {
       })
       const op = world.addOperation(PROJECT, {
         action: 'apply_config',
-        timeline: [{ status: 'running', ms: 2500 }, { status: 'finished' }]
+        timeline: [{ status: 'running', ms: 2500 }, { status: 'finished' }],
+        startOnFirstRead: true
       })
       const run = await runAction(server, {
         project_id: PROJECT,
@@ -52,6 +54,7 @@ describe('bundle end to end: HTTP behaviour', () => {
       const retry = server.requests[limited + 1]
       expect(retry.at - server.requests[0].at).toBeGreaterThanOrEqual(3000)
       expect(run.stdout).toMatch(/HTTP 429, Retry-After .*; retrying in/)
+      expect(run.summary).toContain('1 retry')
     }
   )
 
@@ -74,6 +77,8 @@ describe('bundle end to end: HTTP behaviour', () => {
     const run = await runAction(server, { api_key: KEYS.otherProject, project_id: PROJECT })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain(`::error::The key has no access to project "${PROJECT}" (HTTP 403`)
+    expect(run.outputs).toEqual({})
+    expect(run.summary).toContain('HTTP 403')
     expect(server.requests).toHaveLength(1)
   })
 
@@ -90,6 +95,9 @@ describe('bundle end to end: HTTP behaviour', () => {
       `::error::Operation "${id}" of project "${PROJECT}" was not found (HTTP 404`
     )
     expect(missingOperation.stdout).toMatch(/request id [0-9a-f-]{36}/)
+    expect(missingOperation.summary).toContain('was not found')
+    expect(missingOperation.outputs).toEqual({})
+    expect(server.requests.map((request) => request.status)).toEqual([404, 404])
   })
 
   it('malformed JSON is an error naming the endpoint', async () => {
@@ -104,6 +112,50 @@ describe('bundle end to end: HTTP behaviour', () => {
     expect(run.stdout).toContain(
       `::error::Unexpected response from GET /projects/${PROJECT}/operations/${op.id}: the body is not JSON`
     )
+    expect(run.summary).toContain('the body is not JSON')
+    expect(run.outputs).toEqual({})
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('a key revoked in the middle of a wait: fails at once on the next read', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running' }]
+    })
+    const run = await runAction(
+      server,
+      { project_id: PROJECT, operation_id: op.id },
+      {
+        onStdout: (chunk) => {
+          if (chunk.includes(': running')) world.keys.get(KEYS.organization)!.revoked = true
+        }
+      }
+    )
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('::error::The API rejected the key (HTTP 401')
+    expect(run.summary).toContain(`<code>${op.id}</code>`)
+    expect(server.requests.map((request) => request.status)).toEqual([200, 401])
+  })
+
+  it('a Retry-After longer than the time left ends the wait now with timeout', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running' }]
+    })
+    server.addFault({ kind: 'status', status: 429, retryAfter: '120' })
+    const run = await runAction(server, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '30s'
+    })
+    expect(run.code).toBe(1)
+    expect(run.outputs.outcome).toBe('timeout')
+    expect(run.stdout).toContain('no retry fits before the deadline; last error:')
+    expect(run.durationMs).toBeLessThan(5000)
+    expect(run.summary).toContain('⌛ timeout')
+    expect(server.requests).toHaveLength(1)
   })
 
   it.each([
@@ -122,6 +174,8 @@ describe('bundle end to end: HTTP behaviour', () => {
     const run = await runAction(server, { project_id: PROJECT, ...bad })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain(`::error::Invalid input: ${message}`)
+    expect(run.outputs).toEqual({})
+    expect(run.summary).toContain('Invalid input')
     expect(server.requests).toHaveLength(0)
   })
 })

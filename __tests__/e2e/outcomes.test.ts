@@ -6,7 +6,12 @@ const opPath = (id: string) => `/api/v2/projects/${PROJECT}/operations/${id}`
 describe('bundle end to end: statuses and outcomes', () => {
   it('waits for a created branch: running → finished, one read a second, then success', async () => {
     const { world, server } = await serve()
-    const [create, start] = world.createBranch(PROJECT, { createMs: 1500, startMs: 1000 })
+    // Timelines start at the first read: polls at about 0, 1, 2, 3 s; changes half-way between.
+    const [create, start] = world.createBranch(PROJECT, {
+      createMs: 1500,
+      startMs: 1000,
+      startOnFirstRead: true
+    })
     const run = await runAction(server, {
       project_id: PROJECT,
       operation_id: `${create.id} ${start.id}`
@@ -43,14 +48,18 @@ describe('bundle end to end: statuses and outcomes', () => {
     const { world, server } = await serve()
     const op = world.addOperation(PROJECT, {
       action: 'apply_config',
-      timeline: [{ status: 'running', ms: 700 }, { status: final }]
+      timeline: [{ status: 'running', ms: 500 }, { status: final }],
+      startOnFirstRead: true
     })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(code)
     expect(run.outputs).toMatchObject({ outcome, status: final, action: 'apply_config' })
     if (final === 'error') expect(run.outputs.error).toBe('operation failed')
     if (code === 1) expect(run.stdout).toContain(`::error::An operation ended in failure: ${op.id}`)
+    expect(run.summary).toContain(code === 0 ? '✅ success' : '❌ failure')
+    expect(run.summary).toContain(`<code>${op.id}</code>`)
     expect(server.requests).toHaveLength(2)
+    expect(gaps(server, () => true)[0]).toBeGreaterThanOrEqual(990)
   })
 
   it('failed then retried by the control plane: waits and succeeds, failures_count 1', async () => {
@@ -58,15 +67,19 @@ describe('bundle end to end: statuses and outcomes', () => {
     const op = world.addOperation(PROJECT, {
       action: 'start_compute',
       timeline: [
-        { status: 'failed', ms: 1200 },
-        { status: 'running', ms: 500 },
+        { status: 'failed', ms: 500 },
+        { status: 'running', ms: 1000 },
         { status: 'finished' }
-      ]
+      ],
+      startOnFirstRead: true
     })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ outcome: 'success', failures_count: '1' })
-    expect(run.stdout).toContain(`${op.id} start_compute on br-main-000001: failed → finished`)
+    expect(run.stdout).toContain(`${op.id} start_compute on br-main-000001: failed → running`)
+    expect(run.stdout).toContain(`${op.id} start_compute on br-main-000001: running → finished`)
+    expect(run.summary).toContain('✅ Finished (1 failures)')
+    expect(server.requests).toHaveLength(3)
   })
 
   it('failed with fail_fast: failure at once', async () => {
@@ -83,6 +96,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({ outcome: 'failure', status: 'failed' })
     expect(run.outputs.error).toContain('compute failed to start')
+    expect(run.summary).toContain('🔁 Failed (retrying)')
     expect(server.requests).toHaveLength(1)
   })
 
@@ -90,12 +104,15 @@ describe('bundle end to end: statuses and outcomes', () => {
     const { world, server } = await serve()
     const op = world.addOperation(PROJECT, {
       action: 'tenant_reattach',
-      timeline: [{ status: 'reattaching', ms: 2200 }, { status: 'finished' }]
+      timeline: [{ status: 'reattaching', ms: 2500 }, { status: 'finished' }],
+      startOnFirstRead: true
     })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(0)
     expect(run.stdout.match(/::warning::Unknown operation status "reattaching"/g)).toHaveLength(1)
-    expect(server.requests.length).toBeGreaterThanOrEqual(3)
+    expect(run.outputs).toMatchObject({ outcome: 'success', status: 'finished' })
+    expect(run.summary).toContain('✅ success')
+    expect(server.requests).toHaveLength(4)
   })
 
   it('timeout while running: exit 1, outcome timeout, stops near the deadline', async () => {
@@ -111,6 +128,12 @@ describe('bundle end to end: statuses and outcomes', () => {
     expect(Number(run.outputs.elapsed_ms)).toBeLessThan(4500)
     expect(run.stdout).toContain('::error::timeout ran out while operations were still in flight')
     expect(run.summary).toContain('⌛ timeout')
+    // Reads at 0, 1 and 2 s, and a last one at the deadline, a little less than a second later.
+    expect(server.requests).toHaveLength(4)
+    const [first, second, last] = gaps(server, () => true)
+    expect(Math.min(first, second)).toBeGreaterThanOrEqual(990)
+    expect(last).toBeGreaterThan(500)
+    expect(last).toBeLessThanOrEqual(1100)
   })
 
   it('wait: false reads once and reports pending without failing', async () => {
@@ -123,6 +146,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     })
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ outcome: 'pending', status: 'running' })
+    expect(run.summary).toContain('⏳ pending')
     expect(server.requests).toHaveLength(1)
   })
 

@@ -143,6 +143,7 @@ export async function startApiServer(
     if (route === 'operation') {
       const operation = world.operation(project.id, params[1])
       if (!operation) return { status: 404, body: errorBody(`operation ${params[1]} not found`) }
+      world.observe(project.id, [operation])
       return { status: 200, body: { operation: operationJson(operation, world.now()) } }
     }
     const limit = parseLimit(query.limit, OPERATION_LIMIT)
@@ -151,6 +152,7 @@ export async function startApiServer(
         status: 400,
         body: errorBody(`limit must be an integer from 1 to ${OPERATION_LIMIT.max}`)
       }
+    world.observe(project.id, world.operationsOf(project.id))
     let list = world.operationsOf(project.id)
     if (query.cursor !== undefined) {
       const cursor = Date.parse(query.cursor)

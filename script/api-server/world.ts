@@ -42,6 +42,11 @@ export interface OperationRecord {
   createdAt: number
   timeline: Step[]
   error?: string
+  /**
+   * The timeline (and created_at) starts when a client first sees the operation, so tests can place
+   * status changes between polls whatever the client's start-up time.
+   */
+  startOnFirstRead?: boolean
 }
 
 const FINAL = new Set(['finished', 'skipped', 'cancelled', 'error'])
@@ -104,7 +109,13 @@ export class World {
    */
   createBranch(
     projectId: string,
-    options: { branchId?: string; endpointId?: string; createMs?: number; startMs?: number } = {}
+    options: {
+      branchId?: string
+      endpointId?: string
+      createMs?: number
+      startMs?: number
+      startOnFirstRead?: boolean
+    } = {}
   ): [OperationRecord, OperationRecord] {
     const branchId = options.branchId ?? `br-${randomUUID().slice(0, 8)}`
     const createMs = options.createMs ?? 3000
@@ -114,6 +125,7 @@ export class World {
       action: 'create_branch',
       branchId,
       createdAt: now,
+      startOnFirstRead: options.startOnFirstRead,
       timeline: [{ status: 'running', ms: createMs }, { status: 'finished' }]
     })
     const start = this.addOperation(projectId, {
@@ -121,6 +133,7 @@ export class World {
       branchId,
       endpointId: options.endpointId ?? `ep-${randomUUID().slice(0, 8)}`,
       createdAt: now + 1,
+      startOnFirstRead: options.startOnFirstRead,
       timeline: [
         { status: 'scheduling', ms: createMs },
         { status: 'running', ms: startMs },
@@ -147,6 +160,19 @@ export class World {
 
   operationsOf(projectId: string): OperationRecord[] {
     return this.operations.get(projectId) ?? []
+  }
+
+  /** A client is reading these operations now: start the timelines that wait for that. */
+  observe(projectId: string, operations: OperationRecord[]): void {
+    const starting = operations.filter((operation) => operation.startOnFirstRead)
+    if (starting.length === 0) return
+    // Shift them together, keeping their order (create_branch before start_compute).
+    const shift = this.now() - Math.min(...starting.map((operation) => operation.createdAt))
+    for (const operation of starting) {
+      operation.startOnFirstRead = false
+      operation.createdAt += shift
+    }
+    this.operationsOf(projectId).sort((a, b) => b.createdAt - a.createdAt)
   }
 
   operation(projectId: string, id: string): OperationRecord | undefined {
