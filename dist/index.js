@@ -41146,16 +41146,10 @@ const MIN_REQUEST_TIME_MS = 1000;
 class ApiClient {
     options;
     stats = { requests: 0, retries: 0 };
-    http;
     baseUrl;
     constructor(options) {
         this.options = options;
         this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-        this.http = new lib_HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [], {
-            allowRetries: false,
-            keepAlive: false,
-            socketTimeout: options.requestTimeoutMs
-        });
     }
     async listProjects(orgId) {
         const projects = new Map();
@@ -41213,13 +41207,23 @@ class ApiClient {
         });
         return parseBody(response.body, schema, endpoint);
     }
-    /** One request, bounded by the per-request limit, the overall deadline and the abort signal. */
+    /**
+     * One request, bounded by the per-request limit, the overall deadline and the abort signal.
+     * http-client has no way to abort a request, so each request gets its own client, whose dispose()
+     * destroys the socket: a request cut short must not keep the process alive until the server
+     * answers.
+     */
     async send(url, endpoint) {
         const { clock, signal } = this.options;
         signal?.throwIfAborted();
         const timeLimitMs = Math.min(this.options.requestTimeoutMs, Math.max(MIN_REQUEST_TIME_MS, this.options.deadline - clock.now()));
+        const http = new lib_HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [], {
+            allowRetries: false,
+            keepAlive: true,
+            socketTimeout: timeLimitMs
+        });
         const request = (async () => {
-            const response = await this.http.get(url, {
+            const response = await http.get(url, {
                 Authorization: `Bearer ${this.options.apiKey}`,
                 Accept: 'application/json'
             });
@@ -41248,6 +41252,7 @@ class ApiClient {
                 signal?.removeEventListener('abort', onAbort);
             // The loser of the race may still settle; it must not become an unhandled rejection.
             request.catch(() => undefined);
+            http.dispose();
         }
     }
 }

@@ -55,16 +55,10 @@ interface RawResponse {
 /** GET-only client of the management API; every request goes through the retry policy. */
 export class ApiClient {
   readonly stats: RequestStats = { requests: 0, retries: 0 }
-  private readonly http: HttpClient
   private readonly baseUrl: string
 
   constructor(private readonly options: ApiClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
-    this.http = new HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [], {
-      allowRetries: false,
-      keepAlive: false,
-      socketTimeout: options.requestTimeoutMs
-    })
   }
 
   async listProjects(orgId?: string): Promise<ProjectListing> {
@@ -156,7 +150,12 @@ export class ApiClient {
     return parseBody(response.body, schema, endpoint)
   }
 
-  /** One request, bounded by the per-request limit, the overall deadline and the abort signal. */
+  /**
+   * One request, bounded by the per-request limit, the overall deadline and the abort signal.
+   * http-client has no way to abort a request, so each request gets its own client, whose dispose()
+   * destroys the socket: a request cut short must not keep the process alive until the server
+   * answers.
+   */
   private async send(url: string, endpoint: string): Promise<RawResponse> {
     const { clock, signal } = this.options
     signal?.throwIfAborted()
@@ -164,8 +163,13 @@ export class ApiClient {
       this.options.requestTimeoutMs,
       Math.max(MIN_REQUEST_TIME_MS, this.options.deadline - clock.now())
     )
+    const http = new HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [], {
+      allowRetries: false,
+      keepAlive: true,
+      socketTimeout: timeLimitMs
+    })
     const request = (async (): Promise<RawResponse> => {
-      const response = await this.http.get(url, {
+      const response = await http.get(url, {
         Authorization: `Bearer ${this.options.apiKey}`,
         Accept: 'application/json'
       })
@@ -198,6 +202,7 @@ export class ApiClient {
       if (onAbort) signal?.removeEventListener('abort', onAbort)
       // The loser of the race may still settle; it must not become an unhandled rejection.
       request.catch(() => undefined)
+      http.dispose()
     }
   }
 }

@@ -138,6 +138,22 @@ describe('bundle end to end: HTTP behaviour', () => {
     expect(server.requests.map((request) => request.status)).toEqual([200, 401])
   })
 
+  it('a server that holds the request open: the process still ends at the deadline', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running' }]
+    })
+    server.addFault({ kind: 'slow', delayMs: 20_000 })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, timeout: '3s' })
+    expect(run.code).toBe(1)
+    expect(run.outputs.outcome).toBe('timeout')
+    expect(run.stdout).toContain('no answer within 3.0 s')
+    expect(run.durationMs).toBeLessThan(5000)
+    expect(run.summary).toContain('⌛ timeout')
+    expect(server.requests).toHaveLength(1)
+  })
+
   it('a Retry-After longer than the time left ends the wait now with timeout', async () => {
     const { world, server } = await serve()
     const op = world.addOperation(PROJECT, {
