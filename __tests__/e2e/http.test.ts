@@ -154,6 +154,37 @@ describe('bundle end to end: HTTP behaviour', () => {
     expect(server.requests).toHaveLength(1)
   })
 
+  it('SIGTERM while a request hangs: exits at once, with cancelled', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running' }]
+    })
+    server.addFault({ kind: 'slow', delayMs: 20_000 })
+    let sentAt = 0
+    const run = await runAction(
+      server,
+      { project_id: PROJECT, operation_id: op.id },
+      {
+        onStart: (child) => {
+          const timer = setInterval(() => {
+            if (server.requests.length > 0) {
+              clearInterval(timer)
+              sentAt = Date.now()
+              child.kill('SIGTERM')
+            }
+          }, 20)
+        }
+      }
+    )
+    expect(run.code).toBe(1)
+    expect(Date.now() - sentAt).toBeLessThan(2000)
+    expect(run.outputs.outcome).toBe('cancelled')
+    expect(run.stdout).toContain('::error::The wait was cancelled')
+    expect(run.summary).toContain('🚫 cancelled')
+    expect(server.requests).toHaveLength(1)
+  })
+
   it('a Retry-After longer than the time left ends the wait now with timeout', async () => {
     const { world, server } = await serve()
     const op = world.addOperation(PROJECT, {

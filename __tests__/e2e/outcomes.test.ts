@@ -150,32 +150,35 @@ describe('bundle end to end: statuses and outcomes', () => {
     expect(server.requests).toHaveLength(1)
   })
 
-  it('SIGTERM during a wait: stops at once, writes the summary, exits non-zero', async () => {
-    const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
-    let sentAt = 0
-    const run = await runAction(
-      server,
-      { project_id: PROJECT, operation_id: op.id, interval: '5s' },
-      {
-        onStart: (child) => {
-          child.stdout?.on('data', (chunk: Buffer) => {
-            if (!sentAt && String(chunk).includes(': running')) {
-              sentAt = Date.now()
-              child.kill('SIGTERM')
-            }
-          })
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s during a wait: stops at once, writes the summary, exits non-zero',
+    async (signal) => {
+      const { world, server } = await serve()
+      const op = world.addOperation(PROJECT, {
+        action: 'apply_config',
+        timeline: [{ status: 'running' }]
+      })
+      let sentAt = 0
+      const run = await runAction(
+        server,
+        { project_id: PROJECT, operation_id: op.id, interval: '5s' },
+        {
+          onStart: (child) => {
+            child.stdout?.on('data', (chunk: Buffer) => {
+              if (!sentAt && String(chunk).includes(': running')) {
+                sentAt = Date.now()
+                child.kill(signal)
+              }
+            })
+          }
         }
-      }
-    )
-    expect(run.code).toBe(1)
-    expect(Date.now() - sentAt).toBeLessThan(2000)
-    expect(run.outputs.outcome).toBe('cancelled')
-    expect(run.summary).toContain('🚫 cancelled')
-    expect(run.summary).toContain(op.id)
-    expect(server.requests).toHaveLength(1)
-  })
+      )
+      expect(run.code).toBe(1)
+      expect(Date.now() - sentAt).toBeLessThan(2000)
+      expect(run.outputs.outcome).toBe('cancelled')
+      expect(run.summary).toContain('🚫 cancelled')
+      expect(run.summary).toContain(op.id)
+      expect(server.requests).toHaveLength(1)
+    }
+  )
 })
