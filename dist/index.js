@@ -41184,11 +41184,12 @@ class ApiClient {
             if (value !== undefined)
                 search.set(name, value);
         }
-        const url = `${this.baseUrl}${path}${search.size > 0 ? `?${search}` : ''}`;
+        const target = `${path}${search.size > 0 ? `?${search}` : ''}`;
+        const url = `${this.baseUrl}${target}`;
         const { clock, logger } = this.options;
         const response = await withRetries(async () => {
             this.stats.requests++;
-            logger.debug(`${endpoint}${search.size > 0 ? `?${search}` : ''}`);
+            logger.debug(`GET ${target}`);
             const raw = await this.send(url, endpoint);
             if (raw.status < 200 || raw.status > 299) {
                 throw apiErrorFrom({ ...raw, body: redactSecret(raw.body, this.options.apiKey) }, endpoint, subject);
