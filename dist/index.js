@@ -41161,8 +41161,8 @@ class ApiClient {
                 projects.set(project.id, project);
             for (const id of page.unavailable_project_ids ?? [])
                 unavailable.add(id);
-            const next = page.pagination?.cursor ?? undefined;
-            if (page.projects.length < PROJECTS_PAGE_LIMIT || !next || next === cursor)
+            const next = nextPageCursor(page.projects.length, PROJECTS_PAGE_LIMIT, page.pagination, cursor);
+            if (next === undefined)
                 break;
             cursor = next;
         }
@@ -41256,6 +41256,14 @@ class ApiClient {
             http.dispose();
         }
     }
+}
+/**
+ * The cursor of the next page, or undefined on the last one: a page shorter than the limit asked
+ * for, or without a new cursor (a repeated cursor would loop forever).
+ */
+function nextPageCursor(pageLength, limit, pagination, cursor) {
+    const next = pagination?.cursor ?? undefined;
+    return pageLength < limit || !next || next === cursor ? undefined : next;
 }
 function apiErrorFrom(raw, endpoint, subject) {
     let body = {};
@@ -41534,6 +41542,7 @@ function statusLabel(status) {
 }
 
 ;// CONCATENATED MODULE: ./src/operation-sources.ts
+
 /** The operations named by `operation_id`, read one by one until each is final. */
 class OperationIdsSource {
     reader;
@@ -41622,11 +41631,9 @@ class ProjectGateSource {
                     this.tracked.set(operation.id, operation);
                 }
             }
+            const next = nextPageCursor(page.operations.length, GATE_DISCOVERY_PAGE_LIMIT, page.pagination, cursor);
             const last = page.operations.at(-1);
-            const next = page.pagination?.cursor ?? undefined;
-            if (!last || page.operations.length < GATE_DISCOVERY_PAGE_LIMIT || !next || next === cursor)
-                return;
-            if (createdAt(last) < horizon)
+            if (next === undefined || !last || createdAt(last) < horizon)
                 return;
             if (pages >= GATE_MAX_DISCOVERY_PAGES) {
                 logger.warning(`Project gate: looked at the newest ${pages * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`);
@@ -41653,11 +41660,9 @@ class ProjectGateSource {
                     this.tracked.set(operation.id, operation);
                 }
             }
+            const next = nextPageCursor(page.operations.length, GATE_POLL_PAGE_LIMIT, page.pagination, cursor);
             const last = page.operations.at(-1);
-            const next = page.pagination?.cursor ?? undefined;
-            if (!last || page.operations.length < GATE_POLL_PAGE_LIMIT || !next || next === cursor)
-                break;
-            if (createdAt(last) <= oldestPendingAt)
+            if (next === undefined || !last || createdAt(last) <= oldestPendingAt)
                 break;
             cursor = next;
         }

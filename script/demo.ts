@@ -5,7 +5,7 @@
 import { startApiServer } from './api-server/server.ts'
 import { demoWorld, KEYS, PROJECT } from './api-server/scenarios.ts'
 import { runBundle } from './run-bundle.ts'
-import { renderLogLine, renderRun } from './terminal-render.ts'
+import { logPrinter, renderRun } from './terminal-render.ts'
 
 const world = demoWorld({ history: 120 })
 const server = await startApiServer(world)
@@ -36,18 +36,8 @@ for (const [name, value] of Object.entries(inputs)) {
 }
 console.log('')
 
-let pending = ''
 try {
-  const run = await runBundle(inputs, {
-    onStdout: (chunk) => {
-      const lines = (pending + chunk).split('\n')
-      pending = lines.pop() ?? ''
-      for (const line of lines) {
-        const shown = renderLogLine(line)
-        if (shown !== undefined) console.log(`  | ${shown}`)
-      }
-    }
-  })
+  const run = await runBundle(inputs, { onStdout: logPrinter() })
   console.log('')
   console.log(renderRun(run))
   const operations = server.requests.filter((request) => request.route !== 'projects').length

@@ -7,7 +7,7 @@
  * api_host the action's default, the live API, is used. Each NAME=value argument becomes INPUT_NAME.
  */
 import { runBundle } from './run-bundle.ts'
-import { renderLogLine, renderRun } from './terminal-render.ts'
+import { logPrinter, renderRun } from './terminal-render.ts'
 
 const inputs: Record<string, string> = {}
 for (const argument of process.argv.slice(2)) {
@@ -22,14 +22,7 @@ inputs.api_key = process.env.NEON_API_KEY ?? ''
 if (!inputs.api_key)
   console.error('NEON_API_KEY is not set; the action will reject the empty api_key.')
 
-const run = await runBundle(inputs, {
-  onStdout: (chunk) => {
-    for (const line of chunk.split('\n')) {
-      const shown = renderLogLine(line)
-      if (shown !== undefined) console.log(`  | ${shown}`)
-    }
-  }
-})
+const run = await runBundle(inputs, { onStdout: logPrinter() })
 console.log('')
 console.log(renderRun(run))
 process.exitCode = run.code ?? 1

@@ -4,12 +4,28 @@ import type { BundleRun } from './run-bundle.ts'
 const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text)
 
 /** One log line of the runner's protocol as a person would see it in the Actions UI. */
-export function renderLogLine(line: string): string | undefined {
+function renderLogLine(line: string): string | undefined {
   if (line.startsWith('::debug::') || line.startsWith('::add-mask::') || line === '')
     return undefined
   const command = /^::(error|warning|notice)(?: [^:]*)?::(.*)$/.exec(line)
   if (command) return `${command[1].toUpperCase()}: ${command[2]}`
   return line
+}
+
+/**
+ * An onStdout handler for runBundle that prints each complete log line as rendered by
+ * renderLogLine, holding back a line split across chunks until its end arrives.
+ */
+export function logPrinter(): (chunk: string) => void {
+  let pending = ''
+  return (chunk) => {
+    const lines = (pending + chunk).split('\n')
+    pending = lines.pop() ?? ''
+    for (const line of lines) {
+      const shown = renderLogLine(line)
+      if (shown !== undefined) console.log(`  | ${shown}`)
+    }
+  }
 }
 
 function decode(text: string): string {

@@ -74,8 +74,13 @@ export class ApiClient {
       )
       for (const project of page.projects) projects.set(project.id, project)
       for (const id of page.unavailable_project_ids ?? []) unavailable.add(id)
-      const next = page.pagination?.cursor ?? undefined
-      if (page.projects.length < PROJECTS_PAGE_LIMIT || !next || next === cursor) break
+      const next = nextPageCursor(
+        page.projects.length,
+        PROJECTS_PAGE_LIMIT,
+        page.pagination,
+        cursor
+      )
+      if (next === undefined) break
       cursor = next
     }
     return { projects: [...projects.values()], unavailableProjectIds: [...unavailable] }
@@ -206,6 +211,20 @@ export class ApiClient {
       http.dispose()
     }
   }
+}
+
+/**
+ * The cursor of the next page, or undefined on the last one: a page shorter than the limit asked
+ * for, or without a new cursor (a repeated cursor would loop forever).
+ */
+export function nextPageCursor(
+  pageLength: number,
+  limit: number,
+  pagination: { cursor?: string | null } | null | undefined,
+  cursor: string | undefined
+): string | undefined {
+  const next = pagination?.cursor ?? undefined
+  return pageLength < limit || !next || next === cursor ? undefined : next
 }
 
 function apiErrorFrom(raw: RawResponse, endpoint: string, subject: string): ApiError {

@@ -1,4 +1,4 @@
-import type { ApiClient } from './api-client.js'
+import { type ApiClient, nextPageCursor } from './api-client.js'
 import type { Clock } from './clock.js'
 import type { Logger } from './logger.js'
 import type { Operation } from './schemas.js'
@@ -111,11 +111,14 @@ export class ProjectGateSource implements OperationSource {
           this.tracked.set(operation.id, operation)
         }
       }
+      const next = nextPageCursor(
+        page.operations.length,
+        GATE_DISCOVERY_PAGE_LIMIT,
+        page.pagination,
+        cursor
+      )
       const last = page.operations.at(-1)
-      const next = page.pagination?.cursor ?? undefined
-      if (!last || page.operations.length < GATE_DISCOVERY_PAGE_LIMIT || !next || next === cursor)
-        return
-      if (createdAt(last) < horizon) return
+      if (next === undefined || !last || createdAt(last) < horizon) return
       if (pages >= GATE_MAX_DISCOVERY_PAGES) {
         logger.warning(
           `Project gate: looked at the newest ${pages * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`
@@ -143,10 +146,14 @@ export class ProjectGateSource implements OperationSource {
           this.tracked.set(operation.id, operation)
         }
       }
+      const next = nextPageCursor(
+        page.operations.length,
+        GATE_POLL_PAGE_LIMIT,
+        page.pagination,
+        cursor
+      )
       const last = page.operations.at(-1)
-      const next = page.pagination?.cursor ?? undefined
-      if (!last || page.operations.length < GATE_POLL_PAGE_LIMIT || !next || next === cursor) break
-      if (createdAt(last) <= oldestPendingAt) break
+      if (next === undefined || !last || createdAt(last) <= oldestPendingAt) break
       cursor = next
     }
     for (const operation of pending) {
