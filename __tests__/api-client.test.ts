@@ -8,7 +8,9 @@ import {
   ResponseFormatError
 } from '../src/errors.js'
 import type { Logger } from '../src/logger.js'
+import { Pace } from '../src/pace.js'
 import { RetryPolicy } from '../src/retry-policy.js'
+import { Redactor } from '../src/untrusted-text.js'
 import { ACTION_NAME, ACTION_VERSION } from '../src/version.js'
 import { FakeClock } from './fixtures/fake-clock.js'
 import { startLocalServer } from './fixtures/local-server.js'
@@ -34,8 +36,10 @@ function client(
     apiKey: KEY,
     requestTimeoutMs: options.requestTimeoutMs ?? 5000,
     retryPolicy: new RetryPolicy({ random: () => 0 }),
+    pace: new Pace(1000, logger, () => 0),
     clock,
     logger,
+    redactor: new Redactor([KEY]),
     deadline: clock.now() + (options.deadlineMs ?? 600_000)
   })
 }
@@ -70,9 +74,11 @@ describe('ApiClient requests', () => {
       }
     })
       .get('/api/v2/projects/a%2Fb%20c/operations/x%3Fy')
-      .reply(200, { operation: operation({ id: OP_A, status: 'finished' }) })
+      .reply(200, {
+        operation: operation({ id: 'x?y', project_id: 'a/b c', status: 'finished' })
+      })
     const result = await client().getOperation('a/b c', 'x?y')
-    expect(result).toMatchObject({ id: OP_A, status: 'finished', total_duration_ms: 1234 })
+    expect(result).toMatchObject({ id: 'x?y', status: 'finished', total_duration_ms: 1234 })
     scope.done()
   })
 
@@ -163,7 +169,7 @@ describe('ApiClient errors', () => {
       .reply(200, { operation: operation({ id: OP_A }) })
     const api = client(clock)
     await expect(api.getOperation(PROJECT, OP_A)).resolves.toMatchObject({ id: OP_A })
-    expect(clock.sleeps).toEqual([1000, 1000, 2000, 4000])
+    expect(clock.sleeps).toEqual([1000, 2000, 4000, 8000])
     expect(api.stats).toEqual({ requests: 5, retries: 4 })
     expect(lines.filter((line) => line.includes('retrying in'))).toHaveLength(4)
   })
@@ -193,8 +199,10 @@ describe('ApiClient errors', () => {
       apiKey: KEY,
       requestTimeoutMs: 50,
       retryPolicy: new RetryPolicy({ random: () => 0 }),
+      pace: new Pace(1000, logger, () => 0),
       clock,
       logger,
+      redactor: new Redactor([KEY]),
       deadline: clock.now() + 1500
     })
     try {

@@ -30,7 +30,7 @@ function everythingWritten(): string {
 }
 
 const runWith = (clock = new FakeClock()) =>
-  run({ clock, retryPolicy: new RetryPolicy({ random: () => 0 }) })
+  run({ clock, retryPolicy: new RetryPolicy({ random: () => 0 }), random: () => 0 })
 
 beforeAll(() => nock.disableNetConnect())
 beforeEach(() => {

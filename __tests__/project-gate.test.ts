@@ -10,12 +10,14 @@ import {
   type OperationReader,
   ProjectGateSource
 } from '../src/operation-sources.js'
+import { Pace } from '../src/pace.js'
 import type { Operation, OperationList } from '../src/schemas.js'
 import { waitForOperations } from '../src/wait-for-operations.js'
 import { FakeClock } from './fixtures/fake-clock.js'
 import { PROJECT, operation } from './fixtures/operations.js'
 
 const NOW = Date.parse('2026-11-21T12:00:00Z')
+const silent: Logger = { info: () => undefined, warning: () => undefined, debug: () => undefined }
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** The operations list endpoint over an in-memory history, paged like the API (cursor = created_at). */
@@ -92,12 +94,8 @@ describe('ProjectGateSource', () => {
     fill(history, 30)
     const { source, clock } = gate(history)
     const result = await waitForOperations(
-      { wait: true, intervalMs: 5000, deadline: NOW + 600_000, failFast: false },
-      {
-        source,
-        clock,
-        logger: { info: () => undefined, warning: () => undefined, debug: () => undefined }
-      }
+      { wait: true, deadline: NOW + 600_000, failFast: false },
+      { source, pace: new Pace(5000, silent, () => 0), clock, logger: silent }
     )
     expect(result).toMatchObject({ outcome: 'success', operations: [], polls: 1 })
     expect(history.calls).toEqual(['list top'])
@@ -210,12 +208,8 @@ describe('ProjectGateSource', () => {
       if (polls === 3) history.set(b.id, 'finished')
     }
     const result = await waitForOperations(
-      { wait: true, intervalMs: 5000, deadline: NOW + 600_000, failFast: false },
-      {
-        source,
-        clock,
-        logger: { info: () => undefined, warning: () => undefined, debug: () => undefined }
-      }
+      { wait: true, deadline: NOW + 600_000, failFast: false },
+      { source, pace: new Pace(5000, silent, () => 0), clock, logger: silent }
     )
     expect(result.outcome).toBe('success')
     expect(result.polls).toBe(4)

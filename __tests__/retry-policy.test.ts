@@ -26,43 +26,80 @@ describe('RetryPolicy', () => {
   it('retries 408, 423, 429, 500, 502, 503, 504 and network errors, nothing else', () => {
     const policy = new RetryPolicy({ random: () => 0 })
     for (const status of [408, 423, 429, 500, 502, 503, 504]) {
-      expect(policy.decide(apiError(status), 1, 0)).toBeDefined()
+      expect(policy.decide(apiError(status), 1, 0, 1000)).toBeDefined()
     }
-    expect(policy.decide(new NetworkError('GET /x', 'ECONNRESET'), 1, 0)).toBeDefined()
-    for (const status of [400, 401, 403, 404, 409, 422, 501]) {
-      expect(policy.decide(apiError(status), 1, 0)).toBeUndefined()
+    expect(policy.decide(new NetworkError('GET /x', 'ECONNRESET'), 1, 0, 1000)).toBeDefined()
+    for (const status of [301, 302, 400, 401, 403, 404, 409, 422, 501]) {
+      expect(policy.decide(apiError(status), 1, 0, 1000)).toBeUndefined()
     }
-    expect(policy.decide(new Error('bug'), 1, 0)).toBeUndefined()
+    expect(policy.decide(new Error('bug'), 1, 0, 1000)).toBeUndefined()
   })
 
-  it('honours Retry-After and never waits less than it says', () => {
+  it('honours a Retry-After longer than the floor and never waits less than it says', () => {
     const policy = new RetryPolicy({ random: () => 0 })
-    expect(policy.decide(apiError(429, '12'), 1, 0)).toEqual({
+    expect(policy.decide(apiError(429, '12'), 1, 0, 5000)).toEqual({
       delayMs: 12_000,
       reason: 'HTTP 429, Retry-After 12'
     })
-    // Retry-After: 0 does not make the action send at once.
-    expect(policy.decide(apiError(429, '0'), 1, 0)?.delayMs).toBe(1000)
+    // Jitter only ever adds to Retry-After.
+    const jittered = new RetryPolicy({ random: () => 0.999 })
+    const delay = jittered.decide(apiError(429, '12'), 1, 0, 5000)!.delayMs
+    expect(delay).toBeGreaterThanOrEqual(12_000)
+    expect(delay).toBeLessThanOrEqual(13_200)
   })
 
-  it('backs off exponentially with jitter from 1 s, capped at 60 s', () => {
+  it('a Retry-After shorter than the floor (0, a past date) waits the floor: never sooner than the next poll', () => {
+    const policy = new RetryPolicy({ random: () => 0 })
+    const now = Date.parse('2026-11-21T12:00:00Z')
+    expect(policy.decide(apiError(429, '0'), 1, now, 5000)?.delayMs).toBe(5000)
+    expect(policy.decide(apiError(429, '1'), 1, now, 5000)?.delayMs).toBe(5000)
+    const past = 'Sat, 21 Nov 2026 11:00:00 GMT'
+    expect(policy.decide(apiError(429, past), 1, now, 5000)?.delayMs).toBe(5000)
+  })
+
+  it.each([
+    ['429 without Retry-After', apiError(429)],
+    ['503', apiError(503)],
+    ['408', apiError(408)],
+    ['423', apiError(423)],
+    ['a reset', new NetworkError('GET /x', 'ECONNRESET')],
+    ['a time-out', new NetworkError('GET /x', 'no answer within 30.0 s')]
+  ])('after %s the first retry waits at least the floor', (_kind, error) => {
+    for (const random of [0, 0.5, 0.999]) {
+      const policy = new RetryPolicy({ random: () => random })
+      for (const floor of [1000, 5000, 30_000, 600_000]) {
+        expect(policy.decide(error, 1, 0, floor)!.delayMs).toBeGreaterThanOrEqual(floor)
+      }
+    }
+  })
+
+  it('backs off exponentially from the floor with up to 50 % jitter, capped at 60 s', () => {
     const low = new RetryPolicy({ random: () => 0 })
     const high = new RetryPolicy({ random: () => 0.999999 })
-    const lows = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((attempt) => low.backoff(attempt))
-    const highs = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((attempt) => high.backoff(attempt))
-    expect(lows).toEqual([1000, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000])
-    expect(highs).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000, 60_000])
+    const attempts = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    expect(attempts.map((attempt) => low.backoff(attempt, 5000))).toEqual([
+      5000, 10_000, 20_000, 40_000, 60_000, 60_000, 60_000, 60_000, 60_000
+    ])
+    expect(attempts.map((attempt) => high.backoff(attempt, 5000))).toEqual([
+      7500, 15_000, 30_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000
+    ])
     for (let attempt = 1; attempt < 20; attempt++) {
-      const delay = new RetryPolicy().backoff(attempt)
+      const delay = new RetryPolicy().backoff(attempt, 1000)
       expect(delay).toBeGreaterThanOrEqual(1000)
       expect(delay).toBeLessThanOrEqual(60_000)
     }
   })
 
+  it('a floor above 60 s (a long interval) is the wait itself', () => {
+    const policy = new RetryPolicy({ random: () => 0.999 })
+    expect(policy.backoff(1, 300_000)).toBe(300_000)
+    expect(policy.backoff(4, 300_000)).toBe(300_000)
+  })
+
   it('draws different waits for the same attempt (jitter)', () => {
     const values = [0.1, 0.9]
     const policy = new RetryPolicy({ random: () => values.shift() ?? 0 })
-    expect(policy.backoff(5)).not.toBe(policy.backoff(5))
+    expect(policy.backoff(2, 1000)).not.toBe(policy.backoff(2, 1000))
   })
 })
 
@@ -82,13 +119,14 @@ describe('withRetries', () => {
       {
         policy: new RetryPolicy({ random: () => 0 }),
         clock,
+        floorMs: 1000,
         deadline: 60_000,
         onRetry: (decision) => retries.push(decision.delayMs)
       }
     )
     expect(value).toBe('ok')
     expect(calls).toBe(4)
-    expect(clock.sleeps).toEqual([1000, 3000, 2000])
+    expect(clock.sleeps).toEqual([1000, 3000, 4000])
     expect(retries).toEqual(clock.sleeps)
   })
 
@@ -99,7 +137,7 @@ describe('withRetries', () => {
         async () => {
           throw apiError(401)
         },
-        { policy: new RetryPolicy(), clock, deadline: 60_000 }
+        { policy: new RetryPolicy(), clock, floorMs: 1000, deadline: 60_000 }
       )
     ).rejects.toMatchObject({ status: 401 })
     expect(clock.sleeps).toEqual([])
@@ -111,10 +149,29 @@ describe('withRetries', () => {
       async () => {
         throw apiError(429, '120')
       },
-      { policy: new RetryPolicy(), clock, deadline: 30_000 }
+      { policy: new RetryPolicy(), clock, floorMs: 1000, deadline: 30_000 }
     ).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(DeadlineExceededError)
     expect((error as DeadlineExceededError).lastError).toMatchObject({ status: 429 })
     expect(clock.sleeps).toEqual([])
+  })
+
+  it('tells every failure, retried or not', async () => {
+    const clock = new FakeClock(0)
+    const seen: unknown[] = []
+    const failures = [apiError(429), apiError(404)]
+    await withRetries(
+      async () => {
+        throw failures.shift()
+      },
+      {
+        policy: new RetryPolicy({ random: () => 0 }),
+        clock,
+        floorMs: 1000,
+        deadline: 60_000,
+        onFailure: (error) => seen.push(error)
+      }
+    ).catch(() => undefined)
+    expect(seen.map((error) => (error as ApiError).status)).toEqual([429, 404])
   })
 })

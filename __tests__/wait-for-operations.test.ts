@@ -3,6 +3,7 @@ import { ApiError, CancelledError } from '../src/errors.js'
 import type { Logger } from '../src/logger.js'
 import { isFinal } from '../src/operation-status.js'
 import { OperationIdsSource } from '../src/operation-sources.js'
+import { Pace } from '../src/pace.js'
 import { type WaitOptions, waitForOperations } from '../src/wait-for-operations.js'
 import { FakeClock } from './fixtures/fake-clock.js'
 import { OP_A, OP_B, OP_C, PROJECT } from './fixtures/operations.js'
@@ -10,7 +11,8 @@ import { ScriptedReader, deadlineError } from './fixtures/scripted-reader.js'
 
 function setup(
   scripts: ConstructorParameters<typeof ScriptedReader>[0],
-  options: Partial<WaitOptions> = {}
+  options: Partial<WaitOptions> = {},
+  intervalMs = 5000
 ) {
   const clock = new FakeClock(0)
   const lines: string[] = []
@@ -21,7 +23,6 @@ function setup(
   }
   const waitOptions: WaitOptions = {
     wait: true,
-    intervalMs: 5000,
     deadline: 600_000,
     failFast: false,
     ...options
@@ -31,9 +32,10 @@ function setup(
     isFinal(operation.status, waitOptions.failFast)
   )
   const controller = new AbortController()
+  const pace = new Pace(intervalMs, logger, () => 0)
   const run = () =>
-    waitForOperations(waitOptions, { source, clock, logger, signal: controller.signal })
-  return { clock, lines, reader, run, controller }
+    waitForOperations(waitOptions, { source, pace, clock, logger, signal: controller.signal })
+  return { clock, lines, reader, run, controller, pace }
 }
 
 describe('waitForOperations: one operation', () => {

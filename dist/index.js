@@ -4,7 +4,7 @@ import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_c
 /***/ 770:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-module.exports = __nccwpck_require__(218);
+/* unused reexport */ __nccwpck_require__(218);
 
 
 /***/ }),
@@ -24,10 +24,10 @@ var assert = __nccwpck_require__(2613);
 var util = __nccwpck_require__(9023);
 
 
-exports.httpOverHttp = httpOverHttp;
-exports.httpsOverHttp = httpsOverHttp;
-exports.httpOverHttps = httpOverHttps;
-exports.httpsOverHttps = httpsOverHttps;
+__webpack_unused_export__ = httpOverHttp;
+__webpack_unused_export__ = httpsOverHttp;
+__webpack_unused_export__ = httpOverHttps;
+__webpack_unused_export__ = httpsOverHttps;
 
 
 function httpOverHttp(options) {
@@ -317,7 +317,7 @@ __webpack_unused_export__ = Client
 __webpack_unused_export__ = Pool
 __webpack_unused_export__ = BalancedPool
 __webpack_unused_export__ = Agent
-module.exports.kT = ProxyAgent
+__webpack_unused_export__ = ProxyAgent
 __webpack_unused_export__ = EnvHttpProxyAgent
 __webpack_unused_export__ = RetryAgent
 __webpack_unused_export__ = RetryHandler
@@ -28374,7 +28374,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4403);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8779);
 
 const outcome = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28386,7 +28386,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4403:
+/***/ 8779:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28570,10 +28570,8 @@ function file_command_prepareKeyValueMessage(key, value) {
 const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
 // EXTERNAL MODULE: external "http"
 var external_http_ = __nccwpck_require__(8611);
-var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_http_, 2);
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
-var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
@@ -28666,7 +28664,7 @@ class DecodedURL extends URL {
 }
 //# sourceMappingURL=proxy.js.map
 // EXTERNAL MODULE: ./node_modules/tunnel/index.js
-var tunnel = __nccwpck_require__(770);
+var node_modules_tunnel = __nccwpck_require__(770);
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
@@ -28744,7 +28742,7 @@ const HttpResponseRetryCodes = [
     HttpCodes.ServiceUnavailable,
     HttpCodes.GatewayTimeout
 ];
-const RetryableHttpVerbs = ['OPTIONS', 'GET', 'DELETE', 'HEAD'];
+const RetryableHttpVerbs = (/* unused pure expression or super */ null && (['OPTIONS', 'GET', 'DELETE', 'HEAD']));
 const ExponentialBackoffCeiling = 10;
 const ExponentialBackoffTimeSlice = 5;
 class HttpClientError extends Error {
@@ -29093,7 +29091,7 @@ class lib_HttpClient {
     }
     getAgentDispatcher(serverUrl) {
         const parsedUrl = new URL(serverUrl);
-        const proxyUrl = getProxyUrl(parsedUrl);
+        const proxyUrl = pm.getProxyUrl(parsedUrl);
         const useProxy = proxyUrl && proxyUrl.hostname;
         if (!useProxy) {
             return;
@@ -29104,7 +29102,7 @@ class lib_HttpClient {
         const info = {};
         info.parsedUrl = requestUrl;
         const usingSsl = info.parsedUrl.protocol === 'https:';
-        info.httpModule = usingSsl ? external_https_namespaceObject : external_http_namespaceObject;
+        info.httpModule = usingSsl ? https : http;
         const defaultPort = usingSsl ? 443 : 80;
         info.options = {};
         info.options.host = info.parsedUrl.hostname;
@@ -29203,7 +29201,7 @@ class lib_HttpClient {
     }
     _getAgent(parsedUrl) {
         let agent;
-        const proxyUrl = getProxyUrl(parsedUrl);
+        const proxyUrl = pm.getProxyUrl(parsedUrl);
         const useProxy = proxyUrl && proxyUrl.hostname;
         if (this._keepAlive && useProxy) {
             agent = this._proxyAgent;
@@ -29218,7 +29216,7 @@ class lib_HttpClient {
         const usingSsl = parsedUrl.protocol === 'https:';
         let maxSockets = 100;
         if (this.requestOptions) {
-            maxSockets = this.requestOptions.maxSockets || external_http_.globalAgent.maxSockets;
+            maxSockets = this.requestOptions.maxSockets || http.globalAgent.maxSockets;
         }
         // This is `useProxy` again, but we need to check `proxyURl` directly for TypeScripts's flow analysis.
         if (proxyUrl && proxyUrl.hostname) {
@@ -29243,7 +29241,7 @@ class lib_HttpClient {
         // if tunneling agent isn't assigned create a new agent
         if (!agent) {
             const options = { keepAlive: this._keepAlive, maxSockets };
-            agent = usingSsl ? new external_https_.Agent(options) : new external_http_.Agent(options);
+            agent = usingSsl ? new https.Agent(options) : new http.Agent(options);
             this._agent = agent;
         }
         if (usingSsl && this._ignoreSslError) {
@@ -29266,7 +29264,7 @@ class lib_HttpClient {
             return proxyAgent;
         }
         const usingSsl = parsedUrl.protocol === 'https:';
-        proxyAgent = new undici/* ProxyAgent */.kT(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
+        proxyAgent = new ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
             token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`
         })));
         this._proxyAgentDispatcher = proxyAgent;
@@ -31404,6 +31402,10 @@ function describeApiError(details) {
     else if (status === 404) {
         text = `${capitalize(subject)} was not found (HTTP 404 on ${endpoint})`;
     }
+    else if (status >= 300 && status <= 399) {
+        const target = details.location ? ` to ${details.location}` : '';
+        text = `${endpoint} answered with a redirect (HTTP ${status}${target}), which was not followed: the API never redirects and the key goes only to api_host; check api_host`;
+    }
     else {
         text = `${endpoint} failed with HTTP ${status}`;
     }
@@ -31428,6 +31430,21 @@ class NetworkError extends Error {
         this.detail = detail;
     }
 }
+/**
+ * A request that no retry can help: api_host's name does not resolve, its certificate does not
+ * match, the proxy refuses us, or the answer is over the size cap. Fails the step at once.
+ */
+class UnrecoverableRequestError extends Error {
+    name = 'UnrecoverableRequestError';
+    constructor(endpoint, detail, culprit) {
+        const check = culprit === 'the API'
+            ? ''
+            : culprit === 'HTTPS_PROXY'
+                ? '; no retry can fix that: check HTTPS_PROXY and NO_PROXY'
+                : '; no retry can fix that: check api_host';
+        super(`${endpoint} failed: ${detail}${check}`);
+    }
+}
 /** A 2xx answer whose body is not what the action needs. */
 class ResponseFormatError extends Error {
     endpoint;
@@ -31442,7 +31459,9 @@ class DeadlineExceededError extends Error {
     lastError;
     name = 'DeadlineExceededError';
     constructor(lastError) {
-        super(`no retry fits before the deadline; last error: ${lastError.message}`);
+        super(lastError
+            ? `no retry fits before the deadline; last error: ${lastError.message}`
+            : 'the deadline passed before the next request');
         this.lastError = lastError;
     }
 }
@@ -31454,43 +31473,277 @@ class CancelledError extends Error {
     }
 }
 
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(7067);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(7030);
+// EXTERNAL MODULE: external "node:tls"
+var external_node_tls_ = __nccwpck_require__(1692);
+;// CONCATENATED MODULE: ./src/http-transport.ts
+/*
+ * The one place where bytes leave the process: a single GET over node:http/https with a hard time
+ * limit, an abort signal, a cap on the body, no redirects, and an HTTPS proxy tunnel (CONNECT) of
+ * its own. Every socket a request opens, the tunnel's included, is destroyed when the request ends,
+ * however it ends, so a silent server or proxy can never keep the process alive.
+ */
+
+
+
+
+/**
+ * Why a request got no usable answer. `retryable: false` means that sending it again cannot help
+ * (a host name that does not resolve, a certificate that does not match, a body over the cap, a
+ * proxy that refuses us); `culprit` names what to check.
+ */
+class TransportError extends Error {
+    detail;
+    retryable;
+    culprit;
+    name = 'TransportError';
+    constructor(detail, retryable, culprit = 'api_host') {
+        super(detail);
+        this.detail = detail;
+        this.retryable = retryable;
+        this.culprit = culprit;
+    }
+}
+/** Error codes of node:net, node:tls and node:http that no retry can fix. */
+const UNRECOVERABLE_CODES = new Set([
+    'ENOTFOUND',
+    'EAFNOSUPPORT',
+    'EADDRNOTAVAIL',
+    'ERR_INVALID_URL',
+    'ERR_INVALID_CHAR',
+    'ERR_INVALID_HTTP_TOKEN',
+    'ERR_UNESCAPED_CHARACTERS',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'ERR_SSL_WRONG_VERSION_NUMBER',
+    'EPROTO',
+    'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'CERT_UNTRUSTED',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
+]);
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i;
+/** The proxy for `target` from HTTPS_PROXY/https_proxy and NO_PROXY/no_proxy; never for loopback. */
+function proxyFor(target, env = process.env) {
+    if (target.protocol !== 'https:' || LOOPBACK.test(target.hostname))
+        return undefined;
+    const setting = env.https_proxy || env.HTTPS_PROXY;
+    if (!setting)
+        return undefined;
+    const host = target.hostname.toLowerCase();
+    const port = target.port || '443';
+    const bypass = (env.no_proxy || env.NO_PROXY || '')
+        .split(/[\s,]+/)
+        .map((entry) => entry.trim().toLowerCase())
+        .filter((entry) => entry !== '');
+    for (const entry of bypass) {
+        if (entry === '*')
+            return undefined;
+        const [entryHost, entryPort] = entry.split(/:(?=\d+$)/);
+        if (entryPort && entryPort !== port)
+            continue;
+        const suffix = entryHost.replace(/^\*?\./, '');
+        if (host === suffix || host.endsWith(`.${suffix}`))
+            return undefined;
+    }
+    let proxy;
+    try {
+        proxy = new URL(setting.includes('://') ? setting : `http://${setting}`);
+    }
+    catch {
+        throw new TransportError('HTTPS_PROXY is not a URL', false, 'HTTPS_PROXY');
+    }
+    if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
+        throw new TransportError(`HTTPS_PROXY uses ${proxy.protocol}; only http:// and https:// proxies are supported`, false, 'HTTPS_PROXY');
+    }
+    return proxy;
+}
+/** The proxy as `host:port`, never with its credentials. */
+function describeProxy(proxy) {
+    return `${proxy.hostname}:${proxy.port || (proxy.protocol === 'https:' ? 443 : 80)}`;
+}
+/**
+ * One GET. Resolves with any HTTP status (redirects are returned, not followed); rejects with a
+ * TransportError, or with `signal.reason` when the signal aborts.
+ */
+async function httpGet(url, options) {
+    const controller = new AbortController();
+    const sockets = new Set();
+    const timer = setTimeout(() => controller.abort(new TransportError(`no answer within ${Math.round(options.timeLimitMs)} ms`, true)), options.timeLimitMs);
+    const onOuterAbort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted)
+        onOuterAbort();
+    options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    const aborted = new Promise((_, reject) => {
+        const fail = () => reject(controller.signal.reason);
+        if (controller.signal.aborted)
+            fail();
+        controller.signal.addEventListener('abort', fail, { once: true });
+    });
+    aborted.catch(() => undefined);
+    try {
+        const exchange = async () => {
+            const proxy = proxyFor(url, options.env);
+            const tunnel = proxy ? await openTunnel(proxy, url, sockets, controller.signal) : undefined;
+            return await exchangeOnce(url, options, tunnel, sockets, controller.signal);
+        };
+        return await Promise.race([exchange(), aborted]);
+    }
+    finally {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onOuterAbort);
+        for (const socket of sockets)
+            socket.destroy();
+    }
+}
+function exchangeOnce(url, options, tunnel, sockets, signal) {
+    return new Promise((resolve, reject) => {
+        const secure = url.protocol === 'https:';
+        const hostname = url.hostname.replace(/^\[|\]$/g, '');
+        const request = (secure ? external_node_https_namespaceObject : external_node_http_).request(url, {
+            method: 'GET',
+            headers: { ...options.headers, Connection: 'close' },
+            agent: false,
+            signal,
+            ...(tunnel
+                ? {
+                    createConnection: () => external_node_tls_.connect({
+                        socket: tunnel,
+                        servername: (0,external_node_net_.isIP)(hostname) ? undefined : hostname
+                    })
+                }
+                : {})
+        });
+        request.on('socket', (socket) => sockets.add(socket));
+        request.on('error', (error) => reject(classify(error)));
+        request.on('response', (response) => {
+            const declared = Number(response.headers['content-length']);
+            if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
+                response.destroy();
+                return reject(tooLarge(options.maxBodyBytes));
+            }
+            const chunks = [];
+            let size = 0;
+            response.on('data', (chunk) => {
+                size += chunk.length;
+                if (size > options.maxBodyBytes) {
+                    response.destroy();
+                    reject(tooLarge(options.maxBodyBytes));
+                }
+                else {
+                    chunks.push(chunk);
+                }
+            });
+            response.on('error', (error) => reject(classify(error)));
+            response.on('aborted', () => reject(new TransportError('the answer was cut off', true)));
+            response.on('end', () => resolve({
+                status: response.statusCode ?? 0,
+                headers: response.headers,
+                body: Buffer.concat(chunks).toString('utf8')
+            }));
+        });
+        request.end();
+    });
+}
+/** CONNECT through the proxy; resolves with the raw tunnel socket to the target. */
+function openTunnel(proxy, target, sockets, signal) {
+    const authority = `${target.hostname}:${target.port || 443}`;
+    const headers = { Host: authority };
+    if (proxy.username || proxy.password) {
+        const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+        headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    }
+    const via = describeProxy(proxy);
+    return new Promise((resolve, reject) => {
+        const request = (proxy.protocol === 'https:' ? external_node_https_namespaceObject : external_node_http_).request({
+            host: proxy.hostname.replace(/^\[|\]$/g, ''),
+            port: proxy.port || (proxy.protocol === 'https:' ? 443 : 80),
+            method: 'CONNECT',
+            path: authority,
+            headers,
+            agent: false,
+            signal
+        });
+        request.on('socket', (socket) => sockets.add(socket));
+        request.on('connect', (response, socket) => {
+            sockets.add(socket);
+            if (response.statusCode === 200)
+                return resolve(socket);
+            socket.destroy();
+            const status = response.statusCode ?? 0;
+            const retryable = status >= 500 || status === 429 || status === 408;
+            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY) answered CONNECT with HTTP ${status}`, retryable, 'HTTPS_PROXY'));
+        });
+        request.on('error', (error) => {
+            const failure = classify(error);
+            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY): ${failure.detail}`, failure.retryable, 'HTTPS_PROXY'));
+        });
+        request.end();
+    });
+}
+function tooLarge(maxBytes) {
+    return new TransportError(`the answer is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB; stopped reading`, false, 'the API');
+}
+/** Duck-typed: errors of node:http may come from another realm (e.g. under a test VM). */
+function classify(error) {
+    const { code, message } = (error ?? {});
+    const text = typeof message === 'string' ? message : String(error);
+    const detail = typeof code === 'string' && !text.includes(code) ? `${code} (${text})` : text;
+    return new TransportError(detail, !(typeof code === 'string' && UNRECOVERABLE_CODES.has(code)));
+}
+
 ;// CONCATENATED MODULE: ./src/retry-policy.ts
 
 /** Statuses that say "try again later"; every request of the action is a GET, so retrying is safe. */
 const RETRYABLE_STATUSES = new Set([408, 423, 429, 500, 502, 503, 504]);
+/** Share of a wait added at random, so that gates refused together do not come back together. */
+const JITTER = 0.5;
+/** Share of a Retry-After added at random on top of it (never taken off). */
+const RETRY_AFTER_JITTER = 0.1;
 /**
- * When to retry and how long to wait first. Retry-After (seconds or an HTTP date) is honoured and
- * never shortened; otherwise the wait grows exponentially from `initialDelayMs` to `maxDelayMs`,
- * each wait drawn from the upper half of its step (so never below `initialDelayMs`).
+ * When to retry and how long to wait first. The wait starts at `floorMs` (during a wait: the
+ * current polling pace, so a retry never goes out sooner than the next poll would have) and doubles
+ * with each retry, with up to 50 % jitter on top, capped at 60 s (or at the floor, if that is
+ * longer). A Retry-After (seconds or an HTTP date) that asks for longer wins and is never shortened.
  */
 class RetryPolicy {
-    initialDelayMs;
     maxDelayMs;
     random;
     constructor(options = {}) {
-        this.initialDelayMs = options.initialDelayMs ?? 1000;
         this.maxDelayMs = options.maxDelayMs ?? 60_000;
         this.random = options.random ?? Math.random;
     }
     /** The wait before retry number `attempt` (1 = first retry), or undefined: do not retry. */
-    decide(error, attempt, now) {
+    decide(error, attempt, now, floorMs) {
         if (error instanceof NetworkError) {
-            return { delayMs: this.backoff(attempt), reason: `no answer (${error.detail})` };
+            return { delayMs: this.backoff(attempt, floorMs), reason: `no answer (${error.detail})` };
         }
         if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status))
             return undefined;
+        const backoffMs = this.backoff(attempt, floorMs);
         const retryAfterMs = parseRetryAfter(error.retryAfter, now);
         if (retryAfterMs !== undefined) {
+            const honoured = Math.round(retryAfterMs * (1 + this.random() * RETRY_AFTER_JITTER));
             return {
-                delayMs: Math.max(retryAfterMs, this.initialDelayMs),
+                delayMs: Math.max(honoured, backoffMs),
                 reason: `HTTP ${error.status}, Retry-After ${error.retryAfter}`
             };
         }
-        return { delayMs: this.backoff(attempt), reason: `HTTP ${error.status}` };
+        return { delayMs: backoffMs, reason: `HTTP ${error.status}` };
     }
-    backoff(attempt) {
-        const step = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** Math.max(0, attempt - 1));
-        return Math.max(this.initialDelayMs, Math.round(step / 2 + (this.random() * step) / 2));
+    /** floor × 2^(attempt−1), plus up to 50 % jitter, capped at max(60 s, floor); never below floor. */
+    backoff(attempt, floorMs) {
+        const cap = Math.max(floorMs, this.maxDelayMs);
+        const step = Math.min(cap, floorMs * 2 ** Math.max(0, attempt - 1));
+        return Math.round(Math.min(cap, step * (1 + this.random() * JITTER)));
     }
 }
 /** Retry-After is either delay-seconds or an HTTP date; undefined when absent or unreadable. */
@@ -31515,23 +31768,18 @@ async function withRetries(attempt, context) {
         catch (error) {
             if (context.signal?.aborted)
                 throw error;
-            const decision = context.policy.decide(error, retry, context.clock.now());
+            context.onFailure?.(error);
+            const now = context.clock.now();
+            const decision = context.policy.decide(error, retry, now, context.floorMs);
             if (decision === undefined)
                 throw error;
             const lastError = error;
-            if (context.clock.now() + decision.delayMs > context.deadline) {
+            if (now + decision.delayMs > context.deadline)
                 throw new DeadlineExceededError(lastError);
-            }
             context.onRetry?.(decision, lastError, retry);
             await context.clock.sleep(decision.delayMs, context.signal);
         }
     }
-}
-
-;// CONCATENATED MODULE: ./src/secret.ts
-/** Replaces every occurrence of the secret; applied to anything that came from the outside world. */
-function redactSecret(text, secret) {
-    return secret ? text.split(secret).join('***') : text;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -41125,6 +41373,101 @@ const ErrorBodySchema = object({
     request_id: optionalString
 });
 
+;// CONCATENATED MODULE: ./src/untrusted-text.ts
+/*
+ * Everything the server sends is untrusted. This module is the one place that makes such text safe
+ * for each sink: the log (workflow commands, ANSI escapes, direction marks), the job summary (HTML
+ * inside Markdown) and the size limits of every sink. Secrets are redacted first, in every encoding
+ * they could travel in, before any escaping.
+ */
+const REDACTED = '***';
+/** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
+class Redactor {
+    forms = [];
+    constructor(secrets = []) {
+        for (const secret of secrets)
+            this.add(secret);
+    }
+    add(secret) {
+        if (!secret)
+            return;
+        const candidates = [
+            secret,
+            JSON.stringify(secret).slice(1, -1),
+            escapeHtmlEntities(secret),
+            encodeURIComponent(secret),
+            Buffer.from(secret).toString('base64').replace(/=+$/, ''),
+            Buffer.from(secret).toString('base64url')
+        ];
+        this.forms = [...new Set([...this.forms, ...candidates])]
+            .filter((form) => form.length >= 4)
+            .sort((a, b) => b.length - a.length);
+    }
+    redact(text) {
+        let result = text;
+        for (const form of this.forms)
+            result = result.split(form).join(REDACTED);
+        return result;
+    }
+    /** Redacts every string inside parsed JSON (keys included), before anything else reads it. */
+    redactJson(value) {
+        if (typeof value === 'string')
+            return this.redact(value);
+        if (Array.isArray(value))
+            return value.map((item) => this.redactJson(item));
+        if (value !== null && typeof value === 'object') {
+            return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.redact(key), this.redactJson(item)]));
+        }
+        return value;
+    }
+}
+/** Cuts text to `maxChars`, saying visibly how much was cut. */
+function truncate(text, maxChars) {
+    if (text.length <= maxChars)
+        return text;
+    let end = maxChars;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff)
+        end--; // never split a surrogate pair
+    return `${text.slice(0, end)}… [${text.length - end} more characters]`;
+}
+/**
+ * C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the bidirectional
+ * formatting marks that make text read differently from what it is.
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED_ESCAPES = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+function visibleEscape(character) {
+    return NAMED_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+/** Longest log line the action writes; API text beyond it is cut with a marker. */
+const MAX_LOG_CHARS = 4000;
+/**
+ * For a line of the job log: no new line, carriage return or other control character survives
+ * (each becomes a visible escape such as `\n`), so API text can never start a line of its own and
+ * be read by the runner as a workflow command (`::set-output`, `::add-mask::`, `::stop-commands::`).
+ */
+function forLog(text) {
+    return truncate(text, MAX_LOG_CHARS).replace(UNSAFE_CHARACTERS, visibleEscape);
+}
+function escapeHtmlEntities(text) {
+    return text
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, '&#39;');
+}
+/**
+ * For the job summary, which is HTML inside Markdown: entities escaped, and every line break
+ * (`\n`, a lone `\r`, U+2028) and control character removed, because a line break could end the
+ * HTML block and let the rest be read as Markdown (a heading, a link, an image).
+ */
+function forHtml(text, maxChars) {
+    return escapeHtmlEntities(truncate(text, maxChars)).replace(UNSAFE_CHARACTERS, ' ');
+}
+
 ;// CONCATENATED MODULE: ./src/version.ts
 // Kept equal to package.json's version by a test.
 const ACTION_NAME = 'neon-operations-gate';
@@ -41140,8 +41483,40 @@ const ACTION_VERSION = '0.1.0';
 
 /** The live API accepts 1-400 projects per page (default 10). */
 const PROJECTS_PAGE_LIMIT = 400;
-/** Never let one request outlive the overall deadline by more than this. */
-const MIN_REQUEST_TIME_MS = 1000;
+/** At most this many pages of projects (20,000 projects), with a warning if reached. */
+const MAX_PROJECT_PAGES = 50;
+/** The first wait before retrying a request that lists projects (it is not paced by polling). */
+const LISTING_RETRY_FLOOR_MS = 2000;
+/** The largest answer read; a page of 500 operations is well under 1 MiB. */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * Requests may start, and must be over, until this long after the deadline (so the last read at the
+ * deadline can happen): nothing the client does outlives `timeout` by more than this.
+ */
+const DEADLINE_GRACE_MS = 1000;
+/**
+ * Reads pages newest first until the last one (shorter than `limit`, or without a cursor), until
+ * `onPage` returns false, until `maxPages`, or until the API hands out a cursor it gave before (a
+ * server that cycles must not keep the walk going forever). Says which of these ended it.
+ */
+async function walkPages(readPage, options) {
+    const cursors = new Set();
+    let cursor;
+    for (let pages = 1;; pages++) {
+        const page = await readPage(cursor);
+        if (options.onPage(page) === false)
+            return 'stopped';
+        const next = page.pagination?.cursor ?? undefined;
+        if (options.length(page) < options.limit || !next)
+            return 'last page';
+        if (cursors.has(next) || next === cursor)
+            return 'repeated cursor';
+        if (pages >= options.maxPages)
+            return 'page cap';
+        cursors.add(next);
+        cursor = next;
+    }
+}
 /** GET-only client of the management API; every request goes through the retry policy. */
 class ApiClient {
     options;
@@ -41154,29 +41529,50 @@ class ApiClient {
     async listProjects(orgId) {
         const projects = new Map();
         const unavailable = new Set();
-        let cursor;
-        for (;;) {
-            const page = await this.get(['projects'], { limit: String(PROJECTS_PAGE_LIMIT), cursor, org_id: orgId }, ProjectListSchema, orgId ? `the projects of organization "${orgId}"` : 'the list of projects');
-            for (const project of page.projects)
-                projects.set(project.id, project);
-            for (const id of page.unavailable_project_ids ?? [])
-                unavailable.add(id);
-            const next = nextPageCursor(page.projects.length, PROJECTS_PAGE_LIMIT, page.pagination, cursor);
-            if (next === undefined)
-                break;
-            cursor = next;
+        const end = await walkPages((cursor) => this.get(['projects'], { limit: String(PROJECTS_PAGE_LIMIT), cursor, org_id: orgId }, ProjectListSchema, orgId ? `the projects of organization "${orgId}"` : 'the list of projects', LISTING_RETRY_FLOOR_MS), {
+            limit: PROJECTS_PAGE_LIMIT,
+            maxPages: MAX_PROJECT_PAGES,
+            length: (page) => page.projects.length,
+            onPage: (page) => {
+                for (const project of page.projects)
+                    projects.set(project.id, project);
+                for (const id of page.unavailable_project_ids ?? [])
+                    unavailable.add(id);
+            }
+        });
+        if (end === 'page cap') {
+            this.options.logger.warning(`Listed the first ${MAX_PROJECT_PAGES} pages of projects only (${projects.size} projects)`);
+        }
+        else if (end === 'repeated cursor') {
+            this.options.logger.warning(`The API handed out a page cursor it had given before; stopped listing at ${projects.size} projects`);
         }
         return { projects: [...projects.values()], unavailableProjectIds: [...unavailable] };
     }
-    /** One page of the project's operations, newest first. */
-    listOperations(projectId, page) {
-        return this.get(['projects', projectId, 'operations'], { limit: String(page.limit), cursor: page.cursor }, OperationListSchema, `project "${projectId}"`);
+    /** One page of the project's operations, newest first; each must belong to the project. */
+    async listOperations(projectId, page) {
+        const endpoint = `GET /projects/${projectId}/operations`;
+        const list = await this.get(['projects', projectId, 'operations'], { limit: String(page.limit), cursor: page.cursor }, OperationListSchema, `project "${projectId}"`, this.options.pace.currentMs);
+        for (const operation of list.operations) {
+            if (operation.project_id && operation.project_id !== projectId) {
+                throw new ResponseFormatError(endpoint, `operation "${operation.id}" belongs to project "${operation.project_id}", not the one asked for`);
+            }
+        }
+        return list;
     }
+    /** One operation; the answer must be that operation of that project. */
     async getOperation(projectId, operationId) {
-        const response = await this.get(['projects', projectId, 'operations', operationId], {}, OperationResponseSchema, `operation "${operationId}" of project "${projectId}"`);
-        return response.operation;
+        const { operation } = await this.get(['projects', projectId, 'operations', operationId], {}, OperationResponseSchema, `operation "${operationId}" of project "${projectId}"`, this.options.pace.currentMs);
+        const mismatch = operation.id.toLowerCase() !== operationId.toLowerCase()
+            ? `operation "${operation.id}"`
+            : operation.project_id && operation.project_id !== projectId
+                ? `an operation of project "${operation.project_id}"`
+                : undefined;
+        if (mismatch) {
+            throw new ResponseFormatError(`GET /projects/${projectId}/operations/${operationId}`, `the answer is ${mismatch}, not the one asked for`);
+        }
+        return operation;
     }
-    async get(segments, query, schema, subject) {
+    async get(segments, query, schema, subject, retryFloorMs) {
         const path = '/' + segments.map(encodeURIComponent).join('/');
         const endpoint = `GET ${path}`;
         const search = new URLSearchParams();
@@ -41185,127 +41581,112 @@ class ApiClient {
                 search.set(name, value);
         }
         const target = `${path}${search.size > 0 ? `?${search}` : ''}`;
-        const url = `${this.baseUrl}${target}`;
-        const { clock, logger } = this.options;
-        const response = await withRetries(async () => {
+        const url = new URL(`${this.baseUrl}${target}`);
+        const { clock, logger, pace } = this.options;
+        const answer = await withRetries(async () => {
+            if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
+                throw new DeadlineExceededError();
+            }
             this.stats.requests++;
             logger.debug(`GET ${target}`);
             const raw = await this.send(url, endpoint);
             if (raw.status < 200 || raw.status > 299) {
-                throw apiErrorFrom({ ...raw, body: redactSecret(raw.body, this.options.apiKey) }, endpoint, subject);
+                throw this.apiErrorFrom(raw, endpoint, subject);
             }
             return raw;
         }, {
             policy: this.options.retryPolicy,
             clock,
+            floorMs: retryFloorMs,
             deadline: this.options.deadline,
             signal: this.options.signal,
+            onFailure: (error) => {
+                if (error instanceof ApiError && error.status === 429)
+                    pace.onRateLimited();
+            },
             onRetry: (decision, error) => {
                 this.stats.retries++;
                 logger.debug(error.message);
                 logger.info(`${endpoint}: ${decision.reason}; retrying in ${formatDuration(decision.delayMs)}`);
             }
         });
-        return parseBody(response.body, schema, endpoint);
+        return this.parseBody(answer.body, schema, endpoint);
     }
-    /**
-     * One request, bounded by the per-request limit, the overall deadline and the abort signal.
-     * http-client has no way to abort a request, so each request gets its own client, whose dispose()
-     * destroys the socket: a request cut short must not keep the process alive until the server
-     * answers.
-     */
+    /** One request, bounded by the per-request limit, the deadline (plus grace) and the signal. */
     async send(url, endpoint) {
         const { clock, signal } = this.options;
         signal?.throwIfAborted();
-        const timeLimitMs = Math.min(this.options.requestTimeoutMs, Math.max(MIN_REQUEST_TIME_MS, this.options.deadline - clock.now()));
-        const http = new lib_HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [], {
-            allowRetries: false,
-            keepAlive: true,
-            socketTimeout: timeLimitMs
-        });
-        const request = (async () => {
-            const response = await http.get(url, {
-                Authorization: `Bearer ${this.options.apiKey}`,
-                Accept: 'application/json'
-            });
-            const body = await response.readBody();
-            const retryAfter = response.message.headers['retry-after'];
-            return { status: response.message.statusCode ?? 0, retryAfter, body };
-        })();
-        let timer;
-        let onAbort;
-        const limits = new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new NetworkError(endpoint, `no answer within ${formatDuration(timeLimitMs)}`)), timeLimitMs);
-            onAbort = () => reject(signal?.reason);
-            signal?.addEventListener('abort', onAbort, { once: true });
-        });
+        // Cut at the deadline; only a request started in its last second (the last read) gets the grace.
+        const untilDeadline = this.options.deadline - clock.now();
+        const timeLimitMs = Math.max(1, Math.min(this.options.requestTimeoutMs, untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS));
         try {
-            return await Promise.race([
-                request.catch((error) => {
-                    throw new NetworkError(endpoint, redactSecret(networkErrorDetail(error), this.options.apiKey));
-                }),
-                limits
-            ]);
+            return await httpGet(url, {
+                headers: {
+                    Authorization: `Bearer ${this.options.apiKey}`,
+                    Accept: 'application/json',
+                    'User-Agent': `${ACTION_NAME}/${ACTION_VERSION}`
+                },
+                timeLimitMs,
+                maxBodyBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES,
+                signal,
+                env: this.options.env
+            });
         }
-        finally {
-            clearTimeout(timer);
-            if (onAbort)
-                signal?.removeEventListener('abort', onAbort);
-            // The loser of the race may still settle; it must not become an unhandled rejection.
-            request.catch(() => undefined);
-            http.dispose();
+        catch (error) {
+            if (signal?.aborted || !(error instanceof TransportError))
+                throw error;
+            const detail = this.options.redactor.redact(error.detail);
+            if (error.retryable) {
+                const timedOut = detail.startsWith('no answer within');
+                throw new NetworkError(endpoint, timedOut ? `no answer within ${formatDuration(timeLimitMs)}` : detail);
+            }
+            throw new UnrecoverableRequestError(endpoint, detail, error.culprit);
         }
     }
-}
-/**
- * The cursor of the next page, or undefined on the last one: a page shorter than the limit asked
- * for, or without a new cursor (a repeated cursor would loop forever).
- */
-function nextPageCursor(pageLength, limit, pagination, cursor) {
-    const next = pagination?.cursor ?? undefined;
-    return pageLength < limit || !next || next === cursor ? undefined : next;
-}
-function apiErrorFrom(raw, endpoint, subject) {
-    let body = {};
-    try {
-        const parsed = ErrorBodySchema.safeParse(JSON.parse(raw.body));
-        if (parsed.success)
-            body = parsed.data;
+    apiErrorFrom(raw, endpoint, subject) {
+        let body = {};
+        try {
+            const parsed = ErrorBodySchema.safeParse(this.options.redactor.redactJson(JSON.parse(raw.body)));
+            if (parsed.success)
+                body = parsed.data;
+        }
+        catch {
+            // An error answer without a JSON body still has its status.
+        }
+        const header = (name) => {
+            const value = raw.headers[name];
+            return typeof value === 'string'
+                ? this.options.redactor.redact(truncate(value, 200))
+                : undefined;
+        };
+        return new ApiError({
+            status: raw.status,
+            endpoint,
+            subject,
+            code: body.code ?? undefined,
+            apiMessage: body.message ?? undefined,
+            requestId: body.request_id ?? undefined,
+            retryAfter: header('retry-after'),
+            location: header('location')
+        });
     }
-    catch {
-        // An error answer without a JSON body still has its status.
+    /** JSON, secrets redacted from every string, then checked against the schema. */
+    parseBody(body, schema, endpoint) {
+        let json;
+        try {
+            json = JSON.parse(body);
+        }
+        catch {
+            throw new ResponseFormatError(endpoint, 'the body is not JSON');
+        }
+        const parsed = schema.safeParse(this.options.redactor.redactJson(json));
+        if (!parsed.success) {
+            const issue = parsed.error.issues[0];
+            const field = issue.path.length > 0 ? issue.path.join('.') : '(body)';
+            throw new ResponseFormatError(endpoint, `field "${field}": ${issue.message}`);
+        }
+        return parsed.data;
     }
-    return new ApiError({
-        status: raw.status,
-        endpoint,
-        subject,
-        code: body.code ?? undefined,
-        apiMessage: body.message ?? undefined,
-        requestId: body.request_id ?? undefined,
-        retryAfter: raw.retryAfter
-    });
-}
-function parseBody(body, schema, endpoint) {
-    let json;
-    try {
-        json = JSON.parse(body);
-    }
-    catch {
-        throw new ResponseFormatError(endpoint, 'the body is not JSON');
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const field = issue.path.length > 0 ? issue.path.join('.') : '(body)';
-        throw new ResponseFormatError(endpoint, `field "${field}": ${issue.message}`);
-    }
-    return parsed.data;
-}
-function networkErrorDetail(error) {
-    // Duck-typed: errors from node:http may come from another realm (e.g. under a test VM).
-    const { code, message } = (error ?? {});
-    const text = typeof message === 'string' ? message : String(error);
-    return typeof code === 'string' ? `${code} (${text})` : text;
 }
 
 ;// CONCATENATED MODULE: ./src/clock.ts
@@ -41335,6 +41716,17 @@ const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
 const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MIN_DURATION_MS = 1000;
+/** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
+const MAX_INTERVAL_MS = 60 * 60 * 1000;
+/** A self-hosted runner's job may run 5 days; a gate never needs longer. */
+const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
+/**
+ * Each id is one request per poll: 40 is the API's per-route burst limit, and 40 requests every
+ * 5 s is under 60 % of the account's 700 a minute.
+ */
+const MAX_OPERATION_IDS = 40;
+/** What an HTTP header can carry: visible ASCII, no spaces. */
+const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 const INPUT_NAMES = [
     'api_key',
@@ -41362,7 +41754,7 @@ function booleanInput(defaultValue) {
         return NEVER;
     });
 }
-function durationInput(defaultText) {
+function durationInput(defaultText, maxMs, maxText) {
     return schemas_string().transform((raw, ctx) => {
         const text = raw.trim() || defaultText;
         const ms = parseDuration(text);
@@ -41375,6 +41767,10 @@ function durationInput(defaultText) {
         }
         if (ms < MIN_DURATION_MS) {
             ctx.addIssue({ code: 'custom', message: `"${text}" is below the minimum of 1 second` });
+            return NEVER;
+        }
+        if (ms > maxMs) {
+            ctx.addIssue({ code: 'custom', message: `"${text}" is above the maximum of ${maxText}` });
             return NEVER;
         }
         return ms;
@@ -41405,7 +41801,15 @@ const operationIdsInput = schemas_string().transform((raw, ctx) => {
         });
         return NEVER;
     }
-    return [...new Set(ids)];
+    const unique = [...new Set(ids)];
+    if (unique.length > MAX_OPERATION_IDS) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `${unique.length} operation ids given, at most ${MAX_OPERATION_IDS} are accepted (each is one request per poll against the account's shared rate limit); gate the project or branch instead (project_id, branch_id)`
+        });
+        return NEVER;
+    }
+    return unique;
 });
 const apiHostInput = schemas_string().transform((raw, ctx) => {
     const text = raw.trim() || DEFAULT_API_HOST;
@@ -41415,7 +41819,13 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
         url = new URL(text);
     }
     catch {
-        ctx.addIssue({ code: 'custom', message: `"${text}" is not an address; expected ${accepted}` });
+        const shown = /[@\s]/.test(text) ? 'the value' : `"${text}"`;
+        ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` });
+        return NEVER;
+    }
+    if (url.username || url.password) {
+        // Never repeat the credentials in the error.
+        ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
         return NEVER;
     }
     const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.test(url.hostname);
@@ -41423,10 +41833,10 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
         ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
         return NEVER;
     }
-    if (url.username || url.password || url.search || url.hash) {
+    if (url.search || url.hash) {
         ctx.addIssue({
             code: 'custom',
-            message: `must not carry credentials, a query or a fragment; expected ${accepted}`
+            message: `must not carry a query or a fragment; expected ${accepted}`
         });
         return NEVER;
     }
@@ -41435,15 +41845,16 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
 const InputsSchema = object({
     api_key: schemas_string()
         .transform((raw) => raw.trim())
-        .refine((key) => key !== '', 'required; pass the API key secret'),
+        .refine((key) => key !== '', 'required; pass the API key secret')
+        .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'),
     project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
     operation_id: operationIdsInput,
     branch_id: idInput(ID_PATTERN, 'a branch id matching ^[a-z0-9-]{1,60}$'),
     list_projects: booleanInput(false),
     org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
     wait: booleanInput(true),
-    interval: durationInput('5s'),
-    timeout: durationInput('10m'),
+    interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
+    timeout: durationInput('10m', MAX_TIMEOUT_MS, '5 days (120h)'),
     fail_fast: booleanInput(false),
     api_host: apiHostInput
 })
@@ -41550,6 +41961,7 @@ class OperationIdsSource {
     ids;
     isDone;
     states = new Map();
+    completedPolls = 0;
     constructor(reader, projectId, ids, isDone) {
         this.reader = reader;
         this.projectId = projectId;
@@ -41563,6 +41975,7 @@ class OperationIdsSource {
                 continue;
             this.states.set(id, await this.reader.getOperation(this.projectId, id));
         }
+        this.completedPolls++;
     }
     get operations() {
         return this.ids.flatMap((id) => this.states.get(id) ?? []);
@@ -41582,64 +41995,71 @@ const GATE_POLL_PAGE_LIMIT = 100;
 /** At most this many pages on each later poll; older pending operations are read by id. */
 const GATE_MAX_POLL_PAGES = 3;
 /**
+ * At most this many pending operations read by id in one poll, those read longest ago first; the
+ * others keep their last-seen (not final) state until their turn, so a poll's cost stays bounded
+ * even with thousands in flight, and nothing can pass unread.
+ */
+const GATE_MAX_READS_BY_ID = 20;
+/**
  * The project gate: every operation of the project (or of one branch) that is in flight.
  *
  * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
  * operations that are not final. Why that is safe: the gate waits for work that was just started,
  * by this workflow or a concurrent one; the control plane finishes operations in seconds to
- * minutes, and one still in flight after a day is stuck, which a gate could only time out on.
+ * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
+ * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
  *
  * Later polls: read from the newest operation down to the oldest one still pending, at most
- * GATE_MAX_POLL_PAGES pages, and read any pending operation beyond that by id. The cost of a poll
- * depends on how recent the pending operations are, not on how many there are. Operations created
- * after the first poll are waited on too, even if they were already final when first seen (a failure
- * among them fails the gate).
+ * GATE_MAX_POLL_PAGES pages, and read pending operations beyond that by id (GATE_MAX_READS_BY_ID a
+ * poll). Operations never seen before are waited on too, even if they were already final when first
+ * seen (a failure among them fails the gate).
  */
 class ProjectGateSource {
     options;
     tracked = new Map();
-    newestSeenAt;
-    discovered = false;
+    /** Every operation id any list has shown; one not in it is new. */
+    seen = new Set();
+    /** The poll in which a pending operation was last read by id. */
+    readByIdAt = new Map();
+    completedPolls = 0;
+    warnedUnreadableTime = false;
     constructor(options) {
         this.options = options;
     }
     get operations() {
-        return [...this.tracked.values()].sort((a, b) => createdAt(b) - createdAt(a));
+        return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0);
     }
     async poll() {
-        if (this.discovered) {
-            await this.refresh();
-        }
-        else {
+        if (this.completedPolls === 0)
             await this.discover();
-            this.discovered = true;
-        }
+        else
+            await this.refresh();
+        this.completedPolls++;
     }
     async discover() {
         const { reader, projectId, clock, logger, isDone } = this.options;
         const horizon = clock.now() - GATE_LOOKBACK_MS;
-        let cursor;
-        for (let pages = 1;; pages++) {
-            const page = await reader.listOperations(projectId, {
-                limit: GATE_DISCOVERY_PAGE_LIMIT,
-                cursor
-            });
-            for (const operation of page.operations) {
-                this.noteSeen(operation);
-                const inWindow = createdAt(operation) >= horizon;
-                if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
-                    this.tracked.set(operation.id, operation);
+        const end = await walkPages((cursor) => reader.listOperations(projectId, { limit: GATE_DISCOVERY_PAGE_LIMIT, cursor }), {
+            limit: GATE_DISCOVERY_PAGE_LIMIT,
+            maxPages: GATE_MAX_DISCOVERY_PAGES,
+            length: (page) => page.operations.length,
+            onPage: (page) => {
+                for (const operation of page.operations) {
+                    this.seen.add(operation.id);
+                    const time = this.createdAt(operation);
+                    const inWindow = time === undefined || time >= horizon;
+                    if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
+                        this.tracked.set(operation.id, operation);
+                    }
                 }
+                return !isOlderThan(page.operations.at(-1), horizon);
             }
-            const next = nextPageCursor(page.operations.length, GATE_DISCOVERY_PAGE_LIMIT, page.pagination, cursor);
-            const last = page.operations.at(-1);
-            if (next === undefined || !last || createdAt(last) < horizon)
-                return;
-            if (pages >= GATE_MAX_DISCOVERY_PAGES) {
-                logger.warning(`Project gate: looked at the newest ${pages * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`);
-                return;
-            }
-            cursor = next;
+        });
+        if (end === 'page cap') {
+            logger.warning(`Project gate: looked at the newest ${GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`);
+        }
+        else if (end === 'repeated cursor') {
+            logger.warning('Project gate: the API handed out a page cursor it had given before');
         }
     }
     async refresh() {
@@ -41647,41 +42067,60 @@ class ProjectGateSource {
         const pending = [...this.tracked.values()].filter((operation) => !isDone(operation));
         if (pending.length === 0)
             return;
-        const oldestPendingAt = Math.min(...pending.map(createdAt));
-        const discoveredUntil = this.newestSeenAt ?? -Infinity;
-        const seen = new Set();
-        let cursor;
-        for (let pages = 1; pages <= GATE_MAX_POLL_PAGES; pages++) {
-            const page = await reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor });
-            for (const operation of page.operations) {
-                seen.add(operation.id);
-                const isNew = createdAt(operation) > discoveredUntil;
-                if (this.tracked.has(operation.id) || (this.isRelevant(operation) && isNew)) {
-                    this.tracked.set(operation.id, operation);
+        const times = pending.map((operation) => this.createdAt(operation));
+        const oldestPendingAt = times.includes(undefined) ? -Infinity : Math.min(...times);
+        const listed = new Set();
+        await walkPages((cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }), {
+            limit: GATE_POLL_PAGE_LIMIT,
+            maxPages: GATE_MAX_POLL_PAGES,
+            length: (page) => page.operations.length,
+            onPage: (page) => {
+                for (const operation of page.operations) {
+                    listed.add(operation.id);
+                    const isNew = !this.seen.has(operation.id);
+                    this.seen.add(operation.id);
+                    if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
+                        this.tracked.set(operation.id, operation);
+                    }
                 }
+                const last = page.operations.at(-1);
+                return !(last && isOlderThan(last, oldestPendingAt + 1));
             }
-            const next = nextPageCursor(page.operations.length, GATE_POLL_PAGE_LIMIT, page.pagination, cursor);
-            const last = page.operations.at(-1);
-            if (next === undefined || !last || createdAt(last) <= oldestPendingAt)
-                break;
-            cursor = next;
+        });
+        const unlisted = pending
+            .filter((operation) => !listed.has(operation.id))
+            .sort((a, b) => (this.readByIdAt.get(a.id) ?? 0) - (this.readByIdAt.get(b.id) ?? 0))
+            .slice(0, GATE_MAX_READS_BY_ID);
+        for (const operation of unlisted) {
+            this.readByIdAt.set(operation.id, this.completedPolls);
+            this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id));
         }
-        for (const operation of pending) {
-            if (!seen.has(operation.id)) {
-                this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id));
-            }
-        }
-    }
-    noteSeen(operation) {
-        this.newestSeenAt = Math.max(this.newestSeenAt ?? -Infinity, createdAt(operation));
     }
     isRelevant(operation) {
         return !this.options.branchId || operation.branch_id === this.options.branchId;
     }
+    /** The creation time, or undefined (warned about once) when the API's text cannot be read. */
+    createdAt(operation) {
+        const time = parseTime(operation.created_at);
+        if (time === undefined && !this.warnedUnreadableTime) {
+            this.warnedUnreadableTime = true;
+            this.options.logger.warning(`Project gate: operation ${operation.id} has no readable created_at ("${operation.created_at ?? ''}"); such operations count as recent and are waited on`);
+        }
+        return time;
+    }
 }
-function createdAt(operation) {
-    const time = Date.parse(operation.created_at ?? '');
-    return Number.isNaN(time) ? 0 : time;
+function parseTime(text) {
+    const time = Date.parse(text ?? '');
+    return Number.isNaN(time) ? undefined : time;
+}
+/** Whether the operation was created before `time`; false when its time cannot be read. */
+function isOlderThan(operation, time) {
+    const created = parseTime(operation?.created_at);
+    return created !== undefined && created < time;
+}
+/** Newest first; an operation whose time cannot be read sorts as the newest. */
+function sortTime(operation) {
+    return parseTime(operation.created_at) ?? Infinity;
 }
 
 ;// CONCATENATED MODULE: ./src/report.ts
@@ -41703,19 +42142,54 @@ function operationDurationMs(operation) {
 
 ;// CONCATENATED MODULE: ./src/outputs.ts
 
-/** Every output the run sets, as the strings `core.setOutput` writes. */
+
+/**
+ * GitHub limits one output to 1 MB and all of a job's outputs together; these bounds keep every
+ * output well under that whatever the API sends.
+ */
+const MAX_JSON_OUTPUT_CHARS = 512 * 1024;
+const MAX_FIELD_CHARS = 200;
+const MAX_ERROR_CHARS = 4000;
+/** Every string field of an API object cut to size (the error text longer than the rest). */
+function bounded(record) {
+    return Object.fromEntries(Object.entries(record).map(([key, value]) => [
+        key,
+        typeof value === 'string'
+            ? truncate(value, key === 'error' ? MAX_ERROR_CHARS : MAX_FIELD_CHARS)
+            : value
+    ]));
+}
+/** A JSON array of as many items (from the first) as fit; says how many were left out. */
+function jsonArray(items, name, notes) {
+    const parts = [];
+    let size = 2;
+    for (const item of items) {
+        const json = JSON.stringify(bounded(item));
+        if (size + json.length + 1 > MAX_JSON_OUTPUT_CHARS)
+            break;
+        parts.push(json);
+        size += json.length + 1;
+    }
+    if (parts.length < items.length) {
+        notes.push(`The ${name} output holds the first ${parts.length} of ${items.length} (GitHub limits the size of outputs)`);
+    }
+    return `[${parts.join(',')}]`;
+}
 function buildOutputs(report) {
     const outputs = {};
+    const notes = [];
+    if (report.outcome && report.outcome !== 'error')
+        outputs.outcome = report.outcome;
     if (report.listing) {
-        outputs.projects = JSON.stringify(report.listing.projects);
+        outputs.projects = jsonArray(report.listing.projects, 'projects', notes);
         outputs.project_count = String(report.listing.projects.length);
     }
     const { wait } = report;
     if (wait) {
-        const operation = primaryOperation(wait.operations);
+        const found = primaryOperation(wait.operations);
+        const operation = found && bounded(found);
         const duration = operation ? operationDurationMs(operation) : undefined;
         Object.assign(outputs, {
-            outcome: wait.outcome,
             status: operation?.status ?? '',
             operation_id: operation?.id ?? '',
             action: operation?.action ?? '',
@@ -41727,17 +42201,81 @@ function buildOutputs(report) {
             updated_at: operation?.updated_at ?? '',
             duration_ms: duration !== undefined ? String(duration) : '',
             operation: operation ? JSON.stringify(operation) : '',
-            operations: JSON.stringify(wait.operations),
+            operations: jsonArray(wait.operations, 'operations', notes),
             elapsed_ms: String(Math.round(wait.elapsedMs))
         });
     }
-    else if (report.listing && !report.error) {
-        outputs.outcome = 'success';
+    return { outputs, notes };
+}
+
+;// CONCATENATED MODULE: ./src/pace.ts
+
+/** The slowest the pace grows under 429s (never below `interval` though). */
+const MAX_PACE_MS = 60_000;
+/** How much slower the pace gets on each 429. */
+const SLOWDOWN_FACTOR = 2;
+/** How much of the extra time is taken off after each poll that met no 429. */
+const RECOVERY_FACTOR = 0.85;
+/** The wait between polls gets up to this share of `interval` added at random. */
+const POLL_JITTER = 0.1;
+/**
+ * How often a gate polls. The account's request budget is shared by every gate of every workflow,
+ * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link: a
+ * 429 doubles the pace (up to 60 s), and each poll answered without a 429 brings it back toward
+ * `interval` (never below it). A little jitter on every wait keeps gates that started in the same
+ * second from polling in lock-step.
+ */
+class Pace {
+    intervalMs;
+    logger;
+    random;
+    paceMs;
+    limitedThisPoll = false;
+    /** Answers of 429 met in the whole run. */
+    rateLimited = 0;
+    /** The slowest pace reached. */
+    slowestMs;
+    constructor(intervalMs, logger, random = Math.random) {
+        this.intervalMs = intervalMs;
+        this.logger = logger;
+        this.random = random;
+        this.paceMs = intervalMs;
+        this.slowestMs = intervalMs;
     }
-    return outputs;
+    /** Time between polls right now; also the floor of every retry. */
+    get currentMs() {
+        return this.paceMs;
+    }
+    onRateLimited() {
+        this.rateLimited++;
+        this.limitedThisPoll = true;
+        const next = Math.max(this.intervalMs, Math.min(MAX_PACE_MS, this.paceMs * SLOWDOWN_FACTOR));
+        if (next > this.paceMs) {
+            this.paceMs = next;
+            this.slowestMs = Math.max(this.slowestMs, next);
+            this.logger.info(`429: polling every ${formatDuration(next)} for now`);
+        }
+    }
+    /** A poll is over; if it met no 429, the pace recovers a step toward `interval`. */
+    onPollDone() {
+        const limited = this.limitedThisPoll;
+        this.limitedThisPoll = false;
+        if (limited || this.paceMs === this.intervalMs)
+            return;
+        const next = this.intervalMs + (this.paceMs - this.intervalMs) * RECOVERY_FACTOR;
+        this.paceMs = next - this.intervalMs < 100 ? this.intervalMs : next;
+        if (this.paceMs === this.intervalMs) {
+            this.logger.info(`No 429 lately: polling every ${formatDuration(this.intervalMs)} again`);
+        }
+    }
+    /** How long to wait before the next poll: the pace plus a little jitter. */
+    nextPollDelayMs() {
+        return Math.round(this.paceMs + this.random() * POLL_JITTER * this.intervalMs);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/summary.ts
+
 
 
 
@@ -41748,93 +42286,113 @@ const OUTCOME_LABELS = {
     pending: '⏳ pending',
     cancelled: '🚫 cancelled'
 };
-/** Escapes API text for the HTML of the job summary; new lines would end the HTML block. */
-function escapeHtml(text) {
-    return text
-        .replace(/&/g, '&amp;')
-        .replace(/</g, '&lt;')
-        .replace(/>/g, '&gt;')
-        .replace(/"/g, '&quot;')
-        .replace(/'/g, '&#39;')
-        .replace(/\r?\n/g, ' ');
-}
-function table(headers, rows) {
+/**
+ * Bounds that keep the summary far below GitHub's 1 MiB whatever the API sends: rows per table, and
+ * characters of API text per cell (HTML escaping grows text at most 6-fold).
+ */
+const MAX_OPERATION_ROWS = 50;
+const MAX_PROJECT_ROWS = 100;
+const MAX_ID_CHARS = 80;
+const MAX_TEXT_CHARS = 120;
+const summary_MAX_ERROR_CHARS = 500;
+const MAX_MESSAGE_CHARS = 2000;
+const MAX_UNAVAILABLE_IDS = 20;
+/** A table of the first `maxRows` rows, with a last row saying how many more there are. */
+function table(headers, items, maxRows, what, cells) {
     const head = headers.map((header) => `<th>${header}</th>`).join('');
-    const body = rows
-        .map((row) => `<tr>${row.map((cell) => `<td>${cell ?? ''}</td>`).join('')}</tr>`)
-        .join('\n');
-    return `<table>\n<tr>${head}</tr>\n${body}\n</table>`;
+    const body = items.slice(0, maxRows).map((item) => `<tr>${cells(item)
+        .map((cell) => `<td>${cell}</td>`)
+        .join('')}</tr>`);
+    if (items.length > maxRows) {
+        body.push(`<tr><td colspan="${headers.length}">… and ${items.length - maxRows} more ${what} not shown</td></tr>`);
+    }
+    return `<table>\n<tr>${head}</tr>\n${body.join('\n')}\n</table>`;
 }
 function code(text) {
-    return text ? `<code>${escapeHtml(text)}</code>` : '';
+    return text ? `<code>${forHtml(text, MAX_ID_CHARS)}</code>` : '';
+}
+function summary_text(value) {
+    return forHtml(value ?? '', MAX_TEXT_CHARS);
 }
 function summary_date(iso) {
     if (!iso)
         return '';
     const time = Date.parse(iso);
     if (Number.isNaN(time))
-        return escapeHtml(iso);
+        return summary_text(iso);
     return new Date(time)
         .toISOString()
         .replace('T', ' ')
         .replace(/\.\d+Z$/, ' UTC');
 }
+function plural(count, one, many) {
+    return `${count} ${count === 1 ? one : many}`;
+}
 /** The job summary: what a person checks on the console. */
 function renderSummary(report) {
     const parts = ['<h2>Neon operations gate</h2>'];
     const facts = [];
+    const outcome = report.outcome !== 'error' ? report.outcome : undefined;
+    if (outcome)
+        facts.push(`<b>Outcome:</b> ${OUTCOME_LABELS[outcome]}`);
     if (report.wait) {
-        facts.push(`<b>Outcome:</b> ${OUTCOME_LABELS[report.wait.outcome]}`);
         facts.push(`waited ${formatDuration(report.wait.elapsedMs)}`);
-        facts.push(`${report.wait.polls} poll${report.wait.polls === 1 ? '' : 's'}`);
+        facts.push(plural(report.wait.polls, 'poll', 'polls'));
     }
-    facts.push(`${report.requests.requests} request${report.requests.requests === 1 ? '' : 's'}`);
-    facts.push(`${report.requests.retries} retr${report.requests.retries === 1 ? 'y' : 'ies'}`);
+    facts.push(plural(report.requests.requests, 'request', 'requests'));
+    facts.push(plural(report.requests.retries, 'retry', 'retries'));
+    if (report.pace && report.pace.rateLimited > 0) {
+        facts.push(`${report.pace.rateLimited} × HTTP 429`);
+        facts.push(`slowest pace ${formatDuration(report.pace.slowestMs)}`);
+    }
     if (report.projectId)
         facts.push(`project ${code(report.projectId)}`);
     if (report.branchId)
         facts.push(`branch ${code(report.branchId)}`);
     parts.push(`<p>${facts.join(' · ')}</p>`);
     if (report.wait?.reason)
-        parts.push(`<p>${escapeHtml(report.wait.reason)}</p>`);
-    if (report.error)
-        parts.push(`<p>❌ <b>Error:</b> ${escapeHtml(report.error)}</p>`);
+        parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`);
+    if (report.error) {
+        parts.push(`<p>❌ <b>Error:</b> ${forHtml(report.error, MAX_MESSAGE_CHARS)}</p>`);
+    }
     const operations = report.wait?.operations ?? report.lastSeen;
-    if (operations) {
-        if (operations.length === 0) {
-            parts.push('<p>No operation in flight.</p>');
-        }
-        else {
-            parts.push('<h3>Operations</h3>');
-            parts.push(table(['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'], operations.map((operation) => {
-                const duration = operationDurationMs(operation);
-                const failures = operation.failures_count
-                    ? ` (${operation.failures_count} failures)`
-                    : '';
-                const error = operation.error ? `<br>${escapeHtml(operation.error)}` : '';
-                return [
-                    code(operation.id),
-                    escapeHtml(operation.action ?? ''),
-                    code(operation.branch_id),
-                    code(operation.endpoint_id),
-                    escapeHtml(statusLabel(operation.status) + failures) + error,
-                    duration !== undefined ? formatDuration(duration) : '',
-                    summary_date(operation.created_at)
-                ];
-            })));
-        }
+    if (operations === undefined && report.projectId && report.error) {
+        parts.push('<p>Nothing could be read before the error: the state of the operations is unknown.</p>');
+    }
+    else if (operations?.length === 0) {
+        parts.push('<p>No operation in flight.</p>');
+    }
+    else if (operations) {
+        parts.push(`<h3>Operations (${operations.length})</h3>`);
+        parts.push(table(['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'], operations, MAX_OPERATION_ROWS, 'operations', (operation) => {
+            const duration = operationDurationMs(operation);
+            const failures = operation.failures_count ? ` (${operation.failures_count} failures)` : '';
+            const error = operation.error ? `<br>${forHtml(operation.error, summary_MAX_ERROR_CHARS)}` : '';
+            return [
+                code(operation.id),
+                summary_text(operation.action),
+                code(operation.branch_id),
+                code(operation.endpoint_id),
+                summary_text(statusLabel(operation.status) + failures) + error,
+                duration !== undefined ? formatDuration(duration) : '',
+                summary_date(operation.created_at)
+            ];
+        }));
     }
     if (report.listing) {
-        parts.push(`<h3>Projects (${report.listing.projects.length})</h3>`);
-        parts.push(table(['Name', 'Id', 'Region', 'Engine version', 'Created'], report.listing.projects.map((project) => [
-            escapeHtml(project.name ?? ''),
+        const { projects, unavailableProjectIds } = report.listing;
+        parts.push(`<h3>Projects (${projects.length})</h3>`);
+        parts.push(table(['Name', 'Id', 'Region', 'Engine version', 'Created'], projects, MAX_PROJECT_ROWS, 'projects', (project) => [
+            summary_text(project.name),
             code(project.id),
-            escapeHtml(project.region_id ?? ''),
+            summary_text(project.region_id),
             project.pg_version != null ? String(project.pg_version) : '',
             summary_date(project.created_at)
-        ])));
-        if (report.listing.unavailableProjectIds.length > 0) {
-            parts.push(`<p>Unavailable projects: ${report.listing.unavailableProjectIds.map(code).join(', ')}</p>`);
+        ]));
+        if (unavailableProjectIds.length > 0) {
+            const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(code);
+            const more = unavailableProjectIds.length - shown.length;
+            parts.push(`<p>Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}</p>`);
         }
     }
     return parts.join('\n') + '\n';
@@ -41844,11 +42402,17 @@ function renderSummary(report) {
 
 
 
+
+/** Status changes logged per poll; more are counted in one line (the summary has them all). */
+const MAX_CHANGES_LOGGED = 20;
+/** Distinct unknown statuses warned about. */
+const MAX_UNKNOWN_WARNINGS = 5;
 /**
  * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
- * The first read is immediate; after each poll the loop waits `intervalMs` (never past the deadline).
+ * The first read is immediate; after each poll the loop waits as long as the pace says (never past
+ * the deadline).
  */
-async function waitForOperations(options, { source, clock, logger, signal }) {
+async function waitForOperations(options, { source, pace, clock, logger, signal }) {
     const startedAt = clock.now();
     const lastStatus = new Map();
     const warnedStatuses = new Set();
@@ -41876,17 +42440,27 @@ async function waitForOperations(options, { source, clock, logger, signal }) {
                 return finish('timeout', error.message);
             throw error;
         }
+        pace.onPollDone();
         const operations = source.operations;
+        let changes = 0;
         for (const operation of operations) {
             const previous = lastStatus.get(operation.id);
             if (previous !== operation.status) {
                 lastStatus.set(operation.id, operation.status);
-                logger.info(`[${elapsed()}] ${wait_for_operations_describe(operation)}: ${previous ? `${previous} → ` : ''}${operation.status}`);
+                if (++changes <= MAX_CHANGES_LOGGED) {
+                    logger.info(`[${elapsed()}] ${wait_for_operations_describe(operation)}: ${previous ? `${previous} → ` : ''}${truncate(operation.status, 40)}`);
+                }
             }
-            if (classifyStatus(operation.status) === 'unknown' && !warnedStatuses.has(operation.status)) {
+            const unknown = classifyStatus(operation.status) === 'unknown';
+            if (unknown && !warnedStatuses.has(operation.status)) {
                 warnedStatuses.add(operation.status);
-                logger.warning(`Unknown operation status "${operation.status}"; treating it as in flight`);
+                if (warnedStatuses.size <= MAX_UNKNOWN_WARNINGS) {
+                    logger.warning(`Unknown operation status "${truncate(operation.status, 40)}"; treating it as in flight`);
+                }
             }
+        }
+        if (changes > MAX_CHANGES_LOGGED) {
+            logger.info(`[${elapsed()}] … and ${changes - MAX_CHANGES_LOGGED} more status changes`);
         }
         if (operations.some((operation) => isFinalFailure(operation.status, options.failFast))) {
             return finish('failure');
@@ -41900,7 +42474,7 @@ async function waitForOperations(options, { source, clock, logger, signal }) {
         if (remaining <= 0)
             return finish('timeout');
         try {
-            await clock.sleep(Math.min(options.intervalMs, remaining), signal);
+            await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal);
         }
         catch (error) {
             if (signal?.aborted)
@@ -41911,10 +42485,14 @@ async function waitForOperations(options, { source, clock, logger, signal }) {
 }
 function wait_for_operations_describe(operation) {
     const parts = [operation.id, operation.action, operation.branch_id && `on ${operation.branch_id}`];
-    return parts.filter(Boolean).join(' ');
+    return parts
+        .filter(Boolean)
+        .map((part) => truncate(part, 80))
+        .join(' ');
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -41934,11 +42512,14 @@ async function run(dependencies = {}) {
     const rawKey = getInput('api_key').trim();
     if (rawKey)
         core_setSecret(rawKey);
-    const redact = (text) => redactSecret(text, rawKey);
+    const redactor = new Redactor([rawKey]);
+    const redact = (text) => redactor.redact(text);
+    // Every line goes through here: secrets out first, then API text made harmless for the runner.
+    const toLog = (text) => forLog(redact(text));
     const logger = {
-        info: (message) => info(redact(message)),
-        warning: (message) => warning(redact(message)),
-        debug: (message) => core_debug(redact(message))
+        info: (message) => info(toLog(message)),
+        warning: (message) => warning(toLog(message)),
+        debug: (message) => core_debug(toLog(message))
     };
     const clock = dependencies.clock ?? systemClock;
     const controller = new AbortController();
@@ -41957,13 +42538,17 @@ async function run(dependencies = {}) {
             logger.warning(warning);
         // One deadline for the whole run: listing, every poll, retry and back-off.
         const deadline = clock.now() + inputs.timeoutMs;
+        const pace = new Pace(inputs.intervalMs, logger, dependencies.random);
+        report.pace = pace;
         const client = new ApiClient({
             baseUrl: inputs.apiHost,
             apiKey: inputs.apiKey,
             requestTimeoutMs: REQUEST_TIMEOUT_MS,
             retryPolicy: dependencies.retryPolicy ?? new RetryPolicy(),
+            pace,
             clock,
             logger,
+            redactor,
             deadline,
             signal: controller.signal
         });
@@ -41981,31 +42566,37 @@ async function run(dependencies = {}) {
             if (inputs.operationIds.length === 0)
                 report.branchId = inputs.branchId;
             source = createSource(inputs, inputs.projectId, client, clock, logger);
-            report.wait = await waitForOperations({
-                wait: inputs.wait,
-                intervalMs: inputs.intervalMs,
-                deadline,
-                failFast: inputs.failFast
-            }, { source, clock, logger, signal: controller.signal });
+            report.wait = await waitForOperations({ wait: inputs.wait, deadline, failFast: inputs.failFast }, { source, pace, clock, logger, signal: controller.signal });
             result = report.wait.outcome;
-        }
-        if (result === 'failure' || result === 'timeout' || result === 'cancelled') {
-            setFailed(failureMessage(result, report));
         }
     }
     catch (error) {
-        result = controller.signal.aborted ? 'cancelled' : 'error';
-        report.error = redact(error instanceof Error ? error.message : String(error));
-        report.lastSeen = source?.operations;
-        setFailed(report.error);
+        // Cut short outside the wait loop (listing projects, or an error inside a poll).
+        result = controller.signal.aborted
+            ? 'cancelled'
+            : error instanceof DeadlineExceededError
+                ? 'timeout'
+                : 'error';
+        const message = error instanceof Error ? error.message : String(error);
+        report.error = redact(result === 'timeout' ? `timeout ran out: ${message}` : message);
+        if (source && source.completedPolls > 0)
+            report.lastSeen = source.operations;
     }
     finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
     }
-    for (const [name, value] of Object.entries(buildOutputs(report))) {
-        setOutput(name, redact(value));
+    report.outcome = result;
+    if (report.error)
+        setFailed(toLog(report.error));
+    else if (result === 'failure' || result === 'timeout' || result === 'cancelled') {
+        setFailed(toLog(failureMessage(result, report)));
     }
+    const { outputs, notes } = buildOutputs(report);
+    for (const note of notes)
+        logger.warning(note);
+    for (const [name, value] of Object.entries(outputs))
+        setOutput(name, redact(value));
     await writeSummary(redact(renderSummary(report)), logger);
     return result;
 }
@@ -42023,12 +42614,16 @@ function createSource(inputs, projectId, client, clock, logger) {
         logger
     });
 }
+/** How many operations a failure message names; the summary has them all. */
+const NAMED_IN_FAILURE = 5;
 function failureMessage(outcome, report) {
-    const stuck = report.wait?.operations
-        .filter((operation) => operation.status !== 'finished' && operation.status !== 'skipped')
-        .map((operation) => `${operation.id} (${operation.action ?? 'operation'}: ${operation.status})`)
-        .join(', ');
-    const detail = stuck ? `: ${stuck}` : '';
+    const stuck = (report.wait?.operations ?? []).filter((operation) => operation.status !== 'finished' && operation.status !== 'skipped');
+    const named = stuck
+        .slice(0, NAMED_IN_FAILURE)
+        .map((operation) => `${operation.id} (${operation.action ?? 'operation'}: ${operation.status})`);
+    if (stuck.length > NAMED_IN_FAILURE)
+        named.push(`and ${stuck.length - NAMED_IN_FAILURE} more`);
+    const detail = named.length > 0 ? `: ${named.join(', ')}` : '';
     switch (outcome) {
         case 'failure':
             return `An operation ended in failure${detail}`;
@@ -42355,36 +42950,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 	};
 /******/ })();
 /******/ 
-/******/ /* webpack/runtime/create fake namespace object */
-/******/ (() => {
-/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
-/******/ 	var leafPrototypes;
-/******/ 	// create a fake namespace object
-/******/ 	// mode & 1: value is a module id, require it
-/******/ 	// mode & 2: merge all properties of value into the ns
-/******/ 	// mode & 4: return value when already ns object
-/******/ 	// mode & 16: return value when it's Promise-like
-/******/ 	// mode & 8|1: behave like require
-/******/ 	__nccwpck_require__.t = function(value, mode) {
-/******/ 		if(mode & 1) value = this(value);
-/******/ 		if(mode & 8) return value;
-/******/ 		if(typeof value === 'object' && value) {
-/******/ 			if((mode & 4) && value.__esModule) return value;
-/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
-/******/ 		}
-/******/ 		var ns = Object.create(null);
-/******/ 		__nccwpck_require__.r(ns);
-/******/ 		var def = {};
-/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
-/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
-/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
-/******/ 		}
-/******/ 		def['default'] = () => (value);
-/******/ 		__nccwpck_require__.d(ns, def);
-/******/ 		return ns;
-/******/ 	};
-/******/ })();
-/******/ 
 /******/ /* webpack/runtime/define property getters */
 /******/ (() => {
 /******/ 	// define getter functions for harmony exports
@@ -42400,17 +42965,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ /* webpack/runtime/hasOwnProperty shorthand */
 /******/ (() => {
 /******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/make namespace object */
-/******/ (() => {
-/******/ 	// define __esModule on exports
-/******/ 	__nccwpck_require__.r = (exports) => {
-/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
-/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
-/******/ 		}
-/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
-/******/ 	};
 /******/ })();
 /******/ 
 /************************************************************************/

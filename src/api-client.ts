@@ -1,11 +1,17 @@
-import { HttpClient } from '@actions/http-client'
 import type { z } from 'zod'
 import type { Clock } from './clock.js'
 import { formatDuration } from './duration.js'
-import { ApiError, NetworkError, ResponseFormatError } from './errors.js'
+import {
+  ApiError,
+  DeadlineExceededError,
+  NetworkError,
+  ResponseFormatError,
+  UnrecoverableRequestError
+} from './errors.js'
+import { type HttpAnswer, httpGet, TransportError } from './http-transport.js'
 import type { Logger } from './logger.js'
+import type { Pace } from './pace.js'
 import { type RetryPolicy, withRetries } from './retry-policy.js'
-import { redactSecret } from './secret.js'
 import {
   type ErrorBody,
   ErrorBodySchema,
@@ -16,12 +22,22 @@ import {
   type Project,
   ProjectListSchema
 } from './schemas.js'
+import { truncate, type Redactor } from './untrusted-text.js'
 import { ACTION_NAME, ACTION_VERSION } from './version.js'
 
 /** The live API accepts 1-400 projects per page (default 10). */
 export const PROJECTS_PAGE_LIMIT = 400
-/** Never let one request outlive the overall deadline by more than this. */
-const MIN_REQUEST_TIME_MS = 1000
+/** At most this many pages of projects (20,000 projects), with a warning if reached. */
+export const MAX_PROJECT_PAGES = 50
+/** The first wait before retrying a request that lists projects (it is not paced by polling). */
+export const LISTING_RETRY_FLOOR_MS = 2000
+/** The largest answer read; a page of 500 operations is well under 1 MiB. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024
+/**
+ * Requests may start, and must be over, until this long after the deadline (so the last read at the
+ * deadline can happen): nothing the client does outlives `timeout` by more than this.
+ */
+export const DEADLINE_GRACE_MS = 1000
 
 export interface ApiClientOptions {
   baseUrl: string
@@ -29,11 +45,17 @@ export interface ApiClientOptions {
   /** Time limit of one request (connection, answer and body). */
   requestTimeoutMs: number
   retryPolicy: RetryPolicy
+  /** The polling pace: the floor of every retry of an operation read, slowed down by each 429. */
+  pace: Pace
   clock: Clock
   logger: Logger
-  /** Absolute clock time: no retry starts after it, no request runs much past it. */
+  redactor: Redactor
+  /** Absolute clock time: no retry starts after it, no request runs more than 1 s past it. */
   deadline: number
   signal?: AbortSignal
+  /** Where HTTPS_PROXY and NO_PROXY are read; the process environment by default. */
+  env?: NodeJS.ProcessEnv
+  maxBodyBytes?: number
 }
 
 export interface ProjectListing {
@@ -46,10 +68,38 @@ export interface RequestStats {
   retries: number
 }
 
-interface RawResponse {
-  status: number
-  retryAfter?: string
-  body: string
+interface Pagination {
+  pagination?: { cursor?: string | null } | null
+}
+
+export type PageWalkEnd = 'last page' | 'stopped' | 'page cap' | 'repeated cursor'
+
+/**
+ * Reads pages newest first until the last one (shorter than `limit`, or without a cursor), until
+ * `onPage` returns false, until `maxPages`, or until the API hands out a cursor it gave before (a
+ * server that cycles must not keep the walk going forever). Says which of these ended it.
+ */
+export async function walkPages<P extends Pagination>(
+  readPage: (cursor: string | undefined) => Promise<P>,
+  options: {
+    limit: number
+    maxPages: number
+    length: (page: P) => number
+    onPage: (page: P) => boolean | void
+  }
+): Promise<PageWalkEnd> {
+  const cursors = new Set<string>()
+  let cursor: string | undefined
+  for (let pages = 1; ; pages++) {
+    const page = await readPage(cursor)
+    if (options.onPage(page) === false) return 'stopped'
+    const next = page.pagination?.cursor ?? undefined
+    if (options.length(page) < options.limit || !next) return 'last page'
+    if (cursors.has(next) || next === cursor) return 'repeated cursor'
+    if (pages >= options.maxPages) return 'page cap'
+    cursors.add(next)
+    cursor = next
+  }
 }
 
 /** GET-only client of the management API; every request goes through the retry policy. */
@@ -64,56 +114,91 @@ export class ApiClient {
   async listProjects(orgId?: string): Promise<ProjectListing> {
     const projects = new Map<string, Project>()
     const unavailable = new Set<string>()
-    let cursor: string | undefined
-    for (;;) {
-      const page = await this.get(
-        ['projects'],
-        { limit: String(PROJECTS_PAGE_LIMIT), cursor, org_id: orgId },
-        ProjectListSchema,
-        orgId ? `the projects of organization "${orgId}"` : 'the list of projects'
+    const end = await walkPages(
+      (cursor) =>
+        this.get(
+          ['projects'],
+          { limit: String(PROJECTS_PAGE_LIMIT), cursor, org_id: orgId },
+          ProjectListSchema,
+          orgId ? `the projects of organization "${orgId}"` : 'the list of projects',
+          LISTING_RETRY_FLOOR_MS
+        ),
+      {
+        limit: PROJECTS_PAGE_LIMIT,
+        maxPages: MAX_PROJECT_PAGES,
+        length: (page) => page.projects.length,
+        onPage: (page) => {
+          for (const project of page.projects) projects.set(project.id, project)
+          for (const id of page.unavailable_project_ids ?? []) unavailable.add(id)
+        }
+      }
+    )
+    if (end === 'page cap') {
+      this.options.logger.warning(
+        `Listed the first ${MAX_PROJECT_PAGES} pages of projects only (${projects.size} projects)`
       )
-      for (const project of page.projects) projects.set(project.id, project)
-      for (const id of page.unavailable_project_ids ?? []) unavailable.add(id)
-      const next = nextPageCursor(
-        page.projects.length,
-        PROJECTS_PAGE_LIMIT,
-        page.pagination,
-        cursor
+    } else if (end === 'repeated cursor') {
+      this.options.logger.warning(
+        `The API handed out a page cursor it had given before; stopped listing at ${projects.size} projects`
       )
-      if (next === undefined) break
-      cursor = next
     }
     return { projects: [...projects.values()], unavailableProjectIds: [...unavailable] }
   }
 
-  /** One page of the project's operations, newest first. */
-  listOperations(
+  /** One page of the project's operations, newest first; each must belong to the project. */
+  async listOperations(
     projectId: string,
     page: { limit: number; cursor?: string }
   ): Promise<OperationList> {
-    return this.get(
+    const endpoint = `GET /projects/${projectId}/operations`
+    const list = await this.get(
       ['projects', projectId, 'operations'],
       { limit: String(page.limit), cursor: page.cursor },
       OperationListSchema,
-      `project "${projectId}"`
+      `project "${projectId}"`,
+      this.options.pace.currentMs
     )
+    for (const operation of list.operations) {
+      if (operation.project_id && operation.project_id !== projectId) {
+        throw new ResponseFormatError(
+          endpoint,
+          `operation "${operation.id}" belongs to project "${operation.project_id}", not the one asked for`
+        )
+      }
+    }
+    return list
   }
 
+  /** One operation; the answer must be that operation of that project. */
   async getOperation(projectId: string, operationId: string): Promise<Operation> {
-    const response = await this.get(
+    const { operation } = await this.get(
       ['projects', projectId, 'operations', operationId],
       {},
       OperationResponseSchema,
-      `operation "${operationId}" of project "${projectId}"`
+      `operation "${operationId}" of project "${projectId}"`,
+      this.options.pace.currentMs
     )
-    return response.operation
+    const mismatch =
+      operation.id.toLowerCase() !== operationId.toLowerCase()
+        ? `operation "${operation.id}"`
+        : operation.project_id && operation.project_id !== projectId
+          ? `an operation of project "${operation.project_id}"`
+          : undefined
+    if (mismatch) {
+      throw new ResponseFormatError(
+        `GET /projects/${projectId}/operations/${operationId}`,
+        `the answer is ${mismatch}, not the one asked for`
+      )
+    }
+    return operation
   }
 
   private async get<S extends z.ZodType>(
     segments: string[],
     query: Record<string, string | undefined>,
     schema: S,
-    subject: string
+    subject: string,
+    retryFloorMs: number
   ): Promise<z.output<S>> {
     const path = '/' + segments.map(encodeURIComponent).join('/')
     const endpoint = `GET ${path}`
@@ -122,28 +207,31 @@ export class ApiClient {
       if (value !== undefined) search.set(name, value)
     }
     const target = `${path}${search.size > 0 ? `?${search}` : ''}`
-    const url = `${this.baseUrl}${target}`
-    const { clock, logger } = this.options
+    const url = new URL(`${this.baseUrl}${target}`)
+    const { clock, logger, pace } = this.options
 
-    const response = await withRetries(
+    const answer = await withRetries(
       async () => {
+        if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
+          throw new DeadlineExceededError()
+        }
         this.stats.requests++
         logger.debug(`GET ${target}`)
         const raw = await this.send(url, endpoint)
         if (raw.status < 200 || raw.status > 299) {
-          throw apiErrorFrom(
-            { ...raw, body: redactSecret(raw.body, this.options.apiKey) },
-            endpoint,
-            subject
-          )
+          throw this.apiErrorFrom(raw, endpoint, subject)
         }
         return raw
       },
       {
         policy: this.options.retryPolicy,
         clock,
+        floorMs: retryFloorMs,
         deadline: this.options.deadline,
         signal: this.options.signal,
+        onFailure: (error) => {
+          if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
+        },
         onRetry: (decision, error) => {
           this.stats.retries++
           logger.debug(error.message)
@@ -153,118 +241,90 @@ export class ApiClient {
         }
       }
     )
-    return parseBody(response.body, schema, endpoint)
+    return this.parseBody(answer.body, schema, endpoint)
   }
 
-  /**
-   * One request, bounded by the per-request limit, the overall deadline and the abort signal.
-   * http-client has no way to abort a request, so each request gets its own client, whose dispose()
-   * destroys the socket: a request cut short must not keep the process alive until the server
-   * answers.
-   */
-  private async send(url: string, endpoint: string): Promise<RawResponse> {
+  /** One request, bounded by the per-request limit, the deadline (plus grace) and the signal. */
+  private async send(url: URL, endpoint: string): Promise<HttpAnswer> {
     const { clock, signal } = this.options
     signal?.throwIfAborted()
-    const timeLimitMs = Math.min(
-      this.options.requestTimeoutMs,
-      Math.max(MIN_REQUEST_TIME_MS, this.options.deadline - clock.now())
-    )
-    const http = new HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [], {
-      allowRetries: false,
-      keepAlive: true,
-      socketTimeout: timeLimitMs
-    })
-    const request = (async (): Promise<RawResponse> => {
-      const response = await http.get(url, {
-        Authorization: `Bearer ${this.options.apiKey}`,
-        Accept: 'application/json'
-      })
-      const body = await response.readBody()
-      const retryAfter = response.message.headers['retry-after']
-      return { status: response.message.statusCode ?? 0, retryAfter, body }
-    })()
-    let timer: NodeJS.Timeout | undefined
-    let onAbort: (() => void) | undefined
-    const limits = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new NetworkError(endpoint, `no answer within ${formatDuration(timeLimitMs)}`)),
-        timeLimitMs
+    // Cut at the deadline; only a request started in its last second (the last read) gets the grace.
+    const untilDeadline = this.options.deadline - clock.now()
+    const timeLimitMs = Math.max(
+      1,
+      Math.min(
+        this.options.requestTimeoutMs,
+        untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS
       )
-      onAbort = () => reject(signal?.reason)
-      signal?.addEventListener('abort', onAbort, { once: true })
-    })
+    )
     try {
-      return await Promise.race([
-        request.catch((error: unknown) => {
-          throw new NetworkError(
-            endpoint,
-            redactSecret(networkErrorDetail(error), this.options.apiKey)
-          )
-        }),
-        limits
-      ])
-    } finally {
-      clearTimeout(timer)
-      if (onAbort) signal?.removeEventListener('abort', onAbort)
-      // The loser of the race may still settle; it must not become an unhandled rejection.
-      request.catch(() => undefined)
-      http.dispose()
+      return await httpGet(url, {
+        headers: {
+          Authorization: `Bearer ${this.options.apiKey}`,
+          Accept: 'application/json',
+          'User-Agent': `${ACTION_NAME}/${ACTION_VERSION}`
+        },
+        timeLimitMs,
+        maxBodyBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES,
+        signal,
+        env: this.options.env
+      })
+    } catch (error) {
+      if (signal?.aborted || !(error instanceof TransportError)) throw error
+      const detail = this.options.redactor.redact(error.detail)
+      if (error.retryable) {
+        const timedOut = detail.startsWith('no answer within')
+        throw new NetworkError(
+          endpoint,
+          timedOut ? `no answer within ${formatDuration(timeLimitMs)}` : detail
+        )
+      }
+      throw new UnrecoverableRequestError(endpoint, detail, error.culprit)
     }
   }
-}
 
-/**
- * The cursor of the next page, or undefined on the last one: a page shorter than the limit asked
- * for, or without a new cursor (a repeated cursor would loop forever).
- */
-export function nextPageCursor(
-  pageLength: number,
-  limit: number,
-  pagination: { cursor?: string | null } | null | undefined,
-  cursor: string | undefined
-): string | undefined {
-  const next = pagination?.cursor ?? undefined
-  return pageLength < limit || !next || next === cursor ? undefined : next
-}
-
-function apiErrorFrom(raw: RawResponse, endpoint: string, subject: string): ApiError {
-  let body: ErrorBody = {}
-  try {
-    const parsed = ErrorBodySchema.safeParse(JSON.parse(raw.body))
-    if (parsed.success) body = parsed.data
-  } catch {
-    // An error answer without a JSON body still has its status.
+  private apiErrorFrom(raw: HttpAnswer, endpoint: string, subject: string): ApiError {
+    let body: ErrorBody = {}
+    try {
+      const parsed = ErrorBodySchema.safeParse(
+        this.options.redactor.redactJson(JSON.parse(raw.body))
+      )
+      if (parsed.success) body = parsed.data
+    } catch {
+      // An error answer without a JSON body still has its status.
+    }
+    const header = (name: string): string | undefined => {
+      const value = raw.headers[name]
+      return typeof value === 'string'
+        ? this.options.redactor.redact(truncate(value, 200))
+        : undefined
+    }
+    return new ApiError({
+      status: raw.status,
+      endpoint,
+      subject,
+      code: body.code ?? undefined,
+      apiMessage: body.message ?? undefined,
+      requestId: body.request_id ?? undefined,
+      retryAfter: header('retry-after'),
+      location: header('location')
+    })
   }
-  return new ApiError({
-    status: raw.status,
-    endpoint,
-    subject,
-    code: body.code ?? undefined,
-    apiMessage: body.message ?? undefined,
-    requestId: body.request_id ?? undefined,
-    retryAfter: raw.retryAfter
-  })
-}
 
-function parseBody<S extends z.ZodType>(body: string, schema: S, endpoint: string): z.output<S> {
-  let json: unknown
-  try {
-    json = JSON.parse(body)
-  } catch {
-    throw new ResponseFormatError(endpoint, 'the body is not JSON')
+  /** JSON, secrets redacted from every string, then checked against the schema. */
+  private parseBody<S extends z.ZodType>(body: string, schema: S, endpoint: string): z.output<S> {
+    let json: unknown
+    try {
+      json = JSON.parse(body)
+    } catch {
+      throw new ResponseFormatError(endpoint, 'the body is not JSON')
+    }
+    const parsed = schema.safeParse(this.options.redactor.redactJson(json))
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      const field = issue.path.length > 0 ? issue.path.join('.') : '(body)'
+      throw new ResponseFormatError(endpoint, `field "${field}": ${issue.message}`)
+    }
+    return parsed.data
   }
-  const parsed = schema.safeParse(json)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    const field = issue.path.length > 0 ? issue.path.join('.') : '(body)'
-    throw new ResponseFormatError(endpoint, `field "${field}": ${issue.message}`)
-  }
-  return parsed.data
-}
-
-function networkErrorDetail(error: unknown): string {
-  // Duck-typed: errors from node:http may come from another realm (e.g. under a test VM).
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
-  const text = typeof message === 'string' ? message : String(error)
-  return typeof code === 'string' ? `${code} (${text})` : text
 }

@@ -10,6 +10,8 @@ export interface ApiErrorDetails {
   apiMessage?: string
   requestId?: string
   retryAfter?: string
+  /** Where a 3xx answer pointed. */
+  location?: string
   /** What the request was about, for messages: `project "x"`, `operation "y" of project "x"`. */
   subject: string
 }
@@ -44,6 +46,9 @@ function describeApiError(details: ApiErrorDetails): string {
     text = `The key has no access to ${subject} (HTTP 403 on ${endpoint}); a project-scoped key reaches only its own project`
   } else if (status === 404) {
     text = `${capitalize(subject)} was not found (HTTP 404 on ${endpoint})`
+  } else if (status >= 300 && status <= 399) {
+    const target = details.location ? ` to ${details.location}` : ''
+    text = `${endpoint} answered with a redirect (HTTP ${status}${target}), which was not followed: the API never redirects and the key goes only to api_host; check api_host`
   } else {
     text = `${endpoint} failed with HTTP ${status}`
   }
@@ -70,6 +75,23 @@ export class NetworkError extends Error {
   }
 }
 
+/**
+ * A request that no retry can help: api_host's name does not resolve, its certificate does not
+ * match, the proxy refuses us, or the answer is over the size cap. Fails the step at once.
+ */
+export class UnrecoverableRequestError extends Error {
+  override name = 'UnrecoverableRequestError'
+  constructor(endpoint: string, detail: string, culprit: 'api_host' | 'HTTPS_PROXY' | 'the API') {
+    const check =
+      culprit === 'the API'
+        ? ''
+        : culprit === 'HTTPS_PROXY'
+          ? '; no retry can fix that: check HTTPS_PROXY and NO_PROXY'
+          : '; no retry can fix that: check api_host'
+    super(`${endpoint} failed: ${detail}${check}`)
+  }
+}
+
 /** A 2xx answer whose body is not what the action needs. */
 export class ResponseFormatError extends Error {
   override name = 'ResponseFormatError'
@@ -84,8 +106,12 @@ export class ResponseFormatError extends Error {
 /** The overall `timeout` ran out while a request was still being retried. */
 export class DeadlineExceededError extends Error {
   override name = 'DeadlineExceededError'
-  constructor(readonly lastError: Error) {
-    super(`no retry fits before the deadline; last error: ${lastError.message}`)
+  constructor(readonly lastError?: Error) {
+    super(
+      lastError
+        ? `no retry fits before the deadline; last error: ${lastError.message}`
+        : 'the deadline passed before the next request'
+    )
   }
 }
 

@@ -7,6 +7,17 @@ const ID_PATTERN = /^[a-z0-9-]{1,60}$/
 const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const MIN_DURATION_MS = 1000
+/** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
+export const MAX_INTERVAL_MS = 60 * 60 * 1000
+/** A self-hosted runner's job may run 5 days; a gate never needs longer. */
+export const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000
+/**
+ * Each id is one request per poll: 40 is the API's per-route burst limit, and 40 requests every
+ * 5 s is under 60 % of the account's 700 a minute.
+ */
+export const MAX_OPERATION_IDS = 40
+/** What an HTTP header can carry: visible ASCII, no spaces. */
+const API_KEY_PATTERN = /^[\x21-\x7e]+$/
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i
 
 export const INPUT_NAMES = [
@@ -35,7 +46,7 @@ function booleanInput(defaultValue: boolean) {
   })
 }
 
-function durationInput(defaultText: string) {
+function durationInput(defaultText: string, maxMs: number, maxText: string) {
   return z.string().transform((raw, ctx) => {
     const text = raw.trim() || defaultText
     const ms = parseDuration(text)
@@ -48,6 +59,10 @@ function durationInput(defaultText: string) {
     }
     if (ms < MIN_DURATION_MS) {
       ctx.addIssue({ code: 'custom', message: `"${text}" is below the minimum of 1 second` })
+      return z.NEVER
+    }
+    if (ms > maxMs) {
+      ctx.addIssue({ code: 'custom', message: `"${text}" is above the maximum of ${maxText}` })
       return z.NEVER
     }
     return ms
@@ -79,7 +94,15 @@ const operationIdsInput = z.string().transform((raw, ctx) => {
     })
     return z.NEVER
   }
-  return [...new Set(ids)]
+  const unique = [...new Set(ids)]
+  if (unique.length > MAX_OPERATION_IDS) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${unique.length} operation ids given, at most ${MAX_OPERATION_IDS} are accepted (each is one request per poll against the account's shared rate limit); gate the project or branch instead (project_id, branch_id)`
+    })
+    return z.NEVER
+  }
+  return unique
 })
 
 const apiHostInput = z.string().transform((raw, ctx) => {
@@ -89,7 +112,13 @@ const apiHostInput = z.string().transform((raw, ctx) => {
   try {
     url = new URL(text)
   } catch {
-    ctx.addIssue({ code: 'custom', message: `"${text}" is not an address; expected ${accepted}` })
+    const shown = /[@\s]/.test(text) ? 'the value' : `"${text}"`
+    ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` })
+    return z.NEVER
+  }
+  if (url.username || url.password) {
+    // Never repeat the credentials in the error.
+    ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` })
     return z.NEVER
   }
   const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.test(url.hostname)
@@ -97,10 +126,10 @@ const apiHostInput = z.string().transform((raw, ctx) => {
     ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` })
     return z.NEVER
   }
-  if (url.username || url.password || url.search || url.hash) {
+  if (url.search || url.hash) {
     ctx.addIssue({
       code: 'custom',
-      message: `must not carry credentials, a query or a fragment; expected ${accepted}`
+      message: `must not carry a query or a fragment; expected ${accepted}`
     })
     return z.NEVER
   }
@@ -112,15 +141,19 @@ const InputsSchema = z
     api_key: z
       .string()
       .transform((raw) => raw.trim())
-      .refine((key) => key !== '', 'required; pass the API key secret'),
+      .refine((key) => key !== '', 'required; pass the API key secret')
+      .refine(
+        (key) => key === '' || API_KEY_PATTERN.test(key),
+        'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'
+      ),
     project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
     operation_id: operationIdsInput,
     branch_id: idInput(ID_PATTERN, 'a branch id matching ^[a-z0-9-]{1,60}$'),
     list_projects: booleanInput(false),
     org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
     wait: booleanInput(true),
-    interval: durationInput('5s'),
-    timeout: durationInput('10m'),
+    interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
+    timeout: durationInput('10m', MAX_TIMEOUT_MS, '5 days (120h)'),
     fail_fast: booleanInput(false),
     api_host: apiHostInput
   })

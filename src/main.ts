@@ -1,16 +1,17 @@
 import * as core from '@actions/core'
 import { ApiClient } from './api-client.js'
 import { type Clock, systemClock } from './clock.js'
-import { CancelledError } from './errors.js'
+import { CancelledError, DeadlineExceededError } from './errors.js'
 import { getInputs, ignoredInputWarnings, type Inputs } from './input-helper.js'
 import type { Logger } from './logger.js'
 import { isFinal } from './operation-status.js'
 import { type OperationSource, OperationIdsSource, ProjectGateSource } from './operation-sources.js'
 import { buildOutputs } from './outputs.js'
 import type { RunReport } from './report.js'
+import { Pace } from './pace.js'
 import { RetryPolicy } from './retry-policy.js'
-import { redactSecret } from './secret.js'
 import { renderSummary } from './summary.js'
+import { forLog, Redactor } from './untrusted-text.js'
 import { type Outcome, waitForOperations } from './wait-for-operations.js'
 
 /** Time limit of a single HTTP request; the overall `timeout` bounds it further. */
@@ -19,17 +20,22 @@ export const REQUEST_TIMEOUT_MS = 30_000
 export interface RunDependencies {
   clock?: Clock
   retryPolicy?: RetryPolicy
+  /** Jitter of the polling pace, in [0, 1). */
+  random?: () => number
 }
 
 /** The action: inputs → requests → outputs and summary. Every error ends here, once. */
 export async function run(dependencies: RunDependencies = {}): Promise<Outcome | 'error'> {
   const rawKey = core.getInput('api_key').trim()
   if (rawKey) core.setSecret(rawKey)
-  const redact = (text: string): string => redactSecret(text, rawKey)
+  const redactor = new Redactor([rawKey])
+  const redact = (text: string): string => redactor.redact(text)
+  // Every line goes through here: secrets out first, then API text made harmless for the runner.
+  const toLog = (text: string): string => forLog(redact(text))
   const logger: Logger = {
-    info: (message) => core.info(redact(message)),
-    warning: (message) => core.warning(redact(message)),
-    debug: (message) => core.debug(redact(message))
+    info: (message) => core.info(toLog(message)),
+    warning: (message) => core.warning(toLog(message)),
+    debug: (message) => core.debug(toLog(message))
   }
   const clock = dependencies.clock ?? systemClock
   const controller = new AbortController()
@@ -48,13 +54,17 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
     for (const warning of ignoredInputWarnings(inputs)) logger.warning(warning)
     // One deadline for the whole run: listing, every poll, retry and back-off.
     const deadline = clock.now() + inputs.timeoutMs
+    const pace = new Pace(inputs.intervalMs, logger, dependencies.random)
+    report.pace = pace
     const client = new ApiClient({
       baseUrl: inputs.apiHost,
       apiKey: inputs.apiKey,
       requestTimeoutMs: REQUEST_TIMEOUT_MS,
       retryPolicy: dependencies.retryPolicy ?? new RetryPolicy(),
+      pace,
       clock,
       logger,
+      redactor,
       deadline,
       signal: controller.signal
     })
@@ -76,32 +86,34 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
       if (inputs.operationIds.length === 0) report.branchId = inputs.branchId
       source = createSource(inputs, inputs.projectId, client, clock, logger)
       report.wait = await waitForOperations(
-        {
-          wait: inputs.wait,
-          intervalMs: inputs.intervalMs,
-          deadline,
-          failFast: inputs.failFast
-        },
-        { source, clock, logger, signal: controller.signal }
+        { wait: inputs.wait, deadline, failFast: inputs.failFast },
+        { source, pace, clock, logger, signal: controller.signal }
       )
       result = report.wait.outcome
     }
-    if (result === 'failure' || result === 'timeout' || result === 'cancelled') {
-      core.setFailed(failureMessage(result, report))
-    }
   } catch (error) {
-    result = controller.signal.aborted ? 'cancelled' : 'error'
-    report.error = redact(error instanceof Error ? error.message : String(error))
-    report.lastSeen = source?.operations
-    core.setFailed(report.error)
+    // Cut short outside the wait loop (listing projects, or an error inside a poll).
+    result = controller.signal.aborted
+      ? 'cancelled'
+      : error instanceof DeadlineExceededError
+        ? 'timeout'
+        : 'error'
+    const message = error instanceof Error ? error.message : String(error)
+    report.error = redact(result === 'timeout' ? `timeout ran out: ${message}` : message)
+    if (source && source.completedPolls > 0) report.lastSeen = source.operations
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
 
-  for (const [name, value] of Object.entries(buildOutputs(report))) {
-    core.setOutput(name, redact(value))
+  report.outcome = result
+  if (report.error) core.setFailed(toLog(report.error))
+  else if (result === 'failure' || result === 'timeout' || result === 'cancelled') {
+    core.setFailed(toLog(failureMessage(result, report)))
   }
+  const { outputs, notes } = buildOutputs(report)
+  for (const note of notes) logger.warning(note)
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, redact(value))
   await writeSummary(redact(renderSummary(report)), logger)
   return result
 }
@@ -128,12 +140,18 @@ function createSource(
   })
 }
 
+/** How many operations a failure message names; the summary has them all. */
+const NAMED_IN_FAILURE = 5
+
 function failureMessage(outcome: Outcome, report: RunReport): string {
-  const stuck = report.wait?.operations
-    .filter((operation) => operation.status !== 'finished' && operation.status !== 'skipped')
+  const stuck = (report.wait?.operations ?? []).filter(
+    (operation) => operation.status !== 'finished' && operation.status !== 'skipped'
+  )
+  const named = stuck
+    .slice(0, NAMED_IN_FAILURE)
     .map((operation) => `${operation.id} (${operation.action ?? 'operation'}: ${operation.status})`)
-    .join(', ')
-  const detail = stuck ? `: ${stuck}` : ''
+  if (stuck.length > NAMED_IN_FAILURE) named.push(`and ${stuck.length - NAMED_IN_FAILURE} more`)
+  const detail = named.length > 0 ? `: ${named.join(', ')}` : ''
   switch (outcome) {
     case 'failure':
       return `An operation ended in failure${detail}`

@@ -1,4 +1,4 @@
-import { type ApiClient, nextPageCursor } from './api-client.js'
+import { type ApiClient, walkPages } from './api-client.js'
 import type { Clock } from './clock.js'
 import type { Logger } from './logger.js'
 import type { Operation } from './schemas.js'
@@ -9,6 +9,8 @@ export interface OperationSource {
   poll(): Promise<void>
   /** Every operation being waited on, in output order, as last seen. */
   readonly operations: Operation[]
+  /** Polls that read everything they meant to; 0 means the state is unknown. */
+  readonly completedPolls: number
 }
 
 export type OperationReader = Pick<ApiClient, 'getOperation' | 'listOperations'>
@@ -17,6 +19,7 @@ export type IsDone = (operation: Operation) => boolean
 /** The operations named by `operation_id`, read one by one until each is final. */
 export class OperationIdsSource implements OperationSource {
   private readonly states = new Map<string, Operation>()
+  completedPolls = 0
 
   constructor(
     private readonly reader: OperationReader,
@@ -31,6 +34,7 @@ export class OperationIdsSource implements OperationSource {
       if (known && this.isDone(known)) continue
       this.states.set(id, await this.reader.getOperation(this.projectId, id))
     }
+    this.completedPolls++
   }
 
   get operations(): Operation[] {
@@ -51,6 +55,12 @@ export const GATE_MAX_DISCOVERY_PAGES = 20
 export const GATE_POLL_PAGE_LIMIT = 100
 /** At most this many pages on each later poll; older pending operations are read by id. */
 export const GATE_MAX_POLL_PAGES = 3
+/**
+ * At most this many pending operations read by id in one poll, those read longest ago first; the
+ * others keep their last-seen (not final) state until their turn, so a poll's cost stays bounded
+ * even with thousands in flight, and nothing can pass unread.
+ */
+export const GATE_MAX_READS_BY_ID = 20
 
 export interface ProjectGateOptions {
   reader: OperationReader
@@ -67,65 +77,63 @@ export interface ProjectGateOptions {
  * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
  * operations that are not final. Why that is safe: the gate waits for work that was just started,
  * by this workflow or a concurrent one; the control plane finishes operations in seconds to
- * minutes, and one still in flight after a day is stuck, which a gate could only time out on.
+ * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
+ * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
  *
  * Later polls: read from the newest operation down to the oldest one still pending, at most
- * GATE_MAX_POLL_PAGES pages, and read any pending operation beyond that by id. The cost of a poll
- * depends on how recent the pending operations are, not on how many there are. Operations created
- * after the first poll are waited on too, even if they were already final when first seen (a failure
- * among them fails the gate).
+ * GATE_MAX_POLL_PAGES pages, and read pending operations beyond that by id (GATE_MAX_READS_BY_ID a
+ * poll). Operations never seen before are waited on too, even if they were already final when first
+ * seen (a failure among them fails the gate).
  */
 export class ProjectGateSource implements OperationSource {
   private readonly tracked = new Map<string, Operation>()
-  private newestSeenAt: number | undefined
-  private discovered = false
+  /** Every operation id any list has shown; one not in it is new. */
+  private readonly seen = new Set<string>()
+  /** The poll in which a pending operation was last read by id. */
+  private readonly readByIdAt = new Map<string, number>()
+  completedPolls = 0
+  private warnedUnreadableTime = false
 
   constructor(private readonly options: ProjectGateOptions) {}
 
   get operations(): Operation[] {
-    return [...this.tracked.values()].sort((a, b) => createdAt(b) - createdAt(a))
+    return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0)
   }
 
   async poll(): Promise<void> {
-    if (this.discovered) {
-      await this.refresh()
-    } else {
-      await this.discover()
-      this.discovered = true
-    }
+    if (this.completedPolls === 0) await this.discover()
+    else await this.refresh()
+    this.completedPolls++
   }
 
   private async discover(): Promise<void> {
     const { reader, projectId, clock, logger, isDone } = this.options
     const horizon = clock.now() - GATE_LOOKBACK_MS
-    let cursor: string | undefined
-    for (let pages = 1; ; pages++) {
-      const page = await reader.listOperations(projectId, {
+    const end = await walkPages(
+      (cursor) => reader.listOperations(projectId, { limit: GATE_DISCOVERY_PAGE_LIMIT, cursor }),
+      {
         limit: GATE_DISCOVERY_PAGE_LIMIT,
-        cursor
-      })
-      for (const operation of page.operations) {
-        this.noteSeen(operation)
-        const inWindow = createdAt(operation) >= horizon
-        if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
-          this.tracked.set(operation.id, operation)
+        maxPages: GATE_MAX_DISCOVERY_PAGES,
+        length: (page) => page.operations.length,
+        onPage: (page) => {
+          for (const operation of page.operations) {
+            this.seen.add(operation.id)
+            const time = this.createdAt(operation)
+            const inWindow = time === undefined || time >= horizon
+            if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
+              this.tracked.set(operation.id, operation)
+            }
+          }
+          return !isOlderThan(page.operations.at(-1), horizon)
         }
       }
-      const next = nextPageCursor(
-        page.operations.length,
-        GATE_DISCOVERY_PAGE_LIMIT,
-        page.pagination,
-        cursor
+    )
+    if (end === 'page cap') {
+      logger.warning(
+        `Project gate: looked at the newest ${GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`
       )
-      const last = page.operations.at(-1)
-      if (next === undefined || !last || createdAt(last) < horizon) return
-      if (pages >= GATE_MAX_DISCOVERY_PAGES) {
-        logger.warning(
-          `Project gate: looked at the newest ${pages * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`
-        )
-        return
-      }
-      cursor = next
+    } else if (end === 'repeated cursor') {
+      logger.warning('Project gate: the API handed out a page cursor it had given before')
     }
   }
 
@@ -133,46 +141,68 @@ export class ProjectGateSource implements OperationSource {
     const { reader, projectId, isDone } = this.options
     const pending = [...this.tracked.values()].filter((operation) => !isDone(operation))
     if (pending.length === 0) return
-    const oldestPendingAt = Math.min(...pending.map(createdAt))
-    const discoveredUntil = this.newestSeenAt ?? -Infinity
-    const seen = new Set<string>()
-    let cursor: string | undefined
-    for (let pages = 1; pages <= GATE_MAX_POLL_PAGES; pages++) {
-      const page = await reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor })
-      for (const operation of page.operations) {
-        seen.add(operation.id)
-        const isNew = createdAt(operation) > discoveredUntil
-        if (this.tracked.has(operation.id) || (this.isRelevant(operation) && isNew)) {
-          this.tracked.set(operation.id, operation)
+    const times = pending.map((operation) => this.createdAt(operation))
+    const oldestPendingAt = times.includes(undefined) ? -Infinity : Math.min(...(times as number[]))
+    const listed = new Set<string>()
+    await walkPages(
+      (cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }),
+      {
+        limit: GATE_POLL_PAGE_LIMIT,
+        maxPages: GATE_MAX_POLL_PAGES,
+        length: (page) => page.operations.length,
+        onPage: (page) => {
+          for (const operation of page.operations) {
+            listed.add(operation.id)
+            const isNew = !this.seen.has(operation.id)
+            this.seen.add(operation.id)
+            if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
+              this.tracked.set(operation.id, operation)
+            }
+          }
+          const last = page.operations.at(-1)
+          return !(last && isOlderThan(last, oldestPendingAt + 1))
         }
       }
-      const next = nextPageCursor(
-        page.operations.length,
-        GATE_POLL_PAGE_LIMIT,
-        page.pagination,
-        cursor
-      )
-      const last = page.operations.at(-1)
-      if (next === undefined || !last || createdAt(last) <= oldestPendingAt) break
-      cursor = next
+    )
+    const unlisted = pending
+      .filter((operation) => !listed.has(operation.id))
+      .sort((a, b) => (this.readByIdAt.get(a.id) ?? 0) - (this.readByIdAt.get(b.id) ?? 0))
+      .slice(0, GATE_MAX_READS_BY_ID)
+    for (const operation of unlisted) {
+      this.readByIdAt.set(operation.id, this.completedPolls)
+      this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id))
     }
-    for (const operation of pending) {
-      if (!seen.has(operation.id)) {
-        this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id))
-      }
-    }
-  }
-
-  private noteSeen(operation: Operation): void {
-    this.newestSeenAt = Math.max(this.newestSeenAt ?? -Infinity, createdAt(operation))
   }
 
   private isRelevant(operation: Operation): boolean {
     return !this.options.branchId || operation.branch_id === this.options.branchId
   }
+
+  /** The creation time, or undefined (warned about once) when the API's text cannot be read. */
+  private createdAt(operation: Operation): number | undefined {
+    const time = parseTime(operation.created_at)
+    if (time === undefined && !this.warnedUnreadableTime) {
+      this.warnedUnreadableTime = true
+      this.options.logger.warning(
+        `Project gate: operation ${operation.id} has no readable created_at ("${operation.created_at ?? ''}"); such operations count as recent and are waited on`
+      )
+    }
+    return time
+  }
 }
 
-function createdAt(operation: Operation): number {
-  const time = Date.parse(operation.created_at ?? '')
-  return Number.isNaN(time) ? 0 : time
+function parseTime(text: string | null | undefined): number | undefined {
+  const time = Date.parse(text ?? '')
+  return Number.isNaN(time) ? undefined : time
+}
+
+/** Whether the operation was created before `time`; false when its time cannot be read. */
+function isOlderThan(operation: Operation | undefined, time: number): boolean {
+  const created = parseTime(operation?.created_at)
+  return created !== undefined && created < time
+}
+
+/** Newest first; an operation whose time cannot be read sorts as the newest. */
+function sortTime(operation: Operation): number {
+  return parseTime(operation.created_at) ?? Infinity
 }

@@ -1,18 +1,65 @@
 import { type RunReport, operationDurationMs, primaryOperation } from './report.js'
+import { truncate } from './untrusted-text.js'
 
-/** Every output the run sets, as the strings `core.setOutput` writes. */
-export function buildOutputs(report: RunReport): Record<string, string> {
+/**
+ * GitHub limits one output to 1 MB and all of a job's outputs together; these bounds keep every
+ * output well under that whatever the API sends.
+ */
+export const MAX_JSON_OUTPUT_CHARS = 512 * 1024
+const MAX_FIELD_CHARS = 200
+const MAX_ERROR_CHARS = 4000
+
+/** Every string field of an API object cut to size (the error text longer than the rest). */
+function bounded<T extends object>(record: T): T {
+  return Object.fromEntries(
+    Object.entries(record).map(([key, value]) => [
+      key,
+      typeof value === 'string'
+        ? truncate(value, key === 'error' ? MAX_ERROR_CHARS : MAX_FIELD_CHARS)
+        : value
+    ])
+  ) as T
+}
+
+/** A JSON array of as many items (from the first) as fit; says how many were left out. */
+function jsonArray(items: object[], name: string, notes: string[]): string {
+  const parts: string[] = []
+  let size = 2
+  for (const item of items) {
+    const json = JSON.stringify(bounded(item))
+    if (size + json.length + 1 > MAX_JSON_OUTPUT_CHARS) break
+    parts.push(json)
+    size += json.length + 1
+  }
+  if (parts.length < items.length) {
+    notes.push(
+      `The ${name} output holds the first ${parts.length} of ${items.length} (GitHub limits the size of outputs)`
+    )
+  }
+  return `[${parts.join(',')}]`
+}
+
+export interface BuiltOutputs {
+  /** Every output the run sets, as the strings `core.setOutput` writes. */
+  outputs: Record<string, string>
+  /** What had to be left out, for the log. */
+  notes: string[]
+}
+
+export function buildOutputs(report: RunReport): BuiltOutputs {
   const outputs: Record<string, string> = {}
+  const notes: string[] = []
+  if (report.outcome && report.outcome !== 'error') outputs.outcome = report.outcome
   if (report.listing) {
-    outputs.projects = JSON.stringify(report.listing.projects)
+    outputs.projects = jsonArray(report.listing.projects, 'projects', notes)
     outputs.project_count = String(report.listing.projects.length)
   }
   const { wait } = report
   if (wait) {
-    const operation = primaryOperation(wait.operations)
+    const found = primaryOperation(wait.operations)
+    const operation = found && bounded(found)
     const duration = operation ? operationDurationMs(operation) : undefined
     Object.assign(outputs, {
-      outcome: wait.outcome,
       status: operation?.status ?? '',
       operation_id: operation?.id ?? '',
       action: operation?.action ?? '',
@@ -24,11 +71,9 @@ export function buildOutputs(report: RunReport): Record<string, string> {
       updated_at: operation?.updated_at ?? '',
       duration_ms: duration !== undefined ? String(duration) : '',
       operation: operation ? JSON.stringify(operation) : '',
-      operations: JSON.stringify(wait.operations),
+      operations: jsonArray(wait.operations, 'operations', notes),
       elapsed_ms: String(Math.round(wait.elapsedMs))
     })
-  } else if (report.listing && !report.error) {
-    outputs.outcome = 'success'
   }
-  return outputs
+  return { outputs, notes }
 }

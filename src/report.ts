@@ -1,17 +1,22 @@
 import type { ProjectListing, RequestStats } from './api-client.js'
+import type { Pace } from './pace.js'
 import type { Operation } from './schemas.js'
-import type { WaitResult } from './wait-for-operations.js'
+import type { Outcome, WaitResult } from './wait-for-operations.js'
 
 /** Everything one run found out: the input of outputs.ts and summary.ts. */
 export interface RunReport {
+  /** How the run ended; `error` when an error failed the step. */
+  outcome?: Outcome | 'error'
   projectId?: string
   branchId?: string
   listing?: ProjectListing
   wait?: WaitResult
   requests: RequestStats
+  /** The polling pace: how many 429s were met, the slowest pace. */
+  pace?: Pick<Pace, 'rateLimited' | 'slowestMs' | 'intervalMs'>
   /** The message of the error that failed the step, already redacted. */
   error?: string
-  /** Operations as last seen when an error cut the wait short. */
+  /** Operations as last seen when an error cut the wait short; absent if nothing was read. */
   lastSeen?: Operation[]
 }
 

@@ -3,55 +3,61 @@ import { ApiError, DeadlineExceededError, NetworkError } from './errors.js'
 
 /** Statuses that say "try again later"; every request of the action is a GET, so retrying is safe. */
 const RETRYABLE_STATUSES = new Set([408, 423, 429, 500, 502, 503, 504])
+/** Share of a wait added at random, so that gates refused together do not come back together. */
+const JITTER = 0.5
+/** Share of a Retry-After added at random on top of it (never taken off). */
+const RETRY_AFTER_JITTER = 0.1
 
 export interface RetryDecision {
   delayMs: number
-  /** Why: `HTTP 429, Retry-After 3` or `connection error`. */
+  /** Why: `HTTP 429, Retry-After 3` or `no answer (ECONNRESET)`. */
   reason: string
 }
 
 export interface RetryPolicyOptions {
-  initialDelayMs?: number
   maxDelayMs?: number
   /** Source of jitter in [0, 1); injectable for tests. */
   random?: () => number
 }
 
 /**
- * When to retry and how long to wait first. Retry-After (seconds or an HTTP date) is honoured and
- * never shortened; otherwise the wait grows exponentially from `initialDelayMs` to `maxDelayMs`,
- * each wait drawn from the upper half of its step (so never below `initialDelayMs`).
+ * When to retry and how long to wait first. The wait starts at `floorMs` (during a wait: the
+ * current polling pace, so a retry never goes out sooner than the next poll would have) and doubles
+ * with each retry, with up to 50 % jitter on top, capped at 60 s (or at the floor, if that is
+ * longer). A Retry-After (seconds or an HTTP date) that asks for longer wins and is never shortened.
  */
 export class RetryPolicy {
-  readonly initialDelayMs: number
   readonly maxDelayMs: number
   private readonly random: () => number
 
   constructor(options: RetryPolicyOptions = {}) {
-    this.initialDelayMs = options.initialDelayMs ?? 1000
     this.maxDelayMs = options.maxDelayMs ?? 60_000
     this.random = options.random ?? Math.random
   }
 
   /** The wait before retry number `attempt` (1 = first retry), or undefined: do not retry. */
-  decide(error: unknown, attempt: number, now: number): RetryDecision | undefined {
+  decide(error: unknown, attempt: number, now: number, floorMs: number): RetryDecision | undefined {
     if (error instanceof NetworkError) {
-      return { delayMs: this.backoff(attempt), reason: `no answer (${error.detail})` }
+      return { delayMs: this.backoff(attempt, floorMs), reason: `no answer (${error.detail})` }
     }
     if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status)) return undefined
+    const backoffMs = this.backoff(attempt, floorMs)
     const retryAfterMs = parseRetryAfter(error.retryAfter, now)
     if (retryAfterMs !== undefined) {
+      const honoured = Math.round(retryAfterMs * (1 + this.random() * RETRY_AFTER_JITTER))
       return {
-        delayMs: Math.max(retryAfterMs, this.initialDelayMs),
+        delayMs: Math.max(honoured, backoffMs),
         reason: `HTTP ${error.status}, Retry-After ${error.retryAfter}`
       }
     }
-    return { delayMs: this.backoff(attempt), reason: `HTTP ${error.status}` }
+    return { delayMs: backoffMs, reason: `HTTP ${error.status}` }
   }
 
-  backoff(attempt: number): number {
-    const step = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** Math.max(0, attempt - 1))
-    return Math.max(this.initialDelayMs, Math.round(step / 2 + (this.random() * step) / 2))
+  /** floor × 2^(attempt−1), plus up to 50 % jitter, capped at max(60 s, floor); never below floor. */
+  backoff(attempt: number, floorMs: number): number {
+    const cap = Math.max(floorMs, this.maxDelayMs)
+    const step = Math.min(cap, floorMs * 2 ** Math.max(0, attempt - 1))
+    return Math.round(Math.min(cap, step * (1 + this.random() * JITTER)))
   }
 }
 
@@ -67,9 +73,13 @@ export function parseRetryAfter(header: string | undefined, now: number): number
 export interface RetryContext {
   policy: RetryPolicy
   clock: Clock
+  /** The first wait before a retry; the policy grows it from there. */
+  floorMs: number
   /** Absolute time (clock.now()) after which no retry is started. */
   deadline: number
   signal?: AbortSignal
+  /** Each failed attempt, retried or not. */
+  onFailure?: (error: unknown) => void
   onRetry?: (decision: RetryDecision, error: Error, attempt: number) => void
 }
 
@@ -83,12 +93,12 @@ export async function withRetries<T>(attempt: () => Promise<T>, context: RetryCo
       return await attempt()
     } catch (error) {
       if (context.signal?.aborted) throw error
-      const decision = context.policy.decide(error, retry, context.clock.now())
+      context.onFailure?.(error)
+      const now = context.clock.now()
+      const decision = context.policy.decide(error, retry, now, context.floorMs)
       if (decision === undefined) throw error
       const lastError = error as Error
-      if (context.clock.now() + decision.delayMs > context.deadline) {
-        throw new DeadlineExceededError(lastError)
-      }
+      if (now + decision.delayMs > context.deadline) throw new DeadlineExceededError(lastError)
       context.onRetry?.(decision, lastError, retry)
       await context.clock.sleep(decision.delayMs, context.signal)
     }

@@ -1,6 +1,7 @@
 import { formatDuration } from './duration.js'
 import { statusLabel } from './operation-status.js'
 import { type RunReport, operationDurationMs } from './report.js'
+import { forHtml } from './untrusted-text.js'
 
 const OUTCOME_LABELS: Record<string, string> = {
   success: '✅ success',
@@ -10,103 +11,143 @@ const OUTCOME_LABELS: Record<string, string> = {
   cancelled: '🚫 cancelled'
 }
 
-/** Escapes API text for the HTML of the job summary; new lines would end the HTML block. */
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;')
-    .replace(/\r?\n/g, ' ')
-}
+/**
+ * Bounds that keep the summary far below GitHub's 1 MiB whatever the API sends: rows per table, and
+ * characters of API text per cell (HTML escaping grows text at most 6-fold).
+ */
+export const MAX_OPERATION_ROWS = 50
+export const MAX_PROJECT_ROWS = 100
+const MAX_ID_CHARS = 80
+const MAX_TEXT_CHARS = 120
+const MAX_ERROR_CHARS = 500
+const MAX_MESSAGE_CHARS = 2000
+const MAX_UNAVAILABLE_IDS = 20
 
-function table(headers: string[], rows: (string | null | undefined)[][]): string {
+/** A table of the first `maxRows` rows, with a last row saying how many more there are. */
+function table<T>(
+  headers: string[],
+  items: T[],
+  maxRows: number,
+  what: string,
+  cells: (item: T) => string[]
+): string {
   const head = headers.map((header) => `<th>${header}</th>`).join('')
-  const body = rows
-    .map((row) => `<tr>${row.map((cell) => `<td>${cell ?? ''}</td>`).join('')}</tr>`)
-    .join('\n')
-  return `<table>\n<tr>${head}</tr>\n${body}\n</table>`
+  const body = items.slice(0, maxRows).map(
+    (item) =>
+      `<tr>${cells(item)
+        .map((cell) => `<td>${cell}</td>`)
+        .join('')}</tr>`
+  )
+  if (items.length > maxRows) {
+    body.push(
+      `<tr><td colspan="${headers.length}">… and ${items.length - maxRows} more ${what} not shown</td></tr>`
+    )
+  }
+  return `<table>\n<tr>${head}</tr>\n${body.join('\n')}\n</table>`
 }
 
 function code(text: string | null | undefined): string {
-  return text ? `<code>${escapeHtml(text)}</code>` : ''
+  return text ? `<code>${forHtml(text, MAX_ID_CHARS)}</code>` : ''
+}
+
+function text(value: string | null | undefined): string {
+  return forHtml(value ?? '', MAX_TEXT_CHARS)
 }
 
 function date(iso: string | null | undefined): string {
   if (!iso) return ''
   const time = Date.parse(iso)
-  if (Number.isNaN(time)) return escapeHtml(iso)
+  if (Number.isNaN(time)) return text(iso)
   return new Date(time)
     .toISOString()
     .replace('T', ' ')
     .replace(/\.\d+Z$/, ' UTC')
 }
 
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`
+}
+
 /** The job summary: what a person checks on the console. */
 export function renderSummary(report: RunReport): string {
   const parts = ['<h2>Neon operations gate</h2>']
   const facts: string[] = []
+  const outcome = report.outcome !== 'error' ? report.outcome : undefined
+  if (outcome) facts.push(`<b>Outcome:</b> ${OUTCOME_LABELS[outcome]}`)
   if (report.wait) {
-    facts.push(`<b>Outcome:</b> ${OUTCOME_LABELS[report.wait.outcome]}`)
     facts.push(`waited ${formatDuration(report.wait.elapsedMs)}`)
-    facts.push(`${report.wait.polls} poll${report.wait.polls === 1 ? '' : 's'}`)
+    facts.push(plural(report.wait.polls, 'poll', 'polls'))
   }
-  facts.push(`${report.requests.requests} request${report.requests.requests === 1 ? '' : 's'}`)
-  facts.push(`${report.requests.retries} retr${report.requests.retries === 1 ? 'y' : 'ies'}`)
+  facts.push(plural(report.requests.requests, 'request', 'requests'))
+  facts.push(plural(report.requests.retries, 'retry', 'retries'))
+  if (report.pace && report.pace.rateLimited > 0) {
+    facts.push(`${report.pace.rateLimited} × HTTP 429`)
+    facts.push(`slowest pace ${formatDuration(report.pace.slowestMs)}`)
+  }
   if (report.projectId) facts.push(`project ${code(report.projectId)}`)
   if (report.branchId) facts.push(`branch ${code(report.branchId)}`)
   parts.push(`<p>${facts.join(' · ')}</p>`)
-  if (report.wait?.reason) parts.push(`<p>${escapeHtml(report.wait.reason)}</p>`)
-  if (report.error) parts.push(`<p>❌ <b>Error:</b> ${escapeHtml(report.error)}</p>`)
+  if (report.wait?.reason) parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`)
+  if (report.error) {
+    parts.push(`<p>❌ <b>Error:</b> ${forHtml(report.error, MAX_MESSAGE_CHARS)}</p>`)
+  }
 
   const operations = report.wait?.operations ?? report.lastSeen
-  if (operations) {
-    if (operations.length === 0) {
-      parts.push('<p>No operation in flight.</p>')
-    } else {
-      parts.push('<h3>Operations</h3>')
-      parts.push(
-        table(
-          ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'],
-          operations.map((operation) => {
-            const duration = operationDurationMs(operation)
-            const failures = operation.failures_count
-              ? ` (${operation.failures_count} failures)`
-              : ''
-            const error = operation.error ? `<br>${escapeHtml(operation.error)}` : ''
-            return [
-              code(operation.id),
-              escapeHtml(operation.action ?? ''),
-              code(operation.branch_id),
-              code(operation.endpoint_id),
-              escapeHtml(statusLabel(operation.status) + failures) + error,
-              duration !== undefined ? formatDuration(duration) : '',
-              date(operation.created_at)
-            ]
-          })
-        )
+  if (operations === undefined && report.projectId && report.error) {
+    parts.push(
+      '<p>Nothing could be read before the error: the state of the operations is unknown.</p>'
+    )
+  } else if (operations?.length === 0) {
+    parts.push('<p>No operation in flight.</p>')
+  } else if (operations) {
+    parts.push(`<h3>Operations (${operations.length})</h3>`)
+    parts.push(
+      table(
+        ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'],
+        operations,
+        MAX_OPERATION_ROWS,
+        'operations',
+        (operation) => {
+          const duration = operationDurationMs(operation)
+          const failures = operation.failures_count ? ` (${operation.failures_count} failures)` : ''
+          const error = operation.error ? `<br>${forHtml(operation.error, MAX_ERROR_CHARS)}` : ''
+          return [
+            code(operation.id),
+            text(operation.action),
+            code(operation.branch_id),
+            code(operation.endpoint_id),
+            text(statusLabel(operation.status) + failures) + error,
+            duration !== undefined ? formatDuration(duration) : '',
+            date(operation.created_at)
+          ]
+        }
       )
-    }
+    )
   }
 
   if (report.listing) {
-    parts.push(`<h3>Projects (${report.listing.projects.length})</h3>`)
+    const { projects, unavailableProjectIds } = report.listing
+    parts.push(`<h3>Projects (${projects.length})</h3>`)
     parts.push(
       table(
         ['Name', 'Id', 'Region', 'Engine version', 'Created'],
-        report.listing.projects.map((project) => [
-          escapeHtml(project.name ?? ''),
+        projects,
+        MAX_PROJECT_ROWS,
+        'projects',
+        (project) => [
+          text(project.name),
           code(project.id),
-          escapeHtml(project.region_id ?? ''),
+          text(project.region_id),
           project.pg_version != null ? String(project.pg_version) : '',
           date(project.created_at)
-        ])
+        ]
       )
     )
-    if (report.listing.unavailableProjectIds.length > 0) {
+    if (unavailableProjectIds.length > 0) {
+      const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(code)
+      const more = unavailableProjectIds.length - shown.length
       parts.push(
-        `<p>Unavailable projects: ${report.listing.unavailableProjectIds.map(code).join(', ')}</p>`
+        `<p>Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}</p>`
       )
     }
   }

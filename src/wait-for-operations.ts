@@ -4,7 +4,14 @@ import { DeadlineExceededError } from './errors.js'
 import type { Logger } from './logger.js'
 import type { OperationSource } from './operation-sources.js'
 import { classifyStatus, isFinal, isFinalFailure } from './operation-status.js'
+import type { Pace } from './pace.js'
 import type { Operation } from './schemas.js'
+import { truncate } from './untrusted-text.js'
+
+/** Status changes logged per poll; more are counted in one line (the summary has them all). */
+const MAX_CHANGES_LOGGED = 20
+/** Distinct unknown statuses warned about. */
+const MAX_UNKNOWN_WARNINGS = 5
 
 /** `cancelled` is not one of the contract's outcomes: it is reported when the runner cancels the job. */
 export type Outcome = 'success' | 'failure' | 'timeout' | 'pending' | 'cancelled'
@@ -12,7 +19,6 @@ export type Outcome = 'success' | 'failure' | 'timeout' | 'pending' | 'cancelled
 export interface WaitOptions {
   /** false: read once and report. */
   wait: boolean
-  intervalMs: number
   /** Absolute clock time at which the wait gives up. */
   deadline: number
   failFast: boolean
@@ -20,6 +26,8 @@ export interface WaitOptions {
 
 export interface WaitDependencies {
   source: OperationSource
+  /** Time between polls (`interval`, slower after 429s). */
+  pace: Pace
   clock: Clock
   logger: Logger
   signal?: AbortSignal
@@ -37,11 +45,12 @@ export interface WaitResult {
 
 /**
  * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
- * The first read is immediate; after each poll the loop waits `intervalMs` (never past the deadline).
+ * The first read is immediate; after each poll the loop waits as long as the pace says (never past
+ * the deadline).
  */
 export async function waitForOperations(
   options: WaitOptions,
-  { source, clock, logger, signal }: WaitDependencies
+  { source, pace, clock, logger, signal }: WaitDependencies
 ): Promise<WaitResult> {
   const startedAt = clock.now()
   const lastStatus = new Map<string, string>()
@@ -68,20 +77,32 @@ export async function waitForOperations(
       if (error instanceof DeadlineExceededError) return finish('timeout', error.message)
       throw error
     }
+    pace.onPollDone()
 
     const operations = source.operations
+    let changes = 0
     for (const operation of operations) {
       const previous = lastStatus.get(operation.id)
       if (previous !== operation.status) {
         lastStatus.set(operation.id, operation.status)
-        logger.info(
-          `[${elapsed()}] ${describe(operation)}: ${previous ? `${previous} → ` : ''}${operation.status}`
-        )
+        if (++changes <= MAX_CHANGES_LOGGED) {
+          logger.info(
+            `[${elapsed()}] ${describe(operation)}: ${previous ? `${previous} → ` : ''}${truncate(operation.status, 40)}`
+          )
+        }
       }
-      if (classifyStatus(operation.status) === 'unknown' && !warnedStatuses.has(operation.status)) {
+      const unknown = classifyStatus(operation.status) === 'unknown'
+      if (unknown && !warnedStatuses.has(operation.status)) {
         warnedStatuses.add(operation.status)
-        logger.warning(`Unknown operation status "${operation.status}"; treating it as in flight`)
+        if (warnedStatuses.size <= MAX_UNKNOWN_WARNINGS) {
+          logger.warning(
+            `Unknown operation status "${truncate(operation.status, 40)}"; treating it as in flight`
+          )
+        }
       }
+    }
+    if (changes > MAX_CHANGES_LOGGED) {
+      logger.info(`[${elapsed()}] … and ${changes - MAX_CHANGES_LOGGED} more status changes`)
     }
 
     if (operations.some((operation) => isFinalFailure(operation.status, options.failFast))) {
@@ -94,7 +115,7 @@ export async function waitForOperations(
     const remaining = options.deadline - clock.now()
     if (remaining <= 0) return finish('timeout')
     try {
-      await clock.sleep(Math.min(options.intervalMs, remaining), signal)
+      await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal)
     } catch (error) {
       if (signal?.aborted) return finish('cancelled', (signal.reason as Error).message)
       throw error
@@ -104,5 +125,8 @@ export async function waitForOperations(
 
 function describe(operation: Operation): string {
   const parts = [operation.id, operation.action, operation.branch_id && `on ${operation.branch_id}`]
-  return parts.filter(Boolean).join(' ')
+  return parts
+    .filter(Boolean)
+    .map((part) => truncate(part!, 80))
+    .join(' ')
 }

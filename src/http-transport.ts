@@ -1,0 +1,269 @@
+/*
+ * The one place where bytes leave the process: a single GET over node:http/https with a hard time
+ * limit, an abort signal, a cap on the body, no redirects, and an HTTPS proxy tunnel (CONNECT) of
+ * its own. Every socket a request opens, the tunnel's included, is destroyed when the request ends,
+ * however it ends, so a silent server or proxy can never keep the process alive.
+ */
+import * as http from 'node:http'
+import * as https from 'node:https'
+import { isIP, type Socket } from 'node:net'
+import * as tls from 'node:tls'
+
+export interface HttpAnswer {
+  status: number
+  headers: http.IncomingHttpHeaders
+  body: string
+}
+
+export interface HttpGetOptions {
+  headers: Record<string, string>
+  /** Connection, proxy tunnel, answer and body together. */
+  timeLimitMs: number
+  maxBodyBytes: number
+  signal?: AbortSignal
+  /** Proxy settings; the process environment by default. */
+  env?: NodeJS.ProcessEnv
+}
+
+/**
+ * Why a request got no usable answer. `retryable: false` means that sending it again cannot help
+ * (a host name that does not resolve, a certificate that does not match, a body over the cap, a
+ * proxy that refuses us); `culprit` names what to check.
+ */
+export class TransportError extends Error {
+  override name = 'TransportError'
+  constructor(
+    readonly detail: string,
+    readonly retryable: boolean,
+    readonly culprit: 'api_host' | 'HTTPS_PROXY' | 'the API' = 'api_host'
+  ) {
+    super(detail)
+  }
+}
+
+/** Error codes of node:net, node:tls and node:http that no retry can fix. */
+const UNRECOVERABLE_CODES = new Set([
+  'ENOTFOUND',
+  'EAFNOSUPPORT',
+  'EADDRNOTAVAIL',
+  'ERR_INVALID_URL',
+  'ERR_INVALID_CHAR',
+  'ERR_INVALID_HTTP_TOKEN',
+  'ERR_UNESCAPED_CHARACTERS',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
+])
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i
+
+/** The proxy for `target` from HTTPS_PROXY/https_proxy and NO_PROXY/no_proxy; never for loopback. */
+export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): URL | undefined {
+  if (target.protocol !== 'https:' || LOOPBACK.test(target.hostname)) return undefined
+  const setting = env.https_proxy || env.HTTPS_PROXY
+  if (!setting) return undefined
+  const host = target.hostname.toLowerCase()
+  const port = target.port || '443'
+  const bypass = (env.no_proxy || env.NO_PROXY || '')
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '')
+  for (const entry of bypass) {
+    if (entry === '*') return undefined
+    const [entryHost, entryPort] = entry.split(/:(?=\d+$)/)
+    if (entryPort && entryPort !== port) continue
+    const suffix = entryHost.replace(/^\*?\./, '')
+    if (host === suffix || host.endsWith(`.${suffix}`)) return undefined
+  }
+  let proxy: URL
+  try {
+    proxy = new URL(setting.includes('://') ? setting : `http://${setting}`)
+  } catch {
+    throw new TransportError('HTTPS_PROXY is not a URL', false, 'HTTPS_PROXY')
+  }
+  if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
+    throw new TransportError(
+      `HTTPS_PROXY uses ${proxy.protocol}; only http:// and https:// proxies are supported`,
+      false,
+      'HTTPS_PROXY'
+    )
+  }
+  return proxy
+}
+
+/** The proxy as `host:port`, never with its credentials. */
+export function describeProxy(proxy: URL): string {
+  return `${proxy.hostname}:${proxy.port || (proxy.protocol === 'https:' ? 443 : 80)}`
+}
+
+/**
+ * One GET. Resolves with any HTTP status (redirects are returned, not followed); rejects with a
+ * TransportError, or with `signal.reason` when the signal aborts.
+ */
+export async function httpGet(url: URL, options: HttpGetOptions): Promise<HttpAnswer> {
+  const controller = new AbortController()
+  const sockets = new Set<Socket>()
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new TransportError(`no answer within ${Math.round(options.timeLimitMs)} ms`, true)
+      ),
+    options.timeLimitMs
+  )
+  const onOuterAbort = (): void => controller.abort(options.signal?.reason)
+  if (options.signal?.aborted) onOuterAbort()
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true })
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = (): void => reject(controller.signal.reason)
+    if (controller.signal.aborted) fail()
+    controller.signal.addEventListener('abort', fail, { once: true })
+  })
+  aborted.catch(() => undefined)
+  try {
+    const exchange = async (): Promise<HttpAnswer> => {
+      const proxy = proxyFor(url, options.env)
+      const tunnel = proxy ? await openTunnel(proxy, url, sockets, controller.signal) : undefined
+      return await exchangeOnce(url, options, tunnel, sockets, controller.signal)
+    }
+    return await Promise.race([exchange(), aborted])
+  } finally {
+    clearTimeout(timer)
+    options.signal?.removeEventListener('abort', onOuterAbort)
+    for (const socket of sockets) socket.destroy()
+  }
+}
+
+function exchangeOnce(
+  url: URL,
+  options: HttpGetOptions,
+  tunnel: Socket | undefined,
+  sockets: Set<Socket>,
+  signal: AbortSignal
+): Promise<HttpAnswer> {
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    const secure = url.protocol === 'https:'
+    const hostname = url.hostname.replace(/^\[|\]$/g, '')
+    const request = (secure ? https : http).request(url, {
+      method: 'GET',
+      headers: { ...options.headers, Connection: 'close' },
+      agent: false,
+      signal,
+      ...(tunnel
+        ? {
+            createConnection: () =>
+              tls.connect({
+                socket: tunnel,
+                servername: isIP(hostname) ? undefined : hostname
+              })
+          }
+        : {})
+    })
+    request.on('socket', (socket) => sockets.add(socket))
+    request.on('error', (error) => reject(classify(error)))
+    request.on('response', (response) => {
+      const declared = Number(response.headers['content-length'])
+      if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
+        response.destroy()
+        return reject(tooLarge(options.maxBodyBytes))
+      }
+      const chunks: Buffer[] = []
+      let size = 0
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length
+        if (size > options.maxBodyBytes) {
+          response.destroy()
+          reject(tooLarge(options.maxBodyBytes))
+        } else {
+          chunks.push(chunk)
+        }
+      })
+      response.on('error', (error) => reject(classify(error)))
+      response.on('aborted', () => reject(new TransportError('the answer was cut off', true)))
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString('utf8')
+        })
+      )
+    })
+    request.end()
+  })
+}
+
+/** CONNECT through the proxy; resolves with the raw tunnel socket to the target. */
+function openTunnel(
+  proxy: URL,
+  target: URL,
+  sockets: Set<Socket>,
+  signal: AbortSignal
+): Promise<Socket> {
+  const authority = `${target.hostname}:${target.port || 443}`
+  const headers: Record<string, string> = { Host: authority }
+  if (proxy.username || proxy.password) {
+    const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`
+    headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`
+  }
+  const via = describeProxy(proxy)
+  return new Promise<Socket>((resolve, reject) => {
+    const request = (proxy.protocol === 'https:' ? https : http).request({
+      host: proxy.hostname.replace(/^\[|\]$/g, ''),
+      port: proxy.port || (proxy.protocol === 'https:' ? 443 : 80),
+      method: 'CONNECT',
+      path: authority,
+      headers,
+      agent: false,
+      signal
+    })
+    request.on('socket', (socket) => sockets.add(socket))
+    request.on('connect', (response, socket) => {
+      sockets.add(socket)
+      if (response.statusCode === 200) return resolve(socket)
+      socket.destroy()
+      const status = response.statusCode ?? 0
+      const retryable = status >= 500 || status === 429 || status === 408
+      reject(
+        new TransportError(
+          `the proxy ${via} (HTTPS_PROXY) answered CONNECT with HTTP ${status}`,
+          retryable,
+          'HTTPS_PROXY'
+        )
+      )
+    })
+    request.on('error', (error) => {
+      const failure = classify(error)
+      reject(
+        new TransportError(
+          `the proxy ${via} (HTTPS_PROXY): ${failure.detail}`,
+          failure.retryable,
+          'HTTPS_PROXY'
+        )
+      )
+    })
+    request.end()
+  })
+}
+
+function tooLarge(maxBytes: number): TransportError {
+  return new TransportError(
+    `the answer is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB; stopped reading`,
+    false,
+    'the API'
+  )
+}
+
+/** Duck-typed: errors of node:http may come from another realm (e.g. under a test VM). */
+function classify(error: unknown): TransportError {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  const text = typeof message === 'string' ? message : String(error)
+  const detail = typeof code === 'string' && !text.includes(code) ? `${code} (${text})` : text
+  return new TransportError(detail, !(typeof code === 'string' && UNRECOVERABLE_CODES.has(code)))
+}
