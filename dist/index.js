@@ -41435,8 +41435,9 @@ function truncate(text, maxChars) {
  * C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the bidirectional
  * formatting marks that make text read differently from what it is.
  */
+const UNSAFE_CHARACTERS = 
 // eslint-disable-next-line no-control-regex
-const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED_ESCAPES = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 function visibleEscape(character) {
     return NAMED_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;

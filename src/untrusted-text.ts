@@ -62,8 +62,8 @@ export function truncate(text: string, maxChars: number): string {
  * C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the bidirectional
  * formatting marks that make text read differently from what it is.
  */
-// eslint-disable-next-line no-control-regex
 const UNSAFE_CHARACTERS =
+  // eslint-disable-next-line no-control-regex
   /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }
