@@ -161,6 +161,58 @@ describe('ApiClient errors', () => {
     expect(error).toMatchObject({ status: 400 })
   })
 
+  it("an answer for another project, or a list holding another project's operation, is an error", async () => {
+    nock(HOST)
+      .get(path)
+      .reply(200, { operation: operation({ id: OP_A, project_id: 'someone-else-123' }) })
+    const single = await failure(client().getOperation(PROJECT, OP_A))
+    expect(single.message).toContain('the answer is an operation of project "someone-else-123"')
+    nock(HOST)
+      .get(`/api/v2/projects/${PROJECT}/operations`)
+      .query(true)
+      .reply(200, { operations: [operation({ project_id: 'someone-else-123' })] })
+    const list = await failure(client().listOperations(PROJECT, { limit: 10 }))
+    expect(list).toBeInstanceOf(ResponseFormatError)
+    expect(list.message).toContain('belongs to project "someone-else-123"')
+  })
+
+  it('no request starts later than 1 s after the deadline', async () => {
+    const clock = new FakeClock()
+    const api = client(clock, { deadlineMs: 5000 })
+    clock.advance(6000)
+    const error = await failure(api.getOperation(PROJECT, OP_A))
+    expect(error).toBeInstanceOf(DeadlineExceededError)
+    expect(api.stats.requests).toBe(0)
+  })
+
+  it('a 429 slows the pace, and retries wait at least the pace', async () => {
+    const clock = new FakeClock()
+    const pace = new Pace(5000, logger, () => 0)
+    const api = new ApiClient({
+      baseUrl: BASE,
+      apiKey: KEY,
+      requestTimeoutMs: 5000,
+      retryPolicy: new RetryPolicy({ random: () => 0 }),
+      pace,
+      clock,
+      logger,
+      redactor: new Redactor([KEY]),
+      deadline: clock.now() + 600_000
+    })
+    nock(HOST)
+      .get(path)
+      .reply(429)
+      .get(path)
+      .reply(503)
+      .get(path)
+      .reply(200, { operation: operation({ id: OP_A }) })
+    await api.getOperation(PROJECT, OP_A)
+    expect(clock.sleeps).toEqual([5000, 10_000])
+    expect(pace.currentMs).toBe(10_000)
+    expect(pace.rateLimited).toBe(1)
+    expect(lines).toContain('429: polling every 10.0 s for now')
+  })
+
   it('5xx then success: retried with backoff', async () => {
     const clock = new FakeClock()
     nock(HOST).get(path).reply(500).get(path).reply(502).get(path).reply(503).get(path).reply(504)

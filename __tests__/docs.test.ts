@@ -60,6 +60,25 @@ describe('documentation and metadata agree with the code', () => {
     expect(readmeTable('Outputs')).toEqual(outputs)
   })
 
+  it('no README recipe expands an expression inside a run: script (shell injection); outputs go through env:', () => {
+    const offending: string[] = []
+    for (const block of readme.matchAll(/```yaml\n([\s\S]*?)```/g)) {
+      const lines = block[1].split('\n')
+      lines.forEach((line, index) => {
+        const run = /^(\s*)(?:- )?run:(.*)$/.exec(line)
+        if (!run) return
+        const indent = run[1].length
+        const script = [run[2]]
+        for (const next of lines.slice(index + 1)) {
+          if (next.trim() !== '' && next.search(/\S/) <= indent + 2) break
+          script.push(next)
+        }
+        if (script.join('\n').includes('${{')) offending.push(line.trim())
+      })
+    }
+    expect(offending).toEqual([])
+  })
+
   it('runs on node24 from dist/index.js', () => {
     expect(actionYml).toMatch(/^ {2}using: node24$/m)
     expect(actionYml).toMatch(/^ {2}main: dist\/index\.js$/m)

@@ -1,7 +1,12 @@
 import { describe, expect, it } from '@jest/globals'
 import { parseDuration } from '../src/duration.js'
 import { InputError } from '../src/errors.js'
-import { DEFAULT_API_HOST, getInputs, ignoredInputWarnings } from '../src/input-helper.js'
+import {
+  DEFAULT_API_HOST,
+  getInputs,
+  ignoredInputWarnings,
+  MAX_OPERATION_IDS
+} from '../src/input-helper.js'
 import { OP_A, OP_B } from './fixtures/operations.js'
 
 function parse(values: Record<string, string>) {
@@ -107,7 +112,18 @@ describe('getInputs', () => {
       { api_key: 'k' },
       'input "project_id": required; give project_id to wait for operations, or set list_projects: true'
     ],
-    [{ api_key: 'k', operation_id: OP_A }, 'input "project_id": required with operation_id']
+    [{ api_key: 'k', operation_id: OP_A }, 'input "project_id": required with operation_id'],
+    [{ ...base, interval: '700h' }, 'input "interval": "700h" is above the maximum of 1h'],
+    [{ ...base, interval: '1e400' }, 'input "interval": "1e400" is not a duration'],
+    [{ ...base, interval: '99999999999999999999' }, 'is above the maximum of 1h'],
+    [{ ...base, timeout: '121h' }, 'input "timeout": "121h" is above the maximum of 5 days'],
+    [{ ...base, api_key: 'napi key' }, 'input "api_key": contains spaces, line breaks'],
+    [{ ...base, api_key: 'napi\nkey' }, 'input "api_key": contains spaces, line breaks'],
+    [{ ...base, api_key: 'napi_kéy' }, 'characters an HTTP header cannot carry'],
+    [
+      { ...base, api_host: 'http://user:pw-in-url@example.com' },
+      'input "api_host": must not carry credentials'
+    ]
   ])('rejects %j', (values, message) => {
     expect(errorOf(values)).toContain(message)
   })
@@ -123,6 +139,24 @@ describe('getInputs', () => {
     }
   })
 
+  it('accepts the largest interval and timeout', () => {
+    expect(parse({ ...base, interval: '1h', timeout: '120h' })).toMatchObject({
+      intervalMs: 3_600_000,
+      timeoutMs: 432_000_000
+    })
+  })
+
+  it(`accepts ${MAX_OPERATION_IDS} operation ids and refuses more, pointing to the project gate`, () => {
+    const ids = (count: number) =>
+      Array.from({ length: count }, (_, i) => `${OP_A.slice(0, 24)}${String(i).padStart(12, '0')}`)
+    expect(
+      parse({ ...base, operation_id: ids(MAX_OPERATION_IDS).join(',') }).operationIds
+    ).toHaveLength(MAX_OPERATION_IDS)
+    expect(errorOf({ ...base, operation_id: ids(MAX_OPERATION_IDS + 1).join('\n') })).toContain(
+      `input "operation_id": 41 operation ids given, at most 40 are accepted`
+    )
+  })
+
   it('names every bad input at once', () => {
     const message = errorOf({ ...base, interval: 'x', timeout: 'y', wait: 'z' })
     expect(message).toContain('"interval"')
@@ -131,9 +165,16 @@ describe('getInputs', () => {
   })
 
   it('never echoes credentials given in api_host', () => {
-    const message = errorOf({ ...base, api_host: 'https://user:hunter2@example.com/api/v2' })
-    expect(message).toContain('input "api_host": must not carry credentials')
-    expect(message).not.toContain('hunter2')
+    for (const host of [
+      'https://user:hunter2@example.com/api/v2',
+      'http://user:hunter2@example.com/api/v2',
+      'ftp://user:hunter2@example.com',
+      'not a url user:hunter2@x'
+    ]) {
+      const message = errorOf({ ...base, api_host: host })
+      expect(message).toContain('input "api_host"')
+      expect(message).not.toContain('hunter2')
+    }
   })
 
   it('warns about inputs that the combination ignores', () => {

@@ -159,6 +159,37 @@ describe('run', () => {
     expect(core.setFailed).toHaveBeenCalledWith(expect.stringMatching(/^timeout ran out/))
   })
 
+  it('after 429, 503, 408 and 423 no request goes out sooner than interval; the pace recovers', async () => {
+    inputs({ operation_id: OP_A, interval: '5s' })
+    const running = { operation: operation({ id: OP_A, status: 'running' }) }
+    nock(HOST)
+      .get(opPath(OP_A))
+      .reply(429)
+      .get(opPath(OP_A))
+      .reply(200, running)
+      .get(opPath(OP_A))
+      .reply(503)
+      .get(opPath(OP_A))
+      .reply(408)
+      .get(opPath(OP_A))
+      .reply(423)
+      .get(opPath(OP_A))
+      .times(6)
+      .reply(200, running)
+      .get(opPath(OP_A))
+      .reply(200, { operation: operation({ id: OP_A, status: 'finished' }) })
+    const clock = new FakeClock()
+    expect(await runWith(clock)).toBe('success')
+    for (const sleep of clock.sleeps) expect(sleep).toBeGreaterThanOrEqual(5000)
+    // 429 → retry at the pace (5 s), the pace is now 10 s; then 503, 408, 423 back off from it.
+    expect(clock.sleeps.slice(0, 5)).toEqual([5000, 10_000, 10_000, 20_000, 40_000])
+    // Each answered poll brings the pace back toward 5 s.
+    const polls = clock.sleeps.slice(5)
+    for (let i = 1; i < polls.length; i++) expect(polls[i]).toBeLessThan(polls[i - 1])
+    expect(core.logs).toContain('info: 429: polling every 10.0 s for now')
+    expect(core.summaries[0]).toContain('1 × HTTP 429 · slowest pace 10.0 s')
+  })
+
   it('the project gate with nothing in flight passes at once', async () => {
     inputs({})
     nock(HOST)

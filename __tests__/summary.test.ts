@@ -53,7 +53,63 @@ describe('summary', () => {
   })
 })
 
+describe('summary: bounds and honesty', () => {
+  it('an error before anything was read says so, instead of "No operation in flight"', () => {
+    const html = renderSummary(report({ outcome: 'error', projectId: 'p-1', error: 'HTTP 401' }))
+    expect(html).toContain('Nothing could be read before the error')
+    expect(html).not.toContain('No operation in flight')
+  })
+
+  it('stays far below 1 MiB and keeps one HTML block, whatever the API sends', () => {
+    const huge = '<&"\r\n# x\u2028'.repeat(100_000)
+    const operations = Array.from({ length: 5000 }, () =>
+      operation({
+        id: huge,
+        action: huge,
+        branch_id: huge,
+        endpoint_id: huge,
+        status: huge,
+        error: huge
+      })
+    )
+    const projects = Array.from({ length: 5000 }, () => ({ id: huge, name: huge, region_id: huge }))
+    const html = renderSummary(
+      report({
+        outcome: 'timeout',
+        projectId: 'p-1',
+        error: huge,
+        wait: { outcome: 'timeout', polls: 1, elapsedMs: 1, operations, reason: huge },
+        listing: { projects, unavailableProjectIds: Array(5000).fill(huge) }
+      })
+    )
+    expect(html.length).toBeLessThan(512 * 1024)
+    expect(html).not.toMatch(/\r|\u2028|\n\s*\n/)
+    expect(html).toContain('… and 4950 more operations not shown')
+    expect(html).toContain('… and 4900 more projects not shown')
+  })
+})
+
 describe('outputs', () => {
+  it('a huge operations list is cut to fit, with a note; long fields carry a marker', () => {
+    const operations = Array.from({ length: 20_000 }, (_, i) =>
+      operation({ id: `op-${i}`, error: 'e'.repeat(10_000) })
+    )
+    const { outputs, notes } = buildOutputs(
+      report({
+        outcome: 'pending',
+        wait: { outcome: 'pending', polls: 1, elapsedMs: 1, operations }
+      })
+    )
+    expect(outputs.operations.length).toBeLessThanOrEqual(512 * 1024)
+    const kept = JSON.parse(outputs.operations) as { error: string }[]
+    expect(kept.length).toBeGreaterThan(50)
+    expect(kept[0].error).toMatch(/… \[6000 more characters\]$/)
+    expect(notes).toEqual([
+      `The operations output holds the first ${kept.length} of 20000 (GitHub limits the size of outputs)`
+    ])
+    expect(outputs.error.length).toBeLessThan(4100)
+  })
+
   it('status: the first operation that did not finish, else finished', () => {
     const ops = [
       operation({ id: 'a', status: 'finished' }),

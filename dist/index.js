@@ -31611,8 +31611,9 @@ function exchangeOnce(url, options, tunnel, sockets, signal) {
         const request = (secure ? external_node_https_namespaceObject : external_node_http_).request(url, {
             method: 'GET',
             headers: { ...options.headers, Connection: 'close' },
-            agent: false,
             signal,
+            // A fresh connection each time, never a pooled one; through a proxy, TLS over the tunnel
+            // (Node uses createConnection only when no agent is given).
             ...(tunnel
                 ? {
                     createConnection: () => external_node_tls_.connect({
@@ -31620,23 +31621,24 @@ function exchangeOnce(url, options, tunnel, sockets, signal) {
                         servername: (0,external_node_net_.isIP)(hostname) ? undefined : hostname
                     })
                 }
-                : {})
+                : { agent: false })
         });
         request.on('socket', (socket) => sockets.add(socket));
         request.on('error', (error) => reject(classify(error)));
         request.on('response', (response) => {
             const declared = Number(response.headers['content-length']);
             if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
+                reject(tooLarge(options.maxBodyBytes));
                 response.destroy();
-                return reject(tooLarge(options.maxBodyBytes));
+                return;
             }
             const chunks = [];
             let size = 0;
             response.on('data', (chunk) => {
                 size += chunk.length;
                 if (size > options.maxBodyBytes) {
-                    response.destroy();
                     reject(tooLarge(options.maxBodyBytes));
+                    response.destroy();
                 }
                 else {
                     chunks.push(chunk);
@@ -41396,6 +41398,7 @@ class Redactor {
             JSON.stringify(secret).slice(1, -1),
             escapeHtmlEntities(secret),
             encodeURIComponent(secret),
+            Buffer.from(secret).toString('base64'),
             Buffer.from(secret).toString('base64').replace(/=+$/, ''),
             Buffer.from(secret).toString('base64url')
         ];

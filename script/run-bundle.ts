@@ -29,6 +29,8 @@ export interface RunOptions {
   killAfterMs?: number
   /** Node binary; the one running this script by default. */
   node?: string
+  /** More environment variables for the child (HTTPS_PROXY, NODE_EXTRA_CA_CERTS, GITHUB_*). */
+  env?: Record<string, string>
 }
 
 /** Parses the GITHUB_OUTPUT file format: `name<<DELIMITER\nvalue\nDELIMITER`. */
@@ -54,7 +56,8 @@ export async function runBundle(
     HOME: process.env.HOME,
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
-    RUNNER_TEMP: dir
+    RUNNER_TEMP: dir,
+    ...options.env
   }
   for (const [name, value] of Object.entries(inputs)) {
     env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value

@@ -154,8 +154,9 @@ function exchangeOnce(
     const request = (secure ? https : http).request(url, {
       method: 'GET',
       headers: { ...options.headers, Connection: 'close' },
-      agent: false,
       signal,
+      // A fresh connection each time, never a pooled one; through a proxy, TLS over the tunnel
+      // (Node uses createConnection only when no agent is given).
       ...(tunnel
         ? {
             createConnection: () =>
@@ -164,23 +165,24 @@ function exchangeOnce(
                 servername: isIP(hostname) ? undefined : hostname
               })
           }
-        : {})
+        : { agent: false })
     })
     request.on('socket', (socket) => sockets.add(socket))
     request.on('error', (error) => reject(classify(error)))
     request.on('response', (response) => {
       const declared = Number(response.headers['content-length'])
       if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
+        reject(tooLarge(options.maxBodyBytes))
         response.destroy()
-        return reject(tooLarge(options.maxBodyBytes))
+        return
       }
       const chunks: Buffer[] = []
       let size = 0
       response.on('data', (chunk: Buffer) => {
         size += chunk.length
         if (size > options.maxBodyBytes) {
-          response.destroy()
           reject(tooLarge(options.maxBodyBytes))
+          response.destroy()
         } else {
           chunks.push(chunk)
         }

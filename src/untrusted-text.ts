@@ -22,6 +22,7 @@ export class Redactor {
       JSON.stringify(secret).slice(1, -1),
       escapeHtmlEntities(secret),
       encodeURIComponent(secret),
+      Buffer.from(secret).toString('base64'),
       Buffer.from(secret).toString('base64').replace(/=+$/, ''),
       Buffer.from(secret).toString('base64url')
     ]

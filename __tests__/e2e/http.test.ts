@@ -58,6 +58,33 @@ describe('bundle end to end: HTTP behaviour', () => {
     }
   )
 
+  it('429s without Retry-After from the server limiter: never sooner than interval, the pace slows and recovers', async () => {
+    const { world, server } = await serve({
+      limits: { perMinute: 3, accountWindowMs: 4000, retryAfter: 'none' }
+    })
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running', ms: 9000 }, { status: 'finished' }],
+      startOnFirstRead: true
+    })
+    const run = await runAction(server, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '2m'
+    })
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    const statuses = server.requests.map((request) => request.status)
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0)
+    for (const gap of gaps(server, () => true)) expect(gap).toBeGreaterThanOrEqual(990)
+    // The request right after a 429 waits at least the pace it had (1 s), then the pace is 2 s.
+    const limited = server.requests.findIndex((request) => request.status === 429)
+    const next = server.requests[limited + 1]
+    expect(next.at - server.requests[limited].at).toBeGreaterThanOrEqual(990)
+    expect(run.stdout).toContain('429: polling every 2.0 s for now')
+    expect(run.summary).toMatch(/\d+ × HTTP 429 · slowest pace \d/)
+  })
+
   it.each([
     ['revoked', KEYS.revoked],
     ['unknown', 'napi_not_a_key_at_all_123']
@@ -212,6 +239,7 @@ describe('bundle end to end: HTTP behaviour', () => {
     [{ interval: '200ms' }, 'input "interval": "200ms" is below the minimum of 1 second'],
     [{ timeout: 'soon' }, 'input "timeout": "soon" is not a duration'],
     [{ wait: 'maybe' }, 'input "wait": "maybe" is not a boolean'],
+    [{ interval: '700h' }, 'input "interval": "700h" is above the maximum of 1h'],
     [
       { api_host: 'http://example.com/api/v2' },
       'input "api_host": "http://example.com/api/v2" is not allowed'

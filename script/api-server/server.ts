@@ -78,7 +78,7 @@ const OPERATION_LIMIT = { max: 1000, default: 10 }
 
 export async function startApiServer(
   world: World,
-  options: { port?: number; limits?: Partial<Limits> } = {}
+  options: { port?: number; host?: string; limits?: Partial<Limits> } = {}
 ): Promise<ApiServer> {
   const requests: RequestRecord[] = []
   const limits: Limits = { ...SPEC_LIMITS, ...options.limits }
@@ -249,8 +249,9 @@ export async function startApiServer(
         return
     }
   })
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const host = options.host ?? '127.0.0.1'
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve))
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`
   return {
     url,
     apiHost: `${url}${BASE_PATH}`,

@@ -1,0 +1,77 @@
+import { describe, expect, it } from '@jest/globals'
+import { forHtml, forLog, MAX_LOG_CHARS, Redactor, truncate } from '../src/untrusted-text.js'
+
+describe('Redactor', () => {
+  const key = `napi_k&y"<x>'/+=${'Z'.repeat(12)}`
+  const redactor = new Redactor([key])
+
+  it.each([
+    ['as is', key],
+    ['JSON-escaped', JSON.stringify(key).slice(1, -1)],
+    [
+      'HTML-escaped',
+      key
+        .replace(/&/g, '&amp;')
+        .replace(/"/g, '&quot;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/'/g, '&#39;')
+    ],
+    ['URL-encoded', encodeURIComponent(key)],
+    ['base64', Buffer.from(key).toString('base64')],
+    ['base64url', Buffer.from(key).toString('base64url')]
+  ])('hides the secret %s', (_form, text) => {
+    expect(redactor.redact(`before ${text} after`)).toBe('before *** after')
+  })
+
+  it('redacts every string of parsed JSON, keys included, before anything reads it', () => {
+    const parsed = JSON.parse(
+      `{"a": ["\\u006e${JSON.stringify(key).slice(2, -1)}"], "${'x'}": {"${JSON.stringify(key).slice(1, -1)}": 1}}`
+    )
+    expect(redactor.redactJson(parsed)).toEqual({ a: ['***'], x: { '***': 1 } })
+  })
+
+  it('ignores an empty secret and keeps other text', () => {
+    expect(new Redactor(['']).redact('nothing to hide')).toBe('nothing to hide')
+  })
+})
+
+describe('truncate', () => {
+  it('cuts with a visible marker, never inside a surrogate pair', () => {
+    expect(truncate('abcdef', 10)).toBe('abcdef')
+    expect(truncate('abcdef', 3)).toBe('abc… [3 more characters]')
+    expect(truncate('ab😀cd', 3)).toBe('ab… [4 more characters]')
+  })
+})
+
+describe('forLog', () => {
+  it('no line break, carriage return, ANSI escape or direction mark survives', () => {
+    const text = 'a\n::set-output name=x::y\r::add-mask::z\u001b[31m\u202e\u2028\u0085\u0000'
+    const line = forLog(text)
+    expect(line).toBe(
+      'a\\n::set-output name=x::y\\r::add-mask::z\\u001b[31m\\u202e\\u2028\\u0085\\u0000'
+    )
+    const codes = [...line].map((character) => character.charCodeAt(0))
+    expect(codes.filter((code) => code < 0x20 || (code >= 0x7f && code <= 0x9f))).toEqual([])
+  })
+
+  it('cuts long text', () => {
+    expect(forLog('x'.repeat(MAX_LOG_CHARS + 10))).toMatch(/… \[10 more characters\]$/)
+  })
+})
+
+describe('forHtml', () => {
+  it('escapes entities and removes every line break, a lone \\r included', () => {
+    expect(forHtml(`<img src=x onerror="alert('1')"> & co\nnext`, 100)).toBe(
+      '&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt; &amp; co next'
+    )
+    expect(forHtml('cell\r# Heading\r\r[link](https://evil.example)', 100)).toBe(
+      'cell # Heading  [link](https://evil.example)'
+    )
+    expect(forHtml('a\u2028b\u2029c\u000bd', 100)).toBe('a b c d')
+  })
+
+  it('cuts before escaping, so the escaped text stays bounded', () => {
+    expect(forHtml('<'.repeat(1000), 10)).toBe(`${'&lt;'.repeat(10)}… [990 more characters]`)
+  })
+})
