@@ -4,6 +4,7 @@
  */
 import {
   type ApiServer,
+  type Fault,
   type Limits,
   type RequestRecord,
   startApiServer
@@ -47,6 +48,12 @@ function polls(requests: RequestRecord[]): RequestRecord[][] {
 
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]
+
+/** `npm run benchmark -- storm fleet` runs only those sections; no argument runs them all. */
+const chosen = process.argv.slice(2)
+const wanted = (section: string) => chosen.length === 0 || chosen.includes(section)
 const rows: string[][] = []
 const row = (...cells: (string | number)[]) => {
   rows.push(cells.map(String))
@@ -54,7 +61,7 @@ const row = (...cells: (string | number)[]) => {
 }
 
 // 1. Start-up: one read of a finished operation, wait: false.
-{
+if (wanted('startup')) {
   const world = demoWorld()
   const op = world.addOperation(PROJECT, {
     action: 'apply_config',
@@ -74,7 +81,7 @@ const row = (...cells: (string | number)[]) => {
 }
 
 // 2. Latency: from the moment the operation is final to the action's exit.
-for (const interval of ['1s', '5s']) {
+for (const interval of wanted('latency') ? ['1s', '5s'] : []) {
   const world = demoWorld()
   const op = world.addOperation(PROJECT, {
     action: 'create_branch',
@@ -97,12 +104,14 @@ for (const interval of ['1s', '5s']) {
 }
 
 // 3. The project gate: cost of the first and of each later poll, by history size and in-flight count.
-for (const [history, everyMs, inFlight] of [
-  [100, 600_000, 1],
-  [2000, 60_000, 1],
-  [2000, 60_000, 20],
-  [10_000, 10_000, 1]
-] as const) {
+for (const [history, everyMs, inFlight] of (wanted('gate')
+  ? [
+      [100, 600_000, 1],
+      [2000, 60_000, 1],
+      [2000, 60_000, 20],
+      [10_000, 10_000, 1]
+    ]
+  : []) as [number, number, number][]) {
   const world = demoWorld({ history: 0 })
   world.addHistory(PROJECT, history, { everyMs, ageMs: 60_000 })
   for (let i = 0; i < inFlight; i++) {
@@ -125,7 +134,7 @@ for (const [history, everyMs, inFlight] of [
 }
 
 // 4. Several ids: each read until it is final, never again.
-{
+if (wanted('ids')) {
   const world = demoWorld()
   const ids = Array.from(
     { length: 10 },
@@ -148,7 +157,7 @@ for (const [history, everyMs, inFlight] of [
 }
 
 // 5. Rate limits: 10 ids against an account allowed 6 requests per 5 s.
-{
+if (wanted('ids')) {
   const world = demoWorld()
   const ids = Array.from(
     { length: 10 },
@@ -180,7 +189,7 @@ for (const [history, everyMs, inFlight] of [
 }
 
 // 6. A server that holds the request open: the process must still end at the deadline.
-{
+if (wanted('silent')) {
   const world = demoWorld()
   const op = world.addOperation(PROJECT, {
     action: 'apply_config',
@@ -194,6 +203,137 @@ for (const [history, everyMs, inFlight] of [
     'server silent for 20 s, timeout 3s',
     `process exits after ${(result.durationMs / 1000).toFixed(2)} s`,
     `outcome ${result.outputs.outcome}`
+  )
+}
+
+// 7. Storm: one gate at the default interval (5 s) meets 30 s of 429s, 503s or resets; its operation
+// finishes 20 s in, during the storm. Goals: no two requests closer than the interval, at most one
+// request per interval during the storm, exit within one storm length plus two intervals after it.
+const STORM_MS = 30_000
+const storms: [string, Fault][] = [
+  ['429 without Retry-After', { kind: 'status', status: 429 }],
+  ['429 with Retry-After: 10', { kind: 'status', status: 429, retryAfter: '10' }],
+  ['503', { kind: 'status', status: 503 }],
+  ['connection resets', { kind: 'drop' }]
+]
+for (const [name, fault] of wanted('storm') ? storms : []) {
+  const world = demoWorld()
+  const op = world.addOperation(PROJECT, {
+    action: 'apply_config',
+    timeline: [{ status: 'running', ms: 20_000 }, { status: 'finished' }]
+  })
+  const { outcome, requests, stormEnd, exitAt } = await withServer(world, {}, async (server) => {
+    const stormEnd = Date.now() + STORM_MS
+    server.addFault({ ...fault, until: stormEnd })
+    const started = Date.now()
+    const outcome = await runBundle({
+      api_key: KEYS.organization,
+      project_id: PROJECT,
+      operation_id: op.id,
+      api_host: server.apiHost,
+      timeout: '3m'
+    })
+    return { outcome, requests: server.requests, stormEnd, exitAt: started + outcome.durationMs }
+  })
+  const times = requests.map((request) => request.at)
+  const smallestGap = Math.min(...times.slice(1).map((at, i) => at - times[i]))
+  const during = times.filter((at) => at < stormEnd).length
+  row(
+    `storm: 30 s of ${name}, interval 5 s`,
+    `${during} requests during the storm (goal ≤ 7), smallest gap ${(smallestGap / 1000).toFixed(1)} s (goal ≥ 5 s)`,
+    `exits ${((exitAt - stormEnd) / 1000).toFixed(1)} s after the storm (goal ≤ 40 s); ${outcome.outputs.outcome}`
+  )
+}
+
+// 8. Fleet: 90 gates of one account, each waiting on its own operation (40-60 s), against the
+// account limit with time running 5x faster (700 requests per 12 s; 40 a second per route becomes
+// 200), at interval 1 s (5 s scaled): demand is 1.5x the budget. The same fleet as a naive poller
+// that reads every second and ignores 429s, in the same run.
+const FLEET = 90
+const FLEET_LIMITS: Partial<Limits> = {
+  perMinute: 700,
+  accountWindowMs: 12_000,
+  perSecondPerRoute: 200,
+  retryAfter: 'seconds'
+}
+
+async function naivePoller(server: ApiServer, id: string): Promise<boolean> {
+  const url = `${server.apiHost}/projects/${PROJECT}/operations/${id}`
+  const headers = { Authorization: `Bearer ${KEYS.organization}`, Accept: 'application/json' }
+  const deadline = Date.now() + 300_000
+  while (Date.now() < deadline) {
+    const response = await fetch(url, { headers })
+    if (response.status === 200) {
+      const { operation } = (await response.json()) as { operation: { status: string } }
+      if (operation.status === 'finished') return true
+    } else {
+      await response.body?.cancel()
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+  }
+  return false
+}
+
+async function fleet(kind: 'action' | 'naive') {
+  const world = demoWorld({ history: 0 })
+  const durations = Array.from(
+    { length: FLEET },
+    (_, i) => 40_000 + Math.round((i * 20_000) / FLEET)
+  )
+  const ops = durations.map((ms) =>
+    world.addOperation(PROJECT, {
+      action: 'start_compute',
+      timeline: [{ status: 'running', ms }, { status: 'finished' }]
+    })
+  )
+  return withServer(world, FLEET_LIMITS, async (server) => {
+    const succeeded = await Promise.all(
+      ops.map(async (op) =>
+        kind === 'naive'
+          ? naivePoller(server, op.id)
+          : (
+              await runBundle(
+                {
+                  api_key: KEYS.organization,
+                  project_id: PROJECT,
+                  operation_id: op.id,
+                  api_host: server.apiHost,
+                  interval: '1s',
+                  timeout: '5m'
+                },
+                { killAfterMs: 400_000 }
+              )
+            ).outputs.outcome === 'success'
+      )
+    )
+    // Detection lag: from the moment an operation is final to the first answer that said so.
+    const lags = ops.map((op, i) => {
+      const finalAt = op.createdAt + durations[i]
+      const seen = server.requests.find(
+        (request) => request.status === 200 && request.path.endsWith(op.id) && request.at >= finalAt
+      )
+      return seen ? (seen.at - finalAt) / 1000 : Infinity
+    })
+    const limited = server.requests.filter((request) => request.status === 429).length
+    return {
+      requests: server.requests.length,
+      limited,
+      failed: succeeded.filter((ok) => !ok).length,
+      lagMedian: median(lags),
+      lagP95: percentile(lags, 0.95)
+    }
+  })
+}
+
+if (wanted('fleet')) {
+  const action = await fleet('action')
+  const naive = await fleet('naive')
+  const share = ((100 * action.limited) / action.requests).toFixed(1)
+  const fewer = (naive.limited / Math.max(1, action.limited)).toFixed(1)
+  row(
+    `fleet: ${FLEET} gates, 1.5x the account budget (time x5), interval 1 s`,
+    `action: ${action.limited} × 429 of ${action.requests} requests (${share} %, goal < 10 %), ${action.failed} gates failed; detection lag median ${action.lagMedian.toFixed(1)}, p95 ${action.lagP95.toFixed(1)} intervals (goals ≤ 2, ≤ 5)`,
+    `naive poller: ${naive.limited} × 429 of ${naive.requests} requests (${fewer}x the action's, goal ≥ 5x), ${naive.failed} failed; lag median ${naive.lagMedian.toFixed(1)}, p95 ${naive.lagP95.toFixed(1)}`
   )
 }
 
