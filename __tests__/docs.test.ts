@@ -41,7 +41,8 @@ describe('documentation and metadata agree with the code', () => {
         'operations',
         'projects',
         'project_count',
-        'elapsed_ms'
+        'elapsed_ms',
+        'comment_url'
       ].sort()
     )
   })

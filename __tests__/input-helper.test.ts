@@ -38,7 +38,9 @@ describe('getInputs', () => {
       intervalMs: 5000,
       timeoutMs: 600_000,
       failFast: false,
-      apiHost: DEFAULT_API_HOST
+      apiHost: DEFAULT_API_HOST,
+      prComment: 'off',
+      githubToken: ''
     })
   })
 
@@ -114,6 +116,11 @@ describe('getInputs', () => {
     ],
     [{ api_key: 'k', operation_id: OP_A }, 'input "project_id": required with operation_id'],
     [{ ...base, interval: '700h' }, 'input "interval": "700h" is above the maximum of 1h'],
+    [
+      { ...base, pr_comment: 'sometimes' },
+      'input "pr_comment": "sometimes" is not one of off, always, failure'
+    ],
+    [{ ...base, pr_comment: 'always' }, 'input "github_token": required with pr_comment: always'],
     [{ ...base, interval: '1e400' }, 'input "interval": "1e400" is not a duration'],
     [{ ...base, interval: '99999999999999999999' }, 'is above the maximum of 1h'],
     [{ ...base, timeout: '121h' }, 'input "timeout": "121h" is above the maximum of 5 days'],

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import { buildOutputs } from '../src/outputs.js'
 import type { RunReport } from '../src/report.js'
 import { renderSummary } from '../src/summary.js'
+import { withoutTimeline } from './fixtures/e2e.js'
 import { operation } from './fixtures/operations.js'
 
 const report = (overrides: Partial<RunReport> = {}): RunReport => ({
@@ -40,8 +41,11 @@ describe('summary', () => {
     expect(html).toContain(
       '<tr><td><code>op-1</code></td><td>apply_config</td><td><code>br-main-123456</code></td><td><code>ep-quiet-sound-123456</code></td><td>🔁 Failed (retrying) (2 failures)<br>disk &lt;full&gt;</td><td>3.0 s</td><td>2026-11-21 10:00:00 UTC</td></tr>'
     )
-    // No blank line may end the HTML block early.
-    expect(html).not.toMatch(/\n\s*\n/)
+    // No blank line may end the HTML block early; only the timeline stands between blank lines.
+    expect(withoutTimeline(html)).not.toMatch(/\n\s*\n/)
+    expect(html).toContain(
+      '\n\n```mermaid\ngantt\n    dateFormat x\n    axisFormat %H:%M:%S\n    section apply_config\n    br-main-123456 failed :crit, active, 1795255200000, 1795255203000\n```\n\n'
+    )
   })
 
   it('shows the error and the operations last seen when an error cut the wait short', () => {
@@ -84,6 +88,7 @@ describe('summary: bounds and honesty', () => {
     )
     expect(html.length).toBeLessThan(512 * 1024)
     expect(html).not.toMatch(/\r|\u2028|\n\s*\n/)
+    expect(html).not.toContain('mermaid') // 5,000 operations: the table alone
     expect(html).toContain('… and 4950 more operations not shown')
     expect(html).toContain('… and 4900 more projects not shown')
   })

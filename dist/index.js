@@ -4,7 +4,7 @@ import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_c
 /***/ 770:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-/* unused reexport */ __nccwpck_require__(218);
+module.exports = __nccwpck_require__(218);
 
 
 /***/ }),
@@ -12,7 +12,6 @@ import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_c
 /***/ 218:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
-var __webpack_unused_export__;
 
 
 var net = __nccwpck_require__(9278);
@@ -24,10 +23,10 @@ var assert = __nccwpck_require__(2613);
 var util = __nccwpck_require__(9023);
 
 
-__webpack_unused_export__ = httpOverHttp;
-__webpack_unused_export__ = httpsOverHttp;
-__webpack_unused_export__ = httpOverHttps;
-__webpack_unused_export__ = httpsOverHttps;
+exports.httpOverHttp = httpOverHttp;
+exports.httpsOverHttp = httpsOverHttp;
+exports.httpOverHttps = httpOverHttps;
+exports.httpsOverHttps = httpsOverHttps;
 
 
 function httpOverHttp(options) {
@@ -276,7 +275,7 @@ if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
 } else {
   debug = function() {};
 }
-__webpack_unused_export__ = debug; // for test
+exports.debug = debug; // for test
 
 
 /***/ }),
@@ -284,7 +283,6 @@ __webpack_unused_export__ = debug; // for test
 /***/ 6752:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-var __webpack_unused_export__;
 
 
 const Client = __nccwpck_require__(3701)
@@ -312,29 +310,29 @@ const createRedirectInterceptor = __nccwpck_require__(5092)
 
 Object.assign(Dispatcher.prototype, api)
 
-__webpack_unused_export__ = Dispatcher
-__webpack_unused_export__ = Client
-__webpack_unused_export__ = Pool
-__webpack_unused_export__ = BalancedPool
-__webpack_unused_export__ = Agent
-__webpack_unused_export__ = ProxyAgent
-__webpack_unused_export__ = EnvHttpProxyAgent
-__webpack_unused_export__ = RetryAgent
-__webpack_unused_export__ = RetryHandler
+module.exports.Dispatcher = Dispatcher
+module.exports.Client = Client
+module.exports.Pool = Pool
+module.exports.BalancedPool = BalancedPool
+module.exports.Agent = Agent
+module.exports.ProxyAgent = ProxyAgent
+module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent
+module.exports.RetryAgent = RetryAgent
+module.exports.RetryHandler = RetryHandler
 
-__webpack_unused_export__ = DecoratorHandler
-__webpack_unused_export__ = RedirectHandler
-__webpack_unused_export__ = createRedirectInterceptor
-__webpack_unused_export__ = {
+module.exports.DecoratorHandler = DecoratorHandler
+module.exports.RedirectHandler = RedirectHandler
+module.exports.createRedirectInterceptor = createRedirectInterceptor
+module.exports.interceptors = {
   redirect: __nccwpck_require__(1514),
   retry: __nccwpck_require__(2026),
   dump: __nccwpck_require__(8060),
   dns: __nccwpck_require__(379)
 }
 
-__webpack_unused_export__ = buildConnector
-__webpack_unused_export__ = errors
-__webpack_unused_export__ = {
+module.exports.buildConnector = buildConnector
+module.exports.errors = errors
+module.exports.util = {
   parseHeaders: util.parseHeaders,
   headerNameToString: util.headerNameToString
 }
@@ -388,11 +386,11 @@ function makeDispatcher (fn) {
   }
 }
 
-__webpack_unused_export__ = setGlobalDispatcher
-__webpack_unused_export__ = getGlobalDispatcher
+module.exports.setGlobalDispatcher = setGlobalDispatcher
+module.exports.getGlobalDispatcher = getGlobalDispatcher
 
 const fetchImpl = (__nccwpck_require__(4398).fetch)
-__webpack_unused_export__ = async function fetch (init, options = undefined) {
+module.exports.fetch = async function fetch (init, options = undefined) {
   try {
     return await fetchImpl(init, options)
   } catch (err) {
@@ -403,57 +401,57 @@ __webpack_unused_export__ = async function fetch (init, options = undefined) {
     throw err
   }
 }
-/* unused reexport */ __nccwpck_require__(660).Headers
-/* unused reexport */ __nccwpck_require__(9051).Response
-/* unused reexport */ __nccwpck_require__(9967).Request
-/* unused reexport */ __nccwpck_require__(5910).FormData
-__webpack_unused_export__ = globalThis.File ?? (__nccwpck_require__(4573).File)
-/* unused reexport */ __nccwpck_require__(8355).FileReader
+module.exports.Headers = __nccwpck_require__(660).Headers
+module.exports.Response = __nccwpck_require__(9051).Response
+module.exports.Request = __nccwpck_require__(9967).Request
+module.exports.FormData = __nccwpck_require__(5910).FormData
+module.exports.File = globalThis.File ?? (__nccwpck_require__(4573).File)
+module.exports.FileReader = __nccwpck_require__(8355).FileReader
 
 const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(1059)
 
-__webpack_unused_export__ = setGlobalOrigin
-__webpack_unused_export__ = getGlobalOrigin
+module.exports.setGlobalOrigin = setGlobalOrigin
+module.exports.getGlobalOrigin = getGlobalOrigin
 
 const { CacheStorage } = __nccwpck_require__(3245)
 const { kConstruct } = __nccwpck_require__(109)
 
 // Cache & CacheStorage are tightly coupled with fetch. Even if it may run
 // in an older version of Node, it doesn't have any use without fetch.
-__webpack_unused_export__ = new CacheStorage(kConstruct)
+module.exports.caches = new CacheStorage(kConstruct)
 
 const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(9061)
 
-__webpack_unused_export__ = deleteCookie
-__webpack_unused_export__ = getCookies
-__webpack_unused_export__ = getSetCookies
-__webpack_unused_export__ = setCookie
+module.exports.deleteCookie = deleteCookie
+module.exports.getCookies = getCookies
+module.exports.getSetCookies = getSetCookies
+module.exports.setCookie = setCookie
 
 const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(1900)
 
-__webpack_unused_export__ = parseMIMEType
-__webpack_unused_export__ = serializeAMimeType
+module.exports.parseMIMEType = parseMIMEType
+module.exports.serializeAMimeType = serializeAMimeType
 
 const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(5188)
-/* unused reexport */ __nccwpck_require__(3726).WebSocket
-__webpack_unused_export__ = CloseEvent
-__webpack_unused_export__ = ErrorEvent
-__webpack_unused_export__ = MessageEvent
+module.exports.WebSocket = __nccwpck_require__(3726).WebSocket
+module.exports.CloseEvent = CloseEvent
+module.exports.ErrorEvent = ErrorEvent
+module.exports.MessageEvent = MessageEvent
 
-__webpack_unused_export__ = makeDispatcher(api.request)
-__webpack_unused_export__ = makeDispatcher(api.stream)
-__webpack_unused_export__ = makeDispatcher(api.pipeline)
-__webpack_unused_export__ = makeDispatcher(api.connect)
-__webpack_unused_export__ = makeDispatcher(api.upgrade)
+module.exports.request = makeDispatcher(api.request)
+module.exports.stream = makeDispatcher(api.stream)
+module.exports.pipeline = makeDispatcher(api.pipeline)
+module.exports.connect = makeDispatcher(api.connect)
+module.exports.upgrade = makeDispatcher(api.upgrade)
 
-__webpack_unused_export__ = MockClient
-__webpack_unused_export__ = MockPool
-__webpack_unused_export__ = MockAgent
-__webpack_unused_export__ = mockErrors
+module.exports.MockClient = MockClient
+module.exports.MockPool = MockPool
+module.exports.MockAgent = MockAgent
+module.exports.mockErrors = mockErrors
 
 const { EventSource } = __nccwpck_require__(1238)
 
-__webpack_unused_export__ = EventSource
+module.exports.EventSource = EventSource
 
 
 /***/ }),
@@ -28374,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8779);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8986);
 
 const outcome = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28386,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8779:
+/***/ 8986:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28397,8 +28395,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: REQUEST_TIMEOUT_MS
 
-;// CONCATENATED MODULE: external "os"
-const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+// EXTERNAL MODULE: external "os"
+var external_os_ = __nccwpck_require__(857);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -28473,7 +28471,7 @@ function utils_toCommandProperties(annotationProperties) {
  */
 function command_issueCommand(command, properties, message) {
     const cmd = new Command(command, properties, message);
-    process.stdout.write(cmd.toString() + external_os_namespaceObject.EOL);
+    process.stdout.write(cmd.toString() + external_os_.EOL);
 }
 function command_issue(name, message = '') {
     command_issueCommand(name, {}, message);
@@ -28529,8 +28527,8 @@ function escapeProperty(s) {
 //# sourceMappingURL=command.js.map
 ;// CONCATENATED MODULE: external "crypto"
 const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
-;// CONCATENATED MODULE: external "fs"
-const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+// EXTERNAL MODULE: external "fs"
+var external_fs_ = __nccwpck_require__(9896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
@@ -28544,10 +28542,10 @@ function file_command_issueFileCommand(command, message) {
     if (!filePath) {
         throw new Error(`Unable to find environment variable for file command ${command}`);
     }
-    if (!external_fs_namespaceObject.existsSync(filePath)) {
+    if (!external_fs_.existsSync(filePath)) {
         throw new Error(`Missing file at path: ${filePath}`);
     }
-    external_fs_namespaceObject.appendFileSync(filePath, `${utils_toCommandValue(message)}${external_os_namespaceObject.EOL}`, {
+    external_fs_.appendFileSync(filePath, `${utils_toCommandValue(message)}${external_os_.EOL}`, {
         encoding: 'utf8'
     });
 }
@@ -28563,7 +28561,7 @@ function file_command_prepareKeyValueMessage(key, value) {
     if (convertedValue.includes(delimiter)) {
         throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
     }
-    return `${key}<<${delimiter}${external_os_namespaceObject.EOL}${convertedValue}${external_os_namespaceObject.EOL}${delimiter}`;
+    return `${key}<<${delimiter}${external_os_.EOL}${convertedValue}${external_os_.EOL}${delimiter}`;
 }
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
@@ -29526,7 +29524,7 @@ var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { access, appendFile, writeFile } = external_fs_namespaceObject.promises;
+const { access, appendFile, writeFile } = external_fs_.promises;
 const SUMMARY_ENV_VAR = 'GITHUB_STEP_SUMMARY';
 const SUMMARY_DOCS_URL = 'https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary';
 class Summary {
@@ -29549,7 +29547,7 @@ class Summary {
                 throw new Error(`Unable to find environment variable for $${SUMMARY_ENV_VAR}. Check if your runtime environment supports job summaries.`);
             }
             try {
-                yield access(pathFromEnv, external_fs_namespaceObject.constants.R_OK | external_fs_namespaceObject.constants.W_OK);
+                yield access(pathFromEnv, external_fs_.constants.R_OK | external_fs_.constants.W_OK);
             }
             catch (_a) {
                 throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
@@ -29645,7 +29643,7 @@ class Summary {
      * @returns {Summary} summary instance
      */
     addEOL() {
-        return this.addRaw(external_os_namespaceObject.EOL);
+        return this.addRaw(external_os_.EOL);
     }
     /**
      * Adds an HTML codeblock to the summary buffer
@@ -29849,7 +29847,7 @@ var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_namespaceObject.promises;
+const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_.promises;
 // export const {open} = 'fs'
 const IS_WINDOWS = process.platform === 'win32';
 /**
@@ -29876,7 +29874,7 @@ function readlink(fsPath) {
 }
 // See https://github.com/nodejs/node/blob/d0153aee367422d0858105abec186da4dff0a0c5/deps/uv/include/uv/win.h#L691
 const UV_FS_O_EXLOCK = 0x10000000;
-const READONLY = external_fs_namespaceObject.constants.O_RDONLY;
+const READONLY = external_fs_.constants.O_RDONLY;
 function exists(fsPath) {
     return io_util_awaiter(this, void 0, void 0, function* () {
         try {
@@ -30369,13 +30367,13 @@ class ToolRunner extends external_events_.EventEmitter {
     _processLineBuffer(data, strBuffer, onLine) {
         try {
             let s = strBuffer + data.toString();
-            let n = s.indexOf(external_os_namespaceObject.EOL);
+            let n = s.indexOf(external_os_.EOL);
             while (n > -1) {
                 const line = s.substring(0, n);
                 onLine(line);
                 // the rest of the string ...
-                s = s.substring(n + external_os_namespaceObject.EOL.length);
-                n = s.indexOf(external_os_namespaceObject.EOL);
+                s = s.substring(n + external_os_.EOL.length);
+                n = s.indexOf(external_os_.EOL);
             }
             return s;
         }
@@ -30666,7 +30664,7 @@ class ToolRunner extends external_events_.EventEmitter {
                 }
                 const optionsNonNull = this._cloneExecOptions(this.options);
                 if (!optionsNonNull.silent && optionsNonNull.outStream) {
-                    optionsNonNull.outStream.write(this._getCommandString(optionsNonNull) + external_os_namespaceObject.EOL);
+                    optionsNonNull.outStream.write(this._getCommandString(optionsNonNull) + external_os_.EOL);
                 }
                 const state = new ExecState(optionsNonNull, this.toolPath);
                 state.on('debug', (message) => {
@@ -31005,8 +31003,8 @@ const getLinuxInfo = () => platform_awaiter(void 0, void 0, void 0, function* ()
         version
     };
 });
-const platform = external_os_namespaceObject.platform();
-const arch = external_os_namespaceObject.arch();
+const platform = external_os_.platform();
+const arch = external_os_.arch();
 const isWindows = platform === 'win32';
 const isMacOS = platform === 'darwin';
 const isLinux = platform === 'linux';
@@ -31187,7 +31185,7 @@ function setOutput(name, value) {
     if (filePath) {
         return file_command_issueFileCommand('OUTPUT', file_command_prepareKeyValueMessage(name, value));
     }
-    process.stdout.write(external_os_namespaceObject.EOL);
+    process.stdout.write(external_os_.EOL);
     command_issueCommand('set-output', { name }, utils_toCommandValue(value));
 }
 /**
@@ -31255,7 +31253,7 @@ function notice(message, properties = {}) {
  * @param message info message
  */
 function info(message) {
-    process.stdout.write(message + external_os_namespaceObject.EOL);
+    process.stdout.write(message + external_os_.EOL);
 }
 /**
  * Begin an output group.
@@ -41461,10 +41459,12 @@ function escapeHtmlEntities(text) {
         .replace(/</g, '&lt;')
         .replace(/>/g, '&gt;')
         .replace(/"/g, '&quot;')
-        .replace(/'/g, '&#39;');
+        .replace(/'/g, '&#39;')
+        .replace(/@/g, '&#64;');
 }
 /**
- * For the job summary, which is HTML inside Markdown: entities escaped, and every line break
+ * For the job summary and the pull-request comment, which are HTML inside Markdown: entities escaped
+ * (`@` too, so API text cannot mention and notify people in a comment), and every line break
  * (`\n`, a lone `\r`, U+2028) and control character removed, because a line break could end the
  * HTML block and let the rest be read as Markdown (a heading, a link, an image).
  */
@@ -41711,6 +41711,173 @@ const systemClock = {
     })
 };
 
+;// CONCATENATED MODULE: ./src/operation-status.ts
+const CLASSES = {
+    finished: 'success',
+    skipped: 'success',
+    cancelled: 'failure',
+    // Not in the spec, but the live API sends it.
+    error: 'failure',
+    // The control plane retries a failed operation, so it is not final.
+    failed: 'retrying',
+    scheduling: 'in_flight',
+    running: 'in_flight',
+    cancelling: 'in_flight'
+};
+function classifyStatus(status) {
+    return CLASSES[status] ?? 'unknown';
+}
+/** Whether the wait is over for an operation in this status. */
+function isFinal(status, failFast) {
+    const statusClass = classifyStatus(status);
+    return (statusClass === 'success' ||
+        statusClass === 'failure' ||
+        (failFast && statusClass === 'retrying'));
+}
+function isFinalFailure(status, failFast) {
+    const statusClass = classifyStatus(status);
+    return statusClass === 'failure' || (failFast && statusClass === 'retrying');
+}
+const LABELS = {
+    finished: '✅ Finished',
+    skipped: '⏭️ Skipped',
+    cancelled: '🚫 Cancelled',
+    error: '❌ Error',
+    failed: '🔁 Failed (retrying)',
+    scheduling: '🕒 Scheduling',
+    running: '⏳ Running',
+    cancelling: '⏹️ Cancelling'
+};
+function statusLabel(status) {
+    return LABELS[status] ?? `❔ ${status}`;
+}
+
+;// CONCATENATED MODULE: ./src/annotations.ts
+
+
+/**
+ * At most this many operation annotations: GitHub shows 10 error annotations a step, and the step's
+ * own failure message is one of them.
+ */
+const MAX_OPERATION_ANNOTATIONS = 5;
+/**
+ * What goes to the checks list and the run's summary page: each operation that ended in a final
+ * failure, and a timeout, titled with the action and the branch.
+ */
+function annotationsFor(report, failFast) {
+    const operations = report.wait?.operations ?? [];
+    const failed = operations.filter((operation) => isFinalFailure(operation.status, failFast));
+    const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
+        title: truncate(`${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`, 200),
+        message: truncate(`Operation ${operation.id}${operation.error ? `: ${operation.error}` : ''}`, 1000)
+    }));
+    if (failed.length > MAX_OPERATION_ANNOTATIONS) {
+        annotations.push({
+            title: `${failed.length - MAX_OPERATION_ANNOTATIONS} more operations failed`,
+            message: 'The job summary lists every operation.'
+        });
+    }
+    if (report.outcome === 'timeout') {
+        const unfinished = operations.filter((operation) => operation.status !== 'finished' && operation.status !== 'skipped');
+        const first = unfinished[0];
+        annotations.push({
+            title: first
+                ? truncate(`timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`, 200)
+                : 'timeout',
+            message: `timeout ran out with ${unfinished.length} operation(s) still in flight`
+        });
+    }
+    return annotations;
+}
+
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/github-context.ts
+/*
+ * What the run is for: the event, the commit, the pull request. Read from the same environment
+ * variables and event payload as @actions/github's `context`, validated with zod, without loading
+ * Octokit: most runs write no comment, and start-up stays lean (pr-comment.ts loads
+ * @actions/github only when a comment is to be written).
+ */
+
+
+const PullRequestEventSchema = object({
+    pull_request: object({
+        number: schemas_number().int().positive(),
+        html_url: schemas_string().nullish(),
+        head: object({
+            sha: schemas_string().min(1),
+            repo: object({ full_name: schemas_string() }).nullish()
+        })
+    })
+});
+const PULL_REQUEST_EVENTS = new Set([
+    'pull_request',
+    'pull_request_target',
+    'pull_request_review',
+    'pull_request_review_comment'
+]);
+function readGitHubContext(env = process.env) {
+    const eventName = env.GITHUB_EVENT_NAME ?? '';
+    let pullRequest;
+    if (PULL_REQUEST_EVENTS.has(eventName) && env.GITHUB_EVENT_PATH) {
+        try {
+            const payload = PullRequestEventSchema.safeParse(JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8')));
+            if (payload.success) {
+                const { number, html_url, head } = payload.data.pull_request;
+                pullRequest = {
+                    number,
+                    htmlUrl: html_url ?? undefined,
+                    headSha: head.sha,
+                    headRepository: head.repo?.full_name
+                };
+            }
+        }
+        catch {
+            // No readable payload: the run is described by its commit alone.
+        }
+    }
+    return {
+        eventName,
+        sha: env.GITHUB_SHA ?? '',
+        repository: env.GITHUB_REPOSITORY ?? '',
+        workflow: env.GITHUB_WORKFLOW ?? '',
+        job: env.GITHUB_JOB ?? '',
+        actor: env.GITHUB_ACTOR ?? '',
+        serverUrl: (env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, ''),
+        apiUrl: (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
+        runId: env.GITHUB_RUN_ID ?? '',
+        pullRequest
+    };
+}
+/** The commit the run is about: a pull request's head, else GITHUB_SHA. */
+function headSha(context) {
+    return context.pullRequest?.headSha ?? context.sha;
+}
+/** `pull request #42 (head 1a2b3c4)`, or `commit 1a2b3c4`, or '' outside GitHub. */
+function describeRun(context) {
+    const short = headSha(context).slice(0, 7);
+    if (context.pullRequest)
+        return `pull request #${context.pullRequest.number} (head ${short})`;
+    return short ? `commit ${short}` : '';
+}
+/**
+ * Why `api_key` is empty, when GitHub withheld the secret: a pull request from a fork, or a run
+ * started by Dependabot. Undefined otherwise.
+ */
+function withheldSecretReason(context) {
+    const fromFork = context.pullRequest?.headRepository !== undefined &&
+        context.pullRequest.headRepository !== context.repository;
+    const skip = 'Skip the step for them with: if: github.event.pull_request.head.repo.full_name == github.repository';
+    if (fromFork) {
+        return `input "api_key" is empty: this ${context.eventName} run is for a pull request from the fork ${context.pullRequest.headRepository}, and GitHub does not pass repository secrets to workflows of fork pull requests. ${skip}`;
+    }
+    if (context.actor === 'dependabot[bot]') {
+        return `input "api_key" is empty: this ${context.eventName} run was started by Dependabot, and GitHub passes Dependabot runs only Dependabot secrets. Add the key as a Dependabot secret, or skip the step with: if: github.actor != 'dependabot[bot]'`;
+    }
+    return undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/input-helper.ts
 
 
@@ -41743,7 +41910,9 @@ const INPUT_NAMES = [
     'interval',
     'timeout',
     'fail_fast',
-    'api_host'
+    'api_host',
+    'pr_comment',
+    'github_token'
 ];
 function booleanInput(defaultValue) {
     return schemas_string().transform((raw, ctx) => {
@@ -41860,7 +42029,13 @@ const InputsSchema = object({
     interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
     timeout: durationInput('10m', MAX_TIMEOUT_MS, '5 days (120h)'),
     fail_fast: booleanInput(false),
-    api_host: apiHostInput
+    api_host: apiHostInput,
+    pr_comment: schemas_string()
+        .transform((raw) => raw.trim().toLowerCase() || 'off')
+        .pipe(schemas_enum(['off', 'always', 'failure'], {
+        error: (issue) => `"${String(issue.input)}" is not one of off, always, failure`
+    })),
+    github_token: schemas_string().transform((raw) => raw.trim())
 })
     .superRefine((inputs, ctx) => {
     if (inputs.operation_id.length > 0 && !inputs.project_id) {
@@ -41868,6 +42043,13 @@ const InputsSchema = object({
             code: 'custom',
             path: ['project_id'],
             message: 'required with operation_id; give the project the operations belong to'
+        });
+    }
+    if (inputs.pr_comment !== 'off' && !inputs.github_token) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['github_token'],
+            message: `required with pr_comment: ${inputs.pr_comment}; its default is \${{ github.token }}`
         });
     }
     if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
@@ -41889,7 +42071,9 @@ const InputsSchema = object({
     intervalMs: inputs.interval,
     timeoutMs: inputs.timeout,
     failFast: inputs.fail_fast,
-    apiHost: inputs.api_host
+    apiHost: inputs.api_host,
+    prComment: inputs.pr_comment,
+    githubToken: inputs.github_token
 }));
 /** Inputs that are accepted but ignored in this combination, worth a warning. */
 function ignoredInputWarnings(inputs) {
@@ -41913,47 +42097,6 @@ function getInputs(readInput) {
         return parsed.data;
     const problems = parsed.error.issues.map((issue) => `input "${String(issue.path[0])}": ${issue.message}`);
     throw new InputError(`Invalid input: ${problems.join('; ')}`);
-}
-
-;// CONCATENATED MODULE: ./src/operation-status.ts
-const CLASSES = {
-    finished: 'success',
-    skipped: 'success',
-    cancelled: 'failure',
-    // Not in the spec, but the live API sends it.
-    error: 'failure',
-    // The control plane retries a failed operation, so it is not final.
-    failed: 'retrying',
-    scheduling: 'in_flight',
-    running: 'in_flight',
-    cancelling: 'in_flight'
-};
-function classifyStatus(status) {
-    return CLASSES[status] ?? 'unknown';
-}
-/** Whether the wait is over for an operation in this status. */
-function isFinal(status, failFast) {
-    const statusClass = classifyStatus(status);
-    return (statusClass === 'success' ||
-        statusClass === 'failure' ||
-        (failFast && statusClass === 'retrying'));
-}
-function isFinalFailure(status, failFast) {
-    const statusClass = classifyStatus(status);
-    return statusClass === 'failure' || (failFast && statusClass === 'retrying');
-}
-const LABELS = {
-    finished: '✅ Finished',
-    skipped: '⏭️ Skipped',
-    cancelled: '🚫 Cancelled',
-    error: '❌ Error',
-    failed: '🔁 Failed (retrying)',
-    scheduling: '🕒 Scheduling',
-    running: '⏳ Running',
-    cancelling: '⏹️ Cancelling'
-};
-function statusLabel(status) {
-    return LABELS[status] ?? `❔ ${status}`;
 }
 
 ;// CONCATENATED MODULE: ./src/operation-sources.ts
@@ -42278,7 +42421,58 @@ class Pace {
     }
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/timeline.ts
+
+/** More operations than this and the chart would be unreadable: the table alone is shown. */
+const MAX_TIMELINE_TASKS = 30;
+const MAX_NAME_CHARS = 40;
+/** A task shorter than this would be drawn with no width. */
+const MIN_TASK_MS = 1000;
+/**
+ * Mermaid accepts few characters in a task or section name (`:` separates the task's fields, `#`
+ * and `;` start comments and statements); API text keeps only letters, digits and `_ .-`.
+ */
+function mermaidName(text) {
+    const safe = text.replace(/[^A-Za-z0-9_.\- ]/g, '_').trim();
+    return safe.slice(0, MAX_NAME_CHARS).trim() || '_';
+}
+const TAGS = {
+    success: 'done, ',
+    failure: 'crit, ',
+    retrying: 'crit, active, ',
+    in_flight: 'active, ',
+    unknown: 'active, '
+};
+/**
+ * The operations as a Mermaid gantt chart, from `created_at` to the last update, one section per
+ * action, marked by status (done, active, crit). Undefined when there is nothing to draw or too
+ * much to read (the table says it all then).
+ */
+function renderTimeline(operations) {
+    const drawable = operations.filter((operation) => !Number.isNaN(Date.parse(operation.created_at ?? '')));
+    if (drawable.length === 0 || drawable.length > MAX_TIMELINE_TASKS)
+        return undefined;
+    const bySection = new Map();
+    for (const operation of [...drawable].reverse()) {
+        const start = Date.parse(operation.created_at);
+        const statusClass = classifyStatus(operation.status);
+        const end = Math.max(Date.parse(operation.updated_at ?? '') || start, start + MIN_TASK_MS);
+        const name = mermaidName(`${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`);
+        const section = mermaidName(operation.action ?? 'operation');
+        const tasks = bySection.get(section) ?? [];
+        tasks.push(`    ${name} :${TAGS[statusClass]}${start}, ${end}`);
+        bySection.set(section, tasks);
+    }
+    const lines = ['gantt', '    dateFormat x', '    axisFormat %H:%M:%S'];
+    for (const [section, tasks] of bySection)
+        lines.push(`    section ${section}`, ...tasks);
+    return lines.join('\n');
+}
+
 ;// CONCATENATED MODULE: ./src/summary.ts
+
 
 
 
@@ -42290,12 +42484,7 @@ const OUTCOME_LABELS = {
     pending: '⏳ pending',
     cancelled: '🚫 cancelled'
 };
-/**
- * Bounds that keep the summary far below GitHub's 1 MiB whatever the API sends: rows per table, and
- * characters of API text per cell (HTML escaping grows text at most 6-fold).
- */
-const MAX_OPERATION_ROWS = 50;
-const MAX_PROJECT_ROWS = 100;
+const SUMMARY_LIMITS = { operationRows: 50, projectRows: 100 };
 const MAX_ID_CHARS = 80;
 const MAX_TEXT_CHARS = 120;
 const summary_MAX_ERROR_CHARS = 500;
@@ -42332,13 +42521,29 @@ function summary_date(iso) {
 function plural(count, one, many) {
     return `${count} ${count === 1 ? one : many}`;
 }
-/** The job summary: what a person checks on the console. */
-function renderSummary(report) {
+function runFacts(run) {
+    const facts = [];
+    const pullRequest = run?.pullRequest;
+    if (pullRequest) {
+        const label = `#${pullRequest.number}`;
+        const url = pullRequest.url && /^https?:\/\//.test(pullRequest.url) ? pullRequest.url : undefined;
+        facts.push(`pull request ${url ? `<a href="${forHtml(url, 300)}">${label}</a>` : label}`);
+    }
+    if (run?.sha)
+        facts.push(`${pullRequest ? 'head' : 'commit'} ${code(run.sha.slice(0, 7))}`);
+    return facts;
+}
+/**
+ * The job summary (and, with smaller limits, the pull-request comment): what a person checks on the
+ * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
+ */
+function renderSummary(report, limits = SUMMARY_LIMITS) {
     const parts = ['<h2>Neon operations gate</h2>'];
     const facts = [];
     const outcome = report.outcome !== 'error' ? report.outcome : undefined;
     if (outcome)
         facts.push(`<b>Outcome:</b> ${OUTCOME_LABELS[outcome]}`);
+    facts.push(...runFacts(report.run));
     if (report.wait) {
         facts.push(`waited ${formatDuration(report.wait.elapsedMs)}`);
         facts.push(plural(report.wait.polls, 'poll', 'polls'));
@@ -42368,7 +42573,10 @@ function renderSummary(report) {
     }
     else if (operations) {
         parts.push(`<h3>Operations (${operations.length})</h3>`);
-        parts.push(table(['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'], operations, MAX_OPERATION_ROWS, 'operations', (operation) => {
+        const timeline = renderTimeline(operations);
+        if (timeline)
+            parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`);
+        parts.push(table(['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'], operations, limits.operationRows, 'operations', (operation) => {
             const duration = operationDurationMs(operation);
             const failures = operation.failures_count ? ` (${operation.failures_count} failures)` : '';
             const error = operation.error ? `<br>${forHtml(operation.error, summary_MAX_ERROR_CHARS)}` : '';
@@ -42383,10 +42591,10 @@ function renderSummary(report) {
             ];
         }));
     }
-    if (report.listing) {
+    if (report.listing && limits.projectRows > 0) {
         const { projects, unavailableProjectIds } = report.listing;
         parts.push(`<h3>Projects (${projects.length})</h3>`);
-        parts.push(table(['Name', 'Id', 'Region', 'Engine version', 'Created'], projects, MAX_PROJECT_ROWS, 'projects', (project) => [
+        parts.push(table(['Name', 'Id', 'Region', 'Engine version', 'Created'], projects, limits.projectRows, 'projects', (project) => [
             summary_text(project.name),
             code(project.id),
             summary_text(project.region_id),
@@ -42400,6 +42608,176 @@ function renderSummary(report) {
         }
     }
     return parts.join('\n') + '\n';
+}
+
+;// CONCATENATED MODULE: ./src/pr-comment.ts
+/*
+ * One sticky comment on the pull request: found by a hidden marker that identifies this gate,
+ * updated in place on every later run, never one a person wrote. A side effect: every failure is one
+ * warning, bounded in time, and never changes the outcome. Octokit is loaded only here, only when a
+ * comment is to be written (ncc turns the dynamic import into a chunk of its own).
+ */
+
+
+/** The longest the comment may take, listing, creating or updating included. */
+const COMMENT_TIME_LIMIT_MS = 5000;
+/** GitHub refuses a comment body over 65,536 characters. */
+const MAX_COMMENT_CHARS = 60_000;
+/** Operation rows in the comment; fewer when the body would be too long. */
+const COMMENT_OPERATION_ROWS = 20;
+/**
+ * The hidden first line of the comment: a hash of what makes this gate this gate (repository,
+ * workflow, job, project, branch or operations), so re-runs and later pushes find it, and another
+ * gate of the same pull request keeps its own comment.
+ */
+function gateMarker(context, gate) {
+    const identity = [
+        context.repository,
+        context.workflow,
+        context.job,
+        gate.projectId ?? '',
+        gate.branchId ?? '',
+        [...gate.operationIds].sort().join(',')
+    ].join('\n');
+    const hash = (0,external_node_crypto_.createHash)('sha256').update(identity).digest('hex').slice(0, 16);
+    return `<!-- neon-operations-gate:${hash} -->`;
+}
+/**
+ * A comment the action wrote: it starts with the marker (a person's quote starts with `>`) and its
+ * author is a bot (the token's identity: github-actions[bot] for GITHUB_TOKEN), never a person, even
+ * one who pasted the marker.
+ */
+function isOwnComment(comment, marker) {
+    return (comment.body ?? '').startsWith(marker) && comment.user?.type === 'Bot';
+}
+/** The summary in Markdown that GitHub renders, under the marker, within GitHub's size limit. */
+function commentBody(report, context, marker) {
+    const runUrl = context.runId && context.repository
+        ? `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
+        : undefined;
+    const footer = runUrl ? `<p><sub><a href="${runUrl}">Workflow run</a></sub></p>\n` : '';
+    for (let rows = COMMENT_OPERATION_ROWS;; rows = Math.floor(rows / 2)) {
+        const body = `${marker}\n${renderSummary(report, { operationRows: rows, projectRows: 0 })}${footer}`;
+        if (body.length <= MAX_COMMENT_CHARS || rows === 0)
+            return body.slice(0, MAX_COMMENT_CHARS);
+    }
+}
+/**
+ * Updates this gate's comment, or creates one: `always`, or `failure` when the run failed. With
+ * `failure` an existing comment is updated whatever the outcome, so a red comment turns green.
+ */
+async function upsertComment(api, { marker, body, mode, failed }) {
+    for await (const page of api.listComments()) {
+        const own = page.find((comment) => isOwnComment(comment, marker));
+        if (own) {
+            const updated = await api.updateComment(own.id, body);
+            return { action: 'updated', url: updated.html_url };
+        }
+    }
+    if (mode === 'failure' && !failed)
+        return { action: 'none' };
+    const created = await api.createComment(body);
+    return { action: 'created', url: created.html_url };
+}
+/** The issue-comments API through @actions/github's Octokit, with its proxy support. */
+async function octokitCommentApi(options) {
+    const [{ getOctokit }, { defaults }] = await Promise.all([
+        Promise.all(/* import() */[__nccwpck_require__.e(665), __nccwpck_require__.e(351)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1351)),
+        __nccwpck_require__.e(/* import() */ 665).then(__nccwpck_require__.bind(__nccwpck_require__, 8665))
+    ]);
+    const octokit = getOctokit(options.token, {
+        baseUrl: options.apiUrl,
+        request: {
+            ...defaults.request,
+            signal: options.signal,
+            ...(options.fetch ? { fetch: options.fetch } : {})
+        }
+    });
+    const [owner, repo] = options.repository.split('/');
+    const target = { owner, repo, issue_number: options.issueNumber };
+    return {
+        async *listComments() {
+            const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
+                ...target,
+                per_page: 100
+            });
+            for await (const page of pages)
+                yield page.data;
+        },
+        createComment: async (body) => (await octokit.rest.issues.createComment({ ...target, body })).data,
+        updateComment: async (id, body) => (await octokit.rest.issues.updateComment({ owner, repo, comment_id: id, body }))
+            .data
+    };
+}
+/**
+ * Writes the comment when `pr_comment` asks for it; returns its URL. Never throws: outside a pull
+ * request it is skipped with one line, and any GitHub error or silence is one warning.
+ */
+async function writePullRequestComment(options) {
+    const { context, logger, report } = options;
+    const pullRequest = context.pullRequest;
+    if (options.mode === 'off')
+        return undefined;
+    if (!pullRequest) {
+        logger.info(`pr_comment: ${context.eventName || 'this'} run is not for a pull request; no comment written`);
+        return undefined;
+    }
+    const failed = !(report.outcome === 'success' || report.outcome === 'pending');
+    const marker = gateMarker(context, options.gate);
+    const body = options.redact(commentBody(report, context, marker));
+    const controller = new AbortController();
+    const timeLimitMs = options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS;
+    let timer;
+    const timeLimit = new Promise((_, reject) => {
+        timer = setTimeout(() => {
+            const error = new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`);
+            controller.abort(error);
+            reject(error);
+        }, timeLimitMs);
+    });
+    try {
+        const work = (async () => {
+            const api = await (options.api ?? defaultApi(options, pullRequest.number))(controller.signal);
+            return upsertComment(api, { marker, body, mode: options.mode, failed });
+        })();
+        work.catch(() => undefined);
+        const result = await Promise.race([work, timeLimit]);
+        if (result.action === 'none') {
+            logger.info('pr_comment: failure, and the gate passed: no comment written');
+            return undefined;
+        }
+        logger.info(`pr_comment: ${result.action} ${result.url}`);
+        return result.url;
+    }
+    catch (error) {
+        logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`);
+        return undefined;
+    }
+    finally {
+        clearTimeout(timer);
+        controller.abort();
+    }
+}
+function defaultApi(options, issueNumber) {
+    return (signal) => octokitCommentApi({
+        token: options.token,
+        apiUrl: options.context.apiUrl,
+        repository: options.context.repository,
+        issueNumber,
+        signal
+    });
+}
+function describeGitHubError(error) {
+    const { status, message } = (error ?? {});
+    const text = typeof message === 'string' ? message : String(error);
+    if (status === 403) {
+        return `${text} (HTTP 403). The token cannot write to the pull request: a fork's pull request gets a read-only GITHUB_TOKEN, and the job needs "permissions: pull-requests: write"`;
+    }
+    if (status === 401)
+        return `${text} (HTTP 401): github_token is missing or invalid`;
+    if (status === 404)
+        return `${text} (HTTP 404): the pull request or repository was not found with this token`;
+    return typeof status === 'number' ? `${text} (HTTP ${status})` : text;
 }
 
 ;// CONCATENATED MODULE: ./src/wait-for-operations.ts
@@ -42509,6 +42887,10 @@ function wait_for_operations_describe(operation) {
 
 
 
+
+
+
+
 /** Time limit of a single HTTP request; the overall `timeout` bounds it further. */
 const REQUEST_TIMEOUT_MS = 30_000;
 /** The action: inputs → requests → outputs and summary. Every error ends here, once. */
@@ -42516,7 +42898,10 @@ async function run(dependencies = {}) {
     const rawKey = getInput('api_key').trim();
     if (rawKey)
         core_setSecret(rawKey);
-    const redactor = new Redactor([rawKey]);
+    const rawToken = getInput('github_token').trim();
+    if (rawToken)
+        core_setSecret(rawToken);
+    const redactor = new Redactor([rawKey, rawToken]);
     const redact = (text) => redactor.redact(text);
     // Every line goes through here: secrets out first, then API text made harmless for the runner.
     const toLog = (text) => forLog(redact(text));
@@ -42533,11 +42918,27 @@ async function run(dependencies = {}) {
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    const report = { requests: { requests: 0, retries: 0 } };
+    const context = dependencies.context ?? readGitHubContext();
+    const described = describeRun(context);
+    logger.info(`Neon operations gate ${ACTION_VERSION}${described ? ` for ${described}` : ''}`);
+    const report = {
+        requests: { requests: 0, retries: 0 },
+        run: {
+            pullRequest: context.pullRequest && {
+                number: context.pullRequest.number,
+                url: context.pullRequest.htmlUrl
+            },
+            sha: headSha(context) || undefined
+        }
+    };
     let source;
+    let inputs;
     let result = 'error';
     try {
-        const inputs = getInputs((name) => getInput(name));
+        const withheld = rawKey ? undefined : withheldSecretReason(context);
+        if (withheld)
+            throw new InputError(withheld);
+        inputs = getInputs((name) => getInput(name));
         for (const warning of ignoredInputWarnings(inputs))
             logger.warning(warning);
         // One deadline for the whole run: listing, every poll, retry and back-off.
@@ -42596,12 +42997,32 @@ async function run(dependencies = {}) {
     else if (result === 'failure' || result === 'timeout' || result === 'cancelled') {
         setFailed(toLog(failureMessage(result, report)));
     }
+    for (const annotation of annotationsFor(report, inputs?.failFast ?? false)) {
+        error(toLog(annotation.message), { title: toLog(annotation.title) });
+    }
     const { outputs, notes } = buildOutputs(report);
     for (const note of notes)
         logger.warning(note);
     for (const [name, value] of Object.entries(outputs))
         setOutput(name, redact(value));
     await writeSummary(redact(renderSummary(report)), logger);
+    if (inputs && inputs.prComment !== 'off') {
+        const url = await writePullRequestComment({
+            mode: inputs.prComment,
+            token: inputs.githubToken,
+            context,
+            report,
+            gate: {
+                projectId: inputs.projectId,
+                branchId: inputs.operationIds.length === 0 ? inputs.branchId : undefined,
+                operationIds: inputs.operationIds
+            },
+            logger,
+            redact,
+            api: dependencies.commentApi
+        });
+        setOutput('comment_url', url ?? '');
+    }
     return result;
 }
 function createSource(inputs, projectId, client, clock, logger) {
@@ -42664,6 +43085,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+
+/***/ }),
+
+/***/ 9896:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 
 /***/ }),
 
@@ -42828,6 +43256,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 
 /***/ }),
 
+/***/ 857:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+
+/***/ }),
+
 /***/ 3193:
 /***/ ((module) => {
 
@@ -42871,7 +43306,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 	// Execute the module function
 /******/ 	var threw = true;
 /******/ 	try {
-/******/ 		__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
+/******/ 		__webpack_modules__[moduleId].call(module.exports, module, module.exports, __nccwpck_require__);
 /******/ 		threw = false;
 /******/ 	} finally {
 /******/ 		if(threw) delete __webpack_module_cache__[moduleId];
@@ -42880,6 +43315,9 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 	// Return the exports of the module
 /******/ 	return module.exports;
 /******/ }
+/******/ 
+/******/ // expose the modules object (__webpack_modules__)
+/******/ __nccwpck_require__.m = __webpack_modules__;
 /******/ 
 /************************************************************************/
 /******/ /* webpack/runtime/asset-relocator-loader */
@@ -42966,9 +43404,105 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 	};
 /******/ })();
 /******/ 
+/******/ /* webpack/runtime/ensure chunk */
+/******/ (() => {
+/******/ 	__nccwpck_require__.f = {};
+/******/ 	// This file contains only the entry chunk.
+/******/ 	// The chunk loading function for additional chunks
+/******/ 	__nccwpck_require__.e = (chunkId) => {
+/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
+/******/ 			__nccwpck_require__.f[key](chunkId, promises);
+/******/ 			return promises;
+/******/ 		}, []));
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/get javascript chunk filename */
+/******/ (() => {
+/******/ 	// This function allow to reference async chunks
+/******/ 	__nccwpck_require__.u = (chunkId) => {
+/******/ 		// return url for filenames based on template
+/******/ 		return "" + chunkId + ".index.js";
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/hasOwnProperty shorthand */
 /******/ (() => {
 /******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/make namespace object */
+/******/ (() => {
+/******/ 	// define __esModule on exports
+/******/ 	__nccwpck_require__.r = (exports) => {
+/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 		}
+/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/import chunk loading */
+/******/ (() => {
+/******/ 	// no baseURI
+/******/ 	
+/******/ 	// object to store loaded and loading chunks
+/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
+/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
+/******/ 	var installedChunks = {
+/******/ 		792: 0
+/******/ 	};
+/******/ 	
+/******/ 	var installChunk = (data) => {
+/******/ 		var {ids, modules, runtime} = data;
+/******/ 		// add "modules" to the modules object,
+/******/ 		// then flag all "ids" as loaded and fire callback
+/******/ 		var moduleId, chunkId, i = 0;
+/******/ 		for(moduleId in modules) {
+/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
+/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
+/******/ 			}
+/******/ 		}
+/******/ 		if(runtime) runtime(__nccwpck_require__);
+/******/ 		for(;i < ids.length; i++) {
+/******/ 			chunkId = ids[i];
+/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
+/******/ 				installedChunks[chunkId][0]();
+/******/ 			}
+/******/ 			installedChunks[ids[i]] = 0;
+/******/ 		}
+/******/ 	
+/******/ 	}
+/******/ 	
+/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
+/******/ 			// import() chunk loading for javascript
+/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
+/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
+/******/ 	
+/******/ 				// a Promise means "currently loading".
+/******/ 				if(installedChunkData) {
+/******/ 					promises.push(installedChunkData[1]);
+/******/ 				} else {
+/******/ 					if(true) { // all chunks have JS
+/******/ 						// setup Promise in chunk cache
+/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
+/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
+/******/ 							throw e;
+/******/ 						});
+/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
+/******/ 						promises.push(installedChunkData[1] = promise);
+/******/ 					}
+/******/ 				}
+/******/ 			}
+/******/ 	};
+/******/ 	
+/******/ 	// no prefetching
+/******/ 	
+/******/ 	// no preloaded
+/******/ 	
+/******/ 	// no external install chunk
+/******/ 	
+/******/ 	// no on chunks loaded
 /******/ })();
 /******/ 
 /************************************************************************/

@@ -31,7 +31,9 @@ export const INPUT_NAMES = [
   'interval',
   'timeout',
   'fail_fast',
-  'api_host'
+  'api_host',
+  'pr_comment',
+  'github_token'
 ] as const
 export type InputName = (typeof INPUT_NAMES)[number]
 
@@ -155,7 +157,16 @@ const InputsSchema = z
     interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
     timeout: durationInput('10m', MAX_TIMEOUT_MS, '5 days (120h)'),
     fail_fast: booleanInput(false),
-    api_host: apiHostInput
+    api_host: apiHostInput,
+    pr_comment: z
+      .string()
+      .transform((raw) => raw.trim().toLowerCase() || 'off')
+      .pipe(
+        z.enum(['off', 'always', 'failure'], {
+          error: (issue) => `"${String(issue.input)}" is not one of off, always, failure`
+        })
+      ),
+    github_token: z.string().transform((raw) => raw.trim())
   })
   .superRefine((inputs, ctx) => {
     if (inputs.operation_id.length > 0 && !inputs.project_id) {
@@ -163,6 +174,13 @@ const InputsSchema = z
         code: 'custom',
         path: ['project_id'],
         message: 'required with operation_id; give the project the operations belong to'
+      })
+    }
+    if (inputs.pr_comment !== 'off' && !inputs.github_token) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['github_token'],
+        message: `required with pr_comment: ${inputs.pr_comment}; its default is \${{ github.token }}`
       })
     }
     if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
@@ -184,7 +202,9 @@ const InputsSchema = z
     intervalMs: inputs.interval,
     timeoutMs: inputs.timeout,
     failFast: inputs.fail_fast,
-    apiHost: inputs.api_host
+    apiHost: inputs.api_host,
+    prComment: inputs.pr_comment,
+    githubToken: inputs.github_token
   }))
 
 export type Inputs = z.output<typeof InputsSchema>

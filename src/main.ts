@@ -1,7 +1,15 @@
 import * as core from '@actions/core'
 import { ApiClient } from './api-client.js'
 import { type Clock, systemClock } from './clock.js'
-import { CancelledError, DeadlineExceededError } from './errors.js'
+import { annotationsFor } from './annotations.js'
+import { CancelledError, DeadlineExceededError, InputError } from './errors.js'
+import {
+  describeRun,
+  type GitHubContext,
+  headSha,
+  readGitHubContext,
+  withheldSecretReason
+} from './github-context.js'
 import { getInputs, ignoredInputWarnings, type Inputs } from './input-helper.js'
 import type { Logger } from './logger.js'
 import { isFinal } from './operation-status.js'
@@ -9,9 +17,11 @@ import { type OperationSource, OperationIdsSource, ProjectGateSource } from './o
 import { buildOutputs } from './outputs.js'
 import type { RunReport } from './report.js'
 import { Pace } from './pace.js'
+import { type CommentApi, writePullRequestComment } from './pr-comment.js'
 import { RetryPolicy } from './retry-policy.js'
 import { renderSummary } from './summary.js'
 import { forLog, Redactor } from './untrusted-text.js'
+import { ACTION_VERSION } from './version.js'
 import { type Outcome, waitForOperations } from './wait-for-operations.js'
 
 /** Time limit of a single HTTP request; the overall `timeout` bounds it further. */
@@ -22,13 +32,19 @@ export interface RunDependencies {
   retryPolicy?: RetryPolicy
   /** Jitter of the polling pace, in [0, 1). */
   random?: () => number
+  /** The run's GitHub context; read from the environment by default. */
+  context?: GitHubContext
+  /** The pull-request comments API; Octokit by default. */
+  commentApi?: (signal: AbortSignal) => Promise<CommentApi>
 }
 
 /** The action: inputs → requests → outputs and summary. Every error ends here, once. */
 export async function run(dependencies: RunDependencies = {}): Promise<Outcome | 'error'> {
   const rawKey = core.getInput('api_key').trim()
   if (rawKey) core.setSecret(rawKey)
-  const redactor = new Redactor([rawKey])
+  const rawToken = core.getInput('github_token').trim()
+  if (rawToken) core.setSecret(rawToken)
+  const redactor = new Redactor([rawKey, rawToken])
   const redact = (text: string): string => redactor.redact(text)
   // Every line goes through here: secrets out first, then API text made harmless for the runner.
   const toLog = (text: string): string => forLog(redact(text))
@@ -46,11 +62,26 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
 
-  const report: RunReport = { requests: { requests: 0, retries: 0 } }
+  const context = dependencies.context ?? readGitHubContext()
+  const described = describeRun(context)
+  logger.info(`Neon operations gate ${ACTION_VERSION}${described ? ` for ${described}` : ''}`)
+  const report: RunReport = {
+    requests: { requests: 0, retries: 0 },
+    run: {
+      pullRequest: context.pullRequest && {
+        number: context.pullRequest.number,
+        url: context.pullRequest.htmlUrl
+      },
+      sha: headSha(context) || undefined
+    }
+  }
   let source: OperationSource | undefined
+  let inputs: Inputs | undefined
   let result: Outcome | 'error' = 'error'
   try {
-    const inputs = getInputs((name) => core.getInput(name))
+    const withheld = rawKey ? undefined : withheldSecretReason(context)
+    if (withheld) throw new InputError(withheld)
+    inputs = getInputs((name) => core.getInput(name))
     for (const warning of ignoredInputWarnings(inputs)) logger.warning(warning)
     // One deadline for the whole run: listing, every poll, retry and back-off.
     const deadline = clock.now() + inputs.timeoutMs
@@ -111,10 +142,30 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
   else if (result === 'failure' || result === 'timeout' || result === 'cancelled') {
     core.setFailed(toLog(failureMessage(result, report)))
   }
+  for (const annotation of annotationsFor(report, inputs?.failFast ?? false)) {
+    core.error(toLog(annotation.message), { title: toLog(annotation.title) })
+  }
   const { outputs, notes } = buildOutputs(report)
   for (const note of notes) logger.warning(note)
   for (const [name, value] of Object.entries(outputs)) core.setOutput(name, redact(value))
   await writeSummary(redact(renderSummary(report)), logger)
+  if (inputs && inputs.prComment !== 'off') {
+    const url = await writePullRequestComment({
+      mode: inputs.prComment,
+      token: inputs.githubToken,
+      context,
+      report,
+      gate: {
+        projectId: inputs.projectId,
+        branchId: inputs.operationIds.length === 0 ? inputs.branchId : undefined,
+        operationIds: inputs.operationIds
+      },
+      logger,
+      redact,
+      api: dependencies.commentApi
+    })
+    core.setOutput('comment_url', url ?? '')
+  }
   return result
 }
 

@@ -7,6 +7,8 @@ import type { Outcome, WaitResult } from './wait-for-operations.js'
 export interface RunReport {
   /** How the run ended; `error` when an error failed the step. */
   outcome?: Outcome | 'error'
+  /** What the run is for, from the GitHub context: the pull request or the commit. */
+  run?: { pullRequest?: { number: number; url?: string }; sha?: string }
   projectId?: string
   branchId?: string
   listing?: ProjectListing

@@ -1,6 +1,7 @@
 import { formatDuration } from './duration.js'
 import { statusLabel } from './operation-status.js'
 import { type RunReport, operationDurationMs } from './report.js'
+import { renderTimeline } from './timeline.js'
 import { forHtml } from './untrusted-text.js'
 
 const OUTCOME_LABELS: Record<string, string> = {
@@ -15,8 +16,12 @@ const OUTCOME_LABELS: Record<string, string> = {
  * Bounds that keep the summary far below GitHub's 1 MiB whatever the API sends: rows per table, and
  * characters of API text per cell (HTML escaping grows text at most 6-fold).
  */
-export const MAX_OPERATION_ROWS = 50
-export const MAX_PROJECT_ROWS = 100
+export interface SummaryLimits {
+  operationRows: number
+  /** 0: no projects table. */
+  projectRows: number
+}
+export const SUMMARY_LIMITS: SummaryLimits = { operationRows: 50, projectRows: 100 }
 const MAX_ID_CHARS = 80
 const MAX_TEXT_CHARS = 120
 const MAX_ERROR_CHARS = 500
@@ -68,12 +73,29 @@ function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`
 }
 
-/** The job summary: what a person checks on the console. */
-export function renderSummary(report: RunReport): string {
+function runFacts(run: RunReport['run']): string[] {
+  const facts: string[] = []
+  const pullRequest = run?.pullRequest
+  if (pullRequest) {
+    const label = `#${pullRequest.number}`
+    const url =
+      pullRequest.url && /^https?:\/\//.test(pullRequest.url) ? pullRequest.url : undefined
+    facts.push(`pull request ${url ? `<a href="${forHtml(url, 300)}">${label}</a>` : label}`)
+  }
+  if (run?.sha) facts.push(`${pullRequest ? 'head' : 'commit'} ${code(run.sha.slice(0, 7))}`)
+  return facts
+}
+
+/**
+ * The job summary (and, with smaller limits, the pull-request comment): what a person checks on the
+ * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
+ */
+export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY_LIMITS): string {
   const parts = ['<h2>Neon operations gate</h2>']
   const facts: string[] = []
   const outcome = report.outcome !== 'error' ? report.outcome : undefined
   if (outcome) facts.push(`<b>Outcome:</b> ${OUTCOME_LABELS[outcome]}`)
+  facts.push(...runFacts(report.run))
   if (report.wait) {
     facts.push(`waited ${formatDuration(report.wait.elapsedMs)}`)
     facts.push(plural(report.wait.polls, 'poll', 'polls'))
@@ -101,11 +123,13 @@ export function renderSummary(report: RunReport): string {
     parts.push('<p>No operation in flight.</p>')
   } else if (operations) {
     parts.push(`<h3>Operations (${operations.length})</h3>`)
+    const timeline = renderTimeline(operations)
+    if (timeline) parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`)
     parts.push(
       table(
         ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'],
         operations,
-        MAX_OPERATION_ROWS,
+        limits.operationRows,
         'operations',
         (operation) => {
           const duration = operationDurationMs(operation)
@@ -125,14 +149,14 @@ export function renderSummary(report: RunReport): string {
     )
   }
 
-  if (report.listing) {
+  if (report.listing && limits.projectRows > 0) {
     const { projects, unavailableProjectIds } = report.listing
     parts.push(`<h3>Projects (${projects.length})</h3>`)
     parts.push(
       table(
         ['Name', 'Id', 'Region', 'Engine version', 'Created'],
         projects,
-        MAX_PROJECT_ROWS,
+        limits.projectRows,
         'projects',
         (project) => [
           text(project.name),

@@ -92,10 +92,12 @@ function escapeHtmlEntities(text: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&#39;')
+    .replace(/@/g, '&#64;')
 }
 
 /**
- * For the job summary, which is HTML inside Markdown: entities escaped, and every line break
+ * For the job summary and the pull-request comment, which are HTML inside Markdown: entities escaped
+ * (`@` too, so API text cannot mention and notify people in a comment), and every line break
  * (`\n`, a lone `\r`, U+2028) and control character removed, because a line break could end the
  * HTML block and let the rest be read as Markdown (a heading, a link, an image).
  */

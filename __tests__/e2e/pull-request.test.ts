@@ -1,0 +1,283 @@
+/*
+ * The bundle on pull-request events, against the local API server and the local GitHub API: the
+ * context in the log and summary, fork runs without secrets, the sticky comment and annotations.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../../script/github-server.ts'
+
+const REPOSITORY = 'octo/app'
+const WRITE_TOKEN = 'ghs_local_write_token_0123456789'
+const READ_ONLY_TOKEN = 'ghs_local_read_only_token_98765'
+const HEAD = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
+const PERSON = { login: 'octocat', type: 'User' as const }
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
+
+async function github(): Promise<GitHubServer> {
+  const server = await startGitHubServer()
+  server.tokens.set(WRITE_TOKEN, { user: ACTIONS_BOT, canWrite: true })
+  server.tokens.set(READ_ONLY_TOKEN, { user: ACTIONS_BOT, canWrite: false })
+  cleanups.push(server.close)
+  return server
+}
+
+/** The environment of a pull_request run (or another event), as the runner sets it. */
+function runnerEnv(
+  api: GitHubServer,
+  options: { event?: string; headRepository?: string; actor?: string } = {}
+): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'event-'))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  const eventPath = join(dir, 'event.json')
+  writeFileSync(
+    eventPath,
+    JSON.stringify({
+      number: 42,
+      pull_request: {
+        number: 42,
+        html_url: `https://github.com/${REPOSITORY}/pull/42`,
+        head: { sha: HEAD, repo: { full_name: options.headRepository ?? REPOSITORY } }
+      }
+    })
+  )
+  return {
+    GITHUB_EVENT_NAME: options.event ?? 'pull_request',
+    GITHUB_EVENT_PATH: eventPath,
+    GITHUB_REPOSITORY: REPOSITORY,
+    GITHUB_SHA: 'ffffffffffffffffffffffffffffffffffffffff',
+    GITHUB_WORKFLOW: 'Preview',
+    GITHUB_JOB: 'gate',
+    GITHUB_RUN_ID: '777',
+    GITHUB_ACTOR: options.actor ?? 'octocat',
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_API_URL: api.apiUrl
+  }
+}
+
+/** A finished or failing operation, and the inputs that gate on it. */
+async function gate(status: 'finished' | 'error' = 'finished') {
+  const { world, server } = await serve()
+  const op = world.addOperation(PROJECT, {
+    action: 'apply_config',
+    branchId: 'br-preview-42',
+    timeline: [{ status }]
+  })
+  return { world, server, op, inputs: { project_id: PROJECT, operation_id: op.id } }
+}
+
+describe('pull requests: context', () => {
+  it('the first log line and the summary name the pull request and its head commit', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const run = await runAction(server, inputs, { env: runnerEnv(api) })
+    expect(run.code).toBe(0)
+    expect(run.stdout.split('\n')[1]).toBe(
+      'Neon operations gate 0.1.0 for pull request #42 (head 1a2b3c4)'
+    )
+    expect(run.summary).toContain(
+      'pull request <a href="https://github.com/octo/app/pull/42">#42</a> · head <code>1a2b3c4</code>'
+    )
+    expect(api.requests).toHaveLength(0)
+  })
+
+  it('on a push, the commit', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const run = await runAction(server, inputs, { env: runnerEnv(api, { event: 'push' }) })
+    expect(run.stdout).toContain('Neon operations gate 0.1.0 for commit fffffff')
+    expect(run.summary).toContain('commit <code>fffffff</code>')
+  })
+})
+
+describe('pull requests: forks and Dependabot', () => {
+  it('an empty api_key on a fork pull request says why, and how to skip the step; no request', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const run = await runAction(
+      server,
+      { ...inputs, api_key: '' },
+      { env: runnerEnv(api, { headRepository: 'stranger/app' }) }
+    )
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('pull request from the fork stranger/app')
+    expect(run.stdout).toContain('GitHub does not pass repository secrets')
+    expect(run.stdout).toContain(
+      'if: github.event.pull_request.head.repo.full_name == github.repository'
+    )
+    expect(server.requests).toHaveLength(0)
+    expect(api.requests).toHaveLength(0)
+  })
+
+  it('an empty api_key on a Dependabot run says so', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const run = await runAction(
+      server,
+      { ...inputs, api_key: '' },
+      { env: runnerEnv(api, { actor: 'dependabot[bot]' }) }
+    )
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('started by Dependabot')
+    expect(server.requests).toHaveLength(0)
+  })
+})
+
+describe('pull requests: one sticky comment', () => {
+  it('always: creates the comment, and a re-run updates it in place', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const env = runnerEnv(api)
+    const withComment = { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN }
+    const first = await runAction(server, withComment, { env })
+    expect(first.code).toBe(0)
+    expect(api.comments).toHaveLength(1)
+    const [comment] = api.comments
+    expect(first.outputs.comment_url).toBe(comment.html_url)
+    expect(comment.body).toMatch(/^<!-- neon-operations-gate:[0-9a-f]{16} -->\n<h2>/)
+    expect(comment.body).toContain('✅ success')
+    expect(comment.body).toContain('```mermaid\ngantt')
+    expect(comment.body).toContain('actions/runs/777')
+    expect(comment.user).toEqual(ACTIONS_BOT)
+    const second = await runAction(server, withComment, { env })
+    expect(second.outputs.comment_url).toBe(comment.html_url)
+    expect(api.comments).toHaveLength(1)
+    expect(api.requests.map((request) => request.method)).toEqual(['GET', 'POST', 'GET', 'PATCH'])
+    // The token goes to the GitHub API only, the key to the API only.
+    expect(api.requests.every((request) => request.token === WRITE_TOKEN)).toBe(true)
+    expect(server.requests.every((request) => request.keyType === 'organization')).toBe(true)
+    for (const run of [first, second]) {
+      expect(run.stdout).toContain(`::add-mask::${WRITE_TOKEN}`)
+      expect(run.stdout.split(WRITE_TOKEN)).toHaveLength(2)
+    }
+  })
+
+  it("finds its comment on page two, and never edits a person's comment that quotes or copies it", async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const env = runnerEnv(api)
+    const withComment = { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN }
+    await runAction(server, withComment, { env })
+    const own = api.comments[0]
+    const marker = own.body.split('\n')[0]
+    // Move it behind 150 comments of people, two of which carry its marker.
+    api.comments.length = 0
+    for (let i = 0; i < 150; i++) api.addComment(REPOSITORY, 42, `comment ${i}`, PERSON)
+    const quote = api.addComment(REPOSITORY, 42, `> ${marker}\n> ✅ success\nnice`, PERSON)
+    const copy = api.addComment(REPOSITORY, 42, `${marker}\nI pasted this`, PERSON)
+    api.comments.push(own)
+    api.requests.length = 0
+    const run = await runAction(server, withComment, { env })
+    expect(run.outputs.comment_url).toBe(own.html_url)
+    expect(api.requests.map((request) => `${request.method} ${request.query.page ?? ''}`)).toEqual([
+      'GET ',
+      'GET 2',
+      'PATCH '
+    ])
+    expect(quote.body).toContain('nice')
+    expect(copy.body).toBe(`${marker}\nI pasted this`)
+    expect(api.comments).toHaveLength(153)
+  })
+
+  it('failure: no comment while the gate passes; one when it fails; then it turns green', async () => {
+    const api = await github()
+    const env = runnerEnv(api)
+    const passing = await gate('finished')
+    const options = { pr_comment: 'failure', github_token: WRITE_TOKEN }
+    const first = await runAction(passing.server, { ...passing.inputs, ...options }, { env })
+    expect(first.code).toBe(0)
+    expect(api.comments).toHaveLength(0)
+    expect(first.outputs.comment_url).toBe('')
+    // Same gate (same project and operation id), now failing.
+    const failing = passing.world.operation(PROJECT, passing.op.id)!
+    failing.timeline = [{ status: 'error' }]
+    failing.error = 'compute failed to start'
+    const second = await runAction(passing.server, { ...passing.inputs, ...options }, { env })
+    expect(second.code).toBe(1)
+    expect(api.comments).toHaveLength(1)
+    expect(api.comments[0].body).toContain('❌ failure')
+    expect(second.stdout).toContain('::error title=apply_config error on br-preview-42::')
+    failing.timeline = [{ status: 'finished' }]
+    const third = await runAction(passing.server, { ...passing.inputs, ...options }, { env })
+    expect(third.code).toBe(0)
+    expect(api.comments).toHaveLength(1)
+    expect(api.comments[0].body).toContain('✅ success')
+    expect(third.outputs.comment_url).toBe(api.comments[0].html_url)
+  })
+
+  it('a read-only token (a fork): one warning; outcome, outputs and exit code unchanged', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const run = await runAction(
+      server,
+      { ...inputs, pr_comment: 'always', github_token: READ_ONLY_TOKEN },
+      { env: runnerEnv(api) }
+    )
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.outputs.comment_url).toBe('')
+    const warnings = run.stdout.split('\n').filter((line) => line.startsWith('::warning::'))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain('Resource not accessible by integration (HTTP 403)')
+    expect(warnings[0]).toContain('pull-requests: write')
+  })
+
+  it('a GitHub API that never answers: one warning within a few seconds', async () => {
+    const api = await github()
+    api.silent = true
+    const { server, inputs } = await gate('error')
+    const run = await runAction(
+      server,
+      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
+      { env: runnerEnv(api) }
+    )
+    expect(run.code).toBe(1)
+    expect(run.outputs.outcome).toBe('failure')
+    expect(run.stdout).toContain(
+      '::warning::Could not write the pull-request comment: the GitHub API did not answer within 5 s'
+    )
+    expect(run.durationMs).toBeLessThan(9000)
+  })
+
+  it('outside a pull request: one log line, no GitHub call; off: no GitHub call at all', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const push = await runAction(
+      server,
+      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
+      { env: runnerEnv(api, { event: 'push' }) }
+    )
+    expect(push.stdout).toContain(
+      'pr_comment: push run is not for a pull request; no comment written'
+    )
+    const off = await runAction(
+      server,
+      { ...inputs, github_token: WRITE_TOKEN },
+      { env: runnerEnv(api) }
+    )
+    expect(off.outputs.comment_url).toBeUndefined()
+    expect(api.requests).toHaveLength(0)
+  })
+})
+
+describe('pull requests: annotations', () => {
+  it('a timeout is one annotation naming the action and branch', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'create_branch',
+      branchId: 'br-slow-1',
+      timeline: [{ status: 'running' }]
+    })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, timeout: '1s' })
+    expect(run.outputs.outcome).toBe('timeout')
+    expect(run.stdout).toContain(
+      '::error title=timeout%3A create_branch still running on br-slow-1::'
+    )
+  })
+})

@@ -1,0 +1,55 @@
+import { isFinalFailure } from './operation-status.js'
+import type { RunReport } from './report.js'
+import { truncate } from './untrusted-text.js'
+
+/**
+ * At most this many operation annotations: GitHub shows 10 error annotations a step, and the step's
+ * own failure message is one of them.
+ */
+export const MAX_OPERATION_ANNOTATIONS = 5
+
+export interface Annotation {
+  title: string
+  message: string
+}
+
+/**
+ * What goes to the checks list and the run's summary page: each operation that ended in a final
+ * failure, and a timeout, titled with the action and the branch.
+ */
+export function annotationsFor(report: RunReport, failFast: boolean): Annotation[] {
+  const operations = report.wait?.operations ?? []
+  const failed = operations.filter((operation) => isFinalFailure(operation.status, failFast))
+  const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
+    title: truncate(
+      `${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`,
+      200
+    ),
+    message: truncate(
+      `Operation ${operation.id}${operation.error ? `: ${operation.error}` : ''}`,
+      1000
+    )
+  }))
+  if (failed.length > MAX_OPERATION_ANNOTATIONS) {
+    annotations.push({
+      title: `${failed.length - MAX_OPERATION_ANNOTATIONS} more operations failed`,
+      message: 'The job summary lists every operation.'
+    })
+  }
+  if (report.outcome === 'timeout') {
+    const unfinished = operations.filter(
+      (operation) => operation.status !== 'finished' && operation.status !== 'skipped'
+    )
+    const first = unfinished[0]
+    annotations.push({
+      title: first
+        ? truncate(
+            `timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`,
+            200
+          )
+        : 'timeout',
+      message: `timeout ran out with ${unfinished.length} operation(s) still in flight`
+    })
+  }
+  return annotations
+}

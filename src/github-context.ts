@@ -1,0 +1,114 @@
+/*
+ * What the run is for: the event, the commit, the pull request. Read from the same environment
+ * variables and event payload as @actions/github's `context`, validated with zod, without loading
+ * Octokit: most runs write no comment, and start-up stays lean (pr-comment.ts loads
+ * @actions/github only when a comment is to be written).
+ */
+import { readFileSync } from 'node:fs'
+import { z } from 'zod'
+
+const PullRequestEventSchema = z.object({
+  pull_request: z.object({
+    number: z.number().int().positive(),
+    html_url: z.string().nullish(),
+    head: z.object({
+      sha: z.string().min(1),
+      repo: z.object({ full_name: z.string() }).nullish()
+    })
+  })
+})
+
+export interface PullRequest {
+  number: number
+  htmlUrl?: string
+  headSha: string
+  /** `owner/name` of the head repository; differs from the repository on a fork. */
+  headRepository?: string
+}
+
+export interface GitHubContext {
+  eventName: string
+  sha: string
+  /** `owner/name`. */
+  repository: string
+  workflow: string
+  job: string
+  actor: string
+  serverUrl: string
+  apiUrl: string
+  runId: string
+  pullRequest?: PullRequest
+}
+
+const PULL_REQUEST_EVENTS = new Set([
+  'pull_request',
+  'pull_request_target',
+  'pull_request_review',
+  'pull_request_review_comment'
+])
+
+export function readGitHubContext(env: NodeJS.ProcessEnv = process.env): GitHubContext {
+  const eventName = env.GITHUB_EVENT_NAME ?? ''
+  let pullRequest: PullRequest | undefined
+  if (PULL_REQUEST_EVENTS.has(eventName) && env.GITHUB_EVENT_PATH) {
+    try {
+      const payload = PullRequestEventSchema.safeParse(
+        JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'))
+      )
+      if (payload.success) {
+        const { number, html_url, head } = payload.data.pull_request
+        pullRequest = {
+          number,
+          htmlUrl: html_url ?? undefined,
+          headSha: head.sha,
+          headRepository: head.repo?.full_name
+        }
+      }
+    } catch {
+      // No readable payload: the run is described by its commit alone.
+    }
+  }
+  return {
+    eventName,
+    sha: env.GITHUB_SHA ?? '',
+    repository: env.GITHUB_REPOSITORY ?? '',
+    workflow: env.GITHUB_WORKFLOW ?? '',
+    job: env.GITHUB_JOB ?? '',
+    actor: env.GITHUB_ACTOR ?? '',
+    serverUrl: (env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, ''),
+    apiUrl: (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
+    runId: env.GITHUB_RUN_ID ?? '',
+    pullRequest
+  }
+}
+
+/** The commit the run is about: a pull request's head, else GITHUB_SHA. */
+export function headSha(context: GitHubContext): string {
+  return context.pullRequest?.headSha ?? context.sha
+}
+
+/** `pull request #42 (head 1a2b3c4)`, or `commit 1a2b3c4`, or '' outside GitHub. */
+export function describeRun(context: GitHubContext): string {
+  const short = headSha(context).slice(0, 7)
+  if (context.pullRequest) return `pull request #${context.pullRequest.number} (head ${short})`
+  return short ? `commit ${short}` : ''
+}
+
+/**
+ * Why `api_key` is empty, when GitHub withheld the secret: a pull request from a fork, or a run
+ * started by Dependabot. Undefined otherwise.
+ */
+export function withheldSecretReason(context: GitHubContext): string | undefined {
+  const fromFork =
+    context.pullRequest?.headRepository !== undefined &&
+    context.pullRequest.headRepository !== context.repository
+  const skip =
+    'Skip the step for them with: if: github.event.pull_request.head.repo.full_name == github.repository'
+  if (fromFork) {
+    return `input "api_key" is empty: this ${context.eventName} run is for a pull request from the fork ${context.pullRequest!.headRepository}, and GitHub does not pass repository secrets to workflows of fork pull requests. ${skip}`
+  }
+  if (context.actor === 'dependabot[bot]') {
+    return `input "api_key" is empty: this ${context.eventName} run was started by Dependabot, and GitHub passes Dependabot runs only Dependabot secrets. Add the key as a Dependabot secret, or skip the step with: if: github.actor != 'dependabot[bot]'`
+  }
+  return undefined
+}
