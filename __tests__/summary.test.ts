@@ -44,7 +44,7 @@ describe('summary', () => {
     // No blank line may end the HTML block early; only the timeline stands between blank lines.
     expect(withoutTimeline(html)).not.toMatch(/\n\s*\n/)
     expect(html).toContain(
-      '\n\n```mermaid\ngantt\n    dateFormat x\n    axisFormat %H:%M:%S\n    section apply_config\n    br-main-123456 failed :crit, active, 1795255200000, 1795255203000\n```\n\n'
+      '\n\n```mermaid\ngantt\n    dateFormat x\n    axisFormat %H:%M:%S\n    section apply_config\n    ▸ br-main-123456 failed :crit, active, 1795255200000, 1795255203000\n```\n\n'
     )
   })
 

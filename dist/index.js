@@ -42459,7 +42459,8 @@ function renderTimeline(operations) {
         const start = Date.parse(operation.created_at);
         const statusClass = classifyStatus(operation.status);
         const end = Math.max(Date.parse(operation.updated_at ?? '') || start, start + MIN_TASK_MS);
-        const name = mermaidName(`${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`);
+        // The fixed prefix keeps a name such as `section` or `click` from being read as a statement.
+        const name = `▸ ${mermaidName(`${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`)}`;
         const section = mermaidName(operation.action ?? 'operation');
         const tasks = bySection.get(section) ?? [];
         tasks.push(`    ${name} :${TAGS[statusClass]}${start}, ${end}`);

@@ -1,0 +1,234 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import nock from 'nock'
+import type { GitHubContext } from '../src/github-context.js'
+import type { Logger } from '../src/logger.js'
+import {
+  gateMarker,
+  octokitCommentApi,
+  type CommentMode,
+  writePullRequestComment
+} from '../src/pr-comment.js'
+import type { RunReport } from '../src/report.js'
+
+const API = 'http://127.0.0.1:4020'
+const TOKEN = 'ghs_unit_test_token_abcdef'
+const LIST = '/repos/octo/app/issues/42/comments'
+const context: GitHubContext = {
+  eventName: 'pull_request',
+  sha: 'f'.repeat(40),
+  repository: 'octo/app',
+  workflow: 'Preview',
+  job: 'gate',
+  actor: 'octocat',
+  serverUrl: 'https://github.com',
+  apiUrl: API,
+  runId: '9',
+  pullRequest: { number: 42, headSha: 'a'.repeat(40), headRepository: 'octo/app' }
+}
+const gate = { projectId: 'p-1', branchId: 'br-1', operationIds: [] }
+const marker = gateMarker(context, gate)
+const bot = { login: 'github-actions[bot]', type: 'Bot' }
+const person = { login: 'octocat', type: 'User' }
+const comment = (id: number, body: string, user = person) => ({
+  id,
+  body,
+  user,
+  html_url: `https://github.com/octo/app/pull/42#issuecomment-${id}`
+})
+
+const lines: string[] = []
+const logger: Logger = {
+  info: (message) => lines.push(`info: ${message}`),
+  warning: (message) => lines.push(`warning: ${message}`),
+  debug: () => undefined
+}
+
+function write(mode: CommentMode, outcome: RunReport['outcome'], timeLimitMs?: number) {
+  return writePullRequestComment({
+    mode,
+    token: TOKEN,
+    context,
+    report: { outcome, requests: { requests: 1, retries: 0 } },
+    gate,
+    logger,
+    redact: (text) => text.split(TOKEN).join('***'),
+    api: (signal) =>
+      octokitCommentApi({
+        token: TOKEN,
+        apiUrl: API,
+        repository: 'octo/app',
+        issueNumber: 42,
+        signal,
+        fetch: globalThis.fetch
+      }),
+    timeLimitMs
+  })
+}
+
+beforeAll(() => nock.disableNetConnect())
+afterEach(() => {
+  lines.length = 0
+  nock.cleanAll()
+})
+afterAll(() => {
+  nock.enableNetConnect()
+  nock.restore()
+})
+
+describe('the sticky pull-request comment', () => {
+  it('creates one when none exists, with the token as auth and the marker first', async () => {
+    let posted = ''
+    const scope = nock(API, { reqheaders: { authorization: `token ${TOKEN}` } })
+      .get(LIST)
+      .query({ per_page: '100' })
+      .reply(200, [comment(1, 'hello')])
+      .post(LIST, (body: { body: string }) => {
+        posted = body.body
+        return true
+      })
+      .reply(201, comment(2, 'x', bot))
+    expect(await write('always', 'success')).toBe(
+      'https://github.com/octo/app/pull/42#issuecomment-2'
+    )
+    scope.done()
+    expect(posted.startsWith(`${marker}\n<h2>Neon operations gate</h2>`)).toBe(true)
+    expect(lines).toContain(
+      'info: pr_comment: created https://github.com/octo/app/pull/42#issuecomment-2'
+    )
+  })
+
+  it('updates its own comment found on page two, following the Link header', async () => {
+    const page2 = `${API}${LIST}?per_page=100&page=2`
+    const scope = nock(API)
+      .get(LIST)
+      .query({ per_page: '100' })
+      .reply(
+        200,
+        Array.from({ length: 100 }, (_, i) => comment(i + 1, `c${i}`)),
+        { link: `<${page2}>; rel="next", <${page2}>; rel="last"` }
+      )
+      .get(LIST)
+      .query({ per_page: '100', page: '2' })
+      .reply(200, [comment(101, 'c100'), comment(500, `${marker}\nold`, bot)])
+      .patch('/repos/octo/app/issues/comments/500')
+      .reply(200, comment(500, 'new', bot))
+    expect(await write('always', 'failure')).toContain('issuecomment-500')
+    scope.done()
+  })
+
+  it("never edits a person's comment that quotes or even copies the marker", async () => {
+    const scope = nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(1, `> ${marker}\n> ✅ success`), comment(2, `${marker}\ncopied`)])
+      .post(LIST)
+      .reply(201, comment(3, 'x', bot))
+    expect(await write('always', 'success')).toContain('issuecomment-3')
+    scope.done()
+  })
+
+  it('another gate of the same pull request keeps its own comment', async () => {
+    const other = gateMarker(context, { ...gate, branchId: 'br-2' })
+    expect(other).not.toBe(marker)
+    const scope = nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(7, `${other}\nother gate`, bot)])
+      .post(LIST)
+      .reply(201, comment(8, 'x', bot))
+    expect(await write('always', 'success')).toContain('issuecomment-8')
+    scope.done()
+  })
+
+  it('failure: creates nothing while the gate passes, but turns an existing red comment green', async () => {
+    nock(API).get(LIST).query(true).reply(200, [])
+    expect(await write('failure', 'success')).toBeUndefined()
+    expect(lines).toContain('info: pr_comment: failure, and the gate passed: no comment written')
+    let patched = ''
+    nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(4, `${marker}\n❌ failure`, bot)])
+      .patch('/repos/octo/app/issues/comments/4', (body: { body: string }) => {
+        patched = body.body
+        return true
+      })
+      .reply(200, comment(4, 'x', bot))
+    expect(await write('failure', 'success')).toContain('issuecomment-4')
+    expect(patched).toContain('✅ success')
+    nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, [])
+      .post(LIST)
+      .reply(201, comment(5, 'x', bot))
+    expect(await write('failure', 'timeout')).toContain('issuecomment-5')
+  })
+
+  it.each([
+    [403, 'Resource not accessible by integration', 'pull-requests: write'],
+    [401, 'Bad credentials', 'github_token is missing or invalid'],
+    [404, 'Not Found', 'the pull request or repository was not found'],
+    [500, 'Server Error', 'HTTP 500']
+  ])('HTTP %i is one warning, never a throw', async (status, message, hint) => {
+    nock(API).get(LIST).query(true).reply(status, { message })
+    expect(await write('always', 'success')).toBeUndefined()
+    const warnings = lines.filter((line) => line.startsWith('warning:'))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain(message)
+    expect(warnings[0]).toContain(hint)
+  })
+
+  it('a network error is one warning', async () => {
+    nock(API).get(LIST).query(true).replyWithError('connect ECONNREFUSED')
+    expect(await write('always', 'success', 2000)).toBeUndefined()
+    expect(lines.filter((line) => line.startsWith('warning:'))).toHaveLength(1)
+  })
+
+  it('a GitHub API that never answers is one warning at the time limit', async () => {
+    const started = Date.now()
+    const result = await writePullRequestComment({
+      mode: 'always',
+      token: TOKEN,
+      context,
+      report: { outcome: 'success', requests: { requests: 0, retries: 0 } },
+      gate,
+      logger,
+      redact: (text) => text,
+      api: async () => ({
+        // eslint-disable-next-line require-yield
+        async *listComments() {
+          await new Promise(() => undefined)
+        },
+        createComment: () => new Promise(() => undefined),
+        updateComment: () => new Promise(() => undefined)
+      }),
+      timeLimitMs: 300
+    })
+    expect(result).toBeUndefined()
+    expect(Date.now() - started).toBeLessThan(3000)
+    expect(lines).toEqual([
+      'warning: Could not write the pull-request comment: the GitHub API did not answer within 0.3 s'
+    ])
+  })
+
+  it('outside a pull request: one line and no call; off: nothing', async () => {
+    const push = { ...context, eventName: 'push', pullRequest: undefined }
+    const result = await writePullRequestComment({
+      mode: 'always',
+      token: TOKEN,
+      context: push,
+      report: { outcome: 'success', requests: { requests: 0, retries: 0 } },
+      gate,
+      logger,
+      redact: (text) => text
+    })
+    expect(result).toBeUndefined()
+    expect(lines).toEqual([
+      'info: pr_comment: push run is not for a pull request; no comment written'
+    ])
+    lines.length = 0
+    expect(await write('off', 'failure')).toBeUndefined()
+    expect(lines).toEqual([])
+  })
+})
