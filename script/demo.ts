@@ -2,8 +2,12 @@
  * npm run demo: starts the local API server with a project whose branch creation is in flight, runs
  * the real bundle against it as the runner would, and shows the log, the outputs and the summary.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { startApiServer } from './api-server/server.ts'
 import { demoWorld, KEYS, PROJECT } from './api-server/scenarios.ts'
+import { ACTIONS_BOT, startGitHubServer } from './github-server.ts'
 import { runBundle } from './run-bundle.ts'
 import { logPrinter, renderRun } from './terminal-render.ts'
 
@@ -15,6 +19,31 @@ const [createBranch, startCompute] = world.createBranch(PROJECT, {
   createMs: 3000,
   startMs: 2500
 })
+// The local GitHub API and a pull_request event, as the runner describes them.
+const github = await startGitHubServer()
+const GITHUB_TOKEN = 'ghs_local_demo_token_not_a_secret'
+github.tokens.set(GITHUB_TOKEN, { user: ACTIONS_BOT, canWrite: true })
+const eventDir = mkdtempSync(join(tmpdir(), 'demo-event-'))
+writeFileSync(
+  join(eventDir, 'event.json'),
+  JSON.stringify({
+    pull_request: {
+      number: 42,
+      html_url: 'https://github.com/octo/app/pull/42',
+      head: { sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d', repo: { full_name: 'octo/app' } }
+    }
+  })
+)
+const env = {
+  GITHUB_EVENT_NAME: 'pull_request',
+  GITHUB_EVENT_PATH: join(eventDir, 'event.json'),
+  GITHUB_REPOSITORY: 'octo/app',
+  GITHUB_SHA: 'ffffffffffffffffffffffffffffffffffffffff',
+  GITHUB_WORKFLOW: 'Preview',
+  GITHUB_JOB: 'gate',
+  GITHUB_RUN_ID: '42000',
+  GITHUB_API_URL: github.apiUrl
+}
 const inputs = {
   api_key: KEYS.organization,
   project_id: PROJECT,
@@ -22,7 +51,9 @@ const inputs = {
   list_projects: 'true',
   interval: '1s',
   timeout: '1m',
-  api_host: server.apiHost
+  api_host: server.apiHost,
+  pr_comment: 'always',
+  github_token: GITHUB_TOKEN
 }
 
 console.log(`Local API server: ${server.apiHost}`)
@@ -32,19 +63,29 @@ console.log(
 )
 console.log(`Running node dist/index.js with the project gate on that branch:`)
 for (const [name, value] of Object.entries(inputs)) {
-  console.log(`  INPUT_${name.toUpperCase()}=${name === 'api_key' ? '***' : value}`)
+  const secret = name === 'api_key' || name === 'github_token'
+  console.log(`  INPUT_${name.toUpperCase()}=${secret ? '***' : value}`)
 }
+console.log(`  as a pull_request run for #42 of octo/app, GITHUB_API_URL=${github.apiUrl}`)
 console.log('')
 
 try {
-  const run = await runBundle(inputs, { onStdout: logPrinter() })
+  const run = await runBundle(inputs, { onStdout: logPrinter(), env })
   console.log('')
   console.log(renderRun(run))
   const operations = server.requests.filter((request) => request.route !== 'projects').length
   console.log(
     `\nThe server answered ${server.requests.length} requests (${operations} for operations).`
   )
-  process.exitCode = run.code ?? 1
+  const [comment] = github.comments
+  console.log(
+    comment
+      ? `\nThe pull-request comment (${comment.html_url}), as posted to the local GitHub API:\n\n${comment.body}`
+      : '\nNo pull-request comment was written.'
+  )
+  process.exitCode = run.code === 0 && comment ? 0 : 1
 } finally {
   await server.close()
+  await github.close()
+  rmSync(eventDir, { recursive: true, force: true })
 }
