@@ -422,7 +422,7 @@ describe('never inject, never leak', () => {
     const names = timeline
       .split('\n')
       .slice(3)
-      .map((line) => line.replace(/^ {4}section /, '').replace(/ :[a-z, ]+\d+, \d+$/, ''))
+      .map((line) => line.replace(/^ {4}(section |▸ )/, '').replace(/ :[a-z, ]+\d+, \d+$/, ''))
     for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_. -]+$/)
     expect(timeline).toContain('section apply_config___set-output name_outcome')
   })
