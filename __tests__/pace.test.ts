@@ -1,14 +1,9 @@
 import { describe, expect, it } from '@jest/globals'
-import type { Logger } from '../src/logger.js'
 import { MAX_PACE_MS, Pace } from '../src/pace.js'
+import { collectingLogger } from './fixtures/logger.js'
 
 function pace(intervalMs = 5000, random = () => 0) {
-  const lines: string[] = []
-  const logger: Logger = {
-    info: (message) => lines.push(message),
-    warning: (message) => lines.push(`warning: ${message}`),
-    debug: () => undefined
-  }
+  const { logger, lines } = collectingLogger()
   return { pace: new Pace(intervalMs, logger, random), lines }
 }
 
@@ -27,10 +22,10 @@ describe('Pace', () => {
     }
     expect(seen).toEqual([10_000, 20_000, 40_000, MAX_PACE_MS, MAX_PACE_MS, MAX_PACE_MS])
     expect(lines).toEqual([
-      '429: polling every 10.0 s for now',
-      '429: polling every 20.0 s for now',
-      '429: polling every 40.0 s for now',
-      '429: polling every 1 min 00 s for now'
+      'info: 429: polling every 10.0 s for now',
+      'info: 429: polling every 20.0 s for now',
+      'info: 429: polling every 40.0 s for now',
+      'info: 429: polling every 1 min 00 s for now'
     ])
     expect(p.rateLimited).toBe(6)
     expect(p.slowestMs).toBe(MAX_PACE_MS)
@@ -52,7 +47,7 @@ describe('Pace', () => {
     for (let i = 1; i < trail.length; i++) expect(trail[i]).toBeLessThanOrEqual(trail[i - 1])
     expect(trail.at(-1)).toBe(5000)
     expect(Math.min(...trail)).toBe(5000)
-    expect(lines.at(-1)).toBe('No 429 lately: polling every 5.0 s again')
+    expect(lines.at(-1)).toBe('info: No 429 lately: polling every 5.0 s again')
     expect(p.slowestMs).toBe(20_000)
   })
 

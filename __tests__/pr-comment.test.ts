@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import type { GitHubContext } from '../src/github-context.js'
-import type { Logger } from '../src/logger.js'
 import {
   gateMarker,
   octokitCommentApi,
@@ -9,6 +8,7 @@ import {
   writePullRequestComment
 } from '../src/pr-comment.js'
 import type { RunReport } from '../src/report.js'
+import { collectingLogger } from './fixtures/logger.js'
 
 const API = 'http://127.0.0.1:4020'
 const TOKEN = 'ghs_unit_test_token_abcdef'
@@ -36,12 +36,7 @@ const comment = (id: number, body: string, user = person) => ({
   html_url: `https://github.com/octo/app/pull/42#issuecomment-${id}`
 })
 
-const lines: string[] = []
-const logger: Logger = {
-  info: (message) => lines.push(`info: ${message}`),
-  warning: (message) => lines.push(`warning: ${message}`),
-  debug: () => undefined
-}
+const { logger, lines } = collectingLogger()
 
 function write(mode: CommentMode, outcome: RunReport['outcome'], timeLimitMs?: number) {
   return writePullRequestComment({

@@ -42184,23 +42184,18 @@ class ProjectGateSource {
         this.completedPolls++;
     }
     async discover() {
-        const { reader, projectId, clock, logger, isDone } = this.options;
+        const { clock, logger, isDone } = this.options;
         const horizon = clock.now() - GATE_LOOKBACK_MS;
-        const end = await walkPages((cursor) => reader.listOperations(projectId, { limit: GATE_DISCOVERY_PAGE_LIMIT, cursor }), {
-            limit: GATE_DISCOVERY_PAGE_LIMIT,
-            maxPages: GATE_MAX_DISCOVERY_PAGES,
-            length: (page) => page.operations.length,
-            onPage: (page) => {
-                for (const operation of page.operations) {
-                    this.seen.add(operation.id);
-                    const time = this.createdAt(operation);
-                    const inWindow = time === undefined || time >= horizon;
-                    if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
-                        this.tracked.set(operation.id, operation);
-                    }
+        const end = await this.walkOperations(GATE_DISCOVERY_PAGE_LIMIT, GATE_MAX_DISCOVERY_PAGES, (page) => {
+            for (const operation of page.operations) {
+                this.seen.add(operation.id);
+                const time = this.createdAt(operation);
+                const inWindow = time === undefined || time >= horizon;
+                if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
+                    this.tracked.set(operation.id, operation);
                 }
-                return !isOlderThan(page.operations.at(-1), horizon);
             }
+            return !isOlderThan(page.operations.at(-1), horizon);
         });
         if (end === 'page cap') {
             logger.warning(`Project gate: looked at the newest ${GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`);
@@ -42217,22 +42212,17 @@ class ProjectGateSource {
         const times = pending.map((operation) => this.createdAt(operation));
         const oldestPendingAt = times.includes(undefined) ? -Infinity : Math.min(...times);
         const listed = new Set();
-        await walkPages((cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }), {
-            limit: GATE_POLL_PAGE_LIMIT,
-            maxPages: GATE_MAX_POLL_PAGES,
-            length: (page) => page.operations.length,
-            onPage: (page) => {
-                for (const operation of page.operations) {
-                    listed.add(operation.id);
-                    const isNew = !this.seen.has(operation.id);
-                    this.seen.add(operation.id);
-                    if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
-                        this.tracked.set(operation.id, operation);
-                    }
+        await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, (page) => {
+            for (const operation of page.operations) {
+                listed.add(operation.id);
+                const isNew = !this.seen.has(operation.id);
+                this.seen.add(operation.id);
+                if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
+                    this.tracked.set(operation.id, operation);
                 }
-                const last = page.operations.at(-1);
-                return !(last && isOlderThan(last, oldestPendingAt + 1));
             }
+            const last = page.operations.at(-1);
+            return !(last && isOlderThan(last, oldestPendingAt + 1));
         });
         const unlisted = pending
             .filter((operation) => !listed.has(operation.id))
@@ -42242,6 +42232,16 @@ class ProjectGateSource {
             this.readByIdAt.set(operation.id, this.completedPolls);
             this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id));
         }
+    }
+    /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
+    walkOperations(limit, maxPages, onPage) {
+        const { reader, projectId } = this.options;
+        return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
+            limit,
+            maxPages,
+            length: (page) => page.operations.length,
+            onPage
+        });
     }
     isRelevant(operation) {
         return !this.options.branchId || operation.branch_id === this.options.branchId;

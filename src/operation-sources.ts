@@ -1,7 +1,7 @@
-import { type ApiClient, walkPages } from './api-client.js'
+import { type ApiClient, type PageWalkEnd, walkPages } from './api-client.js'
 import type { Clock } from './clock.js'
 import type { Logger } from './logger.js'
-import type { Operation } from './schemas.js'
+import type { Operation, OperationList } from './schemas.js'
 
 /** Where the wait loop gets operations from: given ids, or the project gate. */
 export interface OperationSource {
@@ -107,25 +107,21 @@ export class ProjectGateSource implements OperationSource {
   }
 
   private async discover(): Promise<void> {
-    const { reader, projectId, clock, logger, isDone } = this.options
+    const { clock, logger, isDone } = this.options
     const horizon = clock.now() - GATE_LOOKBACK_MS
-    const end = await walkPages(
-      (cursor) => reader.listOperations(projectId, { limit: GATE_DISCOVERY_PAGE_LIMIT, cursor }),
-      {
-        limit: GATE_DISCOVERY_PAGE_LIMIT,
-        maxPages: GATE_MAX_DISCOVERY_PAGES,
-        length: (page) => page.operations.length,
-        onPage: (page) => {
-          for (const operation of page.operations) {
-            this.seen.add(operation.id)
-            const time = this.createdAt(operation)
-            const inWindow = time === undefined || time >= horizon
-            if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
-              this.tracked.set(operation.id, operation)
-            }
+    const end = await this.walkOperations(
+      GATE_DISCOVERY_PAGE_LIMIT,
+      GATE_MAX_DISCOVERY_PAGES,
+      (page) => {
+        for (const operation of page.operations) {
+          this.seen.add(operation.id)
+          const time = this.createdAt(operation)
+          const inWindow = time === undefined || time >= horizon
+          if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
+            this.tracked.set(operation.id, operation)
           }
-          return !isOlderThan(page.operations.at(-1), horizon)
         }
+        return !isOlderThan(page.operations.at(-1), horizon)
       }
     )
     if (end === 'page cap') {
@@ -144,26 +140,18 @@ export class ProjectGateSource implements OperationSource {
     const times = pending.map((operation) => this.createdAt(operation))
     const oldestPendingAt = times.includes(undefined) ? -Infinity : Math.min(...(times as number[]))
     const listed = new Set<string>()
-    await walkPages(
-      (cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }),
-      {
-        limit: GATE_POLL_PAGE_LIMIT,
-        maxPages: GATE_MAX_POLL_PAGES,
-        length: (page) => page.operations.length,
-        onPage: (page) => {
-          for (const operation of page.operations) {
-            listed.add(operation.id)
-            const isNew = !this.seen.has(operation.id)
-            this.seen.add(operation.id)
-            if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
-              this.tracked.set(operation.id, operation)
-            }
-          }
-          const last = page.operations.at(-1)
-          return !(last && isOlderThan(last, oldestPendingAt + 1))
+    await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, (page) => {
+      for (const operation of page.operations) {
+        listed.add(operation.id)
+        const isNew = !this.seen.has(operation.id)
+        this.seen.add(operation.id)
+        if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
+          this.tracked.set(operation.id, operation)
         }
       }
-    )
+      const last = page.operations.at(-1)
+      return !(last && isOlderThan(last, oldestPendingAt + 1))
+    })
     const unlisted = pending
       .filter((operation) => !listed.has(operation.id))
       .sort((a, b) => (this.readByIdAt.get(a.id) ?? 0) - (this.readByIdAt.get(b.id) ?? 0))
@@ -172,6 +160,21 @@ export class ProjectGateSource implements OperationSource {
       this.readByIdAt.set(operation.id, this.completedPolls)
       this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id))
     }
+  }
+
+  /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
+  private walkOperations(
+    limit: number,
+    maxPages: number,
+    onPage: (page: OperationList) => boolean
+  ): Promise<PageWalkEnd> {
+    const { reader, projectId } = this.options
+    return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
+      limit,
+      maxPages,
+      length: (page) => page.operations.length,
+      onPage
+    })
   }
 
   private isRelevant(operation: Operation): boolean {

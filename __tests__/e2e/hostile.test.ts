@@ -9,7 +9,14 @@ import { connect, type AddressInfo, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
 import { createServer as createTlsServer } from 'node:tls'
-import { KEYS, PROJECT, runAction, serve, withoutTimeline } from '../fixtures/e2e.js'
+import {
+  KEYS,
+  PROJECT,
+  runAction,
+  serve,
+  terminateOnFirstRequest,
+  withoutTimeline
+} from '../fixtures/e2e.js'
 import { startLocalServer, type LocalServer } from '../fixtures/local-server.js'
 import { runBundle } from '../../script/run-bundle.ts'
 
@@ -506,16 +513,7 @@ describe('stay within GitHub limits; say what is known', () => {
     const run = await runAction(
       server,
       { list_projects: 'true' },
-      {
-        onStart: (child) => {
-          const timer = setInterval(() => {
-            if (server.requests.length > 0) {
-              clearInterval(timer)
-              child.kill('SIGTERM')
-            }
-          }, 20)
-        }
-      }
+      { onStart: terminateOnFirstRequest(server).onStart }
     )
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('cancelled')

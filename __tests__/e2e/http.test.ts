@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { gaps, KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { gaps, KEYS, PROJECT, runAction, serve, terminateOnFirstRequest } from '../fixtures/e2e.js'
 
 describe('bundle end to end: HTTP behaviour', () => {
   it('5xx, 423, a dropped connection and a slow answer are retried, then success', async () => {
@@ -188,24 +188,14 @@ describe('bundle end to end: HTTP behaviour', () => {
       timeline: [{ status: 'running' }]
     })
     server.addFault({ kind: 'slow', delayMs: 20_000 })
-    let sentAt = 0
+    const terminate = terminateOnFirstRequest(server)
     const run = await runAction(
       server,
       { project_id: PROJECT, operation_id: op.id },
-      {
-        onStart: (child) => {
-          const timer = setInterval(() => {
-            if (server.requests.length > 0) {
-              clearInterval(timer)
-              sentAt = Date.now()
-              child.kill('SIGTERM')
-            }
-          }, 20)
-        }
-      }
+      { onStart: terminate.onStart }
     )
     expect(run.code).toBe(1)
-    expect(Date.now() - sentAt).toBeLessThan(2000)
+    expect(Date.now() - terminate.sentAt()).toBeLessThan(2000)
     expect(run.outputs.outcome).toBe('cancelled')
     expect(run.stdout).toContain('::error::The wait was cancelled')
     expect(run.summary).toContain('🚫 cancelled')
