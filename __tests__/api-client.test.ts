@@ -1,5 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import nock from 'nock'
+import { withoutNetwork } from './fixtures/network.js'
 import { ApiClient, PROJECTS_PAGE_LIMIT } from '../src/api-client.js'
 import {
   ApiError,
@@ -44,14 +45,8 @@ function client(
   })
 }
 
-beforeAll(() => nock.disableNetConnect())
-afterEach(() => {
+withoutNetwork(() => {
   lines.length = 0
-  nock.cleanAll()
-})
-afterAll(() => {
-  nock.enableNetConnect()
-  nock.restore()
 })
 
 async function failure(promise: Promise<unknown>): Promise<Error> {

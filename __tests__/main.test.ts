@@ -1,15 +1,7 @@
-import {
-  afterAll,
-  afterEach,
-  beforeAll,
-  beforeEach,
-  describe,
-  expect,
-  it,
-  jest
-} from '@jest/globals'
+import { beforeEach, describe, expect, it, jest } from '@jest/globals'
 import nock from 'nock'
 import * as core from './fixtures/core.js'
+import { withoutNetwork } from './fixtures/network.js'
 import { FakeClock } from './fixtures/fake-clock.js'
 import { OP_A, OP_B, PROJECT, operation } from './fixtures/operations.js'
 
@@ -32,17 +24,11 @@ function everythingWritten(): string {
 const runWith = (clock = new FakeClock()) =>
   run({ clock, retryPolicy: new RetryPolicy({ random: () => 0 }), random: () => 0 })
 
-beforeAll(() => nock.disableNetConnect())
 beforeEach(() => {
   process.env.GITHUB_STEP_SUMMARY = '/dev/null'
 })
-afterEach(() => {
+withoutNetwork(() => {
   expect(everythingWritten()).not.toContain(KEY)
-  nock.cleanAll()
-})
-afterAll(() => {
-  nock.enableNetConnect()
-  nock.restore()
 })
 
 describe('run', () => {

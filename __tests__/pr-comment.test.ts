@@ -1,5 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import nock from 'nock'
+import { withoutNetwork } from './fixtures/network.js'
 import type { GitHubContext } from '../src/github-context.js'
 import {
   gateMarker,
@@ -60,14 +61,8 @@ function write(mode: CommentMode, outcome: RunReport['outcome'], timeLimitMs?: n
   })
 }
 
-beforeAll(() => nock.disableNetConnect())
-afterEach(() => {
+withoutNetwork(() => {
   lines.length = 0
-  nock.cleanAll()
-})
-afterAll(() => {
-  nock.enableNetConnect()
-  nock.restore()
 })
 
 describe('the sticky pull-request comment', () => {
