@@ -31528,10 +31528,13 @@ const UNRECOVERABLE_CODES = new Set([
     'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
     'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
 ]);
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i;
+/** `localhost`, 127.0.0.0/8 and [::1], as URL.hostname spells them: never proxied, plain http allowed. */
+function isLoopbackHost(hostname) {
+    return /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(hostname);
+}
 /** The proxy for `target` from HTTPS_PROXY/https_proxy and NO_PROXY/no_proxy; never for loopback. */
 function proxyFor(target, env = process.env) {
-    if (target.protocol !== 'https:' || LOOPBACK.test(target.hostname))
+    if (target.protocol !== 'https:' || isLoopbackHost(target.hostname))
         return undefined;
     const setting = env.https_proxy || env.HTTPS_PROXY;
     if (!setting)
@@ -41553,30 +41556,25 @@ class ApiClient {
         return { projects: [...projects.values()], unavailableProjectIds: [...unavailable] };
     }
     /** One page of the project's operations, newest first; each must belong to the project. */
-    async listOperations(projectId, page) {
-        const endpoint = `GET /projects/${projectId}/operations`;
-        const list = await this.get(['projects', projectId, 'operations'], { limit: String(page.limit), cursor: page.cursor }, OperationListSchema, `project "${projectId}"`, this.options.pace.currentMs);
-        for (const operation of list.operations) {
-            if (operation.project_id && operation.project_id !== projectId) {
-                throw new ResponseFormatError(endpoint, `operation "${operation.id}" belongs to project "${operation.project_id}", not the one asked for`);
-            }
-        }
-        return list;
+    listOperations(projectId, page) {
+        return this.get(['projects', projectId, 'operations'], { limit: String(page.limit), cursor: page.cursor }, OperationListSchema, `project "${projectId}"`, this.options.pace.currentMs, (list) => {
+            const stranger = list.operations.find((operation) => operation.project_id && operation.project_id !== projectId);
+            return (stranger &&
+                `operation "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`);
+        });
     }
     /** One operation; the answer must be that operation of that project. */
     async getOperation(projectId, operationId) {
-        const { operation } = await this.get(['projects', projectId, 'operations', operationId], {}, OperationResponseSchema, `operation "${operationId}" of project "${projectId}"`, this.options.pace.currentMs);
-        const mismatch = operation.id.toLowerCase() !== operationId.toLowerCase()
-            ? `operation "${operation.id}"`
+        const { operation } = await this.get(['projects', projectId, 'operations', operationId], {}, OperationResponseSchema, `operation "${operationId}" of project "${projectId}"`, this.options.pace.currentMs, ({ operation }) => operation.id.toLowerCase() !== operationId.toLowerCase()
+            ? `the answer is operation "${operation.id}", not the one asked for`
             : operation.project_id && operation.project_id !== projectId
-                ? `an operation of project "${operation.project_id}"`
-                : undefined;
-        if (mismatch) {
-            throw new ResponseFormatError(`GET /projects/${projectId}/operations/${operationId}`, `the answer is ${mismatch}, not the one asked for`);
-        }
+                ? `the answer is an operation of project "${operation.project_id}", not the one asked for`
+                : undefined);
         return operation;
     }
-    async get(segments, query, schema, subject, retryFloorMs) {
+    async get(segments, query, schema, subject, retryFloorMs, 
+    /** What is wrong with a well-formed answer that is not the one asked for. */
+    mismatch = () => undefined) {
         const path = '/' + segments.map(encodeURIComponent).join('/');
         const endpoint = `GET ${path}`;
         const search = new URLSearchParams();
@@ -41614,7 +41612,11 @@ class ApiClient {
                 logger.info(`${endpoint}: ${decision.reason}; retrying in ${formatDuration(decision.delayMs)}`);
             }
         });
-        return this.parseBody(answer.body, schema, endpoint);
+        const parsed = this.parseBody(answer.body, schema, endpoint);
+        const problem = mismatch(parsed);
+        if (problem)
+            throw new ResponseFormatError(endpoint, problem);
+        return parsed;
     }
     /** One request, bounded by the per-request limit, the deadline (plus grace) and the signal. */
     async send(url, endpoint) {
@@ -41734,6 +41736,10 @@ function isFinal(status, failFast) {
         statusClass === 'failure' ||
         (failFast && statusClass === 'retrying'));
 }
+/** Finished or skipped: nothing more to wait for, and nothing went wrong. */
+function succeeded(status) {
+    return classifyStatus(status) === 'success';
+}
 function isFinalFailure(status, failFast) {
     const statusClass = classifyStatus(status);
     return statusClass === 'failure' || (failFast && statusClass === 'retrying');
@@ -41778,7 +41784,7 @@ function annotationsFor(report, failFast) {
         });
     }
     if (report.outcome === 'timeout') {
-        const unfinished = operations.filter((operation) => operation.status !== 'finished' && operation.status !== 'skipped');
+        const unfinished = operations.filter((operation) => !succeeded(operation.status));
         const first = unfinished[0];
         annotations.push({
             title: first
@@ -41882,6 +41888,7 @@ function withheldSecretReason(context) {
 
 
 
+
 const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
 const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -41898,7 +41905,6 @@ const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
 const MAX_OPERATION_IDS = 40;
 /** What an HTTP header can carry: visible ASCII, no spaces. */
 const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
-const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 const INPUT_NAMES = [
     'api_key',
     'project_id',
@@ -42001,7 +42007,7 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
         ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
         return NEVER;
     }
-    const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.test(url.hostname);
+    const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
     if (url.protocol !== 'https:' && !loopbackHttp) {
         ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
         return NEVER;
@@ -43043,7 +43049,7 @@ function createSource(inputs, projectId, client, clock, logger) {
 /** How many operations a failure message names; the summary has them all. */
 const NAMED_IN_FAILURE = 5;
 function failureMessage(outcome, report) {
-    const stuck = (report.wait?.operations ?? []).filter((operation) => operation.status !== 'finished' && operation.status !== 'skipped');
+    const stuck = (report.wait?.operations ?? []).filter((operation) => !succeeded(operation.status));
     const named = stuck
         .slice(0, NAMED_IN_FAILURE)
         .map((operation) => `${operation.id} (${operation.action ?? 'operation'}: ${operation.status})`);

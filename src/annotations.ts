@@ -1,4 +1,4 @@
-import { isFinalFailure } from './operation-status.js'
+import { isFinalFailure, succeeded } from './operation-status.js'
 import type { RunReport } from './report.js'
 import { truncate } from './untrusted-text.js'
 
@@ -37,9 +37,7 @@ export function annotationsFor(report: RunReport, failFast: boolean): Annotation
     })
   }
   if (report.outcome === 'timeout') {
-    const unfinished = operations.filter(
-      (operation) => operation.status !== 'finished' && operation.status !== 'skipped'
-    )
+    const unfinished = operations.filter((operation) => !succeeded(operation.status))
     const first = unfinished[0]
     annotations.push({
       title: first

@@ -146,27 +146,26 @@ export class ApiClient {
   }
 
   /** One page of the project's operations, newest first; each must belong to the project. */
-  async listOperations(
+  listOperations(
     projectId: string,
     page: { limit: number; cursor?: string }
   ): Promise<OperationList> {
-    const endpoint = `GET /projects/${projectId}/operations`
-    const list = await this.get(
+    return this.get(
       ['projects', projectId, 'operations'],
       { limit: String(page.limit), cursor: page.cursor },
       OperationListSchema,
       `project "${projectId}"`,
-      this.options.pace.currentMs
-    )
-    for (const operation of list.operations) {
-      if (operation.project_id && operation.project_id !== projectId) {
-        throw new ResponseFormatError(
-          endpoint,
-          `operation "${operation.id}" belongs to project "${operation.project_id}", not the one asked for`
+      this.options.pace.currentMs,
+      (list) => {
+        const stranger = list.operations.find(
+          (operation) => operation.project_id && operation.project_id !== projectId
+        )
+        return (
+          stranger &&
+          `operation "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`
         )
       }
-    }
-    return list
+    )
   }
 
   /** One operation; the answer must be that operation of that project. */
@@ -176,20 +175,14 @@ export class ApiClient {
       {},
       OperationResponseSchema,
       `operation "${operationId}" of project "${projectId}"`,
-      this.options.pace.currentMs
+      this.options.pace.currentMs,
+      ({ operation }) =>
+        operation.id.toLowerCase() !== operationId.toLowerCase()
+          ? `the answer is operation "${operation.id}", not the one asked for`
+          : operation.project_id && operation.project_id !== projectId
+            ? `the answer is an operation of project "${operation.project_id}", not the one asked for`
+            : undefined
     )
-    const mismatch =
-      operation.id.toLowerCase() !== operationId.toLowerCase()
-        ? `operation "${operation.id}"`
-        : operation.project_id && operation.project_id !== projectId
-          ? `an operation of project "${operation.project_id}"`
-          : undefined
-    if (mismatch) {
-      throw new ResponseFormatError(
-        `GET /projects/${projectId}/operations/${operationId}`,
-        `the answer is ${mismatch}, not the one asked for`
-      )
-    }
     return operation
   }
 
@@ -198,7 +191,9 @@ export class ApiClient {
     query: Record<string, string | undefined>,
     schema: S,
     subject: string,
-    retryFloorMs: number
+    retryFloorMs: number,
+    /** What is wrong with a well-formed answer that is not the one asked for. */
+    mismatch: (answer: z.output<S>) => string | false | null | undefined = () => undefined
   ): Promise<z.output<S>> {
     const path = '/' + segments.map(encodeURIComponent).join('/')
     const endpoint = `GET ${path}`
@@ -241,7 +236,10 @@ export class ApiClient {
         }
       }
     )
-    return this.parseBody(answer.body, schema, endpoint)
+    const parsed = this.parseBody(answer.body, schema, endpoint)
+    const problem = mismatch(parsed)
+    if (problem) throw new ResponseFormatError(endpoint, problem)
+    return parsed
   }
 
   /** One request, bounded by the per-request limit, the deadline (plus grace) and the signal. */

@@ -63,11 +63,14 @@ const UNRECOVERABLE_CODES = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
 ])
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i
+/** `localhost`, 127.0.0.0/8 and [::1], as URL.hostname spells them: never proxied, plain http allowed. */
+export function isLoopbackHost(hostname: string): boolean {
+  return /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(hostname)
+}
 
 /** The proxy for `target` from HTTPS_PROXY/https_proxy and NO_PROXY/no_proxy; never for loopback. */
 export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): URL | undefined {
-  if (target.protocol !== 'https:' || LOOPBACK.test(target.hostname)) return undefined
+  if (target.protocol !== 'https:' || isLoopbackHost(target.hostname)) return undefined
   const setting = env.https_proxy || env.HTTPS_PROXY
   if (!setting) return undefined
   const host = target.hostname.toLowerCase()

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { parseDuration } from './duration.js'
 import { InputError } from './errors.js'
+import { isLoopbackHost } from './http-transport.js'
 
 export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/
@@ -18,7 +19,6 @@ export const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000
 export const MAX_OPERATION_IDS = 40
 /** What an HTTP header can carry: visible ASCII, no spaces. */
 const API_KEY_PATTERN = /^[\x21-\x7e]+$/
-const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i
 
 export const INPUT_NAMES = [
   'api_key',
@@ -123,7 +123,7 @@ const apiHostInput = z.string().transform((raw, ctx) => {
     ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` })
     return z.NEVER
   }
-  const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.test(url.hostname)
+  const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname)
   if (url.protocol !== 'https:' && !loopbackHttp) {
     ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` })
     return z.NEVER

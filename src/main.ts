@@ -12,7 +12,7 @@ import {
 } from './github-context.js'
 import { getInputs, ignoredInputWarnings, type Inputs } from './input-helper.js'
 import type { Logger } from './logger.js'
-import { isFinal } from './operation-status.js'
+import { isFinal, succeeded } from './operation-status.js'
 import { type OperationSource, OperationIdsSource, ProjectGateSource } from './operation-sources.js'
 import { buildOutputs } from './outputs.js'
 import type { RunReport } from './report.js'
@@ -195,9 +195,7 @@ function createSource(
 const NAMED_IN_FAILURE = 5
 
 function failureMessage(outcome: Outcome, report: RunReport): string {
-  const stuck = (report.wait?.operations ?? []).filter(
-    (operation) => operation.status !== 'finished' && operation.status !== 'skipped'
-  )
+  const stuck = (report.wait?.operations ?? []).filter((operation) => !succeeded(operation.status))
   const named = stuck
     .slice(0, NAMED_IN_FAILURE)
     .map((operation) => `${operation.id} (${operation.action ?? 'operation'}: ${operation.status})`)

@@ -28,6 +28,11 @@ export function isFinal(status: string, failFast: boolean): boolean {
   )
 }
 
+/** Finished or skipped: nothing more to wait for, and nothing went wrong. */
+export function succeeded(status: string): boolean {
+  return classifyStatus(status) === 'success'
+}
+
 export function isFinalFailure(status: string, failFast: boolean): boolean {
   const statusClass = classifyStatus(status)
   return statusClass === 'failure' || (failFast && statusClass === 'retrying')

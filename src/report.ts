@@ -15,7 +15,7 @@ export interface RunReport {
   wait?: WaitResult
   requests: RequestStats
   /** The polling pace: how many 429s were met, the slowest pace. */
-  pace?: Pick<Pace, 'rateLimited' | 'slowestMs' | 'intervalMs'>
+  pace?: Pick<Pace, 'rateLimited' | 'slowestMs'>
   /** The message of the error that failed the step, already redacted. */
   error?: string
   /** Operations as last seen when an error cut the wait short; absent if nothing was read. */

@@ -76,20 +76,25 @@ const runningOp = (fields: Record<string, unknown> = {}) => ({
   ...fields
 })
 
+/** Full pages of 400 projects, each with a new cursor, forever; each page after `delayMs`. */
+function endlessProjectPages(delayMs: number) {
+  let page = 0
+  return hostile((_request, response) => {
+    setTimeout(
+      () =>
+        json(response, 200, {
+          projects: Array.from({ length: 400 }, (_, i) => ({ id: `p-${page}-${i}` })),
+          pagination: { cursor: `c-${++page}` }
+        }),
+      delayMs
+    )
+  })
+}
+
 describe('never hang, never overrun timeout', () => {
   it('listing projects: endless new cursors stop at the deadline', async () => {
-    let page = 0
     // 250 ms a page: the 50-page cap would take 12 s, so only the deadline can end it in time.
-    const server = await hostile((_request, response) => {
-      setTimeout(
-        () =>
-          json(response, 200, {
-            projects: Array.from({ length: 400 }, (_, i) => ({ id: `p-${page}-${i}` })),
-            pagination: { cursor: `c-${++page}` }
-          }),
-        250
-      )
-    })
+    const server = await endlessProjectPages(250)
     const run = await runAction(server, {
       list_projects: 'true',
       timeout: '2s'
@@ -118,13 +123,7 @@ describe('never hang, never overrun timeout', () => {
   })
 
   it('listing projects: the number of pages is capped, with a warning', async () => {
-    let page = 0
-    const server = await hostile((_request, response) =>
-      json(response, 200, {
-        projects: Array.from({ length: 400 }, (_, i) => ({ id: `p-${page}-${i}` })),
-        pagination: { cursor: `c-${++page}` }
-      })
-    )
+    const server = await endlessProjectPages(0)
     const run = await runAction(server, {
       list_projects: 'true',
       timeout: '2m'
