@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals'
 import nock from 'nock'
-import * as core from './fixtures/core.js'
+import * as runner from './fixtures/workflow-commands.js'
 import { withoutNetwork } from './fixtures/network.js'
 import { FakeClock } from './fixtures/fake-clock.js'
 import { OP_A, OP_B, PROJECT, operation } from './fixtures/operations.js'
 
-jest.unstable_mockModule('@actions/core', () => core)
+jest.unstable_mockModule('../src/workflow-commands.js', () => runner)
 const { run } = await import('../src/main.js')
 const { RetryPolicy } = await import('../src/retry-policy.js')
 
@@ -14,11 +14,11 @@ const KEY = 'napi_main_test_key_0123456789'
 const opPath = (id: string) => `/api/v2/projects/${PROJECT}/operations/${id}`
 
 function inputs(values: Record<string, string> = {}) {
-  core.reset({ api_key: KEY, project_id: PROJECT, api_host: `${HOST}/api/v2`, ...values })
+  runner.reset({ api_key: KEY, project_id: PROJECT, api_host: `${HOST}/api/v2`, ...values })
 }
 
 function everythingWritten(): string {
-  return JSON.stringify([core.logs, core.outputs, core.summaries])
+  return JSON.stringify([runner.logs, runner.outputs, runner.summaries])
 }
 
 const runWith = (clock = new FakeClock()) =>
@@ -35,9 +35,9 @@ describe('run', () => {
   it('masks the key before anything else', async () => {
     inputs({ interval: 'bad' })
     await runWith()
-    expect(core.setSecret).toHaveBeenCalledWith(KEY)
-    expect(core.setSecret.mock.invocationCallOrder[0]).toBeLessThan(
-      core.getInput.mock.invocationCallOrder[1]
+    expect(runner.setSecret).toHaveBeenCalledWith(KEY)
+    expect(runner.setSecret.mock.invocationCallOrder[0]).toBeLessThan(
+      runner.getInput.mock.invocationCallOrder[1]
     )
   })
 
@@ -45,7 +45,7 @@ describe('run', () => {
     inputs({ operation_id: 'nope' })
     const scope = nock(HOST).get(/.*/).reply(200, {})
     expect(await runWith()).toBe('error')
-    expect(core.setFailed).toHaveBeenCalledWith(
+    expect(runner.setFailed).toHaveBeenCalledWith(
       expect.stringContaining('input "operation_id": "nope" is not a UUID')
     )
     expect(scope.isDone()).toBe(false)
@@ -64,7 +64,7 @@ describe('run', () => {
     })
     nock(HOST).get(opPath(OP_A)).reply(200, { operation: op })
     expect(await runWith()).toBe('success')
-    expect(core.outputs).toEqual({
+    expect(runner.outputs).toEqual({
       outcome: 'success',
       status: 'finished',
       operation_id: OP_A,
@@ -81,11 +81,11 @@ describe('run', () => {
       elapsed_ms: expect.stringMatching(/^\d+$/)
     })
     const expected = JSON.parse(JSON.stringify(op))
-    expect(JSON.parse(core.outputs.operation)).toEqual(expected)
-    expect(JSON.parse(core.outputs.operations)).toEqual([expected])
-    expect(core.setFailed).not.toHaveBeenCalled()
-    expect(core.summaries[0]).toContain(`<code>${OP_A}</code>`)
-    expect(core.summaries[0]).toContain('✅ Finished')
+    expect(JSON.parse(runner.outputs.operation)).toEqual(expected)
+    expect(JSON.parse(runner.outputs.operations)).toEqual([expected])
+    expect(runner.setFailed).not.toHaveBeenCalled()
+    expect(runner.summaries[0]).toContain(`<code>${OP_A}</code>`)
+    expect(runner.summaries[0]).toContain('✅ Finished')
   })
 
   it('wait: false reports pending without failing the step', async () => {
@@ -94,9 +94,9 @@ describe('run', () => {
       .get(opPath(OP_A))
       .reply(200, { operation: operation({ id: OP_A, status: 'running' }) })
     expect(await runWith()).toBe('pending')
-    expect(core.outputs.outcome).toBe('pending')
-    expect(core.outputs.status).toBe('running')
-    expect(core.setFailed).not.toHaveBeenCalled()
+    expect(runner.outputs.outcome).toBe('pending')
+    expect(runner.outputs.status).toBe('running')
+    expect(runner.setFailed).not.toHaveBeenCalled()
   })
 
   it('waits for several operations; status is the first one that did not finish', async () => {
@@ -113,19 +113,19 @@ describe('run', () => {
     const clock = new FakeClock()
     expect(await runWith(clock)).toBe('failure')
     expect(clock.sleeps).toEqual([2000])
-    expect(core.outputs).toMatchObject({
+    expect(runner.outputs).toMatchObject({
       outcome: 'failure',
       status: 'cancelled',
       operation_id: OP_B,
       error: 'boom <b>',
       elapsed_ms: '2000'
     })
-    expect(JSON.parse(core.outputs.operations)).toHaveLength(2)
-    expect(core.setFailed).toHaveBeenCalledWith(
+    expect(JSON.parse(runner.outputs.operations)).toHaveLength(2)
+    expect(runner.setFailed).toHaveBeenCalledWith(
       `An operation ended in failure: ${OP_B} (start_compute: cancelled)`
     )
-    expect(core.summaries[0]).toContain('boom &lt;b&gt;')
-    expect(core.summaries[0]).toContain('❌ failure')
+    expect(runner.summaries[0]).toContain('boom &lt;b&gt;')
+    expect(runner.summaries[0]).toContain('❌ failure')
   })
 
   it('times out and fails the step with the last known state', async () => {
@@ -137,12 +137,12 @@ describe('run', () => {
     const clock = new FakeClock()
     expect(await runWith(clock)).toBe('timeout')
     expect(clock.sleeps).toEqual([1000, 1000, 1000])
-    expect(core.outputs).toMatchObject({
+    expect(runner.outputs).toMatchObject({
       outcome: 'timeout',
       status: 'failed',
       failures_count: '2'
     })
-    expect(core.setFailed).toHaveBeenCalledWith(expect.stringMatching(/^timeout ran out/))
+    expect(runner.setFailed).toHaveBeenCalledWith(expect.stringMatching(/^timeout ran out/))
   })
 
   it('after 429, 503, 408 and 423 no request goes out sooner than interval; the pace recovers', async () => {
@@ -172,8 +172,8 @@ describe('run', () => {
     // Each answered poll brings the pace back toward 5 s.
     const polls = clock.sleeps.slice(5)
     for (let i = 1; i < polls.length; i++) expect(polls[i]).toBeLessThan(polls[i - 1])
-    expect(core.logs).toContain('info: 429: polling every 10.0 s for now')
-    expect(core.summaries[0]).toContain('1 × HTTP 429 · slowest pace 10.0 s')
+    expect(runner.logs).toContain('info: 429: polling every 10.0 s for now')
+    expect(runner.summaries[0]).toContain('1 × HTTP 429 · slowest pace 10.0 s')
   })
 
   it('the project gate with nothing in flight passes at once', async () => {
@@ -183,26 +183,26 @@ describe('run', () => {
       .query({ limit: '500' })
       .reply(200, { operations: [operation({ status: 'finished' })], pagination: { cursor: 'x' } })
     expect(await runWith()).toBe('success')
-    expect(core.outputs).toMatchObject({
+    expect(runner.outputs).toMatchObject({
       outcome: 'success',
       status: '',
       operation_id: '',
       operations: '[]'
     })
-    expect(core.summaries[0]).toContain('No operation in flight.')
+    expect(runner.summaries[0]).toContain('No operation in flight.')
   })
 
   it('a 401 fails at once with one clear message', async () => {
     inputs({ operation_id: OP_A })
     nock(HOST).get(opPath(OP_A)).once().reply(401, { message: 'invalid key', request_id: 'r-1' })
     expect(await runWith()).toBe('error')
-    expect(core.setFailed).toHaveBeenCalledTimes(1)
-    expect(core.setFailed.mock.calls[0][0]).toMatch(/^The API rejected the key \(HTTP 401/)
-    expect(core.summaries[0]).toContain('request id r-1')
+    expect(runner.setFailed).toHaveBeenCalledTimes(1)
+    expect(runner.setFailed.mock.calls[0][0]).toMatch(/^The API rejected the key \(HTTP 401/)
+    expect(runner.summaries[0]).toContain('request id r-1')
   })
 
   it('lists every project and sets projects and project_count', async () => {
-    core.reset({ api_key: KEY, list_projects: 'true', api_host: `${HOST}/api/v2` })
+    runner.reset({ api_key: KEY, list_projects: 'true', api_host: `${HOST}/api/v2` })
     nock(HOST)
       .get('/api/v2/projects')
       .query({ limit: '400' })
@@ -220,8 +220,8 @@ describe('run', () => {
         unavailable_project_ids: ['p-9']
       })
     expect(await runWith()).toBe('success')
-    expect(core.outputs.project_count).toBe('1')
-    expect(JSON.parse(core.outputs.projects)).toEqual([
+    expect(runner.outputs.project_count).toBe('1')
+    expect(JSON.parse(runner.outputs.projects)).toEqual([
       {
         id: 'p-1',
         name: 'One <script>',
@@ -230,10 +230,10 @@ describe('run', () => {
         created_at: '2026-01-02T03:04:05Z'
       }
     ])
-    expect(core.outputs.outcome).toBe('success')
-    expect(core.warning).toHaveBeenCalledWith('Some projects are unavailable right now: p-9')
-    expect(core.summaries[0]).toContain('<td>One &lt;script&gt;</td><td><code>p-1</code></td>')
-    expect(core.summaries[0]).toContain('2026-01-02 03:04:05 UTC')
+    expect(runner.outputs.outcome).toBe('success')
+    expect(runner.warning).toHaveBeenCalledWith('Some projects are unavailable right now: p-9')
+    expect(runner.summaries[0]).toContain('<td>One &lt;script&gt;</td><td><code>p-1</code></td>')
+    expect(runner.summaries[0]).toContain('2026-01-02 03:04:05 UTC')
   })
 
   it('never writes the key, even when the API echoes it back', async () => {
@@ -242,7 +242,7 @@ describe('run', () => {
       .get(opPath(OP_A))
       .reply(400, { message: `bad token ${KEY}` })
     await runWith()
-    expect(core.setFailed.mock.calls[0][0]).toContain('bad token ***')
+    expect(runner.setFailed.mock.calls[0][0]).toContain('bad token ***')
   })
 
   it('SIGTERM during a wait stops polling, writes the summary and reports cancelled', async () => {
@@ -257,11 +257,11 @@ describe('run', () => {
     }
     expect(await runWith(clock)).toBe('cancelled')
     scope.done()
-    expect(core.outputs.outcome).toBe('cancelled')
-    expect(core.setFailed).toHaveBeenCalledWith(
+    expect(runner.outputs.outcome).toBe('cancelled')
+    expect(runner.setFailed).toHaveBeenCalledWith(
       `The wait was cancelled: ${OP_A} (start_compute: running)`
     )
-    expect(core.summaries[0]).toContain('🚫 cancelled')
+    expect(runner.summaries[0]).toContain('🚫 cancelled')
     expect(process.listenerCount('SIGTERM')).toBe(0)
   })
 })

@@ -103,7 +103,7 @@ if (wanted('startup')) {
     const url = `${server.apiHost}/projects/${PROJECT}/operations/${op.id}`
     const bundle: number[] = []
     const bare: number[] = []
-    for (let i = 0; i < 9; i++) {
+    for (let i = 0; i < 15; i++) {
       bundle.push(
         await firstRequestAfter(() => run(server, { operation_id: op.id, wait: 'false' }))
       )

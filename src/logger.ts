@@ -1,4 +1,4 @@
-/** The logging the engine needs; main.ts backs it with @actions/core. */
+/** The logging the engine needs; main.ts backs it with workflow commands. */
 export interface Logger {
   info(message: string): void
   warning(message: string): void

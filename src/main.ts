@@ -1,4 +1,3 @@
-import * as core from '@actions/core'
 import { ApiClient } from './api-client.js'
 import { type Clock, systemClock } from './clock.js'
 import { annotationsFor } from './annotations.js'
@@ -22,6 +21,7 @@ import { RetryPolicy } from './retry-policy.js'
 import { renderSummary } from './summary.js'
 import { forLog, Redactor } from './untrusted-text.js'
 import { ACTION_VERSION } from './version.js'
+import * as runner from './workflow-commands.js'
 import { type Outcome, waitForOperations } from './wait-for-operations.js'
 
 /** Time limit of a single HTTP request; the overall `timeout` bounds it further. */
@@ -40,18 +40,18 @@ export interface RunDependencies {
 
 /** The action: inputs → requests → outputs and summary. Every error ends here, once. */
 export async function run(dependencies: RunDependencies = {}): Promise<Outcome | 'error'> {
-  const rawKey = core.getInput('api_key').trim()
-  if (rawKey) core.setSecret(rawKey)
-  const rawToken = core.getInput('github_token').trim()
-  if (rawToken) core.setSecret(rawToken)
+  const rawKey = runner.getInput('api_key')
+  if (rawKey) runner.setSecret(rawKey)
+  const rawToken = runner.getInput('github_token')
+  if (rawToken) runner.setSecret(rawToken)
   const redactor = new Redactor([rawKey, rawToken])
   const redact = (text: string): string => redactor.redact(text)
   // Every line goes through here: secrets out first, then API text made harmless for the runner.
   const toLog = (text: string): string => forLog(redact(text))
   const logger: Logger = {
-    info: (message) => core.info(toLog(message)),
-    warning: (message) => core.warning(toLog(message)),
-    debug: (message) => core.debug(toLog(message))
+    info: (message) => runner.info(toLog(message)),
+    warning: (message) => runner.warning(toLog(message)),
+    debug: (message) => runner.debug(toLog(message))
   }
   const clock = dependencies.clock ?? systemClock
   const controller = new AbortController()
@@ -81,7 +81,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
   try {
     const withheld = rawKey ? undefined : withheldSecretReason(context)
     if (withheld) throw new InputError(withheld)
-    inputs = getInputs((name) => core.getInput(name))
+    inputs = getInputs((name) => runner.getInput(name))
     for (const warning of ignoredInputWarnings(inputs)) logger.warning(warning)
     // One deadline for the whole run: listing, every poll, retry and back-off.
     const deadline = clock.now() + inputs.timeoutMs
@@ -138,16 +138,16 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
   }
 
   report.outcome = result
-  if (report.error) core.setFailed(toLog(report.error))
+  if (report.error) runner.setFailed(toLog(report.error))
   else if (result === 'failure' || result === 'timeout' || result === 'cancelled') {
-    core.setFailed(toLog(failureMessage(result, report)))
+    runner.setFailed(toLog(failureMessage(result, report)))
   }
   for (const annotation of annotationsFor(report, inputs?.failFast ?? false)) {
-    core.error(toLog(annotation.message), { title: toLog(annotation.title) })
+    runner.error(toLog(annotation.message), { title: toLog(annotation.title) })
   }
   const { outputs, notes } = buildOutputs(report)
   for (const note of notes) logger.warning(note)
-  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, redact(value))
+  for (const [name, value] of Object.entries(outputs)) runner.setOutput(name, redact(value))
   await writeSummary(redact(renderSummary(report)), logger)
   if (inputs && inputs.prComment !== 'off') {
     const url = await writePullRequestComment({
@@ -164,7 +164,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
       redact,
       api: dependencies.commentApi
     })
-    core.setOutput('comment_url', url ?? '')
+    runner.setOutput('comment_url', url ?? '')
   }
   return result
 }
@@ -217,7 +217,7 @@ async function writeSummary(html: string, logger: Logger): Promise<void> {
     return
   }
   try {
-    await core.summary.addRaw(html).write()
+    await runner.appendSummary(html)
   } catch (error) {
     logger.warning(`Could not write the job summary: ${(error as Error).message}`)
   }

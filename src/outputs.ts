@@ -40,7 +40,7 @@ function jsonArray(items: object[], name: string, notes: string[]): string {
 }
 
 export interface BuiltOutputs {
-  /** Every output the run sets, as the strings `core.setOutput` writes. */
+  /** Every output the run sets, as the strings `setOutput` writes. */
   outputs: Record<string, string>
   /** What had to be left out, for the log. */
   notes: string[]
