@@ -1,5 +1,6 @@
-import { describe, expect, it } from '@jest/globals'
-import { describeProxy, proxyFor, TransportError } from '../src/http-transport.js'
+import { afterEach, describe, expect, it, jest } from '@jest/globals'
+import dns from 'node:dns'
+import { describeProxy, httpGet, proxyFor, TransportError } from '../src/http-transport.js'
 
 const api = new URL('https://console.neon.tech/api/v2/projects')
 
@@ -45,5 +46,43 @@ describe('proxyFor', () => {
   it('describes a proxy without its credentials', () => {
     expect(describeProxy(new URL('http://user:secret@proxy.corp:3128'))).toBe('proxy.corp:3128')
     expect(describeProxy(new URL('https://proxy.corp'))).toBe('proxy.corp:443')
+  })
+})
+
+describe('a host name that does not resolve', () => {
+  afterEach(() => jest.restoreAllMocks())
+
+  // node:net resolves through dns.lookup; answering for it here keeps the test off the network.
+  const resolverSays = (code: string) =>
+    jest.spyOn(dns, 'lookup').mockImplementation(((
+      hostname: string,
+      _options: unknown,
+      callback: (error: NodeJS.ErrnoException) => void
+    ) => {
+      const error: NodeJS.ErrnoException = new Error(`getaddrinfo ${code} ${hostname}`)
+      error.code = code
+      process.nextTick(callback, error)
+    }) as unknown as typeof dns.lookup)
+
+  const get = () =>
+    httpGet(new URL('http://api.neon.test/api/v2/projects'), {
+      headers: {},
+      timeLimitMs: 5_000,
+      maxBodyBytes: 1024,
+      env: {}
+    })
+
+  it('ENOTFOUND is final: no retry can make the name resolve', async () => {
+    const lookup = resolverSays('ENOTFOUND')
+    const failure = await get().catch((error: unknown) => error)
+    expect(lookup).toHaveBeenCalledWith('api.neon.test', expect.anything(), expect.any(Function))
+    expect(failure).toBeInstanceOf(TransportError)
+    expect(failure).toMatchObject({ retryable: false, culprit: 'api_host' })
+    expect((failure as TransportError).message).toContain('ENOTFOUND')
+  })
+
+  it('EAI_AGAIN (the resolver is down for now) is retried', async () => {
+    resolverSays('EAI_AGAIN')
+    await expect(get()).rejects.toMatchObject({ retryable: true, culprit: 'api_host' })
   })
 })
