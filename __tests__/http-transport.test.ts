@@ -50,7 +50,9 @@ describe('proxyFor', () => {
 })
 
 describe('a host name that does not resolve', () => {
-  afterEach(() => jest.restoreAllMocks())
+  afterEach(() => {
+    jest.restoreAllMocks()
+  })
 
   // node:net resolves through dns.lookup; answering for it here keeps the test off the network.
   const resolverSays = (code: string) =>
@@ -75,7 +77,7 @@ describe('a host name that does not resolve', () => {
   it('ENOTFOUND is final: no retry can make the name resolve', async () => {
     const lookup = resolverSays('ENOTFOUND')
     const failure = await get().catch((error: unknown) => error)
-    expect(lookup).toHaveBeenCalledWith('api.neon.test', expect.anything(), expect.any(Function))
+    expect(lookup.mock.calls.map((call) => call[0])).toEqual(['api.neon.test'])
     expect(failure).toBeInstanceOf(TransportError)
     expect(failure).toMatchObject({ retryable: false, culprit: 'api_host' })
     expect((failure as TransportError).message).toContain('ENOTFOUND')
