@@ -39,18 +39,23 @@ const comment = (id: number, body: string, user = person) => ({
 
 const { logger, lines } = collectingLogger()
 
-function write(mode: CommentMode, outcome: RunReport['outcome'], timeLimitMs?: number) {
+function write(
+  mode: CommentMode,
+  outcome: RunReport['outcome'],
+  timeLimitMs?: number,
+  token = TOKEN
+) {
   return writePullRequestComment({
     mode,
-    token: TOKEN,
+    token,
     context,
     report: { outcome, requests: { requests: 1, retries: 0 } },
     gate,
     logger,
-    redact: (text) => text.split(TOKEN).join('***'),
+    redact: (text) => text.split(token).join('***'),
     api: (signal) =>
       octokitCommentApi({
-        token: TOKEN,
+        token,
         apiUrl: API,
         repository: 'octo/app',
         issueNumber: 42,
@@ -186,6 +191,7 @@ describe('the sticky pull-request comment', () => {
       logger,
       redact: (text) => text,
       api: async () => ({
+        authenticatedLogin: () => new Promise(() => undefined),
         // eslint-disable-next-line require-yield
         async *listComments() {
           await new Promise(() => undefined)
@@ -220,5 +226,58 @@ describe('the sticky pull-request comment', () => {
     lines.length = 0
     expect(await write('off', 'failure')).toBeUndefined()
     expect(lines).toEqual([])
+  })
+})
+
+describe('with a personal access token as github_token', () => {
+  const PAT = 'github_pat_unit_test_0123456789'
+  const writeWithPat = () => write('always', 'success', undefined, PAT)
+
+  it('asks GitHub who the token is, and updates that account’s comment, not a bot’s', async () => {
+    const scope = nock(API, { reqheaders: { authorization: `token ${PAT}` } })
+      .get('/user')
+      .reply(200, person)
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(1, `${marker}\nby the bot`, bot), comment(2, `${marker}\nold`)])
+      .patch('/repos/octo/app/issues/comments/2')
+      .reply(200, comment(2, 'new'))
+    expect(await writeWithPat()).toContain('issuecomment-2')
+    scope.done()
+  })
+
+  it('never edits another person’s comment that copies the marker', async () => {
+    const scope = nock(API)
+      .get('/user')
+      .reply(200, person)
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(1, `${marker}\ncopied`, { login: 'mallory', type: 'User' })])
+      .post(LIST)
+      .reply(201, comment(3, 'x'))
+    expect(await writeWithPat()).toContain('issuecomment-3')
+    scope.done()
+  })
+
+  it('a token GitHub will not identify (403 on /user) looks for a bot’s comment', async () => {
+    const scope = nock(API)
+      .get('/user')
+      .reply(403, { message: 'Resource not accessible by integration' })
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(1, `${marker}\nby a person`), comment(4, `${marker}\nold`, bot)])
+      .patch('/repos/octo/app/issues/comments/4')
+      .reply(200, comment(4, 'new', bot))
+    expect(await writeWithPat()).toContain('issuecomment-4')
+    scope.done()
+  })
+
+  it('a rejected token is one warning, before any comment is read', async () => {
+    const scope = nock(API).get('/user').reply(401, { message: 'Bad credentials' })
+    expect(await writeWithPat()).toBeUndefined()
+    scope.done()
+    expect(lines).toEqual([
+      'warning: Could not write the pull-request comment: Bad credentials (HTTP 401): github_token is missing or invalid'
+    ])
   })
 })

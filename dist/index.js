@@ -11337,13 +11337,23 @@ function gateMarker(context, gate) {
     const hash = (0,external_node_crypto_.createHash)('sha256').update(identity).digest('hex').slice(0, 16);
     return `<!-- neon-operations-gate:${hash} -->`;
 }
+/** GitHub prefixes installation tokens, the GITHUB_TOKEN among them, with `ghs_`. */
+const INSTALLATION_TOKEN = /^ghs_/;
+/** The author to look for: a personal token (`ghp_`, `github_pat_`, `ghu_`, …) asks GitHub once. */
+async function commentAuthor(api, token) {
+    if (INSTALLATION_TOKEN.test(token))
+        return 'a bot';
+    const login = await api.authenticatedLogin();
+    return login ? { login } : 'a bot';
+}
 /**
  * A comment the action wrote: it starts with the marker (a person's quote starts with `>`) and its
- * author is a bot (the token's identity: github-actions[bot] for GITHUB_TOKEN), never a person, even
- * one who pasted the marker.
+ * author is the token's identity, never a person who pasted the marker.
  */
-function isOwnComment(comment, marker) {
-    return (comment.body ?? '').startsWith(marker) && comment.user?.type === 'Bot';
+function isOwnComment(comment, marker, author) {
+    if (!(comment.body ?? '').startsWith(marker))
+        return false;
+    return author === 'a bot' ? comment.user?.type === 'Bot' : comment.user?.login === author.login;
 }
 /** The summary in Markdown that GitHub renders, under the marker, within GitHub's size limit. */
 function commentBody(report, context, marker) {
@@ -11361,9 +11371,9 @@ function commentBody(report, context, marker) {
  * Updates this gate's comment, or creates one: `always`, or `failure` when the run failed. With
  * `failure` an existing comment is updated whatever the outcome, so a red comment turns green.
  */
-async function upsertComment(api, { marker, body, mode, failed }) {
+async function upsertComment(api, { marker, author, body, mode, failed }) {
     for await (const page of api.listComments()) {
-        const own = page.find((comment) => isOwnComment(comment, marker));
+        const own = page.find((comment) => isOwnComment(comment, marker, author));
         if (own) {
             const updated = await api.updateComment(own.id, body);
             return { action: 'updated', url: updated.html_url };
@@ -11391,6 +11401,16 @@ async function octokitCommentApi(options) {
     const [owner, repo] = options.repository.split('/');
     const target = { owner, repo, issue_number: options.issueNumber };
     return {
+        async authenticatedLogin() {
+            try {
+                return (await octokit.rest.users.getAuthenticated()).data.login;
+            }
+            catch (error) {
+                if (error.status === 403)
+                    return undefined;
+                throw error;
+            }
+        },
         async *listComments() {
             const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
                 ...target,
@@ -11433,7 +11453,8 @@ async function writePullRequestComment(options) {
     try {
         const work = (async () => {
             const api = await (options.api ?? defaultApi(options, pullRequest.number))(controller.signal);
-            return upsertComment(api, { marker, body, mode: options.mode, failed });
+            const author = await commentAuthor(api, options.token);
+            return upsertComment(api, { marker, author, body, mode: options.mode, failed });
         })();
         work.catch(() => undefined);
         const result = await Promise.race([work, timeLimit]);

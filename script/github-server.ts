@@ -1,8 +1,8 @@
 /*
- * A local GitHub REST API on 127.0.0.1: the issue-comments endpoints the pull-request comment uses
- * (list with per_page/page and a Link header, create, update), with tokens that can write, tokens
- * that are read-only (a fork's GITHUB_TOKEN: 403 "Resource not accessible by integration"), and a
- * log of every request. Not bundled into dist/.
+ * A local GitHub REST API on 127.0.0.1: the endpoints the pull-request comment uses (issue comments:
+ * list with per_page/page and a Link header, create, update; GET /user, which a bot's token may not
+ * call, as on GitHub), with tokens that can write, tokens that are read-only (a fork's GITHUB_TOKEN:
+ * 403 "Resource not accessible by integration"), and a log of every request. Not bundled into dist/.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -102,6 +102,12 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       if (payload.body.length > 65_536) {
         return reply(422, { message: 'Body is too long (maximum is 65536 characters)' })
       }
+    }
+    if (url.pathname === '/user' && request.method === 'GET') {
+      if (identity.user.type === 'Bot') {
+        return reply(403, { message: 'Resource not accessible by integration' })
+      }
+      return reply(200, identity.user)
     }
     if (list && request.method === 'GET') {
       const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30))

@@ -28,6 +28,8 @@ export interface IssueComment {
 
 /** The issue-comments endpoints of one pull request. */
 export interface CommentApi {
+  /** The login the token writes as; undefined when GitHub will not say (403 for an app's token). */
+  authenticatedLogin(): Promise<string | undefined>
   /** Every comment, a page at a time. */
   listComments(): AsyncIterable<IssueComment[]>
   createComment(body: string): Promise<IssueComment>
@@ -59,12 +61,33 @@ export function gateMarker(context: GitHubContext, gate: GateIdentity): string {
 }
 
 /**
- * A comment the action wrote: it starts with the marker (a person's quote starts with `>`) and its
- * author is a bot (the token's identity: github-actions[bot] for GITHUB_TOKEN), never a person, even
- * one who pasted the marker.
+ * Who the action's comments are by: the token's own login, or, for an installation token (the
+ * GITHUB_TOKEN, a GitHub App's), which cannot ask who it is, any bot (it writes as one, as
+ * github-actions[bot] for the GITHUB_TOKEN).
  */
-export function isOwnComment(comment: IssueComment, marker: string): boolean {
-  return (comment.body ?? '').startsWith(marker) && comment.user?.type === 'Bot'
+export type CommentAuthor = { login: string } | 'a bot'
+
+/** GitHub prefixes installation tokens, the GITHUB_TOKEN among them, with `ghs_`. */
+const INSTALLATION_TOKEN = /^ghs_/
+
+/** The author to look for: a personal token (`ghp_`, `github_pat_`, `ghu_`, …) asks GitHub once. */
+export async function commentAuthor(api: CommentApi, token: string): Promise<CommentAuthor> {
+  if (INSTALLATION_TOKEN.test(token)) return 'a bot'
+  const login = await api.authenticatedLogin()
+  return login ? { login } : 'a bot'
+}
+
+/**
+ * A comment the action wrote: it starts with the marker (a person's quote starts with `>`) and its
+ * author is the token's identity, never a person who pasted the marker.
+ */
+export function isOwnComment(
+  comment: IssueComment,
+  marker: string,
+  author: CommentAuthor
+): boolean {
+  if (!(comment.body ?? '').startsWith(marker)) return false
+  return author === 'a bot' ? comment.user?.type === 'Bot' : comment.user?.login === author.login
 }
 
 /** The summary in Markdown that GitHub renders, under the marker, within GitHub's size limit. */
@@ -88,13 +111,14 @@ export async function upsertComment(
   api: CommentApi,
   {
     marker,
+    author,
     body,
     mode,
     failed
-  }: { marker: string; body: string; mode: CommentMode; failed: boolean }
+  }: { marker: string; author: CommentAuthor; body: string; mode: CommentMode; failed: boolean }
 ): Promise<{ action: 'created' | 'updated' | 'none'; url?: string }> {
   for await (const page of api.listComments()) {
-    const own = page.find((comment) => isOwnComment(comment, marker))
+    const own = page.find((comment) => isOwnComment(comment, marker, author))
     if (own) {
       const updated = await api.updateComment(own.id, body)
       return { action: 'updated', url: updated.html_url }
@@ -130,6 +154,14 @@ export async function octokitCommentApi(options: {
   const [owner, repo] = options.repository.split('/')
   const target = { owner, repo, issue_number: options.issueNumber }
   return {
+    async authenticatedLogin() {
+      try {
+        return (await octokit.rest.users.getAuthenticated()).data.login
+      } catch (error) {
+        if ((error as { status?: unknown }).status === 403) return undefined
+        throw error
+      }
+    },
     async *listComments() {
       const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
         ...target,
@@ -191,7 +223,8 @@ export async function writePullRequestComment(
   try {
     const work = (async () => {
       const api = await (options.api ?? defaultApi(options, pullRequest.number))(controller.signal)
-      return upsertComment(api, { marker, body, mode: options.mode, failed })
+      const author = await commentAuthor(api, options.token)
+      return upsertComment(api, { marker, author, body, mode: options.mode, failed })
     })()
     work.catch(() => undefined)
     const result = await Promise.race([work, timeLimit])

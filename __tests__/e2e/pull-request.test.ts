@@ -185,6 +185,34 @@ describe('pull requests: one sticky comment', () => {
     expect(api.comments).toHaveLength(153)
   })
 
+  it('with a personal access token: updates the comment that account wrote, not the bot’s', async () => {
+    const api = await github()
+    const PAT = 'github_pat_local_0123456789abcdef'
+    api.tokens.set(PAT, { user: PERSON, canWrite: true })
+    const { server, inputs } = await gate()
+    const env = runnerEnv(api)
+    await runAction(server, { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN }, { env })
+    const withPat = { ...inputs, pr_comment: 'always', github_token: PAT }
+    const first = await runAction(server, withPat, { env })
+    const second = await runAction(server, withPat, { env })
+    const [byBot, byPerson] = api.comments
+    expect(api.comments).toHaveLength(2)
+    expect([byBot.user, byPerson.user]).toEqual([ACTIONS_BOT, PERSON])
+    expect(first.outputs.comment_url).toBe(byPerson.html_url)
+    expect(second.outputs.comment_url).toBe(byPerson.html_url)
+    expect(
+      api.requests.slice(2).map((request) => `${request.method} ${request.path.split('/').pop()}`)
+    ).toEqual([
+      'GET user',
+      'GET comments',
+      'POST comments',
+      'GET user',
+      'GET comments',
+      `PATCH ${byPerson.id}`
+    ])
+    expect(second.stdout.split(PAT)).toHaveLength(2)
+  })
+
   it('failure: no comment while the gate passes; one when it fails; then it turns green', async () => {
     const api = await github()
     const env = runnerEnv(api)
