@@ -1,16 +1,15 @@
-// Rebuilds the bundle into a temporary folder and fails if the committed dist/ differs from it.
+// Rebuilds the bundle into a temporary folder, with the arguments of `npm run bundle`, and fails if
+// the committed dist/ differs from it.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 const fresh = mkdtempSync(join(tmpdir(), 'check-dist-'))
+const bundle = JSON.parse(readFileSync('package.json', 'utf8')).scripts.bundle.split(' ')
+const args = bundle.map((arg, index) => (bundle[index - 1] === '-o' ? fresh : arg))
 try {
-  execFileSync(
-    'npx',
-    ['ncc', 'build', 'src/index.ts', '-o', fresh, '--source-map', '--license', 'licenses.txt'],
-    { stdio: ['ignore', 'ignore', 'inherit'] }
-  )
+  execFileSync('npx', args, { stdio: ['ignore', 'ignore', 'inherit'] })
   const names = new Set([...readdirSync('dist'), ...readdirSync(fresh)])
   const stale = [...names].filter((name) => {
     try {
