@@ -65,13 +65,13 @@ export function gateMarker(context: GitHubContext, gate: GateIdentity): string {
  * GITHUB_TOKEN, a GitHub App's), which cannot ask who it is, any bot (it writes as one, as
  * github-actions[bot] for the GITHUB_TOKEN).
  */
-export type CommentAuthor = { login: string } | 'a bot'
+type CommentAuthor = { login: string } | 'a bot'
 
 /** GitHub prefixes installation tokens, the GITHUB_TOKEN among them, with `ghs_`. */
 const INSTALLATION_TOKEN = /^ghs_/
 
 /** The author to look for: a personal token (`ghp_`, `github_pat_`, `ghu_`, …) asks GitHub once. */
-export async function commentAuthor(api: CommentApi, token: string): Promise<CommentAuthor> {
+async function commentAuthor(api: CommentApi, token: string): Promise<CommentAuthor> {
   if (INSTALLATION_TOKEN.test(token)) return 'a bot'
   const login = await api.authenticatedLogin()
   return login ? { login } : 'a bot'
@@ -81,7 +81,7 @@ export async function commentAuthor(api: CommentApi, token: string): Promise<Com
  * A comment the action wrote: it starts with the marker (a person's quote starts with `>`) and its
  * author is the token's identity, never a person who pasted the marker.
  */
-export function isOwnComment(
+function isOwnComment(
   comment: IssueComment,
   marker: string,
   author: CommentAuthor
@@ -91,7 +91,7 @@ export function isOwnComment(
 }
 
 /** The summary in Markdown that GitHub renders, under the marker, within GitHub's size limit. */
-export function commentBody(report: RunReport, context: GitHubContext, marker: string): string {
+function commentBody(report: RunReport, context: GitHubContext, marker: string): string {
   const runUrl =
     context.runId && context.repository
       ? `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
@@ -107,7 +107,7 @@ export function commentBody(report: RunReport, context: GitHubContext, marker: s
  * Updates this gate's comment, or creates one: `always`, or `failure` when the run failed. With
  * `failure` an existing comment is updated whatever the outcome, so a red comment turns green.
  */
-export async function upsertComment(
+async function upsertComment(
   api: CommentApi,
   {
     marker,
