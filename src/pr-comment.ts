@@ -81,11 +81,7 @@ async function commentAuthor(api: CommentApi, token: string): Promise<CommentAut
  * A comment the action wrote: it starts with the marker (a person's quote starts with `>`) and its
  * author is the token's identity, never a person who pasted the marker.
  */
-function isOwnComment(
-  comment: IssueComment,
-  marker: string,
-  author: CommentAuthor
-): boolean {
+function isOwnComment(comment: IssueComment, marker: string, author: CommentAuthor): boolean {
   if (!(comment.body ?? '').startsWith(marker)) return false
   return author === 'a bot' ? comment.user?.type === 'Bot' : comment.user?.login === author.login
 }
