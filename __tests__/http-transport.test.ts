@@ -4,20 +4,37 @@ import { describeProxy, httpGet, proxyFor, TransportError } from '../src/http-tr
 
 const api = new URL('https://console.neon.tech/api/v2/projects')
 
-describe('proxyFor', () => {
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'no_proxy', 'NO_PROXY']
+
+/** proxyFor with exactly these proxy variables set (the toolkit reads process.env itself). */
+function proxyWith(target: URL, env: Record<string, string>): URL | undefined {
+  const saved = PROXY_VARIABLES.map((name) => [name, process.env[name]] as const)
+  for (const name of PROXY_VARIABLES) delete process.env[name]
+  Object.assign(process.env, env)
+  try {
+    return proxyFor(target)
+  } finally {
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+  }
+}
+
+describe('proxyFor (the rules of @actions/http-client)', () => {
   it('uses https_proxy, else HTTPS_PROXY, for https targets', () => {
-    expect(proxyFor(api, { HTTPS_PROXY: 'http://proxy:3128' })?.host).toBe('proxy:3128')
+    expect(proxyWith(api, { HTTPS_PROXY: 'http://proxy:3128' })?.host).toBe('proxy:3128')
     expect(
-      proxyFor(api, { https_proxy: 'http://lower:1', HTTPS_PROXY: 'http://upper:2' })?.host
+      proxyWith(api, { https_proxy: 'http://lower:1', HTTPS_PROXY: 'http://upper:2' })?.host
     ).toBe('lower:1')
-    expect(proxyFor(api, { HTTPS_PROXY: 'proxy.corp:8080' })?.href).toBe('http://proxy.corp:8080/')
-    expect(proxyFor(api, {})).toBeUndefined()
+    expect(proxyWith(api, { HTTPS_PROXY: '10.1.2.3:8080' })?.href).toBe('http://10.1.2.3:8080/')
+    expect(proxyWith(api, {})).toBeUndefined()
   })
 
   it('never proxies loopback or plain http', () => {
     const env = { HTTPS_PROXY: 'http://proxy:3128' }
     for (const target of ['http://127.0.0.1:4010/x', 'https://localhost/x', 'http://[::1]:1/x']) {
-      expect(proxyFor(new URL(target), env)).toBeUndefined()
+      expect(proxyWith(new URL(target), env)).toBeUndefined()
     }
   })
 
@@ -26,21 +43,38 @@ describe('proxyFor', () => {
     ['console.neon.tech', undefined],
     ['.neon.tech', undefined],
     ['neon.tech', undefined],
-    ['*.neon.tech', undefined],
     ['console.neon.tech:443', undefined],
     ['console.neon.tech:8443', 'proxy:3128'],
     ['other.example, tech', undefined],
     ['other.example', 'proxy:3128'],
     ['eon.tech', 'proxy:3128']
   ])('NO_PROXY=%s', (noProxy, expected) => {
-    expect(proxyFor(api, { HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: noProxy })?.host).toBe(
+    expect(proxyWith(api, { HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: noProxy })?.host).toBe(
       expected
     )
   })
 
-  it('refuses a proxy it cannot use, without retrying', () => {
-    expect(() => proxyFor(api, { HTTPS_PROXY: 'socks5://proxy:1080' })).toThrow(TransportError)
-    expect(() => proxyFor(api, { HTTPS_PROXY: 'http://[bad' })).toThrow('HTTPS_PROXY is not a URL')
+  it('decodes the credentials', () => {
+    const proxy = proxyWith(api, { HTTPS_PROXY: 'http://us%40er:p%25ss@proxy:3128' })
+    expect([proxy?.username, proxy?.password]).toEqual(['us@er', 'p%ss'])
+  })
+
+  it('refuses a proxy it cannot use, naming HTTPS_PROXY and never its value', () => {
+    expect(() => proxyWith(api, { HTTPS_PROXY: 'socks5://proxy:1080' })).toThrow(
+      'HTTPS_PROXY must start with http:// or https://'
+    )
+    for (const setting of ['http://[bad', 'http://user:100%secret@proxy:3128']) {
+      let failure: unknown
+      try {
+        proxyWith(api, { HTTPS_PROXY: setting })
+      } catch (error) {
+        failure = error
+      }
+      expect(failure).toBeInstanceOf(TransportError)
+      expect(failure).toMatchObject({ retryable: false, culprit: 'HTTPS_PROXY' })
+      expect((failure as Error).message).toContain('HTTPS_PROXY cannot be read')
+      expect((failure as Error).message).not.toContain('secret')
+    }
   })
 
   it('describes a proxy without its credentials', () => {
@@ -70,8 +104,7 @@ describe('a host name that does not resolve', () => {
     httpGet(new URL('http://api.neon.test/api/v2/projects'), {
       headers: {},
       timeLimitMs: 5_000,
-      maxBodyBytes: 1024,
-      env: {}
+      maxBodyBytes: 1024
     })
 
   it('ENOTFOUND is final: no retry can make the name resolve', async () => {

@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals'
 import nock from 'nock'
-import * as runner from './fixtures/workflow-commands.js'
+import * as runner from './fixtures/core.js'
 import { withoutNetwork } from './fixtures/network.js'
 import { FakeClock } from './fixtures/fake-clock.js'
 import { OP_A, OP_B, PROJECT, operation } from './fixtures/operations.js'
 
-jest.unstable_mockModule('../src/workflow-commands.js', () => runner)
+jest.unstable_mockModule('@actions/core', () => runner)
 const { run } = await import('../src/main.js')
 const { RetryPolicy } = await import('../src/retry-policy.js')
 

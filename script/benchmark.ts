@@ -129,8 +129,8 @@ if (wanted('startup')) {
   row(
     'lean: spawn → first API request (bundle vs bare node sending the same GET)',
     // Each spawn of the bundle is paired with the bare one right after it, under the same load.
-    `median ${median(bundle)} ms vs ${median(bare)} ms: +${median(bundle.map((ms, i) => ms - bare[i]))} ms, median of ${bundle.length} pairs (goal ≤ 80 ms)`,
-    `dist/index.js ${size('index.js')} (goal < 1536 KiB); Octokit chunk ${chunk ? `${chunk} ${size(chunk)}` : 'none'}, loaded only to comment`
+    `median ${median(bundle)} ms vs ${median(bare)} ms: +${median(bundle.map((ms, i) => ms - bare[i]))} ms, median of ${bundle.length} pairs (bound ≤ 150 ms)`,
+    `dist/index.js ${size('index.js')} (bound ≤ 2048 KiB); Octokit chunk ${chunk ? `${chunk} ${size(chunk)}` : 'none'}, loaded only to comment`
   )
 }
 

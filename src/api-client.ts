@@ -53,8 +53,6 @@ export interface ApiClientOptions {
   /** Absolute clock time: no retry starts after it, no request runs more than 1 s past it. */
   deadline: number
   signal?: AbortSignal
-  /** Where HTTPS_PROXY and NO_PROXY are read; the process environment by default. */
-  env?: NodeJS.ProcessEnv
   maxBodyBytes?: number
 }
 
@@ -264,8 +262,7 @@ export class ApiClient {
         },
         timeLimitMs,
         maxBodyBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES,
-        signal,
-        env: this.options.env
+        signal
       })
     } catch (error) {
       if (signal?.aborted || !(error instanceof TransportError)) throw error

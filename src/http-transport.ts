@@ -1,13 +1,19 @@
 /*
  * The one place where bytes leave the process: a single GET over node:http/https with a hard time
- * limit, an abort signal, a cap on the body, no redirects, and an HTTPS proxy tunnel (CONNECT) of
- * its own. Every socket a request opens, the tunnel's included, is destroyed when the request ends,
- * however it ends, so a silent server or proxy can never keep the process alive.
+ * limit, an abort signal, a cap on the body, no redirects, and an HTTPS proxy tunnel (CONNECT).
+ * Every socket a request opens, the tunnel's included, is destroyed when the request ends, however
+ * it ends, so a silent server or proxy can never keep the process alive.
+ *
+ * Whether to use a proxy, and which, is @actions/http-client's decision (its proxy rules). Carrying
+ * the request is ours because its HttpClient cannot do what a gate needs: it has no abort signal and
+ * no cap on the body, follows redirects (the key must go only to api_host), and its `tunnel` agent
+ * sends CONNECT with no time limit, so a silent proxy would hold the step until the job times out.
  */
 import * as http from 'node:http'
 import * as https from 'node:https'
 import { isIP, type Socket } from 'node:net'
 import * as tls from 'node:tls'
+import { checkBypass, getProxyUrl } from '@actions/http-client/lib/proxy'
 
 export interface HttpAnswer {
   status: number
@@ -21,8 +27,6 @@ export interface HttpGetOptions {
   timeLimitMs: number
   maxBodyBytes: number
   signal?: AbortSignal
-  /** Proxy settings; the process environment by default. */
-  env?: NodeJS.ProcessEnv
 }
 
 /**
@@ -63,38 +67,33 @@ const UNRECOVERABLE_CODES = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
 ])
 
-/** `localhost`, 127.0.0.0/8 and [::1], as URL.hostname spells them: never proxied, plain http allowed. */
-export function isLoopbackHost(hostname: string): boolean {
-  return /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(hostname)
-}
-
-/** The proxy for `target` from HTTPS_PROXY/https_proxy and NO_PROXY/no_proxy; never for loopback. */
-export function proxyFor(target: URL, env: NodeJS.ProcessEnv = process.env): URL | undefined {
-  if (target.protocol !== 'https:' || isLoopbackHost(target.hostname)) return undefined
-  const setting = env.https_proxy || env.HTTPS_PROXY
+/**
+ * The proxy for `target`, by the toolkit's rules (@actions/http-client): https_proxy before
+ * HTTPS_PROXY, NO_PROXY with `*`, leading dots and ports, loopback never proxied, credentials
+ * URL-decoded. Plain http goes only to loopback, which is never proxied.
+ */
+export function proxyFor(target: URL): URL | undefined {
+  if (target.protocol !== 'https:' || checkBypass(target)) return undefined
+  const setting = process.env.https_proxy || process.env.HTTPS_PROXY
   if (!setting) return undefined
-  const host = target.hostname.toLowerCase()
-  const port = target.port || '443'
-  const bypass = (env.no_proxy || env.NO_PROXY || '')
-    .split(/[\s,]+/)
-    .map((entry) => entry.trim().toLowerCase())
-    .filter((entry) => entry !== '')
-  for (const entry of bypass) {
-    if (entry === '*') return undefined
-    const [entryHost, entryPort] = entry.split(/:(?=\d+$)/)
-    if (entryPort && entryPort !== port) continue
-    const suffix = entryHost.replace(/^\*?\./, '')
-    if (host === suffix || host.endsWith(`.${suffix}`)) return undefined
-  }
-  let proxy: URL
+  let proxy: URL | undefined
   try {
-    proxy = new URL(setting.includes('://') ? setting : `http://${setting}`)
+    proxy = getProxyUrl(target)
   } catch {
-    throw new TransportError('HTTPS_PROXY is not a URL', false, 'HTTPS_PROXY')
+    proxy = undefined
+  }
+  // The toolkit drops a proxy whose credentials are not valid percent-encoding (a bare `%`), and
+  // throws on one that is not a URL: either way, say so rather than connect directly.
+  if (!proxy) {
+    throw new TransportError(
+      'HTTPS_PROXY cannot be read: it is not a URL, or its user name or password is not valid percent-encoding (write % as %25)',
+      false,
+      'HTTPS_PROXY'
+    )
   }
   if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
     throw new TransportError(
-      `HTTPS_PROXY uses ${proxy.protocol}; only http:// and https:// proxies are supported`,
+      'HTTPS_PROXY must start with http:// or https://; other proxies are not supported',
       false,
       'HTTPS_PROXY'
     )
@@ -132,7 +131,7 @@ export async function httpGet(url: URL, options: HttpGetOptions): Promise<HttpAn
   aborted.catch(() => undefined)
   try {
     const exchange = async (): Promise<HttpAnswer> => {
-      const proxy = proxyFor(url, options.env)
+      const proxy = proxyFor(url)
       const tunnel = proxy ? await openTunnel(proxy, url, sockets, controller.signal) : undefined
       return await exchangeOnce(url, options, tunnel, sockets, controller.signal)
     }
@@ -162,9 +161,12 @@ function exchangeOnce(
       // (Node uses createConnection only when no agent is given).
       ...(tunnel
         ? {
+            // The certificate must name the API's host (name or IP), never the proxy's: without
+            // `host`, Node checks it against the tunnel socket's host, which is the proxy.
             createConnection: () =>
               tls.connect({
                 socket: tunnel,
+                host: hostname,
                 servername: isIP(hostname) ? undefined : hostname
               })
           }
@@ -214,7 +216,8 @@ function openTunnel(
   const authority = `${target.hostname}:${target.port || 443}`
   const headers: Record<string, string> = { Host: authority }
   if (proxy.username || proxy.password) {
-    const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`
+    // Already decoded by the toolkit's URL.
+    const credentials = `${proxy.username}:${proxy.password}`
     headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`
   }
   const via = describeProxy(proxy)

@@ -1,13 +1,17 @@
 import { z } from 'zod'
 import { parseDuration } from './duration.js'
 import { InputError } from './errors.js'
-import { isLoopbackHost } from './http-transport.js'
 
 export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/
 const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const MIN_DURATION_MS = 1000
+
+/** `localhost`, 127.0.0.0/8 and [::1], as URL.hostname spells them: plain http is allowed there. */
+function isLoopbackHost(hostname: string): boolean {
+  return /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(hostname)
+}
 /** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
 export const MAX_INTERVAL_MS = 60 * 60 * 1000
 /** A self-hosted runner's job may run 5 days; a gate never needs longer. */

@@ -1,3 +1,4 @@
+import * as core from '@actions/core'
 import { ApiClient } from './api-client.js'
 import { type Clock, systemClock } from './clock.js'
 import { annotationsFor } from './annotations.js'
@@ -21,7 +22,6 @@ import { RetryPolicy } from './retry-policy.js'
 import { renderSummary } from './summary.js'
 import { forLog, Redactor } from './untrusted-text.js'
 import { ACTION_VERSION } from './version.js'
-import * as runner from './workflow-commands.js'
 import { type Outcome, waitForOperations } from './wait-for-operations.js'
 
 /** Time limit of a single HTTP request; the overall `timeout` bounds it further. */
@@ -40,18 +40,18 @@ export interface RunDependencies {
 
 /** The action: inputs → requests → outputs and summary. Every error ends here, once. */
 export async function run(dependencies: RunDependencies = {}): Promise<Outcome | 'error'> {
-  const rawKey = runner.getInput('api_key')
-  if (rawKey) runner.setSecret(rawKey)
-  const rawToken = runner.getInput('github_token')
-  if (rawToken) runner.setSecret(rawToken)
+  const rawKey = core.getInput('api_key')
+  if (rawKey) core.setSecret(rawKey)
+  const rawToken = core.getInput('github_token')
+  if (rawToken) core.setSecret(rawToken)
   const redactor = new Redactor([rawKey, rawToken])
   const redact = (text: string): string => redactor.redact(text)
   // Every line goes through here: secrets out first, then API text made harmless for the runner.
   const toLog = (text: string): string => forLog(redact(text))
   const logger: Logger = {
-    info: (message) => runner.info(toLog(message)),
-    warning: (message) => runner.warning(toLog(message)),
-    debug: (message) => runner.debug(toLog(message))
+    info: (message) => core.info(toLog(message)),
+    warning: (message) => core.warning(toLog(message)),
+    debug: (message) => core.debug(toLog(message))
   }
   const clock = dependencies.clock ?? systemClock
   const controller = new AbortController()
@@ -81,7 +81,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
   try {
     const withheld = rawKey ? undefined : withheldSecretReason(context)
     if (withheld) throw new InputError(withheld)
-    inputs = getInputs((name) => runner.getInput(name))
+    inputs = getInputs((name) => core.getInput(name))
     for (const warning of ignoredInputWarnings(inputs)) logger.warning(warning)
     // One deadline for the whole run: listing, every poll, retry and back-off.
     const deadline = clock.now() + inputs.timeoutMs
@@ -138,16 +138,17 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
   }
 
   report.outcome = result
-  if (report.error) runner.setFailed(toLog(report.error))
+  if (report.error) core.setFailed(toLog(report.error))
   else if (result === 'failure' || result === 'timeout' || result === 'cancelled') {
-    runner.setFailed(toLog(failureMessage(result, report)))
+    core.setFailed(toLog(failureMessage(result, report)))
   }
   for (const annotation of annotationsFor(report, inputs?.failFast ?? false)) {
-    runner.error(toLog(annotation.message), { title: toLog(annotation.title) })
+    core.error(toLog(annotation.message), { title: toLog(annotation.title) })
   }
+  // Each sink is written on its own: one that fails is reported and the others are still written.
   const { outputs, notes } = buildOutputs(report)
   for (const note of notes) logger.warning(note)
-  for (const [name, value] of Object.entries(outputs)) runner.setOutput(name, redact(value))
+  writeOutputs(outputs, redact, toLog)
   await writeSummary(redact(renderSummary(report)), logger)
   if (inputs && inputs.prComment !== 'off') {
     const url = await writePullRequestComment({
@@ -164,9 +165,24 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
       redact,
       api: dependencies.commentApi
     })
-    runner.setOutput('comment_url', url ?? '')
+    writeOutputs({ comment_url: url ?? '' }, redact, toLog)
   }
   return result
+}
+
+/** Outputs are the step's result: a runner file that cannot take them fails the step. */
+function writeOutputs(
+  outputs: Record<string, string>,
+  redact: (text: string) => string,
+  toLog: (text: string) => string
+): void {
+  try {
+    for (const [name, value] of Object.entries(outputs)) core.setOutput(name, redact(value))
+  } catch (error) {
+    core.setFailed(
+      toLog(`Could not write the step's outputs (GITHUB_OUTPUT): ${(error as Error).message}`)
+    )
+  }
 }
 
 function createSource(
@@ -217,8 +233,11 @@ async function writeSummary(html: string, logger: Logger): Promise<void> {
     return
   }
   try {
-    await runner.appendSummary(html)
+    await core.summary.addRaw(html).write()
   } catch (error) {
-    logger.warning(`Could not write the job summary: ${(error as Error).message}`)
+    core.summary.emptyBuffer()
+    logger.warning(
+      `Could not write the job summary (GITHUB_STEP_SUMMARY): ${(error as Error).message}`
+    )
   }
 }

@@ -108,7 +108,8 @@ export class ProjectGateSource implements OperationSource {
 
   private async discover(): Promise<void> {
     const { clock, logger, isDone } = this.options
-    const horizon = clock.now() - GATE_LOOKBACK_MS
+    // The API's timestamps are wall-clock time.
+    const horizon = clock.wallNow() - GATE_LOOKBACK_MS
     const end = await this.walkOperations(
       GATE_DISCOVERY_PAGE_LIMIT,
       GATE_MAX_DISCOVERY_PAGES,

@@ -35,14 +35,22 @@ export class RetryPolicy {
     this.random = options.random ?? Math.random
   }
 
-  /** The wait before retry number `attempt` (1 = first retry), or undefined: do not retry. */
-  decide(error: unknown, attempt: number, now: number, floorMs: number): RetryDecision | undefined {
+  /**
+   * The wait before retry number `attempt` (1 = first retry), or undefined: do not retry. `wallNow`
+   * (epoch ms) is what a Retry-After date is compared with.
+   */
+  decide(
+    error: unknown,
+    attempt: number,
+    wallNow: number,
+    floorMs: number
+  ): RetryDecision | undefined {
     if (error instanceof NetworkError) {
       return { delayMs: this.backoff(attempt, floorMs), reason: `no answer (${error.detail})` }
     }
     if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status)) return undefined
     const backoffMs = this.backoff(attempt, floorMs)
-    const retryAfterMs = parseRetryAfter(error.retryAfter, now)
+    const retryAfterMs = parseRetryAfter(error.retryAfter, wallNow)
     if (retryAfterMs !== undefined) {
       const honoured = Math.round(retryAfterMs * (1 + this.random() * RETRY_AFTER_JITTER))
       return {
@@ -75,7 +83,7 @@ export interface RetryContext {
   clock: Clock
   /** The first wait before a retry; the policy grows it from there. */
   floorMs: number
-  /** Absolute time (clock.now()) after which no retry is started. */
+  /** Monotonic time (clock.now()) after which no retry is started. */
   deadline: number
   signal?: AbortSignal
   /** Each failed attempt, retried or not. */
@@ -95,7 +103,7 @@ export async function withRetries<T>(attempt: () => Promise<T>, context: RetryCo
       if (context.signal?.aborted) throw error
       context.onFailure?.(error)
       const now = context.clock.now()
-      const decision = context.policy.decide(error, retry, now, context.floorMs)
+      const decision = context.policy.decide(error, retry, context.clock.wallNow(), context.floorMs)
       if (decision === undefined) throw error
       const lastError = error as Error
       if (now + decision.delayMs > context.deadline) throw new DeadlineExceededError(lastError)
