@@ -88,10 +88,13 @@ describe('getInputs', () => {
       { ...base, operation_id: `${OP_A} not-a-uuid` },
       'input "operation_id": "not-a-uuid" is not a UUID'
     ],
-    [{ ...base, branch_id: 'br main' }, 'input "branch_id": "br main" is not valid'],
+    [
+      { ...base, branch_id: 'main\u200b' },
+      'input "branch_id": "main\u200b" is not valid; expected a branch id (br-…) or a branch name'
+    ],
     [
       { ...base, interval: 'soon' },
-      'input "interval": "soon" is not a duration; use seconds (5) or a number with a unit (500ms, 5s, 1m)'
+      'input "interval": "soon" is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)'
     ],
     [{ ...base, interval: '500ms' }, 'input "interval": "500ms" is below the minimum of 1 second'],
     [{ ...base, timeout: '0' }, 'input "timeout": "0" is below the minimum of 1 second'],

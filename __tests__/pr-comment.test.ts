@@ -43,11 +43,13 @@ function write(
   mode: CommentMode,
   outcome: RunReport['outcome'],
   timeLimitMs?: number,
-  token = TOKEN
+  token = TOKEN,
+  author?: string
 ) {
   return writePullRequestComment({
     mode,
     token,
+    author,
     context,
     report: { outcome, requests: { requests: 1, retries: 0 } },
     gate,
@@ -82,6 +84,10 @@ describe('the sticky pull-request comment', () => {
         return true
       })
       .reply(201, comment(2, 'x', bot))
+      // Listed once more after creating: only this run's comment.
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(2, `${marker}\nx`, bot)])
     expect(await write('always', 'success')).toBe(
       'https://github.com/octo/app/pull/42#issuecomment-2'
     )
@@ -118,6 +124,10 @@ describe('the sticky pull-request comment', () => {
       .reply(200, [comment(1, `> ${marker}\n> ✅ success`), comment(2, `${marker}\ncopied`)])
       .post(LIST)
       .reply(201, comment(3, 'x', bot))
+      // Listed once more after creating: only this run's comment.
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(3, `${marker}\nx`, bot)])
     expect(await write('always', 'success')).toContain('issuecomment-3')
     scope.done()
   })
@@ -131,6 +141,10 @@ describe('the sticky pull-request comment', () => {
       .reply(200, [comment(7, `${other}\nother gate`, bot)])
       .post(LIST)
       .reply(201, comment(8, 'x', bot))
+      // Listed once more after creating: only this run's comment.
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(8, `${marker}\nx`, bot)])
     expect(await write('always', 'success')).toContain('issuecomment-8')
     scope.done()
   })
@@ -157,6 +171,10 @@ describe('the sticky pull-request comment', () => {
       .reply(200, [])
       .post(LIST)
       .reply(201, comment(5, 'x', bot))
+      // Listed once more after creating: only this run's comment.
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(5, `${marker}\nx`, bot)])
     expect(await write('failure', 'timeout')).toContain('issuecomment-5')
   })
 
@@ -197,7 +215,8 @@ describe('the sticky pull-request comment', () => {
           await new Promise(() => undefined)
         },
         createComment: () => new Promise(() => undefined),
-        updateComment: () => new Promise(() => undefined)
+        updateComment: () => new Promise(() => undefined),
+        deleteComment: () => new Promise(() => undefined)
       }),
       timeLimitMs: 300
     })
@@ -255,11 +274,15 @@ describe('with a personal access token as github_token', () => {
       .reply(200, [comment(1, `${marker}\ncopied`, { login: 'mallory', type: 'User' })])
       .post(LIST)
       .reply(201, comment(3, 'x'))
+      // Listed once more after creating: only this run's comment.
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(3, `${marker}\nx`)])
     expect(await writeWithPat()).toContain('issuecomment-3')
     scope.done()
   })
 
-  it('a token GitHub will not identify (403 on /user) looks for a bot’s comment', async () => {
+  it('a token GitHub will not identify (403 on /user) looks for github-actions[bot]’s comment', async () => {
     const scope = nock(API)
       .get('/user')
       .reply(403, { message: 'Resource not accessible by integration' })
@@ -279,5 +302,86 @@ describe('with a personal access token as github_token', () => {
     expect(lines).toEqual([
       'warning: Could not write the pull-request comment: Bad credentials (HTTP 401): github_token is missing or invalid'
     ])
+  })
+})
+
+describe("whose comment is the action's", () => {
+  const chatops = { login: 'chatops[bot]', type: 'Bot' }
+  const myApp = { login: 'my-app[bot]', type: 'Bot' }
+
+  it('with the GITHUB_TOKEN, another bot’s comment that starts with the marker is left alone', async () => {
+    const scope = nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(1, `${marker}\nby chatops`, chatops)])
+      .post(LIST)
+      .reply(201, comment(2, 'x', bot))
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(1, `${marker}\nby chatops`, chatops), comment(2, `${marker}\nx`, bot)])
+    expect(await write('always', 'success')).toContain('issuecomment-2')
+    scope.done()
+  })
+
+  it('pr_comment_author names another GitHub App’s bot: only its comment is updated', async () => {
+    const scope = nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(1, `${marker}\nold`, bot), comment(2, `${marker}\nold`, myApp)])
+      .patch('/repos/octo/app/issues/comments/2')
+      .reply(200, comment(2, 'new', myApp))
+    expect(await write('always', 'success', undefined, TOKEN, 'my-app[bot]')).toContain(
+      'issuecomment-2'
+    )
+    scope.done()
+  })
+
+  it('a comment written as someone else than expected: a warning that says what to set', async () => {
+    const scope = nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, [])
+      .post(LIST)
+      .reply(201, comment(5, 'x', myApp))
+    expect(await write('always', 'success')).toContain('issuecomment-5')
+    scope.done()
+    expect(lines).toContainEqual(expect.stringContaining('set pr_comment_author: my-app[bot]'))
+  })
+
+  it('two runs that both created a comment converge on the oldest and delete the other', async () => {
+    const patched: string[] = []
+    const scope = nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, [])
+      .post(LIST)
+      .reply(201, comment(9, 'x', bot))
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(8, `${marker}\nother leg`, bot), comment(9, `${marker}\nx`, bot)])
+      .patch('/repos/octo/app/issues/comments/8', (body: { body: string }) => {
+        patched.push(body.body)
+        return true
+      })
+      .reply(200, comment(8, 'new', bot))
+      .delete('/repos/octo/app/issues/comments/9')
+      .reply(204)
+    expect(await write('always', 'success')).toContain('issuecomment-8')
+    scope.done()
+    expect(patched[0]).toMatch(new RegExp(`^${marker}`))
+  })
+
+  it('an update also deletes leftover duplicates; one already deleted is no error', async () => {
+    const scope = nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(3, `${marker}\na`, bot), comment(4, `${marker}\nb`, bot)])
+      .patch('/repos/octo/app/issues/comments/3')
+      .reply(200, comment(3, 'new', bot))
+      .delete('/repos/octo/app/issues/comments/4')
+      .reply(404, { message: 'Not Found' })
+    expect(await write('always', 'success')).toContain('issuecomment-3')
+    scope.done()
+    expect(lines.filter((line) => line.startsWith('warning'))).toEqual([])
   })
 })

@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals'
-import { forHtml, forLog, MAX_LOG_CHARS, Redactor, truncate } from '../src/untrusted-text.js'
+import {
+  forHtml,
+  forLog,
+  MAX_LOG_CHARS,
+  Redactor,
+  truncate,
+  truncateBytes
+} from '../src/untrusted-text.js'
 
 describe('Redactor', () => {
   const key = `napi_k&y"<x>'/+=${'Z'.repeat(12)}`
@@ -30,6 +37,21 @@ describe('Redactor', () => {
     )
     expect(redactor.redactJson(parsed)).toEqual({ a: ['***'], x: { '***': 1 } })
   })
+
+  it.each(['', 'x', 'xy', 'Bearer ', 'Authorization: Bearer ', 'token=Bearer '])(
+    'hides the secret base64-encoded after %j, in base64 and base64url',
+    (prefix) => {
+      for (const encoding of ['base64', 'base64url'] as const) {
+        const encoded = Buffer.from(`${prefix}${key}`).toString(encoding)
+        const shown = redactor.redact(encoded)
+        expect(shown).toContain('***')
+        // What is left decodes to no more than two bytes of the key at either end.
+        expect(Buffer.from(shown.replace('***', ''), encoding).toString('latin1')).not.toContain(
+          key.slice(2, -2)
+        )
+      }
+    }
+  )
 
   it('ignores an empty secret and keeps other text', () => {
     expect(new Redactor(['']).redact('nothing to hide')).toBe('nothing to hide')
@@ -73,5 +95,20 @@ describe('forHtml', () => {
 
   it('cuts before escaping, so the escaped text stays bounded', () => {
     expect(forHtml('<'.repeat(1000), 10)).toBe(`${'&lt;'.repeat(10)}… [990 more characters]`)
+  })
+})
+
+describe('invisible characters and byte limits', () => {
+  it('escapes Unicode format characters in the log and drops them from HTML', () => {
+    const text = 'finished\u2060\u200b\ufeff\u{e0041}\u00ad'
+    expect(forLog(text)).toBe('finished\\u2060\\u200b\\ufeff\\u{e0041}\\u00ad')
+    expect(forHtml(text, 100)).toBe('finished     ')
+  })
+
+  it('cuts to UTF-8 bytes, never inside a character', () => {
+    expect(truncateBytes('abc', 3)).toBe('abc')
+    const cut = truncateBytes('漢'.repeat(100), 40)
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(40)
+    expect(cut).toMatch(/^漢+… \[cut\]$/)
   })
 })

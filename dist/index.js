@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8986);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6792);
 
 const outcome = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8986:
+/***/ 6792:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31479,6 +31479,8 @@ const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(imp
 var external_node_net_ = __nccwpck_require__(7030);
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
+// EXTERNAL MODULE: external "node:zlib"
+var external_node_zlib_ = __nccwpck_require__(8522);
 ;// CONCATENATED MODULE: ./src/http-transport.ts
 /*
  * The one place where bytes leave the process: a single GET over node:http/https with a hard time
@@ -31491,6 +31493,7 @@ var external_node_tls_ = __nccwpck_require__(1692);
  * no cap on the body, follows redirects (the key must go only to api_host), and its `tunnel` agent
  * sends CONNECT with no time limit, so a silent proxy would hold the step until the job times out.
  */
+
 
 
 
@@ -31606,7 +31609,7 @@ function exchangeOnce(url, options, tunnel, sockets, signal) {
         const hostname = url.hostname.replace(/^\[|\]$/g, '');
         const request = (secure ? external_node_https_namespaceObject : external_node_http_).request(url, {
             method: 'GET',
-            headers: { ...options.headers, Connection: 'close' },
+            headers: { ...options.headers, 'Accept-Encoding': 'gzip, br', Connection: 'close' },
             signal,
             // A fresh connection each time, never a pooled one; through a proxy, TLS over the tunnel
             // (Node uses createConnection only when no agent is given).
@@ -31631,21 +31634,31 @@ function exchangeOnce(url, options, tunnel, sockets, signal) {
                 response.destroy();
                 return;
             }
+            const decoded = decoder(response.headers['content-encoding']);
+            if (decoded === undefined) {
+                reject(new TransportError('the answer is in a content encoding the action cannot read', false, 'the API'));
+                response.destroy();
+                return;
+            }
+            const body = decoded ? response.pipe(decoded) : response;
+            // The cap counts decoded bytes: a small compressed answer can unpack to a huge one.
             const chunks = [];
             let size = 0;
-            response.on('data', (chunk) => {
+            body.on('data', (chunk) => {
                 size += chunk.length;
                 if (size > options.maxBodyBytes) {
                     reject(tooLarge(options.maxBodyBytes));
                     response.destroy();
+                    decoded?.destroy();
                 }
                 else {
                     chunks.push(chunk);
                 }
             });
             response.on('error', (error) => reject(classify(error)));
+            decoded?.on('error', (error) => reject(new TransportError(`the compressed answer is corrupt (${error.message})`, true)));
             response.on('aborted', () => reject(new TransportError('the answer was cut off', true)));
-            response.on('end', () => resolve({
+            body.on('end', () => resolve({
                 status: response.statusCode ?? 0,
                 headers: response.headers,
                 body: Buffer.concat(chunks).toString('utf8')
@@ -31690,6 +31703,27 @@ function openTunnel(proxy, target, sockets, signal) {
         });
         request.end();
     });
+}
+/**
+ * The stream that decodes a Content-Encoding: null for none, undefined for one the action cannot
+ * read. It asks for gzip or brotli (large listings shrink tenfold on the shared network), and
+ * also reads deflate, which a server may send whatever was asked.
+ */
+function decoder(encoding) {
+    switch ((encoding ?? '').trim().toLowerCase()) {
+        case '':
+        case 'identity':
+            return null;
+        case 'gzip':
+        case 'x-gzip':
+            return external_node_zlib_.createGunzip();
+        case 'deflate':
+            return external_node_zlib_.createInflate();
+        case 'br':
+            return external_node_zlib_.createBrotliDecompress();
+        default:
+            return undefined;
+    }
 }
 function tooLarge(maxBytes) {
     return new TransportError(`the answer is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB; stopped reading`, false, 'the API');
@@ -41372,6 +41406,14 @@ const ProjectListSchema = object({
     pagination: PaginationSchema.nullish(),
     unavailable_project_ids: array(schemas_string()).nullish()
 });
+/** A branch: the gate needs its id and its name (to resolve `branch_id: main`). */
+const BranchSchema = object({
+    id: schemas_string().min(1),
+    name: schemas_string(),
+    project_id: optionalString
+});
+const BranchResponseSchema = object({ branch: BranchSchema });
+const BranchListSchema = object({ branches: array(BranchSchema) });
 const ErrorBodySchema = object({
     code: optionalString,
     message: optionalString,
@@ -41401,9 +41443,7 @@ class Redactor {
             JSON.stringify(secret).slice(1, -1),
             escapeHtmlEntities(secret),
             encodeURIComponent(secret),
-            Buffer.from(secret).toString('base64'),
-            Buffer.from(secret).toString('base64').replace(/=+$/, ''),
-            Buffer.from(secret).toString('base64url')
+            ...[secret, `Bearer ${secret}`, `Authorization: Bearer ${secret}`].flatMap(base64Forms)
         ];
         this.forms = [...new Set([...this.forms, ...candidates])]
             .filter((form) => form.length >= 4)
@@ -41427,6 +41467,24 @@ class Redactor {
         return value;
     }
 }
+/**
+ * The base64 and base64url text of `secret` wherever it stands in an encoded stream: base64 encodes
+ * 3 bytes at a time, so a secret after 1 or 2 other bytes (`Bearer ` is 7) comes out as other
+ * characters. For each of the three alignments, the characters that encode only the secret's own
+ * bytes; at most 2 bytes at either end stay visible, never enough to use the key.
+ */
+function base64Forms(secret) {
+    const bytes = Buffer.from(secret);
+    const forms = [];
+    for (const skip of [0, 1, 2]) {
+        const aligned = bytes.subarray(skip);
+        const whole = aligned.subarray(0, aligned.length - (aligned.length % 3));
+        forms.push(whole.toString('base64'), whole.toString('base64url'));
+    }
+    // Encoded alone, with its padding.
+    forms.push(bytes.toString('base64'), bytes.toString('base64url'));
+    return forms;
+}
 /** Cuts text to `maxChars`, saying visibly how much was cut. */
 function truncate(text, maxChars) {
     if (text.length <= maxChars)
@@ -41437,16 +41495,33 @@ function truncate(text, maxChars) {
         end--; // never split a surrogate pair
     return `${text.slice(0, end)}… [${text.length - end} more characters]`;
 }
+/** Cuts text to at most `maxBytes` of UTF-8, never inside a character, with a visible marker. */
+function truncateBytes(text, maxBytes) {
+    if (Buffer.byteLength(text) <= maxBytes)
+        return text;
+    const marker = '… [cut]';
+    const kept = Buffer.from(text)
+        .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(marker)))
+        .toString('utf8')
+        .replace(/\uFFFD$/, '');
+    return kept + marker;
+}
 /**
- * C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the bidirectional
- * formatting marks that make text read differently from what it is.
+ * Control characters (C0, C1, DEL), the line and paragraph separators, and every Unicode format
+ * character (category Cf): the bidirectional marks that make text read differently from what it is,
+ * zero-width characters, the word joiner, the BOM and the tag characters (U+E0000–E007F), which let
+ * `finished\u2060` look like `finished`.
  */
-const UNSAFE_CHARACTERS = 
-// eslint-disable-next-line no-control-regex
-/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const NAMED_ESCAPES = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const UNSAFE_CHARACTERS = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+const NAMED_ESCAPES = new Map([
+    ['\n', '\\n'],
+    ['\r', '\\r'],
+    ['\t', '\\t']
+]);
 function visibleEscape(character) {
-    return NAMED_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    const code = character.codePointAt(0);
+    return (NAMED_ESCAPES.get(character) ??
+        (code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`));
 }
 /** Longest log line the action writes; API text beyond it is cut with a marker. */
 const MAX_LOG_CHARS = 4000;
@@ -41557,6 +41632,16 @@ class ApiClient {
         }
         return { projects: [...projects.values()], unavailableProjectIds: [...unavailable] };
     }
+    /** One branch by id; the answer must be that branch. */
+    async getBranch(projectId, branchId) {
+        const { branch } = await this.get(['projects', projectId, 'branches', branchId], {}, BranchResponseSchema, `branch "${branchId}" of project "${projectId}"`, LISTING_RETRY_FLOOR_MS, ({ branch }) => branch.id !== branchId && `the answer is branch "${branch.id}", not the one asked for`);
+        return branch;
+    }
+    /** The project's branches whose name or id contains `search` (the API's own matching). */
+    async searchBranches(projectId, search) {
+        const { branches } = await this.get(['projects', projectId, 'branches'], { search }, BranchListSchema, `the branches of project "${projectId}"`, LISTING_RETRY_FLOOR_MS);
+        return branches;
+    }
     /** One page of the project's operations, newest first; each must belong to the project. */
     listOperations(projectId, page) {
         return this.get(['projects', projectId, 'operations'], { limit: String(page.limit), cursor: page.cursor }, OperationListSchema, `project "${projectId}"`, this.options.pace.currentMs, (list) => {
@@ -41660,10 +41745,11 @@ class ApiClient {
         catch {
             // An error answer without a JSON body still has its status.
         }
+        // Redacted before it is cut: a cut through the key would leave a part no redaction matches.
         const header = (name) => {
             const value = raw.headers[name];
             return typeof value === 'string'
-                ? this.options.redactor.redact(truncate(value, 200))
+                ? truncate(this.options.redactor.redact(value), 200)
                 : undefined;
         };
         return new ApiError({
@@ -41719,20 +41805,20 @@ const systemClock = {
 };
 
 ;// CONCATENATED MODULE: ./src/operation-status.ts
-const CLASSES = {
-    finished: 'success',
-    skipped: 'success',
-    cancelled: 'failure',
+const CLASSES = new Map([
+    ['finished', 'success'],
+    ['skipped', 'success'],
+    ['cancelled', 'failure'],
     // Not in the spec, but the live API sends it.
-    error: 'failure',
+    ['error', 'failure'],
     // The control plane retries a failed operation, so it is not final.
-    failed: 'retrying',
-    scheduling: 'in_flight',
-    running: 'in_flight',
-    cancelling: 'in_flight'
-};
+    ['failed', 'retrying'],
+    ['scheduling', 'in_flight'],
+    ['running', 'in_flight'],
+    ['cancelling', 'in_flight']
+]);
 function classifyStatus(status) {
-    return CLASSES[status] ?? 'unknown';
+    return CLASSES.get(status) ?? 'unknown';
 }
 /** Whether the wait is over for an operation in this status. */
 function isFinal(status, failFast) {
@@ -41749,18 +41835,18 @@ function isFinalFailure(status, failFast) {
     const statusClass = classifyStatus(status);
     return statusClass === 'failure' || (failFast && statusClass === 'retrying');
 }
-const LABELS = {
-    finished: '✅ Finished',
-    skipped: '⏭️ Skipped',
-    cancelled: '🚫 Cancelled',
-    error: '❌ Error',
-    failed: '🔁 Failed (retrying)',
-    scheduling: '🕒 Scheduling',
-    running: '⏳ Running',
-    cancelling: '⏹️ Cancelling'
-};
+const LABELS = new Map([
+    ['finished', '✅ Finished'],
+    ['skipped', '⏭️ Skipped'],
+    ['cancelled', '🚫 Cancelled'],
+    ['error', '❌ Error'],
+    ['failed', '🔁 Failed (retrying)'],
+    ['scheduling', '🕒 Scheduling'],
+    ['running', '⏳ Running'],
+    ['cancelling', '⏹️ Cancelling']
+]);
 function statusLabel(status) {
-    return LABELS[status] ?? `❔ ${status}`;
+    return LABELS.get(status) ?? `❔ ${status}`;
 }
 
 ;// CONCATENATED MODULE: ./src/annotations.ts
@@ -41799,6 +41885,46 @@ function annotationsFor(report, failFast) {
         });
     }
     return annotations;
+}
+
+;// CONCATENATED MODULE: ./src/branch-resolver.ts
+
+/** Every branch id the API hands out starts with `br-`. */
+const BRANCH_ID = /^br-[a-z0-9-]+$/;
+/** How many candidates an ambiguity error lists. */
+const MAX_LISTED = 5;
+const ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of the project';
+/**
+ * The branch `input` names in `projectId`: an id is read directly (one request); a name is searched
+ * for (one request) and must match exactly one branch's name or id. Throws an InputError naming
+ * `branch_id` when it names no branch or several.
+ */
+async function resolveBranch(reader, projectId, input) {
+    if (BRANCH_ID.test(input)) {
+        try {
+            return await reader.getBranch(projectId, input);
+        }
+        catch (error) {
+            if (error instanceof ApiError && error.status === 404) {
+                throw new InputError(`input "branch_id": project "${projectId}" has no branch with the id "${input}"; ${ACCEPTED}`);
+            }
+            throw error;
+        }
+    }
+    const found = await reader.searchBranches(projectId, input);
+    const byId = found.find((branch) => branch.id === input);
+    if (byId)
+        return byId;
+    const byName = found.filter((branch) => branch.name === input);
+    if (byName.length === 1)
+        return byName[0];
+    if (byName.length === 0) {
+        throw new InputError(`input "branch_id": project "${projectId}" has no branch named "${input}"; ${ACCEPTED}`);
+    }
+    const listed = byName.slice(0, MAX_LISTED).map((branch) => branch.id);
+    if (byName.length > MAX_LISTED)
+        listed.push(`and ${byName.length - MAX_LISTED} more`);
+    throw new InputError(`input "branch_id": ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`);
 }
 
 ;// CONCATENATED MODULE: external "node:fs"
@@ -41895,6 +42021,10 @@ function withheldSecretReason(context) {
 
 const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
+/** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
+const BRANCH_PATTERN = /^[^\p{Cc}\p{Cf}\u2028\u2029]{1,256}$/u;
+/** A user's or a bot's login. */
+const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
 const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MIN_DURATION_MS = 1000;
@@ -41926,6 +42056,7 @@ const INPUT_NAMES = [
     'fail_fast',
     'api_host',
     'pr_comment',
+    'pr_comment_author',
     'github_token'
 ];
 function booleanInput(defaultValue) {
@@ -41948,7 +42079,7 @@ function durationInput(defaultText, maxMs, maxText) {
         if (ms === undefined) {
             ctx.addIssue({
                 code: 'custom',
-                message: `"${text}" is not a duration; use seconds (5) or a number with a unit (500ms, 5s, 1m)`
+                message: `"${text}" is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
             });
             return NEVER;
         }
@@ -42036,7 +42167,7 @@ const InputsSchema = object({
         .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'),
     project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
     operation_id: operationIdsInput,
-    branch_id: idInput(ID_PATTERN, 'a branch id matching ^[a-z0-9-]{1,60}$'),
+    branch_id: idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'),
     list_projects: booleanInput(false),
     org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
     wait: booleanInput(true),
@@ -42049,6 +42180,7 @@ const InputsSchema = object({
         .pipe(schemas_enum(['off', 'always', 'failure'], {
         error: (issue) => `"${String(issue.input)}" is not one of off, always, failure`
     })),
+    pr_comment_author: idInput(GITHUB_LOGIN_PATTERN, 'the GitHub login the token writes as, such as my-app[bot]'),
     github_token: schemas_string().transform((raw) => raw.trim())
 })
     .superRefine((inputs, ctx) => {
@@ -42087,6 +42219,7 @@ const InputsSchema = object({
     failFast: inputs.fail_fast,
     apiHost: inputs.api_host,
     prComment: inputs.pr_comment,
+    prCommentAuthor: inputs.pr_comment_author,
     githubToken: inputs.github_token
 }));
 /** Inputs that are accepted but ignored in this combination, worth a warning. */
@@ -42094,6 +42227,9 @@ function ignoredInputWarnings(inputs) {
     const warnings = [];
     if (inputs.branchId && inputs.operationIds.length > 0) {
         warnings.push('branch_id is ignored when operation_id is given: the listed operations are used');
+    }
+    if (inputs.branchId && !inputs.projectId) {
+        warnings.push('branch_id is ignored without project_id: there is no project gate to narrow');
     }
     if (inputs.orgId && !inputs.listProjects) {
         warnings.push('org_id is ignored unless list_projects is true');
@@ -42307,9 +42443,9 @@ function operationDurationMs(operation) {
 
 /**
  * GitHub limits one output to 1 MB and all of a job's outputs together; these bounds keep every
- * output well under that whatever the API sends.
+ * output well under that whatever the API sends. Counted in UTF-8 bytes, as GitHub counts.
  */
-const MAX_JSON_OUTPUT_CHARS = 512 * 1024;
+const MAX_JSON_OUTPUT_BYTES = 512 * 1024;
 const MAX_FIELD_CHARS = 200;
 const MAX_ERROR_CHARS = 4000;
 /** Every string field of an API object cut to size (the error text longer than the rest). */
@@ -42324,13 +42460,14 @@ function bounded(record) {
 /** A JSON array of as many items (from the first) as fit; says how many were left out. */
 function jsonArray(items, name, notes) {
     const parts = [];
-    let size = 2;
+    let bytes = 2;
     for (const item of items) {
         const json = JSON.stringify(bounded(item));
-        if (size + json.length + 1 > MAX_JSON_OUTPUT_CHARS)
+        const itemBytes = Buffer.byteLength(json) + 1;
+        if (bytes + itemBytes > MAX_JSON_OUTPUT_BYTES)
             break;
         parts.push(json);
-        size += json.length + 1;
+        bytes += itemBytes;
     }
     if (parts.length < items.length) {
         notes.push(`The ${name} output holds the first ${parts.length} of ${items.length} (GitHub limits the size of outputs)`);
@@ -42501,6 +42638,8 @@ const OUTCOME_LABELS = {
     cancelled: '🚫 cancelled'
 };
 const SUMMARY_LIMITS = { operationRows: 50, projectRows: 100 };
+/** GitHub drops a step summary over 1 MiB; the action's stays within half of that, in UTF-8 bytes. */
+const MAX_SUMMARY_BYTES = 512 * 1024;
 const MAX_ID_CHARS = 80;
 const MAX_TEXT_CHARS = 120;
 const summary_MAX_ERROR_CHARS = 500;
@@ -42572,8 +42711,8 @@ function renderSummary(report, limits = SUMMARY_LIMITS) {
     }
     if (report.projectId)
         facts.push(`project ${code(report.projectId)}`);
-    if (report.branchId)
-        facts.push(`branch ${code(report.branchId)}`);
+    if (report.branch)
+        facts.push(`branch ${summary_text(report.branch.name)} ${code(report.branch.id)}`);
     parts.push(`<p>${facts.join(' · ')}</p>`);
     if (report.wait?.reason)
         parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`);
@@ -42625,6 +42764,22 @@ function renderSummary(report, limits = SUMMARY_LIMITS) {
     }
     return parts.join('\n') + '\n';
 }
+/**
+ * The summary, `frame`d (the comment adds its marker and footer), within `maxBytes` of UTF-8: the
+ * tables lose half their rows until it fits, and a last cut catches anything left.
+ */
+function renderSummaryWithin(report, maxBytes, limits = SUMMARY_LIMITS, frame = (html) => html) {
+    for (let rows = limits;;) {
+        const text = frame(renderSummary(report, rows));
+        const fewest = rows.operationRows === 0 && rows.projectRows === 0;
+        if (Buffer.byteLength(text) <= maxBytes || fewest)
+            return truncateBytes(text, maxBytes);
+        rows = {
+            operationRows: Math.floor(rows.operationRows / 2),
+            projectRows: Math.floor(rows.projectRows / 2)
+        };
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/pr-comment.ts
 /*
@@ -42637,8 +42792,8 @@ function renderSummary(report, limits = SUMMARY_LIMITS) {
 
 /** The longest the comment may take, listing, creating or updating included. */
 const COMMENT_TIME_LIMIT_MS = 5000;
-/** GitHub refuses a comment body over 65,536 characters. */
-const MAX_COMMENT_CHARS = 60_000;
+/** GitHub refuses a comment body over 65,536 characters; counted in UTF-8 bytes, this is under. */
+const MAX_COMMENT_BYTES = 60_000;
 /** Operation rows in the comment; fewer when the body would be too long. */
 const COMMENT_OPERATION_ROWS = 20;
 /**
@@ -42658,23 +42813,35 @@ function gateMarker(context, gate) {
     const hash = (0,external_node_crypto_.createHash)('sha256').update(identity).digest('hex').slice(0, 16);
     return `<!-- neon-operations-gate:${hash} -->`;
 }
+/** The GITHUB_TOKEN writes as this account. */
+const ACTIONS_BOT_LOGIN = 'github-actions[bot]';
 /** GitHub prefixes installation tokens, the GITHUB_TOKEN among them, with `ghs_`. */
 const INSTALLATION_TOKEN = /^ghs_/;
-/** The author to look for: a personal token (`ghp_`, `github_pat_`, `ghu_`, …) asks GitHub once. */
-async function commentAuthor(api, token) {
-    if (INSTALLATION_TOKEN.test(token))
-        return 'a bot';
-    const login = await api.authenticatedLogin();
-    return login ? { login } : 'a bot';
-}
 /**
- * A comment the action wrote: it starts with the marker (a person's quote starts with `>`) and its
- * author is the token's identity, never a person who pasted the marker.
+ * The login the action's comments are by. The marker alone proves nothing (anyone who can read the
+ * pull request can copy it from the raw body), so ownership comes from the author: the
+ * `pr_comment_author` input when given (another GitHub App's bot); for an installation token,
+ * github-actions[bot], the GITHUB_TOKEN's identity; for a personal token, its own login, asked of
+ * GitHub once (`GET /user`).
  */
+async function commentAuthor(api, token, configured) {
+    if (configured)
+        return configured;
+    if (INSTALLATION_TOKEN.test(token))
+        return ACTIONS_BOT_LOGIN;
+    return (await api.authenticatedLogin()) ?? ACTIONS_BOT_LOGIN;
+}
+/** A comment the action wrote: it starts with the marker, and its author is the token's identity. */
 function isOwnComment(comment, marker, author) {
-    if (!(comment.body ?? '').startsWith(marker))
-        return false;
-    return author === 'a bot' ? comment.user?.type === 'Bot' : comment.user?.login === author.login;
+    return (comment.body ?? '').startsWith(marker) && comment.user?.login === author;
+}
+/** Every comment of the action's with this marker, oldest first. */
+async function ownComments(api, marker, author) {
+    const own = [];
+    for await (const page of api.listComments()) {
+        own.push(...page.filter((comment) => isOwnComment(comment, marker, author)));
+    }
+    return own.sort((a, b) => a.id - b.id);
 }
 /** The summary in Markdown that GitHub renders, under the marker, within GitHub's size limit. */
 function commentBody(report, context, marker) {
@@ -42682,28 +42849,40 @@ function commentBody(report, context, marker) {
         ? `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
         : undefined;
     const footer = runUrl ? `<p><sub><a href="${runUrl}">Workflow run</a></sub></p>\n` : '';
-    for (let rows = COMMENT_OPERATION_ROWS;; rows = Math.floor(rows / 2)) {
-        const body = `${marker}\n${renderSummary(report, { operationRows: rows, projectRows: 0 })}${footer}`;
-        if (body.length <= MAX_COMMENT_CHARS || rows === 0)
-            return body.slice(0, MAX_COMMENT_CHARS);
-    }
+    return renderSummaryWithin(report, MAX_COMMENT_BYTES, { operationRows: COMMENT_OPERATION_ROWS, projectRows: 0 }, (html) => `${marker}\n${html}${footer}`);
 }
 /**
  * Updates this gate's comment, or creates one: `always`, or `failure` when the run failed. With
  * `failure` an existing comment is updated whatever the outcome, so a red comment turns green.
+ *
+ * Two runs of the same gate at once (matrix legs) may each find none and create one. So after
+ * creating, the comments are listed once more, and every run converges on the same one: the oldest
+ * is kept (updated with this run's body if it is not the one just created), the others deleted.
  */
-async function upsertComment(api, { marker, author, body, mode, failed }) {
-    for await (const page of api.listComments()) {
-        const own = page.find((comment) => isOwnComment(comment, marker, author));
-        if (own) {
-            const updated = await api.updateComment(own.id, body);
-            return { action: 'updated', url: updated.html_url };
+async function upsertComment(api, { marker, author, body, mode, failed, logger }) {
+    let own = await ownComments(api, marker, author);
+    let created;
+    if (own.length === 0) {
+        if (mode === 'failure' && !failed)
+            return { action: 'none' };
+        created = await api.createComment(body);
+        const writer = created.user?.login;
+        if (writer && writer !== author) {
+            logger.warning(`pr_comment: the comment was written as ${writer}, not ${author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`);
+            return { action: 'created', url: created.html_url };
         }
+        own = await ownComments(api, marker, author);
+        if (!own.some((comment) => comment.id === created.id))
+            own.push(created);
+        own.sort((a, b) => a.id - b.id);
     }
-    if (mode === 'failure' && !failed)
-        return { action: 'none' };
-    const created = await api.createComment(body);
-    return { action: 'created', url: created.html_url };
+    const [kept, ...duplicates] = own;
+    let url = kept.html_url;
+    if (kept.id !== created?.id)
+        url = (await api.updateComment(kept.id, body)).html_url;
+    for (const duplicate of duplicates)
+        await api.deleteComment(duplicate.id);
+    return { action: kept.id === created?.id ? 'created' : 'updated', url };
 }
 /** The issue-comments API through @actions/github's Octokit, with its proxy support. */
 async function octokitCommentApi(options) {
@@ -42742,7 +42921,17 @@ async function octokitCommentApi(options) {
         },
         createComment: async (body) => (await octokit.rest.issues.createComment({ ...target, body })).data,
         updateComment: async (id, body) => (await octokit.rest.issues.updateComment({ owner, repo, comment_id: id, body }))
-            .data
+            .data,
+        async deleteComment(id) {
+            try {
+                await octokit.rest.issues.deleteComment({ owner, repo, comment_id: id });
+            }
+            catch (error) {
+                // Another run converging on the same comment may have deleted it first.
+                if (error.status !== 404)
+                    throw error;
+            }
+        }
     };
 }
 /**
@@ -42774,8 +42963,8 @@ async function writePullRequestComment(options) {
     try {
         const work = (async () => {
             const api = await (options.api ?? defaultApi(options, pullRequest.number))(controller.signal);
-            const author = await commentAuthor(api, options.token);
-            return upsertComment(api, { marker, author, body, mode: options.mode, failed });
+            const author = await commentAuthor(api, options.token, options.author);
+            return upsertComment(api, { marker, author, body, mode: options.mode, failed, logger });
         })();
         work.catch(() => undefined);
         const result = await Promise.race([work, timeLimit]);
@@ -42928,6 +43117,7 @@ function wait_for_operations_describe(operation) {
 
 
 
+
 /** Time limit of a single HTTP request; the overall `timeout` bounds it further. */
 const REQUEST_TIMEOUT_MS = 30_000;
 /** The action: inputs → requests → outputs and summary. Every error ends here, once. */
@@ -43005,9 +43195,14 @@ async function run(dependencies = {}) {
         }
         if (inputs.projectId) {
             report.projectId = inputs.projectId;
-            if (inputs.operationIds.length === 0)
-                report.branchId = inputs.branchId;
-            source = createSource(inputs, inputs.projectId, client, clock, logger);
+            let branchId;
+            if (inputs.branchId && inputs.operationIds.length === 0) {
+                const branch = await resolveBranch(client, inputs.projectId, inputs.branchId);
+                branchId = branch.id;
+                report.branch = { id: branch.id, name: branch.name };
+                logger.info(`Gating branch ${branch.name} (${branch.id})`);
+            }
+            source = createSource(inputs, inputs.projectId, branchId, client, clock, logger);
             report.wait = await waitForOperations({ wait: inputs.wait, deadline, failFast: inputs.failFast }, { source, pace, clock, logger, signal: controller.signal });
             result = report.wait.outcome;
         }
@@ -43042,11 +43237,12 @@ async function run(dependencies = {}) {
     for (const note of notes)
         logger.warning(note);
     writeOutputs(outputs, redact, toLog);
-    await writeSummary(redact(renderSummary(report)), logger);
+    await writeSummary(redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES)), logger);
     if (inputs && inputs.prComment !== 'off') {
         const url = await writePullRequestComment({
             mode: inputs.prComment,
             token: inputs.githubToken,
+            author: inputs.prCommentAuthor,
             context,
             report,
             gate: {
@@ -43072,7 +43268,7 @@ function writeOutputs(outputs, redact, toLog) {
         setFailed(toLog(`Could not write the step's outputs (GITHUB_OUTPUT): ${error.message}`));
     }
 }
-function createSource(inputs, projectId, client, clock, logger) {
+function createSource(inputs, projectId, branchId, client, clock, logger) {
     const isDone = (operation) => isFinal(operation.status, inputs.failFast);
     if (inputs.operationIds.length > 0) {
         return new OperationIdsSource(client, projectId, inputs.operationIds, isDone);
@@ -43080,7 +43276,7 @@ function createSource(inputs, projectId, client, clock, logger) {
     return new ProjectGateSource({
         reader: client,
         projectId,
-        branchId: inputs.branchId,
+        branchId,
         isDone,
         clock,
         logger

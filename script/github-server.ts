@@ -1,6 +1,6 @@
 /*
  * A local GitHub REST API on 127.0.0.1: the endpoints the pull-request comment uses (issue comments:
- * list with per_page/page and a Link header, create, update; GET /user, which a bot's token may not
+ * list with per_page/page and a Link header, create, update, delete; GET /user, which a bot's token may not
  * call, as on GitHub), with tokens that can write, tokens that are read-only (a fork's GITHUB_TOKEN:
  * 403 "Resource not accessible by integration"), and a log of every request. Not bundled into dist/.
  */
@@ -41,6 +41,8 @@ export interface GitHubServer {
   addComment(repository: string, issueNumber: number, body: string, user: GitHubUser): IssueComment
   /** Answer nothing at all (a GitHub API that never answers). */
   silent: boolean
+  /** Answer each list of comments this much later (runs that list at the same time). */
+  listDelayMs: number
   close(): Promise<void>
 }
 
@@ -52,6 +54,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     requests: [],
     tokens: new Map(),
     silent: false,
+    listDelayMs: 0,
     addComment(repository, issueNumber, body, user) {
       const id = nextId++
       const comment = {
@@ -110,6 +113,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       return reply(200, identity.user)
     }
     if (list && request.method === 'GET') {
+      await new Promise((resolve) => setTimeout(resolve, state.listDelayMs))
       const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30))
       const page = Number(url.searchParams.get('page') ?? 1)
       const all = state.comments.filter(
@@ -136,16 +140,26 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       )
       return reply(201, view(comment))
     }
+    // As on GitHub, a token that can write to the repository may edit or delete anyone's comment.
+    const found = one
+      ? state.comments.find(
+          (candidate) => candidate.id === Number(one[2]) && candidate.repository === one[1]
+        )
+      : undefined
     if (one && request.method === 'PATCH') {
-      const comment = state.comments.find(
-        (candidate) => candidate.id === Number(one[2]) && candidate.repository === one[1]
-      )
-      if (!comment) return reply(404, { message: 'Not Found' })
-      if (comment.user.login !== identity.user.login) {
+      if (!found) return reply(404, { message: 'Not Found' })
+      found.body = payload.body as string
+      return reply(200, view(found))
+    }
+    if (one && request.method === 'DELETE') {
+      if (!identity.canWrite) {
         return reply(403, { message: 'Resource not accessible by integration' })
       }
-      comment.body = payload.body as string
-      return reply(200, view(comment))
+      if (!found) return reply(404, { message: 'Not Found' })
+      state.comments.splice(state.comments.indexOf(found), 1)
+      record.status = 204
+      response.writeHead(204).end()
+      return
     }
     return reply(404, { message: 'Not Found' })
   }

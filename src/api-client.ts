@@ -13,6 +13,9 @@ import type { Logger } from './logger.js'
 import type { Pace } from './pace.js'
 import { type RetryPolicy, withRetries } from './retry-policy.js'
 import {
+  type Branch,
+  BranchListSchema,
+  BranchResponseSchema,
   type ErrorBody,
   ErrorBodySchema,
   type Operation,
@@ -141,6 +144,32 @@ export class ApiClient {
       )
     }
     return { projects: [...projects.values()], unavailableProjectIds: [...unavailable] }
+  }
+
+  /** One branch by id; the answer must be that branch. */
+  async getBranch(projectId: string, branchId: string): Promise<Branch> {
+    const { branch } = await this.get(
+      ['projects', projectId, 'branches', branchId],
+      {},
+      BranchResponseSchema,
+      `branch "${branchId}" of project "${projectId}"`,
+      LISTING_RETRY_FLOOR_MS,
+      ({ branch }) =>
+        branch.id !== branchId && `the answer is branch "${branch.id}", not the one asked for`
+    )
+    return branch
+  }
+
+  /** The project's branches whose name or id contains `search` (the API's own matching). */
+  async searchBranches(projectId: string, search: string): Promise<Branch[]> {
+    const { branches } = await this.get(
+      ['projects', projectId, 'branches'],
+      { search },
+      BranchListSchema,
+      `the branches of project "${projectId}"`,
+      LISTING_RETRY_FLOOR_MS
+    )
+    return branches
   }
 
   /** One page of the project's operations, newest first; each must belong to the project. */
@@ -288,10 +317,11 @@ export class ApiClient {
     } catch {
       // An error answer without a JSON body still has its status.
     }
+    // Redacted before it is cut: a cut through the key would leave a part no redaction matches.
     const header = (name: string): string | undefined => {
       const value = raw.headers[name]
       return typeof value === 'string'
-        ? this.options.redactor.redact(truncate(value, 200))
+        ? truncate(this.options.redactor.redact(value), 200)
         : undefined
     }
     return new ApiError({

@@ -12,7 +12,9 @@
 import * as http from 'node:http'
 import * as https from 'node:https'
 import { isIP, type Socket } from 'node:net'
+import type { Transform } from 'node:stream'
 import * as tls from 'node:tls'
+import * as zlib from 'node:zlib'
 import { checkBypass, getProxyUrl } from '@actions/http-client/lib/proxy'
 
 export interface HttpAnswer {
@@ -155,7 +157,7 @@ function exchangeOnce(
     const hostname = url.hostname.replace(/^\[|\]$/g, '')
     const request = (secure ? https : http).request(url, {
       method: 'GET',
-      headers: { ...options.headers, Connection: 'close' },
+      headers: { ...options.headers, 'Accept-Encoding': 'gzip, br', Connection: 'close' },
       signal,
       // A fresh connection each time, never a pooled one; through a proxy, TLS over the tunnel
       // (Node uses createConnection only when no agent is given).
@@ -181,20 +183,38 @@ function exchangeOnce(
         response.destroy()
         return
       }
+      const decoded = decoder(response.headers['content-encoding'])
+      if (decoded === undefined) {
+        reject(
+          new TransportError(
+            'the answer is in a content encoding the action cannot read',
+            false,
+            'the API'
+          )
+        )
+        response.destroy()
+        return
+      }
+      const body = decoded ? response.pipe(decoded) : response
+      // The cap counts decoded bytes: a small compressed answer can unpack to a huge one.
       const chunks: Buffer[] = []
       let size = 0
-      response.on('data', (chunk: Buffer) => {
+      body.on('data', (chunk: Buffer) => {
         size += chunk.length
         if (size > options.maxBodyBytes) {
           reject(tooLarge(options.maxBodyBytes))
           response.destroy()
+          decoded?.destroy()
         } else {
           chunks.push(chunk)
         }
       })
       response.on('error', (error) => reject(classify(error)))
+      decoded?.on('error', (error) =>
+        reject(new TransportError(`the compressed answer is corrupt (${error.message})`, true))
+      )
       response.on('aborted', () => reject(new TransportError('the answer was cut off', true)))
-      response.on('end', () =>
+      body.on('end', () =>
         resolve({
           status: response.statusCode ?? 0,
           headers: response.headers,
@@ -258,6 +278,28 @@ function openTunnel(
     })
     request.end()
   })
+}
+
+/**
+ * The stream that decodes a Content-Encoding: null for none, undefined for one the action cannot
+ * read. It asks for gzip or brotli (large listings shrink tenfold on the shared network), and
+ * also reads deflate, which a server may send whatever was asked.
+ */
+function decoder(encoding: string | undefined): Transform | null | undefined {
+  switch ((encoding ?? '').trim().toLowerCase()) {
+    case '':
+    case 'identity':
+      return null
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.createGunzip()
+    case 'deflate':
+      return zlib.createInflate()
+    case 'br':
+      return zlib.createBrotliDecompress()
+    default:
+      return undefined
+  }
 }
 
 function tooLarge(maxBytes: number): TransportError {

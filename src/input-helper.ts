@@ -4,6 +4,10 @@ import { InputError } from './errors.js'
 
 export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/
+/** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
+const BRANCH_PATTERN = /^[^\p{Cc}\p{Cf}\u2028\u2029]{1,256}$/u
+/** A user's or a bot's login. */
+const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/
 const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const MIN_DURATION_MS = 1000
@@ -37,6 +41,7 @@ export const INPUT_NAMES = [
   'fail_fast',
   'api_host',
   'pr_comment',
+  'pr_comment_author',
   'github_token'
 ] as const
 export type InputName = (typeof INPUT_NAMES)[number]
@@ -59,7 +64,7 @@ function durationInput(defaultText: string, maxMs: number, maxText: string) {
     if (ms === undefined) {
       ctx.addIssue({
         code: 'custom',
-        message: `"${text}" is not a duration; use seconds (5) or a number with a unit (500ms, 5s, 1m)`
+        message: `"${text}" is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
       })
       return z.NEVER
     }
@@ -154,7 +159,10 @@ const InputsSchema = z
       ),
     project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
     operation_id: operationIdsInput,
-    branch_id: idInput(ID_PATTERN, 'a branch id matching ^[a-z0-9-]{1,60}$'),
+    branch_id: idInput(
+      BRANCH_PATTERN,
+      'a branch id (br-…) or a branch name of at most 256 visible characters'
+    ),
     list_projects: booleanInput(false),
     org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
     wait: booleanInput(true),
@@ -170,6 +178,10 @@ const InputsSchema = z
           error: (issue) => `"${String(issue.input)}" is not one of off, always, failure`
         })
       ),
+    pr_comment_author: idInput(
+      GITHUB_LOGIN_PATTERN,
+      'the GitHub login the token writes as, such as my-app[bot]'
+    ),
     github_token: z.string().transform((raw) => raw.trim())
   })
   .superRefine((inputs, ctx) => {
@@ -208,6 +220,7 @@ const InputsSchema = z
     failFast: inputs.fail_fast,
     apiHost: inputs.api_host,
     prComment: inputs.pr_comment,
+    prCommentAuthor: inputs.pr_comment_author,
     githubToken: inputs.github_token
   }))
 
@@ -218,6 +231,9 @@ export function ignoredInputWarnings(inputs: Inputs): string[] {
   const warnings: string[] = []
   if (inputs.branchId && inputs.operationIds.length > 0) {
     warnings.push('branch_id is ignored when operation_id is given: the listed operations are used')
+  }
+  if (inputs.branchId && !inputs.projectId) {
+    warnings.push('branch_id is ignored without project_id: there is no project gate to narrow')
   }
   if (inputs.orgId && !inputs.listProjects) {
     warnings.push('org_id is ignored unless list_projects is true')

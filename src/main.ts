@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import { ApiClient } from './api-client.js'
 import { type Clock, systemClock } from './clock.js'
 import { annotationsFor } from './annotations.js'
+import { resolveBranch } from './branch-resolver.js'
 import { CancelledError, DeadlineExceededError, InputError } from './errors.js'
 import {
   describeRun,
@@ -19,7 +20,7 @@ import type { RunReport } from './report.js'
 import { Pace } from './pace.js'
 import { type CommentApi, writePullRequestComment } from './pr-comment.js'
 import { RetryPolicy } from './retry-policy.js'
-import { renderSummary } from './summary.js'
+import { MAX_SUMMARY_BYTES, renderSummaryWithin } from './summary.js'
 import { forLog, Redactor } from './untrusted-text.js'
 import { ACTION_VERSION } from './version.js'
 import { type Outcome, waitForOperations } from './wait-for-operations.js'
@@ -114,8 +115,14 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
 
     if (inputs.projectId) {
       report.projectId = inputs.projectId
-      if (inputs.operationIds.length === 0) report.branchId = inputs.branchId
-      source = createSource(inputs, inputs.projectId, client, clock, logger)
+      let branchId: string | undefined
+      if (inputs.branchId && inputs.operationIds.length === 0) {
+        const branch = await resolveBranch(client, inputs.projectId, inputs.branchId)
+        branchId = branch.id
+        report.branch = { id: branch.id, name: branch.name }
+        logger.info(`Gating branch ${branch.name} (${branch.id})`)
+      }
+      source = createSource(inputs, inputs.projectId, branchId, client, clock, logger)
       report.wait = await waitForOperations(
         { wait: inputs.wait, deadline, failFast: inputs.failFast },
         { source, pace, clock, logger, signal: controller.signal }
@@ -149,11 +156,12 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
   const { outputs, notes } = buildOutputs(report)
   for (const note of notes) logger.warning(note)
   writeOutputs(outputs, redact, toLog)
-  await writeSummary(redact(renderSummary(report)), logger)
+  await writeSummary(redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES)), logger)
   if (inputs && inputs.prComment !== 'off') {
     const url = await writePullRequestComment({
       mode: inputs.prComment,
       token: inputs.githubToken,
+      author: inputs.prCommentAuthor,
       context,
       report,
       gate: {
@@ -188,6 +196,7 @@ function writeOutputs(
 function createSource(
   inputs: Inputs,
   projectId: string,
+  branchId: string | undefined,
   client: ApiClient,
   clock: Clock,
   logger: Logger
@@ -200,7 +209,7 @@ function createSource(
   return new ProjectGateSource({
     reader: client,
     projectId,
-    branchId: inputs.branchId,
+    branchId,
     isDone,
     clock,
     logger

@@ -1,21 +1,24 @@
-/** What a status means for the wait: the contract's table, in one place. */
+/**
+ * What a status means for the wait: the contract's table, in one place. Tables keyed by API text
+ * are Maps: a status such as `constructor` must not find a property of a plain object.
+ */
 export type StatusClass = 'success' | 'failure' | 'retrying' | 'in_flight' | 'unknown'
 
-const CLASSES: Record<string, StatusClass> = {
-  finished: 'success',
-  skipped: 'success',
-  cancelled: 'failure',
+const CLASSES = new Map<string, StatusClass>([
+  ['finished', 'success'],
+  ['skipped', 'success'],
+  ['cancelled', 'failure'],
   // Not in the spec, but the live API sends it.
-  error: 'failure',
+  ['error', 'failure'],
   // The control plane retries a failed operation, so it is not final.
-  failed: 'retrying',
-  scheduling: 'in_flight',
-  running: 'in_flight',
-  cancelling: 'in_flight'
-}
+  ['failed', 'retrying'],
+  ['scheduling', 'in_flight'],
+  ['running', 'in_flight'],
+  ['cancelling', 'in_flight']
+])
 
 export function classifyStatus(status: string): StatusClass {
-  return CLASSES[status] ?? 'unknown'
+  return CLASSES.get(status) ?? 'unknown'
 }
 
 /** Whether the wait is over for an operation in this status. */
@@ -38,17 +41,17 @@ export function isFinalFailure(status: string, failFast: boolean): boolean {
   return statusClass === 'failure' || (failFast && statusClass === 'retrying')
 }
 
-const LABELS: Record<string, string> = {
-  finished: '✅ Finished',
-  skipped: '⏭️ Skipped',
-  cancelled: '🚫 Cancelled',
-  error: '❌ Error',
-  failed: '🔁 Failed (retrying)',
-  scheduling: '🕒 Scheduling',
-  running: '⏳ Running',
-  cancelling: '⏹️ Cancelling'
-}
+const LABELS = new Map([
+  ['finished', '✅ Finished'],
+  ['skipped', '⏭️ Skipped'],
+  ['cancelled', '🚫 Cancelled'],
+  ['error', '❌ Error'],
+  ['failed', '🔁 Failed (retrying)'],
+  ['scheduling', '🕒 Scheduling'],
+  ['running', '⏳ Running'],
+  ['cancelling', '⏹️ Cancelling']
+])
 
 export function statusLabel(status: string): string {
-  return LABELS[status] ?? `❔ ${status}`
+  return LABELS.get(status) ?? `❔ ${status}`
 }

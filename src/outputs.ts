@@ -3,9 +3,9 @@ import { truncate } from './untrusted-text.js'
 
 /**
  * GitHub limits one output to 1 MB and all of a job's outputs together; these bounds keep every
- * output well under that whatever the API sends.
+ * output well under that whatever the API sends. Counted in UTF-8 bytes, as GitHub counts.
  */
-export const MAX_JSON_OUTPUT_CHARS = 512 * 1024
+export const MAX_JSON_OUTPUT_BYTES = 512 * 1024
 const MAX_FIELD_CHARS = 200
 const MAX_ERROR_CHARS = 4000
 
@@ -24,12 +24,13 @@ function bounded<T extends object>(record: T): T {
 /** A JSON array of as many items (from the first) as fit; says how many were left out. */
 function jsonArray(items: object[], name: string, notes: string[]): string {
   const parts: string[] = []
-  let size = 2
+  let bytes = 2
   for (const item of items) {
     const json = JSON.stringify(bounded(item))
-    if (size + json.length + 1 > MAX_JSON_OUTPUT_CHARS) break
+    const itemBytes = Buffer.byteLength(json) + 1
+    if (bytes + itemBytes > MAX_JSON_OUTPUT_BYTES) break
     parts.push(json)
-    size += json.length + 1
+    bytes += itemBytes
   }
   if (parts.length < items.length) {
     notes.push(

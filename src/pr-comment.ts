@@ -8,14 +8,14 @@ import { createHash } from 'node:crypto'
 import type { GitHubContext } from './github-context.js'
 import type { Logger } from './logger.js'
 import type { RunReport } from './report.js'
-import { renderSummary } from './summary.js'
+import { renderSummaryWithin } from './summary.js'
 
 export type CommentMode = 'off' | 'always' | 'failure'
 
 /** The longest the comment may take, listing, creating or updating included. */
 export const COMMENT_TIME_LIMIT_MS = 5000
-/** GitHub refuses a comment body over 65,536 characters. */
-export const MAX_COMMENT_CHARS = 60_000
+/** GitHub refuses a comment body over 65,536 characters; counted in UTF-8 bytes, this is under. */
+export const MAX_COMMENT_BYTES = 60_000
 /** Operation rows in the comment; fewer when the body would be too long. */
 const COMMENT_OPERATION_ROWS = 20
 
@@ -34,6 +34,8 @@ export interface CommentApi {
   listComments(): AsyncIterable<IssueComment[]>
   createComment(body: string): Promise<IssueComment>
   updateComment(id: number, body: string): Promise<IssueComment>
+  /** Deletes a comment; one already gone is no error. */
+  deleteComment(id: number): Promise<void>
 }
 
 export interface GateIdentity {
@@ -60,30 +62,37 @@ export function gateMarker(context: GitHubContext, gate: GateIdentity): string {
   return `<!-- neon-operations-gate:${hash} -->`
 }
 
-/**
- * Who the action's comments are by: the token's own login, or, for an installation token (the
- * GITHUB_TOKEN, a GitHub App's), which cannot ask who it is, any bot (it writes as one, as
- * github-actions[bot] for the GITHUB_TOKEN).
- */
-type CommentAuthor = { login: string } | 'a bot'
+/** The GITHUB_TOKEN writes as this account. */
+export const ACTIONS_BOT_LOGIN = 'github-actions[bot]'
 
 /** GitHub prefixes installation tokens, the GITHUB_TOKEN among them, with `ghs_`. */
 const INSTALLATION_TOKEN = /^ghs_/
 
-/** The author to look for: a personal token (`ghp_`, `github_pat_`, `ghu_`, …) asks GitHub once. */
-async function commentAuthor(api: CommentApi, token: string): Promise<CommentAuthor> {
-  if (INSTALLATION_TOKEN.test(token)) return 'a bot'
-  const login = await api.authenticatedLogin()
-  return login ? { login } : 'a bot'
+/**
+ * The login the action's comments are by. The marker alone proves nothing (anyone who can read the
+ * pull request can copy it from the raw body), so ownership comes from the author: the
+ * `pr_comment_author` input when given (another GitHub App's bot); for an installation token,
+ * github-actions[bot], the GITHUB_TOKEN's identity; for a personal token, its own login, asked of
+ * GitHub once (`GET /user`).
+ */
+async function commentAuthor(api: CommentApi, token: string, configured?: string): Promise<string> {
+  if (configured) return configured
+  if (INSTALLATION_TOKEN.test(token)) return ACTIONS_BOT_LOGIN
+  return (await api.authenticatedLogin()) ?? ACTIONS_BOT_LOGIN
 }
 
-/**
- * A comment the action wrote: it starts with the marker (a person's quote starts with `>`) and its
- * author is the token's identity, never a person who pasted the marker.
- */
-function isOwnComment(comment: IssueComment, marker: string, author: CommentAuthor): boolean {
-  if (!(comment.body ?? '').startsWith(marker)) return false
-  return author === 'a bot' ? comment.user?.type === 'Bot' : comment.user?.login === author.login
+/** A comment the action wrote: it starts with the marker, and its author is the token's identity. */
+function isOwnComment(comment: IssueComment, marker: string, author: string): boolean {
+  return (comment.body ?? '').startsWith(marker) && comment.user?.login === author
+}
+
+/** Every comment of the action's with this marker, oldest first. */
+async function ownComments(api: CommentApi, marker: string, author: string) {
+  const own: IssueComment[] = []
+  for await (const page of api.listComments()) {
+    own.push(...page.filter((comment) => isOwnComment(comment, marker, author)))
+  }
+  return own.sort((a, b) => a.id - b.id)
 }
 
 /** The summary in Markdown that GitHub renders, under the marker, within GitHub's size limit. */
@@ -93,15 +102,21 @@ function commentBody(report: RunReport, context: GitHubContext, marker: string):
       ? `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
       : undefined
   const footer = runUrl ? `<p><sub><a href="${runUrl}">Workflow run</a></sub></p>\n` : ''
-  for (let rows = COMMENT_OPERATION_ROWS; ; rows = Math.floor(rows / 2)) {
-    const body = `${marker}\n${renderSummary(report, { operationRows: rows, projectRows: 0 })}${footer}`
-    if (body.length <= MAX_COMMENT_CHARS || rows === 0) return body.slice(0, MAX_COMMENT_CHARS)
-  }
+  return renderSummaryWithin(
+    report,
+    MAX_COMMENT_BYTES,
+    { operationRows: COMMENT_OPERATION_ROWS, projectRows: 0 },
+    (html) => `${marker}\n${html}${footer}`
+  )
 }
 
 /**
  * Updates this gate's comment, or creates one: `always`, or `failure` when the run failed. With
  * `failure` an existing comment is updated whatever the outcome, so a red comment turns green.
+ *
+ * Two runs of the same gate at once (matrix legs) may each find none and create one. So after
+ * creating, the comments are listed once more, and every run converges on the same one: the oldest
+ * is kept (updated with this run's body if it is not the one just created), the others deleted.
  */
 async function upsertComment(
   api: CommentApi,
@@ -110,19 +125,38 @@ async function upsertComment(
     author,
     body,
     mode,
-    failed
-  }: { marker: string; author: CommentAuthor; body: string; mode: CommentMode; failed: boolean }
-): Promise<{ action: 'created' | 'updated' | 'none'; url?: string }> {
-  for await (const page of api.listComments()) {
-    const own = page.find((comment) => isOwnComment(comment, marker, author))
-    if (own) {
-      const updated = await api.updateComment(own.id, body)
-      return { action: 'updated', url: updated.html_url }
-    }
+    failed,
+    logger
+  }: {
+    marker: string
+    author: string
+    body: string
+    mode: CommentMode
+    failed: boolean
+    logger: Logger
   }
-  if (mode === 'failure' && !failed) return { action: 'none' }
-  const created = await api.createComment(body)
-  return { action: 'created', url: created.html_url }
+): Promise<{ action: 'created' | 'updated' | 'none'; url?: string }> {
+  let own = await ownComments(api, marker, author)
+  let created: IssueComment | undefined
+  if (own.length === 0) {
+    if (mode === 'failure' && !failed) return { action: 'none' }
+    created = await api.createComment(body)
+    const writer = created.user?.login
+    if (writer && writer !== author) {
+      logger.warning(
+        `pr_comment: the comment was written as ${writer}, not ${author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`
+      )
+      return { action: 'created', url: created.html_url }
+    }
+    own = await ownComments(api, marker, author)
+    if (!own.some((comment) => comment.id === created!.id)) own.push(created)
+    own.sort((a, b) => a.id - b.id)
+  }
+  const [kept, ...duplicates] = own
+  let url = kept.html_url
+  if (kept.id !== created?.id) url = (await api.updateComment(kept.id, body)).html_url
+  for (const duplicate of duplicates) await api.deleteComment(duplicate.id)
+  return { action: kept.id === created?.id ? 'created' : 'updated', url }
 }
 
 /** The issue-comments API through @actions/github's Octokit, with its proxy support. */
@@ -169,13 +203,23 @@ export async function octokitCommentApi(options: {
       (await octokit.rest.issues.createComment({ ...target, body })).data as IssueComment,
     updateComment: async (id, body) =>
       (await octokit.rest.issues.updateComment({ owner, repo, comment_id: id, body }))
-        .data as IssueComment
+        .data as IssueComment,
+    async deleteComment(id) {
+      try {
+        await octokit.rest.issues.deleteComment({ owner, repo, comment_id: id })
+      } catch (error) {
+        // Another run converging on the same comment may have deleted it first.
+        if ((error as { status?: unknown }).status !== 404) throw error
+      }
+    }
   }
 }
 
 export interface PullRequestCommentOptions {
   mode: CommentMode
   token: string
+  /** The login the token writes as, when it is neither a personal token nor the GITHUB_TOKEN. */
+  author?: string
   context: GitHubContext
   report: RunReport
   gate: GateIdentity
@@ -219,8 +263,8 @@ export async function writePullRequestComment(
   try {
     const work = (async () => {
       const api = await (options.api ?? defaultApi(options, pullRequest.number))(controller.signal)
-      const author = await commentAuthor(api, options.token)
-      return upsertComment(api, { marker, author, body, mode: options.mode, failed })
+      const author = await commentAuthor(api, options.token, options.author)
+      return upsertComment(api, { marker, author, body, mode: options.mode, failed, logger })
     })()
     work.catch(() => undefined)
     const result = await Promise.race([work, timeLimit])

@@ -10,7 +10,8 @@ export interface RunReport {
   /** What the run is for, from the GitHub context: the pull request or the commit. */
   run?: { pullRequest?: { number: number; url?: string }; sha?: string }
   projectId?: string
-  branchId?: string
+  /** The branch the project gate is narrowed to, as resolved from `branch_id`. */
+  branch?: { id: string; name: string }
   listing?: ProjectListing
   wait?: WaitResult
   requests: RequestStats

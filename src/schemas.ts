@@ -59,6 +59,18 @@ export const ProjectListSchema = z.object({
   unavailable_project_ids: z.array(z.string()).nullish()
 })
 
+/** A branch: the gate needs its id and its name (to resolve `branch_id: main`). */
+export const BranchSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  project_id: optionalString
+})
+export type Branch = z.infer<typeof BranchSchema>
+
+export const BranchResponseSchema = z.object({ branch: BranchSchema })
+
+export const BranchListSchema = z.object({ branches: z.array(BranchSchema) })
+
 export const ErrorBodySchema = z.object({
   code: optionalString,
   message: optionalString,

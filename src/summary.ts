@@ -2,9 +2,10 @@ import { formatDuration } from './duration.js'
 import { statusLabel } from './operation-status.js'
 import { type RunReport, operationDurationMs } from './report.js'
 import { renderTimeline } from './timeline.js'
-import { forHtml } from './untrusted-text.js'
+import { forHtml, truncateBytes } from './untrusted-text.js'
+import type { Outcome } from './wait-for-operations.js'
 
-const OUTCOME_LABELS: Record<string, string> = {
+const OUTCOME_LABELS: Record<Outcome, string> = {
   success: '✅ success',
   failure: '❌ failure',
   timeout: '⌛ timeout',
@@ -22,6 +23,8 @@ export interface SummaryLimits {
   projectRows: number
 }
 export const SUMMARY_LIMITS: SummaryLimits = { operationRows: 50, projectRows: 100 }
+/** GitHub drops a step summary over 1 MiB; the action's stays within half of that, in UTF-8 bytes. */
+export const MAX_SUMMARY_BYTES = 512 * 1024
 const MAX_ID_CHARS = 80
 const MAX_TEXT_CHARS = 120
 const MAX_ERROR_CHARS = 500
@@ -107,7 +110,7 @@ export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY
     facts.push(`slowest pace ${formatDuration(report.pace.slowestMs)}`)
   }
   if (report.projectId) facts.push(`project ${code(report.projectId)}`)
-  if (report.branchId) facts.push(`branch ${code(report.branchId)}`)
+  if (report.branch) facts.push(`branch ${text(report.branch.name)} ${code(report.branch.id)}`)
   parts.push(`<p>${facts.join(' · ')}</p>`)
   if (report.wait?.reason) parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`)
   if (report.error) {
@@ -176,4 +179,25 @@ export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY
     }
   }
   return parts.join('\n') + '\n'
+}
+
+/**
+ * The summary, `frame`d (the comment adds its marker and footer), within `maxBytes` of UTF-8: the
+ * tables lose half their rows until it fits, and a last cut catches anything left.
+ */
+export function renderSummaryWithin(
+  report: RunReport,
+  maxBytes: number,
+  limits: SummaryLimits = SUMMARY_LIMITS,
+  frame: (html: string) => string = (html) => html
+): string {
+  for (let rows = limits; ;) {
+    const text = frame(renderSummary(report, rows))
+    const fewest = rows.operationRows === 0 && rows.projectRows === 0
+    if (Buffer.byteLength(text) <= maxBytes || fewest) return truncateBytes(text, maxBytes)
+    rows = {
+      operationRows: Math.floor(rows.operationRows / 2),
+      projectRows: Math.floor(rows.projectRows / 2)
+    }
+  }
 }

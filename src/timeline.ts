@@ -1,4 +1,4 @@
-import { classifyStatus } from './operation-status.js'
+import { classifyStatus, type StatusClass } from './operation-status.js'
 import type { Operation } from './schemas.js'
 
 /** More operations than this and the chart would be unreadable: the table alone is shown. */
@@ -16,7 +16,7 @@ function mermaidName(text: string): string {
   return safe.slice(0, MAX_NAME_CHARS).trim() || '_'
 }
 
-const TAGS: Record<string, string> = {
+const TAGS: Record<StatusClass, string> = {
   success: 'done, ',
   failure: 'crit, ',
   retrying: 'crit, active, ',

@@ -22,9 +22,7 @@ export class Redactor {
       JSON.stringify(secret).slice(1, -1),
       escapeHtmlEntities(secret),
       encodeURIComponent(secret),
-      Buffer.from(secret).toString('base64'),
-      Buffer.from(secret).toString('base64').replace(/=+$/, ''),
-      Buffer.from(secret).toString('base64url')
+      ...[secret, `Bearer ${secret}`, `Authorization: Bearer ${secret}`].flatMap(base64Forms)
     ]
     this.forms = [...new Set([...this.forms, ...candidates])]
       .filter((form) => form.length >= 4)
@@ -50,6 +48,25 @@ export class Redactor {
   }
 }
 
+/**
+ * The base64 and base64url text of `secret` wherever it stands in an encoded stream: base64 encodes
+ * 3 bytes at a time, so a secret after 1 or 2 other bytes (`Bearer ` is 7) comes out as other
+ * characters. For each of the three alignments, the characters that encode only the secret's own
+ * bytes; at most 2 bytes at either end stay visible, never enough to use the key.
+ */
+function base64Forms(secret: string): string[] {
+  const bytes = Buffer.from(secret)
+  const forms: string[] = []
+  for (const skip of [0, 1, 2]) {
+    const aligned = bytes.subarray(skip)
+    const whole = aligned.subarray(0, aligned.length - (aligned.length % 3))
+    forms.push(whole.toString('base64'), whole.toString('base64url'))
+  }
+  // Encoded alone, with its padding.
+  forms.push(bytes.toString('base64'), bytes.toString('base64url'))
+  return forms
+}
+
 /** Cuts text to `maxChars`, saying visibly how much was cut. */
 export function truncate(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text
@@ -59,18 +76,37 @@ export function truncate(text: string, maxChars: number): string {
   return `${text.slice(0, end)}… [${text.length - end} more characters]`
 }
 
-/**
- * C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the bidirectional
- * formatting marks that make text read differently from what it is.
- */
-const UNSAFE_CHARACTERS =
-  // eslint-disable-next-line no-control-regex
-  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+/** Cuts text to at most `maxBytes` of UTF-8, never inside a character, with a visible marker. */
+export function truncateBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text
+  const marker = '… [cut]'
+  const kept = Buffer.from(text)
+    .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(marker)))
+    .toString('utf8')
+    .replace(/\uFFFD$/, '')
+  return kept + marker
+}
 
-const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }
+/**
+ * Control characters (C0, C1, DEL), the line and paragraph separators, and every Unicode format
+ * character (category Cf): the bidirectional marks that make text read differently from what it is,
+ * zero-width characters, the word joiner, the BOM and the tag characters (U+E0000–E007F), which let
+ * `finished\u2060` look like `finished`.
+ */
+const UNSAFE_CHARACTERS = /[\p{Cc}\p{Cf}\u2028\u2029]/gu
+
+const NAMED_ESCAPES = new Map([
+  ['\n', '\\n'],
+  ['\r', '\\r'],
+  ['\t', '\\t']
+])
 
 function visibleEscape(character: string): string {
-  return NAMED_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
+  const code = character.codePointAt(0)!
+  return (
+    NAMED_ESCAPES.get(character) ??
+    (code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`)
+  )
 }
 
 /** Longest log line the action writes; API text beyond it is cut with a marker. */

@@ -53,8 +53,11 @@ describe('bundle end to end: project gate and listing', () => {
     expect(JSON.parse(run.outputs.operations)).toHaveLength(2)
     expect(run.outputs.branch_id).toBe(create.branchId)
     expect(run.summary).not.toContain('br-other')
-    expect(run.summary).toContain('branch <code>br-mine</code>')
-    for (const gap of gaps(server, () => true)) expect(gap).toBeGreaterThanOrEqual(990)
+    expect(run.summary).toContain('branch preview/br-mine <code>br-mine</code>')
+    // The branch is read once, before the first poll; the polls keep their interval.
+    expect(server.requests[0].route).toBe('branch')
+    const polls = (path: string) => !path.includes('/branches/')
+    for (const gap of gaps(server, polls)) expect(gap).toBeGreaterThanOrEqual(990)
   })
 
   it('the gate fails when an operation in flight ends in error', async () => {

@@ -3,12 +3,12 @@
  * or overrun `timeout`, never pass a gate falsely, never let API text become a runner command or
  * Markdown, and never leak the key.
  */
-import { afterEach, describe, expect, it } from '@jest/globals'
-import { createServer as createHttpServer, type Server } from 'node:http'
-import { connect, type AddressInfo, type Socket } from 'node:net'
+import { describe, expect, it } from '@jest/globals'
+import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
 import { createServer as createTlsServer } from 'node:tls'
+import { hostile, json, listen, OP, proxy, runningOp, TLS } from '../fixtures/hostile-servers.js'
 import {
   KEYS,
   PROJECT,
@@ -17,64 +17,7 @@ import {
   terminateOnFirstRequest,
   withoutTimeline
 } from '../fixtures/e2e.js'
-import { startLocalServer, type LocalServer } from '../fixtures/local-server.js'
 import { runBundle } from '../../script/run-bundle.ts'
-
-const OP = '5a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'
-const TLS = join(import.meta.dirname, '..', 'fixtures', 'tls')
-
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()))
-})
-
-/** A raw server on 127.0.0.1, closed after the test; `hits` counts its requests. */
-async function hostile(
-  handler: Parameters<typeof startLocalServer>[0]
-): Promise<LocalServer & { hits: string[]; apiHost: string }> {
-  const hits: string[] = []
-  const server = await startLocalServer((request, response) => {
-    hits.push(request.url ?? '')
-    handler(request, response)
-  })
-  closers.push(server.close)
-  return { ...server, hits, apiHost: `${server.url}/api/v2` }
-}
-
-function listen(server: Server | ReturnType<typeof createTlsServer>): Promise<number> {
-  const sockets = new Set<Socket>()
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
-      })
-  )
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port))
-  )
-}
-
-const json = (response: import('node:http').ServerResponse, status: number, body: unknown) => {
-  response.writeHead(status, { 'content-type': 'application/json' })
-  response.end(JSON.stringify(body))
-}
-
-const runningOp = (fields: Record<string, unknown> = {}) => ({
-  id: OP,
-  project_id: PROJECT,
-  branch_id: 'br-main-000001',
-  action: 'apply_config',
-  status: 'running',
-  failures_count: 0,
-  created_at: new Date().toISOString(),
-  updated_at: new Date().toISOString(),
-  ...fields
-})
 
 /** Full pages of 400 projects, each with a new cursor, forever; each page after `delayMs`. */
 function endlessProjectPages(delayMs: number) {
@@ -227,19 +170,6 @@ describe('never hang, never overrun timeout', () => {
 
 describe('HTTPS proxies', () => {
   /** A CONNECT proxy on 127.0.0.1; `onConnect` decides what it does with each tunnel. */
-  async function proxy(
-    onConnect: (socket: Socket, target: string, head: Buffer) => void
-  ): Promise<{ url: string; targets: string[] }> {
-    const targets: string[] = []
-    const server = createHttpServer((_request, response) => response.writeHead(405).end())
-    server.on('connect', (request, socket: Socket, head: Buffer) => {
-      targets.push(request.url ?? '')
-      onConnect(socket, request.url ?? '', head)
-    })
-    const port = await listen(server)
-    return { url: `http://127.0.0.1:${port}`, targets }
-  }
-
   const remote = 'https://api.neon.test/api/v2'
 
   it.each([

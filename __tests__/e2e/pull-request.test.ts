@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../../script/github-server.ts'
 
 const REPOSITORY = 'octo/app'
@@ -148,7 +148,14 @@ describe('pull requests: one sticky comment', () => {
     const second = await runAction(server, withComment, { env })
     expect(second.outputs.comment_url).toBe(comment.html_url)
     expect(api.comments).toHaveLength(1)
-    expect(api.requests.map((request) => request.method)).toEqual(['GET', 'POST', 'GET', 'PATCH'])
+    // Created, listed once more (a matrix leg may have created one too), then updated in place.
+    expect(api.requests.map((request) => request.method)).toEqual([
+      'GET',
+      'POST',
+      'GET',
+      'GET',
+      'PATCH'
+    ])
     // The token goes to the GitHub API only, the key to the API only.
     expect(api.requests.every((request) => request.token === WRITE_TOKEN)).toBe(true)
     expect(server.requests.every((request) => request.keyType === 'organization')).toBe(true)
@@ -201,11 +208,12 @@ describe('pull requests: one sticky comment', () => {
     expect(first.outputs.comment_url).toBe(byPerson.html_url)
     expect(second.outputs.comment_url).toBe(byPerson.html_url)
     expect(
-      api.requests.slice(2).map((request) => `${request.method} ${request.path.split('/').pop()}`)
+      api.requests.slice(3).map((request) => `${request.method} ${request.path.split('/').pop()}`)
     ).toEqual([
       'GET user',
       'GET comments',
       'POST comments',
+      'GET comments',
       'GET user',
       'GET comments',
       `PATCH ${byPerson.id}`
@@ -307,5 +315,99 @@ describe('pull requests: annotations', () => {
     expect(run.stdout).toContain(
       '::error title=timeout%3A create_branch still running on br-slow-1::'
     )
+  })
+})
+
+describe('pull requests: whose comment, and only one', () => {
+  const CHATOPS = { login: 'chatops[bot]', type: 'Bot' as const }
+
+  it('with the GITHUB_TOKEN, another bot’s comment that starts with the marker is never edited', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const env = runnerEnv(api)
+    const first = await runAction(
+      server,
+      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
+      { env }
+    )
+    const marker = api.comments[0].body.split('\n')[0]
+    // Another bot copies the marker into a comment of its own, older than the action's.
+    const copy = api.addComment(REPOSITORY, 42, `${marker}\nchatops says hi`, CHATOPS)
+    api.comments.unshift(api.comments.pop()!)
+    const second = await runAction(
+      server,
+      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
+      { env }
+    )
+    expect(second.outputs.comment_url).toBe(first.outputs.comment_url)
+    expect(copy.body).toBe(`${marker}\nchatops says hi`)
+    expect(api.comments).toHaveLength(2)
+  })
+
+  it('another GitHub App’s token: pr_comment_author names its bot, and its comment is updated', async () => {
+    const api = await github()
+    const APP_TOKEN = 'ghs_local_other_app_token_4242'
+    api.tokens.set(APP_TOKEN, { user: { login: 'my-app[bot]', type: 'Bot' }, canWrite: true })
+    const { server, inputs } = await gate()
+    const env = runnerEnv(api)
+    const withApp = {
+      ...inputs,
+      pr_comment: 'always',
+      github_token: APP_TOKEN,
+      pr_comment_author: 'my-app[bot]'
+    }
+    const first = await runAction(server, withApp, { env })
+    const second = await runAction(server, withApp, { env })
+    expect(api.comments).toHaveLength(1)
+    expect(second.outputs.comment_url).toBe(first.outputs.comment_url)
+    // Without the input, the run says what to set.
+    const unnamed = await runAction(server, { ...withApp, pr_comment_author: '' }, { env })
+    expect(unnamed.stdout).toContain('set pr_comment_author: my-app[bot]')
+  })
+
+  it('two matrix legs of the same gate at once leave one comment, which later runs update', async () => {
+    const api = await github()
+    api.listDelayMs = 600
+    const { server, inputs } = await gate()
+    const env = runnerEnv(api)
+    const legInputs = { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN }
+    const legs = await Promise.all([
+      runAction(server, legInputs, { env }),
+      runAction(server, legInputs, { env })
+    ])
+    expect(api.requests.filter((request) => request.method === 'POST')).toHaveLength(2)
+    expect(api.comments).toHaveLength(1)
+    const [kept] = api.comments
+    for (const leg of legs) expect(leg.outputs.comment_url).toBe(kept.html_url)
+    api.listDelayMs = 0
+    const later = await runAction(server, legInputs, { env })
+    expect(later.outputs.comment_url).toBe(kept.html_url)
+    expect(api.comments).toHaveLength(1)
+  })
+
+  it('the key, base64-encoded after "Bearer ", never reaches the comment', async () => {
+    const api = await github()
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      error: `gateway echo: ${Buffer.from(`Bearer ${KEYS.organization}`).toString('base64')}`,
+      timeline: [{ status: 'error' }]
+    })
+    const run = await runAction(
+      server,
+      { project_id: PROJECT, operation_id: op.id, pr_comment: 'always', github_token: WRITE_TOKEN },
+      { env: runnerEnv(api) }
+    )
+    expect(run.code).toBe(1)
+    const [comment] = api.comments
+    expect(comment.body).toContain('gateway echo: ')
+    const middle = KEYS.organization.slice(3, -3)
+    for (const [encoded] of comment.body.matchAll(/[A-Za-z0-9+/=]{8,}/g)) {
+      for (let offset = 0; offset < 4; offset++) {
+        expect(Buffer.from(encoded.slice(offset), 'base64').toString('latin1')).not.toContain(
+          middle
+        )
+      }
+    }
   })
 })

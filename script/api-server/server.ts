@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { type ApiKey, operationJson, projectJson, type World } from './world.ts'
+import { type ApiKey, branchJson, operationJson, projectJson, type World } from './world.ts'
 
 export const BASE_PATH = '/api/v2'
 
@@ -29,7 +29,7 @@ export const SPEC_LIMITS: Limits = {
   retryAfter: 'seconds'
 }
 
-export type Route = 'projects' | 'operations' | 'operation'
+export type Route = 'projects' | 'operations' | 'operation' | 'branches' | 'branch'
 
 export type Fault = (
   | { kind: 'status'; status: number; retryAfter?: string }
@@ -140,6 +140,19 @@ export async function startApiServer(
       key.type === 'project' ? key.projectId === project.id : key.orgIds.includes(project.orgId)
     if (!reachable)
       return { status: 403, body: errorBody('you do not have access to this project') }
+    if (route === 'branch') {
+      const branch = world.branchesOf(project.id).find((item) => item.id === params[1])
+      if (!branch) return { status: 404, body: errorBody(`branch ${params[1]} not found`) }
+      return { status: 200, body: { branch: branchJson(branch) } }
+    }
+    if (route === 'branches') {
+      // As the live API's `search`: a part of the name or of the id, any case.
+      const search = (query.search ?? '').toLowerCase()
+      const found = world
+        .branchesOf(project.id)
+        .filter((branch) => `${branch.name}\n${branch.id}`.toLowerCase().includes(search))
+      return { status: 200, body: { branches: found.map(branchJson), annotations: {} } }
+    }
     if (route === 'operation') {
       const operation = world.operation(project.id, params[1])
       if (!operation) return { status: 404, body: errorBody(`operation ${params[1]} not found`) }
@@ -279,6 +292,10 @@ function matchRoute(path: string): [Route | undefined, string[]] {
   if (segments.length === 4 && segments[0] === 'projects' && segments[2] === 'operations') {
     return ['operation', [segments[1], segments[3]]]
   }
+  if (segments.length === 3 && segments[0] === 'projects' && segments[2] === 'branches')
+    return ['branches', [segments[1]]]
+  if (segments.length === 4 && segments[0] === 'projects' && segments[2] === 'branches')
+    return ['branch', [segments[1], segments[3]]]
   return [undefined, []]
 }
 

@@ -27,6 +27,13 @@ export interface ProjectRecord {
   createdAt: number
 }
 
+export interface BranchRecord {
+  id: string
+  projectId: string
+  name: string
+  createdAt: number
+}
+
 /** One status of an operation's timeline; `ms` is how long it lasts (the last one lasts forever). */
 export interface Step {
   status: string
@@ -56,6 +63,8 @@ export class World {
   readonly projects: ProjectRecord[] = []
   /** Per project, newest first. */
   private readonly operations = new Map<string, OperationRecord[]>()
+  /** Per project, oldest first. */
+  private readonly branches = new Map<string, BranchRecord[]>()
   now: () => number
 
   constructor(now: () => number = Date.now) {
@@ -78,7 +87,21 @@ export class World {
     }
     this.projects.push(record)
     this.operations.set(record.id, [])
+    this.branches.set(record.id, [])
+    this.addBranch(record.id, { id: 'br-main-000001', name: 'main', createdAt: record.createdAt })
     return record
+  }
+
+  addBranch(projectId: string, branch: Partial<BranchRecord> & { id: string }): BranchRecord {
+    const list = this.branches.get(projectId)
+    if (!list) throw new Error(`no project ${projectId}`)
+    const record = { projectId, name: branch.id, createdAt: this.now(), ...branch }
+    list.push(record)
+    return record
+  }
+
+  branchesOf(projectId: string): BranchRecord[] {
+    return this.branches.get(projectId) ?? []
   }
 
   project(id: string): ProjectRecord | undefined {
@@ -111,6 +134,8 @@ export class World {
     projectId: string,
     options: {
       branchId?: string
+      /** The new branch's name; `preview/<id>` by default. */
+      branchName?: string
       endpointId?: string
       createMs?: number
       startMs?: number
@@ -121,6 +146,9 @@ export class World {
     const createMs = options.createMs ?? 3000
     const startMs = options.startMs ?? 2000
     const now = this.now()
+    if (!this.branchesOf(projectId).some((branch) => branch.id === branchId)) {
+      this.addBranch(projectId, { id: branchId, name: options.branchName ?? `preview/${branchId}` })
+    }
     const create = this.addOperation(projectId, {
       action: 'create_branch',
       branchId,
@@ -225,6 +253,20 @@ export function operationJson(operation: OperationRecord, now: number) {
   if (state.status === 'error') json.error = operation.error ?? 'operation failed'
   if (FINAL.has(state.status)) json.total_duration_ms = state.enteredAt - operation.createdAt
   return json
+}
+
+/** The branch as the live API sends it, extra fields included. */
+export function branchJson(branch: BranchRecord) {
+  return {
+    id: branch.id,
+    project_id: branch.projectId,
+    name: branch.name,
+    current_state: 'ready',
+    default: branch.name === 'main',
+    protected: false,
+    created_at: iso(branch.createdAt),
+    updated_at: iso(branch.createdAt)
+  }
 }
 
 /** The project as the live API lists it, extra fields included. */

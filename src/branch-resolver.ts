@@ -1,0 +1,56 @@
+/*
+ * `branch_id` as users write it: a branch id (`br-wild-frost-123456`) or a branch name (`main`,
+ * `preview/pr-12`). The gate filters operations by branch id, so a name that matches nothing would
+ * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
+ */
+import type { ApiClient } from './api-client.js'
+import { ApiError, InputError } from './errors.js'
+import type { Branch } from './schemas.js'
+
+export type BranchReader = Pick<ApiClient, 'getBranch' | 'searchBranches'>
+
+/** Every branch id the API hands out starts with `br-`. */
+const BRANCH_ID = /^br-[a-z0-9-]+$/
+/** How many candidates an ambiguity error lists. */
+const MAX_LISTED = 5
+
+const ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of the project'
+
+/**
+ * The branch `input` names in `projectId`: an id is read directly (one request); a name is searched
+ * for (one request) and must match exactly one branch's name or id. Throws an InputError naming
+ * `branch_id` when it names no branch or several.
+ */
+export async function resolveBranch(
+  reader: BranchReader,
+  projectId: string,
+  input: string
+): Promise<Branch> {
+  if (BRANCH_ID.test(input)) {
+    try {
+      return await reader.getBranch(projectId, input)
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        throw new InputError(
+          `input "branch_id": project "${projectId}" has no branch with the id "${input}"; ${ACCEPTED}`
+        )
+      }
+      throw error
+    }
+  }
+  const found = await reader.searchBranches(projectId, input)
+  const byId = found.find((branch) => branch.id === input)
+  if (byId) return byId
+  const byName = found.filter((branch) => branch.name === input)
+  if (byName.length === 1) return byName[0]
+  if (byName.length === 0) {
+    throw new InputError(
+      `input "branch_id": project "${projectId}" has no branch named "${input}"; ${ACCEPTED}`
+    )
+  }
+  const listed = byName.slice(0, MAX_LISTED).map((branch) => branch.id)
+  if (byName.length > MAX_LISTED) listed.push(`and ${byName.length - MAX_LISTED} more`)
+  throw new InputError(
+    `input "branch_id": ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`
+  )
+}
