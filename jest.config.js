@@ -12,6 +12,16 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }]
   },
   clearMocks: true,
+  // Coverage of src/ from the unit tests here, and from the bundle runs (global setup and
+  // teardown, script/coverage.ts); the teardown checks the threshold after a whole-suite run.
+  collectCoverage: true,
   collectCoverageFrom: ['src/**/*.ts'],
-  testTimeout: 30000
+  coverageDirectory: 'coverage/unit',
+  coverageReporters: ['json'],
+  globalTeardown: '<rootDir>/__tests__/global-teardown.mjs',
+  testTimeout: 30000,
+  // dist/ is rebuilt first if it is older than src/: the e2e suites run it.
+  globalSetup: '<rootDir>/__tests__/global-setup.mjs',
+  // The e2e suites spawn the bundle and mostly wait on 1 s intervals: more workers than cores.
+  maxWorkers: 4
 }

@@ -1,11 +1,34 @@
 import { describe, expect, it } from '@jest/globals'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { INPUT_NAMES } from '../src/input-helper.js'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { getInputs, INPUT_NAMES } from '../src/input-helper.js'
 import { ACTION_NAME, ACTION_VERSION } from '../src/version.js'
 
 const root = join(import.meta.dirname, '..')
 const read = (name: string) => readFileSync(join(root, name), 'utf8')
+
+/** README.md, docs/*.md, SECURITY.md and CONTRIBUTING.md. */
+function markdownFiles(): string[] {
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`)
+  return ['README.md', 'SECURITY.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...docs]
+}
+
+/** Every workflow a user could copy: examples/ and the YAML blocks of the Markdown files. */
+function workflowTexts(): [string, string][] {
+  const examples = readdirSync(join(root, 'examples')).map((name): [string, string] => [
+    `examples/${name}`,
+    read(`examples/${name}`)
+  ])
+  const snippets = markdownFiles().flatMap((file) =>
+    [...read(file).matchAll(/```yaml\n([\s\S]*?)```/g)].map((match, index): [string, string] => [
+      `${file} yaml block ${index + 1}`,
+      match[1]
+    ])
+  )
+  return [...examples, ...snippets]
+}
 
 /** The names under a top-level section of action.yml (two-space indented keys). */
 function section(yaml: string, name: string): string[] {
@@ -61,10 +84,10 @@ describe('documentation and metadata agree with the code', () => {
     expect(readmeTable('Outputs')).toEqual(outputs)
   })
 
-  it('no README recipe expands an expression inside a run: script (shell injection); outputs go through env:', () => {
+  it('no recipe expands an expression inside a run: script (shell injection); outputs go through env:', () => {
     const offending: string[] = []
-    for (const block of readme.matchAll(/```yaml\n([\s\S]*?)```/g)) {
-      const lines = block[1].split('\n')
+    for (const [, yaml] of workflowTexts()) {
+      const lines = yaml.split('\n')
       lines.forEach((line, index) => {
         const run = /^(\s*)(?:- )?run:(.*)$/.exec(line)
         if (!run) return
@@ -78,6 +101,100 @@ describe('documentation and metadata agree with the code', () => {
       })
     }
     expect(offending).toEqual([])
+  })
+
+  it('README and action.yml give the same defaults, and they are the ones the code applies', () => {
+    const defaults = Object.fromEntries(
+      inputs.map((name) => {
+        const block = actionYml.split(new RegExp(`^ {2}${name}:\\n`, 'm'))[1].split(/^ {2}\S/m)[0]
+        const required = /^ {4}required: true$/m.test(block)
+        const value = /^ {4}default: (.*)$/m.exec(block)?.[1].replace(/^'(.*)'$/, '$1') ?? ''
+        return [name, required ? 'required' : value]
+      })
+    )
+    const inputsSection = readme.split('\n## Inputs\n')[1].split('\n## ')[0]
+    const readmeDefaults = Object.fromEntries(
+      [...inputsSection.matchAll(/^\| `([a-z_]+)` +\| *([^|]*?) *\|/gm)]
+        .filter((match) => inputs.includes(match[1]))
+        .map((match) => [match[1], match[2].replace(/^`(.*)`$/, '$1')])
+    )
+    expect(readmeDefaults).toEqual(defaults)
+    // The code's defaults, when the runner passes nothing (a local run) or action.yml's default.
+    const parse = (values: Record<string, string>) =>
+      getInputs(
+        (name) => values[name] || (name === 'api_key' ? 'k' : name === 'project_id' ? 'p-1' : '')
+      )
+    const fromYml = Object.fromEntries(
+      Object.entries(defaults).filter(([name]) => !['api_key', 'github_token'].includes(name))
+    )
+    // github_token's default is an expression the runner evaluates.
+    const withoutToken = (parsed: ReturnType<typeof parse>) =>
+      Object.fromEntries(Object.entries(parsed).filter(([name]) => name !== 'githubToken'))
+    expect(withoutToken(parse(fromYml))).toEqual(withoutToken(parse({})))
+  })
+
+  it('every example and snippet passes only inputs that action.yml declares', () => {
+    const unknown: string[] = []
+    for (const [where, yaml] of workflowTexts()) {
+      const lines = yaml.split('\n')
+      lines.forEach((line, index) => {
+        if (!/uses: (OWNER\/neon-operations-gate@\S+|\.\/)\s*$/.test(line)) return
+        const indent = line.search(/\S/) + (line.trimStart().startsWith('- ') ? 2 : 0)
+        let inWith = false
+        for (const next of lines.slice(index + 1)) {
+          if (next.trim() === '') continue
+          const depth = next.search(/\S/)
+          if (depth < indent || (depth === indent && next.trimStart().startsWith('- '))) break
+          if (depth === indent) inWith = next.trim() === 'with:'
+          else if (inWith && depth === indent + 2) {
+            const key = /^\s*([a-z_]+):/.exec(next)?.[1]
+            if (key && !inputs.includes(key)) unknown.push(`${where}: ${key}`)
+          }
+        }
+      })
+    }
+    expect(unknown).toEqual([])
+    expect(workflowTexts().length).toBeGreaterThan(5)
+  })
+
+  it('README stays short, links docs/ for the depth, and every relative link resolves', () => {
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(20 * 1024)
+    for (const topic of [
+      'how-the-wait-works',
+      'pull-requests',
+      'security',
+      'troubleshooting',
+      'benchmarks',
+      'development'
+    ]) {
+      expect(readme).toContain(`](docs/${topic}.md)`)
+    }
+    for (const file of markdownFiles()) {
+      for (const [, target] of read(file).matchAll(/\]\(((?!https?:|#)[^)#\s]+)(#[^)]*)?\)/g)) {
+        expect([file, existsSync(join(root, dirname(file), target))]).toEqual([file, true])
+      }
+    }
+  })
+
+  it('raw Markdown stays readable: no line over 130 characters outside code blocks', () => {
+    const wide: string[] = []
+    for (const file of markdownFiles()) {
+      read(file)
+        .replace(/```[\s\S]*?```/g, '')
+        .split('\n')
+        .forEach((line) => {
+          if ([...line].length > 130) wide.push(`${file}: ${line.slice(0, 60)}…`)
+        })
+    }
+    expect(wide).toEqual([])
+  })
+
+  it('the README’s two commands are the ones CI runs', () => {
+    expect(readme).toContain('npm ci && npm run demo')
+    const ci = read('.ci/run')
+    expect(ci).toMatch(/^npm ci /m)
+    expect(ci).toMatch(/^npm test$/m)
+    expect(ci).toMatch(/^npm run demo$/m)
   })
 
   it('runs on node24 from dist/index.js', () => {

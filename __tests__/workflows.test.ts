@@ -27,24 +27,30 @@ const files = (folder: string) =>
     .filter((name) => /\.ya?ml$/.test(name))
     .map((name) => join(folder, name))
 
-/** README's YAML blocks as whole workflows. */
+/** The YAML blocks of README.md and docs/ as whole workflows. */
 function readmeWorkflows(): [string, string][] {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8')
-  return [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match, index) => {
-    const block = match[1]
-    const indent = (text: string, spaces: number) =>
-      text
-        .split('\n')
-        .map((line) => (line ? ' '.repeat(spaces) + line : line))
-        .join('\n')
-    let workflow = block
-    if (/^- /m.test(block.split('\n')[0])) {
-      workflow = `on: push\npermissions: {}\njobs:\n  snippet:\n    runs-on: ubuntu-latest\n    steps:\n${indent(block, 6)}`
-    } else if (block.startsWith('jobs:')) {
-      workflow = `on: push\npermissions: {}\n${block}`
-    }
-    return [`README.md yaml block ${index + 1}`, workflow]
-  })
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join('docs', name))
+  return ['README.md', ...docs].flatMap((file) =>
+    [...readFileSync(join(root, file), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map(
+      (match, index) => {
+        const block = match[1]
+        const indent = (text: string, spaces: number) =>
+          text
+            .split('\n')
+            .map((line) => (line ? ' '.repeat(spaces) + line : line))
+            .join('\n')
+        let workflow = block
+        if (/^- /m.test(block.split('\n')[0])) {
+          workflow = `on: push\npermissions: {}\njobs:\n  snippet:\n    runs-on: ubuntu-latest\n    steps:\n${indent(block, 6)}`
+        } else if (block.startsWith('jobs:')) {
+          workflow = `on: push\npermissions: {}\n${block}`
+        }
+        return [`${file} yaml block ${index + 1}`, workflow] as [string, string]
+      }
+    )
+  )
 }
 
 describe('workflows lint clean', () => {

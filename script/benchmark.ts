@@ -62,7 +62,7 @@ const wanted = (section: string) => chosen.length === 0 || chosen.includes(secti
 const rows: string[][] = []
 const row = (...cells: (string | number)[]) => {
   rows.push(cells.map(String))
-  console.error(cells.join(' | '))
+  console.error(`measured: ${cells[0]}`)
 }
 
 // 1. Start-up: one read of a finished operation, wait: false.

@@ -6,15 +6,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startApiServer } from './api-server/server.ts'
+import { ensureFreshBundle } from './fresh-bundle.ts'
 import { demoWorld, KEYS, PROJECT } from './api-server/scenarios.ts'
 import { ACTIONS_BOT, startGitHubServer } from './github-server.ts'
 import { runBundle } from './run-bundle.ts'
 import { logPrinter, renderRun } from './terminal-render.ts'
 
+if (ensureFreshBundle() === 'rebuilt') console.log('dist/ was older than src/: rebuilt it first.')
 const world = demoWorld({ history: 120 })
 const server = await startApiServer(world)
 const [createBranch, startCompute] = world.createBranch(PROJECT, {
   branchId: 'br-preview-pr-42',
+  branchName: 'preview/pr-42',
   endpointId: 'ep-preview-pr-42',
   createMs: 3000,
   startMs: 2500
@@ -47,7 +50,8 @@ const env = {
 const inputs = {
   api_key: KEYS.organization,
   project_id: PROJECT,
-  branch_id: 'br-preview-pr-42',
+  // By name, as people know it; the action resolves it to br-preview-pr-42 before the first poll.
+  branch_id: 'preview/pr-42',
   list_projects: 'true',
   interval: '1s',
   timeout: '1m',
@@ -57,7 +61,9 @@ const inputs = {
 }
 
 console.log(`Local API server: ${server.apiHost}`)
-console.log(`Branch br-preview-pr-42 is being created: ${createBranch.id} (create_branch, running)`)
+console.log(
+  `Branch preview/pr-42 (br-preview-pr-42) is being created: ${createBranch.id} (create_branch, running)`
+)
 console.log(
   `                                       and ${startCompute.id} (start_compute, scheduling)`
 )
@@ -73,14 +79,16 @@ try {
   const run = await runBundle(inputs, { onStdout: logPrinter(), env })
   console.log('')
   console.log(renderRun(run))
-  const operations = server.requests.filter((request) => request.route !== 'projects').length
+  const operations = server.requests.filter((request) =>
+    ['operations', 'operation'].includes(request.route ?? '')
+  ).length
   console.log(
     `\nThe server answered ${server.requests.length} requests (${operations} for operations).`
   )
   const [comment] = github.comments
   console.log(
     comment
-      ? `\nThe pull-request comment (${comment.html_url}), as posted to the local GitHub API:\n\n${comment.body}`
+      ? `\nThe pull-request comment, posted to the local GitHub API as ${comment.user.login} (${comment.html_url}): the summary above under its hidden marker, ${comment.body.split('\n')[0]}, ${Buffer.byteLength(comment.body)} bytes.`
       : '\nNo pull-request comment was written.'
   )
   process.exitCode = run.code === 0 && comment ? 0 : 1

@@ -41,20 +41,26 @@ export interface GitHubServer {
   addComment(repository: string, issueNumber: number, body: string, user: GitHubUser): IssueComment
   /** Answer nothing at all (a GitHub API that never answers). */
   silent: boolean
-  /** Answer each list of comments this much later (runs that list at the same time). */
-  listDelayMs: number
+  /**
+   * Hold each answer to a list of comments until this many lists were asked for (at most 10 s), so
+   * that runs started together all list before any of them creates (matrix legs). 0: answer at once.
+   */
+  holdListsUntil: number
   close(): Promise<void>
 }
 
 export async function startGitHubServer(): Promise<GitHubServer> {
   let nextId = 1000
+  let listsAsked = 0
+  let releaseLists: () => void = () => undefined
+  const listsReleased = new Promise<void>((resolve) => (releaseLists = resolve))
   const state: GitHubServer = {
     apiUrl: '',
     comments: [],
     requests: [],
     tokens: new Map(),
     silent: false,
-    listDelayMs: 0,
+    holdListsUntil: 0,
     addComment(repository, issueNumber, body, user) {
       const id = nextId++
       const comment = {
@@ -113,7 +119,10 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       return reply(200, identity.user)
     }
     if (list && request.method === 'GET') {
-      await new Promise((resolve) => setTimeout(resolve, state.listDelayMs))
+      // Every held list resumes in the same turn, so all of them see the comments of that moment.
+      if (++listsAsked >= state.holdListsUntil) releaseLists()
+      else
+        await Promise.race([listsReleased, new Promise((resolve) => setTimeout(resolve, 10_000))])
       const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30))
       const page = Number(url.searchParams.get('page') ?? 1)
       const all = state.comments.filter(

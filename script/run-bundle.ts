@@ -57,6 +57,8 @@ export async function runBundle(
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
     RUNNER_TEMP: dir,
+    // Set by the test suite's global setup: V8 coverage of the bundle (script/coverage.ts).
+    ...(process.env.BUNDLE_V8_COVERAGE ? { NODE_V8_COVERAGE: process.env.BUNDLE_V8_COVERAGE } : {}),
     ...options.env
   }
   for (const [name, value] of Object.entries(inputs)) {

@@ -43,7 +43,12 @@ const cellText = (html: string) =>
 /** The job summary's HTML as text: headings, paragraphs and aligned tables. */
 export function renderSummaryText(html: string): string {
   const lines: string[] = []
-  for (const block of html.split(/\n(?=<h\d>|<p>|<table>)/)) {
+  // GitHub draws the Mermaid chart; a terminal gets one line about it.
+  const text = html.replace(/\n*```mermaid\n([\s\S]*?)\n```\n*/g, (_block, chart: string) => {
+    const tasks = chart.split('\n').filter((line) => line.includes(' :')).length
+    return `\n<p>[timeline: a Mermaid gantt chart of ${tasks} operations]</p>\n`
+  })
+  for (const block of text.split(/\n(?=<h\d>|<p>|<table>)/)) {
     if (block.startsWith('<table>')) {
       const rows = [...block.matchAll(/<tr>(.*?)<\/tr>/g)].map((row) =>
         [...row[1].matchAll(/<t[hd]>(.*?)<\/t[hd]>/g)].map((cell) => cellText(cell[1]))

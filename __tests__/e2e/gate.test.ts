@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
 import { gaps, KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
 
 describe('bundle end to end: project gate and listing', () => {
@@ -116,5 +118,33 @@ describe('bundle end to end: project gate and listing', () => {
     expect(run.outputs.project_count).toBe('1')
     expect(run.summary).toContain('<td>Demo app</td>')
     expect(server.requests).toHaveLength(1)
+  })
+})
+
+describe('npm run local', () => {
+  it('runs the bundle with the given inputs, and warns about one action.yml does not declare', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    const child = spawn(
+      process.execPath,
+      [
+        join(import.meta.dirname, '..', '..', 'script', 'run-local.ts'),
+        `project_id=${PROJECT}`,
+        `operation_id=${op.id}`,
+        'intervall=3',
+        `api_host=${server.apiHost}`
+      ],
+      { env: { PATH: process.env.PATH, NEON_API_KEY: KEYS.organization } }
+    )
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk))
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    expect(output).toContain("Warning: Unexpected input 'intervall', valid inputs are api_key")
+    expect(output).toContain('outcome: success')
+    expect(code).toBe(0)
   })
 })

@@ -367,7 +367,8 @@ describe('pull requests: whose comment, and only one', () => {
 
   it('two matrix legs of the same gate at once leave one comment, which later runs update', async () => {
     const api = await github()
-    api.listDelayMs = 600
+    // Both legs list before either creates, as two legs started together can.
+    api.holdListsUntil = 2
     const { server, inputs } = await gate()
     const env = runnerEnv(api)
     const legInputs = { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN }
@@ -379,7 +380,7 @@ describe('pull requests: whose comment, and only one', () => {
     expect(api.comments).toHaveLength(1)
     const [kept] = api.comments
     for (const leg of legs) expect(leg.outputs.comment_url).toBe(kept.html_url)
-    api.listDelayMs = 0
+    api.holdListsUntil = 0
     const later = await runAction(server, legInputs, { env })
     expect(later.outputs.comment_url).toBe(kept.html_url)
     expect(api.comments).toHaveLength(1)

@@ -11,6 +11,7 @@ const world = demoWorld({ history: 120 })
 const server = await startApiServer(world, { port })
 const [create, start] = world.createBranch(PROJECT, {
   branchId: 'br-preview-pr-42',
+  branchName: 'preview/pr-42',
   createMs: 20_000,
   startMs: 10_000
 })
