@@ -30,13 +30,13 @@ const logger: Logger = {
 
 function client(
   clock = new FakeClock(),
-  options: { deadlineMs?: number; requestTimeoutMs?: number } = {}
+  options: { deadlineMs?: number; requestTimeoutMs?: number; random?: () => number } = {}
 ) {
   return new ApiClient({
     baseUrl: `${BASE}/`,
     apiKey: KEY,
     requestTimeoutMs: options.requestTimeoutMs ?? 5000,
-    retryPolicy: new RetryPolicy({ random: () => 0 }),
+    retryPolicy: new RetryPolicy({ random: options.random ?? (() => 0) }),
     pace: new Pace(1000, logger, () => 0),
     clock,
     logger,
@@ -187,7 +187,8 @@ describe('ApiClient errors', () => {
       baseUrl: BASE,
       apiKey: KEY,
       requestTimeoutMs: 5000,
-      retryPolicy: new RetryPolicy({ random: () => 0 }),
+      // The longest draws: the waits show the pace and the back-off's range.
+      retryPolicy: new RetryPolicy({ random: () => 0.999999 }),
       pace,
       clock,
       logger,
@@ -202,7 +203,9 @@ describe('ApiClient errors', () => {
       .get(path)
       .reply(200, { operation: operation({ id: OP_A }) })
     await api.getOperation(PROJECT, OP_A)
-    expect(clock.sleeps).toEqual([5000, 10_000])
+    // The 429's retry may spread over up to 8 intervals (40 s), past the doubled pace; the 503's
+    // back-off reaches 4 intervals.
+    expect(clock.sleeps).toEqual([40_000, 20_000])
     expect(pace.currentMs).toBe(10_000)
     expect(pace.rateLimited).toBe(1)
     expect(lines).toContain('429: polling every 10.0 s for now')
@@ -214,9 +217,10 @@ describe('ApiClient errors', () => {
     nock(HOST)
       .get(path)
       .reply(200, { operation: operation({ id: OP_A }) })
-    const api = client(clock)
+    const api = client(clock, { random: () => 0.999999 })
     await expect(api.getOperation(PROJECT, OP_A)).resolves.toMatchObject({ id: OP_A })
-    expect(clock.sleeps).toEqual([1000, 2000, 4000, 8000])
+    // The longest draws of a back-off whose range doubles with each retry.
+    expect(clock.sleeps).toEqual([2000, 4000, 8000, 16_000])
     expect(api.stats).toEqual({ requests: 5, retries: 4 })
     expect(lines.filter((line) => line.includes('retrying in'))).toHaveLength(4)
   })

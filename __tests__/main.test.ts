@@ -165,10 +165,15 @@ describe('run', () => {
       .get(opPath(OP_A))
       .reply(200, { operation: operation({ id: OP_A, status: 'finished' }) })
     const clock = new FakeClock()
-    expect(await runWith(clock)).toBe('success')
+    // The longest draws of every wait, so the waits show the pace and the back-off.
+    const longest = () => 0.999999
+    expect(
+      await run({ clock, retryPolicy: new RetryPolicy({ random: longest }), random: longest })
+    ).toBe('success')
     for (const sleep of clock.sleeps) expect(sleep).toBeGreaterThanOrEqual(5000)
-    // 429 → retry at the pace (5 s), the pace is now 10 s; then 503, 408, 423 back off from it.
-    expect(clock.sleeps.slice(0, 5)).toEqual([5000, 10_000, 10_000, 20_000, 40_000])
+    // 429: its retry spreads over up to 8 intervals (40 s); the pace is now 10 s, so the next
+    // poll waits up to 12.5 s; then 503, 408, 423 back off (12.5, 20, 40 s).
+    expect(clock.sleeps.slice(0, 5)).toEqual([40_000, 12_500, 12_500, 20_000, 40_000])
     // Each answered poll brings the pace back toward 5 s.
     const polls = clock.sleeps.slice(5)
     for (let i = 1; i < polls.length; i++) expect(polls[i]).toBeLessThan(polls[i - 1])

@@ -31740,15 +31740,20 @@ function classify(error) {
 
 /** Statuses that say "try again later"; every request of the action is a GET, so retrying is safe. */
 const RETRYABLE_STATUSES = new Set([408, 423, 429, 500, 502, 503, 504]);
-/** Share of a wait added at random, so that gates refused together do not come back together. */
-const JITTER = 0.5;
 /** Share of a Retry-After added at random on top of it (never taken off). */
 const RETRY_AFTER_JITTER = 0.1;
+/** A 429's back-off range is this many doublings wider than other errors'. */
+const RATE_LIMIT_SPREAD_DOUBLINGS = 2;
 /**
- * When to retry and how long to wait first. The wait starts at `floorMs` (during a wait: the
- * current polling pace, so a retry never goes out sooner than the next poll would have) and doubles
- * with each retry, with up to 50 % jitter on top, capped at 60 s (or at the floor, if that is
- * longer). A Retry-After (seconds or an HTTP date) that asks for longer wins and is never shortened.
+ * When to retry and how long to wait first: the longest of three waits. The minimum (`interval`
+ * during a wait); the wait of the next poll; and a full-jitter back-off, anywhere from 0 to
+ * minimum × 2^attempt. For a 429 that range is four times wider (up to 8 intervals on the first
+ * retry): a 429 means the account's window is full, and it frees only as old requests age out, so
+ * gates refused in the same crunch spread their retries over that time instead of coming back
+ * together into the same full window. Capped at 60 s (or at the minimum, if that is longer). A
+ * Retry-After (seconds or an HTTP date) that asks for longer wins and is never shortened; it does
+ * not narrow the spread, because it names when the window frees its first slot, and every gate
+ * refused in the same second hears the same time.
  */
 class RetryPolicy {
     maxDelayMs;
@@ -31761,14 +31766,16 @@ class RetryPolicy {
      * The wait before retry number `attempt` (1 = first retry), or undefined: do not retry. `wallNow`
      * (epoch ms) is what a Retry-After date is compared with.
      */
-    decide(error, attempt, wallNow, floorMs) {
+    decide(error, attempt, wallNow, pacing) {
         if (error instanceof NetworkError) {
-            return { delayMs: this.backoff(attempt, floorMs), reason: `no answer (${error.detail})` };
+            return { delayMs: this.backoff(attempt, pacing), reason: `no answer (${error.detail})` };
         }
         if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status))
             return undefined;
-        const backoffMs = this.backoff(attempt, floorMs);
         const retryAfterMs = parseRetryAfter(error.retryAfter, wallNow);
+        // Retry-After too: a window that frees one slot then has no room for every gate refused with it.
+        const spread = error.status === 429 ? attempt + RATE_LIMIT_SPREAD_DOUBLINGS : attempt;
+        const backoffMs = this.backoff(spread, pacing);
         if (retryAfterMs !== undefined) {
             const honoured = Math.round(retryAfterMs * (1 + this.random() * RETRY_AFTER_JITTER));
             return {
@@ -31778,11 +31785,11 @@ class RetryPolicy {
         }
         return { delayMs: backoffMs, reason: `HTTP ${error.status}` };
     }
-    /** floor × 2^(attempt−1), plus up to 50 % jitter, capped at max(60 s, floor); never below floor. */
-    backoff(attempt, floorMs) {
-        const cap = Math.max(floorMs, this.maxDelayMs);
-        const step = Math.min(cap, floorMs * 2 ** Math.max(0, attempt - 1));
-        return Math.round(Math.min(cap, step * (1 + this.random() * JITTER)));
+    /** max(minimum, next poll, U(0, minimum × 2^doublings)), capped at max(60 s, minimum). */
+    backoff(doublings, { minimumMs, nextPollMs }) {
+        const cap = Math.max(minimumMs, this.maxDelayMs);
+        const spread = this.random() * Math.min(cap, minimumMs * 2 ** doublings);
+        return Math.round(Math.min(cap, Math.max(minimumMs, nextPollMs, spread)));
     }
 }
 /** Retry-After is either delay-seconds or an HTTP date; undefined when absent or unreadable. */
@@ -31809,7 +31816,7 @@ async function withRetries(attempt, context) {
                 throw error;
             context.onFailure?.(error);
             const now = context.clock.now();
-            const decision = context.policy.decide(error, retry, context.clock.wallNow(), context.floorMs);
+            const decision = context.policy.decide(error, retry, context.clock.wallNow(), context.pacing());
             if (decision === undefined)
                 throw error;
             const lastError = error;
@@ -41571,6 +41578,11 @@ const PROJECTS_PAGE_LIMIT = 400;
 const MAX_PROJECT_PAGES = 50;
 /** The first wait before retrying a request that lists projects (it is not paced by polling). */
 const LISTING_RETRY_FLOOR_MS = 2000;
+/** Requests that are not polls (listing projects, reading the branch) retry from 2 s. */
+const LISTING_PACING = () => ({
+    minimumMs: LISTING_RETRY_FLOOR_MS,
+    nextPollMs: LISTING_RETRY_FLOOR_MS
+});
 /** The largest answer read; a page of 500 operations is well under 1 MiB. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /**
@@ -41606,6 +41618,11 @@ class ApiClient {
     options;
     stats = { requests: 0, retries: 0 };
     baseUrl;
+    /** Reads of operations are polls: a retry never goes out sooner than the next poll would. */
+    pollPacing = () => ({
+        minimumMs: this.options.pace.intervalMs,
+        nextPollMs: this.options.pace.nextPollDelayMs()
+    });
     constructor(options) {
         this.options = options;
         this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -41613,7 +41630,7 @@ class ApiClient {
     async listProjects(orgId) {
         const projects = new Map();
         const unavailable = new Set();
-        const end = await walkPages((cursor) => this.get(['projects'], { limit: String(PROJECTS_PAGE_LIMIT), cursor, org_id: orgId }, ProjectListSchema, orgId ? `the projects of organization "${orgId}"` : 'the list of projects', LISTING_RETRY_FLOOR_MS), {
+        const end = await walkPages((cursor) => this.get(['projects'], { limit: String(PROJECTS_PAGE_LIMIT), cursor, org_id: orgId }, ProjectListSchema, orgId ? `the projects of organization "${orgId}"` : 'the list of projects', LISTING_PACING), {
             limit: PROJECTS_PAGE_LIMIT,
             maxPages: MAX_PROJECT_PAGES,
             length: (page) => page.projects.length,
@@ -41634,17 +41651,17 @@ class ApiClient {
     }
     /** One branch by id; the answer must be that branch. */
     async getBranch(projectId, branchId) {
-        const { branch } = await this.get(['projects', projectId, 'branches', branchId], {}, BranchResponseSchema, `branch "${branchId}" of project "${projectId}"`, LISTING_RETRY_FLOOR_MS, ({ branch }) => branch.id !== branchId && `the answer is branch "${branch.id}", not the one asked for`);
+        const { branch } = await this.get(['projects', projectId, 'branches', branchId], {}, BranchResponseSchema, `branch "${branchId}" of project "${projectId}"`, LISTING_PACING, ({ branch }) => branch.id !== branchId && `the answer is branch "${branch.id}", not the one asked for`);
         return branch;
     }
     /** The project's branches whose name or id contains `search` (the API's own matching). */
     async searchBranches(projectId, search) {
-        const { branches } = await this.get(['projects', projectId, 'branches'], { search }, BranchListSchema, `the branches of project "${projectId}"`, LISTING_RETRY_FLOOR_MS);
+        const { branches } = await this.get(['projects', projectId, 'branches'], { search }, BranchListSchema, `the branches of project "${projectId}"`, LISTING_PACING);
         return branches;
     }
     /** One page of the project's operations, newest first; each must belong to the project. */
     listOperations(projectId, page) {
-        return this.get(['projects', projectId, 'operations'], { limit: String(page.limit), cursor: page.cursor }, OperationListSchema, `project "${projectId}"`, this.options.pace.currentMs, (list) => {
+        return this.get(['projects', projectId, 'operations'], { limit: String(page.limit), cursor: page.cursor }, OperationListSchema, `project "${projectId}"`, this.pollPacing, (list) => {
             const stranger = list.operations.find((operation) => operation.project_id && operation.project_id !== projectId);
             return (stranger &&
                 `operation "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`);
@@ -41652,14 +41669,14 @@ class ApiClient {
     }
     /** One operation; the answer must be that operation of that project. */
     async getOperation(projectId, operationId) {
-        const { operation } = await this.get(['projects', projectId, 'operations', operationId], {}, OperationResponseSchema, `operation "${operationId}" of project "${projectId}"`, this.options.pace.currentMs, ({ operation }) => operation.id.toLowerCase() !== operationId.toLowerCase()
+        const { operation } = await this.get(['projects', projectId, 'operations', operationId], {}, OperationResponseSchema, `operation "${operationId}" of project "${projectId}"`, this.pollPacing, ({ operation }) => operation.id.toLowerCase() !== operationId.toLowerCase()
             ? `the answer is operation "${operation.id}", not the one asked for`
             : operation.project_id && operation.project_id !== projectId
                 ? `the answer is an operation of project "${operation.project_id}", not the one asked for`
                 : undefined);
         return operation;
     }
-    async get(segments, query, schema, subject, retryFloorMs, 
+    async get(segments, query, schema, subject, pacing, 
     /** What is wrong with a well-formed answer that is not the one asked for. */
     mismatch = () => undefined) {
         const path = '/' + segments.map(encodeURIComponent).join('/');
@@ -41686,7 +41703,7 @@ class ApiClient {
         }, {
             policy: this.options.retryPolicy,
             clock,
-            floorMs: retryFloorMs,
+            pacing,
             deadline: this.options.deadline,
             signal: this.options.signal,
             onFailure: (error) => {
@@ -42513,22 +42530,34 @@ function buildOutputs(report) {
 const MAX_PACE_MS = 60_000;
 /** How much slower the pace gets on each 429. */
 const SLOWDOWN_FACTOR = 2;
-/** How much of the extra time is taken off after each poll that met no 429. */
-const RECOVERY_FACTOR = 0.85;
-/** The wait between polls gets up to this share of `interval` added at random. */
-const POLL_JITTER = 0.1;
+/** Recovery comes back quickly to this multiple of the pace at which the last 429 came... */
+const PLATEAU_MARGIN = 1.5;
+/** ...10 % quicker with each poll that met no 429... */
+const QUICK_RECOVERY = 0.9;
+/** ...then probes toward `interval` slowly, 0.5 % a poll. */
+const PROBING_RECOVERY = 0.995;
+/** While slowed, each wait is the pace ± 25 %, at random. */
+const WAIT_JITTER = 0.25;
 /**
  * How often a gate polls. The account's request budget is shared by every gate of every workflow,
- * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link: a
- * 429 doubles the pace (up to 60 s), and each poll answered without a 429 brings it back toward
- * `interval` (never below it). A little jitter on every wait keeps gates that started in the same
- * second from polling in lock-step.
+ * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link.
+ *
+ * A 429 doubles the pace (up to 60 s). Each poll answered without a 429 makes it quicker again, the
+ * way TCP CUBIC does: quickly (10 % a poll) back to a plateau of 1.5 times the pace at which the
+ * last 429 came, then slowly (0.5 % a poll) toward `interval`, never below it. Without that memory
+ * a fleet of gates climbs straight back to the pace that filled the account's window, and every
+ * gate meets a 429 again in the next crunch; with it, the fleet settles just under the budget.
+ *
+ * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
+ * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.
  */
 class Pace {
     intervalMs;
     logger;
     random;
     paceMs;
+    /** The pace at which the last 429 came; 0 before any. */
+    limitedAtMs = 0;
     limitedThisPoll = false;
     /** Answers of 429 met in the whole run. */
     rateLimited = 0;
@@ -42541,12 +42570,15 @@ class Pace {
         this.paceMs = intervalMs;
         this.slowestMs = intervalMs;
     }
-    /** Time between polls right now; also the floor of every retry. */
+    /** Time between polls right now, before jitter. */
     get currentMs() {
         return this.paceMs;
     }
     onRateLimited() {
         this.rateLimited++;
+        // The pace that was too quick: the first 429 of a poll says so, its retries' 429s do not.
+        if (!this.limitedThisPoll)
+            this.limitedAtMs = this.paceMs;
         this.limitedThisPoll = true;
         const next = Math.max(this.intervalMs, Math.min(MAX_PACE_MS, this.paceMs * SLOWDOWN_FACTOR));
         if (next > this.paceMs) {
@@ -42561,15 +42593,21 @@ class Pace {
         this.limitedThisPoll = false;
         if (limited || this.paceMs === this.intervalMs)
             return;
-        const next = this.intervalMs + (this.paceMs - this.intervalMs) * RECOVERY_FACTOR;
-        this.paceMs = next - this.intervalMs < 100 ? this.intervalMs : next;
+        const plateauMs = this.limitedAtMs * PLATEAU_MARGIN;
+        const next = this.paceMs > plateauMs
+            ? Math.max(plateauMs, this.paceMs * QUICK_RECOVERY)
+            : this.paceMs * PROBING_RECOVERY;
+        this.paceMs = Math.max(this.intervalMs, next);
         if (this.paceMs === this.intervalMs) {
             this.logger.info(`No 429 lately: polling every ${formatDuration(this.intervalMs)} again`);
         }
     }
-    /** How long to wait before the next poll: the pace plus a little jitter. */
+    /** How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %. */
     nextPollDelayMs() {
-        return Math.round(this.paceMs + this.random() * POLL_JITTER * this.intervalMs);
+        if (this.paceMs === this.intervalMs)
+            return this.intervalMs;
+        const jittered = this.paceMs * (1 + WAIT_JITTER * (2 * this.random() - 1));
+        return Math.round(Math.max(this.intervalMs, jittered));
     }
 }
 

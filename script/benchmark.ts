@@ -300,10 +300,14 @@ for (const [name, fault] of wanted('storm') ? storms : []) {
 }
 
 // 8. Fleet: 90 gates of one account, each waiting on its own operation (40-60 s), against the
-// account limit with time running 5x faster (700 requests per 12 s; 40 a second per route becomes
-// 200), at interval 1 s (5 s scaled): demand is 1.5x the budget. The same fleet as a naive poller
-// that reads every second and ignores 429s, in the same run.
+// account limit with time running 5x faster (700 requests per sliding 12 s window; 40 a second per
+// route becomes 200), at interval 1 s (5 s scaled), starts spread over 4 s: demand is 1.5x the
+// budget. Beside it, in the same run, the honest baseline: a naive poller that polls at a fixed
+// interval, and meets a 429 by simply polling again at the next tick (no retries into it).
+// Three runs in a row (FLEET_RUNS), each printed with its own baseline.
 const FLEET = 90
+const FLEET_START_SPREAD_MS = 4000
+const FLEET_RUNS = Number(process.env.FLEET_RUNS ?? 3)
 const FLEET_LIMITS: Partial<Limits> = {
   perMinute: 700,
   accountWindowMs: 12_000,
@@ -311,11 +315,14 @@ const FLEET_LIMITS: Partial<Limits> = {
   retryAfter: 'seconds'
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)))
+
 async function naivePoller(server: ApiServer, id: string): Promise<boolean> {
   const url = `${server.apiHost}/projects/${PROJECT}/operations/${id}`
   const headers = { Authorization: `Bearer ${KEYS.organization}`, Accept: 'application/json' }
-  const deadline = Date.now() + 300_000
-  while (Date.now() < deadline) {
+  const started = Date.now()
+  for (let tick = 0; Date.now() < started + 300_000; tick++) {
+    await sleep(started + tick * 1000 - Date.now())
     const response = await fetch(url, { headers })
     if (response.status === 200) {
       const { operation } = (await response.json()) as { operation: { status: string } }
@@ -323,7 +330,6 @@ async function naivePoller(server: ApiServer, id: string): Promise<boolean> {
     } else {
       await response.body?.cancel()
     }
-    await new Promise((resolve) => setTimeout(resolve, 1000))
   }
   return false
 }
@@ -342,23 +348,22 @@ async function fleet(kind: 'action' | 'naive') {
   )
   return withServer(world, FLEET_LIMITS, async (server) => {
     const succeeded = await Promise.all(
-      ops.map(async (op) =>
-        kind === 'naive'
-          ? naivePoller(server, op.id)
-          : (
-              await runBundle(
-                {
-                  api_key: KEYS.organization,
-                  project_id: PROJECT,
-                  operation_id: op.id,
-                  api_host: server.apiHost,
-                  interval: '1s',
-                  timeout: '5m'
-                },
-                { killAfterMs: 400_000 }
-              )
-            ).outputs.outcome === 'success'
-      )
+      ops.map(async (op, i) => {
+        await sleep((i * FLEET_START_SPREAD_MS) / FLEET)
+        if (kind === 'naive') return naivePoller(server, op.id)
+        const run = await runBundle(
+          {
+            api_key: KEYS.organization,
+            project_id: PROJECT,
+            operation_id: op.id,
+            api_host: server.apiHost,
+            interval: '1s',
+            timeout: '5m'
+          },
+          { killAfterMs: 400_000 }
+        )
+        return run.outputs.outcome === 'success'
+      })
     )
     // Detection lag: from the moment an operation is final to the first answer that said so.
     const lags = ops.map((op, i) => {
@@ -380,15 +385,17 @@ async function fleet(kind: 'action' | 'naive') {
 }
 
 if (wanted('fleet')) {
-  const action = await fleet('action')
-  const naive = await fleet('naive')
-  const share = ((100 * action.limited) / action.requests).toFixed(1)
-  const fewer = (naive.limited / Math.max(1, action.limited)).toFixed(1)
-  row(
-    `fleet: ${FLEET} gates, 1.5x the account budget (time x5), interval 1 s`,
-    `action: ${action.limited} × 429 of ${action.requests} requests (${share} %, goal < 10 %), ${action.failed} gates failed; detection lag median ${action.lagMedian.toFixed(1)}, p95 ${action.lagP95.toFixed(1)} intervals (goals ≤ 2, ≤ 5)`,
-    `naive poller: ${naive.limited} × 429 of ${naive.requests} requests (${fewer}x the action's, goal ≥ 5x), ${naive.failed} failed; lag median ${naive.lagMedian.toFixed(1)}, p95 ${naive.lagP95.toFixed(1)}`
-  )
+  for (let run = 1; run <= FLEET_RUNS; run++) {
+    const action = await fleet('action')
+    const naive = await fleet('naive')
+    const share = ((100 * action.limited) / action.requests).toFixed(1)
+    const fewer = (naive.limited / Math.max(1, action.limited)).toFixed(1)
+    row(
+      `fleet run ${run}: ${FLEET} gates, 1.5x the account budget (time x5), interval 1 s`,
+      `action: ${action.limited} × 429 of ${action.requests} requests (${share} %, goal ≤ 6.5 %), ${action.failed} gates failed; detection lag median ${action.lagMedian.toFixed(1)}, p95 ${action.lagP95.toFixed(1)} intervals (goals ≤ 2, ≤ 5)`,
+      `naive fixed-interval poller: ${naive.limited} × 429 of ${naive.requests} requests (${fewer}x the action's, goal ≥ 6x), ${naive.failed} failed; lag median ${naive.lagMedian.toFixed(1)}, p95 ${naive.lagP95.toFixed(1)}`
+    )
+  }
 }
 
 console.log('| scenario | measured | requests / result |')

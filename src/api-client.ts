@@ -11,7 +11,7 @@ import {
 import { type HttpAnswer, httpGet, TransportError } from './http-transport.js'
 import type { Logger } from './logger.js'
 import type { Pace } from './pace.js'
-import { type RetryPolicy, withRetries } from './retry-policy.js'
+import { type RetryPacing, type RetryPolicy, withRetries } from './retry-policy.js'
 import {
   type Branch,
   BranchListSchema,
@@ -34,6 +34,11 @@ export const PROJECTS_PAGE_LIMIT = 400
 export const MAX_PROJECT_PAGES = 50
 /** The first wait before retrying a request that lists projects (it is not paced by polling). */
 export const LISTING_RETRY_FLOOR_MS = 2000
+/** Requests that are not polls (listing projects, reading the branch) retry from 2 s. */
+const LISTING_PACING = (): RetryPacing => ({
+  minimumMs: LISTING_RETRY_FLOOR_MS,
+  nextPollMs: LISTING_RETRY_FLOOR_MS
+})
 /** The largest answer read; a page of 500 operations is well under 1 MiB. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024
 /**
@@ -48,7 +53,7 @@ export interface ApiClientOptions {
   /** Time limit of one request (connection, answer and body). */
   requestTimeoutMs: number
   retryPolicy: RetryPolicy
-  /** The polling pace: the floor of every retry of an operation read, slowed down by each 429. */
+  /** The polling pace: what retries of operation reads follow, slowed down by each 429. */
   pace: Pace
   clock: Clock
   logger: Logger
@@ -107,6 +112,11 @@ export async function walkPages<P extends Pagination>(
 export class ApiClient {
   readonly stats: RequestStats = { requests: 0, retries: 0 }
   private readonly baseUrl: string
+  /** Reads of operations are polls: a retry never goes out sooner than the next poll would. */
+  private readonly pollPacing = (): RetryPacing => ({
+    minimumMs: this.options.pace.intervalMs,
+    nextPollMs: this.options.pace.nextPollDelayMs()
+  })
 
   constructor(private readonly options: ApiClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
@@ -122,7 +132,7 @@ export class ApiClient {
           { limit: String(PROJECTS_PAGE_LIMIT), cursor, org_id: orgId },
           ProjectListSchema,
           orgId ? `the projects of organization "${orgId}"` : 'the list of projects',
-          LISTING_RETRY_FLOOR_MS
+          LISTING_PACING
         ),
       {
         limit: PROJECTS_PAGE_LIMIT,
@@ -153,7 +163,7 @@ export class ApiClient {
       {},
       BranchResponseSchema,
       `branch "${branchId}" of project "${projectId}"`,
-      LISTING_RETRY_FLOOR_MS,
+      LISTING_PACING,
       ({ branch }) =>
         branch.id !== branchId && `the answer is branch "${branch.id}", not the one asked for`
     )
@@ -167,7 +177,7 @@ export class ApiClient {
       { search },
       BranchListSchema,
       `the branches of project "${projectId}"`,
-      LISTING_RETRY_FLOOR_MS
+      LISTING_PACING
     )
     return branches
   }
@@ -182,7 +192,7 @@ export class ApiClient {
       { limit: String(page.limit), cursor: page.cursor },
       OperationListSchema,
       `project "${projectId}"`,
-      this.options.pace.currentMs,
+      this.pollPacing,
       (list) => {
         const stranger = list.operations.find(
           (operation) => operation.project_id && operation.project_id !== projectId
@@ -202,7 +212,7 @@ export class ApiClient {
       {},
       OperationResponseSchema,
       `operation "${operationId}" of project "${projectId}"`,
-      this.options.pace.currentMs,
+      this.pollPacing,
       ({ operation }) =>
         operation.id.toLowerCase() !== operationId.toLowerCase()
           ? `the answer is operation "${operation.id}", not the one asked for`
@@ -218,7 +228,7 @@ export class ApiClient {
     query: Record<string, string | undefined>,
     schema: S,
     subject: string,
-    retryFloorMs: number,
+    pacing: () => RetryPacing,
     /** What is wrong with a well-formed answer that is not the one asked for. */
     mismatch: (answer: z.output<S>) => string | false | null | undefined = () => undefined
   ): Promise<z.output<S>> {
@@ -248,7 +258,7 @@ export class ApiClient {
       {
         policy: this.options.retryPolicy,
         clock,
-        floorMs: retryFloorMs,
+        pacing,
         deadline: this.options.deadline,
         signal: this.options.signal,
         onFailure: (error) => {

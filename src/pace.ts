@@ -5,20 +5,32 @@ import type { Logger } from './logger.js'
 export const MAX_PACE_MS = 60_000
 /** How much slower the pace gets on each 429. */
 const SLOWDOWN_FACTOR = 2
-/** How much of the extra time is taken off after each poll that met no 429. */
-const RECOVERY_FACTOR = 0.85
-/** The wait between polls gets up to this share of `interval` added at random. */
-const POLL_JITTER = 0.1
+/** Recovery comes back quickly to this multiple of the pace at which the last 429 came... */
+const PLATEAU_MARGIN = 1.5
+/** ...10 % quicker with each poll that met no 429... */
+const QUICK_RECOVERY = 0.9
+/** ...then probes toward `interval` slowly, 0.5 % a poll. */
+const PROBING_RECOVERY = 0.995
+/** While slowed, each wait is the pace ± 25 %, at random. */
+const WAIT_JITTER = 0.25
 
 /**
  * How often a gate polls. The account's request budget is shared by every gate of every workflow,
- * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link: a
- * 429 doubles the pace (up to 60 s), and each poll answered without a 429 brings it back toward
- * `interval` (never below it). A little jitter on every wait keeps gates that started in the same
- * second from polling in lock-step.
+ * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link.
+ *
+ * A 429 doubles the pace (up to 60 s). Each poll answered without a 429 makes it quicker again, the
+ * way TCP CUBIC does: quickly (10 % a poll) back to a plateau of 1.5 times the pace at which the
+ * last 429 came, then slowly (0.5 % a poll) toward `interval`, never below it. Without that memory
+ * a fleet of gates climbs straight back to the pace that filled the account's window, and every
+ * gate meets a 429 again in the next crunch; with it, the fleet settles just under the budget.
+ *
+ * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
+ * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.
  */
 export class Pace {
   private paceMs: number
+  /** The pace at which the last 429 came; 0 before any. */
+  private limitedAtMs = 0
   private limitedThisPoll = false
   /** Answers of 429 met in the whole run. */
   rateLimited = 0
@@ -34,13 +46,15 @@ export class Pace {
     this.slowestMs = intervalMs
   }
 
-  /** Time between polls right now; also the floor of every retry. */
+  /** Time between polls right now, before jitter. */
   get currentMs(): number {
     return this.paceMs
   }
 
   onRateLimited(): void {
     this.rateLimited++
+    // The pace that was too quick: the first 429 of a poll says so, its retries' 429s do not.
+    if (!this.limitedThisPoll) this.limitedAtMs = this.paceMs
     this.limitedThisPoll = true
     const next = Math.max(this.intervalMs, Math.min(MAX_PACE_MS, this.paceMs * SLOWDOWN_FACTOR))
     if (next > this.paceMs) {
@@ -55,15 +69,21 @@ export class Pace {
     const limited = this.limitedThisPoll
     this.limitedThisPoll = false
     if (limited || this.paceMs === this.intervalMs) return
-    const next = this.intervalMs + (this.paceMs - this.intervalMs) * RECOVERY_FACTOR
-    this.paceMs = next - this.intervalMs < 100 ? this.intervalMs : next
+    const plateauMs = this.limitedAtMs * PLATEAU_MARGIN
+    const next =
+      this.paceMs > plateauMs
+        ? Math.max(plateauMs, this.paceMs * QUICK_RECOVERY)
+        : this.paceMs * PROBING_RECOVERY
+    this.paceMs = Math.max(this.intervalMs, next)
     if (this.paceMs === this.intervalMs) {
       this.logger.info(`No 429 lately: polling every ${formatDuration(this.intervalMs)} again`)
     }
   }
 
-  /** How long to wait before the next poll: the pace plus a little jitter. */
+  /** How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %. */
   nextPollDelayMs(): number {
-    return Math.round(this.paceMs + this.random() * POLL_JITTER * this.intervalMs)
+    if (this.paceMs === this.intervalMs) return this.intervalMs
+    const jittered = this.paceMs * (1 + WAIT_JITTER * (2 * this.random() - 1))
+    return Math.round(Math.max(this.intervalMs, jittered))
   }
 }

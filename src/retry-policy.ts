@@ -3,8 +3,6 @@ import { ApiError, DeadlineExceededError, NetworkError } from './errors.js'
 
 /** Statuses that say "try again later"; every request of the action is a GET, so retrying is safe. */
 const RETRYABLE_STATUSES = new Set([408, 423, 429, 500, 502, 503, 504])
-/** Share of a wait added at random, so that gates refused together do not come back together. */
-const JITTER = 0.5
 /** Share of a Retry-After added at random on top of it (never taken off). */
 const RETRY_AFTER_JITTER = 0.1
 
@@ -14,6 +12,20 @@ export interface RetryDecision {
   reason: string
 }
 
+/** A 429's back-off range is this many doublings wider than other errors'. */
+const RATE_LIMIT_SPREAD_DOUBLINGS = 2
+
+/**
+ * What a retry is paced by, read when the retry is decided, after the answer that asked for it (a
+ * 429 has already slowed the pace): `minimumMs` is never undercut (during a wait: `interval`), nor
+ * is `nextPollMs`, the wait the next poll would have now, so a retry never goes out sooner than a
+ * poll would.
+ */
+export interface RetryPacing {
+  minimumMs: number
+  nextPollMs: number
+}
+
 export interface RetryPolicyOptions {
   maxDelayMs?: number
   /** Source of jitter in [0, 1); injectable for tests. */
@@ -21,10 +33,15 @@ export interface RetryPolicyOptions {
 }
 
 /**
- * When to retry and how long to wait first. The wait starts at `floorMs` (during a wait: the
- * current polling pace, so a retry never goes out sooner than the next poll would have) and doubles
- * with each retry, with up to 50 % jitter on top, capped at 60 s (or at the floor, if that is
- * longer). A Retry-After (seconds or an HTTP date) that asks for longer wins and is never shortened.
+ * When to retry and how long to wait first: the longest of three waits. The minimum (`interval`
+ * during a wait); the wait of the next poll; and a full-jitter back-off, anywhere from 0 to
+ * minimum × 2^attempt. For a 429 that range is four times wider (up to 8 intervals on the first
+ * retry): a 429 means the account's window is full, and it frees only as old requests age out, so
+ * gates refused in the same crunch spread their retries over that time instead of coming back
+ * together into the same full window. Capped at 60 s (or at the minimum, if that is longer). A
+ * Retry-After (seconds or an HTTP date) that asks for longer wins and is never shortened; it does
+ * not narrow the spread, because it names when the window frees its first slot, and every gate
+ * refused in the same second hears the same time.
  */
 export class RetryPolicy {
   readonly maxDelayMs: number
@@ -43,14 +60,16 @@ export class RetryPolicy {
     error: unknown,
     attempt: number,
     wallNow: number,
-    floorMs: number
+    pacing: RetryPacing
   ): RetryDecision | undefined {
     if (error instanceof NetworkError) {
-      return { delayMs: this.backoff(attempt, floorMs), reason: `no answer (${error.detail})` }
+      return { delayMs: this.backoff(attempt, pacing), reason: `no answer (${error.detail})` }
     }
     if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status)) return undefined
-    const backoffMs = this.backoff(attempt, floorMs)
     const retryAfterMs = parseRetryAfter(error.retryAfter, wallNow)
+    // Retry-After too: a window that frees one slot then has no room for every gate refused with it.
+    const spread = error.status === 429 ? attempt + RATE_LIMIT_SPREAD_DOUBLINGS : attempt
+    const backoffMs = this.backoff(spread, pacing)
     if (retryAfterMs !== undefined) {
       const honoured = Math.round(retryAfterMs * (1 + this.random() * RETRY_AFTER_JITTER))
       return {
@@ -61,11 +80,11 @@ export class RetryPolicy {
     return { delayMs: backoffMs, reason: `HTTP ${error.status}` }
   }
 
-  /** floor × 2^(attempt−1), plus up to 50 % jitter, capped at max(60 s, floor); never below floor. */
-  backoff(attempt: number, floorMs: number): number {
-    const cap = Math.max(floorMs, this.maxDelayMs)
-    const step = Math.min(cap, floorMs * 2 ** Math.max(0, attempt - 1))
-    return Math.round(Math.min(cap, step * (1 + this.random() * JITTER)))
+  /** max(minimum, next poll, U(0, minimum × 2^doublings)), capped at max(60 s, minimum). */
+  backoff(doublings: number, { minimumMs, nextPollMs }: RetryPacing): number {
+    const cap = Math.max(minimumMs, this.maxDelayMs)
+    const spread = this.random() * Math.min(cap, minimumMs * 2 ** doublings)
+    return Math.round(Math.min(cap, Math.max(minimumMs, nextPollMs, spread)))
   }
 }
 
@@ -81,8 +100,8 @@ export function parseRetryAfter(header: string | undefined, now: number): number
 export interface RetryContext {
   policy: RetryPolicy
   clock: Clock
-  /** The first wait before a retry; the policy grows it from there. */
-  floorMs: number
+  /** What retries are paced by, read at each retry. */
+  pacing: () => RetryPacing
   /** Monotonic time (clock.now()) after which no retry is started. */
   deadline: number
   signal?: AbortSignal
@@ -103,7 +122,12 @@ export async function withRetries<T>(attempt: () => Promise<T>, context: RetryCo
       if (context.signal?.aborted) throw error
       context.onFailure?.(error)
       const now = context.clock.now()
-      const decision = context.policy.decide(error, retry, context.clock.wallNow(), context.floorMs)
+      const decision = context.policy.decide(
+        error,
+        retry,
+        context.clock.wallNow(),
+        context.pacing()
+      )
       if (decision === undefined) throw error
       const lastError = error as Error
       if (now + decision.delayMs > context.deadline) throw new DeadlineExceededError(lastError)

@@ -4,11 +4,20 @@
  * Markdown, and never leak the key.
  */
 import { describe, expect, it } from '@jest/globals'
-import { connect, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
 import { createServer as createTlsServer } from 'node:tls'
-import { hostile, json, listen, OP, proxy, runningOp, TLS } from '../fixtures/hostile-servers.js'
+import {
+  hostile,
+  json,
+  listen,
+  OP,
+  proxy,
+  runningOp,
+  TLS,
+  tlsBehindProxy
+} from '../fixtures/hostile-servers.js'
 import {
   KEYS,
   PROJECT,
@@ -222,23 +231,9 @@ describe('HTTPS proxies', () => {
       timeline: [{ status: 'finished' }]
     })
     // TLS termination in front of the local API server, as api.neon.test.
-    const terminator = createTlsServer(
-      { key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(join(TLS, 'cert.pem')) },
-      (tlsSocket) => {
-        const upstream = connect(Number(new URL(server.url).port), '127.0.0.1')
-        tlsSocket.pipe(upstream).pipe(tlsSocket)
-        upstream.on('error', () => tlsSocket.destroy())
-      }
-    )
-    const tlsPort = await listen(terminator)
-    const working = await proxy((socket, _target, head) => {
-      const upstream = connect(tlsPort, '127.0.0.1', () => {
-        socket.write('HTTP/1.1 200 Connection established\r\n\r\n')
-        upstream.write(head)
-        socket.pipe(upstream).pipe(socket)
-      })
-      upstream.on('error', () => socket.destroy())
-      socket.on('error', () => upstream.destroy())
+    const working = await tlsBehindProxy(Number(new URL(server.url).port), {
+      cert: 'cert.pem',
+      key: 'key.pem'
     })
     const run = await runAction(
       server,

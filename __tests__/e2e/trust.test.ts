@@ -5,16 +5,23 @@
  * invisible characters, compressed answers, proxy credentials).
  */
 import { describe, expect, it } from '@jest/globals'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
-import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { createServer as createTlsServer } from 'node:tls'
 import { gzipSync } from 'node:zlib'
 import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import { hostile, json, listen, OP, proxy, runningOp, TLS } from '../fixtures/hostile-servers.js'
+import {
+  hostile,
+  json,
+  listen,
+  OP,
+  proxy,
+  runningOp,
+  TLS,
+  tlsBehindProxy
+} from '../fixtures/hostile-servers.js'
 import { runBundle } from '../../script/run-bundle.ts'
 
 /** Whether `text` holds base64 (or base64url) that decodes, at any alignment, to the key's middle. */
@@ -47,28 +54,9 @@ describe('the key and TLS', () => {
     })
     const apiPort = await listen(api)
     // TLS in front of it with a certificate that names only localhost, the proxy's name.
-    const terminator = createTlsServer(
-      {
-        key: readFileSync(join(TLS, 'localhost-key.pem')),
-        cert: readFileSync(join(TLS, 'localhost-cert.pem'))
-      },
-      (tlsSocket) => {
-        const upstream = connect(apiPort, '127.0.0.1')
-        tlsSocket.pipe(upstream).pipe(tlsSocket)
-        upstream.on('error', () => tlsSocket.destroy())
-        tlsSocket.on('error', () => upstream.destroy())
-      }
-    )
-    const tlsPort = await listen(terminator)
-    // Every tunnel ends at the local terminator, whatever it was asked for: nothing leaves 127.0.0.1.
-    const tunnel = await proxy((socket, _target, head) => {
-      const upstream = connect(tlsPort, '127.0.0.1', () => {
-        socket.write('HTTP/1.1 200 Connection established\r\n\r\n')
-        upstream.write(head)
-        socket.pipe(upstream).pipe(socket)
-      })
-      upstream.on('error', () => socket.destroy())
-      socket.on('error', () => upstream.destroy())
+    const tunnel = await tlsBehindProxy(apiPort, {
+      cert: 'localhost-cert.pem',
+      key: 'localhost-key.pem'
     })
     const run = await runBundle(
       {
