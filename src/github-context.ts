@@ -2,7 +2,8 @@
  * What the run is for: the event, the commit, the pull request. Read from the same environment
  * variables and event payload as @actions/github's `context`, validated with zod, without loading
  * Octokit: most runs write no comment, and start-up stays lean (pr-comment.ts loads
- * @actions/github only when a comment is to be written).
+ * @actions/github only when a comment is to be written). Why not import `context`: @actions/github
+ * 9 exports only `.` and `./lib/utils`, and both load Octokit; there is no Octokit-free path.
  */
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
