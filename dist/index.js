@@ -41517,9 +41517,11 @@ function truncateBytes(text, maxBytes) {
  * Control characters (C0, C1, DEL), the line and paragraph separators, and every Unicode format
  * character (category Cf): the bidirectional marks that make text read differently from what it is,
  * zero-width characters, the word joiner, the BOM and the tag characters (U+E0000–E007F), which let
- * `finished\u2060` look like `finished`.
+ * `finished\u2060` look like `finished`. The body of a RegExp character class, which input rules
+ * use to refuse what the log would escape.
  */
-const UNSAFE_CHARACTERS = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+const UNSAFE_CHARACTER_CLASS = '\\p{Cc}\\p{Cf}\\u2028\\u2029';
+const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE_CHARACTER_CLASS}]`, 'gu');
 const NAMED_ESCAPES = new Map([
     ['\n', '\\n'],
     ['\r', '\\r'],
@@ -42037,10 +42039,11 @@ function withheldSecretReason(context) {
 
 
 
+
 const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
-const BRANCH_PATTERN = /^[^\p{Cc}\p{Cf}\u2028\u2029]{1,256}$/u;
+const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
 /** A user's or a bot's login. */
 const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
 const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;

@@ -58,7 +58,7 @@ export interface ApiClientOptions {
   clock: Clock
   logger: Logger
   redactor: Redactor
-  /** Absolute clock time: no retry starts after it, no request runs more than 1 s past it. */
+  /** Monotonic clock time: no retry starts after it, no request runs more than 1 s past it. */
   deadline: number
   signal?: AbortSignal
   maxBodyBytes?: number

@@ -1,11 +1,12 @@
 import { z } from 'zod'
 import { parseDuration } from './duration.js'
 import { InputError } from './errors.js'
+import { UNSAFE_CHARACTER_CLASS } from './untrusted-text.js'
 
 export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
-const BRANCH_PATTERN = /^[^\p{Cc}\p{Cf}\u2028\u2029]{1,256}$/u
+const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u')
 /** A user's or a bot's login. */
 const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/
 const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/

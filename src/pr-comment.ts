@@ -63,7 +63,7 @@ export function gateMarker(context: GitHubContext, gate: GateIdentity): string {
 }
 
 /** The GITHUB_TOKEN writes as this account. */
-export const ACTIONS_BOT_LOGIN = 'github-actions[bot]'
+const ACTIONS_BOT_LOGIN = 'github-actions[bot]'
 
 /** GitHub prefixes installation tokens, the GITHUB_TOKEN among them, with `ghs_`. */
 const INSTALLATION_TOKEN = /^ghs_/

@@ -91,9 +91,11 @@ export function truncateBytes(text: string, maxBytes: number): string {
  * Control characters (C0, C1, DEL), the line and paragraph separators, and every Unicode format
  * character (category Cf): the bidirectional marks that make text read differently from what it is,
  * zero-width characters, the word joiner, the BOM and the tag characters (U+E0000–E007F), which let
- * `finished\u2060` look like `finished`.
+ * `finished\u2060` look like `finished`. The body of a RegExp character class, which input rules
+ * use to refuse what the log would escape.
  */
-const UNSAFE_CHARACTERS = /[\p{Cc}\p{Cf}\u2028\u2029]/gu
+export const UNSAFE_CHARACTER_CLASS = '\\p{Cc}\\p{Cf}\\u2028\\u2029'
+const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE_CHARACTER_CLASS}]`, 'gu')
 
 const NAMED_ESCAPES = new Map([
   ['\n', '\\n'],

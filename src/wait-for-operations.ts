@@ -19,7 +19,7 @@ export type Outcome = 'success' | 'failure' | 'timeout' | 'pending' | 'cancelled
 export interface WaitOptions {
   /** false: read once and report. */
   wait: boolean
-  /** Absolute clock time at which the wait gives up. */
+  /** Monotonic clock time (clock.now()) at which the wait gives up. */
   deadline: number
   failFast: boolean
 }
