@@ -161,7 +161,7 @@ describe('ApiClient errors', () => {
       .get(path)
       .reply(200, { operation: operation({ id: OP_A, project_id: 'someone-else-123' }) })
     const single = await failure(client().getOperation(PROJECT, OP_A))
-    expect(single.message).toContain('the answer is an operation of project "someone-else-123"')
+    expect(single.message).toContain('belongs to project "someone-else-123"')
     nock(HOST)
       .get(`/api/v2/projects/${PROJECT}/operations`)
       .query(true)

@@ -19,6 +19,7 @@ describe('summary', () => {
         wait: {
           outcome: 'timeout',
           polls: 4,
+          observed: true,
           elapsedMs: 125_000,
           operations: [
             operation({
@@ -82,7 +83,14 @@ describe('summary: bounds and honesty', () => {
         outcome: 'timeout',
         projectId: 'p-1',
         error: huge,
-        wait: { outcome: 'timeout', polls: 1, elapsedMs: 1, operations, reason: huge },
+        wait: {
+          outcome: 'timeout',
+          polls: 1,
+          observed: true,
+          elapsedMs: 1,
+          operations,
+          reason: huge
+        },
         listing: { projects, unavailableProjectIds: Array(5000).fill(huge) }
       })
     )
@@ -94,6 +102,37 @@ describe('summary: bounds and honesty', () => {
   })
 })
 
+describe('nothing read', () => {
+  it.each([
+    ['timeout', 'Nothing could be read before the timeout ran out'],
+    ['cancelled', 'Nothing could be read before the job was cancelled']
+  ] as const)(
+    '%s before the first answer: unknown, never "no operation in flight"',
+    (outcome, says) => {
+      const nothing = report({
+        projectId: 'p-1',
+        outcome,
+        wait: { outcome, polls: 1, observed: false, elapsedMs: 900, operations: [] }
+      })
+      const html = renderSummary(nothing)
+      expect(html).toContain(`${says}: the state of the operations is unknown.`)
+      expect(html).not.toContain('No operation in flight')
+      const { outputs } = buildOutputs(nothing)
+      expect(outputs).toEqual({ outcome, elapsed_ms: '900' })
+    }
+  )
+
+  it('a gate that read the list and found nothing says "no operation in flight"', () => {
+    const idle = report({
+      projectId: 'p-1',
+      outcome: 'success',
+      wait: { outcome: 'success', polls: 1, observed: true, elapsedMs: 900, operations: [] }
+    })
+    expect(renderSummary(idle)).toContain('No operation in flight')
+    expect(buildOutputs(idle).outputs.operations).toBe('[]')
+  })
+})
+
 describe('outputs', () => {
   it('a huge operations list is cut to fit, with a note; long fields carry a marker', () => {
     const operations = Array.from({ length: 20_000 }, (_, i) =>
@@ -102,7 +141,7 @@ describe('outputs', () => {
     const { outputs, notes } = buildOutputs(
       report({
         outcome: 'pending',
-        wait: { outcome: 'pending', polls: 1, elapsedMs: 1, operations }
+        wait: { outcome: 'pending', polls: 1, observed: true, elapsedMs: 1, operations }
       })
     )
     expect(outputs.operations.length).toBeLessThanOrEqual(512 * 1024)
@@ -121,7 +160,13 @@ describe('outputs', () => {
       operation({ id: 'b', status: 'skipped' }),
       operation({ id: 'c', status: 'finished' })
     ]
-    const wait = { outcome: 'success' as const, polls: 1, elapsedMs: 10, operations: ops }
+    const wait = {
+      outcome: 'success' as const,
+      polls: 1,
+      observed: true,
+      elapsedMs: 10,
+      operations: ops
+    }
     expect(buildOutputs(report({ wait })).outputs).toMatchObject({
       status: 'skipped',
       operation_id: 'b'
@@ -142,7 +187,9 @@ describe('outputs', () => {
     })
     const outputs = (op: typeof withTotal) =>
       buildOutputs(
-        report({ wait: { outcome: 'success', polls: 1, elapsedMs: 1, operations: [op] } })
+        report({
+          wait: { outcome: 'success', polls: 1, observed: true, elapsedMs: 1, operations: [op] }
+        })
       ).outputs
     expect(outputs(withTotal).duration_ms).toBe('777')
     expect(outputs(without).duration_ms).toBe('1250')

@@ -80,6 +80,17 @@ describe('forLog', () => {
   it('cuts long text', () => {
     expect(forLog('x'.repeat(MAX_LOG_CHARS + 10))).toMatch(/… \[10 more characters\]$/)
   })
+
+  it.each([
+    ['##[set-output name=outcome;]success', '##\\u005bset-output name=outcome;]success'],
+    ['a ###[warning]x', 'a ###\\u005bwarning]x'],
+    ['##[##[add-mask]k', '##\\u005b##\\u005badd-mask]k'],
+    ['#\u0000#[x]', '#\\u0000#[x]'],
+    ['# #[ and [##] stay', '# #[ and [##] stay']
+  ])('leaves no ##[ anywhere in the line (the runner’s older syntax): %j', (text, shown) => {
+    expect(forLog(text)).toBe(shown)
+    expect(forLog(text)).not.toContain('##[')
+  })
 })
 
 describe('forHtml', () => {

@@ -41535,12 +41535,23 @@ function visibleEscape(character) {
 /** Longest log line the action writes; API text beyond it is cut with a marker. */
 const MAX_LOG_CHARS = 4000;
 /**
+ * The runner's older command syntax, `##[name key=value;]data`, runs wherever `##[` stands in a
+ * line (actions/runner looks for it with IndexOf, on every line the `::` syntax did not claim).
+ */
+const LEGACY_COMMAND = /##\[/g;
+/** `##[` shown as `##\u005b`: what remains has no `[` after `##`, and no replacement adds one. */
+const LEGACY_COMMAND_ESCAPE = '##\\u005b';
+/**
  * For a line of the job log: no new line, carriage return or other control character survives
  * (each becomes a visible escape such as `\n`), so API text can never start a line of its own and
- * be read by the runner as a workflow command (`::set-output`, `::add-mask::`, `::stop-commands::`).
+ * be read by the runner as a workflow command (`::set-output`, `::add-mask::`, `::stop-commands::`);
+ * and no `##[` survives anywhere in the line, so it cannot be read as one in the older syntax
+ * (`##[set-output name=outcome;]success`) either.
  */
 function forLog(text) {
-    return truncate(text, MAX_LOG_CHARS).replace(UNSAFE_CHARACTERS, visibleEscape);
+    return truncate(text, MAX_LOG_CHARS)
+        .replace(UNSAFE_CHARACTERS, visibleEscape)
+        .replace(LEGACY_COMMAND, LEGACY_COMMAND_ESCAPE);
 }
 function escapeHtmlEntities(text) {
     return text
@@ -41615,6 +41626,12 @@ async function walkPages(readPage, options) {
         cursor = next;
     }
 }
+/** What is wrong when an answer holds a branch or an operation of another project than asked. */
+function strangerIn(items, projectId, what) {
+    const stranger = items.find((item) => item.project_id && item.project_id !== projectId);
+    return (stranger &&
+        `${what} "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`);
+}
 /** GET-only client of the management API; every request goes through the retry policy. */
 class ApiClient {
     options;
@@ -41653,29 +41670,25 @@ class ApiClient {
     }
     /** One branch by id; the answer must be that branch. */
     async getBranch(projectId, branchId) {
-        const { branch } = await this.get(['projects', projectId, 'branches', branchId], {}, BranchResponseSchema, `branch "${branchId}" of project "${projectId}"`, LISTING_PACING, ({ branch }) => branch.id !== branchId && `the answer is branch "${branch.id}", not the one asked for`);
+        const { branch } = await this.get(['projects', projectId, 'branches', branchId], {}, BranchResponseSchema, `branch "${branchId}" of project "${projectId}"`, LISTING_PACING, ({ branch }) => branch.id !== branchId
+            ? `the answer is branch "${branch.id}", not the one asked for`
+            : strangerIn([branch], projectId, 'branch'));
         return branch;
     }
     /** The project's branches whose name or id contains `search` (the API's own matching). */
     async searchBranches(projectId, search) {
-        const { branches } = await this.get(['projects', projectId, 'branches'], { search }, BranchListSchema, `the branches of project "${projectId}"`, LISTING_PACING);
+        const { branches } = await this.get(['projects', projectId, 'branches'], { search }, BranchListSchema, `the branches of project "${projectId}"`, LISTING_PACING, (list) => strangerIn(list.branches, projectId, 'branch'));
         return branches;
     }
     /** One page of the project's operations, newest first; each must belong to the project. */
     listOperations(projectId, page) {
-        return this.get(['projects', projectId, 'operations'], { limit: String(page.limit), cursor: page.cursor }, OperationListSchema, `project "${projectId}"`, this.pollPacing, (list) => {
-            const stranger = list.operations.find((operation) => operation.project_id && operation.project_id !== projectId);
-            return (stranger &&
-                `operation "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`);
-        });
+        return this.get(['projects', projectId, 'operations'], { limit: String(page.limit), cursor: page.cursor }, OperationListSchema, `project "${projectId}"`, this.pollPacing, (list) => strangerIn(list.operations, projectId, 'operation'));
     }
     /** One operation; the answer must be that operation of that project. */
     async getOperation(projectId, operationId) {
         const { operation } = await this.get(['projects', projectId, 'operations', operationId], {}, OperationResponseSchema, `operation "${operationId}" of project "${projectId}"`, this.pollPacing, ({ operation }) => operation.id.toLowerCase() !== operationId.toLowerCase()
             ? `the answer is operation "${operation.id}", not the one asked for`
-            : operation.project_id && operation.project_id !== projectId
-                ? `the answer is an operation of project "${operation.project_id}", not the one asked for`
-                : undefined);
+            : strangerIn([operation], projectId, 'operation'));
         return operation;
     }
     async get(segments, query, schema, subject, pacing, 
@@ -41757,9 +41770,9 @@ class ApiClient {
     apiErrorFrom(raw, endpoint, subject) {
         let body = {};
         try {
-            const parsed = ErrorBodySchema.safeParse(this.options.redactor.redactJson(JSON.parse(raw.body)));
+            const parsed = ErrorBodySchema.safeParse(JSON.parse(raw.body));
             if (parsed.success)
-                body = parsed.data;
+                body = this.options.redactor.redactJson(parsed.data);
         }
         catch {
             // An error answer without a JSON body still has its status.
@@ -41782,8 +41795,13 @@ class ApiClient {
             location: header('location')
         });
     }
-    /** JSON, secrets redacted from every string, then checked against the schema. */
+    /**
+     * JSON checked against the schema, which drops every field the action does not use, then the
+     * secrets redacted from every string that is left: the cost follows what the action reads, not
+     * what the server sends (millions of strings in an ignored field, or JSON nested a million deep).
+     */
     parseBody(body, schema, endpoint) {
+        const { redactor } = this.options;
         let json;
         try {
             json = JSON.parse(body);
@@ -41791,13 +41809,13 @@ class ApiClient {
         catch {
             throw new ResponseFormatError(endpoint, 'the body is not JSON');
         }
-        const parsed = schema.safeParse(this.options.redactor.redactJson(json));
+        const parsed = schema.safeParse(json);
         if (!parsed.success) {
             const issue = parsed.error.issues[0];
             const field = issue.path.length > 0 ? issue.path.join('.') : '(body)';
-            throw new ResponseFormatError(endpoint, `field "${field}": ${issue.message}`);
+            throw new ResponseFormatError(endpoint, redactor.redact(`field "${field}": ${issue.message}`));
         }
-        return parsed.data;
+        return redactor.redactJson(parsed.data);
     }
 }
 
@@ -41868,7 +41886,46 @@ function statusLabel(status) {
     return LABELS.get(status) ?? `❔ ${status}`;
 }
 
+;// CONCATENATED MODULE: ./src/report.ts
+/**
+ * The operations as far as the run saw them, or undefined when nothing could be read (an error,
+ * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
+ */
+function seenOperations(report) {
+    const { wait } = report;
+    if (wait && (wait.observed || wait.operations.length > 0))
+        return wait.operations;
+    return report.lastSeen;
+}
+/**
+ * The operation the single-operation outputs describe: the first one (output order) that did not
+ * finish, else the first one.
+ */
+function primaryOperation(operations) {
+    return operations.find((operation) => operation.status !== 'finished') ?? operations[0];
+}
+/** `total_duration_ms` when the API gives it, else updated_at − created_at. */
+function operationDurationMs(operation) {
+    if (operation.total_duration_ms != null)
+        return operation.total_duration_ms;
+    const created = Date.parse(operation.created_at ?? '');
+    const updated = Date.parse(operation.updated_at ?? '');
+    return Number.isNaN(created) || Number.isNaN(updated) ? undefined : Math.max(0, updated - created);
+}
+/** Why nothing could be read; the reason itself is quoted beside it. */
+function nothingRead(outcome) {
+    switch (outcome) {
+        case 'timeout':
+            return 'Nothing could be read before the timeout ran out';
+        case 'cancelled':
+            return 'Nothing could be read before the job was cancelled';
+        default:
+            return 'Nothing could be read before the error';
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/annotations.ts
+
 
 
 /**
@@ -41881,7 +41938,8 @@ const MAX_OPERATION_ANNOTATIONS = 5;
  * failure, and a timeout, titled with the action and the branch.
  */
 function annotationsFor(report, failFast) {
-    const operations = report.wait?.operations ?? [];
+    const seen = seenOperations(report);
+    const operations = seen ?? [];
     const failed = operations.filter((operation) => isFinalFailure(operation.status, failFast));
     const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
         title: truncate(`${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`, 200),
@@ -41893,7 +41951,14 @@ function annotationsFor(report, failFast) {
             message: 'The job summary lists every operation.'
         });
     }
-    if (report.outcome === 'timeout') {
+    if (report.outcome === 'timeout' && !seen) {
+        const why = report.wait?.reason ?? report.error;
+        annotations.push({
+            title: 'timeout: the state of the operations is unknown',
+            message: truncate(`${nothingRead('timeout')}${why ? `: ${why}` : ''}`, 1000)
+        });
+    }
+    else if (report.outcome === 'timeout') {
         const unfinished = operations.filter((operation) => !succeeded(operation.status));
         const first = unfinished[0];
         annotations.push({
@@ -41914,20 +41979,20 @@ const BRANCH_ID = /^br-[a-z0-9-]+$/;
 const MAX_LISTED = 5;
 const ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of the project';
 /**
- * The branch `input` names in `projectId`: an id is read directly (one request); a name is searched
- * for (one request) and must match exactly one branch's name or id. Throws an InputError naming
- * `branch_id` when it names no branch or several.
+ * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
+ * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
+ * and must match exactly one branch's name or id. Throws an InputError naming `branch_id` when it
+ * names no branch or several.
  */
 async function resolveBranch(reader, projectId, input) {
-    if (BRANCH_ID.test(input)) {
+    const shapedLikeId = BRANCH_ID.test(input);
+    if (shapedLikeId) {
         try {
             return await reader.getBranch(projectId, input);
         }
         catch (error) {
-            if (error instanceof ApiError && error.status === 404) {
-                throw new InputError(`input "branch_id": project "${projectId}" has no branch with the id "${input}"; ${ACCEPTED}`);
-            }
-            throw error;
+            if (!(error instanceof ApiError && error.status === 404))
+                throw error;
         }
     }
     const found = await reader.searchBranches(projectId, input);
@@ -41938,7 +42003,7 @@ async function resolveBranch(reader, projectId, input) {
     if (byName.length === 1)
         return byName[0];
     if (byName.length === 0) {
-        throw new InputError(`input "branch_id": project "${projectId}" has no branch named "${input}"; ${ACCEPTED}`);
+        throw new InputError(`input "branch_id": project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${ACCEPTED}`);
     }
     const listed = byName.slice(0, MAX_LISTED).map((branch) => branch.id);
     if (byName.length > MAX_LISTED)
@@ -42442,23 +42507,6 @@ function sortTime(operation) {
     return parseTime(operation.created_at) ?? Infinity;
 }
 
-;// CONCATENATED MODULE: ./src/report.ts
-/**
- * The operation the single-operation outputs describe: the first one (output order) that did not
- * finish, else the first one.
- */
-function primaryOperation(operations) {
-    return operations.find((operation) => operation.status !== 'finished') ?? operations[0];
-}
-/** `total_duration_ms` when the API gives it, else updated_at − created_at. */
-function operationDurationMs(operation) {
-    if (operation.total_duration_ms != null)
-        return operation.total_duration_ms;
-    const created = Date.parse(operation.created_at ?? '');
-    const updated = Date.parse(operation.updated_at ?? '');
-    return Number.isNaN(created) || Number.isNaN(updated) ? undefined : Math.max(0, updated - created);
-}
-
 ;// CONCATENATED MODULE: ./src/outputs.ts
 
 
@@ -42505,8 +42553,12 @@ function buildOutputs(report) {
         outputs.project_count = String(report.listing.projects.length);
     }
     const { wait } = report;
-    if (wait) {
-        const found = primaryOperation(wait.operations);
+    if (wait)
+        outputs.elapsed_ms = String(Math.round(wait.elapsedMs));
+    // Nothing read is no operation, not an empty list of them: those outputs stay unset.
+    const seen = wait && seenOperations(report);
+    if (seen) {
+        const found = primaryOperation(seen);
         const operation = found && bounded(found);
         const duration = operation ? operationDurationMs(operation) : undefined;
         Object.assign(outputs, {
@@ -42521,8 +42573,7 @@ function buildOutputs(report) {
             updated_at: operation?.updated_at ?? '',
             duration_ms: duration !== undefined ? String(duration) : '',
             operation: operation ? JSON.stringify(operation) : '',
-            operations: jsonArray(wait.operations, 'operations', notes),
-            elapsed_ms: String(Math.round(wait.elapsedMs))
+            operations: jsonArray(seen, 'operations', notes)
         });
     }
     return { outputs, notes };
@@ -42761,9 +42812,9 @@ function renderSummary(report, limits = SUMMARY_LIMITS) {
     if (report.error) {
         parts.push(`<p>❌ <b>Error:</b> ${forHtml(report.error, MAX_MESSAGE_CHARS)}</p>`);
     }
-    const operations = report.wait?.operations ?? report.lastSeen;
-    if (operations === undefined && report.projectId && report.error) {
-        parts.push('<p>Nothing could be read before the error: the state of the operations is unknown.</p>');
+    const operations = seenOperations(report);
+    if (operations === undefined && report.projectId) {
+        parts.push(`<p>${nothingRead(report.outcome)}: the state of the operations is unknown.</p>`);
     }
     else if (operations?.length === 0) {
         parts.push('<p>No operation in flight.</p>');
@@ -42896,35 +42947,41 @@ function commentBody(report, context, marker) {
 /**
  * Updates this gate's comment, or creates one: `always`, or `failure` when the run failed. With
  * `failure` an existing comment is updated whatever the outcome, so a red comment turns green.
+ * Returns false when there was nothing to write.
  *
  * Two runs of the same gate at once (matrix legs) may each find none and create one. So after
  * creating, the comments are listed once more, and every run converges on the same one: the oldest
  * is kept (updated with this run's body if it is not the one just created), the others deleted.
  */
-async function upsertComment(api, { marker, author, body, mode, failed, logger }) {
+async function upsertComment(api, progress, { marker, author, body, mode, failed, logger }) {
     let own = await ownComments(api, marker, author);
     let created;
     if (own.length === 0) {
         if (mode === 'failure' && !failed)
-            return { action: 'none' };
+            return false;
         created = await api.createComment(body);
+        progress.written = { action: 'created', url: created.html_url };
         const writer = created.user?.login;
         if (writer && writer !== author) {
             logger.warning(`pr_comment: the comment was written as ${writer}, not ${author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`);
-            return { action: 'created', url: created.html_url };
+            return true;
         }
+        progress.step = 'listing the comments again to find duplicates from other runs of this gate';
         own = await ownComments(api, marker, author);
         if (!own.some((comment) => comment.id === created.id))
             own.push(created);
         own.sort((a, b) => a.id - b.id);
     }
     const [kept, ...duplicates] = own;
-    let url = kept.html_url;
-    if (kept.id !== created?.id)
-        url = (await api.updateComment(kept.id, body)).html_url;
-    for (const duplicate of duplicates)
+    if (kept.id !== created?.id) {
+        progress.step = `updating the comment ${kept.html_url}`;
+        progress.written = { action: 'updated', url: (await api.updateComment(kept.id, body)).html_url };
+    }
+    for (const duplicate of duplicates) {
+        progress.step = `deleting the duplicate comment ${duplicate.html_url}`;
         await api.deleteComment(duplicate.id);
-    return { action: kept.id === created?.id ? 'created' : 'updated', url };
+    }
+    return true;
 }
 /** The issue-comments API through @actions/github's Octokit, with its proxy support. */
 async function octokitCommentApi(options) {
@@ -43002,22 +43059,35 @@ async function writePullRequestComment(options) {
             reject(error);
         }, timeLimitMs);
     });
+    const progress = {};
     try {
         const work = (async () => {
             const api = await (options.api ?? defaultApi(options, pullRequest.number))(controller.signal);
             const author = await commentAuthor(api, options.token, options.author);
-            return upsertComment(api, { marker, author, body, mode: options.mode, failed, logger });
+            return upsertComment(api, progress, {
+                marker,
+                author,
+                body,
+                mode: options.mode,
+                failed,
+                logger
+            });
         })();
         work.catch(() => undefined);
-        const result = await Promise.race([work, timeLimit]);
-        if (result.action === 'none') {
+        if (!(await Promise.race([work, timeLimit]))) {
             logger.info('pr_comment: failure, and the gate passed: no comment written');
             return undefined;
         }
-        logger.info(`pr_comment: ${result.action} ${result.url}`);
-        return result.url;
+        logger.info(`pr_comment: ${progress.written.action} ${progress.written.url}`);
+        return progress.written.url;
     }
     catch (error) {
+        const { written, step } = progress;
+        if (written) {
+            // The result is on the pull request; only the tidying after it failed.
+            logger.warning(`pr_comment: ${written.action} ${written.url}, but ${step} failed, so a duplicate comment may be left behind: ${describeGitHubError(error)}`);
+            return written.url;
+        }
         logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`);
         return undefined;
     }
@@ -43069,13 +43139,16 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
     let polls = 0;
     const elapsed = () => `+${formatDuration(clock.now() - startedAt)}`;
     const finish = (outcome, reason) => {
+        const observed = source.completedPolls > 0;
         const result = {
             outcome,
             operations: source.operations,
             polls,
+            observed,
             elapsedMs: clock.now() - startedAt
         };
-        logger.info(`[${elapsed()}] outcome: ${outcome}${reason ? ` (${reason})` : ''}`);
+        const unread = observed ? '' : ', before the operations could be read';
+        logger.info(`[${elapsed()}] outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`);
         return reason ? { ...result, reason } : result;
     };
     for (;;) {
@@ -43142,6 +43215,7 @@ function wait_for_operations_describe(operation) {
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -43327,7 +43401,13 @@ function createSource(inputs, projectId, branchId, client, clock, logger) {
 /** How many operations a failure message names; the summary has them all. */
 const NAMED_IN_FAILURE = 5;
 function failureMessage(outcome, report) {
-    const stuck = (report.wait?.operations ?? []).filter((operation) => !succeeded(operation.status));
+    const seen = seenOperations(report);
+    if (!seen) {
+        const why = report.wait?.reason ? ` (${report.wait.reason})` : '';
+        const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled';
+        return `${cut} before anything could be read${why}: the state of the operations is unknown`;
+    }
+    const stuck = seen.filter((operation) => !succeeded(operation.status));
     const named = stuck
         .slice(0, NAMED_IN_FAILURE)
         .map((operation) => `${operation.id} (${operation.action ?? 'operation'}: ${operation.status})`);

@@ -46,12 +46,18 @@ export interface GitHubServer {
    * that runs started together all list before any of them creates (matrix legs). 0: answer at once.
    */
   holdListsUntil: number
+  /**
+   * Failures to inject: the requests of `method` that come after the first `after` of them answer
+   * `status` (a GitHub API that fails half-way: listing again after creating, deleting a duplicate).
+   */
+  faults: { method: string; after: number; status: number }[]
   close(): Promise<void>
 }
 
 export async function startGitHubServer(): Promise<GitHubServer> {
   let nextId = 1000
   let listsAsked = 0
+  const methodsSeen = new Map<string, number>()
   let releaseLists: () => void = () => undefined
   const listsReleased = new Promise<void>((resolve) => (releaseLists = resolve))
   const state: GitHubServer = {
@@ -61,6 +67,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     tokens: new Map(),
     silent: false,
     holdListsUntil: 0,
+    faults: [],
     addComment(repository, issueNumber, body, user) {
       const id = nextId++
       const comment = {
@@ -96,6 +103,10 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       json(response, status, body, headers)
     }
     if (!identity) return reply(401, { message: 'Bad credentials' })
+    const seen = (methodsSeen.get(record.method) ?? 0) + 1
+    methodsSeen.set(record.method, seen)
+    const fault = state.faults.find((f) => f.method === record.method && seen > f.after)
+    if (fault) return reply(fault.status, { message: `injected HTTP ${fault.status}` })
     const url = new URL(request.url ?? '/', 'http://127.0.0.1')
     const list = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname)
     const one = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname)

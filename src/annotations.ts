@@ -1,5 +1,5 @@
 import { isFinalFailure, succeeded } from './operation-status.js'
-import type { RunReport } from './report.js'
+import { nothingRead, type RunReport, seenOperations } from './report.js'
 import { truncate } from './untrusted-text.js'
 
 /**
@@ -18,7 +18,8 @@ export interface Annotation {
  * failure, and a timeout, titled with the action and the branch.
  */
 export function annotationsFor(report: RunReport, failFast: boolean): Annotation[] {
-  const operations = report.wait?.operations ?? []
+  const seen = seenOperations(report)
+  const operations = seen ?? []
   const failed = operations.filter((operation) => isFinalFailure(operation.status, failFast))
   const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
     title: truncate(
@@ -36,7 +37,13 @@ export function annotationsFor(report: RunReport, failFast: boolean): Annotation
       message: 'The job summary lists every operation.'
     })
   }
-  if (report.outcome === 'timeout') {
+  if (report.outcome === 'timeout' && !seen) {
+    const why = report.wait?.reason ?? report.error
+    annotations.push({
+      title: 'timeout: the state of the operations is unknown',
+      message: truncate(`${nothingRead('timeout')}${why ? `: ${why}` : ''}`, 1000)
+    })
+  } else if (report.outcome === 'timeout') {
     const unfinished = operations.filter((operation) => !succeeded(operation.status))
     const first = unfinished[0]
     annotations.push({

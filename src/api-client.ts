@@ -108,6 +108,19 @@ export async function walkPages<P extends Pagination>(
   }
 }
 
+/** What is wrong when an answer holds a branch or an operation of another project than asked. */
+function strangerIn(
+  items: { id: string; project_id?: string | null }[],
+  projectId: string,
+  what: 'branch' | 'operation'
+): string | undefined {
+  const stranger = items.find((item) => item.project_id && item.project_id !== projectId)
+  return (
+    stranger &&
+    `${what} "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`
+  )
+}
+
 /** GET-only client of the management API; every request goes through the retry policy. */
 export class ApiClient {
   readonly stats: RequestStats = { requests: 0, retries: 0 }
@@ -165,7 +178,9 @@ export class ApiClient {
       `branch "${branchId}" of project "${projectId}"`,
       LISTING_PACING,
       ({ branch }) =>
-        branch.id !== branchId && `the answer is branch "${branch.id}", not the one asked for`
+        branch.id !== branchId
+          ? `the answer is branch "${branch.id}", not the one asked for`
+          : strangerIn([branch], projectId, 'branch')
     )
     return branch
   }
@@ -177,7 +192,8 @@ export class ApiClient {
       { search },
       BranchListSchema,
       `the branches of project "${projectId}"`,
-      LISTING_PACING
+      LISTING_PACING,
+      (list) => strangerIn(list.branches, projectId, 'branch')
     )
     return branches
   }
@@ -193,15 +209,7 @@ export class ApiClient {
       OperationListSchema,
       `project "${projectId}"`,
       this.pollPacing,
-      (list) => {
-        const stranger = list.operations.find(
-          (operation) => operation.project_id && operation.project_id !== projectId
-        )
-        return (
-          stranger &&
-          `operation "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`
-        )
-      }
+      (list) => strangerIn(list.operations, projectId, 'operation')
     )
   }
 
@@ -216,9 +224,7 @@ export class ApiClient {
       ({ operation }) =>
         operation.id.toLowerCase() !== operationId.toLowerCase()
           ? `the answer is operation "${operation.id}", not the one asked for`
-          : operation.project_id && operation.project_id !== projectId
-            ? `the answer is an operation of project "${operation.project_id}", not the one asked for`
-            : undefined
+          : strangerIn([operation], projectId, 'operation')
     )
     return operation
   }
@@ -320,10 +326,8 @@ export class ApiClient {
   private apiErrorFrom(raw: HttpAnswer, endpoint: string, subject: string): ApiError {
     let body: ErrorBody = {}
     try {
-      const parsed = ErrorBodySchema.safeParse(
-        this.options.redactor.redactJson(JSON.parse(raw.body))
-      )
-      if (parsed.success) body = parsed.data
+      const parsed = ErrorBodySchema.safeParse(JSON.parse(raw.body))
+      if (parsed.success) body = this.options.redactor.redactJson(parsed.data) as ErrorBody
     } catch {
       // An error answer without a JSON body still has its status.
     }
@@ -346,20 +350,25 @@ export class ApiClient {
     })
   }
 
-  /** JSON, secrets redacted from every string, then checked against the schema. */
+  /**
+   * JSON checked against the schema, which drops every field the action does not use, then the
+   * secrets redacted from every string that is left: the cost follows what the action reads, not
+   * what the server sends (millions of strings in an ignored field, or JSON nested a million deep).
+   */
   private parseBody<S extends z.ZodType>(body: string, schema: S, endpoint: string): z.output<S> {
+    const { redactor } = this.options
     let json: unknown
     try {
       json = JSON.parse(body)
     } catch {
       throw new ResponseFormatError(endpoint, 'the body is not JSON')
     }
-    const parsed = schema.safeParse(this.options.redactor.redactJson(json))
+    const parsed = schema.safeParse(json)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
       const field = issue.path.length > 0 ? issue.path.join('.') : '(body)'
-      throw new ResponseFormatError(endpoint, `field "${field}": ${issue.message}`)
+      throw new ResponseFormatError(endpoint, redactor.redact(`field "${field}": ${issue.message}`))
     }
-    return parsed.data
+    return redactor.redactJson(parsed.data) as z.output<S>
   }
 }

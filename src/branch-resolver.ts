@@ -17,25 +17,22 @@ const MAX_LISTED = 5
 const ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of the project'
 
 /**
- * The branch `input` names in `projectId`: an id is read directly (one request); a name is searched
- * for (one request) and must match exactly one branch's name or id. Throws an InputError naming
- * `branch_id` when it names no branch or several.
+ * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
+ * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
+ * and must match exactly one branch's name or id. Throws an InputError naming `branch_id` when it
+ * names no branch or several.
  */
 export async function resolveBranch(
   reader: BranchReader,
   projectId: string,
   input: string
 ): Promise<Branch> {
-  if (BRANCH_ID.test(input)) {
+  const shapedLikeId = BRANCH_ID.test(input)
+  if (shapedLikeId) {
     try {
       return await reader.getBranch(projectId, input)
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
-        throw new InputError(
-          `input "branch_id": project "${projectId}" has no branch with the id "${input}"; ${ACCEPTED}`
-        )
-      }
-      throw error
+      if (!(error instanceof ApiError && error.status === 404)) throw error
     }
   }
   const found = await reader.searchBranches(projectId, input)
@@ -45,7 +42,7 @@ export async function resolveBranch(
   if (byName.length === 1) return byName[0]
   if (byName.length === 0) {
     throw new InputError(
-      `input "branch_id": project "${projectId}" has no branch named "${input}"; ${ACCEPTED}`
+      `input "branch_id": project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${ACCEPTED}`
     )
   }
   const listed = byName.slice(0, MAX_LISTED).map((branch) => branch.id)

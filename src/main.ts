@@ -16,7 +16,7 @@ import type { Logger } from './logger.js'
 import { isFinal, succeeded } from './operation-status.js'
 import { type OperationSource, OperationIdsSource, ProjectGateSource } from './operation-sources.js'
 import { buildOutputs } from './outputs.js'
-import type { RunReport } from './report.js'
+import { type RunReport, seenOperations } from './report.js'
 import { Pace } from './pace.js'
 import { type CommentApi, writePullRequestComment } from './pr-comment.js'
 import { RetryPolicy } from './retry-policy.js'
@@ -220,7 +220,13 @@ function createSource(
 const NAMED_IN_FAILURE = 5
 
 function failureMessage(outcome: Outcome, report: RunReport): string {
-  const stuck = (report.wait?.operations ?? []).filter((operation) => !succeeded(operation.status))
+  const seen = seenOperations(report)
+  if (!seen) {
+    const why = report.wait?.reason ? ` (${report.wait.reason})` : ''
+    const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled'
+    return `${cut} before anything could be read${why}: the state of the operations is unknown`
+  }
+  const stuck = seen.filter((operation) => !succeeded(operation.status))
   const named = stuck
     .slice(0, NAMED_IN_FAILURE)
     .map((operation) => `${operation.id} (${operation.action ?? 'operation'}: ${operation.status})`)

@@ -1,4 +1,4 @@
-import { type RunReport, operationDurationMs, primaryOperation } from './report.js'
+import { type RunReport, operationDurationMs, primaryOperation, seenOperations } from './report.js'
 import { truncate } from './untrusted-text.js'
 
 /**
@@ -56,8 +56,11 @@ export function buildOutputs(report: RunReport): BuiltOutputs {
     outputs.project_count = String(report.listing.projects.length)
   }
   const { wait } = report
-  if (wait) {
-    const found = primaryOperation(wait.operations)
+  if (wait) outputs.elapsed_ms = String(Math.round(wait.elapsedMs))
+  // Nothing read is no operation, not an empty list of them: those outputs stay unset.
+  const seen = wait && seenOperations(report)
+  if (seen) {
+    const found = primaryOperation(seen)
     const operation = found && bounded(found)
     const duration = operation ? operationDurationMs(operation) : undefined
     Object.assign(outputs, {
@@ -72,8 +75,7 @@ export function buildOutputs(report: RunReport): BuiltOutputs {
       updated_at: operation?.updated_at ?? '',
       duration_ms: duration !== undefined ? String(duration) : '',
       operation: operation ? JSON.stringify(operation) : '',
-      operations: jsonArray(wait.operations, 'operations', notes),
-      elapsed_ms: String(Math.round(wait.elapsedMs))
+      operations: jsonArray(seen, 'operations', notes)
     })
   }
   return { outputs, notes }

@@ -111,8 +111,18 @@ function commentBody(report: RunReport, context: GitHubContext, marker: string):
 }
 
 /**
+ * How far the comment got: the comment that holds this run's result once one was written, and the
+ * step under way after that, so that a later failure still reports the comment and says what failed.
+ */
+interface CommentProgress {
+  written?: { action: 'created' | 'updated'; url: string }
+  step?: string
+}
+
+/**
  * Updates this gate's comment, or creates one: `always`, or `failure` when the run failed. With
  * `failure` an existing comment is updated whatever the outcome, so a red comment turns green.
+ * Returns false when there was nothing to write.
  *
  * Two runs of the same gate at once (matrix legs) may each find none and create one. So after
  * creating, the comments are listed once more, and every run converges on the same one: the oldest
@@ -120,6 +130,7 @@ function commentBody(report: RunReport, context: GitHubContext, marker: string):
  */
 async function upsertComment(
   api: CommentApi,
+  progress: CommentProgress,
   {
     marker,
     author,
@@ -135,28 +146,35 @@ async function upsertComment(
     failed: boolean
     logger: Logger
   }
-): Promise<{ action: 'created' | 'updated' | 'none'; url?: string }> {
+): Promise<boolean> {
   let own = await ownComments(api, marker, author)
   let created: IssueComment | undefined
   if (own.length === 0) {
-    if (mode === 'failure' && !failed) return { action: 'none' }
+    if (mode === 'failure' && !failed) return false
     created = await api.createComment(body)
+    progress.written = { action: 'created', url: created.html_url }
     const writer = created.user?.login
     if (writer && writer !== author) {
       logger.warning(
         `pr_comment: the comment was written as ${writer}, not ${author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`
       )
-      return { action: 'created', url: created.html_url }
+      return true
     }
+    progress.step = 'listing the comments again to find duplicates from other runs of this gate'
     own = await ownComments(api, marker, author)
     if (!own.some((comment) => comment.id === created!.id)) own.push(created)
     own.sort((a, b) => a.id - b.id)
   }
   const [kept, ...duplicates] = own
-  let url = kept.html_url
-  if (kept.id !== created?.id) url = (await api.updateComment(kept.id, body)).html_url
-  for (const duplicate of duplicates) await api.deleteComment(duplicate.id)
-  return { action: kept.id === created?.id ? 'created' : 'updated', url }
+  if (kept.id !== created?.id) {
+    progress.step = `updating the comment ${kept.html_url}`
+    progress.written = { action: 'updated', url: (await api.updateComment(kept.id, body)).html_url }
+  }
+  for (const duplicate of duplicates) {
+    progress.step = `deleting the duplicate comment ${duplicate.html_url}`
+    await api.deleteComment(duplicate.id)
+  }
+  return true
 }
 
 /** The issue-comments API through @actions/github's Octokit, with its proxy support. */
@@ -260,21 +278,36 @@ export async function writePullRequestComment(
       reject(error)
     }, timeLimitMs)
   })
+  const progress: CommentProgress = {}
   try {
     const work = (async () => {
       const api = await (options.api ?? defaultApi(options, pullRequest.number))(controller.signal)
       const author = await commentAuthor(api, options.token, options.author)
-      return upsertComment(api, { marker, author, body, mode: options.mode, failed, logger })
+      return upsertComment(api, progress, {
+        marker,
+        author,
+        body,
+        mode: options.mode,
+        failed,
+        logger
+      })
     })()
     work.catch(() => undefined)
-    const result = await Promise.race([work, timeLimit])
-    if (result.action === 'none') {
+    if (!(await Promise.race([work, timeLimit]))) {
       logger.info('pr_comment: failure, and the gate passed: no comment written')
       return undefined
     }
-    logger.info(`pr_comment: ${result.action} ${result.url}`)
-    return result.url
+    logger.info(`pr_comment: ${progress.written!.action} ${progress.written!.url}`)
+    return progress.written!.url
   } catch (error) {
+    const { written, step } = progress
+    if (written) {
+      // The result is on the pull request; only the tidying after it failed.
+      logger.warning(
+        `pr_comment: ${written.action} ${written.url}, but ${step} failed, so a duplicate comment may be left behind: ${describeGitHubError(error)}`
+      )
+      return written.url
+    }
     logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`)
     return undefined
   } finally {

@@ -24,6 +24,16 @@ export interface RunReport {
 }
 
 /**
+ * The operations as far as the run saw them, or undefined when nothing could be read (an error,
+ * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
+ */
+export function seenOperations(report: RunReport): Operation[] | undefined {
+  const { wait } = report
+  if (wait && (wait.observed || wait.operations.length > 0)) return wait.operations
+  return report.lastSeen
+}
+
+/**
  * The operation the single-operation outputs describe: the first one (output order) that did not
  * finish, else the first one.
  */
@@ -37,4 +47,16 @@ export function operationDurationMs(operation: Operation): number | undefined {
   const created = Date.parse(operation.created_at ?? '')
   const updated = Date.parse(operation.updated_at ?? '')
   return Number.isNaN(created) || Number.isNaN(updated) ? undefined : Math.max(0, updated - created)
+}
+
+/** Why nothing could be read; the reason itself is quoted beside it. */
+export function nothingRead(outcome: RunReport['outcome']): string {
+  switch (outcome) {
+    case 'timeout':
+      return 'Nothing could be read before the timeout ran out'
+    case 'cancelled':
+      return 'Nothing could be read before the job was cancelled'
+    default:
+      return 'Nothing could be read before the error'
+  }
 }

@@ -1,6 +1,6 @@
 import { formatDuration } from './duration.js'
 import { statusLabel } from './operation-status.js'
-import { type RunReport, operationDurationMs } from './report.js'
+import { nothingRead, type RunReport, operationDurationMs, seenOperations } from './report.js'
 import { renderTimeline } from './timeline.js'
 import { forHtml, truncateBytes } from './untrusted-text.js'
 import type { Outcome } from './wait-for-operations.js'
@@ -117,11 +117,9 @@ export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY
     parts.push(`<p>❌ <b>Error:</b> ${forHtml(report.error, MAX_MESSAGE_CHARS)}</p>`)
   }
 
-  const operations = report.wait?.operations ?? report.lastSeen
-  if (operations === undefined && report.projectId && report.error) {
-    parts.push(
-      '<p>Nothing could be read before the error: the state of the operations is unknown.</p>'
-    )
+  const operations = seenOperations(report)
+  if (operations === undefined && report.projectId) {
+    parts.push(`<p>${nothingRead(report.outcome)}: the state of the operations is unknown.</p>`)
   } else if (operations?.length === 0) {
     parts.push('<p>No operation in flight.</p>')
   } else if (operations) {

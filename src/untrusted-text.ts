@@ -115,12 +115,24 @@ function visibleEscape(character: string): string {
 export const MAX_LOG_CHARS = 4000
 
 /**
+ * The runner's older command syntax, `##[name key=value;]data`, runs wherever `##[` stands in a
+ * line (actions/runner looks for it with IndexOf, on every line the `::` syntax did not claim).
+ */
+const LEGACY_COMMAND = /##\[/g
+/** `##[` shown as `##\u005b`: what remains has no `[` after `##`, and no replacement adds one. */
+const LEGACY_COMMAND_ESCAPE = '##\\u005b'
+
+/**
  * For a line of the job log: no new line, carriage return or other control character survives
  * (each becomes a visible escape such as `\n`), so API text can never start a line of its own and
- * be read by the runner as a workflow command (`::set-output`, `::add-mask::`, `::stop-commands::`).
+ * be read by the runner as a workflow command (`::set-output`, `::add-mask::`, `::stop-commands::`);
+ * and no `##[` survives anywhere in the line, so it cannot be read as one in the older syntax
+ * (`##[set-output name=outcome;]success`) either.
  */
 export function forLog(text: string): string {
-  return truncate(text, MAX_LOG_CHARS).replace(UNSAFE_CHARACTERS, visibleEscape)
+  return truncate(text, MAX_LOG_CHARS)
+    .replace(UNSAFE_CHARACTERS, visibleEscape)
+    .replace(LEGACY_COMMAND, LEGACY_COMMAND_ESCAPE)
 }
 
 function escapeHtmlEntities(text: string): string {

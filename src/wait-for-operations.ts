@@ -38,6 +38,12 @@ export interface WaitResult {
   /** Every operation waited on, in output order, as last seen. */
   operations: Operation[]
   polls: number
+  /**
+   * Whether a poll read everything it meant to. False when a timeout or a cancellation cut the first
+   * poll short: then `operations` holds only what was read before (often nothing), and the state of
+   * the rest is unknown, not "nothing in flight".
+   */
+  observed: boolean
   elapsedMs: number
   /** Why a timeout or cancellation cut the wait short, when it happened inside a request. */
   reason?: string
@@ -58,13 +64,16 @@ export async function waitForOperations(
   let polls = 0
   const elapsed = (): string => `+${formatDuration(clock.now() - startedAt)}`
   const finish = (outcome: Outcome, reason?: string): WaitResult => {
+    const observed = source.completedPolls > 0
     const result = {
       outcome,
       operations: source.operations,
       polls,
+      observed,
       elapsedMs: clock.now() - startedAt
     }
-    logger.info(`[${elapsed()}] outcome: ${outcome}${reason ? ` (${reason})` : ''}`)
+    const unread = observed ? '' : ', before the operations could be read'
+    logger.info(`[${elapsed()}] outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`)
     return reason ? { ...result, reason } : result
   }
 

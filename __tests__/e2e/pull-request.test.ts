@@ -412,3 +412,43 @@ describe('pull requests: whose comment, and only one', () => {
     }
   })
 })
+
+describe('pull requests: written is written', () => {
+  it('listing again after creating fails: comment_url is the new comment, and the warning says what failed', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    // The first list answers; the one after creating gets a 502.
+    api.faults.push({ method: 'GET', after: 1, status: 502 })
+    const run = await runAction(
+      server,
+      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
+      { env: runnerEnv(api) }
+    )
+    expect(run.code).toBe(0)
+    expect(api.comments).toHaveLength(1)
+    expect(run.outputs.comment_url).toBe(api.comments[0].html_url)
+    expect(run.stdout).toContain(
+      `::warning::pr_comment: created ${api.comments[0].html_url}, but listing the comments again to find duplicates from other runs of this gate failed`
+    )
+    expect(run.stdout).not.toContain('Could not write the pull-request comment')
+  })
+
+  it('deleting a duplicate fails: comment_url is the updated comment, and the duplicate is named', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const withComment = { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN }
+    const env = runnerEnv(api)
+    await runAction(server, withComment, { env })
+    const [kept] = api.comments
+    // A matrix leg of an earlier run left a second comment of the action's, with the same marker.
+    const duplicate = api.addComment(REPOSITORY, 42, kept.body, ACTIONS_BOT)
+    api.faults.push({ method: 'DELETE', after: 0, status: 500 })
+    const run = await runAction(server, withComment, { env })
+    expect(run.code).toBe(0)
+    expect(run.outputs.comment_url).toBe(kept.html_url)
+    expect(run.stdout).toContain(
+      `::warning::pr_comment: updated ${kept.html_url}, but deleting the duplicate comment ${duplicate.html_url} failed`
+    )
+    expect(api.comments).toHaveLength(2)
+  })
+})
