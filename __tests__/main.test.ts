@@ -122,7 +122,7 @@ describe('run', () => {
     })
     expect(JSON.parse(runner.outputs.operations)).toHaveLength(2)
     expect(runner.setFailed).toHaveBeenCalledWith(
-      `An operation ended in failure: ${OP_B} (start_compute: cancelled)`
+      `An operation ended in failure: ${OP_B} (start_compute on br-main-123456 ended in cancelled after 1.2 s: "boom <b>")`
     )
     expect(runner.summaries[0]).toContain('boom &lt;b&gt;')
     expect(runner.summaries[0]).toContain('❌ failure')
@@ -264,7 +264,7 @@ describe('run', () => {
     scope.done()
     expect(runner.outputs.outcome).toBe('cancelled')
     expect(runner.setFailed).toHaveBeenCalledWith(
-      `The wait was cancelled: ${OP_A} (start_compute: running)`
+      `The wait was cancelled: ${OP_A} (start_compute on br-main-123456, running for 1 min 05 s so far)`
     )
     expect(runner.summaries[0]).toContain('🚫 cancelled')
     expect(process.listenerCount('SIGTERM')).toBe(0)

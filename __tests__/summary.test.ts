@@ -12,6 +12,7 @@ const report = (overrides: Partial<RunReport> = {}): RunReport => ({
 
 describe('summary', () => {
   it('shows the outcome, the wait, polls, requests, retries and one row per operation', () => {
+    const created = Date.parse('2026-11-21T10:00:00Z')
     const html = renderSummary(
       report({
         projectId: 'p-1',
@@ -20,6 +21,7 @@ describe('summary', () => {
           outcome: 'timeout',
           polls: 4,
           observed: true,
+          readAt: new Map([['op-1', created + 125_000]]),
           elapsedMs: 125_000,
           operations: [
             operation({
@@ -37,15 +39,15 @@ describe('summary', () => {
       })
     )
     expect(html).toContain(
-      '⌛ timeout · waited 2 min 05 s · 4 polls · 3 requests · 1 retry · project <code>p-1</code>'
+      '<p><b>⌛ timeout</b> after 2 min 05 s: 1 still in flight: <code>apply_config</code> on <code>br-main-123456</code>, <code>failed</code> for 2 min 05 s so far</p>\n<p>waited 2 min 05 s · 4 polls · 3 requests · 1 retry · project <code>p-1</code></p>'
     )
     expect(html).toContain(
-      '<tr><td><code>op-1</code></td><td>apply_config</td><td><code>br-main-123456</code></td><td><code>ep-quiet-sound-123456</code></td><td>🔁 Failed (retrying) (2 failures)<br>disk &lt;full&gt;</td><td>3.0 s</td><td>2026-11-21 10:00:00 UTC</td></tr>'
+      '<tr><td><code>op-1</code></td><td>apply_config</td><td><code>br-main-123456</code></td><td><code>ep-quiet-sound-123456</code></td><td>🔁 Failed (retrying) (2 failures)<br>disk &lt;full&gt;</td><td>2 min 05 s so far</td><td>2026-11-21 10:00:00 UTC</td></tr>'
     )
     // No blank line may end the HTML block early; only the timeline stands between blank lines.
     expect(withoutTimeline(html)).not.toMatch(/\n\s*\n/)
     expect(html).toContain(
-      '\n\n```mermaid\ngantt\n    dateFormat x\n    axisFormat %H:%M:%S\n    section apply_config\n    ▸ br-main-123456 failed :crit, active, 1795255200000, 1795255203000\n```\n\n'
+      '\n\n```mermaid\ngantt\n    %%{init: {"gantt": {"leftPadding": 100}}}%%\n    dateFormat x\n    axisFormat %H:%M:%S\n    tickInterval 30second\n    section apply_config\n    ▸ br-main-123456 failed :crit, active, 1795255200000, 1795255325000\n```\n\n'
     )
   })
 
@@ -53,7 +55,7 @@ describe('summary', () => {
     const html = renderSummary(
       report({ error: 'HTTP 401 <x>', lastSeen: [operation({ id: 'op-2', status: 'running' })] })
     )
-    expect(html).toContain('❌ <b>Error:</b> HTTP 401 &lt;x&gt;')
+    expect(html).toContain('<p><b>❌ Error:</b> HTTP 401 &lt;x&gt;</p>')
     expect(html).toContain('⏳ Running')
   })
 })
@@ -87,6 +89,7 @@ describe('summary: bounds and honesty', () => {
           outcome: 'timeout',
           polls: 1,
           observed: true,
+          readAt: new Map(),
           elapsedMs: 1,
           operations,
           reason: huge
@@ -112,7 +115,14 @@ describe('nothing read', () => {
       const nothing = report({
         projectId: 'p-1',
         outcome,
-        wait: { outcome, polls: 1, observed: false, elapsedMs: 900, operations: [] }
+        wait: {
+          outcome,
+          polls: 1,
+          observed: false,
+          readAt: new Map(),
+          elapsedMs: 900,
+          operations: []
+        }
       })
       const html = renderSummary(nothing)
       expect(html).toContain(`${says}: the state of the operations is unknown.`)
@@ -126,7 +136,14 @@ describe('nothing read', () => {
     const idle = report({
       projectId: 'p-1',
       outcome: 'success',
-      wait: { outcome: 'success', polls: 1, observed: true, elapsedMs: 900, operations: [] }
+      wait: {
+        outcome: 'success',
+        polls: 1,
+        observed: true,
+        readAt: new Map(),
+        elapsedMs: 900,
+        operations: []
+      }
     })
     expect(renderSummary(idle)).toContain('No operation in flight')
     expect(buildOutputs(idle).outputs.operations).toBe('[]')
@@ -141,7 +158,14 @@ describe('outputs', () => {
     const { outputs, notes } = buildOutputs(
       report({
         outcome: 'pending',
-        wait: { outcome: 'pending', polls: 1, observed: true, elapsedMs: 1, operations }
+        wait: {
+          outcome: 'pending',
+          polls: 1,
+          observed: true,
+          readAt: new Map(),
+          elapsedMs: 1,
+          operations
+        }
       })
     )
     expect(outputs.operations.length).toBeLessThanOrEqual(512 * 1024)
@@ -164,6 +188,7 @@ describe('outputs', () => {
       outcome: 'success' as const,
       polls: 1,
       observed: true,
+      readAt: new Map(),
       elapsedMs: 10,
       operations: ops
     }
@@ -188,7 +213,14 @@ describe('outputs', () => {
     const outputs = (op: typeof withTotal) =>
       buildOutputs(
         report({
-          wait: { outcome: 'success', polls: 1, observed: true, elapsedMs: 1, operations: [op] }
+          wait: {
+            outcome: 'success',
+            polls: 1,
+            observed: true,
+            readAt: new Map(),
+            elapsedMs: 1,
+            operations: [op]
+          }
         })
       ).outputs
     expect(outputs(withTotal).duration_ms).toBe('777')

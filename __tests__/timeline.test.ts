@@ -3,6 +3,9 @@
  * it parses, and hostile names stay names, never statements.
  */
 import { beforeAll, describe, expect, it } from '@jest/globals'
+import { scaleTime } from 'd3-scale'
+import { timeDay, timeHour, timeMinute, timeSecond } from 'd3-time'
+import { timeFormat } from 'd3-time-format'
 import { JSDOM } from 'jsdom'
 import { MAX_TIMELINE_TASKS, renderTimeline } from '../src/timeline.js'
 import { operation } from './fixtures/operations.js'
@@ -20,6 +23,30 @@ async function parsedTasks(text: string): Promise<{ task: string; section: strin
   await mermaid.parse(text)
   const diagram = await mermaid.mermaidAPI.getDiagramFromText(text)
   return (diagram.db as unknown as { getTasks(): { task: string; section: string }[] }).getTasks()
+}
+
+/** gantt, the init directive, dateFormat, axisFormat and tickInterval. */
+const HEADER_LINES = 5
+
+/** The tick labels Mermaid draws: d3's ticks at `tickInterval` over the tasks' span, formatted. */
+async function tickLabels(text: string): Promise<string[]> {
+  const diagram = await mermaid.mermaidAPI.getDiagramFromText(text)
+  const db = diagram.db as unknown as {
+    getTasks(): { startTime: Date; endTime: Date }[]
+    getTickInterval(): string
+    getAxisFormat(): string
+  }
+  const tasks = db.getTasks()
+  const domain = [
+    new Date(Math.min(...tasks.map((task) => task.startTime.getTime()))),
+    new Date(Math.max(...tasks.map((task) => task.endTime.getTime())))
+  ]
+  const [, every, unit] = /^(\d+)(second|minute|hour|day)$/.exec(db.getTickInterval())!
+  const intervals = { second: timeSecond, minute: timeMinute, hour: timeHour, day: timeDay }
+  const ticks = scaleTime()
+    .domain(domain)
+    .ticks(intervals[unit as keyof typeof intervals].every(Number(every))!)
+  return ticks.map(timeFormat(db.getAxisFormat()))
 }
 
 describe('renderTimeline', () => {
@@ -43,8 +70,10 @@ describe('renderTimeline', () => {
     expect(text).toBe(
       [
         'gantt',
+        '    %%{init: {"gantt": {"leftPadding": 107}}}%%',
         '    dateFormat x',
         '    axisFormat %H:%M:%S',
+        '    tickInterval 1second',
         '    section create_branch',
         `    ▸ br-preview-42 finished :done, ${Date.parse('2026-11-21T10:00:00Z')}, ${Date.parse('2026-11-21T10:00:03Z')}`,
         '    section start_compute',
@@ -80,7 +109,7 @@ describe('renderTimeline', () => {
     const tasks = await parsedTasks(text)
     expect(tasks).toHaveLength(hostile.length)
     for (const task of tasks) expect(task.task.startsWith('▸ ')).toBe(true)
-    const body = text.split('\n').slice(3).join('\n')
+    const body = text.split('\n').slice(HEADER_LINES).join('\n')
     expect(body).not.toMatch(/["%#;`]|::/)
     expect(Math.max(...text.split('\n').map((line) => line.length))).toBeLessThan(120)
   })
@@ -91,5 +120,67 @@ describe('renderTimeline', () => {
     expect(renderTimeline(many.slice(0, MAX_TIMELINE_TASKS))).toBeDefined()
     expect(renderTimeline([operation({ created_at: 'not a time' })])).toBeUndefined()
     expect(renderTimeline([])).toBeUndefined()
+  })
+
+  it.each([
+    ['7 s', 7_000, '1second', '%H:%M:%S'],
+    ['3 min', 180_000, '30second', '%H:%M:%S'],
+    ['2 h', 7_200_000, '15minute', '%H:%M'],
+    ['3 days', 3 * 86_400_000, '12hour', '%b %d %H:%M']
+  ])(
+    'a %s span: an axis whose labels never repeat, read by Mermaid',
+    async (_span, spanMs, tick, format) => {
+      const start = Date.parse('2026-11-21T10:00:00.400Z')
+      const operations = [0, 0.3, 0.7].map((share, i) =>
+        operation({
+          action: ['create_branch', 'start_compute', 'apply_config'][i],
+          status: 'finished',
+          created_at: new Date(start + share * spanMs).toISOString(),
+          updated_at: new Date(start + (share + 0.3) * spanMs).toISOString()
+        })
+      )
+      const text = renderTimeline(operations)!
+      expect(text).toContain(`    tickInterval ${tick}\n`)
+      expect(text).toContain(`    axisFormat ${format}\n`)
+      const labels = await tickLabels(text)
+      expect(labels.length).toBeGreaterThanOrEqual(3)
+      expect(labels.length).toBeLessThanOrEqual(9)
+      expect(new Set(labels).size).toBe(labels.length)
+    }
+  )
+
+  it('the section names get room on the left, read by Mermaid from the init directive', async () => {
+    const text = renderTimeline([
+      operation({ action: 'x'.repeat(40), created_at: '2026-11-21T10:00:00Z' })
+    ])!
+    await mermaid.parse(text)
+    expect(mermaid.mermaidAPI.getConfig().gantt?.leftPadding).toBe(296)
+  })
+
+  it('an unfinished operation runs to its last read, not to its last update', () => {
+    const created = Date.parse('2026-11-21T10:00:00Z')
+    const readAt = created + 7_100
+    const ops = [
+      operation({
+        id: 'running-1',
+        status: 'running',
+        total_duration_ms: 0,
+        created_at: '2026-11-21T10:00:00Z',
+        updated_at: '2026-11-21T10:00:01Z'
+      }),
+      operation({
+        id: 'finished-1',
+        status: 'finished',
+        created_at: '2026-11-21T10:00:00Z',
+        updated_at: '2026-11-21T10:00:03Z'
+      })
+    ]
+    const readTimes = new Map([
+      ['running-1', readAt],
+      ['finished-1', readAt]
+    ])
+    const text = renderTimeline(ops, readTimes)!
+    expect(text).toContain(`:active, ${created}, ${readAt}`)
+    expect(text).toContain(`:done, ${created}, ${created + 3000}`)
   })
 })

@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6792);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8366);
 
 const outcome = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6792:
+/***/ 8366:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41868,6 +41868,11 @@ function isFinal(status, failFast) {
 function succeeded(status) {
     return classifyStatus(status) === 'success';
 }
+/** Neither succeeded nor failed for good: in flight, retrying (`failed`) or of unknown status. */
+function isUnfinished(status) {
+    const statusClass = classifyStatus(status);
+    return statusClass !== 'success' && statusClass !== 'failure';
+}
 function isFinalFailure(status, failFast) {
     const statusClass = classifyStatus(status);
     return statusClass === 'failure' || (failFast && statusClass === 'retrying');
@@ -41887,6 +41892,7 @@ function statusLabel(status) {
 }
 
 ;// CONCATENATED MODULE: ./src/report.ts
+
 /**
  * The operations as far as the run saw them, or undefined when nothing could be read (an error,
  * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
@@ -41904,13 +41910,22 @@ function seenOperations(report) {
 function primaryOperation(operations) {
     return operations.find((operation) => operation.status !== 'finished') ?? operations[0];
 }
-/** `total_duration_ms` when the API gives it, else updated_at − created_at. */
-function operationDurationMs(operation) {
-    if (operation.total_duration_ms != null)
-        return operation.total_duration_ms;
+/**
+ * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
+ * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
+ * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
+ */
+function operationDuration(operation, readAt) {
     const created = Date.parse(operation.created_at ?? '');
+    if (isUnfinished(operation.status) && readAt !== undefined && !Number.isNaN(created)) {
+        return { ms: Math.max(0, readAt - created), soFar: true };
+    }
+    if (operation.total_duration_ms != null)
+        return { ms: operation.total_duration_ms, soFar: false };
     const updated = Date.parse(operation.updated_at ?? '');
-    return Number.isNaN(created) || Number.isNaN(updated) ? undefined : Math.max(0, updated - created);
+    if (Number.isNaN(created) || Number.isNaN(updated))
+        return undefined;
+    return { ms: Math.max(0, updated - created), soFar: false };
 }
 /** Why nothing could be read; the reason itself is quoted beside it. */
 function nothingRead(outcome) {
@@ -41921,6 +41936,134 @@ function nothingRead(outcome) {
             return 'Nothing could be read before the job was cancelled';
         default:
             return 'Nothing could be read before the error';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/headline.ts
+/*
+ * What a report says first: why the gate ended as it did. The facts are put together once, as
+ * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
+ * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
+ */
+
+
+
+
+/** How many operations a line names; the table has them all. */
+const NAMED_IN_LINE = 3;
+const MAX_CODE_CHARS = 80;
+const MAX_QUOTE_CHARS = 300;
+/** `1 operation`, `2 operations`: the noun follows the count. */
+function plural(count, one, many = `${one}s`) {
+    return `${count} ${count === 1 ? one : many}`;
+}
+function phraseHtml(phrase) {
+    return phrase
+        .map((part) => typeof part === 'string'
+        ? part
+        : 'code' in part
+            ? `<code>${forHtml(part.code, MAX_CODE_CHARS)}</code>`
+            : `“${forHtml(part.quote, MAX_QUOTE_CHARS)}”`)
+        .join('');
+}
+function phraseText(phrase) {
+    return phrase
+        .map((part) => typeof part === 'string'
+        ? part
+        : 'code' in part
+            ? truncate(part.code, MAX_CODE_CHARS)
+            : `"${truncate(part.quote, MAX_QUOTE_CHARS)}"`)
+        .join('');
+}
+/** `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"` */
+function failedClause(operation, readAt) {
+    const duration = operationDuration(operation, readAt.get(operation.id));
+    return [
+        { code: operation.action ?? 'operation' },
+        ' on ',
+        { code: operation.branch_id ?? 'its branch' },
+        ' ended in ',
+        { code: operation.status },
+        duration ? ` after ${formatDuration(duration.ms)}` : '',
+        ...(operation.error ? [': ', { quote: operation.error }] : [])
+    ];
+}
+/** `apply_config on br-main-1, running for 7.1 s so far` */
+function inFlightClause(operation, readAt) {
+    const duration = operationDuration(operation, readAt.get(operation.id));
+    return [
+        { code: operation.action ?? 'operation' },
+        ' on ',
+        { code: operation.branch_id ?? 'its branch' },
+        ', ',
+        { code: operation.status },
+        duration ? ` for ${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : ''
+    ];
+}
+/** The first few clauses joined, and how many more the table holds. */
+function listed(operations, clause, withIds) {
+    const phrase = [];
+    operations.slice(0, NAMED_IN_LINE).forEach((operation, index) => {
+        if (index > 0)
+            phrase.push('; ');
+        if (withIds)
+            phrase.push({ code: operation.id }, ' (', ...clause(operation), ')');
+        else
+            phrase.push(...clause(operation));
+    });
+    if (operations.length > NAMED_IN_LINE) {
+        phrase.push(`; and ${operations.length - NAMED_IN_LINE} more`);
+    }
+    return phrase;
+}
+function operationFacts(report, failFast) {
+    const seen = seenOperations(report);
+    const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
+    const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
+    return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map() };
+}
+/** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
+function failedList(facts, withIds = false) {
+    return listed(facts.failed, (operation) => failedClause(operation, facts.readAt), withIds);
+}
+/** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
+function inFlightList(facts, withIds = false) {
+    return listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds);
+}
+/** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */
+function inFlightPhrase(facts, withIds = false) {
+    return [`${facts.inFlight.length} still in flight: `, ...inFlightList(facts, withIds)];
+}
+/**
+ * The summary's first line after the outcome's label: on failure what failed, on timeout and
+ * cancellation what was still in flight and for how long, on success how many finished and in how
+ * long. Undefined when the outcome needs no more (an error, which is quoted beside it).
+ */
+function outcomeLine(report, facts) {
+    const { wait, outcome } = report;
+    if (!outcome || outcome === 'error')
+        return undefined;
+    if (!facts.seen) {
+        if (!wait && report.listing)
+            return [`${plural(report.listing.projects.length, 'project')}`];
+        return outcome === 'success' ? undefined : ['nothing could be read, so the state is unknown'];
+    }
+    switch (outcome) {
+        case 'success': {
+            const finished = facts.seen.length;
+            if (finished === 0)
+                return ['no operation in flight'];
+            const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
+            const total = finished === 1 ? 'the operation finished' : `all ${finished} operations finished`;
+            return [`${total}${took}`];
+        }
+        case 'failure':
+            return [
+                facts.failed.length > 1 ? `${facts.failed.length} operations failed: ` : '',
+                ...failedList(facts)
+            ];
+        default:
+            return facts.inFlight.length > 0 ? inFlightPhrase(facts) : undefined;
     }
 }
 
@@ -41937,21 +42080,20 @@ const MAX_OPERATION_ANNOTATIONS = 5;
  * What goes to the checks list and the run's summary page: each operation that ended in a final
  * failure, and a timeout, titled with the action and the branch.
  */
-function annotationsFor(report, failFast) {
-    const seen = seenOperations(report);
-    const operations = seen ?? [];
-    const failed = operations.filter((operation) => isFinalFailure(operation.status, failFast));
+function annotationsFor(report) {
+    const facts = operationFacts(report, report.failFast ?? false);
+    const { failed } = facts;
     const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
         title: truncate(`${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`, 200),
         message: truncate(`Operation ${operation.id}${operation.error ? `: ${operation.error}` : ''}`, 1000)
     }));
     if (failed.length > MAX_OPERATION_ANNOTATIONS) {
         annotations.push({
-            title: `${failed.length - MAX_OPERATION_ANNOTATIONS} more operations failed`,
+            title: `${plural(failed.length - MAX_OPERATION_ANNOTATIONS, 'more operation')} failed`,
             message: 'The job summary lists every operation.'
         });
     }
-    if (report.outcome === 'timeout' && !seen) {
+    if (report.outcome === 'timeout' && !facts.seen) {
         const why = report.wait?.reason ?? report.error;
         annotations.push({
             title: 'timeout: the state of the operations is unknown',
@@ -41959,13 +42101,12 @@ function annotationsFor(report, failFast) {
         });
     }
     else if (report.outcome === 'timeout') {
-        const unfinished = operations.filter((operation) => !succeeded(operation.status));
-        const first = unfinished[0];
+        const first = facts.inFlight[0];
         annotations.push({
             title: first
                 ? truncate(`timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`, 200)
                 : 'timeout',
-            message: `timeout ran out with ${unfinished.length} operation(s) still in flight`
+            message: truncate(`timeout ran out with ${phraseText(inFlightPhrase(facts, true))}`, 1000)
         });
     }
     return annotations;
@@ -42557,10 +42698,10 @@ function buildOutputs(report) {
         outputs.elapsed_ms = String(Math.round(wait.elapsedMs));
     // Nothing read is no operation, not an empty list of them: those outputs stay unset.
     const seen = wait && seenOperations(report);
-    if (seen) {
+    if (wait && seen) {
         const found = primaryOperation(seen);
         const operation = found && bounded(found);
-        const duration = operation ? operationDurationMs(operation) : undefined;
+        const duration = operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms;
         Object.assign(outputs, {
             status: operation?.status ?? '',
             operation_id: operation?.id ?? '',
@@ -42690,20 +42831,52 @@ const TAGS = {
     in_flight: 'active, ',
     unknown: 'active, '
 };
+/** Ticks on the axis at most; the step is the smallest of TICK_STEPS that keeps within it. */
+const MAX_TICKS = 8;
+/**
+ * Tick steps Mermaid accepts (`tickInterval`), with an axis format that names each tick once: a
+ * step of seconds shows seconds, of minutes or hours the minute, of days the day. d3 puts ticks on
+ * whole multiples of the step, so two ticks never share a label at that precision.
+ */
+const TICK_STEPS = [
+    ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 1000, tick: `${n}second`, format: '%H:%M:%S' })),
+    ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 60_000, tick: `${n}minute`, format: '%H:%M' })),
+    ...[1, 2, 3, 6, 12].map((n) => ({ ms: n * 3_600_000, tick: `${n}hour`, format: '%H:%M' })),
+    ...[1, 2, 7, 14].map((n) => ({ ms: n * 86_400_000, tick: `${n}day`, format: '%b %d' }))
+];
+/** The axis for a chart spanning `spanMs`: `tickInterval` and `axisFormat`. */
+function axisFor(spanMs) {
+    const step = TICK_STEPS.find((candidate) => spanMs / candidate.ms <= MAX_TICKS) ?? TICK_STEPS.at(-1);
+    // A span of a day or more shows the day beside the time, or 23:00 and 01:00 would repeat.
+    const format = spanMs >= 86_400_000 && step.format === '%H:%M' ? '%b %d %H:%M' : step.format;
+    return { tick: step.tick, format };
+}
+/** Room on the left for the section names (Mermaid's default, 75 px, fits about 10 characters). */
+function leftPadding(sections) {
+    const longest = Math.max(...sections.map((section) => section.length));
+    return Math.min(320, Math.max(75, Math.round(longest * 7 + 16)));
+}
 /**
  * The operations as a Mermaid gantt chart, from `created_at` to the last update, one section per
- * action, marked by status (done, active, crit). Undefined when there is nothing to draw or too
- * much to read (the table says it all then).
+ * action, marked by status (done, active, crit). An operation that has not finished runs to the
+ * time it was last read (`readAt`, wall clock), not to its last update. Undefined when there is
+ * nothing to draw or too much to read (the table says it all then).
  */
-function renderTimeline(operations) {
+function renderTimeline(operations, readAt = new Map()) {
     const drawable = operations.filter((operation) => !Number.isNaN(Date.parse(operation.created_at ?? '')));
     if (drawable.length === 0 || drawable.length > MAX_TIMELINE_TASKS)
         return undefined;
     const bySection = new Map();
+    let first = Infinity;
+    let last = -Infinity;
     for (const operation of [...drawable].reverse()) {
         const start = Date.parse(operation.created_at);
         const statusClass = classifyStatus(operation.status);
-        const end = Math.max(Date.parse(operation.updated_at ?? '') || start, start + MIN_TASK_MS);
+        const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined;
+        const lastKnown = lastRead ?? (Date.parse(operation.updated_at ?? '') || start);
+        const end = Math.max(lastKnown, start + MIN_TASK_MS);
+        first = Math.min(first, start);
+        last = Math.max(last, end);
         // The fixed prefix keeps a name such as `section` or `click` from being read as a statement.
         const name = `▸ ${mermaidName(`${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`)}`;
         const section = mermaidName(operation.action ?? 'operation');
@@ -42711,13 +42884,21 @@ function renderTimeline(operations) {
         tasks.push(`    ${name} :${TAGS[statusClass]}${start}, ${end}`);
         bySection.set(section, tasks);
     }
-    const lines = ['gantt', '    dateFormat x', '    axisFormat %H:%M:%S'];
+    const axis = axisFor(last - first);
+    const lines = [
+        'gantt',
+        `    %%{init: {"gantt": {"leftPadding": ${leftPadding([...bySection.keys()])}}}}%%`,
+        '    dateFormat x',
+        `    axisFormat ${axis.format}`,
+        `    tickInterval ${axis.tick}`
+    ];
     for (const [section, tasks] of bySection)
         lines.push(`    section ${section}`, ...tasks);
     return lines.join('\n');
 }
 
 ;// CONCATENATED MODULE: ./src/summary.ts
+
 
 
 
@@ -42766,9 +42947,6 @@ function summary_date(iso) {
         .replace('T', ' ')
         .replace(/\.\d+Z$/, ' UTC');
 }
-function plural(count, one, many) {
-    return `${count} ${count === 1 ? one : many}`;
-}
 function runFacts(run) {
     const facts = [];
     const pullRequest = run?.pullRequest;
@@ -42781,22 +42959,14 @@ function runFacts(run) {
         facts.push(`${pullRequest ? 'head' : 'commit'} ${code(run.sha.slice(0, 7))}`);
     return facts;
 }
-/**
- * The job summary (and, with smaller limits, the pull-request comment): what a person checks on the
- * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
- */
-function renderSummary(report, limits = SUMMARY_LIMITS) {
-    const parts = ['<h2>Neon operations gate</h2>'];
-    const facts = [];
-    const outcome = report.outcome !== 'error' ? report.outcome : undefined;
-    if (outcome)
-        facts.push(`<b>Outcome:</b> ${OUTCOME_LABELS[outcome]}`);
-    facts.push(...runFacts(report.run));
+/** `waited 7.1 s · 8 polls · 8 requests · 0 retries · project …`: the counts, below the outcome. */
+function countsLine(report) {
+    const facts = runFacts(report.run);
     if (report.wait) {
         facts.push(`waited ${formatDuration(report.wait.elapsedMs)}`);
-        facts.push(plural(report.wait.polls, 'poll', 'polls'));
+        facts.push(plural(report.wait.polls, 'poll'));
     }
-    facts.push(plural(report.requests.requests, 'request', 'requests'));
+    facts.push(plural(report.requests.requests, 'request'));
     facts.push(plural(report.requests.retries, 'retry', 'retries'));
     if (report.pace && report.pace.rateLimited > 0) {
         facts.push(`${report.pace.rateLimited} × HTTP 429`);
@@ -42806,13 +42976,41 @@ function renderSummary(report, limits = SUMMARY_LIMITS) {
         facts.push(`project ${code(report.projectId)}`);
     if (report.branch)
         facts.push(`branch ${summary_text(report.branch.name)} ${code(report.branch.id)}`);
-    parts.push(`<p>${facts.join(' · ')}</p>`);
+    return `<p>${facts.join(' · ')}</p>`;
+}
+/**
+ * The first lines, which answer "why": the outcome and what decided it (what failed; what was still
+ * in flight, and for how long; how many finished), or the error; on a failure, what was still in
+ * flight beside it.
+ */
+function outcomeLines(report, facts) {
+    if (report.outcome === 'error' || !report.outcome) {
+        return [`<p><b>❌ Error:</b> ${forHtml(report.error ?? '', MAX_MESSAGE_CHARS)}</p>`];
+    }
+    const { outcome, wait } = report;
+    const after = (outcome === 'timeout' || outcome === 'cancelled') && wait;
+    const label = `<b>${OUTCOME_LABELS[outcome]}</b>${after ? ` after ${formatDuration(wait.elapsedMs)}` : ''}`;
+    const line = outcomeLine(report, facts);
+    const lines = [`<p>${label}${line ? `: ${phraseHtml(line)}` : ''}</p>`];
+    if (outcome === 'failure' && facts.inFlight.length > 0) {
+        lines.push(`<p>⏳ ${phraseHtml(inFlightPhrase(facts))}</p>`);
+    }
+    return lines;
+}
+/**
+ * The job summary (and, with smaller limits, the pull-request comment): what a person checks on the
+ * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
+ */
+function renderSummary(report, limits = SUMMARY_LIMITS) {
+    const facts = operationFacts(report, report.failFast ?? false);
+    const parts = [
+        '<h2>Neon operations gate</h2>',
+        ...outcomeLines(report, facts),
+        countsLine(report)
+    ];
     if (report.wait?.reason)
         parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`);
-    if (report.error) {
-        parts.push(`<p>❌ <b>Error:</b> ${forHtml(report.error, MAX_MESSAGE_CHARS)}</p>`);
-    }
-    const operations = seenOperations(report);
+    const operations = facts.seen;
     if (operations === undefined && report.projectId) {
         parts.push(`<p>${nothingRead(report.outcome)}: the state of the operations is unknown.</p>`);
     }
@@ -42821,12 +43019,14 @@ function renderSummary(report, limits = SUMMARY_LIMITS) {
     }
     else if (operations) {
         parts.push(`<h3>Operations (${operations.length})</h3>`);
-        const timeline = renderTimeline(operations);
+        const timeline = renderTimeline(operations, facts.readAt);
         if (timeline)
             parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`);
         parts.push(table(['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'], operations, limits.operationRows, 'operations', (operation) => {
-            const duration = operationDurationMs(operation);
-            const failures = operation.failures_count ? ` (${operation.failures_count} failures)` : '';
+            const duration = operationDuration(operation, facts.readAt.get(operation.id));
+            const failures = operation.failures_count
+                ? ` (${plural(operation.failures_count, 'failure')})`
+                : '';
             const error = operation.error ? `<br>${forHtml(operation.error, summary_MAX_ERROR_CHARS)}` : '';
             return [
                 code(operation.id),
@@ -42834,7 +43034,7 @@ function renderSummary(report, limits = SUMMARY_LIMITS) {
                 code(operation.branch_id),
                 code(operation.endpoint_id),
                 summary_text(statusLabel(operation.status) + failures) + error,
-                duration !== undefined ? formatDuration(duration) : '',
+                duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
                 summary_date(operation.created_at)
             ];
         }));
@@ -43136,15 +43336,28 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
     const startedAt = clock.now();
     const lastStatus = new Map();
     const warnedStatuses = new Set();
+    // A read gives an operation a new object: the first time an object is met is when it was read.
+    const readAt = new Map();
+    const states = new WeakSet();
+    const stampReads = () => {
+        for (const operation of source.operations) {
+            if (states.has(operation))
+                continue;
+            states.add(operation);
+            readAt.set(operation.id, clock.wallNow());
+        }
+    };
     let polls = 0;
     const elapsed = () => `+${formatDuration(clock.now() - startedAt)}`;
     const finish = (outcome, reason) => {
+        stampReads();
         const observed = source.completedPolls > 0;
         const result = {
             outcome,
             operations: source.operations,
             polls,
             observed,
+            readAt,
             elapsedMs: clock.now() - startedAt
         };
         const unread = observed ? '' : ', before the operations could be read';
@@ -43164,6 +43377,7 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
             throw error;
         }
         pace.onPollDone();
+        stampReads();
         const operations = source.operations;
         let changes = 0;
         for (const operation of operations) {
@@ -43282,6 +43496,7 @@ async function run(dependencies = {}) {
         if (withheld)
             throw new InputError(withheld);
         inputs = getInputs((name) => getInput(name));
+        report.failFast = inputs.failFast;
         for (const warning of ignoredInputWarnings(inputs))
             logger.warning(warning);
         // One deadline for the whole run: listing, every poll, retry and back-off.
@@ -43303,7 +43518,7 @@ async function run(dependencies = {}) {
         report.requests = client.stats;
         if (inputs.listProjects) {
             report.listing = await client.listProjects(inputs.orgId);
-            logger.info(`Found ${report.listing.projects.length} project(s)`);
+            logger.info(`Found ${plural(report.listing.projects.length, 'project')}`);
             if (report.listing.unavailableProjectIds.length > 0) {
                 logger.warning(`Some projects are unavailable right now: ${report.listing.unavailableProjectIds.join(', ')}`);
             }
@@ -43345,7 +43560,7 @@ async function run(dependencies = {}) {
     else if (result === 'failure' || result === 'timeout' || result === 'cancelled') {
         setFailed(toLog(failureMessage(result, report)));
     }
-    for (const annotation of annotationsFor(report, inputs?.failFast ?? false)) {
+    for (const annotation of annotationsFor(report)) {
         error(toLog(annotation.message), { title: toLog(annotation.title) });
     }
     // Each sink is written on its own: one that fails is reported and the others are still written.
@@ -43398,30 +43613,28 @@ function createSource(inputs, projectId, branchId, client, clock, logger) {
         logger
     });
 }
-/** How many operations a failure message names; the summary has them all. */
-const NAMED_IN_FAILURE = 5;
+/**
+ * The step's error line: the operations that failed, by id, and apart from them those still in
+ * flight (with how long so far); on a timeout or a cancellation, what was still in flight.
+ */
 function failureMessage(outcome, report) {
-    const seen = seenOperations(report);
-    if (!seen) {
-        const why = report.wait?.reason ? ` (${report.wait.reason})` : '';
-        const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled';
-        return `${cut} before anything could be read${why}: the state of the operations is unknown`;
+    const facts = operationFacts(report, report.failFast ?? false);
+    const reason = report.wait?.reason ? ` (${report.wait.reason})` : '';
+    const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled';
+    if (!facts.seen) {
+        return `${cut} before anything could be read${reason}: the state of the operations is unknown`;
     }
-    const stuck = seen.filter((operation) => !succeeded(operation.status));
-    const named = stuck
-        .slice(0, NAMED_IN_FAILURE)
-        .map((operation) => `${operation.id} (${operation.action ?? 'operation'}: ${operation.status})`);
-    if (stuck.length > NAMED_IN_FAILURE)
-        named.push(`and ${stuck.length - NAMED_IN_FAILURE} more`);
-    const detail = named.length > 0 ? `: ${named.join(', ')}` : '';
-    switch (outcome) {
-        case 'failure':
-            return `An operation ended in failure${detail}`;
-        case 'timeout':
-            return `timeout ran out while operations were still in flight${detail}${report.wait?.reason ? ` (${report.wait.reason})` : ''}`;
-        default:
-            return `The wait was cancelled${detail}`;
+    const inFlight = facts.inFlight.length > 0;
+    if (outcome === 'failure') {
+        const count = facts.failed.length;
+        const what = count === 1 ? 'An operation' : `${count} operations`;
+        const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : '';
+        return `${what} ended in failure: ${phraseText(failedList(facts, true))}${beside}`;
     }
+    const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : '';
+    return outcome === 'timeout'
+        ? `${cut} while operations were still in flight${still}${reason}`
+        : `${cut}${still}`;
 }
 async function writeSummary(html, logger) {
     if (!process.env.GITHUB_STEP_SUMMARY) {

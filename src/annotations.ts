@@ -1,5 +1,5 @@
-import { isFinalFailure, succeeded } from './operation-status.js'
-import { nothingRead, type RunReport, seenOperations } from './report.js'
+import { inFlightPhrase, operationFacts, phraseText, plural } from './headline.js'
+import { nothingRead, type RunReport } from './report.js'
 import { truncate } from './untrusted-text.js'
 
 /**
@@ -17,10 +17,9 @@ export interface Annotation {
  * What goes to the checks list and the run's summary page: each operation that ended in a final
  * failure, and a timeout, titled with the action and the branch.
  */
-export function annotationsFor(report: RunReport, failFast: boolean): Annotation[] {
-  const seen = seenOperations(report)
-  const operations = seen ?? []
-  const failed = operations.filter((operation) => isFinalFailure(operation.status, failFast))
+export function annotationsFor(report: RunReport): Annotation[] {
+  const facts = operationFacts(report, report.failFast ?? false)
+  const { failed } = facts
   const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
     title: truncate(
       `${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`,
@@ -33,19 +32,18 @@ export function annotationsFor(report: RunReport, failFast: boolean): Annotation
   }))
   if (failed.length > MAX_OPERATION_ANNOTATIONS) {
     annotations.push({
-      title: `${failed.length - MAX_OPERATION_ANNOTATIONS} more operations failed`,
+      title: `${plural(failed.length - MAX_OPERATION_ANNOTATIONS, 'more operation')} failed`,
       message: 'The job summary lists every operation.'
     })
   }
-  if (report.outcome === 'timeout' && !seen) {
+  if (report.outcome === 'timeout' && !facts.seen) {
     const why = report.wait?.reason ?? report.error
     annotations.push({
       title: 'timeout: the state of the operations is unknown',
       message: truncate(`${nothingRead('timeout')}${why ? `: ${why}` : ''}`, 1000)
     })
   } else if (report.outcome === 'timeout') {
-    const unfinished = operations.filter((operation) => !succeeded(operation.status))
-    const first = unfinished[0]
+    const first = facts.inFlight[0]
     annotations.push({
       title: first
         ? truncate(
@@ -53,7 +51,7 @@ export function annotationsFor(report: RunReport, failFast: boolean): Annotation
             200
           )
         : 'timeout',
-      message: `timeout ran out with ${unfinished.length} operation(s) still in flight`
+      message: truncate(`timeout ran out with ${phraseText(inFlightPhrase(facts, true))}`, 1000)
     })
   }
   return annotations

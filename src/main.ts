@@ -11,12 +11,20 @@ import {
   readGitHubContext,
   withheldSecretReason
 } from './github-context.js'
+import {
+  failedList,
+  inFlightList,
+  inFlightPhrase,
+  operationFacts,
+  phraseText,
+  plural
+} from './headline.js'
 import { getInputs, ignoredInputWarnings, type Inputs } from './input-helper.js'
 import type { Logger } from './logger.js'
-import { isFinal, succeeded } from './operation-status.js'
+import { isFinal } from './operation-status.js'
 import { type OperationSource, OperationIdsSource, ProjectGateSource } from './operation-sources.js'
 import { buildOutputs } from './outputs.js'
-import { type RunReport, seenOperations } from './report.js'
+import type { RunReport } from './report.js'
 import { Pace } from './pace.js'
 import { type CommentApi, writePullRequestComment } from './pr-comment.js'
 import { RetryPolicy } from './retry-policy.js'
@@ -83,6 +91,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
     const withheld = rawKey ? undefined : withheldSecretReason(context)
     if (withheld) throw new InputError(withheld)
     inputs = getInputs((name) => core.getInput(name))
+    report.failFast = inputs.failFast
     for (const warning of ignoredInputWarnings(inputs)) logger.warning(warning)
     // One deadline for the whole run: listing, every poll, retry and back-off.
     const deadline = clock.now() + inputs.timeoutMs
@@ -104,7 +113,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
 
     if (inputs.listProjects) {
       report.listing = await client.listProjects(inputs.orgId)
-      logger.info(`Found ${report.listing.projects.length} project(s)`)
+      logger.info(`Found ${plural(report.listing.projects.length, 'project')}`)
       if (report.listing.unavailableProjectIds.length > 0) {
         logger.warning(
           `Some projects are unavailable right now: ${report.listing.unavailableProjectIds.join(', ')}`
@@ -149,7 +158,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
   else if (result === 'failure' || result === 'timeout' || result === 'cancelled') {
     core.setFailed(toLog(failureMessage(result, report)))
   }
-  for (const annotation of annotationsFor(report, inputs?.failFast ?? false)) {
+  for (const annotation of annotationsFor(report)) {
     core.error(toLog(annotation.message), { title: toLog(annotation.title) })
   }
   // Each sink is written on its own: one that fails is reported and the others are still written.
@@ -216,30 +225,28 @@ function createSource(
   })
 }
 
-/** How many operations a failure message names; the summary has them all. */
-const NAMED_IN_FAILURE = 5
-
+/**
+ * The step's error line: the operations that failed, by id, and apart from them those still in
+ * flight (with how long so far); on a timeout or a cancellation, what was still in flight.
+ */
 function failureMessage(outcome: Outcome, report: RunReport): string {
-  const seen = seenOperations(report)
-  if (!seen) {
-    const why = report.wait?.reason ? ` (${report.wait.reason})` : ''
-    const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled'
-    return `${cut} before anything could be read${why}: the state of the operations is unknown`
+  const facts = operationFacts(report, report.failFast ?? false)
+  const reason = report.wait?.reason ? ` (${report.wait.reason})` : ''
+  const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled'
+  if (!facts.seen) {
+    return `${cut} before anything could be read${reason}: the state of the operations is unknown`
   }
-  const stuck = seen.filter((operation) => !succeeded(operation.status))
-  const named = stuck
-    .slice(0, NAMED_IN_FAILURE)
-    .map((operation) => `${operation.id} (${operation.action ?? 'operation'}: ${operation.status})`)
-  if (stuck.length > NAMED_IN_FAILURE) named.push(`and ${stuck.length - NAMED_IN_FAILURE} more`)
-  const detail = named.length > 0 ? `: ${named.join(', ')}` : ''
-  switch (outcome) {
-    case 'failure':
-      return `An operation ended in failure${detail}`
-    case 'timeout':
-      return `timeout ran out while operations were still in flight${detail}${report.wait?.reason ? ` (${report.wait.reason})` : ''}`
-    default:
-      return `The wait was cancelled${detail}`
+  const inFlight = facts.inFlight.length > 0
+  if (outcome === 'failure') {
+    const count = facts.failed.length
+    const what = count === 1 ? 'An operation' : `${count} operations`
+    const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : ''
+    return `${what} ended in failure: ${phraseText(failedList(facts, true))}${beside}`
   }
+  const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : ''
+  return outcome === 'timeout'
+    ? `${cut} while operations were still in flight${still}${reason}`
+    : `${cut}${still}`
 }
 
 async function writeSummary(html: string, logger: Logger): Promise<void> {

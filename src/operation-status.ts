@@ -36,6 +36,12 @@ export function succeeded(status: string): boolean {
   return classifyStatus(status) === 'success'
 }
 
+/** Neither succeeded nor failed for good: in flight, retrying (`failed`) or of unknown status. */
+export function isUnfinished(status: string): boolean {
+  const statusClass = classifyStatus(status)
+  return statusClass !== 'success' && statusClass !== 'failure'
+}
+
 export function isFinalFailure(status: string, failFast: boolean): boolean {
   const statusClass = classifyStatus(status)
   return statusClass === 'failure' || (failFast && statusClass === 'retrying')

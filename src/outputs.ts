@@ -1,4 +1,4 @@
-import { type RunReport, operationDurationMs, primaryOperation, seenOperations } from './report.js'
+import { type RunReport, operationDuration, primaryOperation, seenOperations } from './report.js'
 import { truncate } from './untrusted-text.js'
 
 /**
@@ -59,10 +59,10 @@ export function buildOutputs(report: RunReport): BuiltOutputs {
   if (wait) outputs.elapsed_ms = String(Math.round(wait.elapsedMs))
   // Nothing read is no operation, not an empty list of them: those outputs stay unset.
   const seen = wait && seenOperations(report)
-  if (seen) {
+  if (wait && seen) {
     const found = primaryOperation(seen)
     const operation = found && bounded(found)
-    const duration = operation ? operationDurationMs(operation) : undefined
+    const duration = operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms
     Object.assign(outputs, {
       status: operation?.status ?? '',
       operation_id: operation?.id ?? '',

@@ -1,4 +1,5 @@
 import type { ProjectListing, RequestStats } from './api-client.js'
+import { isUnfinished } from './operation-status.js'
 import type { Pace } from './pace.js'
 import type { Operation } from './schemas.js'
 import type { Outcome, WaitResult } from './wait-for-operations.js'
@@ -9,6 +10,8 @@ export interface RunReport {
   outcome?: Outcome | 'error'
   /** What the run is for, from the GitHub context: the pull request or the commit. */
   run?: { pullRequest?: { number: number; url?: string }; sha?: string }
+  /** `fail_fast`: whether `failed` counts as a final failure. */
+  failFast?: boolean
   projectId?: string
   /** The branch the project gate is narrowed to, as resolved from `branch_id`. */
   branch?: { id: string; name: string }
@@ -41,12 +44,23 @@ export function primaryOperation(operations: Operation[]): Operation | undefined
   return operations.find((operation) => operation.status !== 'finished') ?? operations[0]
 }
 
-/** `total_duration_ms` when the API gives it, else updated_at − created_at. */
-export function operationDurationMs(operation: Operation): number | undefined {
-  if (operation.total_duration_ms != null) return operation.total_duration_ms
+/**
+ * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
+ * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
+ * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
+ */
+export function operationDuration(
+  operation: Operation,
+  readAt?: number
+): { ms: number; soFar: boolean } | undefined {
   const created = Date.parse(operation.created_at ?? '')
+  if (isUnfinished(operation.status) && readAt !== undefined && !Number.isNaN(created)) {
+    return { ms: Math.max(0, readAt - created), soFar: true }
+  }
+  if (operation.total_duration_ms != null) return { ms: operation.total_duration_ms, soFar: false }
   const updated = Date.parse(operation.updated_at ?? '')
-  return Number.isNaN(created) || Number.isNaN(updated) ? undefined : Math.max(0, updated - created)
+  if (Number.isNaN(created) || Number.isNaN(updated)) return undefined
+  return { ms: Math.max(0, updated - created), soFar: false }
 }
 
 /** Why nothing could be read; the reason itself is quoted beside it. */

@@ -1,6 +1,14 @@
 import { formatDuration } from './duration.js'
 import { statusLabel } from './operation-status.js'
-import { nothingRead, type RunReport, operationDurationMs, seenOperations } from './report.js'
+import {
+  inFlightPhrase,
+  type OperationFacts,
+  operationFacts,
+  outcomeLine,
+  phraseHtml,
+  plural
+} from './headline.js'
+import { nothingRead, operationDuration, type RunReport } from './report.js'
 import { renderTimeline } from './timeline.js'
 import { forHtml, truncateBytes } from './untrusted-text.js'
 import type { Outcome } from './wait-for-operations.js'
@@ -72,10 +80,6 @@ function date(iso: string | null | undefined): string {
     .replace(/\.\d+Z$/, ' UTC')
 }
 
-function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`
-}
-
 function runFacts(run: RunReport['run']): string[] {
   const facts: string[] = []
   const pullRequest = run?.pullRequest
@@ -89,21 +93,14 @@ function runFacts(run: RunReport['run']): string[] {
   return facts
 }
 
-/**
- * The job summary (and, with smaller limits, the pull-request comment): what a person checks on the
- * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
- */
-export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY_LIMITS): string {
-  const parts = ['<h2>Neon operations gate</h2>']
-  const facts: string[] = []
-  const outcome = report.outcome !== 'error' ? report.outcome : undefined
-  if (outcome) facts.push(`<b>Outcome:</b> ${OUTCOME_LABELS[outcome]}`)
-  facts.push(...runFacts(report.run))
+/** `waited 7.1 s · 8 polls · 8 requests · 0 retries · project …`: the counts, below the outcome. */
+function countsLine(report: RunReport): string {
+  const facts = runFacts(report.run)
   if (report.wait) {
     facts.push(`waited ${formatDuration(report.wait.elapsedMs)}`)
-    facts.push(plural(report.wait.polls, 'poll', 'polls'))
+    facts.push(plural(report.wait.polls, 'poll'))
   }
-  facts.push(plural(report.requests.requests, 'request', 'requests'))
+  facts.push(plural(report.requests.requests, 'request'))
   facts.push(plural(report.requests.retries, 'retry', 'retries'))
   if (report.pace && report.pace.rateLimited > 0) {
     facts.push(`${report.pace.rateLimited} × HTTP 429`)
@@ -111,20 +108,50 @@ export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY
   }
   if (report.projectId) facts.push(`project ${code(report.projectId)}`)
   if (report.branch) facts.push(`branch ${text(report.branch.name)} ${code(report.branch.id)}`)
-  parts.push(`<p>${facts.join(' · ')}</p>`)
-  if (report.wait?.reason) parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`)
-  if (report.error) {
-    parts.push(`<p>❌ <b>Error:</b> ${forHtml(report.error, MAX_MESSAGE_CHARS)}</p>`)
-  }
+  return `<p>${facts.join(' · ')}</p>`
+}
 
-  const operations = seenOperations(report)
+/**
+ * The first lines, which answer "why": the outcome and what decided it (what failed; what was still
+ * in flight, and for how long; how many finished), or the error; on a failure, what was still in
+ * flight beside it.
+ */
+function outcomeLines(report: RunReport, facts: OperationFacts): string[] {
+  if (report.outcome === 'error' || !report.outcome) {
+    return [`<p><b>❌ Error:</b> ${forHtml(report.error ?? '', MAX_MESSAGE_CHARS)}</p>`]
+  }
+  const { outcome, wait } = report
+  const after = (outcome === 'timeout' || outcome === 'cancelled') && wait
+  const label = `<b>${OUTCOME_LABELS[outcome]}</b>${after ? ` after ${formatDuration(wait.elapsedMs)}` : ''}`
+  const line = outcomeLine(report, facts)
+  const lines = [`<p>${label}${line ? `: ${phraseHtml(line)}` : ''}</p>`]
+  if (outcome === 'failure' && facts.inFlight.length > 0) {
+    lines.push(`<p>⏳ ${phraseHtml(inFlightPhrase(facts))}</p>`)
+  }
+  return lines
+}
+
+/**
+ * The job summary (and, with smaller limits, the pull-request comment): what a person checks on the
+ * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
+ */
+export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY_LIMITS): string {
+  const facts = operationFacts(report, report.failFast ?? false)
+  const parts = [
+    '<h2>Neon operations gate</h2>',
+    ...outcomeLines(report, facts),
+    countsLine(report)
+  ]
+  if (report.wait?.reason) parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`)
+
+  const operations = facts.seen
   if (operations === undefined && report.projectId) {
     parts.push(`<p>${nothingRead(report.outcome)}: the state of the operations is unknown.</p>`)
   } else if (operations?.length === 0) {
     parts.push('<p>No operation in flight.</p>')
   } else if (operations) {
     parts.push(`<h3>Operations (${operations.length})</h3>`)
-    const timeline = renderTimeline(operations)
+    const timeline = renderTimeline(operations, facts.readAt)
     if (timeline) parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`)
     parts.push(
       table(
@@ -133,8 +160,10 @@ export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY
         limits.operationRows,
         'operations',
         (operation) => {
-          const duration = operationDurationMs(operation)
-          const failures = operation.failures_count ? ` (${operation.failures_count} failures)` : ''
+          const duration = operationDuration(operation, facts.readAt.get(operation.id))
+          const failures = operation.failures_count
+            ? ` (${plural(operation.failures_count, 'failure')})`
+            : ''
           const error = operation.error ? `<br>${forHtml(operation.error, MAX_ERROR_CHARS)}` : ''
           return [
             code(operation.id),
@@ -142,7 +171,7 @@ export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY
             code(operation.branch_id),
             code(operation.endpoint_id),
             text(statusLabel(operation.status) + failures) + error,
-            duration !== undefined ? formatDuration(duration) : '',
+            duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
             date(operation.created_at)
           ]
         }

@@ -1,4 +1,4 @@
-import { classifyStatus, type StatusClass } from './operation-status.js'
+import { classifyStatus, isUnfinished, type StatusClass } from './operation-status.js'
 import type { Operation } from './schemas.js'
 
 /** More operations than this and the chart would be unreadable: the table alone is shown. */
@@ -24,21 +24,60 @@ const TAGS: Record<StatusClass, string> = {
   unknown: 'active, '
 }
 
+/** Ticks on the axis at most; the step is the smallest of TICK_STEPS that keeps within it. */
+const MAX_TICKS = 8
+/**
+ * Tick steps Mermaid accepts (`tickInterval`), with an axis format that names each tick once: a
+ * step of seconds shows seconds, of minutes or hours the minute, of days the day. d3 puts ticks on
+ * whole multiples of the step, so two ticks never share a label at that precision.
+ */
+const TICK_STEPS: { ms: number; tick: string; format: string }[] = [
+  ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 1000, tick: `${n}second`, format: '%H:%M:%S' })),
+  ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 60_000, tick: `${n}minute`, format: '%H:%M' })),
+  ...[1, 2, 3, 6, 12].map((n) => ({ ms: n * 3_600_000, tick: `${n}hour`, format: '%H:%M' })),
+  ...[1, 2, 7, 14].map((n) => ({ ms: n * 86_400_000, tick: `${n}day`, format: '%b %d' }))
+]
+
+/** The axis for a chart spanning `spanMs`: `tickInterval` and `axisFormat`. */
+export function axisFor(spanMs: number): { tick: string; format: string } {
+  const step =
+    TICK_STEPS.find((candidate) => spanMs / candidate.ms <= MAX_TICKS) ?? TICK_STEPS.at(-1)!
+  // A span of a day or more shows the day beside the time, or 23:00 and 01:00 would repeat.
+  const format = spanMs >= 86_400_000 && step.format === '%H:%M' ? '%b %d %H:%M' : step.format
+  return { tick: step.tick, format }
+}
+
+/** Room on the left for the section names (Mermaid's default, 75 px, fits about 10 characters). */
+function leftPadding(sections: string[]): number {
+  const longest = Math.max(...sections.map((section) => section.length))
+  return Math.min(320, Math.max(75, Math.round(longest * 7 + 16)))
+}
+
 /**
  * The operations as a Mermaid gantt chart, from `created_at` to the last update, one section per
- * action, marked by status (done, active, crit). Undefined when there is nothing to draw or too
- * much to read (the table says it all then).
+ * action, marked by status (done, active, crit). An operation that has not finished runs to the
+ * time it was last read (`readAt`, wall clock), not to its last update. Undefined when there is
+ * nothing to draw or too much to read (the table says it all then).
  */
-export function renderTimeline(operations: Operation[]): string | undefined {
+export function renderTimeline(
+  operations: Operation[],
+  readAt: ReadonlyMap<string, number> = new Map()
+): string | undefined {
   const drawable = operations.filter(
     (operation) => !Number.isNaN(Date.parse(operation.created_at ?? ''))
   )
   if (drawable.length === 0 || drawable.length > MAX_TIMELINE_TASKS) return undefined
   const bySection = new Map<string, string[]>()
+  let first = Infinity
+  let last = -Infinity
   for (const operation of [...drawable].reverse()) {
     const start = Date.parse(operation.created_at!)
     const statusClass = classifyStatus(operation.status)
-    const end = Math.max(Date.parse(operation.updated_at ?? '') || start, start + MIN_TASK_MS)
+    const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined
+    const lastKnown = lastRead ?? (Date.parse(operation.updated_at ?? '') || start)
+    const end = Math.max(lastKnown, start + MIN_TASK_MS)
+    first = Math.min(first, start)
+    last = Math.max(last, end)
     // The fixed prefix keeps a name such as `section` or `click` from being read as a statement.
     const name = `▸ ${mermaidName(`${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`)}`
     const section = mermaidName(operation.action ?? 'operation')
@@ -46,7 +85,14 @@ export function renderTimeline(operations: Operation[]): string | undefined {
     tasks.push(`    ${name} :${TAGS[statusClass]}${start}, ${end}`)
     bySection.set(section, tasks)
   }
-  const lines = ['gantt', '    dateFormat x', '    axisFormat %H:%M:%S']
+  const axis = axisFor(last - first)
+  const lines = [
+    'gantt',
+    `    %%{init: {"gantt": {"leftPadding": ${leftPadding([...bySection.keys()])}}}}%%`,
+    '    dateFormat x',
+    `    axisFormat ${axis.format}`,
+    `    tickInterval ${axis.tick}`
+  ]
   for (const [section, tasks] of bySection) lines.push(`    section ${section}`, ...tasks)
   return lines.join('\n')
 }

@@ -44,6 +44,8 @@ export interface WaitResult {
    * the rest is unknown, not "nothing in flight".
    */
   observed: boolean
+  /** When (wall clock, epoch ms) each operation's last-seen state was read, by operation id. */
+  readAt: ReadonlyMap<string, number>
   elapsedMs: number
   /** Why a timeout or cancellation cut the wait short, when it happened inside a request. */
   reason?: string
@@ -61,15 +63,27 @@ export async function waitForOperations(
   const startedAt = clock.now()
   const lastStatus = new Map<string, string>()
   const warnedStatuses = new Set<string>()
+  // A read gives an operation a new object: the first time an object is met is when it was read.
+  const readAt = new Map<string, number>()
+  const states = new WeakSet<Operation>()
+  const stampReads = (): void => {
+    for (const operation of source.operations) {
+      if (states.has(operation)) continue
+      states.add(operation)
+      readAt.set(operation.id, clock.wallNow())
+    }
+  }
   let polls = 0
   const elapsed = (): string => `+${formatDuration(clock.now() - startedAt)}`
   const finish = (outcome: Outcome, reason?: string): WaitResult => {
+    stampReads()
     const observed = source.completedPolls > 0
     const result = {
       outcome,
       operations: source.operations,
       polls,
       observed,
+      readAt,
       elapsedMs: clock.now() - startedAt
     }
     const unread = observed ? '' : ', before the operations could be read'
@@ -87,6 +101,7 @@ export async function waitForOperations(
       throw error
     }
     pace.onPollDone()
+    stampReads()
 
     const operations = source.operations
     let changes = 0

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import { gaps, PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { addFailingPreview } from '../../script/api-server/scenarios.ts'
 
 const opPath = (id: string) => `/api/v2/projects/${PROJECT}/operations/${id}`
 
@@ -40,6 +41,30 @@ describe('bundle end to end: statuses and outcomes', () => {
     }
   })
 
+  it('the error line names only what failed; what was still in flight is counted apart', async () => {
+    const { world, server } = await serve()
+    const { apply, create, start } = addFailingPreview(world)
+    const run = await runAction(server, { project_id: PROJECT })
+    expect(run.code).toBe(1)
+    expect(run.outputs.outcome).toBe('failure')
+    const [errorLine] = run.stdout.split('\n').filter((line) => line.startsWith('::error::'))
+    const [failed, inFlight] = errorLine.split('; 1 still in flight: ')
+    expect(failed).toMatch(
+      new RegExp(
+        `^::error::An operation ended in failure: ${start.id} \\(start_compute on br-preview-pr-7 ended in error after \\d+\\.\\d s: "compute failed to start: out of capacity"\\)$`
+      )
+    )
+    expect(inFlight).toMatch(
+      new RegExp(
+        `^${apply.id} \\(apply_config on br-main-000001, running for \\d+\\.\\d s so far\\)$`
+      )
+    )
+    expect(errorLine).not.toContain(create.id)
+    expect(run.summary).toMatch(
+      /<p><b>❌ failure<\/b>: <code>start_compute<\/code> on <code>br-preview-pr-7<\/code> ended in <code>error<\/code> after [\d.]+ s: “compute failed to start: out of capacity”<\/p>\n<p>⏳ 1 still in flight: <code>apply_config<\/code> on <code>br-main-000001<\/code>, <code>running<\/code> for [\d.]+ s so far<\/p>/
+    )
+  })
+
   it.each([
     ['skipped', 0, 'success'],
     ['cancelled', 1, 'failure'],
@@ -78,7 +103,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     expect(run.outputs).toMatchObject({ outcome: 'success', failures_count: '1' })
     expect(run.stdout).toContain(`${op.id} start_compute on br-main-000001: failed → running`)
     expect(run.stdout).toContain(`${op.id} start_compute on br-main-000001: running → finished`)
-    expect(run.summary).toContain('✅ Finished (1 failures)')
+    expect(run.summary).toContain('✅ Finished (1 failure)')
     expect(server.requests).toHaveLength(3)
   })
 

@@ -78,3 +78,38 @@ export function demoWorld(
   world.addHistory(PROJECT, options.history ?? 40, { everyMs: options.historyEveryMs })
   return world
 }
+
+/**
+ * A preview branch whose compute cannot start, beside a change still applying on main: the
+ * failure with one still in flight of the e2e suites, the demo's pictures and the README. The
+ * timelines start when the gate first reads them.
+ */
+export function addFailingPreview(world: World, projectId = PROJECT) {
+  const startOnFirstRead = true
+  world.addBranch(projectId, { id: 'br-preview-pr-7', name: 'preview/pr-7' })
+  const apply = world.addOperation(projectId, {
+    action: 'apply_config',
+    endpointId: 'ep-main-000001',
+    startOnFirstRead,
+    timeline: [{ status: 'running' }]
+  })
+  const create = world.addOperation(projectId, {
+    action: 'create_branch',
+    branchId: 'br-preview-pr-7',
+    startOnFirstRead,
+    timeline: [{ status: 'running', ms: 1200 }, { status: 'finished' }]
+  })
+  const start = world.addOperation(projectId, {
+    action: 'start_compute',
+    branchId: 'br-preview-pr-7',
+    endpointId: 'ep-preview-pr-7',
+    error: 'compute failed to start: out of capacity',
+    startOnFirstRead,
+    timeline: [
+      { status: 'scheduling', ms: 1200 },
+      { status: 'failed', ms: 1000 },
+      { status: 'error' }
+    ]
+  })
+  return { apply, create, start }
+}

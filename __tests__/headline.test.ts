@@ -1,0 +1,166 @@
+/*
+ * The summary's first lines, which answer "why", pinned for each outcome over a real wait with an
+ * injected clock: what failed, what was still in flight and for how long (measured to the last
+ * read, not read from the API), how many finished.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { plural } from '../src/headline.js'
+import type { Logger } from '../src/logger.js'
+import type { OperationSource } from '../src/operation-sources.js'
+import { Pace } from '../src/pace.js'
+import type { RunReport } from '../src/report.js'
+import type { Operation } from '../src/schemas.js'
+import { renderSummary } from '../src/summary.js'
+import { renderTimeline } from '../src/timeline.js'
+import { type Outcome, waitForOperations } from '../src/wait-for-operations.js'
+import { FakeClock } from './fixtures/fake-clock.js'
+import { operation } from './fixtures/operations.js'
+
+const T0 = Date.parse('2026-11-21T12:00:00Z')
+const iso = (ms: number) => new Date(T0 + ms).toISOString()
+const silent: Logger = { info: () => undefined, warning: () => undefined, debug: () => undefined }
+
+type Script = Partial<Operation>[]
+
+/** Operations created at T0 whose state at each poll comes from a script (the last repeats). */
+function scriptedSource(scripts: Record<string, Script>): OperationSource {
+  let polls = 0
+  let current: Operation[] = []
+  return {
+    get operations() {
+      return current
+    },
+    get completedPolls() {
+      return polls
+    },
+    async poll() {
+      current = Object.entries(scripts).map(([id, script]) =>
+        // A new object on every read, as a parsed answer is.
+        operation({
+          id,
+          created_at: iso(0),
+          total_duration_ms: 0,
+          ...script[Math.min(polls, script.length - 1)]
+        })
+      )
+      polls++
+    }
+  }
+}
+
+async function report(
+  scripts: Record<string, Script>,
+  options: { deadlineMs?: number; cancelOnSleep?: number } = {}
+): Promise<RunReport> {
+  const clock = new FakeClock(T0)
+  const controller = new AbortController()
+  clock.onSleep = () => {
+    if (clock.sleeps.length === options.cancelOnSleep) controller.abort(new Error('Cancelled'))
+  }
+  const wait = await waitForOperations(
+    { wait: true, deadline: T0 + (options.deadlineMs ?? 600_000), failFast: false },
+    {
+      source: scriptedSource(scripts),
+      pace: new Pace(5000, silent),
+      clock,
+      logger: silent,
+      signal: controller.signal
+    }
+  )
+  return { outcome: wait.outcome, wait, requests: { requests: 3, retries: 0 } }
+}
+
+const createBranch: Script = [
+  { action: 'create_branch', branch_id: 'br-preview-pr-7', status: 'running' },
+  {
+    action: 'create_branch',
+    branch_id: 'br-preview-pr-7',
+    status: 'finished',
+    updated_at: iso(3000),
+    total_duration_ms: 3000
+  }
+]
+const startCompute: Script = [
+  { action: 'start_compute', branch_id: 'br-preview-pr-7', status: 'scheduling' },
+  { action: 'start_compute', branch_id: 'br-preview-pr-7', status: 'failed' },
+  {
+    action: 'start_compute',
+    branch_id: 'br-preview-pr-7',
+    status: 'error',
+    error: 'compute failed to start: out of capacity',
+    updated_at: iso(9000),
+    total_duration_ms: 9000
+  }
+]
+const applyConfig: Script = [
+  { action: 'apply_config', branch_id: 'br-main-000001', status: 'running', updated_at: iso(0) }
+]
+
+/** The lines between the heading and the counts. */
+function firstLines(html: string): string {
+  return html
+    .split('\n')
+    .slice(1, html.includes('<p>⏳') ? 3 : 2)
+    .join('\n')
+}
+
+describe('the first line answers why', () => {
+  it('failure: what failed, with the API’s error; apart from it, what was still in flight', async () => {
+    const failed = await report({ a: createBranch, b: startCompute, c: applyConfig })
+    expect(failed.outcome).toBe('failure')
+    expect(firstLines(renderSummary(failed))).toBe(
+      [
+        '<p><b>❌ failure</b>: <code>start_compute</code> on <code>br-preview-pr-7</code> ended in <code>error</code> after 9.0 s: “compute failed to start: out of capacity”</p>',
+        '<p>⏳ 1 still in flight: <code>apply_config</code> on <code>br-main-000001</code>, <code>running</code> for 10.0 s so far</p>'
+      ].join('\n')
+    )
+  })
+
+  it('success: how many finished, and in how long', async () => {
+    const passed = await report({ a: createBranch, b: createBranch })
+    expect(firstLines(renderSummary(passed))).toBe(
+      '<p><b>✅ success</b>: all 2 operations finished in 5.0 s</p>'
+    )
+    const one = await report({ a: createBranch })
+    expect(firstLines(renderSummary(one))).toBe(
+      '<p><b>✅ success</b>: the operation finished in 5.0 s</p>'
+    )
+  })
+
+  it.each([
+    ['timeout', { deadlineMs: 8000 }, '⌛ timeout</b> after 8.0 s', '8.0 s'],
+    ['cancelled', { cancelOnSleep: 2 }, '🚫 cancelled</b> after 5.0 s', '5.0 s']
+  ] as const)(
+    '%s: what was still in flight, and for how long so far',
+    async (outcome, options, label, soFar) => {
+      const cut = await report({ a: createBranch, c: applyConfig }, options)
+      expect(cut.outcome).toBe(outcome satisfies Outcome)
+      expect(firstLines(renderSummary(cut))).toBe(
+        `<p><b>${label}: 1 still in flight: <code>apply_config</code> on <code>br-main-000001</code>, <code>running</code> for ${soFar} so far</p>`
+      )
+    }
+  )
+
+  it('in flight, the table says how long so far and the bar ends at the last read', async () => {
+    const cut = await report({ c: applyConfig }, { deadlineMs: 8000 })
+    const html = renderSummary(cut)
+    expect(html).toContain('<td>⏳ Running</td><td>8.0 s so far</td>')
+    // total_duration_ms is 0 for an operation in flight: never shown as its running time.
+    expect(html).not.toContain('<td>0 ms</td>')
+    expect(renderTimeline(cut.wait!.operations, cut.wait!.readAt)).toContain(
+      `:active, ${T0}, ${T0 + 8000}`
+    )
+  })
+})
+
+describe('plural forms', () => {
+  it.each([
+    [0, 'failure', '0 failures'],
+    [1, 'failure', '1 failure'],
+    [2, 'failure', '2 failures'],
+    [1, 'retry', '1 retry'],
+    [3, 'retry', '3 retries']
+  ])('%i %s', (count, noun, expected) => {
+    expect(plural(count, noun, noun === 'retry' ? 'retries' : undefined)).toBe(expected)
+  })
+})

@@ -1,0 +1,158 @@
+/*
+ * What a report says first: why the gate ended as it did. The facts are put together once, as
+ * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
+ * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
+ */
+import { formatDuration } from './duration.js'
+import { isFinalFailure, succeeded } from './operation-status.js'
+import { operationDuration, type RunReport, seenOperations } from './report.js'
+import type { Operation } from './schemas.js'
+import { forHtml, truncate } from './untrusted-text.js'
+
+/** Our own words (strings), an identifier of the API's (`code`) and a message of the API's. */
+export type Phrase = (string | { code: string } | { quote: string })[]
+
+/** How many operations a line names; the table has them all. */
+const NAMED_IN_LINE = 3
+const MAX_CODE_CHARS = 80
+const MAX_QUOTE_CHARS = 300
+
+/** `1 operation`, `2 operations`: the noun follows the count. */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`
+}
+
+export function phraseHtml(phrase: Phrase): string {
+  return phrase
+    .map((part) =>
+      typeof part === 'string'
+        ? part
+        : 'code' in part
+          ? `<code>${forHtml(part.code, MAX_CODE_CHARS)}</code>`
+          : `“${forHtml(part.quote, MAX_QUOTE_CHARS)}”`
+    )
+    .join('')
+}
+
+export function phraseText(phrase: Phrase): string {
+  return phrase
+    .map((part) =>
+      typeof part === 'string'
+        ? part
+        : 'code' in part
+          ? truncate(part.code, MAX_CODE_CHARS)
+          : `"${truncate(part.quote, MAX_QUOTE_CHARS)}"`
+    )
+    .join('')
+}
+
+/** `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"` */
+function failedClause(operation: Operation, readAt: ReadonlyMap<string, number>): Phrase {
+  const duration = operationDuration(operation, readAt.get(operation.id))
+  return [
+    { code: operation.action ?? 'operation' },
+    ' on ',
+    { code: operation.branch_id ?? 'its branch' },
+    ' ended in ',
+    { code: operation.status },
+    duration ? ` after ${formatDuration(duration.ms)}` : '',
+    ...(operation.error ? [': ', { quote: operation.error }] : [])
+  ]
+}
+
+/** `apply_config on br-main-1, running for 7.1 s so far` */
+function inFlightClause(operation: Operation, readAt: ReadonlyMap<string, number>): Phrase {
+  const duration = operationDuration(operation, readAt.get(operation.id))
+  return [
+    { code: operation.action ?? 'operation' },
+    ' on ',
+    { code: operation.branch_id ?? 'its branch' },
+    ', ',
+    { code: operation.status },
+    duration ? ` for ${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : ''
+  ]
+}
+
+/** The first few clauses joined, and how many more the table holds. */
+function listed(
+  operations: Operation[],
+  clause: (operation: Operation) => Phrase,
+  withIds: boolean
+): Phrase {
+  const phrase: Phrase = []
+  operations.slice(0, NAMED_IN_LINE).forEach((operation, index) => {
+    if (index > 0) phrase.push('; ')
+    if (withIds) phrase.push({ code: operation.id }, ' (', ...clause(operation), ')')
+    else phrase.push(...clause(operation))
+  })
+  if (operations.length > NAMED_IN_LINE) {
+    phrase.push(`; and ${operations.length - NAMED_IN_LINE} more`)
+  }
+  return phrase
+}
+
+/** What a report tells about its operations, sorted by what they mean for the outcome. */
+export interface OperationFacts {
+  /** Undefined when nothing could be read. */
+  seen?: Operation[]
+  /** Ended in a final failure. */
+  failed: Operation[]
+  /** Neither succeeded nor failed for good: still in flight, retrying or of unknown status. */
+  inFlight: Operation[]
+  readAt: ReadonlyMap<string, number>
+}
+
+export function operationFacts(report: RunReport, failFast: boolean): OperationFacts {
+  const seen = seenOperations(report)
+  const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast))
+  const inFlight = (seen ?? []).filter(
+    (operation) => !succeeded(operation.status) && !failed.includes(operation)
+  )
+  return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map() }
+}
+
+/** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
+export function failedList(facts: OperationFacts, withIds = false): Phrase {
+  return listed(facts.failed, (operation) => failedClause(operation, facts.readAt), withIds)
+}
+
+/** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
+export function inFlightList(facts: OperationFacts, withIds = false): Phrase {
+  return listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds)
+}
+
+/** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */
+export function inFlightPhrase(facts: OperationFacts, withIds = false): Phrase {
+  return [`${facts.inFlight.length} still in flight: `, ...inFlightList(facts, withIds)]
+}
+
+/**
+ * The summary's first line after the outcome's label: on failure what failed, on timeout and
+ * cancellation what was still in flight and for how long, on success how many finished and in how
+ * long. Undefined when the outcome needs no more (an error, which is quoted beside it).
+ */
+export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | undefined {
+  const { wait, outcome } = report
+  if (!outcome || outcome === 'error') return undefined
+  if (!facts.seen) {
+    if (!wait && report.listing) return [`${plural(report.listing.projects.length, 'project')}`]
+    return outcome === 'success' ? undefined : ['nothing could be read, so the state is unknown']
+  }
+  switch (outcome) {
+    case 'success': {
+      const finished = facts.seen.length
+      if (finished === 0) return ['no operation in flight']
+      const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : ''
+      const total =
+        finished === 1 ? 'the operation finished' : `all ${finished} operations finished`
+      return [`${total}${took}`]
+    }
+    case 'failure':
+      return [
+        facts.failed.length > 1 ? `${facts.failed.length} operations failed: ` : '',
+        ...failedList(facts)
+      ]
+    default:
+      return facts.inFlight.length > 0 ? inFlightPhrase(facts) : undefined
+  }
+}
