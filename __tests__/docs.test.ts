@@ -176,6 +176,17 @@ describe('documentation and metadata agree with the code', () => {
     }
   })
 
+  it('the README shows the summary of a success and of a failure, as PNGs that exist', () => {
+    for (const picture of ['summary-success', 'summary-failure']) {
+      const target = `docs/images/${picture}.png`
+      expect(readme).toMatch(new RegExp(`!\\[[^\\]]+\\]\\(${target.replace(/\./g, '\\.')}\\)`))
+      // PNG's signature: the file is a picture, not a pointer or a placeholder.
+      expect(readFileSync(join(root, target)).subarray(0, 8).toString('hex')).toBe(
+        '89504e470d0a1a0a'
+      )
+    }
+  })
+
   it('raw Markdown stays readable: no line over 130 characters outside code blocks', () => {
     const wide: string[] = []
     for (const file of markdownFiles()) {

@@ -1,0 +1,110 @@
+/*
+ * The demo's scenarios, each a local API server with operations in flight, a local GitHub API and
+ * a pull_request event, ready for the bundle to run against: `success` (a preview branch being
+ * created, gated by name), `failure` (its compute cannot start while a change still applies on
+ * main) and `timeout` (a compute that keeps starting). Used by `npm run demo` and
+ * `npm run screenshots`.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type ApiServer, startApiServer } from './api-server/server.ts'
+import { addFailingPreview, demoWorld, KEYS, PROJECT } from './api-server/scenarios.ts'
+import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from './github-server.ts'
+
+export const SCENARIOS = ['success', 'failure', 'timeout'] as const
+export type ScenarioName = (typeof SCENARIOS)[number]
+
+export interface Scenario {
+  server: ApiServer
+  github: GitHubServer
+  /** The step's inputs (`INPUT_<NAME>`). */
+  inputs: Record<string, string>
+  /** The runner's environment of a pull_request run. */
+  env: Record<string, string>
+  /** What is in flight, for people. */
+  intro: string[]
+}
+
+const GITHUB_TOKEN = 'ghs_local_demo_token_not_a_secret'
+
+/** Sets up `name`, hands it to `use`, and closes everything after. */
+export async function withScenario<T>(
+  name: ScenarioName,
+  use: (scenario: Scenario) => Promise<T>
+): Promise<T> {
+  const world = demoWorld({ history: 120 })
+  const server = await startApiServer(world)
+  const github = await startGitHubServer()
+  github.tokens.set(GITHUB_TOKEN, { user: ACTIONS_BOT, canWrite: true })
+  const eventDir = mkdtempSync(join(tmpdir(), 'demo-event-'))
+  writeFileSync(
+    join(eventDir, 'event.json'),
+    JSON.stringify({
+      pull_request: {
+        number: 42,
+        html_url: 'https://github.com/octo/app/pull/42',
+        head: { sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d', repo: { full_name: 'octo/app' } }
+      }
+    })
+  )
+  const env = {
+    GITHUB_EVENT_NAME: 'pull_request',
+    GITHUB_EVENT_PATH: join(eventDir, 'event.json'),
+    GITHUB_REPOSITORY: 'octo/app',
+    GITHUB_SHA: 'ffffffffffffffffffffffffffffffffffffffff',
+    GITHUB_WORKFLOW: 'Preview',
+    GITHUB_JOB: 'gate',
+    GITHUB_RUN_ID: '42000',
+    GITHUB_API_URL: github.apiUrl
+  }
+  const inputs: Record<string, string> = {
+    api_key: KEYS.organization,
+    project_id: PROJECT,
+    interval: '1s',
+    timeout: '1m',
+    api_host: server.apiHost,
+    pr_comment: 'always',
+    github_token: GITHUB_TOKEN
+  }
+  const intro: string[] = []
+  if (name === 'success') {
+    const [create, start] = world.createBranch(PROJECT, {
+      branchId: 'br-preview-pr-42',
+      branchName: 'preview/pr-42',
+      endpointId: 'ep-preview-pr-42',
+      createMs: 3000,
+      startMs: 2500
+    })
+    // By name, as people know it; the action resolves it to br-preview-pr-42 before the first poll.
+    Object.assign(inputs, { branch_id: 'preview/pr-42', list_projects: 'true' })
+    intro.push(
+      `Branch preview/pr-42 (br-preview-pr-42) is being created: ${create.id} (create_branch, running)`,
+      `                                       and ${start.id} (start_compute, scheduling)`
+    )
+  } else if (name === 'failure') {
+    const { apply, create, start } = addFailingPreview(world)
+    intro.push(
+      `Branch preview/pr-7 is being created (${create.id}), its compute will fail to start (${start.id}),`,
+      `and a change is still applying on main (${apply.id})`
+    )
+  } else {
+    world.createBranch(PROJECT, {
+      branchId: 'br-preview-pr-9',
+      branchName: 'preview/pr-9',
+      endpointId: 'ep-preview-pr-9',
+      createMs: 1500,
+      startMs: 3_600_000,
+      startOnFirstRead: true
+    })
+    Object.assign(inputs, { branch_id: 'preview/pr-9', timeout: '6s' })
+    intro.push('Branch preview/pr-9 is created, but its compute keeps starting past timeout: 6s')
+  }
+  try {
+    return await use({ server, github, inputs, env, intro })
+  } finally {
+    await server.close()
+    await github.close()
+    rmSync(eventDir, { recursive: true, force: true })
+  }
+}
