@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { withoutNetwork } from './fixtures/network.js'
-import { ApiClient, PROJECTS_PAGE_LIMIT } from '../src/api-client.js'
+import { ApiClient } from '../src/api-client.js'
+import { PROJECTS_PAGE_LIMIT } from '../src/resources/projects.js'
 import {
   ApiError,
   DeadlineExceededError,
@@ -72,7 +73,7 @@ describe('ApiClient requests', () => {
       .reply(200, {
         operation: operation({ id: 'x?y', project_id: 'a/b c', status: 'finished' })
       })
-    const result = await client().getOperation('a/b c', 'x?y')
+    const result = await client().operations.getOperation('a/b c', 'x?y')
     expect(result).toMatchObject({ id: 'x?y', status: 'finished', total_duration_ms: 1234 })
     scope.done()
   })
@@ -81,7 +82,7 @@ describe('ApiClient requests', () => {
     nock(HOST)
       .get(`/api/v2/projects/${PROJECT}/operations/${OP_A}`)
       .reply(200, { operation: { id: OP_A, status: 'levitating', brand_new: { x: 1 } }, extra: 1 })
-    const result = await client().getOperation(PROJECT, OP_A)
+    const result = await client().operations.getOperation(PROJECT, OP_A)
     expect(result).toEqual({ id: OP_A, status: 'levitating' })
   })
 
@@ -93,7 +94,7 @@ describe('ApiClient requests', () => {
         operations: [operation({ id: OP_A })],
         pagination: { cursor: '2026-11-21T10:59:00Z' }
       })
-    const page = await client().listOperations(PROJECT, {
+    const page = await client().operations.listOperations(PROJECT, {
       limit: 100,
       cursor: '2026-11-21T11:00:00.123456Z'
     })
@@ -108,7 +109,7 @@ describe('ApiClient errors', () => {
 
   it('401: fails at once, says the key is missing, invalid or revoked', async () => {
     const scope = nock(HOST).get(path).once().reply(401, body)
-    const error = await failure(client().getOperation(PROJECT, OP_A))
+    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
     expect(error).toBeInstanceOf(ApiError)
     expect(error).toMatchObject({ status: 401, code: 'X', requestId: 'req-42' })
     expect(error.message).toBe(
@@ -119,7 +120,7 @@ describe('ApiClient errors', () => {
 
   it('403: the key cannot reach the project', async () => {
     nock(HOST).get(path).reply(403, { message: 'forbidden' })
-    const error = await failure(client().getOperation(PROJECT, OP_A))
+    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
     expect(error.message).toContain(
       `The key has no access to operation "${OP_A}" of project "${PROJECT}" (HTTP 403`
     )
@@ -128,14 +129,14 @@ describe('ApiClient errors', () => {
 
   it('404: names what was not found', async () => {
     nock(HOST).get(`/api/v2/projects/${PROJECT}/operations`).query(true).reply(404, body)
-    const error = await failure(client().listOperations(PROJECT, { limit: 10 }))
+    const error = await failure(client().operations.listOperations(PROJECT, { limit: 10 }))
     expect(error.message).toMatch(new RegExp(`^Project "${PROJECT}" was not found \\(HTTP 404`))
     expect(error.message).toContain('request id req-42')
   })
 
   it('other 4xx: status and the API message, no retry', async () => {
     const scope = nock(HOST).get(path).once().reply(422, { message: 'bad limit' })
-    const error = await failure(client().getOperation(PROJECT, OP_A))
+    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
     expect(error.message).toBe(
       `GET /projects/${PROJECT}/operations/${OP_A} failed with HTTP 422. API says: "bad limit"`
     )
@@ -146,13 +147,13 @@ describe('ApiClient errors', () => {
     nock(HOST)
       .get(path)
       .reply(400, { message: `bad header Authorization: Bearer ${KEY}` })
-    const error = await failure(client().getOperation(PROJECT, OP_A))
+    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
     expect(error.message).toContain('bad header Authorization: Bearer ***')
   })
 
   it('an error body that is not JSON still gives the status', async () => {
     nock(HOST).get(path).reply(400, '<html>bad gateway</html>')
-    const error = await failure(client().getOperation(PROJECT, OP_A))
+    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
     expect(error).toMatchObject({ status: 400 })
   })
 
@@ -160,13 +161,13 @@ describe('ApiClient errors', () => {
     nock(HOST)
       .get(path)
       .reply(200, { operation: operation({ id: OP_A, project_id: 'someone-else-123' }) })
-    const single = await failure(client().getOperation(PROJECT, OP_A))
+    const single = await failure(client().operations.getOperation(PROJECT, OP_A))
     expect(single.message).toContain('belongs to project "someone-else-123"')
     nock(HOST)
       .get(`/api/v2/projects/${PROJECT}/operations`)
       .query(true)
       .reply(200, { operations: [operation({ project_id: 'someone-else-123' })] })
-    const list = await failure(client().listOperations(PROJECT, { limit: 10 }))
+    const list = await failure(client().operations.listOperations(PROJECT, { limit: 10 }))
     expect(list).toBeInstanceOf(ResponseFormatError)
     expect(list.message).toContain('belongs to project "someone-else-123"')
   })
@@ -175,7 +176,7 @@ describe('ApiClient errors', () => {
     const clock = new FakeClock()
     const api = client(clock, { deadlineMs: 5000 })
     clock.advance(6000)
-    const error = await failure(api.getOperation(PROJECT, OP_A))
+    const error = await failure(api.operations.getOperation(PROJECT, OP_A))
     expect(error).toBeInstanceOf(DeadlineExceededError)
     expect(api.stats.requests).toBe(0)
   })
@@ -202,7 +203,7 @@ describe('ApiClient errors', () => {
       .reply(503)
       .get(path)
       .reply(200, { operation: operation({ id: OP_A }) })
-    await api.getOperation(PROJECT, OP_A)
+    await api.operations.getOperation(PROJECT, OP_A)
     // The 429's retry may spread over up to 8 intervals (40 s), past the doubled pace; the 503's
     // back-off reaches 4 intervals.
     expect(clock.sleeps).toEqual([40_000, 20_000])
@@ -218,7 +219,7 @@ describe('ApiClient errors', () => {
       .get(path)
       .reply(200, { operation: operation({ id: OP_A }) })
     const api = client(clock, { random: () => 0.999999 })
-    await expect(api.getOperation(PROJECT, OP_A)).resolves.toMatchObject({ id: OP_A })
+    await expect(api.operations.getOperation(PROJECT, OP_A)).resolves.toMatchObject({ id: OP_A })
     // The longest draws of a back-off whose range doubles with each retry.
     expect(clock.sleeps).toEqual([2000, 4000, 8000, 16_000])
     expect(api.stats).toEqual({ requests: 5, retries: 4 })
@@ -231,7 +232,7 @@ describe('ApiClient errors', () => {
     nock(HOST)
       .get(path)
       .reply(200, { operation: operation({ id: OP_A }) })
-    await client(clock).getOperation(PROJECT, OP_A)
+    await client(clock).operations.getOperation(PROJECT, OP_A)
     expect(clock.sleeps).toEqual([7000])
     expect(lines).toContainEqual(
       `GET /projects/${PROJECT}/operations/${OP_A}: HTTP 429, Retry-After 7; retrying in 7.0 s`
@@ -276,7 +277,9 @@ describe('ApiClient errors', () => {
         }
       },
       async (api, clock) => {
-        await expect(api.getOperation(PROJECT, OP_A)).resolves.toMatchObject({ id: OP_A })
+        await expect(api.operations.getOperation(PROJECT, OP_A)).resolves.toMatchObject({
+          id: OP_A
+        })
         expect(clock.sleeps).toEqual([1000])
         expect(lines).toContainEqual(expect.stringMatching(/: no answer \(ECONNRESET/))
       }
@@ -287,7 +290,7 @@ describe('ApiClient errors', () => {
     await withLocalServer(
       () => undefined, // accepts connections and never answers
       async (api) => {
-        const error = await failure(api.getOperation(PROJECT, OP_A))
+        const error = await failure(api.operations.getOperation(PROJECT, OP_A))
         expect(error).toBeInstanceOf(DeadlineExceededError)
         expect((error as DeadlineExceededError).lastError).toBeInstanceOf(NetworkError)
         expect(error.message).toContain('no answer within 50 ms')
@@ -299,14 +302,16 @@ describe('ApiClient errors', () => {
   it('retries never run past the deadline', async () => {
     const clock = new FakeClock()
     nock(HOST).get(path).times(10).reply(503)
-    const error = await failure(client(clock, { deadlineMs: 5000 }).getOperation(PROJECT, OP_A))
+    const error = await failure(
+      client(clock, { deadlineMs: 5000 }).operations.getOperation(PROJECT, OP_A)
+    )
     expect(error).toBeInstanceOf(DeadlineExceededError)
     expect(clock.sleeps.reduce((sum, ms) => sum + ms, 0)).toBeLessThanOrEqual(5000)
   })
 
   it('a body that is not JSON names the endpoint', async () => {
     nock(HOST).get(path).reply(200, '{"operation": ')
-    const error = await failure(client().getOperation(PROJECT, OP_A))
+    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
     expect(error).toBeInstanceOf(ResponseFormatError)
     expect(error.message).toBe(
       `Unexpected response from GET /projects/${PROJECT}/operations/${OP_A}: the body is not JSON`
@@ -317,7 +322,7 @@ describe('ApiClient errors', () => {
     nock(HOST)
       .get(path)
       .reply(200, { operation: { id: OP_A } })
-    const error = await failure(client().getOperation(PROJECT, OP_A))
+    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
     expect(error.message).toMatch(/GET \/projects\/.*: field "operation\.status": /)
   })
 
@@ -325,7 +330,7 @@ describe('ApiClient errors', () => {
     nock(HOST)
       .get(path)
       .reply(200, { operation: { id: OP_A, status: 'running', failures_count: 'x' } })
-    const error = await failure(client().getOperation(PROJECT, OP_A))
+    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
     expect(error.message).toContain('field "operation.failures_count"')
   })
 })
@@ -353,7 +358,7 @@ describe('ApiClient.listProjects', () => {
         pagination: { cursor: 'project-401' },
         unavailable_project_ids: ['project-x']
       })
-    const listing = await client().listProjects('org-1')
+    const listing = await client().projects.listProjects('org-1')
     expect(listing.projects).toHaveLength(402)
     expect(listing.projects[401]).toEqual({
       id: 'project-401',
@@ -373,7 +378,7 @@ describe('ApiClient.listProjects', () => {
       .query(true)
       .once()
       .reply(200, { projects: full })
-    expect((await client().listProjects()).projects).toHaveLength(PROJECTS_PAGE_LIMIT)
+    expect((await client().projects.listProjects()).projects).toHaveLength(PROJECTS_PAGE_LIMIT)
     scope.done()
   })
 })

@@ -19,6 +19,7 @@ interface Answer {
   projects: { id: string }[]
   operations: { created_at: string }[]
   pagination: { cursor: string }
+  message?: string
 }
 
 async function get(path: string, key: string | null = KEYS.organization) {
@@ -51,11 +52,11 @@ describe('local API server', () => {
     ])
   })
 
-  it('key scopes: project-scoped sees one project, others are 403, unknown projects 404', async () => {
+  it('key scopes: project-scoped lists no projects, others are 403, unknown projects 404', async () => {
     await start()
-    expect(
-      (await get('/projects', KEYS.project)).body.projects.map((project) => project.id)
-    ).toEqual([PROJECT])
+    const listed = await get('/projects', KEYS.project)
+    expect(listed.status).toBe(403)
+    expect(listed.body.message).toBe('project-scoped API keys cannot list projects')
     expect((await get(`/projects/${PROJECT}/operations`, KEYS.otherProject)).status).toBe(403)
     expect((await get(`/projects/${PROJECT}/operations`, KEYS.personal)).status).toBe(200)
     expect((await get('/projects/missing-project/operations')).status).toBe(404)

@@ -74,7 +74,18 @@ function gate(history: History, options: { branchId?: string; failFast?: boolean
   const source = new ProjectGateSource({
     reader: history,
     projectId: PROJECT,
-    branchId: options.branchId,
+    branch: options.branchId
+      ? {
+          branch: { id: options.branchId, name: options.branchId, current_state: 'ready' },
+          reader: {
+            getBranch: async (_project: string, id: string) => ({
+              id,
+              name: id,
+              current_state: 'ready'
+            })
+          }
+        }
+      : undefined,
     isDone: (op) => isFinal(op.status, failFast),
     clock,
     logger

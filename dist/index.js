@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8366);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(571);
 
 const outcome = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8366:
+/***/ 571:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41413,14 +41413,25 @@ const ProjectListSchema = object({
     pagination: PaginationSchema.nullish(),
     unavailable_project_ids: array(schemas_string()).nullish()
 });
-/** A branch: the gate needs its id and its name (to resolve `branch_id: main`). */
+/**
+ * A branch: the gate needs its id and its name (to resolve `branch_id: main`), and whether it can
+ * be queried yet (`current_state`, `pending_state`).
+ */
 const BranchSchema = object({
     id: schemas_string().min(1),
     name: schemas_string(),
-    project_id: optionalString
+    project_id: optionalString,
+    current_state: optionalString,
+    pending_state: optionalString
 });
 const BranchResponseSchema = object({ branch: BranchSchema });
-const BranchListSchema = object({ branches: array(BranchSchema) });
+/** Branch lists keep the next page's cursor in `pagination.next`. */
+const BranchListSchema = object({
+    branches: array(BranchSchema),
+    pagination: object({ next: optionalString }).nullish()
+});
+const OrganizationSchema = object({ id: schemas_string().min(1), name: optionalString });
+const OrganizationListSchema = object({ organizations: array(OrganizationSchema) });
 const ErrorBodySchema = object({
     code: optionalString,
     message: optionalString,
@@ -41577,7 +41588,7 @@ function forHtml(text, maxChars) {
 const ACTION_NAME = 'neon-operations-gate';
 const ACTION_VERSION = '0.1.0';
 
-;// CONCATENATED MODULE: ./src/api-client.ts
+;// CONCATENATED MODULE: ./src/api-core.ts
 
 
 
@@ -41585,11 +41596,7 @@ const ACTION_VERSION = '0.1.0';
 
 
 
-/** The live API accepts 1-400 projects per page (default 10). */
-const PROJECTS_PAGE_LIMIT = 400;
-/** At most this many pages of projects (20,000 projects), with a warning if reached. */
-const MAX_PROJECT_PAGES = 50;
-/** The first wait before retrying a request that lists projects (it is not paced by polling). */
+/** The first wait before retrying a request that is not a poll (it is not paced by polling). */
 const LISTING_RETRY_FLOOR_MS = 2000;
 /** Requests that are not polls (listing projects, reading the branch) retry from 2 s. */
 const LISTING_PACING = () => ({
@@ -41603,41 +41610,16 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
  * deadline can happen): nothing the client does outlives `timeout` by more than this.
  */
 const DEADLINE_GRACE_MS = 1000;
-/**
- * Reads pages newest first until the last one (shorter than `limit`, or without a cursor), until
- * `onPage` returns false, until `maxPages`, or until the API hands out a cursor it gave before (a
- * server that cycles must not keep the walk going forever). Says which of these ended it.
- */
-async function walkPages(readPage, options) {
-    const cursors = new Set();
-    let cursor;
-    for (let pages = 1;; pages++) {
-        const page = await readPage(cursor);
-        if (options.onPage(page) === false)
-            return 'stopped';
-        const next = page.pagination?.cursor ?? undefined;
-        if (options.length(page) < options.limit || !next)
-            return 'last page';
-        if (cursors.has(next) || next === cursor)
-            return 'repeated cursor';
-        if (pages >= options.maxPages)
-            return 'page cap';
-        cursors.add(next);
-        cursor = next;
-    }
-}
 /** What is wrong when an answer holds a branch or an operation of another project than asked. */
 function strangerIn(items, projectId, what) {
     const stranger = items.find((item) => item.project_id && item.project_id !== projectId);
     return (stranger &&
         `${what} "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`);
 }
-/** GET-only client of the management API; every request goes through the retry policy. */
-class ApiClient {
+class ApiCore {
     options;
     stats = { requests: 0, retries: 0 };
     baseUrl;
-    /** Reads of operations are polls: a retry never goes out sooner than the next poll would. */
     pollPacing = () => ({
         minimumMs: this.options.pace.intervalMs,
         nextPollMs: this.options.pace.nextPollDelayMs()
@@ -41646,54 +41628,9 @@ class ApiClient {
         this.options = options;
         this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     }
-    async listProjects(orgId) {
-        const projects = new Map();
-        const unavailable = new Set();
-        const end = await walkPages((cursor) => this.get(['projects'], { limit: String(PROJECTS_PAGE_LIMIT), cursor, org_id: orgId }, ProjectListSchema, orgId ? `the projects of organization "${orgId}"` : 'the list of projects', LISTING_PACING), {
-            limit: PROJECTS_PAGE_LIMIT,
-            maxPages: MAX_PROJECT_PAGES,
-            length: (page) => page.projects.length,
-            onPage: (page) => {
-                for (const project of page.projects)
-                    projects.set(project.id, project);
-                for (const id of page.unavailable_project_ids ?? [])
-                    unavailable.add(id);
-            }
-        });
-        if (end === 'page cap') {
-            this.options.logger.warning(`Listed the first ${MAX_PROJECT_PAGES} pages of projects only (${projects.size} projects)`);
-        }
-        else if (end === 'repeated cursor') {
-            this.options.logger.warning(`The API handed out a page cursor it had given before; stopped listing at ${projects.size} projects`);
-        }
-        return { projects: [...projects.values()], unavailableProjectIds: [...unavailable] };
-    }
-    /** One branch by id; the answer must be that branch. */
-    async getBranch(projectId, branchId) {
-        const { branch } = await this.get(['projects', projectId, 'branches', branchId], {}, BranchResponseSchema, `branch "${branchId}" of project "${projectId}"`, LISTING_PACING, ({ branch }) => branch.id !== branchId
-            ? `the answer is branch "${branch.id}", not the one asked for`
-            : strangerIn([branch], projectId, 'branch'));
-        return branch;
-    }
-    /** The project's branches whose name or id contains `search` (the API's own matching). */
-    async searchBranches(projectId, search) {
-        const { branches } = await this.get(['projects', projectId, 'branches'], { search }, BranchListSchema, `the branches of project "${projectId}"`, LISTING_PACING, (list) => strangerIn(list.branches, projectId, 'branch'));
-        return branches;
-    }
-    /** One page of the project's operations, newest first; each must belong to the project. */
-    listOperations(projectId, page) {
-        return this.get(['projects', projectId, 'operations'], { limit: String(page.limit), cursor: page.cursor }, OperationListSchema, `project "${projectId}"`, this.pollPacing, (list) => strangerIn(list.operations, projectId, 'operation'));
-    }
-    /** One operation; the answer must be that operation of that project. */
-    async getOperation(projectId, operationId) {
-        const { operation } = await this.get(['projects', projectId, 'operations', operationId], {}, OperationResponseSchema, `operation "${operationId}" of project "${projectId}"`, this.pollPacing, ({ operation }) => operation.id.toLowerCase() !== operationId.toLowerCase()
-            ? `the answer is operation "${operation.id}", not the one asked for`
-            : strangerIn([operation], projectId, 'operation'));
-        return operation;
-    }
-    async get(segments, query, schema, subject, pacing, 
-    /** What is wrong with a well-formed answer that is not the one asked for. */
-    mismatch = () => undefined) {
+    async get(request) {
+        const { segments, query = {}, schema, subject, mismatch } = request;
+        const pacing = request.pacing === 'poll' ? this.pollPacing : LISTING_PACING;
         const path = '/' + segments.map(encodeURIComponent).join('/');
         const endpoint = `GET ${path}`;
         const search = new URLSearchParams();
@@ -41732,7 +41669,7 @@ class ApiClient {
             }
         });
         const parsed = this.parseBody(answer.body, schema, endpoint);
-        const problem = mismatch(parsed);
+        const problem = mismatch?.(parsed);
         if (problem)
             throw new ResponseFormatError(endpoint, problem);
         return parsed;
@@ -41819,6 +41756,264 @@ class ApiClient {
     }
 }
 
+;// CONCATENATED MODULE: ./src/paging.ts
+/*
+ * The one paging rule for every list of the API. Lists keep their next page's cursor in different
+ * places (operations and projects: `pagination.cursor`, which may repeat the last item; branches:
+ * `pagination.next`, absent on the last page), so each reader says where, and this walks.
+ */
+/**
+ * Reads pages until the last one (shorter than `limit`, or without a cursor), until `onPage`
+ * returns false, until `maxPages`, or until the API hands out a cursor it gave before (a server
+ * that cycles must not keep the walk going forever). Says which of these ended it.
+ */
+async function walkPages(readPage, walk) {
+    const cursors = new Set();
+    let cursor;
+    for (let pages = 1;; pages++) {
+        const page = await readPage(cursor);
+        if (walk.onPage(page) === false)
+            return 'stopped';
+        const next = walk.nextCursor(page) ?? undefined;
+        if (walk.length(page) < walk.limit || !next)
+            return 'last page';
+        if (cursors.has(next) || next === cursor)
+            return 'repeated cursor';
+        if (pages >= walk.maxPages)
+            return 'page cap';
+        cursors.add(next);
+        cursor = next;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/resources/branches.ts
+/** The branches of a project: one read by id, and the search, across every page. */
+
+
+
+/** Branches a page of a search (the API accepts 1-10,000). */
+const BRANCH_PAGE_LIMIT = 100;
+/** At most this many pages of a search (5,000 branches), with a warning if reached. */
+const MAX_BRANCH_PAGES = 50;
+class BranchesReader {
+    core;
+    logger;
+    constructor(core, logger) {
+        this.core = core;
+        this.logger = logger;
+    }
+    /** One branch by id; the answer must be that branch, of that project. */
+    async getBranch(projectId, branchId) {
+        const { branch } = await this.core.get({
+            segments: ['projects', projectId, 'branches', branchId],
+            schema: BranchResponseSchema,
+            subject: `branch "${branchId}" of project "${projectId}"`,
+            pacing: 'listing',
+            mismatch: ({ branch }) => branch.id !== branchId
+                ? `the answer is branch "${branch.id}", not the one asked for`
+                : strangerIn([branch], projectId, 'branch')
+        });
+        return branch;
+    }
+    /**
+     * Every branch of the project whose name or id contains `search` (the API's own partial match),
+     * across every page: the one named exactly so can be on any of them.
+     */
+    async searchBranches(projectId, search) {
+        const found = [];
+        const end = await walkPages((cursor) => this.core.get({
+            segments: ['projects', projectId, 'branches'],
+            query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
+            schema: BranchListSchema,
+            subject: `the branches of project "${projectId}"`,
+            pacing: 'listing',
+            mismatch: (list) => strangerIn(list.branches, projectId, 'branch')
+        }), {
+            limit: BRANCH_PAGE_LIMIT,
+            maxPages: MAX_BRANCH_PAGES,
+            length: (page) => page.branches.length,
+            nextCursor: (page) => page.pagination?.next,
+            onPage: (page) => void found.push(...page.branches)
+        });
+        if (end === 'page cap' || end === 'repeated cursor') {
+            this.logger.warning(`Looked at the first ${found.length} branches whose name or id contains "${search}" only (${end === 'page cap' ? `${MAX_BRANCH_PAGES} pages` : 'the API repeated a page cursor'})`);
+        }
+        return found;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/resources/operations.ts
+/** The operations of a project: one read by id, and the list, newest first. */
+
+
+class OperationsReader {
+    core;
+    constructor(core) {
+        this.core = core;
+    }
+    /** One operation; the answer must be that operation of that project. */
+    async getOperation(projectId, operationId) {
+        const { operation } = await this.core.get({
+            segments: ['projects', projectId, 'operations', operationId],
+            schema: OperationResponseSchema,
+            subject: `operation "${operationId}" of project "${projectId}"`,
+            pacing: 'poll',
+            mismatch: ({ operation }) => operation.id.toLowerCase() !== operationId.toLowerCase()
+                ? `the answer is operation "${operation.id}", not the one asked for`
+                : strangerIn([operation], projectId, 'operation')
+        });
+        return operation;
+    }
+    /** One page of the project's operations, newest first; each must belong to the project. */
+    listOperations(projectId, page) {
+        return this.core.get({
+            segments: ['projects', projectId, 'operations'],
+            query: { limit: String(page.limit), cursor: page.cursor },
+            schema: OperationListSchema,
+            subject: `project "${projectId}"`,
+            pacing: 'poll',
+            mismatch: (list) => strangerIn(list.operations, projectId, 'operation')
+        });
+    }
+}
+/** Where the operations list keeps the next page's cursor. */
+const operationsCursor = (page) => page.pagination?.cursor;
+
+;// CONCATENATED MODULE: ./src/resources/organizations.ts
+
+class OrganizationsReader {
+    core;
+    constructor(core) {
+        this.core = core;
+    }
+    async listOrganizations() {
+        const { organizations } = await this.core.get({
+            segments: ['users', 'me', 'organizations'],
+            schema: OrganizationListSchema,
+            subject: 'the organizations of the key',
+            pacing: 'listing'
+        });
+        return organizations;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/resources/projects.ts
+
+
+
+
+/** The live API accepts 1-400 projects per page (default 10). */
+const PROJECTS_PAGE_LIMIT = 400;
+/** At most this many pages of projects (20,000 projects), with a warning if reached. */
+const MAX_PROJECT_PAGES = 50;
+/** How many organizations an error lists. */
+const MAX_LISTED_ORGANIZATIONS = 10;
+class ProjectsReader {
+    core;
+    organizations;
+    logger;
+    constructor(core, organizations, logger) {
+        this.core = core;
+        this.organizations = organizations;
+        this.logger = logger;
+    }
+    async listProjects(orgId) {
+        try {
+            return await this.listPages(orgId);
+        }
+        catch (error) {
+            if (orgId || !(error instanceof ApiError))
+                throw error;
+            if (error.status === 403) {
+                throw new InputError(`input "list_projects": ${error.message}. A project-scoped key cannot list projects: list them with an organization key, or a personal key`);
+            }
+            if (error.status !== 400 || !/org_id/.test(error.apiMessage ?? ''))
+                throw error;
+            const organization = await this.onlyOrganization(error);
+            this.logger.info(`A personal key must name its organization: listing the projects of its only one, ${truncate(organization.name ?? '', 80)} (${organization.id})`);
+            return { ...(await this.listPages(organization.id)), organization };
+        }
+    }
+    /** The key's one organization; an input error naming `org_id` when it has several. */
+    async onlyOrganization(refusal) {
+        const explained = (why) => new Error(`${refusal.message}. The key must name its organization (input "org_id"), and ${why}`);
+        let organizations;
+        try {
+            organizations = await this.organizations.listOrganizations();
+        }
+        catch (error) {
+            if (!(error instanceof ApiError))
+                throw error;
+            throw explained(`reading its organizations failed: ${error.message}`);
+        }
+        if (organizations.length === 1)
+            return organizations[0];
+        if (organizations.length === 0)
+            throw explained('the key belongs to no organization');
+        const listed = organizations
+            .slice(0, MAX_LISTED_ORGANIZATIONS)
+            .map((organization) => `${organization.id} (${JSON.stringify(truncate(organization.name ?? '', 60))})`);
+        if (organizations.length > MAX_LISTED_ORGANIZATIONS) {
+            listed.push(`and ${organizations.length - MAX_LISTED_ORGANIZATIONS} more`);
+        }
+        throw new InputError(`input "org_id": org_id is required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set org_id to one of them`);
+    }
+    async listPages(orgId) {
+        const projects = new Map();
+        const unavailable = new Set();
+        const end = await walkPages((cursor) => this.core.get({
+            segments: ['projects'],
+            query: { limit: String(PROJECTS_PAGE_LIMIT), cursor, org_id: orgId },
+            schema: ProjectListSchema,
+            subject: orgId ? `the projects of organization "${orgId}"` : 'the list of projects',
+            pacing: 'listing'
+        }), {
+            limit: PROJECTS_PAGE_LIMIT,
+            maxPages: MAX_PROJECT_PAGES,
+            length: (page) => page.projects.length,
+            nextCursor: (page) => page.pagination?.cursor,
+            onPage: (page) => {
+                for (const project of page.projects)
+                    projects.set(project.id, project);
+                for (const id of page.unavailable_project_ids ?? [])
+                    unavailable.add(id);
+            }
+        });
+        if (end === 'page cap') {
+            this.logger.warning(`Listed the first ${MAX_PROJECT_PAGES} pages of projects only (${projects.size} projects)`);
+        }
+        else if (end === 'repeated cursor') {
+            this.logger.warning(`The API handed out a page cursor it had given before; stopped listing at ${projects.size} projects`);
+        }
+        return { projects: [...projects.values()], unavailableProjectIds: [...unavailable] };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/api-client.ts
+/**
+ * The management API as the action reads it, the way @neon/sdk lays it out: one small request core
+ * (src/api-core.ts) and a reader per resource, each with its schema and its answer checks. The wait
+ * loop and the sources depend on the readers' small interfaces, never on this whole.
+ */
+
+
+
+
+
+class ApiClient {
+    stats;
+    operations;
+    branches;
+    projects;
+    constructor(options) {
+        const core = new ApiCore(options);
+        this.stats = core.stats;
+        this.operations = new OperationsReader(core);
+        this.branches = new BranchesReader(core, options.logger);
+        this.projects = new ProjectsReader(core, new OrganizationsReader(core), options.logger);
+    }
+}
+
 // EXTERNAL MODULE: external "node:perf_hooks"
 var external_node_perf_hooks_ = __nccwpck_require__(643);
 ;// CONCATENATED MODULE: ./src/clock.ts
@@ -41840,6 +42035,22 @@ const systemClock = {
         signal?.addEventListener('abort', onAbort, { once: true });
     })
 };
+
+;// CONCATENATED MODULE: ./src/branch-state.ts
+const STATES = new Map([
+    ['ready', 'ready'],
+    ['archived', 'archived'],
+    ['init', 'not ready'],
+    ['resetting', 'not ready']
+]);
+function branchReadiness(branch) {
+    if (branch.pending_state)
+        return 'not ready';
+    // A branch the API says nothing about is taken as it always was: ready.
+    if (branch.current_state == null)
+        return 'ready';
+    return STATES.get(branch.current_state) ?? 'unknown';
+}
 
 ;// CONCATENATED MODULE: ./src/operation-status.ts
 const CLASSES = new Map([
@@ -41945,6 +42156,7 @@ function nothingRead(outcome) {
  * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
  * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
  */
+
 
 
 
@@ -42063,8 +42275,26 @@ function outcomeLine(report, facts) {
                 ...failedList(facts)
             ];
         default:
-            return facts.inFlight.length > 0 ? inFlightPhrase(facts) : undefined;
+            if (facts.inFlight.length > 0)
+                return inFlightPhrase(facts);
+            return branchNotReady(report);
     }
+}
+/** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */
+function branchNotReady(report) {
+    const { branch } = report;
+    if (!branch)
+        return undefined;
+    const readiness = branchReadiness(branch);
+    if (readiness === 'ready' || readiness === 'archived')
+        return undefined;
+    return [
+        'branch ',
+        { code: branch.name },
+        ' is still ',
+        { code: branch.current_state ?? 'unknown' },
+        ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
+    ];
 }
 
 ;// CONCATENATED MODULE: ./src/annotations.ts
@@ -42113,6 +42343,11 @@ function annotationsFor(report) {
 }
 
 ;// CONCATENATED MODULE: ./src/branch-resolver.ts
+/*
+ * `branch_id` as users write it: a branch id (`br-wild-frost-123456`) or a branch name (`main`,
+ * `preview/pr-12`). The gate filters operations by branch id, so a name that matches nothing would
+ * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
+ */
 
 /** Every branch id the API hands out starts with `br-`. */
 const BRANCH_ID = /^br-[a-z0-9-]+$/;
@@ -42122,7 +42357,7 @@ const ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of t
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
  * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
- * and must match exactly one branch's name or id. Throws an InputError naming `branch_id` when it
+ * across every page of the search and must match exactly one branch's name or id. Throws an InputError naming `branch_id` when it
  * names no branch or several.
  */
 async function resolveBranch(reader, projectId, input) {
@@ -42478,6 +42713,9 @@ function getInputs(readInput) {
 
 ;// CONCATENATED MODULE: ./src/operation-sources.ts
 
+
+
+
 /** The operations named by `operation_id`, read one by one until each is final. */
 class OperationIdsSource {
     reader;
@@ -42547,8 +42785,21 @@ class ProjectGateSource {
     readByIdAt = new Map();
     completedPolls = 0;
     warnedUnreadableTime = false;
+    /** The branch as last read: its `current_state` decides, once its operations are final. */
+    branch;
+    warnedBranchStates = new Set();
     constructor(options) {
         this.options = options;
+        this.branch = options.branch?.branch;
+    }
+    get waitingFor() {
+        const { branch } = this;
+        if (!branch || !this.options.branch)
+            return undefined;
+        const readiness = branchReadiness(branch);
+        return readiness === 'ready' || readiness === 'archived'
+            ? undefined
+            : `branch ${truncate(branch.name, 80)} (${branch.id}) is ${describeState(branch)}`;
     }
     get operations() {
         return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0);
@@ -42558,7 +42809,35 @@ class ProjectGateSource {
             await this.discover();
         else
             await this.refresh();
+        await this.readBranch();
         this.completedPolls++;
+    }
+    /**
+     * Once the branch's operations are final, whether it can be queried: one read a poll, only with
+     * `branch_id`, only while it is not ready.
+     */
+    async readBranch() {
+        const gated = this.options.branch;
+        if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
+            return;
+        }
+        if (this.completedPolls > 0 && this.waitingFor === undefined)
+            return;
+        const previous = this.branch && describeState(this.branch);
+        this.branch = await gated.reader.getBranch(this.options.projectId, gated.branch.id);
+        const state = describeState(this.branch);
+        const readiness = branchReadiness(this.branch);
+        const name = `Branch ${truncate(this.branch.name, 80)} (${this.branch.id})`;
+        if (readiness === 'archived') {
+            this.options.logger.warning(`${name} is archived: its first queries will be slow`);
+        }
+        else if (readiness === 'unknown' && !this.warnedBranchStates.has(state)) {
+            this.warnedBranchStates.add(state);
+            this.options.logger.warning(`${name} is in an unknown state, ${state}; waiting until it is ready`);
+        }
+        else if (state !== previous || this.completedPolls === 0) {
+            this.options.logger.info(`${name} is ${state}`);
+        }
     }
     async discover() {
         const { clock, logger, isDone } = this.options;
@@ -42618,11 +42897,13 @@ class ProjectGateSource {
             limit,
             maxPages,
             length: (page) => page.operations.length,
+            nextCursor: operationsCursor,
             onPage
         });
     }
     isRelevant(operation) {
-        return !this.options.branchId || operation.branch_id === this.options.branchId;
+        const branchId = this.options.branch?.branch.id;
+        return !branchId || operation.branch_id === branchId;
     }
     /** The creation time, or undefined (warned about once) when the API's text cannot be read. */
     createdAt(operation) {
@@ -42646,6 +42927,11 @@ function isOlderThan(operation, time) {
 /** Newest first; an operation whose time cannot be read sorts as the newest. */
 function sortTime(operation) {
     return parseTime(operation.created_at) ?? Infinity;
+}
+/** `init`, or `ready, then resetting` when a change of state is pending. */
+function describeState(branch) {
+    const current = truncate(branch.current_state ?? 'unknown', 40);
+    return branch.pending_state ? `${current}, then ${truncate(branch.pending_state, 40)}` : current;
 }
 
 ;// CONCATENATED MODULE: ./src/outputs.ts
@@ -42693,6 +42979,8 @@ function buildOutputs(report) {
         outputs.projects = jsonArray(report.listing.projects, 'projects', notes);
         outputs.project_count = String(report.listing.projects.length);
     }
+    if (report.branch)
+        outputs.branch_state = report.branch.current_state ?? '';
     const { wait } = report;
     if (wait)
         outputs.elapsed_ms = String(Math.round(wait.elapsedMs));
@@ -42974,8 +43262,15 @@ function countsLine(report) {
     }
     if (report.projectId)
         facts.push(`project ${code(report.projectId)}`);
-    if (report.branch)
+    if (report.branch) {
         facts.push(`branch ${summary_text(report.branch.name)} ${code(report.branch.id)}`);
+        if (report.branch.current_state) {
+            const pending = report.branch.pending_state
+                ? `, then ${code(report.branch.pending_state)}`
+                : '';
+            facts.push(`branch state ${code(report.branch.current_state)}${pending}`);
+        }
+    }
     return `<p>${facts.join(' · ')}</p>`;
 }
 /**
@@ -43402,14 +43697,14 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
         if (operations.some((operation) => isFinalFailure(operation.status, options.failFast))) {
             return finish('failure');
         }
-        if (operations.every((operation) => isFinal(operation.status, options.failFast))) {
+        const allFinal = operations.every((operation) => isFinal(operation.status, options.failFast));
+        if (allFinal && !source.waitingFor)
             return finish('success');
-        }
         if (!options.wait)
             return finish('pending');
         const remaining = options.deadline - clock.now();
         if (remaining <= 0)
-            return finish('timeout');
+            return finish('timeout', allFinal ? source.waitingFor : undefined);
         try {
             await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal);
         }
@@ -43517,7 +43812,7 @@ async function run(dependencies = {}) {
         });
         report.requests = client.stats;
         if (inputs.listProjects) {
-            report.listing = await client.listProjects(inputs.orgId);
+            report.listing = await client.projects.listProjects(inputs.orgId);
             logger.info(`Found ${plural(report.listing.projects.length, 'project')}`);
             if (report.listing.unavailableProjectIds.length > 0) {
                 logger.warning(`Some projects are unavailable right now: ${report.listing.unavailableProjectIds.join(', ')}`);
@@ -43526,14 +43821,13 @@ async function run(dependencies = {}) {
         }
         if (inputs.projectId) {
             report.projectId = inputs.projectId;
-            let branchId;
+            let branch;
             if (inputs.branchId && inputs.operationIds.length === 0) {
-                const branch = await resolveBranch(client, inputs.projectId, inputs.branchId);
-                branchId = branch.id;
-                report.branch = { id: branch.id, name: branch.name };
+                branch = await resolveBranch(client.branches, inputs.projectId, inputs.branchId);
+                report.branch = branch;
                 logger.info(`Gating branch ${branch.name} (${branch.id})`);
             }
-            source = createSource(inputs, inputs.projectId, branchId, client, clock, logger);
+            source = createSource(inputs, inputs.projectId, branch, client, clock, logger);
             report.wait = await waitForOperations({ wait: inputs.wait, deadline, failFast: inputs.failFast }, { source, pace, clock, logger, signal: controller.signal });
             result = report.wait.outcome;
         }
@@ -43551,6 +43845,8 @@ async function run(dependencies = {}) {
             report.lastSeen = source.operations;
     }
     finally {
+        if (source instanceof ProjectGateSource && source.branch)
+            report.branch = source.branch;
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
     }
@@ -43599,15 +43895,15 @@ function writeOutputs(outputs, redact, toLog) {
         setFailed(toLog(`Could not write the step's outputs (GITHUB_OUTPUT): ${error.message}`));
     }
 }
-function createSource(inputs, projectId, branchId, client, clock, logger) {
+function createSource(inputs, projectId, branch, client, clock, logger) {
     const isDone = (operation) => isFinal(operation.status, inputs.failFast);
     if (inputs.operationIds.length > 0) {
-        return new OperationIdsSource(client, projectId, inputs.operationIds, isDone);
+        return new OperationIdsSource(client.operations, projectId, inputs.operationIds, isDone);
     }
     return new ProjectGateSource({
-        reader: client,
+        reader: client.operations,
         projectId,
-        branchId,
+        branch: branch && { branch, reader: client.branches },
         isDone,
         clock,
         logger
@@ -43631,6 +43927,9 @@ function failureMessage(outcome, report) {
         const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : '';
         return `${what} ended in failure: ${phraseText(failedList(facts, true))}${beside}`;
     }
+    const branch = !inFlight && branchNotReady(report);
+    if (branch)
+        return `${cut} while ${phraseText(branch)}`;
     const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : '';
     return outcome === 'timeout'
         ? `${cut} while operations were still in flight${still}${reason}`

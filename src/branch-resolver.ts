@@ -3,11 +3,11 @@
  * `preview/pr-12`). The gate filters operations by branch id, so a name that matches nothing would
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
  */
-import type { ApiClient } from './api-client.js'
 import { ApiError, InputError } from './errors.js'
+import type { BranchesReader } from './resources/branches.js'
 import type { Branch } from './schemas.js'
 
-export type BranchReader = Pick<ApiClient, 'getBranch' | 'searchBranches'>
+export type BranchReader = Pick<BranchesReader, 'getBranch' | 'searchBranches'>
 
 /** Every branch id the API hands out starts with `br-`. */
 const BRANCH_ID = /^br-[a-z0-9-]+$/
@@ -19,7 +19,7 @@ const ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of t
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
  * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
- * and must match exactly one branch's name or id. Throws an InputError naming `branch_id` when it
+ * across every page of the search and must match exactly one branch's name or id. Throws an InputError naming `branch_id` when it
  * names no branch or several.
  */
 export async function resolveBranch(

@@ -3,6 +3,7 @@
  * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
  * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
  */
+import { branchReadiness } from './branch-state.js'
 import { formatDuration } from './duration.js'
 import { isFinalFailure, succeeded } from './operation-status.js'
 import { operationDuration, type RunReport, seenOperations } from './report.js'
@@ -153,6 +154,22 @@ export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | 
         ...failedList(facts)
       ]
     default:
-      return facts.inFlight.length > 0 ? inFlightPhrase(facts) : undefined
+      if (facts.inFlight.length > 0) return inFlightPhrase(facts)
+      return branchNotReady(report)
   }
+}
+
+/** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */
+export function branchNotReady(report: RunReport): Phrase | undefined {
+  const { branch } = report
+  if (!branch) return undefined
+  const readiness = branchReadiness(branch)
+  if (readiness === 'ready' || readiness === 'archived') return undefined
+  return [
+    'branch ',
+    { code: branch.name },
+    ' is still ',
+    { code: branch.current_state ?? 'unknown' },
+    ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
+  ]
 }

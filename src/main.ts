@@ -12,6 +12,7 @@ import {
   withheldSecretReason
 } from './github-context.js'
 import {
+  branchNotReady,
   failedList,
   inFlightList,
   inFlightPhrase,
@@ -24,6 +25,7 @@ import type { Logger } from './logger.js'
 import { isFinal } from './operation-status.js'
 import { type OperationSource, OperationIdsSource, ProjectGateSource } from './operation-sources.js'
 import { buildOutputs } from './outputs.js'
+import type { Branch } from './schemas.js'
 import type { RunReport } from './report.js'
 import { Pace } from './pace.js'
 import { type CommentApi, writePullRequestComment } from './pr-comment.js'
@@ -112,7 +114,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
     report.requests = client.stats
 
     if (inputs.listProjects) {
-      report.listing = await client.listProjects(inputs.orgId)
+      report.listing = await client.projects.listProjects(inputs.orgId)
       logger.info(`Found ${plural(report.listing.projects.length, 'project')}`)
       if (report.listing.unavailableProjectIds.length > 0) {
         logger.warning(
@@ -124,14 +126,13 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
 
     if (inputs.projectId) {
       report.projectId = inputs.projectId
-      let branchId: string | undefined
+      let branch: Branch | undefined
       if (inputs.branchId && inputs.operationIds.length === 0) {
-        const branch = await resolveBranch(client, inputs.projectId, inputs.branchId)
-        branchId = branch.id
-        report.branch = { id: branch.id, name: branch.name }
+        branch = await resolveBranch(client.branches, inputs.projectId, inputs.branchId)
+        report.branch = branch
         logger.info(`Gating branch ${branch.name} (${branch.id})`)
       }
-      source = createSource(inputs, inputs.projectId, branchId, client, clock, logger)
+      source = createSource(inputs, inputs.projectId, branch, client, clock, logger)
       report.wait = await waitForOperations(
         { wait: inputs.wait, deadline, failFast: inputs.failFast },
         { source, pace, clock, logger, signal: controller.signal }
@@ -149,6 +150,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
     report.error = redact(result === 'timeout' ? `timeout ran out: ${message}` : message)
     if (source && source.completedPolls > 0) report.lastSeen = source.operations
   } finally {
+    if (source instanceof ProjectGateSource && source.branch) report.branch = source.branch
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
@@ -205,7 +207,7 @@ function writeOutputs(
 function createSource(
   inputs: Inputs,
   projectId: string,
-  branchId: string | undefined,
+  branch: Branch | undefined,
   client: ApiClient,
   clock: Clock,
   logger: Logger
@@ -213,12 +215,12 @@ function createSource(
   const isDone = (operation: { status: string }): boolean =>
     isFinal(operation.status, inputs.failFast)
   if (inputs.operationIds.length > 0) {
-    return new OperationIdsSource(client, projectId, inputs.operationIds, isDone)
+    return new OperationIdsSource(client.operations, projectId, inputs.operationIds, isDone)
   }
   return new ProjectGateSource({
-    reader: client,
+    reader: client.operations,
     projectId,
-    branchId,
+    branch: branch && { branch, reader: client.branches },
     isDone,
     clock,
     logger
@@ -243,6 +245,8 @@ function failureMessage(outcome: Outcome, report: RunReport): string {
     const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : ''
     return `${what} ended in failure: ${phraseText(failedList(facts, true))}${beside}`
   }
+  const branch = !inFlight && branchNotReady(report)
+  if (branch) return `${cut} while ${phraseText(branch)}`
   const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : ''
   return outcome === 'timeout'
     ? `${cut} while operations were still in flight${still}${reason}`

@@ -1,7 +1,11 @@
-import { type ApiClient, type PageWalkEnd, walkPages } from './api-client.js'
+import { branchReadiness } from './branch-state.js'
 import type { Clock } from './clock.js'
 import type { Logger } from './logger.js'
-import type { Operation, OperationList } from './schemas.js'
+import { type PageWalkEnd, walkPages } from './paging.js'
+import type { BranchesReader } from './resources/branches.js'
+import { operationsCursor, type OperationsReader } from './resources/operations.js'
+import type { Branch, Operation, OperationList } from './schemas.js'
+import { truncate } from './untrusted-text.js'
 
 /** Where the wait loop gets operations from: given ids, or the project gate. */
 export interface OperationSource {
@@ -11,9 +15,15 @@ export interface OperationSource {
   readonly operations: Operation[]
   /** Polls that read everything they meant to; 0 means the state is unknown. */
   readonly completedPolls: number
+  /**
+   * What else keeps the gate open once every operation is final (the branch not ready yet), for
+   * people; undefined when nothing does.
+   */
+  readonly waitingFor?: string
 }
 
-export type OperationReader = Pick<ApiClient, 'getOperation' | 'listOperations'>
+export type OperationReader = Pick<OperationsReader, 'getOperation' | 'listOperations'>
+export type BranchReader = Pick<BranchesReader, 'getBranch'>
 export type IsDone = (operation: Operation) => boolean
 
 /** The operations named by `operation_id`, read one by one until each is final. */
@@ -65,7 +75,8 @@ export const GATE_MAX_READS_BY_ID = 20
 export interface ProjectGateOptions {
   reader: OperationReader
   projectId: string
-  branchId?: string
+  /** The branch the gate is narrowed to, as resolved, and how to read it again. */
+  branch?: { branch: Branch; reader: BranchReader }
   isDone: IsDone
   clock: Clock
   logger: Logger
@@ -93,8 +104,22 @@ export class ProjectGateSource implements OperationSource {
   private readonly readByIdAt = new Map<string, number>()
   completedPolls = 0
   private warnedUnreadableTime = false
+  /** The branch as last read: its `current_state` decides, once its operations are final. */
+  branch?: Branch
+  private readonly warnedBranchStates = new Set<string>()
 
-  constructor(private readonly options: ProjectGateOptions) {}
+  constructor(private readonly options: ProjectGateOptions) {
+    this.branch = options.branch?.branch
+  }
+
+  get waitingFor(): string | undefined {
+    const { branch } = this
+    if (!branch || !this.options.branch) return undefined
+    const readiness = branchReadiness(branch)
+    return readiness === 'ready' || readiness === 'archived'
+      ? undefined
+      : `branch ${truncate(branch.name, 80)} (${branch.id}) is ${describeState(branch)}`
+  }
 
   get operations(): Operation[] {
     return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0)
@@ -103,7 +128,35 @@ export class ProjectGateSource implements OperationSource {
   async poll(): Promise<void> {
     if (this.completedPolls === 0) await this.discover()
     else await this.refresh()
+    await this.readBranch()
     this.completedPolls++
+  }
+
+  /**
+   * Once the branch's operations are final, whether it can be queried: one read a poll, only with
+   * `branch_id`, only while it is not ready.
+   */
+  private async readBranch(): Promise<void> {
+    const gated = this.options.branch
+    if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
+      return
+    }
+    if (this.completedPolls > 0 && this.waitingFor === undefined) return
+    const previous = this.branch && describeState(this.branch)
+    this.branch = await gated.reader.getBranch(this.options.projectId, gated.branch.id)
+    const state = describeState(this.branch)
+    const readiness = branchReadiness(this.branch)
+    const name = `Branch ${truncate(this.branch.name, 80)} (${this.branch.id})`
+    if (readiness === 'archived') {
+      this.options.logger.warning(`${name} is archived: its first queries will be slow`)
+    } else if (readiness === 'unknown' && !this.warnedBranchStates.has(state)) {
+      this.warnedBranchStates.add(state)
+      this.options.logger.warning(
+        `${name} is in an unknown state, ${state}; waiting until it is ready`
+      )
+    } else if (state !== previous || this.completedPolls === 0) {
+      this.options.logger.info(`${name} is ${state}`)
+    }
   }
 
   private async discover(): Promise<void> {
@@ -174,12 +227,14 @@ export class ProjectGateSource implements OperationSource {
       limit,
       maxPages,
       length: (page) => page.operations.length,
+      nextCursor: operationsCursor,
       onPage
     })
   }
 
   private isRelevant(operation: Operation): boolean {
-    return !this.options.branchId || operation.branch_id === this.options.branchId
+    const branchId = this.options.branch?.branch.id
+    return !branchId || operation.branch_id === branchId
   }
 
   /** The creation time, or undefined (warned about once) when the API's text cannot be read. */
@@ -209,4 +264,10 @@ function isOlderThan(operation: Operation | undefined, time: number): boolean {
 /** Newest first; an operation whose time cannot be read sorts as the newest. */
 function sortTime(operation: Operation): number {
   return parseTime(operation.created_at) ?? Infinity
+}
+
+/** `init`, or `ready, then resetting` when a change of state is pending. */
+function describeState(branch: Branch): string {
+  const current = truncate(branch.current_state ?? 'unknown', 40)
+  return branch.pending_state ? `${current}, then ${truncate(branch.pending_state, 40)}` : current
 }

@@ -55,6 +55,7 @@ export function buildOutputs(report: RunReport): BuiltOutputs {
     outputs.projects = jsonArray(report.listing.projects, 'projects', notes)
     outputs.project_count = String(report.listing.projects.length)
   }
+  if (report.branch) outputs.branch_state = report.branch.current_state ?? ''
   const { wait } = report
   if (wait) outputs.elapsed_ms = String(Math.round(wait.elapsedMs))
   // Nothing read is no operation, not an empty list of them: those outputs stay unset.

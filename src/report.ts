@@ -1,7 +1,8 @@
-import type { ProjectListing, RequestStats } from './api-client.js'
+import type { RequestStats } from './api-core.js'
+import type { ProjectListing } from './resources/projects.js'
 import { isUnfinished } from './operation-status.js'
 import type { Pace } from './pace.js'
-import type { Operation } from './schemas.js'
+import type { Branch, Operation } from './schemas.js'
 import type { Outcome, WaitResult } from './wait-for-operations.js'
 
 /** Everything one run found out: the input of outputs.ts and summary.ts. */
@@ -13,8 +14,8 @@ export interface RunReport {
   /** `fail_fast`: whether `failed` counts as a final failure. */
   failFast?: boolean
   projectId?: string
-  /** The branch the project gate is narrowed to, as resolved from `branch_id`. */
-  branch?: { id: string; name: string }
+  /** The branch the project gate is narrowed to, as resolved from `branch_id` and last read. */
+  branch?: Branch
   listing?: ProjectListing
   wait?: WaitResult
   requests: RequestStats

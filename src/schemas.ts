@@ -59,17 +59,32 @@ export const ProjectListSchema = z.object({
   unavailable_project_ids: z.array(z.string()).nullish()
 })
 
-/** A branch: the gate needs its id and its name (to resolve `branch_id: main`). */
+/**
+ * A branch: the gate needs its id and its name (to resolve `branch_id: main`), and whether it can
+ * be queried yet (`current_state`, `pending_state`).
+ */
 export const BranchSchema = z.object({
   id: z.string().min(1),
   name: z.string(),
-  project_id: optionalString
+  project_id: optionalString,
+  current_state: optionalString,
+  pending_state: optionalString
 })
 export type Branch = z.infer<typeof BranchSchema>
 
 export const BranchResponseSchema = z.object({ branch: BranchSchema })
 
-export const BranchListSchema = z.object({ branches: z.array(BranchSchema) })
+/** Branch lists keep the next page's cursor in `pagination.next`. */
+export const BranchListSchema = z.object({
+  branches: z.array(BranchSchema),
+  pagination: z.object({ next: optionalString }).nullish()
+})
+export type BranchList = z.infer<typeof BranchListSchema>
+
+export const OrganizationSchema = z.object({ id: z.string().min(1), name: optionalString })
+export type Organization = z.infer<typeof OrganizationSchema>
+
+export const OrganizationListSchema = z.object({ organizations: z.array(OrganizationSchema) })
 
 export const ErrorBodySchema = z.object({
   code: optionalString,

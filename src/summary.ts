@@ -107,7 +107,15 @@ function countsLine(report: RunReport): string {
     facts.push(`slowest pace ${formatDuration(report.pace.slowestMs)}`)
   }
   if (report.projectId) facts.push(`project ${code(report.projectId)}`)
-  if (report.branch) facts.push(`branch ${text(report.branch.name)} ${code(report.branch.id)}`)
+  if (report.branch) {
+    facts.push(`branch ${text(report.branch.name)} ${code(report.branch.id)}`)
+    if (report.branch.current_state) {
+      const pending = report.branch.pending_state
+        ? `, then ${code(report.branch.pending_state)}`
+        : ''
+      facts.push(`branch state ${code(report.branch.current_state)}${pending}`)
+    }
+  }
   return `<p>${facts.join(' · ')}</p>`
 }
 

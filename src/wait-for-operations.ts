@@ -132,12 +132,11 @@ export async function waitForOperations(
     if (operations.some((operation) => isFinalFailure(operation.status, options.failFast))) {
       return finish('failure')
     }
-    if (operations.every((operation) => isFinal(operation.status, options.failFast))) {
-      return finish('success')
-    }
+    const allFinal = operations.every((operation) => isFinal(operation.status, options.failFast))
+    if (allFinal && !source.waitingFor) return finish('success')
     if (!options.wait) return finish('pending')
     const remaining = options.deadline - clock.now()
-    if (remaining <= 0) return finish('timeout')
+    if (remaining <= 0) return finish('timeout', allFinal ? source.waitingFor : undefined)
     try {
       await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal)
     } catch (error) {

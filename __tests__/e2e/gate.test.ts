@@ -111,12 +111,14 @@ describe('bundle end to end: project gate and listing', () => {
     ).toEqual(['other-project-000002'])
   })
 
-  it('a project-scoped key lists exactly its project', async () => {
+  it('a project-scoped key cannot list projects: the error says so, and what can', async () => {
     const { server } = await serve()
     const run = await runAction(server, { api_key: KEYS.project, list_projects: 'true' })
-    expect(run.code).toBe(0)
-    expect(run.outputs.project_count).toBe('1')
-    expect(run.summary).toContain('<td>Demo app</td>')
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('::error::input "list_projects": The key has no access')
+    expect(run.stdout).toContain(
+      'A project-scoped key cannot list projects: list them with an organization key, or a personal key'
+    )
     expect(server.requests).toHaveLength(1)
   })
 })

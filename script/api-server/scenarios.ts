@@ -30,6 +30,8 @@ export function demoWorld(
   } = {}
 ): World {
   const world = new World(options.now)
+  world.addOrganization(ORG, 'Demo org')
+  world.addOrganization(OTHER_ORG, 'Other team')
   world.addKey({ token: KEYS.personal, type: 'personal', accountId: 'user-1', orgIds: [ORG] })
   world.addKey({ token: KEYS.organization, type: 'organization', accountId: ORG, orgIds: [ORG] })
   world.addKey({

@@ -7,7 +7,16 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { type ApiKey, branchJson, operationJson, projectJson, type World } from './world.ts'
+import type { Contract, ContractViolation } from '../openapi-contract.ts'
+import {
+  type ApiKey,
+  type BranchRecord,
+  branchJson,
+  operationJson,
+  organizationJson,
+  projectJson,
+  type World
+} from './world.ts'
 
 export const BASE_PATH = '/api/v2'
 
@@ -29,7 +38,8 @@ export const SPEC_LIMITS: Limits = {
   retryAfter: 'seconds'
 }
 
-export type Route = 'projects' | 'operations' | 'operation' | 'branches' | 'branch'
+export type Route =
+  'projects' | 'operations' | 'operation' | 'branches' | 'branch' | 'organizations'
 
 export type Fault = (
   | { kind: 'status'; status: number; retryAfter?: string }
@@ -57,6 +67,8 @@ export interface RequestRecord {
 }
 
 export interface ApiServer {
+  /** With a contract: what the requests and answers broke in it, every one since the start. */
+  violations: ContractViolation[]
   url: string
   /** `${url}/api/v2`, the api_host to give the action. */
   apiHost: string
@@ -75,12 +87,45 @@ interface Answer {
 
 const PROJECT_LIMIT = { max: 400, default: 10 }
 const OPERATION_LIMIT = { max: 1000, default: 10 }
+const BRANCH_LIMIT = { max: 10_000, default: 10 }
 
 export async function startApiServer(
   world: World,
-  options: { port?: number; host?: string; limits?: Partial<Limits> } = {}
+  options: {
+    port?: number
+    host?: string
+    limits?: Partial<Limits>
+    /** Test mode: every request and answer is checked against Neon's OpenAPI document. */
+    contract?: Contract
+  } = {}
 ): Promise<ApiServer> {
   const requests: RequestRecord[] = []
+  const violations: ContractViolation[] = []
+  /** Answers, checked against the contract first when there is one. */
+  function send(
+    request: IncomingMessage,
+    response: ServerResponse,
+    record: RequestRecord,
+    answer: Answer
+  ): void {
+    record.status = answer.status
+    const body = answer.body ?? {}
+    if (options.contract) {
+      violations.push(
+        ...options.contract.check(
+          {
+            method: record.method,
+            path: record.path,
+            query: record.query,
+            headers: request.headers
+          },
+          { status: answer.status, body }
+        )
+      )
+    }
+    response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+    response.end(JSON.stringify(body))
+  }
   const limits: Limits = { ...SPEC_LIMITS, ...options.limits }
   let faults: Fault[] = []
   const accountHits = new Map<string, number[]>()
@@ -133,6 +178,11 @@ export async function startApiServer(
     if (limited) return limited
     const query = record.query
     if (route === 'projects') return listProjects(key, query)
+    if (route === 'organizations') {
+      // A personal key's organizations; the one that owns an organization or project key.
+      const organizations = key.orgIds.flatMap((id) => world.organizations.get(id) ?? [])
+      return { status: 200, body: { organizations: organizations.map(organizationJson) } }
+    }
 
     const project = world.project(params[0])
     if (!project) return { status: 404, body: errorBody(`project ${params[0]} not found`) }
@@ -143,16 +193,15 @@ export async function startApiServer(
     if (route === 'branch') {
       const branch = world.branchesOf(project.id).find((item) => item.id === params[1])
       if (!branch) return { status: 404, body: errorBody(`branch ${params[1]} not found`) }
-      return { status: 200, body: { branch: branchJson(branch) } }
+      return {
+        status: 200,
+        body: {
+          branch: branchJson(world.readBranch(branch)),
+          annotation: { object: { type: 'console/branch', id: branch.id }, value: {} }
+        }
+      }
     }
-    if (route === 'branches') {
-      // As the live API's `search`: a part of the name or of the id, any case.
-      const search = (query.search ?? '').toLowerCase()
-      const found = world
-        .branchesOf(project.id)
-        .filter((branch) => `${branch.name}\n${branch.id}`.toLowerCase().includes(search))
-      return { status: 200, body: { branches: found.map(branchJson), annotations: {} } }
-    }
+    if (route === 'branches') return listBranches(project.id, query)
     if (route === 'operation') {
       const operation = world.operation(project.id, params[1])
       if (!operation) return { status: 404, body: errorBody(`operation ${params[1]} not found`) }
@@ -185,6 +234,52 @@ export async function startApiServer(
     }
   }
 
+  /**
+   * As the live API pages branches: `search` matches a part of the name or of the id, any case;
+   * sorted by `sort_by` (updated_at) and `sort_order` (desc); `limit` 1-10,000; the next page's
+   * cursor in `pagination.next`, absent on the last page.
+   */
+  function listBranches(projectId: string, query: Record<string, string>): Answer {
+    const limit = parseLimit(query.limit, BRANCH_LIMIT)
+    if (limit === undefined) {
+      return {
+        status: 400,
+        body: errorBody(`limit must be an integer from 1 to ${BRANCH_LIMIT.max}`)
+      }
+    }
+    const sortBy = query.sort_by ?? 'updated_at'
+    const sortOrder = query.sort_order ?? 'desc'
+    const search = (query.search ?? '').toLowerCase()
+    const key = (branch: BranchRecord) => (sortBy === 'name' ? branch.name : branch.createdAt)
+    const sorted = world
+      .branchesOf(projectId)
+      .filter((branch) => `${branch.name}\n${branch.id}`.toLowerCase().includes(search))
+      .sort((a, b) => {
+        const order = key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id.localeCompare(b.id)
+        return sortOrder === 'asc' ? order : -order
+      })
+    let start = 0
+    if (query.cursor !== undefined) {
+      const after = Buffer.from(query.cursor, 'base64url').toString()
+      start = sorted.findIndex((branch) => branch.id === after) + 1
+      if (start === 0) return { status: 400, body: errorBody('invalid cursor') }
+    }
+    const page = sorted.slice(start, start + limit)
+    const more = start + limit < sorted.length
+    return {
+      status: 200,
+      body: {
+        branches: page.map(branchJson),
+        annotations: {},
+        pagination: {
+          ...(more ? { next: Buffer.from(page.at(-1)!.id).toString('base64url') } : {}),
+          sort_by: sortBy,
+          sort_order: sortOrder
+        }
+      }
+    }
+  }
+
   function listProjects(key: ApiKey, query: Record<string, string>): Answer {
     const limit = parseLimit(query.limit, PROJECT_LIMIT)
     if (limit === undefined)
@@ -194,16 +289,14 @@ export async function startApiServer(
       }
     let visible = world.projects
     if (key.type === 'project') {
-      visible = visible.filter((project) => project.id === key.projectId)
+      return { status: 403, body: errorBody('project-scoped API keys cannot list projects') }
     } else if (query.org_id !== undefined) {
       if (!key.orgIds.includes(query.org_id))
         return { status: 403, body: errorBody(`no access to organization ${query.org_id}`) }
       visible = visible.filter((project) => project.orgId === query.org_id)
-    } else if (key.orgIds.length > 1) {
-      return {
-        status: 400,
-        body: errorBody('org_id is required: this key belongs to several organizations')
-      }
+    } else if (key.type === 'personal') {
+      // The live API since 2026-08: a personal key must name the organization.
+      return { status: 400, body: errorBody('org_id is required') }
     } else {
       visible = visible.filter((project) => key.orgIds.includes(project.orgId))
     }
@@ -239,11 +332,12 @@ export async function startApiServer(
     record.route = route
     const fault = takeFault(route)
     record.fault = fault?.kind
-    const answer = (): void => send(response, record, handle(request, record, route, params))
+    const answer = (): void =>
+      send(request, response, record, handle(request, record, route, params))
     if (!fault) return answer()
     switch (fault.kind) {
       case 'status':
-        return send(response, record, {
+        return send(request, response, record, {
           status: fault.status,
           body: errorBody(`injected HTTP ${fault.status}`),
           headers: fault.retryAfter ? { 'Retry-After': fault.retryAfter } : {}
@@ -266,6 +360,7 @@ export async function startApiServer(
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve))
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`
   return {
+    violations,
     url,
     apiHost: `${url}${BASE_PATH}`,
     requests,
@@ -287,6 +382,7 @@ function matchRoute(path: string): [Route | undefined, string[]] {
     .split('/')
     .map(decodeURIComponent)
   if (segments.length === 1 && segments[0] === 'projects') return ['projects', []]
+  if (segments.join('/') === 'users/me/organizations') return ['organizations', []]
   if (segments.length === 3 && segments[0] === 'projects' && segments[2] === 'operations')
     return ['operations', [segments[1]]]
   if (segments.length === 4 && segments[0] === 'projects' && segments[2] === 'operations') {
@@ -316,10 +412,4 @@ function parseLimit(
 
 function errorBody(message: string) {
   return { code: '', message, request_id: randomUUID() }
-}
-
-function send(response: ServerResponse, record: RequestRecord, answer: Answer): void {
-  record.status = answer.status
-  response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
-  response.end(JSON.stringify(answer.body ?? {}))
 }

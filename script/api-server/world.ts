@@ -32,6 +32,24 @@ export interface BranchRecord {
   projectId: string
   name: string
   createdAt: number
+  /** `current_state` (and `pending_state`) now; `ready` unless set. */
+  state?: BranchState
+  /**
+   * States the next reads of this one branch (GET …/branches/{id}) see, one per read; the last one
+   * stays. Lists show the state without moving it on.
+   */
+  statesByRead?: BranchState[]
+}
+
+export interface BranchState {
+  current: string
+  pending?: string
+}
+
+export interface OrganizationRecord {
+  id: string
+  name: string
+  createdAt: number
 }
 
 /** One status of an operation's timeline; `ms` is how long it lasts (the last one lasts forever). */
@@ -61,6 +79,7 @@ const FINAL = new Set(['finished', 'skipped', 'cancelled', 'error'])
 export class World {
   readonly keys = new Map<string, ApiKey>()
   readonly projects: ProjectRecord[] = []
+  readonly organizations = new Map<string, OrganizationRecord>()
   /** Per project, newest first. */
   private readonly operations = new Map<string, OperationRecord[]>()
   /** Per project, oldest first. */
@@ -75,6 +94,19 @@ export class World {
     const record = { revoked: false, ...key }
     this.keys.set(key.token, record)
     return record
+  }
+
+  addOrganization(id: string, name: string): OrganizationRecord {
+    const record = { id, name, createdAt: this.now() - 30 * 86_400_000 }
+    this.organizations.set(id, record)
+    return record
+  }
+
+  /** The branch as a read of it alone sees it now: its scripted state moves on by one. */
+  readBranch(branch: BranchRecord): BranchRecord {
+    const next = branch.statesByRead?.shift()
+    if (next) branch.state = next
+    return branch
   }
 
   addProject(project: Partial<ProjectRecord> & { id: string; orgId: string }): ProjectRecord {
@@ -251,21 +283,44 @@ export function operationJson(operation: OperationRecord, now: number) {
     json.retry_at = iso(state.endsAt)
   }
   if (state.status === 'error') json.error = operation.error ?? 'operation failed'
-  if (FINAL.has(state.status)) json.total_duration_ms = state.enteredAt - operation.createdAt
+  // Required on every operation; 0 until it is final, as the live API sends it.
+  json.total_duration_ms = FINAL.has(state.status) ? state.enteredAt - operation.createdAt : 0
   return json
 }
 
-/** The branch as the live API sends it, extra fields included. */
+/** The branch as the live API sends it, extra fields included, every field the document requires. */
 export function branchJson(branch: BranchRecord) {
+  const state = branch.state ?? { current: 'ready' }
   return {
     id: branch.id,
     project_id: branch.projectId,
     name: branch.name,
-    current_state: 'ready',
+    current_state: state.current,
+    ...(state.pending ? { pending_state: state.pending } : {}),
+    state_changed_at: iso(branch.createdAt),
+    creation_source: 'console',
     default: branch.name === 'main',
     protected: false,
+    cpu_used_sec: 0,
+    compute_time_seconds: 0,
+    active_time_seconds: 0,
+    written_data_bytes: 0,
+    data_transfer_bytes: 0,
     created_at: iso(branch.createdAt),
     updated_at: iso(branch.createdAt)
+  }
+}
+
+/** The organization as `GET /users/me/organizations` lists it. */
+export function organizationJson(organization: OrganizationRecord) {
+  return {
+    id: organization.id,
+    name: organization.name,
+    handle: organization.id,
+    plan: 'scale',
+    created_at: iso(organization.createdAt),
+    updated_at: iso(organization.createdAt),
+    managed_by: 'console'
   }
 }
 

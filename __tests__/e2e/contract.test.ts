@@ -1,0 +1,170 @@
+/*
+ * The local API server and the bundle's requests held to Neon's own OpenAPI document: every request
+ * the bundle sends and every answer the server gives, for every endpoint and status the action
+ * uses, checked by the server in test mode (script/openapi-contract.ts). One violation fails.
+ */
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import { neonContract } from '../../script/api-server/contract.ts'
+import { demoWorld, KEYS, PROJECT } from '../../script/api-server/scenarios.ts'
+import { type ApiServer, startApiServer } from '../../script/api-server/server.ts'
+import type { World } from '../../script/api-server/world.ts'
+import type { Contract } from '../../script/openapi-contract.ts'
+import { runAction } from '../fixtures/e2e.js'
+
+let contract: Contract
+beforeAll(async () => {
+  contract = await neonContract()
+})
+
+let server: ApiServer | undefined
+afterEach(async () => {
+  // Whatever the test did, the server and the bundle kept to the document.
+  const violations = server?.violations ?? []
+  await server?.close()
+  server = undefined
+  expect(violations).toEqual([])
+})
+
+async function serve(): Promise<{ world: World; server: ApiServer }> {
+  const world = demoWorld()
+  server = await startApiServer(world, { contract })
+  return { world, server }
+}
+
+/** A request of our own, as any client would send it. */
+async function get(path: string, key: string = KEYS.organization) {
+  const response = await fetch(`${server!.apiHost}${path}`, {
+    headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' }
+  })
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+}
+
+describe('Neon’s OpenAPI document: the local server and the bundle', () => {
+  it('the checks are not vacuous: one answer that breaks the document is one violation', () => {
+    const violations = contract.check(
+      {
+        method: 'GET',
+        path: `/api/v2/projects/${PROJECT}/operations`,
+        query: { limit: '5' },
+        headers: { authorization: 'Bearer x' }
+      },
+      {
+        status: 200,
+        body: {
+          operations: [
+            {
+              id: '5a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+              project_id: PROJECT,
+              action: 'apply_config',
+              status: 'running',
+              failures_count: 0,
+              created_at: '2026-11-21T10:00:00Z',
+              updated_at: '2026-11-21T10:00:00Z'
+            }
+          ]
+        }
+      }
+    )
+    expect(violations).toEqual([
+      {
+        exchange: `GET /api/v2/projects/${PROJECT}/operations → 200`,
+        where: 'answer',
+        problems: ["/operations/0 must have required property 'total_duration_ms'"]
+      }
+    ])
+    const badRequest = contract.check(
+      {
+        method: 'GET',
+        path: `/api/v2/projects/${PROJECT}/operations`,
+        query: { limit: '5000' },
+        headers: {}
+      },
+      { status: 400, body: { code: '', message: 'bad' } }
+    )
+    expect(badRequest.map((violation) => violation.problems)).toEqual([
+      ['/query/limit must be <= 1000', 'Authorization is not "Bearer <token>"']
+    ])
+  })
+
+  it('the project gate: the operations list, operations in flight and finished', async () => {
+    const { world, server } = await serve()
+    world.createBranch(PROJECT, { createMs: 1200, startMs: 600, startOnFirstRead: true })
+    const run = await runAction(server, { project_id: PROJECT })
+    expect(run.outputs.outcome).toBe('success')
+    expect(
+      server.requests.filter((request) => request.route === 'operations').length
+    ).toBeGreaterThan(1)
+  })
+
+  it('given operations, read one by one; one that does not exist is 404', async () => {
+    const { world, server } = await serve()
+    const [create, start] = world.createBranch(PROJECT, {
+      createMs: 600,
+      startMs: 600,
+      startOnFirstRead: true
+    })
+    const run = await runAction(server, {
+      project_id: PROJECT,
+      operation_id: `${create.id} ${start.id}`
+    })
+    expect(run.outputs.outcome).toBe('success')
+    const missing = await runAction(server, {
+      project_id: PROJECT,
+      operation_id: '00000000-0000-4000-8000-000000000000'
+    })
+    expect(missing.stdout).toContain('HTTP 404')
+  })
+
+  it('a branch by id and by name: the branch read and the search', async () => {
+    const { world, server } = await serve()
+    world.addBranch(PROJECT, { id: 'br-preview-pr-12', name: 'preview/pr-12' })
+    for (const branch of ['br-preview-pr-12', 'preview/pr-12']) {
+      const run = await runAction(server, { project_id: PROJECT, branch_id: branch })
+      expect(run.outputs.outcome).toBe('success')
+    }
+    expect(server.requests.map((request) => request.route)).toEqual(
+      expect.arrayContaining(['branch', 'branches'])
+    )
+  })
+
+  it('the projects list, with an organization key', async () => {
+    const { server } = await serve()
+    const run = await runAction(server, { list_projects: 'true' })
+    expect(run.outputs.project_count).toBe('3')
+  })
+
+  it('the organizations of every kind of key', async () => {
+    await serve()
+    for (const key of [KEYS.personal, KEYS.organization, KEYS.project, KEYS.multiOrg]) {
+      const answer = await get('/users/me/organizations', key)
+      expect(answer.status).toBe(200)
+      expect((answer.body.organizations as unknown[]).length).toBeGreaterThan(0)
+    }
+  })
+
+  it('a personal key must name its organization to list projects (400 org_id is required)', async () => {
+    await serve()
+    const answer = await get('/projects', KEYS.personal)
+    expect(answer.status).toBe(400)
+    expect(answer.body.message).toMatch(/org_id/)
+  })
+
+  it('401 for a revoked key', async () => {
+    const { server } = await serve()
+    const run = await runAction(server, { api_key: KEYS.revoked, project_id: PROJECT })
+    expect(run.stdout).toContain('HTTP 401')
+  })
+
+  it('429 with Retry-After and 503, then the answer', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    server.addFault({ kind: 'status', status: 429, retryAfter: '1', times: 1 })
+    server.addFault({ kind: 'status', status: 503, times: 1 })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
+    expect(run.outputs.outcome).toBe('success')
+    expect(server.requests.map((request) => request.status)).toEqual([429, 503, 200])
+  })
+})

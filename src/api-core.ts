@@ -1,0 +1,238 @@
+/*
+ * The small core every resource reader stands on: one GET of the management API through the retry
+ * policy, bounded by the per-request limit, the overall deadline and the job's cancellation, with
+ * the answer's status turned into an error, its body checked against the reader's schema and
+ * against the question, and the request counts. What each endpoint is lives in src/resources/.
+ */
+import type { z } from 'zod'
+import type { Clock } from './clock.js'
+import { formatDuration } from './duration.js'
+import {
+  ApiError,
+  DeadlineExceededError,
+  NetworkError,
+  ResponseFormatError,
+  UnrecoverableRequestError
+} from './errors.js'
+import { type HttpAnswer, httpGet, TransportError } from './http-transport.js'
+import type { Logger } from './logger.js'
+import type { Pace } from './pace.js'
+import { type RetryPacing, type RetryPolicy, withRetries } from './retry-policy.js'
+import { type ErrorBody, ErrorBodySchema } from './schemas.js'
+import { truncate, type Redactor } from './untrusted-text.js'
+import { ACTION_NAME, ACTION_VERSION } from './version.js'
+
+/** The first wait before retrying a request that is not a poll (it is not paced by polling). */
+export const LISTING_RETRY_FLOOR_MS = 2000
+/** Requests that are not polls (listing projects, reading the branch) retry from 2 s. */
+const LISTING_PACING = (): RetryPacing => ({
+  minimumMs: LISTING_RETRY_FLOOR_MS,
+  nextPollMs: LISTING_RETRY_FLOOR_MS
+})
+/** The largest answer read; a page of 500 operations is well under 1 MiB. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024
+/**
+ * Requests may start, and must be over, until this long after the deadline (so the last read at the
+ * deadline can happen): nothing the client does outlives `timeout` by more than this.
+ */
+export const DEADLINE_GRACE_MS = 1000
+
+export interface ApiCoreOptions {
+  baseUrl: string
+  apiKey: string
+  /** Time limit of one request (connection, answer and body). */
+  requestTimeoutMs: number
+  retryPolicy: RetryPolicy
+  /** The polling pace: what retries of operation reads follow, slowed down by each 429. */
+  pace: Pace
+  clock: Clock
+  logger: Logger
+  redactor: Redactor
+  /** Monotonic clock time: no retry starts after it, no request runs more than 1 s past it. */
+  deadline: number
+  signal?: AbortSignal
+  maxBodyBytes?: number
+}
+
+export interface RequestStats {
+  requests: number
+  retries: number
+}
+
+/** One GET, as a resource reader describes it. */
+export interface ApiRequest<S extends z.ZodType> {
+  /** Path segments under the base address, each URL-encoded. */
+  segments: string[]
+  query?: Record<string, string | undefined>
+  /** What the answer must hold; every other field is dropped. */
+  schema: S
+  /** What the request is about, for messages: `project "x"`, `operation "y" of project "x"`. */
+  subject: string
+  /** `poll`: a retry never goes out sooner than the next poll would; `listing`: from 2 s. */
+  pacing: 'poll' | 'listing'
+  /** What is wrong with a well-formed answer that is not the one asked for. */
+  mismatch?: (answer: z.output<S>) => string | false | null | undefined
+}
+
+/** What is wrong when an answer holds a branch or an operation of another project than asked. */
+export function strangerIn(
+  items: { id: string; project_id?: string | null }[],
+  projectId: string,
+  what: 'branch' | 'operation'
+): string | undefined {
+  const stranger = items.find((item) => item.project_id && item.project_id !== projectId)
+  return (
+    stranger &&
+    `${what} "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`
+  )
+}
+
+export class ApiCore {
+  readonly stats: RequestStats = { requests: 0, retries: 0 }
+  private readonly baseUrl: string
+  private readonly pollPacing = (): RetryPacing => ({
+    minimumMs: this.options.pace.intervalMs,
+    nextPollMs: this.options.pace.nextPollDelayMs()
+  })
+
+  constructor(private readonly options: ApiCoreOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+  }
+
+  async get<S extends z.ZodType>(request: ApiRequest<S>): Promise<z.output<S>> {
+    const { segments, query = {}, schema, subject, mismatch } = request
+    const pacing = request.pacing === 'poll' ? this.pollPacing : LISTING_PACING
+    const path = '/' + segments.map(encodeURIComponent).join('/')
+    const endpoint = `GET ${path}`
+    const search = new URLSearchParams()
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined) search.set(name, value)
+    }
+    const target = `${path}${search.size > 0 ? `?${search}` : ''}`
+    const url = new URL(`${this.baseUrl}${target}`)
+    const { clock, logger, pace } = this.options
+
+    const answer = await withRetries(
+      async () => {
+        if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
+          throw new DeadlineExceededError()
+        }
+        this.stats.requests++
+        logger.debug(`GET ${target}`)
+        const raw = await this.send(url, endpoint)
+        if (raw.status < 200 || raw.status > 299) {
+          throw this.apiErrorFrom(raw, endpoint, subject)
+        }
+        return raw
+      },
+      {
+        policy: this.options.retryPolicy,
+        clock,
+        pacing,
+        deadline: this.options.deadline,
+        signal: this.options.signal,
+        onFailure: (error) => {
+          if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
+        },
+        onRetry: (decision, error) => {
+          this.stats.retries++
+          logger.debug(error.message)
+          logger.info(
+            `${endpoint}: ${decision.reason}; retrying in ${formatDuration(decision.delayMs)}`
+          )
+        }
+      }
+    )
+    const parsed = this.parseBody(answer.body, schema, endpoint)
+    const problem = mismatch?.(parsed)
+    if (problem) throw new ResponseFormatError(endpoint, problem)
+    return parsed
+  }
+
+  /** One request, bounded by the per-request limit, the deadline (plus grace) and the signal. */
+  private async send(url: URL, endpoint: string): Promise<HttpAnswer> {
+    const { clock, signal } = this.options
+    signal?.throwIfAborted()
+    // Cut at the deadline; only a request started in its last second (the last read) gets the grace.
+    const untilDeadline = this.options.deadline - clock.now()
+    const timeLimitMs = Math.max(
+      1,
+      Math.min(
+        this.options.requestTimeoutMs,
+        untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS
+      )
+    )
+    try {
+      return await httpGet(url, {
+        headers: {
+          Authorization: `Bearer ${this.options.apiKey}`,
+          Accept: 'application/json',
+          'User-Agent': `${ACTION_NAME}/${ACTION_VERSION}`
+        },
+        timeLimitMs,
+        maxBodyBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES,
+        signal
+      })
+    } catch (error) {
+      if (signal?.aborted || !(error instanceof TransportError)) throw error
+      const detail = this.options.redactor.redact(error.detail)
+      if (error.retryable) {
+        const timedOut = detail.startsWith('no answer within')
+        throw new NetworkError(
+          endpoint,
+          timedOut ? `no answer within ${formatDuration(timeLimitMs)}` : detail
+        )
+      }
+      throw new UnrecoverableRequestError(endpoint, detail, error.culprit)
+    }
+  }
+
+  private apiErrorFrom(raw: HttpAnswer, endpoint: string, subject: string): ApiError {
+    let body: ErrorBody = {}
+    try {
+      const parsed = ErrorBodySchema.safeParse(JSON.parse(raw.body))
+      if (parsed.success) body = this.options.redactor.redactJson(parsed.data) as ErrorBody
+    } catch {
+      // An error answer without a JSON body still has its status.
+    }
+    // Redacted before it is cut: a cut through the key would leave a part no redaction matches.
+    const header = (name: string): string | undefined => {
+      const value = raw.headers[name]
+      return typeof value === 'string'
+        ? truncate(this.options.redactor.redact(value), 200)
+        : undefined
+    }
+    return new ApiError({
+      status: raw.status,
+      endpoint,
+      subject,
+      code: body.code ?? undefined,
+      apiMessage: body.message ?? undefined,
+      requestId: body.request_id ?? undefined,
+      retryAfter: header('retry-after'),
+      location: header('location')
+    })
+  }
+
+  /**
+   * JSON checked against the schema, which drops every field the action does not use, then the
+   * secrets redacted from every string that is left: the cost follows what the action reads, not
+   * what the server sends (millions of strings in an ignored field, or JSON nested a million deep).
+   */
+  private parseBody<S extends z.ZodType>(body: string, schema: S, endpoint: string): z.output<S> {
+    const { redactor } = this.options
+    let json: unknown
+    try {
+      json = JSON.parse(body)
+    } catch {
+      throw new ResponseFormatError(endpoint, 'the body is not JSON')
+    }
+    const parsed = schema.safeParse(json)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      const field = issue.path.length > 0 ? issue.path.join('.') : '(body)'
+      throw new ResponseFormatError(endpoint, redactor.redact(`field "${field}": ${issue.message}`))
+    }
+    return redactor.redactJson(parsed.data) as z.output<S>
+  }
+}

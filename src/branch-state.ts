@@ -1,0 +1,24 @@
+/**
+ * What a branch's state means for a gate: whether queries can run on it yet. The live API's
+ * `current_state`: `init` (being created) and `resetting` are not available for querying, `ready`
+ * is, `archived` is but slowly; a `pending_state` means a change is on its way.
+ */
+import type { Branch } from './schemas.js'
+
+export type BranchReadiness = 'ready' | 'archived' | 'not ready' | 'unknown'
+
+const STATES = new Map<string, BranchReadiness>([
+  ['ready', 'ready'],
+  ['archived', 'archived'],
+  ['init', 'not ready'],
+  ['resetting', 'not ready']
+])
+
+export function branchReadiness(
+  branch: Pick<Branch, 'current_state' | 'pending_state'>
+): BranchReadiness {
+  if (branch.pending_state) return 'not ready'
+  // A branch the API says nothing about is taken as it always was: ready.
+  if (branch.current_state == null) return 'ready'
+  return STATES.get(branch.current_state) ?? 'unknown'
+}
