@@ -65,6 +65,7 @@ describe('documentation and metadata agree with the code', () => {
         'projects',
         'project_count',
         'elapsed_ms',
+        'branch_state',
         'comment_url'
       ].sort()
     )

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Contract, ContractViolation } from './openapi-contract.ts'
 
 export interface GitHubUser {
   login: string
@@ -19,6 +20,8 @@ export interface IssueComment {
   html_url: string
   issueNumber: number
   repository: string
+  createdAt: string
+  updatedAt: string
 }
 
 export interface GitHubRequestRecord {
@@ -51,10 +54,44 @@ export interface GitHubServer {
    * `status` (a GitHub API that fails half-way: listing again after creating, deleting a duplicate).
    */
   faults: { method: string; after: number; status: number }[]
+  /** With a contract: what the requests and answers broke in GitHub's REST description. */
+  violations: ContractViolation[]
   close(): Promise<void>
 }
 
-export async function startGitHubServer(): Promise<GitHubServer> {
+/** A user as GitHub's `simple-user` schema has it; the id is made from the login. */
+function userView(user: GitHubUser) {
+  const base = `https://api.github.com/users/${encodeURIComponent(user.login)}`
+  let id = 0
+  for (const character of user.login) id = (id * 31 + character.charCodeAt(0)) % 1_000_000_007
+  return {
+    login: user.login,
+    id,
+    node_id: `U_local${id}`,
+    avatar_url: `https://avatars.githubusercontent.com/u/${id}?v=4`,
+    gravatar_id: '',
+    url: base,
+    html_url: `https://github.com/${encodeURIComponent(user.login)}`,
+    followers_url: `${base}/followers`,
+    following_url: `${base}/following{/other_user}`,
+    gists_url: `${base}/gists{/gist_id}`,
+    starred_url: `${base}/starred{/owner}{/repo}`,
+    subscriptions_url: `${base}/subscriptions`,
+    organizations_url: `${base}/orgs`,
+    repos_url: `${base}/repos`,
+    events_url: `${base}/events{/privacy}`,
+    received_events_url: `${base}/received_events`,
+    type: user.type,
+    site_admin: false
+  }
+}
+
+export async function startGitHubServer(
+  options: {
+    /** Test mode: every request and answer is checked against GitHub's REST description. */
+    contract?: Contract
+  } = {}
+): Promise<GitHubServer> {
   let nextId = 1000
   let listsAsked = 0
   const methodsSeen = new Map<string, number>()
@@ -68,15 +105,19 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     silent: false,
     holdListsUntil: 0,
     faults: [],
+    violations: [],
     addComment(repository, issueNumber, body, user) {
       const id = nextId++
+      const now = new Date().toISOString()
       const comment = {
         id,
         body,
         user,
         issueNumber,
         repository,
-        html_url: `https://github.com/${repository}/pull/${issueNumber}#issuecomment-${id}`
+        html_url: `https://github.com/${repository}/pull/${issueNumber}#issuecomment-${id}`,
+        createdAt: now,
+        updatedAt: now
       }
       state.comments.push(comment)
       return comment
@@ -88,7 +129,19 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     response.writeHead(status, { 'content-type': 'application/json', ...headers })
     response.end(JSON.stringify(body))
   }
-  const view = ({ id, body, user, html_url }: IssueComment) => ({ id, body, user, html_url })
+  /** An issue comment as GitHub's REST description has it, every required field included. */
+  const view = (comment: IssueComment) => ({
+    id: comment.id,
+    node_id: `IC_local${comment.id}`,
+    url: `${state.apiUrl}/repos/${comment.repository}/issues/comments/${comment.id}`,
+    html_url: comment.html_url,
+    issue_url: `${state.apiUrl}/repos/${comment.repository}/issues/${comment.issueNumber}`,
+    body: comment.body,
+    user: userView(comment.user),
+    created_at: comment.createdAt,
+    updated_at: comment.updatedAt,
+    author_association: comment.user.type === 'Bot' ? 'NONE' : 'MEMBER'
+  })
 
   async function handle(
     request: IncomingMessage,
@@ -98,8 +151,25 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     const token = /^(?:token|Bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1]
     record.token = token
     const identity = token ? state.tokens.get(token) : undefined
+    let payload: { body?: unknown } = {}
+    const check = (status: number, body: unknown) => {
+      if (!options.contract) return
+      state.violations.push(
+        ...options.contract.check(
+          {
+            method: record.method,
+            path: record.path,
+            query: record.query,
+            headers: request.headers,
+            body: record.method === 'POST' || record.method === 'PATCH' ? payload : undefined
+          },
+          { status, body }
+        )
+      )
+    }
     const reply = (status: number, body: unknown, headers = {}) => {
       record.status = status
+      check(status, body)
       json(response, status, body, headers)
     }
     if (!identity) return reply(401, { message: 'Bad credentials' })
@@ -110,7 +180,6 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1')
     const list = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname)
     const one = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname)
-    let payload: { body?: unknown } = {}
     if (request.method === 'POST' || request.method === 'PATCH') {
       let text = ''
       for await (const chunk of request) text += chunk
@@ -127,7 +196,23 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       if (identity.user.type === 'Bot') {
         return reply(403, { message: 'Resource not accessible by integration' })
       }
-      return reply(200, identity.user)
+      return reply(200, {
+        ...userView(identity.user),
+        user_view_type: 'public',
+        name: identity.user.login,
+        company: null,
+        blog: '',
+        location: null,
+        email: null,
+        hireable: null,
+        bio: null,
+        public_repos: 0,
+        public_gists: 0,
+        followers: 0,
+        following: 0,
+        created_at: '2020-01-01T00:00:00Z',
+        updated_at: '2020-01-01T00:00:00Z'
+      })
     }
     if (list && request.method === 'GET') {
       // Every held list resumes in the same turn, so all of them see the comments of that moment.
@@ -169,6 +254,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     if (one && request.method === 'PATCH') {
       if (!found) return reply(404, { message: 'Not Found' })
       found.body = payload.body as string
+      found.updatedAt = new Date().toISOString()
       return reply(200, view(found))
     }
     if (one && request.method === 'DELETE') {
@@ -178,6 +264,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       if (!found) return reply(404, { message: 'Not Found' })
       state.comments.splice(state.comments.indexOf(found), 1)
       record.status = 204
+      check(204, null)
       response.writeHead(204).end()
       return
     }

@@ -11,6 +11,8 @@ import { OpenAPIBackend } from 'openapi-backend'
 
 export interface ContractRequest {
   method: string
+  /** The JSON body of a POST or PATCH. */
+  body?: unknown
   /** The path as the server received it, its base path included. */
   path: string
   query: Record<string, string>
@@ -37,7 +39,10 @@ export interface Contract {
   check(request: ContractRequest, answer: { status: number; body: unknown }): ContractViolation[]
 }
 
-/** Only `paths` (with their methods) are kept, so that only what is used is compiled. */
+/**
+ * Only `paths` (with their methods) are kept, and of the components only those they reach through
+ * `$ref`s, so that only what is used is compiled (GitHub's description is 13 MB).
+ */
 export function trimDocument(document: ApiDocument, paths: Record<string, string[]>): ApiDocument {
   const methods = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'])
   const kept: ApiDocument['paths'] = {}
@@ -48,8 +53,28 @@ export function trimDocument(document: ApiDocument, paths: Record<string, string
       Object.entries(item).filter(([key]) => !methods.has(key) || used.includes(key))
     )
   }
-  const trimmed: ApiDocument = { ...document, paths: kept }
+  const all = (document.components ?? {}) as Record<string, Record<string, unknown>>
+  const components: Record<string, Record<string, unknown>> = {}
+  const reach = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(reach)
+    if (value === null || typeof value !== 'object') return
+    for (const [key, item] of Object.entries(value)) {
+      const ref =
+        key === '$ref' && typeof item === 'string' && /^#\/components\/([^/]+)\/(.+)$/.exec(item)
+      if (ref) {
+        const [, section, name] = ref
+        if (components[section]?.[name] !== undefined) continue
+        components[section] = { ...components[section], [name]: all[section]?.[name] }
+        reach(all[section]?.[name])
+      } else reach(item)
+    }
+  }
+  reach(kept)
+  reach(document.security)
+  if (all.securitySchemes) components.securitySchemes = all.securitySchemes
+  const trimmed: ApiDocument = { ...document, paths: kept, components }
   delete trimmed['x-webhooks']
+  delete trimmed.webhooks
   return trimmed
 }
 
@@ -81,7 +106,13 @@ export async function openApiContract(
           (entry): entry is [string, string | string[]] => entry[1] !== undefined
         )
       )
-      const asked = { method: request.method, path, query: request.query, headers }
+      const asked = {
+        method: request.method,
+        path,
+        query: request.query,
+        headers,
+        body: request.body
+      }
       const operation = path ? api.matchOperation(asked) : undefined
       if (!operation) {
         return [{ exchange, where: 'request', problems: ['no operation of the document'] }]

@@ -3,11 +3,16 @@
  * the bundle sends and every answer the server gives, for every endpoint and status the action
  * uses, checked by the server in test mode (script/openapi-contract.ts). One violation fails.
  */
-import { afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { neonContract } from '../../script/api-server/contract.ts'
 import { demoWorld, KEYS, PROJECT } from '../../script/api-server/scenarios.ts'
 import { type ApiServer, startApiServer } from '../../script/api-server/server.ts'
 import type { World } from '../../script/api-server/world.ts'
+import { githubContract } from '../../script/github-contract.ts'
+import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../../script/github-server.ts'
 import type { Contract } from '../../script/openapi-contract.ts'
 import { runAction } from '../fixtures/e2e.js'
 
@@ -166,5 +171,112 @@ describe('Neon’s OpenAPI document: the local server and the bundle', () => {
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.outputs.outcome).toBe('success')
     expect(server.requests.map((request) => request.status)).toEqual([429, 503, 200])
+  })
+})
+
+describe('GitHub’s REST description: the local GitHub API and the comment’s calls', () => {
+  let github: GitHubServer | undefined
+  let githubContractChecks: Contract
+  const dir = mkdtempSync(join(tmpdir(), 'contract-event-'))
+  const event = join(dir, 'event.json')
+  writeFileSync(
+    event,
+    JSON.stringify({
+      pull_request: {
+        number: 42,
+        html_url: 'https://github.com/octo/app/pull/42',
+        head: { sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d', repo: { full_name: 'octo/app' } }
+      }
+    })
+  )
+  const WRITE_TOKEN = 'ghs_contract_write_token_0123456'
+  const PAT = 'github_pat_contract_0123456789abcdef'
+  const READ_ONLY_TOKEN = 'ghs_contract_read_only_token_987'
+
+  beforeAll(async () => {
+    githubContractChecks = await githubContract()
+  })
+  afterEach(async () => {
+    const violations = github?.violations ?? []
+    await github?.close()
+    github = undefined
+    expect(violations).toEqual([])
+  })
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  async function gate(token: string) {
+    github = await startGitHubServer({ contract: githubContractChecks })
+    github.tokens.set(WRITE_TOKEN, { user: ACTIONS_BOT, canWrite: true })
+    github.tokens.set(PAT, { user: { login: 'octocat', type: 'User' }, canWrite: true })
+    github.tokens.set(READ_ONLY_TOKEN, { user: ACTIONS_BOT, canWrite: false })
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    const inputs = {
+      project_id: PROJECT,
+      operation_id: op.id,
+      pr_comment: 'always',
+      github_token: token
+    }
+    const env = {
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: event,
+      GITHUB_REPOSITORY: 'octo/app',
+      GITHUB_WORKFLOW: 'Preview',
+      GITHUB_JOB: 'gate',
+      GITHUB_RUN_ID: '9',
+      GITHUB_API_URL: github.apiUrl
+    }
+    return { github, run: () => runAction(server, inputs, { env }) }
+  }
+
+  it('the checks are not vacuous: a comment without its author is a violation', () => {
+    const violations = githubContractChecks.check(
+      {
+        method: 'GET',
+        path: '/repos/octo/app/issues/42/comments',
+        query: { per_page: '100' },
+        headers: {}
+      },
+      { status: 200, body: [{ id: 1, body: 'x', html_url: 'https://github.com/o/a/pull/1#c1' }] }
+    )
+    expect(violations).toHaveLength(1)
+    expect(violations[0].problems).toContain("/0 must have required property 'user'")
+  })
+
+  it('list, create, list again; then list and update, with the GITHUB_TOKEN', async () => {
+    const { github, run } = await gate(WRITE_TOKEN)
+    expect((await run()).outputs.comment_url).toMatch(/#issuecomment-/)
+    expect((await run()).outputs.comment_url).toMatch(/#issuecomment-/)
+    expect(github.requests.map((request) => `${request.method} ${request.status}`)).toEqual([
+      'GET 200',
+      'POST 201',
+      'GET 200',
+      'GET 200',
+      'PATCH 200'
+    ])
+  })
+
+  it('a read-only token (a fork): 403 on create', async () => {
+    const { github, run } = await gate(READ_ONLY_TOKEN)
+    expect((await run()).stdout).toContain('Resource not accessible by integration')
+    expect(github.requests.map((request) => `${request.method} ${request.status}`)).toEqual([
+      'GET 200',
+      'POST 403'
+    ])
+  })
+
+  it('who a personal token is (GET /user), and deleting a duplicate', async () => {
+    const { github, run } = await gate(PAT)
+    await run()
+    const [comment] = github.comments
+    github.addComment('octo/app', 42, comment.body, comment.user)
+    await run()
+    expect(github.requests.map((request) => `${request.method} ${request.status}`)).toContain(
+      'DELETE 204'
+    )
+    expect(github.requests[0].path).toBe('/user')
   })
 })
