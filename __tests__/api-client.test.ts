@@ -204,9 +204,9 @@ describe('ApiClient errors', () => {
       .get(path)
       .reply(200, { operation: operation({ id: OP_A }) })
     await api.operations.getOperation(PROJECT, OP_A)
-    // The 429's retry may spread over up to 8 intervals (40 s), past the doubled pace; the 503's
-    // back-off reaches 4 intervals.
-    expect(clock.sleeps).toEqual([40_000, 20_000])
+    // The 429's retry goes out late in the interval after the interval; the 503's from the doubled
+    // pace's next poll (12.5 s), capped at the recovery bound, 3 intervals.
+    expect(clock.sleeps).toEqual([9500, 15_000])
     expect(pace.currentMs).toBe(10_000)
     expect(pace.rateLimited).toBe(1)
     expect(lines).toContain('429: polling every 10.0 s for now')
@@ -220,22 +220,23 @@ describe('ApiClient errors', () => {
       .reply(200, { operation: operation({ id: OP_A }) })
     const api = client(clock, { random: () => 0.999999 })
     await expect(api.operations.getOperation(PROJECT, OP_A)).resolves.toMatchObject({ id: OP_A })
-    // The longest draws of a back-off whose range doubles with each retry.
-    expect(clock.sleeps).toEqual([2000, 4000, 8000, 16_000])
+    // The longest draws: the first retry late in the interval after the floor, the later ones two
+    // intervals after it, capped at 3 intervals.
+    expect(clock.sleeps).toEqual([1900, 3000, 3000, 3000])
     expect(api.stats).toEqual({ requests: 5, retries: 4 })
     expect(lines.filter((line) => line.includes('retrying in'))).toHaveLength(4)
   })
 
-  it('429 with Retry-After: waits exactly as long', async () => {
+  it('429 with Retry-After: waits as long, then late in the interval after it', async () => {
     const clock = new FakeClock()
     nock(HOST).get(path).reply(429, body, { 'Retry-After': '7' })
     nock(HOST)
       .get(path)
       .reply(200, { operation: operation({ id: OP_A }) })
     await client(clock).operations.getOperation(PROJECT, OP_A)
-    expect(clock.sleeps).toEqual([7000])
+    expect(clock.sleeps).toEqual([8000])
     expect(lines).toContainEqual(
-      `GET /projects/${PROJECT}/operations/${OP_A}: HTTP 429, Retry-After 7; retrying in 7.0 s`
+      `GET /projects/${PROJECT}/operations/${OP_A}: HTTP 429, Retry-After 7; retrying in 8.0 s`
     )
   })
 
@@ -255,7 +256,7 @@ describe('ApiClient errors', () => {
       clock,
       logger,
       redactor: new Redactor([KEY]),
-      deadline: clock.now() + 1500
+      deadline: clock.now() + 2500
     })
     try {
       await test(api, clock)
@@ -280,7 +281,7 @@ describe('ApiClient errors', () => {
         await expect(api.operations.getOperation(PROJECT, OP_A)).resolves.toMatchObject({
           id: OP_A
         })
-        expect(clock.sleeps).toEqual([1000])
+        expect(clock.sleeps).toEqual([2000])
         expect(lines).toContainEqual(expect.stringMatching(/: no answer \(ECONNRESET/))
       }
     )

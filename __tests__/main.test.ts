@@ -171,9 +171,10 @@ describe('run', () => {
       await run({ clock, retryPolicy: new RetryPolicy({ random: longest }), random: longest })
     ).toBe('success')
     for (const sleep of clock.sleeps) expect(sleep).toBeGreaterThanOrEqual(5000)
-    // 429: its retry spreads over up to 8 intervals (40 s); the pace is now 10 s, so the next
-    // poll waits up to 12.5 s; then 503, 408, 423 back off (12.5, 20, 40 s).
-    expect(clock.sleeps.slice(0, 5)).toEqual([40_000, 12_500, 12_500, 20_000, 40_000])
+    // 429: its retry goes out late in the interval after the interval (9.5 s); the pace is now
+    // 10 s, so the next poll waits up to 12.5 s; then 503, 408, 423 back off from the next poll's
+    // wait, never past the recovery bound of 3 intervals (15 s).
+    expect(clock.sleeps.slice(0, 5)).toEqual([9500, 12_500, 15_000, 15_000, 15_000])
     // Each answered poll brings the pace back toward 5 s.
     const polls = clock.sleeps.slice(5)
     for (let i = 1; i < polls.length; i++) expect(polls[i]).toBeLessThan(polls[i - 1])

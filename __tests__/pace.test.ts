@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { MAX_PACE_MS, Pace } from '../src/pace.js'
+import { Pace } from '../src/pace.js'
 import { collectingLogger } from './fixtures/logger.js'
 
 function pace(intervalMs = 5000, random = () => 0) {
@@ -13,75 +13,86 @@ describe('Pace', () => {
     expect(pace(5000, () => 0.999).pace.nextPollDelayMs()).toBe(5000)
   })
 
-  it('while slowed, each wait is the pace ± 25 %, never under interval', () => {
+  it('while slowed, each wait is the pace ± 25 %, never under interval nor past 3 intervals', () => {
     const low = pace(5000, () => 0).pace
     const high = pace(5000, () => 0.999999).pace
     for (const p of [low, high]) for (let i = 0; i < 3; i++) p.onRateLimited()
-    expect(low.currentMs).toBe(40_000)
-    expect(low.nextPollDelayMs()).toBe(30_000)
-    expect(high.nextPollDelayMs()).toBe(50_000)
+    expect(low.currentMs).toBe(15_000)
+    expect(low.nextPollDelayMs()).toBe(11_250)
+    expect(high.nextPollDelayMs()).toBe(15_000)
     const once = pace(5000, () => 0).pace
     once.onRateLimited()
     expect(once.nextPollDelayMs()).toBe(7500)
   })
 
-  it('doubles on each 429 up to 60 s, logging each change once, and remembers the slowest', () => {
+  it('doubles on each 429 up to the recovery bound (3 intervals), logging each change once', () => {
     const { pace: p, lines } = pace()
     const seen: number[] = []
     for (let i = 0; i < 6; i++) {
       p.onRateLimited()
       seen.push(p.currentMs)
     }
-    expect(seen).toEqual([10_000, 20_000, 40_000, MAX_PACE_MS, MAX_PACE_MS, MAX_PACE_MS])
+    expect(seen).toEqual([10_000, 15_000, 15_000, 15_000, 15_000, 15_000])
     expect(lines).toEqual([
       'info: 429: polling every 10.0 s for now',
-      'info: 429: polling every 20.0 s for now',
-      'info: 429: polling every 40.0 s for now',
-      'info: 429: polling every 1 min 00 s for now'
+      'info: 429: polling every 15.0 s for now'
     ])
     expect(p.rateLimited).toBe(6)
-    expect(p.slowestMs).toBe(MAX_PACE_MS)
+    expect(p.slowestMs).toBe(15_000)
   })
 
-  it('comes back quickly to 1.5 times the pace of the last 429, then slowly to interval', () => {
+  it('never waits past 3 intervals, whatever the random draw and however many 429s', () => {
+    for (const random of [0, 0.5, 0.999999]) {
+      const p = pace(1000, () => random).pace
+      for (let i = 0; i < 50; i++) {
+        p.onRateLimited()
+        expect(p.nextPollDelayMs()).toBeLessThanOrEqual(3000)
+        expect(p.nextPollDelayMs()).toBeGreaterThanOrEqual(1000)
+      }
+    }
+  })
+
+  it('comes back quickly to 1.75 times the pace of the last 429, then slowly to interval', () => {
     const { pace: p, lines } = pace()
-    p.onRateLimited() // at 5 s: the plateau is 7.5 s
+    p.onRateLimited() // at 5 s: the plateau is 8.75 s
     p.onRateLimited() // a retry's 429 in the same poll does not move it
     p.onPollDone() // the poll that met the 429s: no recovery yet
-    expect(p.currentMs).toBe(20_000)
+    expect(p.currentMs).toBe(15_000)
     const trail: number[] = []
-    for (let i = 0; i < 120; i++) {
+    for (let i = 0; i < 130; i++) {
       p.onPollDone()
       trail.push(p.currentMs)
     }
     // 10 % a poll down to the plateau...
-    expect(trail.slice(0, 3)).toEqual([18_000, 16_200, 14_580])
-    const atPlateau = trail.indexOf(7500)
-    expect(atPlateau).toBe(9)
+    expect(trail.slice(0, 3)).toEqual([13_500, 12_150, 10_935])
+    const atPlateau = trail.indexOf(8750)
+    expect(atPlateau).toBe(5)
     // ...then 0.5 % a poll, never below interval.
-    expect(trail[atPlateau + 1]).toBeCloseTo(7462.5)
+    expect(trail[atPlateau + 1]).toBeCloseTo(8706.25)
     for (let i = 1; i < trail.length; i++) expect(trail[i]).toBeLessThanOrEqual(trail[i - 1])
     expect(trail.at(-1)).toBe(5000)
     expect(Math.min(...trail)).toBe(5000)
     expect(lines.at(-1)).toBe('info: No 429 lately: polling every 5.0 s again')
-    expect(p.slowestMs).toBe(20_000)
+    expect(p.slowestMs).toBe(15_000)
   })
 
   it('remembers the pace of the last 429: a slower one raises the plateau', () => {
     const { pace: p } = pace(1000)
     p.onRateLimited() // at 1 s
     p.onPollDone()
-    for (let i = 0; i < 3; i++) p.onPollDone() // 1.8, 1.62, then the plateau
-    expect(p.currentMs).toBe(1500)
-    p.onRateLimited() // at 1.5 s: the pace doubles to 3 s, the plateau is now 2.25 s
+    for (let i = 0; i < 2; i++) p.onPollDone() // 1.8, then the plateau
+    expect(p.currentMs).toBe(1750)
+    p.onRateLimited() // at 1.75 s: the pace doubles to 3 s (the bound), the plateau is 3.06 s
     p.onPollDone()
-    for (let i = 0; i < 3; i++) p.onPollDone() // 2.7, 2.43, then the plateau
-    expect(p.currentMs).toBe(2250)
+    for (let i = 0; i < 3; i++) p.onPollDone()
+    expect(p.currentMs).toBeGreaterThan(2900)
   })
 
-  it('a long interval is never shortened by the 60 s cap', () => {
+  it('a long interval doubles too, within 3 intervals', () => {
     const { pace: p } = pace(300_000)
     p.onRateLimited()
-    expect(p.currentMs).toBe(300_000)
+    expect(p.currentMs).toBe(600_000)
+    p.onRateLimited()
+    expect(p.currentMs).toBe(900_000)
   })
 })

@@ -38,90 +38,107 @@ describe('RetryPolicy', () => {
     expect(policy.decide(new Error('bug'), 1, 0, paced(1000))).toBeUndefined()
   })
 
-  it('honours a Retry-After longer than the floor and never waits less than it says', () => {
-    const policy = new RetryPolicy({ random: () => 0 })
-    expect(policy.decide(apiError(429, '12'), 1, 0, paced(5000))).toEqual({
-      delayMs: 12_000,
-      reason: 'HTTP 429, Retry-After 12'
-    })
-    // Jitter only ever adds to Retry-After: up to 10 % of it, or the spread of a 429's back-off.
-    for (const random of [0.3, 0.999]) {
-      const jittered = new RetryPolicy({ random: () => random })
-      const delay = jittered.decide(apiError(429, '12'), 1, 0, paced(5000))!.delayMs
-      expect(delay).toBeGreaterThanOrEqual(12_000)
-      expect(delay).toBeLessThanOrEqual(Math.max(13_200, 40_000 * random))
+  it('after a first 429, the retry goes out within one interval after max(Retry-After, interval)', () => {
+    for (const random of [0, 0.5, 0.999999]) {
+      const policy = new RetryPolicy({ random: () => random })
+      for (const [retryAfter, intervalMs] of [
+        ['12', 5000],
+        ['3', 5000],
+        ['3', 1000],
+        ['0', 5000],
+        [undefined, 5000],
+        ['Sat, 21 Nov 2026 11:00:00 GMT', 5000]
+      ] as const) {
+        const now = Date.parse('2026-11-21T12:00:00Z')
+        const from = Math.max(intervalMs, parseRetryAfter(retryAfter, now) ?? 0)
+        const delay = policy.decide(
+          apiError(429, retryAfter),
+          1,
+          now,
+          paced(intervalMs, 4 * intervalMs)
+        )!.delayMs
+        // Never sooner than Retry-After nor the interval; late in the interval after that, never
+        // all at the same moment.
+        expect(delay).toBeGreaterThanOrEqual(from + 0.9 * intervalMs)
+        expect(delay).toBeLessThanOrEqual(from + intervalMs)
+      }
     }
-  })
-
-  it('a Retry-After shorter than the floor (0, a past date) waits the floor: never sooner than the next poll', () => {
-    const policy = new RetryPolicy({ random: () => 0 })
-    const now = Date.parse('2026-11-21T12:00:00Z')
-    expect(policy.decide(apiError(429, '0'), 1, now, paced(5000))?.delayMs).toBe(5000)
-    expect(policy.decide(apiError(429, '1'), 1, now, paced(5000))?.delayMs).toBe(5000)
-    const past = 'Sat, 21 Nov 2026 11:00:00 GMT'
-    expect(policy.decide(apiError(429, past), 1, now, paced(5000))?.delayMs).toBe(5000)
+    expect(
+      new RetryPolicy({ random: () => 0 }).decide(apiError(429, '12'), 1, 0, paced(5000))
+    ).toEqual({ delayMs: 17_000, reason: 'HTTP 429, Retry-After 12' })
   })
 
   it.each([
     ['429 without Retry-After', apiError(429)],
+    ['429 with Retry-After: 1', apiError(429, '1')],
     ['503', apiError(503)],
     ['408', apiError(408)],
     ['423', apiError(423)],
     ['a reset', new NetworkError('GET /x', 'ECONNRESET')],
     ['a time-out', new NetworkError('GET /x', 'no answer within 30.0 s')]
-  ])('after %s the first retry waits at least the floor', (_kind, error) => {
-    for (const random of [0, 0.5, 0.999]) {
+  ])(
+    'after %s every wait lies between 1 and 3 intervals, however long the trouble',
+    (_kind, error) => {
+      for (const random of [0, 0.5, 0.999999]) {
+        const policy = new RetryPolicy({ random: () => random })
+        for (const intervalMs of [1000, 5000, 60_000]) {
+          for (let attempt = 1; attempt <= 30; attempt++) {
+            // Even when the pace has slowed the next poll far past the bound.
+            const delay = policy.decide(
+              error,
+              attempt,
+              0,
+              paced(intervalMs, 20 * intervalMs)
+            )!.delayMs
+            expect(delay).toBeGreaterThanOrEqual(intervalMs)
+            expect(delay).toBeLessThanOrEqual(3 * intervalMs)
+          }
+        }
+      }
+    }
+  )
+
+  it('a Retry-After longer than 2 intervals is honoured, and waited at most one interval past', () => {
+    for (const random of [0, 0.5, 0.999999]) {
       const policy = new RetryPolicy({ random: () => random })
-      for (const floor of [1000, 5000, 30_000, 600_000]) {
-        expect(policy.decide(error, 1, 0, paced(floor))!.delayMs).toBeGreaterThanOrEqual(floor)
+      for (let attempt = 1; attempt <= 10; attempt++) {
+        for (const status of [429, 503]) {
+          const delay = policy.decide(apiError(status, '30'), attempt, 0, paced(5000))!.delayMs
+          expect(delay).toBeGreaterThanOrEqual(30_000)
+          expect(delay).toBeLessThanOrEqual(35_000)
+        }
       }
     }
   })
 
-  it('waits the longest of the minimum, the next poll’s wait, and a full-jitter back-off', () => {
+  it('other errors wait from the next poll’s wait (within the bound), the first retry late in the interval after it', () => {
     const low = new RetryPolicy({ random: () => 0 })
     const high = new RetryPolicy({ random: () => 0.999999 })
-    const doublings = [1, 2, 3, 4, 5, 6, 7]
-    // Unlucky draws: never below the minimum, nor sooner than the next poll.
-    expect(doublings.map((n) => low.backoff(n, paced(5000)))).toEqual(doublings.map(() => 5000))
-    expect(low.backoff(1, paced(5000, 20_000))).toBe(20_000)
-    // The back-off's range doubles with each doubling, capped at 60 s.
-    expect(doublings.map((n) => high.backoff(n, paced(5000)))).toEqual([
-      10_000, 20_000, 40_000, 60_000, 60_000, 60_000, 60_000
-    ])
-    for (let attempt = 1; attempt < 20; attempt++) {
-      const delay = new RetryPolicy().backoff(attempt, paced(1000, 8000))
-      expect(delay).toBeGreaterThanOrEqual(8000)
-      expect(delay).toBeLessThanOrEqual(60_000)
-    }
+    expect(low.backoff(1, paced(5000))).toBe(10_000)
+    expect(high.backoff(1, paced(5000))).toBe(9500)
+    expect(low.backoff(1, paced(5000, 7000))).toBe(12_000)
+    // Later retries: anywhere in the two intervals after the floor, capped at 3 intervals.
+    expect(low.backoff(2, paced(5000))).toBe(5000)
+    expect(high.backoff(2, paced(5000))).toBe(15_000)
+    expect(high.backoff(2, paced(5000, 12_000))).toBe(15_000)
+    expect(low.backoff(2, paced(5000, 60_000))).toBe(15_000)
   })
 
-  it('a 429 without Retry-After spreads its retry four times wider than other errors', () => {
-    const high = new RetryPolicy({ random: () => 0.999999 })
-    expect(high.decide(apiError(503), 1, 0, paced(5000))?.delayMs).toBe(10_000)
-    expect(high.decide(apiError(429), 1, 0, paced(5000))?.delayMs).toBe(40_000)
-    expect(high.decide(apiError(429), 2, 0, paced(5000))?.delayMs).toBe(60_000)
-    // Retry-After names when the first slot frees, the same for every gate refused with this one:
-    // never sooner, but spread as widely.
-    expect(high.decide(apiError(429, '3'), 1, 0, paced(5000))?.delayMs).toBe(40_000)
-    expect(high.decide(apiError(429, '50'), 1, 0, paced(5000))?.delayMs).toBe(55_000)
-  })
-
-  it('spreads the retries of many gates refused together over the back-off range', () => {
+  it('spreads the later retries of gates refused together over two intervals', () => {
     const policy = new RetryPolicy()
     const waits = Array.from({ length: 400 }, () => policy.backoff(3, paced(1000)))
-    const seconds = new Set(waits.map((wait) => Math.floor(wait / 1000)))
-    // From 1 s (the minimum) to 8 s: every second of it gets some of them, none gets most.
-    expect([...seconds].sort()).toEqual([1, 2, 3, 4, 5, 6, 7])
-    for (const second of seconds) {
-      expect(waits.filter((wait) => Math.floor(wait / 1000) === second).length).toBeLessThan(200)
+    const tenths = new Set(waits.map((wait) => Math.floor(wait / 250)))
+    // From 1 s to 3 s, in every quarter second of it, none holding most of them.
+    expect([...tenths].sort((a, b) => a - b)).toEqual([4, 5, 6, 7, 8, 9, 10, 11])
+    for (const tenth of tenths) {
+      expect(waits.filter((wait) => Math.floor(wait / 250) === tenth).length).toBeLessThan(200)
     }
   })
 
-  it('a minimum above 60 s (a long interval) is the wait itself', () => {
-    const policy = new RetryPolicy({ random: () => 0.999 })
-    expect(policy.backoff(1, paced(300_000))).toBe(300_000)
-    expect(policy.backoff(4, paced(300_000))).toBe(300_000)
+  it('a long interval: the waits follow it', () => {
+    const policy = new RetryPolicy({ random: () => 0.5 })
+    expect(policy.backoff(1, paced(300_000))).toBe(585_000)
+    expect(policy.backoff(4, paced(300_000))).toBe(600_000)
   })
 
   it('draws different waits for the same attempt (jitter)', () => {
@@ -154,27 +171,29 @@ describe('withRetries', () => {
     )
     expect(value).toBe('ok')
     expect(calls).toBe(4)
-    expect(clock.sleeps).toEqual([1000, 3000, 1000])
+    // 503: the first retry late in the interval after the next poll; 429 with Retry-After 3: from
+    // it; the reset: from the next poll's wait, anywhere in the two intervals after it.
+    expect(clock.sleeps).toEqual([2000, 3000, 1000])
     expect(retries).toEqual(clock.sleeps)
   })
 
-  it('reads the pacing at each retry, after the answer that slowed it', async () => {
+  it('reads the pacing at each retry, after the answer that slowed it, within the bound', async () => {
     const clock = new FakeClock(0)
     let paceMs = 1000
     await withRetries(
       async () => {
-        throw apiError(429)
+        throw apiError(503)
       },
       {
-        policy: new RetryPolicy({ random: () => 0 }),
+        policy: new RetryPolicy({ random: () => 0.999999 }),
         clock,
         pacing: () => paced(1000, paceMs),
-        deadline: 20_000,
+        deadline: 12_000,
         onFailure: () => (paceMs *= 2)
       }
     ).catch(() => undefined)
-    // The next poll's wait, read after each 429 doubled it: 2, 4, 8 s (16 s would pass 20 s).
-    expect(clock.sleeps).toEqual([2000, 4000, 8000])
+    // From the next poll's wait, read after each failure doubled it (2, 4, 8, 16 s), never past 3 s.
+    expect(clock.sleeps).toEqual([2900, 3000, 3000, 3000])
   })
 
   it('does not retry a final error', async () => {

@@ -31740,26 +31740,38 @@ function classify(error) {
 
 /** Statuses that say "try again later"; every request of the action is a GET, so retrying is safe. */
 const RETRYABLE_STATUSES = new Set([408, 423, 429, 500, 502, 503, 504]);
-/** Share of a Retry-After added at random on top of it (never taken off). */
-const RETRY_AFTER_JITTER = 0.1;
-/** A 429's back-off range is this many doublings wider than other errors'. */
-const RATE_LIMIT_SPREAD_DOUBLINGS = 2;
 /**
- * When to retry and how long to wait first: the longest of three waits. The minimum (`interval`
- * during a wait); the wait of the next poll; and a full-jitter back-off, anywhere from 0 to
- * minimum × 2^attempt. For a 429 that range is four times wider (up to 8 intervals on the first
- * retry): a 429 means the account's window is full, and it frees only as old requests age out, so
- * gates refused in the same crunch spread their retries over that time instead of coming back
- * together into the same full window. Capped at 60 s (or at the minimum, if that is longer). A
- * Retry-After (seconds or an HTTP date) that asks for longer wins and is never shortened; it does
- * not narrow the spread, because it names when the window frees its first slot, and every gate
- * refused in the same second hears the same time.
+ * The recovery bound: no wait, a retry's or a poll's, is longer than this many intervals, unless a
+ * Retry-After asks for longer (then at most one interval more than it asks). However long trouble
+ * lasts, the request after it ends comes within this bound.
+ */
+const RECOVERY_INTERVALS = 3;
+/**
+ * The first retry goes out at most this many intervals after `max(Retry-After, interval)`, and at
+ * least FIRST_RETRY_JITTER less: as late as that allows, never all at the same moment.
+ */
+const FIRST_RETRY_LATEST = 1;
+const FIRST_RETRY_JITTER = 0.1;
+/** Later retries, the gate's own consecutive failures, spread over this many intervals. */
+const LATER_RETRY_INTERVALS = 2;
+/**
+ * When to retry and how long to wait first, each wait measured from a floor: after a 429,
+ * `max(Retry-After, interval)` (never sooner than the server says, never faster than polling); after
+ * a 5xx, 408, 423, a reset or a time-out, the next poll's wait. The first retry goes out late in the
+ * interval after its floor, the later ones (the gate's own consecutive failures) anywhere in the two
+ * intervals after it; no wait is longer than RECOVERY_INTERVALS intervals, or one interval past a
+ * longer Retry-After. So a lone gate is back within that bound once trouble ends, however long it
+ * lasted, and the fleet's courtesy comes from the pace (src/pace.ts), which every 429 slows.
+ *
+ * Why late, and never exactly on the floor: a sliding window's Retry-After names when its first
+ * slot frees, and every gate refused in the same crunch hears the same moment; the window frees
+ * slots at the pace it admitted requests a window ago, so the later in the allowed interval the
+ * refused gates come back, the more room they find (the discrete-event simulation,
+ * `npm run simulate`, and docs/benchmarks.md have the numbers).
  */
 class RetryPolicy {
-    maxDelayMs;
     random;
     constructor(options = {}) {
-        this.maxDelayMs = options.maxDelayMs ?? 60_000;
         this.random = options.random ?? Math.random;
     }
     /**
@@ -31773,23 +31785,34 @@ class RetryPolicy {
         if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status))
             return undefined;
         const retryAfterMs = parseRetryAfter(error.retryAfter, wallNow);
-        // Retry-After too: a window that frees one slot then has no room for every gate refused with it.
-        const spread = error.status === 429 ? attempt + RATE_LIMIT_SPREAD_DOUBLINGS : attempt;
-        const backoffMs = this.backoff(spread, pacing);
-        if (retryAfterMs !== undefined) {
-            const honoured = Math.round(retryAfterMs * (1 + this.random() * RETRY_AFTER_JITTER));
-            return {
-                delayMs: Math.max(honoured, backoffMs),
-                reason: `HTTP ${error.status}, Retry-After ${error.retryAfter}`
-            };
-        }
-        return { delayMs: backoffMs, reason: `HTTP ${error.status}` };
+        const reason = retryAfterMs !== undefined
+            ? `HTTP ${error.status}, Retry-After ${error.retryAfter}`
+            : `HTTP ${error.status}`;
+        const askedMs = retryAfterMs ?? 0;
+        const fromMs = error.status === 429
+            ? Math.max(pacing.minimumMs, askedMs)
+            : Math.max(askedMs, this.nextPollFloor(pacing));
+        const capMs = Math.max(RECOVERY_INTERVALS * pacing.minimumMs, askedMs + pacing.minimumMs);
+        return { delayMs: this.spread(attempt, fromMs, pacing.minimumMs, capMs), reason };
     }
-    /** max(minimum, next poll, U(0, minimum × 2^doublings)), capped at max(60 s, minimum). */
-    backoff(doublings, { minimumMs, nextPollMs }) {
-        const cap = Math.max(minimumMs, this.maxDelayMs);
-        const spread = this.random() * Math.min(cap, minimumMs * 2 ** doublings);
-        return Math.round(Math.min(cap, Math.max(minimumMs, nextPollMs, spread)));
+    /** A retry after an error other than a 429, without Retry-After. */
+    backoff(attempt, pacing) {
+        const capMs = RECOVERY_INTERVALS * pacing.minimumMs;
+        return this.spread(attempt, this.nextPollFloor(pacing), pacing.minimumMs, capMs);
+    }
+    /** The next poll's wait, never under the minimum nor past the recovery bound. */
+    nextPollFloor({ minimumMs, nextPollMs }) {
+        return Math.max(minimumMs, Math.min(nextPollMs, RECOVERY_INTERVALS * minimumMs));
+    }
+    /**
+     * After `fromMs`: on the first retry, late in the interval after it (its last tenth, at random);
+     * on later ones, anywhere in the two intervals after it; never past `capMs`.
+     */
+    spread(attempt, fromMs, intervalMs, capMs) {
+        const share = attempt === 1
+            ? FIRST_RETRY_LATEST - FIRST_RETRY_JITTER * this.random()
+            : LATER_RETRY_INTERVALS * this.random();
+        return Math.round(Math.min(capMs, fromMs + share * intervalMs));
     }
 }
 /** Retry-After is either delay-seconds or an HTTP date; undefined when absent or unreadable. */
@@ -43010,12 +43033,11 @@ function buildOutputs(report) {
 
 ;// CONCATENATED MODULE: ./src/pace.ts
 
-/** The slowest the pace grows under 429s (never below `interval` though). */
-const MAX_PACE_MS = 60_000;
+
 /** How much slower the pace gets on each 429. */
 const SLOWDOWN_FACTOR = 2;
 /** Recovery comes back quickly to this multiple of the pace at which the last 429 came... */
-const PLATEAU_MARGIN = 1.5;
+const PLATEAU_MARGIN = 1.75;
 /** ...10 % quicker with each poll that met no 429... */
 const QUICK_RECOVERY = 0.9;
 /** ...then probes toward `interval` slowly, 0.5 % a poll. */
@@ -43026,11 +43048,13 @@ const WAIT_JITTER = 0.25;
  * How often a gate polls. The account's request budget is shared by every gate of every workflow,
  * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link.
  *
- * A 429 doubles the pace (up to 60 s). Each poll answered without a 429 makes it quicker again, the
- * way TCP CUBIC does: quickly (10 % a poll) back to a plateau of 1.5 times the pace at which the
- * last 429 came, then slowly (0.5 % a poll) toward `interval`, never below it. Without that memory
- * a fleet of gates climbs straight back to the pace that filled the account's window, and every
- * gate meets a 429 again in the next crunch; with it, the fleet settles just under the budget.
+ * A 429 doubles the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
+ * whose trouble is over is back within it). Each poll answered without a 429 makes it quicker
+ * again, the way TCP CUBIC does: quickly (10 % a poll) back to a plateau of 1.75 times the pace at
+ * which the last 429 came, then slowly (0.5 % a poll) toward `interval`, never below it. Without
+ * that memory a fleet of gates climbs straight back to the pace that filled the account's window,
+ * and every gate meets a 429 again in the next crunch; with it, the fleet settles under the budget
+ * (1.5 times left a second crunch in the simulation, `npm run simulate`; 1.75 did not).
  *
  * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
  * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.
@@ -43064,7 +43088,7 @@ class Pace {
         if (!this.limitedThisPoll)
             this.limitedAtMs = this.paceMs;
         this.limitedThisPoll = true;
-        const next = Math.max(this.intervalMs, Math.min(MAX_PACE_MS, this.paceMs * SLOWDOWN_FACTOR));
+        const next = Math.min(this.slowestAllowedMs, this.paceMs * SLOWDOWN_FACTOR);
         if (next > this.paceMs) {
             this.paceMs = next;
             this.slowestMs = Math.max(this.slowestMs, next);
@@ -43086,12 +43110,18 @@ class Pace {
             this.logger.info(`No 429 lately: polling every ${formatDuration(this.intervalMs)} again`);
         }
     }
-    /** How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %. */
+    /**
+     * How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %, never
+     * below `interval` nor past the recovery bound.
+     */
     nextPollDelayMs() {
         if (this.paceMs === this.intervalMs)
             return this.intervalMs;
         const jittered = this.paceMs * (1 + WAIT_JITTER * (2 * this.random() - 1));
-        return Math.round(Math.max(this.intervalMs, jittered));
+        return Math.round(Math.min(this.slowestAllowedMs, Math.max(this.intervalMs, jittered)));
+    }
+    get slowestAllowedMs() {
+        return RECOVERY_INTERVALS * this.intervalMs;
     }
 }
 

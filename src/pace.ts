@@ -1,12 +1,11 @@
 import { formatDuration } from './duration.js'
 import type { Logger } from './logger.js'
+import { RECOVERY_INTERVALS } from './retry-policy.js'
 
-/** The slowest the pace grows under 429s (never below `interval` though). */
-export const MAX_PACE_MS = 60_000
 /** How much slower the pace gets on each 429. */
 const SLOWDOWN_FACTOR = 2
 /** Recovery comes back quickly to this multiple of the pace at which the last 429 came... */
-const PLATEAU_MARGIN = 1.5
+const PLATEAU_MARGIN = 1.75
 /** ...10 % quicker with each poll that met no 429... */
 const QUICK_RECOVERY = 0.9
 /** ...then probes toward `interval` slowly, 0.5 % a poll. */
@@ -18,11 +17,13 @@ const WAIT_JITTER = 0.25
  * How often a gate polls. The account's request budget is shared by every gate of every workflow,
  * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link.
  *
- * A 429 doubles the pace (up to 60 s). Each poll answered without a 429 makes it quicker again, the
- * way TCP CUBIC does: quickly (10 % a poll) back to a plateau of 1.5 times the pace at which the
- * last 429 came, then slowly (0.5 % a poll) toward `interval`, never below it. Without that memory
- * a fleet of gates climbs straight back to the pace that filled the account's window, and every
- * gate meets a 429 again in the next crunch; with it, the fleet settles just under the budget.
+ * A 429 doubles the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
+ * whose trouble is over is back within it). Each poll answered without a 429 makes it quicker
+ * again, the way TCP CUBIC does: quickly (10 % a poll) back to a plateau of 1.75 times the pace at
+ * which the last 429 came, then slowly (0.5 % a poll) toward `interval`, never below it. Without
+ * that memory a fleet of gates climbs straight back to the pace that filled the account's window,
+ * and every gate meets a 429 again in the next crunch; with it, the fleet settles under the budget
+ * (1.5 times left a second crunch in the simulation, `npm run simulate`; 1.75 did not).
  *
  * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
  * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.
@@ -56,7 +57,7 @@ export class Pace {
     // The pace that was too quick: the first 429 of a poll says so, its retries' 429s do not.
     if (!this.limitedThisPoll) this.limitedAtMs = this.paceMs
     this.limitedThisPoll = true
-    const next = Math.max(this.intervalMs, Math.min(MAX_PACE_MS, this.paceMs * SLOWDOWN_FACTOR))
+    const next = Math.min(this.slowestAllowedMs, this.paceMs * SLOWDOWN_FACTOR)
     if (next > this.paceMs) {
       this.paceMs = next
       this.slowestMs = Math.max(this.slowestMs, next)
@@ -80,10 +81,17 @@ export class Pace {
     }
   }
 
-  /** How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %. */
+  /**
+   * How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %, never
+   * below `interval` nor past the recovery bound.
+   */
   nextPollDelayMs(): number {
     if (this.paceMs === this.intervalMs) return this.intervalMs
     const jittered = this.paceMs * (1 + WAIT_JITTER * (2 * this.random() - 1))
-    return Math.round(Math.max(this.intervalMs, jittered))
+    return Math.round(Math.min(this.slowestAllowedMs, Math.max(this.intervalMs, jittered)))
+  }
+
+  private get slowestAllowedMs(): number {
+    return RECOVERY_INTERVALS * this.intervalMs
   }
 }

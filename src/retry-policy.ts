@@ -3,8 +3,21 @@ import { ApiError, DeadlineExceededError, NetworkError } from './errors.js'
 
 /** Statuses that say "try again later"; every request of the action is a GET, so retrying is safe. */
 const RETRYABLE_STATUSES = new Set([408, 423, 429, 500, 502, 503, 504])
-/** Share of a Retry-After added at random on top of it (never taken off). */
-const RETRY_AFTER_JITTER = 0.1
+
+/**
+ * The recovery bound: no wait, a retry's or a poll's, is longer than this many intervals, unless a
+ * Retry-After asks for longer (then at most one interval more than it asks). However long trouble
+ * lasts, the request after it ends comes within this bound.
+ */
+export const RECOVERY_INTERVALS = 3
+/**
+ * The first retry goes out at most this many intervals after `max(Retry-After, interval)`, and at
+ * least FIRST_RETRY_JITTER less: as late as that allows, never all at the same moment.
+ */
+const FIRST_RETRY_LATEST = 1
+const FIRST_RETRY_JITTER = 0.1
+/** Later retries, the gate's own consecutive failures, spread over this many intervals. */
+const LATER_RETRY_INTERVALS = 2
 
 export interface RetryDecision {
   delayMs: number
@@ -12,14 +25,11 @@ export interface RetryDecision {
   reason: string
 }
 
-/** A 429's back-off range is this many doublings wider than other errors'. */
-const RATE_LIMIT_SPREAD_DOUBLINGS = 2
-
 /**
  * What a retry is paced by, read when the retry is decided, after the answer that asked for it (a
- * 429 has already slowed the pace): `minimumMs` is never undercut (during a wait: `interval`), nor
- * is `nextPollMs`, the wait the next poll would have now, so a retry never goes out sooner than a
- * poll would.
+ * 429 has already slowed the pace): `minimumMs` is the interval (during a wait), never undercut,
+ * and the unit of the spread and of the recovery bound; `nextPollMs`, the wait the next poll would
+ * have now, is not undercut either by a retry after an error other than a 429.
  */
 export interface RetryPacing {
   minimumMs: number
@@ -27,28 +37,29 @@ export interface RetryPacing {
 }
 
 export interface RetryPolicyOptions {
-  maxDelayMs?: number
   /** Source of jitter in [0, 1); injectable for tests. */
   random?: () => number
 }
 
 /**
- * When to retry and how long to wait first: the longest of three waits. The minimum (`interval`
- * during a wait); the wait of the next poll; and a full-jitter back-off, anywhere from 0 to
- * minimum × 2^attempt. For a 429 that range is four times wider (up to 8 intervals on the first
- * retry): a 429 means the account's window is full, and it frees only as old requests age out, so
- * gates refused in the same crunch spread their retries over that time instead of coming back
- * together into the same full window. Capped at 60 s (or at the minimum, if that is longer). A
- * Retry-After (seconds or an HTTP date) that asks for longer wins and is never shortened; it does
- * not narrow the spread, because it names when the window frees its first slot, and every gate
- * refused in the same second hears the same time.
+ * When to retry and how long to wait first, each wait measured from a floor: after a 429,
+ * `max(Retry-After, interval)` (never sooner than the server says, never faster than polling); after
+ * a 5xx, 408, 423, a reset or a time-out, the next poll's wait. The first retry goes out late in the
+ * interval after its floor, the later ones (the gate's own consecutive failures) anywhere in the two
+ * intervals after it; no wait is longer than RECOVERY_INTERVALS intervals, or one interval past a
+ * longer Retry-After. So a lone gate is back within that bound once trouble ends, however long it
+ * lasted, and the fleet's courtesy comes from the pace (src/pace.ts), which every 429 slows.
+ *
+ * Why late, and never exactly on the floor: a sliding window's Retry-After names when its first
+ * slot frees, and every gate refused in the same crunch hears the same moment; the window frees
+ * slots at the pace it admitted requests a window ago, so the later in the allowed interval the
+ * refused gates come back, the more room they find (the discrete-event simulation,
+ * `npm run simulate`, and docs/benchmarks.md have the numbers).
  */
 export class RetryPolicy {
-  readonly maxDelayMs: number
   private readonly random: () => number
 
   constructor(options: RetryPolicyOptions = {}) {
-    this.maxDelayMs = options.maxDelayMs ?? 60_000
     this.random = options.random ?? Math.random
   }
 
@@ -67,24 +78,40 @@ export class RetryPolicy {
     }
     if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status)) return undefined
     const retryAfterMs = parseRetryAfter(error.retryAfter, wallNow)
-    // Retry-After too: a window that frees one slot then has no room for every gate refused with it.
-    const spread = error.status === 429 ? attempt + RATE_LIMIT_SPREAD_DOUBLINGS : attempt
-    const backoffMs = this.backoff(spread, pacing)
-    if (retryAfterMs !== undefined) {
-      const honoured = Math.round(retryAfterMs * (1 + this.random() * RETRY_AFTER_JITTER))
-      return {
-        delayMs: Math.max(honoured, backoffMs),
-        reason: `HTTP ${error.status}, Retry-After ${error.retryAfter}`
-      }
-    }
-    return { delayMs: backoffMs, reason: `HTTP ${error.status}` }
+    const reason =
+      retryAfterMs !== undefined
+        ? `HTTP ${error.status}, Retry-After ${error.retryAfter}`
+        : `HTTP ${error.status}`
+    const askedMs = retryAfterMs ?? 0
+    const fromMs =
+      error.status === 429
+        ? Math.max(pacing.minimumMs, askedMs)
+        : Math.max(askedMs, this.nextPollFloor(pacing))
+    const capMs = Math.max(RECOVERY_INTERVALS * pacing.minimumMs, askedMs + pacing.minimumMs)
+    return { delayMs: this.spread(attempt, fromMs, pacing.minimumMs, capMs), reason }
   }
 
-  /** max(minimum, next poll, U(0, minimum × 2^doublings)), capped at max(60 s, minimum). */
-  backoff(doublings: number, { minimumMs, nextPollMs }: RetryPacing): number {
-    const cap = Math.max(minimumMs, this.maxDelayMs)
-    const spread = this.random() * Math.min(cap, minimumMs * 2 ** doublings)
-    return Math.round(Math.min(cap, Math.max(minimumMs, nextPollMs, spread)))
+  /** A retry after an error other than a 429, without Retry-After. */
+  backoff(attempt: number, pacing: RetryPacing): number {
+    const capMs = RECOVERY_INTERVALS * pacing.minimumMs
+    return this.spread(attempt, this.nextPollFloor(pacing), pacing.minimumMs, capMs)
+  }
+
+  /** The next poll's wait, never under the minimum nor past the recovery bound. */
+  private nextPollFloor({ minimumMs, nextPollMs }: RetryPacing): number {
+    return Math.max(minimumMs, Math.min(nextPollMs, RECOVERY_INTERVALS * minimumMs))
+  }
+
+  /**
+   * After `fromMs`: on the first retry, late in the interval after it (its last tenth, at random);
+   * on later ones, anywhere in the two intervals after it; never past `capMs`.
+   */
+  private spread(attempt: number, fromMs: number, intervalMs: number, capMs: number): number {
+    const share =
+      attempt === 1
+        ? FIRST_RETRY_LATEST - FIRST_RETRY_JITTER * this.random()
+        : LATER_RETRY_INTERVALS * this.random()
+    return Math.round(Math.min(capMs, fromMs + share * intervalMs))
   }
 }
 
