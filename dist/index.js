@@ -42192,31 +42192,31 @@ const MAX_QUOTE_CHARS = 300;
 function plural(count, one, many = `${one}s`) {
     return `${count} ${count === 1 ? one : many}`;
 }
-function phraseHtml(phrase) {
+/** A phrase with our words as they are and the API's text as `code` and `quote` make it. */
+function render(phrase, code, quote) {
     return phrase
-        .map((part) => typeof part === 'string'
-        ? part
-        : 'code' in part
-            ? `<code>${forHtml(part.code, MAX_CODE_CHARS)}</code>`
-            : `“${forHtml(part.quote, MAX_QUOTE_CHARS)}”`)
+        .map((part) => typeof part === 'string' ? part : 'code' in part ? code(part.code) : quote(part.quote))
         .join('');
 }
+function phraseHtml(phrase) {
+    return render(phrase, (text) => `<code>${forHtml(text, MAX_CODE_CHARS)}</code>`, (text) => `“${forHtml(text, MAX_QUOTE_CHARS)}”`);
+}
 function phraseText(phrase) {
-    return phrase
-        .map((part) => typeof part === 'string'
-        ? part
-        : 'code' in part
-            ? truncate(part.code, MAX_CODE_CHARS)
-            : `"${truncate(part.quote, MAX_QUOTE_CHARS)}"`)
-        .join('');
+    return render(phrase, (text) => truncate(text, MAX_CODE_CHARS), (text) => `"${truncate(text, MAX_QUOTE_CHARS)}"`);
+}
+/** `start_compute on br-preview-7` */
+function actionOnBranch(operation) {
+    return [
+        { code: operation.action ?? 'operation' },
+        ' on ',
+        { code: operation.branch_id ?? 'its branch' }
+    ];
 }
 /** `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"` */
 function failedClause(operation, readAt) {
     const duration = operationDuration(operation, readAt.get(operation.id));
     return [
-        { code: operation.action ?? 'operation' },
-        ' on ',
-        { code: operation.branch_id ?? 'its branch' },
+        ...actionOnBranch(operation),
         ' ended in ',
         { code: operation.status },
         duration ? ` after ${formatDuration(duration.ms)}` : '',
@@ -42227,9 +42227,7 @@ function failedClause(operation, readAt) {
 function inFlightClause(operation, readAt) {
     const duration = operationDuration(operation, readAt.get(operation.id));
     return [
-        { code: operation.action ?? 'operation' },
-        ' on ',
-        { code: operation.branch_id ?? 'its branch' },
+        ...actionOnBranch(operation),
         ', ',
         { code: operation.status },
         duration ? ` for ${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : ''

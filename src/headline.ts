@@ -23,37 +23,49 @@ export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`
 }
 
-export function phraseHtml(phrase: Phrase): string {
+/** A phrase with our words as they are and the API's text as `code` and `quote` make it. */
+function render(
+  phrase: Phrase,
+  code: (text: string) => string,
+  quote: (text: string) => string
+): string {
   return phrase
     .map((part) =>
-      typeof part === 'string'
-        ? part
-        : 'code' in part
-          ? `<code>${forHtml(part.code, MAX_CODE_CHARS)}</code>`
-          : `“${forHtml(part.quote, MAX_QUOTE_CHARS)}”`
+      typeof part === 'string' ? part : 'code' in part ? code(part.code) : quote(part.quote)
     )
     .join('')
 }
 
+export function phraseHtml(phrase: Phrase): string {
+  return render(
+    phrase,
+    (text) => `<code>${forHtml(text, MAX_CODE_CHARS)}</code>`,
+    (text) => `“${forHtml(text, MAX_QUOTE_CHARS)}”`
+  )
+}
+
 export function phraseText(phrase: Phrase): string {
-  return phrase
-    .map((part) =>
-      typeof part === 'string'
-        ? part
-        : 'code' in part
-          ? truncate(part.code, MAX_CODE_CHARS)
-          : `"${truncate(part.quote, MAX_QUOTE_CHARS)}"`
-    )
-    .join('')
+  return render(
+    phrase,
+    (text) => truncate(text, MAX_CODE_CHARS),
+    (text) => `"${truncate(text, MAX_QUOTE_CHARS)}"`
+  )
+}
+
+/** `start_compute on br-preview-7` */
+function actionOnBranch(operation: Operation): Phrase {
+  return [
+    { code: operation.action ?? 'operation' },
+    ' on ',
+    { code: operation.branch_id ?? 'its branch' }
+  ]
 }
 
 /** `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"` */
 function failedClause(operation: Operation, readAt: ReadonlyMap<string, number>): Phrase {
   const duration = operationDuration(operation, readAt.get(operation.id))
   return [
-    { code: operation.action ?? 'operation' },
-    ' on ',
-    { code: operation.branch_id ?? 'its branch' },
+    ...actionOnBranch(operation),
     ' ended in ',
     { code: operation.status },
     duration ? ` after ${formatDuration(duration.ms)}` : '',
@@ -65,9 +77,7 @@ function failedClause(operation: Operation, readAt: ReadonlyMap<string, number>)
 function inFlightClause(operation: Operation, readAt: ReadonlyMap<string, number>): Phrase {
   const duration = operationDuration(operation, readAt.get(operation.id))
   return [
-    { code: operation.action ?? 'operation' },
-    ' on ',
-    { code: operation.branch_id ?? 'its branch' },
+    ...actionOnBranch(operation),
     ', ',
     { code: operation.status },
     duration ? ` for ${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : ''

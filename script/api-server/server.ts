@@ -53,6 +53,8 @@ export type Fault = (
   times?: number
   /** ... or until this clock time. Without either, until removed. */
   until?: number
+  /** Not before this clock time. */
+  from?: number
 }
 
 export interface RequestRecord {
@@ -134,7 +136,10 @@ export async function startApiServer(
   function takeFault(route: Route | undefined): Fault | undefined {
     const now = world.now()
     faults = faults.filter((fault) => (fault.times ?? 1) > 0 && (fault.until ?? Infinity) > now)
-    const fault = faults.find((candidate) => !candidate.route || candidate.route === route)
+    const fault = faults.find(
+      (candidate) =>
+        (!candidate.route || candidate.route === route) && (candidate.from ?? -Infinity) <= now
+    )
     if (fault?.times !== undefined) fault.times--
     return fault
   }
