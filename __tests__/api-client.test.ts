@@ -2,10 +2,14 @@ import { describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { withoutNetwork } from './fixtures/network.js'
 import { ApiClient } from '../src/api-client.js'
+import { resolveBranch } from '../src/branch-resolver.js'
+import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../src/resources/branches.js'
 import { PROJECTS_PAGE_LIMIT } from '../src/resources/projects.js'
+import type { Branch } from '../src/schemas.js'
 import {
   ApiError,
   DeadlineExceededError,
+  InputError,
   NetworkError,
   ResponseFormatError
 } from '../src/errors.js'
@@ -381,5 +385,138 @@ describe('ApiClient.listProjects', () => {
       .reply(200, { projects: full })
     expect((await client().projects.listProjects()).projects).toHaveLength(PROJECTS_PAGE_LIMIT)
     scope.done()
+  })
+})
+
+describe('ApiClient branches', () => {
+  const branch = (i: number, name = `main-${i}`) => ({ id: `br-b-${i}`, name, project_id: PROJECT })
+  const searchPath = `/api/v2/projects/${PROJECT}/branches`
+
+  it('searches across pages through pagination.next, with an explicit limit', async () => {
+    const first = Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(i))
+    const scope = nock(HOST)
+      .get(searchPath)
+      .query({ search: 'main', limit: String(BRANCH_PAGE_LIMIT) })
+      .reply(200, { branches: first, pagination: { next: 'page-2' } })
+      .get(searchPath)
+      .query({ search: 'main', limit: String(BRANCH_PAGE_LIMIT), cursor: 'page-2' })
+      .reply(200, { branches: [branch(100, 'main')], pagination: {} })
+    const found = await client().branches.searchBranches(PROJECT, 'main')
+    expect(found).toHaveLength(101)
+    expect(found.at(-1)).toMatchObject({ id: 'br-b-100', name: 'main' })
+    scope.done()
+  })
+
+  it('stops at a repeated cursor, with a warning that says how many it looked at', async () => {
+    const full = Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(i))
+    nock(HOST)
+      .get(searchPath)
+      .query(true)
+      .times(2)
+      .reply(200, { branches: full, pagination: { next: 'same' } })
+    const found = await client().branches.searchBranches(PROJECT, 'main')
+    expect(found).toHaveLength(2 * BRANCH_PAGE_LIMIT)
+    expect(lines).toContain(
+      'Looked at the first 200 branches whose name or id contains "main" only (the API repeated a page cursor)'
+    )
+  })
+
+  it('stops at the page cap, with a warning', async () => {
+    const full = Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(i))
+    let page = 0
+    nock(HOST)
+      .get(searchPath)
+      .query(true)
+      .times(MAX_BRANCH_PAGES)
+      .reply(200, () => ({ branches: full, pagination: { next: `page-${++page}` } }))
+    await client().branches.searchBranches(PROJECT, 'main')
+    expect(lines).toContain(
+      `Looked at the first ${MAX_BRANCH_PAGES * BRANCH_PAGE_LIMIT} branches whose name or id contains "main" only (${MAX_BRANCH_PAGES} pages)`
+    )
+  })
+})
+
+describe('ApiClient: a personal key finds its organization', () => {
+  const refused = () =>
+    nock(HOST)
+      .get('/api/v2/projects')
+      .query({ limit: String(PROJECTS_PAGE_LIMIT) })
+      .reply(400, { code: '', message: 'org_id is required' })
+
+  it('several organizations: an input error naming org_id that lists at most 10', async () => {
+    refused()
+    const organizations = Array.from({ length: 12 }, (_, i) => ({
+      id: `org-${i}`,
+      name: i === 0 ? 'A "quoted" <name>' : `Org ${i}`
+    }))
+    nock(HOST).get('/api/v2/users/me/organizations').reply(200, { organizations })
+    const error = await failure(client().projects.listProjects())
+    expect(error).toBeInstanceOf(InputError)
+    expect(error.message).toContain(
+      'input "org_id": org_id is required, because the key belongs to 12 organizations: org-0 ("A \\"quoted\\" <name>"), org-1 ("Org 1")'
+    )
+    expect(error.message).toContain('org-9 ("Org 9"), and 2 more; set org_id to one of them')
+  })
+
+  it.each([
+    [
+      'reading them fails',
+      () => nock(HOST).get('/api/v2/users/me/organizations').reply(401, {}),
+      'reading its organizations failed: The API rejected the key'
+    ],
+    [
+      'the key has none',
+      () => nock(HOST).get('/api/v2/users/me/organizations').reply(200, { organizations: [] }),
+      'the key belongs to no organization'
+    ]
+  ])('when %s: the original error, explained', async (_case, answer, why) => {
+    refused()
+    answer()
+    const error = await failure(client().projects.listProjects())
+    expect(error.message).toMatch(
+      /^GET \/projects failed with HTTP 400\. API says: "org_id is required"/
+    )
+    expect(error.message).toContain(
+      `The key must name its organization (input "org_id"), and ${why}`
+    )
+  })
+
+  it('a 400 that is not about org_id, or any error with org_id given, stays as it is', async () => {
+    nock(HOST).get('/api/v2/projects').query(true).reply(400, { code: '', message: 'bad limit' })
+    expect((await failure(client().projects.listProjects())).message).toContain('bad limit')
+    nock(HOST).get('/api/v2/projects').query(true).reply(403, { code: '', message: 'no access' })
+    const error = await failure(client().projects.listProjects('org-1'))
+    expect(error).toBeInstanceOf(ApiError)
+  })
+})
+
+describe('resolveBranch', () => {
+  const reader = (answers: { byId?: Branch | Error; found?: Branch[] }) => ({
+    getBranch: async () => {
+      if (answers.byId instanceof Error) throw answers.byId
+      if (!answers.byId) throw new Error('not asked')
+      return answers.byId
+    },
+    searchBranches: async () => answers.found ?? []
+  })
+  const notFound = new ApiError({ status: 404, endpoint: 'GET /x', subject: 'branch' })
+
+  it('an id that is no branch’s id is searched as a name', async () => {
+    const named = { id: 'br-quiet-1', name: 'br-hotfix-7' }
+    await expect(
+      resolveBranch(reader({ byId: notFound, found: [named] }), PROJECT, 'br-hotfix-7')
+    ).resolves.toEqual(named)
+  })
+
+  it('any other error of the read by id is not hidden by a search', async () => {
+    const denied = new ApiError({ status: 403, endpoint: 'GET /x', subject: 'branch' })
+    await expect(resolveBranch(reader({ byId: denied }), PROJECT, 'br-x-1')).rejects.toBe(denied)
+  })
+
+  it('a name that fits more than 5 branches lists 5 and counts the rest', async () => {
+    const twins = Array.from({ length: 7 }, (_, i) => ({ id: `br-twin-${i}`, name: 'twin' }))
+    await expect(resolveBranch(reader({ found: twins }), PROJECT, 'twin')).rejects.toThrow(
+      'input "branch_id": 7 branches of project "shiny-wind-12345678" are named "twin" (br-twin-0, br-twin-1, br-twin-2, br-twin-3, br-twin-4, and 2 more); give the branch id instead'
+    )
   })
 })
