@@ -42249,7 +42249,8 @@ function listed(operations, clause, withIds) {
     }
     return phrase;
 }
-function operationFacts(report, failFast) {
+function operationFacts(report) {
+    const failFast = report.failFast ?? false;
     const seen = seenOperations(report);
     const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
     const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
@@ -42332,7 +42333,7 @@ const MAX_OPERATION_ANNOTATIONS = 5;
  * failure, and a timeout, titled with the action and the branch.
  */
 function annotationsFor(report) {
-    const facts = operationFacts(report, report.failFast ?? false);
+    const facts = operationFacts(report);
     const { failed } = facts;
     const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
         title: truncate(`${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`, 200),
@@ -43325,7 +43326,7 @@ function outcomeLines(report, facts) {
  * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
  */
 function renderSummary(report, limits = SUMMARY_LIMITS) {
-    const facts = operationFacts(report, report.failFast ?? false);
+    const facts = operationFacts(report);
     const parts = [
         '<h2>Neon operations gate</h2>',
         ...outcomeLines(report, facts),
@@ -43942,7 +43943,7 @@ function createSource(inputs, projectId, branch, client, clock, logger) {
  * flight (with how long so far); on a timeout or a cancellation, what was still in flight.
  */
 function failureMessage(outcome, report) {
-    const facts = operationFacts(report, report.failFast ?? false);
+    const facts = operationFacts(report);
     const reason = report.wait?.reason ? ` (${report.wait.reason})` : '';
     const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled';
     if (!facts.seen) {

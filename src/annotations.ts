@@ -18,7 +18,7 @@ export interface Annotation {
  * failure, and a timeout, titled with the action and the branch.
  */
 export function annotationsFor(report: RunReport): Annotation[] {
-  const facts = operationFacts(report, report.failFast ?? false)
+  const facts = operationFacts(report)
   const { failed } = facts
   const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
     title: truncate(

@@ -113,7 +113,8 @@ export interface OperationFacts {
   readAt: ReadonlyMap<string, number>
 }
 
-export function operationFacts(report: RunReport, failFast: boolean): OperationFacts {
+export function operationFacts(report: RunReport): OperationFacts {
+  const failFast = report.failFast ?? false
   const seen = seenOperations(report)
   const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast))
   const inFlight = (seen ?? []).filter(

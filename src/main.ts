@@ -232,7 +232,7 @@ function createSource(
  * flight (with how long so far); on a timeout or a cancellation, what was still in flight.
  */
 function failureMessage(outcome: Outcome, report: RunReport): string {
-  const facts = operationFacts(report, report.failFast ?? false)
+  const facts = operationFacts(report)
   const reason = report.wait?.reason ? ` (${report.wait.reason})` : ''
   const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled'
   if (!facts.seen) {

@@ -144,7 +144,7 @@ function outcomeLines(report: RunReport, facts: OperationFacts): string[] {
  * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
  */
 export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY_LIMITS): string {
-  const facts = operationFacts(report, report.failFast ?? false)
+  const facts = operationFacts(report)
   const parts = [
     '<h2>Neon operations gate</h2>',
     ...outcomeLines(report, facts),
