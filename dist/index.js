@@ -42074,6 +42074,11 @@ function branchReadiness(branch) {
         return 'ready';
     return STATES.get(branch.current_state) ?? 'unknown';
 }
+/** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */
+function canBeQueried(branch) {
+    const readiness = branchReadiness(branch);
+    return readiness === 'ready' || readiness === 'archived';
+}
 
 ;// CONCATENATED MODULE: ./src/operation-status.ts
 const CLASSES = new Map([
@@ -42302,21 +42307,19 @@ function outcomeLine(report, facts) {
             return branchNotReady(report);
     }
 }
-/** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */
-function branchNotReady(report) {
-    const { branch } = report;
-    if (!branch)
-        return undefined;
-    const readiness = branchReadiness(branch);
-    if (readiness === 'ready' || readiness === 'archived')
-        return undefined;
+/** `init`, or `ready, then resetting` when a change of state is pending. */
+function branchStatePhrase(branch) {
     return [
-        'branch ',
-        { code: branch.name },
-        ' is still ',
         { code: branch.current_state ?? 'unknown' },
         ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
     ];
+}
+/** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */
+function branchNotReady(report) {
+    const { branch } = report;
+    if (!branch || canBeQueried(branch))
+        return undefined;
+    return ['branch ', { code: branch.name }, ' is still ', ...branchStatePhrase(branch)];
 }
 
 ;// CONCATENATED MODULE: ./src/annotations.ts
@@ -42379,8 +42382,8 @@ const ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of t
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
  * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
- * across every page of the search and must match exactly one branch's name or id. Throws an InputError naming `branch_id` when it
- * names no branch or several.
+ * across every page of the search and must match exactly one branch's name or id. Throws an
+ * InputError naming `branch_id` when it names no branch or several.
  */
 async function resolveBranch(reader, projectId, input) {
     const shapedLikeId = BRANCH_ID.test(input);
@@ -42738,6 +42741,7 @@ function getInputs(readInput) {
 
 
 
+
 /** The operations named by `operation_id`, read one by one until each is final. */
 class OperationIdsSource {
     reader;
@@ -42816,12 +42820,9 @@ class ProjectGateSource {
     }
     get waitingFor() {
         const { branch } = this;
-        if (!branch || !this.options.branch)
+        if (!branch || !this.options.branch || canBeQueried(branch))
             return undefined;
-        const readiness = branchReadiness(branch);
-        return readiness === 'ready' || readiness === 'archived'
-            ? undefined
-            : `branch ${truncate(branch.name, 80)} (${branch.id}) is ${describeState(branch)}`;
+        return `branch ${truncate(branch.name, 80)} (${branch.id}) is ${describeState(branch)}`;
     }
     get operations() {
         return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0);
@@ -42950,10 +42951,8 @@ function isOlderThan(operation, time) {
 function sortTime(operation) {
     return parseTime(operation.created_at) ?? Infinity;
 }
-/** `init`, or `ready, then resetting` when a change of state is pending. */
 function describeState(branch) {
-    const current = truncate(branch.current_state ?? 'unknown', 40);
-    return branch.pending_state ? `${current}, then ${truncate(branch.pending_state, 40)}` : current;
+    return phraseText(branchStatePhrase(branch));
 }
 
 ;// CONCATENATED MODULE: ./src/outputs.ts
@@ -43294,10 +43293,7 @@ function countsLine(report) {
     if (report.branch) {
         facts.push(`branch ${summary_text(report.branch.name)} ${code(report.branch.id)}`);
         if (report.branch.current_state) {
-            const pending = report.branch.pending_state
-                ? `, then ${code(report.branch.pending_state)}`
-                : '';
-            facts.push(`branch state ${code(report.branch.current_state)}${pending}`);
+            facts.push(`branch state ${phraseHtml(branchStatePhrase(report.branch))}`);
         }
     }
     return `<p>${facts.join(' · ')}</p>`;

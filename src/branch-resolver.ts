@@ -19,8 +19,8 @@ const ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of t
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
  * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
- * across every page of the search and must match exactly one branch's name or id. Throws an InputError naming `branch_id` when it
- * names no branch or several.
+ * across every page of the search and must match exactly one branch's name or id. Throws an
+ * InputError naming `branch_id` when it names no branch or several.
  */
 export async function resolveBranch(
   reader: BranchReader,

@@ -22,3 +22,9 @@ export function branchReadiness(
   if (branch.current_state == null) return 'ready'
   return STATES.get(branch.current_state) ?? 'unknown'
 }
+
+/** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */
+export function canBeQueried(branch: Pick<Branch, 'current_state' | 'pending_state'>): boolean {
+  const readiness = branchReadiness(branch)
+  return readiness === 'ready' || readiness === 'archived'
+}

@@ -3,11 +3,11 @@
  * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
  * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
  */
-import { branchReadiness } from './branch-state.js'
+import { canBeQueried } from './branch-state.js'
 import { formatDuration } from './duration.js'
 import { isFinalFailure, succeeded } from './operation-status.js'
 import { operationDuration, type RunReport, seenOperations } from './report.js'
-import type { Operation } from './schemas.js'
+import type { Branch, Operation } from './schemas.js'
 import { forHtml, truncate } from './untrusted-text.js'
 
 /** Our own words (strings), an identifier of the API's (`code`) and a message of the API's. */
@@ -170,17 +170,17 @@ export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | 
   }
 }
 
-/** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */
-export function branchNotReady(report: RunReport): Phrase | undefined {
-  const { branch } = report
-  if (!branch) return undefined
-  const readiness = branchReadiness(branch)
-  if (readiness === 'ready' || readiness === 'archived') return undefined
+/** `init`, or `ready, then resetting` when a change of state is pending. */
+export function branchStatePhrase(branch: Branch): Phrase {
   return [
-    'branch ',
-    { code: branch.name },
-    ' is still ',
     { code: branch.current_state ?? 'unknown' },
     ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
   ]
+}
+
+/** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */
+export function branchNotReady(report: RunReport): Phrase | undefined {
+  const { branch } = report
+  if (!branch || canBeQueried(branch)) return undefined
+  return ['branch ', { code: branch.name }, ' is still ', ...branchStatePhrase(branch)]
 }

@@ -1,4 +1,5 @@
-import { branchReadiness } from './branch-state.js'
+import { branchReadiness, canBeQueried } from './branch-state.js'
+import { branchStatePhrase, phraseText } from './headline.js'
 import type { Clock } from './clock.js'
 import type { Logger } from './logger.js'
 import { type PageWalkEnd, walkPages } from './paging.js'
@@ -114,11 +115,8 @@ export class ProjectGateSource implements OperationSource {
 
   get waitingFor(): string | undefined {
     const { branch } = this
-    if (!branch || !this.options.branch) return undefined
-    const readiness = branchReadiness(branch)
-    return readiness === 'ready' || readiness === 'archived'
-      ? undefined
-      : `branch ${truncate(branch.name, 80)} (${branch.id}) is ${describeState(branch)}`
+    if (!branch || !this.options.branch || canBeQueried(branch)) return undefined
+    return `branch ${truncate(branch.name, 80)} (${branch.id}) is ${describeState(branch)}`
   }
 
   get operations(): Operation[] {
@@ -266,8 +264,6 @@ function sortTime(operation: Operation): number {
   return parseTime(operation.created_at) ?? Infinity
 }
 
-/** `init`, or `ready, then resetting` when a change of state is pending. */
 function describeState(branch: Branch): string {
-  const current = truncate(branch.current_state ?? 'unknown', 40)
-  return branch.pending_state ? `${current}, then ${truncate(branch.pending_state, 40)}` : current
+  return phraseText(branchStatePhrase(branch))
 }

@@ -1,6 +1,7 @@
 import { formatDuration } from './duration.js'
 import { statusLabel } from './operation-status.js'
 import {
+  branchStatePhrase,
   inFlightPhrase,
   type OperationFacts,
   operationFacts,
@@ -110,10 +111,7 @@ function countsLine(report: RunReport): string {
   if (report.branch) {
     facts.push(`branch ${text(report.branch.name)} ${code(report.branch.id)}`)
     if (report.branch.current_state) {
-      const pending = report.branch.pending_state
-        ? `, then ${code(report.branch.pending_state)}`
-        : ''
-      facts.push(`branch state ${code(report.branch.current_state)}${pending}`)
+      facts.push(`branch state ${phraseHtml(branchStatePhrase(report.branch))}`)
     }
   }
   return `<p>${facts.join(' · ')}</p>`
