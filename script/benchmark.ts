@@ -15,6 +15,7 @@ import { execFile } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { BUNDLE, runBundle } from './run-bundle.ts'
+import { firstRetryFloor } from './first-retry-floor.ts'
 
 const DIST = join(BUNDLE, '..')
 
@@ -404,6 +405,17 @@ async function fleet(kind: 'action' | 'naive') {
       return seen ? (seen.at - finalAt) / 1000 : Infinity
     })
     const limited = server.requests.filter((request) => request.status === 429).length
+    const floor = firstRetryFloor(
+      server.requests
+        .filter((request) => request.status === 200 || request.status === 429)
+        .map((request) => ({
+          gate: request.path,
+          at: request.at,
+          admitted: request.status === 200,
+          retryAfterMs: request.retryAfter ? Number(request.retryAfter) * 1000 : undefined
+        })),
+      { capacity: 700, windowMs: 12_000, intervalMs: 1000 }
+    )
     if (process.env.FLEET_TRACE && kind === 'action') {
       // When the 429s came, in seconds from the first request: which crunch they belong to.
       const first = server.requests[0]?.at ?? 0
@@ -418,10 +430,20 @@ async function fleet(kind: 'action' | 'naive') {
       requests: server.requests.length,
       limited,
       failed: succeeded.filter((ok) => !ok).length,
+      floor,
+      rampMs: startUpRamp(server.requests),
       lagMedian: median(lags),
       lagP95: percentile(lags, 0.95)
     }
   })
+}
+
+/** How long the gates took to send their first requests, the first to the last. */
+function startUpRamp(requests: ApiServer['requests']): number {
+  const firsts = new Map<string, number>()
+  for (const request of requests)
+    if (!firsts.has(request.path)) firsts.set(request.path, request.at)
+  return Math.max(...firsts.values()) - Math.min(...firsts.values())
 }
 
 if (wanted('fleet')) {
@@ -432,7 +454,7 @@ if (wanted('fleet')) {
     const fewer = (naive.limited / Math.max(1, action.limited)).toFixed(1)
     row(
       `fleet run ${run}: ${FLEET} gates, 1.5x the account budget (time x5), interval 1 s`,
-      `action: ${action.limited} × 429 of ${action.requests} requests, ${(action.limited / FLEET).toFixed(2)} a gate (goal ≤ 1.25), ${share} % (goal ≤ 5 %), ${action.failed} gates failed; detection lag median ${action.lagMedian.toFixed(1)}, p95 ${action.lagP95.toFixed(1)} intervals (goals ≤ 2, ≤ 5)`,
+      `action: ${action.limited} × 429 of ${action.requests} requests, ${(action.limited / FLEET).toFixed(2)} a gate (goal ≤ 1.25), ${share} % (goal ≤ 5 %), ${action.failed} gates failed; detection lag median ${action.lagMedian.toFixed(1)}, p95 ${action.lagP95.toFixed(1)} intervals (goals ≤ 2, ≤ 5); first requests over ${(action.rampMs / 1000).toFixed(1)} s, after which the lone-gate rule allows no fewer than ${((action.floor.refusedInCrunch + action.floor.secondRefusals) / FLEET).toFixed(2)} a gate (${action.floor.refusedInCrunch} refused in the crunch, ${action.floor.secondRefusals} of them again)`,
       `naive fixed-interval poller: ${naive.limited} × 429 of ${naive.requests} requests (${fewer}x the action's, goal ≥ 8x), ${naive.failed} failed; lag median ${naive.lagMedian.toFixed(1)}, p95 ${naive.lagP95.toFixed(1)}`
     )
   }

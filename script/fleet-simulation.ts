@@ -4,12 +4,15 @@
  * (src/pace.ts, src/retry-policy.ts) on a simulated clock against a model of the local server's
  * sliding-window limits. Seconds instead of minutes per design, so designs are compared here first
  * and then measured with the real bundle (npm run benchmark -- storm fleet). Nothing is asserted.
+ * Beside each fleet's figures, the fewest 429s a gate that any pacing within the lone-gate rule
+ * could have had (script/first-retry-floor.ts).
  *
  *   npm run simulate [-- runs]
  */
 import { ApiError, NetworkError } from '../src/errors.js'
 import { Pace } from '../src/pace.js'
 import { RetryPolicy } from '../src/retry-policy.js'
+import { type Attempt, firstRetryFloor } from './first-retry-floor.ts'
 
 /** A seeded random source (mulberry32), so that runs can be repeated. */
 function seeded(seed: number): () => number {
@@ -28,6 +31,11 @@ function seeded(seed: number): () => number {
  * bundles starting on 2 cores send their first requests over about 7 s (RAMP_MS to change it).
  */
 const RAMP_MS = Number(process.env.RAMP_MS ?? 7000)
+/**
+ * The floor is computed for a first-retry rule of this many intervals after
+ * `max(Retry-After, interval)` (the contract's is 1; FLOOR_GRACE to see what another would allow).
+ */
+const FLOOR_GRACE = Number(process.env.FLOOR_GRACE ?? 1)
 const silent = { info: () => undefined, warning: () => undefined, debug: () => undefined }
 
 class Events {
@@ -79,7 +87,7 @@ function gate(
     /** Whether the operation is final by `now`. */
     isFinal: (now: number) => boolean
     random: () => number
-    onRequest: (at: number, answer: string) => void
+    onRequest: (at: number, answer: string, retryAfterMs?: number) => void
     onDone: (at: number) => void
   }
 ) {
@@ -90,7 +98,8 @@ function gate(
     const answer = options.answer(now)
     options.onRequest(
       now,
-      answer === 'ok' ? '200' : answer instanceof ApiError ? String(answer.status) : 'reset'
+      answer === 'ok' ? '200' : answer instanceof ApiError ? String(answer.status) : 'reset',
+      answer instanceof ApiError && answer.retryAfter ? Number(answer.retryAfter) * 1000 : undefined
     )
     if (answer === 'ok') {
       pace.onPollDone()
@@ -131,6 +140,7 @@ function fleet(seed: number) {
   let limited = 0
   const lags: number[] = []
   const limitedPerGate = new Array<number>(gates).fill(0)
+  const attempts: Attempt[] = []
   for (let i = 0; i < gates; i++) {
     const startAt = (i * RAMP_MS) / gates + 150 + random() * 100
     const finalAt = startAt + 40_000 + Math.round((i * 20_000) / gates)
@@ -143,7 +153,8 @@ function fleet(seed: number) {
         return retryAfter === undefined ? 'ok' : rateLimited(retryAfter)
       },
       isFinal: (now) => now >= finalAt,
-      onRequest: (at, answer) => {
+      onRequest: (at, answer, retryAfterMs) => {
+        attempts.push({ gate: String(i), at, admitted: answer === '200', retryAfterMs })
         if (process.env.SIM_TRACE && answer === '429')
           console.log(`429 gate ${i} at ${(at / 1000).toFixed(2)} (#${limitedPerGate[i] + 1})`)
         requests++
@@ -156,7 +167,13 @@ function fleet(seed: number) {
     })
   }
   events.drain(400_000)
+  const floor = firstRetryFloor(
+    attempts,
+    { capacity: 700, windowMs: 12_000, intervalMs: 1000 },
+    FLOOR_GRACE
+  )
   return {
+    floorPerGate: (floor.refusedInCrunch + floor.secondRefusals) / gates,
     requests,
     limited,
     perGate: limited / gates,
@@ -211,7 +228,10 @@ console.log(
   )}, p95 ${range(
     fleets.map((f) => f.lagP95),
     1
-  )}, failed ${Math.max(...fleets.map((f) => f.failed))}`
+  )}, failed ${Math.max(...fleets.map((f) => f.failed))}; the first-retry rule allows no fewer than ${range(
+    fleets.map((f) => f.floorPerGate),
+    2
+  )} a gate`
 )
 const troubles: [string, () => ApiError | NetworkError][] = [
   ['429', () => rateLimited()],

@@ -64,6 +64,8 @@ export interface RequestRecord {
   query: Record<string, string>
   route?: Route
   status: number
+  /** The Retry-After header of the answer, if it had one. */
+  retryAfter?: string
   keyType?: ApiKey['type'] | 'missing' | 'unknown' | 'revoked'
   fault?: Fault['kind']
 }
@@ -111,6 +113,7 @@ export async function startApiServer(
     answer: Answer
   ): void {
     record.status = answer.status
+    record.retryAfter = answer.headers?.['Retry-After']
     const body = answer.body ?? {}
     if (options.contract) {
       violations.push(
