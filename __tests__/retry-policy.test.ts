@@ -1,6 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
 import { ApiError, DeadlineExceededError, NetworkError } from '../src/errors.js'
-import { parseRetryAfter, RetryPolicy, withRetries } from '../src/retry-policy.js'
+import {
+  parseRetryAfter,
+  requestTimeLimitMs,
+  RetryPolicy,
+  withRetries
+} from '../src/retry-policy.js'
 import { FakeClock } from './fixtures/fake-clock.js'
 
 /** Pacing with the next poll at the minimum, as a gate that met no 429. */
@@ -124,6 +129,25 @@ describe('RetryPolicy', () => {
     expect(low.backoff(2, paced(5000, 60_000))).toBe(15_000)
   })
 
+  it('counts the time the failed request took as waited, a Retry-After from its answer', () => {
+    const policy = new RetryPolicy({ random: () => 0 })
+    const reset = new NetworkError('GET /x', 'no answer within 15000 ms')
+    // A request cut after 15 s at interval 5 s: the next goes out at once (15 s after the last).
+    expect(policy.decide(reset, 1, 0, paced(5000), 15_000)!.delayMs).toBe(0)
+    expect(policy.decide(reset, 1, 0, paced(5000), 4000)!.delayMs).toBe(6000)
+    expect(policy.decide(apiError(503), 2, 0, paced(5000), 2000)!.delayMs).toBe(3000)
+    // A slow 429: its Retry-After still counts in full from the answer.
+    expect(policy.decide(apiError(429, '3'), 1, 0, paced(1000), 10_000)!.delayMs).toBe(3000)
+    expect(policy.decide(apiError(429), 1, 0, paced(1000), 500)!.delayMs).toBe(1500)
+  })
+
+  it('cuts a request without an answer at the recovery bound, within 10 and 30 s', () => {
+    expect(requestTimeLimitMs(5000)).toBe(15_000)
+    expect(requestTimeLimitMs(1000)).toBe(10_000)
+    expect(requestTimeLimitMs(8000)).toBe(24_000)
+    expect(requestTimeLimitMs(300_000)).toBe(30_000)
+  })
+
   it('spreads the later retries of gates refused together over two intervals', () => {
     const policy = new RetryPolicy()
     const waits = Array.from({ length: 400 }, () => policy.backoff(3, paced(1000)))
@@ -194,6 +218,31 @@ describe('withRetries', () => {
     ).catch(() => undefined)
     // From the next poll's wait, read after each failure doubled it (2, 4, 8, 16 s), never past 3 s.
     expect(clock.sleeps).toEqual([2900, 3000, 3000, 3000])
+  })
+
+  it('a request that hung until its limit: the retry follows at once, and recovery stays within 3 intervals', async () => {
+    const clock = new FakeClock(0)
+    const starts: number[] = []
+    const limitMs = requestTimeLimitMs(5000)
+    await withRetries(
+      async () => {
+        starts.push(clock.now())
+        if (starts.length < 4) {
+          clock.advance(limitMs)
+          throw new NetworkError('GET /x', `no answer within ${limitMs} ms`)
+        }
+        return 'read'
+      },
+      {
+        policy: new RetryPolicy({ random: () => 0.999999 }),
+        clock,
+        pacing: () => paced(5000),
+        deadline: 300_000
+      }
+    )
+    // Whenever the server answers again, the next request is at most 15 s (3 intervals) away.
+    expect(starts).toEqual([0, 15_000, 30_000, 45_000])
+    expect(clock.sleeps).toEqual([0, 0, 0])
   })
 
   it('does not retry a final error', async () => {

@@ -28393,8 +28393,6 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
 
-// UNUSED EXPORTS: REQUEST_TIMEOUT_MS
-
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(857);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
@@ -31754,8 +31752,23 @@ const FIRST_RETRY_LATEST = 1;
 const FIRST_RETRY_JITTER = 0.1;
 /** Later retries, the gate's own consecutive failures, spread over this many intervals. */
 const LATER_RETRY_INTERVALS = 2;
+/** A request without an answer is cut after the recovery bound, but never this soon... */
+const SHORTEST_REQUEST_LIMIT_MS = 10_000;
+/** ...nor later than this. */
+const LONGEST_REQUEST_LIMIT_MS = 30_000;
 /**
- * When to retry and how long to wait first, each wait measured from a floor: after a 429,
+ * How long one request may go without an answer: RECOVERY_INTERVALS intervals (15 s at the
+ * default interval), so that a server that stops answering costs a gate no more than any other
+ * trouble once it answers again; at least 10 s, so that a short interval does not cut a slow but
+ * working answer (with `interval` under 3⅓ s the bound after time-outs is 10 s), and at most 30 s.
+ */
+function requestTimeLimitMs(intervalMs) {
+    return Math.min(LONGEST_REQUEST_LIMIT_MS, Math.max(SHORTEST_REQUEST_LIMIT_MS, RECOVERY_INTERVALS * intervalMs));
+}
+/**
+ * When to retry and how long to wait first. Each wait is counted from the start of the request that
+ * failed (the time it took, up to the time-out of a server that did not answer, is part of the
+ * wait), a Retry-After from its answer. Each wait is measured from a floor: after a 429,
  * `max(Retry-After, interval)` (never sooner than the server says, never faster than polling); after
  * a 5xx, 408, 423, a reset or a time-out, the next poll's wait. The first retry goes out late in the
  * interval after its floor, the later ones (the gate's own consecutive failures) anywhere in the two
@@ -31775,12 +31788,14 @@ class RetryPolicy {
         this.random = options.random ?? Math.random;
     }
     /**
-     * The wait before retry number `attempt` (1 = first retry), or undefined: do not retry. `wallNow`
-     * (epoch ms) is what a Retry-After date is compared with.
+     * The wait before retry number `attempt` (1 = first retry), from now, or undefined: do not retry.
+     * `wallNow` (epoch ms) is what a Retry-After date is compared with; `spentMs`, how long the
+     * failed request took, is counted as waited already.
      */
-    decide(error, attempt, wallNow, pacing) {
+    decide(error, attempt, wallNow, pacing, spentMs = 0) {
         if (error instanceof NetworkError) {
-            return { delayMs: this.backoff(attempt, pacing), reason: `no answer (${error.detail})` };
+            const delayMs = Math.max(0, this.backoff(attempt, pacing) - spentMs);
+            return { delayMs, reason: `no answer (${error.detail})` };
         }
         if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status))
             return undefined;
@@ -31793,9 +31808,10 @@ class RetryPolicy {
             ? Math.max(pacing.minimumMs, askedMs)
             : Math.max(askedMs, this.nextPollFloor(pacing));
         const capMs = Math.max(RECOVERY_INTERVALS * pacing.minimumMs, askedMs + pacing.minimumMs);
-        return { delayMs: this.spread(attempt, fromMs, pacing.minimumMs, capMs), reason };
+        const spreadMs = this.spread(attempt, fromMs, pacing.minimumMs, capMs);
+        return { delayMs: Math.max(askedMs, spreadMs - spentMs), reason };
     }
-    /** A retry after an error other than a 429, without Retry-After. */
+    /** A retry after an error other than a 429, without Retry-After, from the failed request's start. */
     backoff(attempt, pacing) {
         const capMs = RECOVERY_INTERVALS * pacing.minimumMs;
         return this.spread(attempt, this.nextPollFloor(pacing), pacing.minimumMs, capMs);
@@ -31831,6 +31847,7 @@ function parseRetryAfter(header, now) {
  */
 async function withRetries(attempt, context) {
     for (let retry = 1;; retry++) {
+        const startedAt = context.clock.now();
         try {
             return await attempt();
         }
@@ -31839,7 +31856,7 @@ async function withRetries(attempt, context) {
                 throw error;
             context.onFailure?.(error);
             const now = context.clock.now();
-            const decision = context.policy.decide(error, retry, context.clock.wallNow(), context.pacing());
+            const decision = context.policy.decide(error, retry, context.clock.wallNow(), context.pacing(), now - startedAt);
             if (decision === undefined)
                 throw error;
             const lastError = error;
@@ -41688,7 +41705,7 @@ class ApiCore {
             onRetry: (decision, error) => {
                 this.stats.retries++;
                 logger.debug(error.message);
-                logger.info(`${endpoint}: ${decision.reason}; retrying in ${formatDuration(decision.delayMs)}`);
+                logger.info(`${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`);
             }
         });
         const parsed = this.parseBody(answer.body, schema, endpoint);
@@ -43768,8 +43785,6 @@ function wait_for_operations_describe(operation) {
 
 
 
-/** Time limit of a single HTTP request; the overall `timeout` bounds it further. */
-const REQUEST_TIMEOUT_MS = 30_000;
 /** The action: inputs → requests → outputs and summary. Every error ends here, once. */
 async function run(dependencies = {}) {
     const rawKey = getInput('api_key');
@@ -43826,7 +43841,7 @@ async function run(dependencies = {}) {
         const client = new ApiClient({
             baseUrl: inputs.apiHost,
             apiKey: inputs.apiKey,
-            requestTimeoutMs: REQUEST_TIMEOUT_MS,
+            requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
             retryPolicy: dependencies.retryPolicy ?? new RetryPolicy(),
             pace,
             clock,

@@ -262,7 +262,8 @@ if (wanted('silent')) {
 }
 
 // 7. Storm: one gate at the default interval (5 s); every request fails from 4 s after its start
-// for 30 s or 120 s (429 with or without Retry-After, 503, connection resets), and its operation is
+// for 30 s or 120 s (429 with or without Retry-After, 503, connection resets, requests that get no
+// answer until the action's own limit cuts them), and its operation is
 // final 2 s after the trouble ends. Goals: no two requests closer than the interval, at most one
 // request per interval during the trouble, the first request after it within 3 intervals (or the
 // Retry-After plus one interval), the exit within that plus one interval. Every storm of a run at
@@ -273,7 +274,8 @@ const storms: [string, Fault, number][] = [
   ['429 without Retry-After', { kind: 'status', status: 429 }, 0],
   ['429 with Retry-After: 12', { kind: 'status', status: 429, retryAfter: '12' }, 12_000],
   ['503', { kind: 'status', status: 503 }, 0],
-  ['connection resets', { kind: 'drop' }, 0]
+  ['connection resets', { kind: 'drop' }, 0],
+  ['time-outs (no answer)', { kind: 'slow', delayMs: 300_000 }, 0]
 ]
 
 async function storm(fault: Fault, stormMs: number) {

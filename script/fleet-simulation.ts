@@ -11,7 +11,7 @@
  */
 import { ApiError, NetworkError } from '../src/errors.js'
 import { Pace } from '../src/pace.js'
-import { RetryPolicy } from '../src/retry-policy.js'
+import { requestTimeLimitMs, RetryPolicy } from '../src/retry-policy.js'
 import { type Attempt, firstRetryFloor } from './first-retry-floor.ts'
 
 /** A seeded random source (mulberry32), so that runs can be repeated. */
@@ -82,8 +82,8 @@ function gate(
   options: {
     intervalMs: number
     startAt: number
-    /** The answer to a request at `now`: 200, or an error. */
-    answer: (now: number) => 'ok' | ApiError | NetworkError
+    /** The answer to a request at `now`: 200, an error, or none (cut at the request's limit). */
+    answer: (now: number) => 'ok' | ApiError | NetworkError | 'none'
     /** Whether the operation is final by `now`. */
     isFinal: (now: number) => boolean
     random: () => number
@@ -101,17 +101,26 @@ function gate(
       answer === 'ok' ? '200' : answer instanceof ApiError ? String(answer.status) : 'reset',
       answer instanceof ApiError && answer.retryAfter ? Number(answer.retryAfter) * 1000 : undefined
     )
+    if (answer === 'none') {
+      const limitMs = requestTimeLimitMs(options.intervalMs)
+      events.at(now + limitMs, () =>
+        failed(new NetworkError('GET /x', 'no answer'), retry, limitMs)
+      )
+      return
+    }
     if (answer === 'ok') {
       pace.onPollDone()
       if (options.isFinal(now)) return options.onDone(now)
       events.at(now + pace.nextPollDelayMs(), () => attempt(1))
       return
     }
-    if (answer instanceof ApiError && answer.status === 429) pace.onRateLimited()
-    const decision = policy.decide(answer, retry, now, {
-      minimumMs: options.intervalMs,
-      nextPollMs: pace.nextPollDelayMs()
-    })!
+    failed(answer, retry, 0)
+  }
+  const failed = (error: ApiError | NetworkError, retry: number, spentMs: number) => {
+    const now = events.now
+    if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
+    const pacing = { minimumMs: options.intervalMs, nextPollMs: pace.nextPollDelayMs() }
+    const decision = policy.decide(error, retry, now, pacing, spentMs)!
     events.at(now + decision.delayMs, () => attempt(retry + 1))
   }
   events.at(options.startAt, () => attempt(1))
@@ -185,7 +194,7 @@ function fleet(seed: number) {
 }
 
 /** One gate at interval 5 s; every request from 4 s to 4 s + `stormMs` fails with `trouble`. */
-function storm(seed: number, stormMs: number, trouble: () => ApiError | NetworkError) {
+function storm(seed: number, stormMs: number, trouble: () => ApiError | NetworkError | 'none') {
   const events = new Events()
   const random = seeded(seed)
   const stormEnd = 4000 + stormMs
@@ -233,12 +242,13 @@ console.log(
     2
   )} a gate`
 )
-const troubles: [string, () => ApiError | NetworkError][] = [
+const troubles: [string, () => ApiError | NetworkError | 'none'][] = [
   ['429', () => rateLimited()],
   ['429 Retry-After 12', () => rateLimited(12)],
   ['429 Retry-After 3', () => rateLimited(3)],
   ['503', () => new ApiError({ status: 503, endpoint: 'GET /x', subject: 'x' })],
-  ['reset', () => new NetworkError('GET /x', 'ECONNRESET')]
+  ['reset', () => new NetworkError('GET /x', 'ECONNRESET')],
+  ['no answer', () => 'none']
 ]
 for (const stormMs of [30_000, 120_000]) {
   for (const [name, trouble] of troubles) {

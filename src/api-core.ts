@@ -138,7 +138,7 @@ export class ApiCore {
           this.stats.retries++
           logger.debug(error.message)
           logger.info(
-            `${endpoint}: ${decision.reason}; retrying in ${formatDuration(decision.delayMs)}`
+            `${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`
           )
         }
       }

@@ -29,14 +29,11 @@ import type { Branch } from './schemas.js'
 import type { RunReport } from './report.js'
 import { Pace } from './pace.js'
 import { type CommentApi, writePullRequestComment } from './pr-comment.js'
-import { RetryPolicy } from './retry-policy.js'
+import { requestTimeLimitMs, RetryPolicy } from './retry-policy.js'
 import { MAX_SUMMARY_BYTES, renderSummaryWithin } from './summary.js'
 import { forLog, Redactor } from './untrusted-text.js'
 import { ACTION_VERSION } from './version.js'
 import { type Outcome, waitForOperations } from './wait-for-operations.js'
-
-/** Time limit of a single HTTP request; the overall `timeout` bounds it further. */
-export const REQUEST_TIMEOUT_MS = 30_000
 
 export interface RunDependencies {
   clock?: Clock
@@ -102,7 +99,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
     const client = new ApiClient({
       baseUrl: inputs.apiHost,
       apiKey: inputs.apiKey,
-      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
       retryPolicy: dependencies.retryPolicy ?? new RetryPolicy(),
       pace,
       clock,

@@ -18,6 +18,23 @@ const FIRST_RETRY_LATEST = 1
 const FIRST_RETRY_JITTER = 0.1
 /** Later retries, the gate's own consecutive failures, spread over this many intervals. */
 const LATER_RETRY_INTERVALS = 2
+/** A request without an answer is cut after the recovery bound, but never this soon... */
+const SHORTEST_REQUEST_LIMIT_MS = 10_000
+/** ...nor later than this. */
+const LONGEST_REQUEST_LIMIT_MS = 30_000
+
+/**
+ * How long one request may go without an answer: RECOVERY_INTERVALS intervals (15 s at the
+ * default interval), so that a server that stops answering costs a gate no more than any other
+ * trouble once it answers again; at least 10 s, so that a short interval does not cut a slow but
+ * working answer (with `interval` under 3⅓ s the bound after time-outs is 10 s), and at most 30 s.
+ */
+export function requestTimeLimitMs(intervalMs: number): number {
+  return Math.min(
+    LONGEST_REQUEST_LIMIT_MS,
+    Math.max(SHORTEST_REQUEST_LIMIT_MS, RECOVERY_INTERVALS * intervalMs)
+  )
+}
 
 export interface RetryDecision {
   delayMs: number
@@ -42,7 +59,9 @@ export interface RetryPolicyOptions {
 }
 
 /**
- * When to retry and how long to wait first, each wait measured from a floor: after a 429,
+ * When to retry and how long to wait first. Each wait is counted from the start of the request that
+ * failed (the time it took, up to the time-out of a server that did not answer, is part of the
+ * wait), a Retry-After from its answer. Each wait is measured from a floor: after a 429,
  * `max(Retry-After, interval)` (never sooner than the server says, never faster than polling); after
  * a 5xx, 408, 423, a reset or a time-out, the next poll's wait. The first retry goes out late in the
  * interval after its floor, the later ones (the gate's own consecutive failures) anywhere in the two
@@ -64,17 +83,20 @@ export class RetryPolicy {
   }
 
   /**
-   * The wait before retry number `attempt` (1 = first retry), or undefined: do not retry. `wallNow`
-   * (epoch ms) is what a Retry-After date is compared with.
+   * The wait before retry number `attempt` (1 = first retry), from now, or undefined: do not retry.
+   * `wallNow` (epoch ms) is what a Retry-After date is compared with; `spentMs`, how long the
+   * failed request took, is counted as waited already.
    */
   decide(
     error: unknown,
     attempt: number,
     wallNow: number,
-    pacing: RetryPacing
+    pacing: RetryPacing,
+    spentMs = 0
   ): RetryDecision | undefined {
     if (error instanceof NetworkError) {
-      return { delayMs: this.backoff(attempt, pacing), reason: `no answer (${error.detail})` }
+      const delayMs = Math.max(0, this.backoff(attempt, pacing) - spentMs)
+      return { delayMs, reason: `no answer (${error.detail})` }
     }
     if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status)) return undefined
     const retryAfterMs = parseRetryAfter(error.retryAfter, wallNow)
@@ -88,10 +110,11 @@ export class RetryPolicy {
         ? Math.max(pacing.minimumMs, askedMs)
         : Math.max(askedMs, this.nextPollFloor(pacing))
     const capMs = Math.max(RECOVERY_INTERVALS * pacing.minimumMs, askedMs + pacing.minimumMs)
-    return { delayMs: this.spread(attempt, fromMs, pacing.minimumMs, capMs), reason }
+    const spreadMs = this.spread(attempt, fromMs, pacing.minimumMs, capMs)
+    return { delayMs: Math.max(askedMs, spreadMs - spentMs), reason }
   }
 
-  /** A retry after an error other than a 429, without Retry-After. */
+  /** A retry after an error other than a 429, without Retry-After, from the failed request's start. */
   backoff(attempt: number, pacing: RetryPacing): number {
     const capMs = RECOVERY_INTERVALS * pacing.minimumMs
     return this.spread(attempt, this.nextPollFloor(pacing), pacing.minimumMs, capMs)
@@ -143,6 +166,7 @@ export interface RetryContext {
  */
 export async function withRetries<T>(attempt: () => Promise<T>, context: RetryContext): Promise<T> {
   for (let retry = 1; ; retry++) {
+    const startedAt = context.clock.now()
     try {
       return await attempt()
     } catch (error) {
@@ -153,7 +177,8 @@ export async function withRetries<T>(attempt: () => Promise<T>, context: RetryCo
         error,
         retry,
         context.clock.wallNow(),
-        context.pacing()
+        context.pacing(),
+        now - startedAt
       )
       if (decision === undefined) throw error
       const lastError = error as Error

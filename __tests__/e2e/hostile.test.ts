@@ -106,6 +106,25 @@ describe('never hang, never overrun timeout', () => {
     expect(server.requests.length).toBeLessThanOrEqual(4)
   })
 
+  it('a request without an answer is cut after 3 intervals (10 s at least) and retried at once', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    server.addFault({ kind: 'slow', delayMs: 15_000, times: 1 })
+    const run = await runAction(server, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '25s'
+    })
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.stdout).toContain('(no answer within 10.0 s); retrying now, the wait spent on it')
+    const [first, second] = server.requests.map((request) => request.at)
+    expect(second - first).toBeGreaterThanOrEqual(9900)
+    expect(second - first).toBeLessThan(20_000)
+  })
+
   it('an endless body fails at once, saying the answer was too large', async () => {
     const server = await hostile((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' })

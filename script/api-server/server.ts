@@ -104,6 +104,8 @@ export async function startApiServer(
   } = {}
 ): Promise<ApiServer> {
   const requests: RequestRecord[] = []
+  /** Answers held back by a `slow` fault; dropped when the server closes. */
+  const delayed = new Set<NodeJS.Timeout>()
   const violations: ContractViolation[] = []
   /** Answers, checked against the contract first when there is one. */
   function send(
@@ -354,9 +356,14 @@ export async function startApiServer(
         record.status = -1
         request.socket.destroy()
         return
-      case 'slow':
-        setTimeout(answer, fault.delayMs)
+      case 'slow': {
+        const timer = setTimeout(() => {
+          delayed.delete(timer)
+          answer()
+        }, fault.delayMs)
+        delayed.add(timer)
         return
+      }
       case 'malformed':
         record.status = 200
         response.writeHead(200, { 'content-type': 'application/json' })
@@ -377,6 +384,7 @@ export async function startApiServer(
     clearFaults: () => (faults = []),
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of delayed) clearTimeout(timer)
         server.closeAllConnections()
         server.close(() => resolve())
       })
