@@ -59,9 +59,10 @@ export interface RetryPolicyOptions {
 }
 
 /**
- * When to retry and how long to wait first. Each wait is counted from the start of the request that
- * failed (the time it took, up to the time-out of a server that did not answer, is part of the
- * wait), a Retry-After from its answer. Each wait is measured from a floor: after a 429,
+ * When to retry and how long to wait first. A wait after an answer (a 429, a 5xx) counts from the
+ * answer; a wait after no answer (a reset, a time-out) counts from the start of the request, whose
+ * time went by without a word from the server (so a request cut after 3 intervals is retried at
+ * once). Each wait is measured from a floor: after a 429,
  * `max(Retry-After, interval)` (never sooner than the server says, never faster than polling); after
  * a 5xx, 408, 423, a reset or a time-out, the next poll's wait. The first retry goes out late in the
  * interval after its floor, the later ones (the gate's own consecutive failures) anywhere in the two
@@ -84,8 +85,8 @@ export class RetryPolicy {
 
   /**
    * The wait before retry number `attempt` (1 = first retry), from now, or undefined: do not retry.
-   * `wallNow` (epoch ms) is what a Retry-After date is compared with; `spentMs`, how long the
-   * failed request took, is counted as waited already.
+   * `wallNow` (epoch ms) is what a Retry-After date is compared with; `spentMs`, how long a request
+   * that got no answer went on, is counted as waited already.
    */
   decide(
     error: unknown,
@@ -110,8 +111,7 @@ export class RetryPolicy {
         ? Math.max(pacing.minimumMs, askedMs)
         : Math.max(askedMs, this.nextPollFloor(pacing))
     const capMs = Math.max(RECOVERY_INTERVALS * pacing.minimumMs, askedMs + pacing.minimumMs)
-    const spreadMs = this.spread(attempt, fromMs, pacing.minimumMs, capMs)
-    return { delayMs: Math.max(askedMs, spreadMs - spentMs), reason }
+    return { delayMs: this.spread(attempt, fromMs, pacing.minimumMs, capMs), reason }
   }
 
   /** A retry after an error other than a 429, without Retry-After, from the failed request's start. */
