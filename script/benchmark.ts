@@ -341,9 +341,11 @@ if (wanted('storm')) {
 const FLEET = 90
 const FLEET_START_SPREAD_MS = 4000
 const FLEET_RUNS = Number(process.env.FLEET_RUNS ?? 3)
+/** The account's window and the gates' interval, shared by the server, the gates and the floor. */
+const FLEET_WINDOW = { capacity: 700, windowMs: 12_000, intervalMs: 1000 }
 const FLEET_LIMITS: Partial<Limits> = {
-  perMinute: 700,
-  accountWindowMs: 12_000,
+  perMinute: FLEET_WINDOW.capacity,
+  accountWindowMs: FLEET_WINDOW.windowMs,
   perSecondPerRoute: 200,
   retryAfter: 'seconds'
 }
@@ -390,7 +392,7 @@ async function fleet(kind: 'action' | 'naive') {
             project_id: PROJECT,
             operation_id: op.id,
             api_host: server.apiHost,
-            interval: '1s',
+            interval: `${FLEET_WINDOW.intervalMs / 1000}s`,
             timeout: '5m'
           },
           { killAfterMs: 400_000 }
@@ -416,7 +418,7 @@ async function fleet(kind: 'action' | 'naive') {
           admitted: request.status === 200,
           retryAfterMs: request.retryAfter ? Number(request.retryAfter) * 1000 : undefined
         })),
-      { capacity: 700, windowMs: 12_000, intervalMs: 1000 }
+      FLEET_WINDOW
     )
     if (process.env.FLEET_TRACE && kind === 'action') {
       // When the 429s came, in seconds from the first request: which crunch they belong to.

@@ -98,7 +98,13 @@ function gate(
     const answer = options.answer(now)
     options.onRequest(
       now,
-      answer === 'ok' ? '200' : answer instanceof ApiError ? String(answer.status) : 'reset',
+      answer === 'ok'
+        ? '200'
+        : answer instanceof ApiError
+          ? String(answer.status)
+          : answer === 'none'
+            ? 'no answer'
+            : 'reset',
       answer instanceof ApiError && answer.retryAfter ? Number(answer.retryAfter) * 1000 : undefined
     )
     if (answer === 'none') {
@@ -139,11 +145,14 @@ const median = (values: number[]) =>
 const p95 = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.95))]
 
+/** The benchmark's account window (700 requests per sliding 12 s) and the gates' interval. */
+const FLEET_WINDOW = { capacity: 700, windowMs: 12_000, intervalMs: 1000 }
+
 /** The fleet benchmark's world, simulated. */
 function fleet(seed: number) {
   const events = new Events()
   const random = seeded(seed)
-  const window = new Window(700, 12_000)
+  const window = new Window(FLEET_WINDOW.capacity, FLEET_WINDOW.windowMs)
   const gates = 90
   let requests = 0
   let limited = 0
@@ -154,7 +163,7 @@ function fleet(seed: number) {
     const startAt = (i * RAMP_MS) / gates + 150 + random() * 100
     const finalAt = startAt + 40_000 + Math.round((i * 20_000) / gates)
     gate(events, {
-      intervalMs: 1000,
+      intervalMs: FLEET_WINDOW.intervalMs,
       startAt,
       random,
       answer: (now) => {
@@ -176,11 +185,7 @@ function fleet(seed: number) {
     })
   }
   events.drain(400_000)
-  const floor = firstRetryFloor(
-    attempts,
-    { capacity: 700, windowMs: 12_000, intervalMs: 1000 },
-    FLOOR_GRACE
-  )
+  const floor = firstRetryFloor(attempts, FLEET_WINDOW, FLOOR_GRACE)
   return {
     floorPerGate: (floor.refusedInCrunch + floor.secondRefusals) / gates,
     requests,
