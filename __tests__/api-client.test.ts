@@ -408,12 +408,16 @@ describe('ApiClient branches', () => {
   })
 
   it('stops at a repeated cursor, with a warning that says how many it looked at', async () => {
-    const full = Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(i))
+    let page = 0
     nock(HOST)
       .get(searchPath)
       .query(true)
       .times(2)
-      .reply(200, { branches: full, pagination: { next: 'same' } })
+      .reply(200, () => {
+        const start = page++ * 1000
+        const branches = Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(start + i))
+        return { branches, pagination: { next: 'same' } }
+      })
     const found = await client().branches.searchBranches(PROJECT, 'main')
     expect(found).toHaveLength(2 * BRANCH_PAGE_LIMIT)
     expect(lines).toContain(
@@ -422,13 +426,15 @@ describe('ApiClient branches', () => {
   })
 
   it('stops at the page cap, with a warning', async () => {
-    const full = Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(i))
     let page = 0
     nock(HOST)
       .get(searchPath)
       .query(true)
       .times(MAX_BRANCH_PAGES)
-      .reply(200, () => ({ branches: full, pagination: { next: `page-${++page}` } }))
+      .reply(200, () => ({
+        branches: Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(page * 1000 + i)),
+        pagination: { next: `page-${++page}` }
+      }))
     await client().branches.searchBranches(PROJECT, 'main')
     expect(lines).toContain(
       `Looked at the first ${MAX_BRANCH_PAGES * BRANCH_PAGE_LIMIT} branches whose name or id contains "main" only (${MAX_BRANCH_PAGES} pages)`

@@ -4,7 +4,7 @@
  * read, not read from the API), how many finished.
  */
 import { describe, expect, it } from '@jest/globals'
-import { plural } from '../src/headline.js'
+import { plural } from '../src/phrase.js'
 import type { Logger } from '../src/logger.js'
 import type { OperationSource } from '../src/operation-sources.js'
 import { Pace } from '../src/pace.js'

@@ -148,7 +148,9 @@ describe('RetryPolicy', () => {
   })
 
   it('spreads the later retries of gates refused together over two intervals', () => {
-    const policy = new RetryPolicy()
+    // 400 gates whose random draws cover [0, 1) evenly: the spread is the policy's, not luck's.
+    let draw = 0
+    const policy = new RetryPolicy({ random: () => (draw++ + 0.5) / 400 })
     const waits = Array.from({ length: 400 }, () => policy.backoff(3, paced(1000)))
     const tenths = new Set(waits.map((wait) => Math.floor(wait / 250)))
     // From 1 s to 3 s, in every quarter second of it, none holding most of them.

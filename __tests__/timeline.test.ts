@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals'
 import { scaleTime } from 'd3-scale'
-import { timeDay, timeHour, timeMinute, timeSecond } from 'd3-time'
+import { timeDay, timeHour, timeMinute, timeMonth, timeSecond } from 'd3-time'
 import { timeFormat } from 'd3-time-format'
 import { JSDOM } from 'jsdom'
 import { MAX_TIMELINE_TASKS, renderTimeline } from '../src/timeline.js'
@@ -41,8 +41,14 @@ async function tickLabels(text: string): Promise<string[]> {
     new Date(Math.min(...tasks.map((task) => task.startTime.getTime()))),
     new Date(Math.max(...tasks.map((task) => task.endTime.getTime())))
   ]
-  const [, every, unit] = /^(\d+)(second|minute|hour|day)$/.exec(db.getTickInterval())!
-  const intervals = { second: timeSecond, minute: timeMinute, hour: timeHour, day: timeDay }
+  const [, every, unit] = /^(\d+)(second|minute|hour|day|month)$/.exec(db.getTickInterval())!
+  const intervals = {
+    second: timeSecond,
+    minute: timeMinute,
+    hour: timeHour,
+    day: timeDay,
+    month: timeMonth
+  }
   const ticks = scaleTime()
     .domain(domain)
     .ticks(intervals[unit as keyof typeof intervals].every(Number(every))!)
@@ -126,7 +132,9 @@ describe('renderTimeline', () => {
     ['7 s', 7_000, '1second', '%H:%M:%S'],
     ['3 min', 180_000, '30second', '%H:%M:%S'],
     ['2 h', 7_200_000, '15minute', '%H:%M'],
-    ['3 days', 3 * 86_400_000, '12hour', '%b %d %H:%M']
+    ['3 days', 3 * 86_400_000, '12hour', '%b %d %H:%M'],
+    ['5 months', 150 * 86_400_000, '1month', '%b %Y'],
+    ['9 years', 9 * 365 * 86_400_000, '12month', '%Y']
   ])(
     'a %s span: an axis whose labels never repeat, read by Mermaid',
     async (_span, spanMs, tick, format) => {
@@ -144,10 +152,18 @@ describe('renderTimeline', () => {
       expect(text).toContain(`    axisFormat ${format}\n`)
       const labels = await tickLabels(text)
       expect(labels.length).toBeGreaterThanOrEqual(3)
-      expect(labels.length).toBeLessThanOrEqual(9)
+      expect(labels.length).toBeLessThanOrEqual(12)
       expect(new Set(labels).size).toBe(labels.length)
     }
   )
+
+  it('over more than about 12 years no axis has few ticks: no chart (the table lists them)', () => {
+    const operations = ['1996-01-01T00:00:00Z', '2026-11-21T10:00:00Z', '2031-01-01T00:00:00Z'].map(
+      (created_at) => operation({ status: 'finished', created_at, updated_at: created_at })
+    )
+    expect(renderTimeline(operations)).toBeUndefined()
+    expect(renderTimeline(operations.slice(1))).toContain('tickInterval 12month')
+  })
 
   it('the section names get room on the left, read by Mermaid from the init directive', async () => {
     const text = renderTimeline([

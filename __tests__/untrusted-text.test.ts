@@ -8,9 +8,15 @@ import {
   truncateBytes
 } from '../src/untrusted-text.js'
 
+/** HTML-escaped as an escaper that writes quotes as `quotes` does. */
+function escapeHtml(text: string, quotes: Record<string, string>): string {
+  const common: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' }
+  return text.replace(/[&<>"']/g, (character) => quotes[character] ?? common[character])
+}
+
 describe('Redactor', () => {
   const key = `napi_k&y"<x>'/+=${'Z'.repeat(12)}`
-  const redactor = new Redactor([key])
+  const redactor = new Redactor([key, `${key} ~!()*`, `${key}!()*`])
 
   it.each([
     ['as is', key],
@@ -25,6 +31,22 @@ describe('Redactor', () => {
         .replace(/'/g, '&#39;')
     ],
     ['URL-encoded', encodeURIComponent(key)],
+    ['HTML-escaped, hex entities', escapeHtml(key, { '"': '&#x22;', "'": '&#x27;' })],
+    ['HTML-escaped, &apos;', escapeHtml(key, { '"': '&quot;', "'": '&apos;' })],
+    ['HTML-escaped, decimal entities', escapeHtml(key, { '"': '&#34;', "'": '&#39;' })],
+    ['form-encoded', new URLSearchParams([['', `${key} ~!()*`]]).toString().slice(1)],
+    [
+      'RFC 3986-encoded',
+      encodeURIComponent(`${key}!()*`).replace(
+        /[!'()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16)}`
+      )
+    ],
+    [
+      '%-encoded, lower-case hex',
+      encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())
+    ],
+    ['URI-encoded', encodeURI(key)],
     ['base64', Buffer.from(key).toString('base64')],
     ['base64url', Buffer.from(key).toString('base64url')]
   ])('hides the secret %s', (_form, text) => {

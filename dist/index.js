@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(571);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(270);
 
 const outcome = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 571:
+/***/ 270:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41489,6 +41489,7 @@ const REDACTED = '***';
 /** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
 class Redactor {
     forms = [];
+    patterns = [];
     constructor(secrets = []) {
         for (const secret of secrets)
             this.add(secret);
@@ -41496,11 +41497,16 @@ class Redactor {
     add(secret) {
         if (!secret)
             return;
+        if (secret.length >= 4) {
+            this.patterns.push({ length: secret.length, pattern: percentPattern(secret) });
+            // A secret that holds another is hidden whole first.
+            this.patterns.sort((a, b) => b.length - a.length);
+        }
         const candidates = [
             secret,
             JSON.stringify(secret).slice(1, -1),
             escapeHtmlEntities(secret),
-            encodeURIComponent(secret),
+            ...htmlEntityForms(secret),
             ...[secret, `Bearer ${secret}`, `Authorization: Bearer ${secret}`].flatMap(base64Forms)
         ];
         this.forms = [...new Set([...this.forms, ...candidates])]
@@ -41509,6 +41515,8 @@ class Redactor {
     }
     redact(text) {
         let result = text;
+        for (const { pattern } of this.patterns)
+            result = result.replace(pattern, REDACTED);
         for (const form of this.forms)
             result = result.split(form).join(REDACTED);
         return result;
@@ -41524,6 +41532,40 @@ class Redactor {
         }
         return value;
     }
+}
+/**
+ * The secret as the common HTML escapers write it: `&quot;` or `&#34;` or `&#x22;`, `&#39;` or
+ * `&#x27;` or `&apos;`, `&amp;`, `&lt;`, `&gt;`, and the same with `@` left as it is.
+ */
+function htmlEntityForms(secret) {
+    const styles = [
+        { '"': '&quot;', "'": '&#39;' },
+        { '"': '&quot;', "'": '&#x27;' },
+        { '"': '&#34;', "'": '&#39;' },
+        { '"': '&#x22;', "'": '&#x27;' },
+        { '"': '&quot;', "'": '&apos;' }
+    ];
+    const common = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+    return styles.map((style) => secret.replace(/[&<>"']/g, (character) => style[character] ?? common[character]));
+}
+/**
+ * Every percent-encoding of the secret at once: each character as it is or as its UTF-8 bytes in
+ * `%XX` escapes with hex digits of either case, a space also as `+`. That covers
+ * `encodeURIComponent`, `encodeURI`, RFC 3986 escapers (`!'()*` too), form encoding and lower-case
+ * escapers, and any mix of them.
+ */
+function percentPattern(secret) {
+    const characters = [...secret].map((character) => {
+        const escapes = [...Buffer.from(character)]
+            .map((byte) => {
+            const hex = byte.toString(16).padStart(2, '0');
+            return `%[${hex[0]}${hex[0].toUpperCase()}][${hex[1]}${hex[1].toUpperCase()}]`;
+        })
+            .join('');
+        const literal = character.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+        return `(?:${literal}|${escapes}${character === ' ' ? '|\\+' : ''})`;
+    });
+    return new RegExp(characters.join(''), 'g');
 }
 /**
  * The base64 and base64url text of `secret` wherever it stands in an encoded stream: base64 encodes
@@ -41638,7 +41680,7 @@ const ACTION_VERSION = '0.1.0';
 
 /** The first wait before retrying a request that is not a poll (it is not paced by polling). */
 const LISTING_RETRY_FLOOR_MS = 2000;
-/** Requests that are not polls (listing projects, reading the branch) retry from 2 s. */
+/** Requests outside the wait (listing projects, finding the organization) retry from 2 s. */
 const LISTING_PACING = () => ({
     minimumMs: LISTING_RETRY_FLOOR_MS,
     nextPollMs: LISTING_RETRY_FLOOR_MS
@@ -41798,14 +41840,17 @@ class ApiCore {
 
 ;// CONCATENATED MODULE: ./src/paging.ts
 /*
- * The one paging rule for every list of the API. Lists keep their next page's cursor in different
- * places (operations and projects: `pagination.cursor`, which may repeat the last item; branches:
- * `pagination.next`, absent on the last page), so each reader says where, and this walks.
+ * The one paging rule for every list of the API. Lists say in different ways that a page was the
+ * last, so each reader says how:
+ * - operations and projects keep the next page's cursor in `pagination.cursor`, present on every
+ *   page (it is the last item's key): a page shorter than asked is the last;
+ * - branches keep it in `pagination.next`, absent on the last page: a page may be shorter than asked
+ *   (a server may cap `limit`) and still have a next one, so only `next` ends the list.
  */
 /**
- * Reads pages until the last one (shorter than `limit`, or without a cursor), until `onPage`
- * returns false, until `maxPages`, or until the API hands out a cursor it gave before (a server
- * that cycles must not keep the walk going forever). Says which of these ended it.
+ * Reads pages until the last one (empty, without a cursor, or short where the list's rule says so),
+ * until `onPage` returns false, until `maxPages`, or until the API hands out a cursor it gave before
+ * (a server that cycles must not keep the walk going forever). Says which of these ended it.
  */
 async function walkPages(readPage, walk) {
     const cursors = new Set();
@@ -41815,7 +41860,8 @@ async function walkPages(readPage, walk) {
         if (walk.onPage(page) === false)
             return 'stopped';
         const next = walk.nextCursor(page) ?? undefined;
-        if (walk.length(page) < walk.limit || !next)
+        const length = walk.length(page);
+        if (!next || length === 0 || (walk.shortPageIsLast && length < walk.limit))
             return 'last page';
         if (cursors.has(next) || next === cursor)
             return 'repeated cursor';
@@ -41848,7 +41894,7 @@ class BranchesReader {
             segments: ['projects', projectId, 'branches', branchId],
             schema: BranchResponseSchema,
             subject: `branch "${branchId}" of project "${projectId}"`,
-            pacing: 'listing',
+            pacing: 'poll',
             mismatch: ({ branch }) => branch.id !== branchId
                 ? `the answer is branch "${branch.id}", not the one asked for`
                 : strangerIn([branch], projectId, 'branch')
@@ -41860,25 +41906,30 @@ class BranchesReader {
      * across every page: the one named exactly so can be on any of them.
      */
     async searchBranches(projectId, search) {
-        const found = [];
+        const found = new Map();
         const end = await walkPages((cursor) => this.core.get({
             segments: ['projects', projectId, 'branches'],
             query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
             schema: BranchListSchema,
             subject: `the branches of project "${projectId}"`,
-            pacing: 'listing',
+            pacing: 'poll',
             mismatch: (list) => strangerIn(list.branches, projectId, 'branch')
         }), {
             limit: BRANCH_PAGE_LIMIT,
             maxPages: MAX_BRANCH_PAGES,
             length: (page) => page.branches.length,
             nextCursor: (page) => page.pagination?.next,
-            onPage: (page) => void found.push(...page.branches)
+            shortPageIsLast: false,
+            // Pages may overlap at their edges: each branch counts once.
+            onPage: (page) => {
+                for (const branch of page.branches)
+                    found.set(branch.id, branch);
+            }
         });
         if (end === 'page cap' || end === 'repeated cursor') {
-            this.logger.warning(`Looked at the first ${found.length} branches whose name or id contains "${search}" only (${end === 'page cap' ? `${MAX_BRANCH_PAGES} pages` : 'the API repeated a page cursor'})`);
+            this.logger.warning(`Looked at the first ${found.size} branches whose name or id contains "${search}" only (${end === 'page cap' ? `${MAX_BRANCH_PAGES} pages` : 'the API repeated a page cursor'})`);
         }
-        return found;
+        return [...found.values()];
     }
 }
 
@@ -42012,6 +42063,7 @@ class ProjectsReader {
             maxPages: MAX_PROJECT_PAGES,
             length: (page) => page.projects.length,
             nextCursor: (page) => page.pagination?.cursor,
+            shortPageIsLast: true,
             onPage: (page) => {
                 for (const project of page.projects)
                     projects.set(project.id, project);
@@ -42086,9 +42138,9 @@ const STATES = new Map([
 function branchReadiness(branch) {
     if (branch.pending_state)
         return 'not ready';
-    // A branch the API says nothing about is taken as it always was: ready.
+    // The live API always states one: a branch without it is in a state the gate cannot judge.
     if (branch.current_state == null)
-        return 'ready';
+        return 'unknown';
     return STATES.get(branch.current_state) ?? 'unknown';
 }
 /** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */
@@ -42195,19 +42247,8 @@ function nothingRead(outcome) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/headline.ts
-/*
- * What a report says first: why the gate ended as it did. The facts are put together once, as
- * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
- * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
- */
+;// CONCATENATED MODULE: ./src/phrase.ts
 
-
-
-
-
-/** How many operations a line names; the table has them all. */
-const NAMED_IN_LINE = 3;
 const MAX_CODE_CHARS = 80;
 const MAX_QUOTE_CHARS = 300;
 /** `1 operation`, `2 operations`: the noun follows the count. */
@@ -42226,6 +42267,30 @@ function phraseHtml(phrase) {
 function phraseText(phrase) {
     return render(phrase, (text) => truncate(text, MAX_CODE_CHARS), (text) => `"${truncate(text, MAX_QUOTE_CHARS)}"`);
 }
+/**
+ * `init`, or `ready, then resetting` when a change of state is pending; `no current_state` when the
+ * API states none (such a branch is waited on, as an unknown state is).
+ */
+function branchStatePhrase(branch) {
+    return [
+        branch.current_state == null ? 'no current_state' : { code: branch.current_state },
+        ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
+    ];
+}
+
+;// CONCATENATED MODULE: ./src/headline.ts
+/*
+ * What a report says first: why the gate ended as it did. The facts are put together once, as
+ * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
+ * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
+ */
+
+
+
+
+
+/** How many operations a line names; the table has them all. */
+const NAMED_IN_LINE = 3;
 /** `start_compute on br-preview-7` */
 function actionOnBranch(operation) {
     return [
@@ -42324,13 +42389,6 @@ function outcomeLine(report, facts) {
             return branchNotReady(report);
     }
 }
-/** `init`, or `ready, then resetting` when a change of state is pending. */
-function branchStatePhrase(branch) {
-    return [
-        { code: branch.current_state ?? 'unknown' },
-        ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
-    ];
-}
 /** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */
 function branchNotReady(report) {
     const { branch } = report;
@@ -42340,6 +42398,7 @@ function branchNotReady(report) {
 }
 
 ;// CONCATENATED MODULE: ./src/annotations.ts
+
 
 
 
@@ -42374,11 +42433,16 @@ function annotationsFor(report) {
     }
     else if (report.outcome === 'timeout') {
         const first = facts.inFlight[0];
+        const branch = !first && branchNotReady(report);
         annotations.push({
             title: first
                 ? truncate(`timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`, 200)
-                : 'timeout',
-            message: truncate(`timeout ran out with ${phraseText(inFlightPhrase(facts, true))}`, 1000)
+                : branch
+                    ? truncate(`timeout: ${phraseText(branch)}`, 200)
+                    : 'timeout',
+            message: truncate(branch
+                ? `timeout ran out while ${phraseText(branch)}`
+                : `timeout ran out with ${phraseText(inFlightPhrase(facts, true))}`, 1000)
         });
     }
     return annotations;
@@ -42835,12 +42899,6 @@ class ProjectGateSource {
         this.options = options;
         this.branch = options.branch?.branch;
     }
-    get waitingFor() {
-        const { branch } = this;
-        if (!branch || !this.options.branch || canBeQueried(branch))
-            return undefined;
-        return `branch ${truncate(branch.name, 80)} (${branch.id}) is ${describeState(branch)}`;
-    }
     get operations() {
         return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0);
     }
@@ -42853,19 +42911,17 @@ class ProjectGateSource {
         this.completedPolls++;
     }
     /**
-     * Once the branch's operations are final, whether it can be queried: one read a poll, only with
-     * `branch_id`, only while it is not ready.
+     * Whether the branch can be queried, read anew in every poll that finds its operations final (only
+     * with `branch_id`): what was read at resolution or before its operations ran says nothing of now.
      */
     async readBranch() {
         const gated = this.options.branch;
         if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
             return;
         }
-        if (this.completedPolls > 0 && this.waitingFor === undefined)
-            return;
-        const previous = this.branch && describeState(this.branch);
+        const previous = this.branch && branchStateText(this.branch);
         this.branch = await gated.reader.getBranch(this.options.projectId, gated.branch.id);
-        const state = describeState(this.branch);
+        const state = branchStateText(this.branch);
         const readiness = branchReadiness(this.branch);
         const name = `Branch ${truncate(this.branch.name, 80)} (${this.branch.id})`;
         if (readiness === 'archived') {
@@ -42901,13 +42957,18 @@ class ProjectGateSource {
             logger.warning('Project gate: the API handed out a page cursor it had given before');
         }
     }
+    /**
+     * A later poll. With nothing pending it still reads the newest page (there is a poll only while
+     * the branch keeps the gate open): an operation started meanwhile, on a branch not ready yet,
+     * keeps the gate open too.
+     */
     async refresh() {
         const { reader, projectId, isDone } = this.options;
         const pending = [...this.tracked.values()].filter((operation) => !isDone(operation));
-        if (pending.length === 0)
-            return;
         const times = pending.map((operation) => this.createdAt(operation));
-        const oldestPendingAt = times.includes(undefined) ? -Infinity : Math.min(...times);
+        const oldestPendingAt = times.includes(undefined)
+            ? -Infinity
+            : Math.min(Infinity, ...times);
         const listed = new Set();
         await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, (page) => {
             for (const operation of page.operations) {
@@ -42938,6 +42999,7 @@ class ProjectGateSource {
             maxPages,
             length: (page) => page.operations.length,
             nextCursor: operationsCursor,
+            shortPageIsLast: true,
             onPage
         });
     }
@@ -42968,7 +43030,7 @@ function isOlderThan(operation, time) {
 function sortTime(operation) {
     return parseTime(operation.created_at) ?? Infinity;
 }
-function describeState(branch) {
+function branchStateText(branch) {
     return phraseText(branchStatePhrase(branch));
 }
 
@@ -43017,8 +43079,9 @@ function buildOutputs(report) {
         outputs.projects = jsonArray(report.listing.projects, 'projects', notes);
         outputs.project_count = String(report.listing.projects.length);
     }
-    if (report.branch)
-        outputs.branch_state = report.branch.current_state ?? '';
+    if (report.branch) {
+        outputs.branch_state = truncate(report.branch.current_state ?? '', MAX_FIELD_CHARS);
+    }
     const { wait } = report;
     if (wait)
         outputs.elapsed_ms = String(Math.round(wait.elapsedMs));
@@ -43166,20 +43229,33 @@ const TAGS = {
 };
 /** Ticks on the axis at most; the step is the smallest of TICK_STEPS that keeps within it. */
 const MAX_TICKS = 8;
+/** A span that even the longest step would cover with more ticks than this is not drawn. */
+const MAX_TICKS_AT_LONGEST_STEP = 12;
+const MONTH_MS = 30.44 * 86_400_000;
 /**
  * Tick steps Mermaid accepts (`tickInterval`), with an axis format that names each tick once: a
- * step of seconds shows seconds, of minutes or hours the minute, of days the day. d3 puts ticks on
- * whole multiples of the step, so two ticks never share a label at that precision.
+ * step of seconds shows seconds, of minutes or hours the minute, of days the day, of months the
+ * month, of a year the year. d3 puts ticks on whole multiples of the step within the next larger
+ * unit (a month's step counts months within the year), so two ticks never share a label at that
+ * precision, and no step is longer than a year.
  */
 const TICK_STEPS = [
     ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 1000, tick: `${n}second`, format: '%H:%M:%S' })),
     ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 60_000, tick: `${n}minute`, format: '%H:%M' })),
     ...[1, 2, 3, 6, 12].map((n) => ({ ms: n * 3_600_000, tick: `${n}hour`, format: '%H:%M' })),
-    ...[1, 2, 7, 14].map((n) => ({ ms: n * 86_400_000, tick: `${n}day`, format: '%b %d' }))
+    ...[1, 2, 7, 14].map((n) => ({ ms: n * 86_400_000, tick: `${n}day`, format: '%b %d' })),
+    ...[1, 2, 3, 6].map((n) => ({ ms: n * MONTH_MS, tick: `${n}month`, format: '%b %Y' })),
+    { ms: 12 * MONTH_MS, tick: '12month', format: '%Y' }
 ];
-/** The axis for a chart spanning `spanMs`: `tickInterval` and `axisFormat`. */
+const LONGEST_STEP = TICK_STEPS.at(-1);
+/**
+ * The axis for a chart spanning `spanMs`: `tickInterval` and `axisFormat`; undefined for a span of
+ * more than about 12 years, which no step Mermaid has can mark with few ticks.
+ */
 function axisFor(spanMs) {
-    const step = TICK_STEPS.find((candidate) => spanMs / candidate.ms <= MAX_TICKS) ?? TICK_STEPS.at(-1);
+    if (spanMs / LONGEST_STEP.ms > MAX_TICKS_AT_LONGEST_STEP)
+        return undefined;
+    const step = TICK_STEPS.find((candidate) => spanMs / candidate.ms <= MAX_TICKS) ?? LONGEST_STEP;
     // A span of a day or more shows the day beside the time, or 23:00 and 01:00 would repeat.
     const format = spanMs >= 86_400_000 && step.format === '%H:%M' ? '%b %d %H:%M' : step.format;
     return { tick: step.tick, format };
@@ -43193,7 +43269,7 @@ function leftPadding(sections) {
  * The operations as a Mermaid gantt chart, from `created_at` to the last update, one section per
  * action, marked by status (done, active, crit). An operation that has not finished runs to the
  * time it was last read (`readAt`, wall clock), not to its last update. Undefined when there is
- * nothing to draw or too much to read (the table says it all then).
+ * nothing to draw or too much to read, operations or years (the table says it all then).
  */
 function renderTimeline(operations, readAt = new Map()) {
     const drawable = operations.filter((operation) => !Number.isNaN(Date.parse(operation.created_at ?? '')));
@@ -43218,6 +43294,8 @@ function renderTimeline(operations, readAt = new Map()) {
         bySection.set(section, tasks);
     }
     const axis = axisFor(last - first);
+    if (!axis)
+        return undefined;
     const lines = [
         'gantt',
         `    %%{init: {"gantt": {"leftPadding": ${leftPadding([...bySection.keys()])}}}}%%`,
@@ -43231,6 +43309,7 @@ function renderTimeline(operations, readAt = new Map()) {
 }
 
 ;// CONCATENATED MODULE: ./src/summary.ts
+
 
 
 
@@ -43655,7 +43734,41 @@ function describeGitHubError(error) {
     return typeof status === 'number' ? `${text} (HTTP ${status})` : text;
 }
 
+;// CONCATENATED MODULE: ./src/runner-files.ts
+/*
+ * The runner's files (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY) are written by @actions/core, which opens
+ * them with a plain blocking open: on a FIFO that nobody reads it waits forever, past `timeout`.
+ * This looks at the path first without blocking (O_NONBLOCK, which @actions/core has no way to
+ * ask for) and lets core write only to a regular file or a device such as /dev/null, whose writes
+ * do not wait for a reader.
+ */
+
+/** Why the file at `path` cannot take a write, or undefined when it can without waiting. */
+function runnerFileProblem(path) {
+    let descriptor;
+    try {
+        descriptor = (0,external_node_fs_namespaceObject.openSync)(path, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_APPEND | external_node_fs_namespaceObject.constants.O_NONBLOCK);
+    }
+    catch (error) {
+        // What a FIFO with no reader answers to a non-blocking open.
+        if (error.code === 'ENXIO') {
+            return `${path} is not a regular file (a pipe that nobody reads)`;
+        }
+        return error.message;
+    }
+    try {
+        const stats = (0,external_node_fs_namespaceObject.fstatSync)(descriptor);
+        return stats.isFile() || stats.isCharacterDevice()
+            ? undefined
+            : `${path} is not a regular file (a pipe or a socket could block the step)`;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(descriptor);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/wait-for-operations.ts
+
 
 
 
@@ -43740,13 +43853,14 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
             return finish('failure');
         }
         const allFinal = operations.every((operation) => isFinal(operation.status, options.failFast));
-        if (allFinal && !source.waitingFor)
+        const branchOpen = source.branch !== undefined && !canBeQueried(source.branch);
+        if (allFinal && !branchOpen)
             return finish('success');
         if (!options.wait)
             return finish('pending');
         const remaining = options.deadline - clock.now();
         if (remaining <= 0)
-            return finish('timeout', allFinal ? source.waitingFor : undefined);
+            return finish('timeout');
         try {
             await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal);
         }
@@ -43766,6 +43880,8 @@ function wait_for_operations_describe(operation) {
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
+
+
 
 
 
@@ -43885,7 +44001,7 @@ async function run(dependencies = {}) {
             report.lastSeen = source.operations;
     }
     finally {
-        if (source instanceof ProjectGateSource && source.branch)
+        if (source?.branch)
             report.branch = source.branch;
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
@@ -43928,6 +44044,10 @@ async function run(dependencies = {}) {
 /** Outputs are the step's result: a runner file that cannot take them fails the step. */
 function writeOutputs(outputs, redact, toLog) {
     try {
+        const file = process.env.GITHUB_OUTPUT;
+        const problem = file && runnerFileProblem(file);
+        if (problem)
+            throw new Error(problem);
         for (const [name, value] of Object.entries(outputs))
             setOutput(name, redact(value));
     }
@@ -43976,11 +44096,15 @@ function failureMessage(outcome, report) {
         : `${cut}${still}`;
 }
 async function writeSummary(html, logger) {
-    if (!process.env.GITHUB_STEP_SUMMARY) {
+    const file = process.env.GITHUB_STEP_SUMMARY;
+    if (!file) {
         logger.debug('GITHUB_STEP_SUMMARY is not set; no job summary written');
         return;
     }
     try {
+        const problem = runnerFileProblem(file);
+        if (problem)
+            throw new Error(problem);
         await summary.addRaw(html).write();
     }
     catch (error) {

@@ -1,4 +1,5 @@
-import { inFlightPhrase, operationFacts, phraseText, plural } from './headline.js'
+import { branchNotReady, inFlightPhrase, operationFacts } from './headline.js'
+import { phraseText, plural } from './phrase.js'
 import { nothingRead, type RunReport } from './report.js'
 import { truncate } from './untrusted-text.js'
 
@@ -44,14 +45,22 @@ export function annotationsFor(report: RunReport): Annotation[] {
     })
   } else if (report.outcome === 'timeout') {
     const first = facts.inFlight[0]
+    const branch = !first && branchNotReady(report)
     annotations.push({
       title: first
         ? truncate(
             `timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`,
             200
           )
-        : 'timeout',
-      message: truncate(`timeout ran out with ${phraseText(inFlightPhrase(facts, true))}`, 1000)
+        : branch
+          ? truncate(`timeout: ${phraseText(branch)}`, 200)
+          : 'timeout',
+      message: truncate(
+        branch
+          ? `timeout ran out while ${phraseText(branch)}`
+          : `timeout ran out with ${phraseText(inFlightPhrase(facts, true))}`,
+        1000
+      )
     })
   }
   return annotations

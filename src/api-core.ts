@@ -24,7 +24,7 @@ import { ACTION_NAME, ACTION_VERSION } from './version.js'
 
 /** The first wait before retrying a request that is not a poll (it is not paced by polling). */
 export const LISTING_RETRY_FLOOR_MS = 2000
-/** Requests that are not polls (listing projects, reading the branch) retry from 2 s. */
+/** Requests outside the wait (listing projects, finding the organization) retry from 2 s. */
 const LISTING_PACING = (): RetryPacing => ({
   minimumMs: LISTING_RETRY_FLOOR_MS,
   nextPollMs: LISTING_RETRY_FLOOR_MS

@@ -18,8 +18,8 @@ export function branchReadiness(
   branch: Pick<Branch, 'current_state' | 'pending_state'>
 ): BranchReadiness {
   if (branch.pending_state) return 'not ready'
-  // A branch the API says nothing about is taken as it always was: ready.
-  if (branch.current_state == null) return 'ready'
+  // The live API always states one: a branch without it is in a state the gate cannot judge.
+  if (branch.current_state == null) return 'unknown'
   return STATES.get(branch.current_state) ?? 'unknown'
 }
 

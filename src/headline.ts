@@ -7,50 +7,11 @@ import { canBeQueried } from './branch-state.js'
 import { formatDuration } from './duration.js'
 import { isFinalFailure, succeeded } from './operation-status.js'
 import { operationDuration, type RunReport, seenOperations } from './report.js'
-import type { Branch, Operation } from './schemas.js'
-import { forHtml, truncate } from './untrusted-text.js'
-
-/** Our own words (strings), an identifier of the API's (`code`) and a message of the API's. */
-export type Phrase = (string | { code: string } | { quote: string })[]
+import type { Operation } from './schemas.js'
+import { branchStatePhrase, type Phrase, plural } from './phrase.js'
 
 /** How many operations a line names; the table has them all. */
 const NAMED_IN_LINE = 3
-const MAX_CODE_CHARS = 80
-const MAX_QUOTE_CHARS = 300
-
-/** `1 operation`, `2 operations`: the noun follows the count. */
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`
-}
-
-/** A phrase with our words as they are and the API's text as `code` and `quote` make it. */
-function render(
-  phrase: Phrase,
-  code: (text: string) => string,
-  quote: (text: string) => string
-): string {
-  return phrase
-    .map((part) =>
-      typeof part === 'string' ? part : 'code' in part ? code(part.code) : quote(part.quote)
-    )
-    .join('')
-}
-
-export function phraseHtml(phrase: Phrase): string {
-  return render(
-    phrase,
-    (text) => `<code>${forHtml(text, MAX_CODE_CHARS)}</code>`,
-    (text) => `“${forHtml(text, MAX_QUOTE_CHARS)}”`
-  )
-}
-
-export function phraseText(phrase: Phrase): string {
-  return render(
-    phrase,
-    (text) => truncate(text, MAX_CODE_CHARS),
-    (text) => `"${truncate(text, MAX_QUOTE_CHARS)}"`
-  )
-}
 
 /** `start_compute on br-preview-7` */
 function actionOnBranch(operation: Operation): Phrase {
@@ -168,14 +129,6 @@ export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | 
       if (facts.inFlight.length > 0) return inFlightPhrase(facts)
       return branchNotReady(report)
   }
-}
-
-/** `init`, or `ready, then resetting` when a change of state is pending. */
-export function branchStatePhrase(branch: Branch): Phrase {
-  return [
-    { code: branch.current_state ?? 'unknown' },
-    ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
-  ]
 }
 
 /** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */

@@ -16,10 +16,9 @@ import {
   failedList,
   inFlightList,
   inFlightPhrase,
-  operationFacts,
-  phraseText,
-  plural
+  operationFacts
 } from './headline.js'
+import { phraseText, plural } from './phrase.js'
 import { getInputs, ignoredInputWarnings, type Inputs } from './input-helper.js'
 import type { Logger } from './logger.js'
 import { isFinal } from './operation-status.js'
@@ -30,6 +29,7 @@ import type { RunReport } from './report.js'
 import { Pace } from './pace.js'
 import { type CommentApi, writePullRequestComment } from './pr-comment.js'
 import { requestTimeLimitMs, RetryPolicy } from './retry-policy.js'
+import { runnerFileProblem } from './runner-files.js'
 import { MAX_SUMMARY_BYTES, renderSummaryWithin } from './summary.js'
 import { forLog, Redactor } from './untrusted-text.js'
 import { ACTION_VERSION } from './version.js'
@@ -147,7 +147,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
     report.error = redact(result === 'timeout' ? `timeout ran out: ${message}` : message)
     if (source && source.completedPolls > 0) report.lastSeen = source.operations
   } finally {
-    if (source instanceof ProjectGateSource && source.branch) report.branch = source.branch
+    if (source?.branch) report.branch = source.branch
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
@@ -193,6 +193,9 @@ function writeOutputs(
   toLog: (text: string) => string
 ): void {
   try {
+    const file = process.env.GITHUB_OUTPUT
+    const problem = file && runnerFileProblem(file)
+    if (problem) throw new Error(problem)
     for (const [name, value] of Object.entries(outputs)) core.setOutput(name, redact(value))
   } catch (error) {
     core.setFailed(
@@ -251,11 +254,14 @@ function failureMessage(outcome: Outcome, report: RunReport): string {
 }
 
 async function writeSummary(html: string, logger: Logger): Promise<void> {
-  if (!process.env.GITHUB_STEP_SUMMARY) {
+  const file = process.env.GITHUB_STEP_SUMMARY
+  if (!file) {
     logger.debug('GITHUB_STEP_SUMMARY is not set; no job summary written')
     return
   }
   try {
+    const problem = runnerFileProblem(file)
+    if (problem) throw new Error(problem)
     await core.summary.addRaw(html).write()
   } catch (error) {
     core.summary.emptyBuffer()

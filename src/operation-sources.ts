@@ -1,5 +1,5 @@
-import { branchReadiness, canBeQueried } from './branch-state.js'
-import { branchStatePhrase, phraseText } from './headline.js'
+import { branchReadiness } from './branch-state.js'
+import { branchStatePhrase, phraseText } from './phrase.js'
 import type { Clock } from './clock.js'
 import type { Logger } from './logger.js'
 import { type PageWalkEnd, walkPages } from './paging.js'
@@ -17,10 +17,10 @@ export interface OperationSource {
   /** Polls that read everything they meant to; 0 means the state is unknown. */
   readonly completedPolls: number
   /**
-   * What else keeps the gate open once every operation is final (the branch not ready yet), for
-   * people; undefined when nothing does.
+   * The gated branch as last read, when the gate is narrowed to one: once every operation is final,
+   * the gate stays open while it cannot be queried.
    */
-  readonly waitingFor?: string
+  readonly branch?: Branch
 }
 
 export type OperationReader = Pick<OperationsReader, 'getOperation' | 'listOperations'>
@@ -113,12 +113,6 @@ export class ProjectGateSource implements OperationSource {
     this.branch = options.branch?.branch
   }
 
-  get waitingFor(): string | undefined {
-    const { branch } = this
-    if (!branch || !this.options.branch || canBeQueried(branch)) return undefined
-    return `branch ${truncate(branch.name, 80)} (${branch.id}) is ${describeState(branch)}`
-  }
-
   get operations(): Operation[] {
     return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0)
   }
@@ -131,18 +125,17 @@ export class ProjectGateSource implements OperationSource {
   }
 
   /**
-   * Once the branch's operations are final, whether it can be queried: one read a poll, only with
-   * `branch_id`, only while it is not ready.
+   * Whether the branch can be queried, read anew in every poll that finds its operations final (only
+   * with `branch_id`): what was read at resolution or before its operations ran says nothing of now.
    */
   private async readBranch(): Promise<void> {
     const gated = this.options.branch
     if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
       return
     }
-    if (this.completedPolls > 0 && this.waitingFor === undefined) return
-    const previous = this.branch && describeState(this.branch)
+    const previous = this.branch && branchStateText(this.branch)
     this.branch = await gated.reader.getBranch(this.options.projectId, gated.branch.id)
-    const state = describeState(this.branch)
+    const state = branchStateText(this.branch)
     const readiness = branchReadiness(this.branch)
     const name = `Branch ${truncate(this.branch.name, 80)} (${this.branch.id})`
     if (readiness === 'archived') {
@@ -185,12 +178,18 @@ export class ProjectGateSource implements OperationSource {
     }
   }
 
+  /**
+   * A later poll. With nothing pending it still reads the newest page (there is a poll only while
+   * the branch keeps the gate open): an operation started meanwhile, on a branch not ready yet,
+   * keeps the gate open too.
+   */
   private async refresh(): Promise<void> {
     const { reader, projectId, isDone } = this.options
     const pending = [...this.tracked.values()].filter((operation) => !isDone(operation))
-    if (pending.length === 0) return
     const times = pending.map((operation) => this.createdAt(operation))
-    const oldestPendingAt = times.includes(undefined) ? -Infinity : Math.min(...(times as number[]))
+    const oldestPendingAt = times.includes(undefined)
+      ? -Infinity
+      : Math.min(Infinity, ...(times as number[]))
     const listed = new Set<string>()
     await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, (page) => {
       for (const operation of page.operations) {
@@ -226,6 +225,7 @@ export class ProjectGateSource implements OperationSource {
       maxPages,
       length: (page) => page.operations.length,
       nextCursor: operationsCursor,
+      shortPageIsLast: true,
       onPage
     })
   }
@@ -264,6 +264,6 @@ function sortTime(operation: Operation): number {
   return parseTime(operation.created_at) ?? Infinity
 }
 
-function describeState(branch: Branch): string {
+function branchStateText(branch: Branch): string {
   return phraseText(branchStatePhrase(branch))
 }

@@ -55,7 +55,9 @@ export function buildOutputs(report: RunReport): BuiltOutputs {
     outputs.projects = jsonArray(report.listing.projects, 'projects', notes)
     outputs.project_count = String(report.listing.projects.length)
   }
-  if (report.branch) outputs.branch_state = report.branch.current_state ?? ''
+  if (report.branch) {
+    outputs.branch_state = truncate(report.branch.current_state ?? '', MAX_FIELD_CHARS)
+  }
   const { wait } = report
   if (wait) outputs.elapsed_ms = String(Math.round(wait.elapsedMs))
   // Nothing read is no operation, not an empty list of them: those outputs stay unset.

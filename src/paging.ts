@@ -1,25 +1,30 @@
 /*
- * The one paging rule for every list of the API. Lists keep their next page's cursor in different
- * places (operations and projects: `pagination.cursor`, which may repeat the last item; branches:
- * `pagination.next`, absent on the last page), so each reader says where, and this walks.
+ * The one paging rule for every list of the API. Lists say in different ways that a page was the
+ * last, so each reader says how:
+ * - operations and projects keep the next page's cursor in `pagination.cursor`, present on every
+ *   page (it is the last item's key): a page shorter than asked is the last;
+ * - branches keep it in `pagination.next`, absent on the last page: a page may be shorter than asked
+ *   (a server may cap `limit`) and still have a next one, so only `next` ends the list.
  */
 
 export type PageWalkEnd = 'last page' | 'stopped' | 'page cap' | 'repeated cursor'
 
 export interface PageWalk<P> {
-  /** The page size asked for: a shorter page is the last. */
+  /** The page size asked for. */
   limit: number
   maxPages: number
   length: (page: P) => number
   /** Where this list keeps the next page's cursor; undefined or empty: no next page. */
   nextCursor: (page: P) => string | null | undefined
+  /** Whether a page shorter than `limit` is the last, whatever its cursor says. */
+  shortPageIsLast: boolean
   onPage: (page: P) => boolean | void
 }
 
 /**
- * Reads pages until the last one (shorter than `limit`, or without a cursor), until `onPage`
- * returns false, until `maxPages`, or until the API hands out a cursor it gave before (a server
- * that cycles must not keep the walk going forever). Says which of these ended it.
+ * Reads pages until the last one (empty, without a cursor, or short where the list's rule says so),
+ * until `onPage` returns false, until `maxPages`, or until the API hands out a cursor it gave before
+ * (a server that cycles must not keep the walk going forever). Says which of these ended it.
  */
 export async function walkPages<P>(
   readPage: (cursor: string | undefined) => Promise<P>,
@@ -31,7 +36,8 @@ export async function walkPages<P>(
     const page = await readPage(cursor)
     if (walk.onPage(page) === false) return 'stopped'
     const next = walk.nextCursor(page) ?? undefined
-    if (walk.length(page) < walk.limit || !next) return 'last page'
+    const length = walk.length(page)
+    if (!next || length === 0 || (walk.shortPageIsLast && length < walk.limit)) return 'last page'
     if (cursors.has(next) || next === cursor) return 'repeated cursor'
     if (pages >= walk.maxPages) return 'page cap'
     cursors.add(next)

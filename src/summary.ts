@@ -1,14 +1,7 @@
 import { formatDuration } from './duration.js'
 import { statusLabel } from './operation-status.js'
-import {
-  branchStatePhrase,
-  inFlightPhrase,
-  type OperationFacts,
-  operationFacts,
-  outcomeLine,
-  phraseHtml,
-  plural
-} from './headline.js'
+import { inFlightPhrase, type OperationFacts, operationFacts, outcomeLine } from './headline.js'
+import { branchStatePhrase, phraseHtml, plural } from './phrase.js'
 import { nothingRead, operationDuration, type RunReport } from './report.js'
 import { renderTimeline } from './timeline.js'
 import { forHtml, truncateBytes } from './untrusted-text.js'

@@ -26,22 +26,33 @@ const TAGS: Record<StatusClass, string> = {
 
 /** Ticks on the axis at most; the step is the smallest of TICK_STEPS that keeps within it. */
 const MAX_TICKS = 8
+/** A span that even the longest step would cover with more ticks than this is not drawn. */
+const MAX_TICKS_AT_LONGEST_STEP = 12
+const MONTH_MS = 30.44 * 86_400_000
 /**
  * Tick steps Mermaid accepts (`tickInterval`), with an axis format that names each tick once: a
- * step of seconds shows seconds, of minutes or hours the minute, of days the day. d3 puts ticks on
- * whole multiples of the step, so two ticks never share a label at that precision.
+ * step of seconds shows seconds, of minutes or hours the minute, of days the day, of months the
+ * month, of a year the year. d3 puts ticks on whole multiples of the step within the next larger
+ * unit (a month's step counts months within the year), so two ticks never share a label at that
+ * precision, and no step is longer than a year.
  */
 const TICK_STEPS: { ms: number; tick: string; format: string }[] = [
   ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 1000, tick: `${n}second`, format: '%H:%M:%S' })),
   ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 60_000, tick: `${n}minute`, format: '%H:%M' })),
   ...[1, 2, 3, 6, 12].map((n) => ({ ms: n * 3_600_000, tick: `${n}hour`, format: '%H:%M' })),
-  ...[1, 2, 7, 14].map((n) => ({ ms: n * 86_400_000, tick: `${n}day`, format: '%b %d' }))
+  ...[1, 2, 7, 14].map((n) => ({ ms: n * 86_400_000, tick: `${n}day`, format: '%b %d' })),
+  ...[1, 2, 3, 6].map((n) => ({ ms: n * MONTH_MS, tick: `${n}month`, format: '%b %Y' })),
+  { ms: 12 * MONTH_MS, tick: '12month', format: '%Y' }
 ]
+const LONGEST_STEP = TICK_STEPS.at(-1)!
 
-/** The axis for a chart spanning `spanMs`: `tickInterval` and `axisFormat`. */
-export function axisFor(spanMs: number): { tick: string; format: string } {
-  const step =
-    TICK_STEPS.find((candidate) => spanMs / candidate.ms <= MAX_TICKS) ?? TICK_STEPS.at(-1)!
+/**
+ * The axis for a chart spanning `spanMs`: `tickInterval` and `axisFormat`; undefined for a span of
+ * more than about 12 years, which no step Mermaid has can mark with few ticks.
+ */
+export function axisFor(spanMs: number): { tick: string; format: string } | undefined {
+  if (spanMs / LONGEST_STEP.ms > MAX_TICKS_AT_LONGEST_STEP) return undefined
+  const step = TICK_STEPS.find((candidate) => spanMs / candidate.ms <= MAX_TICKS) ?? LONGEST_STEP
   // A span of a day or more shows the day beside the time, or 23:00 and 01:00 would repeat.
   const format = spanMs >= 86_400_000 && step.format === '%H:%M' ? '%b %d %H:%M' : step.format
   return { tick: step.tick, format }
@@ -57,7 +68,7 @@ function leftPadding(sections: string[]): number {
  * The operations as a Mermaid gantt chart, from `created_at` to the last update, one section per
  * action, marked by status (done, active, crit). An operation that has not finished runs to the
  * time it was last read (`readAt`, wall clock), not to its last update. Undefined when there is
- * nothing to draw or too much to read (the table says it all then).
+ * nothing to draw or too much to read, operations or years (the table says it all then).
  */
 export function renderTimeline(
   operations: Operation[],
@@ -86,6 +97,7 @@ export function renderTimeline(
     bySection.set(section, tasks)
   }
   const axis = axisFor(last - first)
+  if (!axis) return undefined
   const lines = [
     'gantt',
     `    %%{init: {"gantt": {"leftPadding": ${leftPadding([...bySection.keys()])}}}}%%`,

@@ -10,6 +10,7 @@ const REDACTED = '***'
 /** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
 export class Redactor {
   private forms: string[] = []
+  private patterns: { length: number; pattern: RegExp }[] = []
 
   constructor(secrets: string[] = []) {
     for (const secret of secrets) this.add(secret)
@@ -17,11 +18,16 @@ export class Redactor {
 
   add(secret: string): void {
     if (!secret) return
+    if (secret.length >= 4) {
+      this.patterns.push({ length: secret.length, pattern: percentPattern(secret) })
+      // A secret that holds another is hidden whole first.
+      this.patterns.sort((a, b) => b.length - a.length)
+    }
     const candidates = [
       secret,
       JSON.stringify(secret).slice(1, -1),
       escapeHtmlEntities(secret),
-      encodeURIComponent(secret),
+      ...htmlEntityForms(secret),
       ...[secret, `Bearer ${secret}`, `Authorization: Bearer ${secret}`].flatMap(base64Forms)
     ]
     this.forms = [...new Set([...this.forms, ...candidates])]
@@ -31,6 +37,7 @@ export class Redactor {
 
   redact(text: string): string {
     let result = text
+    for (const { pattern } of this.patterns) result = result.replace(pattern, REDACTED)
     for (const form of this.forms) result = result.split(form).join(REDACTED)
     return result
   }
@@ -46,6 +53,44 @@ export class Redactor {
     }
     return value
   }
+}
+
+/**
+ * The secret as the common HTML escapers write it: `&quot;` or `&#34;` or `&#x22;`, `&#39;` or
+ * `&#x27;` or `&apos;`, `&amp;`, `&lt;`, `&gt;`, and the same with `@` left as it is.
+ */
+function htmlEntityForms(secret: string): string[] {
+  const styles: Record<string, string>[] = [
+    { '"': '&quot;', "'": '&#39;' },
+    { '"': '&quot;', "'": '&#x27;' },
+    { '"': '&#34;', "'": '&#39;' },
+    { '"': '&#x22;', "'": '&#x27;' },
+    { '"': '&quot;', "'": '&apos;' }
+  ]
+  const common: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' }
+  return styles.map((style) =>
+    secret.replace(/[&<>"']/g, (character) => style[character] ?? common[character])
+  )
+}
+
+/**
+ * Every percent-encoding of the secret at once: each character as it is or as its UTF-8 bytes in
+ * `%XX` escapes with hex digits of either case, a space also as `+`. That covers
+ * `encodeURIComponent`, `encodeURI`, RFC 3986 escapers (`!'()*` too), form encoding and lower-case
+ * escapers, and any mix of them.
+ */
+function percentPattern(secret: string): RegExp {
+  const characters = [...secret].map((character) => {
+    const escapes = [...Buffer.from(character)]
+      .map((byte) => {
+        const hex = byte.toString(16).padStart(2, '0')
+        return `%[${hex[0]}${hex[0].toUpperCase()}][${hex[1]}${hex[1].toUpperCase()}]`
+      })
+      .join('')
+    const literal = character.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
+    return `(?:${literal}|${escapes}${character === ' ' ? '|\\+' : ''})`
+  })
+  return new RegExp(characters.join(''), 'g')
 }
 
 /**

@@ -1,3 +1,4 @@
+import { canBeQueried } from './branch-state.js'
 import type { Clock } from './clock.js'
 import { formatDuration } from './duration.js'
 import { DeadlineExceededError } from './errors.js'
@@ -133,10 +134,11 @@ export async function waitForOperations(
       return finish('failure')
     }
     const allFinal = operations.every((operation) => isFinal(operation.status, options.failFast))
-    if (allFinal && !source.waitingFor) return finish('success')
+    const branchOpen = source.branch !== undefined && !canBeQueried(source.branch)
+    if (allFinal && !branchOpen) return finish('success')
     if (!options.wait) return finish('pending')
     const remaining = options.deadline - clock.now()
-    if (remaining <= 0) return finish('timeout', allFinal ? source.waitingFor : undefined)
+    if (remaining <= 0) return finish('timeout')
     try {
       await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal)
     } catch (error) {

@@ -89,11 +89,11 @@ describe('the branch must be ready, not just created', () => {
     expect(run.outputs.branch_state).toBe('ready')
     expect(run.stdout).toContain('Branch preview/pr-31 (br-preview-pr-31) is init')
     expect(run.stdout).toContain('Branch preview/pr-31 (br-preview-pr-31) is ready')
-    // One read of the branch a poll, no more: its operations (none in flight) are not read again;
-    // the search that resolved the name is the sixth request.
+    // Each poll reads the newest operations (one may have started meanwhile) and then the branch;
+    // the search that resolved the name is the ninth request.
     expect(server.requests.filter((request) => request.route === 'branch')).toHaveLength(4)
-    expect(server.requests.filter((request) => request.route === 'operations')).toHaveLength(1)
-    expect(run.summary).toContain(' · 4 polls · 6 requests · ')
+    expect(server.requests.filter((request) => request.route === 'operations')).toHaveLength(4)
+    expect(run.summary).toContain(' · 4 polls · 9 requests · ')
     expect(run.summary).toContain('branch state <code>ready</code>')
   })
 

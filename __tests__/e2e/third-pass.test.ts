@@ -37,7 +37,12 @@ describe('##[ in server text runs no workflow command', () => {
     const server = await hostile((request, response) => {
       if (request.url?.includes('/branches/')) {
         json(response, 200, {
-          branch: { id: 'br-evil-000001', name: INJECTED, project_id: PROJECT }
+          branch: {
+            id: 'br-evil-000001',
+            name: INJECTED,
+            project_id: PROJECT,
+            current_state: 'ready'
+          }
         })
       } else json(response, 200, { operations: [], pagination: {} })
     })

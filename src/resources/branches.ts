@@ -21,7 +21,7 @@ export class BranchesReader {
       segments: ['projects', projectId, 'branches', branchId],
       schema: BranchResponseSchema,
       subject: `branch "${branchId}" of project "${projectId}"`,
-      pacing: 'listing',
+      pacing: 'poll',
       mismatch: ({ branch }) =>
         branch.id !== branchId
           ? `the answer is branch "${branch.id}", not the one asked for`
@@ -35,7 +35,7 @@ export class BranchesReader {
    * across every page: the one named exactly so can be on any of them.
    */
   async searchBranches(projectId: string, search: string): Promise<Branch[]> {
-    const found: Branch[] = []
+    const found = new Map<string, Branch>()
     const end = await walkPages(
       (cursor) =>
         this.core.get({
@@ -43,7 +43,7 @@ export class BranchesReader {
           query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
           schema: BranchListSchema,
           subject: `the branches of project "${projectId}"`,
-          pacing: 'listing',
+          pacing: 'poll',
           mismatch: (list) => strangerIn(list.branches, projectId, 'branch')
         }),
       {
@@ -51,14 +51,18 @@ export class BranchesReader {
         maxPages: MAX_BRANCH_PAGES,
         length: (page) => page.branches.length,
         nextCursor: (page) => page.pagination?.next,
-        onPage: (page) => void found.push(...page.branches)
+        shortPageIsLast: false,
+        // Pages may overlap at their edges: each branch counts once.
+        onPage: (page) => {
+          for (const branch of page.branches) found.set(branch.id, branch)
+        }
       }
     )
     if (end === 'page cap' || end === 'repeated cursor') {
       this.logger.warning(
-        `Looked at the first ${found.length} branches whose name or id contains "${search}" only (${end === 'page cap' ? `${MAX_BRANCH_PAGES} pages` : 'the API repeated a page cursor'})`
+        `Looked at the first ${found.size} branches whose name or id contains "${search}" only (${end === 'page cap' ? `${MAX_BRANCH_PAGES} pages` : 'the API repeated a page cursor'})`
       )
     }
-    return found
+    return [...found.values()]
   }
 }

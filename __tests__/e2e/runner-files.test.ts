@@ -1,0 +1,54 @@
+/*
+ * Runner files that would block, over the bundle: GITHUB_STEP_SUMMARY or GITHUB_OUTPUT naming a
+ * FIFO that nobody reads. The step must end by itself: an unwritable summary is a warning, and
+ * unwritable outputs are an error that names GITHUB_OUTPUT.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function fifo(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fifo-'))
+  dirs.push(dir)
+  const path = join(dir, 'nobody-reads')
+  execFileSync('mkfifo', [path])
+  return path
+}
+
+describe('runner files that nobody reads', () => {
+  it('GITHUB_STEP_SUMMARY is a FIFO: a warning, and the step ends by itself', async () => {
+    const { server } = await serve()
+    const run = await runAction(
+      server,
+      { project_id: PROJECT, timeout: '3s' },
+      { env: { GITHUB_STEP_SUMMARY: fifo() }, killAfterMs: 15_000 }
+    )
+    expect(run.signal).toBeNull()
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.stdout).toMatch(
+      /^::warning::Could not write the job summary \(GITHUB_STEP_SUMMARY\): .*is not a regular file/m
+    )
+  })
+
+  it('GITHUB_OUTPUT is a FIFO: an error naming GITHUB_OUTPUT, and the step ends by itself', async () => {
+    const { server } = await serve()
+    const run = await runAction(
+      server,
+      { project_id: PROJECT, timeout: '3s' },
+      { env: { GITHUB_OUTPUT: fifo() }, killAfterMs: 15_000 }
+    )
+    expect(run.signal).toBeNull()
+    expect(run.code).toBe(1)
+    expect(run.stdout).toMatch(/^::error::Could not write the step's outputs \(GITHUB_OUTPUT\): /m)
+    expect(run.summary).toContain('✅ success')
+  })
+})
