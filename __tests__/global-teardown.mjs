@@ -1,17 +1,26 @@
 // After a whole-suite run: coverage of src/ from the unit tests and the bundle runs together,
-// checked against its threshold (script/coverage.ts). A run of some files or tests skips it.
+// checked against its floors (script/coverage.ts). A run that cannot check it says so.
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 
 export default function globalTeardown(globalConfig) {
   const partial =
     globalConfig.nonFlagArgs.length > 0 || globalConfig.testNamePattern || globalConfig.onlyChanged
-  if (partial || !globalConfig.collectCoverage) return
+  if (!globalConfig.collectCoverage) {
+    console.log(
+      'Coverage of src/ was not checked: coverage is off in this run (CI never turns it off).'
+    )
+    return
+  }
+  if (partial) {
+    console.log('Coverage of src/ was not checked: only some tests ran.')
+    return
+  }
   try {
     execFileSync(process.execPath, [join(import.meta.dirname, '..', 'script', 'coverage.ts')], {
       stdio: 'inherit'
     })
   } catch {
-    throw new Error('Coverage of src/ is below its threshold (script/coverage.ts)')
+    throw new Error('Coverage of src/ is below its floors (script/coverage.ts)')
   }
 }

@@ -4,7 +4,7 @@
  * end-to-end tests (@github/local-action does not support @actions/core 3).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -33,6 +33,21 @@ export interface RunOptions {
   env?: Record<string, string>
 }
 
+/**
+ * A run's V8 coverage, cut down to the scripts of dist/ and moved to `target`: every script Node
+ * loads is in it (a few MB a run), and the coverage check reads only the bundle's.
+ */
+function keepBundleCoverage(source: string, target: string): void {
+  if (!existsSync(source)) return
+  for (const name of readdirSync(source)) {
+    const coverage = JSON.parse(readFileSync(join(source, name), 'utf8')) as {
+      result: { url: string }[]
+    }
+    const result = coverage.result.filter((script) => script.url.includes('/dist/'))
+    writeFileSync(join(target, name), JSON.stringify({ result }))
+  }
+}
+
 /** Parses the GITHUB_OUTPUT file format: `name<<DELIMITER\nvalue\nDELIMITER`. */
 export function parseOutputFile(text: string): Record<string, string> {
   const outputs: Record<string, string> = {}
@@ -57,8 +72,9 @@ export async function runBundle(
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
     RUNNER_TEMP: dir,
-    // Set by the test suite's global setup: V8 coverage of the bundle (script/coverage.ts).
-    ...(process.env.BUNDLE_V8_COVERAGE ? { NODE_V8_COVERAGE: process.env.BUNDLE_V8_COVERAGE } : {}),
+    // Set by the test suite's global setup: V8 coverage of the bundle (script/coverage.ts), kept
+    // here until the run ends and then cut down to dist/ (see keepBundleCoverage).
+    ...(process.env.BUNDLE_V8_COVERAGE ? { NODE_V8_COVERAGE: join(dir, 'v8') } : {}),
     ...options.env
   }
   for (const [name, value] of Object.entries(inputs)) {
@@ -83,6 +99,8 @@ export async function runBundle(
       child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]))
     )
     clearTimeout(killer)
+    if (process.env.BUNDLE_V8_COVERAGE)
+      keepBundleCoverage(join(dir, 'v8'), process.env.BUNDLE_V8_COVERAGE)
     return {
       code,
       signal,

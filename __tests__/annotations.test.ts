@@ -1,0 +1,73 @@
+import { describe, expect, it } from '@jest/globals'
+import { annotationsFor, MAX_OPERATION_ANNOTATIONS } from '../src/annotations.js'
+import type { RunReport } from '../src/report.js'
+import type { Operation } from '../src/schemas.js'
+import type { WaitResult } from '../src/wait-for-operations.js'
+import { operation } from './fixtures/operations.js'
+
+function report(
+  outcome: RunReport['outcome'],
+  operations: Operation[],
+  extra: Partial<RunReport> = {}
+): RunReport {
+  const wait: WaitResult = {
+    outcome: outcome === 'error' || !outcome ? 'failure' : outcome,
+    operations,
+    polls: 1,
+    observed: true,
+    readAt: new Map(),
+    elapsedMs: 1000
+  }
+  return { outcome, requests: { requests: 1, retries: 0 }, wait, ...extra }
+}
+
+describe('annotationsFor', () => {
+  it('one annotation per failed operation, titled with its action and branch', () => {
+    const failed = operation({ action: 'create_branch', status: 'error', error: 'no space left' })
+    expect(annotationsFor(report('failure', [failed]))).toEqual([
+      {
+        title: 'create_branch error on br-main-123456',
+        message: `Operation ${failed.id}: no space left`
+      }
+    ])
+  })
+
+  it(`at most ${MAX_OPERATION_ANNOTATIONS} operations, then one that counts the rest`, () => {
+    const failed = Array.from({ length: MAX_OPERATION_ANNOTATIONS + 3 }, () =>
+      operation({ status: 'error' })
+    )
+    const annotations = annotationsFor(report('failure', failed))
+    expect(annotations).toHaveLength(MAX_OPERATION_ANNOTATIONS + 1)
+    expect(annotations.at(-1)).toEqual({
+      title: '3 more operations failed',
+      message: 'The job summary lists every operation.'
+    })
+  })
+
+  it('a timeout names the first operation still in flight', () => {
+    const running = operation({ action: 'apply_config', status: 'running' })
+    const [annotation] = annotationsFor(report('timeout', [running]))
+    expect(annotation.title).toBe('timeout: apply_config still running on br-main-123456')
+    expect(annotation.message).toMatch(/^timeout ran out with 1 still in flight: /)
+  })
+
+  it('a timeout before anything was read says that the state is unknown, and why', () => {
+    const unread = report('timeout', [], { error: 'timeout ran out: the API did not answer' })
+    unread.wait = { ...unread.wait!, observed: false }
+    expect(annotationsFor(unread)).toEqual([
+      {
+        title: 'timeout: the state of the operations is unknown',
+        message: expect.stringMatching(/: timeout ran out: the API did not answer$/)
+      }
+    ])
+  })
+
+  it('a timeout with nothing in flight and no branch holding the gate is a bare timeout', () => {
+    const [annotation] = annotationsFor(report('timeout', [operation({ status: 'finished' })]))
+    expect(annotation.title).toBe('timeout')
+  })
+
+  it('no annotation for a success', () => {
+    expect(annotationsFor(report('success', [operation({ status: 'finished' })]))).toEqual([])
+  })
+})
