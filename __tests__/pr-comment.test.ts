@@ -1,3 +1,4 @@
+import { FakeClock } from './fixtures/fake-clock.js'
 import { describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { withoutNetwork } from './fixtures/network.js'
@@ -199,7 +200,7 @@ describe('the sticky pull-request comment', () => {
   })
 
   it('a GitHub API that never answers is one warning at the time limit', async () => {
-    const started = Date.now()
+    const clock = new FakeClock()
     const result = await writePullRequestComment({
       mode: 'always',
       token: TOKEN,
@@ -218,10 +219,11 @@ describe('the sticky pull-request comment', () => {
         updateComment: () => new Promise(() => undefined),
         deleteComment: () => new Promise(() => undefined)
       }),
-      timeLimitMs: 300
+      timeLimitMs: 300,
+      clock
     })
     expect(result).toBeUndefined()
-    expect(Date.now() - started).toBeLessThan(3000)
+    expect(clock.sleeps).toEqual([300])
     expect(lines).toEqual([
       'warning: Could not write the pull-request comment: the GitHub API did not answer within 0.3 s'
     ])

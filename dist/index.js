@@ -43499,6 +43499,7 @@ function renderSummaryWithin(report, maxBytes, limits = SUMMARY_LIMITS, frame = 
  */
 
 
+
 /** The longest the comment may take, listing, creating or updating included. */
 const COMMENT_TIME_LIMIT_MS = 5000;
 /** GitHub refuses a comment body over 65,536 characters; counted in UTF-8 bytes, this is under. */
@@ -43667,14 +43668,13 @@ async function writePullRequestComment(options) {
     const body = options.redact(commentBody(report, context, marker));
     const controller = new AbortController();
     const timeLimitMs = options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS;
-    let timer;
-    const timeLimit = new Promise((_, reject) => {
-        timer = setTimeout(() => {
-            const error = new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`);
-            controller.abort(error);
-            reject(error);
-        }, timeLimitMs);
+    const timer = new AbortController();
+    const timeLimit = (options.clock ?? systemClock).sleep(timeLimitMs, timer.signal).then(() => {
+        const error = new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`);
+        controller.abort(error);
+        throw error;
     });
+    timeLimit.catch(() => undefined);
     const progress = {};
     try {
         const work = (async () => {
@@ -43708,7 +43708,7 @@ async function writePullRequestComment(options) {
         return undefined;
     }
     finally {
-        clearTimeout(timer);
+        timer.abort();
         controller.abort();
     }
 }

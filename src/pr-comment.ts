@@ -5,6 +5,7 @@
  * comment is to be written (ncc turns the dynamic import into a chunk of its own).
  */
 import { createHash } from 'node:crypto'
+import { type Clock, systemClock } from './clock.js'
 import type { GitHubContext } from './github-context.js'
 import type { Logger } from './logger.js'
 import type { RunReport } from './report.js'
@@ -247,6 +248,8 @@ export interface PullRequestCommentOptions {
   /** Builds the API; Octokit by default. */
   api?: (signal: AbortSignal) => Promise<CommentApi>
   timeLimitMs?: number
+  /** What the time limit is measured by; the system clock by default. */
+  clock?: Clock
 }
 
 /**
@@ -270,14 +273,13 @@ export async function writePullRequestComment(
   const body = options.redact(commentBody(report, context, marker))
   const controller = new AbortController()
   const timeLimitMs = options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS
-  let timer: NodeJS.Timeout | undefined
-  const timeLimit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`)
-      controller.abort(error)
-      reject(error)
-    }, timeLimitMs)
+  const timer = new AbortController()
+  const timeLimit = (options.clock ?? systemClock).sleep(timeLimitMs, timer.signal).then(() => {
+    const error = new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`)
+    controller.abort(error)
+    throw error
   })
+  timeLimit.catch(() => undefined)
   const progress: CommentProgress = {}
   try {
     const work = (async () => {
@@ -311,7 +313,7 @@ export async function writePullRequestComment(
     logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`)
     return undefined
   } finally {
-    clearTimeout(timer)
+    timer.abort()
     controller.abort()
   }
 }

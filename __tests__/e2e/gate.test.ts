@@ -59,6 +59,8 @@ describe('bundle end to end: project gate and listing', () => {
     // The branch is read once, before the first poll; the polls keep their interval.
     expect(server.requests[0].route).toBe('branch')
     const polls = (path: string) => !path.includes('/branches/')
+    // create_branch runs 1.2 s and start_compute 0.5 s after it: at 1 s, two polls at the least.
+    expect(gaps(server, polls).length).toBeGreaterThanOrEqual(1)
     for (const gap of gaps(server, polls)) expect(gap).toBeGreaterThanOrEqual(990)
   })
 

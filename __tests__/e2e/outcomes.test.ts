@@ -150,7 +150,8 @@ describe('bundle end to end: statuses and outcomes', () => {
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({ outcome: 'timeout', status: 'running' })
     expect(Number(run.outputs.elapsed_ms)).toBeGreaterThanOrEqual(3000)
-    expect(Number(run.outputs.elapsed_ms)).toBeLessThan(4500)
+    // The deadline, plus at most the second a last request may take, plus a loaded machine's lag.
+    expect(Number(run.outputs.elapsed_ms)).toBeLessThan(5000)
     expect(run.stdout).toContain('::error::timeout ran out while operations were still in flight')
     expect(run.summary).toContain('⌛ timeout')
     // Reads at 0, 1 and 2 s, and a last one at the deadline, a little less than a second later.
@@ -158,7 +159,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     const [first, second, last] = gaps(server, () => true)
     expect(Math.min(first, second)).toBeGreaterThanOrEqual(990)
     expect(last).toBeGreaterThan(500)
-    expect(last).toBeLessThanOrEqual(1100)
+    expect(last).toBeLessThanOrEqual(1500)
   })
 
   it('wait: false reads once and reports pending without failing', async () => {

@@ -312,8 +312,10 @@ describe('pull requests: annotations', () => {
     })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, timeout: '1s' })
     expect(run.outputs.outcome).toBe('timeout')
-    expect(run.stdout).toContain(
-      '::error title=timeout%3A create_branch still running on br-slow-1::'
+    const annotations = run.stdout.split('\n').filter((line) => line.startsWith('::error title='))
+    expect(annotations).toHaveLength(1)
+    expect(annotations[0]).toMatch(
+      /^::error title=timeout%3A create_branch still running on br-slow-1::/
     )
   })
 })

@@ -158,7 +158,8 @@ describe('the cost of an answer follows what the action reads', () => {
       { killAfterMs: 30_000 }
     )
     expect(run.outputs.outcome).toBe('timeout')
-    expect(run.durationMs).toBeLessThan(4500)
+    // A 2 s timeout, its 1 s grace, and the start of a process on a loaded machine.
+    expect(run.durationMs).toBeLessThan(6000)
   })
 
   it.each([
