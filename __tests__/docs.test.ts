@@ -1,7 +1,27 @@
 import { describe, expect, it } from '@jest/globals'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { getInputs, INPUT_NAMES } from '../src/input-helper.js'
+import { COMMENT_TIME_LIMIT_MS } from '../src/pr-comment.js'
+import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../src/api-core.js'
+import { ApiError } from '../src/errors.js'
+import {
+  getInputs,
+  INPUT_NAMES,
+  MAX_INTERVAL_MS,
+  MAX_OPERATION_IDS,
+  MAX_TIMEOUT_MS
+} from '../src/input-helper.js'
+import {
+  GATE_DISCOVERY_PAGE_LIMIT,
+  GATE_LOOKBACK_MS,
+  GATE_MAX_DISCOVERY_PAGES,
+  GATE_MAX_POLL_PAGES,
+  GATE_MAX_READS_BY_ID,
+  GATE_POLL_PAGE_LIMIT
+} from '../src/operation-sources.js'
+import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../src/resources/branches.js'
+import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../src/retry-policy.js'
+import { messageTemplates } from './fixtures/messages.js'
 import { ACTION_NAME, ACTION_VERSION } from '../src/version.js'
 
 const root = join(import.meta.dirname, '..')
@@ -222,5 +242,74 @@ describe('documentation and metadata agree with the code', () => {
 
   it('the tests run on Node 24, the runtime the action declares', () => {
     expect(Number(process.versions.node.split('.')[0])).toBe(24)
+  })
+})
+
+describe('every message a user can meet has a troubleshooting entry', () => {
+  const troubleshooting = read('docs/troubleshooting.md').replace(/\s+/g, ' ')
+  const templates = messageTemplates(root)
+
+  it('finds the messages of the code (errors, warnings, input problems)', () => {
+    // A floor, so that a collector that stops finding messages cannot pass by finding none.
+    expect(templates.length).toBeGreaterThan(60)
+    expect(templates.map((template) => template.quote)).toContain(
+      'api_key is missing, invalid or revoked'
+    )
+  })
+
+  it('troubleshooting.md quotes each one', () => {
+    const missing = templates
+      .filter((template) => !troubleshooting.includes(template.quote))
+      .map((template) => `${template.file}:${template.line} "${template.quote}"`)
+    expect(missing).toEqual([])
+  })
+})
+
+describe('numbers in the docs are the code’s', () => {
+  const wait = read('docs/how-the-wait-works.md').replace(/\s+/g, ' ')
+  const readme = read('README.md').replace(/\s+/g, ' ')
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s`
+
+  it('the project gate’s pages, horizon and reads by id', () => {
+    expect(wait).toContain(
+      `pages of ${GATE_DISCOVERY_PAGE_LIMIT} back to operations created ${GATE_LOOKBACK_MS / 3_600_000} hours ago (at most ${GATE_MAX_DISCOVERY_PAGES} pages, ${(GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT).toLocaleString('en')} operations`
+    )
+    expect(wait).toContain(
+      `pages of ${GATE_POLL_PAGE_LIMIT} from the newest operation down to the oldest one still pending, at most ${GATE_MAX_POLL_PAGES} pages`
+    )
+    expect(wait).toContain(`at most ${GATE_MAX_READS_BY_ID} a poll`)
+    expect(wait).toContain(`branches?search=…&limit=${BRANCH_PAGE_LIMIT}`)
+    expect(wait).toContain(`at most ${MAX_BRANCH_PAGES} pages, with a warning`)
+  })
+
+  it('the first retry after a 429, at the default interval and with a longer Retry-After', () => {
+    const decide = (random: number, retryAfter?: string) =>
+      new RetryPolicy({ random: () => random }).decide(
+        new ApiError({ status: 429, endpoint: 'GET /x', subject: 'x', retryAfter }),
+        1,
+        0,
+        { minimumMs: 5000, nextPollMs: 5000 }
+      )!.delayMs
+    const range = (retryAfter?: string) =>
+      `${seconds(decide(0.999999, retryAfter)).slice(0, -2)}–${seconds(decide(0, retryAfter))}`
+    expect(wait).toContain(`the next request goes out ${range()} later`)
+    expect(wait).toContain(`${range('12')} for \`Retry-After: 12\``)
+  })
+
+  it('the recovery bound, the cut of a silent request, the deadline’s grace and the comment’s limit', () => {
+    expect(readme).toContain(
+      `the next request comes within ${RECOVERY_INTERVALS} intervals (${seconds(RECOVERY_INTERVALS * 5000)} by default)`
+    )
+    const cut = `cut after ${RECOVERY_INTERVALS} intervals (${requestTimeLimitMs(1000) / 1000}–${seconds(requestTimeLimitMs(60_000))})`
+    expect(readme).toContain(cut)
+    expect(wait).toContain(`may run up to ${seconds(DEADLINE_GRACE_MS)} past it`)
+    expect(wait).toContain(`within ${seconds(COMMENT_TIME_LIMIT_MS)} of its own`)
+  })
+
+  it('the limits of inputs and answers', () => {
+    expect(readme).toContain(`At most ${MAX_OPERATION_IDS} operation ids`)
+    expect(readme).toContain(`1 s to ${MAX_INTERVAL_MS / 3_600_000} h`)
+    expect(readme).toContain(`1 s to ${MAX_TIMEOUT_MS / 86_400_000} days`)
+    expect(readme).toContain(`capped at ${MAX_BODY_BYTES / 1024 / 1024} MiB decoded`)
   })
 })
