@@ -17,7 +17,8 @@
  * Jest's global teardown runs this after a whole-suite `npm test`; `npm run coverage` runs it again
  * on the last data with the figures per file.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mergeProcessCovs, type ProcessCov } from '@bcoe/v8-coverage'
 import { join, resolve } from 'node:path'
 import { CoverageReport, type CoverageResults } from 'monocart-coverage-reports'
 import ts from 'typescript'
@@ -70,8 +71,20 @@ async function compiled(entry: { url: string; source: string; sourceMap?: unknow
   entry.sourceMap = JSON.parse(output.sourceMapText!)
 }
 
-/** The bundle runs' raw V8 data, kept to dist/ and mapped back to src/. */
+/**
+ * The bundle runs' raw V8 data, merged into one process by @bcoe/v8-coverage (c8's merger) so that
+ * MCR maps the bundle back to src/ once, not once a run.
+ */
 async function bundleRaw(): Promise<void> {
+  const merged = join(ROOT, 'coverage', 'bundle-merged')
+  rmSync(merged, { recursive: true, force: true })
+  mkdirSync(merged, { recursive: true })
+  if (existsSync(BUNDLE_V8_DIR)) {
+    const runs = readdirSync(BUNDLE_V8_DIR).map(
+      (name) => JSON.parse(readFileSync(join(BUNDLE_V8_DIR, name), 'utf8')) as ProcessCov
+    )
+    writeFileSync(join(merged, 'coverage-bundle.json'), JSON.stringify(mergeProcessCovs(runs)))
+  }
   const report = new CoverageReport({
     name: 'bundle runs',
     outputDir: join(ROOT, 'coverage', 'bundle'),
@@ -81,7 +94,7 @@ async function bundleRaw(): Promise<void> {
     logging: 'error'
   })
   report.cleanCache()
-  if (existsSync(BUNDLE_V8_DIR)) await report.addFromDir(BUNDLE_V8_DIR)
+  await report.addFromDir(merged)
   await report.generate()
 }
 
