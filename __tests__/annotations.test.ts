@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
-import { annotationsFor, MAX_OPERATION_ANNOTATIONS } from '../src/annotations.js'
-import type { RunReport } from '../src/report.js'
-import type { Operation } from '../src/schemas.js'
-import type { WaitResult } from '../src/wait-for-operations.js'
+import { annotationsFor, MAX_OPERATION_ANNOTATIONS } from '../src/report/annotations.js'
+import type { RunReport } from '../src/report/report.js'
+import type { Operation } from '../src/domain/schemas.js'
+import type { WaitResult } from '../src/wait/wait-for-operations.js'
 import { operation } from './fixtures/operations.js'
 
 function report(

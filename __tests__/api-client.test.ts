@@ -1,23 +1,23 @@
 import { describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { withoutNetwork } from './fixtures/network.js'
-import { ApiClient } from '../src/api-client.js'
-import { resolveBranch } from '../src/branch-resolver.js'
-import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../src/resources/branches.js'
-import { PROJECTS_PAGE_LIMIT } from '../src/resources/projects.js'
-import type { Branch } from '../src/schemas.js'
+import { ApiClient } from '../src/api/api-client.js'
+import { resolveBranch } from '../src/wait/branch-resolver.js'
+import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../src/api/resources/branches.js'
+import { PROJECTS_PAGE_LIMIT } from '../src/api/resources/projects.js'
+import type { Branch } from '../src/domain/schemas.js'
 import {
   ApiError,
   DeadlineExceededError,
   InputError,
   NetworkError,
   ResponseFormatError
-} from '../src/errors.js'
-import type { Logger } from '../src/logger.js'
-import { Pace } from '../src/pace.js'
-import { RetryPolicy } from '../src/retry-policy.js'
-import { Redactor } from '../src/untrusted-text.js'
-import { ACTION_NAME, ACTION_VERSION } from '../src/version.js'
+} from '../src/domain/errors.js'
+import type { Logger } from '../src/domain/logger.js'
+import { Pace } from '../src/api/pace.js'
+import { RetryPolicy } from '../src/api/retry-policy.js'
+import { Redactor } from '../src/domain/untrusted-text.js'
+import { ACTION_NAME, ACTION_VERSION } from '../src/domain/version.js'
 import { FakeClock } from './fixtures/fake-clock.js'
 import { startLocalServer } from './fixtures/local-server.js'
 import { OP_A, PROJECT, operation } from './fixtures/operations.js'
@@ -246,7 +246,8 @@ describe('ApiClient errors', () => {
 
   async function withLocalServer(
     handler: Parameters<typeof startLocalServer>[0],
-    test: (api: ApiClient, clock: FakeClock) => Promise<void>
+    test: (api: ApiClient, clock: FakeClock) => Promise<void>,
+    requestTimeoutMs = 50
   ): Promise<void> {
     const server = await startLocalServer(handler)
     nock.enableNetConnect(`127.0.0.1:${server.port}`)
@@ -254,7 +255,7 @@ describe('ApiClient errors', () => {
     const api = new ApiClient({
       baseUrl: `${server.url}/api/v2`,
       apiKey: KEY,
-      requestTimeoutMs: 50,
+      requestTimeoutMs,
       retryPolicy: new RetryPolicy({ random: () => 0 }),
       pace: new Pace(1000, logger, () => 0),
       clock,
@@ -287,7 +288,9 @@ describe('ApiClient errors', () => {
         })
         expect(clock.sleeps).toEqual([2000])
         expect(lines).toContainEqual(expect.stringMatching(/: no answer \(ECONNRESET/))
-      }
+      },
+      // Long enough that the reset, not the time limit, ends the request on a loaded machine.
+      10_000
     )
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { systemClock } from '../src/clock.js'
+import { systemClock } from '../src/domain/clock.js'
 
 describe('systemClock.sleep', () => {
   it('rejects at once with the reason when the signal has already aborted', async () => {

@@ -1,16 +1,16 @@
 import { describe, expect, it } from '@jest/globals'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { COMMENT_TIME_LIMIT_MS } from '../src/pr-comment.js'
-import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../src/api-core.js'
-import { ApiError } from '../src/errors.js'
+import { COMMENT_TIME_LIMIT_MS } from '../src/runner/pr-comment.js'
+import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../src/api/api-core.js'
+import { ApiError } from '../src/domain/errors.js'
 import {
   getInputs,
   INPUT_NAMES,
   MAX_INTERVAL_MS,
   MAX_OPERATION_IDS,
   MAX_TIMEOUT_MS
-} from '../src/input-helper.js'
+} from '../src/runner/input-helper.js'
 import {
   GATE_DISCOVERY_PAGE_LIMIT,
   GATE_LOOKBACK_MS,
@@ -18,11 +18,11 @@ import {
   GATE_MAX_POLL_PAGES,
   GATE_MAX_READS_BY_ID,
   GATE_POLL_PAGE_LIMIT
-} from '../src/operation-sources.js'
-import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../src/resources/branches.js'
-import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../src/retry-policy.js'
+} from '../src/wait/operation-sources.js'
+import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../src/api/resources/branches.js'
+import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../src/api/retry-policy.js'
 import { messageTemplates } from './fixtures/messages.js'
-import { ACTION_NAME, ACTION_VERSION } from '../src/version.js'
+import { ACTION_NAME, ACTION_VERSION } from '../src/domain/version.js'
 
 const root = join(import.meta.dirname, '..')
 const read = (name: string) => readFileSync(join(root, name), 'utf8')

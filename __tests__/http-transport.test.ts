@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals'
 import dns from 'node:dns'
-import { describeProxy, httpGet, proxyFor, TransportError } from '../src/http-transport.js'
+import { httpGet } from '../src/api/http-transport.js'
+import { describeProxy, proxyFor } from '../src/api/proxy-tunnel.js'
+import { TransportError } from '../src/api/transport-error.js'
 
 const api = new URL('https://console.neon.tech/api/v2/projects')
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals'
-import { parseDuration } from '../src/duration.js'
-import { InputError } from '../src/errors.js'
+import { parseDuration } from '../src/domain/duration.js'
+import { InputError } from '../src/domain/errors.js'
 import {
   DEFAULT_API_HOST,
   getInputs,
   ignoredInputWarnings,
   MAX_OPERATION_IDS
-} from '../src/input-helper.js'
+} from '../src/runner/input-helper.js'
 import { OP_A, OP_B } from './fixtures/operations.js'
 
 function parse(values: Record<string, string>) {

@@ -6,8 +6,8 @@ import { FakeClock } from './fixtures/fake-clock.js'
 import { OP_A, OP_B, PROJECT, operation } from './fixtures/operations.js'
 
 jest.unstable_mockModule('@actions/core', () => runner)
-const { run } = await import('../src/main.js')
-const { RetryPolicy } = await import('../src/retry-policy.js')
+const { run } = await import('../src/runner/main.js')
+const { RetryPolicy } = await import('../src/api/retry-policy.js')
 
 const HOST = 'http://127.0.0.1:4010'
 const KEY = 'napi_main_test_key_0123456789'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { Pace } from '../src/pace.js'
+import { Pace } from '../src/api/pace.js'
 import { collectingLogger } from './fixtures/logger.js'
 
 function pace(intervalMs = 5000, random = () => 0) {

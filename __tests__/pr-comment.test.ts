@@ -2,14 +2,10 @@ import { FakeClock } from './fixtures/fake-clock.js'
 import { describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { withoutNetwork } from './fixtures/network.js'
-import type { GitHubContext } from '../src/github-context.js'
-import {
-  gateMarker,
-  octokitCommentApi,
-  type CommentMode,
-  writePullRequestComment
-} from '../src/pr-comment.js'
-import type { RunReport } from '../src/report.js'
+import type { GitHubContext } from '../src/runner/github-context.js'
+import { octokitCommentApi } from '../src/runner/github-comments.js'
+import { gateMarker, type CommentMode, writePullRequestComment } from '../src/runner/pr-comment.js'
+import type { RunReport } from '../src/report/report.js'
 import { collectingLogger } from './fixtures/logger.js'
 
 const API = 'http://127.0.0.1:4020'

@@ -1,18 +1,18 @@
 import { describe, expect, it } from '@jest/globals'
-import type { Logger } from '../src/logger.js'
-import { isFinal } from '../src/operation-status.js'
+import type { Logger } from '../src/domain/logger.js'
+import { isFinal } from '../src/domain/operation-status.js'
 import {
   GATE_DISCOVERY_PAGE_LIMIT,
   GATE_LOOKBACK_MS,
   GATE_MAX_DISCOVERY_PAGES,
   GATE_MAX_POLL_PAGES,
   GATE_POLL_PAGE_LIMIT,
-  type OperationReader,
+  type OperationsReading,
   ProjectGateSource
-} from '../src/operation-sources.js'
-import { Pace } from '../src/pace.js'
-import type { Operation, OperationList } from '../src/schemas.js'
-import { waitForOperations } from '../src/wait-for-operations.js'
+} from '../src/wait/operation-sources.js'
+import { Pace } from '../src/api/pace.js'
+import type { Operation, OperationList } from '../src/domain/schemas.js'
+import { waitForOperations } from '../src/wait/wait-for-operations.js'
 import { FakeClock } from './fixtures/fake-clock.js'
 import { PROJECT, operation } from './fixtures/operations.js'
 
@@ -21,7 +21,7 @@ const silent: Logger = { info: () => undefined, warning: () => undefined, debug:
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** The operations list endpoint over an in-memory history, paged like the API (cursor = created_at). */
-class History implements OperationReader {
+class History implements OperationsReading {
   readonly calls: string[] = []
   operations: Operation[] = []
 

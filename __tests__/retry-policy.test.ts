@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
-import { ApiError, DeadlineExceededError, NetworkError } from '../src/errors.js'
+import { ApiError, DeadlineExceededError, NetworkError } from '../src/domain/errors.js'
 import {
   parseRetryAfter,
   requestTimeLimitMs,
   RetryPolicy,
   withRetries
-} from '../src/retry-policy.js'
+} from '../src/api/retry-policy.js'
 import { FakeClock } from './fixtures/fake-clock.js'
 
 /** Pacing with the next poll at the minimum, as a gate that met no 429. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
-import { buildOutputs } from '../src/outputs.js'
-import type { RunReport } from '../src/report.js'
-import { renderSummary } from '../src/summary.js'
+import { buildOutputs } from '../src/report/outputs.js'
+import type { RunReport } from '../src/report/report.js'
+import { renderSummary } from '../src/report/summary.js'
 import { withoutTimeline } from './fixtures/e2e.js'
 import { operation } from './fixtures/operations.js'
 

@@ -3,11 +3,9 @@
  * it parses, and hostile names stay names, never statements.
  */
 import { beforeAll, describe, expect, it } from '@jest/globals'
-import { scaleTime } from 'd3-scale'
-import { timeDay, timeHour, timeMinute, timeMonth, timeSecond } from 'd3-time'
-import { timeFormat } from 'd3-time-format'
+import { scaleTime, timeDay, timeFormat, timeHour, timeMinute, timeMonth, timeSecond } from 'd3'
 import { JSDOM } from 'jsdom'
-import { MAX_TIMELINE_TASKS, renderTimeline } from '../src/timeline.js'
+import { MAX_TIMELINE_TASKS, renderTimeline } from '../src/report/timeline.js'
 import { operation } from './fixtures/operations.js'
 
 type Mermaid = typeof import('mermaid').default

@@ -6,7 +6,7 @@ import {
   Redactor,
   truncate,
   truncateBytes
-} from '../src/untrusted-text.js'
+} from '../src/domain/untrusted-text.js'
 
 /** HTML-escaped as an escaper that writes quotes as `quotes` does. */
 function escapeHtml(text: string, quotes: Record<string, string>): string {

@@ -28372,9 +28372,9 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(270);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4838);
 
-const outcome = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
+const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
 if (outcome === 'cancelled')
     process.exit(1);
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 270:
+/***/ 4838:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31338,31 +31338,7 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-;// CONCATENATED MODULE: ./src/duration.ts
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
-/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h` into milliseconds; a bare number is seconds. */
-function parseDuration(text) {
-    const match = DURATION.exec(text.trim().toLowerCase());
-    if (!match)
-        return undefined;
-    return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']);
-}
-/** Human-readable duration for logs and the summary: `850 ms`, `12.3 s`, `4 min 05 s`. */
-function formatDuration(ms) {
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    if (ms < 60_000)
-        return `${(ms / 1000).toFixed(1)} s`;
-    const totalSeconds = Math.round(ms / 1000);
-    const minutes = Math.floor(totalSeconds / 60);
-    const seconds = totalSeconds % 60;
-    if (minutes < 60)
-        return `${minutes} min ${String(seconds).padStart(2, '0')} s`;
-    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
-}
-
-;// CONCATENATED MODULE: ./src/errors.ts
+;// CONCATENATED MODULE: ./src/domain/errors.ts
 /** A bad input, found before any request. */
 class InputError extends Error {
     name = 'InputError';
@@ -31469,272 +31445,7 @@ class CancelledError extends Error {
     }
 }
 
-// EXTERNAL MODULE: external "node:http"
-var external_node_http_ = __nccwpck_require__(7067);
-;// CONCATENATED MODULE: external "node:https"
-const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-// EXTERNAL MODULE: external "node:net"
-var external_node_net_ = __nccwpck_require__(7030);
-// EXTERNAL MODULE: external "node:tls"
-var external_node_tls_ = __nccwpck_require__(1692);
-// EXTERNAL MODULE: external "node:zlib"
-var external_node_zlib_ = __nccwpck_require__(8522);
-;// CONCATENATED MODULE: ./src/http-transport.ts
-/*
- * The one place where bytes leave the process: a single GET over node:http/https with a hard time
- * limit, an abort signal, a cap on the body, no redirects, and an HTTPS proxy tunnel (CONNECT).
- * Every socket a request opens, the tunnel's included, is destroyed when the request ends, however
- * it ends, so a silent server or proxy can never keep the process alive.
- *
- * Whether to use a proxy, and which, is @actions/http-client's decision (its proxy rules). Carrying
- * the request is ours because its HttpClient cannot do what a gate needs: it has no abort signal and
- * no cap on the body, follows redirects (the key must go only to api_host), and its `tunnel` agent
- * sends CONNECT with no time limit, so a silent proxy would hold the step until the job times out.
- */
-
-
-
-
-
-
-/**
- * Why a request got no usable answer. `retryable: false` means that sending it again cannot help
- * (a host name that does not resolve, a certificate that does not match, a body over the cap, a
- * proxy that refuses us); `culprit` names what to check.
- */
-class TransportError extends Error {
-    detail;
-    retryable;
-    culprit;
-    name = 'TransportError';
-    constructor(detail, retryable, culprit = 'api_host') {
-        super(detail);
-        this.detail = detail;
-        this.retryable = retryable;
-        this.culprit = culprit;
-    }
-}
-/** Error codes of node:net, node:tls and node:http that no retry can fix. */
-const UNRECOVERABLE_CODES = new Set([
-    'ENOTFOUND',
-    'EAFNOSUPPORT',
-    'EADDRNOTAVAIL',
-    'ERR_INVALID_URL',
-    'ERR_INVALID_CHAR',
-    'ERR_INVALID_HTTP_TOKEN',
-    'ERR_UNESCAPED_CHARACTERS',
-    'ERR_TLS_CERT_ALTNAME_INVALID',
-    'ERR_SSL_WRONG_VERSION_NUMBER',
-    'EPROTO',
-    'CERT_HAS_EXPIRED',
-    'CERT_NOT_YET_VALID',
-    'CERT_UNTRUSTED',
-    'DEPTH_ZERO_SELF_SIGNED_CERT',
-    'SELF_SIGNED_CERT_IN_CHAIN',
-    'UNABLE_TO_GET_ISSUER_CERT',
-    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-    'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
-]);
-/**
- * The proxy for `target`, by the toolkit's rules (@actions/http-client): https_proxy before
- * HTTPS_PROXY, NO_PROXY with `*`, leading dots and ports, loopback never proxied, credentials
- * URL-decoded. Plain http goes only to loopback, which is never proxied.
- */
-function proxyFor(target) {
-    if (target.protocol !== 'https:' || checkBypass(target))
-        return undefined;
-    const setting = process.env.https_proxy || process.env.HTTPS_PROXY;
-    if (!setting)
-        return undefined;
-    let proxy;
-    try {
-        proxy = getProxyUrl(target);
-    }
-    catch {
-        proxy = undefined;
-    }
-    // The toolkit drops a proxy whose credentials are not valid percent-encoding (a bare `%`), and
-    // throws on one that is not a URL: either way, say so rather than connect directly.
-    if (!proxy) {
-        throw new TransportError('HTTPS_PROXY cannot be read: it is not a URL, or its user name or password is not valid percent-encoding (write % as %25)', false, 'HTTPS_PROXY');
-    }
-    if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
-        throw new TransportError('HTTPS_PROXY must start with http:// or https://; other proxies are not supported', false, 'HTTPS_PROXY');
-    }
-    return proxy;
-}
-/** The proxy as `host:port`, never with its credentials. */
-function describeProxy(proxy) {
-    return `${proxy.hostname}:${proxy.port || (proxy.protocol === 'https:' ? 443 : 80)}`;
-}
-/**
- * One GET. Resolves with any HTTP status (redirects are returned, not followed); rejects with a
- * TransportError, or with `signal.reason` when the signal aborts.
- */
-async function httpGet(url, options) {
-    const controller = new AbortController();
-    const sockets = new Set();
-    const timer = setTimeout(() => controller.abort(new TransportError(`no answer within ${Math.round(options.timeLimitMs)} ms`, true)), options.timeLimitMs);
-    const onOuterAbort = () => controller.abort(options.signal?.reason);
-    if (options.signal?.aborted)
-        onOuterAbort();
-    options.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    const aborted = new Promise((_, reject) => {
-        const fail = () => reject(controller.signal.reason);
-        if (controller.signal.aborted)
-            fail();
-        controller.signal.addEventListener('abort', fail, { once: true });
-    });
-    aborted.catch(() => undefined);
-    try {
-        const exchange = async () => {
-            const proxy = proxyFor(url);
-            const tunnel = proxy ? await openTunnel(proxy, url, sockets, controller.signal) : undefined;
-            return await exchangeOnce(url, options, tunnel, sockets, controller.signal);
-        };
-        return await Promise.race([exchange(), aborted]);
-    }
-    finally {
-        clearTimeout(timer);
-        options.signal?.removeEventListener('abort', onOuterAbort);
-        for (const socket of sockets)
-            socket.destroy();
-    }
-}
-function exchangeOnce(url, options, tunnel, sockets, signal) {
-    return new Promise((resolve, reject) => {
-        const secure = url.protocol === 'https:';
-        const hostname = url.hostname.replace(/^\[|\]$/g, '');
-        const request = (secure ? external_node_https_namespaceObject : external_node_http_).request(url, {
-            method: 'GET',
-            headers: { ...options.headers, 'Accept-Encoding': 'gzip, br', Connection: 'close' },
-            signal,
-            // A fresh connection each time, never a pooled one; through a proxy, TLS over the tunnel
-            // (Node uses createConnection only when no agent is given).
-            ...(tunnel
-                ? {
-                    // The certificate must name the API's host (name or IP), never the proxy's: without
-                    // `host`, Node checks it against the tunnel socket's host, which is the proxy.
-                    createConnection: () => external_node_tls_.connect({
-                        socket: tunnel,
-                        host: hostname,
-                        servername: (0,external_node_net_.isIP)(hostname) ? undefined : hostname
-                    })
-                }
-                : { agent: false })
-        });
-        request.on('socket', (socket) => sockets.add(socket));
-        request.on('error', (error) => reject(classify(error)));
-        request.on('response', (response) => {
-            const declared = Number(response.headers['content-length']);
-            if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
-                reject(tooLarge(options.maxBodyBytes));
-                response.destroy();
-                return;
-            }
-            const decoded = decoder(response.headers['content-encoding']);
-            if (decoded === undefined) {
-                reject(new TransportError('the answer is in a content encoding the action cannot read', false, 'the API'));
-                response.destroy();
-                return;
-            }
-            const body = decoded ? response.pipe(decoded) : response;
-            // The cap counts decoded bytes: a small compressed answer can unpack to a huge one.
-            const chunks = [];
-            let size = 0;
-            body.on('data', (chunk) => {
-                size += chunk.length;
-                if (size > options.maxBodyBytes) {
-                    reject(tooLarge(options.maxBodyBytes));
-                    response.destroy();
-                    decoded?.destroy();
-                }
-                else {
-                    chunks.push(chunk);
-                }
-            });
-            response.on('error', (error) => reject(classify(error)));
-            decoded?.on('error', (error) => reject(new TransportError(`the compressed answer is corrupt (${error.message})`, true)));
-            response.on('aborted', () => reject(new TransportError('the answer was cut off', true)));
-            body.on('end', () => resolve({
-                status: response.statusCode ?? 0,
-                headers: response.headers,
-                body: Buffer.concat(chunks).toString('utf8')
-            }));
-        });
-        request.end();
-    });
-}
-/** CONNECT through the proxy; resolves with the raw tunnel socket to the target. */
-function openTunnel(proxy, target, sockets, signal) {
-    const authority = `${target.hostname}:${target.port || 443}`;
-    const headers = { Host: authority };
-    if (proxy.username || proxy.password) {
-        // Already decoded by the toolkit's URL.
-        const credentials = `${proxy.username}:${proxy.password}`;
-        headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
-    }
-    const via = describeProxy(proxy);
-    return new Promise((resolve, reject) => {
-        const request = (proxy.protocol === 'https:' ? external_node_https_namespaceObject : external_node_http_).request({
-            host: proxy.hostname.replace(/^\[|\]$/g, ''),
-            port: proxy.port || (proxy.protocol === 'https:' ? 443 : 80),
-            method: 'CONNECT',
-            path: authority,
-            headers,
-            agent: false,
-            signal
-        });
-        request.on('socket', (socket) => sockets.add(socket));
-        request.on('connect', (response, socket) => {
-            sockets.add(socket);
-            if (response.statusCode === 200)
-                return resolve(socket);
-            socket.destroy();
-            const status = response.statusCode ?? 0;
-            const retryable = status >= 500 || status === 429 || status === 408;
-            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY) answered CONNECT with HTTP ${status}`, retryable, 'HTTPS_PROXY'));
-        });
-        request.on('error', (error) => {
-            const failure = classify(error);
-            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY): ${failure.detail}`, failure.retryable, 'HTTPS_PROXY'));
-        });
-        request.end();
-    });
-}
-/**
- * The stream that decodes a Content-Encoding: null for none, undefined for one the action cannot
- * read. It asks for gzip or brotli (large listings shrink tenfold on the shared network), and
- * also reads deflate, which a server may send whatever was asked.
- */
-function decoder(encoding) {
-    switch ((encoding ?? '').trim().toLowerCase()) {
-        case '':
-        case 'identity':
-            return null;
-        case 'gzip':
-        case 'x-gzip':
-            return external_node_zlib_.createGunzip();
-        case 'deflate':
-            return external_node_zlib_.createInflate();
-        case 'br':
-            return external_node_zlib_.createBrotliDecompress();
-        default:
-            return undefined;
-    }
-}
-function tooLarge(maxBytes) {
-    return new TransportError(`the answer is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB; stopped reading`, false, 'the API');
-}
-/** Duck-typed: errors of node:http may come from another realm (e.g. under a test VM). */
-function classify(error) {
-    const { code, message } = (error ?? {});
-    const text = typeof message === 'string' ? message : String(error);
-    const detail = typeof code === 'string' && !text.includes(code) ? `${code} (${text})` : text;
-    return new TransportError(detail, !(typeof code === 'string' && UNRECOVERABLE_CODES.has(code)));
-}
-
-;// CONCATENATED MODULE: ./src/retry-policy.ts
+;// CONCATENATED MODULE: ./src/api/retry-policy.ts
 
 /** Statuses that say "try again later"; every request of the action is a GET, so retrying is safe. */
 const RETRYABLE_STATUSES = new Set([408, 423, 429, 500, 502, 503, 504]);
@@ -31865,6 +31576,533 @@ async function withRetries(attempt, context) {
             context.onRetry?.(decision, lastError, retry);
             await context.clock.sleep(decision.delayMs, context.signal);
         }
+    }
+}
+
+// EXTERNAL MODULE: external "node:perf_hooks"
+var external_node_perf_hooks_ = __nccwpck_require__(643);
+;// CONCATENATED MODULE: ./src/domain/clock.ts
+
+const systemClock = {
+    now: () => external_node_perf_hooks_.performance.now(),
+    wallNow: () => Date.now(),
+    sleep: (ms, signal) => new Promise((resolve, reject) => {
+        if (signal?.aborted)
+            return reject(signal.reason);
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal?.reason);
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+    })
+};
+
+;// CONCATENATED MODULE: ./src/domain/untrusted-text.ts
+/*
+ * Everything the server sends is untrusted. This module is the one place that makes such text safe
+ * for each sink: the log (workflow commands, ANSI escapes, direction marks), the job summary (HTML
+ * inside Markdown) and the size limits of every sink. Secrets are redacted first, in every encoding
+ * they could travel in, before any escaping.
+ */
+const REDACTED = '***';
+/** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
+class Redactor {
+    forms = [];
+    patterns = [];
+    constructor(secrets = []) {
+        for (const secret of secrets)
+            this.add(secret);
+    }
+    add(secret) {
+        if (!secret)
+            return;
+        if (secret.length >= 4) {
+            this.patterns.push({ length: secret.length, pattern: percentPattern(secret) });
+            // A secret that holds another is hidden whole first.
+            this.patterns.sort((a, b) => b.length - a.length);
+        }
+        const candidates = [
+            secret,
+            JSON.stringify(secret).slice(1, -1),
+            escapeHtmlEntities(secret),
+            ...htmlEntityForms(secret),
+            ...[secret, `Bearer ${secret}`, `Authorization: Bearer ${secret}`].flatMap(base64Forms)
+        ];
+        this.forms = [...new Set([...this.forms, ...candidates])]
+            .filter((form) => form.length >= 4)
+            .sort((a, b) => b.length - a.length);
+    }
+    redact(text) {
+        let result = text;
+        for (const { pattern } of this.patterns)
+            result = result.replace(pattern, REDACTED);
+        for (const form of this.forms)
+            result = result.split(form).join(REDACTED);
+        return result;
+    }
+    /** Redacts every string inside parsed JSON (keys included), before anything else reads it. */
+    redactJson(value) {
+        if (typeof value === 'string')
+            return this.redact(value);
+        if (Array.isArray(value))
+            return value.map((item) => this.redactJson(item));
+        if (value !== null && typeof value === 'object') {
+            return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.redact(key), this.redactJson(item)]));
+        }
+        return value;
+    }
+}
+/**
+ * The secret as the common HTML escapers write it: `&quot;` or `&#34;` or `&#x22;`, `&#39;` or
+ * `&#x27;` or `&apos;`, `&amp;`, `&lt;`, `&gt;`, and the same with `@` left as it is.
+ */
+function htmlEntityForms(secret) {
+    const styles = [
+        { '"': '&quot;', "'": '&#39;' },
+        { '"': '&quot;', "'": '&#x27;' },
+        { '"': '&#34;', "'": '&#39;' },
+        { '"': '&#x22;', "'": '&#x27;' },
+        { '"': '&quot;', "'": '&apos;' }
+    ];
+    const common = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+    return styles.map((style) => secret.replace(/[&<>"']/g, (character) => style[character] ?? common[character]));
+}
+/**
+ * Every percent-encoding of the secret at once: each character as it is or as its UTF-8 bytes in
+ * `%XX` escapes with hex digits of either case, a space also as `+`. That covers
+ * `encodeURIComponent`, `encodeURI`, RFC 3986 escapers (`!'()*` too), form encoding and lower-case
+ * escapers, and any mix of them.
+ */
+function percentPattern(secret) {
+    const characters = [...secret].map((character) => {
+        const escapes = [...Buffer.from(character)]
+            .map((byte) => {
+            const hex = byte.toString(16).padStart(2, '0');
+            return `%[${hex[0]}${hex[0].toUpperCase()}][${hex[1]}${hex[1].toUpperCase()}]`;
+        })
+            .join('');
+        const literal = character.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+        return `(?:${literal}|${escapes}${character === ' ' ? '|\\+' : ''})`;
+    });
+    return new RegExp(characters.join(''), 'g');
+}
+/**
+ * The base64 and base64url text of `secret` wherever it stands in an encoded stream: base64 encodes
+ * 3 bytes at a time, so a secret after 1 or 2 other bytes (`Bearer ` is 7) comes out as other
+ * characters. For each of the three alignments, the characters that encode only the secret's own
+ * bytes; at most 2 bytes at either end stay visible, never enough to use the key.
+ */
+function base64Forms(secret) {
+    const bytes = Buffer.from(secret);
+    const forms = [];
+    for (const skip of [0, 1, 2]) {
+        const aligned = bytes.subarray(skip);
+        const whole = aligned.subarray(0, aligned.length - (aligned.length % 3));
+        forms.push(whole.toString('base64'), whole.toString('base64url'));
+    }
+    // Encoded alone, with its padding.
+    forms.push(bytes.toString('base64'), bytes.toString('base64url'));
+    return forms;
+}
+/** Cuts text to `maxChars`, saying visibly how much was cut. */
+function truncate(text, maxChars) {
+    if (text.length <= maxChars)
+        return text;
+    let end = maxChars;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff)
+        end--; // never split a surrogate pair
+    return `${text.slice(0, end)}… [${text.length - end} more characters]`;
+}
+/** Cuts text to at most `maxBytes` of UTF-8, never inside a character, with a visible marker. */
+function truncateBytes(text, maxBytes) {
+    if (Buffer.byteLength(text) <= maxBytes)
+        return text;
+    const marker = '… [cut]';
+    const kept = Buffer.from(text)
+        .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(marker)))
+        .toString('utf8')
+        .replace(/\uFFFD$/, '');
+    return kept + marker;
+}
+/**
+ * Control characters (C0, C1, DEL), the line and paragraph separators, and every Unicode format
+ * character (category Cf): the bidirectional marks that make text read differently from what it is,
+ * zero-width characters, the word joiner, the BOM and the tag characters (U+E0000–E007F), which let
+ * `finished\u2060` look like `finished`. The body of a RegExp character class, which input rules
+ * use to refuse what the log would escape.
+ */
+const UNSAFE_CHARACTER_CLASS = '\\p{Cc}\\p{Cf}\\u2028\\u2029';
+const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE_CHARACTER_CLASS}]`, 'gu');
+const NAMED_ESCAPES = new Map([
+    ['\n', '\\n'],
+    ['\r', '\\r'],
+    ['\t', '\\t']
+]);
+function visibleEscape(character) {
+    const code = character.codePointAt(0);
+    return (NAMED_ESCAPES.get(character) ??
+        (code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`));
+}
+/** Longest log line the action writes; API text beyond it is cut with a marker. */
+const MAX_LOG_CHARS = 4000;
+/**
+ * The runner's older command syntax, `##[name key=value;]data`, runs wherever `##[` stands in a
+ * line (actions/runner looks for it with IndexOf, on every line the `::` syntax did not claim).
+ */
+const LEGACY_COMMAND = /##\[/g;
+/** `##[` shown as `##\u005b`: what remains has no `[` after `##`, and no replacement adds one. */
+const LEGACY_COMMAND_ESCAPE = '##\\u005b';
+/**
+ * For a line of the job log: no new line, carriage return or other control character survives
+ * (each becomes a visible escape such as `\n`), so API text can never start a line of its own and
+ * be read by the runner as a workflow command (`::set-output`, `::add-mask::`, `::stop-commands::`);
+ * and no `##[` survives anywhere in the line, so it cannot be read as one in the older syntax
+ * (`##[set-output name=outcome;]success`) either.
+ */
+function forLog(text) {
+    return truncate(text, MAX_LOG_CHARS)
+        .replace(UNSAFE_CHARACTERS, visibleEscape)
+        .replace(LEGACY_COMMAND, LEGACY_COMMAND_ESCAPE);
+}
+function escapeHtmlEntities(text) {
+    return text
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, '&#39;')
+        .replace(/@/g, '&#64;');
+}
+/**
+ * For the job summary and the pull-request comment, which are HTML inside Markdown: entities escaped
+ * (`@` too, so API text cannot mention and notify people in a comment), and every line break
+ * (`\n`, a lone `\r`, U+2028) and control character removed, because a line break could end the
+ * HTML block and let the rest be read as Markdown (a heading, a link, an image).
+ */
+function forHtml(text, maxChars) {
+    return escapeHtmlEntities(truncate(text, maxChars)).replace(UNSAFE_CHARACTERS, ' ');
+}
+
+;// CONCATENATED MODULE: ./src/domain/version.ts
+// Kept equal to package.json's version by a test.
+const ACTION_NAME = 'neon-operations-gate';
+const ACTION_VERSION = '0.1.0';
+
+;// CONCATENATED MODULE: ./src/domain/duration.ts
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
+/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h` into milliseconds; a bare number is seconds. */
+function parseDuration(text) {
+    const match = DURATION.exec(text.trim().toLowerCase());
+    if (!match)
+        return undefined;
+    return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']);
+}
+/** Human-readable duration for logs and the summary: `850 ms`, `12.3 s`, `4 min 05 s`. */
+function formatDuration(ms) {
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    if (ms < 60_000)
+        return `${(ms / 1000).toFixed(1)} s`;
+    const totalSeconds = Math.round(ms / 1000);
+    const minutes = Math.floor(totalSeconds / 60);
+    const seconds = totalSeconds % 60;
+    if (minutes < 60)
+        return `${minutes} min ${String(seconds).padStart(2, '0')} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(7067);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(7030);
+// EXTERNAL MODULE: external "node:tls"
+var external_node_tls_ = __nccwpck_require__(1692);
+// EXTERNAL MODULE: external "node:zlib"
+var external_node_zlib_ = __nccwpck_require__(8522);
+;// CONCATENATED MODULE: ./src/api/transport-error.ts
+/*
+ * What a request that got no usable answer failed of, for the transport and the proxy tunnel alike.
+ */
+/**
+ * Why a request got no usable answer. `retryable: false` means that sending it again cannot help
+ * (a host name that does not resolve, a certificate that does not match, a body over the cap, a
+ * proxy that refuses us); `culprit` names what to check.
+ */
+class TransportError extends Error {
+    detail;
+    retryable;
+    culprit;
+    name = 'TransportError';
+    constructor(detail, retryable, culprit = 'api_host') {
+        super(detail);
+        this.detail = detail;
+        this.retryable = retryable;
+        this.culprit = culprit;
+    }
+}
+/** Error codes of node:net, node:tls and node:http that no retry can fix. */
+const UNRECOVERABLE_CODES = new Set([
+    'ENOTFOUND',
+    'EAFNOSUPPORT',
+    'EADDRNOTAVAIL',
+    'ERR_INVALID_URL',
+    'ERR_INVALID_CHAR',
+    'ERR_INVALID_HTTP_TOKEN',
+    'ERR_UNESCAPED_CHARACTERS',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'ERR_SSL_WRONG_VERSION_NUMBER',
+    'EPROTO',
+    'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'CERT_UNTRUSTED',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
+]);
+function tooLarge(maxBytes) {
+    return new TransportError(`the answer is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB; stopped reading`, false, 'the API');
+}
+/** Duck-typed: errors of node:http may come from another realm (e.g. under a test VM). */
+function classify(error) {
+    const { code, message } = (error ?? {});
+    const text = typeof message === 'string' ? message : String(error);
+    const detail = typeof code === 'string' && !text.includes(code) ? `${code} (${text})` : text;
+    return new TransportError(detail, !(typeof code === 'string' && UNRECOVERABLE_CODES.has(code)));
+}
+
+;// CONCATENATED MODULE: ./src/api/proxy-tunnel.ts
+/*
+ * The HTTPS proxy: whether to use one and which is @actions/http-client's decision (its proxy
+ * rules); the CONNECT tunnel is ours, because the toolkit's `tunnel` agent sends CONNECT with no
+ * time limit, so a silent proxy would hold the step until the job times out.
+ */
+
+
+
+
+/**
+ * The proxy for `target`, by the toolkit's rules (@actions/http-client): https_proxy before
+ * HTTPS_PROXY, NO_PROXY with `*`, leading dots and ports, loopback never proxied, credentials
+ * URL-decoded. Plain http goes only to loopback, which is never proxied.
+ */
+function proxyFor(target) {
+    if (target.protocol !== 'https:' || checkBypass(target))
+        return undefined;
+    const setting = process.env.https_proxy || process.env.HTTPS_PROXY;
+    if (!setting)
+        return undefined;
+    let proxy;
+    try {
+        proxy = getProxyUrl(target);
+    }
+    catch {
+        proxy = undefined;
+    }
+    // The toolkit drops a proxy whose credentials are not valid percent-encoding (a bare `%`), and
+    // throws on one that is not a URL: either way, say so rather than connect directly.
+    if (!proxy) {
+        throw new TransportError('HTTPS_PROXY cannot be read: it is not a URL, or its user name or password is not valid percent-encoding (write % as %25)', false, 'HTTPS_PROXY');
+    }
+    if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
+        throw new TransportError('HTTPS_PROXY must start with http:// or https://; other proxies are not supported', false, 'HTTPS_PROXY');
+    }
+    return proxy;
+}
+/** The proxy as `host:port`, never with its credentials. */
+function describeProxy(proxy) {
+    return `${proxy.hostname}:${proxy.port || (proxy.protocol === 'https:' ? 443 : 80)}`;
+}
+/** CONNECT through the proxy; resolves with the raw tunnel socket to the target. */
+function openTunnel(proxy, target, sockets, signal) {
+    const authority = `${target.hostname}:${target.port || 443}`;
+    const headers = { Host: authority };
+    if (proxy.username || proxy.password) {
+        // Already decoded by the toolkit's URL.
+        const credentials = `${proxy.username}:${proxy.password}`;
+        headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    }
+    const via = describeProxy(proxy);
+    return new Promise((resolve, reject) => {
+        const request = (proxy.protocol === 'https:' ? external_node_https_namespaceObject : external_node_http_).request({
+            host: proxy.hostname.replace(/^\[|\]$/g, ''),
+            port: proxy.port || (proxy.protocol === 'https:' ? 443 : 80),
+            method: 'CONNECT',
+            path: authority,
+            headers,
+            agent: false,
+            signal
+        });
+        request.on('socket', (socket) => sockets.add(socket));
+        request.on('connect', (response, socket) => {
+            sockets.add(socket);
+            if (response.statusCode === 200)
+                return resolve(socket);
+            socket.destroy();
+            const status = response.statusCode ?? 0;
+            const retryable = status >= 500 || status === 429 || status === 408;
+            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY) answered CONNECT with HTTP ${status}`, retryable, 'HTTPS_PROXY'));
+        });
+        request.on('error', (error) => {
+            const failure = classify(error);
+            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY): ${failure.detail}`, failure.retryable, 'HTTPS_PROXY'));
+        });
+        request.end();
+    });
+}
+
+;// CONCATENATED MODULE: ./src/api/http-transport.ts
+/*
+ * The one place where bytes leave the process: a single GET over node:http/https with a hard time
+ * limit, an abort signal, a cap on the body, no redirects, and an HTTPS proxy tunnel (CONNECT).
+ * Every socket a request opens, the tunnel's included, is destroyed when the request ends, however
+ * it ends, so a silent server or proxy can never keep the process alive.
+ *
+ * Whether to use a proxy, and which, is @actions/http-client's decision (proxy-tunnel.ts). Carrying
+ * the request is ours because its HttpClient cannot do what a gate needs: it has no abort signal and
+ * no cap on the body, follows redirects (the key must go only to api_host), and its `tunnel` agent
+ * sends CONNECT with no time limit, so a silent proxy would hold the step until the job times out.
+ */
+
+
+
+
+
+
+
+/**
+ * One GET. Resolves with any HTTP status (redirects are returned, not followed); rejects with a
+ * TransportError, or with `signal.reason` when the signal aborts.
+ */
+async function httpGet(url, options) {
+    const controller = new AbortController();
+    const sockets = new Set();
+    const timer = setTimeout(() => controller.abort(new TransportError(`no answer within ${Math.round(options.timeLimitMs)} ms`, true)), options.timeLimitMs);
+    const onOuterAbort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted)
+        onOuterAbort();
+    options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    const aborted = new Promise((_, reject) => {
+        const fail = () => reject(controller.signal.reason);
+        if (controller.signal.aborted)
+            fail();
+        controller.signal.addEventListener('abort', fail, { once: true });
+    });
+    aborted.catch(() => undefined);
+    try {
+        const exchange = async () => {
+            const proxy = proxyFor(url);
+            const tunnel = proxy ? await openTunnel(proxy, url, sockets, controller.signal) : undefined;
+            return await exchangeOnce(url, options, tunnel, sockets, controller.signal);
+        };
+        return await Promise.race([exchange(), aborted]);
+    }
+    finally {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onOuterAbort);
+        for (const socket of sockets)
+            socket.destroy();
+    }
+}
+function exchangeOnce(url, options, tunnel, sockets, signal) {
+    return new Promise((resolve, reject) => {
+        const secure = url.protocol === 'https:';
+        const hostname = url.hostname.replace(/^\[|\]$/g, '');
+        const request = (secure ? external_node_https_namespaceObject : external_node_http_).request(url, {
+            method: 'GET',
+            headers: { ...options.headers, 'Accept-Encoding': 'gzip, br', Connection: 'close' },
+            signal,
+            // A fresh connection each time, never a pooled one; through a proxy, TLS over the tunnel
+            // (Node uses createConnection only when no agent is given).
+            ...(tunnel
+                ? {
+                    // The certificate must name the API's host (name or IP), never the proxy's: without
+                    // `host`, Node checks it against the tunnel socket's host, which is the proxy.
+                    createConnection: () => external_node_tls_.connect({
+                        socket: tunnel,
+                        host: hostname,
+                        servername: (0,external_node_net_.isIP)(hostname) ? undefined : hostname
+                    })
+                }
+                : { agent: false })
+        });
+        request.on('socket', (socket) => sockets.add(socket));
+        request.on('error', (error) => reject(classify(error)));
+        request.on('response', (response) => readAnswer(response, options.maxBodyBytes).then(resolve, reject));
+        request.end();
+    });
+}
+/**
+ * The answer's status, headers and body, read up to `maxBodyBytes` of decoded bytes (a small
+ * compressed answer can unpack to a huge one).
+ */
+function readAnswer(response, maxBodyBytes) {
+    return new Promise((resolve, reject) => {
+        const declared = Number(response.headers['content-length']);
+        if (Number.isFinite(declared) && declared > maxBodyBytes) {
+            reject(tooLarge(maxBodyBytes));
+            response.destroy();
+            return;
+        }
+        const decoded = decoder(response.headers['content-encoding']);
+        if (decoded === undefined) {
+            const unreadable = 'the answer is in a content encoding the action cannot read';
+            reject(new TransportError(unreadable, false, 'the API'));
+            response.destroy();
+            return;
+        }
+        const body = decoded ? response.pipe(decoded) : response;
+        const chunks = [];
+        let size = 0;
+        body.on('data', (chunk) => {
+            size += chunk.length;
+            if (size > maxBodyBytes) {
+                reject(tooLarge(maxBodyBytes));
+                response.destroy();
+                decoded?.destroy();
+            }
+            else {
+                chunks.push(chunk);
+            }
+        });
+        response.on('error', (error) => reject(classify(error)));
+        decoded?.on('error', (error) => reject(new TransportError(`the compressed answer is corrupt (${error.message})`, true)));
+        response.on('aborted', () => reject(new TransportError('the answer was cut off', true)));
+        body.on('end', () => resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).toString('utf8')
+        }));
+    });
+}
+/**
+ * The stream that decodes a Content-Encoding: null for none, undefined for one the action cannot
+ * read. It asks for gzip or brotli (large listings shrink tenfold on the shared network), and
+ * also reads deflate, which a server may send whatever was asked.
+ */
+function decoder(encoding) {
+    switch ((encoding ?? '').trim().toLowerCase()) {
+        case '':
+        case 'identity':
+            return null;
+        case 'gzip':
+        case 'x-gzip':
+            return external_node_zlib_.createGunzip();
+        case 'deflate':
+            return external_node_zlib_.createInflate();
+        case 'br':
+            return external_node_zlib_.createBrotliDecompress();
+        default:
+            return undefined;
     }
 }
 
@@ -41403,7 +41641,7 @@ function preprocess(fn, schema) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/schemas.ts
+;// CONCATENATED MODULE: ./src/domain/schemas.ts
 
 /*
  * Response schemas. Only the fields the action needs are required; everything else the spec or the
@@ -41478,199 +41716,8 @@ const ErrorBodySchema = object({
     request_id: optionalString
 });
 
-;// CONCATENATED MODULE: ./src/untrusted-text.ts
-/*
- * Everything the server sends is untrusted. This module is the one place that makes such text safe
- * for each sink: the log (workflow commands, ANSI escapes, direction marks), the job summary (HTML
- * inside Markdown) and the size limits of every sink. Secrets are redacted first, in every encoding
- * they could travel in, before any escaping.
- */
-const REDACTED = '***';
-/** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
-class Redactor {
-    forms = [];
-    patterns = [];
-    constructor(secrets = []) {
-        for (const secret of secrets)
-            this.add(secret);
-    }
-    add(secret) {
-        if (!secret)
-            return;
-        if (secret.length >= 4) {
-            this.patterns.push({ length: secret.length, pattern: percentPattern(secret) });
-            // A secret that holds another is hidden whole first.
-            this.patterns.sort((a, b) => b.length - a.length);
-        }
-        const candidates = [
-            secret,
-            JSON.stringify(secret).slice(1, -1),
-            escapeHtmlEntities(secret),
-            ...htmlEntityForms(secret),
-            ...[secret, `Bearer ${secret}`, `Authorization: Bearer ${secret}`].flatMap(base64Forms)
-        ];
-        this.forms = [...new Set([...this.forms, ...candidates])]
-            .filter((form) => form.length >= 4)
-            .sort((a, b) => b.length - a.length);
-    }
-    redact(text) {
-        let result = text;
-        for (const { pattern } of this.patterns)
-            result = result.replace(pattern, REDACTED);
-        for (const form of this.forms)
-            result = result.split(form).join(REDACTED);
-        return result;
-    }
-    /** Redacts every string inside parsed JSON (keys included), before anything else reads it. */
-    redactJson(value) {
-        if (typeof value === 'string')
-            return this.redact(value);
-        if (Array.isArray(value))
-            return value.map((item) => this.redactJson(item));
-        if (value !== null && typeof value === 'object') {
-            return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.redact(key), this.redactJson(item)]));
-        }
-        return value;
-    }
-}
-/**
- * The secret as the common HTML escapers write it: `&quot;` or `&#34;` or `&#x22;`, `&#39;` or
- * `&#x27;` or `&apos;`, `&amp;`, `&lt;`, `&gt;`, and the same with `@` left as it is.
- */
-function htmlEntityForms(secret) {
-    const styles = [
-        { '"': '&quot;', "'": '&#39;' },
-        { '"': '&quot;', "'": '&#x27;' },
-        { '"': '&#34;', "'": '&#39;' },
-        { '"': '&#x22;', "'": '&#x27;' },
-        { '"': '&quot;', "'": '&apos;' }
-    ];
-    const common = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
-    return styles.map((style) => secret.replace(/[&<>"']/g, (character) => style[character] ?? common[character]));
-}
-/**
- * Every percent-encoding of the secret at once: each character as it is or as its UTF-8 bytes in
- * `%XX` escapes with hex digits of either case, a space also as `+`. That covers
- * `encodeURIComponent`, `encodeURI`, RFC 3986 escapers (`!'()*` too), form encoding and lower-case
- * escapers, and any mix of them.
- */
-function percentPattern(secret) {
-    const characters = [...secret].map((character) => {
-        const escapes = [...Buffer.from(character)]
-            .map((byte) => {
-            const hex = byte.toString(16).padStart(2, '0');
-            return `%[${hex[0]}${hex[0].toUpperCase()}][${hex[1]}${hex[1].toUpperCase()}]`;
-        })
-            .join('');
-        const literal = character.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
-        return `(?:${literal}|${escapes}${character === ' ' ? '|\\+' : ''})`;
-    });
-    return new RegExp(characters.join(''), 'g');
-}
-/**
- * The base64 and base64url text of `secret` wherever it stands in an encoded stream: base64 encodes
- * 3 bytes at a time, so a secret after 1 or 2 other bytes (`Bearer ` is 7) comes out as other
- * characters. For each of the three alignments, the characters that encode only the secret's own
- * bytes; at most 2 bytes at either end stay visible, never enough to use the key.
- */
-function base64Forms(secret) {
-    const bytes = Buffer.from(secret);
-    const forms = [];
-    for (const skip of [0, 1, 2]) {
-        const aligned = bytes.subarray(skip);
-        const whole = aligned.subarray(0, aligned.length - (aligned.length % 3));
-        forms.push(whole.toString('base64'), whole.toString('base64url'));
-    }
-    // Encoded alone, with its padding.
-    forms.push(bytes.toString('base64'), bytes.toString('base64url'));
-    return forms;
-}
-/** Cuts text to `maxChars`, saying visibly how much was cut. */
-function truncate(text, maxChars) {
-    if (text.length <= maxChars)
-        return text;
-    let end = maxChars;
-    const last = text.charCodeAt(end - 1);
-    if (last >= 0xd800 && last <= 0xdbff)
-        end--; // never split a surrogate pair
-    return `${text.slice(0, end)}… [${text.length - end} more characters]`;
-}
-/** Cuts text to at most `maxBytes` of UTF-8, never inside a character, with a visible marker. */
-function truncateBytes(text, maxBytes) {
-    if (Buffer.byteLength(text) <= maxBytes)
-        return text;
-    const marker = '… [cut]';
-    const kept = Buffer.from(text)
-        .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(marker)))
-        .toString('utf8')
-        .replace(/\uFFFD$/, '');
-    return kept + marker;
-}
-/**
- * Control characters (C0, C1, DEL), the line and paragraph separators, and every Unicode format
- * character (category Cf): the bidirectional marks that make text read differently from what it is,
- * zero-width characters, the word joiner, the BOM and the tag characters (U+E0000–E007F), which let
- * `finished\u2060` look like `finished`. The body of a RegExp character class, which input rules
- * use to refuse what the log would escape.
- */
-const UNSAFE_CHARACTER_CLASS = '\\p{Cc}\\p{Cf}\\u2028\\u2029';
-const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE_CHARACTER_CLASS}]`, 'gu');
-const NAMED_ESCAPES = new Map([
-    ['\n', '\\n'],
-    ['\r', '\\r'],
-    ['\t', '\\t']
-]);
-function visibleEscape(character) {
-    const code = character.codePointAt(0);
-    return (NAMED_ESCAPES.get(character) ??
-        (code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`));
-}
-/** Longest log line the action writes; API text beyond it is cut with a marker. */
-const MAX_LOG_CHARS = 4000;
-/**
- * The runner's older command syntax, `##[name key=value;]data`, runs wherever `##[` stands in a
- * line (actions/runner looks for it with IndexOf, on every line the `::` syntax did not claim).
- */
-const LEGACY_COMMAND = /##\[/g;
-/** `##[` shown as `##\u005b`: what remains has no `[` after `##`, and no replacement adds one. */
-const LEGACY_COMMAND_ESCAPE = '##\\u005b';
-/**
- * For a line of the job log: no new line, carriage return or other control character survives
- * (each becomes a visible escape such as `\n`), so API text can never start a line of its own and
- * be read by the runner as a workflow command (`::set-output`, `::add-mask::`, `::stop-commands::`);
- * and no `##[` survives anywhere in the line, so it cannot be read as one in the older syntax
- * (`##[set-output name=outcome;]success`) either.
- */
-function forLog(text) {
-    return truncate(text, MAX_LOG_CHARS)
-        .replace(UNSAFE_CHARACTERS, visibleEscape)
-        .replace(LEGACY_COMMAND, LEGACY_COMMAND_ESCAPE);
-}
-function escapeHtmlEntities(text) {
-    return text
-        .replace(/&/g, '&amp;')
-        .replace(/</g, '&lt;')
-        .replace(/>/g, '&gt;')
-        .replace(/"/g, '&quot;')
-        .replace(/'/g, '&#39;')
-        .replace(/@/g, '&#64;');
-}
-/**
- * For the job summary and the pull-request comment, which are HTML inside Markdown: entities escaped
- * (`@` too, so API text cannot mention and notify people in a comment), and every line break
- * (`\n`, a lone `\r`, U+2028) and control character removed, because a line break could end the
- * HTML block and let the rest be read as Markdown (a heading, a link, an image).
- */
-function forHtml(text, maxChars) {
-    return escapeHtmlEntities(truncate(text, maxChars)).replace(UNSAFE_CHARACTERS, ' ');
-}
+;// CONCATENATED MODULE: ./src/api/api-core.ts
 
-;// CONCATENATED MODULE: ./src/version.ts
-// Kept equal to package.json's version by a test.
-const ACTION_NAME = 'neon-operations-gate';
-const ACTION_VERSION = '0.1.0';
-
-;// CONCATENATED MODULE: ./src/api-core.ts
 
 
 
@@ -41838,7 +41885,7 @@ class ApiCore {
     }
 }
 
-;// CONCATENATED MODULE: ./src/paging.ts
+;// CONCATENATED MODULE: ./src/api/paging.ts
 /*
  * The one paging rule for every list of the API. Lists say in different ways that a page was the
  * last, so each reader says how:
@@ -41872,7 +41919,7 @@ async function walkPages(readPage, walk) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/resources/branches.ts
+;// CONCATENATED MODULE: ./src/api/resources/branches.ts
 /** The branches of a project: one read by id, and the search, across every page. */
 
 
@@ -41933,7 +41980,7 @@ class BranchesReader {
     }
 }
 
-;// CONCATENATED MODULE: ./src/resources/operations.ts
+;// CONCATENATED MODULE: ./src/api/resources/operations.ts
 /** The operations of a project: one read by id, and the list, newest first. */
 
 
@@ -41970,7 +42017,7 @@ class OperationsReader {
 /** Where the operations list keeps the next page's cursor. */
 const operationsCursor = (page) => page.pagination?.cursor;
 
-;// CONCATENATED MODULE: ./src/resources/organizations.ts
+;// CONCATENATED MODULE: ./src/api/resources/organizations.ts
 
 class OrganizationsReader {
     core;
@@ -41988,7 +42035,7 @@ class OrganizationsReader {
     }
 }
 
-;// CONCATENATED MODULE: ./src/resources/projects.ts
+;// CONCATENATED MODULE: ./src/api/resources/projects.ts
 
 
 
@@ -42081,7 +42128,7 @@ class ProjectsReader {
     }
 }
 
-;// CONCATENATED MODULE: ./src/api-client.ts
+;// CONCATENATED MODULE: ./src/api/api-client.ts
 /**
  * The management API as the action reads it, the way @neon/sdk lays it out: one small request core
  * (src/api-core.ts) and a reader per resource, each with its schema and its answer checks. The wait
@@ -42106,50 +42153,101 @@ class ApiClient {
     }
 }
 
-// EXTERNAL MODULE: external "node:perf_hooks"
-var external_node_perf_hooks_ = __nccwpck_require__(643);
-;// CONCATENATED MODULE: ./src/clock.ts
+;// CONCATENATED MODULE: ./src/api/pace.ts
 
-const systemClock = {
-    now: () => external_node_perf_hooks_.performance.now(),
-    wallNow: () => Date.now(),
-    sleep: (ms, signal) => new Promise((resolve, reject) => {
-        if (signal?.aborted)
-            return reject(signal.reason);
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(signal?.reason);
-        };
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-        }, ms);
-        signal?.addEventListener('abort', onAbort, { once: true });
-    })
-};
 
-;// CONCATENATED MODULE: ./src/branch-state.ts
-const STATES = new Map([
-    ['ready', 'ready'],
-    ['archived', 'archived'],
-    ['init', 'not ready'],
-    ['resetting', 'not ready']
-]);
-function branchReadiness(branch) {
-    if (branch.pending_state)
-        return 'not ready';
-    // The live API always states one: a branch without it is in a state the gate cannot judge.
-    if (branch.current_state == null)
-        return 'unknown';
-    return STATES.get(branch.current_state) ?? 'unknown';
+/** How much slower the pace gets on each 429. */
+const SLOWDOWN_FACTOR = 2;
+/** Recovery comes back quickly to this multiple of the pace at which the last 429 came... */
+const PLATEAU_MARGIN = 1.75;
+/** ...10 % quicker with each poll that met no 429... */
+const QUICK_RECOVERY = 0.9;
+/** ...then probes toward `interval` slowly, 0.5 % a poll. */
+const PROBING_RECOVERY = 0.995;
+/** While slowed, each wait is the pace ± 25 %, at random. */
+const WAIT_JITTER = 0.25;
+/**
+ * How often a gate polls. The account's request budget is shared by every gate of every workflow,
+ * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link.
+ *
+ * A 429 doubles the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
+ * whose trouble is over is back within it). Each poll answered without a 429 makes it quicker
+ * again, the way TCP CUBIC does: quickly (10 % a poll) back to a plateau of 1.75 times the pace at
+ * which the last 429 came, then slowly (0.5 % a poll) toward `interval`, never below it. Without
+ * that memory a fleet of gates climbs straight back to the pace that filled the account's window,
+ * and every gate meets a 429 again in the next crunch; with it, the fleet settles under the budget
+ * (1.5 times left a second crunch in the simulation, `npm run simulate`; 1.75 did not).
+ *
+ * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
+ * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.
+ */
+class Pace {
+    intervalMs;
+    logger;
+    random;
+    paceMs;
+    /** The pace at which the last 429 came; 0 before any. */
+    limitedAtMs = 0;
+    limitedThisPoll = false;
+    /** Answers of 429 met in the whole run. */
+    rateLimited = 0;
+    /** The slowest pace reached. */
+    slowestMs;
+    constructor(intervalMs, logger, random = Math.random) {
+        this.intervalMs = intervalMs;
+        this.logger = logger;
+        this.random = random;
+        this.paceMs = intervalMs;
+        this.slowestMs = intervalMs;
+    }
+    /** Time between polls right now, before jitter. */
+    get currentMs() {
+        return this.paceMs;
+    }
+    onRateLimited() {
+        this.rateLimited++;
+        // The pace that was too quick: the first 429 of a poll says so, its retries' 429s do not.
+        if (!this.limitedThisPoll)
+            this.limitedAtMs = this.paceMs;
+        this.limitedThisPoll = true;
+        const next = Math.min(this.slowestAllowedMs, this.paceMs * SLOWDOWN_FACTOR);
+        if (next > this.paceMs) {
+            this.paceMs = next;
+            this.slowestMs = Math.max(this.slowestMs, next);
+            this.logger.info(`429: polling every ${formatDuration(next)} for now`);
+        }
+    }
+    /** A poll is over; if it met no 429, the pace recovers a step toward `interval`. */
+    onPollDone() {
+        const limited = this.limitedThisPoll;
+        this.limitedThisPoll = false;
+        if (limited || this.paceMs === this.intervalMs)
+            return;
+        const plateauMs = this.limitedAtMs * PLATEAU_MARGIN;
+        const next = this.paceMs > plateauMs
+            ? Math.max(plateauMs, this.paceMs * QUICK_RECOVERY)
+            : this.paceMs * PROBING_RECOVERY;
+        this.paceMs = Math.max(this.intervalMs, next);
+        if (this.paceMs === this.intervalMs) {
+            this.logger.info(`No 429 lately: polling every ${formatDuration(this.intervalMs)} again`);
+        }
+    }
+    /**
+     * How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %, never
+     * below `interval` nor past the recovery bound.
+     */
+    nextPollDelayMs() {
+        if (this.paceMs === this.intervalMs)
+            return this.intervalMs;
+        const jittered = this.paceMs * (1 + WAIT_JITTER * (2 * this.random() - 1));
+        return Math.round(Math.min(this.slowestAllowedMs, Math.max(this.intervalMs, jittered)));
+    }
+    get slowestAllowedMs() {
+        return RECOVERY_INTERVALS * this.intervalMs;
+    }
 }
-/** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */
-function canBeQueried(branch) {
-    const readiness = branchReadiness(branch);
-    return readiness === 'ready' || readiness === 'archived';
-}
 
-;// CONCATENATED MODULE: ./src/operation-status.ts
+;// CONCATENATED MODULE: ./src/domain/operation-status.ts
 const CLASSES = new Map([
     ['finished', 'success'],
     ['skipped', 'success'],
@@ -42195,59 +42293,17 @@ const LABELS = new Map([
     ['running', '⏳ Running'],
     ['cancelling', '⏹️ Cancelling']
 ]);
+function finalityOf(failFast) {
+    return {
+        isDone: (operation) => isFinal(operation.status, failFast),
+        hasFailed: (operation) => isFinalFailure(operation.status, failFast)
+    };
+}
 function statusLabel(status) {
     return LABELS.get(status) ?? `❔ ${status}`;
 }
 
-;// CONCATENATED MODULE: ./src/report.ts
-
-/**
- * The operations as far as the run saw them, or undefined when nothing could be read (an error,
- * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
- */
-function seenOperations(report) {
-    const { wait } = report;
-    if (wait && (wait.observed || wait.operations.length > 0))
-        return wait.operations;
-    return report.lastSeen;
-}
-/**
- * The operation the single-operation outputs describe: the first one (output order) that did not
- * finish, else the first one.
- */
-function primaryOperation(operations) {
-    return operations.find((operation) => operation.status !== 'finished') ?? operations[0];
-}
-/**
- * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
- * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
- * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
- */
-function operationDuration(operation, readAt) {
-    const created = Date.parse(operation.created_at ?? '');
-    if (isUnfinished(operation.status) && readAt !== undefined && !Number.isNaN(created)) {
-        return { ms: Math.max(0, readAt - created), soFar: true };
-    }
-    if (operation.total_duration_ms != null)
-        return { ms: operation.total_duration_ms, soFar: false };
-    const updated = Date.parse(operation.updated_at ?? '');
-    if (Number.isNaN(created) || Number.isNaN(updated))
-        return undefined;
-    return { ms: Math.max(0, updated - created), soFar: false };
-}
-/** Why nothing could be read; the reason itself is quoted beside it. */
-function nothingRead(outcome) {
-    switch (outcome) {
-        case 'timeout':
-            return 'Nothing could be read before the timeout ran out';
-        case 'cancelled':
-            return 'Nothing could be read before the job was cancelled';
-        default:
-            return 'Nothing could be read before the error';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/phrase.ts
+;// CONCATENATED MODULE: ./src/domain/phrase.ts
 
 const MAX_CODE_CHARS = 80;
 const MAX_QUOTE_CHARS = 300;
@@ -42278,177 +42334,7 @@ function branchStatePhrase(branch) {
     ];
 }
 
-;// CONCATENATED MODULE: ./src/headline.ts
-/*
- * What a report says first: why the gate ended as it did. The facts are put together once, as
- * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
- * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
- */
-
-
-
-
-
-/** How many operations a line names; the table has them all. */
-const NAMED_IN_LINE = 3;
-/** `start_compute on br-preview-7` */
-function actionOnBranch(operation) {
-    return [
-        { code: operation.action ?? 'operation' },
-        ' on ',
-        { code: operation.branch_id ?? 'its branch' }
-    ];
-}
-/** `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"` */
-function failedClause(operation, readAt) {
-    const duration = operationDuration(operation, readAt.get(operation.id));
-    return [
-        ...actionOnBranch(operation),
-        ' ended in ',
-        { code: operation.status },
-        duration ? ` after ${formatDuration(duration.ms)}` : '',
-        ...(operation.error ? [': ', { quote: operation.error }] : [])
-    ];
-}
-/** `apply_config on br-main-1, running for 7.1 s so far` */
-function inFlightClause(operation, readAt) {
-    const duration = operationDuration(operation, readAt.get(operation.id));
-    return [
-        ...actionOnBranch(operation),
-        ', ',
-        { code: operation.status },
-        duration ? ` for ${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : ''
-    ];
-}
-/** The first few clauses joined, and how many more the table holds. */
-function listed(operations, clause, withIds) {
-    const phrase = [];
-    operations.slice(0, NAMED_IN_LINE).forEach((operation, index) => {
-        if (index > 0)
-            phrase.push('; ');
-        if (withIds)
-            phrase.push({ code: operation.id }, ' (', ...clause(operation), ')');
-        else
-            phrase.push(...clause(operation));
-    });
-    if (operations.length > NAMED_IN_LINE) {
-        phrase.push(`; and ${operations.length - NAMED_IN_LINE} more`);
-    }
-    return phrase;
-}
-function operationFacts(report) {
-    const failFast = report.failFast ?? false;
-    const seen = seenOperations(report);
-    const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
-    const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
-    return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map() };
-}
-/** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
-function failedList(facts, withIds = false) {
-    return listed(facts.failed, (operation) => failedClause(operation, facts.readAt), withIds);
-}
-/** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
-function inFlightList(facts, withIds = false) {
-    return listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds);
-}
-/** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */
-function inFlightPhrase(facts, withIds = false) {
-    return [`${facts.inFlight.length} still in flight: `, ...inFlightList(facts, withIds)];
-}
-/**
- * The summary's first line after the outcome's label: on failure what failed, on timeout and
- * cancellation what was still in flight and for how long, on success how many finished and in how
- * long. Undefined when the outcome needs no more (an error, which is quoted beside it).
- */
-function outcomeLine(report, facts) {
-    const { wait, outcome } = report;
-    if (!outcome || outcome === 'error')
-        return undefined;
-    if (!facts.seen) {
-        if (!wait && report.listing)
-            return [`${plural(report.listing.projects.length, 'project')}`];
-        return outcome === 'success' ? undefined : ['nothing could be read, so the state is unknown'];
-    }
-    switch (outcome) {
-        case 'success': {
-            const finished = facts.seen.length;
-            if (finished === 0)
-                return ['no operation in flight'];
-            const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
-            const total = finished === 1 ? 'the operation finished' : `all ${finished} operations finished`;
-            return [`${total}${took}`];
-        }
-        case 'failure':
-            return [
-                facts.failed.length > 1 ? `${facts.failed.length} operations failed: ` : '',
-                ...failedList(facts)
-            ];
-        default:
-            if (facts.inFlight.length > 0)
-                return inFlightPhrase(facts);
-            return branchNotReady(report);
-    }
-}
-/** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */
-function branchNotReady(report) {
-    const { branch } = report;
-    if (!branch || canBeQueried(branch))
-        return undefined;
-    return ['branch ', { code: branch.name }, ' is still ', ...branchStatePhrase(branch)];
-}
-
-;// CONCATENATED MODULE: ./src/annotations.ts
-
-
-
-
-/**
- * At most this many operation annotations: GitHub shows 10 error annotations a step, and the step's
- * own failure message is one of them.
- */
-const MAX_OPERATION_ANNOTATIONS = 5;
-/**
- * What goes to the checks list and the run's summary page: each operation that ended in a final
- * failure, and a timeout, titled with the action and the branch.
- */
-function annotationsFor(report) {
-    const facts = operationFacts(report);
-    const { failed } = facts;
-    const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
-        title: truncate(`${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`, 200),
-        message: truncate(`Operation ${operation.id}${operation.error ? `: ${operation.error}` : ''}`, 1000)
-    }));
-    if (failed.length > MAX_OPERATION_ANNOTATIONS) {
-        annotations.push({
-            title: `${plural(failed.length - MAX_OPERATION_ANNOTATIONS, 'more operation')} failed`,
-            message: 'The job summary lists every operation.'
-        });
-    }
-    if (report.outcome === 'timeout' && !facts.seen) {
-        const why = report.wait?.reason ?? report.error;
-        annotations.push({
-            title: 'timeout: the state of the operations is unknown',
-            message: truncate(`${nothingRead('timeout')}${why ? `: ${why}` : ''}`, 1000)
-        });
-    }
-    else if (report.outcome === 'timeout') {
-        const first = facts.inFlight[0];
-        const branch = !first && branchNotReady(report);
-        annotations.push({
-            title: first
-                ? truncate(`timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`, 200)
-                : branch
-                    ? truncate(`timeout: ${phraseText(branch)}`, 200)
-                    : 'timeout',
-            message: truncate(branch
-                ? `timeout ran out while ${phraseText(branch)}`
-                : `timeout ran out with ${phraseText(inFlightPhrase(facts, true))}`, 1000)
-        });
-    }
-    return annotations;
-}
-
-;// CONCATENATED MODULE: ./src/branch-resolver.ts
+;// CONCATENATED MODULE: ./src/wait/branch-resolver.ts
 /*
  * `branch_id` as users write it: a branch id (`br-wild-frost-123456`) or a branch name (`main`,
  * `preview/pr-12`). The gate filters operations by branch id, so a name that matches nothing would
@@ -42493,9 +42379,471 @@ async function resolveBranch(reader, projectId, input) {
     throw new InputError(`input "branch_id": ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`);
 }
 
+;// CONCATENATED MODULE: ./src/domain/branch-state.ts
+const STATES = new Map([
+    ['ready', 'ready'],
+    ['archived', 'archived'],
+    ['init', 'not ready'],
+    ['resetting', 'not ready']
+]);
+function branchReadiness(branch) {
+    if (branch.pending_state)
+        return 'not ready';
+    // The live API always states one: a branch without it is in a state the gate cannot judge.
+    if (branch.current_state == null)
+        return 'unknown';
+    return STATES.get(branch.current_state) ?? 'unknown';
+}
+/** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */
+function canBeQueried(branch) {
+    const readiness = branchReadiness(branch);
+    return readiness === 'ready' || readiness === 'archived';
+}
+
+;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
+
+
+
+
+
+/** The operations named by `operation_id`, read one by one until each is final. */
+class OperationIdsSource {
+    reader;
+    projectId;
+    ids;
+    isDone;
+    states = new Map();
+    completedPolls = 0;
+    constructor(reader, projectId, ids, isDone) {
+        this.reader = reader;
+        this.projectId = projectId;
+        this.ids = ids;
+        this.isDone = isDone;
+    }
+    async poll() {
+        for (const id of this.ids) {
+            const known = this.states.get(id);
+            if (known && this.isDone(known))
+                continue;
+            this.states.set(id, await this.reader.getOperation(this.projectId, id));
+        }
+        this.completedPolls++;
+    }
+    get operations() {
+        return this.ids.flatMap((id) => this.states.get(id) ?? []);
+    }
+}
+/** How far back the first read looks for operations still in flight. */
+const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000;
+/**
+ * Page size of the first read (the live API accepts 1-1000). It reads back to the horizon anyway,
+ * so large pages mean fewer requests for the same data.
+ */
+const GATE_DISCOVERY_PAGE_LIMIT = 500;
+/** At most this many pages on the first read (10,000 operations), with a warning if reached. */
+const GATE_MAX_DISCOVERY_PAGES = 20;
+/** Page size of later polls, which usually need only the newest few operations. */
+const GATE_POLL_PAGE_LIMIT = 100;
+/** At most this many pages on each later poll; older pending operations are read by id. */
+const GATE_MAX_POLL_PAGES = 3;
+/**
+ * At most this many pending operations read by id in one poll, those read longest ago first; the
+ * others keep their last-seen (not final) state until their turn, so a poll's cost stays bounded
+ * even with thousands in flight, and nothing can pass unread.
+ */
+const GATE_MAX_READS_BY_ID = 20;
+/**
+ * The project gate: every operation of the project (or of one branch) that is in flight.
+ *
+ * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
+ * operations that are not final. Why that is safe: the gate waits for work that was just started,
+ * by this workflow or a concurrent one; the control plane finishes operations in seconds to
+ * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
+ * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
+ *
+ * Later polls: read from the newest operation down to the oldest one still pending, at most
+ * GATE_MAX_POLL_PAGES pages, and read pending operations beyond that by id (GATE_MAX_READS_BY_ID a
+ * poll). Operations never seen before are waited on too, even if they were already final when first
+ * seen (a failure among them fails the gate).
+ */
+class ProjectGateSource {
+    options;
+    tracked = new Map();
+    /** Every operation id any list has shown; one not in it is new. */
+    seen = new Set();
+    /** The poll in which a pending operation was last read by id. */
+    readByIdAt = new Map();
+    completedPolls = 0;
+    warnedUnreadableTime = false;
+    /** The branch as last read: its `current_state` decides, once its operations are final. */
+    branch;
+    warnedBranchStates = new Set();
+    constructor(options) {
+        this.options = options;
+        this.branch = options.branch?.branch;
+    }
+    get operations() {
+        return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0);
+    }
+    async poll() {
+        if (this.completedPolls === 0)
+            await this.discover();
+        else
+            await this.refresh();
+        await this.readBranch();
+        this.completedPolls++;
+    }
+    /**
+     * Whether the branch can be queried, read anew in every poll that finds its operations final (only
+     * with `branch_id`): what was read at resolution or before its operations ran says nothing of now.
+     */
+    async readBranch() {
+        const gated = this.options.branch;
+        if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
+            return;
+        }
+        const previous = this.branch && branchStateText(this.branch);
+        this.branch = await gated.reader.getBranch(this.options.projectId, gated.branch.id);
+        const state = branchStateText(this.branch);
+        const readiness = branchReadiness(this.branch);
+        const name = `Branch ${truncate(this.branch.name, 80)} (${this.branch.id})`;
+        if (readiness === 'archived') {
+            this.options.logger.warning(`${name} is archived: its first queries will be slow`);
+        }
+        else if (readiness === 'unknown' && !this.warnedBranchStates.has(state)) {
+            this.warnedBranchStates.add(state);
+            this.options.logger.warning(`${name} is in an unknown state, ${state}; waiting until it is ready`);
+        }
+        else if (state !== previous || this.completedPolls === 0) {
+            this.options.logger.info(`${name} is ${state}`);
+        }
+    }
+    async discover() {
+        const { clock, logger, isDone } = this.options;
+        // The API's timestamps are wall-clock time.
+        const horizon = clock.wallNow() - GATE_LOOKBACK_MS;
+        const end = await this.walkOperations(GATE_DISCOVERY_PAGE_LIMIT, GATE_MAX_DISCOVERY_PAGES, (page) => {
+            for (const operation of page.operations) {
+                this.seen.add(operation.id);
+                const time = this.createdAt(operation);
+                const inWindow = time === undefined || time >= horizon;
+                if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
+                    this.tracked.set(operation.id, operation);
+                }
+            }
+            return !isOlderThan(page.operations.at(-1), horizon);
+        });
+        if (end === 'page cap') {
+            logger.warning(`Project gate: looked at the newest ${GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`);
+        }
+        else if (end === 'repeated cursor') {
+            logger.warning('Project gate: the API handed out a page cursor it had given before');
+        }
+    }
+    /**
+     * A later poll. With nothing pending it still reads the newest page (there is a poll only while
+     * the branch keeps the gate open): an operation started meanwhile, on a branch not ready yet,
+     * keeps the gate open too.
+     */
+    async refresh() {
+        const { reader, projectId, isDone } = this.options;
+        const pending = [...this.tracked.values()].filter((operation) => !isDone(operation));
+        const times = pending.map((operation) => this.createdAt(operation));
+        const oldestPendingAt = times.includes(undefined)
+            ? -Infinity
+            : Math.min(Infinity, ...times);
+        const listed = new Set();
+        await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, (page) => {
+            for (const operation of page.operations) {
+                listed.add(operation.id);
+                const isNew = !this.seen.has(operation.id);
+                this.seen.add(operation.id);
+                if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
+                    this.tracked.set(operation.id, operation);
+                }
+            }
+            const last = page.operations.at(-1);
+            return !(last && isOlderThan(last, oldestPendingAt + 1));
+        });
+        const unlisted = pending
+            .filter((operation) => !listed.has(operation.id))
+            .sort((a, b) => (this.readByIdAt.get(a.id) ?? 0) - (this.readByIdAt.get(b.id) ?? 0))
+            .slice(0, GATE_MAX_READS_BY_ID);
+        for (const operation of unlisted) {
+            this.readByIdAt.set(operation.id, this.completedPolls);
+            this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id));
+        }
+    }
+    /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
+    walkOperations(limit, maxPages, onPage) {
+        const { reader, projectId } = this.options;
+        return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
+            limit,
+            maxPages,
+            length: (page) => page.operations.length,
+            nextCursor: operationsCursor,
+            shortPageIsLast: true,
+            onPage
+        });
+    }
+    isRelevant(operation) {
+        const branchId = this.options.branch?.branch.id;
+        return !branchId || operation.branch_id === branchId;
+    }
+    /** The creation time, or undefined (warned about once) when the API's text cannot be read. */
+    createdAt(operation) {
+        const time = parseTime(operation.created_at);
+        if (time === undefined && !this.warnedUnreadableTime) {
+            this.warnedUnreadableTime = true;
+            this.options.logger.warning(`Project gate: operation ${operation.id} has no readable created_at ("${operation.created_at ?? ''}"); such operations count as recent and are waited on`);
+        }
+        return time;
+    }
+}
+function parseTime(text) {
+    const time = Date.parse(text ?? '');
+    return Number.isNaN(time) ? undefined : time;
+}
+/** Whether the operation was created before `time`; false when its time cannot be read. */
+function isOlderThan(operation, time) {
+    const created = parseTime(operation?.created_at);
+    return created !== undefined && created < time;
+}
+/** Newest first; an operation whose time cannot be read sorts as the newest. */
+function sortTime(operation) {
+    return parseTime(operation.created_at) ?? Infinity;
+}
+function branchStateText(branch) {
+    return phraseText(branchStatePhrase(branch));
+}
+
+;// CONCATENATED MODULE: ./src/wait/wait-for-operations.ts
+
+
+
+
+
+/** Status changes logged per poll; more are counted in one line (the summary has them all). */
+const MAX_CHANGES_LOGGED = 20;
+/** Distinct unknown statuses warned about. */
+const MAX_UNKNOWN_WARNINGS = 5;
+/**
+ * The log of a wait: each status change once, with the time since the start (at most
+ * MAX_CHANGES_LOGGED a poll, then a count), and each unknown status warned about once.
+ */
+class StatusLog {
+    logger;
+    elapsed;
+    lastStatus = new Map();
+    warnedStatuses = new Set();
+    constructor(logger, elapsed) {
+        this.logger = logger;
+        this.elapsed = elapsed;
+    }
+    record(operations) {
+        let changes = 0;
+        for (const operation of operations) {
+            const previous = this.lastStatus.get(operation.id);
+            if (previous !== operation.status) {
+                this.lastStatus.set(operation.id, operation.status);
+                if (++changes <= MAX_CHANGES_LOGGED) {
+                    this.logger.info(`[${this.elapsed()}] ${wait_for_operations_describe(operation)}: ${previous ? `${previous} → ` : ''}${truncate(operation.status, 40)}`);
+                }
+            }
+            this.warnIfUnknown(operation.status);
+        }
+        if (changes > MAX_CHANGES_LOGGED) {
+            this.logger.info(`[${this.elapsed()}] … and ${changes - MAX_CHANGES_LOGGED} more status changes`);
+        }
+    }
+    warnIfUnknown(status) {
+        if (classifyStatus(status) !== 'unknown' || this.warnedStatuses.has(status))
+            return;
+        this.warnedStatuses.add(status);
+        if (this.warnedStatuses.size <= MAX_UNKNOWN_WARNINGS) {
+            this.logger.warning(`Unknown operation status "${truncate(status, 40)}"; treating it as in flight`);
+        }
+    }
+}
+/** When each operation's last-seen state was read: a read gives it a new object. */
+class ReadTimes {
+    clock;
+    readAt = new Map();
+    states = new WeakSet();
+    constructor(clock) {
+        this.clock = clock;
+    }
+    stamp(operations) {
+        for (const operation of operations) {
+            if (this.states.has(operation))
+                continue;
+            this.states.add(operation);
+            this.readAt.set(operation.id, this.clock.wallNow());
+        }
+    }
+}
+/**
+ * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
+ * The first read is immediate; after each poll the loop waits as long as the pace says (never past
+ * the deadline).
+ */
+async function waitForOperations(options, { source, pace, clock, logger, signal }) {
+    const startedAt = clock.now();
+    const elapsed = () => `+${formatDuration(clock.now() - startedAt)}`;
+    const reads = new ReadTimes(clock);
+    const statusLog = new StatusLog(logger, elapsed);
+    const { isDone, hasFailed } = finalityOf(options.failFast);
+    let polls = 0;
+    const finish = (outcome, reason) => {
+        reads.stamp(source.operations);
+        const observed = source.completedPolls > 0;
+        const unread = observed ? '' : ', before the operations could be read';
+        logger.info(`[${elapsed()}] outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`);
+        const result = { outcome, operations: source.operations, polls, observed };
+        const timing = { readAt: reads.readAt, elapsedMs: clock.now() - startedAt };
+        return reason ? { ...result, ...timing, reason } : { ...result, ...timing };
+    };
+    const cancelled = () => finish('cancelled', signal.reason.message);
+    for (;;) {
+        try {
+            polls++;
+            await source.poll();
+        }
+        catch (error) {
+            if (signal?.aborted)
+                return cancelled();
+            if (error instanceof DeadlineExceededError)
+                return finish('timeout', error.message);
+            throw error;
+        }
+        pace.onPollDone();
+        const operations = source.operations;
+        reads.stamp(operations);
+        statusLog.record(operations);
+        if (operations.some(hasFailed))
+            return finish('failure');
+        const branchOpen = source.branch !== undefined && !canBeQueried(source.branch);
+        if (operations.every(isDone) && !branchOpen)
+            return finish('success');
+        if (!options.wait)
+            return finish('pending');
+        const remaining = options.deadline - clock.now();
+        if (remaining <= 0)
+            return finish('timeout');
+        try {
+            await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal);
+        }
+        catch (error) {
+            if (signal?.aborted)
+                return cancelled();
+            throw error;
+        }
+    }
+}
+function wait_for_operations_describe(operation) {
+    const parts = [operation.id, operation.action, operation.branch_id && `on ${operation.branch_id}`];
+    return parts
+        .filter(Boolean)
+        .map((part) => truncate(part, 80))
+        .join(' ');
+}
+
+;// CONCATENATED MODULE: ./src/runner/gate.ts
+/*
+ * The whole job, from typed inputs to a report: list projects, resolve the branch, wait. It touches
+ * neither the runner nor GitHub (run() in main.ts publishes what it returns), so a test can run it
+ * end to end with fakes. Every error ends here as the report's outcome and message.
+ */
+
+
+
+
+
+
+
+
+
+/** Runs the gate the inputs ask for; never throws. */
+async function gate(inputs, dependencies) {
+    const { clock, logger, signal } = dependencies;
+    const report = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast };
+    // One deadline for the whole run: listing, every poll, retry and back-off.
+    const deadline = clock.now() + inputs.timeoutMs;
+    const pace = new Pace(inputs.intervalMs, logger, dependencies.random);
+    report.pace = pace;
+    const client = new ApiClient({
+        baseUrl: inputs.apiHost,
+        apiKey: inputs.apiKey,
+        requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
+        retryPolicy: dependencies.retryPolicy,
+        pace,
+        clock,
+        logger,
+        redactor: dependencies.redactor,
+        deadline,
+        signal
+    });
+    report.requests = client.stats;
+    let source;
+    try {
+        if (inputs.listProjects)
+            await listProjects(client, inputs, report, logger);
+        if (inputs.projectId) {
+            report.projectId = inputs.projectId;
+            source = await createSource(client, inputs, inputs.projectId, logger, clock);
+            report.wait = await waitForOperations({ wait: inputs.wait, deadline, failFast: inputs.failFast }, { source, pace, clock, logger, signal });
+            report.outcome = report.wait.outcome;
+        }
+    }
+    catch (error) {
+        // Cut short outside the wait loop (listing projects, or an error inside a poll).
+        report.outcome = signal.aborted
+            ? 'cancelled'
+            : error instanceof DeadlineExceededError
+                ? 'timeout'
+                : 'error';
+        const message = error instanceof Error ? error.message : String(error);
+        const text = report.outcome === 'timeout' ? `timeout ran out: ${message}` : message;
+        report.error = dependencies.redactor.redact(text);
+        if (source && source.completedPolls > 0)
+            report.lastSeen = source.operations;
+    }
+    if (source?.branch)
+        report.branch = source.branch;
+    return report;
+}
+async function listProjects(client, inputs, report, logger) {
+    report.listing = await client.projects.listProjects(inputs.orgId);
+    logger.info(`Found ${plural(report.listing.projects.length, 'project')}`);
+    if (report.listing.unavailableProjectIds.length > 0) {
+        logger.warning(`Some projects are unavailable right now: ${report.listing.unavailableProjectIds.join(', ')}`);
+    }
+    report.outcome = 'success';
+}
+/** The operations named by `operation_id`, or the project gate (on one branch, with `branch_id`). */
+async function createSource(client, inputs, projectId, logger, clock) {
+    const { isDone } = finalityOf(inputs.failFast);
+    if (inputs.operationIds.length > 0) {
+        return new OperationIdsSource(client.operations, projectId, inputs.operationIds, isDone);
+    }
+    let branch;
+    if (inputs.branchId) {
+        branch = await resolveBranch(client.branches, projectId, inputs.branchId);
+        logger.info(`Gating branch ${branch.name} (${branch.id})`);
+    }
+    return new ProjectGateSource({
+        reader: client.operations,
+        projectId,
+        branch: branch && { branch, reader: client.branches },
+        isDone,
+        clock,
+        logger
+    });
+}
+
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/github-context.ts
+;// CONCATENATED MODULE: ./src/runner/github-context.ts
 /*
  * What the run is for: the event, the commit, the pull request. Read from the same environment
  * variables and event payload as @actions/github's `context`, validated with zod, without loading
@@ -42582,7 +42930,7 @@ function withheldSecretReason(context) {
     return undefined;
 }
 
-;// CONCATENATED MODULE: ./src/input-helper.ts
+;// CONCATENATED MODULE: ./src/runner/input-helper.ts
 
 
 
@@ -42817,224 +43165,257 @@ function getInputs(readInput) {
     throw new InputError(`Invalid input: ${problems.join('; ')}`);
 }
 
-;// CONCATENATED MODULE: ./src/operation-sources.ts
+;// CONCATENATED MODULE: ./src/report/report.ts
 
-
-
-
-
-/** The operations named by `operation_id`, read one by one until each is final. */
-class OperationIdsSource {
-    reader;
-    projectId;
-    ids;
-    isDone;
-    states = new Map();
-    completedPolls = 0;
-    constructor(reader, projectId, ids, isDone) {
-        this.reader = reader;
-        this.projectId = projectId;
-        this.ids = ids;
-        this.isDone = isDone;
+/**
+ * The operations as far as the run saw them, or undefined when nothing could be read (an error,
+ * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
+ */
+function seenOperations(report) {
+    const { wait } = report;
+    if (wait && (wait.observed || wait.operations.length > 0))
+        return wait.operations;
+    return report.lastSeen;
+}
+/**
+ * The operation the single-operation outputs describe: the first one (output order) that did not
+ * finish, else the first one.
+ */
+function primaryOperation(operations) {
+    return operations.find((operation) => operation.status !== 'finished') ?? operations[0];
+}
+/**
+ * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
+ * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
+ * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
+ */
+function operationDuration(operation, readAt) {
+    const created = Date.parse(operation.created_at ?? '');
+    if (isUnfinished(operation.status) && readAt !== undefined && !Number.isNaN(created)) {
+        return { ms: Math.max(0, readAt - created), soFar: true };
     }
-    async poll() {
-        for (const id of this.ids) {
-            const known = this.states.get(id);
-            if (known && this.isDone(known))
-                continue;
-            this.states.set(id, await this.reader.getOperation(this.projectId, id));
-        }
-        this.completedPolls++;
-    }
-    get operations() {
-        return this.ids.flatMap((id) => this.states.get(id) ?? []);
+    if (operation.total_duration_ms != null)
+        return { ms: operation.total_duration_ms, soFar: false };
+    const updated = Date.parse(operation.updated_at ?? '');
+    if (Number.isNaN(created) || Number.isNaN(updated))
+        return undefined;
+    return { ms: Math.max(0, updated - created), soFar: false };
+}
+/** Why nothing could be read; the reason itself is quoted beside it. */
+function nothingRead(outcome) {
+    switch (outcome) {
+        case 'timeout':
+            return 'Nothing could be read before the timeout ran out';
+        case 'cancelled':
+            return 'Nothing could be read before the job was cancelled';
+        default:
+            return 'Nothing could be read before the error';
     }
 }
-/** How far back the first read looks for operations still in flight. */
-const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000;
-/**
- * Page size of the first read (the live API accepts 1-1000). It reads back to the horizon anyway,
- * so large pages mean fewer requests for the same data.
+
+;// CONCATENATED MODULE: ./src/report/headline.ts
+/*
+ * What a report says first: why the gate ended as it did. The facts are put together once, as
+ * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
+ * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
  */
-const GATE_DISCOVERY_PAGE_LIMIT = 500;
-/** At most this many pages on the first read (10,000 operations), with a warning if reached. */
-const GATE_MAX_DISCOVERY_PAGES = 20;
-/** Page size of later polls, which usually need only the newest few operations. */
-const GATE_POLL_PAGE_LIMIT = 100;
-/** At most this many pages on each later poll; older pending operations are read by id. */
-const GATE_MAX_POLL_PAGES = 3;
-/**
- * At most this many pending operations read by id in one poll, those read longest ago first; the
- * others keep their last-seen (not final) state until their turn, so a poll's cost stays bounded
- * even with thousands in flight, and nothing can pass unread.
- */
-const GATE_MAX_READS_BY_ID = 20;
-/**
- * The project gate: every operation of the project (or of one branch) that is in flight.
- *
- * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
- * operations that are not final. Why that is safe: the gate waits for work that was just started,
- * by this workflow or a concurrent one; the control plane finishes operations in seconds to
- * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
- * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
- *
- * Later polls: read from the newest operation down to the oldest one still pending, at most
- * GATE_MAX_POLL_PAGES pages, and read pending operations beyond that by id (GATE_MAX_READS_BY_ID a
- * poll). Operations never seen before are waited on too, even if they were already final when first
- * seen (a failure among them fails the gate).
- */
-class ProjectGateSource {
-    options;
-    tracked = new Map();
-    /** Every operation id any list has shown; one not in it is new. */
-    seen = new Set();
-    /** The poll in which a pending operation was last read by id. */
-    readByIdAt = new Map();
-    completedPolls = 0;
-    warnedUnreadableTime = false;
-    /** The branch as last read: its `current_state` decides, once its operations are final. */
-    branch;
-    warnedBranchStates = new Set();
-    constructor(options) {
-        this.options = options;
-        this.branch = options.branch?.branch;
-    }
-    get operations() {
-        return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0);
-    }
-    async poll() {
-        if (this.completedPolls === 0)
-            await this.discover();
+
+
+
+
+
+/** How many operations a line names; the table has them all. */
+const NAMED_IN_LINE = 3;
+/** `start_compute on br-preview-7` */
+function actionOnBranch(operation) {
+    return [
+        { code: operation.action ?? 'operation' },
+        ' on ',
+        { code: operation.branch_id ?? 'its branch' }
+    ];
+}
+/** `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"` */
+function failedClause(operation, readAt) {
+    const duration = operationDuration(operation, readAt.get(operation.id));
+    return [
+        ...actionOnBranch(operation),
+        ' ended in ',
+        { code: operation.status },
+        duration ? ` after ${formatDuration(duration.ms)}` : '',
+        ...(operation.error ? [': ', { quote: operation.error }] : [])
+    ];
+}
+/** `apply_config on br-main-1, running for 7.1 s so far` */
+function inFlightClause(operation, readAt) {
+    const duration = operationDuration(operation, readAt.get(operation.id));
+    return [
+        ...actionOnBranch(operation),
+        ', ',
+        { code: operation.status },
+        duration ? ` for ${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : ''
+    ];
+}
+/** The first few clauses joined, and how many more the table holds. */
+function listed(operations, clause, withIds) {
+    const phrase = [];
+    operations.slice(0, NAMED_IN_LINE).forEach((operation, index) => {
+        if (index > 0)
+            phrase.push('; ');
+        if (withIds)
+            phrase.push({ code: operation.id }, ' (', ...clause(operation), ')');
         else
-            await this.refresh();
-        await this.readBranch();
-        this.completedPolls++;
+            phrase.push(...clause(operation));
+    });
+    if (operations.length > NAMED_IN_LINE) {
+        phrase.push(`; and ${operations.length - NAMED_IN_LINE} more`);
     }
-    /**
-     * Whether the branch can be queried, read anew in every poll that finds its operations final (only
-     * with `branch_id`): what was read at resolution or before its operations ran says nothing of now.
-     */
-    async readBranch() {
-        const gated = this.options.branch;
-        if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
-            return;
-        }
-        const previous = this.branch && branchStateText(this.branch);
-        this.branch = await gated.reader.getBranch(this.options.projectId, gated.branch.id);
-        const state = branchStateText(this.branch);
-        const readiness = branchReadiness(this.branch);
-        const name = `Branch ${truncate(this.branch.name, 80)} (${this.branch.id})`;
-        if (readiness === 'archived') {
-            this.options.logger.warning(`${name} is archived: its first queries will be slow`);
-        }
-        else if (readiness === 'unknown' && !this.warnedBranchStates.has(state)) {
-            this.warnedBranchStates.add(state);
-            this.options.logger.warning(`${name} is in an unknown state, ${state}; waiting until it is ready`);
-        }
-        else if (state !== previous || this.completedPolls === 0) {
-            this.options.logger.info(`${name} is ${state}`);
-        }
+    return phrase;
+}
+function operationFacts(report) {
+    const failFast = report.failFast ?? false;
+    const seen = seenOperations(report);
+    const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
+    const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
+    return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map() };
+}
+/** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
+function failedList(facts, withIds = false) {
+    return listed(facts.failed, (operation) => failedClause(operation, facts.readAt), withIds);
+}
+/** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
+function inFlightList(facts, withIds = false) {
+    return listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds);
+}
+/** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */
+function inFlightPhrase(facts, withIds = false) {
+    return [`${facts.inFlight.length} still in flight: `, ...inFlightList(facts, withIds)];
+}
+/**
+ * The summary's first line after the outcome's label: on failure what failed, on timeout and
+ * cancellation what was still in flight and for how long, on success how many finished and in how
+ * long. Undefined when the outcome needs no more (an error, which is quoted beside it).
+ */
+function outcomeLine(report, facts) {
+    const { wait, outcome } = report;
+    if (!outcome || outcome === 'error')
+        return undefined;
+    if (!facts.seen) {
+        if (!wait && report.listing)
+            return [`${plural(report.listing.projects.length, 'project')}`];
+        return outcome === 'success' ? undefined : ['nothing could be read, so the state is unknown'];
     }
-    async discover() {
-        const { clock, logger, isDone } = this.options;
-        // The API's timestamps are wall-clock time.
-        const horizon = clock.wallNow() - GATE_LOOKBACK_MS;
-        const end = await this.walkOperations(GATE_DISCOVERY_PAGE_LIMIT, GATE_MAX_DISCOVERY_PAGES, (page) => {
-            for (const operation of page.operations) {
-                this.seen.add(operation.id);
-                const time = this.createdAt(operation);
-                const inWindow = time === undefined || time >= horizon;
-                if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
-                    this.tracked.set(operation.id, operation);
-                }
-            }
-            return !isOlderThan(page.operations.at(-1), horizon);
-        });
-        if (end === 'page cap') {
-            logger.warning(`Project gate: looked at the newest ${GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`);
+    switch (outcome) {
+        case 'success': {
+            const finished = facts.seen.length;
+            if (finished === 0)
+                return ['no operation in flight'];
+            const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
+            const total = finished === 1 ? 'the operation finished' : `all ${finished} operations finished`;
+            return [`${total}${took}`];
         }
-        else if (end === 'repeated cursor') {
-            logger.warning('Project gate: the API handed out a page cursor it had given before');
-        }
-    }
-    /**
-     * A later poll. With nothing pending it still reads the newest page (there is a poll only while
-     * the branch keeps the gate open): an operation started meanwhile, on a branch not ready yet,
-     * keeps the gate open too.
-     */
-    async refresh() {
-        const { reader, projectId, isDone } = this.options;
-        const pending = [...this.tracked.values()].filter((operation) => !isDone(operation));
-        const times = pending.map((operation) => this.createdAt(operation));
-        const oldestPendingAt = times.includes(undefined)
-            ? -Infinity
-            : Math.min(Infinity, ...times);
-        const listed = new Set();
-        await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, (page) => {
-            for (const operation of page.operations) {
-                listed.add(operation.id);
-                const isNew = !this.seen.has(operation.id);
-                this.seen.add(operation.id);
-                if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
-                    this.tracked.set(operation.id, operation);
-                }
-            }
-            const last = page.operations.at(-1);
-            return !(last && isOlderThan(last, oldestPendingAt + 1));
-        });
-        const unlisted = pending
-            .filter((operation) => !listed.has(operation.id))
-            .sort((a, b) => (this.readByIdAt.get(a.id) ?? 0) - (this.readByIdAt.get(b.id) ?? 0))
-            .slice(0, GATE_MAX_READS_BY_ID);
-        for (const operation of unlisted) {
-            this.readByIdAt.set(operation.id, this.completedPolls);
-            this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id));
-        }
-    }
-    /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
-    walkOperations(limit, maxPages, onPage) {
-        const { reader, projectId } = this.options;
-        return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
-            limit,
-            maxPages,
-            length: (page) => page.operations.length,
-            nextCursor: operationsCursor,
-            shortPageIsLast: true,
-            onPage
-        });
-    }
-    isRelevant(operation) {
-        const branchId = this.options.branch?.branch.id;
-        return !branchId || operation.branch_id === branchId;
-    }
-    /** The creation time, or undefined (warned about once) when the API's text cannot be read. */
-    createdAt(operation) {
-        const time = parseTime(operation.created_at);
-        if (time === undefined && !this.warnedUnreadableTime) {
-            this.warnedUnreadableTime = true;
-            this.options.logger.warning(`Project gate: operation ${operation.id} has no readable created_at ("${operation.created_at ?? ''}"); such operations count as recent and are waited on`);
-        }
-        return time;
+        case 'failure':
+            return [
+                facts.failed.length > 1 ? `${facts.failed.length} operations failed: ` : '',
+                ...failedList(facts)
+            ];
+        default:
+            if (facts.inFlight.length > 0)
+                return inFlightPhrase(facts);
+            return branchNotReady(report);
     }
 }
-function parseTime(text) {
-    const time = Date.parse(text ?? '');
-    return Number.isNaN(time) ? undefined : time;
+/** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */
+function branchNotReady(report) {
+    const { branch } = report;
+    if (!branch || canBeQueried(branch))
+        return undefined;
+    return ['branch ', { code: branch.name }, ' is still ', ...branchStatePhrase(branch)];
 }
-/** Whether the operation was created before `time`; false when its time cannot be read. */
-function isOlderThan(operation, time) {
-    const created = parseTime(operation?.created_at);
-    return created !== undefined && created < time;
-}
-/** Newest first; an operation whose time cannot be read sorts as the newest. */
-function sortTime(operation) {
-    return parseTime(operation.created_at) ?? Infinity;
-}
-function branchStateText(branch) {
-    return phraseText(branchStatePhrase(branch));
+/**
+ * The step's error line: the error, or the operations that failed, by id, and apart from them those
+ * still in flight (with how long so far); on a timeout or a cancellation, what was still in flight.
+ * Undefined when the outcome is no failure.
+ */
+function errorLine(report) {
+    const { outcome } = report;
+    if (report.error)
+        return report.error;
+    if (outcome !== 'failure' && outcome !== 'timeout' && outcome !== 'cancelled')
+        return undefined;
+    const facts = operationFacts(report);
+    const reason = report.wait?.reason ? ` (${report.wait.reason})` : '';
+    const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled';
+    if (!facts.seen) {
+        return `${cut} before anything could be read${reason}: the state of the operations is unknown`;
+    }
+    const inFlight = facts.inFlight.length > 0;
+    if (outcome === 'failure') {
+        const count = facts.failed.length;
+        const what = count === 1 ? 'An operation' : `${count} operations`;
+        const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : '';
+        return `${what} ended in failure: ${phraseText(failedList(facts, true))}${beside}`;
+    }
+    const branch = !inFlight && branchNotReady(report);
+    if (branch)
+        return `${cut} while ${phraseText(branch)}`;
+    const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : '';
+    return outcome === 'timeout'
+        ? `${cut} while operations were still in flight${still}${reason}`
+        : `${cut}${still}`;
 }
 
-;// CONCATENATED MODULE: ./src/outputs.ts
+;// CONCATENATED MODULE: ./src/report/annotations.ts
+
+
+
+
+/**
+ * At most this many operation annotations: GitHub shows 10 error annotations a step, and the step's
+ * own failure message is one of them.
+ */
+const MAX_OPERATION_ANNOTATIONS = 5;
+/**
+ * What goes to the checks list and the run's summary page: each operation that ended in a final
+ * failure, and a timeout, titled with the action and the branch.
+ */
+function annotationsFor(report) {
+    const facts = operationFacts(report);
+    const { failed } = facts;
+    const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
+        title: truncate(`${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`, 200),
+        message: truncate(`Operation ${operation.id}${operation.error ? `: ${operation.error}` : ''}`, 1000)
+    }));
+    if (failed.length > MAX_OPERATION_ANNOTATIONS) {
+        annotations.push({
+            title: `${plural(failed.length - MAX_OPERATION_ANNOTATIONS, 'more operation')} failed`,
+            message: 'The job summary lists every operation.'
+        });
+    }
+    if (report.outcome === 'timeout' && !facts.seen) {
+        const why = report.wait?.reason ?? report.error;
+        annotations.push({
+            title: 'timeout: the state of the operations is unknown',
+            message: truncate(`${nothingRead('timeout')}${why ? `: ${why}` : ''}`, 1000)
+        });
+    }
+    else if (report.outcome === 'timeout') {
+        const first = facts.inFlight[0];
+        const branch = !first && branchNotReady(report);
+        annotations.push({
+            title: first
+                ? truncate(`timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`, 200)
+                : branch
+                    ? truncate(`timeout: ${phraseText(branch)}`, 200)
+                    : 'timeout',
+            message: truncate(branch
+                ? `timeout ran out while ${phraseText(branch)}`
+                : `timeout ran out with ${phraseText(inFlightPhrase(facts, true))}`, 1000)
+        });
+    }
+    return annotations;
+}
+
+;// CONCATENATED MODULE: ./src/report/outputs.ts
 
 
 /**
@@ -43109,103 +43490,7 @@ function buildOutputs(report) {
     return { outputs, notes };
 }
 
-;// CONCATENATED MODULE: ./src/pace.ts
-
-
-/** How much slower the pace gets on each 429. */
-const SLOWDOWN_FACTOR = 2;
-/** Recovery comes back quickly to this multiple of the pace at which the last 429 came... */
-const PLATEAU_MARGIN = 1.75;
-/** ...10 % quicker with each poll that met no 429... */
-const QUICK_RECOVERY = 0.9;
-/** ...then probes toward `interval` slowly, 0.5 % a poll. */
-const PROBING_RECOVERY = 0.995;
-/** While slowed, each wait is the pace ± 25 %, at random. */
-const WAIT_JITTER = 0.25;
-/**
- * How often a gate polls. The account's request budget is shared by every gate of every workflow,
- * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link.
- *
- * A 429 doubles the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
- * whose trouble is over is back within it). Each poll answered without a 429 makes it quicker
- * again, the way TCP CUBIC does: quickly (10 % a poll) back to a plateau of 1.75 times the pace at
- * which the last 429 came, then slowly (0.5 % a poll) toward `interval`, never below it. Without
- * that memory a fleet of gates climbs straight back to the pace that filled the account's window,
- * and every gate meets a 429 again in the next crunch; with it, the fleet settles under the budget
- * (1.5 times left a second crunch in the simulation, `npm run simulate`; 1.75 did not).
- *
- * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
- * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.
- */
-class Pace {
-    intervalMs;
-    logger;
-    random;
-    paceMs;
-    /** The pace at which the last 429 came; 0 before any. */
-    limitedAtMs = 0;
-    limitedThisPoll = false;
-    /** Answers of 429 met in the whole run. */
-    rateLimited = 0;
-    /** The slowest pace reached. */
-    slowestMs;
-    constructor(intervalMs, logger, random = Math.random) {
-        this.intervalMs = intervalMs;
-        this.logger = logger;
-        this.random = random;
-        this.paceMs = intervalMs;
-        this.slowestMs = intervalMs;
-    }
-    /** Time between polls right now, before jitter. */
-    get currentMs() {
-        return this.paceMs;
-    }
-    onRateLimited() {
-        this.rateLimited++;
-        // The pace that was too quick: the first 429 of a poll says so, its retries' 429s do not.
-        if (!this.limitedThisPoll)
-            this.limitedAtMs = this.paceMs;
-        this.limitedThisPoll = true;
-        const next = Math.min(this.slowestAllowedMs, this.paceMs * SLOWDOWN_FACTOR);
-        if (next > this.paceMs) {
-            this.paceMs = next;
-            this.slowestMs = Math.max(this.slowestMs, next);
-            this.logger.info(`429: polling every ${formatDuration(next)} for now`);
-        }
-    }
-    /** A poll is over; if it met no 429, the pace recovers a step toward `interval`. */
-    onPollDone() {
-        const limited = this.limitedThisPoll;
-        this.limitedThisPoll = false;
-        if (limited || this.paceMs === this.intervalMs)
-            return;
-        const plateauMs = this.limitedAtMs * PLATEAU_MARGIN;
-        const next = this.paceMs > plateauMs
-            ? Math.max(plateauMs, this.paceMs * QUICK_RECOVERY)
-            : this.paceMs * PROBING_RECOVERY;
-        this.paceMs = Math.max(this.intervalMs, next);
-        if (this.paceMs === this.intervalMs) {
-            this.logger.info(`No 429 lately: polling every ${formatDuration(this.intervalMs)} again`);
-        }
-    }
-    /**
-     * How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %, never
-     * below `interval` nor past the recovery bound.
-     */
-    nextPollDelayMs() {
-        if (this.paceMs === this.intervalMs)
-            return this.intervalMs;
-        const jittered = this.paceMs * (1 + WAIT_JITTER * (2 * this.random() - 1));
-        return Math.round(Math.min(this.slowestAllowedMs, Math.max(this.intervalMs, jittered)));
-    }
-    get slowestAllowedMs() {
-        return RECOVERY_INTERVALS * this.intervalMs;
-    }
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/timeline.ts
+;// CONCATENATED MODULE: ./src/report/timeline.ts
 
 /** More operations than this and the chart would be unreadable: the table alone is shown. */
 const MAX_TIMELINE_TASKS = 30;
@@ -43308,7 +43593,7 @@ function renderTimeline(operations, readAt = new Map()) {
     return lines.join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/summary.ts
+;// CONCATENATED MODULE: ./src/report/summary.ts
 
 
 
@@ -43426,52 +43711,63 @@ function renderSummary(report, limits = SUMMARY_LIMITS) {
     ];
     if (report.wait?.reason)
         parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`);
+    parts.push(...operationsSection(report, facts, limits));
+    if (report.listing && limits.projectRows > 0)
+        parts.push(...projectsSection(report.listing, limits));
+    return parts.join('\n') + '\n';
+}
+/** What was read of the operations: the timeline and the table, or why there is none. */
+function operationsSection(report, facts, limits) {
     const operations = facts.seen;
-    if (operations === undefined && report.projectId) {
-        parts.push(`<p>${nothingRead(report.outcome)}: the state of the operations is unknown.</p>`);
+    if (operations === undefined) {
+        return report.projectId
+            ? [`<p>${nothingRead(report.outcome)}: the state of the operations is unknown.</p>`]
+            : [];
     }
-    else if (operations?.length === 0) {
-        parts.push('<p>No operation in flight.</p>');
-    }
-    else if (operations) {
-        parts.push(`<h3>Operations (${operations.length})</h3>`);
-        const timeline = renderTimeline(operations, facts.readAt);
-        if (timeline)
-            parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`);
-        parts.push(table(['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'], operations, limits.operationRows, 'operations', (operation) => {
-            const duration = operationDuration(operation, facts.readAt.get(operation.id));
-            const failures = operation.failures_count
-                ? ` (${plural(operation.failures_count, 'failure')})`
-                : '';
-            const error = operation.error ? `<br>${forHtml(operation.error, summary_MAX_ERROR_CHARS)}` : '';
-            return [
-                code(operation.id),
-                summary_text(operation.action),
-                code(operation.branch_id),
-                code(operation.endpoint_id),
-                summary_text(statusLabel(operation.status) + failures) + error,
-                duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
-                summary_date(operation.created_at)
-            ];
-        }));
-    }
-    if (report.listing && limits.projectRows > 0) {
-        const { projects, unavailableProjectIds } = report.listing;
-        parts.push(`<h3>Projects (${projects.length})</h3>`);
-        parts.push(table(['Name', 'Id', 'Region', 'Engine version', 'Created'], projects, limits.projectRows, 'projects', (project) => [
+    if (operations.length === 0)
+        return ['<p>No operation in flight.</p>'];
+    const parts = [`<h3>Operations (${operations.length})</h3>`];
+    const timeline = renderTimeline(operations, facts.readAt);
+    if (timeline)
+        parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`);
+    const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'];
+    const row = (operation) => {
+        const duration = operationDuration(operation, facts.readAt.get(operation.id));
+        const failures = operation.failures_count
+            ? ` (${plural(operation.failures_count, 'failure')})`
+            : '';
+        const error = operation.error ? `<br>${forHtml(operation.error, summary_MAX_ERROR_CHARS)}` : '';
+        return [
+            code(operation.id),
+            summary_text(operation.action),
+            code(operation.branch_id),
+            code(operation.endpoint_id),
+            summary_text(statusLabel(operation.status) + failures) + error,
+            duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
+            summary_date(operation.created_at)
+        ];
+    };
+    parts.push(table(headings, operations, limits.operationRows, 'operations', row));
+    return parts;
+}
+function projectsSection(listing, limits) {
+    const { projects, unavailableProjectIds } = listing;
+    const parts = [
+        `<h3>Projects (${projects.length})</h3>`,
+        table(['Name', 'Id', 'Region', 'Engine version', 'Created'], projects, limits.projectRows, 'projects', (project) => [
             summary_text(project.name),
             code(project.id),
             summary_text(project.region_id),
             project.pg_version != null ? String(project.pg_version) : '',
             summary_date(project.created_at)
-        ]));
-        if (unavailableProjectIds.length > 0) {
-            const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(code);
-            const more = unavailableProjectIds.length - shown.length;
-            parts.push(`<p>Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}</p>`);
-        }
+        ])
+    ];
+    if (unavailableProjectIds.length > 0) {
+        const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(code);
+        const more = unavailableProjectIds.length - shown.length;
+        parts.push(`<p>Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}</p>`);
     }
-    return parts.join('\n') + '\n';
+    return parts;
 }
 /**
  * The summary, `frame`d (the comment adds its marker and footer), within `maxBytes` of UTF-8: the
@@ -43490,13 +43786,72 @@ function renderSummaryWithin(report, maxBytes, limits = SUMMARY_LIMITS, frame = 
     }
 }
 
-;// CONCATENATED MODULE: ./src/pr-comment.ts
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/runner/github-comments.ts
+/*
+ * The issue comments of one pull request, through @actions/github's Octokit with its proxy support.
+ * Octokit is loaded only here, only when a comment is to be written (ncc turns the dynamic import
+ * into a chunk of its own).
+ */
+/** The issue-comments API through @actions/github's Octokit, with its proxy support. */
+async function octokitCommentApi(options) {
+    const [{ getOctokit }, { defaults }] = await Promise.all([
+        Promise.all(/* import() */[__nccwpck_require__.e(665), __nccwpck_require__.e(351)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1351)),
+        __nccwpck_require__.e(/* import() */ 665).then(__nccwpck_require__.bind(__nccwpck_require__, 8665))
+    ]);
+    const octokit = getOctokit(options.token, {
+        baseUrl: options.apiUrl,
+        request: {
+            ...defaults.request,
+            signal: options.signal,
+            ...(options.fetch ? { fetch: options.fetch } : {})
+        }
+    });
+    const [owner, repo] = options.repository.split('/');
+    const target = { owner, repo, issue_number: options.issueNumber };
+    return {
+        async authenticatedLogin() {
+            try {
+                return (await octokit.rest.users.getAuthenticated()).data.login;
+            }
+            catch (error) {
+                if (error.status === 403)
+                    return undefined;
+                throw error;
+            }
+        },
+        async *listComments() {
+            const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
+                ...target,
+                per_page: 100
+            });
+            for await (const page of pages)
+                yield page.data;
+        },
+        createComment: async (body) => (await octokit.rest.issues.createComment({ ...target, body })).data,
+        updateComment: async (id, body) => (await octokit.rest.issues.updateComment({ owner, repo, comment_id: id, body }))
+            .data,
+        async deleteComment(id) {
+            try {
+                await octokit.rest.issues.deleteComment({ owner, repo, comment_id: id });
+            }
+            catch (error) {
+                // Another run converging on the same comment may have deleted it first.
+                if (error.status !== 404)
+                    throw error;
+            }
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/runner/pr-comment.ts
 /*
  * One sticky comment on the pull request: found by a hidden marker that identifies this gate,
  * updated in place on every later run, never one a person wrote. A side effect: every failure is one
- * warning, bounded in time, and never changes the outcome. Octokit is loaded only here, only when a
- * comment is to be written (ncc turns the dynamic import into a chunk of its own).
+ * warning, bounded in time, and never changes the outcome. GitHub's side is github-comments.ts.
  */
+
 
 
 
@@ -43600,56 +43955,6 @@ async function upsertComment(api, progress, { marker, author, body, mode, failed
     }
     return true;
 }
-/** The issue-comments API through @actions/github's Octokit, with its proxy support. */
-async function octokitCommentApi(options) {
-    const [{ getOctokit }, { defaults }] = await Promise.all([
-        Promise.all(/* import() */[__nccwpck_require__.e(665), __nccwpck_require__.e(351)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1351)),
-        __nccwpck_require__.e(/* import() */ 665).then(__nccwpck_require__.bind(__nccwpck_require__, 8665))
-    ]);
-    const octokit = getOctokit(options.token, {
-        baseUrl: options.apiUrl,
-        request: {
-            ...defaults.request,
-            signal: options.signal,
-            ...(options.fetch ? { fetch: options.fetch } : {})
-        }
-    });
-    const [owner, repo] = options.repository.split('/');
-    const target = { owner, repo, issue_number: options.issueNumber };
-    return {
-        async authenticatedLogin() {
-            try {
-                return (await octokit.rest.users.getAuthenticated()).data.login;
-            }
-            catch (error) {
-                if (error.status === 403)
-                    return undefined;
-                throw error;
-            }
-        },
-        async *listComments() {
-            const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
-                ...target,
-                per_page: 100
-            });
-            for await (const page of pages)
-                yield page.data;
-        },
-        createComment: async (body) => (await octokit.rest.issues.createComment({ ...target, body })).data,
-        updateComment: async (id, body) => (await octokit.rest.issues.updateComment({ owner, repo, comment_id: id, body }))
-            .data,
-        async deleteComment(id) {
-            try {
-                await octokit.rest.issues.deleteComment({ owner, repo, comment_id: id });
-            }
-            catch (error) {
-                // Another run converging on the same comment may have deleted it first.
-                if (error.status !== 404)
-                    throw error;
-            }
-        }
-    };
-}
 /**
  * Writes the comment when `pr_comment` asks for it; returns its URL. Never throws: outside a pull
  * request it is skipped with one line, and any GitHub error or silence is one warning.
@@ -43734,7 +44039,7 @@ function describeGitHubError(error) {
     return typeof status === 'number' ? `${text} (HTTP ${status})` : text;
 }
 
-;// CONCATENATED MODULE: ./src/runner-files.ts
+;// CONCATENATED MODULE: ./src/runner/runner-files.ts
 /*
  * The runner's files (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY) are written by @actions/core, which opens
  * them with a plain blocking open: on a FIFO that nobody reads it waits forever, past `timeout`.
@@ -43767,119 +44072,13 @@ function runnerFileProblem(path) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/wait-for-operations.ts
-
-
-
-
-
-/** Status changes logged per poll; more are counted in one line (the summary has them all). */
-const MAX_CHANGES_LOGGED = 20;
-/** Distinct unknown statuses warned about. */
-const MAX_UNKNOWN_WARNINGS = 5;
-/**
- * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
- * The first read is immediate; after each poll the loop waits as long as the pace says (never past
- * the deadline).
+;// CONCATENATED MODULE: ./src/runner/publish.ts
+/*
+ * The report, published to every sink of the runner: the step's error line, the annotations, the
+ * outputs, the job summary and the pull-request comment. Each sink is written on its own: one that
+ * fails is reported and the others are still written. Secrets are redacted from each, and the log
+ * made safe for the runner, here.
  */
-async function waitForOperations(options, { source, pace, clock, logger, signal }) {
-    const startedAt = clock.now();
-    const lastStatus = new Map();
-    const warnedStatuses = new Set();
-    // A read gives an operation a new object: the first time an object is met is when it was read.
-    const readAt = new Map();
-    const states = new WeakSet();
-    const stampReads = () => {
-        for (const operation of source.operations) {
-            if (states.has(operation))
-                continue;
-            states.add(operation);
-            readAt.set(operation.id, clock.wallNow());
-        }
-    };
-    let polls = 0;
-    const elapsed = () => `+${formatDuration(clock.now() - startedAt)}`;
-    const finish = (outcome, reason) => {
-        stampReads();
-        const observed = source.completedPolls > 0;
-        const result = {
-            outcome,
-            operations: source.operations,
-            polls,
-            observed,
-            readAt,
-            elapsedMs: clock.now() - startedAt
-        };
-        const unread = observed ? '' : ', before the operations could be read';
-        logger.info(`[${elapsed()}] outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`);
-        return reason ? { ...result, reason } : result;
-    };
-    for (;;) {
-        try {
-            polls++;
-            await source.poll();
-        }
-        catch (error) {
-            if (signal?.aborted)
-                return finish('cancelled', signal.reason.message);
-            if (error instanceof DeadlineExceededError)
-                return finish('timeout', error.message);
-            throw error;
-        }
-        pace.onPollDone();
-        stampReads();
-        const operations = source.operations;
-        let changes = 0;
-        for (const operation of operations) {
-            const previous = lastStatus.get(operation.id);
-            if (previous !== operation.status) {
-                lastStatus.set(operation.id, operation.status);
-                if (++changes <= MAX_CHANGES_LOGGED) {
-                    logger.info(`[${elapsed()}] ${wait_for_operations_describe(operation)}: ${previous ? `${previous} → ` : ''}${truncate(operation.status, 40)}`);
-                }
-            }
-            const unknown = classifyStatus(operation.status) === 'unknown';
-            if (unknown && !warnedStatuses.has(operation.status)) {
-                warnedStatuses.add(operation.status);
-                if (warnedStatuses.size <= MAX_UNKNOWN_WARNINGS) {
-                    logger.warning(`Unknown operation status "${truncate(operation.status, 40)}"; treating it as in flight`);
-                }
-            }
-        }
-        if (changes > MAX_CHANGES_LOGGED) {
-            logger.info(`[${elapsed()}] … and ${changes - MAX_CHANGES_LOGGED} more status changes`);
-        }
-        if (operations.some((operation) => isFinalFailure(operation.status, options.failFast))) {
-            return finish('failure');
-        }
-        const allFinal = operations.every((operation) => isFinal(operation.status, options.failFast));
-        const branchOpen = source.branch !== undefined && !canBeQueried(source.branch);
-        if (allFinal && !branchOpen)
-            return finish('success');
-        if (!options.wait)
-            return finish('pending');
-        const remaining = options.deadline - clock.now();
-        if (remaining <= 0)
-            return finish('timeout');
-        try {
-            await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal);
-        }
-        catch (error) {
-            if (signal?.aborted)
-                return finish('cancelled', signal.reason.message);
-            throw error;
-        }
-    }
-}
-function wait_for_operations_describe(operation) {
-    const parts = [operation.id, operation.action, operation.branch_id && `on ${operation.branch_id}`];
-    return parts
-        .filter(Boolean)
-        .map((part) => truncate(part, 80))
-        .join(' ');
-}
-
-;// CONCATENATED MODULE: ./src/main.ts
 
 
 
@@ -43887,139 +44086,18 @@ function wait_for_operations_describe(operation) {
 
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** The action: inputs → requests → outputs and summary. Every error ends here, once. */
-async function run(dependencies = {}) {
-    const rawKey = getInput('api_key');
-    if (rawKey)
-        core_setSecret(rawKey);
-    const rawToken = getInput('github_token');
-    if (rawToken)
-        core_setSecret(rawToken);
-    const redactor = new Redactor([rawKey, rawToken]);
-    const redact = (text) => redactor.redact(text);
-    // Every line goes through here: secrets out first, then API text made harmless for the runner.
-    const toLog = (text) => forLog(redact(text));
-    const logger = {
-        info: (message) => info(toLog(message)),
-        warning: (message) => warning(toLog(message)),
-        debug: (message) => core_debug(toLog(message))
-    };
-    const clock = dependencies.clock ?? systemClock;
-    const controller = new AbortController();
-    const onSignal = (signal) => {
-        logger.info(`Received ${signal}: stopping`);
-        controller.abort(new CancelledError(signal));
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    const context = dependencies.context ?? readGitHubContext();
-    const described = describeRun(context);
-    logger.info(`Neon operations gate ${ACTION_VERSION}${described ? ` for ${described}` : ''}`);
-    const report = {
-        requests: { requests: 0, retries: 0 },
-        run: {
-            pullRequest: context.pullRequest && {
-                number: context.pullRequest.number,
-                url: context.pullRequest.htmlUrl
-            },
-            sha: headSha(context) || undefined
-        }
-    };
-    let source;
-    let inputs;
-    let result = 'error';
-    try {
-        const withheld = rawKey ? undefined : withheldSecretReason(context);
-        if (withheld)
-            throw new InputError(withheld);
-        inputs = getInputs((name) => getInput(name));
-        report.failFast = inputs.failFast;
-        for (const warning of ignoredInputWarnings(inputs))
-            logger.warning(warning);
-        // One deadline for the whole run: listing, every poll, retry and back-off.
-        const deadline = clock.now() + inputs.timeoutMs;
-        const pace = new Pace(inputs.intervalMs, logger, dependencies.random);
-        report.pace = pace;
-        const client = new ApiClient({
-            baseUrl: inputs.apiHost,
-            apiKey: inputs.apiKey,
-            requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
-            retryPolicy: dependencies.retryPolicy ?? new RetryPolicy(),
-            pace,
-            clock,
-            logger,
-            redactor,
-            deadline,
-            signal: controller.signal
-        });
-        report.requests = client.stats;
-        if (inputs.listProjects) {
-            report.listing = await client.projects.listProjects(inputs.orgId);
-            logger.info(`Found ${plural(report.listing.projects.length, 'project')}`);
-            if (report.listing.unavailableProjectIds.length > 0) {
-                logger.warning(`Some projects are unavailable right now: ${report.listing.unavailableProjectIds.join(', ')}`);
-            }
-            result = 'success';
-        }
-        if (inputs.projectId) {
-            report.projectId = inputs.projectId;
-            let branch;
-            if (inputs.branchId && inputs.operationIds.length === 0) {
-                branch = await resolveBranch(client.branches, inputs.projectId, inputs.branchId);
-                report.branch = branch;
-                logger.info(`Gating branch ${branch.name} (${branch.id})`);
-            }
-            source = createSource(inputs, inputs.projectId, branch, client, clock, logger);
-            report.wait = await waitForOperations({ wait: inputs.wait, deadline, failFast: inputs.failFast }, { source, pace, clock, logger, signal: controller.signal });
-            result = report.wait.outcome;
-        }
-    }
-    catch (error) {
-        // Cut short outside the wait loop (listing projects, or an error inside a poll).
-        result = controller.signal.aborted
-            ? 'cancelled'
-            : error instanceof DeadlineExceededError
-                ? 'timeout'
-                : 'error';
-        const message = error instanceof Error ? error.message : String(error);
-        report.error = redact(result === 'timeout' ? `timeout ran out: ${message}` : message);
-        if (source && source.completedPolls > 0)
-            report.lastSeen = source.operations;
-    }
-    finally {
-        if (source?.branch)
-            report.branch = source.branch;
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-    }
-    report.outcome = result;
-    if (report.error)
-        setFailed(toLog(report.error));
-    else if (result === 'failure' || result === 'timeout' || result === 'cancelled') {
-        setFailed(toLog(failureMessage(result, report)));
-    }
+async function publish(report, inputs, context, sinks) {
+    const { logger, redact, toLog } = sinks;
+    const line = errorLine(report);
+    if (line)
+        setFailed(toLog(line));
     for (const annotation of annotationsFor(report)) {
         error(toLog(annotation.message), { title: toLog(annotation.title) });
     }
-    // Each sink is written on its own: one that fails is reported and the others are still written.
     const { outputs, notes } = buildOutputs(report);
     for (const note of notes)
         logger.warning(note);
-    writeOutputs(outputs, redact, toLog);
+    writeOutputs(outputs, sinks);
     await writeSummary(redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES)), logger);
     if (inputs && inputs.prComment !== 'off') {
         const url = await writePullRequestComment({
@@ -44034,15 +44112,13 @@ async function run(dependencies = {}) {
                 operationIds: inputs.operationIds
             },
             logger,
-            redact,
-            api: dependencies.commentApi
+            redact
         });
-        writeOutputs({ comment_url: url ?? '' }, redact, toLog);
+        writeOutputs({ comment_url: url ?? '' }, sinks);
     }
-    return result;
 }
 /** Outputs are the step's result: a runner file that cannot take them fails the step. */
-function writeOutputs(outputs, redact, toLog) {
+function writeOutputs(outputs, { redact, toLog }) {
     try {
         const file = process.env.GITHUB_OUTPUT;
         const problem = file && runnerFileProblem(file);
@@ -44054,46 +44130,6 @@ function writeOutputs(outputs, redact, toLog) {
     catch (error) {
         setFailed(toLog(`Could not write the step's outputs (GITHUB_OUTPUT): ${error.message}`));
     }
-}
-function createSource(inputs, projectId, branch, client, clock, logger) {
-    const isDone = (operation) => isFinal(operation.status, inputs.failFast);
-    if (inputs.operationIds.length > 0) {
-        return new OperationIdsSource(client.operations, projectId, inputs.operationIds, isDone);
-    }
-    return new ProjectGateSource({
-        reader: client.operations,
-        projectId,
-        branch: branch && { branch, reader: client.branches },
-        isDone,
-        clock,
-        logger
-    });
-}
-/**
- * The step's error line: the operations that failed, by id, and apart from them those still in
- * flight (with how long so far); on a timeout or a cancellation, what was still in flight.
- */
-function failureMessage(outcome, report) {
-    const facts = operationFacts(report);
-    const reason = report.wait?.reason ? ` (${report.wait.reason})` : '';
-    const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled';
-    if (!facts.seen) {
-        return `${cut} before anything could be read${reason}: the state of the operations is unknown`;
-    }
-    const inFlight = facts.inFlight.length > 0;
-    if (outcome === 'failure') {
-        const count = facts.failed.length;
-        const what = count === 1 ? 'An operation' : `${count} operations`;
-        const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : '';
-        return `${what} ended in failure: ${phraseText(failedList(facts, true))}${beside}`;
-    }
-    const branch = !inFlight && branchNotReady(report);
-    if (branch)
-        return `${cut} while ${phraseText(branch)}`;
-    const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : '';
-    return outcome === 'timeout'
-        ? `${cut} while operations were still in flight${still}${reason}`
-        : `${cut}${still}`;
 }
 async function writeSummary(html, logger) {
     const file = process.env.GITHUB_STEP_SUMMARY;
@@ -44111,6 +44147,87 @@ async function writeSummary(html, logger) {
         summary.emptyBuffer();
         logger.warning(`Could not write the job summary (GITHUB_STEP_SUMMARY): ${error.message}`);
     }
+}
+
+;// CONCATENATED MODULE: ./src/runner/main.ts
+
+
+
+
+
+
+
+
+
+
+/** The action: mask the secrets, read the inputs, run the gate, publish it. Every error ends here. */
+async function run(dependencies = {}) {
+    // Each secret is masked as soon as it is read, before anything else runs.
+    const secrets = ['api_key', 'github_token'].map((name) => {
+        const secret = getInput(name);
+        if (secret)
+            core_setSecret(secret);
+        return secret;
+    });
+    const redactor = new Redactor(secrets);
+    const redact = (text) => redactor.redact(text);
+    // Every line goes through here: secrets out first, then API text made harmless for the runner.
+    const toLog = (text) => forLog(redact(text));
+    const logger = {
+        info: (message) => info(toLog(message)),
+        warning: (message) => warning(toLog(message)),
+        debug: (message) => core_debug(toLog(message))
+    };
+    const controller = new AbortController();
+    const stopListening = cancelOnSignals(controller, logger);
+    const context = readGitHubContext();
+    const described = describeRun(context);
+    logger.info(`Neon operations gate ${ACTION_VERSION}${described ? ` for ${described}` : ''}`);
+    let inputs;
+    let report;
+    try {
+        const withheld = secrets[0] ? undefined : withheldSecretReason(context);
+        if (withheld)
+            throw new InputError(withheld);
+        inputs = getInputs((name) => getInput(name));
+        for (const warning of ignoredInputWarnings(inputs))
+            logger.warning(warning);
+        report = await gate(inputs, {
+            clock: dependencies.clock ?? systemClock,
+            retryPolicy: dependencies.retryPolicy ?? new RetryPolicy(),
+            random: dependencies.random,
+            logger,
+            redactor,
+            signal: controller.signal
+        });
+    }
+    catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        report = { requests: { requests: 0, retries: 0 }, outcome: 'error', error: redact(message) };
+    }
+    finally {
+        stopListening();
+    }
+    const pullRequest = context.pullRequest;
+    report.run = {
+        pullRequest: pullRequest && { number: pullRequest.number, url: pullRequest.htmlUrl },
+        sha: headSha(context) || undefined
+    };
+    await publish(report, inputs, context, { logger, redact, toLog });
+    return report.outcome ?? 'error';
+}
+/** The runner cancels a job with SIGINT or SIGTERM: abort everything in flight. */
+function cancelOnSignals(controller, logger) {
+    const onSignal = (signal) => {
+        logger.info(`Received ${signal}: stopping`);
+        controller.abort(new CancelledError(signal));
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    return () => {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+    };
 }
 
 

@@ -9,9 +9,9 @@
  *
  *   npm run simulate [-- runs]
  */
-import { ApiError, NetworkError } from '../src/errors.js'
-import { Pace } from '../src/pace.js'
-import { requestTimeLimitMs, RetryPolicy } from '../src/retry-policy.js'
+import { ApiError, NetworkError } from '../src/domain/errors.js'
+import { Pace } from '../src/api/pace.js'
+import { requestTimeLimitMs, RetryPolicy } from '../src/api/retry-policy.js'
 import { type Attempt, firstRetryFloor } from './first-retry-floor.ts'
 
 /** A seeded random source (mulberry32), so that runs can be repeated. */

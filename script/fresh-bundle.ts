@@ -1,11 +1,14 @@
 /*
  * Keeps dist/ the bundle of src/ for everything that runs it: the end-to-end suites (Jest's global
- * setup), `npm run demo` and `npm run local`. A stamp of the build's inputs (src/, package.json,
- * package-lock.json) and of its output (dist/index.js) is kept in node_modules/.cache; when either
- * differs from the stamp, `npm run bundle` runs first. check-dist writes the stamp when it has
- * proved dist/ fresh, so CI builds once.
+ * setup), `npm run demo` and `npm run local`. `npm run bundle` writes dist/build-stamp beside the
+ * bundle: a hash of what it was built from (src/, package.json, package-lock.json) and of what it
+ * wrote (dist/index.js). The stamp is committed with dist/, so a fresh clone is fresh without a
+ * build; when the stamp differs from the tree (src/ changed, or dist/index.js did), `npm run
+ * bundle` runs first. File times say nothing here: a clone sets them all to the time of the clone.
+ * check-dist proves the bundle itself, and that the committed stamp is the tree's.
  *
  *   npm run bundle:fresh    (node script/fresh-bundle.ts, on Node 24)
+ *   node script/fresh-bundle.ts stamp    (the last step of npm run bundle)
  */
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -37,16 +40,18 @@ export function bundleStamp(root: string): string {
   return hash.digest('hex')
 }
 
-export const stampFile = (root: string): string =>
-  join(root, 'node_modules', '.cache', 'neon-operations-gate', 'bundle-stamp')
+export const stampFile = (root: string): string => join(root, 'dist', 'build-stamp')
 
 export function writeStamp(root: string): void {
   mkdirSync(dirname(stampFile(root)), { recursive: true })
-  writeFileSync(stampFile(root), bundleStamp(root))
+  writeFileSync(stampFile(root), `${bundleStamp(root)}\n`)
 }
 
 export function isBundleFresh(root: string): boolean {
-  return existsSync(stampFile(root)) && readFileSync(stampFile(root), 'utf8') === bundleStamp(root)
+  return (
+    existsSync(stampFile(root)) &&
+    readFileSync(stampFile(root), 'utf8').trim() === bundleStamp(root)
+  )
 }
 
 function npmRunBundle(root: string): void {
@@ -67,11 +72,13 @@ export function ensureFreshBundle(
   return 'rebuilt'
 }
 
-if (import.meta.main) {
+if (import.meta.main && process.argv[2] === 'stamp') {
+  writeStamp(ROOT)
+} else if (import.meta.main) {
   const started = Date.now()
   if (ensureFreshBundle() === 'rebuilt') {
     console.error(
-      `dist/ was older than src/: rebuilt it (${((Date.now() - started) / 1000).toFixed(1)} s). Commit dist/ with src/.`
+      `dist/ was not the bundle of src/ (its build stamp differs): rebuilt it (${((Date.now() - started) / 1000).toFixed(1)} s). Commit dist/ with src/.`
     )
   }
 }

@@ -1,4 +1,4 @@
-import { run } from './main.js'
+import { run } from './runner/main.js'
 
 const outcome = await run()
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.

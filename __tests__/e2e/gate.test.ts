@@ -16,7 +16,12 @@ describe('bundle end to end: project gate and listing', () => {
 
   it('waits for everything in flight behind a long history, one request per later poll', async () => {
     const { world, server } = await serve({ history: 700, historyEveryMs: 60_000 })
-    const [create, start] = world.createBranch(PROJECT, { createMs: 1200, startMs: 1000 })
+    // Their timelines start at the first read, however late a loaded machine starts the bundle.
+    const [create, start] = world.createBranch(PROJECT, {
+      createMs: 1200,
+      startMs: 1000,
+      startOnFirstRead: true
+    })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.code).toBe(0)
     expect(run.outputs.outcome).toBe('success')
@@ -48,7 +53,8 @@ describe('bundle end to end: project gate and listing', () => {
     const [create] = world.createBranch(PROJECT, {
       branchId: 'br-mine',
       createMs: 1200,
-      startMs: 500
+      startMs: 500,
+      startOnFirstRead: true
     })
     const run = await runAction(server, { project_id: PROJECT, branch_id: 'br-mine' })
     expect(run.code).toBe(0)

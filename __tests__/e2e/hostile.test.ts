@@ -122,7 +122,9 @@ describe('never hang, never overrun timeout', () => {
     expect(run.outputs.outcome).toBe('success')
     expect(run.stdout).toContain('(no answer within 10.0 s); retrying now, the wait spent on it')
     const [first, second] = server.requests.map((request) => request.at)
-    expect(second - first).toBeGreaterThanOrEqual(9900)
+    // The server sees the first request a little after the action sent it (more on a loaded
+    // machine); a retry that waited again after the cut would come 10 s later still.
+    expect(second - first).toBeGreaterThanOrEqual(9000)
     expect(second - first).toBeLessThan(20_000)
   })
 

@@ -179,7 +179,8 @@ describe('bundle end to end: HTTP behaviour', () => {
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('timeout')
     expect(run.stdout).toContain('no answer within 3.0 s')
-    expect(run.durationMs).toBeLessThan(5000)
+    // A 3 s timeout, its 1 s grace, and the start of a process on a loaded machine.
+    expect(run.durationMs).toBeLessThan(6500)
     expect(run.summary).toContain('⌛ timeout')
     expect(server.requests).toHaveLength(1)
   })

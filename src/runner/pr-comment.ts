@@ -1,43 +1,24 @@
 /*
  * One sticky comment on the pull request: found by a hidden marker that identifies this gate,
  * updated in place on every later run, never one a person wrote. A side effect: every failure is one
- * warning, bounded in time, and never changes the outcome. Octokit is loaded only here, only when a
- * comment is to be written (ncc turns the dynamic import into a chunk of its own).
+ * warning, bounded in time, and never changes the outcome. GitHub's side is github-comments.ts.
  */
 import { createHash } from 'node:crypto'
-import { type Clock, systemClock } from './clock.js'
+import { type Clock, systemClock } from '../domain/clock.js'
 import type { GitHubContext } from './github-context.js'
-import type { Logger } from './logger.js'
-import type { RunReport } from './report.js'
-import { renderSummaryWithin } from './summary.js'
+import type { Logger } from '../domain/logger.js'
+import type { RunReport } from '../report/report.js'
+import { renderSummaryWithin } from '../report/summary.js'
+import { type CommentApi, type IssueComment, octokitCommentApi } from './github-comments.js'
 
 export type CommentMode = 'off' | 'always' | 'failure'
 
 /** The longest the comment may take, listing, creating or updating included. */
 export const COMMENT_TIME_LIMIT_MS = 5000
 /** GitHub refuses a comment body over 65,536 characters; counted in UTF-8 bytes, this is under. */
-export const MAX_COMMENT_BYTES = 60_000
+const MAX_COMMENT_BYTES = 60_000
 /** Operation rows in the comment; fewer when the body would be too long. */
 const COMMENT_OPERATION_ROWS = 20
-
-export interface IssueComment {
-  id: number
-  body?: string | null
-  html_url: string
-  user?: { login: string; type?: string } | null
-}
-
-/** The issue-comments endpoints of one pull request. */
-export interface CommentApi {
-  /** The login the token writes as; undefined when GitHub will not say (403 for an app's token). */
-  authenticatedLogin(): Promise<string | undefined>
-  /** Every comment, a page at a time. */
-  listComments(): AsyncIterable<IssueComment[]>
-  createComment(body: string): Promise<IssueComment>
-  updateComment(id: number, body: string): Promise<IssueComment>
-  /** Deletes a comment; one already gone is no error. */
-  deleteComment(id: number): Promise<void>
-}
 
 export interface GateIdentity {
   projectId?: string
@@ -176,62 +157,6 @@ async function upsertComment(
     await api.deleteComment(duplicate.id)
   }
   return true
-}
-
-/** The issue-comments API through @actions/github's Octokit, with its proxy support. */
-export async function octokitCommentApi(options: {
-  token: string
-  apiUrl: string
-  repository: string
-  issueNumber: number
-  signal: AbortSignal
-  /** Another fetch (tests); @actions/github's, which honours proxies, by default. */
-  fetch?: typeof globalThis.fetch
-}): Promise<CommentApi> {
-  const [{ getOctokit }, { defaults }] = await Promise.all([
-    import('@actions/github'),
-    import('@actions/github/lib/utils')
-  ])
-  const octokit = getOctokit(options.token, {
-    baseUrl: options.apiUrl,
-    request: {
-      ...defaults.request,
-      signal: options.signal,
-      ...(options.fetch ? { fetch: options.fetch } : {})
-    }
-  })
-  const [owner, repo] = options.repository.split('/')
-  const target = { owner, repo, issue_number: options.issueNumber }
-  return {
-    async authenticatedLogin() {
-      try {
-        return (await octokit.rest.users.getAuthenticated()).data.login
-      } catch (error) {
-        if ((error as { status?: unknown }).status === 403) return undefined
-        throw error
-      }
-    },
-    async *listComments() {
-      const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
-        ...target,
-        per_page: 100
-      })
-      for await (const page of pages) yield page.data as IssueComment[]
-    },
-    createComment: async (body) =>
-      (await octokit.rest.issues.createComment({ ...target, body })).data as IssueComment,
-    updateComment: async (id, body) =>
-      (await octokit.rest.issues.updateComment({ owner, repo, comment_id: id, body }))
-        .data as IssueComment,
-    async deleteComment(id) {
-      try {
-        await octokit.rest.issues.deleteComment({ owner, repo, comment_id: id })
-      } catch (error) {
-        // Another run converging on the same comment may have deleted it first.
-        if ((error as { status?: unknown }).status !== 404) throw error
-      }
-    }
-  }
 }
 
 export interface PullRequestCommentOptions {

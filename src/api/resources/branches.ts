@@ -1,13 +1,16 @@
 /** The branches of a project: one read by id, and the search, across every page. */
 import { type ApiCore, strangerIn } from '../api-core.js'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../../domain/logger.js'
 import { walkPages } from '../paging.js'
-import { type Branch, BranchListSchema, BranchResponseSchema } from '../schemas.js'
+import { type Branch, BranchListSchema, BranchResponseSchema } from '../../domain/schemas.js'
 
 /** Branches a page of a search (the API accepts 1-10,000). */
 export const BRANCH_PAGE_LIMIT = 100
 /** At most this many pages of a search (5,000 branches), with a warning if reached. */
 export const MAX_BRANCH_PAGES = 50
+
+/** What the wait reads of branches: one by id, and the search. */
+export type BranchReader = Pick<BranchesReader, 'getBranch' | 'searchBranches'>
 
 export class BranchesReader {
   constructor(

@@ -1,5 +1,5 @@
-import type { Clock } from './clock.js'
-import { ApiError, DeadlineExceededError, NetworkError } from './errors.js'
+import type { Clock } from '../domain/clock.js'
+import { ApiError, DeadlineExceededError, NetworkError } from '../domain/errors.js'
 
 /** Statuses that say "try again later"; every request of the action is a GET, so retrying is safe. */
 const RETRYABLE_STATUSES = new Set([408, 423, 429, 500, 502, 503, 504])

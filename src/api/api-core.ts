@@ -5,25 +5,26 @@
  * against the question, and the request counts. What each endpoint is lives in src/resources/.
  */
 import type { z } from 'zod'
-import type { Clock } from './clock.js'
-import { formatDuration } from './duration.js'
+import type { Clock } from '../domain/clock.js'
+import { formatDuration } from '../domain/duration.js'
 import {
   ApiError,
   DeadlineExceededError,
   NetworkError,
   ResponseFormatError,
   UnrecoverableRequestError
-} from './errors.js'
-import { type HttpAnswer, httpGet, TransportError } from './http-transport.js'
-import type { Logger } from './logger.js'
+} from '../domain/errors.js'
+import { type HttpAnswer, httpGet } from './http-transport.js'
+import { TransportError } from './transport-error.js'
+import type { Logger } from '../domain/logger.js'
 import type { Pace } from './pace.js'
 import { type RetryPacing, type RetryPolicy, withRetries } from './retry-policy.js'
-import { type ErrorBody, ErrorBodySchema } from './schemas.js'
-import { truncate, type Redactor } from './untrusted-text.js'
-import { ACTION_NAME, ACTION_VERSION } from './version.js'
+import { type ErrorBody, ErrorBodySchema } from '../domain/schemas.js'
+import { truncate, type Redactor } from '../domain/untrusted-text.js'
+import { ACTION_NAME, ACTION_VERSION } from '../domain/version.js'
 
 /** The first wait before retrying a request that is not a poll (it is not paced by polling). */
-export const LISTING_RETRY_FLOOR_MS = 2000
+const LISTING_RETRY_FLOOR_MS = 2000
 /** Requests outside the wait (listing projects, finding the organization) retry from 2 s. */
 const LISTING_PACING = (): RetryPacing => ({
   minimumMs: LISTING_RETRY_FLOOR_MS,

@@ -19,7 +19,7 @@ const PullRequestEventSchema = z.object({
   })
 })
 
-export interface PullRequest {
+interface PullRequest {
   number: number
   htmlUrl?: string
   headSha: string

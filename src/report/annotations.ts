@@ -1,7 +1,7 @@
 import { branchNotReady, inFlightPhrase, operationFacts } from './headline.js'
-import { phraseText, plural } from './phrase.js'
+import { phraseText, plural } from '../domain/phrase.js'
 import { nothingRead, type RunReport } from './report.js'
-import { truncate } from './untrusted-text.js'
+import { truncate } from '../domain/untrusted-text.js'
 
 /**
  * At most this many operation annotations: GitHub shows 10 error annotations a step, and the step's

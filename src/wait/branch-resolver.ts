@@ -3,11 +3,9 @@
  * `preview/pr-12`). The gate filters operations by branch id, so a name that matches nothing would
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
  */
-import { ApiError, InputError } from './errors.js'
-import type { BranchesReader } from './resources/branches.js'
-import type { Branch } from './schemas.js'
-
-export type BranchReader = Pick<BranchesReader, 'getBranch' | 'searchBranches'>
+import { ApiError, InputError } from '../domain/errors.js'
+import type { BranchReader } from '../api/resources/branches.js'
+import type { Branch } from '../domain/schemas.js'
 
 /** Every branch id the API hands out starts with `br-`. */
 const BRANCH_ID = /^br-[a-z0-9-]+$/

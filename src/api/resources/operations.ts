@@ -5,7 +5,7 @@ import {
   type OperationList,
   OperationListSchema,
   OperationResponseSchema
-} from '../schemas.js'
+} from '../../domain/schemas.js'
 
 export class OperationsReader {
   constructor(private readonly core: ApiCore) {}

@@ -1,5 +1,5 @@
-import { formatDuration } from './duration.js'
-import type { Logger } from './logger.js'
+import { formatDuration } from '../domain/duration.js'
+import type { Logger } from '../domain/logger.js'
 import { RECOVERY_INTERVALS } from './retry-policy.js'
 
 /** How much slower the pace gets on each 429. */

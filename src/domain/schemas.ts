@@ -9,7 +9,7 @@ import { z } from 'zod'
 const optionalString = z.string().nullish()
 const optionalInteger = z.number().int().nullish()
 
-export const OperationSchema = z.object({
+const OperationSchema = z.object({
   id: z.string().min(1),
   status: z.string().min(1),
   project_id: optionalString,
@@ -25,7 +25,7 @@ export const OperationSchema = z.object({
 })
 export type Operation = z.infer<typeof OperationSchema>
 
-export const PaginationSchema = z.object({ cursor: optionalString })
+const PaginationSchema = z.object({ cursor: optionalString })
 
 export const OperationResponseSchema = z.object({ operation: OperationSchema })
 
@@ -36,7 +36,7 @@ export const OperationListSchema = z.object({
 })
 export type OperationList = z.infer<typeof OperationListSchema>
 
-export const ProjectSchema = z.object({
+const ProjectSchema = z.object({
   id: z.string().min(1),
   name: optionalString,
   platform_id: optionalString,
@@ -63,7 +63,7 @@ export const ProjectListSchema = z.object({
  * A branch: the gate needs its id and its name (to resolve `branch_id: main`), and whether it can
  * be queried yet (`current_state`, `pending_state`).
  */
-export const BranchSchema = z.object({
+const BranchSchema = z.object({
   id: z.string().min(1),
   name: z.string(),
   project_id: optionalString,
@@ -79,9 +79,8 @@ export const BranchListSchema = z.object({
   branches: z.array(BranchSchema),
   pagination: z.object({ next: optionalString }).nullish()
 })
-export type BranchList = z.infer<typeof BranchListSchema>
 
-export const OrganizationSchema = z.object({ id: z.string().min(1), name: optionalString })
+const OrganizationSchema = z.object({ id: z.string().min(1), name: optionalString })
 export type Organization = z.infer<typeof OrganizationSchema>
 
 export const OrganizationListSchema = z.object({ organizations: z.array(OrganizationSchema) })

@@ -1,9 +1,9 @@
-import type { RequestStats } from './api-core.js'
-import type { ProjectListing } from './resources/projects.js'
-import { isUnfinished } from './operation-status.js'
-import type { Pace } from './pace.js'
-import type { Branch, Operation } from './schemas.js'
-import type { Outcome, WaitResult } from './wait-for-operations.js'
+import type { RequestStats } from '../api/api-core.js'
+import type { ProjectListing } from '../api/resources/projects.js'
+import { isUnfinished } from '../domain/operation-status.js'
+import type { Pace } from '../api/pace.js'
+import type { Branch, Operation } from '../domain/schemas.js'
+import type { Outcome, WaitResult } from '../wait/wait-for-operations.js'
 
 /** Everything one run found out: the input of outputs.ts and summary.ts. */
 export interface RunReport {

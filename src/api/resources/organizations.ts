@@ -1,6 +1,6 @@
 /** The organizations of the key: a personal key's memberships, or the one that owns the key. */
 import type { ApiCore } from '../api-core.js'
-import { type Organization, OrganizationListSchema } from '../schemas.js'
+import { type Organization, OrganizationListSchema } from '../../domain/schemas.js'
 
 export class OrganizationsReader {
   constructor(private readonly core: ApiCore) {}

@@ -1,11 +1,11 @@
 import { type RunReport, operationDuration, primaryOperation, seenOperations } from './report.js'
-import { truncate } from './untrusted-text.js'
+import { truncate } from '../domain/untrusted-text.js'
 
 /**
  * GitHub limits one output to 1 MB and all of a job's outputs together; these bounds keep every
  * output well under that whatever the API sends. Counted in UTF-8 bytes, as GitHub counts.
  */
-export const MAX_JSON_OUTPUT_BYTES = 512 * 1024
+const MAX_JSON_OUTPUT_BYTES = 512 * 1024
 const MAX_FIELD_CHARS = 200
 const MAX_ERROR_CHARS = 4000
 

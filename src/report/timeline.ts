@@ -1,5 +1,5 @@
-import { classifyStatus, isUnfinished, type StatusClass } from './operation-status.js'
-import type { Operation } from './schemas.js'
+import { classifyStatus, isUnfinished, type StatusClass } from '../domain/operation-status.js'
+import type { Operation } from '../domain/schemas.js'
 
 /** More operations than this and the chart would be unreadable: the table alone is shown. */
 export const MAX_TIMELINE_TASKS = 30
@@ -50,7 +50,7 @@ const LONGEST_STEP = TICK_STEPS.at(-1)!
  * The axis for a chart spanning `spanMs`: `tickInterval` and `axisFormat`; undefined for a span of
  * more than about 12 years, which no step Mermaid has can mark with few ticks.
  */
-export function axisFor(spanMs: number): { tick: string; format: string } | undefined {
+function axisFor(spanMs: number): { tick: string; format: string } | undefined {
   if (spanMs / LONGEST_STEP.ms > MAX_TICKS_AT_LONGEST_STEP) return undefined
   const step = TICK_STEPS.find((candidate) => spanMs / candidate.ms <= MAX_TICKS) ?? LONGEST_STEP
   // A span of a day or more shows the day beside the time, or 23:00 and 01:00 would repeat.

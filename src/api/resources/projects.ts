@@ -3,17 +3,17 @@
  * on the live API; without one, the key's organizations are read and the only one is used.
  */
 import type { ApiCore } from '../api-core.js'
-import { ApiError, InputError } from '../errors.js'
-import type { Logger } from '../logger.js'
+import { ApiError, InputError } from '../../domain/errors.js'
+import type { Logger } from '../../domain/logger.js'
 import { walkPages } from '../paging.js'
-import { type Organization, type Project, ProjectListSchema } from '../schemas.js'
-import { truncate } from '../untrusted-text.js'
+import { type Organization, type Project, ProjectListSchema } from '../../domain/schemas.js'
+import { truncate } from '../../domain/untrusted-text.js'
 import type { OrganizationsReader } from './organizations.js'
 
 /** The live API accepts 1-400 projects per page (default 10). */
 export const PROJECTS_PAGE_LIMIT = 400
 /** At most this many pages of projects (20,000 projects), with a warning if reached. */
-export const MAX_PROJECT_PAGES = 50
+const MAX_PROJECT_PAGES = 50
 /** How many organizations an error lists. */
 const MAX_LISTED_ORGANIZATIONS = 10
 

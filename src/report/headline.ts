@@ -3,12 +3,12 @@
  * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
  * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
  */
-import { canBeQueried } from './branch-state.js'
-import { formatDuration } from './duration.js'
-import { isFinalFailure, succeeded } from './operation-status.js'
+import { canBeQueried } from '../domain/branch-state.js'
+import { formatDuration } from '../domain/duration.js'
+import { isFinalFailure, succeeded } from '../domain/operation-status.js'
 import { operationDuration, type RunReport, seenOperations } from './report.js'
-import type { Operation } from './schemas.js'
-import { branchStatePhrase, type Phrase, plural } from './phrase.js'
+import type { Operation } from '../domain/schemas.js'
+import { branchStatePhrase, type Phrase, phraseText, plural } from '../domain/phrase.js'
 
 /** How many operations a line names; the table has them all. */
 const NAMED_IN_LINE = 3
@@ -85,12 +85,12 @@ export function operationFacts(report: RunReport): OperationFacts {
 }
 
 /** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
-export function failedList(facts: OperationFacts, withIds = false): Phrase {
+function failedList(facts: OperationFacts, withIds = false): Phrase {
   return listed(facts.failed, (operation) => failedClause(operation, facts.readAt), withIds)
 }
 
 /** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
-export function inFlightList(facts: OperationFacts, withIds = false): Phrase {
+function inFlightList(facts: OperationFacts, withIds = false): Phrase {
   return listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds)
 }
 
@@ -136,4 +136,34 @@ export function branchNotReady(report: RunReport): Phrase | undefined {
   const { branch } = report
   if (!branch || canBeQueried(branch)) return undefined
   return ['branch ', { code: branch.name }, ' is still ', ...branchStatePhrase(branch)]
+}
+
+/**
+ * The step's error line: the error, or the operations that failed, by id, and apart from them those
+ * still in flight (with how long so far); on a timeout or a cancellation, what was still in flight.
+ * Undefined when the outcome is no failure.
+ */
+export function errorLine(report: RunReport): string | undefined {
+  const { outcome } = report
+  if (report.error) return report.error
+  if (outcome !== 'failure' && outcome !== 'timeout' && outcome !== 'cancelled') return undefined
+  const facts = operationFacts(report)
+  const reason = report.wait?.reason ? ` (${report.wait.reason})` : ''
+  const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled'
+  if (!facts.seen) {
+    return `${cut} before anything could be read${reason}: the state of the operations is unknown`
+  }
+  const inFlight = facts.inFlight.length > 0
+  if (outcome === 'failure') {
+    const count = facts.failed.length
+    const what = count === 1 ? 'An operation' : `${count} operations`
+    const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : ''
+    return `${what} ended in failure: ${phraseText(failedList(facts, true))}${beside}`
+  }
+  const branch = !inFlight && branchNotReady(report)
+  if (branch) return `${cut} while ${phraseText(branch)}`
+  const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : ''
+  return outcome === 'timeout'
+    ? `${cut} while operations were still in flight${still}${reason}`
+    : `${cut}${still}`
 }

@@ -1,12 +1,12 @@
-import { branchReadiness } from './branch-state.js'
-import { branchStatePhrase, phraseText } from './phrase.js'
-import type { Clock } from './clock.js'
-import type { Logger } from './logger.js'
-import { type PageWalkEnd, walkPages } from './paging.js'
-import type { BranchesReader } from './resources/branches.js'
-import { operationsCursor, type OperationsReader } from './resources/operations.js'
-import type { Branch, Operation, OperationList } from './schemas.js'
-import { truncate } from './untrusted-text.js'
+import { branchReadiness } from '../domain/branch-state.js'
+import { branchStatePhrase, phraseText } from '../domain/phrase.js'
+import type { Clock } from '../domain/clock.js'
+import type { Logger } from '../domain/logger.js'
+import { type PageWalkEnd, walkPages } from '../api/paging.js'
+import type { BranchReader } from '../api/resources/branches.js'
+import { operationsCursor, type OperationsReader } from '../api/resources/operations.js'
+import type { Branch, Operation, OperationList } from '../domain/schemas.js'
+import { truncate } from '../domain/untrusted-text.js'
 
 /** Where the wait loop gets operations from: given ids, or the project gate. */
 export interface OperationSource {
@@ -23,8 +23,8 @@ export interface OperationSource {
   readonly branch?: Branch
 }
 
-export type OperationReader = Pick<OperationsReader, 'getOperation' | 'listOperations'>
-export type BranchReader = Pick<BranchesReader, 'getBranch'>
+/** What the wait reads of operations: one by id, and the list. */
+export type OperationsReading = Pick<OperationsReader, 'getOperation' | 'listOperations'>
 export type IsDone = (operation: Operation) => boolean
 
 /** The operations named by `operation_id`, read one by one until each is final. */
@@ -33,7 +33,7 @@ export class OperationIdsSource implements OperationSource {
   completedPolls = 0
 
   constructor(
-    private readonly reader: OperationReader,
+    private readonly reader: OperationsReading,
     private readonly projectId: string,
     private readonly ids: string[],
     private readonly isDone: IsDone
@@ -74,10 +74,10 @@ export const GATE_MAX_POLL_PAGES = 3
 export const GATE_MAX_READS_BY_ID = 20
 
 export interface ProjectGateOptions {
-  reader: OperationReader
+  reader: OperationsReading
   projectId: string
   /** The branch the gate is narrowed to, as resolved, and how to read it again. */
-  branch?: { branch: Branch; reader: BranchReader }
+  branch?: { branch: Branch; reader: Pick<BranchReader, 'getBranch'> }
   isDone: IsDone
   clock: Clock
   logger: Logger

@@ -58,6 +58,19 @@ const LABELS = new Map([
   ['cancelling', '⏹️ Cancelling']
 ])
 
+/** Under `fail_fast`, when an operation is over, and when it has failed for good: decided here only. */
+export interface Finality {
+  isDone(operation: { status: string }): boolean
+  hasFailed(operation: { status: string }): boolean
+}
+
+export function finalityOf(failFast: boolean): Finality {
+  return {
+    isDone: (operation) => isFinal(operation.status, failFast),
+    hasFailed: (operation) => isFinalFailure(operation.status, failFast)
+  }
+}
+
 export function statusLabel(status: string): string {
   return LABELS.get(status) ?? `❔ ${status}`
 }

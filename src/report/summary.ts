@@ -1,11 +1,13 @@
-import { formatDuration } from './duration.js'
-import { statusLabel } from './operation-status.js'
+import { formatDuration } from '../domain/duration.js'
+import { statusLabel } from '../domain/operation-status.js'
 import { inFlightPhrase, type OperationFacts, operationFacts, outcomeLine } from './headline.js'
-import { branchStatePhrase, phraseHtml, plural } from './phrase.js'
+import { branchStatePhrase, phraseHtml, plural } from '../domain/phrase.js'
 import { nothingRead, operationDuration, type RunReport } from './report.js'
 import { renderTimeline } from './timeline.js'
-import { forHtml, truncateBytes } from './untrusted-text.js'
-import type { Outcome } from './wait-for-operations.js'
+import { forHtml, truncateBytes } from '../domain/untrusted-text.js'
+import type { Outcome } from '../wait/wait-for-operations.js'
+import type { Operation } from '../domain/schemas.js'
+import type { ProjectListing } from '../api/resources/projects.js'
 
 const OUTCOME_LABELS: Record<Outcome, string> = {
   success: '✅ success',
@@ -24,7 +26,7 @@ export interface SummaryLimits {
   /** 0: no projects table. */
   projectRows: number
 }
-export const SUMMARY_LIMITS: SummaryLimits = { operationRows: 50, projectRows: 100 }
+const SUMMARY_LIMITS: SummaryLimits = { operationRows: 50, projectRows: 100 }
 /** GitHub drops a step summary over 1 MiB; the action's stays within half of that, in UTF-8 bytes. */
 export const MAX_SUMMARY_BYTES = 512 * 1024
 const MAX_ID_CHARS = 80
@@ -142,69 +144,75 @@ export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY
     countsLine(report)
   ]
   if (report.wait?.reason) parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`)
-
-  const operations = facts.seen
-  if (operations === undefined && report.projectId) {
-    parts.push(`<p>${nothingRead(report.outcome)}: the state of the operations is unknown.</p>`)
-  } else if (operations?.length === 0) {
-    parts.push('<p>No operation in flight.</p>')
-  } else if (operations) {
-    parts.push(`<h3>Operations (${operations.length})</h3>`)
-    const timeline = renderTimeline(operations, facts.readAt)
-    if (timeline) parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`)
-    parts.push(
-      table(
-        ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'],
-        operations,
-        limits.operationRows,
-        'operations',
-        (operation) => {
-          const duration = operationDuration(operation, facts.readAt.get(operation.id))
-          const failures = operation.failures_count
-            ? ` (${plural(operation.failures_count, 'failure')})`
-            : ''
-          const error = operation.error ? `<br>${forHtml(operation.error, MAX_ERROR_CHARS)}` : ''
-          return [
-            code(operation.id),
-            text(operation.action),
-            code(operation.branch_id),
-            code(operation.endpoint_id),
-            text(statusLabel(operation.status) + failures) + error,
-            duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
-            date(operation.created_at)
-          ]
-        }
-      )
-    )
-  }
-
-  if (report.listing && limits.projectRows > 0) {
-    const { projects, unavailableProjectIds } = report.listing
-    parts.push(`<h3>Projects (${projects.length})</h3>`)
-    parts.push(
-      table(
-        ['Name', 'Id', 'Region', 'Engine version', 'Created'],
-        projects,
-        limits.projectRows,
-        'projects',
-        (project) => [
-          text(project.name),
-          code(project.id),
-          text(project.region_id),
-          project.pg_version != null ? String(project.pg_version) : '',
-          date(project.created_at)
-        ]
-      )
-    )
-    if (unavailableProjectIds.length > 0) {
-      const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(code)
-      const more = unavailableProjectIds.length - shown.length
-      parts.push(
-        `<p>Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}</p>`
-      )
-    }
-  }
+  parts.push(...operationsSection(report, facts, limits))
+  if (report.listing && limits.projectRows > 0)
+    parts.push(...projectsSection(report.listing, limits))
   return parts.join('\n') + '\n'
+}
+
+/** What was read of the operations: the timeline and the table, or why there is none. */
+function operationsSection(
+  report: RunReport,
+  facts: OperationFacts,
+  limits: SummaryLimits
+): string[] {
+  const operations = facts.seen
+  if (operations === undefined) {
+    return report.projectId
+      ? [`<p>${nothingRead(report.outcome)}: the state of the operations is unknown.</p>`]
+      : []
+  }
+  if (operations.length === 0) return ['<p>No operation in flight.</p>']
+  const parts = [`<h3>Operations (${operations.length})</h3>`]
+  const timeline = renderTimeline(operations, facts.readAt)
+  if (timeline) parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`)
+  const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date']
+  const row = (operation: Operation) => {
+    const duration = operationDuration(operation, facts.readAt.get(operation.id))
+    const failures = operation.failures_count
+      ? ` (${plural(operation.failures_count, 'failure')})`
+      : ''
+    const error = operation.error ? `<br>${forHtml(operation.error, MAX_ERROR_CHARS)}` : ''
+    return [
+      code(operation.id),
+      text(operation.action),
+      code(operation.branch_id),
+      code(operation.endpoint_id),
+      text(statusLabel(operation.status) + failures) + error,
+      duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
+      date(operation.created_at)
+    ]
+  }
+  parts.push(table(headings, operations, limits.operationRows, 'operations', row))
+  return parts
+}
+
+function projectsSection(listing: ProjectListing, limits: SummaryLimits): string[] {
+  const { projects, unavailableProjectIds } = listing
+  const parts = [
+    `<h3>Projects (${projects.length})</h3>`,
+    table(
+      ['Name', 'Id', 'Region', 'Engine version', 'Created'],
+      projects,
+      limits.projectRows,
+      'projects',
+      (project) => [
+        text(project.name),
+        code(project.id),
+        text(project.region_id),
+        project.pg_version != null ? String(project.pg_version) : '',
+        date(project.created_at)
+      ]
+    )
+  ]
+  if (unavailableProjectIds.length > 0) {
+    const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(code)
+    const more = unavailableProjectIds.length - shown.length
+    parts.push(
+      `<p>Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}</p>`
+    )
+  }
+  return parts
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { parseDuration } from './duration.js'
-import { InputError } from './errors.js'
-import { UNSAFE_CHARACTER_CLASS } from './untrusted-text.js'
+import { parseDuration } from '../domain/duration.js'
+import { InputError } from '../domain/errors.js'
+import { UNSAFE_CHARACTER_CLASS } from '../domain/untrusted-text.js'
 
 export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/

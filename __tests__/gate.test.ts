@@ -1,0 +1,81 @@
+/*
+ * gate() end to end, with no runner: typed inputs in, a report out, against the local API server on
+ * 127.0.0.1 and an injected clock. Nothing of @actions/core is loaded.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { RetryPolicy } from '../src/api/retry-policy.js'
+import { Redactor } from '../src/domain/untrusted-text.js'
+import { errorLine } from '../src/report/headline.js'
+import { gate } from '../src/runner/gate.js'
+import { getInputs } from '../src/runner/input-helper.js'
+import { type ApiServer, startApiServer } from '../script/api-server/server.ts'
+import { demoWorld, KEYS, PROJECT } from '../script/api-server/scenarios.ts'
+import { FakeClock } from './fixtures/fake-clock.js'
+import { collectingLogger } from './fixtures/logger.js'
+
+let server: ApiServer | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+async function gateOn(values: Record<string, string>, world = demoWorld()) {
+  server = await startApiServer(world)
+  const all: Record<string, string> = {
+    api_key: KEYS.organization,
+    api_host: server.apiHost,
+    ...values
+  }
+  const inputs = getInputs((name) => all[name] ?? '')
+  const { logger, lines } = collectingLogger()
+  const report = await gate(inputs, {
+    clock: new FakeClock(Date.now()),
+    retryPolicy: new RetryPolicy({ random: () => 0 }),
+    random: () => 0,
+    logger,
+    redactor: new Redactor([KEYS.organization]),
+    signal: new AbortController().signal
+  })
+  return { report, lines }
+}
+
+describe('gate()', () => {
+  it('the project gate on a finished operation: success, and the report holds it', async () => {
+    const world = demoWorld({ history: 0 })
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    const { report } = await gateOn({ project_id: PROJECT, operation_id: op.id }, world)
+    expect(report.outcome).toBe('success')
+    expect(report.wait?.operations.map((operation) => operation.id)).toEqual([op.id])
+    expect(report.requests.requests).toBe(1)
+    expect(errorLine(report)).toBeUndefined()
+  })
+
+  it('a failed operation: failure, and the error line names it', async () => {
+    const world = demoWorld({ history: 0 })
+    const op = world.addOperation(PROJECT, {
+      action: 'start_compute',
+      error: 'out of capacity',
+      timeline: [{ status: 'error' }]
+    })
+    const { report } = await gateOn({ project_id: PROJECT, operation_id: op.id }, world)
+    expect(report.outcome).toBe('failure')
+    expect(errorLine(report)).toMatch(/^An operation ended in failure: .*"out of capacity"/)
+  })
+
+  it('a revoked key: the error is the report’s, redacted, and nothing was read', async () => {
+    const { report } = await gateOn({ api_key: KEYS.revoked, project_id: PROJECT })
+    expect(report.outcome).toBe('error')
+    expect(report.error).toMatch(/^The API rejected the key \(HTTP 401/)
+    expect(report.wait).toBeUndefined()
+  })
+
+  it('listing projects: success with the listing, and the log counts them', async () => {
+    const { report, lines } = await gateOn({ list_projects: 'true' })
+    expect(report.outcome).toBe('success')
+    expect(report.listing?.projects.length).toBe(3)
+    expect(lines).toContain('info: Found 3 projects')
+  })
+})

@@ -1,0 +1,127 @@
+/*
+ * The whole job, from typed inputs to a report: list projects, resolve the branch, wait. It touches
+ * neither the runner nor GitHub (run() in main.ts publishes what it returns), so a test can run it
+ * end to end with fakes. Every error ends here as the report's outcome and message.
+ */
+import { ApiClient } from '../api/api-client.js'
+import { Pace } from '../api/pace.js'
+import { requestTimeLimitMs, type RetryPolicy } from '../api/retry-policy.js'
+import type { Clock } from '../domain/clock.js'
+import { DeadlineExceededError } from '../domain/errors.js'
+import type { Logger } from '../domain/logger.js'
+import { finalityOf } from '../domain/operation-status.js'
+import { plural } from '../domain/phrase.js'
+import type { Branch } from '../domain/schemas.js'
+import type { Redactor } from '../domain/untrusted-text.js'
+import type { RunReport } from '../report/report.js'
+import { resolveBranch } from '../wait/branch-resolver.js'
+import {
+  type OperationSource,
+  OperationIdsSource,
+  ProjectGateSource
+} from '../wait/operation-sources.js'
+import { waitForOperations } from '../wait/wait-for-operations.js'
+import type { Inputs } from './input-helper.js'
+
+export interface GateDependencies {
+  clock: Clock
+  retryPolicy: RetryPolicy
+  logger: Logger
+  redactor: Redactor
+  /** Aborted when the runner cancels the job. */
+  signal: AbortSignal
+  /** Jitter of the polling pace, in [0, 1). */
+  random?: () => number
+}
+
+/** Runs the gate the inputs ask for; never throws. */
+export async function gate(inputs: Inputs, dependencies: GateDependencies): Promise<RunReport> {
+  const { clock, logger, signal } = dependencies
+  const report: RunReport = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast }
+  // One deadline for the whole run: listing, every poll, retry and back-off.
+  const deadline = clock.now() + inputs.timeoutMs
+  const pace = new Pace(inputs.intervalMs, logger, dependencies.random)
+  report.pace = pace
+  const client = new ApiClient({
+    baseUrl: inputs.apiHost,
+    apiKey: inputs.apiKey,
+    requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
+    retryPolicy: dependencies.retryPolicy,
+    pace,
+    clock,
+    logger,
+    redactor: dependencies.redactor,
+    deadline,
+    signal
+  })
+  report.requests = client.stats
+  let source: OperationSource | undefined
+  try {
+    if (inputs.listProjects) await listProjects(client, inputs, report, logger)
+    if (inputs.projectId) {
+      report.projectId = inputs.projectId
+      source = await createSource(client, inputs, inputs.projectId, logger, clock)
+      report.wait = await waitForOperations(
+        { wait: inputs.wait, deadline, failFast: inputs.failFast },
+        { source, pace, clock, logger, signal }
+      )
+      report.outcome = report.wait.outcome
+    }
+  } catch (error) {
+    // Cut short outside the wait loop (listing projects, or an error inside a poll).
+    report.outcome = signal.aborted
+      ? 'cancelled'
+      : error instanceof DeadlineExceededError
+        ? 'timeout'
+        : 'error'
+    const message = error instanceof Error ? error.message : String(error)
+    const text = report.outcome === 'timeout' ? `timeout ran out: ${message}` : message
+    report.error = dependencies.redactor.redact(text)
+    if (source && source.completedPolls > 0) report.lastSeen = source.operations
+  }
+  if (source?.branch) report.branch = source.branch
+  return report
+}
+
+async function listProjects(
+  client: ApiClient,
+  inputs: Inputs,
+  report: RunReport,
+  logger: Logger
+): Promise<void> {
+  report.listing = await client.projects.listProjects(inputs.orgId)
+  logger.info(`Found ${plural(report.listing.projects.length, 'project')}`)
+  if (report.listing.unavailableProjectIds.length > 0) {
+    logger.warning(
+      `Some projects are unavailable right now: ${report.listing.unavailableProjectIds.join(', ')}`
+    )
+  }
+  report.outcome = 'success'
+}
+
+/** The operations named by `operation_id`, or the project gate (on one branch, with `branch_id`). */
+async function createSource(
+  client: ApiClient,
+  inputs: Inputs,
+  projectId: string,
+  logger: Logger,
+  clock: Clock
+): Promise<OperationSource> {
+  const { isDone } = finalityOf(inputs.failFast)
+  if (inputs.operationIds.length > 0) {
+    return new OperationIdsSource(client.operations, projectId, inputs.operationIds, isDone)
+  }
+  let branch: Branch | undefined
+  if (inputs.branchId) {
+    branch = await resolveBranch(client.branches, projectId, inputs.branchId)
+    logger.info(`Gating branch ${branch.name} (${branch.id})`)
+  }
+  return new ProjectGateSource({
+    reader: client.operations,
+    projectId,
+    branch: branch && { branch, reader: client.branches },
+    isDone,
+    clock,
+    logger
+  })
+}

@@ -1,0 +1,80 @@
+/*
+ * The issue comments of one pull request, through @actions/github's Octokit with its proxy support.
+ * Octokit is loaded only here, only when a comment is to be written (ncc turns the dynamic import
+ * into a chunk of its own).
+ */
+
+export interface IssueComment {
+  id: number
+  body?: string | null
+  html_url: string
+  user?: { login: string; type?: string } | null
+}
+
+/** The issue-comments endpoints of one pull request. */
+export interface CommentApi {
+  /** The login the token writes as; undefined when GitHub will not say (403 for an app's token). */
+  authenticatedLogin(): Promise<string | undefined>
+  /** Every comment, a page at a time. */
+  listComments(): AsyncIterable<IssueComment[]>
+  createComment(body: string): Promise<IssueComment>
+  updateComment(id: number, body: string): Promise<IssueComment>
+  /** Deletes a comment; one already gone is no error. */
+  deleteComment(id: number): Promise<void>
+}
+
+/** The issue-comments API through @actions/github's Octokit, with its proxy support. */
+export async function octokitCommentApi(options: {
+  token: string
+  apiUrl: string
+  repository: string
+  issueNumber: number
+  signal: AbortSignal
+  /** Another fetch (tests); @actions/github's, which honours proxies, by default. */
+  fetch?: typeof globalThis.fetch
+}): Promise<CommentApi> {
+  const [{ getOctokit }, { defaults }] = await Promise.all([
+    import('@actions/github'),
+    import('@actions/github/lib/utils')
+  ])
+  const octokit = getOctokit(options.token, {
+    baseUrl: options.apiUrl,
+    request: {
+      ...defaults.request,
+      signal: options.signal,
+      ...(options.fetch ? { fetch: options.fetch } : {})
+    }
+  })
+  const [owner, repo] = options.repository.split('/')
+  const target = { owner, repo, issue_number: options.issueNumber }
+  return {
+    async authenticatedLogin() {
+      try {
+        return (await octokit.rest.users.getAuthenticated()).data.login
+      } catch (error) {
+        if ((error as { status?: unknown }).status === 403) return undefined
+        throw error
+      }
+    },
+    async *listComments() {
+      const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
+        ...target,
+        per_page: 100
+      })
+      for await (const page of pages) yield page.data as IssueComment[]
+    },
+    createComment: async (body) =>
+      (await octokit.rest.issues.createComment({ ...target, body })).data as IssueComment,
+    updateComment: async (id, body) =>
+      (await octokit.rest.issues.updateComment({ owner, repo, comment_id: id, body }))
+        .data as IssueComment,
+    async deleteComment(id) {
+      try {
+        await octokit.rest.issues.deleteComment({ owner, repo, comment_id: id })
+      } catch (error) {
+        // Another run converging on the same comment may have deleted it first.
+        if ((error as { status?: unknown }).status !== 404) throw error
+      }
+    }
+  }
+}

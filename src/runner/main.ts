@@ -1,0 +1,86 @@
+import * as core from '@actions/core'
+import { RetryPolicy } from '../api/retry-policy.js'
+import { type Clock, systemClock } from '../domain/clock.js'
+import { CancelledError, InputError } from '../domain/errors.js'
+import type { Logger } from '../domain/logger.js'
+import { forLog, Redactor } from '../domain/untrusted-text.js'
+import { ACTION_VERSION } from '../domain/version.js'
+import type { RunReport } from '../report/report.js'
+import type { Outcome } from '../wait/wait-for-operations.js'
+import { gate } from './gate.js'
+import { describeRun, headSha, readGitHubContext, withheldSecretReason } from './github-context.js'
+import { getInputs, ignoredInputWarnings, type Inputs } from './input-helper.js'
+import { publish } from './publish.js'
+
+export interface RunDependencies {
+  clock?: Clock
+  retryPolicy?: RetryPolicy
+  /** Jitter of the polling pace, in [0, 1). */
+  random?: () => number
+}
+
+/** The action: mask the secrets, read the inputs, run the gate, publish it. Every error ends here. */
+export async function run(dependencies: RunDependencies = {}): Promise<Outcome | 'error'> {
+  // Each secret is masked as soon as it is read, before anything else runs.
+  const secrets = ['api_key', 'github_token'].map((name) => {
+    const secret = core.getInput(name)
+    if (secret) core.setSecret(secret)
+    return secret
+  })
+  const redactor = new Redactor(secrets)
+  const redact = (text: string): string => redactor.redact(text)
+  // Every line goes through here: secrets out first, then API text made harmless for the runner.
+  const toLog = (text: string): string => forLog(redact(text))
+  const logger: Logger = {
+    info: (message) => core.info(toLog(message)),
+    warning: (message) => core.warning(toLog(message)),
+    debug: (message) => core.debug(toLog(message))
+  }
+  const controller = new AbortController()
+  const stopListening = cancelOnSignals(controller, logger)
+  const context = readGitHubContext()
+  const described = describeRun(context)
+  logger.info(`Neon operations gate ${ACTION_VERSION}${described ? ` for ${described}` : ''}`)
+  let inputs: Inputs | undefined
+  let report: RunReport
+  try {
+    const withheld = secrets[0] ? undefined : withheldSecretReason(context)
+    if (withheld) throw new InputError(withheld)
+    inputs = getInputs((name) => core.getInput(name))
+    for (const warning of ignoredInputWarnings(inputs)) logger.warning(warning)
+    report = await gate(inputs, {
+      clock: dependencies.clock ?? systemClock,
+      retryPolicy: dependencies.retryPolicy ?? new RetryPolicy(),
+      random: dependencies.random,
+      logger,
+      redactor,
+      signal: controller.signal
+    })
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    report = { requests: { requests: 0, retries: 0 }, outcome: 'error', error: redact(message) }
+  } finally {
+    stopListening()
+  }
+  const pullRequest = context.pullRequest
+  report.run = {
+    pullRequest: pullRequest && { number: pullRequest.number, url: pullRequest.htmlUrl },
+    sha: headSha(context) || undefined
+  }
+  await publish(report, inputs, context, { logger, redact, toLog })
+  return report.outcome ?? 'error'
+}
+
+/** The runner cancels a job with SIGINT or SIGTERM: abort everything in flight. */
+function cancelOnSignals(controller: AbortController, logger: Logger): () => void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    logger.info(`Received ${signal}: stopping`)
+    controller.abort(new CancelledError(signal))
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  return () => {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
+}

@@ -1,0 +1,176 @@
+import { canBeQueried } from '../domain/branch-state.js'
+import type { Clock } from '../domain/clock.js'
+import { formatDuration } from '../domain/duration.js'
+import { DeadlineExceededError } from '../domain/errors.js'
+import type { Logger } from '../domain/logger.js'
+import type { OperationSource } from './operation-sources.js'
+import { classifyStatus, finalityOf } from '../domain/operation-status.js'
+import type { Pace } from '../api/pace.js'
+import type { Operation } from '../domain/schemas.js'
+import { truncate } from '../domain/untrusted-text.js'
+
+/** Status changes logged per poll; more are counted in one line (the summary has them all). */
+const MAX_CHANGES_LOGGED = 20
+/** Distinct unknown statuses warned about. */
+const MAX_UNKNOWN_WARNINGS = 5
+
+/** `cancelled` is not one of the contract's outcomes: it is reported when the runner cancels the job. */
+export type Outcome = 'success' | 'failure' | 'timeout' | 'pending' | 'cancelled'
+
+export interface WaitOptions {
+  /** false: read once and report. */
+  wait: boolean
+  /** Monotonic clock time (clock.now()) at which the wait gives up. */
+  deadline: number
+  failFast: boolean
+}
+
+export interface WaitDependencies {
+  source: OperationSource
+  /** Time between polls (`interval`, slower after 429s). */
+  pace: Pace
+  clock: Clock
+  logger: Logger
+  signal?: AbortSignal
+}
+
+export interface WaitResult {
+  outcome: Outcome
+  /** Every operation waited on, in output order, as last seen. */
+  operations: Operation[]
+  polls: number
+  /**
+   * Whether a poll read everything it meant to. False when a timeout or a cancellation cut the first
+   * poll short: then `operations` holds only what was read before (often nothing), and the state of
+   * the rest is unknown, not "nothing in flight".
+   */
+  observed: boolean
+  /** When (wall clock, epoch ms) each operation's last-seen state was read, by operation id. */
+  readAt: ReadonlyMap<string, number>
+  elapsedMs: number
+  /** Why a timeout or cancellation cut the wait short, when it happened inside a request. */
+  reason?: string
+}
+
+/**
+ * The log of a wait: each status change once, with the time since the start (at most
+ * MAX_CHANGES_LOGGED a poll, then a count), and each unknown status warned about once.
+ */
+class StatusLog {
+  private readonly lastStatus = new Map<string, string>()
+  private readonly warnedStatuses = new Set<string>()
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly elapsed: () => string
+  ) {}
+
+  record(operations: Operation[]): void {
+    let changes = 0
+    for (const operation of operations) {
+      const previous = this.lastStatus.get(operation.id)
+      if (previous !== operation.status) {
+        this.lastStatus.set(operation.id, operation.status)
+        if (++changes <= MAX_CHANGES_LOGGED) {
+          this.logger.info(
+            `[${this.elapsed()}] ${describe(operation)}: ${previous ? `${previous} → ` : ''}${truncate(operation.status, 40)}`
+          )
+        }
+      }
+      this.warnIfUnknown(operation.status)
+    }
+    if (changes > MAX_CHANGES_LOGGED) {
+      this.logger.info(
+        `[${this.elapsed()}] … and ${changes - MAX_CHANGES_LOGGED} more status changes`
+      )
+    }
+  }
+
+  private warnIfUnknown(status: string): void {
+    if (classifyStatus(status) !== 'unknown' || this.warnedStatuses.has(status)) return
+    this.warnedStatuses.add(status)
+    if (this.warnedStatuses.size <= MAX_UNKNOWN_WARNINGS) {
+      this.logger.warning(
+        `Unknown operation status "${truncate(status, 40)}"; treating it as in flight`
+      )
+    }
+  }
+}
+
+/** When each operation's last-seen state was read: a read gives it a new object. */
+class ReadTimes {
+  readonly readAt = new Map<string, number>()
+  private readonly states = new WeakSet<Operation>()
+
+  constructor(private readonly clock: Clock) {}
+
+  stamp(operations: Operation[]): void {
+    for (const operation of operations) {
+      if (this.states.has(operation)) continue
+      this.states.add(operation)
+      this.readAt.set(operation.id, this.clock.wallNow())
+    }
+  }
+}
+
+/**
+ * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
+ * The first read is immediate; after each poll the loop waits as long as the pace says (never past
+ * the deadline).
+ */
+export async function waitForOperations(
+  options: WaitOptions,
+  { source, pace, clock, logger, signal }: WaitDependencies
+): Promise<WaitResult> {
+  const startedAt = clock.now()
+  const elapsed = (): string => `+${formatDuration(clock.now() - startedAt)}`
+  const reads = new ReadTimes(clock)
+  const statusLog = new StatusLog(logger, elapsed)
+  const { isDone, hasFailed } = finalityOf(options.failFast)
+  let polls = 0
+  const finish = (outcome: Outcome, reason?: string): WaitResult => {
+    reads.stamp(source.operations)
+    const observed = source.completedPolls > 0
+    const unread = observed ? '' : ', before the operations could be read'
+    logger.info(`[${elapsed()}] outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`)
+    const result = { outcome, operations: source.operations, polls, observed }
+    const timing = { readAt: reads.readAt, elapsedMs: clock.now() - startedAt }
+    return reason ? { ...result, ...timing, reason } : { ...result, ...timing }
+  }
+  const cancelled = () => finish('cancelled', (signal!.reason as Error).message)
+
+  for (;;) {
+    try {
+      polls++
+      await source.poll()
+    } catch (error) {
+      if (signal?.aborted) return cancelled()
+      if (error instanceof DeadlineExceededError) return finish('timeout', error.message)
+      throw error
+    }
+    pace.onPollDone()
+    const operations = source.operations
+    reads.stamp(operations)
+    statusLog.record(operations)
+    if (operations.some(hasFailed)) return finish('failure')
+    const branchOpen = source.branch !== undefined && !canBeQueried(source.branch)
+    if (operations.every(isDone) && !branchOpen) return finish('success')
+    if (!options.wait) return finish('pending')
+    const remaining = options.deadline - clock.now()
+    if (remaining <= 0) return finish('timeout')
+    try {
+      await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal)
+    } catch (error) {
+      if (signal?.aborted) return cancelled()
+      throw error
+    }
+  }
+}
+
+function describe(operation: Operation): string {
+  const parts = [operation.id, operation.action, operation.branch_id && `on ${operation.branch_id}`]
+  return parts
+    .filter(Boolean)
+    .map((part) => truncate(part!, 80))
+    .join(' ')
+}
