@@ -1,16 +1,17 @@
 import { describe, expect, it } from '@jest/globals'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { COMMENT_TIME_LIMIT_MS } from '../src/runner/pr-comment.js'
-import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../src/api/api-core.js'
-import { ApiError } from '../src/domain/errors.js'
+import { pathToFileURL } from 'node:url'
+import { COMMENT_TIME_LIMIT_MS } from '../../src/runner/pr-comment.js'
+import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../../src/api/api-core.js'
+import { ApiError } from '../../src/domain/errors.js'
 import {
   getInputs,
   INPUT_NAMES,
   MAX_INTERVAL_MS,
   MAX_OPERATION_IDS,
   MAX_TIMEOUT_MS
-} from '../src/runner/input-helper.js'
+} from '../../src/runner/input-helper.js'
 import {
   GATE_DISCOVERY_PAGE_LIMIT,
   GATE_LOOKBACK_MS,
@@ -18,13 +19,13 @@ import {
   GATE_MAX_POLL_PAGES,
   GATE_MAX_READS_BY_ID,
   GATE_POLL_PAGE_LIMIT
-} from '../src/wait/operation-sources.js'
-import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../src/api/resources/branches.js'
-import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../src/api/retry-policy.js'
-import { messageTemplates } from './fixtures/messages.js'
-import { ACTION_NAME, ACTION_VERSION } from '../src/domain/version.js'
+} from '../../src/wait/operation-sources.js'
+import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../../src/api/resources/branches.js'
+import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../../src/api/retry-policy.js'
+import { messageTemplates } from '../fixtures/messages.js'
+import { ACTION_NAME, ACTION_VERSION } from '../../src/domain/version.js'
 
-const root = join(import.meta.dirname, '..')
+const root = join(import.meta.dirname, '..', '..')
 const read = (name: string) => readFileSync(join(root, name), 'utf8')
 
 /** README.md, docs/*.md, SECURITY.md and CONTRIBUTING.md. */
@@ -311,5 +312,38 @@ describe('numbers in the docs are the code’s', () => {
     expect(readme).toContain(`1 s to ${MAX_INTERVAL_MS / 3_600_000} h`)
     expect(readme).toContain(`1 s to ${MAX_TIMEOUT_MS / 86_400_000} days`)
     expect(readme).toContain(`capped at ${MAX_BODY_BYTES / 1024 / 1024} MiB decoded`)
+  })
+})
+
+describe('the picture of the layers stays true', () => {
+  it('docs/development.md holds the graph dependency-cruiser draws from the imports of src/', async () => {
+    const { cruise } = await import('dependency-cruiser')
+    const configFile = pathToFileURL(join(root, '.dependency-cruiser.mjs')).href
+    const { default: config } = (await import(configFile)) as {
+      default: { options: Record<string, unknown> }
+    }
+    const result = await cruise(['src'], {
+      ...config.options,
+      includeOnly: '^src/',
+      collapse: '^src/[^/]+',
+      outputType: 'mermaid'
+    })
+    const drawn = String(result.output).trim()
+    const documented = /<!-- graph: npm run graph -->\n\n```mermaid\n([\s\S]*?)\n```/.exec(
+      read('docs/development.md')
+    )?.[1]
+    expect(documented).toBe(drawn)
+  })
+
+  it('docs/development.md names every folder of src/ and every script', () => {
+    const development = read('docs/development.md')
+    const folders = readdirSync(join(root, 'src'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `src/${entry.name}/`)
+    const scripts = readdirSync(join(root, 'script')).map(
+      (name) => `${name}${name.includes('.') ? '' : '/'}`
+    )
+    for (const name of [...folders, ...scripts])
+      expect([name, development.includes(name)]).toEqual([name, true])
   })
 })

