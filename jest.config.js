@@ -39,5 +39,5 @@ export default {
   // dist/ is rebuilt first if it is older than src/: the e2e suites run it.
   globalSetup: '<rootDir>/__tests__/global-setup.mjs',
   // The e2e suites spawn the bundle and mostly wait on 1 s intervals: more workers than cores.
-  maxWorkers: 6
+  maxWorkers: 8
 }

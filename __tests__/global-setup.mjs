@@ -1,4 +1,4 @@
-// Before any suite runs dist/index.js: rebuild dist/ if it is older than src/
+// Before any suite runs dist/index.js: rebuild dist/ if its build stamp is not src/'s
 // (script/fresh-bundle.ts), and collect V8 coverage of every bundle run (script/coverage.ts).
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, rmSync } from 'node:fs'
@@ -6,8 +6,14 @@ import { join } from 'node:path'
 
 const root = join(import.meta.dirname, '..')
 
-export default function globalSetup(globalConfig) {
+export default async function globalSetup(globalConfig) {
   execFileSync(process.execPath, [join(root, 'script', 'fresh-bundle.ts')], { stdio: 'inherit' })
+  // One real PostgreSQL for the whole run (script/postgres-server.ts); each test makes its own
+  // roles and databases on it. The workers find it through the environment.
+  const { startPostgres } = await import('../script/postgres-server.ts')
+  const postgres = await startPostgres()
+  globalThis.localPostgres = postgres
+  process.env.TEST_POSTGRES_ADMIN_URL = postgres.adminUrl()
   if (globalConfig.collectCoverage) {
     const dir = join(root, 'coverage', 'bundle-v8')
     rmSync(dir, { recursive: true, force: true })

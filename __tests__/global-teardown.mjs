@@ -3,7 +3,8 @@
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 
-export default function globalTeardown(globalConfig) {
+export default async function globalTeardown(globalConfig) {
+  await globalThis.localPostgres?.stop()
   const partial =
     globalConfig.nonFlagArgs.length > 0 || globalConfig.testNamePattern || globalConfig.onlyChanged
   if (!globalConfig.collectCoverage) {

@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4838);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8480);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4838:
+/***/ 8480:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28523,8 +28523,8 @@ function escapeProperty(s) {
         .replace(/,/g, '%2C');
 }
 //# sourceMappingURL=command.js.map
-;// CONCATENATED MODULE: external "crypto"
-const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+// EXTERNAL MODULE: external "crypto"
+var external_crypto_ = __nccwpck_require__(6982);
 // EXTERNAL MODULE: external "fs"
 var external_fs_ = __nccwpck_require__(9896);
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
@@ -28548,7 +28548,7 @@ function file_command_issueFileCommand(command, message) {
     });
 }
 function file_command_prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
+    const delimiter = `ghadelimiter_${external_crypto_.randomUUID()}`;
     const convertedValue = utils_toCommandValue(value);
     // These should realistically never happen, but just in case someone finds a
     // way to exploit uuid generation let's not allow keys or values that contain
@@ -28562,8 +28562,8 @@ function file_command_prepareKeyValueMessage(key, value) {
     return `${key}<<${delimiter}${external_os_.EOL}${convertedValue}${external_os_.EOL}${delimiter}`;
 }
 //# sourceMappingURL=file-command.js.map
-;// CONCATENATED MODULE: external "path"
-const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
+// EXTERNAL MODULE: external "path"
+var external_path_ = __nccwpck_require__(6928);
 // EXTERNAL MODULE: external "http"
 var external_http_ = __nccwpck_require__(8611);
 // EXTERNAL MODULE: external "https"
@@ -29930,7 +29930,7 @@ function tryGetExecutablePath(filePath, extensions) {
         if (stats && stats.isFile()) {
             if (IS_WINDOWS) {
                 // on Windows, test for valid extension
-                const upperExt = external_path_namespaceObject.extname(filePath).toUpperCase();
+                const upperExt = external_path_.extname(filePath).toUpperCase();
                 if (extensions.some(validExt => validExt.toUpperCase() === upperExt)) {
                     return filePath;
                 }
@@ -29959,11 +29959,11 @@ function tryGetExecutablePath(filePath, extensions) {
                 if (IS_WINDOWS) {
                     // preserve the case of the actual file (since an extension was appended)
                     try {
-                        const directory = external_path_namespaceObject.dirname(filePath);
-                        const upperName = external_path_namespaceObject.basename(filePath).toUpperCase();
+                        const directory = external_path_.dirname(filePath);
+                        const upperName = external_path_.basename(filePath).toUpperCase();
                         for (const actualName of yield readdir(directory)) {
                             if (upperName === actualName.toUpperCase()) {
-                                filePath = external_path_namespaceObject.join(directory, actualName);
+                                filePath = external_path_.join(directory, actualName);
                                 break;
                             }
                         }
@@ -30183,7 +30183,7 @@ function findInPath(tool) {
         // build the list of extensions to try
         const extensions = [];
         if (IS_WINDOWS && process.env['PATHEXT']) {
-            for (const extension of process.env['PATHEXT'].split(external_path_namespaceObject.delimiter)) {
+            for (const extension of process.env['PATHEXT'].split(external_path_.delimiter)) {
                 if (extension) {
                     extensions.push(extension);
                 }
@@ -30198,7 +30198,7 @@ function findInPath(tool) {
             return [];
         }
         // if any path separators, return empty
-        if (tool.includes(external_path_namespaceObject.sep)) {
+        if (tool.includes(external_path_.sep)) {
             return [];
         }
         // build the list of directories
@@ -30209,7 +30209,7 @@ function findInPath(tool) {
         // across platforms.
         const directories = [];
         if (process.env.PATH) {
-            for (const p of process.env.PATH.split(external_path_namespaceObject.delimiter)) {
+            for (const p of process.env.PATH.split(external_path_.delimiter)) {
                 if (p) {
                     directories.push(p);
                 }
@@ -30218,7 +30218,7 @@ function findInPath(tool) {
         // find all matches
         const matches = [];
         for (const directory of directories) {
-            const filePath = yield tryGetExecutablePath(external_path_namespaceObject.join(directory, tool), extensions);
+            const filePath = yield tryGetExecutablePath(external_path_.join(directory, tool), extensions);
             if (filePath) {
                 matches.push(filePath);
             }
@@ -30649,7 +30649,7 @@ class ToolRunner extends external_events_.EventEmitter {
                 (this.toolPath.includes('/') ||
                     (toolrunner_IS_WINDOWS && this.toolPath.includes('\\')))) {
                 // prefer options.cwd if it is specified, however options.cwd may also need to be rooted
-                this.toolPath = external_path_namespaceObject.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
+                this.toolPath = external_path_.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
             }
             // if the tool is only a file name, then resolve it from the PATH
             // otherwise verify it exists (add extension on Windows if necessary)
@@ -31600,6 +31600,112 @@ const systemClock = {
         signal?.addEventListener('abort', onAbort, { once: true });
     })
 };
+
+;// CONCATENATED MODULE: ./src/domain/database.ts
+/*
+ * The database the gate ends on: where `database_url` points, and what each way a connection or a
+ * query can fail means for a gate (retried, the role refused, or an answer that no wait will change).
+ */
+/** `localhost`, 127.0.0.0/8 and ::1: the only hosts a connection without TLS may go to. */
+function isLoopback(host) {
+    return /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i.test(host);
+}
+const ACCEPTED = 'a Postgres connection string, postgresql://role:password@host/database';
+/**
+ * The target of a connection string, or why it is not one (never repeating the string, which holds
+ * a password). `sslmode=disable` is allowed only to a loopback host; every other mode, and none,
+ * means TLS with the certificate verified.
+ */
+function parseDatabaseUrl(text) {
+    let url;
+    try {
+        url = new URL(text);
+    }
+    catch {
+        return `is not a URL; expected ${ACCEPTED}`;
+    }
+    if (url.protocol !== 'postgresql:' && url.protocol !== 'postgres:') {
+        return `is not a Postgres connection string (postgresql:// or postgres://); expected ${ACCEPTED}`;
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (!host)
+        return `names no host; expected ${ACCEPTED}`;
+    let user;
+    let password;
+    let database;
+    try {
+        user = decodeURIComponent(url.username);
+        password = decodeURIComponent(url.password);
+        database = decodeURIComponent(url.pathname.replace(/^\//, '')) || user;
+    }
+    catch {
+        return `holds a % that is not percent-encoding (write % as %25); expected ${ACCEPTED}`;
+    }
+    if (!user)
+        return `names no role; expected ${ACCEPTED}`;
+    const sslmode = url.searchParams.get('sslmode');
+    const tls = sslmode !== 'disable';
+    if (!tls && !isLoopback(host)) {
+        return `sslmode=disable is allowed only to a loopback host; a connection to ${host} must use TLS`;
+    }
+    return { host, port: Number(url.port) || 5432, database, user, password, tls };
+}
+/** The secrets of a connection string: itself, and its password as written and decoded. */
+function databaseSecrets(text) {
+    const secrets = [text];
+    try {
+        const { password } = new URL(text);
+        secrets.push(password, decodeURIComponent(password));
+    }
+    catch {
+        // Not a URL: the input error says so, and the whole text is masked.
+    }
+    return secrets.filter(Boolean);
+}
+/** Neon's proxy answers most of its own errors as XX000: its messages say what happened. */
+const PROXY_MESSAGES = [
+    [/couldn't connect to compute node/i, 'retry'],
+    [/exceeded the compute time quota/i, 'stop'],
+    [/endpoint id is not specified/i, 'stop'],
+    [/endpoint (?:has been|is) disabled/i, 'stop']
+];
+/** Errors of the network: no Postgres answer at all; tried again, but for a name that is none. */
+const NETWORK_CODES = {
+    ECONNREFUSED: 'retry',
+    ECONNRESET: 'retry',
+    ETIMEDOUT: 'retry',
+    EPIPE: 'retry',
+    EHOSTUNREACH: 'retry',
+    ENETUNREACH: 'retry',
+    EAI_AGAIN: 'retry',
+    ENOTFOUND: 'stop'
+};
+/** Messages of the driver for a connection that ended before Postgres answered. */
+const CLOSED_EARLY = /connection terminated|timeout expired|connection timeout|no answer within/i;
+/**
+ * What a failed attempt means, decided by SQLSTATE and error class (docs/troubleshooting.md has the
+ * table): retried within `timeout`, the role or password retried for a grace, or a failure at once.
+ */
+function classifyDatabaseError(error) {
+    const code = typeof error.code === 'string' ? error.code : undefined;
+    const message = typeof error.message === 'string' ? error.message : String(error);
+    const proxy = PROXY_MESSAGES.find(([pattern]) => pattern.test(message));
+    if (proxy)
+        return { state: proxy[1] === 'retry' ? 'unreachable' : 'error', retry: proxy[1], code, message };
+    if (code === '28P01' || code === '28000')
+        return { state: 'refused', retry: 'grace', code, message };
+    if (code && /^[0-9A-Z]{5}$/.test(code)) {
+        const busy = code === '57P03' || code === '53300' || code.startsWith('08');
+        return { state: 'error', retry: busy ? 'retry' : 'stop', code, message };
+    }
+    if (code && code in NETWORK_CODES) {
+        return { state: 'unreachable', retry: NETWORK_CODES[code], code, message };
+    }
+    if (!code && CLOSED_EARLY.test(message))
+        return { state: 'unreachable', retry: 'retry', message };
+    // TLS refused or a certificate that does not match: no wait changes that.
+    return { state: 'error', retry: 'stop', code, message };
+}
 
 ;// CONCATENATED MODULE: ./src/domain/untrusted-text.ts
 /*
@@ -42345,7 +42451,7 @@ function branchStatePhrase(branch) {
 const BRANCH_ID = /^br-[a-z0-9-]+$/;
 /** How many candidates an ambiguity error lists. */
 const MAX_LISTED = 5;
-const ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of the project';
+const branch_resolver_ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of the project';
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
  * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
@@ -42371,7 +42477,7 @@ async function resolveBranch(reader, projectId, input) {
     if (byName.length === 1)
         return byName[0];
     if (byName.length === 0) {
-        throw new InputError(`input "branch_id": project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${ACCEPTED}`);
+        throw new InputError(`input "branch_id": project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${branch_resolver_ACCEPTED}`);
     }
     const listed = byName.slice(0, MAX_LISTED).map((branch) => branch.id);
     if (byName.length > MAX_LISTED)
@@ -42617,6 +42723,131 @@ function branchStateText(branch) {
     return phraseText(branchStatePhrase(branch));
 }
 
+;// CONCATENATED MODULE: ./src/api/postgres.ts
+/** Resolves with the server's version once `SELECT 1` answered; rejects with the driver's error. */
+async function queryDatabase(target, limits) {
+    const { default: pg } = await __nccwpck_require__.e(/* import() */ 849).then(__nccwpck_require__.bind(__nccwpck_require__, 3849));
+    const client = new pg.Client({
+        host: target.host,
+        port: target.port,
+        user: target.user,
+        password: target.password,
+        database: target.database,
+        // Set here, never from the URL: TLS with the certificate verified against the host; pg sends
+        // the host name as SNI, which Neon's proxy needs to find the endpoint.
+        ssl: target.tls ? { rejectUnauthorized: true } : false,
+        connectionTimeoutMillis: Math.max(1, Math.round(limits.connectTimeoutMs)),
+        query_timeout: Math.max(1, Math.round(limits.queryTimeoutMs)),
+        application_name: 'neon-operations-gate'
+    });
+    // An error after the connection broke surfaces through the pending call; this keeps it quiet.
+    client.on('error', ignore);
+    const { signal } = limits;
+    signal.throwIfAborted();
+    const aborted = new Promise((_, reject) => {
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+    aborted.catch(ignore);
+    try {
+        await Promise.race([client.connect(), aborted]);
+        await Promise.race([client.query('SELECT 1'), aborted]);
+        const { rows } = await Promise.race([client.query('SHOW server_version'), aborted]);
+        return {
+            serverVersion: String(rows[0]?.server_version ?? '')
+        };
+    }
+    finally {
+        ;
+        client.connection.stream.destroy();
+    }
+}
+function ignore() { }
+
+;// CONCATENATED MODULE: ./src/wait/database-probe.ts
+/*
+ * The last step of a gate with `database_url`: once the control plane is done, a query must answer.
+ * Attempts go at the gate's pace within its `timeout`; a refused role or password is tried again for
+ * 3 intervals from the first attempt (a new role can lag behind its operation); what no wait can
+ * change ends the probe at once (domain/database.ts decides which is which).
+ */
+
+
+
+
+
+
+/** How long a refused role or password is tried again, in intervals from the first attempt. */
+const REFUSED_GRACE_INTERVALS = 3;
+/** The longest a query may take once connected. */
+const QUERY_TIME_LIMIT_MS = 5000;
+async function probeDatabase(target, options, dependencies) {
+    const { clock, logger, pace, signal } = dependencies;
+    const startedAt = clock.now();
+    const where = `${target.database} on ${target.host} as ${target.user}`;
+    const probe = {
+        outcome: 'pending',
+        state: 'unreachable',
+        target: { host: target.host, database: target.database, user: target.user },
+        attempts: 0,
+        afterControlPlaneMs: 0
+    };
+    const end = (outcome) => {
+        probe.outcome = outcome;
+        probe.afterControlPlaneMs = clock.now() - startedAt;
+        return probe;
+    };
+    logger.info(`Control plane done; querying the database ${where}`);
+    for (;;) {
+        probe.attempts++;
+        try {
+            const answer = await attempt(target, options, clock, signal);
+            Object.assign(probe, {
+                state: 'ready',
+                serverVersion: answer.serverVersion,
+                failure: undefined
+            });
+            probe.readyMs = clock.now() - options.stepStartedAt;
+            logger.info(`The database answered (PostgreSQL ${truncate(answer.serverVersion, 40)}), attempt ${probe.attempts}`);
+            return end('success');
+        }
+        catch (error) {
+            if (signal.aborted)
+                return end('cancelled');
+            const failure = classifyDatabaseError(error);
+            Object.assign(probe, { state: failure.state, failure });
+            const graceOver = failure.retry === 'grace' &&
+                clock.now() - startedAt >= REFUSED_GRACE_INTERVALS * options.intervalMs;
+            const why = `${failure.code ? `${failure.code} ` : ''}"${truncate(failure.message, 300)}"`;
+            if (failure.retry === 'stop' || graceOver) {
+                logger.info(`The database ${where}: ${why}; no retry can change that`);
+                return end('failure');
+            }
+            if (!options.wait)
+                return end('pending');
+            const remaining = options.deadline - clock.now();
+            if (remaining <= 0)
+                return end('timeout');
+            const delay = Math.min(pace.nextPollDelayMs(), remaining);
+            logger.info(`The database ${where}: ${why}; trying again in ${formatDuration(delay)}`);
+            try {
+                await clock.sleep(delay, signal);
+            }
+            catch {
+                return end('cancelled');
+            }
+        }
+    }
+}
+/** One connection and query, within the request time limit and what is left of the deadline. */
+function attempt(target, options, clock, signal) {
+    const left = options.deadline + DEADLINE_GRACE_MS - clock.now();
+    return queryDatabase(target, {
+        connectTimeoutMs: Math.min(requestTimeLimitMs(options.intervalMs), left),
+        queryTimeoutMs: Math.min(QUERY_TIME_LIMIT_MS, left),
+        signal
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/wait/wait-for-operations.ts
 
 
@@ -42763,26 +42994,17 @@ function wait_for_operations_describe(operation) {
 
 
 
+
 /** Runs the gate the inputs ask for; never throws. */
 async function gate(inputs, dependencies) {
     const { clock, logger, signal } = dependencies;
     const report = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast };
-    // One deadline for the whole run: listing, every poll, retry and back-off.
-    const deadline = clock.now() + inputs.timeoutMs;
+    // One deadline for the whole run: listing, every poll, retry and back-off, the database.
+    const stepStartedAt = clock.now();
+    const deadline = stepStartedAt + inputs.timeoutMs;
     const pace = new Pace(inputs.intervalMs, logger, dependencies.random);
     report.pace = pace;
-    const client = new ApiClient({
-        baseUrl: inputs.apiHost,
-        apiKey: inputs.apiKey,
-        requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
-        retryPolicy: dependencies.retryPolicy,
-        pace,
-        clock,
-        logger,
-        redactor: dependencies.redactor,
-        deadline,
-        signal
-    });
+    const client = apiClient(inputs, dependencies, pace, deadline);
     report.requests = client.stats;
     let source;
     try {
@@ -42793,6 +43015,21 @@ async function gate(inputs, dependencies) {
             source = await createSource(client, inputs, inputs.projectId, logger, clock);
             report.wait = await waitForOperations({ wait: inputs.wait, deadline, failFast: inputs.failFast }, { source, pace, clock, logger, signal });
             report.outcome = report.wait.outcome;
+            if (inputs.database && report.outcome === 'success') {
+                const probeOptions = {
+                    wait: inputs.wait,
+                    deadline,
+                    intervalMs: inputs.intervalMs,
+                    stepStartedAt
+                };
+                report.database = await probeDatabase(inputs.database, probeOptions, {
+                    pace,
+                    clock,
+                    logger,
+                    signal
+                });
+                report.outcome = report.database.outcome;
+            }
         }
     }
     catch (error) {
@@ -42838,6 +43075,20 @@ async function createSource(client, inputs, projectId, logger, clock) {
         isDone,
         clock,
         logger
+    });
+}
+function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal }, pace, deadline) {
+    return new ApiClient({
+        baseUrl: inputs.apiHost,
+        apiKey: inputs.apiKey,
+        requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
+        retryPolicy,
+        pace,
+        clock,
+        logger,
+        redactor,
+        deadline,
+        signal
     });
 }
 
@@ -42935,6 +43186,7 @@ function withheldSecretReason(context) {
 
 
 
+
 const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
@@ -42973,7 +43225,8 @@ const INPUT_NAMES = [
     'api_host',
     'pr_comment',
     'pr_comment_author',
-    'github_token'
+    'github_token',
+    'database_url'
 ];
 function booleanInput(defaultValue) {
     return schemas_string().transform((raw, ctx) => {
@@ -43097,7 +43350,16 @@ const InputsSchema = object({
         error: (issue) => `"${String(issue.input)}" is not one of off, always, failure`
     })),
     pr_comment_author: idInput(GITHUB_LOGIN_PATTERN, 'the GitHub login the token writes as, such as my-app[bot]'),
-    github_token: schemas_string().transform((raw) => raw.trim())
+    github_token: schemas_string().transform((raw) => raw.trim()),
+    database_url: schemas_string().transform((raw, ctx) => {
+        if (!raw.trim())
+            return undefined;
+        const target = parseDatabaseUrl(raw.trim());
+        if (typeof target !== 'string')
+            return target;
+        ctx.addIssue({ code: 'custom', message: target });
+        return NEVER;
+    })
 })
     .superRefine((inputs, ctx) => {
     if (inputs.operation_id.length > 0 && !inputs.project_id) {
@@ -43136,7 +43398,8 @@ const InputsSchema = object({
     apiHost: inputs.api_host,
     prComment: inputs.pr_comment,
     prCommentAuthor: inputs.pr_comment_author,
-    githubToken: inputs.github_token
+    githubToken: inputs.github_token,
+    database: inputs.database_url
 }));
 /** Inputs that are accepted but ignored in this combination, worth a warning. */
 function ignoredInputWarnings(inputs) {
@@ -43163,6 +43426,42 @@ function getInputs(readInput) {
         return parsed.data;
     const problems = parsed.error.issues.map((issue) => `input "${String(issue.path[0])}": ${issue.message}`);
     throw new InputError(`Invalid input: ${problems.join('; ')}`);
+}
+
+;// CONCATENATED MODULE: ./src/report/database-words.ts
+/*
+ * What the report says of the database probe, once: that a query answered (after how many attempts,
+ * how long after the control plane was done, which server), or why none did.
+ */
+
+
+/** `the database app on ep-1.neon.tech answered after 2 attempts, 4.1 s after the control plane …` */
+function databasePhrase(probe) {
+    const { target, failure } = probe;
+    const where = ['the database ', { code: target.database }, ' on ', { code: target.host }];
+    if (probe.state === 'ready') {
+        return [
+            ...where,
+            ` answered after ${plural(probe.attempts, 'attempt')}, ${formatDuration(probe.afterControlPlaneMs)} after the control plane was done (PostgreSQL `,
+            { code: probe.serverVersion ?? '?' },
+            ')'
+        ];
+    }
+    const cause = failure
+        ? [...(failure.code ? [{ code: failure.code }, ' '] : []), { quote: failure.message }]
+        : [];
+    switch (probe.state) {
+        case 'refused':
+            return [...where, ' refused the role ', { code: target.user }, ' or its password: ', ...cause];
+        case 'unreachable':
+            return [...where, ' did not answer: ', ...cause];
+        default:
+            return [...where, ' answered with an error: ', ...cause];
+    }
+}
+/** The probe, when it is what the gate ended on: it ran and no query answered. */
+function databaseFailed(probe) {
+    return probe !== undefined && probe.state !== 'ready';
 }
 
 ;// CONCATENATED MODULE: ./src/report/report.ts
@@ -43219,6 +43518,7 @@ function nothingRead(outcome) {
  * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
  * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
  */
+
 
 
 
@@ -43299,6 +43599,8 @@ function outcomeLine(report, facts) {
     const { wait, outcome } = report;
     if (!outcome || outcome === 'error')
         return undefined;
+    if (databaseFailed(report.database))
+        return databasePhrase(report.database);
     if (!facts.seen) {
         if (!wait && report.listing)
             return [`${plural(report.listing.projects.length, 'project')}`];
@@ -43307,11 +43609,14 @@ function outcomeLine(report, facts) {
     switch (outcome) {
         case 'success': {
             const finished = facts.seen.length;
+            if (finished === 0 && report.database)
+                return databasePhrase(report.database);
             if (finished === 0)
                 return ['no operation in flight'];
             const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
             const total = finished === 1 ? 'the operation finished' : `all ${finished} operations finished`;
-            return [`${total}${took}`];
+            const database = report.database ? ['; ', ...databasePhrase(report.database)] : [];
+            return [`${total}${took}`, ...database];
         }
         case 'failure':
             return [
@@ -43342,6 +43647,14 @@ function errorLine(report) {
         return report.error;
     if (outcome !== 'failure' && outcome !== 'timeout' && outcome !== 'cancelled')
         return undefined;
+    if (databaseFailed(report.database)) {
+        const cut = outcome === 'timeout'
+            ? 'timeout ran out'
+            : outcome === 'cancelled'
+                ? 'The wait was cancelled'
+                : 'No query answered';
+        return `${cut}: ${phraseText(databasePhrase(report.database))}`;
+    }
     const facts = operationFacts(report);
     const reason = report.wait?.reason ? ` (${report.wait.reason})` : '';
     const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled';
@@ -43369,6 +43682,7 @@ function errorLine(report) {
 
 
 
+
 /**
  * At most this many operation annotations: GitHub shows 10 error annotations a step, and the step's
  * own failure message is one of them.
@@ -43391,7 +43705,13 @@ function annotationsFor(report) {
             message: 'The job summary lists every operation.'
         });
     }
-    if (report.outcome === 'timeout' && !facts.seen) {
+    if (databaseFailed(report.database)) {
+        annotations.push({
+            title: `database ${report.database.state}`,
+            message: truncate(errorLine(report) ?? '', 1000)
+        });
+    }
+    else if (report.outcome === 'timeout' && !facts.seen) {
         const why = report.wait?.reason ?? report.error;
         annotations.push({
             title: 'timeout: the state of the operations is unknown',
@@ -43462,6 +43782,11 @@ function buildOutputs(report) {
     }
     if (report.branch) {
         outputs.branch_state = truncate(report.branch.current_state ?? '', MAX_FIELD_CHARS);
+    }
+    if (report.database) {
+        outputs.database_state = report.database.state;
+        const ready = report.database.readyMs;
+        outputs.database_ready_ms = ready !== undefined ? String(Math.round(ready)) : '';
     }
     const { wait } = report;
     if (wait)
@@ -44160,15 +44485,10 @@ async function writeSummary(html, logger) {
 
 
 
+
 /** The action: mask the secrets, read the inputs, run the gate, publish it. Every error ends here. */
 async function run(dependencies = {}) {
-    // Each secret is masked as soon as it is read, before anything else runs.
-    const secrets = ['api_key', 'github_token'].map((name) => {
-        const secret = getInput(name);
-        if (secret)
-            core_setSecret(secret);
-        return secret;
-    });
+    const { apiKey, secrets } = readSecrets();
     const redactor = new Redactor(secrets);
     const redact = (text) => redactor.redact(text);
     // Every line goes through here: secrets out first, then API text made harmless for the runner.
@@ -44186,7 +44506,7 @@ async function run(dependencies = {}) {
     let inputs;
     let report;
     try {
-        const withheld = secrets[0] ? undefined : withheldSecretReason(context);
+        const withheld = apiKey ? undefined : withheldSecretReason(context);
         if (withheld)
             throw new InputError(withheld);
         inputs = getInputs((name) => getInput(name));
@@ -44229,6 +44549,22 @@ function cancelOnSignals(controller, logger) {
         process.off('SIGTERM', onSignal);
     };
 }
+/** The secret inputs, each masked as soon as it is read, before anything else runs. */
+function readSecrets() {
+    const secrets = [];
+    const read = (name) => {
+        const value = getInput(name);
+        const forms = (name === 'database_url' ? databaseSecrets(value) : [value]).filter(Boolean);
+        for (const secret of forms)
+            core_setSecret(secret);
+        secrets.push(...forms);
+        return value;
+    };
+    const apiKey = read('api_key');
+    read('github_token');
+    read('database_url');
+    return { apiKey, secrets };
+}
 
 
 /***/ }),
@@ -44237,6 +44573,20 @@ function cancelOnSignals(controller, logger) {
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+
+/***/ }),
+
+/***/ 6982:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+
+/***/ }),
+
+/***/ 2250:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("dns");
 
 /***/ }),
 
@@ -44422,6 +44772,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
 
 /***/ }),
 
+/***/ 6928:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
+
+/***/ }),
+
+/***/ 2203:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("stream");
+
+/***/ }),
+
 /***/ 3193:
 /***/ ((module) => {
 
@@ -44440,6 +44804,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 8253:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util/types");
 
 /***/ })
 

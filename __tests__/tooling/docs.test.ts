@@ -22,6 +22,7 @@ import {
 } from '../../src/wait/operation-sources.js'
 import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../../src/api/resources/branches.js'
 import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../../src/api/retry-policy.js'
+import { REFUSED_GRACE_INTERVALS } from '../../src/wait/database-probe.js'
 import { messageTemplates } from '../fixtures/messages.js'
 import { ACTION_NAME, ACTION_VERSION } from '../../src/domain/version.js'
 
@@ -87,7 +88,9 @@ describe('documentation and metadata agree with the code', () => {
         'project_count',
         'elapsed_ms',
         'branch_state',
-        'comment_url'
+        'comment_url',
+        'database_state',
+        'database_ready_ms'
       ].sort()
     )
   })
@@ -305,6 +308,9 @@ describe('numbers in the docs are the code’s', () => {
     expect(readme).toContain(cut)
     expect(wait).toContain(`may run up to ${seconds(DEADLINE_GRACE_MS)} past it`)
     expect(wait).toContain(`within ${seconds(COMMENT_TIME_LIMIT_MS)} of its own`)
+    expect(readme).toContain(
+      `a refused password or role is tried again for ${REFUSED_GRACE_INTERVALS} intervals`
+    )
   })
 
   it('the limits of inputs and answers', () => {

@@ -1,4 +1,5 @@
-import { branchNotReady, inFlightPhrase, operationFacts } from './headline.js'
+import { databaseFailed } from './database-words.js'
+import { branchNotReady, errorLine, inFlightPhrase, operationFacts } from './headline.js'
 import { phraseText, plural } from '../domain/phrase.js'
 import { nothingRead, type RunReport } from './report.js'
 import { truncate } from '../domain/untrusted-text.js'
@@ -37,7 +38,12 @@ export function annotationsFor(report: RunReport): Annotation[] {
       message: 'The job summary lists every operation.'
     })
   }
-  if (report.outcome === 'timeout' && !facts.seen) {
+  if (databaseFailed(report.database)) {
+    annotations.push({
+      title: `database ${report.database.state}`,
+      message: truncate(errorLine(report) ?? '', 1000)
+    })
+  } else if (report.outcome === 'timeout' && !facts.seen) {
     const why = report.wait?.reason ?? report.error
     annotations.push({
       title: 'timeout: the state of the operations is unknown',

@@ -6,6 +6,7 @@
 import { canBeQueried } from '../domain/branch-state.js'
 import { formatDuration } from '../domain/duration.js'
 import { isFinalFailure, succeeded } from '../domain/operation-status.js'
+import { databaseFailed, databasePhrase } from './database-words.js'
 import { operationDuration, type RunReport, seenOperations } from './report.js'
 import type { Operation } from '../domain/schemas.js'
 import { branchStatePhrase, type Phrase, phraseText, plural } from '../domain/phrase.js'
@@ -107,6 +108,7 @@ export function inFlightPhrase(facts: OperationFacts, withIds = false): Phrase {
 export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | undefined {
   const { wait, outcome } = report
   if (!outcome || outcome === 'error') return undefined
+  if (databaseFailed(report.database)) return databasePhrase(report.database)
   if (!facts.seen) {
     if (!wait && report.listing) return [`${plural(report.listing.projects.length, 'project')}`]
     return outcome === 'success' ? undefined : ['nothing could be read, so the state is unknown']
@@ -114,11 +116,13 @@ export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | 
   switch (outcome) {
     case 'success': {
       const finished = facts.seen.length
+      if (finished === 0 && report.database) return databasePhrase(report.database)
       if (finished === 0) return ['no operation in flight']
       const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : ''
       const total =
         finished === 1 ? 'the operation finished' : `all ${finished} operations finished`
-      return [`${total}${took}`]
+      const database = report.database ? ['; ', ...databasePhrase(report.database)] : []
+      return [`${total}${took}`, ...database]
     }
     case 'failure':
       return [
@@ -147,6 +151,15 @@ export function errorLine(report: RunReport): string | undefined {
   const { outcome } = report
   if (report.error) return report.error
   if (outcome !== 'failure' && outcome !== 'timeout' && outcome !== 'cancelled') return undefined
+  if (databaseFailed(report.database)) {
+    const cut =
+      outcome === 'timeout'
+        ? 'timeout ran out'
+        : outcome === 'cancelled'
+          ? 'The wait was cancelled'
+          : 'No query answered'
+    return `${cut}: ${phraseText(databasePhrase(report.database))}`
+  }
   const facts = operationFacts(report)
   const reason = report.wait?.reason ? ` (${report.wait.reason})` : ''
   const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled'

@@ -58,6 +58,11 @@ export function buildOutputs(report: RunReport): BuiltOutputs {
   if (report.branch) {
     outputs.branch_state = truncate(report.branch.current_state ?? '', MAX_FIELD_CHARS)
   }
+  if (report.database) {
+    outputs.database_state = report.database.state
+    const ready = report.database.readyMs
+    outputs.database_ready_ms = ready !== undefined ? String(Math.round(ready)) : ''
+  }
   const { wait } = report
   if (wait) outputs.elapsed_ms = String(Math.round(wait.elapsedMs))
   // Nothing read is no operation, not an empty list of them: those outputs stay unset.

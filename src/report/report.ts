@@ -1,3 +1,4 @@
+import type { DatabaseProbe } from '../wait/database-probe.js'
 import type { RequestStats } from '../api/api-core.js'
 import type { ProjectListing } from '../api/resources/projects.js'
 import { isUnfinished } from '../domain/operation-status.js'
@@ -18,6 +19,8 @@ export interface RunReport {
   branch?: Branch
   listing?: ProjectListing
   wait?: WaitResult
+  /** With `database_url`, once the control plane was done: whether a query answered. */
+  database?: DatabaseProbe
   requests: RequestStats
   /** The polling pace: how many 429s were met, the slowest pace. */
   pace?: Pick<Pace, 'rateLimited' | 'slowestMs'>

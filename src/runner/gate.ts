@@ -20,6 +20,7 @@ import {
   OperationIdsSource,
   ProjectGateSource
 } from '../wait/operation-sources.js'
+import { probeDatabase } from '../wait/database-probe.js'
 import { waitForOperations } from '../wait/wait-for-operations.js'
 import type { Inputs } from './input-helper.js'
 
@@ -38,22 +39,12 @@ export interface GateDependencies {
 export async function gate(inputs: Inputs, dependencies: GateDependencies): Promise<RunReport> {
   const { clock, logger, signal } = dependencies
   const report: RunReport = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast }
-  // One deadline for the whole run: listing, every poll, retry and back-off.
-  const deadline = clock.now() + inputs.timeoutMs
+  // One deadline for the whole run: listing, every poll, retry and back-off, the database.
+  const stepStartedAt = clock.now()
+  const deadline = stepStartedAt + inputs.timeoutMs
   const pace = new Pace(inputs.intervalMs, logger, dependencies.random)
   report.pace = pace
-  const client = new ApiClient({
-    baseUrl: inputs.apiHost,
-    apiKey: inputs.apiKey,
-    requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
-    retryPolicy: dependencies.retryPolicy,
-    pace,
-    clock,
-    logger,
-    redactor: dependencies.redactor,
-    deadline,
-    signal
-  })
+  const client = apiClient(inputs, dependencies, pace, deadline)
   report.requests = client.stats
   let source: OperationSource | undefined
   try {
@@ -66,6 +57,21 @@ export async function gate(inputs: Inputs, dependencies: GateDependencies): Prom
         { source, pace, clock, logger, signal }
       )
       report.outcome = report.wait.outcome
+      if (inputs.database && report.outcome === 'success') {
+        const probeOptions = {
+          wait: inputs.wait,
+          deadline,
+          intervalMs: inputs.intervalMs,
+          stepStartedAt
+        }
+        report.database = await probeDatabase(inputs.database, probeOptions, {
+          pace,
+          clock,
+          logger,
+          signal
+        })
+        report.outcome = report.database.outcome
+      }
     }
   } catch (error) {
     // Cut short outside the wait loop (listing projects, or an error inside a poll).
@@ -123,5 +129,25 @@ async function createSource(
     isDone,
     clock,
     logger
+  })
+}
+
+function apiClient(
+  inputs: Inputs,
+  { clock, logger, redactor, retryPolicy, signal }: GateDependencies,
+  pace: Pace,
+  deadline: number
+): ApiClient {
+  return new ApiClient({
+    baseUrl: inputs.apiHost,
+    apiKey: inputs.apiKey,
+    requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
+    retryPolicy,
+    pace,
+    clock,
+    logger,
+    redactor,
+    deadline,
+    signal
   })
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { parseDuration } from '../domain/duration.js'
+import { parseDatabaseUrl } from '../domain/database.js'
 import { InputError } from '../domain/errors.js'
 import { UNSAFE_CHARACTER_CLASS } from '../domain/untrusted-text.js'
 
@@ -43,7 +44,8 @@ export const INPUT_NAMES = [
   'api_host',
   'pr_comment',
   'pr_comment_author',
-  'github_token'
+  'github_token',
+  'database_url'
 ] as const
 export type InputName = (typeof INPUT_NAMES)[number]
 
@@ -183,7 +185,14 @@ const InputsSchema = z
       GITHUB_LOGIN_PATTERN,
       'the GitHub login the token writes as, such as my-app[bot]'
     ),
-    github_token: z.string().transform((raw) => raw.trim())
+    github_token: z.string().transform((raw) => raw.trim()),
+    database_url: z.string().transform((raw, ctx) => {
+      if (!raw.trim()) return undefined
+      const target = parseDatabaseUrl(raw.trim())
+      if (typeof target !== 'string') return target
+      ctx.addIssue({ code: 'custom', message: target })
+      return z.NEVER
+    })
   })
   .superRefine((inputs, ctx) => {
     if (inputs.operation_id.length > 0 && !inputs.project_id) {
@@ -222,7 +231,8 @@ const InputsSchema = z
     apiHost: inputs.api_host,
     prComment: inputs.pr_comment,
     prCommentAuthor: inputs.pr_comment_author,
-    githubToken: inputs.github_token
+    githubToken: inputs.github_token,
+    database: inputs.database_url
   }))
 
 export type Inputs = z.output<typeof InputsSchema>

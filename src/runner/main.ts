@@ -1,6 +1,7 @@
 import * as core from '@actions/core'
 import { RetryPolicy } from '../api/retry-policy.js'
 import { type Clock, systemClock } from '../domain/clock.js'
+import { databaseSecrets } from '../domain/database.js'
 import { CancelledError, InputError } from '../domain/errors.js'
 import type { Logger } from '../domain/logger.js'
 import { forLog, Redactor } from '../domain/untrusted-text.js'
@@ -21,12 +22,7 @@ export interface RunDependencies {
 
 /** The action: mask the secrets, read the inputs, run the gate, publish it. Every error ends here. */
 export async function run(dependencies: RunDependencies = {}): Promise<Outcome | 'error'> {
-  // Each secret is masked as soon as it is read, before anything else runs.
-  const secrets = ['api_key', 'github_token'].map((name) => {
-    const secret = core.getInput(name)
-    if (secret) core.setSecret(secret)
-    return secret
-  })
+  const { apiKey, secrets } = readSecrets()
   const redactor = new Redactor(secrets)
   const redact = (text: string): string => redactor.redact(text)
   // Every line goes through here: secrets out first, then API text made harmless for the runner.
@@ -44,7 +40,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<Outcome |
   let inputs: Inputs | undefined
   let report: RunReport
   try {
-    const withheld = secrets[0] ? undefined : withheldSecretReason(context)
+    const withheld = apiKey ? undefined : withheldSecretReason(context)
     if (withheld) throw new InputError(withheld)
     inputs = getInputs((name) => core.getInput(name))
     for (const warning of ignoredInputWarnings(inputs)) logger.warning(warning)
@@ -83,4 +79,20 @@ function cancelOnSignals(controller: AbortController, logger: Logger): () => voi
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
+}
+
+/** The secret inputs, each masked as soon as it is read, before anything else runs. */
+function readSecrets(): { apiKey: string; secrets: string[] } {
+  const secrets: string[] = []
+  const read = (name: string): string => {
+    const value = core.getInput(name)
+    const forms = (name === 'database_url' ? databaseSecrets(value) : [value]).filter(Boolean)
+    for (const secret of forms) core.setSecret(secret)
+    secrets.push(...forms)
+    return value
+  }
+  const apiKey = read('api_key')
+  read('github_token')
+  read('database_url')
+  return { apiKey, secrets }
 }

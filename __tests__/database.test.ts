@@ -1,0 +1,87 @@
+import { describe, expect, it } from '@jest/globals'
+import { classifyDatabaseError, databaseSecrets, parseDatabaseUrl } from '../src/domain/database.js'
+
+describe('parseDatabaseUrl', () => {
+  it('reads host, port, database, role and the decoded password; TLS unless sslmode=disable', () => {
+    expect(
+      parseDatabaseUrl('postgresql://app:p%40ss@ep-cool-1.neon.tech/neondb?sslmode=require')
+    ).toEqual({
+      host: 'ep-cool-1.neon.tech',
+      port: 5432,
+      database: 'neondb',
+      user: 'app',
+      password: 'p@ss',
+      tls: true
+    })
+    expect(parseDatabaseUrl('postgres://app:x@127.0.0.1:6543/db?sslmode=disable')).toMatchObject({
+      port: 6543,
+      tls: false
+    })
+  })
+
+  it.each([
+    ['not a URL', 'host=db user=app', /^is not a URL/],
+    ['another scheme', 'mysql://app:secret-pw@db/app', /^is not a Postgres connection string/],
+    ['no role', 'postgresql://db.example.test/app', /^names no role/],
+    ['a bare %', 'postgresql://app:50%@db/app', /^holds a % that is not percent-encoding/],
+    [
+      'sslmode=disable off loopback',
+      'postgresql://app:secret-pw@db.example.test/app?sslmode=disable',
+      /^sslmode=disable is allowed only to a loopback host/
+    ]
+  ])('%s: a problem that never repeats the password', (_case, text, problem) => {
+    const result = parseDatabaseUrl(text)
+    expect(result).toEqual(expect.stringMatching(problem))
+    expect(String(result)).not.toContain('secret-pw')
+  })
+
+  it('its secrets: the string, and the password as written and decoded', () => {
+    expect(databaseSecrets('postgresql://app:p%40ss@db/app')).toEqual([
+      'postgresql://app:p%40ss@db/app',
+      'p%40ss',
+      'p@ss'
+    ])
+  })
+})
+
+describe('classifyDatabaseError: what is retried, for how long, and what fails at once', () => {
+  it.each([
+    [{ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' }, 'unreachable', 'retry'],
+    [{ code: 'ECONNRESET', message: 'read ECONNRESET' }, 'unreachable', 'retry'],
+    [{ code: 'EAI_AGAIN', message: 'getaddrinfo EAI_AGAIN db' }, 'unreachable', 'retry'],
+    [{ code: 'ENOTFOUND', message: 'getaddrinfo ENOTFOUND db' }, 'unreachable', 'stop'],
+    [{ message: 'Connection terminated unexpectedly' }, 'unreachable', 'retry'],
+    [{ message: 'Connection terminated due to connection timeout' }, 'unreachable', 'retry'],
+    [{ code: '57P03', message: 'the database system is starting up' }, 'error', 'retry'],
+    [{ code: '53300', message: 'too many connections' }, 'error', 'retry'],
+    [{ code: '08006', message: 'connection failure' }, 'error', 'retry'],
+    [{ code: 'XX000', message: "Couldn't connect to compute node" }, 'unreachable', 'retry'],
+    [{ code: '28P01', message: 'password authentication failed' }, 'refused', 'grace'],
+    [{ code: '28000', message: 'no pg_hba.conf entry' }, 'refused', 'grace'],
+    [{ code: '3D000', message: 'database "x" does not exist' }, 'error', 'stop'],
+    [
+      {
+        code: 'XX000',
+        message:
+          'Your account or project has exceeded the compute time quota. Upgrade your plan to increase limits.'
+      },
+      'error',
+      'stop'
+    ],
+    [
+      { code: 'XX000', message: 'The endpoint ID is not specified. Either please upgrade' },
+      'error',
+      'stop'
+    ],
+    [{ code: 'XX000', message: 'The endpoint has been disabled' }, 'error', 'stop'],
+    [{ message: 'The server does not support SSL connections' }, 'error', 'stop'],
+    [
+      { code: 'ERR_TLS_CERT_ALTNAME_INVALID', message: 'Hostname/IP does not match' },
+      'error',
+      'stop'
+    ],
+    [{ code: '42501', message: 'permission denied' }, 'error', 'stop']
+  ])('%j: %s, %s', (error, state, retry) => {
+    expect(classifyDatabaseError(error)).toMatchObject({ state, retry })
+  })
+})

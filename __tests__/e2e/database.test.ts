@@ -1,0 +1,199 @@
+/*
+ * Ready means a query answers: the bundle with `database_url`, against the local API server and a
+ * real PostgreSQL (started once for the run), and against servers that are not ready yet, refuse,
+ * never answer, or echo the password.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { PROJECT, runAction, serve, terminateOnFirstRequest } from '../fixtures/e2e.js'
+import {
+  admin,
+  freshDatabase,
+  lateServer,
+  refusingServer,
+  silentServer
+} from '../fixtures/postgres.js'
+
+const PASSWORD = 'pw-7Qk!x/+=%-database'
+
+/** A finished operation to gate on: the probe starts at the first poll. */
+async function finishedGate() {
+  const { world, server } = await serve({ history: 0 })
+  const op = world.addOperation(PROJECT, {
+    action: 'start_compute',
+    timeline: [{ status: 'finished' }]
+  })
+  return { world, server, inputs: { project_id: PROJECT, operation_id: op.id } }
+}
+
+/** Neither the connection string nor its password, in any form, outside the masking line. */
+function expectNoDatabaseSecret(run: Awaited<ReturnType<typeof runAction>>, url: string) {
+  const everything = [
+    run.stdout
+      .split('\n')
+      .filter((line) => !line.startsWith('::add-mask::'))
+      .join('\n'),
+    run.summary,
+    ...Object.values(run.outputs)
+  ].join('\n')
+  for (const secret of [url, PASSWORD, encodeURIComponent(PASSWORD)]) {
+    expect(everything).not.toContain(secret)
+    expect(everything).not.toContain(Buffer.from(secret).toString('base64').slice(0, -2))
+  }
+  // The runner's command syntax writes % as %25.
+  const command = (value: string) => `::add-mask::${value.replace(/%/g, '%25')}`
+  expect(run.stdout).toContain(command(url))
+  expect(run.stdout).toContain(command(PASSWORD))
+}
+
+describe('the gate ends with a query that answered', () => {
+  it('a ready database: success, database_state ready, and the first line says so', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase(PASSWORD)
+    const url = database.url()
+    const run = await runAction(server, { ...inputs, database_url: url })
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.outputs.database_state).toBe('ready')
+    expect(Number(run.outputs.database_ready_ms)).toBeGreaterThan(0)
+    expect(run.summary).toMatch(
+      new RegExp(
+        `the database <code>${database.role}</code> on <code>127.0.0.1</code> answered after 1 attempt, [\\d.]+ (ms|s) after the control plane was done \\(PostgreSQL <code>18`
+      )
+    )
+    expectNoDatabaseSecret(run, url)
+  })
+
+  it('a server that starts 2 polls late: refused, then ready', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase(PASSWORD)
+    const url = database.url({ port: await lateServer(2500) })
+    const run = await runAction(server, { ...inputs, database_url: url, timeout: '30s' })
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.outputs.database_state).toBe('ready')
+    expect(run.stdout).toMatch(/ECONNREFUSED.*; trying again in/)
+    expect(run.summary).toMatch(/answered after [2-9] attempts/)
+  })
+
+  it('the role’s password set only after start_compute finished: 28P01, then ready', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase('not-yet-the-password')
+    const url = database.url({ password: PASSWORD })
+    setTimeout(() => void admin(`ALTER ROLE ${database.role} PASSWORD '${PASSWORD}'`), 1500)
+    const run = await runAction(server, { ...inputs, database_url: url, timeout: '30s' })
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.outputs.database_state).toBe('ready')
+    expect(run.stdout).toContain('28P01 "password authentication failed')
+    expectNoDatabaseSecret(run, url)
+  })
+
+  it('a wrong password: failure once the 3-interval grace is over, database_state refused', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase('the-right-one')
+    const url = database.url({ password: PASSWORD })
+    const run = await runAction(server, { ...inputs, database_url: url, timeout: '30s' })
+    expect(run.code).toBe(1)
+    expect(run.outputs.outcome).toBe('failure')
+    expect(run.outputs.database_state).toBe('refused')
+    expect(run.stdout).toContain(
+      `::error::No query answered: the database ${database.role} on 127.0.0.1 refused the role ${database.role} or its password: 28P01 "password authentication failed`
+    )
+    // The grace is 3 intervals of 1 s from the first attempt; a failure, not the 30 s timeout.
+    expect(run.durationMs).toBeLessThan(15_000)
+    expectNoDatabaseSecret(run, url)
+  })
+
+  it('a database that does not exist: failure at once, with its SQLSTATE', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase(PASSWORD)
+    const url = database.url({ database: 'no_such_database' })
+    const run = await runAction(server, { ...inputs, database_url: url })
+    expect(run.outputs.outcome).toBe('failure')
+    expect(run.outputs.database_state).toBe('error')
+    expect(run.stdout).toMatch(/::error::No query answered: .* answered with an error: 3D000/)
+    expect(run.stdout.match(/Control plane done/g)).toHaveLength(1)
+    expect(run.stdout).not.toContain('trying again')
+  })
+
+  it('a port that accepts TCP and never answers: timeout on time, database_state unreachable', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase(PASSWORD)
+    const silent = await silentServer()
+    const url = database.url({ port: silent.port })
+    const run = await runAction(server, { ...inputs, database_url: url, timeout: '3s' })
+    expect(run.outputs.outcome).toBe('timeout')
+    expect(run.outputs.database_state).toBe('unreachable')
+    expect(silent.connections()).toBeGreaterThanOrEqual(1)
+    // 3 s, the 1 s a last attempt may run past it, and the start of a process on a loaded machine.
+    expect(run.durationMs).toBeLessThan(7000)
+  })
+
+  it('TLS is required unless sslmode=disable: a server without TLS fails at once', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase(PASSWORD)
+    const url = database.url({ query: 'sslmode=require' })
+    const run = await runAction(server, { ...inputs, database_url: url })
+    expect(run.outputs.outcome).toBe('failure')
+    expect(run.outputs.database_state).toBe('error')
+    expect(run.stdout).toContain('The server does not support SSL connections')
+  })
+
+  it('SIGTERM during the connect: cancelled at once', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase(PASSWORD)
+    const silent = await silentServer()
+    const url = database.url({ port: silent.port })
+    const terminate = terminateOnFirstRequest({
+      get requests() {
+        return silent.connections() > 0 ? [1] : []
+      }
+    })
+    const run = await runAction(
+      server,
+      { ...inputs, database_url: url, timeout: '60s' },
+      { onStart: terminate.onStart }
+    )
+    expect(run.outputs.outcome).toBe('cancelled')
+    expect(Date.now() - terminate.sentAt()).toBeLessThan(3000)
+  })
+
+  it('error texts that echo the password, plain, URL-encoded and base64: none leaks', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase(PASSWORD)
+    const echo = `no entry for ${PASSWORD} / ${encodeURIComponent(PASSWORD)} / ${Buffer.from(PASSWORD).toString('base64')}`
+    const url = database.url({ port: await refusingServer('XX000', echo) })
+    const run = await runAction(server, { ...inputs, database_url: url })
+    expect(run.outputs.outcome).toBe('failure')
+    expect(run.stdout).toContain('answered with an error: XX000 "no entry for *** / *** / ***')
+    expectNoDatabaseSecret(run, url)
+  })
+})
+
+describe('database_url as an input', () => {
+  it('not a connection string: an input error naming database_url, never echoing it', async () => {
+    const { server, inputs } = await finishedGate()
+    const url = `mysql://someone:${encodeURIComponent(PASSWORD)}@db.example.test/app`
+    const run = await runAction(server, { ...inputs, database_url: url })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('::error::Invalid input: input "database_url": is not a Postgres')
+    expect(server.requests).toHaveLength(0)
+    expectNoDatabaseSecret(run, url)
+  })
+
+  it('sslmode=disable to a host that is not loopback: an input error', async () => {
+    const { server, inputs } = await finishedGate()
+    const url = `postgresql://app:${encodeURIComponent(PASSWORD)}@db.example.test/app?sslmode=disable`
+    const run = await runAction(server, { ...inputs, database_url: url })
+    expect(run.stdout).toContain(
+      'input "database_url": sslmode=disable is allowed only to a loopback host'
+    )
+    expectNoDatabaseSecret(run, url)
+  })
+
+  it('without database_url nothing is probed and no database output is set', async () => {
+    const { server, inputs } = await finishedGate()
+    const run = await runAction(server, inputs)
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.outputs.database_state).toBeUndefined()
+    expect(run.stdout).not.toContain('Control plane done')
+  })
+})
