@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type ApiServer, startApiServer } from './api-server/server.ts'
 import { addFailingPreview, demoWorld, KEYS, PROJECT } from './api-server/scenarios.ts'
+import pg from 'pg'
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from './github-server.ts'
+import { type LocalPostgres, startPostgres } from './postgres-server.ts'
 
 export const SCENARIOS = ['success', 'failure', 'timeout'] as const
 export type ScenarioName = (typeof SCENARIOS)[number]
@@ -27,6 +29,7 @@ export interface Scenario {
 }
 
 const GITHUB_TOKEN = 'ghs_local_demo_token_not_a_secret'
+const DATABASE_PASSWORD = 'local-demo-password-not-a-secret'
 
 /** Sets up `name`, hands it to `use`, and closes everything after. */
 export async function withScenario<T>(
@@ -68,7 +71,17 @@ export async function withScenario<T>(
     github_token: GITHUB_TOKEN
   }
   const intro: string[] = []
+  let postgres: LocalPostgres | undefined
   if (name === 'success') {
+    // The gate ends with a query on the new branch's database: a real PostgreSQL on 127.0.0.1.
+    postgres = await startPostgres()
+    const client = new pg.Client({ connectionString: postgres.adminUrl(), ssl: false })
+    await client.connect()
+    await client.query(`CREATE ROLE preview_app LOGIN PASSWORD '${DATABASE_PASSWORD}'`)
+    await client.query('CREATE DATABASE preview_app OWNER preview_app')
+    await client.end()
+    inputs.database_url = `postgresql://preview_app:${DATABASE_PASSWORD}@127.0.0.1:${postgres.port}/preview_app?sslmode=disable`
+    intro.push(`Its database: a local PostgreSQL on 127.0.0.1:${postgres.port}, role preview_app`)
     const [create, start] = world.createBranch(PROJECT, {
       branchId: 'br-preview-pr-42',
       branchName: 'preview/pr-42',
@@ -105,6 +118,7 @@ export async function withScenario<T>(
   } finally {
     await server.close()
     await github.close()
+    await postgres?.stop()
     rmSync(eventDir, { recursive: true, force: true })
   }
 }

@@ -13,14 +13,16 @@ if (!SCENARIOS.includes(name)) {
   console.error(`Unknown scenario "${name}"; one of: ${SCENARIOS.join(', ')}`)
   process.exit(2)
 }
-if (ensureFreshBundle() === 'rebuilt') console.log('dist/ was older than src/: rebuilt it first.')
+if (ensureFreshBundle() === 'rebuilt') {
+  console.log('dist/ was not the bundle of src/ (its build stamp differs): rebuilt it first.')
+}
 
 const passed = await withScenario(name, async ({ server, github, inputs, env, intro }) => {
   console.log(`Local API server: ${server.apiHost}`)
   for (const line of intro) console.log(line)
   console.log(`Running node dist/index.js with the project gate:`)
   for (const [input, value] of Object.entries(inputs)) {
-    const secret = input === 'api_key' || input === 'github_token'
+    const secret = ['api_key', 'github_token', 'database_url'].includes(input)
     console.log(`  INPUT_${input.toUpperCase()}=${secret ? '***' : value}`)
   }
   console.log(`  as a pull_request run for #42 of octo/app, GITHUB_API_URL=${github.apiUrl}`)
