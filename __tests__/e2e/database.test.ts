@@ -78,8 +78,18 @@ describe('the gate ends with a query that answered', () => {
     const { server, inputs } = await finishedGate()
     const database = await freshDatabase('not-yet-the-password')
     const url = database.url({ password: PASSWORD })
-    setTimeout(() => void admin(`ALTER ROLE ${database.role} PASSWORD '${PASSWORD}'`), 1500)
-    const run = await runAction(server, { ...inputs, database_url: url, timeout: '30s' })
+    // The password arrives once the gate has been refused, however slowly the machine runs.
+    let set = false
+    const onStdout = (chunk: string) => {
+      if (set || !chunk.includes('28P01')) return
+      set = true
+      void admin(`ALTER ROLE ${database.role} PASSWORD '${PASSWORD}'`)
+    }
+    const run = await runAction(
+      server,
+      { ...inputs, database_url: url, timeout: '30s' },
+      { onStdout }
+    )
     expect(run.outputs.outcome).toBe('success')
     expect(run.outputs.database_state).toBe('ready')
     expect(run.stdout).toContain('28P01 "password authentication failed')
