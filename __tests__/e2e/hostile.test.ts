@@ -53,7 +53,8 @@ describe('never hang, never overrun timeout', () => {
     })
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('timeout')
-    expect(run.durationMs).toBeLessThan(6000)
+    // Well under the 12 s the page cap would take, with room for a loaded machine's start-up.
+    expect(run.durationMs).toBeLessThan(9000)
     expect(server.hits.length).toBeLessThanOrEqual(50)
   })
 
