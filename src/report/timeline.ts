@@ -1,5 +1,6 @@
 import { classifyStatus, isUnfinished, type StatusClass } from '../domain/operation-status.js'
 import type { Operation } from '../domain/schemas.js'
+import type { DatabaseProbe } from '../wait/database-probe.js'
 
 /** More operations than this and the chart would be unreadable: the table alone is shown. */
 export const MAX_TIMELINE_TASKS = 30
@@ -64,37 +65,70 @@ function leftPadding(sections: string[]): number {
   return Math.min(320, Math.max(75, Math.round(longest * 7 + 16)))
 }
 
+interface Task {
+  section: string
+  name: string
+  tag: string
+  start: number
+  end: number
+}
+
+function operationTask(operation: Operation, readAt: ReadonlyMap<string, number>): Task {
+  const start = Date.parse(operation.created_at!)
+  const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined
+  const lastKnown = lastRead ?? (Date.parse(operation.updated_at ?? '') || start)
+  return {
+    section: operation.action ?? 'operation',
+    name: `${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`,
+    tag: TAGS[classifyStatus(operation.status)],
+    start,
+    end: lastKnown
+  }
+}
+
+/** The probe, from the control plane being done to the query's answer or the last attempt. */
+function databaseTask(probe: DatabaseProbe): Task {
+  const statusClass: StatusClass =
+    probe.outcome === 'success' ? 'success' : probe.outcome === 'failure' ? 'failure' : 'in_flight'
+  return {
+    section: 'database',
+    name: `${probe.target.database} ${probe.state}`,
+    tag: TAGS[statusClass],
+    start: probe.span.start,
+    end: probe.span.end
+  }
+}
+
 /**
  * The operations as a Mermaid gantt chart, from `created_at` to the last update, one section per
- * action, marked by status (done, active, crit). An operation that has not finished runs to the
- * time it was last read (`readAt`, wall clock), not to its last update. Undefined when there is
- * nothing to draw or too much to read, operations or years (the table says it all then).
+ * action, marked by status (done, active, crit), and the database probe after them. An operation
+ * that has not finished runs to the time it was last read (`readAt`, wall clock), not to its last
+ * update. Undefined when there is nothing to draw or too much to read, operations or years (the
+ * table says it all then).
  */
 export function renderTimeline(
   operations: Operation[],
-  readAt: ReadonlyMap<string, number> = new Map()
+  readAt: ReadonlyMap<string, number> = new Map(),
+  probe?: DatabaseProbe
 ): string | undefined {
   const drawable = operations.filter(
     (operation) => !Number.isNaN(Date.parse(operation.created_at ?? ''))
   )
   if (drawable.length === 0 || drawable.length > MAX_TIMELINE_TASKS) return undefined
+  const tasks = [...drawable].reverse().map((operation) => operationTask(operation, readAt))
+  if (probe) tasks.push(databaseTask(probe))
   const bySection = new Map<string, string[]>()
   let first = Infinity
   let last = -Infinity
-  for (const operation of [...drawable].reverse()) {
-    const start = Date.parse(operation.created_at!)
-    const statusClass = classifyStatus(operation.status)
-    const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined
-    const lastKnown = lastRead ?? (Date.parse(operation.updated_at ?? '') || start)
-    const end = Math.max(lastKnown, start + MIN_TASK_MS)
-    first = Math.min(first, start)
+  for (const task of tasks) {
+    const end = Math.max(task.end, task.start + MIN_TASK_MS)
+    first = Math.min(first, task.start)
     last = Math.max(last, end)
     // The fixed prefix keeps a name such as `section` or `click` from being read as a statement.
-    const name = `▸ ${mermaidName(`${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`)}`
-    const section = mermaidName(operation.action ?? 'operation')
-    const tasks = bySection.get(section) ?? []
-    tasks.push(`    ${name} :${TAGS[statusClass]}${start}, ${end}`)
-    bySection.set(section, tasks)
+    const section = mermaidName(task.section)
+    const lines = bySection.get(section) ?? []
+    lines.push(`    ▸ ${mermaidName(task.name)} :${task.tag}${task.start}, ${end}`)
+    bySection.set(section, lines)
   }
   const axis = axisFor(last - first)
   if (!axis) return undefined
@@ -105,6 +139,7 @@ export function renderTimeline(
     `    axisFormat ${axis.format}`,
     `    tickInterval ${axis.tick}`
   ]
-  for (const [section, tasks] of bySection) lines.push(`    section ${section}`, ...tasks)
+  for (const [section, sectionTasks] of bySection)
+    lines.push(`    section ${section}`, ...sectionTasks)
   return lines.join('\n')
 }

@@ -33,6 +33,8 @@ export interface DatabaseProbe {
   attempts: number
   /** From the control plane being done (the probe's start) to the answer, or to the last attempt. */
   afterControlPlaneMs: number
+  /** Wall-clock start and end (epoch ms), to draw beside the operations' API timestamps. */
+  span: { start: number; end: number }
   /** From the step's start to the first answered query. */
   readyMs?: number
   serverVersion?: string
@@ -50,6 +52,17 @@ export interface ProbeOptions {
   stepStartedAt: number
 }
 
+function newProbe(target: DatabaseTarget, clock: Clock): DatabaseProbe {
+  return {
+    outcome: 'pending',
+    state: 'unreachable',
+    target: { host: target.host, database: target.database, user: target.user },
+    attempts: 0,
+    afterControlPlaneMs: 0,
+    span: { start: clock.wallNow(), end: clock.wallNow() }
+  }
+}
+
 export async function probeDatabase(
   target: DatabaseTarget,
   options: ProbeOptions,
@@ -58,16 +71,11 @@ export async function probeDatabase(
   const { clock, logger, pace, signal } = dependencies
   const startedAt = clock.now()
   const where = `${target.database} on ${target.host} as ${target.user}`
-  const probe: DatabaseProbe = {
-    outcome: 'pending',
-    state: 'unreachable',
-    target: { host: target.host, database: target.database, user: target.user },
-    attempts: 0,
-    afterControlPlaneMs: 0
-  }
+  const probe = newProbe(target, clock)
   const end = (outcome: Outcome): DatabaseProbe => {
     probe.outcome = outcome
     probe.afterControlPlaneMs = clock.now() - startedAt
+    probe.span.end = clock.wallNow()
     return probe
   }
   logger.info(`Control plane done; querying the database ${where}`)
