@@ -130,3 +130,78 @@ describe('the branch in the outputs and the annotations', () => {
     expect(run.stdout).not.toContain('0 still in flight')
   })
 })
+
+describe('the branch must be ready, not just created', () => {
+  it('a branch that stays init for 3 polls, then is ready: the gate waits, then passes', async () => {
+    const { world, server } = await serve()
+    world.addBranch(PROJECT, {
+      id: 'br-preview-pr-31',
+      name: 'preview/pr-31',
+      state: { current: 'init' },
+      statesByRead: [
+        { current: 'init' },
+        { current: 'init' },
+        { current: 'init' },
+        { current: 'ready' }
+      ]
+    })
+    const run = await runAction(server, { project_id: PROJECT, branch_id: 'preview/pr-31' })
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.outputs.branch_state).toBe('ready')
+    expect(run.stdout).toContain('Branch preview/pr-31 (br-preview-pr-31) is init')
+    expect(run.stdout).toContain('Branch preview/pr-31 (br-preview-pr-31) is ready')
+    // Each poll reads the newest operations (one may have started meanwhile) and then the branch;
+    // the search that resolved the name is the ninth request.
+    expect(server.requests.filter((request) => request.route === 'branch')).toHaveLength(4)
+    expect(server.requests.filter((request) => request.route === 'operations')).toHaveLength(4)
+    expect(run.summary).toContain(' · 4 polls · 9 requests · ')
+    expect(run.summary).toContain('branch state <code>ready</code>')
+  })
+
+  it('resetting: waits until it is ready again', async () => {
+    const { world, server } = await serve()
+    world.addBranch(PROJECT, {
+      id: 'br-staging-000007',
+      name: 'staging',
+      // Resolving the id reads it once, then each poll.
+      statesByRead: [{ current: 'resetting' }, { current: 'resetting' }, { current: 'ready' }]
+    })
+    const run = await runAction(server, { project_id: PROJECT, branch_id: 'br-staging-000007' })
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.stdout).toContain('Branch staging (br-staging-000007) is resetting')
+    expect(run.outputs.branch_state).toBe('ready')
+  })
+
+  it('archived: passes, with a warning that the first queries will be slow', async () => {
+    const { world, server } = await serve()
+    world.addBranch(PROJECT, { id: 'br-old-000009', name: 'old', state: { current: 'archived' } })
+    const run = await runAction(server, { project_id: PROJECT, branch_id: 'old' })
+    expect(run.code).toBe(0)
+    expect(run.outputs.branch_state).toBe('archived')
+    expect(run.stdout).toContain(
+      '::warning::Branch old (br-old-000009) is archived: its first queries will be slow'
+    )
+  })
+
+  it('timeout while the branch is still init: the outcome, the error line and the first line say so', async () => {
+    const { world, server } = await serve()
+    world.addBranch(PROJECT, { id: 'br-slow-000011', name: 'slow', state: { current: 'init' } })
+    const run = await runAction(server, { project_id: PROJECT, branch_id: 'slow', timeout: '2s' })
+    expect(run.code).toBe(1)
+    expect(run.outputs.outcome).toBe('timeout')
+    expect(run.outputs.branch_state).toBe('init')
+    expect(run.stdout).toContain('::error::timeout ran out while branch slow is still init')
+    expect(run.summary).toMatch(
+      /<p><b>⌛ timeout<\/b> after [\d.]+ s: branch <code>slow<\/code> is still <code>init<\/code><\/p>/
+    )
+  })
+
+  it('without branch_id, no branch is read', async () => {
+    const { server } = await serve()
+    const run = await runAction(server, { project_id: PROJECT })
+    expect(run.code).toBe(0)
+    expect(run.outputs.branch_state).toBeUndefined()
+    expect(server.requests.some((request) => request.route?.startsWith('branch'))).toBe(false)
+  })
+})

@@ -5,8 +5,23 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { PROJECT, runAction } from '../fixtures/e2e.js'
+import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
 import { hostile, json, OP, runningOp } from '../fixtures/hostile-servers.js'
+
+/** Full pages of 400 projects, each with a new cursor, forever; each page after `delayMs`. */
+function endlessProjectPages(delayMs: number) {
+  let page = 0
+  return hostile((_request, response) => {
+    setTimeout(
+      () =>
+        json(response, 200, {
+          projects: Array.from({ length: 400 }, (_, i) => ({ id: `p-${page}-${i}` })),
+          pagination: { cursor: `c-${++page}` }
+        }),
+      delayMs
+    )
+  })
+}
 
 const branch = (id: string, name: string) => ({
   id,
@@ -94,5 +109,74 @@ describe('the operations list ends on a short page', () => {
     expect(JSON.parse(run.outputs.operations)).toContainEqual(
       expect.objectContaining({ id: OP, status: 'finished' })
     )
+  })
+})
+
+describe('listing projects ends, whatever the cursors', () => {
+  it('listing projects: endless new cursors stop at the deadline', async () => {
+    // 250 ms a page: the 50-page cap would take 12 s, so only the deadline can end it in time.
+    const server = await endlessProjectPages(250)
+    const run = await runAction(server, {
+      list_projects: 'true',
+      timeout: '2s'
+    })
+    expect(run.code).toBe(1)
+    expect(run.outputs.outcome).toBe('timeout')
+    // Well under the 12 s the page cap would take, with room for a loaded machine's start-up.
+    expect(run.durationMs).toBeLessThan(9000)
+    expect(server.hits.length).toBeLessThanOrEqual(50)
+  })
+
+  it('listing projects: a cursor handed out before ends the walk with a warning', async () => {
+    let page = 0
+    const server = await hostile((_request, response) =>
+      json(response, 200, {
+        projects: Array.from({ length: 400 }, (_, i) => ({ id: `p-${i}` })),
+        pagination: { cursor: page++ % 2 === 0 ? 'a' : 'b' }
+      })
+    )
+    const run = await runAction(server, {
+      list_projects: 'true'
+    })
+    expect(run.code).toBe(0)
+    expect(run.outputs.project_count).toBe('400')
+    expect(run.stdout).toContain('::warning::The API handed out a page cursor it had given before')
+    expect(server.hits).toHaveLength(3)
+  })
+
+  it('listing projects: the number of pages is capped, with a warning', async () => {
+    const server = await endlessProjectPages(0)
+    const run = await runAction(server, {
+      list_projects: 'true',
+      timeout: '2m'
+    })
+    expect(run.code).toBe(0)
+    expect(server.hits).toHaveLength(50)
+    expect(run.stdout).toContain('::warning::Listed the first 50 pages of projects only')
+    expect(run.outputs.project_count).toBe('20000')
+  })
+})
+
+describe('branch names across every page of the search', () => {
+  it('the branch named exactly "main" on page 3 of the search is found', async () => {
+    const { world, server } = await serve()
+    // 250 newer branches whose names contain "main": main itself, the oldest, comes last.
+    for (let i = 0; i < 250; i++) {
+      world.addBranch(PROJECT, {
+        id: `br-feature-${String(i).padStart(6, '0')}`,
+        name: `main-feature-${i}`
+      })
+    }
+    const run = await runAction(server, { project_id: PROJECT, branch_id: 'main' })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('Gating branch main (br-main-000001)')
+    const searches = server.requests.filter((request) => request.route === 'branches')
+    expect(searches.map((request) => [request.query.search, request.query.limit])).toEqual([
+      ['main', '100'],
+      ['main', '100'],
+      ['main', '100']
+    ])
+    expect(searches[0].query.cursor).toBeUndefined()
+    expect(searches[2].query.cursor).toBeDefined()
   })
 })

@@ -1,7 +1,8 @@
 /*
- * Runner files that would block, over the bundle: GITHUB_STEP_SUMMARY or GITHUB_OUTPUT naming a
- * FIFO that nobody reads. The step must end by itself: an unwritable summary is a warning, and
- * unwritable outputs are an error that names GITHUB_OUTPUT.
+ * Runner files that would block or cannot be written, over the bundle: GITHUB_STEP_SUMMARY or
+ * GITHUB_OUTPUT naming a FIFO that nobody reads, or a GITHUB_OUTPUT that cannot be written. The step
+ * must end by itself: an unwritable summary is a warning, and unwritable outputs are an error that
+ * names GITHUB_OUTPUT.
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
@@ -11,6 +12,7 @@ import { join } from 'node:path'
 import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
 
 const dirs: string[] = []
+
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
@@ -50,5 +52,28 @@ describe('runner files that nobody reads', () => {
     expect(run.code).toBe(1)
     expect(run.stdout).toMatch(/^::error::Could not write the step's outputs \(GITHUB_OUTPUT\): /m)
     expect(run.summary).toContain('✅ success')
+  })
+})
+
+describe('runner files that cannot be written', () => {
+  it('an unwritable GITHUB_OUTPUT is one clear error; the summary is still written', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    const dir = mkdtempSync(join(tmpdir(), 'output-dir-'))
+    try {
+      const run = await runAction(
+        server,
+        { project_id: PROJECT, operation_id: op.id },
+        { env: { GITHUB_OUTPUT: dir } }
+      )
+      expect(run.code).toBe(1)
+      expect(run.stdout).toContain("::error::Could not write the step's outputs (GITHUB_OUTPUT)")
+      expect(run.summary).toContain('✅ success')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

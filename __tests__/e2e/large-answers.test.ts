@@ -1,0 +1,124 @@
+/*
+ * Answers of any size over the real bundle: endless, declared too large, compressed, or heavy to
+ * parse; each is refused or read within the body cap and the deadline.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { hostile, OP, runningOp } from '../fixtures/hostile-servers.js'
+import { PROJECT, runAction } from '../fixtures/e2e.js'
+import { gzipSync } from 'node:zlib'
+
+describe('bodies are capped', () => {
+  it('an endless body fails at once, saying the answer was too large', async () => {
+    const server = await hostile((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      const chunk = Buffer.alloc(64 * 1024, 'x')
+      const pump = (): void => {
+        while (!response.destroyed && response.write(chunk));
+        if (!response.destroyed) response.once('drain', pump)
+      }
+      response.write('{"operation": {"id": "')
+      pump()
+    })
+    const run = await runAction(server, {
+      project_id: PROJECT,
+      operation_id: OP,
+      timeout: '30s'
+    })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('the answer is larger than 8 MiB; stopped reading')
+    expect(run.durationMs).toBeLessThan(10_000)
+    expect(server.hits).toHaveLength(1)
+  })
+
+  it('a declared Content-Length over the cap fails before reading', async () => {
+    const server = await hostile((_request, response) => {
+      response.writeHead(200, { 'content-length': String(500 * 1024 * 1024) })
+      response.write('{')
+    })
+    const run = await runAction(server, {
+      project_id: PROJECT,
+      operation_id: OP
+    })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('the answer is larger than 8 MiB')
+    expect(server.hits).toHaveLength(1)
+  })
+
+  it('a gzip answer is decoded', async () => {
+    const encodings: string[] = []
+    const server = await hostile((request, response) => {
+      encodings.push(String(request.headers['accept-encoding']))
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+      response.end(gzipSync(JSON.stringify({ operation: runningOp({ status: 'finished' }) })))
+    })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: OP })
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(encodings[0]).toContain('gzip')
+  })
+
+  it('the body cap counts decoded bytes: a small gzip bomb is refused at once', async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, ' '))
+    const server = await hostile((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+      response.end(bomb)
+    })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: OP })
+    expect(bomb.length).toBeLessThan(1024 * 1024)
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('the answer is larger than 8 MiB')
+    expect(server.hits).toHaveLength(1)
+  })
+})
+
+describe('the cost of an answer follows what the action reads', () => {
+  it('2.7 million strings in an ignored field do not hold the step past timeout: 2s', async () => {
+    const junk = JSON.stringify(Array.from({ length: 2_700_000 }, () => ''))
+    const body = `{"operation":${JSON.stringify(runningOp())},"junk":${junk}}`
+    expect(body.length).toBeLessThan(8 * 1024 * 1024)
+    const server = await hostile((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(body)
+    })
+    const run = await runAction(
+      server,
+      // Two secrets to keep out of every string, as when github_token is given too.
+      {
+        project_id: PROJECT,
+        operation_id: OP,
+        timeout: '2s',
+        github_token: 'ghs_0123456789abcdef'
+      },
+      { killAfterMs: 30_000 }
+    )
+    expect(run.outputs.outcome).toBe('timeout')
+    // A 2 s timeout, its 1 s grace, and the start of a process on a loaded machine.
+    expect(run.durationMs).toBeLessThan(6000)
+  })
+
+  it.each([
+    ['an ignored field', 'junk', 'pending'],
+    ['the operation itself', 'operation', undefined]
+  ])(
+    'JSON nested a million deep in %s is read or refused by name',
+    async (_case, field, outcome) => {
+      const deep = '['.repeat(1_000_000) + ']'.repeat(1_000_000)
+      const server = await hostile((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' })
+        response.end(
+          field === 'junk'
+            ? `{"operation":${JSON.stringify(runningOp())},"junk":${deep}}`
+            : `{"operation":${deep}}`
+        )
+      })
+      const run = await runAction(server, { project_id: PROJECT, operation_id: OP, wait: 'false' })
+      expect(run.stdout).not.toContain('Maximum call stack')
+      expect(run.outputs.outcome).toBe(outcome)
+      if (!outcome) {
+        expect(run.stdout).toContain(
+          `::error::Unexpected response from GET /projects/${PROJECT}/operations/${OP}: field "operation"`
+        )
+      }
+    }
+  )
+})

@@ -1,0 +1,203 @@
+/*
+ * The network between the runner and the API, over the real bundle: IPv6 loopback, certificates,
+ * HTTPS proxies (stalled, refusing, working, with bad credentials) and redirects.
+ */
+import { describe, expect, it } from '@jest/globals'
+import type { Socket } from 'node:net'
+import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { createServer as createTlsServer } from 'node:tls'
+import {
+  hostile,
+  json,
+  listen,
+  OP,
+  proxy,
+  runningOp,
+  TLS,
+  tlsBehindProxy
+} from '../fixtures/hostile-servers.js'
+import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { runBundle } from '../../script/run-bundle.ts'
+import { createServer as createHttpServer } from 'node:http'
+
+describe('addresses and certificates', () => {
+  it('IPv6 loopback works as api_host', async () => {
+    const { world, server } = await serve({ host: '::1' })
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    expect(server.apiHost).toMatch(/^http:\/\/\[::1\]:\d+\/api\/v2$/)
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('a certificate that cannot be trusted is one clear error at once, naming api_host', async () => {
+    const tlsServer = createTlsServer({
+      key: readFileSync(join(TLS, 'key.pem')),
+      cert: readFileSync(join(TLS, 'cert.pem'))
+    })
+    let handshakes = 0
+    tlsServer.on('connection', () => handshakes++)
+    const port = await listen(tlsServer)
+    const started = Date.now()
+    const run = await runAction({ apiHost: '' } as never, {
+      project_id: PROJECT,
+      operation_id: OP,
+      api_host: `https://127.0.0.1:${port}/api/v2`
+    })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toMatch(/::error::GET \/projects\/.* failed: .*(SELF_SIGNED|self-signed)/)
+    expect(run.stdout).toContain('no retry can fix that: check api_host')
+    expect(handshakes).toBe(1)
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+})
+
+describe('HTTPS proxies', () => {
+  /** A CONNECT proxy on 127.0.0.1; `onConnect` decides what it does with each tunnel. */
+  const remote = 'https://api.neon.test/api/v2'
+
+  it.each([
+    ['never answers CONNECT', () => undefined],
+    [
+      'answers CONNECT, then goes silent',
+      (socket: Socket) => socket.write('HTTP/1.1 200 Connection established\r\n\r\n')
+    ]
+  ])(
+    'a proxy that %s: timeout, and the process exits within about a second',
+    async (_kind, onConnect) => {
+      const stalled = await proxy(onConnect)
+      const run = await runBundle(
+        {
+          api_key: KEYS.organization,
+          project_id: PROJECT,
+          operation_id: OP,
+          api_host: remote,
+          timeout: '2s',
+          interval: '1s'
+        },
+        { env: { HTTPS_PROXY: stalled.url }, killAfterMs: 20_000 }
+      )
+      expect(run.code).toBe(1)
+      expect(run.outputs.outcome).toBe('timeout')
+      // A 2 s timeout, its 1 s grace, and the start of a process on a loaded machine.
+      expect(run.durationMs).toBeLessThan(6000)
+      expect(stalled.targets[0]).toBe('api.neon.test:443')
+    }
+  )
+
+  it('a proxy that refuses with 407 is one clear error at once, naming HTTPS_PROXY', async () => {
+    const refusing = await proxy((socket) =>
+      socket.end('HTTP/1.1 407 Proxy Authentication Required\r\n\r\n')
+    )
+    const run = await runBundle(
+      { api_key: KEYS.organization, project_id: PROJECT, operation_id: OP, api_host: remote },
+      { env: { HTTPS_PROXY: `http://user:proxy-password@${refusing.url.slice(7)}` } }
+    )
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('answered CONNECT with HTTP 407')
+    expect(run.stdout).toContain('check HTTPS_PROXY and NO_PROXY')
+    expect(run.stdout).not.toContain('proxy-password')
+    expect(refusing.targets).toHaveLength(1)
+  })
+
+  it('through a working proxy the key reaches only the API, over TLS', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    // TLS termination in front of the local API server, as api.neon.test.
+    const working = await tlsBehindProxy(Number(new URL(server.url).port), {
+      cert: 'cert.pem',
+      key: 'key.pem'
+    })
+    const run = await runAction(
+      server,
+      { project_id: PROJECT, operation_id: op.id, api_host: remote },
+      {
+        env: {
+          HTTPS_PROXY: working.url,
+          NODE_EXTRA_CA_CERTS: join(TLS, 'cert.pem')
+        }
+      }
+    )
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(working.targets).toEqual(['api.neon.test:443'])
+    expect(server.requests.map((request) => request.keyType)).toEqual(['organization'])
+  })
+
+  it('through a proxy, an IP api_host is checked against its own IP, not the proxy’s name', async () => {
+    const received: string[] = []
+    const api = createHttpServer((request, response) => {
+      received.push(request.headers.authorization ?? '')
+      json(response, 200, { operation: runningOp({ status: 'finished' }) })
+    })
+    const apiPort = await listen(api)
+    // TLS in front of it with a certificate that names only localhost, the proxy's name.
+    const tunnel = await tlsBehindProxy(apiPort, {
+      cert: 'localhost-cert.pem',
+      key: 'localhost-key.pem'
+    })
+    const run = await runBundle(
+      {
+        api_key: KEYS.organization,
+        project_id: PROJECT,
+        operation_id: OP,
+        api_host: 'https://203.0.113.7/api/v2'
+      },
+      {
+        env: {
+          HTTPS_PROXY: tunnel.url.replace('127.0.0.1', 'localhost'),
+          NODE_EXTRA_CA_CERTS: join(TLS, 'localhost-cert.pem')
+        }
+      }
+    )
+    expect(tunnel.targets).toEqual(['203.0.113.7:443'])
+    expect(run.code).toBe(1)
+    expect(run.stdout).toMatch(/ERR_TLS_CERT_ALTNAME_INVALID|IP: 203\.0\.113\.7 is not in the cert/)
+    expect(received).toEqual([])
+  })
+
+  it('a bare % in the proxy password is an error naming HTTPS_PROXY, never its value', async () => {
+    const tunnel = await proxy((socket) => socket.destroy())
+    const run = await runBundle(
+      {
+        api_key: KEYS.organization,
+        project_id: PROJECT,
+        operation_id: OP,
+        api_host: 'https://api.neon.test/api/v2'
+      },
+      { env: { HTTPS_PROXY: `http://user:100%secret@${tunnel.url.slice(7)}` } }
+    )
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('HTTPS_PROXY cannot be read')
+    expect(run.stdout).not.toContain('URI malformed')
+    expect(run.stdout + run.summary).not.toContain('100%secret')
+    expect(tunnel.targets).toEqual([])
+  })
+})
+
+describe('redirects', () => {
+  it('a redirect is not followed: the key never goes to another port', async () => {
+    const elsewhere = await hostile((_request, response) => json(response, 200, {}))
+    const server = await hostile((_request, response) => {
+      response.writeHead(302, { location: `${elsewhere.url}/api/v2/steal` })
+      response.end()
+    })
+    const run = await runAction(server, {
+      project_id: PROJECT,
+      operation_id: OP
+    })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('answered with a redirect (HTTP 302')
+    expect(run.stdout).toContain('which was not followed')
+    expect(server.hits).toHaveLength(1)
+    expect(elsewhere.hits).toHaveLength(0)
+  })
+})
