@@ -211,7 +211,8 @@ describe('ApiClient errors', () => {
     // The 429's retry goes out late in the interval after the interval; the 503's from the doubled
     // pace's next poll (12.5 s), capped at the recovery bound, 3 intervals.
     expect(clock.sleeps).toEqual([9500, 15_000])
-    expect(pace.currentMs).toBe(10_000)
+    // The next poll waits the doubled pace, 10 s ± 25 % (the draw of 0 gives its low end).
+    expect(pace.nextPollDelayMs()).toBe(7500)
     expect(pace.rateLimited).toBe(1)
     expect(lines).toContain('429: polling every 10.0 s for now')
   })

@@ -2,7 +2,10 @@ import { describe, expect, it } from '@jest/globals'
 import { Pace } from '../src/api/pace.js'
 import { collectingLogger } from './fixtures/logger.js'
 
-function pace(intervalMs = 5000, random = () => 0) {
+/** A draw of 0.5 puts a slowed wait at the pace itself: `nextPollDelayMs()` reads the pace. */
+const MIDDLE = () => 0.5
+
+function pace(intervalMs = 5000, random = MIDDLE) {
   const { logger, lines } = collectingLogger()
   return { pace: new Pace(intervalMs, logger, random), lines }
 }
@@ -16,8 +19,9 @@ describe('Pace', () => {
   it('while slowed, each wait is the pace ± 25 %, never under interval nor past 3 intervals', () => {
     const low = pace(5000, () => 0).pace
     const high = pace(5000, () => 0.999999).pace
-    for (const p of [low, high]) for (let i = 0; i < 3; i++) p.onRateLimited()
-    expect(low.currentMs).toBe(15_000)
+    const middle = pace(5000).pace
+    for (const p of [low, high, middle]) for (let i = 0; i < 3; i++) p.onRateLimited()
+    expect(middle.nextPollDelayMs()).toBe(15_000)
     expect(low.nextPollDelayMs()).toBe(11_250)
     expect(high.nextPollDelayMs()).toBe(15_000)
     const once = pace(5000, () => 0).pace
@@ -30,7 +34,7 @@ describe('Pace', () => {
     const seen: number[] = []
     for (let i = 0; i < 6; i++) {
       p.onRateLimited()
-      seen.push(p.currentMs)
+      seen.push(p.nextPollDelayMs())
     }
     expect(seen).toEqual([10_000, 15_000, 15_000, 15_000, 15_000, 15_000])
     expect(lines).toEqual([
@@ -57,18 +61,18 @@ describe('Pace', () => {
     p.onRateLimited() // at 5 s: the plateau is 8.75 s
     p.onRateLimited() // a retry's 429 in the same poll does not move it
     p.onPollDone() // the poll that met the 429s: no recovery yet
-    expect(p.currentMs).toBe(15_000)
+    expect(p.nextPollDelayMs()).toBe(15_000)
     const trail: number[] = []
     for (let i = 0; i < 130; i++) {
       p.onPollDone()
-      trail.push(p.currentMs)
+      trail.push(p.nextPollDelayMs())
     }
     // 10 % a poll down to the plateau...
     expect(trail.slice(0, 3)).toEqual([13_500, 12_150, 10_935])
     const atPlateau = trail.indexOf(8750)
     expect(atPlateau).toBe(5)
     // ...then 0.5 % a poll, never below interval.
-    expect(trail[atPlateau + 1]).toBeCloseTo(8706.25)
+    expect(trail[atPlateau + 1]).toBe(8706) // 8706.25, rounded to the millisecond
     for (let i = 1; i < trail.length; i++) expect(trail[i]).toBeLessThanOrEqual(trail[i - 1])
     expect(trail.at(-1)).toBe(5000)
     expect(Math.min(...trail)).toBe(5000)
@@ -81,18 +85,18 @@ describe('Pace', () => {
     p.onRateLimited() // at 1 s
     p.onPollDone()
     for (let i = 0; i < 2; i++) p.onPollDone() // 1.8, then the plateau
-    expect(p.currentMs).toBe(1750)
+    expect(p.nextPollDelayMs()).toBe(1750)
     p.onRateLimited() // at 1.75 s: the pace doubles to 3 s (the bound), the plateau is 3.06 s
     p.onPollDone()
     for (let i = 0; i < 3; i++) p.onPollDone()
-    expect(p.currentMs).toBeGreaterThan(2900)
+    expect(p.nextPollDelayMs()).toBeGreaterThan(2900)
   })
 
   it('a long interval doubles too, within 3 intervals', () => {
     const { pace: p } = pace(300_000)
     p.onRateLimited()
-    expect(p.currentMs).toBe(600_000)
+    expect(p.nextPollDelayMs()).toBe(600_000)
     p.onRateLimited()
-    expect(p.currentMs).toBe(900_000)
+    expect(p.nextPollDelayMs()).toBe(900_000)
   })
 })

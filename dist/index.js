@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8480);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4173);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8480:
+/***/ 4173:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41924,7 +41924,7 @@ class ApiCore {
                     'User-Agent': `${ACTION_NAME}/${ACTION_VERSION}`
                 },
                 timeLimitMs,
-                maxBodyBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES,
+                maxBodyBytes: MAX_BODY_BYTES,
                 signal
             });
         }
@@ -42306,10 +42306,6 @@ class Pace {
         this.paceMs = intervalMs;
         this.slowestMs = intervalMs;
     }
-    /** Time between polls right now, before jitter. */
-    get currentMs() {
-        return this.paceMs;
-    }
     onRateLimited() {
         this.rateLimited++;
         // The pace that was too quick: the first 429 of a poll says so, its retries' 429s do not.
@@ -42506,7 +42502,18 @@ function canBeQueried(branch) {
     return readiness === 'ready' || readiness === 'archived';
 }
 
+;// CONCATENATED MODULE: ./src/domain/api-time.ts
+/**
+ * An API timestamp (ISO 8601, wall clock) as epoch milliseconds; undefined when it is absent or
+ * cannot be read. The one parse of an operation's or a project's times.
+ */
+function apiTime(text) {
+    const time = Date.parse(text ?? '');
+    return Number.isNaN(time) ? undefined : time;
+}
+
 ;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
+
 
 
 
@@ -42698,7 +42705,7 @@ class ProjectGateSource {
     }
     /** The creation time, or undefined (warned about once) when the API's text cannot be read. */
     createdAt(operation) {
-        const time = parseTime(operation.created_at);
+        const time = apiTime(operation.created_at);
         if (time === undefined && !this.warnedUnreadableTime) {
             this.warnedUnreadableTime = true;
             this.options.logger.warning(`Project gate: operation ${operation.id} has no readable created_at ("${operation.created_at ?? ''}"); such operations count as recent and are waited on`);
@@ -42706,18 +42713,14 @@ class ProjectGateSource {
         return time;
     }
 }
-function parseTime(text) {
-    const time = Date.parse(text ?? '');
-    return Number.isNaN(time) ? undefined : time;
-}
 /** Whether the operation was created before `time`; false when its time cannot be read. */
 function isOlderThan(operation, time) {
-    const created = parseTime(operation?.created_at);
+    const created = apiTime(operation?.created_at);
     return created !== undefined && created < time;
 }
 /** Newest first; an operation whose time cannot be read sorts as the newest. */
 function sortTime(operation) {
-    return parseTime(operation.created_at) ?? Infinity;
+    return apiTime(operation.created_at) ?? Infinity;
 }
 function branchStateText(branch) {
     return phraseText(branchStatePhrase(branch));
@@ -43471,6 +43474,7 @@ function databaseFailed(probe) {
 
 ;// CONCATENATED MODULE: ./src/report/report.ts
 
+
 /**
  * The operations as far as the run saw them, or undefined when nothing could be read (an error,
  * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
@@ -43494,14 +43498,14 @@ function primaryOperation(operations) {
  * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
  */
 function operationDuration(operation, readAt) {
-    const created = Date.parse(operation.created_at ?? '');
-    if (isUnfinished(operation.status) && readAt !== undefined && !Number.isNaN(created)) {
+    const created = apiTime(operation.created_at);
+    if (isUnfinished(operation.status) && readAt !== undefined && created !== undefined) {
         return { ms: Math.max(0, readAt - created), soFar: true };
     }
     if (operation.total_duration_ms != null)
         return { ms: operation.total_duration_ms, soFar: false };
-    const updated = Date.parse(operation.updated_at ?? '');
-    if (Number.isNaN(created) || Number.isNaN(updated))
+    const updated = apiTime(operation.updated_at);
+    if (created === undefined || updated === undefined)
         return undefined;
     return { ms: Math.max(0, updated - created), soFar: false };
 }
@@ -43822,6 +43826,7 @@ function buildOutputs(report) {
 
 ;// CONCATENATED MODULE: ./src/report/timeline.ts
 
+
 /** More operations than this and the chart would be unreadable: the table alone is shown. */
 const MAX_TIMELINE_TASKS = 30;
 const MAX_NAME_CHARS = 40;
@@ -43881,9 +43886,9 @@ function leftPadding(sections) {
     return Math.min(320, Math.max(75, Math.round(longest * 7 + 16)));
 }
 function operationTask(operation, readAt) {
-    const start = Date.parse(operation.created_at);
+    const start = apiTime(operation.created_at);
     const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined;
-    const lastKnown = lastRead ?? (Date.parse(operation.updated_at ?? '') || start);
+    const lastKnown = lastRead ?? apiTime(operation.updated_at) ?? start;
     return {
         section: operation.action ?? 'operation',
         name: `${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`,
@@ -43911,7 +43916,7 @@ function databaseTask(probe) {
  * table says it all then).
  */
 function renderTimeline(operations, readAt = new Map(), probe) {
-    const drawable = operations.filter((operation) => !Number.isNaN(Date.parse(operation.created_at ?? '')));
+    const drawable = operations.filter((operation) => apiTime(operation.created_at) !== undefined);
     if (drawable.length === 0 || drawable.length > MAX_TIMELINE_TASKS)
         return undefined;
     const tasks = [...drawable].reverse().map((operation) => operationTask(operation, readAt));
@@ -43946,6 +43951,7 @@ function renderTimeline(operations, readAt = new Map(), probe) {
 }
 
 ;// CONCATENATED MODULE: ./src/report/summary.ts
+
 
 
 
@@ -43988,8 +43994,8 @@ function summary_text(value) {
 function summary_date(iso) {
     if (!iso)
         return '';
-    const time = Date.parse(iso);
-    if (Number.isNaN(time))
+    const time = apiTime(iso);
+    if (time === undefined)
         return summary_text(iso);
     return new Date(time)
         .toISOString()

@@ -52,7 +52,6 @@ export interface ApiCoreOptions {
   /** Monotonic clock time: no retry starts after it, no request runs more than 1 s past it. */
   deadline: number
   signal?: AbortSignal
-  maxBodyBytes?: number
 }
 
 export interface RequestStats {
@@ -171,7 +170,7 @@ export class ApiCore {
           'User-Agent': `${ACTION_NAME}/${ACTION_VERSION}`
         },
         timeLimitMs,
-        maxBodyBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES,
+        maxBodyBytes: MAX_BODY_BYTES,
         signal
       })
     } catch (error) {

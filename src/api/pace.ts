@@ -47,11 +47,6 @@ export class Pace {
     this.slowestMs = intervalMs
   }
 
-  /** Time between polls right now, before jitter. */
-  get currentMs(): number {
-    return this.paceMs
-  }
-
   onRateLimited(): void {
     this.rateLimited++
     // The pace that was too quick: the first 429 of a poll says so, its retries' 429s do not.

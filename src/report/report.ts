@@ -5,11 +5,15 @@ import { isUnfinished } from '../domain/operation-status.js'
 import type { Pace } from '../api/pace.js'
 import type { Branch, Operation } from '../domain/schemas.js'
 import type { Outcome, WaitResult } from '../wait/wait-for-operations.js'
+import { apiTime } from '../domain/api-time.js'
 
 /** Everything one run found out: the input of outputs.ts and summary.ts. */
+/** How a run ended: the wait's outcome, or `error` when it could not run (inputs, keys, files). */
+export type RunOutcome = Outcome | 'error'
+
 export interface RunReport {
   /** How the run ended; `error` when an error failed the step. */
-  outcome?: Outcome | 'error'
+  outcome?: RunOutcome
   /** What the run is for, from the GitHub context: the pull request or the commit. */
   run?: { pullRequest?: { number: number; url?: string }; sha?: string }
   /** `fail_fast`: whether `failed` counts as a final failure. */
@@ -57,13 +61,13 @@ export function operationDuration(
   operation: Operation,
   readAt?: number
 ): { ms: number; soFar: boolean } | undefined {
-  const created = Date.parse(operation.created_at ?? '')
-  if (isUnfinished(operation.status) && readAt !== undefined && !Number.isNaN(created)) {
+  const created = apiTime(operation.created_at)
+  if (isUnfinished(operation.status) && readAt !== undefined && created !== undefined) {
     return { ms: Math.max(0, readAt - created), soFar: true }
   }
   if (operation.total_duration_ms != null) return { ms: operation.total_duration_ms, soFar: false }
-  const updated = Date.parse(operation.updated_at ?? '')
-  if (Number.isNaN(created) || Number.isNaN(updated)) return undefined
+  const updated = apiTime(operation.updated_at)
+  if (created === undefined || updated === undefined) return undefined
   return { ms: Math.max(0, updated - created), soFar: false }
 }
 

@@ -8,6 +8,7 @@ import { forHtml, truncateBytes } from '../domain/untrusted-text.js'
 import type { Outcome } from '../wait/wait-for-operations.js'
 import type { Operation } from '../domain/schemas.js'
 import type { ProjectListing } from '../api/resources/projects.js'
+import { apiTime } from '../domain/api-time.js'
 
 const OUTCOME_LABELS: Record<Outcome, string> = {
   success: '✅ success',
@@ -68,8 +69,8 @@ function text(value: string | null | undefined): string {
 
 function date(iso: string | null | undefined): string {
   if (!iso) return ''
-  const time = Date.parse(iso)
-  if (Number.isNaN(time)) return text(iso)
+  const time = apiTime(iso)
+  if (time === undefined) return text(iso)
   return new Date(time)
     .toISOString()
     .replace('T', ' ')

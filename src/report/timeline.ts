@@ -1,6 +1,7 @@
 import { classifyStatus, isUnfinished, type StatusClass } from '../domain/operation-status.js'
 import type { Operation } from '../domain/schemas.js'
 import type { DatabaseProbe } from '../wait/database-probe.js'
+import { apiTime } from '../domain/api-time.js'
 
 /** More operations than this and the chart would be unreadable: the table alone is shown. */
 export const MAX_TIMELINE_TASKS = 30
@@ -74,9 +75,9 @@ interface Task {
 }
 
 function operationTask(operation: Operation, readAt: ReadonlyMap<string, number>): Task {
-  const start = Date.parse(operation.created_at!)
+  const start = apiTime(operation.created_at)!
   const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined
-  const lastKnown = lastRead ?? (Date.parse(operation.updated_at ?? '') || start)
+  const lastKnown = lastRead ?? apiTime(operation.updated_at) ?? start
   return {
     section: operation.action ?? 'operation',
     name: `${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`,
@@ -111,9 +112,7 @@ export function renderTimeline(
   readAt: ReadonlyMap<string, number> = new Map(),
   probe?: DatabaseProbe
 ): string | undefined {
-  const drawable = operations.filter(
-    (operation) => !Number.isNaN(Date.parse(operation.created_at ?? ''))
-  )
+  const drawable = operations.filter((operation) => apiTime(operation.created_at) !== undefined)
   if (drawable.length === 0 || drawable.length > MAX_TIMELINE_TASKS) return undefined
   const tasks = [...drawable].reverse().map((operation) => operationTask(operation, readAt))
   if (probe) tasks.push(databaseTask(probe))

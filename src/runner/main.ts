@@ -6,8 +6,7 @@ import { CancelledError, InputError } from '../domain/errors.js'
 import type { Logger } from '../domain/logger.js'
 import { forLog, Redactor } from '../domain/untrusted-text.js'
 import { ACTION_VERSION } from '../domain/version.js'
-import type { RunReport } from '../report/report.js'
-import type { Outcome } from '../wait/wait-for-operations.js'
+import type { RunOutcome, RunReport } from '../report/report.js'
 import { gate } from './gate.js'
 import { describeRun, headSha, readGitHubContext, withheldSecretReason } from './github-context.js'
 import { getInputs, ignoredInputWarnings, type Inputs } from './input-helper.js'
@@ -21,7 +20,7 @@ export interface RunDependencies {
 }
 
 /** The action: mask the secrets, read the inputs, run the gate, publish it. Every error ends here. */
-export async function run(dependencies: RunDependencies = {}): Promise<Outcome | 'error'> {
+export async function run(dependencies: RunDependencies = {}): Promise<RunOutcome> {
   const { apiKey, secrets } = readSecrets()
   const redactor = new Redactor(secrets)
   const redact = (text: string): string => redactor.redact(text)

@@ -7,6 +7,7 @@ import type { BranchReader } from '../api/resources/branches.js'
 import { operationsCursor, type OperationsReader } from '../api/resources/operations.js'
 import type { Branch, Operation, OperationList } from '../domain/schemas.js'
 import { truncate } from '../domain/untrusted-text.js'
+import { apiTime } from '../domain/api-time.js'
 
 /** Where the wait loop gets operations from: given ids, or the project gate. */
 export interface OperationSource {
@@ -237,7 +238,7 @@ export class ProjectGateSource implements OperationSource {
 
   /** The creation time, or undefined (warned about once) when the API's text cannot be read. */
   private createdAt(operation: Operation): number | undefined {
-    const time = parseTime(operation.created_at)
+    const time = apiTime(operation.created_at)
     if (time === undefined && !this.warnedUnreadableTime) {
       this.warnedUnreadableTime = true
       this.options.logger.warning(
@@ -248,20 +249,15 @@ export class ProjectGateSource implements OperationSource {
   }
 }
 
-function parseTime(text: string | null | undefined): number | undefined {
-  const time = Date.parse(text ?? '')
-  return Number.isNaN(time) ? undefined : time
-}
-
 /** Whether the operation was created before `time`; false when its time cannot be read. */
 function isOlderThan(operation: Operation | undefined, time: number): boolean {
-  const created = parseTime(operation?.created_at)
+  const created = apiTime(operation?.created_at)
   return created !== undefined && created < time
 }
 
 /** Newest first; an operation whose time cannot be read sorts as the newest. */
 function sortTime(operation: Operation): number {
-  return parseTime(operation.created_at) ?? Infinity
+  return apiTime(operation.created_at) ?? Infinity
 }
 
 function branchStateText(branch: Branch): string {

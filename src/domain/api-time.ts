@@ -1,0 +1,8 @@
+/**
+ * An API timestamp (ISO 8601, wall clock) as epoch milliseconds; undefined when it is absent or
+ * cannot be read. The one parse of an operation's or a project's times.
+ */
+export function apiTime(text: string | null | undefined): number | undefined {
+  const time = Date.parse(text ?? '')
+  return Number.isNaN(time) ? undefined : time
+}
