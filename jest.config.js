@@ -13,11 +13,11 @@ export default {
   },
   clearMocks: true,
   // Coverage of src/ from the unit tests here, and from the bundle runs (global setup and
-  // teardown, script/coverage.ts); the teardown checks the threshold after a whole-suite run.
+  // teardown, script/build/coverage.ts); the teardown checks the threshold after a whole-suite run.
   collectCoverage: true,
   collectCoverageFrom: ['src/**/*.ts'],
   // V8's own counts (blocks, branches, functions), handed raw to monocart-coverage-reports, which
-  // script/coverage.ts merges with the bundle runs'.
+  // script/build/coverage.ts merges with the bundle runs'.
   coverageProvider: 'v8',
   coverageReporters: ['none'],
   reporters: [

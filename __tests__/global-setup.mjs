@@ -1,5 +1,5 @@
 // Before any suite runs dist/index.js: rebuild dist/ if its build stamp is not src/'s
-// (script/fresh-bundle.ts), and collect V8 coverage of every bundle run (script/coverage.ts).
+// (script/build/fresh-bundle.ts), and collect V8 coverage of every bundle run (script/build/coverage.ts).
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -7,11 +7,13 @@ import { join } from 'node:path'
 const root = join(import.meta.dirname, '..')
 
 export default async function globalSetup(globalConfig) {
-  execFileSync(process.execPath, [join(root, 'script', 'fresh-bundle.ts')], { stdio: 'inherit' })
-  // One real PostgreSQL for the whole run (script/postgres-server.ts); each test makes its own
+  execFileSync(process.execPath, [join(root, 'script', 'build', 'fresh-bundle.ts')], {
+    stdio: 'inherit'
+  })
+  // One real PostgreSQL for the whole run (script/servers/postgres.ts); each test makes its own
   // roles and databases on it. The workers find it through the environment. It offers TLS with a
   // certificate of a throw-away CA (fixtures/tls/README.md), and plain connections too.
-  const { startPostgres } = await import('../script/postgres-server.ts')
+  const { startPostgres } = await import('../script/servers/postgres.ts')
   const tls = join(import.meta.dirname, 'fixtures', 'tls')
   const postgres = await startPostgres({
     tls: {
@@ -25,7 +27,7 @@ export default async function globalSetup(globalConfig) {
     const dir = join(root, 'coverage', 'bundle-v8')
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
-    // Inherited by the test workers; script/run-bundle.ts hands it to each bundle it spawns.
+    // Inherited by the test workers; script/runner/run-bundle.ts hands it to each bundle it spawns.
     process.env.BUNDLE_V8_COVERAGE = dir
   }
 }

@@ -1,5 +1,5 @@
 // After a whole-suite run: coverage of src/ from the unit tests and the bundle runs together,
-// checked against its floors (script/coverage.ts). A run that cannot check it says so.
+// checked against its floors (script/build/coverage.ts). A run that cannot check it says so.
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 
@@ -18,10 +18,14 @@ export default async function globalTeardown(globalConfig) {
     return
   }
   try {
-    execFileSync(process.execPath, [join(import.meta.dirname, '..', 'script', 'coverage.ts')], {
-      stdio: 'inherit'
-    })
+    execFileSync(
+      process.execPath,
+      [join(import.meta.dirname, '..', 'script', 'build', 'coverage.ts')],
+      {
+        stdio: 'inherit'
+      }
+    )
   } catch {
-    throw new Error('Coverage of src/ is below its floors (script/coverage.ts)')
+    throw new Error('Coverage of src/ is below its floors (script/build/coverage.ts)')
   }
 }

@@ -1,19 +1,23 @@
 /*
  * The local API server and the bundle's requests held to Neon's own OpenAPI document: every request
  * the bundle sends and every answer the server gives, for every endpoint and status the action
- * uses, checked by the server in test mode (script/openapi-contract.ts). One violation fails.
+ * uses, checked by the server in test mode (script/servers/openapi-contract.ts). One violation fails.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { neonContract } from '../../script/api-server/contract.ts'
-import { demoWorld, KEYS, PROJECT } from '../../script/api-server/scenarios.ts'
-import { type ApiServer, startApiServer } from '../../script/api-server/server.ts'
-import type { World } from '../../script/api-server/world.ts'
-import { githubContract } from '../../script/github-contract.ts'
-import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../../script/github-server.ts'
-import type { Contract } from '../../script/openapi-contract.ts'
+import { neonContract } from '../../script/servers/neon-api/contract.ts'
+import { demoWorld, KEYS, PROJECT } from '../../script/servers/neon-api/scenarios.ts'
+import { type ApiServer, startApiServer } from '../../script/servers/neon-api/server.ts'
+import type { World } from '../../script/servers/neon-api/world.ts'
+import { githubContract } from '../../script/servers/github-api/contract.ts'
+import {
+  ACTIONS_BOT,
+  type GitHubServer,
+  startGitHubServer
+} from '../../script/servers/github-api/server.ts'
+import type { Contract } from '../../script/servers/openapi-contract.ts'
 import { runAction } from '../fixtures/e2e.js'
 
 let contract: Contract

@@ -141,7 +141,7 @@ describe('npm run local', () => {
     const child = spawn(
       process.execPath,
       [
-        join(import.meta.dirname, '..', '..', 'script', 'run-local.ts'),
+        join(import.meta.dirname, '..', '..', 'script', 'runner', 'run-local.ts'),
         `project_id=${PROJECT}`,
         `operation_id=${op.id}`,
         'intervall=3',

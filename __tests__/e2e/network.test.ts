@@ -18,7 +18,7 @@ import {
   tlsBehindProxy
 } from '../fixtures/hostile-servers.js'
 import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import { runBundle } from '../../script/run-bundle.ts'
+import { runBundle } from '../../script/runner/run-bundle.ts'
 import { createServer as createHttpServer } from 'node:http'
 
 describe('addresses and certificates', () => {

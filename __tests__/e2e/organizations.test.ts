@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { runAction, serve } from '../fixtures/e2e.js'
-import { KEYS, ORG } from '../../script/api-server/scenarios.ts'
+import { KEYS, ORG } from '../../script/servers/neon-api/scenarios.ts'
 
 describe('personal keys find their organization', () => {
   it('in one organization: listed, and the log says which', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import { gaps, PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import { addFailingPreview } from '../../script/api-server/scenarios.ts'
+import { addFailingPreview } from '../../script/servers/neon-api/scenarios.ts'
 
 const opPath = (id: string) => `/api/v2/projects/${PROJECT}/operations/${id}`
 

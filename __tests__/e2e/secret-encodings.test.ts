@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROJECT, runAction } from '../fixtures/e2e.js'
 import { hostile, json, OP, runningOp } from '../fixtures/hostile-servers.js'
-import { ACTIONS_BOT, startGitHubServer } from '../../script/github-server.ts'
+import { ACTIONS_BOT, startGitHubServer } from '../../script/servers/github-api/server.ts'
 
 const KEY = "napi_~!'()*+/=_Secret_Key_0123456789"
 const TOKEN = 'ghs_local_write_token_for_encodings'

@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { hostile, json, OP, runningOp } from '../fixtures/hostile-servers.js'
 import { KEYS, PROJECT, runAction, serve, withoutTimeline } from '../fixtures/e2e.js'
-import { runBundle } from '../../script/run-bundle.ts'
+import { runBundle } from '../../script/runner/run-bundle.ts'
 import type { ServerResponse } from 'node:http'
 import { runnerCommands } from '../fixtures/runner-commands.js'
 

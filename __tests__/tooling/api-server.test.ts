@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
-import { type ApiServer, startApiServer } from '../../script/api-server/server.ts'
-import { demoWorld, KEYS, PROJECT } from '../../script/api-server/scenarios.ts'
-import { operationJson, World } from '../../script/api-server/world.ts'
+import { type ApiServer, startApiServer } from '../../script/servers/neon-api/server.ts'
+import { demoWorld, KEYS, PROJECT } from '../../script/servers/neon-api/scenarios.ts'
+import { operationJson, World } from '../../script/servers/neon-api/world.ts'
 
 let server: ApiServer | undefined
 afterEach(async () => {

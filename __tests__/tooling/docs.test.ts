@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { COMMENT_TIME_LIMIT_MS } from '../../src/runner/pr-comment.js'
 import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../../src/api/api-core.js'
@@ -341,13 +341,14 @@ describe('the picture of the layers stays true', () => {
     expect(documented).toBe(drawn)
   })
 
-  it('docs/development.md names every folder of src/ and every script', () => {
+  it('docs/development.md names every folder of src/, and every folder and file of script/', () => {
     const development = read('docs/development.md')
     const folders = readdirSync(join(root, 'src'), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => `src/${entry.name}/`)
-    const scripts = readdirSync(join(root, 'script')).map(
-      (name) => `${name}${name.includes('.') ? '' : '/'}`
+    // Every folder of script/ and every file in them, by name.
+    const scripts = readdirSync(join(root, 'script'), { recursive: true, encoding: 'utf8' }).map(
+      (path) => basename(path) + (path.includes('.') ? '' : '/')
     )
     for (const name of [...folders, ...scripts])
       expect([name, development.includes(name)]).toEqual([name, true])

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { type Attempt, firstRetryFloor } from '../../script/first-retry-floor.ts'
+import { type Attempt, firstRetryFloor } from '../../script/bench/first-retry-floor.ts'
 
 const admitted = (gate: string, at: number): Attempt => ({ gate, at, admitted: true })
 const refused = (gate: string, at: number, retryAfterMs: number): Attempt => ({

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ensureFreshBundle, isBundleFresh } from '../../script/fresh-bundle.ts'
+import { ensureFreshBundle, isBundleFresh } from '../../script/build/fresh-bundle.ts'
 
 const roots: string[] = []
 afterEach(() => {

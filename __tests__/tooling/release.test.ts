@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { release, ReleaseRefused } from '../../script/release.ts'
+import { release, ReleaseRefused } from '../../script/build/release.ts'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -28,7 +28,7 @@ function repository(changelog = '## [1.4.2] - 2026-11-22\n') {
 
 const passing = () => undefined
 
-describe('script/release.ts', () => {
+describe('script/build/release.ts', () => {
   it('tags vX.Y.Z and moves vX when everything holds', () => {
     const { cwd, git } = repository()
     git('tag', 'v1', 'HEAD')

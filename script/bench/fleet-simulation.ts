@@ -5,13 +5,13 @@
  * sliding-window limits. Seconds instead of minutes per design, so designs are compared here first
  * and then measured with the real bundle (npm run benchmark -- storm fleet). Nothing is asserted.
  * Beside each fleet's figures, the fewest 429s a gate that any pacing within the lone-gate rule
- * could have had (script/first-retry-floor.ts).
+ * could have had (script/bench/first-retry-floor.ts).
  *
  *   npm run simulate [-- runs]
  */
-import { ApiError, NetworkError } from '../src/domain/errors.js'
-import { Pace } from '../src/api/pace.js'
-import { requestTimeLimitMs, RetryPolicy } from '../src/api/retry-policy.js'
+import { ApiError, NetworkError } from '../../src/domain/errors.js'
+import { Pace } from '../../src/api/pace.js'
+import { requestTimeLimitMs, RetryPolicy } from '../../src/api/retry-policy.js'
 import { type Attempt, firstRetryFloor } from './first-retry-floor.ts'
 
 /** A seeded random source (mulberry32), so that runs can be repeated. */

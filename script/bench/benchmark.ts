@@ -8,17 +8,17 @@ import {
   type Limits,
   type RequestRecord,
   startApiServer
-} from './api-server/server.ts'
-import { demoWorld, KEYS, PROJECT } from './api-server/scenarios.ts'
-import type { World } from './api-server/world.ts'
+} from '../servers/neon-api/server.ts'
+import { demoWorld, KEYS, PROJECT } from '../servers/neon-api/scenarios.ts'
+import type { World } from '../servers/neon-api/world.ts'
 import { execFile } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { BUNDLE, runBundle } from './run-bundle.ts'
+import { BUNDLE, runBundle } from '../runner/run-bundle.ts'
 import { firstRetryFloor } from './first-retry-floor.ts'
 import { connect, createServer } from 'node:net'
 import pg from 'pg'
-import { startPostgres } from './postgres-server.ts'
+import { startPostgres } from '../servers/postgres.ts'
 
 const DIST = join(BUNDLE, '..')
 

@@ -3,9 +3,9 @@
  * the real bundle against it as the runner would, and shows the log, the outputs and the summary.
  * `npm run demo -- failure` and `npm run demo -- timeout` run the other scenarios.
  */
-import { ensureFreshBundle } from './fresh-bundle.ts'
-import { SCENARIOS, type ScenarioName, withScenario } from './demo-scenarios.ts'
-import { runBundle } from './run-bundle.ts'
+import { ensureFreshBundle } from '../build/fresh-bundle.ts'
+import { SCENARIOS, type ScenarioName, withScenario } from './scenarios.ts'
+import { runBundle } from '../runner/run-bundle.ts'
 import { logPrinter, renderRun } from './terminal-render.ts'
 
 const name = (process.argv[2] ?? 'success') as ScenarioName

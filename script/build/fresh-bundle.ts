@@ -7,15 +7,15 @@
  * bundle` runs first. File times say nothing here: a clone sets them all to the time of the clone.
  * check-dist proves the bundle itself, and that the committed stamp is the tree's.
  *
- *   npm run bundle:fresh    (node script/fresh-bundle.ts, on Node 24)
- *   node script/fresh-bundle.ts stamp    (the last step of npm run bundle)
+ *   npm run bundle:fresh    (node script/build/fresh-bundle.ts, on Node 24)
+ *   node script/build/fresh-bundle.ts stamp    (the last step of npm run bundle)
  */
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 
-export const ROOT = join(import.meta.dirname, '..')
+export const ROOT = join(import.meta.dirname, '..', '..')
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })

@@ -8,11 +8,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ApiServer, startApiServer } from './api-server/server.ts'
-import { addFailingPreview, demoWorld, KEYS, PROJECT } from './api-server/scenarios.ts'
+import { type ApiServer, startApiServer } from '../servers/neon-api/server.ts'
+import { addFailingPreview, demoWorld, KEYS, PROJECT } from '../servers/neon-api/scenarios.ts'
 import pg from 'pg'
-import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from './github-server.ts'
-import { type LocalPostgres, startPostgres } from './postgres-server.ts'
+import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../servers/github-api/server.ts'
+import { type LocalPostgres, startPostgres } from '../servers/postgres.ts'
 
 export const SCENARIOS = ['success', 'failure', 'timeout'] as const
 export type ScenarioName = (typeof SCENARIOS)[number]

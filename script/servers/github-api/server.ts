@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Contract, ContractViolation } from './openapi-contract.ts'
+import type { Contract, ContractViolation } from '../openapi-contract.ts'
 
 export interface GitHubUser {
   login: string

@@ -1,7 +1,7 @@
 /*
  * Neon's OpenAPI document (the live API's own description, from the pinned devDependency
  * @neondatabase/api-client, read from node_modules) as the contract of the local API server: the
- * endpoints the action uses, every request and answer checked (script/openapi-contract.ts).
+ * endpoints the action uses, every request and answer checked (script/servers/openapi-contract.ts).
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -16,6 +16,7 @@ import { BASE_PATH } from './server.ts'
 
 export const NEON_DOCUMENT = join(
   import.meta.dirname,
+  '..',
   '..',
   '..',
   'node_modules',

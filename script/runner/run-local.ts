@@ -8,9 +8,9 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ensureFreshBundle, ROOT } from './fresh-bundle.ts'
+import { ensureFreshBundle, ROOT } from '../build/fresh-bundle.ts'
 import { runBundle } from './run-bundle.ts'
-import { logPrinter, renderRun } from './terminal-render.ts'
+import { logPrinter, renderRun } from '../demo/terminal-render.ts'
 
 // The inputs action.yml declares; the runner warns about any other, and so does this script.
 const actionYml = readFileSync(join(ROOT, 'action.yml'), 'utf8')

@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path'
 import { CoverageReport, type CoverageResults } from 'monocart-coverage-reports'
 import ts from 'typescript'
 
-const ROOT = join(import.meta.dirname, '..')
+const ROOT = join(import.meta.dirname, '..', '..')
 export const BUNDLE_V8_DIR = join(ROOT, 'coverage', 'bundle-v8')
 const UNIT_RAW_DIR = join(ROOT, 'coverage', 'unit', 'raw')
 const BUNDLE_RAW_DIR = join(ROOT, 'coverage', 'bundle', 'raw')

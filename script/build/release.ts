@@ -65,7 +65,7 @@ export function release(options: ReleaseOptions): { tag: string; major: string }
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
   try {
-    release({ cwd: join(import.meta.dirname, '..') })
+    release({ cwd: join(import.meta.dirname, '..', '..') })
   } catch (error) {
     console.error(`Release refused: ${(error as Error).message}`)
     process.exitCode = 1

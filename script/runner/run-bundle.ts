@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-export const BUNDLE = join(import.meta.dirname, '..', 'dist', 'index.js')
+export const BUNDLE = join(import.meta.dirname, '..', '..', 'dist', 'index.js')
 
 export interface BundleRun {
   code: number | null
@@ -72,7 +72,7 @@ export async function runBundle(
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
     RUNNER_TEMP: dir,
-    // Set by the test suite's global setup: V8 coverage of the bundle (script/coverage.ts), kept
+    // Set by the test suite's global setup: V8 coverage of the bundle (script/build/coverage.ts), kept
     // here until the run ends and then cut down to dist/ (see keepBundleCoverage).
     ...(process.env.BUNDLE_V8_COVERAGE ? { NODE_V8_COVERAGE: join(dir, 'v8') } : {}),
     ...options.env

@@ -10,9 +10,9 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { Marked } from 'marked'
 import { chromium } from 'playwright-core'
-import { SCENARIOS, withScenario } from './demo-scenarios.ts'
-import { ensureFreshBundle, ROOT } from './fresh-bundle.ts'
-import { runBundle } from './run-bundle.ts'
+import { SCENARIOS, withScenario } from './scenarios.ts'
+import { ensureFreshBundle, ROOT } from '../build/fresh-bundle.ts'
+import { runBundle } from '../runner/run-bundle.ts'
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
 const IMAGES = join(ROOT, 'docs', 'images')

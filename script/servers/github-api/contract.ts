@@ -1,7 +1,7 @@
 /*
  * GitHub's REST description (@octokit/openapi's api.github.com.json, read from node_modules) as the
  * contract of the local GitHub API: the calls the pull-request comment makes, trimmed at load time
- * to those paths and what they reference (script/openapi-contract.ts).
+ * to those paths and what they reference (script/servers/openapi-contract.ts).
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -10,10 +10,12 @@ import {
   type Contract,
   openApiContract,
   trimDocument
-} from './openapi-contract.ts'
+} from '../openapi-contract.ts'
 
 export const GITHUB_DESCRIPTION = join(
   import.meta.dirname,
+  '..',
+  '..',
   '..',
   'node_modules',
   '@octokit',
