@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { withoutNetwork } from './fixtures/network.js'
 import { ApiClient } from '../src/api/api-client.js'
+import { httpGet } from '../src/api/http-transport.js'
 import { resolveBranch } from '../src/wait/branch-resolver.js'
 import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../src/api/resources/branches.js'
 import { PROJECTS_PAGE_LIMIT } from '../src/api/resources/projects.js'
@@ -46,7 +47,8 @@ function client(
     clock,
     logger,
     redactor: new Redactor([KEY]),
-    deadline: clock.now() + (options.deadlineMs ?? 600_000)
+    deadline: clock.now() + (options.deadlineMs ?? 600_000),
+    transport: httpGet
   })
 }
 
@@ -198,7 +200,8 @@ describe('ApiClient errors', () => {
       clock,
       logger,
       redactor: new Redactor([KEY]),
-      deadline: clock.now() + 600_000
+      deadline: clock.now() + 600_000,
+      transport: httpGet
     })
     nock(HOST)
       .get(path)
@@ -208,13 +211,14 @@ describe('ApiClient errors', () => {
       .get(path)
       .reply(200, { operation: operation({ id: OP_A }) })
     await api.operations.getOperation(PROJECT, OP_A)
-    // The 429's retry goes out late in the interval after the interval; the 503's from the doubled
-    // pace's next poll (12.5 s), capped at the recovery bound, 3 intervals.
+    // The 429's retry goes out late in the interval after the interval; the 503's from the tripled
+    // pace's next poll (11.25 s at this draw), spread after it and capped at the recovery bound,
+    // 3 intervals.
     expect(clock.sleeps).toEqual([9500, 15_000])
-    // The next poll waits the doubled pace, 10 s ± 25 % (the draw of 0 gives its low end).
-    expect(pace.nextPollDelayMs()).toBe(7500)
+    // The next poll waits the tripled pace, 15 s ± 25 % (the draw of 0 gives its low end).
+    expect(pace.nextPollDelayMs()).toBe(11_250)
     expect(pace.rateLimited).toBe(1)
-    expect(lines).toContain('429: polling every 10.0 s for now')
+    expect(lines).toContain('429: polling every 15.0 s for now')
   })
 
   it('5xx then success: retried with backoff', async () => {
@@ -262,7 +266,8 @@ describe('ApiClient errors', () => {
       clock,
       logger,
       redactor: new Redactor([KEY]),
-      deadline: clock.now() + 2500
+      deadline: clock.now() + 2500,
+      transport: httpGet
     })
     try {
       await test(api, clock)

@@ -3,6 +3,7 @@
  * 127.0.0.1 and an injected clock. Nothing of @actions/core is loaded.
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
+import { httpGet } from '../src/api/http-transport.js'
 import { RetryPolicy } from '../src/api/retry-policy.js'
 import { Redactor } from '../src/domain/untrusted-text.js'
 import { errorLine } from '../src/report/headline.js'
@@ -34,7 +35,8 @@ async function gateOn(values: Record<string, string>, world = demoWorld()) {
     random: () => 0,
     logger,
     redactor: new Redactor([KEYS.organization]),
-    signal: new AbortController().signal
+    signal: new AbortController().signal,
+    transport: httpGet
   })
   return { report, lines }
 }

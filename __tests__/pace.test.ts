@@ -26,23 +26,33 @@ describe('Pace', () => {
     expect(high.nextPollDelayMs()).toBe(15_000)
     const once = pace(5000, () => 0).pace
     once.onRateLimited()
-    expect(once.nextPollDelayMs()).toBe(7500)
+    expect(once.nextPollDelayMs()).toBe(11_250)
   })
 
-  it('doubles on each 429 up to the recovery bound (3 intervals), logging each change once', () => {
+  it('triples on a 429, up to the recovery bound (3 intervals): one 429 at interval reaches it', () => {
     const { pace: p, lines } = pace()
     const seen: number[] = []
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 4; i++) {
       p.onRateLimited()
       seen.push(p.nextPollDelayMs())
     }
-    expect(seen).toEqual([10_000, 15_000, 15_000, 15_000, 15_000, 15_000])
-    expect(lines).toEqual([
-      'info: 429: polling every 10.0 s for now',
-      'info: 429: polling every 15.0 s for now'
-    ])
-    expect(p.rateLimited).toBe(6)
+    expect(seen).toEqual([15_000, 15_000, 15_000, 15_000])
+    expect(lines).toEqual(['info: 429: polling every 15.0 s for now'])
+    expect(p.rateLimited).toBe(4)
     expect(p.slowestMs).toBe(15_000)
+  })
+
+  it('a 429 below a third of the bound triples the pace, not more', () => {
+    const { pace: p, lines } = pace(1000)
+    p.onRateLimited() // 3 s, the plateau 2 s
+    p.onPollDone()
+    while (p.nextPollDelayMs() > 2000) p.onPollDone()
+    for (let i = 0; i < 200; i++) p.onPollDone() // probing down to interval
+    expect(p.nextPollDelayMs()).toBe(1000)
+    // Back at interval, a 429 triples it again (3 s); from 0.9 s it would be 2.7 s, never 3.
+    p.onRateLimited()
+    expect(p.nextPollDelayMs()).toBe(3000)
+    expect(lines.filter((line) => line.includes('429: polling every'))).toHaveLength(2)
   })
 
   it('never waits past 3 intervals, whatever the random draw and however many 429s', () => {
@@ -56,23 +66,23 @@ describe('Pace', () => {
     }
   })
 
-  it('comes back quickly to 1.75 times the pace of the last 429, then slowly to interval', () => {
+  it('comes back quickly to 2 times the pace of the last 429, then slowly to interval', () => {
     const { pace: p, lines } = pace()
-    p.onRateLimited() // at 5 s: the plateau is 8.75 s
+    p.onRateLimited() // at 5 s: the plateau is 10 s
     p.onRateLimited() // a retry's 429 in the same poll does not move it
     p.onPollDone() // the poll that met the 429s: no recovery yet
     expect(p.nextPollDelayMs()).toBe(15_000)
     const trail: number[] = []
-    for (let i = 0; i < 130; i++) {
+    for (let i = 0; i < 150; i++) {
       p.onPollDone()
       trail.push(p.nextPollDelayMs())
     }
     // 10 % a poll down to the plateau...
     expect(trail.slice(0, 3)).toEqual([13_500, 12_150, 10_935])
-    const atPlateau = trail.indexOf(8750)
-    expect(atPlateau).toBe(5)
+    const atPlateau = trail.indexOf(10_000)
+    expect(atPlateau).toBe(3)
     // ...then 0.5 % a poll, never below interval.
-    expect(trail[atPlateau + 1]).toBe(8706) // 8706.25, rounded to the millisecond
+    expect(trail[atPlateau + 1]).toBe(9950)
     for (let i = 1; i < trail.length; i++) expect(trail[i]).toBeLessThanOrEqual(trail[i - 1])
     expect(trail.at(-1)).toBe(5000)
     expect(Math.min(...trail)).toBe(5000)
@@ -84,18 +94,18 @@ describe('Pace', () => {
     const { pace: p } = pace(1000)
     p.onRateLimited() // at 1 s
     p.onPollDone()
-    for (let i = 0; i < 2; i++) p.onPollDone() // 1.8, then the plateau
-    expect(p.nextPollDelayMs()).toBe(1750)
-    p.onRateLimited() // at 1.75 s: the pace doubles to 3 s (the bound), the plateau is 3.06 s
+    for (let i = 0; i < 4; i++) p.onPollDone() // 2.7, 2.43, 2.19, then the plateau
+    expect(p.nextPollDelayMs()).toBe(2000)
+    p.onRateLimited() // at 2 s: the pace goes to 3 s (the bound), the plateau is 4 s
     p.onPollDone()
     for (let i = 0; i < 3; i++) p.onPollDone()
     expect(p.nextPollDelayMs()).toBeGreaterThan(2900)
   })
 
-  it('a long interval doubles too, within 3 intervals', () => {
+  it('a long interval slows too, within 3 intervals', () => {
     const { pace: p } = pace(300_000)
     p.onRateLimited()
-    expect(p.nextPollDelayMs()).toBe(600_000)
+    expect(p.nextPollDelayMs()).toBe(900_000)
     p.onRateLimited()
     expect(p.nextPollDelayMs()).toBe(900_000)
   })

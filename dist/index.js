@@ -31338,6 +31338,295 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(7067);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(7030);
+// EXTERNAL MODULE: external "node:tls"
+var external_node_tls_ = __nccwpck_require__(1692);
+// EXTERNAL MODULE: external "node:zlib"
+var external_node_zlib_ = __nccwpck_require__(8522);
+;// CONCATENATED MODULE: ./src/api/transport-error.ts
+/*
+ * What a request that got no usable answer failed of, for the transport and the proxy tunnel alike.
+ */
+/**
+ * Why a request got no usable answer. `retryable: false` means that sending it again cannot help
+ * (a host name that does not resolve, a certificate that does not match, a body over the cap, a
+ * proxy that refuses us); `culprit` names what to check.
+ */
+class TransportError extends Error {
+    detail;
+    retryable;
+    culprit;
+    name = 'TransportError';
+    constructor(detail, retryable, culprit = 'api_host') {
+        super(detail);
+        this.detail = detail;
+        this.retryable = retryable;
+        this.culprit = culprit;
+    }
+}
+/** Error codes of node:net, node:tls and node:http that no retry can fix. */
+const UNRECOVERABLE_CODES = new Set([
+    'ENOTFOUND',
+    'EAFNOSUPPORT',
+    'EADDRNOTAVAIL',
+    'ERR_INVALID_URL',
+    'ERR_INVALID_CHAR',
+    'ERR_INVALID_HTTP_TOKEN',
+    'ERR_UNESCAPED_CHARACTERS',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'ERR_SSL_WRONG_VERSION_NUMBER',
+    'EPROTO',
+    'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'CERT_UNTRUSTED',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
+]);
+function tooLarge(maxBytes) {
+    return new TransportError(`the answer is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB; stopped reading`, false, 'the API');
+}
+/** Duck-typed: errors of node:http may come from another realm (e.g. under a test VM). */
+function classify(error) {
+    const { code, message } = (error ?? {});
+    const text = typeof message === 'string' ? message : String(error);
+    const detail = typeof code === 'string' && !text.includes(code) ? `${code} (${text})` : text;
+    return new TransportError(detail, !(typeof code === 'string' && UNRECOVERABLE_CODES.has(code)));
+}
+
+;// CONCATENATED MODULE: ./src/api/proxy-tunnel.ts
+/*
+ * The HTTPS proxy: whether to use one and which is @actions/http-client's decision (its proxy
+ * rules); the CONNECT tunnel is ours, because the toolkit's `tunnel` agent sends CONNECT with no
+ * time limit, so a silent proxy would hold the step until the job times out.
+ */
+
+
+
+
+/**
+ * The proxy for `target`, by the toolkit's rules (@actions/http-client): https_proxy before
+ * HTTPS_PROXY, NO_PROXY with `*`, leading dots and ports, loopback never proxied, credentials
+ * URL-decoded. Plain http goes only to loopback, which is never proxied.
+ */
+function proxyFor(target) {
+    if (target.protocol !== 'https:' || checkBypass(target))
+        return undefined;
+    const setting = process.env.https_proxy || process.env.HTTPS_PROXY;
+    if (!setting)
+        return undefined;
+    let proxy;
+    try {
+        proxy = getProxyUrl(target);
+    }
+    catch {
+        proxy = undefined;
+    }
+    // The toolkit drops a proxy whose credentials are not valid percent-encoding (a bare `%`), and
+    // throws on one that is not a URL: either way, say so rather than connect directly.
+    if (!proxy) {
+        throw new TransportError('HTTPS_PROXY cannot be read: it is not a URL, or its user name or password is not valid percent-encoding (write % as %25)', false, 'HTTPS_PROXY');
+    }
+    if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
+        throw new TransportError('HTTPS_PROXY must start with http:// or https://; other proxies are not supported', false, 'HTTPS_PROXY');
+    }
+    return proxy;
+}
+/** The proxy as `host:port`, never with its credentials. */
+function describeProxy(proxy) {
+    return `${proxy.hostname}:${proxy.port || (proxy.protocol === 'https:' ? 443 : 80)}`;
+}
+/** CONNECT through the proxy; resolves with the raw tunnel socket to the target. */
+function openTunnel(proxy, target, sockets, signal) {
+    const authority = `${target.hostname}:${target.port || 443}`;
+    const headers = { Host: authority };
+    if (proxy.username || proxy.password) {
+        // Already decoded by the toolkit's URL.
+        const credentials = `${proxy.username}:${proxy.password}`;
+        headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    }
+    const via = describeProxy(proxy);
+    return new Promise((resolve, reject) => {
+        const request = (proxy.protocol === 'https:' ? external_node_https_namespaceObject : external_node_http_).request({
+            host: proxy.hostname.replace(/^\[|\]$/g, ''),
+            port: proxy.port || (proxy.protocol === 'https:' ? 443 : 80),
+            method: 'CONNECT',
+            path: authority,
+            headers,
+            agent: false,
+            signal
+        });
+        request.on('socket', (socket) => sockets.add(socket));
+        request.on('connect', (response, socket) => {
+            sockets.add(socket);
+            if (response.statusCode === 200)
+                return resolve(socket);
+            socket.destroy();
+            const status = response.statusCode ?? 0;
+            const retryable = status >= 500 || status === 429 || status === 408;
+            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY) answered CONNECT with HTTP ${status}`, retryable, 'HTTPS_PROXY'));
+        });
+        request.on('error', (error) => {
+            const failure = classify(error);
+            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY): ${failure.detail}`, failure.retryable, 'HTTPS_PROXY'));
+        });
+        request.end();
+    });
+}
+
+;// CONCATENATED MODULE: ./src/api/http-transport.ts
+/*
+ * The one place where bytes leave the process: a single GET over node:http/https with a hard time
+ * limit, an abort signal, a cap on the body, no redirects, and an HTTPS proxy tunnel (CONNECT).
+ * Every socket a request opens, the tunnel's included, is destroyed when the request ends, however
+ * it ends, so a silent server or proxy can never keep the process alive.
+ *
+ * Whether to use a proxy, and which, is @actions/http-client's decision (proxy-tunnel.ts). Carrying
+ * the request is ours because its HttpClient cannot do what a gate needs: it has no abort signal and
+ * no cap on the body, follows redirects (the key must go only to api_host), and its `tunnel` agent
+ * sends CONNECT with no time limit, so a silent proxy would hold the step until the job times out.
+ */
+
+
+
+
+
+
+
+/**
+ * One GET. Resolves with any HTTP status (redirects are returned, not followed); rejects with a
+ * TransportError, or with `signal.reason` when the signal aborts.
+ */
+async function httpGet(url, options) {
+    const controller = new AbortController();
+    const sockets = new Set();
+    const timer = setTimeout(() => controller.abort(new TransportError(`no answer within ${Math.round(options.timeLimitMs)} ms`, true)), options.timeLimitMs);
+    const onOuterAbort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted)
+        onOuterAbort();
+    options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    const aborted = new Promise((_, reject) => {
+        const fail = () => reject(controller.signal.reason);
+        if (controller.signal.aborted)
+            fail();
+        controller.signal.addEventListener('abort', fail, { once: true });
+    });
+    aborted.catch(() => undefined);
+    try {
+        const exchange = async () => {
+            const proxy = proxyFor(url);
+            const tunnel = proxy ? await openTunnel(proxy, url, sockets, controller.signal) : undefined;
+            return await exchangeOnce(url, options, tunnel, sockets, controller.signal);
+        };
+        return await Promise.race([exchange(), aborted]);
+    }
+    finally {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onOuterAbort);
+        for (const socket of sockets)
+            socket.destroy();
+    }
+}
+function exchangeOnce(url, options, tunnel, sockets, signal) {
+    return new Promise((resolve, reject) => {
+        const secure = url.protocol === 'https:';
+        const hostname = url.hostname.replace(/^\[|\]$/g, '');
+        const request = (secure ? external_node_https_namespaceObject : external_node_http_).request(url, {
+            method: 'GET',
+            headers: { ...options.headers, 'Accept-Encoding': 'gzip, br', Connection: 'close' },
+            signal,
+            // A fresh connection each time, never a pooled one; through a proxy, TLS over the tunnel
+            // (Node uses createConnection only when no agent is given).
+            ...(tunnel
+                ? {
+                    // The certificate must name the API's host (name or IP), never the proxy's: without
+                    // `host`, Node checks it against the tunnel socket's host, which is the proxy.
+                    createConnection: () => external_node_tls_.connect({
+                        socket: tunnel,
+                        host: hostname,
+                        servername: (0,external_node_net_.isIP)(hostname) ? undefined : hostname
+                    })
+                }
+                : { agent: false })
+        });
+        request.on('socket', (socket) => sockets.add(socket));
+        request.on('error', (error) => reject(classify(error)));
+        request.on('response', (response) => readAnswer(response, options.maxBodyBytes).then(resolve, reject));
+        request.end();
+    });
+}
+/**
+ * The answer's status, headers and body, read up to `maxBodyBytes` of decoded bytes (a small
+ * compressed answer can unpack to a huge one).
+ */
+function readAnswer(response, maxBodyBytes) {
+    return new Promise((resolve, reject) => {
+        const declared = Number(response.headers['content-length']);
+        if (Number.isFinite(declared) && declared > maxBodyBytes) {
+            reject(tooLarge(maxBodyBytes));
+            response.destroy();
+            return;
+        }
+        const decoded = decoder(response.headers['content-encoding']);
+        if (decoded === undefined) {
+            const unreadable = 'the answer is in a content encoding the action cannot read';
+            reject(new TransportError(unreadable, false, 'the API'));
+            response.destroy();
+            return;
+        }
+        const body = decoded ? response.pipe(decoded) : response;
+        const chunks = [];
+        let size = 0;
+        body.on('data', (chunk) => {
+            size += chunk.length;
+            if (size > maxBodyBytes) {
+                reject(tooLarge(maxBodyBytes));
+                response.destroy();
+                decoded?.destroy();
+            }
+            else {
+                chunks.push(chunk);
+            }
+        });
+        response.on('error', (error) => reject(classify(error)));
+        decoded?.on('error', (error) => reject(new TransportError(`the compressed answer is corrupt (${error.message})`, true)));
+        response.on('aborted', () => reject(new TransportError('the answer was cut off', true)));
+        body.on('end', () => resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).toString('utf8')
+        }));
+    });
+}
+/**
+ * The stream that decodes a Content-Encoding: null for none, undefined for one the action cannot
+ * read. It asks for gzip or brotli (large listings shrink tenfold on the shared network), and
+ * also reads deflate, which a server may send whatever was asked.
+ */
+function decoder(encoding) {
+    switch ((encoding ?? '').trim().toLowerCase()) {
+        case '':
+        case 'identity':
+            return null;
+        case 'gzip':
+        case 'x-gzip':
+            return external_node_zlib_.createGunzip();
+        case 'deflate':
+            return external_node_zlib_.createInflate();
+        case 'br':
+            return external_node_zlib_.createBrotliDecompress();
+        default:
+            return undefined;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/domain/errors.ts
 /** A bad input, found before any request. */
 class InputError extends Error {
@@ -31921,295 +32210,6 @@ function formatDuration(ms) {
     if (minutes < 60)
         return `${minutes} min ${String(seconds).padStart(2, '0')} s`;
     return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
-}
-
-// EXTERNAL MODULE: external "node:http"
-var external_node_http_ = __nccwpck_require__(7067);
-;// CONCATENATED MODULE: external "node:https"
-const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-// EXTERNAL MODULE: external "node:net"
-var external_node_net_ = __nccwpck_require__(7030);
-// EXTERNAL MODULE: external "node:tls"
-var external_node_tls_ = __nccwpck_require__(1692);
-// EXTERNAL MODULE: external "node:zlib"
-var external_node_zlib_ = __nccwpck_require__(8522);
-;// CONCATENATED MODULE: ./src/api/transport-error.ts
-/*
- * What a request that got no usable answer failed of, for the transport and the proxy tunnel alike.
- */
-/**
- * Why a request got no usable answer. `retryable: false` means that sending it again cannot help
- * (a host name that does not resolve, a certificate that does not match, a body over the cap, a
- * proxy that refuses us); `culprit` names what to check.
- */
-class TransportError extends Error {
-    detail;
-    retryable;
-    culprit;
-    name = 'TransportError';
-    constructor(detail, retryable, culprit = 'api_host') {
-        super(detail);
-        this.detail = detail;
-        this.retryable = retryable;
-        this.culprit = culprit;
-    }
-}
-/** Error codes of node:net, node:tls and node:http that no retry can fix. */
-const UNRECOVERABLE_CODES = new Set([
-    'ENOTFOUND',
-    'EAFNOSUPPORT',
-    'EADDRNOTAVAIL',
-    'ERR_INVALID_URL',
-    'ERR_INVALID_CHAR',
-    'ERR_INVALID_HTTP_TOKEN',
-    'ERR_UNESCAPED_CHARACTERS',
-    'ERR_TLS_CERT_ALTNAME_INVALID',
-    'ERR_SSL_WRONG_VERSION_NUMBER',
-    'EPROTO',
-    'CERT_HAS_EXPIRED',
-    'CERT_NOT_YET_VALID',
-    'CERT_UNTRUSTED',
-    'DEPTH_ZERO_SELF_SIGNED_CERT',
-    'SELF_SIGNED_CERT_IN_CHAIN',
-    'UNABLE_TO_GET_ISSUER_CERT',
-    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-    'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
-]);
-function tooLarge(maxBytes) {
-    return new TransportError(`the answer is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB; stopped reading`, false, 'the API');
-}
-/** Duck-typed: errors of node:http may come from another realm (e.g. under a test VM). */
-function classify(error) {
-    const { code, message } = (error ?? {});
-    const text = typeof message === 'string' ? message : String(error);
-    const detail = typeof code === 'string' && !text.includes(code) ? `${code} (${text})` : text;
-    return new TransportError(detail, !(typeof code === 'string' && UNRECOVERABLE_CODES.has(code)));
-}
-
-;// CONCATENATED MODULE: ./src/api/proxy-tunnel.ts
-/*
- * The HTTPS proxy: whether to use one and which is @actions/http-client's decision (its proxy
- * rules); the CONNECT tunnel is ours, because the toolkit's `tunnel` agent sends CONNECT with no
- * time limit, so a silent proxy would hold the step until the job times out.
- */
-
-
-
-
-/**
- * The proxy for `target`, by the toolkit's rules (@actions/http-client): https_proxy before
- * HTTPS_PROXY, NO_PROXY with `*`, leading dots and ports, loopback never proxied, credentials
- * URL-decoded. Plain http goes only to loopback, which is never proxied.
- */
-function proxyFor(target) {
-    if (target.protocol !== 'https:' || checkBypass(target))
-        return undefined;
-    const setting = process.env.https_proxy || process.env.HTTPS_PROXY;
-    if (!setting)
-        return undefined;
-    let proxy;
-    try {
-        proxy = getProxyUrl(target);
-    }
-    catch {
-        proxy = undefined;
-    }
-    // The toolkit drops a proxy whose credentials are not valid percent-encoding (a bare `%`), and
-    // throws on one that is not a URL: either way, say so rather than connect directly.
-    if (!proxy) {
-        throw new TransportError('HTTPS_PROXY cannot be read: it is not a URL, or its user name or password is not valid percent-encoding (write % as %25)', false, 'HTTPS_PROXY');
-    }
-    if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
-        throw new TransportError('HTTPS_PROXY must start with http:// or https://; other proxies are not supported', false, 'HTTPS_PROXY');
-    }
-    return proxy;
-}
-/** The proxy as `host:port`, never with its credentials. */
-function describeProxy(proxy) {
-    return `${proxy.hostname}:${proxy.port || (proxy.protocol === 'https:' ? 443 : 80)}`;
-}
-/** CONNECT through the proxy; resolves with the raw tunnel socket to the target. */
-function openTunnel(proxy, target, sockets, signal) {
-    const authority = `${target.hostname}:${target.port || 443}`;
-    const headers = { Host: authority };
-    if (proxy.username || proxy.password) {
-        // Already decoded by the toolkit's URL.
-        const credentials = `${proxy.username}:${proxy.password}`;
-        headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
-    }
-    const via = describeProxy(proxy);
-    return new Promise((resolve, reject) => {
-        const request = (proxy.protocol === 'https:' ? external_node_https_namespaceObject : external_node_http_).request({
-            host: proxy.hostname.replace(/^\[|\]$/g, ''),
-            port: proxy.port || (proxy.protocol === 'https:' ? 443 : 80),
-            method: 'CONNECT',
-            path: authority,
-            headers,
-            agent: false,
-            signal
-        });
-        request.on('socket', (socket) => sockets.add(socket));
-        request.on('connect', (response, socket) => {
-            sockets.add(socket);
-            if (response.statusCode === 200)
-                return resolve(socket);
-            socket.destroy();
-            const status = response.statusCode ?? 0;
-            const retryable = status >= 500 || status === 429 || status === 408;
-            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY) answered CONNECT with HTTP ${status}`, retryable, 'HTTPS_PROXY'));
-        });
-        request.on('error', (error) => {
-            const failure = classify(error);
-            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY): ${failure.detail}`, failure.retryable, 'HTTPS_PROXY'));
-        });
-        request.end();
-    });
-}
-
-;// CONCATENATED MODULE: ./src/api/http-transport.ts
-/*
- * The one place where bytes leave the process: a single GET over node:http/https with a hard time
- * limit, an abort signal, a cap on the body, no redirects, and an HTTPS proxy tunnel (CONNECT).
- * Every socket a request opens, the tunnel's included, is destroyed when the request ends, however
- * it ends, so a silent server or proxy can never keep the process alive.
- *
- * Whether to use a proxy, and which, is @actions/http-client's decision (proxy-tunnel.ts). Carrying
- * the request is ours because its HttpClient cannot do what a gate needs: it has no abort signal and
- * no cap on the body, follows redirects (the key must go only to api_host), and its `tunnel` agent
- * sends CONNECT with no time limit, so a silent proxy would hold the step until the job times out.
- */
-
-
-
-
-
-
-
-/**
- * One GET. Resolves with any HTTP status (redirects are returned, not followed); rejects with a
- * TransportError, or with `signal.reason` when the signal aborts.
- */
-async function httpGet(url, options) {
-    const controller = new AbortController();
-    const sockets = new Set();
-    const timer = setTimeout(() => controller.abort(new TransportError(`no answer within ${Math.round(options.timeLimitMs)} ms`, true)), options.timeLimitMs);
-    const onOuterAbort = () => controller.abort(options.signal?.reason);
-    if (options.signal?.aborted)
-        onOuterAbort();
-    options.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    const aborted = new Promise((_, reject) => {
-        const fail = () => reject(controller.signal.reason);
-        if (controller.signal.aborted)
-            fail();
-        controller.signal.addEventListener('abort', fail, { once: true });
-    });
-    aborted.catch(() => undefined);
-    try {
-        const exchange = async () => {
-            const proxy = proxyFor(url);
-            const tunnel = proxy ? await openTunnel(proxy, url, sockets, controller.signal) : undefined;
-            return await exchangeOnce(url, options, tunnel, sockets, controller.signal);
-        };
-        return await Promise.race([exchange(), aborted]);
-    }
-    finally {
-        clearTimeout(timer);
-        options.signal?.removeEventListener('abort', onOuterAbort);
-        for (const socket of sockets)
-            socket.destroy();
-    }
-}
-function exchangeOnce(url, options, tunnel, sockets, signal) {
-    return new Promise((resolve, reject) => {
-        const secure = url.protocol === 'https:';
-        const hostname = url.hostname.replace(/^\[|\]$/g, '');
-        const request = (secure ? external_node_https_namespaceObject : external_node_http_).request(url, {
-            method: 'GET',
-            headers: { ...options.headers, 'Accept-Encoding': 'gzip, br', Connection: 'close' },
-            signal,
-            // A fresh connection each time, never a pooled one; through a proxy, TLS over the tunnel
-            // (Node uses createConnection only when no agent is given).
-            ...(tunnel
-                ? {
-                    // The certificate must name the API's host (name or IP), never the proxy's: without
-                    // `host`, Node checks it against the tunnel socket's host, which is the proxy.
-                    createConnection: () => external_node_tls_.connect({
-                        socket: tunnel,
-                        host: hostname,
-                        servername: (0,external_node_net_.isIP)(hostname) ? undefined : hostname
-                    })
-                }
-                : { agent: false })
-        });
-        request.on('socket', (socket) => sockets.add(socket));
-        request.on('error', (error) => reject(classify(error)));
-        request.on('response', (response) => readAnswer(response, options.maxBodyBytes).then(resolve, reject));
-        request.end();
-    });
-}
-/**
- * The answer's status, headers and body, read up to `maxBodyBytes` of decoded bytes (a small
- * compressed answer can unpack to a huge one).
- */
-function readAnswer(response, maxBodyBytes) {
-    return new Promise((resolve, reject) => {
-        const declared = Number(response.headers['content-length']);
-        if (Number.isFinite(declared) && declared > maxBodyBytes) {
-            reject(tooLarge(maxBodyBytes));
-            response.destroy();
-            return;
-        }
-        const decoded = decoder(response.headers['content-encoding']);
-        if (decoded === undefined) {
-            const unreadable = 'the answer is in a content encoding the action cannot read';
-            reject(new TransportError(unreadable, false, 'the API'));
-            response.destroy();
-            return;
-        }
-        const body = decoded ? response.pipe(decoded) : response;
-        const chunks = [];
-        let size = 0;
-        body.on('data', (chunk) => {
-            size += chunk.length;
-            if (size > maxBodyBytes) {
-                reject(tooLarge(maxBodyBytes));
-                response.destroy();
-                decoded?.destroy();
-            }
-            else {
-                chunks.push(chunk);
-            }
-        });
-        response.on('error', (error) => reject(classify(error)));
-        decoded?.on('error', (error) => reject(new TransportError(`the compressed answer is corrupt (${error.message})`, true)));
-        response.on('aborted', () => reject(new TransportError('the answer was cut off', true)));
-        body.on('end', () => resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks).toString('utf8')
-        }));
-    });
-}
-/**
- * The stream that decodes a Content-Encoding: null for none, undefined for one the action cannot
- * read. It asks for gzip or brotli (large listings shrink tenfold on the shared network), and
- * also reads deflate, which a server may send whatever was asked.
- */
-function decoder(encoding) {
-    switch ((encoding ?? '').trim().toLowerCase()) {
-        case '':
-        case 'identity':
-            return null;
-        case 'gzip':
-        case 'x-gzip':
-            return external_node_zlib_.createGunzip();
-        case 'deflate':
-            return external_node_zlib_.createInflate();
-        case 'br':
-            return external_node_zlib_.createBrotliDecompress();
-        default:
-            return undefined;
-    }
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -41830,7 +41830,6 @@ const ErrorBodySchema = object({
 
 
 
-
 /** The first wait before retrying a request that is not a poll (it is not paced by polling). */
 const LISTING_RETRY_FLOOR_MS = 2000;
 /** Requests outside the wait (listing projects, finding the organization) retry from 2 s. */
@@ -41917,7 +41916,7 @@ class ApiCore {
         const untilDeadline = this.options.deadline - clock.now();
         const timeLimitMs = Math.max(1, Math.min(this.options.requestTimeoutMs, untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS));
         try {
-            return await httpGet(url, {
+            return await this.options.transport(url, {
                 headers: {
                     Authorization: `Bearer ${this.options.apiKey}`,
                     Accept: 'application/json',
@@ -42262,10 +42261,10 @@ class ApiClient {
 ;// CONCATENATED MODULE: ./src/api/pace.ts
 
 
-/** How much slower the pace gets on each 429. */
-const SLOWDOWN_FACTOR = 2;
+/** How much slower the pace gets on each 429: from `interval`, to the recovery bound at once. */
+const SLOWDOWN_FACTOR = 3;
 /** Recovery comes back quickly to this multiple of the pace at which the last 429 came... */
-const PLATEAU_MARGIN = 1.75;
+const PLATEAU_MARGIN = 2;
 /** ...10 % quicker with each poll that met no 429... */
 const QUICK_RECOVERY = 0.9;
 /** ...then probes toward `interval` slowly, 0.5 % a poll. */
@@ -42276,13 +42275,15 @@ const WAIT_JITTER = 0.25;
  * How often a gate polls. The account's request budget is shared by every gate of every workflow,
  * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link.
  *
- * A 429 doubles the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
- * whose trouble is over is back within it). Each poll answered without a 429 makes it quicker
- * again, the way TCP CUBIC does: quickly (10 % a poll) back to a plateau of 1.75 times the pace at
- * which the last 429 came, then slowly (0.5 % a poll) toward `interval`, never below it. Without
- * that memory a fleet of gates climbs straight back to the pace that filled the account's window,
- * and every gate meets a 429 again in the next crunch; with it, the fleet settles under the budget
- * (1.5 times left a second crunch in the simulation, `npm run simulate`; 1.75 did not).
+ * A 429 triples the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
+ * whose trouble is over is back within it): one 429 takes a gate at `interval` straight to the
+ * bound. Each poll answered without a 429 makes it quicker again, the way TCP CUBIC does: quickly
+ * (10 % a poll) back to a plateau of 2 times the pace at which the last 429 came, then slowly
+ * (0.5 % a poll) toward `interval`, never below it. Without that memory a fleet of gates climbs
+ * straight back to the pace that filled the account's window, and every gate meets a 429 again in
+ * the next crunch; with it, the fleet settles under the budget. In the simulation of a fleet whose
+ * starts spread over 20 s (`npm run simulate`, the action's own code), doubling with a plateau of
+ * 1.75 left a second crunch, 1.27 429s a gate; tripling with a plateau of 2 left none, 1.03–1.22.
  *
  * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
  * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.
@@ -43085,7 +43086,7 @@ async function createSource(client, inputs, projectId, logger, clock) {
         logger
     });
 }
-function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal }, pace, deadline) {
+function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal, transport }, pace, deadline) {
     return new ApiClient({
         baseUrl: inputs.apiHost,
         apiKey: inputs.apiKey,
@@ -43096,7 +43097,8 @@ function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal }, pac
         logger,
         redactor,
         deadline,
-        signal
+        signal,
+        transport
     });
 }
 
@@ -44519,6 +44521,7 @@ async function writeSummary(html, logger) {
 
 
 
+
 /** The action: mask the secrets, read the inputs, run the gate, publish it. Every error ends here. */
 async function run(dependencies = {}) {
     const { apiKey, secrets } = readSecrets();
@@ -44551,7 +44554,8 @@ async function run(dependencies = {}) {
             random: dependencies.random,
             logger,
             redactor,
-            signal: controller.signal
+            signal: controller.signal,
+            transport: httpGet
         });
     }
     catch (error) {

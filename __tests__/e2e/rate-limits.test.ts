@@ -54,11 +54,11 @@ describe('bundle end to end: 429s and the pace', () => {
     const statuses = server.requests.map((request) => request.status)
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0)
     for (const gap of gaps(server, () => true)) expect(gap).toBeGreaterThanOrEqual(990)
-    // The request right after a 429 waits at least the pace it had (1 s), then the pace is 2 s.
+    // The request right after a 429 waits at least the pace it had (1 s), then the pace is 3 s.
     const limited = server.requests.findIndex((request) => request.status === 429)
     const next = server.requests[limited + 1]
     expect(next.at - server.requests[limited].at).toBeGreaterThanOrEqual(990)
-    expect(run.stdout).toContain('429: polling every 2.0 s for now')
+    expect(run.stdout).toContain('429: polling every 3.0 s for now')
     expect(run.summary).toMatch(/\d+ × HTTP 429 · slowest pace \d/)
     // How the pace recovers takes dozens of polls: pace.test.ts and main.test.ts pin it on an
     // injected clock. Here it never goes past the recovery bound, 3 intervals, plus the jitter.

@@ -61,4 +61,15 @@ describe('firstRetryFloor', () => {
       secondRefusals: 2
     })
   })
+
+  it('stops at R0 + window exactly: a slot taken at R0 is free again then', () => {
+    // One slot, held by x since -0.5 s; b and c are refused at 0, R0 is 1 s and both deadlines are
+    // 2 s, R0 + window. b goes at 1 s and is admitted; its slot is free again at 2 s (a request
+    // counts while younger than the window), so c, going at 2 s, is admitted too: no second 429.
+    const edge = [admitted('x', -500), refused('b', 0, 0), refused('c', 0, 0)]
+    expect(firstRetryFloor(edge, { capacity: 1, windowMs: 1000, intervalMs: 1000 })).toEqual({
+      refusedInCrunch: 2,
+      secondRefusals: 0
+    })
+  })
 })

@@ -9,7 +9,7 @@
  * Until the first retry of any gate can go out (R0), every gate does what the contract fixes (it
  * polls at `interval`), so the crunch up to R0 is the same under every pacing. Each gate G refused
  * before R0 must send its retry within [E_G, L_G] (E_G = refusal + max(Retry-After, interval),
- * L_G = E_G + interval). By any time T (R0 ≤ T ≤ R0 + window), the window can admit in [R0, T] at
+ * L_G = E_G + interval). By any time T (R0 ≤ T < R0 + window), the window can admit in [R0, T] at
  * most `capacity` minus what it admitted in (T − window, R0). Every gate whose L_G ≤ T that finds
  * no slot is refused a second time.
  */
@@ -50,7 +50,9 @@ export function firstRetryFloor(
     .sort((a, b) => a - b)
   let secondRefusals = 0
   deadlines.forEach((deadline, index) => {
-    if (deadline > r0 + limits.windowMs) return // past it, slots admitted after R0 free again
+    // From R0 + window on, a slot taken at R0 is free again (a request counts while it is younger
+    // than the window), so one slot can serve two retries: the bound no longer holds.
+    if (deadline >= r0 + limits.windowMs) return
     const stillInWindow = admittedBefore.filter(
       (attempt) => attempt.at > deadline - limits.windowMs
     ).length

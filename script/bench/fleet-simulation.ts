@@ -1,274 +1,216 @@
 /*
- * npm run simulate: a discrete-event simulation of the fleet benchmark (90 gates of one account at
- * 1.5x its budget, time x5) and of a lone gate in a storm, driving the action's real pacing rules
- * (src/pace.ts, src/retry-policy.ts) on a simulated clock against a model of the local server's
- * sliding-window limits. Seconds instead of minutes per design, so designs are compared here first
- * and then measured with the real bundle (npm run benchmark -- storm fleet). Nothing is asserted.
- * Beside each fleet's figures, the fewest 429s a gate that any pacing within the lone-gate rule
- * could have had (script/bench/first-retry-floor.ts).
+ * npm run simulate: the fleet benchmark and the lone gate in a storm, with the action's own gate()
+ * on a simulated clock and network (script/bench/simulation.ts), in seconds instead of minutes per
+ * design. Designs are compared here first, then measured with the real bundle (npm run benchmark
+ * -- storm fleet). Nothing is asserted. Beside each fleet's figures, the fewest 429s a gate that any
+ * pacing within the lone-gate rule could have had (script/bench/first-retry-floor.ts).
  *
- *   npm run simulate [-- runs]
+ *   npm run simulate [-- runs [first seed]]
  */
-import { ApiError, NetworkError } from '../../src/domain/errors.js'
-import { Pace } from '../../src/api/pace.js'
-import { requestTimeLimitMs, RetryPolicy } from '../../src/api/retry-policy.js'
 import { type Attempt, firstRetryFloor } from './first-retry-floor.ts'
-
-/** A seeded random source (mulberry32), so that runs can be repeated. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-/**
- * Over how long the gates' first requests spread: the benchmark starts them over 4 s, but 90
- * bundles starting on 2 cores send their first requests over about 7 s (RAMP_MS to change it).
- */
-const RAMP_MS = Number(process.env.RAMP_MS ?? 7000)
-/**
- * The floor is computed for a first-retry rule of this many intervals after
- * `max(Retry-After, interval)` (the contract's is 1; FLOOR_GRACE to see what another would allow).
- */
-const FLOOR_GRACE = Number(process.env.FLOOR_GRACE ?? 1)
-const silent = { info: () => undefined, warning: () => undefined, debug: () => undefined }
-
-class Events {
-  private queue: { at: number; run: () => void }[] = []
-  now = 0
-  at(time: number, run: () => void): void {
-    this.queue.push({ at: time, run })
-    this.queue.sort((a, b) => a.at - b.at)
-  }
-  drain(until: number): void {
-    while (this.queue.length > 0 && this.queue[0].at <= until) {
-      const next = this.queue.shift()!
-      this.now = next.at
-      next.run()
-    }
-  }
-}
-
-/** The local server's account window: `perWindow` requests per sliding `windowMs`. */
-class Window {
-  private hits: number[] = []
-  constructor(
-    private readonly perWindow: number,
-    private readonly windowMs: number
-  ) {}
-  /** undefined: admitted; else the Retry-After in whole seconds. */
-  request(now: number): number | undefined {
-    this.hits = this.hits.filter((at) => at > now - this.windowMs)
-    if (this.hits.length >= this.perWindow) {
-      return Math.max(1, Math.ceil((this.hits[0] + this.windowMs - now) / 1000))
-    }
-    this.hits.push(now)
-    return undefined
-  }
-}
+import {
+  FLEET_GATES,
+  FLEET_PER_SECOND_PER_ROUTE,
+  FLEET_WINDOW,
+  fleetPlan,
+  PACKED_SPREAD_MS,
+  seeded,
+  SPREAD_MS
+} from './fleet-plan.ts'
+import { median, percentile } from './common.ts'
+import {
+  operationAnswer,
+  rateLimitedBody,
+  type ServerAnswer,
+  SimulatedLimiter,
+  SimulatedTime,
+  simulatedTransport,
+  startGate
+} from './simulation.ts'
 
 /**
- * One gate as the action runs it: a poll is a request; a failed request is retried as the retry
- * policy says (paced by the pace), a poll that got through makes the pace recover, and the next
- * poll waits as long as the pace says.
+ * From a gate's planned start to its first request: a bundle's start-up on the benchmark's machine
+ * (about 0.15 s); packed starts queue on its 2 cores (START_MS to change it, per gate).
  */
-function gate(
-  events: Events,
-  options: {
-    intervalMs: number
-    startAt: number
-    /** The answer to a request at `now`: 200, an error, or none (cut at the request's limit). */
-    answer: (now: number) => 'ok' | ApiError | NetworkError | 'none'
-    /** Whether the operation is final by `now`. */
-    isFinal: (now: number) => boolean
-    random: () => number
-    onRequest: (at: number, answer: string, retryAfterMs?: number) => void
-    onDone: (at: number) => void
-  }
-) {
-  const pace = new Pace(options.intervalMs, silent, options.random)
-  const policy = new RetryPolicy({ random: options.random })
-  const attempt = (retry: number) => {
-    const now = events.now
-    const answer = options.answer(now)
-    options.onRequest(
-      now,
-      answer === 'ok'
-        ? '200'
-        : answer instanceof ApiError
-          ? String(answer.status)
-          : answer === 'none'
-            ? 'no answer'
-            : 'reset',
-      answer instanceof ApiError && answer.retryAfter ? Number(answer.retryAfter) * 1000 : undefined
-    )
-    if (answer === 'none') {
-      const limitMs = requestTimeLimitMs(options.intervalMs)
-      events.at(now + limitMs, () =>
-        failed(new NetworkError('GET /x', 'no answer'), retry, limitMs)
-      )
-      return
-    }
-    if (answer === 'ok') {
-      pace.onPollDone()
-      if (options.isFinal(now)) return options.onDone(now)
-      events.at(now + pace.nextPollDelayMs(), () => attempt(1))
-      return
-    }
-    failed(answer, retry, 0)
-  }
-  const failed = (error: ApiError | NetworkError, retry: number, spentMs: number) => {
-    const now = events.now
-    if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
-    const pacing = { minimumMs: options.intervalMs, nextPollMs: pace.nextPollDelayMs() }
-    const decision = policy.decide(error, retry, now, pacing, spentMs)!
-    events.at(now + decision.delayMs, () => attempt(retry + 1))
-  }
-  events.at(options.startAt, () => attempt(1))
+const START_MS = Number(process.env.START_MS ?? 150)
+/** 90 bundles on 2 cores: about 130 ms of CPU each, so packed starts spread over about 8 s. */
+const CPU_PER_START_MS = Number(process.env.CPU_PER_START_MS ?? 0)
+
+export interface FleetFigures {
+  requests: number
+  limited: number
+  perGate: number
+  lagMedian: number
+  lagP95: number
+  failed: number
+  floorPerGate: number
+  /** Every request: gate, time, admitted, Retry-After. */
+  attempts: Attempt[]
 }
 
-const rateLimited = (retryAfter?: number) =>
-  new ApiError({
-    status: 429,
-    endpoint: 'GET /x',
-    subject: 'x',
-    retryAfter: retryAfter === undefined ? undefined : String(retryAfter)
+/** One fleet run of the benchmark's plan (`seed`, `spreadMs`), simulated. */
+export async function simulateFleet(
+  seed: number,
+  spreadMs: number,
+  retryAfter: boolean,
+  /** The gates' jitter draws: the bundles' own are Math.random's, so a plan is run with several. */
+  jitterSeed = 1
+): Promise<FleetFigures> {
+  const time = new SimulatedTime()
+  const random = seeded(seed * 7919 + jitterSeed)
+  const limiter = new SimulatedLimiter({
+    ...FLEET_WINDOW,
+    perSecondPerRoute: FLEET_PER_SECOND_PER_ROUTE,
+    retryAfter
   })
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
-const p95 = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.95))]
-
-/** The benchmark's account window (700 requests per sliding 12 s) and the gates' interval. */
-const FLEET_WINDOW = { capacity: 700, windowMs: 12_000, intervalMs: 1000 }
-
-/** The fleet benchmark's world, simulated. */
-function fleet(seed: number) {
-  const events = new Events()
-  const random = seeded(seed)
-  const window = new Window(FLEET_WINDOW.capacity, FLEET_WINDOW.windowMs)
-  const gates = 90
-  let requests = 0
-  let limited = 0
-  const lags: number[] = []
-  const limitedPerGate = new Array<number>(gates).fill(0)
   const attempts: Attempt[] = []
-  for (let i = 0; i < gates; i++) {
-    const startAt = (i * RAMP_MS) / gates + 150 + random() * 100
-    const finalAt = startAt + 40_000 + Math.round((i * 20_000) / gates)
-    gate(events, {
-      intervalMs: FLEET_WINDOW.intervalMs,
-      startAt,
-      random,
-      answer: (now) => {
-        const retryAfter = window.request(now)
-        return retryAfter === undefined ? 'ok' : rateLimited(retryAfter)
-      },
-      isFinal: (now) => now >= finalAt,
-      onRequest: (at, answer, retryAfterMs) => {
-        attempts.push({ gate: String(i), at, admitted: answer === '200', retryAfterMs })
-        if (process.env.SIM_TRACE && answer === '429')
-          console.log(`429 gate ${i} at ${(at / 1000).toFixed(2)} (#${limitedPerGate[i] + 1})`)
-        requests++
-        if (answer === '429') {
-          limited++
-          limitedPerGate[i]++
-        }
-      },
-      onDone: (at) => lags.push((at - finalAt) / 1000)
+  const plan = fleetPlan(seed, spreadMs)
+  let cpuFreeAt = 0
+  const runs = plan.map((planned, i) => {
+    const id = operationId(i)
+    const transport = simulatedTransport(time, (_path, now): ServerAnswer => {
+      const refusal = limiter.refuse(now)
+      const retryAfterMs = refusal?.['Retry-After'] ? Number(refusal['Retry-After']) * 1000 : 0
+      attempts.push({ gate: id, at: now, admitted: !refusal, retryAfterMs })
+      if (refusal) return { status: 429, headers: refusal, body: rateLimitedBody }
+      return operationAnswer(id, planned.operationMs, now)
     })
-  }
-  events.drain(400_000)
-  const floor = firstRetryFloor(attempts, FLEET_WINDOW, FLOOR_GRACE)
+    // Starts queue on the machine's cores when they come faster than it can start them.
+    const startAt = Math.max(planned.startAt, cpuFreeAt) + START_MS
+    cpuFreeAt = Math.max(planned.startAt, cpuFreeAt) + CPU_PER_START_MS
+    return new Promise<boolean>((resolve) =>
+      time.at(startAt, () => {
+        const report = startGate(time, {
+          id,
+          intervalMs: FLEET_WINDOW.intervalMs,
+          timeoutMs: 300_000,
+          random,
+          transport
+        })
+        void report.then((done) => resolve(done.outcome === 'success'))
+      })
+    )
+  })
+  const [succeeded] = await Promise.all([Promise.all(runs), time.run()])
+  const lags = plan.map((planned, i) => {
+    const seen = attempts.find(
+      (attempt) =>
+        attempt.gate === operationId(i) && attempt.admitted && attempt.at >= planned.operationMs
+    )
+    return seen ? (seen.at - planned.operationMs) / FLEET_WINDOW.intervalMs : Infinity
+  })
+  const limited = attempts.filter((attempt) => !attempt.admitted).length
+  const floor = firstRetryFloor(attempts, FLEET_WINDOW)
   return {
-    floorPerGate: (floor.refusedInCrunch + floor.secondRefusals) / gates,
-    requests,
+    requests: attempts.length,
     limited,
-    perGate: limited / gates,
-    twice: limitedPerGate.filter((count) => count > 1).length,
+    perGate: limited / FLEET_GATES,
     lagMedian: median(lags),
-    lagP95: p95(lags),
-    failed: gates - lags.length
+    lagP95: percentile(lags, 0.95),
+    failed: succeeded.filter((ok) => !ok).length,
+    floorPerGate: (floor.refusedInCrunch + floor.secondRefusals) / FLEET_GATES,
+    attempts
   }
 }
 
-/** One gate at interval 5 s; every request from 4 s to 4 s + `stormMs` fails with `trouble`. */
-function storm(seed: number, stormMs: number, trouble: () => ApiError | NetworkError | 'none') {
-  const events = new Events()
-  const random = seeded(seed)
+/** The UUID of gate `i`'s operation. */
+const operationId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+
+type Trouble = () => ServerAnswer
+
+/** One gate at interval 5 s; every request from 4 s to 4 s + `stormMs` meets `trouble`. */
+async function simulateStorm(seed: number, stormMs: number, trouble: Trouble) {
+  const time = new SimulatedTime()
   const stormEnd = 4000 + stormMs
   const finalAt = stormEnd + 2000
   const times: number[] = []
-  let exitAt = Infinity
-  gate(events, {
-    intervalMs: 5000,
-    startAt: 500,
-    random,
-    answer: (now) => (now >= 4000 && now < stormEnd ? trouble() : 'ok'),
-    isFinal: (now) => now >= finalAt,
-    onRequest: (at) => times.push(at),
-    onDone: (at) => (exitAt = at)
+  const transport = simulatedTransport(time, (_path, now) => {
+    times.push(now)
+    return now >= 4000 && now < stormEnd ? trouble() : operationAnswer(operationId(0), finalAt, now)
   })
-  events.drain(stormEnd + 300_000)
-  const after = times.find((at) => at >= stormEnd)!
+  let exitAt = Infinity
+  time.at(500, () => {
+    void startGate(time, {
+      id: operationId(0),
+      intervalMs: 5000,
+      timeoutMs: 3_600_000,
+      random: seeded(seed),
+      transport
+    }).then(() => (exitAt = time.now()))
+  })
+  await time.run()
   const gaps = times.slice(1).map((at, i) => at - times[i])
   return {
-    afterEnd: after - stormEnd,
+    afterEnd: times.find((at) => at >= stormEnd)! - stormEnd,
     exitAfterEnd: exitAt - stormEnd,
     smallestGap: Math.min(...gaps)
   }
 }
 
-const runs = Number(process.argv[2] ?? 20)
-const fleets = Array.from({ length: runs }, (_, seed) => fleet(seed + 1))
 const range = (values: number[], digits = 0) =>
   `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`
-console.log(
-  `fleet, ${runs} seeds: 429s ${range(fleets.map((f) => f.limited))} (per gate ${range(
-    fleets.map((f) => f.perGate),
-    2
-  )}; gates with 2+ ${range(fleets.map((f) => f.twice))}), share ${range(
-    fleets.map((f) => (100 * f.limited) / f.requests),
-    1
-  )} %, lag median ${range(
-    fleets.map((f) => f.lagMedian),
-    1
-  )}, p95 ${range(
-    fleets.map((f) => f.lagP95),
-    1
-  )}, failed ${Math.max(...fleets.map((f) => f.failed))}; the first-retry rule allows no fewer than ${range(
-    fleets.map((f) => f.floorPerGate),
-    2
-  )} a gate`
-)
-const troubles: [string, () => ApiError | NetworkError | 'none'][] = [
-  ['429', () => rateLimited()],
-  ['429 Retry-After 12', () => rateLimited(12)],
-  ['429 Retry-After 3', () => rateLimited(3)],
-  ['503', () => new ApiError({ status: 503, endpoint: 'GET /x', subject: 'x' })],
-  ['reset', () => new NetworkError('GET /x', 'ECONNRESET')],
-  ['no answer', () => 'none']
-]
-for (const stormMs of [30_000, 120_000]) {
-  for (const [name, trouble] of troubles) {
-    const results = Array.from({ length: runs }, (_, seed) => storm(seed + 1, stormMs, trouble))
-    console.log(
-      `storm ${stormMs / 1000} s of ${name}: next request ${range(
-        results.map((r) => r.afterEnd / 1000),
-        1
-      )} s after it ends (bound 15 s, or Retry-After + 5 s), exit ${range(
-        results.map((r) => r.exitAfterEnd / 1000),
-        1
-      )} s, smallest gap ${range(
-        results.map((r) => r.smallestGap / 1000),
-        1
-      )} s`
-    )
+
+async function main(): Promise<void> {
+  const runs = Number(process.argv[2] ?? 10)
+  const firstSeed = Number(process.argv[3] ?? 1)
+  const seeds = Array.from({ length: runs }, (_, i) => firstSeed + i)
+  for (const [label, spreadMs] of [
+    ['starts over 20 s', SPREAD_MS],
+    ['packed starts (4 s)', PACKED_SPREAD_MS]
+  ] as const) {
+    for (const retryAfter of [false, true]) {
+      const fleets: FleetFigures[] = []
+      for (const seed of seeds) fleets.push(await simulateFleet(seed, spreadMs, retryAfter))
+      console.log(
+        `fleet, ${label}, ${retryAfter ? 'with' : 'without'} Retry-After, seeds ${seeds[0]}–${seeds.at(-1)}: ` +
+          `429s a gate ${range(
+            fleets.map((f) => f.perGate),
+            2
+          )} (each: ${fleets.map((f) => f.perGate.toFixed(2)).join(' ')}), share ${range(
+            fleets.map((f) => (100 * f.limited) / f.requests),
+            1
+          )} %, lag median ${range(
+            fleets.map((f) => f.lagMedian),
+            1
+          )}, p95 ${range(
+            fleets.map((f) => f.lagP95),
+            1
+          )} intervals, failed ${Math.max(...fleets.map((f) => f.failed))}; floor ${range(
+            fleets.map((f) => f.floorPerGate),
+            2
+          )} a gate`
+      )
+    }
+  }
+  const status = (code: number, headers?: Record<string, string>): Trouble => {
+    return () => ({ status: code, headers, body: { message: 'trouble' } })
+  }
+  const troubles: [string, Trouble][] = [
+    ['429', status(429)],
+    ['429 Retry-After 12', status(429, { 'Retry-After': '12' })],
+    ['429 Retry-After 3', status(429, { 'Retry-After': '3' })],
+    ['503', status(503)],
+    ['reset', () => 'reset'],
+    ['no answer', () => 'none']
+  ]
+  for (const stormMs of [30_000, 120_000]) {
+    for (const [name, trouble] of troubles) {
+      const results = []
+      for (const seed of seeds) results.push(await simulateStorm(seed, stormMs, trouble))
+      console.log(
+        `storm ${stormMs / 1000} s of ${name}: next request ${range(
+          results.map((r) => r.afterEnd / 1000),
+          1
+        )} s after it ends (bound 15 s, or Retry-After + 5 s), exit ${range(
+          results.map((r) => r.exitAfterEnd / 1000),
+          1
+        )} s, smallest gap ${range(
+          results.map((r) => r.smallestGap / 1000),
+          1
+        )} s`
+      )
+    }
   }
 }
+
+if (import.meta.main) await main()

@@ -14,7 +14,7 @@ import {
   ResponseFormatError,
   UnrecoverableRequestError
 } from '../domain/errors.js'
-import { type HttpAnswer, httpGet } from './http-transport.js'
+import type { HttpAnswer, HttpGet } from './http-transport.js'
 import { TransportError } from './transport-error.js'
 import type { Logger } from '../domain/logger.js'
 import type { Pace } from './pace.js'
@@ -52,6 +52,8 @@ export interface ApiCoreOptions {
   /** Monotonic clock time: no retry starts after it, no request runs more than 1 s past it. */
   deadline: number
   signal?: AbortSignal
+  /** Sends one GET: `httpGet` (the network), or a simulated one (npm run simulate). */
+  transport: HttpGet
 }
 
 export interface RequestStats {
@@ -163,7 +165,7 @@ export class ApiCore {
       )
     )
     try {
-      return await httpGet(url, {
+      return await this.options.transport(url, {
         headers: {
           Authorization: `Bearer ${this.options.apiKey}`,
           Accept: 'application/json',

@@ -32,6 +32,9 @@ export interface HttpGetOptions {
   signal?: AbortSignal
 }
 
+/** How the request core sends a GET: `httpGet` for the action, a simulated network for the fleet. */
+export type HttpGet = (url: URL, options: HttpGetOptions) => Promise<HttpAnswer>
+
 /**
  * One GET. Resolves with any HTTP status (redirects are returned, not followed); rejects with a
  * TransportError, or with `signal.reason` when the signal aborts.

@@ -2,10 +2,10 @@ import { formatDuration } from '../domain/duration.js'
 import type { Logger } from '../domain/logger.js'
 import { RECOVERY_INTERVALS } from './retry-policy.js'
 
-/** How much slower the pace gets on each 429. */
-const SLOWDOWN_FACTOR = 2
+/** How much slower the pace gets on each 429: from `interval`, to the recovery bound at once. */
+const SLOWDOWN_FACTOR = 3
 /** Recovery comes back quickly to this multiple of the pace at which the last 429 came... */
-const PLATEAU_MARGIN = 1.75
+const PLATEAU_MARGIN = 2
 /** ...10 % quicker with each poll that met no 429... */
 const QUICK_RECOVERY = 0.9
 /** ...then probes toward `interval` slowly, 0.5 % a poll. */
@@ -17,13 +17,15 @@ const WAIT_JITTER = 0.25
  * How often a gate polls. The account's request budget is shared by every gate of every workflow,
  * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link.
  *
- * A 429 doubles the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
- * whose trouble is over is back within it). Each poll answered without a 429 makes it quicker
- * again, the way TCP CUBIC does: quickly (10 % a poll) back to a plateau of 1.75 times the pace at
- * which the last 429 came, then slowly (0.5 % a poll) toward `interval`, never below it. Without
- * that memory a fleet of gates climbs straight back to the pace that filled the account's window,
- * and every gate meets a 429 again in the next crunch; with it, the fleet settles under the budget
- * (1.5 times left a second crunch in the simulation, `npm run simulate`; 1.75 did not).
+ * A 429 triples the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
+ * whose trouble is over is back within it): one 429 takes a gate at `interval` straight to the
+ * bound. Each poll answered without a 429 makes it quicker again, the way TCP CUBIC does: quickly
+ * (10 % a poll) back to a plateau of 2 times the pace at which the last 429 came, then slowly
+ * (0.5 % a poll) toward `interval`, never below it. Without that memory a fleet of gates climbs
+ * straight back to the pace that filled the account's window, and every gate meets a 429 again in
+ * the next crunch; with it, the fleet settles under the budget. In the simulation of a fleet whose
+ * starts spread over 20 s (`npm run simulate`, the action's own code), doubling with a plateau of
+ * 1.75 left a second crunch, 1.27 429s a gate; tripling with a plateau of 2 left none, 1.03–1.22.
  *
  * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
  * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.

@@ -6,6 +6,7 @@
 import { ApiClient } from '../api/api-client.js'
 import { Pace } from '../api/pace.js'
 import { requestTimeLimitMs, type RetryPolicy } from '../api/retry-policy.js'
+import type { HttpGet } from '../api/http-transport.js'
 import type { Clock } from '../domain/clock.js'
 import { DeadlineExceededError } from '../domain/errors.js'
 import type { Logger } from '../domain/logger.js'
@@ -33,6 +34,8 @@ export interface GateDependencies {
   signal: AbortSignal
   /** Jitter of the polling pace, in [0, 1). */
   random?: () => number
+  /** Sends one GET of the API: `httpGet`, or a simulated network (npm run simulate). */
+  transport: HttpGet
 }
 
 /** Runs the gate the inputs ask for; never throws. */
@@ -134,7 +137,7 @@ async function createSource(
 
 function apiClient(
   inputs: Inputs,
-  { clock, logger, redactor, retryPolicy, signal }: GateDependencies,
+  { clock, logger, redactor, retryPolicy, signal, transport }: GateDependencies,
   pace: Pace,
   deadline: number
 ): ApiClient {
@@ -148,6 +151,7 @@ function apiClient(
     logger,
     redactor,
     deadline,
-    signal
+    signal,
+    transport
   })
 }

@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { httpGet } from '../api/http-transport.js'
 import { RetryPolicy } from '../api/retry-policy.js'
 import { type Clock, systemClock } from '../domain/clock.js'
 import { databaseSecrets } from '../domain/database.js'
@@ -49,7 +50,8 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
       random: dependencies.random,
       logger,
       redactor,
-      signal: controller.signal
+      signal: controller.signal,
+      transport: httpGet
     })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)

@@ -1,0 +1,171 @@
+/*
+ * Fleet: the plan of script/bench/fleet-plan.ts (90 gates of one account, each on its own operation
+ * of 40–60 s, 700 requests per sliding 12 s, interval 1 s: 1.5x the budget once all have started),
+ * with real bundles against the local API server.
+ *
+ * - Starts spread over 20 s, where fleets of matrix jobs start, with and without Retry-After (the
+ *   seconds until the window frees a slot): FLEET_RUNS runs of each (3), seeds from FLEET_SEED (1).
+ * - Packed starts (4 s), which this machine's 2 cores cannot start on time: reported beside its
+ *   floor, with no goal (FLEET_PACKED_RUNS, 1).
+ *
+ * Beside each run, on the same plan: the simulation (npm run simulate) and the honest baseline, a
+ * naive poller that polls at a fixed interval and meets a 429 by polling again at the next tick.
+ * A run whose gates did not start on time (p90 of first request − planned start over 1 s) is
+ * invalid: it is reported as such and not counted.
+ */
+import { KEYS, PROJECT, demoWorld } from '../../servers/neon-api/scenarios.ts'
+import type { ApiServer, Limits } from '../../servers/neon-api/server.ts'
+import { runBundle } from '../../runner/run-bundle.ts'
+import { median, percentile, type Row, sleep, withServer } from '../common.ts'
+import { firstRetryFloor } from '../first-retry-floor.ts'
+import {
+  FLEET_GATES,
+  FLEET_PER_SECOND_PER_ROUTE,
+  FLEET_WINDOW,
+  type FleetGate,
+  fleetPlan,
+  PACKED_SPREAD_MS,
+  SPREAD_MS
+} from '../fleet-plan.ts'
+import { simulateFleet } from '../fleet-simulation.ts'
+
+const FLEET_RUNS = Number(process.env.FLEET_RUNS ?? 3)
+const FLEET_SEED = Number(process.env.FLEET_SEED ?? 1)
+const FLEET_PACKED_RUNS = Number(process.env.FLEET_PACKED_RUNS ?? 1)
+/** Starts later than this (p90) make a run invalid: the machine, not the pacing, set its pace. */
+const LATE_START_LIMIT_MS = 1000
+
+export interface FleetRun {
+  requests: number
+  limited: number
+  failed: number
+  lagMedian: number
+  lagP95: number
+  /** p90 of first request − planned start, in ms. */
+  lateP90: number
+  floorPerGate: number
+}
+
+async function naivePoller(server: ApiServer, id: string): Promise<boolean> {
+  const url = `${server.apiHost}/projects/${PROJECT}/operations/${id}`
+  const headers = { Authorization: `Bearer ${KEYS.organization}`, Accept: 'application/json' }
+  const started = Date.now()
+  for (let tick = 0; Date.now() < started + 300_000; tick++) {
+    await sleep(started + tick * FLEET_WINDOW.intervalMs - Date.now())
+    const response = await fetch(url, { headers })
+    if (response.status === 200) {
+      const { operation } = (await response.json()) as { operation: { status: string } }
+      if (operation.status === 'finished') return true
+    } else {
+      await response.body?.cancel()
+    }
+  }
+  return false
+}
+
+async function fleetRun(
+  kind: 'action' | 'naive',
+  plan: FleetGate[],
+  retryAfter: boolean
+): Promise<FleetRun> {
+  const world = demoWorld({ history: 0 })
+  const ops = plan.map((gate) =>
+    world.addOperation(PROJECT, {
+      action: 'start_compute',
+      timeline: [{ status: 'running', ms: gate.operationMs }, { status: 'finished' }]
+    })
+  )
+  const limits: Partial<Limits> = {
+    perMinute: FLEET_WINDOW.capacity,
+    accountWindowMs: FLEET_WINDOW.windowMs,
+    perSecondPerRoute: FLEET_PER_SECOND_PER_ROUTE,
+    retryAfter: retryAfter ? 'seconds' : 'none'
+  }
+  return withServer(world, limits, async (server) => {
+    const fleetStart = Date.now()
+    const succeeded = await Promise.all(
+      ops.map(async (op, i) => {
+        await sleep(fleetStart + plan[i].startAt - Date.now())
+        if (kind === 'naive') return naivePoller(server, op.id)
+        const run = await runBundle(
+          {
+            api_key: KEYS.organization,
+            project_id: PROJECT,
+            operation_id: op.id,
+            api_host: server.apiHost,
+            interval: `${FLEET_WINDOW.intervalMs / 1000}s`,
+            timeout: '5m'
+          },
+          { killAfterMs: 400_000 }
+        )
+        return run.outputs.outcome === 'success'
+      })
+    )
+    const requestsOf = (id: string) => server.requests.filter((r) => r.path.endsWith(id))
+    // Detection lag: from the moment an operation is final to the first answer that said so.
+    const lags = ops.map((op, i) => {
+      const finalAt = op.createdAt + plan[i].operationMs
+      const seen = requestsOf(op.id).find((r) => r.status === 200 && r.at >= finalAt)
+      return seen ? (seen.at - finalAt) / FLEET_WINDOW.intervalMs : Infinity
+    })
+    const late = ops.map(
+      (op, i) => (requestsOf(op.id)[0]?.at ?? Infinity) - (fleetStart + plan[i].startAt)
+    )
+    const floor = firstRetryFloor(
+      server.requests
+        .filter((request) => request.status === 200 || request.status === 429)
+        .map((request) => ({
+          gate: request.path,
+          at: request.at,
+          admitted: request.status === 200,
+          retryAfterMs: request.retryAfter ? Number(request.retryAfter) * 1000 : undefined
+        })),
+      FLEET_WINDOW
+    )
+    return {
+      requests: server.requests.length,
+      limited: server.requests.filter((request) => request.status === 429).length,
+      failed: succeeded.filter((ok) => !ok).length,
+      lagMedian: median(lags),
+      lagP95: percentile(lags, 0.95),
+      lateP90: percentile(late, 0.9),
+      floorPerGate: (floor.refusedInCrunch + floor.secondRefusals) / FLEET_GATES
+    }
+  })
+}
+
+const perGate = (run: { limited: number }) => (run.limited / FLEET_GATES).toFixed(2)
+
+async function scenario(
+  row: Row,
+  label: string,
+  spreadMs: number,
+  retryAfter: boolean,
+  seed: number,
+  goals: boolean
+): Promise<void> {
+  const plan = fleetPlan(seed, spreadMs)
+  const action = await fleetRun('action', plan, retryAfter)
+  const naive = await fleetRun('naive', plan, retryAfter)
+  const simulated = await simulateFleet(seed, spreadMs, retryAfter)
+  const valid = action.lateP90 <= LATE_START_LIMIT_MS
+  const share = ((100 * action.limited) / action.requests).toFixed(1)
+  const fewer = (naive.limited / Math.max(1, action.limited)).toFixed(1)
+  const goal = (text: string) => (goals ? ` (goal ${text})` : '')
+  row(
+    `fleet, ${label}, ${retryAfter ? 'with' : 'without'} Retry-After, seed ${seed}${valid ? '' : ': INVALID, gates started late, not counted'}`,
+    `action: ${action.limited} × 429 of ${action.requests} requests, ${perGate(action)} a gate${goal('≤ 1.0')}, ${share} %${goal('≤ 4 %')}; ${action.failed} failed; lag median ${action.lagMedian.toFixed(1)}, p95 ${action.lagP95.toFixed(1)} intervals${goal('≤ 1, ≤ 2')}; floor ${action.floorPerGate.toFixed(2)} a gate; simulated on the same plan ${simulated.perGate.toFixed(2)}; starts p90 ${(action.lateP90 / 1000).toFixed(2)} s late`,
+    `naive: ${naive.limited} × 429 of ${naive.requests} (${fewer}x the action's), ${naive.failed} failed; lag median ${naive.lagMedian.toFixed(1)}, p95 ${naive.lagP95.toFixed(1)}`
+  )
+}
+
+export async function fleet(row: Row): Promise<void> {
+  for (const retryAfter of [false, true]) {
+    for (let seed = FLEET_SEED; seed < FLEET_SEED + FLEET_RUNS; seed++) {
+      await scenario(row, 'starts over 20 s', SPREAD_MS, retryAfter, seed, true)
+    }
+  }
+  for (let seed = FLEET_SEED; seed < FLEET_SEED + FLEET_PACKED_RUNS; seed++) {
+    await scenario(row, 'packed starts (4 s)', PACKED_SPREAD_MS, false, seed, false)
+  }
+}

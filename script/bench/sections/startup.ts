@@ -1,0 +1,84 @@
+/*
+ * Start-up: one read of a finished operation (wait: false); and lean: from spawn to the server
+ * receiving the first request, the bundle against bare node sending the same GET, with the size of
+ * the bundle and of the chunk that holds Octokit.
+ */
+import { execFile } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
+import { BUNDLE } from '../../runner/run-bundle.ts'
+import { median, type Row, run, withServer } from '../common.ts'
+
+const DIST = join(BUNDLE, '..')
+
+export async function startup(row: Row): Promise<void> {
+  await startupTime(row)
+  await lean(row)
+}
+
+async function startupTime(row: Row): Promise<void> {
+  const world = demoWorld()
+  const op = world.addOperation(PROJECT, {
+    action: 'apply_config',
+    timeline: [{ status: 'finished' }]
+  })
+  const times = await withServer(world, {}, async (server) => {
+    const durations: number[] = []
+    for (let i = 0; i < 7; i++)
+      durations.push((await run(server, { operation_id: op.id, wait: 'false' })).durationMs)
+    return durations
+  })
+  row(
+    'start-up: node dist/index.js, one read, exit',
+    `median ${median(times)} ms of 7 runs`,
+    '1 request'
+  )
+}
+
+async function lean(row: Row): Promise<void> {
+  const world = demoWorld()
+  const op = world.addOperation(PROJECT, {
+    action: 'apply_config',
+    timeline: [{ status: 'finished' }]
+  })
+  const { bundle, bare } = await withServer(world, {}, async (server) => {
+    const firstRequestAfter = async (start: () => Promise<unknown>) => {
+      const before = server.requests.length
+      const spawnedAt = Date.now()
+      await start()
+      return server.requests[before].at - spawnedAt
+    }
+    const url = `${server.apiHost}/projects/${PROJECT}/operations/${op.id}`
+    const bundle: number[] = []
+    const bare: number[] = []
+    for (let i = 0; i < 15; i++) {
+      bundle.push(
+        await firstRequestAfter(() => run(server, { operation_id: op.id, wait: 'false' }))
+      )
+      bare.push(
+        await firstRequestAfter(
+          () =>
+            new Promise((resolve) =>
+              execFile(
+                process.execPath,
+                ['-e', `require('node:http').get(${JSON.stringify(url)}, (r) => r.resume())`],
+                resolve
+              )
+            )
+        )
+      )
+    }
+    return { bundle, bare }
+  })
+  const size = (name: string) => `${(statSync(join(DIST, name)).size / 1024).toFixed(0)} KiB`
+  const chunk = readdirSync(DIST).find(
+    (name) => /^\d+\.index\.js$/.test(name) && statSync(join(DIST, name)).size > 10_000
+  )
+  row(
+    'lean: spawn → first API request (bundle vs bare node sending the same GET)',
+    // Each spawn of the bundle is paired with the bare one right after it, under the same load.
+    `median ${median(bundle)} ms vs ${median(bare)} ms: +${median(bundle.map((ms, i) => ms - bare[i]))} ms, median of ${bundle.length} pairs (bound ≤ 150 ms)`,
+    `dist/index.js ${size('index.js')} (bound ≤ 2048 KiB); Octokit chunk ${chunk ? `${chunk} ${size(chunk)}` : 'none'}, loaded only to comment`
+  )
+}

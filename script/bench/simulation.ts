@@ -1,0 +1,209 @@
+/*
+ * The action's own gate() (inputs, request core, retry policy, pace, wait loop) on a simulated clock
+ * and a simulated network: every gate of a fleet is the real code, and only time and the server
+ * are models. The server is the local API server's limiter (script/servers/neon-api/server.ts):
+ * sliding windows per account and per route, a 429 not counted, Retry-After in whole seconds until
+ * a slot frees. A change to the pacing shows up here with no second copy of it.
+ *
+ * Time only moves when every gate waits: before each event, the microtasks of the last one settle
+ * (one setImmediate), so a run of minutes takes a second or two.
+ */
+import type { HttpAnswer, HttpGet, HttpGetOptions } from '../../src/api/http-transport.js'
+import { RetryPolicy } from '../../src/api/retry-policy.js'
+import { TransportError } from '../../src/api/transport-error.js'
+import type { Clock } from '../../src/domain/clock.js'
+import { Redactor } from '../../src/domain/untrusted-text.js'
+import type { RunReport } from '../../src/report/report.js'
+import { gate } from '../../src/runner/gate.js'
+import { seeded } from './fleet-plan.ts'
+import { getInputs } from '../../src/runner/input-helper.js'
+
+/** The epoch the simulated wall clock starts at (what API timestamps are compared with). */
+const EPOCH = Date.parse('2026-01-01T00:00:00Z')
+/** From a request's start to the server, and from the server back: the local server's few ms. */
+const HALF_TRIP_MS = 1
+/** Up to this much more on each way, at random: a machine busy with 90 bundles answers late. */
+const HALF_TRIP_JITTER_MS = Number(process.env.HALF_TRIP_JITTER_MS ?? 10)
+const latency = seeded(97)
+const halfTrip = () => HALF_TRIP_MS + HALF_TRIP_JITTER_MS * latency()
+const KEY = 'napi_simulated_key'
+const PROJECT = 'sim-project'
+const silent = { info: () => undefined, warning: () => undefined, debug: () => undefined }
+
+/** A discrete-event clock: `sleep` and the network schedule events, `run` plays them in order. */
+export class SimulatedTime implements Clock {
+  private time = 0
+  private sequence = 0
+  private readonly queue: { at: number; sequence: number; run: () => void }[] = []
+
+  now(): number {
+    return this.time
+  }
+
+  wallNow(): number {
+    return EPOCH + this.time
+  }
+
+  at(time: number, run: () => void): void {
+    const event = { at: Math.max(time, this.time), sequence: this.sequence++, run }
+    let low = 0
+    let high = this.queue.length
+    while (low < high) {
+      const middle = (low + high) >> 1
+      const other = this.queue[middle]
+      if (other.at < event.at || (other.at === event.at && other.sequence < event.sequence)) {
+        low = middle + 1
+      } else high = middle
+    }
+    this.queue.splice(low, 0, event)
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason)
+      this.at(this.time + ms, resolve)
+    })
+  }
+
+  /** Plays every event, letting the code each one resumes run to its next wait. */
+  async run(): Promise<void> {
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve))
+      const next = this.queue.shift()
+      if (!next) return
+      this.time = next.at
+      next.run()
+    }
+  }
+}
+
+/** What the server does with one request: answer with a status, reset it, or never answer. */
+export type ServerAnswer =
+  { status: number; headers?: Record<string, string>; body: unknown } | 'reset' | 'none'
+
+/** A network whose server is `answer(path, now)`; `none` ends at the request's own time limit. */
+export function simulatedTransport(
+  time: SimulatedTime,
+  answer: (path: string, now: number) => ServerAnswer
+): HttpGet {
+  return (url: URL, options: HttpGetOptions) =>
+    new Promise<HttpAnswer>((resolve, reject) => {
+      const sentAt = time.now()
+      time.at(sentAt + halfTrip(), () => {
+        const answered = answer(url.pathname, time.now())
+        if (answered === 'none') {
+          const limit = options.timeLimitMs
+          time.at(sentAt + limit, () =>
+            reject(new TransportError(`no answer within ${Math.round(limit)} ms`, true))
+          )
+          return
+        }
+        time.at(time.now() + halfTrip(), () => {
+          if (answered === 'reset') return reject(new TransportError('ECONNRESET', true))
+          resolve({
+            status: answered.status,
+            // As node:http gives them: names in lower case.
+            headers: Object.fromEntries(
+              Object.entries(answered.headers ?? {}).map(([name, value]) => [
+                name.toLowerCase(),
+                value
+              ])
+            ),
+            body: JSON.stringify(answered.body)
+          })
+        })
+      })
+    })
+}
+
+/** The local API server's limiter: sliding windows per account and per route; a 429 is not counted. */
+export class SimulatedLimiter {
+  private account: number[] = []
+  private route: number[] = []
+
+  constructor(
+    private readonly limits: {
+      capacity: number
+      windowMs: number
+      perSecondPerRoute: number
+      retryAfter: boolean
+    }
+  ) {}
+
+  /** undefined: admitted; else the 429's headers. */
+  refuse(now: number): Record<string, string> | undefined {
+    this.account = this.account.filter((at) => at > now - this.limits.windowMs)
+    this.route = this.route.filter((at) => at > now - 1000)
+    let freeAt: number | undefined
+    if (this.account.length >= this.limits.capacity) {
+      freeAt = this.account[0] + this.limits.windowMs
+    }
+    if (this.route.length >= this.limits.perSecondPerRoute) {
+      freeAt = Math.max(freeAt ?? 0, this.route[0] + 1000)
+    }
+    if (freeAt !== undefined) {
+      const seconds = Math.max(1, Math.ceil((freeAt - now) / 1000))
+      return this.limits.retryAfter ? { 'Retry-After': String(seconds) } : {}
+    }
+    this.account.push(now)
+    this.route.push(now)
+    return undefined
+  }
+}
+
+export const rateLimitedBody = {
+  code: '',
+  message: 'rate limit exceeded, retry later',
+  request_id: 'sim'
+}
+
+/** The answer to a read of one operation that runs until `finalAt` (simulated time). */
+export function operationAnswer(id: string, finalAt: number, now: number): ServerAnswer {
+  return {
+    status: 200,
+    body: {
+      operation: {
+        id,
+        project_id: PROJECT,
+        branch_id: 'br-sim',
+        action: 'start_compute',
+        status: now >= finalAt ? 'finished' : 'running',
+        created_at: new Date(EPOCH).toISOString(),
+        updated_at: new Date(EPOCH + Math.min(now, finalAt)).toISOString()
+      }
+    }
+  }
+}
+
+/** Starts the action's gate() on operation `id`, as `node dist/index.js` would with these inputs. */
+export function startGate(
+  time: SimulatedTime,
+  options: {
+    id: string
+    intervalMs: number
+    timeoutMs: number
+    random: () => number
+    transport: HttpGet
+  }
+): Promise<RunReport> {
+  const values: Record<string, string> = {
+    api_key: KEY,
+    project_id: PROJECT,
+    operation_id: options.id,
+    api_host: 'http://127.0.0.1:9/api/v2',
+    interval: `${options.intervalMs}ms`,
+    timeout: `${options.timeoutMs}ms`
+  }
+  return gate(
+    getInputs((name) => values[name] ?? ''),
+    {
+      clock: time,
+      retryPolicy: new RetryPolicy({ random: options.random }),
+      random: options.random,
+      logger: silent,
+      redactor: new Redactor([KEY]),
+      signal: new AbortController().signal,
+      transport: options.transport
+    }
+  )
+}
