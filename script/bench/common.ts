@@ -2,12 +2,8 @@
  * What the benchmark's sections share: the local API server around a body, a bundle run against it,
  * polls read off its request log, the table's rows, and the statistics.
  */
-import {
-  type ApiServer,
-  type Limits,
-  type RequestRecord,
-  startApiServer
-} from '../servers/neon-api/server.ts'
+import type { Limits } from '../servers/neon-api/limits.ts'
+import { type ApiServer, type RequestRecord, startApiServer } from '../servers/neon-api/server.ts'
 import { KEYS, PROJECT } from '../servers/neon-api/scenarios.ts'
 import type { World } from '../servers/neon-api/world.ts'
 import { runBundle } from '../runner/run-bundle.ts'

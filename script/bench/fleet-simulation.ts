@@ -18,11 +18,11 @@ import {
   SPREAD_MS
 } from './fleet-plan.ts'
 import { median, percentile } from './common.ts'
+import { RateLimiter } from '../servers/neon-api/limits.ts'
 import {
   operationAnswer,
   rateLimitedBody,
   type ServerAnswer,
-  SimulatedLimiter,
   SimulatedTime,
   simulatedTransport,
   startGate
@@ -58,10 +58,11 @@ export async function simulateFleet(
 ): Promise<FleetFigures> {
   const time = new SimulatedTime()
   const random = seeded(seed * 7919 + jitterSeed)
-  const limiter = new SimulatedLimiter({
-    ...FLEET_WINDOW,
+  const limiter = new RateLimiter({
+    perMinute: FLEET_WINDOW.capacity,
+    accountWindowMs: FLEET_WINDOW.windowMs,
     perSecondPerRoute: FLEET_PER_SECOND_PER_ROUTE,
-    retryAfter
+    retryAfter: retryAfter ? 'seconds' : 'none'
   })
   const attempts: Attempt[] = []
   const plan = fleetPlan(seed, spreadMs)
@@ -69,7 +70,7 @@ export async function simulateFleet(
   const runs = plan.map((planned, i) => {
     const id = operationId(i)
     const transport = simulatedTransport(time, (_path, now): ServerAnswer => {
-      const refusal = limiter.refuse(now)
+      const refusal = limiter.refuse('account', 'operation', now)
       const retryAfterMs = refusal?.['Retry-After'] ? Number(refusal['Retry-After']) * 1000 : 0
       attempts.push({ gate: id, at: now, admitted: !refusal, retryAfterMs })
       if (refusal) return { status: 429, headers: refusal, body: rateLimitedBody }

@@ -1,9 +1,9 @@
 /*
  * The action's own gate() (inputs, request core, retry policy, pace, wait loop) on a simulated clock
  * and a simulated network: every gate of a fleet is the real code, and only time and the server
- * are models. The server is the local API server's limiter (script/servers/neon-api/server.ts):
- * sliding windows per account and per route, a 429 not counted, Retry-After in whole seconds until
- * a slot frees. A change to the pacing shows up here with no second copy of it.
+ * are models. The server's limits are the local API server's own (script/servers/neon-api/
+ * limits.ts): sliding windows per account and per route, a 429 not counted, Retry-After in whole
+ * seconds until a slot frees. A change to the pacing shows up here with no second copy of it.
  *
  * Time only moves when every gate waits: before each event, the microtasks of the last one settle
  * (one setImmediate), so a run of minutes takes a second or two.
@@ -114,41 +114,6 @@ export function simulatedTransport(
         })
       })
     })
-}
-
-/** The local API server's limiter: sliding windows per account and per route; a 429 is not counted. */
-export class SimulatedLimiter {
-  private account: number[] = []
-  private route: number[] = []
-
-  constructor(
-    private readonly limits: {
-      capacity: number
-      windowMs: number
-      perSecondPerRoute: number
-      retryAfter: boolean
-    }
-  ) {}
-
-  /** undefined: admitted; else the 429's headers. */
-  refuse(now: number): Record<string, string> | undefined {
-    this.account = this.account.filter((at) => at > now - this.limits.windowMs)
-    this.route = this.route.filter((at) => at > now - 1000)
-    let freeAt: number | undefined
-    if (this.account.length >= this.limits.capacity) {
-      freeAt = this.account[0] + this.limits.windowMs
-    }
-    if (this.route.length >= this.limits.perSecondPerRoute) {
-      freeAt = Math.max(freeAt ?? 0, this.route[0] + 1000)
-    }
-    if (freeAt !== undefined) {
-      const seconds = Math.max(1, Math.ceil((freeAt - now) / 1000))
-      return this.limits.retryAfter ? { 'Retry-After': String(seconds) } : {}
-    }
-    this.account.push(now)
-    this.route.push(now)
-    return undefined
-  }
 }
 
 export const rateLimitedBody = {

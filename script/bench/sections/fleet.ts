@@ -14,7 +14,8 @@
  * invalid: it is reported as such and not counted.
  */
 import { KEYS, PROJECT, demoWorld } from '../../servers/neon-api/scenarios.ts'
-import type { ApiServer, Limits } from '../../servers/neon-api/server.ts'
+import type { Limits } from '../../servers/neon-api/limits.ts'
+import type { ApiServer } from '../../servers/neon-api/server.ts'
 import { runBundle } from '../../runner/run-bundle.ts'
 import { median, percentile, type Row, sleep, withServer } from '../common.ts'
 import { firstRetryFloor } from '../first-retry-floor.ts'

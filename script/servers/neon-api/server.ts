@@ -17,26 +17,9 @@ import {
   projectJson,
   type World
 } from './world.ts'
+import { type Limits, RateLimiter, SPEC_LIMITS } from './limits.ts'
 
 export const BASE_PATH = '/api/v2'
-
-export interface Limits {
-  /** Per account, over the last `accountWindowMs` (spec: 700 a minute). */
-  perMinute: number
-  /** 60 s; shorter only to make tests fast. */
-  accountWindowMs: number
-  /** Per route and account, over the last second (spec: 40). */
-  perSecondPerRoute: number
-  /** How a 429 says when to come back. */
-  retryAfter: 'seconds' | 'date' | 'none'
-}
-
-export const SPEC_LIMITS: Limits = {
-  perMinute: 700,
-  accountWindowMs: 60_000,
-  perSecondPerRoute: 40,
-  retryAfter: 'seconds'
-}
 
 export type Route =
   'projects' | 'operations' | 'operation' | 'branches' | 'branch' | 'organizations'
@@ -135,8 +118,7 @@ export async function startApiServer(
   }
   const limits: Limits = { ...SPEC_LIMITS, ...options.limits }
   let faults: Fault[] = []
-  const accountHits = new Map<string, number[]>()
-  const routeHits = new Map<string, number[]>()
+  const limiter = new RateLimiter(limits)
 
   function takeFault(route: Route | undefined): Fault | undefined {
     const now = world.now()
@@ -149,26 +131,10 @@ export async function startApiServer(
     return fault
   }
 
-  /** Sliding windows; a request over a limit gets 429 and is not counted. */
+  /** The account's windows (limits.ts); a request over a limit gets 429 and is not counted. */
   function rateLimit(key: ApiKey, route: Route): Answer | undefined {
-    const now = world.now()
-    const account = recent(accountHits, key.accountId, now - limits.accountWindowMs)
-    const perRoute = recent(routeHits, `${key.accountId} ${route}`, now - 1000)
-    let freeAt: number | undefined
-    if (account.length >= limits.perMinute) freeAt = account[0] + limits.accountWindowMs
-    if (perRoute.length >= limits.perSecondPerRoute)
-      freeAt = Math.max(freeAt ?? 0, perRoute[0] + 1000)
-    if (freeAt !== undefined) {
-      const headers: Record<string, string> = {}
-      if (limits.retryAfter === 'seconds')
-        headers['Retry-After'] = String(Math.max(1, Math.ceil((freeAt - now) / 1000)))
-      if (limits.retryAfter === 'date')
-        headers['Retry-After'] = new Date(Math.ceil(freeAt / 1000) * 1000).toUTCString()
-      return { status: 429, body: errorBody('rate limit exceeded, retry later'), headers }
-    }
-    account.push(now)
-    perRoute.push(now)
-    return undefined
+    const headers = limiter.refuse(key.accountId, route, world.now())
+    return headers && { status: 429, body: errorBody('rate limit exceeded, retry later'), headers }
   }
 
   function handle(
@@ -409,12 +375,6 @@ function matchRoute(path: string): [Route | undefined, string[]] {
   if (segments.length === 4 && segments[0] === 'projects' && segments[2] === 'branches')
     return ['branch', [segments[1], segments[3]]]
   return [undefined, []]
-}
-
-function recent(windows: Map<string, number[]>, name: string, since: number): number[] {
-  const hits = (windows.get(name) ?? []).filter((at) => at > since)
-  windows.set(name, hits)
-  return hits
 }
 
 function parseLimit(
