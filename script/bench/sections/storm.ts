@@ -7,7 +7,7 @@
  * Retry-After plus one interval), the exit within that plus one interval. Every storm of a run at
  * once (lone gates, each with its own server), STORM_RUNS runs (3).
  */
-import type { Fault } from '../../servers/neon-api/server.ts'
+import type { Fault } from '../../servers/neon-api/faults.ts'
 import { demoWorld, KEYS, PROJECT } from '../../servers/neon-api/scenarios.ts'
 import { runBundle } from '../../runner/run-bundle.ts'
 import { type Row, withServer } from '../common.ts'

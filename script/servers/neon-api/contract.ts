@@ -12,7 +12,7 @@ import {
   openApiContract,
   trimDocument
 } from '../openapi-contract.ts'
-import { BASE_PATH } from './server.ts'
+import { BASE_PATH } from './routes.ts'
 
 export const NEON_DOCUMENT = join(
   import.meta.dirname,
