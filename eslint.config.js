@@ -32,5 +32,14 @@ export default tseslint.config(
     rules: {
       'max-lines-per-function': ['error', { max: 50, skipBlankLines: true, skipComments: true }]
     }
+  },
+  {
+    // script/ runs under Node's type stripping (npm run demo, api-server, screenshots), which has
+    // no parameter properties, enums or namespaces.
+    files: ['script/**/*.ts'],
+    rules: {
+      '@typescript-eslint/parameter-properties': ['error', { prefer: 'class-property' }],
+      'no-restricted-syntax': ['error', 'TSEnumDeclaration', 'TSModuleDeclaration']
+    }
   }
 )

@@ -26,8 +26,12 @@ export const SPEC_LIMITS: Limits = {
 export class RateLimiter {
   private readonly accountHits = new Map<string, number[]>()
   private readonly routeHits = new Map<string, number[]>()
+  private readonly limits: Limits
 
-  constructor(private readonly limits: Limits) {}
+  // Not a parameter property: scripts run under Node's type stripping, which has none.
+  constructor(limits: Limits) {
+    this.limits = limits
+  }
 
   /** undefined: admitted, and counted; else refused, with the 429's headers. */
   refuse(accountId: string, route: string, now: number): Record<string, string> | undefined {
