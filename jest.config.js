@@ -36,8 +36,9 @@ export default {
   ],
   globalTeardown: '<rootDir>/__tests__/global-teardown.mjs',
   testTimeout: 30000,
-  // dist/ is rebuilt first if it is older than src/: the e2e suites run it.
+  // dist/ is rebuilt first if its build stamp is not src/'s: the e2e suites run it.
   globalSetup: '<rootDir>/__tests__/global-setup.mjs',
   // The e2e suites spawn the bundle and mostly wait on 1 s intervals: more workers than cores.
-  maxWorkers: 8
+  // On 2 cores, 12 ran the suite in 53–56 s (three runs), 8 in 62 s.
+  maxWorkers: 12
 }
