@@ -116,7 +116,7 @@ describe('the gate ends with a query that answered', () => {
       `::error::No query answered: the database ${database.role} on 127.0.0.1 refused the role ${database.role} or its password: 28P01 "password authentication failed`
     )
     // The grace is 3 intervals of 1 s from the first attempt; a failure, not the 30 s timeout.
-    expect(run.durationMs).toBeLessThan(15_000)
+    expect(run.runningMs).toBeLessThan(15_000)
     expectNoDatabaseSecret(run, url)
   })
 
@@ -141,8 +141,8 @@ describe('the gate ends with a query that answered', () => {
     expect(run.outputs.outcome).toBe('timeout')
     expect(run.outputs.database_state).toBe('unreachable')
     expect(silent.connections()).toBeGreaterThanOrEqual(1)
-    // 3 s, the 1 s a last attempt may run past it, and the start of a process on a loaded machine.
-    expect(run.durationMs).toBeLessThan(7000)
+    // 3 s, the 1 s a last attempt may run past it, and a loaded machine (start-up not counted).
+    expect(run.runningMs).toBeLessThan(7000)
   })
 
   it('TLS is required unless sslmode=disable: a server without TLS fails at once', async () => {
@@ -181,7 +181,7 @@ describe('the gate ends with a query that answered', () => {
     expect(run.outputs.outcome).toBe('failure')
     expect(run.outputs.database_state).toBe('error')
     expect(run.stdout).toContain('UNABLE_TO_VERIFY_LEAF_SIGNATURE')
-    expect(run.durationMs).toBeLessThan(30_000)
+    expect(run.runningMs).toBeLessThan(30_000)
   })
 
   it('TLS with a certificate for another host: failure at once', async () => {

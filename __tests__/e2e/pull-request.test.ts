@@ -282,7 +282,7 @@ describe('pull requests: one sticky comment', () => {
     expect(run.stdout).toContain(
       '::warning::Could not write the pull-request comment: the GitHub API did not answer within 5 s'
     )
-    expect(run.durationMs).toBeLessThan(9000)
+    expect(run.runningMs).toBeLessThan(9000)
   })
 
   it('outside a pull request: one log line, no GitHub call; off: no GitHub call at all', async () => {

@@ -40,7 +40,8 @@ describe('stay within GitHub limits; say what is known', () => {
     expect(run.summary).toContain('… and 9950 more operations not shown')
     expect(run.outputs.operations.length).toBeLessThanOrEqual(512 * 1024)
     expect(run.stdout).toContain('The operations output holds the first')
-  })
+    // 20 pages of 500 operations through the contract checks: heavy on a loaded machine.
+  }, 60_000)
 
   it('an error before anything was read does not claim that nothing is in flight', async () => {
     const { server } = await serve()

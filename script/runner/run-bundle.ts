@@ -17,7 +17,13 @@ export interface BundleRun {
   stderr: string
   outputs: Record<string, string>
   summary: string
+  /** From the spawn to the exit: start-up included. */
   durationMs: number
+  /**
+   * From the action's first output (its start, once Node has loaded the bundle) to the exit: what
+   * its deadline bounds, without the start-up a loaded machine stretches.
+   */
+  runningMs: number
 }
 
 export interface RunOptions {
@@ -88,7 +94,9 @@ export async function runBundle(
     })
     let stdout = ''
     let stderr = ''
+    let firstOutputAt: number | undefined
     child.stdout.on('data', (chunk: Buffer) => {
+      firstOutputAt ??= Date.now()
       stdout += chunk
       options.onStdout?.(String(chunk))
     })
@@ -99,6 +107,7 @@ export async function runBundle(
       child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]))
     )
     clearTimeout(killer)
+    const ended = Date.now()
     if (process.env.BUNDLE_V8_COVERAGE)
       keepBundleCoverage(join(dir, 'v8'), process.env.BUNDLE_V8_COVERAGE)
     return {
@@ -108,7 +117,8 @@ export async function runBundle(
       stderr,
       outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
       summary: readFileSync(summaryFile, 'utf8'),
-      durationMs: Date.now() - started
+      durationMs: ended - started,
+      runningMs: ended - (firstOutputAt ?? started)
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
