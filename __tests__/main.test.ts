@@ -190,6 +190,9 @@ describe('run', () => {
       .get(`/api/v2/projects/${PROJECT}/operations`)
       .query({ limit: '500' })
       .reply(200, { operations: [operation({ status: 'finished' })], pagination: { cursor: 'x' } })
+      .get(`/api/v2/projects/${PROJECT}/operations`)
+      .query({ limit: '500', cursor: 'x' })
+      .reply(200, { operations: [], pagination: { cursor: 'x' } })
     expect(await runWith()).toBe('success')
     expect(runner.outputs).toMatchObject({
       outcome: 'success',

@@ -100,7 +100,7 @@ function fill(history: History, count: number, from = 1): void {
 }
 
 describe('ProjectGateSource', () => {
-  it('a project with nothing in flight passes at once after one page', async () => {
+  it('a project with nothing in flight passes at once, in one poll', async () => {
     const history = new History()
     fill(history, 30)
     const { source, clock } = gate(history)
@@ -109,7 +109,8 @@ describe('ProjectGateSource', () => {
       { source, pace: new Pace(5000, silent, () => 0), clock, logger: silent }
     )
     expect(result).toMatchObject({ outcome: 'success', operations: [], polls: 1 })
-    expect(history.calls).toEqual(['list top'])
+    // The short page does not end discovery (a server may cap `limit`): the next one, empty, does.
+    expect(history.calls).toEqual(['list top', expect.stringMatching(/^list \d{4}-/)])
   })
 
   it('finds in-flight operations across pages, back to the 24 h horizon and no further', async () => {

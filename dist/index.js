@@ -41995,7 +41995,8 @@ class ApiCore {
  * The one paging rule for every list of the API. Lists say in different ways that a page was the
  * last, so each reader says how:
  * - operations and projects keep the next page's cursor in `pagination.cursor`, present on every
- *   page (it is the last item's key): a page shorter than asked is the last;
+ *   page (it is the last item's key): a page shorter than asked is the last, except where a capped
+ *   page must not hide the rest (the project gate's first poll reads on to an empty page);
  * - branches keep it in `pagination.next`, absent on the last page: a page may be shorter than asked
  *   (a server may cap `limit`) and still have a next one, so only `next` ends the list.
  */
@@ -42636,7 +42637,9 @@ class ProjectGateSource {
         const { clock, logger, isDone } = this.options;
         // The API's timestamps are wall-clock time.
         const horizon = clock.wallNow() - GATE_LOOKBACK_MS;
-        const end = await this.walkOperations(GATE_DISCOVERY_PAGE_LIMIT, GATE_MAX_DISCOVERY_PAGES, (page) => {
+        // A short page does not end discovery: a server that caps `limit` below what was asked would
+        // hide what lies past it, in flight or not. The walk ends on an empty page or at the horizon.
+        const end = await this.walkOperations(GATE_DISCOVERY_PAGE_LIMIT, GATE_MAX_DISCOVERY_PAGES, false, (page) => {
             for (const operation of page.operations) {
                 this.seen.add(operation.id);
                 const time = this.createdAt(operation);
@@ -42667,7 +42670,7 @@ class ProjectGateSource {
             ? -Infinity
             : Math.min(Infinity, ...times);
         const listed = new Set();
-        await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, (page) => {
+        await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, true, (page) => {
             for (const operation of page.operations) {
                 listed.add(operation.id);
                 const isNew = !this.seen.has(operation.id);
@@ -42689,14 +42692,14 @@ class ProjectGateSource {
         }
     }
     /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
-    walkOperations(limit, maxPages, onPage) {
+    walkOperations(limit, maxPages, shortPageIsLast, onPage) {
         const { reader, projectId } = this.options;
         return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
             limit,
             maxPages,
             length: (page) => page.operations.length,
             nextCursor: operationsCursor,
-            shortPageIsLast: true,
+            shortPageIsLast,
             onPage
         });
     }

@@ -152,10 +152,11 @@ describe('the branch must be ready, not just created', () => {
     expect(run.stdout).toContain('Branch preview/pr-31 (br-preview-pr-31) is init')
     expect(run.stdout).toContain('Branch preview/pr-31 (br-preview-pr-31) is ready')
     // Each poll reads the newest operations (one may have started meanwhile) and then the branch;
-    // the search that resolved the name is the ninth request.
+    // the first also the page after the newest (empty: a short page does not end discovery); the
+    // search that resolved the name is the tenth request.
     expect(server.requests.filter((request) => request.route === 'branch')).toHaveLength(4)
-    expect(server.requests.filter((request) => request.route === 'operations')).toHaveLength(4)
-    expect(run.summary).toContain(' · 4 polls · 9 requests · ')
+    expect(server.requests.filter((request) => request.route === 'operations')).toHaveLength(5)
+    expect(run.summary).toContain(' · 4 polls · 10 requests · ')
     expect(run.summary).toContain('branch state <code>ready</code>')
   })
 

@@ -4,13 +4,16 @@ import { join } from 'node:path'
 import { gaps, KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
 
 describe('bundle end to end: project gate and listing', () => {
-  it('a project with nothing in flight passes at once with one request', async () => {
+  it('a project with nothing in flight passes at once, in one poll', async () => {
     const { server } = await serve({ history: 40 })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ outcome: 'success', status: '', operations: '[]' })
-    expect(server.requests).toHaveLength(1)
-    expect(server.requests[0].query).toEqual({ limit: '500' })
+    // The newest page, and the page after it (empty), since a short page does not end discovery.
+    expect(server.requests.map((request) => request.query)).toEqual([
+      { limit: '500' },
+      { limit: '500', cursor: expect.any(String) }
+    ])
     expect(run.summary).toContain('No operation in flight.')
   })
 
@@ -30,17 +33,18 @@ describe('bundle end to end: project gate and listing', () => {
       create.id
     ])
     // History: one operation a minute, all 702 within the 24 h the first poll looks back: two pages
-    // of 500. Every later poll reads one page of 100 from the top.
-    expect(server.requests.slice(0, 2).map((request) => request.query)).toEqual([
+    // of 500 and the empty one after them. Every later poll reads one page of 100 from the top.
+    expect(server.requests.slice(0, 3).map((request) => request.query)).toEqual([
       { limit: '500' },
+      { limit: '500', cursor: expect.any(String) },
       { limit: '500', cursor: expect.any(String) }
     ])
-    expect(server.requests.slice(2).map((request) => request.query)).toEqual(
-      server.requests.slice(2).map(() => ({ limit: '100' }))
+    expect(server.requests.slice(3).map((request) => request.query)).toEqual(
+      server.requests.slice(3).map(() => ({ limit: '100' }))
     )
     const polls = Number(/(\d+) polls/.exec(run.summary)?.[1])
     expect(polls).toBeGreaterThanOrEqual(3)
-    expect(server.requests).toHaveLength(polls + 1)
+    expect(server.requests).toHaveLength(polls + 2)
   })
 
   it('with branch_id only that branch counts', async () => {
@@ -64,7 +68,9 @@ describe('bundle end to end: project gate and listing', () => {
     expect(run.summary).toContain('branch preview/br-mine <code>br-mine</code>')
     // The branch is read once, before the first poll; the polls keep their interval.
     expect(server.requests[0].route).toBe('branch')
-    const polls = (path: string) => !path.includes('/branches/')
+    // The first request of each poll (a poll may read a page after the first).
+    const polls = (path: string, query: Record<string, string>) =>
+      !path.includes('/branches/') && query.cursor === undefined
     // create_branch runs 1.2 s and start_compute 0.5 s after it: at 1 s, two polls at the least.
     expect(gaps(server, polls).length).toBeGreaterThanOrEqual(1)
     for (const gap of gaps(server, polls)) expect(gap).toBeGreaterThanOrEqual(990)
@@ -86,7 +92,8 @@ describe('bundle end to end: project gate and listing', () => {
       error: 'storage <unavailable>'
     })
     expect(run.summary).toContain('storage &lt;unavailable&gt;')
-    expect(server.requests).toHaveLength(3)
+    // Discovery (the newest page and the empty one after it), then a poll a second until the error.
+    expect(server.requests).toHaveLength(4)
   })
 
   it('lists more than one page of projects', async () => {

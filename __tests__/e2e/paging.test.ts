@@ -112,6 +112,43 @@ describe('the operations list ends on a short page', () => {
   })
 })
 
+describe('discovery does not end on a short page', () => {
+  it('a server that caps pages at 25 from the first poll: an operation on page 2 is waited on', async () => {
+    const start = Date.now()
+    // Newest first, a second apart: 40 finished, then the one in flight, then 19 finished more.
+    const all = Array.from({ length: 60 }, (_, i) =>
+      runningOp({
+        id: i === 40 ? OP : `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        status: i === 40 ? 'running' : 'finished',
+        created_at: new Date(start - i * 1000).toISOString()
+      })
+    )
+    let reads = 0
+    const server = await hostile((request, response) => {
+      const url = new URL(request.url ?? '', 'http://127.0.0.1')
+      if (url.pathname.endsWith(`/operations/${OP}`)) {
+        reads++
+        return json(response, 200, {
+          operation: { ...all[40], status: reads < 2 ? 'running' : 'finished' }
+        })
+      }
+      // 25 a page whatever `limit` asks; the cursor is the creation time of the page's last one.
+      const cursor = url.searchParams.get('cursor')
+      const page = all.filter((op) => !cursor || op.created_at < cursor).slice(0, 25)
+      json(response, 200, {
+        operations: page,
+        pagination: { cursor: page.at(-1)?.created_at ?? cursor ?? '' }
+      })
+    })
+    const run = await runAction(server, { project_id: PROJECT })
+    expect(run.outputs.outcome).toBe('success')
+    expect(reads).toBe(2)
+    expect(JSON.parse(run.outputs.operations)).toContainEqual(
+      expect.objectContaining({ id: OP, status: 'finished' })
+    )
+  })
+})
+
 describe('listing projects ends, whatever the cursors', () => {
   it('listing projects: endless new cursors stop at the deadline', async () => {
     // 250 ms a page: the 50-page cap would take 12 s, so only the deadline can end it in time.

@@ -2,7 +2,8 @@
  * The one paging rule for every list of the API. Lists say in different ways that a page was the
  * last, so each reader says how:
  * - operations and projects keep the next page's cursor in `pagination.cursor`, present on every
- *   page (it is the last item's key): a page shorter than asked is the last;
+ *   page (it is the last item's key): a page shorter than asked is the last, except where a capped
+ *   page must not hide the rest (the project gate's first poll reads on to an empty page);
  * - branches keep it in `pagination.next`, absent on the last page: a page may be shorter than asked
  *   (a server may cap `limit`) and still have a next one, so only `next` ends the list.
  */

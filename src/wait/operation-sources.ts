@@ -155,9 +155,12 @@ export class ProjectGateSource implements OperationSource {
     const { clock, logger, isDone } = this.options
     // The API's timestamps are wall-clock time.
     const horizon = clock.wallNow() - GATE_LOOKBACK_MS
+    // A short page does not end discovery: a server that caps `limit` below what was asked would
+    // hide what lies past it, in flight or not. The walk ends on an empty page or at the horizon.
     const end = await this.walkOperations(
       GATE_DISCOVERY_PAGE_LIMIT,
       GATE_MAX_DISCOVERY_PAGES,
+      false,
       (page) => {
         for (const operation of page.operations) {
           this.seen.add(operation.id)
@@ -192,7 +195,7 @@ export class ProjectGateSource implements OperationSource {
       ? -Infinity
       : Math.min(Infinity, ...(times as number[]))
     const listed = new Set<string>()
-    await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, (page) => {
+    await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, true, (page) => {
       for (const operation of page.operations) {
         listed.add(operation.id)
         const isNew = !this.seen.has(operation.id)
@@ -218,6 +221,7 @@ export class ProjectGateSource implements OperationSource {
   private walkOperations(
     limit: number,
     maxPages: number,
+    shortPageIsLast: boolean,
     onPage: (page: OperationList) => boolean
   ): Promise<PageWalkEnd> {
     const { reader, projectId } = this.options
@@ -226,7 +230,7 @@ export class ProjectGateSource implements OperationSource {
       maxPages,
       length: (page) => page.operations.length,
       nextCursor: operationsCursor,
-      shortPageIsLast: true,
+      shortPageIsLast,
       onPage
     })
   }

@@ -87,9 +87,14 @@ export function answerRoute(
     status: 200,
     body: {
       operations: page.map((operation) => operationJson(operation, now)),
-      // As the spec shows: the cursor is the creation time of the last operation on the page.
-      pagination:
-        page.length > 0 ? { cursor: new Date(page[page.length - 1].createdAt).toISOString() } : {}
+      // As the spec shows: the cursor is the creation time of the last operation on the page;
+      // the OpenAPI document requires one on an empty page too: the cursor asked with.
+      pagination: {
+        cursor:
+          page.length > 0
+            ? new Date(page[page.length - 1].createdAt).toISOString()
+            : (query.cursor ?? '')
+      }
     }
   }
 }
