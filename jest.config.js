@@ -39,6 +39,6 @@ export default {
   // dist/ is rebuilt first if its build stamp is not src/'s: the e2e suites run it.
   globalSetup: '<rootDir>/__tests__/global-setup.mjs',
   // The e2e suites spawn the bundle and mostly wait on 1 s intervals: more workers than cores.
-  // On 2 cores, 12 ran the suite in 53–56 s (three runs), 8 in 62 s.
+  // On 2 cores, 12 ran the suite in 53–61 s (six runs, median 55.5 s), 8 in 62 s.
   maxWorkers: 12
 }

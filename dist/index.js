@@ -43890,8 +43890,11 @@ function leftPadding(sections) {
     const longest = Math.max(...sections.map((section) => section.length));
     return Math.min(320, Math.max(75, Math.round(longest * 7 + 16)));
 }
+/** The operation's bar; undefined when its `created_at` cannot be read (nothing to draw). */
 function operationTask(operation, readAt) {
     const start = apiTime(operation.created_at);
+    if (start === undefined)
+        return undefined;
     const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined;
     const lastKnown = lastRead ?? apiTime(operation.updated_at) ?? start;
     return {
@@ -43921,10 +43924,11 @@ function databaseTask(probe) {
  * table says it all then).
  */
 function renderTimeline(operations, readAt = new Map(), probe) {
-    const drawable = operations.filter((operation) => apiTime(operation.created_at) !== undefined);
-    if (drawable.length === 0 || drawable.length > MAX_TIMELINE_TASKS)
+    const tasks = [...operations]
+        .reverse()
+        .flatMap((operation) => operationTask(operation, readAt) ?? []);
+    if (tasks.length === 0 || tasks.length > MAX_TIMELINE_TASKS)
         return undefined;
-    const tasks = [...drawable].reverse().map((operation) => operationTask(operation, readAt));
     if (probe)
         tasks.push(databaseTask(probe));
     const bySection = new Map();

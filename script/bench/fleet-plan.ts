@@ -5,6 +5,9 @@
  * route becomes 200) at interval 1 s (5 s scaled). Once all have started, demand is 1.5x the budget.
  */
 
+import { median, percentile } from './common.ts'
+import { type Attempt, firstRetryFloor } from './first-retry-floor.ts'
+
 /** A seeded random source (mulberry32), so that runs can be repeated. */
 export function seeded(seed: number): () => number {
   let state = seed >>> 0
@@ -44,4 +47,45 @@ export function fleetPlan(seed: number, spreadMs: number): FleetGate[] {
     startAt,
     operationMs: 40_000 + Math.round((i * 20_000) / FLEET_GATES)
   }))
+}
+
+/** What one fleet run measured; the benchmark adds what only real processes show. */
+export interface FleetFigures {
+  requests: number
+  limited: number
+  perGate: number
+  /** Detection lag in intervals: from an operation being final to the first answer saying so. */
+  lagMedian: number
+  lagP95: number
+  /** The fewest 429s a gate the lone-gate rule allows on this run (first-retry-floor.ts). */
+  floorPerGate: number
+  failed: number
+}
+
+/**
+ * The figures of one run, from its requests (the benchmark's server log or the simulation's) and
+ * when each gate's operation became final; `failed` is how many gates did not pass.
+ */
+export function fleetFigures(
+  attempts: Attempt[],
+  finals: { gate: string; finalAt: number }[],
+  failed: number
+): FleetFigures {
+  const limited = attempts.filter((attempt) => !attempt.admitted).length
+  const lags = finals.map(({ gate, finalAt }) => {
+    const seen = attempts.find(
+      (attempt) => attempt.gate === gate && attempt.admitted && attempt.at >= finalAt
+    )
+    return seen ? (seen.at - finalAt) / FLEET_WINDOW.intervalMs : Infinity
+  })
+  const floor = firstRetryFloor(attempts, FLEET_WINDOW)
+  return {
+    requests: attempts.length,
+    limited,
+    perGate: limited / FLEET_GATES,
+    lagMedian: median(lags),
+    lagP95: percentile(lags, 0.95),
+    floorPerGate: (floor.refusedInCrunch + floor.secondRefusals) / FLEET_GATES,
+    failed
+  }
 }

@@ -7,46 +7,29 @@
  *
  *   npm run simulate [-- runs [first seed]]
  */
-import { type Attempt, firstRetryFloor } from './first-retry-floor.ts'
+import type { Attempt } from './first-retry-floor.ts'
 import {
-  FLEET_GATES,
   FLEET_PER_SECOND_PER_ROUTE,
   FLEET_WINDOW,
+  type FleetFigures,
+  fleetFigures,
   fleetPlan,
   PACKED_SPREAD_MS,
   seeded,
   SPREAD_MS
 } from './fleet-plan.ts'
-import { median, percentile } from './common.ts'
 import { RateLimiter } from '../servers/neon-api/limits.ts'
+import { rateLimitedAnswer } from '../servers/neon-api/routes.ts'
 import {
   operationAnswer,
-  rateLimitedBody,
   type ServerAnswer,
   SimulatedTime,
   simulatedTransport,
   startGate
 } from './simulation.ts'
 
-/**
- * From a gate's planned start to its first request: a bundle's start-up on the benchmark's machine
- * (about 0.15 s); packed starts queue on its 2 cores (START_MS to change it, per gate).
- */
+/** From a gate's planned start to its first request: a bundle's start-up (START_MS to change it). */
 const START_MS = Number(process.env.START_MS ?? 150)
-/** 90 bundles on 2 cores: about 130 ms of CPU each, so packed starts spread over about 8 s. */
-const CPU_PER_START_MS = Number(process.env.CPU_PER_START_MS ?? 0)
-
-export interface FleetFigures {
-  requests: number
-  limited: number
-  perGate: number
-  lagMedian: number
-  lagP95: number
-  failed: number
-  floorPerGate: number
-  /** Every request: gate, time, admitted, Retry-After. */
-  attempts: Attempt[]
-}
 
 /** One fleet run of the benchmark's plan (`seed`, `spreadMs`), simulated. */
 export async function simulateFleet(
@@ -58,6 +41,7 @@ export async function simulateFleet(
 ): Promise<FleetFigures> {
   const time = new SimulatedTime()
   const random = seeded(seed * 7919 + jitterSeed)
+  const latency = seeded(seed * 7919 + jitterSeed + 1)
   const limiter = new RateLimiter({
     perMinute: FLEET_WINDOW.capacity,
     accountWindowMs: FLEET_WINDOW.windowMs,
@@ -66,21 +50,17 @@ export async function simulateFleet(
   })
   const attempts: Attempt[] = []
   const plan = fleetPlan(seed, spreadMs)
-  let cpuFreeAt = 0
   const runs = plan.map((planned, i) => {
     const id = operationId(i)
-    const transport = simulatedTransport(time, (_path, now): ServerAnswer => {
+    const transport = simulatedTransport(time, latency, (_path, now): ServerAnswer => {
       const refusal = limiter.refuse('account', 'operation', now)
       const retryAfterMs = refusal?.['Retry-After'] ? Number(refusal['Retry-After']) * 1000 : 0
       attempts.push({ gate: id, at: now, admitted: !refusal, retryAfterMs })
-      if (refusal) return { status: 429, headers: refusal, body: rateLimitedBody }
+      if (refusal) return rateLimitedAnswer(refusal)
       return operationAnswer(id, planned.operationMs, now)
     })
-    // Starts queue on the machine's cores when they come faster than it can start them.
-    const startAt = Math.max(planned.startAt, cpuFreeAt) + START_MS
-    cpuFreeAt = Math.max(planned.startAt, cpuFreeAt) + CPU_PER_START_MS
     return new Promise<boolean>((resolve) =>
-      time.at(startAt, () => {
+      time.at(planned.startAt + START_MS, () => {
         const report = startGate(time, {
           id,
           intervalMs: FLEET_WINDOW.intervalMs,
@@ -93,25 +73,8 @@ export async function simulateFleet(
     )
   })
   const [succeeded] = await Promise.all([Promise.all(runs), time.run()])
-  const lags = plan.map((planned, i) => {
-    const seen = attempts.find(
-      (attempt) =>
-        attempt.gate === operationId(i) && attempt.admitted && attempt.at >= planned.operationMs
-    )
-    return seen ? (seen.at - planned.operationMs) / FLEET_WINDOW.intervalMs : Infinity
-  })
-  const limited = attempts.filter((attempt) => !attempt.admitted).length
-  const floor = firstRetryFloor(attempts, FLEET_WINDOW)
-  return {
-    requests: attempts.length,
-    limited,
-    perGate: limited / FLEET_GATES,
-    lagMedian: median(lags),
-    lagP95: percentile(lags, 0.95),
-    failed: succeeded.filter((ok) => !ok).length,
-    floorPerGate: (floor.refusedInCrunch + floor.secondRefusals) / FLEET_GATES,
-    attempts
-  }
+  const finals = plan.map((planned, i) => ({ gate: operationId(i), finalAt: planned.operationMs }))
+  return fleetFigures(attempts, finals, succeeded.filter((ok) => !ok).length)
 }
 
 /** The UUID of gate `i`'s operation. */
@@ -125,7 +88,7 @@ async function simulateStorm(seed: number, stormMs: number, trouble: Trouble) {
   const stormEnd = 4000 + stormMs
   const finalAt = stormEnd + 2000
   const times: number[] = []
-  const transport = simulatedTransport(time, (_path, now) => {
+  const transport = simulatedTransport(time, seeded(seed + 1), (_path, now) => {
     times.push(now)
     return now >= 4000 && now < stormEnd ? trouble() : operationAnswer(operationId(0), finalAt, now)
   })

@@ -15,7 +15,7 @@ import type { Clock } from '../../src/domain/clock.js'
 import { Redactor } from '../../src/domain/untrusted-text.js'
 import type { RunReport } from '../../src/report/report.js'
 import { gate } from '../../src/runner/gate.js'
-import { seeded } from './fleet-plan.ts'
+import type { Answer } from '../servers/neon-api/routes.ts'
 import { getInputs } from '../../src/runner/input-helper.js'
 
 /** The epoch the simulated wall clock starts at (what API timestamps are compared with). */
@@ -24,8 +24,6 @@ const EPOCH = Date.parse('2026-01-01T00:00:00Z')
 const HALF_TRIP_MS = 1
 /** Up to this much more on each way, at random: a machine busy with 90 bundles answers late. */
 const HALF_TRIP_JITTER_MS = Number(process.env.HALF_TRIP_JITTER_MS ?? 10)
-const latency = seeded(97)
-const halfTrip = () => HALF_TRIP_MS + HALF_TRIP_JITTER_MS * latency()
 const KEY = 'napi_simulated_key'
 const PROJECT = 'sim-project'
 const silent = { info: () => undefined, warning: () => undefined, debug: () => undefined }
@@ -78,14 +76,19 @@ export class SimulatedTime implements Clock {
 }
 
 /** What the server does with one request: answer with a status, reset it, or never answer. */
-export type ServerAnswer =
-  { status: number; headers?: Record<string, string>; body: unknown } | 'reset' | 'none'
+export type ServerAnswer = Answer | 'reset' | 'none'
 
-/** A network whose server is `answer(path, now)`; `none` ends at the request's own time limit. */
+/**
+ * A network whose server is `answer(path, now)`; `none` ends at the request's own time limit. Each
+ * way takes HALF_TRIP_MS plus up to HALF_TRIP_JITTER_MS, drawn from `latency` (one source per run,
+ * so that a seed gives the same run whatever ran before it).
+ */
 export function simulatedTransport(
   time: SimulatedTime,
+  latency: () => number,
   answer: (path: string, now: number) => ServerAnswer
 ): HttpGet {
+  const halfTrip = () => HALF_TRIP_MS + HALF_TRIP_JITTER_MS * latency()
   return (url: URL, options: HttpGetOptions) =>
     new Promise<HttpAnswer>((resolve, reject) => {
       const sentAt = time.now()
@@ -109,17 +112,11 @@ export function simulatedTransport(
                 value
               ])
             ),
-            body: JSON.stringify(answered.body)
+            body: JSON.stringify(answered.body ?? {})
           })
         })
       })
     })
-}
-
-export const rateLimitedBody = {
-  code: '',
-  message: 'rate limit exceeded, retry later',
-  request_id: 'sim'
 }
 
 /** The answer to a read of one operation that runs until `finalAt` (simulated time). */

@@ -7,10 +7,10 @@ import type { Branch, Operation } from '../domain/schemas.js'
 import type { Outcome, WaitResult } from '../wait/wait-for-operations.js'
 import { apiTime } from '../domain/api-time.js'
 
-/** Everything one run found out: the input of outputs.ts and summary.ts. */
 /** How a run ended: the wait's outcome, or `error` when it could not run (inputs, keys, files). */
 export type RunOutcome = Outcome | 'error'
 
+/** Everything one run found out: the input of outputs.ts and summary.ts. */
 export interface RunReport {
   /** How the run ended; `error` when an error failed the step. */
   outcome?: RunOutcome

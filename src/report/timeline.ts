@@ -74,8 +74,13 @@ interface Task {
   end: number
 }
 
-function operationTask(operation: Operation, readAt: ReadonlyMap<string, number>): Task {
-  const start = apiTime(operation.created_at)!
+/** The operation's bar; undefined when its `created_at` cannot be read (nothing to draw). */
+function operationTask(
+  operation: Operation,
+  readAt: ReadonlyMap<string, number>
+): Task | undefined {
+  const start = apiTime(operation.created_at)
+  if (start === undefined) return undefined
   const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined
   const lastKnown = lastRead ?? apiTime(operation.updated_at) ?? start
   return {
@@ -112,9 +117,10 @@ export function renderTimeline(
   readAt: ReadonlyMap<string, number> = new Map(),
   probe?: DatabaseProbe
 ): string | undefined {
-  const drawable = operations.filter((operation) => apiTime(operation.created_at) !== undefined)
-  if (drawable.length === 0 || drawable.length > MAX_TIMELINE_TASKS) return undefined
-  const tasks = [...drawable].reverse().map((operation) => operationTask(operation, readAt))
+  const tasks = [...operations]
+    .reverse()
+    .flatMap((operation) => operationTask(operation, readAt) ?? [])
+  if (tasks.length === 0 || tasks.length > MAX_TIMELINE_TASKS) return undefined
   if (probe) tasks.push(databaseTask(probe))
   const bySection = new Map<string, string[]>()
   let first = Infinity

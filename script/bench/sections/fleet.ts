@@ -15,14 +15,15 @@
  */
 import { KEYS, PROJECT, demoWorld } from '../../servers/neon-api/scenarios.ts'
 import type { Limits } from '../../servers/neon-api/limits.ts'
+import { BASE_PATH } from '../../servers/neon-api/routes.ts'
 import type { ApiServer } from '../../servers/neon-api/server.ts'
 import { runBundle } from '../../runner/run-bundle.ts'
-import { median, percentile, type Row, sleep, withServer } from '../common.ts'
-import { firstRetryFloor } from '../first-retry-floor.ts'
+import { percentile, type Row, sleep, withServer } from '../common.ts'
 import {
-  FLEET_GATES,
   FLEET_PER_SECOND_PER_ROUTE,
   FLEET_WINDOW,
+  type FleetFigures,
+  fleetFigures,
   type FleetGate,
   fleetPlan,
   PACKED_SPREAD_MS,
@@ -36,16 +37,8 @@ const FLEET_PACKED_RUNS = Number(process.env.FLEET_PACKED_RUNS ?? 1)
 /** Starts later than this (p90) make a run invalid: the machine, not the pacing, set its pace. */
 const LATE_START_LIMIT_MS = 1000
 
-export interface FleetRun {
-  requests: number
-  limited: number
-  failed: number
-  lagMedian: number
-  lagP95: number
-  /** p90 of first request − planned start, in ms. */
-  lateP90: number
-  floorPerGate: number
-}
+/** A run's figures, and how late its gates started: p90 of first request − planned start, in ms. */
+type FleetRun = FleetFigures & { lateP90: number }
 
 async function naivePoller(server: ApiServer, id: string): Promise<boolean> {
   const url = `${server.apiHost}/projects/${PROJECT}/operations/${id}`
@@ -102,40 +95,30 @@ async function fleetRun(
         return run.outputs.outcome === 'success'
       })
     )
-    const requestsOf = (id: string) => server.requests.filter((r) => r.path.endsWith(id))
-    // Detection lag: from the moment an operation is final to the first answer that said so.
-    const lags = ops.map((op, i) => {
-      const finalAt = op.createdAt + plan[i].operationMs
-      const seen = requestsOf(op.id).find((r) => r.status === 200 && r.at >= finalAt)
-      return seen ? (seen.at - finalAt) / FLEET_WINDOW.intervalMs : Infinity
-    })
+    const pathOf = (id: string) => `${BASE_PATH}/projects/${PROJECT}/operations/${id}`
+    const attempts = server.requests
+      .filter((request) => request.status === 200 || request.status === 429)
+      .map((request) => ({
+        gate: request.path,
+        at: request.at,
+        admitted: request.status === 200,
+        retryAfterMs: request.retryAfter ? Number(request.retryAfter) * 1000 : undefined
+      }))
+    const finals = ops.map((op, i) => ({
+      gate: pathOf(op.id),
+      finalAt: op.createdAt + plan[i].operationMs
+    }))
     const late = ops.map(
-      (op, i) => (requestsOf(op.id)[0]?.at ?? Infinity) - (fleetStart + plan[i].startAt)
-    )
-    const floor = firstRetryFloor(
-      server.requests
-        .filter((request) => request.status === 200 || request.status === 429)
-        .map((request) => ({
-          gate: request.path,
-          at: request.at,
-          admitted: request.status === 200,
-          retryAfterMs: request.retryAfter ? Number(request.retryAfter) * 1000 : undefined
-        })),
-      FLEET_WINDOW
+      (op, i) =>
+        (server.requests.find((request) => request.path === pathOf(op.id))?.at ?? Infinity) -
+        (fleetStart + plan[i].startAt)
     )
     return {
-      requests: server.requests.length,
-      limited: server.requests.filter((request) => request.status === 429).length,
-      failed: succeeded.filter((ok) => !ok).length,
-      lagMedian: median(lags),
-      lagP95: percentile(lags, 0.95),
-      lateP90: percentile(late, 0.9),
-      floorPerGate: (floor.refusedInCrunch + floor.secondRefusals) / FLEET_GATES
+      ...fleetFigures(attempts, finals, succeeded.filter((ok) => !ok).length),
+      lateP90: percentile(late, 0.9)
     }
   })
 }
-
-const perGate = (run: { limited: number }) => (run.limited / FLEET_GATES).toFixed(2)
 
 async function scenario(
   row: Row,
@@ -155,7 +138,7 @@ async function scenario(
   const goal = (text: string) => (goals ? ` (goal ${text})` : '')
   row(
     `fleet, ${label}, ${retryAfter ? 'with' : 'without'} Retry-After, seed ${seed}${valid ? '' : ': INVALID, gates started late, not counted'}`,
-    `action: ${action.limited} × 429 of ${action.requests} requests, ${perGate(action)} a gate${goal('≤ 1.0')}, ${share} %${goal('≤ 4 %')}; ${action.failed} failed; lag median ${action.lagMedian.toFixed(1)}, p95 ${action.lagP95.toFixed(1)} intervals${goal('≤ 1, ≤ 2')}; floor ${action.floorPerGate.toFixed(2)} a gate; simulated on the same plan ${simulated.perGate.toFixed(2)}; starts p90 ${(action.lateP90 / 1000).toFixed(2)} s late`,
+    `action: ${action.limited} × 429 of ${action.requests} requests, ${action.perGate.toFixed(2)} a gate${goal('≤ 1.0')}, ${share} %${goal('≤ 4 %')}; ${action.failed} failed; lag median ${action.lagMedian.toFixed(1)}, p95 ${action.lagP95.toFixed(1)} intervals${goal('≤ 1, ≤ 2')}; floor ${action.floorPerGate.toFixed(2)} a gate; simulated on the same plan ${simulated.perGate.toFixed(2)}; starts p90 ${(action.lateP90 / 1000).toFixed(2)} s late`,
     `naive: ${naive.limited} × 429 of ${naive.requests} (${fewer}x the action's), ${naive.failed} failed; lag median ${naive.lagMedian.toFixed(1)}, p95 ${naive.lagP95.toFixed(1)}`
   )
 }

@@ -211,6 +211,11 @@ function parseLimit(
   return Number.isInteger(limit) && limit >= 1 && limit <= range.max ? limit : undefined
 }
 
+/** A request over a rate limit (limits.ts): 429, with the limiter's headers. */
+export function rateLimitedAnswer(headers: Record<string, string>): Answer {
+  return { status: 429, body: errorBody('rate limit exceeded, retry later'), headers }
+}
+
 export function errorBody(message: string) {
   return { code: '', message, request_id: randomUUID() }
 }

@@ -8,7 +8,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type { Contract, ContractViolation } from '../openapi-contract.ts'
 import type { ApiKey, World } from './world.ts'
-import { type Answer, answerRoute, BASE_PATH, errorBody, matchRoute, type Route } from './routes.ts'
+import {
+  type Answer,
+  answerRoute,
+  BASE_PATH,
+  errorBody,
+  matchRoute,
+  rateLimitedAnswer,
+  type Route
+} from './routes.ts'
 import { type Fault, Faults } from './faults.ts'
 import { type Limits, RateLimiter, SPEC_LIMITS } from './limits.ts'
 
@@ -85,7 +93,7 @@ export async function startApiServer(
   /** The account's windows (limits.ts); a request over a limit gets 429 and is not counted. */
   function rateLimit(key: ApiKey, route: Route): Answer | undefined {
     const headers = limiter.refuse(key.accountId, route, world.now())
-    return headers && { status: 429, body: errorBody('rate limit exceeded, retry later'), headers }
+    return headers && rateLimitedAnswer(headers)
   }
 
   function handle(
