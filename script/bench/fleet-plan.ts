@@ -6,7 +6,7 @@
  */
 
 import { median, percentile } from './common.ts'
-import { type Attempt, firstRetryFloor } from './first-retry-floor.ts'
+import { type Attempt, fleetFloor } from './fleet-floor.ts'
 
 /** A seeded random source (mulberry32), so that runs can be repeated. */
 export function seeded(seed: number): () => number {
@@ -57,7 +57,7 @@ export interface FleetFigures {
   /** Detection lag in intervals: from an operation being final to the first answer saying so. */
   lagMedian: number
   lagP95: number
-  /** The fewest 429s a gate the lone-gate rule allows on this run (first-retry-floor.ts). */
+  /** The fewest 429s a gate the contract allows on this run (fleet-floor.ts). */
   floorPerGate: number
   failed: number
 }
@@ -78,14 +78,18 @@ export function fleetFigures(
     )
     return seen ? (seen.at - finalAt) / FLEET_WINDOW.intervalMs : Infinity
   })
-  const floor = firstRetryFloor(attempts, FLEET_WINDOW)
+  const floor = fleetFloor(
+    attempts,
+    FLEET_WINDOW,
+    new Map(finals.map(({ gate, finalAt }) => [gate, finalAt]))
+  )
   return {
     requests: attempts.length,
     limited,
     perGate: limited / FLEET_GATES,
     lagMedian: median(lags),
     lagP95: percentile(lags, 0.95),
-    floorPerGate: (floor.refusedInCrunch + floor.secondRefusals) / FLEET_GATES,
+    floorPerGate: (floor.refusedInCrunch + floor.refusedAfterCrunch) / FLEET_GATES,
     failed
   }
 }

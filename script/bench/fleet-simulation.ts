@@ -3,11 +3,11 @@
  * on a simulated clock and network (script/bench/simulation.ts), in seconds instead of minutes per
  * design. Designs are compared here first, then measured with the real bundle (npm run benchmark
  * -- storm fleet). Nothing is asserted. Beside each fleet's figures, the fewest 429s a gate that any
- * pacing within the lone-gate rule could have had (script/bench/first-retry-floor.ts).
+ * pacing within the contract could have had (script/bench/fleet-floor.ts).
  *
  *   npm run simulate [-- runs [first seed]]
  */
-import type { Attempt } from './first-retry-floor.ts'
+import type { Attempt } from './fleet-floor.ts'
 import {
   FLEET_PER_SECOND_PER_ROUTE,
   FLEET_WINDOW,
