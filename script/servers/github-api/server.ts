@@ -217,8 +217,15 @@ export async function startGitHubServer(
     if (list && request.method === 'GET') {
       // Every held list resumes in the same turn, so all of them see the comments of that moment.
       if (++listsAsked >= state.holdListsUntil) releaseLists()
-      else
-        await Promise.race([listsReleased, new Promise((resolve) => setTimeout(resolve, 10_000))])
+      else {
+        // At most 10 s, and no timer left behind to keep the test process alive once released.
+        let timer: NodeJS.Timeout | undefined
+        await Promise.race([
+          listsReleased,
+          new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))
+        ])
+        clearTimeout(timer)
+      }
       const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30))
       const page = Number(url.searchParams.get('page') ?? 1)
       const all = state.comments.filter(
