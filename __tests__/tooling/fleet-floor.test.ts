@@ -111,6 +111,25 @@ describe('fleetFloor: the gates not refused by R0', () => {
     })
   })
 
+  it('counts a 429 for a gate not refused only where its refusal saves requests', () => {
+    // A 1.5 s window: the three slots are free again from 1.5 s. p and q poll at 1 and 1.01 s into
+    // the full window (2 refusals, however the rest goes); s starts at 2 s, when c's retry (by
+    // 2.02 s) and s's first request find two of the three free slots: refusing s would add one.
+    const freed = [
+      admitted('p', 0),
+      admitted('q', 10),
+      admitted('f', 15),
+      refused('c', 20, 0),
+      refused('p', 1030, 0),
+      refused('q', 1040, 0),
+      admitted('s', 2000)
+    ]
+    expect(fleetFloor(freed, { ...limits, windowMs: 1500 }, fFinal)).toEqual({
+      refusedInCrunch: 1,
+      refusedAfterCrunch: 2
+    })
+  })
+
   it('counts nothing of a gate whose operation was final', () => {
     // Were f still waiting, it would be refused at 1.015 s and send 3 more requests by 9.015 s.
     expect(fleetFloor(fullWindow, limits)).toEqual({ refusedInCrunch: 1, refusedAfterCrunch: 18 })

@@ -91,7 +91,10 @@ export function fleetFloor(
       ...dueTimes(firstPoll, periodMs, horizon),
       ...dueTimes(retryBy, spacingMs, horizon)
     ])
-  ].filter((moment) => moment >= r0 && moment < horizon)
+  ]
+    // A poll due before R0 by the interval goes out at R0 at the earliest (the record has none).
+    .map((moment) => Math.max(moment, r0))
+    .filter((moment) => moment < horizon)
   /** With the `refused` earliest pollers refused at their first poll, the others never. */
   const excess = (refused: number) =>
     Math.max(
