@@ -115,15 +115,8 @@ describe('fleetFloor: the gates not refused by R0', () => {
     // A 1.5 s window: the three slots are free again from 1.5 s. p and q poll at 1 and 1.01 s into
     // the full window (2 refusals, however the rest goes); s starts at 2 s, when c's retry (by
     // 2.02 s) and s's first request find two of the three free slots: refusing s would add one.
-    const freed = [
-      admitted('p', 0),
-      admitted('q', 10),
-      admitted('f', 15),
-      refused('c', 20, 0),
-      refused('p', 1030, 0),
-      refused('q', 1040, 0),
-      admitted('s', 2000)
-    ]
+    // The first six requests of fullWindow, then s's first, admitted.
+    const freed = [...fullWindow.slice(0, 6), admitted('s', 2000)]
     expect(fleetFloor(freed, { ...limits, windowMs: 1500 }, fFinal)).toEqual({
       refusedInCrunch: 1,
       refusedAfterCrunch: 2
