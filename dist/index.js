@@ -42568,6 +42568,22 @@ const GATE_MAX_POLL_PAGES = 3;
  */
 const GATE_MAX_READS_BY_ID = 20;
 /**
+ * The first poll's walk: a short page does not end it, since a server that caps `limit` below what
+ * was asked would hide what lies past it, in flight or not. It ends on an empty page or at the
+ * horizon.
+ */
+const DISCOVERY_WALK = {
+    limit: GATE_DISCOVERY_PAGE_LIMIT,
+    maxPages: GATE_MAX_DISCOVERY_PAGES,
+    shortPageIsLast: false
+};
+/** Later polls' walk: the newest few operations, a short page the last. */
+const POLL_WALK = {
+    limit: GATE_POLL_PAGE_LIMIT,
+    maxPages: GATE_MAX_POLL_PAGES,
+    shortPageIsLast: true
+};
+/**
  * The project gate: every operation of the project (or of one branch) that is in flight.
  *
  * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
@@ -42637,9 +42653,7 @@ class ProjectGateSource {
         const { clock, logger, isDone } = this.options;
         // The API's timestamps are wall-clock time.
         const horizon = clock.wallNow() - GATE_LOOKBACK_MS;
-        // A short page does not end discovery: a server that caps `limit` below what was asked would
-        // hide what lies past it, in flight or not. The walk ends on an empty page or at the horizon.
-        const end = await this.walkOperations(GATE_DISCOVERY_PAGE_LIMIT, GATE_MAX_DISCOVERY_PAGES, false, (page) => {
+        const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
             for (const operation of page.operations) {
                 this.seen.add(operation.id);
                 const time = this.createdAt(operation);
@@ -42670,7 +42684,7 @@ class ProjectGateSource {
             ? -Infinity
             : Math.min(Infinity, ...times);
         const listed = new Set();
-        await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, true, (page) => {
+        await this.walkOperations(POLL_WALK, (page) => {
             for (const operation of page.operations) {
                 listed.add(operation.id);
                 const isNew = !this.seen.has(operation.id);
@@ -42692,14 +42706,13 @@ class ProjectGateSource {
         }
     }
     /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
-    walkOperations(limit, maxPages, shortPageIsLast, onPage) {
+    walkOperations(walk, onPage) {
         const { reader, projectId } = this.options;
+        const { limit } = walk;
         return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
-            limit,
-            maxPages,
+            ...walk,
             length: (page) => page.operations.length,
             nextCursor: operationsCursor,
-            shortPageIsLast,
             onPage
         });
     }

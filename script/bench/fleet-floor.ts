@@ -95,27 +95,26 @@ export function fleetFloor(
     // A poll due before R0 by the interval goes out at R0 at the earliest (the record has none).
     .map((moment) => Math.max(moment, r0))
     .filter((moment) => moment < horizon)
-  /** With the `refused` earliest pollers refused at their first poll, the others never. */
-  const excess = (refused: number) =>
-    Math.max(
-      0,
-      ...moments.map((moment) => {
-        const forced = sum([
-          ...refusedGates.map((gate) => afterRefusal(gate, moment)),
-          ...pollers.map((poller, index) =>
-            index < refused
-              ? afterRefusal(poller, moment)
-              : countBy(poller.firstPoll, poller.periodMs, Math.min(moment, poller.end))
-          )
-        ])
-        return forced - Math.max(0, slotsBy(moment))
-      })
+  // At each moment, what is forced whichever pollers are refused, less the free slots; then, for
+  // each poller, what it forces never refused and what refused at its first poll.
+  const base = moments.map(
+    (moment) =>
+      sum(refusedGates.map((gate) => afterRefusal(gate, moment))) - Math.max(0, slotsBy(moment))
+  )
+  const polling = pollers.map((poller) =>
+    moments.map((moment) =>
+      countBy(poller.firstPoll, poller.periodMs, Math.min(moment, poller.end))
     )
-  const choices = Array.from({ length: pollers.length + 1 }, (_, refused) => refused)
-  return {
-    refusedInCrunch: crunch.length,
-    refusedAfterCrunch: Math.min(...choices.map((refused) => refused + excess(refused)))
-  }
+  )
+  const refused = pollers.map((poller) => moments.map((moment) => afterRefusal(poller, moment)))
+  // With none refused, then the earliest one, two, ... refused: the fewest 429s is one of these.
+  const excess = base.map((forced, m) => forced + sum(polling.map((counts) => counts[m])))
+  let refusedAfterCrunch = Math.max(0, ...excess)
+  pollers.forEach((_, index) => {
+    excess.forEach((_, m) => (excess[m] += refused[index][m] - polling[index][m]))
+    refusedAfterCrunch = Math.min(refusedAfterCrunch, index + 1 + Math.max(0, ...excess))
+  })
+  return { refusedInCrunch: crunch.length, refusedAfterCrunch }
 }
 
 /** R0, the earliest a retry can go out, and the gates refused before it. */

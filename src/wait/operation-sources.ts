@@ -2,7 +2,7 @@ import { branchReadiness } from '../domain/branch-state.js'
 import { branchStatePhrase, phraseText } from '../domain/phrase.js'
 import type { Clock } from '../domain/clock.js'
 import type { Logger } from '../domain/logger.js'
-import { type PageWalkEnd, walkPages } from '../api/paging.js'
+import { type PageWalk, type PageWalkEnd, walkPages } from '../api/paging.js'
 import type { BranchReader } from '../api/resources/branches.js'
 import { operationsCursor, type OperationsReader } from '../api/resources/operations.js'
 import type { Branch, Operation, OperationList } from '../domain/schemas.js'
@@ -73,6 +73,24 @@ export const GATE_MAX_POLL_PAGES = 3
  * even with thousands in flight, and nothing can pass unread.
  */
 export const GATE_MAX_READS_BY_ID = 20
+
+type OperationsWalk = Pick<PageWalk<OperationList>, 'limit' | 'maxPages' | 'shortPageIsLast'>
+/**
+ * The first poll's walk: a short page does not end it, since a server that caps `limit` below what
+ * was asked would hide what lies past it, in flight or not. It ends on an empty page or at the
+ * horizon.
+ */
+const DISCOVERY_WALK: OperationsWalk = {
+  limit: GATE_DISCOVERY_PAGE_LIMIT,
+  maxPages: GATE_MAX_DISCOVERY_PAGES,
+  shortPageIsLast: false
+}
+/** Later polls' walk: the newest few operations, a short page the last. */
+const POLL_WALK: OperationsWalk = {
+  limit: GATE_POLL_PAGE_LIMIT,
+  maxPages: GATE_MAX_POLL_PAGES,
+  shortPageIsLast: true
+}
 
 export interface ProjectGateOptions {
   reader: OperationsReading
@@ -155,24 +173,17 @@ export class ProjectGateSource implements OperationSource {
     const { clock, logger, isDone } = this.options
     // The API's timestamps are wall-clock time.
     const horizon = clock.wallNow() - GATE_LOOKBACK_MS
-    // A short page does not end discovery: a server that caps `limit` below what was asked would
-    // hide what lies past it, in flight or not. The walk ends on an empty page or at the horizon.
-    const end = await this.walkOperations(
-      GATE_DISCOVERY_PAGE_LIMIT,
-      GATE_MAX_DISCOVERY_PAGES,
-      false,
-      (page) => {
-        for (const operation of page.operations) {
-          this.seen.add(operation.id)
-          const time = this.createdAt(operation)
-          const inWindow = time === undefined || time >= horizon
-          if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
-            this.tracked.set(operation.id, operation)
-          }
+    const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
+      for (const operation of page.operations) {
+        this.seen.add(operation.id)
+        const time = this.createdAt(operation)
+        const inWindow = time === undefined || time >= horizon
+        if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
+          this.tracked.set(operation.id, operation)
         }
-        return !isOlderThan(page.operations.at(-1), horizon)
       }
-    )
+      return !isOlderThan(page.operations.at(-1), horizon)
+    })
     if (end === 'page cap') {
       logger.warning(
         `Project gate: looked at the newest ${GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`
@@ -195,7 +206,7 @@ export class ProjectGateSource implements OperationSource {
       ? -Infinity
       : Math.min(Infinity, ...(times as number[]))
     const listed = new Set<string>()
-    await this.walkOperations(GATE_POLL_PAGE_LIMIT, GATE_MAX_POLL_PAGES, true, (page) => {
+    await this.walkOperations(POLL_WALK, (page) => {
       for (const operation of page.operations) {
         listed.add(operation.id)
         const isNew = !this.seen.has(operation.id)
@@ -219,18 +230,15 @@ export class ProjectGateSource implements OperationSource {
 
   /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
   private walkOperations(
-    limit: number,
-    maxPages: number,
-    shortPageIsLast: boolean,
+    walk: OperationsWalk,
     onPage: (page: OperationList) => boolean
   ): Promise<PageWalkEnd> {
     const { reader, projectId } = this.options
+    const { limit } = walk
     return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
-      limit,
-      maxPages,
+      ...walk,
       length: (page) => page.operations.length,
       nextCursor: operationsCursor,
-      shortPageIsLast,
       onPage
     })
   }
