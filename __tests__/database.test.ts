@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
-import { classifyDatabaseError, databaseSecrets, parseDatabaseUrl } from '../src/domain/database.js'
+import {
+  classifyDatabaseError,
+  databaseSecrets,
+  parseDatabaseUrl,
+  wrongAnswer
+} from '../src/domain/database.js'
+import { isLoopbackHost } from '../src/domain/loopback.js'
 
 describe('parseDatabaseUrl', () => {
   it('reads host, port, database, role and the decoded password; TLS unless sslmode=disable', () => {
@@ -83,5 +89,58 @@ describe('classifyDatabaseError: what is retried, for how long, and what fails a
     [{ code: '42501', message: 'permission denied' }, 'error', 'stop']
   ])('%j: %s, %s', (error, state, retry) => {
     expect(classifyDatabaseError(error)).toMatchObject({ state, retry })
+  })
+})
+
+describe('the loopback rule: what a connection without TLS may go to', () => {
+  it.each(['localhost', 'LocalHost', '127.0.0.1', '127.255.255.254', '127.0.0.0', '[::1]'])(
+    '%s is loopback',
+    (host) => {
+      expect(isLoopbackHost(host)).toBe(true)
+      expect(parseDatabaseUrl(`postgresql://app:pw@${host}/app?sslmode=disable`)).toMatchObject({
+        tls: false
+      })
+    }
+  )
+
+  it.each([
+    '127.0.0.08',
+    '127.0.0.01',
+    '127.999.999.999',
+    '127.0.0.256',
+    '127.1',
+    '0x7f.1',
+    '2130706433',
+    'localhost.',
+    'localhost.example.test',
+    '127.0.0.1.example.test',
+    '[::ffff:127.0.0.1]',
+    '128.0.0.1'
+  ])('%s is not: sslmode=disable to it is an input error', (host) => {
+    expect(isLoopbackHost(host)).toBe(false)
+    expect(parseDatabaseUrl(`postgresql://app:pw@${host}/app?sslmode=disable`)).toEqual(
+      expect.stringMatching(/^sslmode=disable is allowed only to a loopback host/)
+    )
+  })
+})
+
+describe('wrongAnswer: only one row holding 1 is an answer', () => {
+  const one = (rows: unknown[][], command: string | null = 'SELECT 1') => ({
+    results: [{ rows, command }]
+  })
+  it.each([
+    [one([[1]]), undefined],
+    [one([['1']]), undefined],
+    [one([[0]]), [{ quote: '0' }]],
+    [one([['banana']]), [{ quote: 'banana' }]],
+    [one([[null]]), ['NULL']],
+    [one([], 'SELECT 0'), ['no row']],
+    [one([], null), ['an empty query response']],
+    [one([[1], [1]]), ['2 rows']],
+    [one([[1, 1]]), ['a row of 2 values']],
+    [{ results: [] }, ['0 result sets']],
+    [{ results: [one([[1]]).results[0], one([[1]]).results[0]] }, ['2 result sets']]
+  ])('%j: %j', (answer, wrong) => {
+    expect(wrongAnswer(answer)).toEqual(wrong)
   })
 })

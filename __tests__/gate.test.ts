@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { httpGet } from '../src/api/http-transport.js'
+import { queryDatabase } from '../src/api/postgres.js'
 import { RetryPolicy } from '../src/api/retry-policy.js'
 import { Redactor } from '../src/domain/untrusted-text.js'
 import { errorLine } from '../src/report/headline.js'
@@ -36,7 +37,8 @@ async function gateOn(values: Record<string, string>, world = demoWorld()) {
     logger,
     redactor: new Redactor([KEYS.organization]),
     signal: new AbortController().signal,
-    transport: httpGet
+    transport: httpGet,
+    queryDatabase
   })
   return { report, lines }
 }

@@ -197,6 +197,18 @@ describe('getInputs', () => {
       'org_id is ignored unless list_projects is true'
     ])
   })
+
+  it('warns that database_url is ignored without project_id (listing projects alone)', () => {
+    expect(
+      ignoredInputWarnings(
+        parse({
+          api_key: base.api_key,
+          list_projects: 'true',
+          database_url: 'postgresql://app:pw@127.0.0.1/app?sslmode=disable'
+        })
+      )
+    ).toEqual(['database_url is ignored without project_id: there is no gate to end with a query'])
+  })
 })
 
 describe('parseDuration', () => {

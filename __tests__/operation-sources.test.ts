@@ -24,6 +24,8 @@ const iso = (ms: number) => new Date(ms).toISOString()
 class History implements OperationsReading {
   readonly calls: string[] = []
   operations: Operation[] = []
+  /** The most a page holds, whatever `limit` asked for (a server may cap it). */
+  pageCap = Infinity
 
   add(minutesAgo: number, fields: Partial<Operation> = {}): Operation {
     const created = NOW - minutesAgo * 60_000
@@ -52,7 +54,9 @@ class History implements OperationsReading {
     const older = cursor
       ? this.operations.filter((op) => Date.parse(op.created_at!) < Date.parse(cursor))
       : this.operations
-    const page = older.slice(0, limit).map((op) => ({ ...op, created_at: op.created_at! }))
+    const page = older
+      .slice(0, Math.min(limit, this.pageCap))
+      .map((op) => ({ ...op, created_at: op.created_at! }))
     return { operations: page, pagination: { cursor: page.at(-1)?.created_at } }
   }
 
@@ -228,15 +232,30 @@ describe('ProjectGateSource', () => {
     expect(result.operations.map((op) => op.id)).toEqual([b.id, a.id])
   })
 
-  it('warns when the first read reaches its page cap before the horizon', async () => {
+  it('warns when the first read reaches its page cap before the horizon, with what it read', async () => {
     const history = new History()
     const count = (GATE_MAX_DISCOVERY_PAGES + 1) * GATE_DISCOVERY_PAGE_LIMIT
     for (let i = 0; i < count; i++) history.add(0.01 + i * 0.1, { status: 'finished' }) // one every 6 s
     const { source, warnings } = gate(history)
     await source.poll()
     expect(history.calls).toHaveLength(GATE_MAX_DISCOVERY_PAGES)
+    const read = GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT
     expect(warnings).toEqual([
-      'Project gate: looked at the newest 10000 operations only; older ones still in flight are not waited on'
+      `Project gate: read ${read} operations in 20 pages, created from ${iso(NOW - (0.01 + (read - 1) * 0.1) * 60_000)} to ${iso(NOW - 0.01 * 60_000)}, and stopped there (the page cap); older ones, back to 24 h ago, were not read, and any still in flight among them is not waited on`
     ])
+  })
+
+  it('a server that caps its pages at one operation: the warning counts what was read, not pages × limit', async () => {
+    const history = new History()
+    for (let i = 0; i < 30; i++) history.add(1 + i, { status: 'finished' })
+    history.pageCap = 1
+    const { source, warnings } = gate(history)
+    await source.poll()
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(
+      new RegExp(
+        `^Project gate: read 20 operations in 20 pages, created from ${iso(NOW - 20 * 60_000).replace(/\./g, '\\.')} to ${iso(NOW - 60_000).replace(/\./g, '\\.')}, and stopped there`
+      )
+    )
   })
 })

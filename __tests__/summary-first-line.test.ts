@@ -153,6 +153,31 @@ describe('the first line answers why', () => {
   })
 })
 
+describe('the database, when the gate was to end with a query and never got that far', () => {
+  it.each([
+    ['timeout', { deadlineMs: 8000 }, 'the timeout ran out before the control plane was done'],
+    ['cancelled', { cancelOnSleep: 2 }, 'the job was cancelled before the control plane was done']
+  ] as const)('%s: the summary says it was not tried, and why', async (_outcome, options, why) => {
+    const cut = await report({ a: createBranch, c: applyConfig }, options)
+    const html = renderSummary({ ...cut, databaseRequested: true })
+    expect(html).toContain(`<p>The database was not tried: ${why}.</p>`)
+    expect(renderSummary(cut)).not.toContain('The database was not tried')
+  })
+
+  it('failure, pending and an error each give their reason', async () => {
+    const failed = await report({ a: createBranch, b: startCompute })
+    expect(renderSummary({ ...failed, databaseRequested: true })).toContain(
+      '<p>The database was not tried: an operation failed.</p>'
+    )
+    expect(renderSummary({ ...failed, outcome: 'pending', databaseRequested: true })).toContain(
+      '<p>The database was not tried: with wait: false, the control plane was not done at the one read.</p>'
+    )
+    expect(
+      renderSummary({ ...failed, outcome: 'error', error: 'HTTP 500', databaseRequested: true })
+    ).toContain('<p>The database was not tried: the error above came first.</p>')
+  })
+})
+
 describe('plural forms', () => {
   it.each([
     [0, 'failure', '0 failures'],

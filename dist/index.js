@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4173);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4802);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4173:
+/***/ 4802:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31627,6 +31627,55 @@ function decoder(encoding) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/api/postgres.ts
+/** Resolves with what `SELECT 1` answered; rejects with the driver's error or `signal.reason`. */
+async function queryDatabase(target, signal) {
+    const { default: pg } = await __nccwpck_require__.e(/* import() */ 849).then(__nccwpck_require__.bind(__nccwpck_require__, 3849));
+    signal.throwIfAborted();
+    const client = new pg.Client({
+        host: target.host,
+        port: target.port,
+        user: target.user,
+        password: target.password,
+        database: target.database,
+        // Set here, never from the URL: TLS with the certificate verified against the host; pg sends
+        // the host name as SNI, which Neon's proxy needs to find the endpoint.
+        ssl: target.tls ? { rejectUnauthorized: true } : false,
+        application_name: 'neon-operations-gate'
+    });
+    const connection = client
+        .connection;
+    // The version comes with the start-up, so reading it can neither fail nor delay the verdict.
+    let serverVersion;
+    connection.on('parameterStatus', (status) => {
+        if (status.parameterName === 'server_version')
+            serverVersion = status.parameterValue;
+    });
+    // An error after the connection broke surfaces through the pending call; this keeps it quiet.
+    client.on('error', ignore);
+    const aborted = new Promise((_, reject) => {
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+    aborted.catch(ignore);
+    try {
+        await Promise.race([client.connect(), aborted]);
+        const result = await Promise.race([
+            client.query({ text: 'SELECT 1', rowMode: 'array' }),
+            aborted
+        ]);
+        // Several statements' answers come as an array of results.
+        const results = [].concat(result);
+        return {
+            results: results.map(({ rows, command }) => ({ rows, command })),
+            serverVersion
+        };
+    }
+    finally {
+        connection.stream.destroy();
+    }
+}
+function ignore() { }
+
 ;// CONCATENATED MODULE: ./src/domain/errors.ts
 /** A bad input, found before any request. */
 class InputError extends Error {
@@ -31890,110 +31939,18 @@ const systemClock = {
     })
 };
 
-;// CONCATENATED MODULE: ./src/domain/database.ts
-/*
- * The database the gate ends on: where `database_url` points, and what each way a connection or a
- * query can fail means for a gate (retried, the role refused, or an answer that no wait will change).
- */
-/** `localhost`, 127.0.0.0/8 and ::1: the only hosts a connection without TLS may go to. */
-function isLoopback(host) {
-    return /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i.test(host);
-}
-const ACCEPTED = 'a Postgres connection string, postgresql://role:password@host/database';
+;// CONCATENATED MODULE: ./src/domain/loopback.ts
 /**
- * The target of a connection string, or why it is not one (never repeating the string, which holds
- * a password). `sslmode=disable` is allowed only to a loopback host; every other mode, and none,
- * means TLS with the certificate verified.
+ * The hosts a connection without TLS may go to: `localhost` (any case), an IPv4 literal inside
+ * 127.0.0.0/8 written as four decimal octets of 0–255, or `[::1]`. Nothing else, and never a
+ * name a resolver would look up: `127.1`, `0x7f.1`, `127.0.0.08`, `127.999.999.999` and
+ * `localhost.` are names to a resolver (its search domains included), not loopback.
  */
-function parseDatabaseUrl(text) {
-    let url;
-    try {
-        url = new URL(text);
-    }
-    catch {
-        return `is not a URL; expected ${ACCEPTED}`;
-    }
-    if (url.protocol !== 'postgresql:' && url.protocol !== 'postgres:') {
-        return `is not a Postgres connection string (postgresql:// or postgres://); expected ${ACCEPTED}`;
-    }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!host)
-        return `names no host; expected ${ACCEPTED}`;
-    let user;
-    let password;
-    let database;
-    try {
-        user = decodeURIComponent(url.username);
-        password = decodeURIComponent(url.password);
-        database = decodeURIComponent(url.pathname.replace(/^\//, '')) || user;
-    }
-    catch {
-        return `holds a % that is not percent-encoding (write % as %25); expected ${ACCEPTED}`;
-    }
-    if (!user)
-        return `names no role; expected ${ACCEPTED}`;
-    const sslmode = url.searchParams.get('sslmode');
-    const tls = sslmode !== 'disable';
-    if (!tls && !isLoopback(host)) {
-        return `sslmode=disable is allowed only to a loopback host; a connection to ${host} must use TLS`;
-    }
-    return { host, port: Number(url.port) || 5432, database, user, password, tls };
-}
-/** The secrets of a connection string: itself, and its password as written and decoded. */
-function databaseSecrets(text) {
-    const secrets = [text];
-    try {
-        const { password } = new URL(text);
-        secrets.push(password, decodeURIComponent(password));
-    }
-    catch {
-        // Not a URL: the input error says so, and the whole text is masked.
-    }
-    return secrets.filter(Boolean);
-}
-/** Neon's proxy answers most of its own errors as XX000: its messages say what happened. */
-const PROXY_MESSAGES = [
-    [/couldn't connect to compute node/i, 'retry'],
-    [/exceeded the compute time quota/i, 'stop'],
-    [/endpoint id is not specified/i, 'stop'],
-    [/endpoint (?:has been|is) disabled/i, 'stop']
-];
-/** Errors of the network: no Postgres answer at all; tried again, but for a name that is none. */
-const NETWORK_CODES = {
-    ECONNREFUSED: 'retry',
-    ECONNRESET: 'retry',
-    ETIMEDOUT: 'retry',
-    EPIPE: 'retry',
-    EHOSTUNREACH: 'retry',
-    ENETUNREACH: 'retry',
-    EAI_AGAIN: 'retry',
-    ENOTFOUND: 'stop'
-};
-/** Messages of the driver for a connection that ended before Postgres answered. */
-const CLOSED_EARLY = /connection terminated|timeout expired|connection timeout|no answer within/i;
-/**
- * What a failed attempt means, decided by SQLSTATE and error class (docs/troubleshooting.md has the
- * table): retried within `timeout`, the role or password retried for a grace, or a failure at once.
- */
-function classifyDatabaseError(error) {
-    const code = typeof error.code === 'string' ? error.code : undefined;
-    const message = typeof error.message === 'string' ? error.message : String(error);
-    const proxy = PROXY_MESSAGES.find(([pattern]) => pattern.test(message));
-    if (proxy)
-        return { state: proxy[1] === 'retry' ? 'unreachable' : 'error', retry: proxy[1], code, message };
-    if (code === '28P01' || code === '28000')
-        return { state: 'refused', retry: 'grace', code, message };
-    if (code && /^[0-9A-Z]{5}$/.test(code)) {
-        const busy = code === '57P03' || code === '53300' || code.startsWith('08');
-        return { state: 'error', retry: busy ? 'retry' : 'stop', code, message };
-    }
-    if (code && code in NETWORK_CODES) {
-        return { state: 'unreachable', retry: NETWORK_CODES[code], code, message };
-    }
-    if (!code && CLOSED_EARLY.test(message))
-        return { state: 'unreachable', retry: 'retry', message };
-    // TLS refused or a certificate that does not match: no wait changes that.
-    return { state: 'error', retry: 'stop', code, message };
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const LOOPBACK = new RegExp(`^(?:localhost|127(?:\\.${OCTET}){3}|\\[::1\\])$`, 'i');
+/** Whether `hostname` (as URL.hostname spells it, IPv6 in brackets) is a loopback host. */
+function isLoopbackHost(hostname) {
+    return LOOPBACK.test(hostname);
 }
 
 ;// CONCATENATED MODULE: ./src/domain/untrusted-text.ts
@@ -32181,6 +32138,164 @@ function escapeHtmlEntities(text) {
  */
 function forHtml(text, maxChars) {
     return escapeHtmlEntities(truncate(text, maxChars)).replace(UNSAFE_CHARACTERS, ' ');
+}
+
+;// CONCATENATED MODULE: ./src/domain/phrase.ts
+
+const MAX_CODE_CHARS = 80;
+const MAX_QUOTE_CHARS = 300;
+/** `1 operation`, `2 operations`: the noun follows the count. */
+function plural(count, one, many = `${one}s`) {
+    return `${count} ${count === 1 ? one : many}`;
+}
+/** A phrase with our words as they are and the API's text as `code` and `quote` make it. */
+function render(phrase, code, quote) {
+    return phrase
+        .map((part) => typeof part === 'string' ? part : 'code' in part ? code(part.code) : quote(part.quote))
+        .join('');
+}
+function phraseHtml(phrase) {
+    return render(phrase, (text) => `<code>${forHtml(text, MAX_CODE_CHARS)}</code>`, (text) => `“${forHtml(text, MAX_QUOTE_CHARS)}”`);
+}
+function phraseText(phrase) {
+    return render(phrase, (text) => truncate(text, MAX_CODE_CHARS), (text) => `"${truncate(text, MAX_QUOTE_CHARS)}"`);
+}
+/**
+ * `init`, or `ready, then resetting` when a change of state is pending; `no current_state` when the
+ * API states none (such a branch is waited on, as an unknown state is).
+ */
+function branchStatePhrase(branch) {
+    return [
+        branch.current_state == null ? 'no current_state' : { code: branch.current_state },
+        ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
+    ];
+}
+
+;// CONCATENATED MODULE: ./src/domain/database.ts
+/*
+ * The database the gate ends on: where `database_url` points, what counts as an answer, and what
+ * each way a connection or a query can fail means for a gate (retried, the role refused, or an
+ * answer that no wait will change).
+ */
+
+
+const ACCEPTED = 'a Postgres connection string, postgresql://role:password@host/database';
+/**
+ * The target of a connection string, or why it is not one (never repeating the string, which holds
+ * a password). `sslmode=disable` is allowed only to a loopback host; every other mode, and none,
+ * means TLS with the certificate verified.
+ */
+function parseDatabaseUrl(text) {
+    let url;
+    try {
+        url = new URL(text);
+    }
+    catch {
+        return `is not a URL; expected ${ACCEPTED}`;
+    }
+    if (url.protocol !== 'postgresql:' && url.protocol !== 'postgres:') {
+        return `is not a Postgres connection string (postgresql:// or postgres://); expected ${ACCEPTED}`;
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (!host)
+        return `names no host; expected ${ACCEPTED}`;
+    let user;
+    let password;
+    let database;
+    try {
+        user = decodeURIComponent(url.username);
+        password = decodeURIComponent(url.password);
+        database = decodeURIComponent(url.pathname.replace(/^\//, '')) || user;
+    }
+    catch {
+        return `holds a % that is not percent-encoding (write % as %25); expected ${ACCEPTED}`;
+    }
+    if (!user)
+        return `names no role; expected ${ACCEPTED}`;
+    const sslmode = url.searchParams.get('sslmode');
+    const tls = sslmode !== 'disable';
+    if (!tls && !isLoopbackHost(url.hostname)) {
+        return `sslmode=disable is allowed only to a loopback host (localhost, 127.x.x.x, [::1]); a connection to ${host} must use TLS`;
+    }
+    return { host, port: Number(url.port) || 5432, database, user, password, tls };
+}
+/** The secrets of a connection string: itself, and its password as written and decoded. */
+function databaseSecrets(text) {
+    const secrets = [text];
+    try {
+        const { password } = new URL(text);
+        secrets.push(password, decodeURIComponent(password));
+    }
+    catch {
+        // Not a URL: the input error says so, and the whole text is masked.
+    }
+    return secrets.filter(Boolean);
+}
+/**
+ * What `SELECT 1` came back with when it is not one row holding 1 (as a number, or as the text
+ * "1"); undefined when it is. Only that answer means the database is ready.
+ */
+function wrongAnswer({ results }) {
+    if (results.length !== 1)
+        return [plural(results.length, 'result set')];
+    const [{ rows, command }] = results;
+    if (rows.length === 0)
+        return [command === null ? 'an empty query response' : 'no row'];
+    if (rows.length > 1)
+        return [plural(rows.length, 'row')];
+    const [row] = rows;
+    if (row.length !== 1)
+        return [`a row of ${plural(row.length, 'value')}`];
+    const [value] = row;
+    if (value === 1 || value === '1')
+        return undefined;
+    if (value === null)
+        return ['NULL'];
+    return [{ quote: typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)) }];
+}
+/** Neon's proxy answers most of its own errors as XX000: its messages say what happened. */
+const PROXY_MESSAGES = [
+    [/couldn't connect to compute node/i, 'retry'],
+    [/exceeded the compute time quota/i, 'stop'],
+    [/endpoint id is not specified/i, 'stop'],
+    [/endpoint (?:has been|is) disabled/i, 'stop']
+];
+/** Errors of the network: no Postgres answer at all; tried again, but for a name that is none. */
+const NETWORK_CODES = {
+    ECONNREFUSED: 'retry',
+    ECONNRESET: 'retry',
+    ETIMEDOUT: 'retry',
+    EPIPE: 'retry',
+    EHOSTUNREACH: 'retry',
+    ENETUNREACH: 'retry',
+    EAI_AGAIN: 'retry',
+    ENOTFOUND: 'stop'
+};
+/** Messages of the driver for a connection that ended before Postgres answered. */
+const CLOSED_EARLY = /connection terminated|timeout expired|connection timeout|no answer within/i;
+/**
+ * What a failed attempt means, decided by SQLSTATE and error class (docs/troubleshooting.md has the
+ * table): retried within `timeout`, the role or password retried for a grace, or a failure at once.
+ */
+function classifyDatabaseError(error) {
+    const code = typeof error.code === 'string' ? error.code : undefined;
+    const message = typeof error.message === 'string' ? error.message : String(error);
+    const proxy = PROXY_MESSAGES.find(([pattern]) => pattern.test(message));
+    if (proxy)
+        return { state: proxy[1] === 'retry' ? 'unreachable' : 'error', retry: proxy[1], code, message };
+    if (code === '28P01' || code === '28000')
+        return { state: 'refused', retry: 'grace', code, message };
+    if (code && /^[0-9A-Z]{5}$/.test(code)) {
+        const busy = code === '57P03' || code === '53300' || code.startsWith('08');
+        return { state: 'error', retry: busy ? 'retry' : 'stop', code, message };
+    }
+    if (code && code in NETWORK_CODES) {
+        return { state: 'unreachable', retry: NETWORK_CODES[code], code, message };
+    }
+    if (!code && CLOSED_EARLY.test(message))
+        return { state: 'unreachable', retry: 'retry', message };
+    // TLS refused or a certificate that does not match: no wait changes that.
+    return { state: 'error', retry: 'stop', code, message };
 }
 
 ;// CONCATENATED MODULE: ./src/domain/version.ts
@@ -42407,37 +42522,6 @@ function statusLabel(status) {
     return LABELS.get(status) ?? `❔ ${status}`;
 }
 
-;// CONCATENATED MODULE: ./src/domain/phrase.ts
-
-const MAX_CODE_CHARS = 80;
-const MAX_QUOTE_CHARS = 300;
-/** `1 operation`, `2 operations`: the noun follows the count. */
-function plural(count, one, many = `${one}s`) {
-    return `${count} ${count === 1 ? one : many}`;
-}
-/** A phrase with our words as they are and the API's text as `code` and `quote` make it. */
-function render(phrase, code, quote) {
-    return phrase
-        .map((part) => typeof part === 'string' ? part : 'code' in part ? code(part.code) : quote(part.quote))
-        .join('');
-}
-function phraseHtml(phrase) {
-    return render(phrase, (text) => `<code>${forHtml(text, MAX_CODE_CHARS)}</code>`, (text) => `“${forHtml(text, MAX_QUOTE_CHARS)}”`);
-}
-function phraseText(phrase) {
-    return render(phrase, (text) => truncate(text, MAX_CODE_CHARS), (text) => `"${truncate(text, MAX_QUOTE_CHARS)}"`);
-}
-/**
- * `init`, or `ready, then resetting` when a change of state is pending; `no current_state` when the
- * API states none (such a branch is waited on, as an unknown state is).
- */
-function branchStatePhrase(branch) {
-    return [
-        branch.current_state == null ? 'no current_state' : { code: branch.current_state },
-        ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
-    ];
-}
-
 ;// CONCATENATED MODULE: ./src/wait/branch-resolver.ts
 /*
  * `branch_id` as users write it: a branch id (`br-wild-frost-123456`) or a branch name (`main`,
@@ -42653,10 +42737,15 @@ class ProjectGateSource {
         const { clock, logger, isDone } = this.options;
         // The API's timestamps are wall-clock time.
         const horizon = clock.wallNow() - GATE_LOOKBACK_MS;
+        const read = { newest: -Infinity, oldest: Infinity };
         const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
             for (const operation of page.operations) {
                 this.seen.add(operation.id);
                 const time = this.createdAt(operation);
+                if (time !== undefined) {
+                    read.newest = Math.max(read.newest, time);
+                    read.oldest = Math.min(read.oldest, time);
+                }
                 const inWindow = time === undefined || time >= horizon;
                 if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
                     this.tracked.set(operation.id, operation);
@@ -42665,7 +42754,10 @@ class ProjectGateSource {
             return !isOlderThan(page.operations.at(-1), horizon);
         });
         if (end === 'page cap') {
-            logger.warning(`Project gate: looked at the newest ${GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`);
+            const span = read.oldest <= read.newest
+                ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
+                : '';
+            logger.warning(`Project gate: read ${plural(this.seen.size, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, back to ${GATE_LOOKBACK_MS / 3_600_000} h ago, were not read, and any still in flight among them is not waited on`);
         }
         else if (end === 'repeated cursor') {
             logger.warning('Project gate: the API handed out a page cursor it had given before');
@@ -42743,53 +42835,7 @@ function branchStateText(branch) {
     return phraseText(branchStatePhrase(branch));
 }
 
-;// CONCATENATED MODULE: ./src/api/postgres.ts
-/** Resolves with the server's version once `SELECT 1` answered; rejects with the driver's error. */
-async function queryDatabase(target, limits) {
-    const { default: pg } = await __nccwpck_require__.e(/* import() */ 849).then(__nccwpck_require__.bind(__nccwpck_require__, 3849));
-    const client = new pg.Client({
-        host: target.host,
-        port: target.port,
-        user: target.user,
-        password: target.password,
-        database: target.database,
-        // Set here, never from the URL: TLS with the certificate verified against the host; pg sends
-        // the host name as SNI, which Neon's proxy needs to find the endpoint.
-        ssl: target.tls ? { rejectUnauthorized: true } : false,
-        connectionTimeoutMillis: Math.max(1, Math.round(limits.connectTimeoutMs)),
-        query_timeout: Math.max(1, Math.round(limits.queryTimeoutMs)),
-        application_name: 'neon-operations-gate'
-    });
-    // An error after the connection broke surfaces through the pending call; this keeps it quiet.
-    client.on('error', ignore);
-    const { signal } = limits;
-    signal.throwIfAborted();
-    const aborted = new Promise((_, reject) => {
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    });
-    aborted.catch(ignore);
-    try {
-        await Promise.race([client.connect(), aborted]);
-        await Promise.race([client.query('SELECT 1'), aborted]);
-        const { rows } = await Promise.race([client.query('SHOW server_version'), aborted]);
-        return {
-            serverVersion: String(rows[0]?.server_version ?? '')
-        };
-    }
-    finally {
-        ;
-        client.connection.stream.destroy();
-    }
-}
-function ignore() { }
-
 ;// CONCATENATED MODULE: ./src/wait/database-probe.ts
-/*
- * The last step of a gate with `database_url`: once the control plane is done, a query must answer.
- * Attempts go at the gate's pace within its `timeout`; a refused role or password is tried again for
- * 3 intervals from the first attempt (a new role can lag behind its operation); what no wait can
- * change ends the probe at once (domain/database.ts decides which is which).
- */
 
 
 
@@ -42798,8 +42844,6 @@ function ignore() { }
 
 /** How long a refused role or password is tried again, in intervals from the first attempt. */
 const REFUSED_GRACE_INTERVALS = 3;
-/** The longest a query may take once connected. */
-const QUERY_TIME_LIMIT_MS = 5000;
 function newProbe(target, clock) {
     return {
         outcome: 'pending',
@@ -42821,57 +42865,102 @@ async function probeDatabase(target, options, dependencies) {
         probe.span.end = clock.wallNow();
         return probe;
     };
+    const timedOut = () => {
+        // What the last answered attempt said stays; with none, nothing answered in time.
+        probe.failure ??= { state: 'unreachable', retry: 'retry', message: NO_ANSWER_IN_TIME };
+        probe.state = probe.failure.state;
+        logger.info(`The database ${where}: ${NO_ANSWER_IN_TIME}`);
+        return end('timeout');
+    };
+    const ready = (answer) => {
+        Object.assign(probe, { state: 'ready', serverVersion: answer.serverVersion });
+        probe.failure = undefined;
+        probe.readyMs = clock.now() - options.stepStartedAt;
+        const { serverVersion } = answer;
+        const version = serverVersion ? ` (PostgreSQL ${truncate(serverVersion, 40)})` : '';
+        logger.info(`The database answered${version}, attempt ${probe.attempts}`);
+        return end('success');
+    };
     logger.info(`Control plane done; querying the database ${where}`);
     for (;;) {
+        if (clock.now() >= options.deadline)
+            return timedOut();
         probe.attempts++;
-        try {
-            const answer = await attempt(target, options, clock, signal);
-            Object.assign(probe, {
-                state: 'ready',
-                serverVersion: answer.serverVersion,
-                failure: undefined
-            });
-            probe.readyMs = clock.now() - options.stepStartedAt;
-            logger.info(`The database answered (PostgreSQL ${truncate(answer.serverVersion, 40)}), attempt ${probe.attempts}`);
-            return end('success');
+        const verdict = await judgedAttempt(target, options, dependencies);
+        if (verdict === 'cancelled')
+            return end('cancelled');
+        if (verdict === 'timeout')
+            return timedOut();
+        if ('ready' in verdict)
+            return ready(verdict.ready);
+        const { failure } = verdict;
+        Object.assign(probe, { state: failure.state, failure });
+        const graceOver = failure.retry === 'grace' &&
+            clock.now() - startedAt >= REFUSED_GRACE_INTERVALS * options.intervalMs;
+        const why = `${failure.code ? `${failure.code} ` : ''}"${truncate(failure.message, 300)}"`;
+        if (failure.retry === 'stop' || graceOver) {
+            logger.info(`The database ${where}: ${why}; no retry can change that`);
+            return end('failure');
         }
-        catch (error) {
-            if (signal.aborted)
-                return end('cancelled');
-            const failure = classifyDatabaseError(error);
-            Object.assign(probe, { state: failure.state, failure });
-            const graceOver = failure.retry === 'grace' &&
-                clock.now() - startedAt >= REFUSED_GRACE_INTERVALS * options.intervalMs;
-            const why = `${failure.code ? `${failure.code} ` : ''}"${truncate(failure.message, 300)}"`;
-            if (failure.retry === 'stop' || graceOver) {
-                logger.info(`The database ${where}: ${why}; no retry can change that`);
-                return end('failure');
-            }
-            if (!options.wait)
-                return end('pending');
-            const remaining = options.deadline - clock.now();
-            if (remaining <= 0)
-                return end('timeout');
-            const delay = Math.min(pace.nextPollDelayMs(), remaining);
-            logger.info(`The database ${where}: ${why}; trying again in ${formatDuration(delay)}`);
-            try {
-                await clock.sleep(delay, signal);
-            }
-            catch {
-                return end('cancelled');
-            }
+        if (!options.wait)
+            return end('pending');
+        const remaining = options.deadline - clock.now();
+        if (remaining <= 0)
+            return timedOut();
+        const delay = Math.min(pace.nextPollDelayMs(), remaining);
+        logger.info(`The database ${where}: ${why}; trying again in ${formatDuration(delay)}`);
+        try {
+            await clock.sleep(delay, signal);
+        }
+        catch {
+            return end('cancelled');
         }
     }
 }
-/** One connection and query, within the request time limit and what is left of the deadline. */
-function attempt(target, options, clock, signal) {
-    const left = options.deadline + DEADLINE_GRACE_MS - clock.now();
-    return queryDatabase(target, {
-        connectTimeoutMs: Math.min(requestTimeLimitMs(options.intervalMs), left),
-        queryTimeoutMs: Math.min(QUERY_TIME_LIMIT_MS, left),
-        signal
-    });
+async function judgedAttempt(target, options, dependencies) {
+    try {
+        const answer = await attempt(target, options, dependencies);
+        // An answer that came with the deadline's own tick is as late as one cut by it.
+        if (dependencies.clock.now() > options.deadline)
+            return 'timeout';
+        const wrong = wrongAnswer(answer);
+        if (!wrong)
+            return { ready: answer };
+        const message = phraseText(['SELECT 1 answered ', ...wrong, ', not 1']);
+        return { failure: { state: 'error', retry: 'stop', message, answer: wrong } };
+    }
+    catch (error) {
+        if (dependencies.signal.aborted)
+            return 'cancelled';
+        if (error instanceof DeadlineExceededError)
+            return 'timeout';
+        return { failure: classifyDatabaseError(error) };
+    }
 }
+const NO_ANSWER_IN_TIME = 'no answer before the timeout ran out';
+/**
+ * One connection and query, every phase of it within one time limit: the request time limit, or
+ * what is left of the deadline, whichever ends first. Cut at the deadline, it rejects with
+ * DeadlineExceededError: nothing answered after the deadline counts.
+ */
+async function attempt(target, options, { clock, signal, query }) {
+    const leftMs = options.deadline - clock.now();
+    const limitMs = requestTimeLimitMs(options.intervalMs);
+    const cut = new AbortController();
+    const timer = new AbortController();
+    clock.sleep(Math.min(limitMs, leftMs), timer.signal).then(() => {
+        cut.abort(leftMs <= limitMs
+            ? new DeadlineExceededError()
+            : new Error(`no answer within ${formatDuration(limitMs)}`));
+    }, database_probe_ignore);
+    try {
+        return await query(target, AbortSignal.any([signal, cut.signal]));
+    }
+    finally {
+        timer.abort();
+    }
+}
+function database_probe_ignore() { }
 
 ;// CONCATENATED MODULE: ./src/wait/wait-for-operations.ts
 
@@ -43031,6 +43120,7 @@ async function gate(inputs, dependencies) {
     report.pace = pace;
     const client = apiClient(inputs, dependencies, pace, deadline);
     report.requests = client.stats;
+    report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined;
     let source;
     try {
         if (inputs.listProjects)
@@ -43051,7 +43141,8 @@ async function gate(inputs, dependencies) {
                     pace,
                     clock,
                     logger,
-                    signal
+                    signal,
+                    query: dependencies.queryDatabase
                 });
                 report.outcome = report.database.outcome;
             }
@@ -43213,6 +43304,7 @@ function withheldSecretReason(context) {
 
 
 
+
 const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
@@ -43222,10 +43314,6 @@ const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
 const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MIN_DURATION_MS = 1000;
-/** `localhost`, 127.0.0.0/8 and [::1], as URL.hostname spells them: plain http is allowed there. */
-function isLoopbackHost(hostname) {
-    return /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(hostname);
-}
 /** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
 const MAX_INTERVAL_MS = 60 * 60 * 1000;
 /** A self-hosted runner's job may run 5 days; a gate never needs longer. */
@@ -43436,6 +43524,9 @@ function ignoredInputWarnings(inputs) {
     if (inputs.branchId && !inputs.projectId) {
         warnings.push('branch_id is ignored without project_id: there is no project gate to narrow');
     }
+    if (inputs.database && !inputs.projectId) {
+        warnings.push('database_url is ignored without project_id: there is no gate to end with a query');
+    }
     if (inputs.orgId && !inputs.listProjects) {
         warnings.push('org_id is ignored unless list_projects is true');
     }
@@ -43466,12 +43557,17 @@ function databasePhrase(probe) {
     const { target, failure } = probe;
     const where = ['the database ', { code: target.database }, ' on ', { code: target.host }];
     if (probe.state === 'ready') {
+        const version = probe.serverVersion
+            ? [' (PostgreSQL ', { code: probe.serverVersion }, ')']
+            : [];
         return [
             ...where,
-            ` answered after ${plural(probe.attempts, 'attempt')}, ${formatDuration(probe.afterControlPlaneMs)} after the control plane was done (PostgreSQL `,
-            { code: probe.serverVersion ?? '?' },
-            ')'
+            ` answered after ${plural(probe.attempts, 'attempt')}, ${formatDuration(probe.afterControlPlaneMs)} after the control plane was done`,
+            ...version
         ];
+    }
+    if (failure?.answer) {
+        return [...where, ' answered ', { code: 'SELECT 1' }, ' with ', ...failure.answer, ', not 1'];
     }
     const cause = failure
         ? [...(failure.code ? [{ code: failure.code }, ' '] : []), { quote: failure.message }]
@@ -43488,6 +43584,26 @@ function databasePhrase(probe) {
 /** The probe, when it is what the gate ended on: it ran and no query answered. */
 function databaseFailed(probe) {
     return probe !== undefined && probe.state !== 'ready';
+}
+/**
+ * Why the database was not tried, when the gate was to end with a query and never got that far;
+ * undefined when it was tried or not asked for.
+ */
+function databaseNotTried(report) {
+    if (!report.databaseRequested || report.database)
+        return undefined;
+    switch (report.outcome) {
+        case 'failure':
+            return 'an operation failed';
+        case 'timeout':
+            return 'the timeout ran out before the control plane was done';
+        case 'cancelled':
+            return 'the job was cancelled before the control plane was done';
+        case 'pending':
+            return 'with wait: false, the control plane was not done at the one read';
+        default:
+            return 'the error above came first';
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/report/report.ts
@@ -43981,6 +44097,7 @@ function renderTimeline(operations, readAt = new Map(), probe) {
 
 
 
+
 const OUTCOME_LABELS = {
     success: '✅ success',
     failure: '❌ failure',
@@ -44065,8 +44182,13 @@ function countsLine(report) {
  * flight beside it.
  */
 function outcomeLines(report, facts) {
+    const notTried = databaseNotTried(report);
+    const database = notTried ? [`<p>The database was not tried: ${notTried}.</p>`] : [];
     if (report.outcome === 'error' || !report.outcome) {
-        return [`<p><b>❌ Error:</b> ${forHtml(report.error ?? '', MAX_MESSAGE_CHARS)}</p>`];
+        return [
+            `<p><b>❌ Error:</b> ${forHtml(report.error ?? '', MAX_MESSAGE_CHARS)}</p>`,
+            ...database
+        ];
     }
     const { outcome, wait } = report;
     const after = (outcome === 'timeout' || outcome === 'cancelled') && wait;
@@ -44076,7 +44198,7 @@ function outcomeLines(report, facts) {
     if (outcome === 'failure' && facts.inFlight.length > 0) {
         lines.push(`<p>⏳ ${phraseHtml(inFlightPhrase(facts))}</p>`);
     }
-    return lines;
+    return [...lines, ...database];
 }
 /**
  * The job summary (and, with smaller limits, the pull-request comment): what a person checks on the
@@ -44542,6 +44664,7 @@ async function writeSummary(html, logger) {
 
 
 
+
 /** The action: mask the secrets, read the inputs, run the gate, publish it. Every error ends here. */
 async function run(dependencies = {}) {
     const { apiKey, secrets } = readSecrets();
@@ -44575,7 +44698,8 @@ async function run(dependencies = {}) {
             logger,
             redactor,
             signal: controller.signal,
-            transport: httpGet
+            transport: httpGet,
+            queryDatabase: queryDatabase
         });
     }
     catch (error) {

@@ -7,11 +7,14 @@ import { describe, expect, it } from '@jest/globals'
 import { PROJECT, runAction, serve, terminateOnFirstRequest } from '../fixtures/e2e.js'
 import {
   admin,
+  answerWith,
   freshDatabase,
   lateServer,
   refusingServer,
+  scriptedPostgres,
   serverWithoutTls,
-  silentServer
+  silentServer,
+  wire
 } from '../fixtures/postgres.js'
 import { TLS } from '../fixtures/hostile-servers.js'
 import { join } from 'node:path'
@@ -71,15 +74,19 @@ describe('the gate ends with a query that answered', () => {
     expectNoDatabaseSecret(run, url)
   })
 
-  it('a server that starts 2 polls late: refused, then ready', async () => {
+  it('a server still starting for 2 attempts: 57P03, then ready on the third', async () => {
     const { server, inputs } = await finishedGate()
     const database = await freshDatabase(PASSWORD)
-    const url = database.url({ port: await lateServer(2500) })
+    const late = await lateServer(2)
+    const url = database.url({ port: late.port })
     const run = await runAction(server, { ...inputs, database_url: url, timeout: '30s' })
     expect(run.outputs.outcome).toBe('success')
     expect(run.outputs.database_state).toBe('ready')
-    expect(run.stdout).toMatch(/ECONNREFUSED.*; trying again in/)
-    expect(run.summary).toMatch(/answered after [2-9] attempts/)
+    expect(
+      run.stdout.match(/57P03 "the database system is starting up"; trying again in/g)
+    ).toHaveLength(2)
+    expect(run.summary).toMatch(/answered after 3 attempts/)
+    expect(late.attempts()).toBe(3)
   })
 
   it('the role’s password set only after start_compute finished: 28P01, then ready', async () => {
@@ -226,7 +233,103 @@ describe('the gate ends with a query that answered', () => {
   })
 })
 
+describe('what the probe counts as an answer, and when', () => {
+  /** A database URL to a scripted server; the role and password are never checked there. */
+  const scriptedUrl = (port: number) =>
+    `postgresql://app:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}/app?sslmode=disable`
+
+  it('a server that answers each phase late: cut at timeout, never a success after it', async () => {
+    const { server, inputs } = await finishedGate()
+    // Start-up and SELECT 1 each come 2 s after they were asked for: the answer is 4 s after the
+    // connection, which the gate makes after its start, so always after a 3 s timeout.
+    const slow = await scriptedPostgres({ delayMs: 2000 })
+    const url = scriptedUrl(slow.port)
+    const run = await runAction(server, { ...inputs, database_url: url, timeout: '3s' })
+    expect(run.code).toBe(1)
+    expect(run.outputs.outcome).toBe('timeout')
+    expect(run.outputs.database_state).toBe('unreachable')
+    expect(run.outputs.database_ready_ms).toBe('')
+    expect(run.stdout).not.toContain('The database answered')
+    expect(run.stdout).toContain('no answer before the timeout ran out')
+    // A generous ceiling: the cut itself is proven on the simulated clock.
+    expect(run.runningMs).toBeLessThan(3000 + 5000)
+    expectNoDatabaseSecret(run, url)
+  })
+
+  it.each([
+    ['a row holding 0', answerWith('0'), '“0”'],
+    ['no row', [wire.columns(), wire.done('SELECT 0')], 'no row'],
+    ['CommandComplete alone', [wire.done('SELECT 0')], 'no row'],
+    ['an empty query response', [wire.emptyQuery()], 'an empty query response'],
+    ['the text banana', answerWith('banana', wire.TEXT), '“banana”']
+  ])(
+    'SELECT 1 answered with %s: not ready, an error that quotes it',
+    async (_case, answer, said) => {
+      const { server, inputs } = await finishedGate()
+      const wrong = await scriptedPostgres({ answer: () => answer })
+      const run = await runAction(server, { ...inputs, database_url: scriptedUrl(wrong.port) })
+      expect(run.code).toBe(1)
+      expect(run.outputs.outcome).toBe('failure')
+      expect(run.outputs.database_state).toBe('error')
+      expect(run.outputs.database_ready_ms).toBe('')
+      expect(wrong.queries).toEqual(['SELECT 1'])
+      expect(run.summary).toContain(`answered <code>SELECT 1</code> with ${said}, not 1`)
+      expect(run.stdout).toMatch(
+        /::error::No query answered: the database app on 127\.0\.0\.1 answered SELECT 1 with /
+      )
+    }
+  )
+
+  it('a server that reports no version and refuses any other query: ready, the version left out', async () => {
+    const { server, inputs } = await finishedGate()
+    const quiet = await scriptedPostgres({
+      parameters: {},
+      answer: (sql) =>
+        sql === 'SELECT 1'
+          ? answerWith('1')
+          : [wire.error('42704', 'unrecognized configuration parameter "server_version"')]
+    })
+    const run = await runAction(server, { ...inputs, database_url: scriptedUrl(quiet.port) })
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.outputs.database_state).toBe('ready')
+    expect(Number(run.outputs.database_ready_ms)).toBeGreaterThan(0)
+    expect(run.summary).toMatch(
+      /answered after 1 attempt, [\d.]+ (ms|s) after the control plane was done</
+    )
+    expect(run.summary).not.toContain('PostgreSQL')
+  })
+})
+
 describe('database_url as an input', () => {
+  it.each(['127.0.0.08', '127.999.999.999', '127.1', 'localhost.', '0x7f.1'])(
+    'sslmode=disable to %s, a name that would go to DNS: an input error before any request',
+    async (host) => {
+      const { server, inputs } = await finishedGate()
+      const url = `postgresql://app:${encodeURIComponent(PASSWORD)}@${host}:5432/app?sslmode=disable`
+      const run = await runAction(server, { ...inputs, database_url: url })
+      expect(run.code).toBe(1)
+      expect(run.stdout).toContain(
+        '::error::Invalid input: input "database_url": sslmode=disable is allowed only to a loopback host'
+      )
+      expect(server.requests).toHaveLength(0)
+      expectNoDatabaseSecret(run, url)
+    }
+  )
+
+  it('with list_projects alone: a warning that names database_url, and no connection', async () => {
+    const { server } = await serve({ history: 0 })
+    const silent = await silentServer()
+    const url = `postgresql://app:${encodeURIComponent(PASSWORD)}@127.0.0.1:${silent.port}/app?sslmode=disable`
+    const run = await runAction(server, { list_projects: 'true', database_url: url })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain(
+      '::warning::database_url is ignored without project_id: there is no gate to end with a query'
+    )
+    expect(silent.connections()).toBe(0)
+    expect(run.outputs.database_state).toBeUndefined()
+  })
+
   it('not a connection string: an input error naming database_url, never echoing it', async () => {
     const { server, inputs } = await finishedGate()
     const url = `mysql://someone:${encodeURIComponent(PASSWORD)}@db.example.test/app`

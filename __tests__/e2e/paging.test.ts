@@ -112,39 +112,66 @@ describe('the operations list ends on a short page', () => {
   })
 })
 
+/**
+ * The operations list of `all` (newest first), `pageSize` a page whatever `limit` asks; the cursor is
+ * the creation time of the page's last one. A read of one operation by id goes to `readOne`.
+ */
+function cappedOperations(
+  all: ReturnType<typeof runningOp>[],
+  pageSize: number,
+  readOne: (id: string) => unknown = () => undefined
+) {
+  return hostile((request, response) => {
+    const url = new URL(request.url ?? '', 'http://127.0.0.1')
+    const byId = /\/operations\/([^/?]+)$/.exec(url.pathname)?.[1]
+    if (byId) return json(response, 200, { operation: readOne(byId) })
+    const cursor = url.searchParams.get('cursor')
+    const page = all.filter((op) => !cursor || op.created_at < cursor).slice(0, pageSize)
+    json(response, 200, {
+      operations: page,
+      pagination: { cursor: page.at(-1)?.created_at ?? cursor ?? '' }
+    })
+  })
+}
+
+/** `count` operations, newest first, a second apart from now; `fields(i)` for the i-th. */
+function history(count: number, fields: (i: number) => Record<string, unknown> = () => ({})) {
+  const start = Date.now()
+  return Array.from({ length: count }, (_, i) =>
+    runningOp({
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      status: 'finished',
+      created_at: new Date(start - i * 1000).toISOString(),
+      ...fields(i)
+    })
+  )
+}
+
 describe('discovery does not end on a short page', () => {
   it('a server that caps pages at 25 from the first poll: an operation on page 2 is waited on', async () => {
-    const start = Date.now()
-    // Newest first, a second apart: 40 finished, then the one in flight, then 19 finished more.
-    const all = Array.from({ length: 60 }, (_, i) =>
-      runningOp({
-        id: i === 40 ? OP : `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-        status: i === 40 ? 'running' : 'finished',
-        created_at: new Date(start - i * 1000).toISOString()
-      })
-    )
+    // 40 finished, then the one in flight, then 19 finished more.
+    const all = history(60, (i) => (i === 40 ? { id: OP, status: 'running' } : {}))
     let reads = 0
-    const server = await hostile((request, response) => {
-      const url = new URL(request.url ?? '', 'http://127.0.0.1')
-      if (url.pathname.endsWith(`/operations/${OP}`)) {
-        reads++
-        return json(response, 200, {
-          operation: { ...all[40], status: reads < 2 ? 'running' : 'finished' }
-        })
-      }
-      // 25 a page whatever `limit` asks; the cursor is the creation time of the page's last one.
-      const cursor = url.searchParams.get('cursor')
-      const page = all.filter((op) => !cursor || op.created_at < cursor).slice(0, 25)
-      json(response, 200, {
-        operations: page,
-        pagination: { cursor: page.at(-1)?.created_at ?? cursor ?? '' }
-      })
+    const server = await cappedOperations(all, 25, () => {
+      reads++
+      return { ...all[40], status: reads < 2 ? 'running' : 'finished' }
     })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.outputs.outcome).toBe('success')
     expect(reads).toBe(2)
     expect(JSON.parse(run.outputs.operations)).toContainEqual(
       expect.objectContaining({ id: OP, status: 'finished' })
+    )
+  })
+
+  it('a server that caps pages at 1: the page cap warning counts what was read, and its span', async () => {
+    const all = history(30)
+    const server = await cappedOperations(all, 1)
+    const run = await runAction(server, { project_id: PROJECT })
+    expect(run.outputs.outcome).toBe('success')
+    expect(server.hits).toHaveLength(20)
+    expect(run.stdout).toContain(
+      `::warning::Project gate: read 20 operations in 20 pages, created from ${all[19].created_at} to ${all[0].created_at}, and stopped there (the page cap); older ones, back to 24 h ago, were not read`
     )
   })
 })

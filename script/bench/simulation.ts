@@ -28,11 +28,18 @@ const KEY = 'napi_simulated_key'
 const PROJECT = 'sim-project'
 const silent = { info: () => undefined, warning: () => undefined, debug: () => undefined }
 
+interface SimulatedEvent {
+  at: number
+  sequence: number
+  run: () => void
+  cancelled?: boolean
+}
+
 /** A discrete-event clock: `sleep` and the network schedule events, `run` plays them in order. */
 export class SimulatedTime implements Clock {
   private time = 0
   private sequence = 0
-  private readonly queue: { at: number; sequence: number; run: () => void }[] = []
+  private readonly queue: SimulatedEvent[] = []
 
   now(): number {
     return this.time
@@ -42,8 +49,9 @@ export class SimulatedTime implements Clock {
     return EPOCH + this.time
   }
 
-  at(time: number, run: () => void): void {
-    const event = { at: Math.max(time, this.time), sequence: this.sequence++, run }
+  /** Schedules `run` at `time` (or now, if that is past); returns the event, to cancel it. */
+  at(time: number, run: () => void): SimulatedEvent {
+    const event: SimulatedEvent = { at: Math.max(time, this.time), sequence: this.sequence++, run }
     let low = 0
     let high = this.queue.length
     while (low < high) {
@@ -54,12 +62,22 @@ export class SimulatedTime implements Clock {
       } else high = middle
     }
     this.queue.splice(low, 0, event)
+    return event
   }
 
+  /** As the system clock's: an abort cancels the wait at once and rejects with its reason. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason)
-      this.at(this.time + ms, resolve)
+      const onAbort = (): void => {
+        event.cancelled = true
+        reject(signal?.reason)
+      }
+      const event = this.at(this.time + ms, () => {
+        signal?.removeEventListener('abort', onAbort)
+        resolve()
+      })
+      signal?.addEventListener('abort', onAbort, { once: true })
     })
   }
 
@@ -69,6 +87,7 @@ export class SimulatedTime implements Clock {
       await new Promise((resolve) => setImmediate(resolve))
       const next = this.queue.shift()
       if (!next) return
+      if (next.cancelled) continue
       this.time = next.at
       next.run()
     }
@@ -165,7 +184,8 @@ export function startGate(
       logger: silent,
       redactor: new Redactor([KEY]),
       signal: new AbortController().signal,
-      transport: options.transport
+      transport: options.transport,
+      queryDatabase: () => Promise.reject(new Error('the simulated fleet has no database'))
     }
   )
 }

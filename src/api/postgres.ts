@@ -1,25 +1,34 @@
 /*
- * One attempt at the database: connect with `pg` (node-postgres), run `SELECT 1`, read the server's
- * version, close. `pg` is loaded only here, only when `database_url` is given (ncc turns the dynamic
- * import into a chunk of its own). Each step is bounded: the connection within `connectTimeoutMs`,
- * each query within `queryTimeoutMs`, everything at once when `signal` aborts; the connection is
- * closed whatever happened. `pg` itself cannot be given an abort signal, hence the races here.
+ * One attempt at the database: connect with `pg` (node-postgres), run `SELECT 1`, close. `pg` is
+ * loaded only here, only when `database_url` is given (ncc turns the dynamic import into a chunk of
+ * its own). `pg` cannot be given an abort signal, and its own time limits bound each phase apart
+ * (the connect, then each query), so one attempt could last several of them: here every phase
+ * (TCP, TLS, authentication, the query) races one `signal`, which the caller aborts at the
+ * attempt's end, and the connection is destroyed whatever happened.
  */
 import type { Socket } from 'node:net'
-import type { DatabaseTarget } from '../domain/database.js'
+import type { DatabaseTarget, QueryAnswer } from '../domain/database.js'
 
-export interface AttemptLimits {
-  connectTimeoutMs: number
-  queryTimeoutMs: number
-  signal: AbortSignal
+export interface DatabaseAnswer extends QueryAnswer {
+  /** As the server reported it at start-up (ParameterStatus), when it did: best effort. */
+  serverVersion?: string
 }
 
-/** Resolves with the server's version once `SELECT 1` answered; rejects with the driver's error. */
+interface ParameterStatus {
+  parameterName: string
+  parameterValue: string
+}
+
+/** One attempt at the database: `queryDatabase`, or a simulated one (the tests' simulated world). */
+export type QueryDatabase = (target: DatabaseTarget, signal: AbortSignal) => Promise<DatabaseAnswer>
+
+/** Resolves with what `SELECT 1` answered; rejects with the driver's error or `signal.reason`. */
 export async function queryDatabase(
   target: DatabaseTarget,
-  limits: AttemptLimits
-): Promise<{ serverVersion: string }> {
+  signal: AbortSignal
+): Promise<DatabaseAnswer> {
   const { default: pg } = await import('pg')
+  signal.throwIfAborted()
   const client = new pg.Client({
     host: target.host,
     port: target.port,
@@ -29,27 +38,35 @@ export async function queryDatabase(
     // Set here, never from the URL: TLS with the certificate verified against the host; pg sends
     // the host name as SNI, which Neon's proxy needs to find the endpoint.
     ssl: target.tls ? { rejectUnauthorized: true } : false,
-    connectionTimeoutMillis: Math.max(1, Math.round(limits.connectTimeoutMs)),
-    query_timeout: Math.max(1, Math.round(limits.queryTimeoutMs)),
     application_name: 'neon-operations-gate'
+  })
+  const connection = (client as unknown as { connection: NodeJS.EventEmitter & { stream: Socket } })
+    .connection
+  // The version comes with the start-up, so reading it can neither fail nor delay the verdict.
+  let serverVersion: string | undefined
+  connection.on('parameterStatus', (status: ParameterStatus) => {
+    if (status.parameterName === 'server_version') serverVersion = status.parameterValue
   })
   // An error after the connection broke surfaces through the pending call; this keeps it quiet.
   client.on('error', ignore)
-  const { signal } = limits
-  signal.throwIfAborted()
   const aborted = new Promise<never>((_, reject) => {
     signal.addEventListener('abort', () => reject(signal.reason), { once: true })
   })
   aborted.catch(ignore)
   try {
     await Promise.race([client.connect(), aborted])
-    await Promise.race([client.query('SELECT 1'), aborted])
-    const { rows } = await Promise.race([client.query('SHOW server_version'), aborted])
+    const result = await Promise.race([
+      client.query({ text: 'SELECT 1', rowMode: 'array' }),
+      aborted
+    ])
+    // Several statements' answers come as an array of results.
+    const results = ([] as { rows: unknown[][]; command: string | null }[]).concat(result)
     return {
-      serverVersion: String((rows[0] as { server_version?: unknown })?.server_version ?? '')
+      results: results.map(({ rows, command }) => ({ rows, command })),
+      serverVersion
     }
   } finally {
-    ;(client as unknown as { connection: { stream: Socket } }).connection.stream.destroy()
+    connection.stream.destroy()
   }
 }
 

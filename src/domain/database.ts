@@ -1,7 +1,10 @@
 /*
- * The database the gate ends on: where `database_url` points, and what each way a connection or a
- * query can fail means for a gate (retried, the role refused, or an answer that no wait will change).
+ * The database the gate ends on: where `database_url` points, what counts as an answer, and what
+ * each way a connection or a query can fail means for a gate (retried, the role refused, or an
+ * answer that no wait will change).
  */
+import { isLoopbackHost } from './loopback.js'
+import { type Phrase, plural } from './phrase.js'
 
 /** Where to connect, as `database_url` says; the password never leaves this object but to the driver. */
 export interface DatabaseTarget {
@@ -29,11 +32,8 @@ export interface DatabaseFailure {
   /** The SQLSTATE, or the error code of the network or TLS layer. */
   code?: string
   message: string
-}
-
-/** `localhost`, 127.0.0.0/8 and ::1: the only hosts a connection without TLS may go to. */
-function isLoopback(host: string): boolean {
-  return /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i.test(host)
+  /** What `SELECT 1` answered instead of 1, when that is the failure. */
+  answer?: Phrase
 }
 
 const ACCEPTED = 'a Postgres connection string, postgresql://role:password@host/database'
@@ -68,8 +68,8 @@ export function parseDatabaseUrl(text: string): DatabaseTarget | string {
   if (!user) return `names no role; expected ${ACCEPTED}`
   const sslmode = url.searchParams.get('sslmode')
   const tls = sslmode !== 'disable'
-  if (!tls && !isLoopback(host)) {
-    return `sslmode=disable is allowed only to a loopback host; a connection to ${host} must use TLS`
+  if (!tls && !isLoopbackHost(url.hostname)) {
+    return `sslmode=disable is allowed only to a loopback host (localhost, 127.x.x.x, [::1]); a connection to ${host} must use TLS`
   }
   return { host, port: Number(url.port) || 5432, database, user, password, tls }
 }
@@ -84,6 +84,28 @@ export function databaseSecrets(text: string): string[] {
     // Not a URL: the input error says so, and the whole text is masked.
   }
   return secrets.filter(Boolean)
+}
+
+/** What `SELECT 1` came back with: each result set's rows, each row its values in order. */
+export interface QueryAnswer {
+  results: { rows: unknown[][]; command: string | null }[]
+}
+
+/**
+ * What `SELECT 1` came back with when it is not one row holding 1 (as a number, or as the text
+ * "1"); undefined when it is. Only that answer means the database is ready.
+ */
+export function wrongAnswer({ results }: QueryAnswer): Phrase | undefined {
+  if (results.length !== 1) return [plural(results.length, 'result set')]
+  const [{ rows, command }] = results
+  if (rows.length === 0) return [command === null ? 'an empty query response' : 'no row']
+  if (rows.length > 1) return [plural(rows.length, 'row')]
+  const [row] = rows
+  if (row.length !== 1) return [`a row of ${plural(row.length, 'value')}`]
+  const [value] = row
+  if (value === 1 || value === '1') return undefined
+  if (value === null) return ['NULL']
+  return [{ quote: typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)) }]
 }
 
 /** Neon's proxy answers most of its own errors as XX000: its messages say what happened. */

@@ -5,18 +5,24 @@
 import { formatDuration } from '../domain/duration.js'
 import { type Phrase, plural } from '../domain/phrase.js'
 import type { DatabaseProbe } from '../wait/database-probe.js'
+import type { RunReport } from './report.js'
 
 /** `the database app on ep-1.neon.tech answered after 2 attempts, 4.1 s after the control plane …` */
 export function databasePhrase(probe: DatabaseProbe): Phrase {
   const { target, failure } = probe
   const where: Phrase = ['the database ', { code: target.database }, ' on ', { code: target.host }]
   if (probe.state === 'ready') {
+    const version: Phrase = probe.serverVersion
+      ? [' (PostgreSQL ', { code: probe.serverVersion }, ')']
+      : []
     return [
       ...where,
-      ` answered after ${plural(probe.attempts, 'attempt')}, ${formatDuration(probe.afterControlPlaneMs)} after the control plane was done (PostgreSQL `,
-      { code: probe.serverVersion ?? '?' },
-      ')'
+      ` answered after ${plural(probe.attempts, 'attempt')}, ${formatDuration(probe.afterControlPlaneMs)} after the control plane was done`,
+      ...version
     ]
+  }
+  if (failure?.answer) {
+    return [...where, ' answered ', { code: 'SELECT 1' }, ' with ', ...failure.answer, ', not 1']
   }
   const cause: Phrase = failure
     ? [...(failure.code ? [{ code: failure.code }, ' '] : []), { quote: failure.message }]
@@ -34,4 +40,24 @@ export function databasePhrase(probe: DatabaseProbe): Phrase {
 /** The probe, when it is what the gate ended on: it ran and no query answered. */
 export function databaseFailed(probe: DatabaseProbe | undefined): probe is DatabaseProbe {
   return probe !== undefined && probe.state !== 'ready'
+}
+
+/**
+ * Why the database was not tried, when the gate was to end with a query and never got that far;
+ * undefined when it was tried or not asked for.
+ */
+export function databaseNotTried(report: RunReport): string | undefined {
+  if (!report.databaseRequested || report.database) return undefined
+  switch (report.outcome) {
+    case 'failure':
+      return 'an operation failed'
+    case 'timeout':
+      return 'the timeout ran out before the control plane was done'
+    case 'cancelled':
+      return 'the job was cancelled before the control plane was done'
+    case 'pending':
+      return 'with wait: false, the control plane was not done at the one read'
+    default:
+      return 'the error above came first'
+  }
 }

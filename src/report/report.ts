@@ -23,6 +23,8 @@ export interface RunReport {
   branch?: Branch
   listing?: ProjectListing
   wait?: WaitResult
+  /** Whether `database_url` was given (with `project_id`): the gate was to end with a query. */
+  databaseRequested?: boolean
   /** With `database_url`, once the control plane was done: whether a query answered. */
   database?: DatabaseProbe
   requests: RequestStats

@@ -4,6 +4,7 @@ import { inFlightPhrase, type OperationFacts, operationFacts, outcomeLine } from
 import { branchStatePhrase, phraseHtml, plural } from '../domain/phrase.js'
 import { nothingRead, operationDuration, type RunReport } from './report.js'
 import { renderTimeline } from './timeline.js'
+import { databaseNotTried } from './database-words.js'
 import { forHtml, truncateBytes } from '../domain/untrusted-text.js'
 import type { Outcome } from '../wait/wait-for-operations.js'
 import type { Operation } from '../domain/schemas.js'
@@ -119,8 +120,13 @@ function countsLine(report: RunReport): string {
  * flight beside it.
  */
 function outcomeLines(report: RunReport, facts: OperationFacts): string[] {
+  const notTried = databaseNotTried(report)
+  const database = notTried ? [`<p>The database was not tried: ${notTried}.</p>`] : []
   if (report.outcome === 'error' || !report.outcome) {
-    return [`<p><b>❌ Error:</b> ${forHtml(report.error ?? '', MAX_MESSAGE_CHARS)}</p>`]
+    return [
+      `<p><b>❌ Error:</b> ${forHtml(report.error ?? '', MAX_MESSAGE_CHARS)}</p>`,
+      ...database
+    ]
   }
   const { outcome, wait } = report
   const after = (outcome === 'timeout' || outcome === 'cancelled') && wait
@@ -130,7 +136,7 @@ function outcomeLines(report: RunReport, facts: OperationFacts): string[] {
   if (outcome === 'failure' && facts.inFlight.length > 0) {
     lines.push(`<p>⏳ ${phraseHtml(inFlightPhrase(facts))}</p>`)
   }
-  return lines
+  return [...lines, ...database]
 }
 
 /**

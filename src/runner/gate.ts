@@ -7,6 +7,7 @@ import { ApiClient } from '../api/api-client.js'
 import { Pace } from '../api/pace.js'
 import { requestTimeLimitMs, type RetryPolicy } from '../api/retry-policy.js'
 import type { HttpGet } from '../api/http-transport.js'
+import type { QueryDatabase } from '../api/postgres.js'
 import type { Clock } from '../domain/clock.js'
 import { DeadlineExceededError } from '../domain/errors.js'
 import type { Logger } from '../domain/logger.js'
@@ -36,6 +37,8 @@ export interface GateDependencies {
   random?: () => number
   /** Sends one GET of the API: `httpGet`, or a simulated network (npm run simulate). */
   transport: HttpGet
+  /** One attempt at the database: `queryDatabase`, or a simulated one. */
+  queryDatabase: QueryDatabase
 }
 
 /** Runs the gate the inputs ask for; never throws. */
@@ -49,6 +52,7 @@ export async function gate(inputs: Inputs, dependencies: GateDependencies): Prom
   report.pace = pace
   const client = apiClient(inputs, dependencies, pace, deadline)
   report.requests = client.stats
+  report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined
   let source: OperationSource | undefined
   try {
     if (inputs.listProjects) await listProjects(client, inputs, report, logger)
@@ -71,7 +75,8 @@ export async function gate(inputs: Inputs, dependencies: GateDependencies): Prom
           pace,
           clock,
           logger,
-          signal
+          signal,
+          query: dependencies.queryDatabase
         })
         report.outcome = report.database.outcome
       }

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { parseDuration } from '../domain/duration.js'
 import { parseDatabaseUrl } from '../domain/database.js'
 import { InputError } from '../domain/errors.js'
+import { isLoopbackHost } from '../domain/loopback.js'
 import { UNSAFE_CHARACTER_CLASS } from '../domain/untrusted-text.js'
 
 export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
@@ -14,10 +15,6 @@ const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const MIN_DURATION_MS = 1000
 
-/** `localhost`, 127.0.0.0/8 and [::1], as URL.hostname spells them: plain http is allowed there. */
-function isLoopbackHost(hostname: string): boolean {
-  return /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(hostname)
-}
 /** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
 export const MAX_INTERVAL_MS = 60 * 60 * 1000
 /** A self-hosted runner's job may run 5 days; a gate never needs longer. */
@@ -245,6 +242,11 @@ export function ignoredInputWarnings(inputs: Inputs): string[] {
   }
   if (inputs.branchId && !inputs.projectId) {
     warnings.push('branch_id is ignored without project_id: there is no project gate to narrow')
+  }
+  if (inputs.database && !inputs.projectId) {
+    warnings.push(
+      'database_url is ignored without project_id: there is no gate to end with a query'
+    )
   }
   if (inputs.orgId && !inputs.listProjects) {
     warnings.push('org_id is ignored unless list_projects is true')

@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import { httpGet } from '../api/http-transport.js'
+import { queryDatabase } from '../api/postgres.js'
 import { RetryPolicy } from '../api/retry-policy.js'
 import { type Clock, systemClock } from '../domain/clock.js'
 import { databaseSecrets } from '../domain/database.js'
@@ -51,7 +52,8 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
       logger,
       redactor,
       signal: controller.signal,
-      transport: httpGet
+      transport: httpGet,
+      queryDatabase
     })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)

@@ -4,26 +4,26 @@
  * 3 intervals from the first attempt (a new role can lag behind its operation); what no wait can
  * change ends the probe at once (domain/database.ts decides which is which).
  */
-import { queryDatabase } from '../api/postgres.js'
+import type { DatabaseAnswer, QueryDatabase } from '../api/postgres.js'
 import type { Pace } from '../api/pace.js'
-import { DEADLINE_GRACE_MS } from '../api/api-core.js'
 import { requestTimeLimitMs } from '../api/retry-policy.js'
 import type { Clock } from '../domain/clock.js'
 import {
   classifyDatabaseError,
   type DatabaseFailure,
   type DatabaseState,
-  type DatabaseTarget
+  type DatabaseTarget,
+  wrongAnswer
 } from '../domain/database.js'
 import { formatDuration } from '../domain/duration.js'
+import { DeadlineExceededError } from '../domain/errors.js'
+import { phraseText } from '../domain/phrase.js'
 import type { Logger } from '../domain/logger.js'
 import { truncate } from '../domain/untrusted-text.js'
 import type { Outcome } from './wait-for-operations.js'
 
 /** How long a refused role or password is tried again, in intervals from the first attempt. */
 export const REFUSED_GRACE_INTERVALS = 3
-/** The longest a query may take once connected. */
-const QUERY_TIME_LIMIT_MS = 5000
 
 export interface DatabaseProbe {
   outcome: Outcome
@@ -63,10 +63,18 @@ function newProbe(target: DatabaseTarget, clock: Clock): DatabaseProbe {
   }
 }
 
+export interface ProbeDependencies {
+  pace: Pace
+  clock: Clock
+  logger: Logger
+  signal: AbortSignal
+  query: QueryDatabase
+}
+
 export async function probeDatabase(
   target: DatabaseTarget,
   options: ProbeOptions,
-  dependencies: { pace: Pace; clock: Clock; logger: Logger; signal: AbortSignal }
+  dependencies: ProbeDependencies
 ): Promise<DatabaseProbe> {
   const { clock, logger, pace, signal } = dependencies
   const startedAt = clock.now()
@@ -78,53 +86,104 @@ export async function probeDatabase(
     probe.span.end = clock.wallNow()
     return probe
   }
+  const timedOut = (): DatabaseProbe => {
+    // What the last answered attempt said stays; with none, nothing answered in time.
+    probe.failure ??= { state: 'unreachable', retry: 'retry', message: NO_ANSWER_IN_TIME }
+    probe.state = probe.failure.state
+    logger.info(`The database ${where}: ${NO_ANSWER_IN_TIME}`)
+    return end('timeout')
+  }
+  const ready = (answer: DatabaseAnswer): DatabaseProbe => {
+    Object.assign(probe, { state: 'ready', serverVersion: answer.serverVersion })
+    probe.failure = undefined
+    probe.readyMs = clock.now() - options.stepStartedAt
+    const { serverVersion } = answer
+    const version = serverVersion ? ` (PostgreSQL ${truncate(serverVersion, 40)})` : ''
+    logger.info(`The database answered${version}, attempt ${probe.attempts}`)
+    return end('success')
+  }
   logger.info(`Control plane done; querying the database ${where}`)
   for (;;) {
+    if (clock.now() >= options.deadline) return timedOut()
     probe.attempts++
+    const verdict = await judgedAttempt(target, options, dependencies)
+    if (verdict === 'cancelled') return end('cancelled')
+    if (verdict === 'timeout') return timedOut()
+    if ('ready' in verdict) return ready(verdict.ready)
+    const { failure } = verdict
+    Object.assign(probe, { state: failure.state, failure })
+    const graceOver =
+      failure.retry === 'grace' &&
+      clock.now() - startedAt >= REFUSED_GRACE_INTERVALS * options.intervalMs
+    const why = `${failure.code ? `${failure.code} ` : ''}"${truncate(failure.message, 300)}"`
+    if (failure.retry === 'stop' || graceOver) {
+      logger.info(`The database ${where}: ${why}; no retry can change that`)
+      return end('failure')
+    }
+    if (!options.wait) return end('pending')
+    const remaining = options.deadline - clock.now()
+    if (remaining <= 0) return timedOut()
+    const delay = Math.min(pace.nextPollDelayMs(), remaining)
+    logger.info(`The database ${where}: ${why}; trying again in ${formatDuration(delay)}`)
     try {
-      const answer = await attempt(target, options, clock, signal)
-      Object.assign(probe, {
-        state: 'ready',
-        serverVersion: answer.serverVersion,
-        failure: undefined
-      })
-      probe.readyMs = clock.now() - options.stepStartedAt
-      logger.info(
-        `The database answered (PostgreSQL ${truncate(answer.serverVersion, 40)}), attempt ${probe.attempts}`
-      )
-      return end('success')
-    } catch (error) {
-      if (signal.aborted) return end('cancelled')
-      const failure = classifyDatabaseError(error as { code?: unknown; message?: unknown })
-      Object.assign(probe, { state: failure.state, failure })
-      const graceOver =
-        failure.retry === 'grace' &&
-        clock.now() - startedAt >= REFUSED_GRACE_INTERVALS * options.intervalMs
-      const why = `${failure.code ? `${failure.code} ` : ''}"${truncate(failure.message, 300)}"`
-      if (failure.retry === 'stop' || graceOver) {
-        logger.info(`The database ${where}: ${why}; no retry can change that`)
-        return end('failure')
-      }
-      if (!options.wait) return end('pending')
-      const remaining = options.deadline - clock.now()
-      if (remaining <= 0) return end('timeout')
-      const delay = Math.min(pace.nextPollDelayMs(), remaining)
-      logger.info(`The database ${where}: ${why}; trying again in ${formatDuration(delay)}`)
-      try {
-        await clock.sleep(delay, signal)
-      } catch {
-        return end('cancelled')
-      }
+      await clock.sleep(delay, signal)
+    } catch {
+      return end('cancelled')
     }
   }
 }
 
-/** One connection and query, within the request time limit and what is left of the deadline. */
-function attempt(target: DatabaseTarget, options: ProbeOptions, clock: Clock, signal: AbortSignal) {
-  const left = options.deadline + DEADLINE_GRACE_MS - clock.now()
-  return queryDatabase(target, {
-    connectTimeoutMs: Math.min(requestTimeLimitMs(options.intervalMs), left),
-    queryTimeoutMs: Math.min(QUERY_TIME_LIMIT_MS, left),
-    signal
-  })
+/** What one attempt came to: an answer of 1, a failure, or cut by the deadline or the job. */
+type Verdict = { ready: DatabaseAnswer } | { failure: DatabaseFailure } | 'timeout' | 'cancelled'
+
+async function judgedAttempt(
+  target: DatabaseTarget,
+  options: ProbeOptions,
+  dependencies: ProbeDependencies
+): Promise<Verdict> {
+  try {
+    const answer = await attempt(target, options, dependencies)
+    // An answer that came with the deadline's own tick is as late as one cut by it.
+    if (dependencies.clock.now() > options.deadline) return 'timeout'
+    const wrong = wrongAnswer(answer)
+    if (!wrong) return { ready: answer }
+    const message = phraseText(['SELECT 1 answered ', ...wrong, ', not 1'])
+    return { failure: { state: 'error', retry: 'stop', message, answer: wrong } }
+  } catch (error) {
+    if (dependencies.signal.aborted) return 'cancelled'
+    if (error instanceof DeadlineExceededError) return 'timeout'
+    return { failure: classifyDatabaseError(error as { code?: unknown; message?: unknown }) }
+  }
 }
+
+const NO_ANSWER_IN_TIME = 'no answer before the timeout ran out'
+
+/**
+ * One connection and query, every phase of it within one time limit: the request time limit, or
+ * what is left of the deadline, whichever ends first. Cut at the deadline, it rejects with
+ * DeadlineExceededError: nothing answered after the deadline counts.
+ */
+async function attempt(
+  target: DatabaseTarget,
+  options: ProbeOptions,
+  { clock, signal, query }: ProbeDependencies
+): Promise<DatabaseAnswer> {
+  const leftMs = options.deadline - clock.now()
+  const limitMs = requestTimeLimitMs(options.intervalMs)
+  const cut = new AbortController()
+  const timer = new AbortController()
+  clock.sleep(Math.min(limitMs, leftMs), timer.signal).then(() => {
+    cut.abort(
+      leftMs <= limitMs
+        ? new DeadlineExceededError()
+        : new Error(`no answer within ${formatDuration(limitMs)}`)
+    )
+  }, ignore)
+  try {
+    return await query(target, AbortSignal.any([signal, cut.signal]))
+  } finally {
+    timer.abort()
+  }
+}
+
+function ignore(): void {}

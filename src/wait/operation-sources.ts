@@ -1,5 +1,5 @@
 import { branchReadiness } from '../domain/branch-state.js'
-import { branchStatePhrase, phraseText } from '../domain/phrase.js'
+import { branchStatePhrase, phraseText, plural } from '../domain/phrase.js'
 import type { Clock } from '../domain/clock.js'
 import type { Logger } from '../domain/logger.js'
 import { type PageWalk, type PageWalkEnd, walkPages } from '../api/paging.js'
@@ -173,10 +173,15 @@ export class ProjectGateSource implements OperationSource {
     const { clock, logger, isDone } = this.options
     // The API's timestamps are wall-clock time.
     const horizon = clock.wallNow() - GATE_LOOKBACK_MS
+    const read = { newest: -Infinity, oldest: Infinity }
     const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
       for (const operation of page.operations) {
         this.seen.add(operation.id)
         const time = this.createdAt(operation)
+        if (time !== undefined) {
+          read.newest = Math.max(read.newest, time)
+          read.oldest = Math.min(read.oldest, time)
+        }
         const inWindow = time === undefined || time >= horizon
         if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
           this.tracked.set(operation.id, operation)
@@ -185,8 +190,12 @@ export class ProjectGateSource implements OperationSource {
       return !isOlderThan(page.operations.at(-1), horizon)
     })
     if (end === 'page cap') {
+      const span =
+        read.oldest <= read.newest
+          ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
+          : ''
       logger.warning(
-        `Project gate: looked at the newest ${GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT} operations only; older ones still in flight are not waited on`
+        `Project gate: read ${plural(this.seen.size, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, back to ${GATE_LOOKBACK_MS / 3_600_000} h ago, were not read, and any still in flight among them is not waited on`
       )
     } else if (end === 'repeated cursor') {
       logger.warning('Project gate: the API handed out a page cursor it had given before')
