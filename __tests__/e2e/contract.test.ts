@@ -97,7 +97,7 @@ describe('Neon’s OpenAPI document: the local server and the bundle', () => {
 
   it('the project gate: the operations list, operations in flight and finished', async () => {
     const { world, server } = await serve()
-    world.createBranch(PROJECT, { createMs: 1200, startMs: 600, startOnFirstRead: true })
+    world.createBranch(PROJECT, { byReads: true })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.outputs.outcome).toBe('success')
     expect(
@@ -107,11 +107,7 @@ describe('Neon’s OpenAPI document: the local server and the bundle', () => {
 
   it('given operations, read one by one; one that does not exist is 404', async () => {
     const { world, server } = await serve()
-    const [create, start] = world.createBranch(PROJECT, {
-      createMs: 600,
-      startMs: 600,
-      startOnFirstRead: true
-    })
+    const [create, start] = world.createBranch(PROJECT, { byReads: true })
     const run = await runAction(server, {
       project_id: PROJECT,
       operation_id: `${create.id} ${start.id}`

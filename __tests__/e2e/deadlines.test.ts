@@ -1,6 +1,7 @@
 /*
- * Deadlines over the real bundle: servers that answer slowly or not at all, a wall clock that
- * steps, and what a timeout or a cancel says when nothing could be read.
+ * Deadlines over the real bundle: a wall clock that steps (the bundle's own clocks), and what a
+ * timeout or a cancel says when nothing could be read. How close to the deadline a wait ends, with
+ * servers that answer slowly or not at all, is proven on simulated time (simulated/deadlines).
  */
 import { describe, expect, it } from '@jest/globals'
 import { join } from 'node:path'
@@ -9,50 +10,6 @@ import { PROJECT, runAction, serve, terminateOnFirstRequest } from '../fixtures/
 import { pathToFileURL } from 'node:url'
 
 const errorBody = (message: string) => ({ code: '', message, request_id: 'req-1' })
-
-describe('never hang, never overrun timeout', () => {
-  it('10 operation ids against a server that answers in 0.9 s: timeout 2s still ends in time', async () => {
-    const { world, server } = await serve()
-    const ids = Array.from(
-      { length: 10 },
-      () =>
-        world.addOperation(PROJECT, { action: 'apply_config', timeline: [{ status: 'running' }] })
-          .id
-    )
-    server.addFault({ kind: 'slow', delayMs: 900 })
-    const run = await runAction(server, {
-      project_id: PROJECT,
-      operation_id: ids.join(','),
-      timeout: '2s'
-    })
-    expect(run.code).toBe(1)
-    expect(run.outputs.outcome).toBe('timeout')
-    // A 2 s timeout, its 1 s grace, and a loaded machine (start-up not counted).
-    expect(run.runningMs).toBeLessThan(6000)
-    expect(server.requests.length).toBeLessThanOrEqual(4)
-  })
-
-  it('a request without an answer is cut after 3 intervals (10 s at least) and retried at once', async () => {
-    const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
-    server.addFault({ kind: 'slow', delayMs: 15_000, times: 1 })
-    const run = await runAction(server, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      timeout: '25s'
-    })
-    expect(run.outputs.outcome).toBe('success')
-    expect(run.stdout).toContain('(no answer within 10.0 s); retrying now, the wait spent on it')
-    const [first, second] = server.requests.map((request) => request.at)
-    // The server sees the first request a little after the action sent it (more on a loaded
-    // machine); a retry that waited again after the cut would come 10 s later still.
-    expect(second - first).toBeGreaterThanOrEqual(9000)
-    expect(second - first).toBeLessThan(20_000)
-  })
-})
 
 describe('a wall clock that steps moves no deadline', () => {
   const stepped = (stepMs: number) => ({
@@ -67,22 +24,21 @@ describe('a wall clock that steps moves no deadline', () => {
       action: 'apply_config',
       timeline: [{ status: 'running' }]
     })
+    // A wait on the wall clock would run an hour more: the kill after 20 s would end it.
     const run = await runAction(
       server,
       { project_id: PROJECT, operation_id: op.id, timeout: '2s', interval: '1s' },
-      { env: stepped(-3_600_000), killAfterMs: 12_000 }
+      { env: stepped(-3_600_000), killAfterMs: 20_000 }
     )
     expect(run.signal).toBeNull()
     expect(run.outputs.outcome).toBe('timeout')
-    expect(run.runningMs).toBeLessThan(6000)
   })
 
   it('the wall clock stepping forward an hour does not end a wait early', async () => {
     const { world, server } = await serve()
     const op = world.addOperation(PROJECT, {
       action: 'apply_config',
-      startOnFirstRead: true,
-      timeline: [{ status: 'running', ms: 2500 }, { status: 'finished' }]
+      timeline: [{ status: 'running', reads: 2 }, { status: 'finished' }]
     })
     const run = await runAction(
       server,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { gaps, KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
 
 describe('bundle end to end: project gate and listing', () => {
   it('a project with nothing in flight passes at once, in one poll', async () => {
@@ -19,12 +19,7 @@ describe('bundle end to end: project gate and listing', () => {
 
   it('waits for everything in flight behind a long history, one request per later poll', async () => {
     const { world, server } = await serve({ history: 700, historyEveryMs: 60_000 })
-    // Their timelines start at the first read, however late a loaded machine starts the bundle.
-    const [create, start] = world.createBranch(PROJECT, {
-      createMs: 1200,
-      startMs: 1000,
-      startOnFirstRead: true
-    })
+    const [create, start] = world.createBranch(PROJECT, { byReads: true })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.code).toBe(0)
     expect(run.outputs.outcome).toBe('success')
@@ -42,9 +37,9 @@ describe('bundle end to end: project gate and listing', () => {
     expect(server.requests.slice(3).map((request) => request.query)).toEqual(
       server.requests.slice(3).map(() => ({ limit: '100' }))
     )
-    const polls = Number(/(\d+) polls/.exec(run.summary)?.[1])
-    expect(polls).toBeGreaterThanOrEqual(3)
-    expect(server.requests).toHaveLength(polls + 2)
+    // Discovery is the first read of both, and start_compute is final on its fourth.
+    expect(run.summary).toContain(' · 4 polls · 6 requests · ')
+    expect(server.requests).toHaveLength(6)
   })
 
   it('with branch_id only that branch counts', async () => {
@@ -54,35 +49,25 @@ describe('bundle end to end: project gate and listing', () => {
       branchId: 'br-other',
       timeline: [{ status: 'running' }]
     })
-    const [create] = world.createBranch(PROJECT, {
-      branchId: 'br-mine',
-      createMs: 1200,
-      startMs: 500,
-      startOnFirstRead: true
-    })
+    const [create] = world.createBranch(PROJECT, { branchId: 'br-mine', byReads: true })
     const run = await runAction(server, { project_id: PROJECT, branch_id: 'br-mine' })
     expect(run.code).toBe(0)
     expect(JSON.parse(run.outputs.operations)).toHaveLength(2)
     expect(run.outputs.branch_id).toBe(create.branchId)
     expect(run.summary).not.toContain('br-other')
     expect(run.summary).toContain('branch preview/br-mine <code>br-mine</code>')
-    // The branch is read once, before the first poll; the polls keep their interval.
+    // The branch is read once, before the first poll; then 4 polls, the branch read after the
+    // last one, once its operations were final.
     expect(server.requests[0].route).toBe('branch')
-    // The first request of each poll (a poll may read a page after the first).
-    const polls = (path: string, query: Record<string, string>) =>
-      !path.includes('/branches/') && query.cursor === undefined
-    // create_branch runs 1.2 s and start_compute 0.5 s after it: at 1 s, two polls at the least.
-    expect(gaps(server, polls).length).toBeGreaterThanOrEqual(1)
-    for (const gap of gaps(server, polls)) expect(gap).toBeGreaterThanOrEqual(990)
+    expect(run.summary).toContain(' · 4 polls · ')
   })
 
   it('the gate fails when an operation in flight ends in error', async () => {
     const { world, server } = await serve()
     world.addOperation(PROJECT, {
       action: 'apply_storage_config',
-      timeline: [{ status: 'running', ms: 1500 }, { status: 'error' }],
-      error: 'storage <unavailable>',
-      startOnFirstRead: true
+      timeline: [{ status: 'running', reads: 2 }, { status: 'error' }],
+      error: 'storage <unavailable>'
     })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.code).toBe(1)
@@ -92,7 +77,7 @@ describe('bundle end to end: project gate and listing', () => {
       error: 'storage <unavailable>'
     })
     expect(run.summary).toContain('storage &lt;unavailable&gt;')
-    // Discovery (the newest page and the empty one after it), then a poll a second until the error.
+    // Discovery (the newest page and the empty one after it), then polls until the third read.
     expect(server.requests).toHaveLength(4)
   })
 

@@ -75,14 +75,11 @@ describe('branch_id: an id or a name, never an empty gate', () => {
     world.createBranch(PROJECT, {
       branchId: 'br-preview-pr-12',
       branchName: 'preview/pr-12',
-      createMs: 1500,
-      startMs: 300,
-      startOnFirstRead: true
+      byReads: true
     })
     const onMain = world.addOperation(PROJECT, {
       action: 'apply_config',
-      startOnFirstRead: true,
-      timeline: [{ status: 'running', ms: 1500 }, { status: 'finished' }]
+      timeline: [{ status: 'running', reads: 2 }, { status: 'finished' }]
     })
     const main = await runAction(server, { project_id: PROJECT, branch_id: 'main' })
     expect(main.code).toBe(0)

@@ -1,18 +1,18 @@
+/*
+ * Statuses and outcomes over the bundle: exit codes, outputs, the error line, the summary, signals.
+ * Operations move on by reads (the n-th read sees the n-th step), so what a read sees never races
+ * the machine's speed; how far apart the reads are is proven on simulated time (simulated/pace).
+ */
 import { describe, expect, it } from '@jest/globals'
-import { gaps, PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
 import { addFailingPreview } from '../../script/servers/neon-api/scenarios.ts'
 
 const opPath = (id: string) => `/api/v2/projects/${PROJECT}/operations/${id}`
 
 describe('bundle end to end: statuses and outcomes', () => {
-  it('waits for a created branch: running → finished, one read a second, then success', async () => {
+  it('waits for a created branch: running → finished, each read until final, then success', async () => {
     const { world, server } = await serve()
-    // Timelines start at the first read: polls at about 0, 1, 2, 3 s; changes half-way between.
-    const [create, start] = world.createBranch(PROJECT, {
-      createMs: 1500,
-      startMs: 1000,
-      startOnFirstRead: true
-    })
+    const [create, start] = world.createBranch(PROJECT, { byReads: true })
     const run = await runAction(server, {
       project_id: PROJECT,
       operation_id: `${create.id} ${start.id}`
@@ -31,14 +31,11 @@ describe('bundle end to end: statuses and outcomes', () => {
       `${create.id} create_branch on ${create.branchId}: running → finished`
     )
     expect(run.summary).toContain('✅ success')
-    // create_branch is final after 1.5 s and never read again; start_compute after 2.5 s.
+    // create_branch is final at its third read and never read again; start_compute at its fourth.
     const createReads = server.requests.filter((request) => request.path === opPath(create.id))
     const startReads = server.requests.filter((request) => request.path === opPath(start.id))
     expect(createReads).toHaveLength(3)
     expect(startReads).toHaveLength(4)
-    for (const gap of gaps(server, (path) => path === opPath(start.id))) {
-      expect(gap).toBeGreaterThanOrEqual(990)
-    }
   })
 
   it('the error line names only what failed; what was still in flight is counted apart', async () => {
@@ -73,8 +70,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     const { world, server } = await serve()
     const op = world.addOperation(PROJECT, {
       action: 'apply_config',
-      timeline: [{ status: 'running', ms: 500 }, { status: final }],
-      startOnFirstRead: true
+      timeline: [{ status: 'running', reads: 1 }, { status: final }]
     })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(code)
@@ -84,7 +80,6 @@ describe('bundle end to end: statuses and outcomes', () => {
     expect(run.summary).toContain(code === 0 ? '✅ success' : '❌ failure')
     expect(run.summary).toContain(`<code>${op.id}</code>`)
     expect(server.requests).toHaveLength(2)
-    expect(gaps(server, () => true)[0]).toBeGreaterThanOrEqual(990)
   })
 
   it('failed then retried by the control plane: waits and succeeds, failures_count 1', async () => {
@@ -92,11 +87,10 @@ describe('bundle end to end: statuses and outcomes', () => {
     const op = world.addOperation(PROJECT, {
       action: 'start_compute',
       timeline: [
-        { status: 'failed', ms: 500 },
-        { status: 'running', ms: 1000 },
+        { status: 'failed', reads: 1 },
+        { status: 'running', reads: 1 },
         { status: 'finished' }
-      ],
-      startOnFirstRead: true
+      ]
     })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(0)
@@ -111,7 +105,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     const { world, server } = await serve()
     const op = world.addOperation(PROJECT, {
       action: 'start_compute',
-      timeline: [{ status: 'failed', ms: 60_000 }, { status: 'finished' }]
+      timeline: [{ status: 'failed', reads: 5 }, { status: 'finished' }]
     })
     const run = await runAction(server, {
       project_id: PROJECT,
@@ -129,8 +123,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     const { world, server } = await serve()
     const op = world.addOperation(PROJECT, {
       action: 'tenant_reattach',
-      timeline: [{ status: 'reattaching', ms: 2500 }, { status: 'finished' }],
-      startOnFirstRead: true
+      timeline: [{ status: 'reattaching', reads: 3 }, { status: 'finished' }]
     })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(0)
@@ -140,7 +133,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     expect(server.requests).toHaveLength(4)
   })
 
-  it('timeout while running: exit 1, outcome timeout, stops near the deadline', async () => {
+  it('timeout while running: exit 1, outcome timeout, the error line and the summary say so', async () => {
     const { world, server } = await serve()
     const op = world.addOperation(PROJECT, {
       action: 'apply_config',
@@ -149,23 +142,18 @@ describe('bundle end to end: statuses and outcomes', () => {
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, timeout: '3s' })
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({ outcome: 'timeout', status: 'running' })
-    // The deadline counts from the step's start, elapsed_ms from the wait's, a few ms later.
+    // The deadline counts from the step's start, elapsed_ms from the wait's, a few ms later; how
+    // close to it the wait ends is proven on simulated time (simulated/deadlines), this is a ceiling.
     expect(Number(run.outputs.elapsed_ms)).toBeGreaterThanOrEqual(2900)
-    // The deadline, plus at most the second a last request may take, plus a loaded machine's lag.
-    expect(Number(run.outputs.elapsed_ms)).toBeLessThan(5000)
+    expect(Number(run.outputs.elapsed_ms)).toBeLessThan(15_000)
     expect(run.stdout).toContain('::error::timeout ran out while operations were still in flight')
     expect(run.summary).toContain('⌛ timeout')
-    // Reads at 0, 1 and 2 s, and a last one at the deadline, a little less than a second later.
-    expect(server.requests).toHaveLength(4)
-    const [first, second, last] = gaps(server, () => true)
-    expect(Math.min(first, second)).toBeGreaterThanOrEqual(990)
-    expect(last).toBeGreaterThan(500)
-    expect(last).toBeLessThanOrEqual(1500)
+    expect(server.requests.length).toBeGreaterThanOrEqual(2)
   })
 
   it('wait: false reads once and reports pending without failing', async () => {
     const { world, server } = await serve()
-    const [create] = world.createBranch(PROJECT)
+    const [create] = world.createBranch(PROJECT, { byReads: true })
     const run = await runAction(server, {
       project_id: PROJECT,
       operation_id: create.id,
@@ -186,9 +174,10 @@ describe('bundle end to end: statuses and outcomes', () => {
         timeline: [{ status: 'running' }]
       })
       let sentAt = 0
+      // The next poll would be 30 s on: a step that stops well before it stopped at the signal.
       const run = await runAction(
         server,
-        { project_id: PROJECT, operation_id: op.id, interval: '5s' },
+        { project_id: PROJECT, operation_id: op.id, interval: '30s' },
         {
           onStart: (child) => {
             child.stdout?.on('data', (chunk: Buffer) => {
@@ -201,7 +190,7 @@ describe('bundle end to end: statuses and outcomes', () => {
         }
       )
       expect(run.code).toBe(1)
-      expect(Date.now() - sentAt).toBeLessThan(2000)
+      expect(run.endedAt - sentAt).toBeLessThan(10_000)
       expect(run.outputs.outcome).toBe('cancelled')
       expect(run.summary).toContain('🚫 cancelled')
       expect(run.summary).toContain(op.id)

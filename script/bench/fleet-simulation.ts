@@ -20,13 +20,8 @@ import {
 } from './fleet-plan.ts'
 import { RateLimiter } from '../servers/neon-api/limits.ts'
 import { rateLimitedAnswer } from '../servers/neon-api/routes.ts'
-import {
-  operationAnswer,
-  type ServerAnswer,
-  SimulatedTime,
-  simulatedTransport,
-  startGate
-} from './simulation.ts'
+import { operationAnswer, simulatedTransport, startGate } from './simulation.ts'
+import { type SimulatedHandling, SimulatedTime } from '../servers/simulated-network.ts'
 
 /** From a gate's planned start to its first request: a bundle's start-up (START_MS to change it). */
 const START_MS = Number(process.env.START_MS ?? 150)
@@ -52,11 +47,11 @@ export async function simulateFleet(
   const plan = fleetPlan(seed, spreadMs)
   const runs = plan.map((planned, i) => {
     const id = operationId(i)
-    const transport = simulatedTransport(time, latency, (_path, now): ServerAnswer => {
+    const transport = simulatedTransport(time, latency, (now): SimulatedHandling => {
       const refusal = limiter.refuse('account', 'operation', now)
       const retryAfterMs = refusal?.['Retry-After'] ? Number(refusal['Retry-After']) * 1000 : 0
       attempts.push({ gate: id, at: now, admitted: !refusal, retryAfterMs })
-      if (refusal) return rateLimitedAnswer(refusal)
+      if (refusal) return { kind: 'answer', answer: rateLimitedAnswer(refusal) }
       return operationAnswer(id, planned.operationMs, now)
     })
     return new Promise<boolean>((resolve) =>
@@ -80,7 +75,7 @@ export async function simulateFleet(
 /** The UUID of gate `i`'s operation. */
 const operationId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`
 
-type Trouble = () => ServerAnswer
+type Trouble = () => SimulatedHandling
 
 /** One gate at interval 5 s; every request from 4 s to 4 s + `stormMs` meets `trouble`. */
 async function simulateStorm(seed: number, stormMs: number, trouble: Trouble) {
@@ -88,7 +83,7 @@ async function simulateStorm(seed: number, stormMs: number, trouble: Trouble) {
   const stormEnd = 4000 + stormMs
   const finalAt = stormEnd + 2000
   const times: number[] = []
-  const transport = simulatedTransport(time, seeded(seed + 1), (_path, now) => {
+  const transport = simulatedTransport(time, seeded(seed + 1), (now) => {
     times.push(now)
     return now >= 4000 && now < stormEnd ? trouble() : operationAnswer(operationId(0), finalAt, now)
   })
@@ -147,15 +142,18 @@ async function main(): Promise<void> {
     }
   }
   const status = (code: number, headers?: Record<string, string>): Trouble => {
-    return () => ({ status: code, headers, body: { message: 'trouble' } })
+    return (): SimulatedHandling => ({
+      kind: 'answer',
+      answer: { status: code, headers, body: { message: 'trouble' } }
+    })
   }
   const troubles: [string, Trouble][] = [
     ['429', status(429)],
     ['429 Retry-After 12', status(429, { 'Retry-After': '12' })],
     ['429 Retry-After 3', status(429, { 'Retry-After': '3' })],
     ['503', status(503)],
-    ['reset', () => 'reset'],
-    ['no answer', () => 'none']
+    ['reset', () => ({ kind: 'drop' })],
+    ['no answer', () => ({ kind: 'none' })]
   ]
   for (const stormMs of [30_000, 120_000]) {
     for (const [name, trouble] of troubles) {

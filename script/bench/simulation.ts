@@ -8,139 +8,43 @@
  * Time only moves when every gate waits: before each event, the microtasks of the last one settle
  * (one setImmediate), so a run of minutes takes a second or two.
  */
-import type { HttpAnswer, HttpGet, HttpGetOptions } from '../../src/api/http-transport.js'
+import type { HttpGet } from '../../src/api/http-transport.js'
 import { RetryPolicy } from '../../src/api/retry-policy.js'
-import { TransportError } from '../../src/api/transport-error.js'
-import type { Clock } from '../../src/domain/clock.js'
 import { Redactor } from '../../src/domain/untrusted-text.js'
 import type { RunReport } from '../../src/report/report.js'
 import { gate } from '../../src/runner/gate.js'
-import type { Answer } from '../servers/neon-api/routes.ts'
+import {
+  EPOCH,
+  type SimulatedHandling,
+  simulatedNetwork,
+  type SimulatedTime
+} from '../servers/simulated-network.ts'
 import { getInputs } from '../../src/runner/input-helper.js'
 
-/** The epoch the simulated wall clock starts at (what API timestamps are compared with). */
-const EPOCH = Date.parse('2026-01-01T00:00:00Z')
-/** From a request's start to the server, and from the server back: the local server's few ms. */
-const HALF_TRIP_MS = 1
 /** Up to this much more on each way, at random: a machine busy with 90 bundles answers late. */
 const HALF_TRIP_JITTER_MS = Number(process.env.HALF_TRIP_JITTER_MS ?? 10)
 const KEY = 'napi_simulated_key'
 const PROJECT = 'sim-project'
 const silent = { info: () => undefined, warning: () => undefined, debug: () => undefined }
 
-interface SimulatedEvent {
-  at: number
-  sequence: number
-  run: () => void
-  cancelled?: boolean
-}
-
-/** A discrete-event clock: `sleep` and the network schedule events, `run` plays them in order. */
-export class SimulatedTime implements Clock {
-  private time = 0
-  private sequence = 0
-  private readonly queue: SimulatedEvent[] = []
-
-  now(): number {
-    return this.time
-  }
-
-  wallNow(): number {
-    return EPOCH + this.time
-  }
-
-  /** Schedules `run` at `time` (or now, if that is past); returns the event, to cancel it. */
-  at(time: number, run: () => void): SimulatedEvent {
-    const event: SimulatedEvent = { at: Math.max(time, this.time), sequence: this.sequence++, run }
-    let low = 0
-    let high = this.queue.length
-    while (low < high) {
-      const middle = (low + high) >> 1
-      const other = this.queue[middle]
-      if (other.at < event.at || (other.at === event.at && other.sequence < event.sequence)) {
-        low = middle + 1
-      } else high = middle
-    }
-    this.queue.splice(low, 0, event)
-    return event
-  }
-
-  /** As the system clock's: an abort cancels the wait at once and rejects with its reason. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason)
-      const onAbort = (): void => {
-        event.cancelled = true
-        reject(signal?.reason)
-      }
-      const event = this.at(this.time + ms, () => {
-        signal?.removeEventListener('abort', onAbort)
-        resolve()
-      })
-      signal?.addEventListener('abort', onAbort, { once: true })
-    })
-  }
-
-  /** Plays every event, letting the code each one resumes run to its next wait. */
-  async run(): Promise<void> {
-    for (;;) {
-      await new Promise((resolve) => setImmediate(resolve))
-      const next = this.queue.shift()
-      if (!next) return
-      if (next.cancelled) continue
-      this.time = next.at
-      next.run()
-    }
-  }
-}
-
-/** What the server does with one request: answer with a status, reset it, or never answer. */
-export type ServerAnswer = Answer | 'reset' | 'none'
-
 /**
- * A network whose server is `answer(path, now)`; `none` ends at the request's own time limit. Each
- * way takes HALF_TRIP_MS plus up to HALF_TRIP_JITTER_MS, drawn from `latency` (one source per run,
- * so that a seed gives the same run whatever ran before it).
+ * A network whose server is `answer(now)`; each way takes 1 ms plus up to HALF_TRIP_JITTER_MS,
+ * drawn from `latency` (one source per run, so that a seed gives the same run whatever ran before).
  */
 export function simulatedTransport(
   time: SimulatedTime,
   latency: () => number,
-  answer: (path: string, now: number) => ServerAnswer
+  answer: (now: number) => SimulatedHandling
 ): HttpGet {
-  const halfTrip = () => HALF_TRIP_MS + HALF_TRIP_JITTER_MS * latency()
-  return (url: URL, options: HttpGetOptions) =>
-    new Promise<HttpAnswer>((resolve, reject) => {
-      const sentAt = time.now()
-      time.at(sentAt + halfTrip(), () => {
-        const answered = answer(url.pathname, time.now())
-        if (answered === 'none') {
-          const limit = options.timeLimitMs
-          time.at(sentAt + limit, () =>
-            reject(new TransportError(`no answer within ${Math.round(limit)} ms`, true))
-          )
-          return
-        }
-        time.at(time.now() + halfTrip(), () => {
-          if (answered === 'reset') return reject(new TransportError('ECONNRESET', true))
-          resolve({
-            status: answered.status,
-            // As node:http gives them: names in lower case.
-            headers: Object.fromEntries(
-              Object.entries(answered.headers ?? {}).map(([name, value]) => [
-                name.toLowerCase(),
-                value
-              ])
-            ),
-            body: JSON.stringify(answered.body ?? {})
-          })
-        })
-      })
-    })
+  return simulatedNetwork(time, (_request, now) => answer(now), {
+    jitterMs: HALF_TRIP_JITTER_MS,
+    draw: latency
+  })
 }
 
 /** The answer to a read of one operation that runs until `finalAt` (simulated time). */
-export function operationAnswer(id: string, finalAt: number, now: number): ServerAnswer {
-  return {
+export function operationAnswer(id: string, finalAt: number, now: number): SimulatedHandling {
+  const answer = {
     status: 200,
     body: {
       operation: {
@@ -154,6 +58,7 @@ export function operationAnswer(id: string, finalAt: number, now: number): Serve
       }
     }
   }
+  return { kind: 'answer', answer }
 }
 
 /** Starts the action's gate() on operation `id`, as `node dist/index.js` would with these inputs. */

@@ -4,7 +4,7 @@
  * end-to-end tests (@github/local-action does not support @actions/core 3).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -19,6 +19,8 @@ export interface BundleRun {
   summary: string
   /** From the spawn to the exit: start-up included. */
   durationMs: number
+  /** When the process ended (Date.now()), before anything was read of it. */
+  endedAt: number
   /**
    * From the action's first output (its start, once Node has loaded the bundle) to the exit: what
    * its deadline bounds, without the start-up a loaded machine stretches.
@@ -39,19 +41,16 @@ export interface RunOptions {
   env?: Record<string, string>
 }
 
-/**
- * A run's V8 coverage, cut down to the scripts of dist/ and moved to `target`: every script Node
- * loads is in it (a few MB a run), and the coverage check reads only the bundle's.
- */
-function keepBundleCoverage(source: string, target: string): void {
-  if (!existsSync(source)) return
-  for (const name of readdirSync(source)) {
-    const coverage = JSON.parse(readFileSync(join(source, name), 'utf8')) as {
-      result: { url: string }[]
-    }
-    const result = coverage.result.filter((script) => script.url.includes('/dist/'))
-    writeFileSync(join(target, name), JSON.stringify({ result }))
-  }
+/** Loaded before the bundle when the suite counts coverage (coverage-preload.mjs says why). */
+const COVERAGE_PRELOAD = join(import.meta.dirname, 'coverage-preload.mjs')
+
+/** Bundles still running: a test that ends (or times out) while one runs kills it. */
+const running = new Set<ChildProcess>()
+
+/** Kills every bundle still running; the e2e fixtures call it after each test. */
+export function killRunningBundles(): void {
+  for (const child of running) child.kill('SIGKILL')
+  running.clear()
 }
 
 /** Parses the GITHUB_OUTPUT file format: `name<<DELIMITER\nvalue\nDELIMITER`. */
@@ -78,9 +77,11 @@ export async function runBundle(
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
     RUNNER_TEMP: dir,
-    // Set by the test suite's global setup: V8 coverage of the bundle (script/build/coverage.ts), kept
-    // here until the run ends and then cut down to dist/ (see keepBundleCoverage).
-    ...(process.env.BUNDLE_V8_COVERAGE ? { NODE_V8_COVERAGE: join(dir, 'v8') } : {}),
+    // Set by the test suite's global setup: where coverage-preload.mjs writes the bundle's coverage
+    // (script/build/coverage.ts reads it).
+    ...(process.env.BUNDLE_V8_COVERAGE
+      ? { BUNDLE_V8_COVERAGE: process.env.BUNDLE_V8_COVERAGE }
+      : {}),
     ...options.env
   }
   for (const [name, value] of Object.entries(inputs)) {
@@ -88,7 +89,8 @@ export async function runBundle(
   }
   const started = Date.now()
   try {
-    const child = spawn(options.node ?? process.execPath, [BUNDLE], {
+    const preload = process.env.BUNDLE_V8_COVERAGE ? ['--import', COVERAGE_PRELOAD] : []
+    const child = spawn(options.node ?? process.execPath, [...preload, BUNDLE], {
       env,
       stdio: ['ignore', 'pipe', 'pipe']
     })
@@ -101,15 +103,15 @@ export async function runBundle(
       options.onStdout?.(String(chunk))
     })
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+    running.add(child)
     options.onStart?.(child)
     const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 120_000)
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
       child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]))
     )
     clearTimeout(killer)
+    running.delete(child)
     const ended = Date.now()
-    if (process.env.BUNDLE_V8_COVERAGE)
-      keepBundleCoverage(join(dir, 'v8'), process.env.BUNDLE_V8_COVERAGE)
     return {
       code,
       signal,
@@ -118,6 +120,7 @@ export async function runBundle(
       outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
       summary: readFileSync(summaryFile, 'utf8'),
       durationMs: ended - started,
+      endedAt: ended,
       runningMs: ended - (firstOutputAt ?? started)
     }
   } finally {

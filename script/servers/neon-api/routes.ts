@@ -66,6 +66,7 @@ export function answerRoute(
     const operation = world.operation(project.id, params[1])
     if (!operation) return { status: 404, body: errorBody(`operation ${params[1]} not found`) }
     world.observe(project.id, [operation])
+    world.read([operation])
     return { status: 200, body: { operation: operationJson(operation, world.now()) } }
   }
   const limit = parseLimit(query.limit, OPERATION_LIMIT)
@@ -82,6 +83,7 @@ export function answerRoute(
     list = list.filter((operation) => operation.createdAt < cursor)
   }
   const page = list.slice(0, limit)
+  world.read(page)
   const now = world.now()
   return {
     status: 200,

@@ -33,43 +33,67 @@ export interface RequestRecord {
   fault?: Fault['kind']
 }
 
-export interface ApiServer {
+/** A request as the handler sees it: over HTTP, or from the simulated network. */
+export interface IncomingRequest {
+  method: string
+  /** Path and query. */
+  url: string
+  headers: Record<string, string | string[] | undefined>
+}
+
+/** What becomes of one request: an answer now, later, none (the connection dropped), or junk. */
+export type Handling =
+  | { kind: 'answer'; answer: Answer }
+  | { kind: 'slow'; delayMs: number; answer: () => Answer }
+  | { kind: 'held'; released: Promise<void>; answer: () => Answer }
+  | { kind: 'drop' }
+  | { kind: 'malformed'; body: string }
+
+/** The API without its transport: keys, limits, faults, the log and the contract checks. */
+export interface ApiHandler {
   /** With a contract: what the requests and answers broke in it, every one since the start. */
   violations: ContractViolation[]
-  url: string
-  /** `${url}/api/v2`, the api_host to give the action. */
-  apiHost: string
   requests: RequestRecord[]
   limits: Limits
   addFault(fault: Fault): void
   clearFaults(): void
+  /** Called with each request once it is logged, before it is answered (e.g. to revoke a key). */
+  onRequest?: (record: RequestRecord) => void
+  /**
+   * Holds the answers to the next requests until `count` of them have come, then gives them all
+   * (runs started together then go on together, whatever each one's start-up took).
+   */
+  holdUntil(count: number): void
+  handle(request: IncomingRequest): Handling
+}
+
+export interface ApiServer extends Omit<ApiHandler, 'handle'> {
+  url: string
+  /** `${url}/api/v2`, the api_host to give the action. */
+  apiHost: string
   close(): Promise<void>
 }
 
-export async function startApiServer(
-  world: World,
-  options: {
-    port?: number
-    host?: string
-    limits?: Partial<Limits>
-    /** Test mode: every request and answer is checked against Neon's OpenAPI document. */
-    contract?: Contract
-  } = {}
-): Promise<ApiServer> {
+export interface ApiOptions {
+  limits?: Partial<Limits>
+  /** Test mode: every request and answer is checked against Neon's OpenAPI document. */
+  contract?: Contract
+}
+
+const MALFORMED_BODY = '{"operation": {"id": "truncated'
+
+export function createApiHandler(world: World, options: ApiOptions = {}): ApiHandler {
   const requests: RequestRecord[] = []
-  /** Answers held back by a `slow` fault; dropped when the server closes. */
-  const delayed = new Set<NodeJS.Timeout>()
   const violations: ContractViolation[] = []
-  /** Answers, checked against the contract first when there is one. */
-  function send(
-    request: IncomingMessage,
-    response: ServerResponse,
-    record: RequestRecord,
-    answer: Answer
-  ): void {
+  const limits: Limits = { ...SPEC_LIMITS, ...options.limits }
+  const faults = new Faults()
+  const limiter = new RateLimiter(limits)
+  let barrier: { left: number; release: () => void; released: Promise<void> } | undefined
+
+  /** The answer logged, and checked against the contract first when there is one. */
+  function finish(request: IncomingRequest, record: RequestRecord, answer: Answer): Answer {
     record.status = answer.status
     record.retryAfter = answer.headers?.['Retry-After']
-    const body = answer.body ?? {}
     if (options.contract) {
       violations.push(
         ...options.contract.check(
@@ -79,16 +103,12 @@ export async function startApiServer(
             query: record.query,
             headers: request.headers
           },
-          { status: answer.status, body }
+          { status: answer.status, body: answer.body ?? {} }
         )
       )
     }
-    response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
-    response.end(JSON.stringify(body))
+    return answer
   }
-  const limits: Limits = { ...SPEC_LIMITS, ...options.limits }
-  const faults = new Faults()
-  const limiter = new RateLimiter(limits)
 
   /** The account's windows (limits.ts); a request over a limit gets 429 and is not counted. */
   function rateLimit(key: ApiKey, route: Route): Answer | undefined {
@@ -96,14 +116,14 @@ export async function startApiServer(
     return headers && rateLimitedAnswer(headers)
   }
 
-  function handle(
-    request: IncomingMessage,
+  function answer(
+    request: IncomingRequest,
     record: RequestRecord,
     route: Route | undefined,
     params: string[]
   ): Answer {
     const authorization = request.headers.authorization ?? ''
-    const token = /^Bearer (.+)$/.exec(authorization)?.[1]
+    const token = /^Bearer (.+)$/.exec(String(authorization))?.[1]
     const key = token ? world.keys.get(token) : undefined
     record.keyType = !token ? 'missing' : !key ? 'unknown' : key.revoked ? 'revoked' : key.type
     if (!key || key.revoked) return { status: 401, body: errorBody('authentication required') }
@@ -114,65 +134,117 @@ export async function startApiServer(
     return answerRoute(world, key, route, params, record.query)
   }
 
-  const server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1')
-    const record: RequestRecord = {
-      at: world.now(),
-      method: request.method ?? '',
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      status: 0
+  const handler: ApiHandler = {
+    violations,
+    requests,
+    limits,
+    addFault: (fault) => faults.add(fault),
+    clearFaults: () => faults.clear(),
+    holdUntil(count) {
+      let release = (): void => undefined
+      const released = new Promise<void>((resolve) => (release = resolve))
+      barrier = { left: count, release, released }
+    },
+    handle(request) {
+      const url = new URL(request.url, 'http://127.0.0.1')
+      const record: RequestRecord = {
+        at: world.now(),
+        method: request.method,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        status: 0
+      }
+      requests.push(record)
+      const [route, params] = matchRoute(url.pathname)
+      record.route = route
+      handler.onRequest?.(record)
+      const fault = faults.take(route, world.now())
+      record.fault = fault?.kind
+      const normal = () => finish(request, record, answer(request, record, route, params))
+      if (barrier) {
+        const held = barrier
+        if (--held.left === 0) {
+          barrier = undefined
+          held.release()
+        }
+        return { kind: 'held', released: held.released, answer: normal }
+      }
+      switch (fault?.kind) {
+        case undefined:
+          return { kind: 'answer', answer: normal() }
+        case 'status':
+          return {
+            kind: 'answer',
+            answer: finish(request, record, {
+              status: fault.status,
+              body: errorBody(`injected HTTP ${fault.status}`),
+              headers: fault.retryAfter ? { 'Retry-After': fault.retryAfter } : {}
+            })
+          }
+        case 'drop':
+          record.status = -1
+          return { kind: 'drop' }
+        case 'slow':
+          return { kind: 'slow', delayMs: fault.delayMs, answer: normal }
+        case 'malformed':
+          record.status = 200
+          return { kind: 'malformed', body: MALFORMED_BODY }
+      }
     }
-    requests.push(record)
-    const [route, params] = matchRoute(url.pathname)
-    record.route = route
-    const fault = faults.take(route, world.now())
-    record.fault = fault?.kind
-    const answer = (): void =>
-      send(request, response, record, handle(request, record, route, params))
-    if (!fault) return answer()
-    switch (fault.kind) {
-      case 'status':
-        return send(request, response, record, {
-          status: fault.status,
-          body: errorBody(`injected HTTP ${fault.status}`),
-          headers: fault.retryAfter ? { 'Retry-After': fault.retryAfter } : {}
-        })
+  }
+  return handler
+}
+
+export async function startApiServer(
+  world: World,
+  options: ApiOptions & { port?: number; host?: string } = {}
+): Promise<ApiServer> {
+  const api = createApiHandler(world, options)
+  /** Answers held back by a `slow` fault; dropped when the server closes. */
+  const delayed = new Set<NodeJS.Timeout>()
+  const send = (response: ServerResponse, answer: Answer): void => {
+    response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+    response.end(JSON.stringify(answer.body ?? {}))
+  }
+  const server = createServer((request: IncomingMessage, response) => {
+    const handling = api.handle({
+      method: request.method ?? '',
+      url: request.url ?? '/',
+      headers: request.headers
+    })
+    switch (handling.kind) {
+      case 'answer':
+        return send(response, handling.answer)
       case 'drop':
-        record.status = -1
-        request.socket.destroy()
-        return
+        return void request.socket.destroy()
       case 'slow': {
         const timer = setTimeout(() => {
           delayed.delete(timer)
-          answer()
-        }, fault.delayMs)
+          send(response, handling.answer())
+        }, handling.delayMs)
         delayed.add(timer)
         return
       }
+      case 'held':
+        return void handling.released.then(() => {
+          if (!response.destroyed) send(response, handling.answer())
+        })
       case 'malformed':
-        record.status = 200
         response.writeHead(200, { 'content-type': 'application/json' })
-        response.end('{"operation": {"id": "truncated')
-        return
+        response.end(handling.body)
     }
   })
   const host = options.host ?? '127.0.0.1'
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve))
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`
-  return {
-    violations,
+  return Object.assign(api, {
     url,
     apiHost: `${url}${BASE_PATH}`,
-    requests,
-    limits,
-    addFault: (fault) => faults.add(fault),
-    clearFaults: () => faults.clear(),
     close: () =>
       new Promise<void>((resolve) => {
         for (const timer of delayed) clearTimeout(timer)
         server.closeAllConnections()
         server.close(() => resolve())
       })
-  }
+  })
 }

@@ -52,10 +52,16 @@ export interface OrganizationRecord {
   createdAt: number
 }
 
-/** One status of an operation's timeline; `ms` is how long it lasts (the last one lasts forever). */
+/**
+ * One status of an operation's timeline, and how long it lasts (the last one lasts forever): `ms`
+ * of the world's time, or `reads`, how many reads of the operation see it (an answer that holds
+ * it: a read by id, or a page of the list). A timeline moves by one kind or the other; tests that
+ * assert what a read sees move it by reads, so a slow machine cannot race them.
+ */
 export interface Step {
   status: string
   ms?: number
+  reads?: number
 }
 
 export interface OperationRecord {
@@ -72,6 +78,10 @@ export interface OperationRecord {
    * status changes between polls whatever the client's start-up time.
    */
   startOnFirstRead?: boolean
+  /** How many answers have held it; a timeline of `reads` moves on with them. */
+  reads?: number
+  /** With a timeline of `reads`: when the read that first saw each step came. */
+  enteredAt?: number[]
 }
 
 const FINAL = new Set(['finished', 'skipped', 'cancelled', 'error'])
@@ -172,6 +182,11 @@ export class World {
       createMs?: number
       startMs?: number
       startOnFirstRead?: boolean
+      /**
+       * Move on by reads instead of time: create_branch running for 2 reads (final on its third),
+       * start_compute scheduling for 2 and running for 1 (final on its fourth).
+       */
+      byReads?: boolean
     } = {}
   ): [OperationRecord, OperationRecord] {
     const branchId = options.branchId ?? `br-${randomUUID().slice(0, 8)}`
@@ -186,7 +201,9 @@ export class World {
       branchId,
       createdAt: now,
       startOnFirstRead: options.startOnFirstRead,
-      timeline: [{ status: 'running', ms: createMs }, { status: 'finished' }]
+      timeline: options.byReads
+        ? [{ status: 'running', reads: 2 }, { status: 'finished' }]
+        : [{ status: 'running', ms: createMs }, { status: 'finished' }]
     })
     const start = this.addOperation(projectId, {
       action: 'start_compute',
@@ -194,11 +211,17 @@ export class World {
       endpointId: options.endpointId ?? `ep-${randomUUID().slice(0, 8)}`,
       createdAt: now + 1,
       startOnFirstRead: options.startOnFirstRead,
-      timeline: [
-        { status: 'scheduling', ms: createMs },
-        { status: 'running', ms: startMs },
-        { status: 'finished' }
-      ]
+      timeline: options.byReads
+        ? [
+            { status: 'scheduling', reads: 2 },
+            { status: 'running', reads: 1 },
+            { status: 'finished' }
+          ]
+        : [
+            { status: 'scheduling', ms: createMs },
+            { status: 'running', ms: startMs },
+            { status: 'finished' }
+          ]
     })
     return [create, start]
   }
@@ -235,13 +258,46 @@ export class World {
     this.operationsOf(projectId).sort((a, b) => b.createdAt - a.createdAt)
   }
 
+  /** These operations are in an answer now: timelines of `reads` move on by one read. */
+  read(operations: OperationRecord[]): void {
+    const now = this.now()
+    for (const operation of operations) {
+      operation.reads = (operation.reads ?? 0) + 1
+      if (!byReads(operation)) continue
+      const entered = (operation.enteredAt ??= [operation.createdAt])
+      entered[stepByReads(operation).index] ??= now
+    }
+  }
+
   operation(projectId: string, id: string): OperationRecord | undefined {
     return this.operationsOf(projectId).find((operation) => operation.id === id)
   }
 }
 
-/** Where an operation is on its timeline at `now`. */
+const byReads = (operation: OperationRecord) =>
+  operation.timeline.some((step) => step.reads !== undefined)
+
+/** The step the last read saw, of a timeline of `reads`, and the `failed` steps up to it. */
+function stepByReads(operation: OperationRecord): { index: number; failures: number } {
+  let seen = 0
+  let failures = 0
+  const last = operation.timeline.length - 1
+  for (let index = 0; index <= last; index++) {
+    const step = operation.timeline[index]
+    if (step.status === 'failed') failures++
+    seen += step.reads ?? Infinity
+    if ((operation.reads ?? 0) <= seen || index === last) return { index, failures }
+  }
+  throw new Error('empty timeline')
+}
+
+/** Where an operation is on its timeline at `now` (or, by reads, at its last read). */
 export function operationState(operation: OperationRecord, now: number) {
+  if (byReads(operation)) {
+    const { index, failures } = stepByReads(operation)
+    const enteredAt = operation.enteredAt?.[index] ?? operation.createdAt
+    return { status: operation.timeline[index].status, enteredAt, endsAt: NaN, failures }
+  }
   const elapsed = now - operation.createdAt
   let start = 0
   let failures = 0
@@ -280,7 +336,7 @@ export function operationJson(operation: OperationRecord, now: number) {
   if (operation.endpointId) json.endpoint_id = operation.endpointId
   if (state.status === 'failed') {
     json.error = operation.error ?? 'compute failed to start; the control plane will retry'
-    json.retry_at = iso(state.endsAt)
+    if (Number.isFinite(state.endsAt)) json.retry_at = iso(state.endsAt)
   }
   if (state.status === 'error') json.error = operation.error ?? 'operation failed'
   // Required on every operation; 0 until it is final, as the live API sends it.

@@ -1,0 +1,159 @@
+/*
+ * `timeout` bounds everything, on simulated time over the local API server (or a scripted one):
+ * the last request starts by the deadline and is over within 1 s after it; a request without an
+ * answer is cut after 3 intervals and retried at once; a Retry-After past the deadline ends the
+ * wait at once; listings end at the deadline; a cancelled job stops at once.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+
+/** Requests may run this long past the deadline (api-core.ts), so the last read can happen. */
+const GRACE_MS = 1000
+
+function runningOperation(setup: ReturnType<typeof simulatedWorld>) {
+  return setup.world.addOperation(PROJECT, {
+    action: 'apply_config',
+    timeline: [{ status: 'running' }]
+  })
+}
+
+describe('the deadline', () => {
+  it('timeout while running: no request starts after the deadline, the gate returns within its grace', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = runningOperation(setup)
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '12s'
+    })
+    expect(run.report.outcome).toBe('timeout')
+    // Reads at 0, 5 and 10 s, and a last one at the deadline; the server sees each 1 ms later.
+    expect(run.requests.map((request) => request.t)).toEqual([1, 5003, 10_005, 12_001])
+    expect(run.endedAt).toBeGreaterThanOrEqual(12_000)
+    expect(run.endedAt).toBeLessThanOrEqual(12_000 + GRACE_MS)
+  })
+
+  it('a request without an answer is cut after 3 intervals (15 s at 5 s) and retried at once', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    setup.api.addFault({ kind: 'slow', delayMs: 20_000, times: 1 })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '1m'
+    })
+    expect(run.report.outcome).toBe('success')
+    expect(run.lines).toContainEqual(
+      expect.stringContaining('(no answer within 15.0 s); retrying now, the wait spent on it')
+    )
+    const [first, second] = run.requests.map((request) => request.t)
+    expect(second - first).toBeGreaterThanOrEqual(15_000)
+    expect(second - first).toBeLessThan(15_010)
+  })
+
+  it('the shortest cut is 10 s: at interval 1 s a silent request waits 10 s, not 3', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    setup.api.addFault({ kind: 'slow', delayMs: 20_000, times: 1 })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      interval: '1s',
+      timeout: '1m'
+    })
+    expect(run.lines).toContainEqual(expect.stringContaining('(no answer within 10.0 s)'))
+    const [first, second] = run.requests.map((request) => request.t)
+    expect(second - first).toBeGreaterThanOrEqual(10_000)
+    expect(second - first).toBeLessThan(10_010)
+  })
+
+  it('a server that holds every request: the one under way is cut at the deadline', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = runningOperation(setup)
+    setup.api.addFault({ kind: 'slow', delayMs: 20_000 })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '3s'
+    })
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.report.wait?.reason).toMatch(/no answer within 3\.0 s/)
+    expect(run.requests).toHaveLength(1)
+    expect(run.endedAt).toBeGreaterThanOrEqual(3000)
+    expect(run.endedAt).toBeLessThanOrEqual(3000 + GRACE_MS)
+  })
+
+  it('10 operation ids against a server that answers in 0.9 s: timeout 2s still ends in time', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const ids = Array.from({ length: 10 }, () => runningOperation(setup).id)
+    setup.api.addFault({ kind: 'slow', delayMs: 900 })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: ids.join(','),
+      interval: '1s',
+      timeout: '2s'
+    })
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.endedAt).toBeLessThanOrEqual(2000 + GRACE_MS)
+    expect(run.requests.length).toBeLessThanOrEqual(4)
+  })
+
+  it('a Retry-After longer than the time left ends the wait at once, with timeout', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = runningOperation(setup)
+    setup.api.addFault({ kind: 'status', status: 429, retryAfter: '120' })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '30s'
+    })
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.report.wait?.reason).toContain('no retry fits before the deadline; last error:')
+    expect(run.requests).toHaveLength(1)
+    expect(run.endedAt).toBeLessThan(100)
+  })
+
+  it('listing projects: endless new cursors, each page 250 ms late, stop at the deadline', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    let page = 0
+    const run = await runSimulated(
+      setup,
+      { list_projects: 'true', timeout: '2s' },
+      {
+        serve: () => ({
+          kind: 'slow',
+          delayMs: 250,
+          answer: () => ({
+            status: 200,
+            body: {
+              projects: Array.from({ length: 400 }, (_, i) => ({ id: `p-${page}-${i}` })),
+              pagination: { cursor: `c-${++page}` }
+            }
+          })
+        })
+      }
+    )
+    expect(run.report.outcome).toBe('timeout')
+    // The 50-page cap would take 12.5 s: only the deadline ends it this soon.
+    expect(run.endedAt).toBeLessThanOrEqual(2000 + GRACE_MS)
+    expect(page).toBeLessThan(50)
+  })
+
+  it('cancelled during a wait: stops at once', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = runningOperation(setup)
+    const run = await runSimulated(
+      setup,
+      { project_id: PROJECT, operation_id: op.id, timeout: '10m' },
+      { cancelAt: 7000 }
+    )
+    expect(run.report.outcome).toBe('cancelled')
+    expect(run.endedAt).toBe(7000)
+  })
+})

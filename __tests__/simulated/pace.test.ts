@@ -1,0 +1,215 @@
+/*
+ * The polling pace, retries and 429s, on simulated time over the local API server: gate() runs for
+ * minutes of its time and no real time passes, so every gap is exact. What the contract says:
+ * the first read at once, then one poll every `interval`; a retry never sooner than the next poll
+ * would have been; Retry-After waited out, never less, and at most one interval more; a pace that
+ * slows on 429s and comes back; the branch reads of the wait at its pace, listings at their own.
+ */
+import { describe, expect, it } from '@jest/globals'
+import {
+  EPOCH,
+  gapsBetween,
+  PROJECT,
+  runSimulated,
+  type SimulatedRun,
+  simulatedWorld
+} from '../fixtures/simulated-gate.js'
+
+const INTERVAL = 5000
+/** A request and its answer cross the simulated network in 2 ms; a poll's read is a few ms long. */
+const NETWORK_MS = 10
+
+const byRoute = (run: SimulatedRun, route: string) =>
+  run.requests.filter((request) => request.route === route)
+
+describe('one poll every interval', () => {
+  it('reads at once, then every interval, never sooner; each operation until it is final', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const [create, start] = setup.world.createBranch(PROJECT, { byReads: true })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: `${create.id} ${start.id}`
+    })
+    expect(run.report.outcome).toBe('success')
+    const reads = (id: string) => run.requests.filter((request) => request.path.endsWith(id))
+    // Final on the third read, never read again; the other one on its fourth.
+    expect(reads(create.id)).toHaveLength(3)
+    expect(reads(start.id)).toHaveLength(4)
+    expect(run.requests[0].t).toBeLessThan(NETWORK_MS)
+    for (const gap of gapsBetween(reads(start.id))) {
+      expect(gap).toBeGreaterThanOrEqual(INTERVAL)
+      expect(gap).toBeLessThan(INTERVAL + NETWORK_MS)
+    }
+    expect(run.lines).toContain(
+      `info: [+15.0 s] ${start.id} start_compute on ${start.branchId}: running → finished`
+    )
+  })
+})
+
+describe('retries keep the pace', () => {
+  it('503, 423, a dropped connection and a slow answer: each retried no sooner than interval, within 3', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    setup.api.addFault({ kind: 'status', status: 503, times: 1 })
+    setup.api.addFault({ kind: 'status', status: 423, times: 1 })
+    setup.api.addFault({ kind: 'drop', times: 1 })
+    setup.api.addFault({ kind: 'slow', delayMs: 300, times: 1 })
+    const run = await runSimulated(setup, { project_id: PROJECT, operation_id: op.id })
+    expect(run.report.outcome).toBe('success')
+    expect(run.requests.map((request) => request.fault ?? request.status)).toEqual([
+      'status',
+      'status',
+      'drop',
+      'slow'
+    ])
+    expect(run.report.requests).toEqual({ requests: 4, retries: 3 })
+    for (const gap of gapsBetween(run.requests)) {
+      expect(gap).toBeGreaterThanOrEqual(INTERVAL)
+      expect(gap).toBeLessThanOrEqual(3 * INTERVAL)
+    }
+    expect(run.lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/HTTP 503; retrying in \d+\.\d s$/),
+        expect.stringMatching(/HTTP 423; retrying in/),
+        expect.stringMatching(/no answer \(ECONNRESET/)
+      ])
+    )
+  })
+
+  it('once trouble ends, however long it lasted, the next request comes within 3 intervals', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
+    })
+    const troubleEnds = 180_000
+    setup.api.addFault({
+      kind: 'status',
+      status: 503,
+      from: EPOCH + 1000,
+      until: EPOCH + troubleEnds
+    })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '10m'
+    })
+    expect(run.report.outcome).toBe('success')
+    const after = run.requests.find((request) => request.t >= troubleEnds)!
+    expect(after.t - troubleEnds).toBeLessThanOrEqual(3 * INTERVAL)
+    for (const gap of gapsBetween(run.requests)) expect(gap).toBeGreaterThanOrEqual(INTERVAL)
+  })
+})
+
+describe('429s', () => {
+  it.each(['seconds', 'date'] as const)(
+    'Retry-After as %s: waited out, never less, at most one interval more',
+    async (retryAfter) => {
+      // Two requests in 20 s: the third is refused until the first leaves the window, 10 s on.
+      const setup = simulatedWorld({
+        history: 0,
+        limits: { perMinute: 2, accountWindowMs: 20_000, retryAfter }
+      })
+      const op = setup.world.addOperation(PROJECT, {
+        action: 'apply_config',
+        timeline: [{ status: 'running', reads: 3 }, { status: 'finished' }]
+      })
+      const run = await runSimulated(setup, { project_id: PROJECT, operation_id: op.id })
+      expect(run.report.outcome).toBe('success')
+      const limited = run.requests.findIndex((request) => request.status === 429)
+      expect(limited).toBe(2)
+      const refused = run.requests[limited]
+      const waitMs =
+        retryAfter === 'seconds'
+          ? Number(refused.retryAfter) * 1000
+          : Date.parse(refused.retryAfter!) - (refused.at - (refused.at % 1000))
+      expect(waitMs).toBeGreaterThan(0)
+      const retry = run.requests[limited + 1]
+      expect(retry.status).toBe(200)
+      expect(retry.t - refused.t).toBeGreaterThanOrEqual(waitMs)
+      expect(retry.t - refused.t).toBeLessThanOrEqual(Math.max(waitMs, INTERVAL) + INTERVAL)
+      expect(run.report.pace?.rateLimited).toBe(1)
+    }
+  )
+
+  it('without Retry-After: never sooner than interval, and the pace triples, up to 3 intervals', async () => {
+    const setup = simulatedWorld({
+      history: 0,
+      limits: { perMinute: 3, accountWindowMs: 20_000, retryAfter: 'none' }
+    })
+    const op = setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running', reads: 12 }, { status: 'finished' }]
+    })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '1h'
+    })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.pace?.rateLimited).toBeGreaterThan(0)
+    expect(run.report.pace?.slowestMs).toBe(3 * INTERVAL)
+    expect(run.lines).toContain('info: 429: polling every 15.0 s for now')
+    for (const gap of gapsBetween(run.requests)) {
+      expect(gap).toBeGreaterThanOrEqual(INTERVAL)
+      // The recovery bound, 3 intervals, which the pace's ±25 % never takes it past.
+      expect(gap).toBeLessThanOrEqual(3 * INTERVAL + NETWORK_MS)
+    }
+  })
+
+  it('after a lone 429 the pace comes back to interval, quickly to twice it, then slowly', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running', reads: 200 }, { status: 'finished' }]
+    })
+    setup.api.addFault({ kind: 'status', status: 429, times: 1, from: EPOCH + 10_000 })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '2h'
+    })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.pace?.rateLimited).toBe(1)
+    expect(run.lines).toContain('info: No 429 lately: polling every 5.0 s again')
+    const gaps = gapsBetween(run.requests)
+    // The 429 is the third request; within 4 polls the pace is down to the plateau, twice the
+    // pace at which it came (no jitter: the random draw is 0.5), and below it from there on.
+    for (const gap of gaps.slice(7)) expect(gap).toBeLessThanOrEqual(2 * INTERVAL + NETWORK_MS)
+    expect(gaps.at(-1)).toBeLessThan(INTERVAL + NETWORK_MS)
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(INTERVAL)
+  })
+})
+
+describe('whose pace each read follows', () => {
+  it('the branch search and the readiness read: a 429 on each is retried at the gate’s pace, not the listing’s', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    setup.world.addBranch(PROJECT, { id: 'br-staging-000031', name: 'staging' })
+    setup.api.addFault({ kind: 'status', status: 429, route: 'branches', times: 1 })
+    setup.api.addFault({ kind: 'status', status: 429, route: 'branch', times: 1 })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      branch_id: 'staging',
+      timeout: '60s'
+    })
+    expect(run.report.outcome).toBe('success')
+    for (const route of ['branches', 'branch']) {
+      const reads = byRoute(run, route)
+      expect(reads.map((read) => read.status)).toEqual([429, 200])
+      expect(gapsBetween(reads)[0]).toBeGreaterThanOrEqual(INTERVAL)
+    }
+  })
+
+  it('listing projects retries at its own pace, from 2 s', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    setup.api.addFault({ kind: 'status', status: 503, route: 'projects', times: 1 })
+    const run = await runSimulated(setup, { list_projects: 'true' })
+    expect(run.report.outcome).toBe('success')
+    const [gap] = gapsBetween(byRoute(run, 'projects'))
+    expect(gap).toBeGreaterThanOrEqual(2000)
+    expect(gap).toBeLessThan(INTERVAL)
+  })
+})
