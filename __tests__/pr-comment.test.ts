@@ -383,3 +383,42 @@ describe("whose comment is the action's", () => {
     expect(lines.filter((line) => line.startsWith('warning'))).toEqual([])
   })
 })
+
+describe('written is written: a later call that fails keeps the comment that holds the result', () => {
+  it('listing again after creating fails: the new comment, and the warning says what failed', async () => {
+    const scope = nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, [])
+      .post(LIST)
+      .reply(201, comment(7, 'x', bot))
+      .get(LIST)
+      .query(true)
+      .reply(502, { message: 'Bad Gateway' })
+    expect(await write('always', 'success')).toBe(comment(7, '').html_url)
+    scope.done()
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^warning: pr_comment: created https:\/\/github\.com\/octo\/app\/pull\/42#issuecomment-7, but listing the comments again to find duplicates from other runs of this gate failed/
+      )
+    ])
+  })
+
+  it('deleting a duplicate fails: the updated comment, and the warning names the duplicate', async () => {
+    const scope = nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, [comment(3, `${marker}\na`, bot), comment(4, `${marker}\nb`, bot)])
+      .patch('/repos/octo/app/issues/comments/3')
+      .reply(200, comment(3, 'new', bot))
+      .delete('/repos/octo/app/issues/comments/4')
+      .reply(500, { message: 'Server Error' })
+    expect(await write('always', 'success')).toBe(comment(3, '').html_url)
+    scope.done()
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^warning: pr_comment: updated https:\/\/github\.com\/octo\/app\/pull\/42#issuecomment-3, but deleting the duplicate comment https:\/\/github\.com\/octo\/app\/pull\/42#issuecomment-4 failed/
+      )
+    ])
+  })
+})

@@ -9,7 +9,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { neonContract } from '../../script/servers/neon-api/contract.ts'
 import { demoWorld, KEYS, PROJECT } from '../../script/servers/neon-api/scenarios.ts'
-import { type ApiServer, startApiServer } from '../../script/servers/neon-api/server.ts'
+import {
+  type ApiServer,
+  createApiHandler,
+  startApiServer
+} from '../../script/servers/neon-api/server.ts'
 import type { World } from '../../script/servers/neon-api/world.ts'
 import { githubContract } from '../../script/servers/github-api/contract.ts'
 import {
@@ -97,7 +101,10 @@ describe('Neon’s OpenAPI document: the local server and the bundle', () => {
 
   it('the project gate: the operations list, operations in flight and finished', async () => {
     const { world, server } = await serve()
-    world.createBranch(PROJECT, { byReads: true })
+    world.addOperation(PROJECT, {
+      action: 'start_compute',
+      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
+    })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.outputs.outcome).toBe('success')
     expect(
@@ -107,7 +114,13 @@ describe('Neon’s OpenAPI document: the local server and the bundle', () => {
 
   it('given operations, read one by one; one that does not exist is 404', async () => {
     const { world, server } = await serve()
-    const [create, start] = world.createBranch(PROJECT, { byReads: true })
+    const [create, start] = world.createBranch(PROJECT)
+    create.timeline = [{ status: 'running', reads: 1 }, { status: 'finished' }]
+    start.timeline = [
+      { status: 'scheduling', reads: 1 },
+      { status: 'failed', reads: 1 },
+      { status: 'finished' }
+    ]
     const run = await runAction(server, {
       project_id: PROJECT,
       operation_id: `${create.id} ${start.id}`
@@ -160,17 +173,26 @@ describe('Neon’s OpenAPI document: the local server and the bundle', () => {
     expect(run.stdout).toContain('HTTP 401')
   })
 
-  it('429 with Retry-After and 503, then the answer', async () => {
-    const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
+  it('the limiter’s 429 with Retry-After, and a 503: what the server answers', async () => {
+    // The bundle's requests are the same GET every other test sends; the answers are checked here.
+    const world = demoWorld()
+    const api = createApiHandler(world, {
+      contract,
+      limits: { perSecondPerRoute: 1, retryAfter: 'seconds' }
     })
-    server.addFault({ kind: 'status', status: 429, retryAfter: '1', times: 1 })
-    server.addFault({ kind: 'status', status: 503, times: 1 })
-    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
-    expect(run.outputs.outcome).toBe('success')
-    expect(server.requests.map((request) => request.status)).toEqual([429, 503, 200])
+    const request = {
+      method: 'GET',
+      url: `/api/v2/projects/${PROJECT}/operations?limit=10`,
+      headers: { authorization: `Bearer ${KEYS.organization}` }
+    }
+    api.addFault({ kind: 'status', status: 503, times: 1 })
+    for (let i = 0; i < 3; i++) api.handle(request)
+    expect(api.requests.map((record) => [record.status, record.retryAfter])).toEqual([
+      [503, undefined],
+      [200, undefined],
+      [429, '1']
+    ])
+    expect(api.violations).toEqual([])
   })
 })
 

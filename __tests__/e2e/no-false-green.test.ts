@@ -72,14 +72,14 @@ describe('branch answers are held to the question', () => {
 describe('branch_id: an id or a name, never an empty gate', () => {
   it('a branch name resolves to its branch, and the gate waits for its operations', async () => {
     const { world, server } = await serve()
-    world.createBranch(PROJECT, {
+    const [create, start] = world.createBranch(PROJECT, {
       branchId: 'br-preview-pr-12',
-      branchName: 'preview/pr-12',
-      byReads: true
+      branchName: 'preview/pr-12'
     })
+    create.timeline = start.timeline = [{ status: 'running', reads: 1 }, { status: 'finished' }]
     const onMain = world.addOperation(PROJECT, {
       action: 'apply_config',
-      timeline: [{ status: 'running', reads: 2 }, { status: 'finished' }]
+      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
     })
     const main = await runAction(server, { project_id: PROJECT, branch_id: 'main' })
     expect(main.code).toBe(0)

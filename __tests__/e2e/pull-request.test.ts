@@ -1,6 +1,8 @@
 /*
  * The bundle on pull-request events, against the local API server and the local GitHub API: the
- * context in the log and summary, fork runs without secrets, the sticky comment and annotations.
+ * context in the log and summary, fork runs without secrets, the sticky comment over real HTTP
+ * (created, updated, two matrix legs at once, a read-only token, a silent API) and annotations.
+ * Whose comment is the action's, and every other way a GitHub call can go, is pr-comment.test.ts.
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -17,7 +19,6 @@ const REPOSITORY = 'octo/app'
 const WRITE_TOKEN = 'ghs_local_write_token_0123456789'
 const READ_ONLY_TOKEN = 'ghs_local_read_only_token_98765'
 const HEAD = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
-const PERSON = { login: 'octocat', type: 'User' as const }
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -91,12 +92,21 @@ describe('pull requests: context', () => {
     expect(api.requests).toHaveLength(0)
   })
 
-  it('on a push, the commit', async () => {
+  it('on a push, the commit; with pr_comment, one log line and no GitHub call', async () => {
     const api = await github()
     const { server, inputs } = await gate()
-    const run = await runAction(server, inputs, { env: runnerEnv(api, { event: 'push' }) })
+    const run = await runAction(
+      server,
+      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
+      { env: runnerEnv(api, { event: 'push' }) }
+    )
     expect(run.stdout).toContain('Neon operations gate 0.1.0 for commit fffffff')
     expect(run.summary).toContain('commit <code>fffffff</code>')
+    expect(run.stdout).toContain(
+      'pr_comment: push run is not for a pull request; no comment written'
+    )
+    expect(run.outputs.comment_url).toBe('')
+    expect(api.requests).toHaveLength(0)
   })
 })
 
@@ -169,88 +179,6 @@ describe('pull requests: one sticky comment', () => {
     }
   })
 
-  it("finds its comment on page two, and never edits a person's comment that quotes or copies it", async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const env = runnerEnv(api)
-    const withComment = { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN }
-    await runAction(server, withComment, { env })
-    const own = api.comments[0]
-    const marker = own.body.split('\n')[0]
-    // Move it behind 150 comments of people, two of which carry its marker.
-    api.comments.length = 0
-    for (let i = 0; i < 150; i++) api.addComment(REPOSITORY, 42, `comment ${i}`, PERSON)
-    const quote = api.addComment(REPOSITORY, 42, `> ${marker}\n> ✅ success\nnice`, PERSON)
-    const copy = api.addComment(REPOSITORY, 42, `${marker}\nI pasted this`, PERSON)
-    api.comments.push(own)
-    api.requests.length = 0
-    const run = await runAction(server, withComment, { env })
-    expect(run.outputs.comment_url).toBe(own.html_url)
-    expect(api.requests.map((request) => `${request.method} ${request.query.page ?? ''}`)).toEqual([
-      'GET ',
-      'GET 2',
-      'PATCH '
-    ])
-    expect(quote.body).toContain('nice')
-    expect(copy.body).toBe(`${marker}\nI pasted this`)
-    expect(api.comments).toHaveLength(153)
-  })
-
-  it('with a personal access token: updates the comment that account wrote, not the bot’s', async () => {
-    const api = await github()
-    const PAT = 'github_pat_local_0123456789abcdef'
-    api.tokens.set(PAT, { user: PERSON, canWrite: true })
-    const { server, inputs } = await gate()
-    const env = runnerEnv(api)
-    await runAction(server, { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN }, { env })
-    const withPat = { ...inputs, pr_comment: 'always', github_token: PAT }
-    const first = await runAction(server, withPat, { env })
-    const second = await runAction(server, withPat, { env })
-    const [byBot, byPerson] = api.comments
-    expect(api.comments).toHaveLength(2)
-    expect([byBot.user, byPerson.user]).toEqual([ACTIONS_BOT, PERSON])
-    expect(first.outputs.comment_url).toBe(byPerson.html_url)
-    expect(second.outputs.comment_url).toBe(byPerson.html_url)
-    expect(
-      api.requests.slice(3).map((request) => `${request.method} ${request.path.split('/').pop()}`)
-    ).toEqual([
-      'GET user',
-      'GET comments',
-      'POST comments',
-      'GET comments',
-      'GET user',
-      'GET comments',
-      `PATCH ${byPerson.id}`
-    ])
-    expect(second.stdout.split(PAT)).toHaveLength(2)
-  })
-
-  it('failure: no comment while the gate passes; one when it fails; then it turns green', async () => {
-    const api = await github()
-    const env = runnerEnv(api)
-    const passing = await gate('finished')
-    const options = { pr_comment: 'failure', github_token: WRITE_TOKEN }
-    const first = await runAction(passing.server, { ...passing.inputs, ...options }, { env })
-    expect(first.code).toBe(0)
-    expect(api.comments).toHaveLength(0)
-    expect(first.outputs.comment_url).toBe('')
-    // Same gate (same project and operation id), now failing.
-    const failing = passing.world.operation(PROJECT, passing.op.id)!
-    failing.timeline = [{ status: 'error' }]
-    failing.error = 'compute failed to start'
-    const second = await runAction(passing.server, { ...passing.inputs, ...options }, { env })
-    expect(second.code).toBe(1)
-    expect(api.comments).toHaveLength(1)
-    expect(api.comments[0].body).toContain('❌ failure')
-    expect(second.stdout).toContain('::error title=apply_config error on br-preview-42::')
-    failing.timeline = [{ status: 'finished' }]
-    const third = await runAction(passing.server, { ...passing.inputs, ...options }, { env })
-    expect(third.code).toBe(0)
-    expect(api.comments).toHaveLength(1)
-    expect(api.comments[0].body).toContain('✅ success')
-    expect(third.outputs.comment_url).toBe(api.comments[0].html_url)
-  })
-
   it('a read-only token (a fork): one warning; outcome, outputs and exit code unchanged', async () => {
     const api = await github()
     const { server, inputs } = await gate()
@@ -285,26 +213,6 @@ describe('pull requests: one sticky comment', () => {
     // The comment's 5 s and a ceiling for a loaded machine; an unbounded wait ends at the kill.
     expect(run.runningMs).toBeLessThan(25_000)
   })
-
-  it('outside a pull request: one log line, no GitHub call; off: no GitHub call at all', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const push = await runAction(
-      server,
-      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
-      { env: runnerEnv(api, { event: 'push' }) }
-    )
-    expect(push.stdout).toContain(
-      'pr_comment: push run is not for a pull request; no comment written'
-    )
-    const off = await runAction(
-      server,
-      { ...inputs, github_token: WRITE_TOKEN },
-      { env: runnerEnv(api) }
-    )
-    expect(off.outputs.comment_url).toBeUndefined()
-    expect(api.requests).toHaveLength(0)
-  })
 })
 
 describe('pull requests: annotations', () => {
@@ -326,52 +234,6 @@ describe('pull requests: annotations', () => {
 })
 
 describe('pull requests: whose comment, and only one', () => {
-  const CHATOPS = { login: 'chatops[bot]', type: 'Bot' as const }
-
-  it('with the GITHUB_TOKEN, another bot’s comment that starts with the marker is never edited', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const env = runnerEnv(api)
-    const first = await runAction(
-      server,
-      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
-      { env }
-    )
-    const marker = api.comments[0].body.split('\n')[0]
-    // Another bot copies the marker into a comment of its own, older than the action's.
-    const copy = api.addComment(REPOSITORY, 42, `${marker}\nchatops says hi`, CHATOPS)
-    api.comments.unshift(api.comments.pop()!)
-    const second = await runAction(
-      server,
-      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
-      { env }
-    )
-    expect(second.outputs.comment_url).toBe(first.outputs.comment_url)
-    expect(copy.body).toBe(`${marker}\nchatops says hi`)
-    expect(api.comments).toHaveLength(2)
-  })
-
-  it('another GitHub App’s token: pr_comment_author names its bot, and its comment is updated', async () => {
-    const api = await github()
-    const APP_TOKEN = 'ghs_local_other_app_token_4242'
-    api.tokens.set(APP_TOKEN, { user: { login: 'my-app[bot]', type: 'Bot' }, canWrite: true })
-    const { server, inputs } = await gate()
-    const env = runnerEnv(api)
-    const withApp = {
-      ...inputs,
-      pr_comment: 'always',
-      github_token: APP_TOKEN,
-      pr_comment_author: 'my-app[bot]'
-    }
-    const first = await runAction(server, withApp, { env })
-    const second = await runAction(server, withApp, { env })
-    expect(api.comments).toHaveLength(1)
-    expect(second.outputs.comment_url).toBe(first.outputs.comment_url)
-    // Without the input, the run says what to set.
-    const unnamed = await runAction(server, { ...withApp, pr_comment_author: '' }, { env })
-    expect(unnamed.stdout).toContain('set pr_comment_author: my-app[bot]')
-  })
-
   it('two matrix legs of the same gate at once leave one comment, which later runs update', async () => {
     const api = await github()
     // Both legs list before either creates, as two legs started together can. The API server
@@ -441,24 +303,5 @@ describe('pull requests: written is written', () => {
       `::warning::pr_comment: created ${api.comments[0].html_url}, but listing the comments again to find duplicates from other runs of this gate failed`
     )
     expect(run.stdout).not.toContain('Could not write the pull-request comment')
-  })
-
-  it('deleting a duplicate fails: comment_url is the updated comment, and the duplicate is named', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const withComment = { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN }
-    const env = runnerEnv(api)
-    await runAction(server, withComment, { env })
-    const [kept] = api.comments
-    // A matrix leg of an earlier run left a second comment of the action's, with the same marker.
-    const duplicate = api.addComment(REPOSITORY, 42, kept.body, ACTIONS_BOT)
-    api.faults.push({ method: 'DELETE', after: 0, status: 500 })
-    const run = await runAction(server, withComment, { env })
-    expect(run.code).toBe(0)
-    expect(run.outputs.comment_url).toBe(kept.html_url)
-    expect(run.stdout).toContain(
-      `::warning::pr_comment: updated ${kept.html_url}, but deleting the duplicate comment ${duplicate.html_url} failed`
-    )
-    expect(api.comments).toHaveLength(2)
   })
 })

@@ -1,0 +1,132 @@
+/*
+ * What the run is for, read from the runner's variables and event payload: the pull request and
+ * its head, the commit of other events, and why a fork's or Dependabot's run has no key.
+ */
+import { afterAll, describe, expect, it } from '@jest/globals'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  describeRun,
+  readGitHubContext,
+  withheldSecretReason
+} from '../src/runner/github-context.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'github-context-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+let files = 0
+/** An event payload file, as the runner writes GITHUB_EVENT_PATH. */
+function eventFile(text: string): string {
+  const path = join(dir, `event-${files++}.json`)
+  writeFileSync(path, text)
+  return path
+}
+
+const pullRequestEvent = (headRepository = 'octo/app') =>
+  JSON.stringify({
+    pull_request: {
+      number: 42,
+      html_url: 'https://github.com/octo/app/pull/42',
+      head: { sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d', repo: { full_name: headRepository } }
+    }
+  })
+
+const base = {
+  GITHUB_REPOSITORY: 'octo/app',
+  GITHUB_SHA: 'f'.repeat(40),
+  GITHUB_API_URL: 'https://ghe.example.test/api/v3/',
+  GITHUB_SERVER_URL: 'https://ghe.example.test/'
+}
+
+describe('readGitHubContext', () => {
+  it('a pull request: its number, page and head, from the payload; the addresses without a last /', () => {
+    const context = readGitHubContext({
+      ...base,
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: eventFile(pullRequestEvent())
+    })
+    expect(context.pullRequest).toEqual({
+      number: 42,
+      htmlUrl: 'https://github.com/octo/app/pull/42',
+      headSha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d',
+      headRepository: 'octo/app'
+    })
+    expect(context.apiUrl).toBe('https://ghe.example.test/api/v3')
+    expect(context.serverUrl).toBe('https://ghe.example.test')
+    expect(describeRun(context)).toBe('pull request #42 (head 1a2b3c4)')
+  })
+
+  it.each([
+    ['not JSON', '{"pull_request": '],
+    ['without a pull request', '{"number": 42}'],
+    ['a pull request without its head', '{"pull_request": {"number": 42}}']
+  ])('a payload %s: the run is described by its commit', (_case, text) => {
+    const context = readGitHubContext({
+      ...base,
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: eventFile(text)
+    })
+    expect(context.pullRequest).toBeUndefined()
+    expect(describeRun(context)).toBe('commit fffffff')
+  })
+
+  it('a payload file that cannot be read: the commit', () => {
+    const context = readGitHubContext({
+      ...base,
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: join(dir, 'no-such-file.json')
+    })
+    expect(context.pullRequest).toBeUndefined()
+  })
+
+  it('a push: the commit, and the payload is not read', () => {
+    const context = readGitHubContext({
+      ...base,
+      GITHUB_EVENT_NAME: 'push',
+      GITHUB_EVENT_PATH: eventFile(pullRequestEvent())
+    })
+    expect(context.pullRequest).toBeUndefined()
+    expect(describeRun(context)).toBe('commit fffffff')
+  })
+
+  it('outside GitHub: nothing to describe, and GitHub’s own addresses', () => {
+    const context = readGitHubContext({})
+    expect(describeRun(context)).toBe('')
+    expect(context.apiUrl).toBe('https://api.github.com')
+    expect(context.serverUrl).toBe('https://github.com')
+  })
+})
+
+describe('withheldSecretReason', () => {
+  it('a fork’s pull request: says so, and how to skip the step', () => {
+    const context = readGitHubContext({
+      ...base,
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: eventFile(pullRequestEvent('someone/app'))
+    })
+    expect(withheldSecretReason(context)).toMatch(
+      /^input "api_key" is empty: this pull_request run is for a pull request from the fork someone\/app, .* if: github\.event\.pull_request\.head\.repo\.full_name == github\.repository$/
+    )
+  })
+
+  it('Dependabot: says so, and what to do', () => {
+    const context = readGitHubContext({
+      ...base,
+      GITHUB_EVENT_NAME: 'push',
+      GITHUB_ACTOR: 'dependabot[bot]'
+    })
+    expect(withheldSecretReason(context)).toMatch(
+      /^input "api_key" is empty: this push run was started by Dependabot, .*Add the key as a Dependabot secret/
+    )
+  })
+
+  it('a run of the repository itself: no reason, the key is simply missing', () => {
+    const context = readGitHubContext({
+      ...base,
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: eventFile(pullRequestEvent())
+    })
+    expect(withheldSecretReason(context)).toBeUndefined()
+  })
+})
