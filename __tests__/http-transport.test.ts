@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals'
 import dns from 'node:dns'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { MAX_BODY_BYTES } from '../src/api/api-core.js'
 import { httpGet } from '../src/api/http-transport.js'
 import { describeProxy, proxyFor } from '../src/api/proxy-tunnel.js'
 import { TransportError } from '../src/api/transport-error.js'
+import { type LocalServer, startLocalServer } from './fixtures/local-server.js'
 
 const api = new URL('https://console.neon.tech/api/v2/projects')
 
@@ -121,5 +124,60 @@ describe('a host name that does not resolve', () => {
   it('EAI_AGAIN (the resolver is down for now) is retried', async () => {
     resolverSays('EAI_AGAIN')
     await expect(get()).rejects.toMatchObject({ retryable: true, culprit: 'api_host' })
+  })
+})
+
+describe('bodies, over real HTTP on 127.0.0.1', () => {
+  const servers: LocalServer[] = []
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()))
+  })
+
+  async function get(handler: Parameters<typeof startLocalServer>[0]) {
+    const server = await startLocalServer(handler)
+    servers.push(server)
+    return httpGet(new URL(`${server.url}/api/v2/projects`), {
+      headers: {},
+      timeLimitMs: 10_000,
+      maxBodyBytes: MAX_BODY_BYTES
+    })
+  }
+
+  it('a declared Content-Length over the cap fails before reading, as the API’s fault', async () => {
+    const failure = await get((_request, response) => {
+      response.writeHead(200, { 'content-length': String(500 * 1024 * 1024) })
+      response.write('{')
+    }).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(TransportError)
+    expect(failure).toMatchObject({ retryable: false, culprit: 'the API' })
+    expect((failure as TransportError).message).toBe(
+      'the answer is larger than 8 MiB; stopped reading'
+    )
+  })
+
+  it.each([
+    ['gzip', gzipSync],
+    ['br', brotliCompressSync]
+  ] as const)('a %s answer is asked for and decoded', async (encoding, compress) => {
+    let asked = ''
+    const answer = await get((request, response) => {
+      asked = String(request.headers['accept-encoding'])
+      response.writeHead(200, { 'content-encoding': encoding })
+      response.end(compress(JSON.stringify({ projects: [] })))
+    })
+    expect(asked).toContain(encoding)
+    expect(JSON.parse(answer.body)).toEqual({ projects: [] })
+  })
+
+  it('the cap counts decoded bytes: a small gzip bomb is refused', async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, ' '))
+    expect(bomb.length).toBeLessThan(1024 * 1024)
+    const failure = await get((_request, response) => {
+      response.writeHead(200, { 'content-encoding': 'gzip' })
+      response.end(bomb)
+    }).catch((error: unknown) => error)
+    expect((failure as TransportError).message).toBe(
+      'the answer is larger than 8 MiB; stopped reading'
+    )
   })
 })

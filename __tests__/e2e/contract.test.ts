@@ -1,7 +1,10 @@
 /*
- * The local API server and the bundle's requests held to Neon's own OpenAPI document: every request
- * the bundle sends and every answer the server gives, for every endpoint and status the action
- * uses, checked by the server in test mode (script/servers/openapi-contract.ts). One violation fails.
+ * The local servers and the bundle's requests held to the services' own descriptions: Neon's
+ * OpenAPI document and GitHub's REST description, checked by the servers in test mode
+ * (script/servers/openapi-contract.ts). One violation fails. Here, the bundle's own requests over
+ * the wire (the project gate; the comment's list, create and update) and answers no run asks for;
+ * every other endpoint and status the action uses is checked in process, with the same request
+ * code, in simulated/contract.test.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -112,45 +115,6 @@ describe('Neon’s OpenAPI document: the local server and the bundle', () => {
     ).toBeGreaterThan(1)
   })
 
-  it('given operations, read one by one; one that does not exist is 404', async () => {
-    const { world, server } = await serve()
-    const [create, start] = world.createBranch(PROJECT)
-    create.timeline = [{ status: 'running', reads: 1 }, { status: 'finished' }]
-    start.timeline = [
-      { status: 'scheduling', reads: 1 },
-      { status: 'failed', reads: 1 },
-      { status: 'finished' }
-    ]
-    const run = await runAction(server, {
-      project_id: PROJECT,
-      operation_id: `${create.id} ${start.id}`
-    })
-    expect(run.outputs.outcome).toBe('success')
-    const missing = await runAction(server, {
-      project_id: PROJECT,
-      operation_id: '00000000-0000-4000-8000-000000000000'
-    })
-    expect(missing.stdout).toContain('HTTP 404')
-  })
-
-  it('a branch by id and by name: the branch read and the search', async () => {
-    const { world, server } = await serve()
-    world.addBranch(PROJECT, { id: 'br-preview-pr-12', name: 'preview/pr-12' })
-    for (const branch of ['br-preview-pr-12', 'preview/pr-12']) {
-      const run = await runAction(server, { project_id: PROJECT, branch_id: branch })
-      expect(run.outputs.outcome).toBe('success')
-    }
-    expect(server.requests.map((request) => request.route)).toEqual(
-      expect.arrayContaining(['branch', 'branches'])
-    )
-  })
-
-  it('the projects list, with an organization key', async () => {
-    const { server } = await serve()
-    const run = await runAction(server, { list_projects: 'true' })
-    expect(run.outputs.project_count).toBe('3')
-  })
-
   it('the organizations of every kind of key', async () => {
     await serve()
     for (const key of [KEYS.personal, KEYS.organization, KEYS.project, KEYS.multiOrg]) {
@@ -165,12 +129,6 @@ describe('Neon’s OpenAPI document: the local server and the bundle', () => {
     const answer = await get('/projects', KEYS.personal)
     expect(answer.status).toBe(400)
     expect(answer.body.message).toMatch(/org_id/)
-  })
-
-  it('401 for a revoked key', async () => {
-    const { server } = await serve()
-    const run = await runAction(server, { api_key: KEYS.revoked, project_id: PROJECT })
-    expect(run.stdout).toContain('HTTP 401')
   })
 
   it('the limiter’s 429 with Retry-After, and a 503: what the server answers', async () => {
@@ -279,26 +237,5 @@ describe('GitHub’s REST description: the local GitHub API and the comment’s 
       'GET 200',
       'PATCH 200'
     ])
-  })
-
-  it('a read-only token (a fork): 403 on create', async () => {
-    const { github, run } = await gate(READ_ONLY_TOKEN)
-    expect((await run()).stdout).toContain('Resource not accessible by integration')
-    expect(github.requests.map((request) => `${request.method} ${request.status}`)).toEqual([
-      'GET 200',
-      'POST 403'
-    ])
-  })
-
-  it('who a personal token is (GET /user), and deleting a duplicate', async () => {
-    const { github, run } = await gate(PAT)
-    await run()
-    const [comment] = github.comments
-    github.addComment('octo/app', 42, comment.body, comment.user)
-    await run()
-    expect(github.requests.map((request) => `${request.method} ${request.status}`)).toContain(
-      'DELETE 204'
-    )
-    expect(github.requests[0].path).toBe('/user')
   })
 })

@@ -1,0 +1,165 @@
+/*
+ * The action's requests and the local servers' answers held to the services' own descriptions, in
+ * process: gate() (the same request core the bundle runs) against the local API server checked by
+ * Neon's OpenAPI document, on simulated time; the comment's calls (the same Octokit side) over real
+ * HTTP against the local GitHub API checked by GitHub's REST description. One violation fails.
+ * The bundle's own requests over the wire are checked too, in e2e/contract.test.ts.
+ */
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import { neonContract } from '../../script/servers/neon-api/contract.ts'
+import { KEYS } from '../../script/servers/neon-api/scenarios.ts'
+import type { ApiHandler } from '../../script/servers/neon-api/server.ts'
+import { githubContract } from '../../script/servers/github-api/contract.ts'
+import {
+  ACTIONS_BOT,
+  type GitHubServer,
+  startGitHubServer
+} from '../../script/servers/github-api/server.ts'
+import type { Contract } from '../../script/servers/openapi-contract.ts'
+import type { GitHubContext } from '../../src/runner/github-context.js'
+import { writePullRequestComment } from '../../src/runner/pr-comment.js'
+import { collectingLogger } from '../fixtures/logger.js'
+import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+
+describe('Neon’s OpenAPI document: gate() and the local API server', () => {
+  let contract: Contract
+  let api: ApiHandler | undefined
+  beforeAll(async () => {
+    contract = await neonContract()
+  })
+  afterEach(() => {
+    // Whatever the test did, the requests and the answers kept to the document.
+    expect(api?.violations ?? []).toEqual([])
+    api = undefined
+  })
+
+  function checkedWorld() {
+    const setup = simulatedWorld({ contract })
+    api = setup.api
+    return setup
+  }
+
+  it('given operations, read one by one, in flight, failed and finished; one that does not exist is 404', async () => {
+    const setup = checkedWorld()
+    const [create, start] = setup.world.createBranch(PROJECT)
+    create.timeline = [{ status: 'running', reads: 1 }, { status: 'finished' }]
+    start.timeline = [
+      { status: 'scheduling', reads: 1 },
+      { status: 'failed', reads: 1 },
+      { status: 'finished' }
+    ]
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: `${create.id} ${start.id}`
+    })
+    expect(run.report.outcome).toBe('success')
+    const missing = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: '00000000-0000-4000-8000-000000000000'
+    })
+    expect(missing.report.error).toContain('HTTP 404')
+  })
+
+  it('a branch by id and by name: the branch read and the search', async () => {
+    const setup = checkedWorld()
+    setup.world.addBranch(PROJECT, { id: 'br-preview-pr-12', name: 'preview/pr-12' })
+    for (const branch of ['br-preview-pr-12', 'preview/pr-12']) {
+      const run = await runSimulated(setup, { project_id: PROJECT, branch_id: branch })
+      expect(run.report.outcome).toBe('success')
+    }
+    expect(setup.api.requests.map((request) => request.route)).toEqual(
+      expect.arrayContaining(['branch', 'branches'])
+    )
+  })
+
+  it('the projects list with an organization key; a personal key finds its organization', async () => {
+    const setup = checkedWorld()
+    const organizationKey = await runSimulated(setup, { list_projects: 'true' })
+    expect(organizationKey.report.listing?.projects).toHaveLength(3)
+    const personal = await runSimulated(setup, { api_key: KEYS.personal, list_projects: 'true' })
+    expect(personal.report.outcome).toBe('success')
+    expect(setup.api.requests.map((request) => [request.route, request.status])).toEqual([
+      ['projects', 200],
+      ['projects', 400],
+      ['organizations', 200],
+      ['projects', 200]
+    ])
+  })
+
+  it('401 for a revoked key', async () => {
+    const setup = checkedWorld()
+    const run = await runSimulated(setup, { api_key: KEYS.revoked, project_id: PROJECT })
+    expect(run.report.error).toContain('HTTP 401')
+  })
+})
+
+describe('GitHub’s REST description: the comment’s calls and the local GitHub API', () => {
+  const WRITE_TOKEN = 'ghs_contract_write_token_0123456'
+  const PAT = 'github_pat_contract_0123456789abcdef'
+  const READ_ONLY_TOKEN = 'ghs_contract_read_only_token_987'
+  let contract: Contract
+  let github: GitHubServer | undefined
+  beforeAll(async () => {
+    contract = await githubContract()
+  })
+  afterEach(async () => {
+    const violations = github?.violations ?? []
+    await github?.close()
+    github = undefined
+    expect(violations).toEqual([])
+  })
+
+  async function commentWith(token: string) {
+    github = await startGitHubServer({ contract })
+    github.tokens.set(WRITE_TOKEN, { user: ACTIONS_BOT, canWrite: true })
+    github.tokens.set(PAT, { user: { login: 'octocat', type: 'User' }, canWrite: true })
+    github.tokens.set(READ_ONLY_TOKEN, { user: ACTIONS_BOT, canWrite: false })
+    const context: GitHubContext = {
+      eventName: 'pull_request',
+      sha: 'f'.repeat(40),
+      repository: 'octo/app',
+      workflow: 'Preview',
+      job: 'gate',
+      actor: 'octocat',
+      serverUrl: 'https://github.com',
+      apiUrl: github.apiUrl,
+      runId: '9',
+      pullRequest: { number: 42, headSha: 'a'.repeat(40), headRepository: 'octo/app' }
+    }
+    const { logger, lines } = collectingLogger()
+    const write = () =>
+      writePullRequestComment({
+        mode: 'always',
+        token,
+        context,
+        report: { outcome: 'success', requests: { requests: 1, retries: 0 } },
+        gate: { projectId: PROJECT, operationIds: [] },
+        logger,
+        redact: (text) => text
+      })
+    return { github, write, lines }
+  }
+
+  it('a read-only token (a fork): 403 on create, one warning', async () => {
+    const { github, write, lines } = await commentWith(READ_ONLY_TOKEN)
+    expect(await write()).toBeUndefined()
+    expect(lines.join('\n')).toContain('Resource not accessible by integration')
+    expect(github.requests.map((request) => `${request.method} ${request.status}`)).toEqual([
+      'GET 200',
+      'POST 403'
+    ])
+  })
+
+  it('who a personal token is (GET /user), and deleting a duplicate', async () => {
+    const { github, write } = await commentWith(PAT)
+    await write()
+    const [comment] = github.comments
+    github.addComment('octo/app', 42, comment.body, comment.user)
+    await write()
+    expect(github.requests.map((request) => `${request.method} ${request.status}`)).toContain(
+      'DELETE 204'
+    )
+    expect(github.requests[0].path).toBe('/user')
+    expect(github.comments).toHaveLength(1)
+  })
+})

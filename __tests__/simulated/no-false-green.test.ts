@@ -1,0 +1,112 @@
+/*
+ * Never pass a gate falsely, in process on simulated time: answers about another operation or
+ * another project, times that cannot be read, and branch names that fit no branch or several.
+ * Two of them are shown over the bundle too (e2e/no-false-green.test.ts).
+ */
+import { describe, expect, it } from '@jest/globals'
+import type { Handling } from '../../script/servers/neon-api/server.ts'
+import { errorLine } from '../../src/report/headline.js'
+import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+
+const OP = '5a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'
+const ok = (body: unknown): Handling => ({ kind: 'answer', answer: { status: 200, body } })
+const operation = (fields: Record<string, unknown> = {}) => ({
+  id: OP,
+  project_id: PROJECT,
+  branch_id: 'br-main-000001',
+  action: 'apply_config',
+  status: 'running',
+  failures_count: 0,
+  created_at: '2026-01-01T00:00:00Z',
+  updated_at: '2026-01-01T00:00:00Z',
+  ...fields
+})
+
+describe('answers are held to the question', () => {
+  it('50 running operations with unreadable created_at keep the gate closed', async () => {
+    const operations = Array.from({ length: 50 }, (_, i) =>
+      operation({
+        id: `5a1f2c3d-4e5f-4a6b-8c7d-${String(i).padStart(12, '0')}`,
+        created_at: 'yesterday-ish'
+      })
+    )
+    const run = await runSimulated(
+      simulatedWorld(),
+      { project_id: PROJECT, wait: 'false' },
+      { serve: () => ok({ operations, pagination: {} }) }
+    )
+    expect(run.report.outcome).toBe('pending')
+    expect(run.report.wait?.operations).toHaveLength(50)
+    expect(run.lines).toContainEqual(expect.stringContaining('has no readable created_at'))
+  })
+
+  it.each([
+    ['read by id', 'br-main-000001'],
+    ['found by name', 'main']
+  ])('a branch of another project, %s, fails the step', async (_case, input) => {
+    const stranger = { id: 'br-main-000001', name: 'main', project_id: 'someone-else-123' }
+    const paths: string[] = []
+    const run = await runSimulated(
+      simulatedWorld(),
+      { project_id: PROJECT, branch_id: input },
+      {
+        serve: (request) => {
+          paths.push(request.url)
+          if (request.url.includes('/branches/')) return ok({ branch: stranger })
+          if (request.url.includes('/branches')) return ok({ branches: [stranger] })
+          return ok({ operations: [], pagination: {} })
+        }
+      }
+    )
+    expect(run.report.outcome).toBe('error')
+    expect(errorLine(run.report)).toContain(
+      'belongs to project "someone-else-123", not the one asked for'
+    )
+    expect(paths.some((path) => path.includes('/operations'))).toBe(false)
+  })
+})
+
+describe('branch_id: an id or a name, never an empty gate', () => {
+  it('a branch named like an id (br-hotfix-7) resolves by its name', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    setup.world.addBranch(PROJECT, { id: 'br-quiet-sun-123456', name: 'br-hotfix-7' })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'br-hotfix-7' })
+    expect(run.report.outcome).toBe('success')
+    expect(run.lines).toContain('info: Gating branch br-hotfix-7 (br-quiet-sun-123456)')
+  })
+
+  it('a branch name resolves to its branch, and the gate waits for its operations only', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const [create, start] = setup.world.createBranch(PROJECT, {
+      branchId: 'br-preview-pr-12',
+      branchName: 'preview/pr-12'
+    })
+    create.timeline = start.timeline = [{ status: 'running', reads: 1 }, { status: 'finished' }]
+    const onMain = setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
+    })
+    const main = await runSimulated(setup, { project_id: PROJECT, branch_id: 'main' })
+    expect(main.report.outcome).toBe('success')
+    expect(main.report.wait?.operations.map((op) => op.id)).toEqual([onMain.id])
+    expect(main.lines).toContain('info: Gating branch main (br-main-000001)')
+    const preview = await runSimulated(setup, { project_id: PROJECT, branch_id: 'preview/pr-12' })
+    expect(preview.report.branch).toMatchObject({ id: 'br-preview-pr-12', name: 'preview/pr-12' })
+    expect(setup.api.requests.filter((request) => request.route === 'branches')).toHaveLength(2)
+  })
+
+  it.each([
+    ['an id that names no branch', 'br-gone-123456', 'has no branch with the id "br-gone-123456"'],
+    ['a name that fits several', 'twin', '2 branches of project']
+  ])('%s is an input error before the first poll', async (_case, input, message) => {
+    const setup = simulatedWorld({ history: 0 })
+    setup.world.addBranch(PROJECT, { id: 'br-twin-000001', name: 'twin' })
+    setup.world.addBranch(PROJECT, { id: 'br-twin-000002', name: 'twin' })
+    setup.world.addOperation(PROJECT, { action: 'apply_config', timeline: [{ status: 'running' }] })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: input })
+    expect(run.report.outcome).toBe('error')
+    expect(run.report.error).toMatch(/^input "branch_id": /)
+    expect(run.report.error).toContain(message)
+    expect(run.requests.some((request) => request.route === 'operations')).toBe(false)
+  })
+})

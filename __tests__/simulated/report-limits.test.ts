@@ -1,0 +1,50 @@
+/*
+ * The report within GitHub's limits, in process on simulated time: 10,000 operations in flight give
+ * a summary and outputs far below GitHub's limits; an error, or a cancellation, before anything was
+ * read says so, never "nothing in flight". What the runner's files hold of a huge error or of
+ * multi-byte text is shown over the bundle (e2e/report-limits.test.ts).
+ */
+import { describe, expect, it } from '@jest/globals'
+import { buildOutputs } from '../../src/report/outputs.js'
+import { MAX_SUMMARY_BYTES, renderSummaryWithin } from '../../src/report/summary.js'
+import { KEYS } from '../../script/servers/neon-api/scenarios.ts'
+import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+
+describe('stay within GitHub limits; say what is known', () => {
+  it('10,000 operations in flight: the summary stays far below 1 MiB, the output within 512 KiB', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    for (let i = 0; i < 10_000; i++) {
+      setup.world.addOperation(PROJECT, {
+        action: 'apply_config',
+        createdAt: setup.world.now() - i * 1000,
+        timeline: [{ status: 'running' }]
+      })
+    }
+    const run = await runSimulated(setup, { project_id: PROJECT, wait: 'false' })
+    expect(run.report.outcome).toBe('pending')
+    const summary = renderSummaryWithin(run.report, MAX_SUMMARY_BYTES)
+    expect(summary.length).toBeLessThan(256 * 1024)
+    expect(summary).toContain('<h3>Operations (10000)</h3>')
+    expect(summary).toContain('… and 9950 more operations not shown')
+    const { outputs, notes } = buildOutputs(run.report)
+    expect(Buffer.byteLength(outputs.operations)).toBeLessThanOrEqual(512 * 1024)
+    expect(notes).toContainEqual(expect.stringContaining('The operations output holds the first'))
+  })
+
+  it('an error before anything was read does not claim that nothing is in flight', async () => {
+    const run = await runSimulated(simulatedWorld(), { api_key: KEYS.revoked, project_id: PROJECT })
+    expect(run.report.outcome).toBe('error')
+    const summary = renderSummaryWithin(run.report, MAX_SUMMARY_BYTES)
+    expect(summary).not.toContain('No operation in flight')
+    expect(summary).toContain('Nothing could be read before the error')
+  })
+
+  it('cancelled while listing projects: outcome cancelled', async () => {
+    const setup = simulatedWorld()
+    setup.api.addFault({ kind: 'slow', delayMs: 20_000 })
+    const run = await runSimulated(setup, { list_projects: 'true' }, { cancelAt: 500 })
+    expect(run.report.outcome).toBe('cancelled')
+    expect(run.endedAt).toBe(500)
+    expect(renderSummaryWithin(run.report, MAX_SUMMARY_BYTES)).toContain('🚫 cancelled')
+  })
+})
