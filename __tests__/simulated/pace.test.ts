@@ -47,37 +47,45 @@ describe('one poll every interval', () => {
 })
 
 describe('retries keep the pace', () => {
-  it('503, 423, a dropped connection and a slow answer: each retried no sooner than interval, within 3', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = setup.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
-    setup.api.addFault({ kind: 'status', status: 503, times: 1 })
-    setup.api.addFault({ kind: 'status', status: 423, times: 1 })
-    setup.api.addFault({ kind: 'drop', times: 1 })
-    setup.api.addFault({ kind: 'slow', delayMs: 300, times: 1 })
-    const run = await runSimulated(setup, { project_id: PROJECT, operation_id: op.id })
-    expect(run.report.outcome).toBe('success')
-    expect(run.requests.map((request) => request.fault ?? request.status)).toEqual([
-      'status',
-      'status',
-      'drop',
-      'slow'
-    ])
-    expect(run.report.requests).toEqual({ requests: 4, retries: 3 })
-    for (const gap of gapsBetween(run.requests)) {
-      expect(gap).toBeGreaterThanOrEqual(INTERVAL)
-      expect(gap).toBeLessThanOrEqual(3 * INTERVAL)
-    }
-    expect(run.lines).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/HTTP 503; retrying in \d+\.\d s$/),
-        expect.stringMatching(/HTTP 423; retrying in/),
-        expect.stringMatching(/no answer \(ECONNRESET/)
+  // The jitter's extremes too: a draw of 0 is the earliest retry the policy can choose.
+  it.each([0, 0.5, 0.999])(
+    '503, 423, a dropped connection and a slow answer: each retried no sooner than interval, within 3 (draw %d)',
+    async (draw) => {
+      const setup = simulatedWorld({ history: 0 })
+      const op = setup.world.addOperation(PROJECT, {
+        action: 'apply_config',
+        timeline: [{ status: 'finished' }]
+      })
+      setup.api.addFault({ kind: 'status', status: 503, times: 1 })
+      setup.api.addFault({ kind: 'status', status: 423, times: 1 })
+      setup.api.addFault({ kind: 'drop', times: 1 })
+      setup.api.addFault({ kind: 'slow', delayMs: 300, times: 1 })
+      const run = await runSimulated(
+        setup,
+        { project_id: PROJECT, operation_id: op.id },
+        { random: () => draw }
+      )
+      expect(run.report.outcome).toBe('success')
+      expect(run.requests.map((request) => request.fault ?? request.status)).toEqual([
+        'status',
+        'status',
+        'drop',
+        'slow'
       ])
-    )
-  })
+      expect(run.report.requests).toEqual({ requests: 4, retries: 3 })
+      for (const gap of gapsBetween(run.requests)) {
+        expect(gap).toBeGreaterThanOrEqual(INTERVAL)
+        expect(gap).toBeLessThanOrEqual(3 * INTERVAL)
+      }
+      expect(run.lines).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/HTTP 503; retrying in \d+\.\d s$/),
+          expect.stringMatching(/HTTP 423; retrying in/),
+          expect.stringMatching(/no answer \(ECONNRESET/)
+        ])
+      )
+    }
+  )
 
   it('once trouble ends, however long it lasted, the next request comes within 3 intervals', async () => {
     const setup = simulatedWorld({ history: 0 })

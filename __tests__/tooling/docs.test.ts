@@ -259,6 +259,10 @@ describe('every message a user can meet has a troubleshooting entry', () => {
     expect(templates.map((template) => template.quote)).toContain(
       'api_key is missing, invalid or revoked'
     )
+    // Text passed to a helper that builds the message (`explained(why)` in projects.ts).
+    expect(templates.map((template) => template.quote)).toContain(
+      'the key belongs to no organization'
+    )
   })
 
   it('troubleshooting.md quotes each one', () => {

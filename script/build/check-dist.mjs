@@ -11,6 +11,7 @@ const bundle = JSON.parse(readFileSync('package.json', 'utf8'))
   .scripts.bundle.split(' && ')[0]
   .split(' ')
 const args = bundle.map((arg, index) => (bundle[index - 1] === '-o' ? fresh : arg))
+let problem
 try {
   execFileSync('npx', args, { stdio: ['ignore', 'ignore', 'inherit'] })
   const names = new Set([...readdirSync('dist'), ...readdirSync(fresh)])
@@ -23,18 +24,16 @@ try {
     }
   })
   if (stale.length > 0) {
-    console.error(
-      `dist/ is stale (differs in ${stale.join(', ')}): run "npm run bundle" and commit dist/`
-    )
-    process.exit(1)
+    problem = `dist/ is stale (differs in ${stale.join(', ')}): run "npm run bundle" and commit dist/`
+  } else if (!isBundleFresh(ROOT)) {
+    problem = 'dist/build-stamp is not the stamp of this tree: run "npm run bundle" and commit dist/'
   }
-  if (!isBundleFresh(ROOT)) {
-    console.error(
-      'dist/build-stamp is not the stamp of this tree: run "npm run bundle" and commit dist/'
-    )
-    process.exit(1)
-  }
-  console.log('dist/ is the bundle of src/')
 } finally {
+  // Before any exit: the rebuilt bundle is left nowhere, passed or failed.
   rmSync(fresh, { recursive: true, force: true })
 }
+if (problem) {
+  console.error(problem)
+  process.exit(1)
+}
+console.log('dist/ is the bundle of src/')
