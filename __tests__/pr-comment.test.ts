@@ -2,27 +2,16 @@ import { FakeClock } from './fixtures/fake-clock.js'
 import { describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { withoutNetwork } from './fixtures/network.js'
-import type { GitHubContext } from '../src/runner/github-context.js'
 import { octokitCommentApi } from '../src/runner/github-comments.js'
 import { gateMarker, type CommentMode, writePullRequestComment } from '../src/runner/pr-comment.js'
 import type { RunReport } from '../src/report/report.js'
+import { pullRequestContext } from './fixtures/github.js'
 import { collectingLogger } from './fixtures/logger.js'
 
 const API = 'http://127.0.0.1:4020'
 const TOKEN = 'ghs_unit_test_token_abcdef'
 const LIST = '/repos/octo/app/issues/42/comments'
-const context: GitHubContext = {
-  eventName: 'pull_request',
-  sha: 'f'.repeat(40),
-  repository: 'octo/app',
-  workflow: 'Preview',
-  job: 'gate',
-  actor: 'octocat',
-  serverUrl: 'https://github.com',
-  apiUrl: API,
-  runId: '9',
-  pullRequest: { number: 42, headSha: 'a'.repeat(40), headRepository: 'octo/app' }
-}
+const context = pullRequestContext(API)
 const gate = { projectId: 'p-1', branchId: 'br-1', operationIds: [] }
 const marker = gateMarker(context, gate)
 const bot = { login: 'github-actions[bot]', type: 'Bot' }

@@ -6,7 +6,7 @@
  * certificate this process does not trust among them, is tested in process (database-probe.test).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve, terminateOnFirstRequest } from '../fixtures/e2e.js'
+import { PROJECT, runAction, serve, terminateOn } from '../fixtures/e2e.js'
 import {
   admin,
   answerWith,
@@ -167,13 +167,11 @@ describe('the gate ends with a query that answered', () => {
   it('SIGTERM during the connect: cancelled at once', async () => {
     const { server, inputs } = await finishedGate()
     const database = await freshDatabase(PASSWORD)
-    const silent = await silentServer()
+    // SIGTERM as the bundle connects to a server that never answers.
+    let connected = (): void => undefined
+    const terminate = terminateOn((listener) => (connected = listener))
+    const silent = await silentServer(() => connected())
     const url = database.url({ port: silent.port })
-    const terminate = terminateOnFirstRequest({
-      get requests() {
-        return silent.connections() > 0 ? [1] : []
-      }
-    })
     const run = await runAction(
       server,
       { ...inputs, database_url: url, timeout: '60s' },

@@ -16,8 +16,8 @@ import {
   startGitHubServer
 } from '../../script/servers/github-api/server.ts'
 import type { Contract } from '../../script/servers/openapi-contract.ts'
-import type { GitHubContext } from '../../src/runner/github-context.js'
 import { writePullRequestComment } from '../../src/runner/pr-comment.js'
+import { pullRequestContext } from '../fixtures/github.js'
 import { collectingLogger } from '../fixtures/logger.js'
 import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
 
@@ -114,18 +114,7 @@ describe('GitHub’s REST description: the comment’s calls and the local GitHu
     github.tokens.set(WRITE_TOKEN, { user: ACTIONS_BOT, canWrite: true })
     github.tokens.set(PAT, { user: { login: 'octocat', type: 'User' }, canWrite: true })
     github.tokens.set(READ_ONLY_TOKEN, { user: ACTIONS_BOT, canWrite: false })
-    const context: GitHubContext = {
-      eventName: 'pull_request',
-      sha: 'f'.repeat(40),
-      repository: 'octo/app',
-      workflow: 'Preview',
-      job: 'gate',
-      actor: 'octocat',
-      serverUrl: 'https://github.com',
-      apiUrl: github.apiUrl,
-      runId: '9',
-      pullRequest: { number: 42, headSha: 'a'.repeat(40), headRepository: 'octo/app' }
-    }
+    const context = pullRequestContext(github.apiUrl)
     const { logger, lines } = collectingLogger()
     const write = () =>
       writePullRequestComment({

@@ -4,28 +4,14 @@
  * Two of them are shown over the bundle too (e2e/no-false-green.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import type { Handling } from '../../script/servers/neon-api/server.ts'
 import { errorLine } from '../../src/report/headline.js'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
-
-const OP = '5a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'
-const ok = (body: unknown): Handling => ({ kind: 'answer', answer: { status: 200, body } })
-const operation = (fields: Record<string, unknown> = {}) => ({
-  id: OP,
-  project_id: PROJECT,
-  branch_id: 'br-main-000001',
-  action: 'apply_config',
-  status: 'running',
-  failures_count: 0,
-  created_at: '2026-01-01T00:00:00Z',
-  updated_at: '2026-01-01T00:00:00Z',
-  ...fields
-})
+import { runningOp } from '../fixtures/hostile-servers.js'
+import { ok, PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
 
 describe('answers are held to the question', () => {
   it('50 running operations with unreadable created_at keep the gate closed', async () => {
     const operations = Array.from({ length: 50 }, (_, i) =>
-      operation({
+      runningOp({
         id: `5a1f2c3d-4e5f-4a6b-8c7d-${String(i).padStart(12, '0')}`,
         created_at: 'yesterday-ish'
       })

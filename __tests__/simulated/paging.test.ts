@@ -6,16 +6,12 @@
  * are shown over the bundle too (e2e/paging.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import type { Handling } from '../../script/servers/neon-api/server.ts'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { OP, runningOp } from '../fixtures/hostile-servers.js'
+import { ok, PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
 
-const OP = '5a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'
-const ok = (body: unknown): Handling => ({ kind: 'answer', answer: { status: 200, body } })
 /** A server of our own: `answer` gets each request's address, and says what to answer. */
-const scripted =
-  (answer: (url: URL) => unknown) =>
-  (request: { url: string }): Handling =>
-    ok(answer(new URL(request.url, 'http://127.0.0.1')))
+const scripted = (answer: (url: URL) => unknown) => (request: { url: string }) =>
+  ok(answer(new URL(request.url, 'http://127.0.0.1')))
 
 const branch = (id: string, name: string) => ({
   id,
@@ -39,17 +35,9 @@ function pagedSearch(pages: ReturnType<typeof branch>[][]) {
   return { serve, searches }
 }
 
-const operation = (fields: Record<string, unknown> = {}) => ({
-  id: OP,
-  project_id: PROJECT,
-  branch_id: 'br-main-000001',
-  action: 'apply_config',
-  status: 'running',
-  failures_count: 0,
-  created_at: '2025-12-31T23:59:00.000Z',
-  updated_at: '2025-12-31T23:59:00.000Z',
-  ...fields
-})
+/** An operation created a minute before the simulated clock's start: within the first read's 24 h. */
+const operation = (fields: Record<string, unknown> = {}) =>
+  runningOp({ created_at: '2025-12-31T23:59:00.000Z', ...fields })
 
 describe('the branch search ends where pagination.next does', () => {
   it('pages cut to 25 that carry next: the exact name on page 3 is found', async () => {
