@@ -1,8 +1,10 @@
 /*
- * The last step of a gate with `database_url`: once the control plane is done, a query must answer.
- * Attempts go at the gate's pace within its `timeout`; a refused role or password is tried again for
- * 3 intervals from the first attempt (a new role can lag behind its operation); what no wait can
- * change ends the probe at once (domain/database.ts decides which is which).
+ * The last step of a gate with `database_url`: once the control plane is done, a query must answer
+ * 1. Attempts go at the gate's pace within its `timeout`, and each one, every phase of it, is cut
+ * at the request time limit or at the deadline, whichever comes first: nothing answered after the
+ * deadline counts. A refused role or password is tried again for 3 intervals from the first attempt
+ * (a new role can lag behind its operation); what no wait can change ends the probe at once
+ * (domain/database.ts decides which is which, and what counts as an answer).
  */
 import type { DatabaseAnswer, QueryDatabase } from '../api/postgres.js'
 import type { Pace } from '../api/pace.js'
