@@ -35,6 +35,17 @@ function pagedSearch(pages: ReturnType<typeof branch>[][]) {
   return { serve, searches }
 }
 
+/** Gates branch `main` over `search` and expects the one branch named exactly so to be found. */
+async function expectMainFound(search: ReturnType<typeof pagedSearch>) {
+  const run = await runSimulated(
+    simulatedWorld(),
+    { project_id: PROJECT, branch_id: 'main' },
+    { serve: search.serve }
+  )
+  expect(run.report.outcome).toBe('success')
+  expect(run.lines).toContain('info: Gating branch main (br-the-main-000001)')
+}
+
 /** An operation created a minute before the simulated clock's start: within the first read's 24 h. */
 const operation = (fields: Record<string, unknown> = {}) =>
   runningOp({ created_at: '2025-12-31T23:59:00.000Z', ...fields })
@@ -49,13 +60,7 @@ describe('the branch search ends where pagination.next does', () => {
       )
     )
     const search = pagedSearch(pages)
-    const run = await runSimulated(
-      simulatedWorld(),
-      { project_id: PROJECT, branch_id: 'main' },
-      { serve: search.serve }
-    )
-    expect(run.report.outcome).toBe('success')
-    expect(run.lines).toContain('info: Gating branch main (br-the-main-000001)')
+    await expectMainFound(search)
     expect(search.searches).toHaveLength(3)
   })
 
@@ -65,13 +70,7 @@ describe('the branch search ends where pagination.next does', () => {
       [...Array.from({ length: 99 }, (_, i) => branch(`br-main-x-${i}`, `main-x-${i}`)), main],
       [main, branch('br-main-y-000001', 'main-y')]
     ])
-    const run = await runSimulated(
-      simulatedWorld(),
-      { project_id: PROJECT, branch_id: 'main' },
-      { serve: search.serve }
-    )
-    expect(run.report.outcome).toBe('success')
-    expect(run.lines).toContain('info: Gating branch main (br-the-main-000001)')
+    await expectMainFound(search)
   })
 
   it('the branch named exactly "main" on page 3 of the local server’s search is found', async () => {
