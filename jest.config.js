@@ -25,7 +25,7 @@ export default {
   reporters: [
     'default',
     [
-      'jest-monocart-coverage',
+      '<rootDir>/script/build/unit-coverage-reporter.mjs',
       {
         name: 'unit tests',
         outputDir: 'coverage/unit',
