@@ -9,7 +9,9 @@
  * (one setImmediate), so a run of minutes takes a second or two.
  */
 import type { HttpGet } from '../../src/api/http-transport.js'
+import type { QueryDatabase } from '../../src/api/postgres.js'
 import { RetryPolicy } from '../../src/api/retry-policy.js'
+import type { Logger } from '../../src/domain/logger.js'
 import { Redactor } from '../../src/domain/untrusted-text.js'
 import type { RunReport } from '../../src/report/report.js'
 import { gate } from '../../src/runner/gate.js'
@@ -80,17 +82,36 @@ export function startGate(
     interval: `${options.intervalMs}ms`,
     timeout: `${options.timeoutMs}ms`
   }
-  return gate(
-    getInputs((name) => values[name] ?? ''),
-    {
-      clock: time,
-      retryPolicy: new RetryPolicy({ random: options.random }),
-      random: options.random,
-      logger: silent,
-      redactor: new Redactor([KEY]),
-      signal: new AbortController().signal,
-      transport: options.transport,
-      queryDatabase: () => Promise.reject(new Error('the simulated fleet has no database'))
-    }
-  )
+  return simulatedGate(time, values, options)
+}
+
+/**
+ * The action's gate() with these inputs on simulated time over `transport`: its clock, retries and
+ * pace draw from `random`; silent, never cancelled and without a database unless told otherwise.
+ */
+export function simulatedGate(
+  time: SimulatedTime,
+  values: Record<string, string>,
+  dependencies: {
+    random: () => number
+    transport: HttpGet
+    logger?: Logger
+    signal?: AbortSignal
+    queryDatabase?: QueryDatabase
+  }
+): Promise<RunReport> {
+  const inputs = getInputs((name) => values[name] ?? '')
+  const { random } = dependencies
+  return gate(inputs, {
+    clock: time,
+    retryPolicy: new RetryPolicy({ random }),
+    random,
+    logger: dependencies.logger ?? silent,
+    redactor: new Redactor([inputs.apiKey]),
+    signal: dependencies.signal ?? new AbortController().signal,
+    transport: dependencies.transport,
+    queryDatabase:
+      dependencies.queryDatabase ??
+      (() => Promise.reject(new Error('no database in this simulation')))
+  })
 }

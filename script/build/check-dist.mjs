@@ -26,7 +26,8 @@ try {
   if (stale.length > 0) {
     problem = `dist/ is stale (differs in ${stale.join(', ')}): run "npm run bundle" and commit dist/`
   } else if (!isBundleFresh(ROOT)) {
-    problem = 'dist/build-stamp is not the stamp of this tree: run "npm run bundle" and commit dist/'
+    problem =
+      'dist/build-stamp is not the stamp of this tree: run "npm run bundle" and commit dist/'
   }
 } finally {
   // Before any exit: the rebuilt bundle is left nowhere, passed or failed.

@@ -12,7 +12,6 @@ const [folder, spec] = process.argv.slice(2)
 const { bin, args, uid, gid } = JSON.parse(spec)
 const server = spawn(bin, args, {
   cwd: folder,
-  env: { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' },
   stdio: ['ignore', 'ignore', 'inherit'],
   ...(uid === undefined ? {} : { uid, gid })
 })

