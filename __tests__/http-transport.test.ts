@@ -112,18 +112,27 @@ describe('a host name that does not resolve', () => {
       maxBodyBytes: 1024
     })
 
-  it('ENOTFOUND is final: no retry can make the name resolve', async () => {
+  it('ENOTFOUND is a name that did not resolve: retried, for a while (the request core decides how long)', async () => {
     const lookup = resolverSays('ENOTFOUND')
     const failure = await get().catch((error: unknown) => error)
     expect(lookup.mock.calls.map((call) => call[0])).toEqual(['api.neon.test'])
     expect(failure).toBeInstanceOf(TransportError)
-    expect(failure).toMatchObject({ retryable: false, culprit: 'api_host' })
+    expect(failure).toMatchObject({ retryable: true, unresolved: true, culprit: 'api_host' })
     expect((failure as TransportError).message).toContain('ENOTFOUND')
   })
 
-  it('EAI_AGAIN (the resolver is down for now) is retried', async () => {
+  it('EAI_AGAIN (the resolver is down for now) is the same', async () => {
     resolverSays('EAI_AGAIN')
-    await expect(get()).rejects.toMatchObject({ retryable: true, culprit: 'api_host' })
+    await expect(get()).rejects.toMatchObject({
+      retryable: true,
+      unresolved: true,
+      culprit: 'api_host'
+    })
+  })
+
+  it('a refused connection is retried without limit of its own: the name did resolve', async () => {
+    resolverSays('ECONNREFUSED')
+    await expect(get()).rejects.toMatchObject({ retryable: true, unresolved: false })
   })
 })
 

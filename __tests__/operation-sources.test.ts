@@ -91,6 +91,7 @@ function gate(history: History, options: { branchId?: string; failFast?: boolean
         }
       : undefined,
     isDone: (op) => isFinal(op.status, failFast),
+    startedAt: NOW,
     clock,
     logger
   })

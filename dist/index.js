@@ -28372,9 +28372,9 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4802);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7523);
 
-const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
+const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
 if (outcome === 'cancelled')
     process.exit(1);
@@ -28384,12 +28384,13 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4802:
+/***/ 7523:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  z: () => (/* binding */ failUnexpectedly),
   e: () => (/* binding */ run)
 });
 
@@ -31354,24 +31355,28 @@ var external_node_zlib_ = __nccwpck_require__(8522);
  */
 /**
  * Why a request got no usable answer. `retryable: false` means that sending it again cannot help
- * (a host name that does not resolve, a certificate that does not match, a body over the cap, a
- * proxy that refuses us); `culprit` names what to check.
+ * (a certificate that does not match, a body over the cap, a proxy that refuses us); `culprit`
+ * names what to check. `unresolved`: the host name did not resolve, which a runner's resolver does
+ * now and then for a moment, so it is retried, but only for a while (api-core.ts).
  */
 class TransportError extends Error {
     detail;
     retryable;
     culprit;
+    unresolved;
     name = 'TransportError';
-    constructor(detail, retryable, culprit = 'api_host') {
+    constructor(detail, retryable, culprit = 'api_host', unresolved = false) {
         super(detail);
         this.detail = detail;
         this.retryable = retryable;
         this.culprit = culprit;
+        this.unresolved = unresolved;
     }
 }
+/** What a resolver answers for a name it cannot resolve (now, or at all). */
+const UNRESOLVED_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN']);
 /** Error codes of node:net, node:tls and node:http that no retry can fix. */
 const UNRECOVERABLE_CODES = new Set([
-    'ENOTFOUND',
     'EAFNOSUPPORT',
     'EADDRNOTAVAIL',
     'ERR_INVALID_URL',
@@ -31398,7 +31403,8 @@ function classify(error) {
     const { code, message } = (error ?? {});
     const text = typeof message === 'string' ? message : String(error);
     const detail = typeof code === 'string' && !text.includes(code) ? `${code} (${text})` : text;
-    return new TransportError(detail, !(typeof code === 'string' && UNRECOVERABLE_CODES.has(code)));
+    const known = typeof code === 'string' ? code : '';
+    return new TransportError(detail, !UNRECOVERABLE_CODES.has(known), 'api_host', UNRESOLVED_CODES.has(known));
 }
 
 ;// CONCATENATED MODULE: ./src/api/proxy-tunnel.ts
@@ -31475,7 +31481,7 @@ function openTunnel(proxy, target, sockets, signal) {
         });
         request.on('error', (error) => {
             const failure = classify(error);
-            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY): ${failure.detail}`, failure.retryable, 'HTTPS_PROXY'));
+            reject(new TransportError(`the proxy ${via} (HTTPS_PROXY): ${failure.detail}`, failure.retryable, 'HTTPS_PROXY', failure.unresolved));
         });
         request.end();
     });
@@ -31558,7 +31564,9 @@ function exchangeOnce(url, options, tunnel, sockets, signal) {
         });
         request.on('socket', (socket) => sockets.add(socket));
         request.on('error', (error) => reject(classify(error)));
-        request.on('response', (response) => readAnswer(response, options.maxBodyBytes).then(resolve, reject));
+        request.on('response', (response) => {
+            readAnswer(response, options.maxBodyBytes).then(resolve, reject);
+        });
         request.end();
     });
 }
@@ -31824,7 +31832,7 @@ function requestTimeLimitMs(intervalMs) {
  * interval after its floor, the later ones (the gate's own consecutive failures) anywhere in the two
  * intervals after it; no wait is longer than RECOVERY_INTERVALS intervals, or one interval past a
  * longer Retry-After. So a lone gate is back within that bound once trouble ends, however long it
- * lasted, and the fleet's courtesy comes from the pace (src/pace.ts), which every 429 slows.
+ * lasted, and the fleet's courtesy comes from the pace (src/api/pace.ts), which every 429 slows.
  *
  * Why late, and never exactly on the floor: a sliding window's Retry-After names when its first
  * slot frees, and every gate refused in the same crunch hears the same moment; the window frees
@@ -41969,6 +41977,8 @@ class ApiCore {
     options;
     stats = { requests: 0, retries: 0 };
     baseUrl;
+    /** When the host name first failed to resolve, in the streak of such failures now running. */
+    unresolvedSince;
     pollPacing = () => ({
         minimumMs: this.options.pace.intervalMs,
         nextPollMs: this.options.pace.nextPollDelayMs()
@@ -42031,7 +42041,7 @@ class ApiCore {
         const untilDeadline = this.options.deadline - clock.now();
         const timeLimitMs = Math.max(1, Math.min(this.options.requestTimeoutMs, untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS));
         try {
-            return await this.options.transport(url, {
+            const answer = await this.options.transport(url, {
                 headers: {
                     Authorization: `Bearer ${this.options.apiKey}`,
                     Accept: 'application/json',
@@ -42041,16 +42051,35 @@ class ApiCore {
                 maxBodyBytes: MAX_BODY_BYTES,
                 signal
             });
+            this.unresolvedSince = undefined;
+            return answer;
         }
         catch (error) {
             if (signal?.aborted || !(error instanceof TransportError))
                 throw error;
             const detail = this.options.redactor.redact(error.detail);
+            this.checkUnresolved(error, endpoint, detail);
             if (error.retryable) {
                 const timedOut = detail.startsWith('no answer within');
                 throw new NetworkError(endpoint, timedOut ? `no answer within ${formatDuration(timeLimitMs)}` : detail);
             }
             throw new UnrecoverableRequestError(endpoint, detail, error.culprit);
+        }
+    }
+    /**
+     * A host name that does not resolve is retried for RECOVERY_INTERVALS intervals from the first
+     * such answer (a runner's resolver fails briefly now and then); past that, it is an error.
+     */
+    checkUnresolved(error, endpoint, detail) {
+        if (!error.unresolved) {
+            this.unresolvedSince = undefined;
+            return;
+        }
+        const now = this.options.clock.now();
+        this.unresolvedSince ??= now;
+        const lastedMs = now - this.unresolvedSince;
+        if (lastedMs >= RECOVERY_INTERVALS * this.options.pace.intervalMs) {
+            throw new UnrecoverableRequestError(endpoint, `${detail}; the name has not resolved for ${formatDuration(lastedMs)}`, error.culprit);
         }
     }
     apiErrorFrom(raw, endpoint, subject) {
@@ -42351,9 +42380,10 @@ class ProjectsReader {
 
 ;// CONCATENATED MODULE: ./src/api/api-client.ts
 /**
- * The management API as the action reads it, the way @neon/sdk lays it out: one small request core
- * (src/api-core.ts) and a reader per resource, each with its schema and its answer checks. The wait
- * loop and the sources depend on the readers' small interfaces, never on this whole.
+ * The management API as the action reads it, the way Neon's SDK (neondatabase/neon-pkgs) lays it
+ * out: one small request core (src/api/api-core.ts) and a reader per resource
+ * (src/api/resources/), each with its schema and its answer checks. The wait loop and the sources
+ * depend on the readers' small interfaces, never on this whole.
  */
 
 
@@ -42598,7 +42628,80 @@ function apiTime(text) {
     return Number.isNaN(time) ? undefined : time;
 }
 
+;// CONCATENATED MODULE: ./src/wait/recent-failures.ts
+/*
+ * What ended in failure just before the project gate started. A step that creates a branch returns
+ * as soon as the API accepts it, and the branch's operations can fail within seconds, before the
+ * gate's first read: a gate that only waits for what is still in flight would pass over them.
+ */
+
+
+
+
+
+/** How long before the gate started an operation still counts as the newest of its action. */
+const RECENT_FAILURE_WINDOW_MS = 15 * 60 * 1000;
+/** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
+const MAX_RECENT_FAILURE_WARNINGS = 5;
+/** Whether `operation` was created in the window before `startedAt` (or after it). */
+function isRecent(operation, startedAt) {
+    const created = apiTime(operation.created_at);
+    return created === undefined || created >= startedAt - RECENT_FAILURE_WINDOW_MS;
+}
+/**
+ * Of the recent operations the first read saw (`isRecent`), the newest of each action on each
+ * branch, when it ended in failure: a newer operation of the same action that did not fail
+ * supersedes an older failure. With `branchGated`, an `error` fails the gate and a `cancelled` is a
+ * warning; on the whole project every failure is a warning, since the project is idle, which is
+ * what that gate answers. Newest first.
+ */
+function recentFailures(recent, branchGated) {
+    const newest = new Map();
+    for (const operation of recent) {
+        const key = JSON.stringify([operation.branch_id ?? '', operation.action ?? '']);
+        const known = newest.get(key);
+        if (!known || createdTime(operation) > createdTime(known))
+            newest.set(key, operation);
+    }
+    return [...newest.values()]
+        .filter((operation) => classifyStatus(operation.status) === 'failure')
+        .sort((a, b) => createdTime(b) - createdTime(a))
+        .map((operation) => ({
+        operation,
+        failsGate: branchGated && operation.status === 'error'
+    }));
+}
+/** One warning for each failure that does not fail the gate (the first few, then a count). */
+function warnRecentFailures(failures, startedAt, logger) {
+    const warned = failures.filter((failure) => !failure.failsGate);
+    for (const { operation } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
+        const action = truncate(operation.action ?? 'operation', 80);
+        const branch = truncate(operation.branch_id ?? 'its branch', 80);
+        const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
+        const gated = operation.status === 'cancelled'
+            ? 'a cancelled operation does not fail the gate'
+            : 'the project gate does not fail on it; gate on its branch (branch_id) to fail on it';
+        logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBefore(operation, startedAt)}${error}; ${gated}`);
+    }
+    if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
+        logger.warning(`… and ${plural(warned.length - MAX_RECENT_FAILURE_WARNINGS, 'more operation')} ended in failure before the gate started; the summary lists them`);
+    }
+}
+/** `25.0 s before the gate started`, from the operation's last update (else its creation). */
+function endedBefore(operation, startedAt) {
+    const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at);
+    if (ended === undefined || ended >= startedAt)
+        return 'as the gate started';
+    return `${formatDuration(startedAt - ended)} before the gate started`;
+}
+/** Newest first; a time that cannot be read counts as the newest. */
+function createdTime(operation) {
+    return apiTime(operation.created_at) ?? Infinity;
+}
+
 ;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
+
+
 
 
 
@@ -42671,7 +42774,10 @@ const POLL_WALK = {
  * The project gate: every operation of the project (or of one branch) that is in flight.
  *
  * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
- * operations that are not final. Why that is safe: the gate waits for work that was just started,
+ * operations that are not final, `failed` included whatever `fail_fast` says (under `fail_fast` it
+ * is a final failure, never "nothing in flight"). What ended in failure in the 15 minutes before
+ * the gate started is judged too (recent-failures.ts): on the gated branch an `error` fails the
+ * gate; elsewhere it is a warning. Why the 24 h are safe: the gate waits for work that was just started,
  * by this workflow or a concurrent one; the control plane finishes operations in seconds to
  * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
  * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
@@ -42693,6 +42799,7 @@ class ProjectGateSource {
     /** The branch as last read: its `current_state` decides, once its operations are final. */
     branch;
     warnedBranchStates = new Set();
+    recentFailures = [];
     constructor(options) {
         this.options = options;
         this.branch = options.branch?.branch;
@@ -42734,10 +42841,11 @@ class ProjectGateSource {
         }
     }
     async discover() {
-        const { clock, logger, isDone } = this.options;
+        const { clock, logger, startedAt } = this.options;
         // The API's timestamps are wall-clock time.
         const horizon = clock.wallNow() - GATE_LOOKBACK_MS;
         const read = { newest: -Infinity, oldest: Infinity };
+        const recent = [];
         const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
             for (const operation of page.operations) {
                 this.seen.add(operation.id);
@@ -42746,13 +42854,17 @@ class ProjectGateSource {
                     read.newest = Math.max(read.newest, time);
                     read.oldest = Math.min(read.oldest, time);
                 }
+                if (!this.isRelevant(operation))
+                    continue;
+                if (isRecent(operation, startedAt))
+                    recent.push(operation);
                 const inWindow = time === undefined || time >= horizon;
-                if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
+                if (inWindow && isUnfinished(operation.status))
                     this.tracked.set(operation.id, operation);
-                }
             }
             return !isOlderThan(page.operations.at(-1), horizon);
         });
+        this.judgeRecentFailures(recent);
         if (end === 'page cap') {
             const span = read.oldest <= read.newest
                 ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
@@ -42762,6 +42874,15 @@ class ProjectGateSource {
         else if (end === 'repeated cursor') {
             logger.warning('Project gate: the API handed out a page cursor it had given before');
         }
+    }
+    /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
+    judgeRecentFailures(recent) {
+        this.recentFailures = recentFailures(recent, this.options.branch !== undefined);
+        for (const { operation, failsGate } of this.recentFailures) {
+            if (failsGate)
+                this.tracked.set(operation.id, operation);
+        }
+        warnRecentFailures(this.recentFailures, this.options.startedAt, this.options.logger);
     }
     /**
      * A later poll. With nothing pending it still reads the newest page (there is a poll only while
@@ -43115,6 +43236,8 @@ async function gate(inputs, dependencies) {
     const report = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast };
     // One deadline for the whole run: listing, every poll, retry and back-off, the database.
     const stepStartedAt = clock.now();
+    // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
+    const startedAt = clock.wallNow();
     const deadline = stepStartedAt + inputs.timeoutMs;
     const pace = new Pace(inputs.intervalMs, logger, dependencies.random);
     report.pace = pace;
@@ -43127,7 +43250,7 @@ async function gate(inputs, dependencies) {
             await listProjects(client, inputs, report, logger);
         if (inputs.projectId) {
             report.projectId = inputs.projectId;
-            source = await createSource(client, inputs, inputs.projectId, logger, clock);
+            source = await createSource(client, inputs, { projectId: inputs.projectId, startedAt }, dependencies);
             report.wait = await waitForOperations({ wait: inputs.wait, deadline, failFast: inputs.failFast }, { source, pace, clock, logger, signal });
             report.outcome = report.wait.outcome;
             if (inputs.database && report.outcome === 'success') {
@@ -43163,6 +43286,8 @@ async function gate(inputs, dependencies) {
     }
     if (source?.branch)
         report.branch = source.branch;
+    if (source?.recentFailures?.length)
+        report.recentFailures = source.recentFailures;
     return report;
 }
 async function listProjects(client, inputs, report, logger) {
@@ -43174,7 +43299,7 @@ async function listProjects(client, inputs, report, logger) {
     report.outcome = 'success';
 }
 /** The operations named by `operation_id`, or the project gate (on one branch, with `branch_id`). */
-async function createSource(client, inputs, projectId, logger, clock) {
+async function createSource(client, inputs, { projectId, startedAt }, { logger, clock }) {
     const { isDone } = finalityOf(inputs.failFast);
     if (inputs.operationIds.length > 0) {
         return new OperationIdsSource(client.operations, projectId, inputs.operationIds, isDone);
@@ -43189,6 +43314,7 @@ async function createSource(client, inputs, projectId, logger, clock) {
         projectId,
         branch: branch && { branch, reader: client.branches },
         isDone,
+        startedAt,
         clock,
         logger
     });
@@ -43283,9 +43409,13 @@ function describeRun(context) {
 }
 /**
  * Why `api_key` is empty, when GitHub withheld the secret: a pull request from a fork, or a run
- * started by Dependabot. Undefined otherwise.
+ * started by Dependabot. A `pull_request_target` run gets the repository's secrets, forks included:
+ * there the secret is not set, or misnamed. Undefined otherwise.
  */
 function withheldSecretReason(context) {
+    if (context.eventName === 'pull_request_target') {
+        return 'input "api_key" is empty: pull_request_target runs get the repository\'s secrets, fork pull requests included, so the secret passed as api_key is not set in this repository (or its organization or environment), or its name is misspelled in the workflow';
+    }
     const fromFork = context.pullRequest?.headRepository !== undefined &&
         context.pullRequest.headRepository !== context.repository;
     const skip = 'Skip the step for them with: if: github.event.pull_request.head.repo.full_name == github.repository';
@@ -43677,14 +43807,18 @@ function actionOnBranch(operation) {
         { code: operation.branch_id ?? 'its branch' }
     ];
 }
-/** `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"` */
-function failedClause(operation, readAt) {
-    const duration = operationDuration(operation, readAt.get(operation.id));
+/**
+ * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `before the
+ * gate started` when the first read found it so.
+ */
+function failedClause(operation, facts) {
+    const duration = operationDuration(operation, facts.readAt.get(operation.id));
     return [
         ...actionOnBranch(operation),
         ' ended in ',
         { code: operation.status },
         duration ? ` after ${formatDuration(duration.ms)}` : '',
+        facts.endedBeforeStart.has(operation.id) ? ', before the gate started' : '',
         ...(operation.error ? [': ', { quote: operation.error }] : [])
     ];
 }
@@ -43719,11 +43853,14 @@ function operationFacts(report) {
     const seen = seenOperations(report);
     const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
     const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
-    return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map() };
+    const endedBeforeStart = new Set((report.recentFailures ?? [])
+        .filter((failure) => failure.failsGate)
+        .map((failure) => failure.operation.id));
+    return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map(), endedBeforeStart };
 }
 /** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
 function failedList(facts, withIds = false) {
-    return listed(facts.failed, (operation) => failedClause(operation, facts.readAt), withIds);
+    return listed(facts.failed, (operation) => failedClause(operation, facts), withIds);
 }
 /** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
 function inFlightList(facts, withIds = false) {
@@ -43809,7 +43946,11 @@ function errorLine(report) {
         const count = facts.failed.length;
         const what = count === 1 ? 'An operation' : `${count} operations`;
         const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : '';
-        return `${what} ended in failure: ${phraseText(failedList(facts, true))}${beside}`;
+        // When every failure was over before the gate started, the line says so once, up front.
+        const before = facts.failed.every((operation) => facts.endedBeforeStart.has(operation.id));
+        const when = before ? ' before the gate started' : '';
+        const named = before ? { ...facts, endedBeforeStart: new Set() } : facts;
+        return `${what} ended in failure${when}: ${phraseText(failedList(named, true))}${beside}`;
     }
     const branch = !inFlight && branchNotReady(report);
     if (branch)
@@ -44214,6 +44355,7 @@ function renderSummary(report, limits = SUMMARY_LIMITS) {
     if (report.wait?.reason)
         parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`);
     parts.push(...operationsSection(report, facts, limits));
+    parts.push(...recentFailuresSection(report, facts, limits));
     if (report.listing && limits.projectRows > 0)
         parts.push(...projectsSection(report.listing, limits));
     return parts.join('\n') + '\n';
@@ -44232,6 +44374,11 @@ function operationsSection(report, facts, limits) {
     const timeline = renderTimeline(operations, facts.readAt, report.database);
     if (timeline)
         parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`);
+    parts.push(operationsTable(operations, facts, limits));
+    return parts;
+}
+/** The table of operations: what a person checks on the console. */
+function operationsTable(operations, facts, limits) {
     const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'];
     const row = (operation) => {
         const duration = operationDuration(operation, facts.readAt.get(operation.id));
@@ -44249,8 +44396,26 @@ function operationsSection(report, facts, limits) {
             summary_date(operation.created_at)
         ];
     };
-    parts.push(table(headings, operations, limits.operationRows, 'operations', row));
-    return parts;
+    return table(headings, operations, limits.operationRows, 'operations', row);
+}
+/**
+ * What the first read found already over in failure that did not fail the gate (a warning each):
+ * the newest of its action on its branch, in the 15 minutes before the gate started.
+ */
+function recentFailuresSection(report, facts, limits) {
+    const warned = (report.recentFailures ?? [])
+        .filter((failure) => !failure.failsGate)
+        .map((failure) => failure.operation);
+    if (warned.length === 0)
+        return [];
+    const why = report.branch
+        ? 'a cancelled operation does not fail the gate'
+        : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own';
+    return [
+        `<h3>⚠️ Ended in failure before the gate started (${warned.length})</h3>`,
+        `<p>The newest operation of its action on its branch, in the 15 minutes before the gate started; ${why}.</p>`,
+        operationsTable(warned, facts, limits)
+    ];
 }
 function projectsSection(listing, limits) {
     const { projects, unavailableProjectIds } = listing;
@@ -44732,12 +44897,18 @@ function cancelOnSignals(controller, logger) {
 }
 /** The secret inputs, each masked as soon as it is read, before anything else runs. */
 function readSecrets() {
+    return secretInputs((secret) => core_setSecret(secret));
+}
+/**
+ * The secret inputs, and every form of them that redaction must find (the URL's password too),
+ * each handed to `onSecret` as soon as it is read.
+ */
+function secretInputs(onSecret = () => undefined) {
     const secrets = [];
     const read = (name) => {
         const value = getInput(name);
         const forms = (name === 'database_url' ? databaseSecrets(value) : [value]).filter(Boolean);
-        for (const secret of forms)
-            core_setSecret(secret);
+        forms.forEach(onSecret);
         secrets.push(...forms);
         return value;
     };
@@ -44745,6 +44916,16 @@ function readSecrets() {
     read('github_token');
     read('database_url');
     return { apiKey, secrets };
+}
+/**
+ * When run() itself rejects (a sink threw past its own catch): one error line, redacted like every
+ * other, and exit code 1, instead of Node's stack trace.
+ */
+function failUnexpectedly(error) {
+    const redactor = new Redactor(secretInputs().secrets);
+    const message = error instanceof Error ? error.message : String(error);
+    setFailed(forLog(redactor.redact(`The action failed unexpectedly: ${message}`)));
+    return 'error';
 }
 
 

@@ -1,11 +1,13 @@
 /*
  * The network between the runner and the API, over the real bundle: IPv6 loopback, certificates,
- * HTTPS proxies (stalled, refusing, working, with bad credentials) and redirects.
+ * HTTPS proxies (stalled, refusing, working, with bad credentials), redirects, and a resolver that
+ * fails for a moment or for good.
  */
 import { describe, expect, it } from '@jest/globals'
 import type { Socket } from 'node:net'
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import { createServer as createTlsServer } from 'node:tls'
 import {
   hostile,
@@ -20,6 +22,51 @@ import {
 import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
 import { runBundle } from '../../script/runner/run-bundle.ts'
 import { createServer as createHttpServer } from 'node:http'
+
+describe('a host name that does not resolve', () => {
+  const resolverFails = (failures: string) => ({
+    NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'resolver-fails.mjs'))}`,
+    RESOLVER_FAILURES: failures
+  })
+
+  it('for a moment: retried at the pace, and the gate goes on', async () => {
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'finished' }]
+    })
+    const apiHost = server.apiHost.replace('127.0.0.1', 'localhost')
+    const run = await runAction(
+      server,
+      { project_id: PROJECT, operation_id: op.id, api_host: apiHost },
+      { env: resolverFails('2') }
+    )
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(
+      run.stdout.match(/no answer \(getaddrinfo ENOTFOUND localhost\); retrying in/g)
+    ).toHaveLength(2)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('for 3 intervals: an error naming api_host', async () => {
+    const { server } = await serve()
+    const apiHost = server.apiHost.replace('127.0.0.1', 'localhost')
+    const run = await runAction(
+      server,
+      { project_id: PROJECT, operation_id: OP, api_host: apiHost, timeout: '5m' },
+      { env: resolverFails('all') }
+    )
+    expect(run.code).toBe(1)
+    expect(run.stdout).toMatch(
+      /::error::GET \/projects\/.* failed: getaddrinfo ENOTFOUND localhost; the name has not resolved for \d+\.\d s; no retry can fix that: check api_host/
+    )
+    expect(run.outputs.outcome).toBeUndefined()
+    expect(server.requests).toHaveLength(0)
+    // 3 intervals of 1 s, then at most one more retry: far within the 5 minutes of timeout.
+    expect(run.runningMs).toBeLessThan(60_000)
+  })
+})
 
 describe('addresses and certificates', () => {
   it('IPv6 loopback works as api_host', async () => {

@@ -129,6 +129,23 @@ describe('pull requests: forks and Dependabot', () => {
     expect(api.requests).toHaveLength(0)
   })
 
+  it('an empty api_key on pull_request_target, from a fork too, is a secret not set or misnamed, never blamed on GitHub', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const run = await runAction(
+      server,
+      { ...inputs, api_key: '' },
+      { env: runnerEnv(api, { event: 'pull_request_target', headRepository: 'stranger/app' }) }
+    )
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain(
+      '::error::input "api_key" is empty: pull_request_target runs get the repository\'s secrets, fork pull requests included'
+    )
+    expect(run.stdout).toContain('is not set in this repository')
+    expect(run.stdout).not.toContain('GitHub does not pass repository secrets')
+    expect(server.requests).toHaveLength(0)
+  })
+
   it('an empty api_key on a Dependabot run says so', async () => {
     const api = await github()
     const { server, inputs } = await gate()

@@ -1,12 +1,15 @@
 /*
  * What each answer of the API makes of the gate, in process over the local API server (simulated
  * time, so nothing waits): a refused key fails at once, a 403 and a 404 name what the key could not
- * reach, a body that is not JSON names the endpoint. The error line is the step's, as the runner
+ * reach, a body that is not JSON names the endpoint, a host name that does not resolve is retried for
+ * 3 intervals. The error line is the step's, as the runner
  * shows it (e2e/http.test.ts shows one of them over the bundle).
  */
 import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/report/headline.js'
 import { KEYS } from '../../script/servers/neon-api/scenarios.ts'
+import type { IncomingRequest } from '../../script/servers/neon-api/server.ts'
+import type { SimulatedHandling } from '../../script/servers/simulated-network.ts'
 import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
 
 describe('error answers of the API', () => {
@@ -61,5 +64,67 @@ describe('error answers of the API', () => {
       `Unexpected response from GET /projects/${PROJECT}/operations/${op.id}: the body is not JSON`
     )
     expect(run.requests).toHaveLength(1)
+  })
+})
+
+describe('a host name that does not resolve', () => {
+  /** The local API server behind a resolver that fails the first `failures` lookups. */
+  function behindResolver(failures: number) {
+    const setup = simulatedWorld({ history: 0 })
+    const op = setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
+    })
+    const lookups: number[] = []
+    const serve = (request: IncomingRequest, now: number): SimulatedHandling => {
+      lookups.push(now)
+      return lookups.length <= failures ? { kind: 'unresolved' } : setup.api.handle(request)
+    }
+    return { setup, op, lookups, serve }
+  }
+
+  it('is retried at the pace while it lasts less than 3 intervals, and the gate goes on', async () => {
+    const { setup, op, lookups, serve } = behindResolver(2)
+    const run = await runSimulated(setup, { project_id: PROJECT, operation_id: op.id }, { serve })
+    expect(run.report.outcome).toBe('success')
+    expect(run.lines.filter((line) => line.includes('ENOTFOUND'))).toHaveLength(2)
+    // Never faster than the interval (5 s), and within the recovery bound (3 intervals).
+    const gaps = lookups.slice(1, 3).map((t, index) => t - lookups[index])
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual(5000)
+      expect(gap).toBeLessThanOrEqual(15_000)
+    }
+  })
+
+  it('once it has lasted 3 intervals, an error naming api_host; a retry never outlives that by more than one retry', async () => {
+    const { setup, op, lookups, serve } = behindResolver(Infinity)
+    const run = await runSimulated(
+      setup,
+      { project_id: PROJECT, operation_id: op.id, timeout: '10m' },
+      { serve }
+    )
+    expect(run.report.outcome).toBe('error')
+    expect(errorLine(run.report)).toMatch(
+      /^GET \/projects\/demo-project-000001\/operations\/[0-9a-f-]+ failed: getaddrinfo ENOTFOUND 127\.0\.0\.1; the name has not resolved for (1[5-9]|2\d)\.\d s; no retry can fix that: check api_host$/
+    )
+    const lasted = lookups.at(-1)! - lookups[0]
+    expect(lasted).toBeGreaterThanOrEqual(15_000)
+    expect(lasted).toBeLessThan(15_000 + 15_000)
+    expect(run.endedAt).toBeLessThan(30_000)
+  })
+
+  it('an answer in between starts the count again', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running', reads: 8 }, { status: 'finished' }]
+    })
+    // Resolves on every third request only: each streak is short, however long the whole is.
+    let requests = 0
+    const serve = (request: IncomingRequest): SimulatedHandling =>
+      ++requests % 3 === 0 ? setup.api.handle(request) : { kind: 'unresolved' }
+    const run = await runSimulated(setup, { project_id: PROJECT, operation_id: op.id }, { serve })
+    expect(run.report.outcome).toBe('success')
+    expect(run.endedAt).toBeGreaterThan(60_000)
   })
 })

@@ -7,7 +7,7 @@
  * puts the local API server itself there, its world's clock on the simulated one.
  */
 import type { HttpAnswer, HttpGet, HttpGetOptions } from '../../src/api/http-transport.js'
-import { TransportError } from '../../src/api/transport-error.js'
+import { classify, TransportError } from '../../src/api/transport-error.js'
 import type { Clock } from '../../src/domain/clock.js'
 import type { ApiHandler, Handling, IncomingRequest } from './neon-api/server.ts'
 import type { Answer } from './neon-api/routes.ts'
@@ -85,8 +85,11 @@ export class SimulatedTime implements Clock {
   }
 }
 
-/** What the simulated server does with a request: what the local API server would, or nothing. */
-export type SimulatedHandling = Handling | { kind: 'none' }
+/**
+ * What the simulated server does with a request: what the local API server would, or nothing; or
+ * the request never reaches it, because the host name did not resolve.
+ */
+export type SimulatedHandling = Handling | { kind: 'none' } | { kind: 'unresolved' }
 
 /** From a request's start to the server, and from the server back: the local server's few ms. */
 const HALF_TRIP_MS = 1
@@ -149,6 +152,16 @@ export function simulatedNetwork(
             )
           case 'malformed':
             return void answer(200, {}, handling.body)
+          case 'unresolved':
+            // As node:dns fails a lookup, through the transport's own reading of it.
+            return void settle(() =>
+              reject(
+                classify({
+                  code: 'ENOTFOUND',
+                  message: `getaddrinfo ENOTFOUND ${url.hostname}`
+                })
+              )
+            )
           case 'none':
             return
         }

@@ -1,7 +1,8 @@
 /**
- * The management API as the action reads it, the way @neon/sdk lays it out: one small request core
- * (src/api-core.ts) and a reader per resource, each with its schema and its answer checks. The wait
- * loop and the sources depend on the readers' small interfaces, never on this whole.
+ * The management API as the action reads it, the way Neon's SDK (neondatabase/neon-pkgs) lays it
+ * out: one small request core (src/api/api-core.ts) and a reader per resource
+ * (src/api/resources/), each with its schema and its answer checks. The wait loop and the sources
+ * depend on the readers' small interfaces, never on this whole.
  */
 import { ApiCore, type ApiCoreOptions, type RequestStats } from './api-core.js'
 import { BranchesReader } from './resources/branches.js'

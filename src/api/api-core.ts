@@ -2,7 +2,7 @@
  * The small core every resource reader stands on: one GET of the management API through the retry
  * policy, bounded by the per-request limit, the overall deadline and the job's cancellation, with
  * the answer's status turned into an error, its body checked against the reader's schema and
- * against the question, and the request counts. What each endpoint is lives in src/resources/.
+ * against the question, and the request counts. What each endpoint is lives in src/api/resources/.
  */
 import type { z } from 'zod'
 import type { Clock } from '../domain/clock.js'
@@ -18,7 +18,12 @@ import type { HttpAnswer, HttpGet } from './http-transport.js'
 import { TransportError } from './transport-error.js'
 import type { Logger } from '../domain/logger.js'
 import type { Pace } from './pace.js'
-import { type RetryPacing, type RetryPolicy, withRetries } from './retry-policy.js'
+import {
+  RECOVERY_INTERVALS,
+  type RetryPacing,
+  type RetryPolicy,
+  withRetries
+} from './retry-policy.js'
 import { type ErrorBody, ErrorBodySchema } from '../domain/schemas.js'
 import { truncate, type Redactor } from '../domain/untrusted-text.js'
 import { ACTION_NAME, ACTION_VERSION } from '../domain/version.js'
@@ -92,6 +97,8 @@ export function strangerIn(
 export class ApiCore {
   readonly stats: RequestStats = { requests: 0, retries: 0 }
   private readonly baseUrl: string
+  /** When the host name first failed to resolve, in the streak of such failures now running. */
+  private unresolvedSince?: number
   private readonly pollPacing = (): RetryPacing => ({
     minimumMs: this.options.pace.intervalMs,
     nextPollMs: this.options.pace.nextPollDelayMs()
@@ -165,7 +172,7 @@ export class ApiCore {
       )
     )
     try {
-      return await this.options.transport(url, {
+      const answer = await this.options.transport(url, {
         headers: {
           Authorization: `Bearer ${this.options.apiKey}`,
           Accept: 'application/json',
@@ -175,9 +182,12 @@ export class ApiCore {
         maxBodyBytes: MAX_BODY_BYTES,
         signal
       })
+      this.unresolvedSince = undefined
+      return answer
     } catch (error) {
       if (signal?.aborted || !(error instanceof TransportError)) throw error
       const detail = this.options.redactor.redact(error.detail)
+      this.checkUnresolved(error, endpoint, detail)
       if (error.retryable) {
         const timedOut = detail.startsWith('no answer within')
         throw new NetworkError(
@@ -186,6 +196,27 @@ export class ApiCore {
         )
       }
       throw new UnrecoverableRequestError(endpoint, detail, error.culprit)
+    }
+  }
+
+  /**
+   * A host name that does not resolve is retried for RECOVERY_INTERVALS intervals from the first
+   * such answer (a runner's resolver fails briefly now and then); past that, it is an error.
+   */
+  private checkUnresolved(error: TransportError, endpoint: string, detail: string): void {
+    if (!error.unresolved) {
+      this.unresolvedSince = undefined
+      return
+    }
+    const now = this.options.clock.now()
+    this.unresolvedSince ??= now
+    const lastedMs = now - this.unresolvedSince
+    if (lastedMs >= RECOVERY_INTERVALS * this.options.pace.intervalMs) {
+      throw new UnrecoverableRequestError(
+        endpoint,
+        `${detail}; the name has not resolved for ${formatDuration(lastedMs)}`,
+        error.culprit
+      )
     }
   }
 

@@ -103,9 +103,9 @@ function exchangeOnce(
     })
     request.on('socket', (socket) => sockets.add(socket))
     request.on('error', (error) => reject(classify(error)))
-    request.on('response', (response) =>
+    request.on('response', (response) => {
       readAnswer(response, options.maxBodyBytes).then(resolve, reject)
-    )
+    })
     request.end()
   })
 }

@@ -94,7 +94,8 @@ export function openTunnel(
         new TransportError(
           `the proxy ${via} (HTTPS_PROXY): ${failure.detail}`,
           failure.retryable,
-          'HTTPS_PROXY'
+          'HTTPS_PROXY',
+          failure.unresolved
         )
       )
     })

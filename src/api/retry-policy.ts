@@ -68,7 +68,7 @@ export interface RetryPolicyOptions {
  * interval after its floor, the later ones (the gate's own consecutive failures) anywhere in the two
  * intervals after it; no wait is longer than RECOVERY_INTERVALS intervals, or one interval past a
  * longer Retry-After. So a lone gate is back within that bound once trouble ends, however long it
- * lasted, and the fleet's courtesy comes from the pace (src/pace.ts), which every 429 slows.
+ * lasted, and the fleet's courtesy comes from the pace (src/api/pace.ts), which every 429 slows.
  *
  * Why late, and never exactly on the floor: a sliding window's Retry-After names when its first
  * slot frees, and every gate refused in the same crunch hears the same moment; the window frees

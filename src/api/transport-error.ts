@@ -4,23 +4,27 @@
 
 /**
  * Why a request got no usable answer. `retryable: false` means that sending it again cannot help
- * (a host name that does not resolve, a certificate that does not match, a body over the cap, a
- * proxy that refuses us); `culprit` names what to check.
+ * (a certificate that does not match, a body over the cap, a proxy that refuses us); `culprit`
+ * names what to check. `unresolved`: the host name did not resolve, which a runner's resolver does
+ * now and then for a moment, so it is retried, but only for a while (api-core.ts).
  */
 export class TransportError extends Error {
   override name = 'TransportError'
   constructor(
     readonly detail: string,
     readonly retryable: boolean,
-    readonly culprit: 'api_host' | 'HTTPS_PROXY' | 'the API' = 'api_host'
+    readonly culprit: 'api_host' | 'HTTPS_PROXY' | 'the API' = 'api_host',
+    readonly unresolved = false
   ) {
     super(detail)
   }
 }
 
+/** What a resolver answers for a name it cannot resolve (now, or at all). */
+const UNRESOLVED_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN'])
+
 /** Error codes of node:net, node:tls and node:http that no retry can fix. */
 const UNRECOVERABLE_CODES = new Set([
-  'ENOTFOUND',
   'EAFNOSUPPORT',
   'EADDRNOTAVAIL',
   'ERR_INVALID_URL',
@@ -53,5 +57,11 @@ export function classify(error: unknown): TransportError {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
   const text = typeof message === 'string' ? message : String(error)
   const detail = typeof code === 'string' && !text.includes(code) ? `${code} (${text})` : text
-  return new TransportError(detail, !(typeof code === 'string' && UNRECOVERABLE_CODES.has(code)))
+  const known = typeof code === 'string' ? code : ''
+  return new TransportError(
+    detail,
+    !UNRECOVERABLE_CODES.has(known),
+    'api_host',
+    UNRESOLVED_CODES.has(known)
+  )
 }

@@ -23,14 +23,18 @@ function actionOnBranch(operation: Operation): Phrase {
   ]
 }
 
-/** `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"` */
-function failedClause(operation: Operation, readAt: ReadonlyMap<string, number>): Phrase {
-  const duration = operationDuration(operation, readAt.get(operation.id))
+/**
+ * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `before the
+ * gate started` when the first read found it so.
+ */
+function failedClause(operation: Operation, facts: OperationFacts): Phrase {
+  const duration = operationDuration(operation, facts.readAt.get(operation.id))
   return [
     ...actionOnBranch(operation),
     ' ended in ',
     { code: operation.status },
     duration ? ` after ${formatDuration(duration.ms)}` : '',
+    facts.endedBeforeStart.has(operation.id) ? ', before the gate started' : '',
     ...(operation.error ? [': ', { quote: operation.error }] : [])
   ]
 }
@@ -73,6 +77,8 @@ export interface OperationFacts {
   /** Neither succeeded nor failed for good: still in flight, retrying or of unknown status. */
   inFlight: Operation[]
   readAt: ReadonlyMap<string, number>
+  /** Ids of the failures that the gate's first read found already over (recent failures). */
+  endedBeforeStart: ReadonlySet<string>
 }
 
 export function operationFacts(report: RunReport): OperationFacts {
@@ -82,12 +88,17 @@ export function operationFacts(report: RunReport): OperationFacts {
   const inFlight = (seen ?? []).filter(
     (operation) => !succeeded(operation.status) && !failed.includes(operation)
   )
-  return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map() }
+  const endedBeforeStart = new Set(
+    (report.recentFailures ?? [])
+      .filter((failure) => failure.failsGate)
+      .map((failure) => failure.operation.id)
+  )
+  return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map(), endedBeforeStart }
 }
 
 /** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
 function failedList(facts: OperationFacts, withIds = false): Phrase {
-  return listed(facts.failed, (operation) => failedClause(operation, facts.readAt), withIds)
+  return listed(facts.failed, (operation) => failedClause(operation, facts), withIds)
 }
 
 /** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
@@ -171,7 +182,11 @@ export function errorLine(report: RunReport): string | undefined {
     const count = facts.failed.length
     const what = count === 1 ? 'An operation' : `${count} operations`
     const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : ''
-    return `${what} ended in failure: ${phraseText(failedList(facts, true))}${beside}`
+    // When every failure was over before the gate started, the line says so once, up front.
+    const before = facts.failed.every((operation) => facts.endedBeforeStart.has(operation.id))
+    const when = before ? ' before the gate started' : ''
+    const named = before ? { ...facts, endedBeforeStart: new Set<string>() } : facts
+    return `${what} ended in failure${when}: ${phraseText(failedList(named, true))}${beside}`
   }
   const branch = !inFlight && branchNotReady(report)
   if (branch) return `${cut} while ${phraseText(branch)}`

@@ -6,6 +6,7 @@ import type { Pace } from '../api/pace.js'
 import type { Branch, Operation } from '../domain/schemas.js'
 import type { Outcome, WaitResult } from '../wait/wait-for-operations.js'
 import { apiTime } from '../domain/api-time.js'
+import type { RecentFailure } from '../wait/recent-failures.js'
 
 /** How a run ended: the wait's outcome, or `error` when it could not run (inputs, keys, files). */
 export type RunOutcome = Outcome | 'error'
@@ -32,6 +33,11 @@ export interface RunReport {
   pace?: Pick<Pace, 'rateLimited' | 'slowestMs'>
   /** The message of the error that failed the step, already redacted. */
   error?: string
+  /**
+   * The project gate: what had ended in failure in the 15 minutes before it started, the newest of
+   * its action on its branch. Those that fail the gate are among the wait's operations too.
+   */
+  recentFailures?: RecentFailure[]
   /** Operations as last seen when an error cut the wait short; absent if nothing was read. */
   lastSeen?: Operation[]
 }

@@ -152,6 +152,7 @@ export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY
   ]
   if (report.wait?.reason) parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`)
   parts.push(...operationsSection(report, facts, limits))
+  parts.push(...recentFailuresSection(report, facts, limits))
   if (report.listing && limits.projectRows > 0)
     parts.push(...projectsSection(report.listing, limits))
   return parts.join('\n') + '\n'
@@ -173,6 +174,16 @@ function operationsSection(
   const parts = [`<h3>Operations (${operations.length})</h3>`]
   const timeline = renderTimeline(operations, facts.readAt, report.database)
   if (timeline) parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`)
+  parts.push(operationsTable(operations, facts, limits))
+  return parts
+}
+
+/** The table of operations: what a person checks on the console. */
+function operationsTable(
+  operations: Operation[],
+  facts: OperationFacts,
+  limits: SummaryLimits
+): string {
   const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date']
   const row = (operation: Operation) => {
     const duration = operationDuration(operation, facts.readAt.get(operation.id))
@@ -190,8 +201,30 @@ function operationsSection(
       date(operation.created_at)
     ]
   }
-  parts.push(table(headings, operations, limits.operationRows, 'operations', row))
-  return parts
+  return table(headings, operations, limits.operationRows, 'operations', row)
+}
+
+/**
+ * What the first read found already over in failure that did not fail the gate (a warning each):
+ * the newest of its action on its branch, in the 15 minutes before the gate started.
+ */
+function recentFailuresSection(
+  report: RunReport,
+  facts: OperationFacts,
+  limits: SummaryLimits
+): string[] {
+  const warned = (report.recentFailures ?? [])
+    .filter((failure) => !failure.failsGate)
+    .map((failure) => failure.operation)
+  if (warned.length === 0) return []
+  const why = report.branch
+    ? 'a cancelled operation does not fail the gate'
+    : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'
+  return [
+    `<h3>⚠️ Ended in failure before the gate started (${warned.length})</h3>`,
+    `<p>The newest operation of its action on its branch, in the 15 minutes before the gate started; ${why}.</p>`,
+    operationsTable(warned, facts, limits)
+  ]
 }
 
 function projectsSection(listing: ProjectListing, limits: SummaryLimits): string[] {

@@ -47,6 +47,8 @@ export async function gate(inputs: Inputs, dependencies: GateDependencies): Prom
   const report: RunReport = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast }
   // One deadline for the whole run: listing, every poll, retry and back-off, the database.
   const stepStartedAt = clock.now()
+  // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
+  const startedAt = clock.wallNow()
   const deadline = stepStartedAt + inputs.timeoutMs
   const pace = new Pace(inputs.intervalMs, logger, dependencies.random)
   report.pace = pace
@@ -58,7 +60,12 @@ export async function gate(inputs: Inputs, dependencies: GateDependencies): Prom
     if (inputs.listProjects) await listProjects(client, inputs, report, logger)
     if (inputs.projectId) {
       report.projectId = inputs.projectId
-      source = await createSource(client, inputs, inputs.projectId, logger, clock)
+      source = await createSource(
+        client,
+        inputs,
+        { projectId: inputs.projectId, startedAt },
+        dependencies
+      )
       report.wait = await waitForOperations(
         { wait: inputs.wait, deadline, failFast: inputs.failFast },
         { source, pace, clock, logger, signal }
@@ -94,6 +101,7 @@ export async function gate(inputs: Inputs, dependencies: GateDependencies): Prom
     if (source && source.completedPolls > 0) report.lastSeen = source.operations
   }
   if (source?.branch) report.branch = source.branch
+  if (source?.recentFailures?.length) report.recentFailures = source.recentFailures
   return report
 }
 
@@ -117,9 +125,8 @@ async function listProjects(
 async function createSource(
   client: ApiClient,
   inputs: Inputs,
-  projectId: string,
-  logger: Logger,
-  clock: Clock
+  { projectId, startedAt }: { projectId: string; startedAt: number },
+  { logger, clock }: Pick<GateDependencies, 'logger' | 'clock'>
 ): Promise<OperationSource> {
   const { isDone } = finalityOf(inputs.failFast)
   if (inputs.operationIds.length > 0) {
@@ -135,6 +142,7 @@ async function createSource(
     projectId,
     branch: branch && { branch, reader: client.branches },
     isDone,
+    startedAt,
     clock,
     logger
   })

@@ -97,9 +97,13 @@ export function describeRun(context: GitHubContext): string {
 
 /**
  * Why `api_key` is empty, when GitHub withheld the secret: a pull request from a fork, or a run
- * started by Dependabot. Undefined otherwise.
+ * started by Dependabot. A `pull_request_target` run gets the repository's secrets, forks included:
+ * there the secret is not set, or misnamed. Undefined otherwise.
  */
 export function withheldSecretReason(context: GitHubContext): string | undefined {
+  if (context.eventName === 'pull_request_target') {
+    return 'input "api_key" is empty: pull_request_target runs get the repository\'s secrets, fork pull requests included, so the secret passed as api_key is not set in this repository (or its organization or environment), or its name is misspelled in the workflow'
+  }
   const fromFork =
     context.pullRequest?.headRepository !== undefined &&
     context.pullRequest.headRepository !== context.repository

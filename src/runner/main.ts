@@ -86,11 +86,22 @@ function cancelOnSignals(controller: AbortController, logger: Logger): () => voi
 
 /** The secret inputs, each masked as soon as it is read, before anything else runs. */
 function readSecrets(): { apiKey: string; secrets: string[] } {
+  return secretInputs((secret) => core.setSecret(secret))
+}
+
+/**
+ * The secret inputs, and every form of them that redaction must find (the URL's password too),
+ * each handed to `onSecret` as soon as it is read.
+ */
+function secretInputs(onSecret: (secret: string) => void = () => undefined): {
+  apiKey: string
+  secrets: string[]
+} {
   const secrets: string[] = []
   const read = (name: string): string => {
     const value = core.getInput(name)
     const forms = (name === 'database_url' ? databaseSecrets(value) : [value]).filter(Boolean)
-    for (const secret of forms) core.setSecret(secret)
+    forms.forEach(onSecret)
     secrets.push(...forms)
     return value
   }
@@ -98,4 +109,15 @@ function readSecrets(): { apiKey: string; secrets: string[] } {
   read('github_token')
   read('database_url')
   return { apiKey, secrets }
+}
+
+/**
+ * When run() itself rejects (a sink threw past its own catch): one error line, redacted like every
+ * other, and exit code 1, instead of Node's stack trace.
+ */
+export function failUnexpectedly(error: unknown): RunOutcome {
+  const redactor = new Redactor(secretInputs().secrets)
+  const message = error instanceof Error ? error.message : String(error)
+  core.setFailed(forLog(redactor.redact(`The action failed unexpectedly: ${message}`)))
+  return 'error'
 }

@@ -8,6 +8,13 @@ import { operationsCursor, type OperationsReader } from '../api/resources/operat
 import type { Branch, Operation, OperationList } from '../domain/schemas.js'
 import { truncate } from '../domain/untrusted-text.js'
 import { apiTime } from '../domain/api-time.js'
+import { isUnfinished } from '../domain/operation-status.js'
+import {
+  isRecent,
+  type RecentFailure,
+  recentFailures,
+  warnRecentFailures
+} from './recent-failures.js'
 
 /** Where the wait loop gets operations from: given ids, or the project gate. */
 export interface OperationSource {
@@ -22,6 +29,8 @@ export interface OperationSource {
    * the gate stays open while it cannot be queried.
    */
   readonly branch?: Branch
+  /** What had ended in failure just before the gate started (the project gate only). */
+  readonly recentFailures?: RecentFailure[]
 }
 
 /** What the wait reads of operations: one by id, and the list. */
@@ -98,6 +107,8 @@ export interface ProjectGateOptions {
   /** The branch the gate is narrowed to, as resolved, and how to read it again. */
   branch?: { branch: Branch; reader: Pick<BranchReader, 'getBranch'> }
   isDone: IsDone
+  /** When the gate started (wall clock, epoch ms): what ended just before it is judged too. */
+  startedAt: number
   clock: Clock
   logger: Logger
 }
@@ -106,7 +117,10 @@ export interface ProjectGateOptions {
  * The project gate: every operation of the project (or of one branch) that is in flight.
  *
  * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
- * operations that are not final. Why that is safe: the gate waits for work that was just started,
+ * operations that are not final, `failed` included whatever `fail_fast` says (under `fail_fast` it
+ * is a final failure, never "nothing in flight"). What ended in failure in the 15 minutes before
+ * the gate started is judged too (recent-failures.ts): on the gated branch an `error` fails the
+ * gate; elsewhere it is a warning. Why the 24 h are safe: the gate waits for work that was just started,
  * by this workflow or a concurrent one; the control plane finishes operations in seconds to
  * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
  * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
@@ -127,6 +141,7 @@ export class ProjectGateSource implements OperationSource {
   /** The branch as last read: its `current_state` decides, once its operations are final. */
   branch?: Branch
   private readonly warnedBranchStates = new Set<string>()
+  recentFailures: RecentFailure[] = []
 
   constructor(private readonly options: ProjectGateOptions) {
     this.branch = options.branch?.branch
@@ -170,10 +185,11 @@ export class ProjectGateSource implements OperationSource {
   }
 
   private async discover(): Promise<void> {
-    const { clock, logger, isDone } = this.options
+    const { clock, logger, startedAt } = this.options
     // The API's timestamps are wall-clock time.
     const horizon = clock.wallNow() - GATE_LOOKBACK_MS
     const read = { newest: -Infinity, oldest: Infinity }
+    const recent: Operation[] = []
     const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
       for (const operation of page.operations) {
         this.seen.add(operation.id)
@@ -182,13 +198,14 @@ export class ProjectGateSource implements OperationSource {
           read.newest = Math.max(read.newest, time)
           read.oldest = Math.min(read.oldest, time)
         }
+        if (!this.isRelevant(operation)) continue
+        if (isRecent(operation, startedAt)) recent.push(operation)
         const inWindow = time === undefined || time >= horizon
-        if (inWindow && this.isRelevant(operation) && !isDone(operation)) {
-          this.tracked.set(operation.id, operation)
-        }
+        if (inWindow && isUnfinished(operation.status)) this.tracked.set(operation.id, operation)
       }
       return !isOlderThan(page.operations.at(-1), horizon)
     })
+    this.judgeRecentFailures(recent)
     if (end === 'page cap') {
       const span =
         read.oldest <= read.newest
@@ -200,6 +217,15 @@ export class ProjectGateSource implements OperationSource {
     } else if (end === 'repeated cursor') {
       logger.warning('Project gate: the API handed out a page cursor it had given before')
     }
+  }
+
+  /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
+  private judgeRecentFailures(recent: Operation[]): void {
+    this.recentFailures = recentFailures(recent, this.options.branch !== undefined)
+    for (const { operation, failsGate } of this.recentFailures) {
+      if (failsGate) this.tracked.set(operation.id, operation)
+    }
+    warnRecentFailures(this.recentFailures, this.options.startedAt, this.options.logger)
   }
 
   /**

@@ -1,0 +1,87 @@
+/*
+ * What had ended before the project gate's first read, over the bundle: the README's first recipe
+ * (a branch created, then gated) when the branch's start_compute fails in the seconds between, and
+ * a `failed` operation under fail_fast. The rules themselves (the window, the newest of each
+ * action, cancelled, the whole project) are proven on simulated time (simulated/recent-failures).
+ */
+import { describe, expect, it } from '@jest/globals'
+import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+
+const BRANCH = 'br-preview-pr-42'
+
+async function branchCreated() {
+  const { world, server } = await serve()
+  world.addBranch(PROJECT, { id: BRANCH, name: 'preview/pr-42' })
+  const now = world.now()
+  world.addOperation(PROJECT, {
+    action: 'create_branch',
+    branchId: BRANCH,
+    createdAt: now - 31_000,
+    timeline: [{ status: 'running', ms: 2000 }, { status: 'finished' }]
+  })
+  return { world, server, now }
+}
+
+describe('bundle end to end: what ended before the first read', () => {
+  it("the new branch's start_compute ended in error 25 s before the gate: failure, naming the action, the operation and the error", async () => {
+    const { world, server, now } = await branchCreated()
+    const start = world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: BRANCH,
+      createdAt: now - 30_000,
+      error: 'could not start the compute: quota exceeded',
+      timeline: [{ status: 'running', ms: 5000 }, { status: 'error' }]
+    })
+    const run = await runAction(server, { project_id: PROJECT, branch_id: 'preview/pr-42' })
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({
+      outcome: 'failure',
+      status: 'error',
+      operation_id: start.id,
+      action: 'start_compute',
+      error: 'could not start the compute: quota exceeded'
+    })
+    expect(run.stdout).toContain(
+      `::error::An operation ended in failure before the gate started: ${start.id} (start_compute on ${BRANCH} ended in error after 5.0 s: "could not start the compute: quota exceeded")`
+    )
+    expect(run.summary).toContain('before the gate started')
+  })
+
+  it('a cancelled one is a warning; the gate passes', async () => {
+    const { world, server, now } = await branchCreated()
+    const cancelled = world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: BRANCH,
+      createdAt: now - 30_000,
+      timeline: [{ status: 'running', ms: 5000 }, { status: 'cancelled' }]
+    })
+    const run = await runAction(server, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `::warning::Ended in failure before the gate started: start_compute ${cancelled.id} on ${BRANCH}, cancelled 2\\d\\.\\d s before the gate started`
+      )
+    )
+    expect(run.summary).toContain('Ended in failure before the gate started (1)')
+  })
+
+  it('under fail_fast, a failed operation at the first read is a final failure', async () => {
+    const { world, server, now } = await branchCreated()
+    const failed = world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: BRANCH,
+      createdAt: now - 10_000,
+      timeline: [{ status: 'failed' }]
+    })
+    const run = await runAction(server, { project_id: PROJECT, fail_fast: 'true', timeout: '1m' })
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({
+      outcome: 'failure',
+      status: 'failed',
+      operation_id: failed.id
+    })
+    // Found on the first read (two pages), no further poll.
+    expect(server.requests.filter((request) => request.route === 'operations')).toHaveLength(2)
+  })
+})

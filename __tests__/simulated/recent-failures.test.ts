@@ -1,0 +1,179 @@
+/*
+ * What ended just before the project gate started, in process over the local API server on
+ * simulated time: the 15-minute window, the newest operation of each action, `error` against
+ * `cancelled`, the gated branch against the whole project, and `failed` under fail_fast.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { errorLine } from '../../src/report/headline.js'
+import { renderSummary } from '../../src/report/summary.js'
+import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+
+const BRANCH = 'br-preview-000042'
+const MINUTE = 60_000
+
+/** A world with the preview branch, ready, and nothing in flight; `at` is the gate's start. */
+function world() {
+  const setup = simulatedWorld()
+  setup.world.addBranch(PROJECT, { id: BRANCH, name: 'preview/pr-42' })
+  const at = setup.time.wallNow()
+  /** An operation of the branch created `agoMs` before the gate started, ended `tookMs` later. */
+  const ended = (
+    action: string,
+    status: string,
+    agoMs: number,
+    fields: { branchId?: string; error?: string; tookMs?: number } = {}
+  ) =>
+    setup.world.addOperation(PROJECT, {
+      action,
+      branchId: fields.branchId ?? BRANCH,
+      createdAt: at - agoMs,
+      error: fields.error,
+      timeline: [{ status: 'running', ms: fields.tookMs ?? 5000 }, { status }]
+    })
+  return { setup, ended }
+}
+
+describe('the gate on a branch: what ended just before it started', () => {
+  it('a start_compute that ended in error 25 s before the first read fails the gate, named with its error', async () => {
+    const { setup, ended } = world()
+    ended('create_branch', 'finished', 32_000, { tookMs: 2000 })
+    const start = ended('start_compute', 'error', 30_000, { error: 'compute quota exceeded' })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('failure')
+    expect(run.report.wait?.polls).toBe(1)
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([start.id])
+    expect(errorLine(run.report)).toBe(
+      `An operation ended in failure before the gate started: ${start.id} (start_compute on ${BRANCH} ended in error after 5.0 s: "compute quota exceeded")`
+    )
+    expect(renderSummary(run.report)).toContain(
+      'ended in <code>error</code> after 5.0 s, before the gate started'
+    )
+    // The first poll found it; the gate ended at once, with no second poll.
+    expect(run.endedAt).toBeLessThan(1000)
+  })
+
+  it('counts the newest operation of each action: an error superseded by a newer one that did not fail passes', async () => {
+    const { setup, ended } = world()
+    ended('start_compute', 'error', 120_000, { error: 'first try failed' })
+    ended('start_compute', 'finished', 60_000)
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures).toBeUndefined()
+    expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([])
+  })
+
+  it('an error superseded by one still in flight is waited on through the newer one', async () => {
+    const { setup, ended } = world()
+    ended('start_compute', 'error', 120_000)
+    const retry = ended('start_compute', 'finished', 1000, { tookMs: 12_000 })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([retry.id])
+    expect(run.report.wait?.polls).toBe(4)
+  })
+
+  it('a newer operation that failed too keeps the failure: the newest counts', async () => {
+    const { setup, ended } = world()
+    ended('start_compute', 'finished', 600_000)
+    const failed = ended('start_compute', 'error', 300_000)
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('failure')
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([failed.id])
+  })
+
+  it('the window is 15 minutes before the gate started: created just inside fails, just outside does not', async () => {
+    const inside = world()
+    inside.ended('start_compute', 'error', 15 * MINUTE)
+    const failed = await runSimulated(inside.setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(failed.report.outcome).toBe('failure')
+
+    const outside = world()
+    outside.ended('start_compute', 'error', 15 * MINUTE + 1)
+    const passed = await runSimulated(outside.setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(passed.report.outcome).toBe('success')
+    expect(passed.report.recentFailures).toBeUndefined()
+  })
+
+  it('an error hours old does not fail the gate', async () => {
+    const { setup, ended } = world()
+    ended('start_compute', 'error', 3 * 60 * MINUTE)
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('success')
+  })
+
+  it('a cancelled operation is a warning, listed in the summary; the gate passes', async () => {
+    const { setup, ended } = world()
+    const cancelled = ended('apply_config', 'cancelled', 40_000)
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures).toEqual([
+      { operation: expect.objectContaining({ id: cancelled.id }), failsGate: false }
+    ])
+    expect(run.lines).toContain(
+      `warning: Ended in failure before the gate started: apply_config ${cancelled.id} on ${BRANCH}, cancelled 35.0 s before the gate started; a cancelled operation does not fail the gate`
+    )
+    const summary = renderSummary(run.report)
+    expect(summary).toContain('Ended in failure before the gate started (1)')
+    expect(summary).toContain(cancelled.id)
+  })
+
+  it("another branch's error does not concern this branch's gate", async () => {
+    const { setup, ended } = world()
+    ended('start_compute', 'error', 30_000, { branchId: 'br-main-000001' })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures).toBeUndefined()
+  })
+})
+
+describe('the whole project: recent failures are warnings', () => {
+  it('one warning each, the first five, then a count; the summary lists them all; the outcome stands', async () => {
+    const { setup, ended } = world()
+    const failures = Array.from({ length: 7 }, (_, index) =>
+      ended(`action_${index}`, 'error', 60_000 + index * 1000, {
+        branchId: `br-other-${index}`,
+        error: `failure ${index}`
+      })
+    )
+    const run = await runSimulated(setup, { project_id: PROJECT })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures?.map((failure) => failure.operation.id)).toEqual(
+      failures.map((operation) => operation.id)
+    )
+    const warnings = run.lines.filter((line) => line.startsWith('warning'))
+    expect(warnings).toHaveLength(6)
+    expect(warnings[0]).toBe(
+      `warning: Ended in failure before the gate started: action_0 ${failures[0].id} on br-other-0, error 55.0 s before the gate started: "failure 0"; the project gate does not fail on it; gate on its branch (branch_id) to fail on it`
+    )
+    expect(warnings[5]).toBe(
+      'warning: … and 2 more operations ended in failure before the gate started; the summary lists them'
+    )
+    const summary = renderSummary(run.report)
+    expect(summary).toContain('Ended in failure before the gate started (7)')
+    for (const operation of failures) expect(summary).toContain(operation.id)
+    expect(summary).toContain('No operation in flight.')
+  })
+})
+
+describe('fail_fast on the first read', () => {
+  it('a failed operation already there is a final failure, not "nothing in flight"', async () => {
+    const { setup } = world()
+    const failed = setup.world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: BRANCH,
+      createdAt: setup.time.wallNow() - 20_000,
+      timeline: [{ status: 'failed' }]
+    })
+    const strict = await runSimulated(setup, {
+      project_id: PROJECT,
+      fail_fast: 'true',
+      timeout: '30s'
+    })
+    expect(strict.report.outcome).toBe('failure')
+    expect(strict.report.wait?.polls).toBe(1)
+    expect(strict.report.wait?.operations.map((operation) => operation.id)).toEqual([failed.id])
+    // Without fail_fast, the same operation is the control plane's to retry: waited on.
+    const patient = await runSimulated(setup, { project_id: PROJECT, timeout: '30s' })
+    expect(patient.report.outcome).toBe('timeout')
+  })
+})

@@ -1,0 +1,20 @@
+/*
+ * The suites that run src/ in process, for mutation testing (npm run mutation): the unit tests and
+ * the simulated ones. Not the e2e suites (they run dist/, which no mutant reaches), nor those that
+ * need the global setup's servers (a real PostgreSQL), nor the tooling checks; no coverage.
+ */
+import base from './jest.config.js'
+
+/** @type {import('jest').Config} */
+export default {
+  preset: base.preset,
+  testEnvironment: base.testEnvironment,
+  roots: base.roots,
+  extensionsToTreatAsEsm: base.extensionsToTreatAsEsm,
+  moduleNameMapper: base.moduleNameMapper,
+  transform: base.transform,
+  clearMocks: true,
+  testMatch: ['<rootDir>/__tests__/*.test.ts', '<rootDir>/__tests__/simulated/*.test.ts'],
+  testPathIgnorePatterns: ['/database-probe\\.test\\.ts$', '/simulated/contract\\.test\\.ts$'],
+  testTimeout: 30000
+}
