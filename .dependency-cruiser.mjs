@@ -1,13 +1,16 @@
 /*
- * The layers of src/, one direction: domain → api → wait → report → runner (each may import those
- * before it, never those after). Only the runner touches the runner's toolkit and GitHub.
- * `npm run lint` runs it; docs/development.md draws the same graph (npm run graph).
+ * The layers of src/, one direction: domain → api → wait → report → gate → the two front ends, the
+ * action's runner and the command (each may import those before it, never those after; the front
+ * ends never import each other). Only the runner touches the runner's toolkit and GitHub.
+ * `npm run lint` runs it; docs/development.md draws the same graph (npm run graph), and
+ * __tests__/tooling/layers.test.ts shows each rule failing on a tree that breaks it.
  */
 const LATER = {
-  domain: 'api|wait|report|runner',
-  api: 'wait|report|runner',
-  wait: 'report|runner',
-  report: 'runner'
+  domain: 'api|wait|report|gate|runner|command',
+  api: 'wait|report|gate|runner|command',
+  wait: 'report|gate|runner|command',
+  report: 'gate|runner|command',
+  gate: 'runner|command'
 }
 
 export default {
@@ -27,6 +30,20 @@ export default {
       to: { path: `^src/(${later})/` }
     })),
     {
+      name: 'runner-imports-no-command',
+      severity: 'error',
+      comment: 'The front ends never import each other: the action stands on the gate alone.',
+      from: { path: '^src/runner/' },
+      to: { path: '^src/command/' }
+    },
+    {
+      name: 'command-imports-no-runner',
+      severity: 'error',
+      comment: 'The front ends never import each other: the command stands on the gate alone.',
+      from: { path: '^src/command/' },
+      to: { path: '^src/runner/' }
+    },
+    {
       name: 'only-index-imports-nothing-but-runner',
       severity: 'error',
       comment: 'src/index.ts is thin: it starts the runner.',
@@ -38,14 +55,22 @@ export default {
       severity: 'error',
       comment:
         'Only the runner layer talks to the runner (@actions/core) and GitHub (@actions/github).',
-      from: { path: '^src/(domain|api|wait|report)/' },
+      from: { path: '^src/(?!runner/)' },
       to: { path: '@actions/(core|github)' }
+    },
+    {
+      name: 'command-imports-no-toolkit',
+      severity: 'error',
+      comment:
+        'The command runs outside GitHub Actions: it imports no @actions/ package itself (the API layer keeps the proxy rules of @actions/http-client).',
+      from: { path: '^src/command/' },
+      to: { path: '@actions/' }
     },
     {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A file of src/ that nothing imports is dead code.',
-      from: { orphan: true, path: '^src/', pathNot: '^src/index\\.ts$' },
+      from: { orphan: true, path: '^src/', pathNot: '^src/(command/)?index\\.ts$' },
       to: {}
     }
   ],

@@ -1,12 +1,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { parseDuration } from '../src/domain/duration.js'
 import { InputError } from '../src/domain/errors.js'
-import {
-  DEFAULT_API_HOST,
-  getInputs,
-  ignoredInputWarnings,
-  MAX_OPERATION_IDS
-} from '../src/runner/input-helper.js'
+import { DEFAULT_API_HOST, MAX_OPERATION_IDS } from '../src/gate/input-fields.js'
+import { ignoredInputWarnings } from '../src/gate/inputs.js'
+import { ACTION_INPUT_NAMING, getInputs } from '../src/runner/input-helper.js'
 import { OP_A, OP_B } from './fixtures/operations.js'
 
 function parse(values: Record<string, string>) {
@@ -190,7 +187,8 @@ describe('getInputs', () => {
   it('warns about inputs that the combination ignores', () => {
     expect(
       ignoredInputWarnings(
-        parse({ ...base, operation_id: OP_A, branch_id: 'br-1', org_id: 'org-1' })
+        parse({ ...base, operation_id: OP_A, branch_id: 'br-1', org_id: 'org-1' }),
+        ACTION_INPUT_NAMING
       )
     ).toEqual([
       'branch_id is ignored when operation_id is given: the listed operations are used',
@@ -205,7 +203,8 @@ describe('getInputs', () => {
           api_key: base.api_key,
           list_projects: 'true',
           database_url: 'postgresql://app:pw@127.0.0.1/app?sslmode=disable'
-        })
+        }),
+        ACTION_INPUT_NAMING
       )
     ).toEqual(['database_url is ignored without project_id: there is no gate to end with a query'])
   })

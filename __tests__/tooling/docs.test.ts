@@ -5,13 +5,9 @@ import { pathToFileURL } from 'node:url'
 import { COMMENT_TIME_LIMIT_MS } from '../../src/runner/pr-comment.js'
 import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../../src/api/api-core.js'
 import { ApiError } from '../../src/domain/errors.js'
-import {
-  getInputs,
-  INPUT_NAMES,
-  MAX_INTERVAL_MS,
-  MAX_OPERATION_IDS,
-  MAX_TIMEOUT_MS
-} from '../../src/runner/input-helper.js'
+import { MAX_INTERVAL_MS, MAX_OPERATION_IDS, MAX_TIMEOUT_MS } from '../../src/gate/input-fields.js'
+import { INPUT_NAMES } from '../../src/gate/inputs.js'
+import { getInputs } from '../../src/runner/input-helper.js'
 import {
   GATE_DISCOVERY_PAGE_LIMIT,
   GATE_LOOKBACK_MS,

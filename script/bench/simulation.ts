@@ -14,7 +14,7 @@ import { RetryPolicy } from '../../src/api/retry-policy.js'
 import type { Logger } from '../../src/domain/logger.js'
 import { Redactor } from '../../src/domain/untrusted-text.js'
 import type { RunReport } from '../../src/report/report.js'
-import { gate } from '../../src/runner/gate.js'
+import { gate } from '../../src/gate/gate.js'
 import {
   EPOCH,
   type SimulatedHandling,

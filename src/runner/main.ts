@@ -9,9 +9,10 @@ import type { Logger } from '../domain/logger.js'
 import { forLog, Redactor } from '../domain/untrusted-text.js'
 import { ACTION_VERSION } from '../domain/version.js'
 import type { RunOutcome, RunReport } from '../report/report.js'
-import { gate } from './gate.js'
+import { gate } from '../gate/gate.js'
+import { ignoredInputWarnings, type Inputs } from '../gate/inputs.js'
 import { describeRun, headSha, readGitHubContext, withheldSecretReason } from './github-context.js'
-import { getInputs, ignoredInputWarnings, type Inputs } from './input-helper.js'
+import { ACTION_INPUT_NAMING, getInputs } from './input-helper.js'
 import { publish } from './publish.js'
 
 export interface RunDependencies {
@@ -44,7 +45,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
     const withheld = apiKey ? undefined : withheldSecretReason(context)
     if (withheld) throw new InputError(withheld)
     inputs = getInputs((name) => core.getInput(name))
-    for (const warning of ignoredInputWarnings(inputs)) logger.warning(warning)
+    for (const warning of ignoredInputWarnings(inputs, ACTION_INPUT_NAMING)) logger.warning(warning)
     report = await gate(inputs, {
       clock: dependencies.clock ?? systemClock,
       retryPolicy: dependencies.retryPolicy ?? new RetryPolicy(),

@@ -12,7 +12,7 @@ import { buildOutputs } from '../report/outputs.js'
 import type { RunReport } from '../report/report.js'
 import { MAX_SUMMARY_BYTES, renderSummaryWithin } from '../report/summary.js'
 import type { GitHubContext } from './github-context.js'
-import type { Inputs } from './input-helper.js'
+import type { Inputs } from '../gate/inputs.js'
 import { writePullRequestComment } from './pr-comment.js'
 import { runnerFileProblem } from './runner-files.js'
 

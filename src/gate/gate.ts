@@ -24,7 +24,7 @@ import {
 } from '../wait/operation-sources.js'
 import { probeDatabase } from '../wait/database-probe.js'
 import { waitForOperations } from '../wait/wait-for-operations.js'
-import type { Inputs } from './input-helper.js'
+import type { Inputs } from './inputs.js'
 
 export interface GateDependencies {
   clock: Clock

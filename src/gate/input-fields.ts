@@ -1,0 +1,134 @@
+/*
+ * How each input of the gate is read from its text: booleans, durations, ids, operation ids and the
+ * API's address, each with what it accepts and its default.
+ */
+import { z } from 'zod'
+import { parseDuration } from '../domain/duration.js'
+import { isLoopbackHost } from '../domain/loopback.js'
+import { UNSAFE_CHARACTER_CLASS } from '../domain/untrusted-text.js'
+
+export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
+export const ID_PATTERN = /^[a-z0-9-]{1,60}$/
+/** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
+export const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u')
+/** A user's or a bot's login. */
+export const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/
+export const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const MIN_DURATION_MS = 1000
+
+/** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
+export const MAX_INTERVAL_MS = 60 * 60 * 1000
+/** A self-hosted runner's job may run 5 days; a gate never needs longer. */
+export const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000
+/**
+ * Each id is one request per poll: 40 is the API's per-route burst limit, and 40 requests every
+ * 5 s is under 60 % of the account's 700 a minute.
+ */
+export const MAX_OPERATION_IDS = 40
+/** What an HTTP header can carry: visible ASCII, no spaces. */
+export const API_KEY_PATTERN = /^[\x21-\x7e]+$/
+
+export function booleanInput(defaultValue: boolean) {
+  return z.string().transform((raw, ctx) => {
+    const text = raw.trim()
+    if (text === '') return defaultValue
+    if (['true', 'True', 'TRUE'].includes(text)) return true
+    if (['false', 'False', 'FALSE'].includes(text)) return false
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not a boolean; use true or false` })
+    return z.NEVER
+  })
+}
+
+export function durationInput(defaultText: string, maxMs: number, maxText: string) {
+  return z.string().transform((raw, ctx) => {
+    const text = raw.trim() || defaultText
+    const ms = parseDuration(text)
+    if (ms === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${text}" is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
+      })
+      return z.NEVER
+    }
+    if (ms < MIN_DURATION_MS) {
+      ctx.addIssue({ code: 'custom', message: `"${text}" is below the minimum of 1 second` })
+      return z.NEVER
+    }
+    if (ms > maxMs) {
+      ctx.addIssue({ code: 'custom', message: `"${text}" is above the maximum of ${maxText}` })
+      return z.NEVER
+    }
+    return ms
+  })
+}
+
+export function idInput(pattern: RegExp, accepted: string) {
+  return z.string().transform((raw, ctx) => {
+    const text = raw.trim()
+    if (text === '') return undefined
+    if (!pattern.test(text)) {
+      ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` })
+      return z.NEVER
+    }
+    return text
+  })
+}
+
+/** `gateInstead`: the inputs that gate a project or a branch, as the front end names them. */
+export function operationIdsInput(gateInstead: string) {
+  return z.string().transform((raw, ctx) => {
+    const ids = raw
+      .split(/[\s,]+/)
+      .map((id) => id.toLowerCase())
+      .filter((id) => id !== '')
+    const invalid = ids.filter((id) => !UUID_PATTERN.test(id))
+    if (invalid.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${invalid.map((id) => `"${id}"`).join(', ')} ${invalid.length === 1 ? 'is not a UUID' : 'are not UUIDs'}; give operation ids (UUIDs) separated by commas, spaces or new lines`
+      })
+      return z.NEVER
+    }
+    const unique = [...new Set(ids)]
+    if (unique.length > MAX_OPERATION_IDS) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${unique.length} operation ids given, at most ${MAX_OPERATION_IDS} are accepted (each is one request per poll against the account's shared rate limit); gate the project or branch instead (${gateInstead})`
+      })
+      return z.NEVER
+    }
+    return unique
+  })
+}
+
+export const apiHostInput = z.string().transform((raw, ctx) => {
+  const text = raw.trim() || DEFAULT_API_HOST
+  const accepted = 'an absolute https:// address (http:// only for localhost, 127.x.x.x or [::1])'
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    const shown = /[@\s]/.test(text) ? 'the value' : `"${text}"`
+    ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` })
+    return z.NEVER
+  }
+  if (url.username || url.password) {
+    // Never repeat the credentials in the error.
+    ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` })
+    return z.NEVER
+  }
+  const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname)
+  if (url.protocol !== 'https:' && !loopbackHttp) {
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` })
+    return z.NEVER
+  }
+  if (url.search || url.hash) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must not carry a query or a fragment; expected ${accepted}`
+    })
+    return z.NEVER
+  }
+  return url.toString().replace(/\/+$/, '')
+})

@@ -1,0 +1,193 @@
+/*
+ * The gate's inputs, one schema for both front ends: what each accepts, its default and its
+ * problems, worded with the names the front end gives them (InputNaming).
+ */
+import { z } from 'zod'
+import { parseDatabaseUrl } from '../domain/database.js'
+import { InputError } from '../domain/errors.js'
+import {
+  API_KEY_PATTERN,
+  apiHostInput,
+  booleanInput,
+  BRANCH_PATTERN,
+  durationInput,
+  GITHUB_LOGIN_PATTERN,
+  ID_PATTERN,
+  idInput,
+  MAX_INTERVAL_MS,
+  MAX_TIMEOUT_MS,
+  operationIdsInput,
+  ORG_ID_PATTERN
+} from './input-fields.js'
+
+export const INPUT_NAMES = [
+  'api_key',
+  'project_id',
+  'operation_id',
+  'branch_id',
+  'list_projects',
+  'org_id',
+  'wait',
+  'interval',
+  'timeout',
+  'fail_fast',
+  'api_host',
+  'pr_comment',
+  'pr_comment_author',
+  'github_token',
+  'database_url'
+] as const
+export type InputName = (typeof INPUT_NAMES)[number]
+
+/**
+ * How a front end names its inputs in messages: the action as `input "project_id"` and
+ * `list_projects: true`, the command as the flag or variable the user typed.
+ */
+export interface InputNaming {
+  /** Where a problem is, at the start of its message: `input "project_id"`, `--project-id`. */
+  label(name: InputName): string
+  /** The input inside a sentence: `project_id`, `--project-id`. */
+  mention(name: InputName): string
+  /** A boolean input turned on: `list_projects: true`, `--list-projects`. */
+  enabled(name: InputName): string
+}
+
+/** Each input on its own: what it accepts, its default, and what is wrong with it. */
+function inputFields(naming: InputNaming) {
+  return {
+    api_key: z
+      .string()
+      .transform((raw) => raw.trim())
+      .refine((key) => key !== '', 'required; pass the API key secret')
+      .refine(
+        (key) => key === '' || API_KEY_PATTERN.test(key),
+        'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'
+      ),
+    project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
+    operation_id: operationIdsInput(
+      `${naming.mention('project_id')}, ${naming.mention('branch_id')}`
+    ),
+    branch_id: idInput(
+      BRANCH_PATTERN,
+      'a branch id (br-…) or a branch name of at most 256 visible characters'
+    ),
+    list_projects: booleanInput(false),
+    org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
+    wait: booleanInput(true),
+    interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
+    timeout: durationInput('10m', MAX_TIMEOUT_MS, '5 days (120h)'),
+    fail_fast: booleanInput(false),
+    api_host: apiHostInput,
+    pr_comment: z
+      .string()
+      .transform((raw) => raw.trim().toLowerCase() || 'off')
+      .pipe(
+        z.enum(['off', 'always', 'failure'], {
+          error: (issue) => `"${String(issue.input)}" is not one of off, always, failure`
+        })
+      ),
+    pr_comment_author: idInput(
+      GITHUB_LOGIN_PATTERN,
+      'the GitHub login the token writes as, such as my-app[bot]'
+    ),
+    github_token: z.string().transform((raw) => raw.trim()),
+    database_url: z.string().transform((raw, ctx) => {
+      if (!raw.trim()) return undefined
+      const target = parseDatabaseUrl(raw.trim())
+      if (typeof target !== 'string') return target
+      ctx.addIssue({ code: 'custom', message: target })
+      return z.NEVER
+    })
+  }
+}
+
+type Fields = z.output<z.ZodObject<ReturnType<typeof inputFields>>>
+
+/** What the inputs must be together. */
+function checkTogether(inputs: Fields, ctx: z.RefinementCtx, naming: InputNaming): void {
+  if (inputs.operation_id.length > 0 && !inputs.project_id) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['project_id'],
+      message: `required with ${naming.mention('operation_id')}; give the project the operations belong to`
+    })
+  }
+  if (inputs.pr_comment !== 'off' && !inputs.github_token) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['github_token'],
+      message: `required with pr_comment: ${inputs.pr_comment}; its default is \${{ github.token }}`
+    })
+  }
+  if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['project_id'],
+      message: `required; give ${naming.mention('project_id')} to wait for operations, or set ${naming.enabled('list_projects')}`
+    })
+  }
+}
+
+function inputsSchema(naming: InputNaming) {
+  return z
+    .object(inputFields(naming))
+    .superRefine((inputs, ctx) => checkTogether(inputs, ctx, naming))
+    .transform((inputs) => ({
+      apiKey: inputs.api_key,
+      projectId: inputs.project_id,
+      operationIds: inputs.operation_id,
+      branchId: inputs.branch_id,
+      listProjects: inputs.list_projects,
+      orgId: inputs.org_id,
+      wait: inputs.wait,
+      intervalMs: inputs.interval,
+      timeoutMs: inputs.timeout,
+      failFast: inputs.fail_fast,
+      apiHost: inputs.api_host,
+      prComment: inputs.pr_comment,
+      prCommentAuthor: inputs.pr_comment_author,
+      githubToken: inputs.github_token,
+      database: inputs.database_url
+    }))
+}
+
+export type Inputs = z.output<ReturnType<typeof inputsSchema>>
+
+/** Inputs that are accepted but ignored in this combination, worth a warning. */
+export function ignoredInputWarnings(inputs: Inputs, naming: InputNaming): string[] {
+  const { mention } = naming
+  const warnings: string[] = []
+  if (inputs.branchId && inputs.operationIds.length > 0) {
+    warnings.push(
+      `${mention('branch_id')} is ignored when ${mention('operation_id')} is given: the listed operations are used`
+    )
+  }
+  if (inputs.branchId && !inputs.projectId) {
+    warnings.push(
+      `${mention('branch_id')} is ignored without ${mention('project_id')}: there is no project gate to narrow`
+    )
+  }
+  if (inputs.database && !inputs.projectId) {
+    warnings.push(
+      `${mention('database_url')} is ignored without ${mention('project_id')}: there is no gate to end with a query`
+    )
+  }
+  if (inputs.orgId && !inputs.listProjects) {
+    warnings.push(`${mention('org_id')} is ignored unless ${mention('list_projects')} is true`)
+  }
+  return warnings
+}
+
+/**
+ * Reads and validates every input before any request. Throws one InputError that names each bad
+ * input as its front end calls it, and what it accepts.
+ */
+export function parseInputs(readInput: (name: InputName) => string, naming: InputNaming): Inputs {
+  const raw = Object.fromEntries(INPUT_NAMES.map((name) => [name, readInput(name) ?? '']))
+  const parsed = inputsSchema(naming).safeParse(raw)
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.map(
+    (issue) => `${naming.label(issue.path[0] as InputName)}: ${issue.message}`
+  )
+  throw new InputError(`Invalid input: ${problems.join('; ')}`)
+}
