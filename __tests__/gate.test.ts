@@ -2,6 +2,7 @@
  * gate() end to end, with no runner: typed inputs in, a report out, against the local API server on
  * 127.0.0.1 and an injected clock. Nothing of @actions/core is loaded.
  */
+import { CONTRACT_NAMING } from '../src/domain/input-naming.js'
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { httpGet } from '../src/api/http-transport.js'
 import { queryDatabase } from '../src/api/postgres.js'
@@ -38,7 +39,8 @@ async function gateOn(values: Record<string, string>, world = demoWorld()) {
     redactor: new Redactor([KEYS.organization]),
     signal: new AbortController().signal,
     transport: httpGet,
-    queryDatabase
+    queryDatabase,
+    naming: CONTRACT_NAMING
   })
   return { report, lines }
 }

@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8975);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1394);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8975:
+/***/ 1394:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31684,10 +31684,54 @@ async function queryDatabase(target, signal) {
 }
 function ignore() { }
 
+;// CONCATENATED MODULE: ./src/domain/input-naming.ts
+/*
+ * The gate's inputs by name, and how each front end names them in its messages: the action as
+ * action.yml does (`input "project_id"`, `list_projects: true`), the command as the flag or the
+ * variable the user typed (`--project-id`, `NEON_PROJECT_ID`). An error about an input, wherever it
+ * is found, is worded with the naming of the front end that shows it.
+ */
+const INPUT_NAMES = [
+    'api_key',
+    'project_id',
+    'operation_id',
+    'branch_id',
+    'list_projects',
+    'org_id',
+    'wait',
+    'interval',
+    'timeout',
+    'fail_fast',
+    'api_host',
+    'pr_comment',
+    'pr_comment_author',
+    'github_token',
+    'database_url'
+];
+/** The contract's names, as action.yml spells them: the action's naming, and every message's default. */
+const CONTRACT_NAMING = {
+    label: (name) => `input "${name}"`,
+    mention: (name) => name,
+    enabled: (name) => `${name}: true`
+};
+
 ;// CONCATENATED MODULE: ./src/domain/errors.ts
-/** A bad input, found before any request. */
+
+/**
+ * A bad input: found before any request, or by one (a branch that does not exist). Its message names
+ * inputs as the contract does; `worded` names them as a front end does.
+ */
 class InputError extends Error {
     name = 'InputError';
+    words;
+    constructor(words) {
+        const wordsFor = typeof words === 'string' ? () => words : words;
+        super(wordsFor(CONTRACT_NAMING));
+        this.words = wordsFor;
+    }
+    worded(naming) {
+        return this.words(naming);
+    }
 }
 /** An HTTP error answer of the API. */
 class ApiError extends Error {
@@ -32128,6 +32172,29 @@ function forLog(text) {
     return truncate(text, MAX_LOG_CHARS)
         .replace(UNSAFE_CHARACTERS, visibleEscape)
         .replace(LEGACY_COMMAND, LEGACY_COMMAND_ESCAPE);
+}
+/** A line that the runner would read as a workflow command (`::name::`), leading spaces and all. */
+const COMMAND_LINE = /^([ \t]*):/gm;
+/**
+ * For text of many lines that we put together from lines made with forLog (the command's report on
+ * standard output, which a GitHub Actions step shows as its log): a line that API text begins, or
+ * that only spaces stand before, cannot start with `::` either; its first `:` is shown escaped.
+ */
+function untrusted_text_forLogLines(text) {
+    return text.replace(COMMAND_LINE, (match, spaces, offset) => text.startsWith('::', offset + spaces.length) ? `${spaces}\\u003a` : match);
+}
+/**
+ * `value` as JSON on one line that a terminal or a CI log shows as it is: every control or format
+ * character (JSON.stringify leaves DEL, C1 and Cf as they are) and every `##[` written as a `\u`
+ * escape, which JSON reads back as the same value.
+ */
+function forJsonLine(value) {
+    const escape = (text) => [...Array(text.length).keys()]
+        .map((index) => `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`)
+        .join('');
+    return JSON.stringify(value)
+        .replace(UNSAFE_CHARACTERS, escape)
+        .replace(LEGACY_COMMAND, `##${escape('[')}`);
 }
 function escapeHtmlEntities(text) {
     return text
@@ -42313,7 +42380,7 @@ class ProjectsReader {
             if (orgId || !(error instanceof ApiError))
                 throw error;
             if (error.status === 403) {
-                throw new InputError(`input "list_projects": ${error.message}. A project-scoped key cannot list projects: list them with an organization key, or a personal key`);
+                throw new InputError(({ label }) => `${label('list_projects')}: ${error.message}. A project-scoped key cannot list projects: list them with an organization key, or a personal key`);
             }
             if (error.status !== 400 || !/org_id/.test(error.apiMessage ?? ''))
                 throw error;
@@ -42344,7 +42411,7 @@ class ProjectsReader {
         if (organizations.length > MAX_LISTED_ORGANIZATIONS) {
             listed.push(`and ${organizations.length - MAX_LISTED_ORGANIZATIONS} more`);
         }
-        throw new InputError(`input "org_id": org_id is required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set org_id to one of them`);
+        throw new InputError(({ label, mention }) => `${label('org_id')}: ${mention('org_id')} is required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set ${mention('org_id')} to one of them`);
     }
     async listPages(orgId) {
         const projects = new Map();
@@ -42589,12 +42656,12 @@ async function resolveBranch(reader, projectId, input) {
     if (byName.length === 1)
         return byName[0];
     if (byName.length === 0) {
-        throw new InputError(`input "branch_id": project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${branch_resolver_ACCEPTED}`);
+        throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${branch_resolver_ACCEPTED}`);
     }
     const listed = byName.slice(0, MAX_LISTED).map((branch) => branch.id);
     if (byName.length > MAX_LISTED)
         listed.push(`and ${byName.length - MAX_LISTED} more`);
-    throw new InputError(`input "branch_id": ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`);
+    throw new InputError(({ label }) => `${label('branch_id')}: ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`);
 }
 
 ;// CONCATENATED MODULE: ./src/domain/branch-state.ts
@@ -42643,33 +42710,58 @@ function apiTime(text) {
 const RECENT_FAILURE_WINDOW_MS = 15 * 60 * 1000;
 /** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
 const MAX_RECENT_FAILURE_WARNINGS = 5;
-/** Whether `operation` was created in the window before `startedAt` (or after it). */
-function isRecent(operation, startedAt) {
-    const created = apiTime(operation.created_at);
-    return created === undefined || created >= startedAt - RECENT_FAILURE_WINDOW_MS;
-}
 /**
- * Of the recent operations the first read saw (`isRecent`), the newest of each action on each
- * branch, when it ended in failure: a newer operation of the same action that did not fail
- * supersedes an older failure. With `branchGated`, an `error` fails the gate and a `cancelled` is a
- * warning; on the whole project every failure is a warning, since the project is idle, which is
- * what that gate answers. Newest first.
+ * The operations of the first read that ended in the 15 minutes before the gate started, in the
+ * list's order (newest first, as the API lists them: the order, not `created_at`, says which is
+ * newer, so an operation whose time cannot be read is never taken for the newest).
  */
-function recentFailures(recent, branchGated) {
-    const newest = new Map();
-    for (const operation of recent) {
-        const key = JSON.stringify([operation.branch_id ?? '', operation.action ?? '']);
-        const known = newest.get(key);
-        if (!known || createdTime(operation) > createdTime(known))
-            newest.set(key, operation);
+class RecentOperations {
+    windowStart;
+    /** Every recent one, newest first. */
+    listed = [];
+    /** The same by action on its branch; an operation without either stands alone. */
+    byAction = new Map();
+    /** An operation older than the window was listed: what follows it without a time is older too. */
+    pastWindow = false;
+    constructor(startedAt) {
+        this.windowStart = startedAt - RECENT_FAILURE_WINDOW_MS;
     }
-    return [...newest.values()]
-        .filter((operation) => classifyStatus(operation.status) === 'failure')
-        .sort((a, b) => createdTime(b) - createdTime(a))
-        .map((operation) => ({
-        operation,
-        failsGate: branchGated && operation.status === 'error'
-    }));
+    /** The next operation of the list (one that concerns the gate). */
+    add(operation) {
+        const created = apiTime(operation.created_at);
+        if (created !== undefined && created < this.windowStart)
+            this.pastWindow = true;
+        if (created === undefined ? this.pastWindow : created < this.windowStart)
+            return;
+        const { branch_id: branch, action } = operation;
+        const key = branch && action ? JSON.stringify([branch, action]) : `#${operation.id}`;
+        this.listed.push(operation);
+        const ofAction = this.byAction.get(key);
+        if (ofAction)
+            ofAction.push(operation);
+        else
+            this.byAction.set(key, [operation]);
+    }
+    /**
+     * For each action on each branch, the failures newer than its newest operation that did not fail
+     * (a newer one that did not fail supersedes them; a newer `cancelled` does not). With
+     * `branchGated`, an `error` fails the gate and a `cancelled` is a warning; on the whole project
+     * every failure is a warning, since the project is idle, which is what that gate answers. In the
+     * list's order, newest first.
+     */
+    failures(branchGated) {
+        const failed = new Set();
+        for (const ofAction of this.byAction.values()) {
+            for (const operation of ofAction) {
+                if (classifyStatus(operation.status) !== 'failure')
+                    break;
+                failed.add(operation);
+            }
+        }
+        return this.listed
+            .filter((operation) => failed.has(operation))
+            .map((operation) => ({ operation, failsGate: branchGated && operation.status === 'error' }));
+    }
 }
 /** One warning for each failure that does not fail the gate (the first few, then a count). */
 function warnRecentFailures(failures, startedAt, logger) {
@@ -42693,10 +42785,6 @@ function endedBefore(operation, startedAt) {
     if (ended === undefined || ended >= startedAt)
         return 'as the gate started';
     return `${formatDuration(startedAt - ended)} before the gate started`;
-}
-/** Newest first; a time that cannot be read counts as the newest. */
-function createdTime(operation) {
-    return apiTime(operation.created_at) ?? Infinity;
 }
 
 ;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
@@ -42845,7 +42933,7 @@ class ProjectGateSource {
         // The API's timestamps are wall-clock time.
         const horizon = clock.wallNow() - GATE_LOOKBACK_MS;
         const read = { newest: -Infinity, oldest: Infinity };
-        const recent = [];
+        const recent = new RecentOperations(startedAt);
         const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
             for (const operation of page.operations) {
                 this.seen.add(operation.id);
@@ -42856,8 +42944,7 @@ class ProjectGateSource {
                 }
                 if (!this.isRelevant(operation))
                     continue;
-                if (isRecent(operation, startedAt))
-                    recent.push(operation);
+                recent.add(operation);
                 const inWindow = time === undefined || time >= horizon;
                 if (inWindow && isUnfinished(operation.status))
                     this.tracked.set(operation.id, operation);
@@ -42877,7 +42964,7 @@ class ProjectGateSource {
     }
     /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
     judgeRecentFailures(recent) {
-        this.recentFailures = recentFailures(recent, this.options.branch !== undefined);
+        this.recentFailures = recent.failures(this.options.branch !== undefined);
         for (const { operation, failsGate } of this.recentFailures) {
             if (failsGate)
                 this.tracked.set(operation.id, operation);
@@ -43273,14 +43360,7 @@ async function gate(inputs, dependencies) {
     }
     catch (error) {
         // Cut short outside the wait loop (listing projects, or an error inside a poll).
-        report.outcome = signal.aborted
-            ? 'cancelled'
-            : error instanceof DeadlineExceededError
-                ? 'timeout'
-                : 'error';
-        const message = error instanceof Error ? error.message : String(error);
-        const text = report.outcome === 'timeout' ? `timeout ran out: ${message}` : message;
-        report.error = dependencies.redactor.redact(text);
+        recordError(report, error, dependencies);
         if (source && source.completedPolls > 0)
             report.lastSeen = source.operations;
     }
@@ -43289,6 +43369,23 @@ async function gate(inputs, dependencies) {
     if (source?.recentFailures?.length)
         report.recentFailures = source.recentFailures;
     return report;
+}
+/** The run cut short by `error`: its outcome, and its message as the front end names inputs. */
+function recordError(report, error, { signal, naming, redactor }) {
+    report.outcome = signal.aborted
+        ? 'cancelled'
+        : error instanceof DeadlineExceededError
+            ? 'timeout'
+            : 'error';
+    const message = error instanceof InputError
+        ? error.worded(naming)
+        : error instanceof Error
+            ? error.message
+            : String(error);
+    const text = report.outcome === 'timeout' ? `timeout ran out: ${message}` : message;
+    report.error = redactor.redact(text);
+    if (error instanceof InputError)
+        report.errorCause = 'input';
 }
 async function listProjects(client, inputs, report, logger) {
     report.listing = await client.projects.listProjects(inputs.orgId);
@@ -43478,23 +43575,7 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
 
 
 
-const INPUT_NAMES = [
-    'api_key',
-    'project_id',
-    'operation_id',
-    'branch_id',
-    'list_projects',
-    'org_id',
-    'wait',
-    'interval',
-    'timeout',
-    'fail_fast',
-    'api_host',
-    'pr_comment',
-    'pr_comment_author',
-    'github_token',
-    'database_url'
-];
+
 /** Each input on its own: what it accepts, its default, and what is wrong with it. */
 function inputFields(naming) {
     return {
@@ -43701,12 +43782,9 @@ function withheldSecretReason(context) {
 
 ;// CONCATENATED MODULE: ./src/runner/input-helper.ts
 
+
 /** The action names its inputs as action.yml does. */
-const ACTION_INPUT_NAMING = {
-    label: (name) => `input "${name}"`,
-    mention: (name) => name,
-    enabled: (name) => `${name}: true`
-};
+const ACTION_INPUT_NAMING = CONTRACT_NAMING;
 /** Reads and validates every input of the action before any request (one InputError for all). */
 function getInputs(readInput) {
     return parseInputs(readInput, ACTION_INPUT_NAMING);
@@ -44075,64 +44153,76 @@ function bounded(record) {
             : value
     ]));
 }
-/** A JSON array of as many items (from the first) as fit; says how many were left out. */
-function jsonArray(items, name, notes) {
-    const parts = [];
+/** As many items (from the first, each cut to size) as fit in a JSON output; notes the rest. */
+function fitting(items, name, notes) {
+    const kept = [];
     let bytes = 2;
     for (const item of items) {
-        const json = JSON.stringify(bounded(item));
-        const itemBytes = Buffer.byteLength(json) + 1;
+        const cut = bounded(item);
+        const itemBytes = Buffer.byteLength(JSON.stringify(cut)) + 1;
         if (bytes + itemBytes > MAX_JSON_OUTPUT_BYTES)
             break;
-        parts.push(json);
+        kept.push(cut);
         bytes += itemBytes;
     }
-    if (parts.length < items.length) {
-        notes.push(`The ${name} output holds the first ${parts.length} of ${items.length} (GitHub limits the size of outputs)`);
+    if (kept.length < items.length) {
+        notes.push(`The ${name} output holds the first ${kept.length} of ${items.length} (GitHub limits the size of outputs)`);
     }
-    return `[${parts.join(',')}]`;
+    return kept;
 }
-function buildOutputs(report) {
-    const outputs = {};
+/** The outputs with their types: what the command's JSON holds, and the action's text comes from. */
+function typedOutputs(report) {
+    const values = {};
     const notes = [];
     if (report.outcome && report.outcome !== 'error')
-        outputs.outcome = report.outcome;
+        values.outcome = report.outcome;
     if (report.listing) {
-        outputs.projects = jsonArray(report.listing.projects, 'projects', notes);
-        outputs.project_count = String(report.listing.projects.length);
+        values.projects = fitting(report.listing.projects, 'projects', notes);
+        values.project_count = report.listing.projects.length;
     }
     if (report.branch) {
-        outputs.branch_state = truncate(report.branch.current_state ?? '', MAX_FIELD_CHARS);
+        const state = report.branch.current_state;
+        values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined;
     }
     if (report.database) {
-        outputs.database_state = report.database.state;
+        values.database_state = report.database.state;
         const ready = report.database.readyMs;
-        outputs.database_ready_ms = ready !== undefined ? String(Math.round(ready)) : '';
+        values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined;
     }
     const { wait } = report;
     if (wait)
-        outputs.elapsed_ms = String(Math.round(wait.elapsedMs));
+        values.elapsed_ms = Math.round(wait.elapsedMs);
     // Nothing read is no operation, not an empty list of them: those outputs stay unset.
     const seen = wait && seenOperations(report);
     if (wait && seen) {
         const found = primaryOperation(seen);
         const operation = found && bounded(found);
-        const duration = operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms;
-        Object.assign(outputs, {
-            status: operation?.status ?? '',
-            operation_id: operation?.id ?? '',
-            action: operation?.action ?? '',
-            branch_id: operation?.branch_id ?? '',
-            endpoint_id: operation?.endpoint_id ?? '',
-            failures_count: operation?.failures_count != null ? String(operation.failures_count) : '',
-            error: operation?.error ?? '',
-            created_at: operation?.created_at ?? '',
-            updated_at: operation?.updated_at ?? '',
-            duration_ms: duration !== undefined ? String(duration) : '',
-            operation: operation ? JSON.stringify(operation) : '',
-            operations: jsonArray(seen, 'operations', notes)
+        Object.assign(values, {
+            status: operation?.status,
+            operation_id: operation?.id,
+            action: operation?.action ?? undefined,
+            branch_id: operation?.branch_id ?? undefined,
+            endpoint_id: operation?.endpoint_id ?? undefined,
+            failures_count: operation?.failures_count ?? undefined,
+            error: operation?.error || undefined,
+            created_at: operation?.created_at ?? undefined,
+            updated_at: operation?.updated_at ?? undefined,
+            duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
+            operation,
+            operations: fitting(seen, 'operations', notes)
         });
     }
+    return { values, notes };
+}
+/** An output as text: empty when unset, JSON for objects and arrays. */
+function outputText(value) {
+    if (value === undefined)
+        return '';
+    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+function buildOutputs(report) {
+    const { values, notes } = typedOutputs(report);
+    const outputs = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, outputText(value)]));
     return { outputs, notes };
 }
 
@@ -44266,8 +44356,96 @@ function renderTimeline(operations, readAt = new Map(), probe) {
     return lines.join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/report/summary.ts
+;// CONCATENATED MODULE: ./src/report/report-format.ts
+/*
+ * How the report is written down: as HTML for the job summary and the pull-request comment (API
+ * text escaped, Markdown kept out), and as plain text for the command's standard output (API text
+ * made safe for a terminal and a CI log, no Markdown). The report itself (summary.ts) says what is
+ * there once; a format only decides how each part looks.
+ */
 
+
+
+
+const MAX_ID_CHARS = 80;
+const MAX_TEXT_CHARS = 120;
+/** `2026-11-25 11:21:23 UTC`, or the API's text when it is no time. */
+function formatDate(format, iso) {
+    if (!iso)
+        return '';
+    const time = apiTime(iso);
+    if (time === undefined)
+        return format.text(iso);
+    return new Date(time)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC');
+}
+const HTML_FORMAT = {
+    code: (text) => (text ? `<code>${forHtml(text, MAX_ID_CHARS)}</code>` : ''),
+    text: (value, maxChars = MAX_TEXT_CHARS) => forHtml(value ?? '', maxChars),
+    phrase: phraseHtml,
+    status: (status, suffix) => forHtml(statusLabel(status) + suffix, MAX_TEXT_CHARS),
+    paragraph: (line) => `<p>${line}</p>`,
+    heading: (title, level) => `<h${level}>${title}</h${level}>`,
+    strong: (text) => `<b>${text}</b>`,
+    link: (label, url) => `<a href="${forHtml(url, 300)}">${label}</a>`,
+    below: (first, second) => `${first}<br>${second}`,
+    chart: (mermaid) => `\n\`\`\`mermaid\n${mermaid}\n\`\`\`\n`,
+    table: (headers, rows, more) => {
+        const head = headers.map((header) => `<th>${header}</th>`).join('');
+        const body = rows.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`);
+        if (more)
+            body.push(`<tr><td colspan="${headers.length}">${more}</td></tr>`);
+        return `<table>\n<tr>${head}</tr>\n${body.join('\n')}\n</table>`;
+    },
+    join: (parts) => parts.join('\n') + '\n'
+};
+/** API text for a line of plain text: cut, and no control character or runner command left. */
+function plain(value, maxChars) {
+    return forLog(truncate(value ?? '', maxChars));
+}
+/** Columns padded to their widest cell; a cell's second part (`below`) on a line of its own. */
+function textTable(headers, rows, more) {
+    const split = rows.map((cells) => cells.map((cell) => cell.split('\n')));
+    const widths = headers.map((header, column) => Math.max(header.length, ...split.map((cells) => cells[column][0].length)));
+    const line = (cells) => cells
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd();
+    const lines = [line(headers.map((header) => header.toUpperCase()))];
+    for (const cells of split) {
+        lines.push(line(cells.map((parts) => parts[0])));
+        for (const parts of cells)
+            for (const rest of parts.slice(1))
+                lines.push(`    ${rest}`);
+    }
+    if (more)
+        lines.push(more);
+    return lines.join('\n');
+}
+const report_format_TEXT_FORMAT = {
+    code: (text) => (text ? plain(text, MAX_ID_CHARS) : ''),
+    text: (value, maxChars = MAX_TEXT_CHARS) => plain(value, maxChars),
+    phrase: (phrase) => forLog(phraseText(phrase)),
+    status: (status, suffix) => plain(status, 40) + suffix,
+    paragraph: (line) => line,
+    // The command's report starts with its headline: no title above it.
+    heading: (title, level) => (level === 2 ? '' : `\n${title}`),
+    strong: (text) => text,
+    link: (label, url) => `${label} (${plain(url, 300)})`,
+    // Our own mark between the parts; API text holds no line break once `plain` has made it safe.
+    below: (first, second) => `${first}\n${second}`,
+    chart: () => undefined,
+    table: textTable,
+    join: (parts) => parts.filter((part) => part !== '').join('\n') + '\n'
+};
+
+;// CONCATENATED MODULE: ./src/report/summary.ts
+/*
+ * The report as a person reads it: the job summary and the comment (HTML), and the command's
+ * standard output (plain text). What it holds is said here once; report-format.ts writes it down.
+ */
 
 
 
@@ -44286,54 +44464,32 @@ const OUTCOME_LABELS = {
 const SUMMARY_LIMITS = { operationRows: 50, projectRows: 100 };
 /** GitHub drops a step summary over 1 MiB; the action's stays within half of that, in UTF-8 bytes. */
 const MAX_SUMMARY_BYTES = 512 * 1024;
-const MAX_ID_CHARS = 80;
-const MAX_TEXT_CHARS = 120;
 const summary_MAX_ERROR_CHARS = 500;
 const MAX_MESSAGE_CHARS = 2000;
 const MAX_UNAVAILABLE_IDS = 20;
 /** A table of the first `maxRows` rows, with a last row saying how many more there are. */
-function table(headers, items, maxRows, what, cells) {
-    const head = headers.map((header) => `<th>${header}</th>`).join('');
-    const body = items.slice(0, maxRows).map((item) => `<tr>${cells(item)
-        .map((cell) => `<td>${cell}</td>`)
-        .join('')}</tr>`);
-    if (items.length > maxRows) {
-        body.push(`<tr><td colspan="${headers.length}">… and ${items.length - maxRows} more ${what} not shown</td></tr>`);
-    }
-    return `<table>\n<tr>${head}</tr>\n${body.join('\n')}\n</table>`;
+function table(format, headers, items, { maxRows, what }, cells) {
+    const more = items.length - maxRows;
+    const left = more > 0 ? `… and ${more} more ${what} not shown` : undefined;
+    return format.table(headers, items.slice(0, maxRows).map(cells), left);
 }
-function code(text) {
-    return text ? `<code>${forHtml(text, MAX_ID_CHARS)}</code>` : '';
-}
-function summary_text(value) {
-    return forHtml(value ?? '', MAX_TEXT_CHARS);
-}
-function summary_date(iso) {
-    if (!iso)
-        return '';
-    const time = apiTime(iso);
-    if (time === undefined)
-        return summary_text(iso);
-    return new Date(time)
-        .toISOString()
-        .replace('T', ' ')
-        .replace(/\.\d+Z$/, ' UTC');
-}
-function runFacts(run) {
+function runFacts(format, run) {
     const facts = [];
     const pullRequest = run?.pullRequest;
     if (pullRequest) {
         const label = `#${pullRequest.number}`;
         const url = pullRequest.url && /^https?:\/\//.test(pullRequest.url) ? pullRequest.url : undefined;
-        facts.push(`pull request ${url ? `<a href="${forHtml(url, 300)}">${label}</a>` : label}`);
+        facts.push(`pull request ${url ? format.link(label, url) : label}`);
     }
-    if (run?.sha)
-        facts.push(`${pullRequest ? 'head' : 'commit'} ${code(run.sha.slice(0, 7))}`);
+    if (run?.sha) {
+        facts.push(`${pullRequest ? 'head' : 'commit'} ${format.code(run.sha.slice(0, 7))}`);
+    }
     return facts;
 }
 /** `waited 7.1 s · 8 polls · 8 requests · 0 retries · project …`: the counts, below the outcome. */
-function countsLine(report) {
-    const facts = runFacts(report.run);
+function countsLine(format, report) {
+    const { code } = format;
+    const facts = runFacts(format, report.run);
     if (report.wait) {
         facts.push(`waited ${formatDuration(report.wait.elapsedMs)}`);
         facts.push(plural(report.wait.polls, 'poll'));
@@ -44347,99 +44503,115 @@ function countsLine(report) {
     if (report.projectId)
         facts.push(`project ${code(report.projectId)}`);
     if (report.branch) {
-        facts.push(`branch ${summary_text(report.branch.name)} ${code(report.branch.id)}`);
+        facts.push(`branch ${format.text(report.branch.name)} ${code(report.branch.id)}`);
         if (report.branch.current_state) {
-            facts.push(`branch state ${phraseHtml(branchStatePhrase(report.branch))}`);
+            facts.push(`branch state ${format.phrase(branchStatePhrase(report.branch))}`);
         }
     }
-    return `<p>${facts.join(' · ')}</p>`;
+    return format.paragraph(facts.join(' · '));
 }
 /**
  * The first lines, which answer "why": the outcome and what decided it (what failed; what was still
  * in flight, and for how long; how many finished), or the error; on a failure, what was still in
  * flight beside it.
  */
-function outcomeLines(report, facts) {
+function outcomeLines(format, report, facts) {
     const notTried = databaseNotTried(report);
-    const database = notTried ? [`<p>The database was not tried: ${notTried}.</p>`] : [];
+    const database = notTried ? [format.paragraph(`The database was not tried: ${notTried}.`)] : [];
     if (report.outcome === 'error' || !report.outcome) {
-        return [
-            `<p><b>❌ Error:</b> ${forHtml(report.error ?? '', MAX_MESSAGE_CHARS)}</p>`,
-            ...database
-        ];
+        const error = format.text(report.error, MAX_MESSAGE_CHARS);
+        return [format.paragraph(`${format.strong('❌ Error:')} ${error}`), ...database];
     }
     const { outcome, wait } = report;
     const after = (outcome === 'timeout' || outcome === 'cancelled') && wait;
-    const label = `<b>${OUTCOME_LABELS[outcome]}</b>${after ? ` after ${formatDuration(wait.elapsedMs)}` : ''}`;
+    const label = `${format.strong(OUTCOME_LABELS[outcome])}${after ? ` after ${formatDuration(wait.elapsedMs)}` : ''}`;
     const line = outcomeLine(report, facts);
-    const lines = [`<p>${label}${line ? `: ${phraseHtml(line)}` : ''}</p>`];
+    const lines = [format.paragraph(`${label}${line ? `: ${format.phrase(line)}` : ''}`)];
     if (outcome === 'failure' && facts.inFlight.length > 0) {
-        lines.push(`<p>⏳ ${phraseHtml(inFlightPhrase(facts))}</p>`);
+        lines.push(format.paragraph(`⏳ ${format.phrase(inFlightPhrase(facts))}`));
     }
     return [...lines, ...database];
+}
+/** The report in `format`: the outcome and why, the counts, the operations, the projects. */
+function renderReport(report, format, limits) {
+    const facts = operationFacts(report);
+    const parts = [
+        format.heading('Neon operations gate', 2),
+        ...outcomeLines(format, report, facts),
+        countsLine(format, report)
+    ];
+    if (report.wait?.reason) {
+        parts.push(format.paragraph(format.text(report.wait.reason, MAX_MESSAGE_CHARS)));
+    }
+    parts.push(...operationsSection(format, report, facts, limits));
+    parts.push(...recentFailuresSection(format, report, facts, limits));
+    if (report.listing && limits.projectRows > 0)
+        parts.push(...projectsSection(format, report.listing, limits));
+    return format.join(parts);
 }
 /**
  * The job summary (and, with smaller limits, the pull-request comment): what a person checks on the
  * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
  */
 function renderSummary(report, limits = SUMMARY_LIMITS) {
-    const facts = operationFacts(report);
-    const parts = [
-        '<h2>Neon operations gate</h2>',
-        ...outcomeLines(report, facts),
-        countsLine(report)
-    ];
-    if (report.wait?.reason)
-        parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`);
-    parts.push(...operationsSection(report, facts, limits));
-    parts.push(...recentFailuresSection(report, facts, limits));
-    if (report.listing && limits.projectRows > 0)
-        parts.push(...projectsSection(report.listing, limits));
-    return parts.join('\n') + '\n';
+    return renderReport(report, HTML_FORMAT, limits);
+}
+/**
+ * The same report as plain text, for the command's standard output: the outcome first, no Markdown,
+ * and no line a CI log could read as a command.
+ */
+function renderTextReport(report) {
+    return forLogLines(renderReport(report, TEXT_FORMAT, SUMMARY_LIMITS));
 }
 /** What was read of the operations: the timeline and the table, or why there is none. */
-function operationsSection(report, facts, limits) {
+function operationsSection(format, report, facts, limits) {
     const operations = facts.seen;
     if (operations === undefined) {
         return report.projectId
-            ? [`<p>${nothingRead(report.outcome)}: the state of the operations is unknown.</p>`]
+            ? [
+                format.paragraph(`${nothingRead(report.outcome)}: the state of the operations is unknown.`)
+            ]
             : [];
     }
     if (operations.length === 0)
-        return ['<p>No operation in flight.</p>'];
-    const parts = [`<h3>Operations (${operations.length})</h3>`];
+        return [format.paragraph('No operation in flight.')];
+    const parts = [format.heading(`Operations (${operations.length})`, 3)];
     const timeline = renderTimeline(operations, facts.readAt, report.database);
-    if (timeline)
-        parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`);
-    parts.push(operationsTable(operations, facts, limits));
+    const chart = timeline && format.chart(timeline);
+    if (chart)
+        parts.push(chart);
+    parts.push(operationsTable(format, operations, facts, limits));
     return parts;
 }
 /** The table of operations: what a person checks on the console. */
-function operationsTable(operations, facts, limits) {
+function operationsTable(format, operations, facts, limits) {
     const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'];
     const row = (operation) => {
         const duration = operationDuration(operation, facts.readAt.get(operation.id));
         const failures = operation.failures_count
             ? ` (${plural(operation.failures_count, 'failure')})`
             : '';
-        const error = operation.error ? `<br>${forHtml(operation.error, summary_MAX_ERROR_CHARS)}` : '';
+        const status = format.status(operation.status, failures);
+        const { code } = format;
         return [
             code(operation.id),
-            summary_text(operation.action),
+            format.text(operation.action),
             code(operation.branch_id),
             code(operation.endpoint_id),
-            summary_text(statusLabel(operation.status) + failures) + error,
+            operation.error
+                ? format.below(status, format.text(operation.error, summary_MAX_ERROR_CHARS))
+                : status,
             duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
-            summary_date(operation.created_at)
+            formatDate(format, operation.created_at)
         ];
     };
-    return table(headings, operations, limits.operationRows, 'operations', row);
+    return table(format, headings, operations, { maxRows: limits.operationRows, what: 'operations' }, row);
 }
 /**
  * What the first read found already over in failure that did not fail the gate (a warning each):
  * the newest of its action on its branch, in the 15 minutes before the gate started.
  */
-function recentFailuresSection(report, facts, limits) {
+function recentFailuresSection(format, report, facts, limits) {
     const warned = (report.recentFailures ?? [])
         .filter((failure) => !failure.failsGate)
         .map((failure) => failure.operation);
@@ -44449,27 +44621,27 @@ function recentFailuresSection(report, facts, limits) {
         ? 'a cancelled operation does not fail the gate'
         : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own';
     return [
-        `<h3>⚠️ Ended in failure before the gate started (${warned.length})</h3>`,
-        `<p>The newest operation of its action on its branch, in the 15 minutes before the gate started; ${why}.</p>`,
-        operationsTable(warned, facts, limits)
+        format.heading(`⚠️ Ended in failure before the gate started (${warned.length})`, 3),
+        format.paragraph(`The newest operation of its action on its branch, in the 15 minutes before the gate started; ${why}.`),
+        operationsTable(format, warned, facts, limits)
     ];
 }
-function projectsSection(listing, limits) {
+function projectsSection(format, listing, limits) {
     const { projects, unavailableProjectIds } = listing;
     const parts = [
-        `<h3>Projects (${projects.length})</h3>`,
-        table(['Name', 'Id', 'Region', 'Engine version', 'Created'], projects, limits.projectRows, 'projects', (project) => [
-            summary_text(project.name),
-            code(project.id),
-            summary_text(project.region_id),
+        format.heading(`Projects (${projects.length})`, 3),
+        table(format, ['Name', 'Id', 'Region', 'Engine version', 'Created'], projects, { maxRows: limits.projectRows, what: 'projects' }, (project) => [
+            format.text(project.name),
+            format.code(project.id),
+            format.text(project.region_id),
             project.pg_version != null ? String(project.pg_version) : '',
-            summary_date(project.created_at)
+            formatDate(format, project.created_at)
         ])
     ];
     if (unavailableProjectIds.length > 0) {
-        const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(code);
+        const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(format.code);
         const more = unavailableProjectIds.length - shown.length;
-        parts.push(`<p>Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}</p>`);
+        parts.push(format.paragraph(`Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`));
     }
     return parts;
 }
@@ -44743,20 +44915,24 @@ function describeGitHubError(error) {
     return typeof status === 'number' ? `${text} (HTTP ${status})` : text;
 }
 
-;// CONCATENATED MODULE: ./src/runner/runner-files.ts
+;// CONCATENATED MODULE: ./src/gate/output-files.ts
 /*
- * The runner's files (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY) are written by @actions/core, which opens
- * them with a plain blocking open: on a FIFO that nobody reads it waits forever, past `timeout`.
- * This looks at the path first without blocking (O_NONBLOCK, which @actions/core has no way to
- * ask for) and lets core write only to a regular file or a device such as /dev/null, whose writes
- * do not wait for a reader.
+ * The files a run writes its result to: the runner's (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY), which
+ * @actions/core opens with a plain blocking open, and the command's (--summary, --dotenv). On a
+ * FIFO that nobody reads such an open waits forever, past `timeout`. This looks at the path first
+ * without blocking (O_NONBLOCK, which @actions/core has no way to ask for) and lets a front end
+ * write only to a regular file or a device such as /dev/null, whose writes do not wait for a reader.
  */
 
-/** Why the file at `path` cannot take a write, or undefined when it can without waiting. */
-function runnerFileProblem(path) {
+/**
+ * Why the file at `path` cannot take a write, or undefined when it can without waiting. `create`:
+ * a file that is not there yet is made (the command's files), instead of being a problem.
+ */
+function outputFileProblem(path, create = false) {
     let descriptor;
+    const flags = external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_APPEND | external_node_fs_namespaceObject.constants.O_NONBLOCK;
     try {
-        descriptor = (0,external_node_fs_namespaceObject.openSync)(path, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_APPEND | external_node_fs_namespaceObject.constants.O_NONBLOCK);
+        descriptor = (0,external_node_fs_namespaceObject.openSync)(path, create ? flags | external_node_fs_namespaceObject.constants.O_CREAT : flags);
     }
     catch (error) {
         // What a FIFO with no reader answers to a non-blocking open.
@@ -44825,7 +45001,7 @@ async function publish(report, inputs, context, sinks) {
 function writeOutputs(outputs, { redact, toLog }) {
     try {
         const file = process.env.GITHUB_OUTPUT;
-        const problem = file && runnerFileProblem(file);
+        const problem = file && outputFileProblem(file);
         if (problem)
             throw new Error(problem);
         for (const [name, value] of Object.entries(outputs))
@@ -44842,7 +45018,7 @@ async function writeSummary(html, logger) {
         return;
     }
     try {
-        const problem = runnerFileProblem(file);
+        const problem = outputFileProblem(file);
         if (problem)
             throw new Error(problem);
         await summary.addRaw(html).write();
@@ -44902,7 +45078,8 @@ async function run(dependencies = {}) {
             redactor,
             signal: controller.signal,
             transport: httpGet,
-            queryDatabase: queryDatabase
+            queryDatabase: queryDatabase,
+            naming: ACTION_INPUT_NAMING
         });
     }
     catch (error) {

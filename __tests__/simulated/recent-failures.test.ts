@@ -6,7 +6,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/report/headline.js'
 import { renderSummary } from '../../src/report/summary.js'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import type { IncomingRequest } from '../../script/servers/neon-api/server.ts'
+import { ok, PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
 
 const BRANCH = 'br-preview-000042'
 const MINUTE = 60_000
@@ -175,5 +176,134 @@ describe('fail_fast on the first read', () => {
     // Without fail_fast, the same operation is the control plane's to retry: waited on.
     const patient = await runSimulated(setup, { project_id: PROJECT, timeout: '30s' })
     expect(patient.report.outcome).toBe('timeout')
+  })
+})
+
+/** A scripted API: the branch (ready) and one page of operations, as given (newest first). */
+function scripted(operations: Record<string, unknown>[]) {
+  const branch = { id: BRANCH, name: 'preview/pr-42', project_id: PROJECT, current_state: 'ready' }
+  return (request: IncomingRequest) => {
+    if (request.url.includes('/branches')) return ok({ branch })
+    if (request.url.includes('cursor=')) return ok({ operations: [], pagination: {} })
+    return ok({ operations, pagination: { cursor: 'next' } })
+  }
+}
+
+const op = (fields: Record<string, unknown>) => ({
+  project_id: PROJECT,
+  branch_id: BRANCH,
+  action: 'start_compute',
+  ...fields
+})
+
+describe('which operation is newer: the list says, not a time that may not be there', () => {
+  it('an error followed by a newer CANCELLED operation of the same action still fails the gate', async () => {
+    // Contract: "An error followed by a newer operation of the same action that did NOT fail ...
+    // does not fail the gate". cancelled is "final, failure": it did fail, so the error stands.
+    const { setup, ended } = world()
+    const error = ended('start_compute', 'error', 60_000, { error: 'compute quota exceeded' })
+    ended('start_compute', 'cancelled', 30_000)
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('failure')
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([error.id])
+  })
+
+  it('a finished operation whose created_at cannot be read, listed after (older than) a recent error, does not hide it', async () => {
+    // The list is newest first: the finished one is older than the error, so the error is the
+    // newest of its action in the window and must fail the gate. Code: unreadable time = Infinity =
+    // "newest", so it supersedes the error: a failure let through on a time it could not read.
+    const now = Date.parse('2026-01-01T00:00:00Z')
+    const iso = (ms: number) => new Date(ms).toISOString()
+    const errorId = '5a1f2c3d-4e5f-4a6b-8c7d-000000000001'
+    const operations = [
+      op({
+        id: errorId,
+        status: 'error',
+        error: 'quota',
+        created_at: iso(now - 30_000),
+        updated_at: iso(now - 25_000)
+      }),
+      op({
+        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000002',
+        status: 'finished',
+        created_at: 'not a time'
+      }),
+      op({
+        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000003',
+        action: 'create_branch',
+        status: 'finished',
+        created_at: iso(now - 25 * 60 * MINUTE)
+      })
+    ]
+    const run = await runSimulated(
+      simulatedWorld(),
+      { project_id: PROJECT, branch_id: BRANCH },
+      { serve: scripted(operations) }
+    )
+    expect(run.report.outcome).toBe('failure')
+  })
+
+  it('operations with no action are not "the same action": a finished one does not supersede an error', async () => {
+    const now = Date.parse('2026-01-01T00:00:00Z')
+    const iso = (ms: number) => new Date(ms).toISOString()
+    const operations = [
+      op({
+        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000002',
+        action: undefined,
+        status: 'finished',
+        created_at: iso(now - 20_000)
+      }),
+      op({
+        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000001',
+        action: undefined,
+        status: 'error',
+        error: 'boom',
+        created_at: iso(now - 30_000)
+      }),
+      op({
+        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000003',
+        action: 'create_branch',
+        status: 'finished',
+        created_at: iso(now - 25 * 60 * MINUTE)
+      })
+    ]
+    const run = await runSimulated(
+      simulatedWorld(),
+      { project_id: PROJECT, branch_id: BRANCH },
+      { serve: scripted(operations) }
+    )
+    expect(run.report.outcome).toBe('failure')
+  })
+
+  it('an error whose created_at cannot be read, listed after operations hours old, is not "recent"', async () => {
+    // Lower severity (fails closed): it fails every gate on this branch while it is in the first read.
+    const now = Date.parse('2026-01-01T00:00:00Z')
+    const iso = (ms: number) => new Date(ms).toISOString()
+    const operations = [
+      op({
+        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000003',
+        action: 'create_branch',
+        status: 'finished',
+        created_at: iso(now - 3 * 60 * MINUTE)
+      }),
+      op({
+        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000001',
+        status: 'error',
+        error: 'old',
+        created_at: 'not a time'
+      }),
+      op({
+        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000004',
+        action: 'apply_config',
+        status: 'finished',
+        created_at: iso(now - 25 * 60 * MINUTE)
+      })
+    ]
+    const run = await runSimulated(
+      simulatedWorld(),
+      { project_id: PROJECT, branch_id: BRANCH },
+      { serve: scripted(operations) }
+    )
+    expect(run.report.outcome).toBe('success')
   })
 })

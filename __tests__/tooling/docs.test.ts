@@ -6,7 +6,7 @@ import { COMMENT_TIME_LIMIT_MS } from '../../src/runner/pr-comment.js'
 import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../../src/api/api-core.js'
 import { ApiError } from '../../src/domain/errors.js'
 import { MAX_INTERVAL_MS, MAX_OPERATION_IDS, MAX_TIMEOUT_MS } from '../../src/gate/input-fields.js'
-import { INPUT_NAMES } from '../../src/gate/inputs.js'
+import { INPUT_NAMES } from '../../src/domain/input-naming.js'
 import { getInputs } from '../../src/runner/input-helper.js'
 import {
   GATE_DISCOVERY_PAGE_LIMIT,
@@ -35,10 +35,10 @@ function markdownFiles(): string[] {
 
 /** Every workflow a user could copy: examples/ and the YAML blocks of the Markdown files. */
 function workflowTexts(): [string, string][] {
-  const examples = readdirSync(join(root, 'examples')).map((name): [string, string] => [
-    `examples/${name}`,
-    read(`examples/${name}`)
-  ])
+  // The workflows; examples/command/ holds the command's recipes for other CI systems.
+  const examples = readdirSync(join(root, 'examples'))
+    .filter((name) => /\.ya?ml$/.test(name))
+    .map((name): [string, string] => [`examples/${name}`, read(`examples/${name}`)])
   const snippets = markdownFiles().flatMap((file) =>
     [...read(file).matchAll(/```yaml\n([\s\S]*?)```/g)].map((match, index): [string, string] => [
       `${file} yaml block ${index + 1}`,

@@ -8,6 +8,7 @@
  * Time only moves when every gate waits: before each event, the microtasks of the last one settle
  * (one setImmediate), so a run of minutes takes a second or two.
  */
+import { CONTRACT_NAMING } from '../../src/domain/input-naming.js'
 import type { HttpGet } from '../../src/api/http-transport.js'
 import type { QueryDatabase } from '../../src/api/postgres.js'
 import { RetryPolicy } from '../../src/api/retry-policy.js'
@@ -112,6 +113,7 @@ export function simulatedGate(
     transport: dependencies.transport,
     queryDatabase:
       dependencies.queryDatabase ??
-      (() => Promise.reject(new Error('no database in this simulation')))
+      (() => Promise.reject(new Error('no database in this simulation'))),
+    naming: CONTRACT_NAMING
   })
 }

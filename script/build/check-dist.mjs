@@ -1,20 +1,29 @@
-// Rebuilds the bundle into a temporary folder, with the ncc arguments of `npm run bundle`, and fails
-// if the committed dist/ differs from it, or if its committed build stamp is not the tree's.
+// Rebuilds the bundles (the action's and the command's) into a temporary folder, with the ncc
+// arguments of `npm run bundle`, and fails if the committed dist/ differs from them in any file, or
+// if its committed build stamp is not the tree's.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { isBundleFresh, ROOT } from './fresh-bundle.ts'
 
 const fresh = mkdtempSync(join(tmpdir(), 'check-dist-'))
-const bundle = JSON.parse(readFileSync('package.json', 'utf8'))
-  .scripts.bundle.split(' && ')[0]
-  .split(' ')
-const args = bundle.map((arg, index) => (bundle[index - 1] === '-o' ? fresh : arg))
+// Each ncc build of `npm run bundle`, its -o dist… moved into the temporary folder.
+const builds = JSON.parse(readFileSync('package.json', 'utf8'))
+  .scripts.bundle.split(' && ')
+  .filter((command) => command.startsWith('ncc '))
+  .map((command) => command.split(' '))
+  .map((args) =>
+    args.map((arg, index) => (args[index - 1] === '-o' ? join(fresh, relative('dist', arg)) : arg))
+  )
+const filesIn = (dir) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
 let problem
 try {
-  execFileSync('npx', args, { stdio: ['ignore', 'ignore', 'inherit'] })
-  const names = new Set([...readdirSync('dist'), ...readdirSync(fresh)])
+  for (const args of builds) execFileSync('npx', args, { stdio: ['ignore', 'ignore', 'inherit'] })
+  const names = new Set([...filesIn('dist'), ...filesIn(fresh)])
   names.delete('build-stamp')
   const stale = [...names].filter((name) => {
     try {

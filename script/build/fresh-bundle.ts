@@ -2,7 +2,7 @@
  * Keeps dist/ the bundle of src/ for everything that runs it: the end-to-end suites (Jest's global
  * setup), `npm run demo` and `npm run local`. `npm run bundle` writes dist/build-stamp beside the
  * bundle: a hash of what it was built from (src/, package.json, package-lock.json) and of what it
- * wrote (dist/index.js). The stamp is committed with dist/, so a fresh clone is fresh without a
+ * wrote (dist/index.js, dist/command/index.js). The stamp is committed with dist/, so a fresh clone is fresh without a
  * build; when the stamp differs from the tree (src/ changed, or dist/index.js did), `npm run
  * bundle` runs first. File times say nothing here: a clone sets them all to the time of the clone.
  * check-dist proves the bundle itself, and that the committed stamp is the tree's.
@@ -31,7 +31,8 @@ export function bundleStamp(root: string): string {
     ...filesUnder(join(root, 'src')),
     join(root, 'package.json'),
     join(root, 'package-lock.json'),
-    join(root, 'dist', 'index.js')
+    join(root, 'dist', 'index.js'),
+    join(root, 'dist', 'command', 'index.js')
   ]
   for (const file of inputs) {
     hash.update(relative(root, file)).update('\0')

@@ -1,7 +1,10 @@
 /*
- * Runs the bundle the way the runner does: `node dist/index.js` with INPUT_<NAME> variables and the
- * files named by GITHUB_OUTPUT and GITHUB_STEP_SUMMARY. Used by the demo, run-local and the
- * end-to-end tests (@github/local-action does not support @actions/core 3).
+ * Runs the bundles as they are run for real: the action the way the runner does (`node
+ * dist/index.js` with INPUT_<NAME> variables and the files named by GITHUB_OUTPUT and
+ * GITHUB_STEP_SUMMARY), and the command the way a user or a CI job does (`node
+ * dist/command/index.js` with flags, an environment and standard input). Used by the demo,
+ * run-local, the benchmarks and the end-to-end tests (@github/local-action does not support
+ * @actions/core 3).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -9,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 export const BUNDLE = join(import.meta.dirname, '..', '..', 'dist', 'index.js')
+export const COMMAND_BUNDLE = join(import.meta.dirname, '..', '..', 'dist', 'command', 'index.js')
 
 export interface BundleRun {
   code: number | null
@@ -47,10 +51,23 @@ const COVERAGE_PRELOAD = join(import.meta.dirname, 'coverage-preload.mjs')
 /** Bundles still running: a test that ends (or times out) while one runs kills it. */
 const running = new Set<ChildProcess>()
 
-/** Kills every bundle still running; the e2e fixtures call it after each test. */
+/** Kills every bundle still running (and a program's whole group); the e2e fixtures call it after each test. */
 export function killRunningBundles(): void {
-  for (const child of running) child.kill('SIGKILL')
+  for (const child of running) kill(child)
   running.clear()
+}
+
+/** Programs that lead a process group of their own (`program`). */
+const groupLeaders = new WeakSet<ChildProcess>()
+
+function kill(child: ChildProcess): void {
+  try {
+    // A program of its own group: the group, with whatever it started.
+    if (groupLeaders.has(child) && child.pid) process.kill(-child.pid, 'SIGKILL')
+    else child.kill('SIGKILL')
+  } catch {
+    // Already gone.
+  }
 }
 
 /** Parses the GITHUB_OUTPUT file format: `name<<DELIMITER\nvalue\nDELIMITER`. */
@@ -87,43 +104,108 @@ export async function runBundle(
   for (const [name, value] of Object.entries(inputs)) {
     env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
   }
-  const started = Date.now()
   try {
-    const preload = process.env.BUNDLE_V8_COVERAGE ? ['--import', COVERAGE_PRELOAD] : []
-    const child = spawn(options.node ?? process.execPath, [...preload, BUNDLE], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
-    let stdout = ''
-    let stderr = ''
-    let firstOutputAt: number | undefined
-    child.stdout.on('data', (chunk: Buffer) => {
-      firstOutputAt ??= Date.now()
-      stdout += chunk
-      options.onStdout?.(String(chunk))
-    })
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
-    running.add(child)
-    options.onStart?.(child)
-    const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 120_000)
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-      child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]))
-    )
-    clearTimeout(killer)
-    running.delete(child)
-    const ended = Date.now()
+    const run = await spawnBundle(nodeWith(BUNDLE, options), env, options)
     return {
-      code,
-      signal,
-      stdout,
-      stderr,
+      ...run,
       outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
-      summary: readFileSync(summaryFile, 'utf8'),
-      durationMs: ended - started,
-      endedAt: ended,
-      runningMs: ended - (firstOutputAt ?? started)
+      summary: readFileSync(summaryFile, 'utf8')
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+export interface CommandRunOptions extends RunOptions {
+  /** What the command reads on standard input; none (closed) by default. */
+  stdin?: string
+  /**
+   * Instead of Node and the bundle: a program that runs them itself, with its arguments (script(1),
+   * to give the command a terminal; gitlab-ci-local, terraform). It runs in a process group of its
+   * own, killed whole with it.
+   */
+  program?: string[]
+  cwd?: string
+}
+
+export type CommandRun = Omit<BundleRun, 'outputs' | 'summary'>
+
+/**
+ * Runs the command bundle with `args` and exactly `env` (plus PATH and HOME), as a CI job runs it:
+ * standard output and error apart, standard input as given.
+ */
+export async function runCommandBundle(
+  args: string[],
+  env: Record<string, string>,
+  options: CommandRunOptions = {}
+): Promise<CommandRun> {
+  const all: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...(process.env.BUNDLE_V8_COVERAGE
+      ? { BUNDLE_V8_COVERAGE: process.env.BUNDLE_V8_COVERAGE }
+      : {}),
+    ...env,
+    ...options.env
+  }
+  return spawnBundle(
+    options.program ?? [...nodeWith(COMMAND_BUNDLE, options), ...args],
+    all,
+    options
+  )
+}
+
+/** Node, with the coverage preload when the suite counts coverage, and the bundle. */
+export function nodeWith(bundle: string, options: RunOptions): string[] {
+  const preload = process.env.BUNDLE_V8_COVERAGE ? ['--import', COVERAGE_PRELOAD] : []
+  return [options.node ?? process.execPath, ...preload, bundle]
+}
+
+/** One bundle run (`argv`) to its end: killed when its test ends, or after `killAfterMs`. */
+async function spawnBundle(
+  [program, ...args]: string[],
+  env: NodeJS.ProcessEnv,
+  options: CommandRunOptions
+): Promise<CommandRun> {
+  const started = Date.now()
+  const child = spawn(program, args, {
+    env,
+    cwd: options.cwd,
+    detached: options.program !== undefined,
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']
+  })
+  if (options.program) groupLeaders.add(child)
+  child.stdin?.end(options.stdin)
+  let stdout = ''
+  let stderr = ''
+  let firstOutputAt: number | undefined
+  child.stdout!.on('data', (chunk: Buffer) => {
+    firstOutputAt ??= Date.now()
+    stdout += chunk
+    options.onStdout?.(String(chunk))
+  })
+  child.stderr!.on('data', (chunk: Buffer) => {
+    firstOutputAt ??= Date.now()
+    stderr += chunk
+  })
+  running.add(child)
+  options.onStart?.(child)
+  const killer = setTimeout(() => kill(child), options.killAfterMs ?? 120_000)
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]))
+  )
+  clearTimeout(killer)
+  running.delete(child)
+  // Whatever a program left running in its group goes with it.
+  if (options.program) kill(child)
+  const ended = Date.now()
+  return {
+    code,
+    signal,
+    stdout,
+    stderr,
+    durationMs: ended - started,
+    endedAt: ended,
+    runningMs: ended - (firstOutputAt ?? started)
   }
 }

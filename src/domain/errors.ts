@@ -1,6 +1,22 @@
-/** A bad input, found before any request. */
+import { CONTRACT_NAMING, type InputNaming } from './input-naming.js'
+
+/**
+ * A bad input: found before any request, or by one (a branch that does not exist). Its message names
+ * inputs as the contract does; `worded` names them as a front end does.
+ */
 export class InputError extends Error {
   override name = 'InputError'
+  private readonly words: (naming: InputNaming) => string
+
+  constructor(words: string | ((naming: InputNaming) => string)) {
+    const wordsFor = typeof words === 'string' ? () => words : words
+    super(wordsFor(CONTRACT_NAMING))
+    this.words = wordsFor
+  }
+
+  worded(naming: InputNaming): string {
+    return this.words(naming)
+  }
 }
 
 export interface ApiErrorDetails {

@@ -180,6 +180,35 @@ export function forLog(text: string): string {
     .replace(LEGACY_COMMAND, LEGACY_COMMAND_ESCAPE)
 }
 
+/** A line that the runner would read as a workflow command (`::name::`), leading spaces and all. */
+const COMMAND_LINE = /^([ \t]*):/gm
+
+/**
+ * For text of many lines that we put together from lines made with forLog (the command's report on
+ * standard output, which a GitHub Actions step shows as its log): a line that API text begins, or
+ * that only spaces stand before, cannot start with `::` either; its first `:` is shown escaped.
+ */
+export function forLogLines(text: string): string {
+  return text.replace(COMMAND_LINE, (match, spaces: string, offset: number) =>
+    text.startsWith('::', offset + spaces.length) ? `${spaces}\\u003a` : match
+  )
+}
+
+/**
+ * `value` as JSON on one line that a terminal or a CI log shows as it is: every control or format
+ * character (JSON.stringify leaves DEL, C1 and Cf as they are) and every `##[` written as a `\u`
+ * escape, which JSON reads back as the same value.
+ */
+export function forJsonLine(value: unknown): string {
+  const escape = (text: string): string =>
+    [...Array(text.length).keys()]
+      .map((index) => `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`)
+      .join('')
+  return JSON.stringify(value)
+    .replace(UNSAFE_CHARACTERS, escape)
+    .replace(LEGACY_COMMAND, `##${escape('[')}`)
+}
+
 function escapeHtmlEntities(text: string): string {
   return text
     .replace(/&/g, '&amp;')

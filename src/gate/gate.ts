@@ -9,7 +9,8 @@ import { requestTimeLimitMs, type RetryPolicy } from '../api/retry-policy.js'
 import type { HttpGet } from '../api/http-transport.js'
 import type { QueryDatabase } from '../api/postgres.js'
 import type { Clock } from '../domain/clock.js'
-import { DeadlineExceededError } from '../domain/errors.js'
+import { DeadlineExceededError, InputError } from '../domain/errors.js'
+import type { InputNaming } from '../domain/input-naming.js'
 import type { Logger } from '../domain/logger.js'
 import { finalityOf } from '../domain/operation-status.js'
 import { plural } from '../domain/phrase.js'
@@ -39,6 +40,8 @@ export interface GateDependencies {
   transport: HttpGet
   /** One attempt at the database: `queryDatabase`, or a simulated one. */
   queryDatabase: QueryDatabase
+  /** How the front end names inputs, in the errors that blame one. */
+  naming: InputNaming
 }
 
 /** Runs the gate the inputs ask for; never throws. */
@@ -90,19 +93,34 @@ export async function gate(inputs: Inputs, dependencies: GateDependencies): Prom
     }
   } catch (error) {
     // Cut short outside the wait loop (listing projects, or an error inside a poll).
-    report.outcome = signal.aborted
-      ? 'cancelled'
-      : error instanceof DeadlineExceededError
-        ? 'timeout'
-        : 'error'
-    const message = error instanceof Error ? error.message : String(error)
-    const text = report.outcome === 'timeout' ? `timeout ran out: ${message}` : message
-    report.error = dependencies.redactor.redact(text)
+    recordError(report, error, dependencies)
     if (source && source.completedPolls > 0) report.lastSeen = source.operations
   }
   if (source?.branch) report.branch = source.branch
   if (source?.recentFailures?.length) report.recentFailures = source.recentFailures
   return report
+}
+
+/** The run cut short by `error`: its outcome, and its message as the front end names inputs. */
+function recordError(
+  report: RunReport,
+  error: unknown,
+  { signal, naming, redactor }: Pick<GateDependencies, 'signal' | 'naming' | 'redactor'>
+): void {
+  report.outcome = signal.aborted
+    ? 'cancelled'
+    : error instanceof DeadlineExceededError
+      ? 'timeout'
+      : 'error'
+  const message =
+    error instanceof InputError
+      ? error.worded(naming)
+      : error instanceof Error
+        ? error.message
+        : String(error)
+  const text = report.outcome === 'timeout' ? `timeout ran out: ${message}` : message
+  report.error = redactor.redact(text)
+  if (error instanceof InputError) report.errorCause = 'input'
 }
 
 async function listProjects(

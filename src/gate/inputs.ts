@@ -5,6 +5,7 @@
 import { z } from 'zod'
 import { parseDatabaseUrl } from '../domain/database.js'
 import { InputError } from '../domain/errors.js'
+import { INPUT_NAMES, type InputName, type InputNaming } from '../domain/input-naming.js'
 import {
   API_KEY_PATTERN,
   apiHostInput,
@@ -19,38 +20,6 @@ import {
   operationIdsInput,
   ORG_ID_PATTERN
 } from './input-fields.js'
-
-export const INPUT_NAMES = [
-  'api_key',
-  'project_id',
-  'operation_id',
-  'branch_id',
-  'list_projects',
-  'org_id',
-  'wait',
-  'interval',
-  'timeout',
-  'fail_fast',
-  'api_host',
-  'pr_comment',
-  'pr_comment_author',
-  'github_token',
-  'database_url'
-] as const
-export type InputName = (typeof INPUT_NAMES)[number]
-
-/**
- * How a front end names its inputs in messages: the action as `input "project_id"` and
- * `list_projects: true`, the command as the flag or variable the user typed.
- */
-export interface InputNaming {
-  /** Where a problem is, at the start of its message: `input "project_id"`, `--project-id`. */
-  label(name: InputName): string
-  /** The input inside a sentence: `project_id`, `--project-id`. */
-  mention(name: InputName): string
-  /** A boolean input turned on: `list_projects: true`, `--list-projects`. */
-  enabled(name: InputName): string
-}
 
 /** Each input on its own: what it accepts, its default, and what is wrong with it. */
 function inputFields(naming: InputNaming) {

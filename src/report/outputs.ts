@@ -21,23 +21,79 @@ function bounded<T extends object>(record: T): T {
   ) as T
 }
 
-/** A JSON array of as many items (from the first) as fit; says how many were left out. */
-function jsonArray(items: object[], name: string, notes: string[]): string {
-  const parts: string[] = []
+/** As many items (from the first, each cut to size) as fit in a JSON output; notes the rest. */
+function fitting(items: object[], name: string, notes: string[]): object[] {
+  const kept: object[] = []
   let bytes = 2
   for (const item of items) {
-    const json = JSON.stringify(bounded(item))
-    const itemBytes = Buffer.byteLength(json) + 1
+    const cut = bounded(item)
+    const itemBytes = Buffer.byteLength(JSON.stringify(cut)) + 1
     if (bytes + itemBytes > MAX_JSON_OUTPUT_BYTES) break
-    parts.push(json)
+    kept.push(cut)
     bytes += itemBytes
   }
-  if (parts.length < items.length) {
+  if (kept.length < items.length) {
     notes.push(
-      `The ${name} output holds the first ${parts.length} of ${items.length} (GitHub limits the size of outputs)`
+      `The ${name} output holds the first ${kept.length} of ${items.length} (GitHub limits the size of outputs)`
     )
   }
-  return `[${parts.join(',')}]`
+  return kept
+}
+
+/** An output's value with its type: text, a number, or JSON (an object or an array). */
+export type OutputValue = string | number | object
+
+export interface TypedOutputs {
+  /**
+   * Every output the run sets. `undefined`: set but empty (a field the operation does not have);
+   * an output the run does not set at all is not a key.
+   */
+  values: Record<string, OutputValue | undefined>
+  /** What had to be left out, for the log. */
+  notes: string[]
+}
+
+/** The outputs with their types: what the command's JSON holds, and the action's text comes from. */
+export function typedOutputs(report: RunReport): TypedOutputs {
+  const values: Record<string, OutputValue | undefined> = {}
+  const notes: string[] = []
+  if (report.outcome && report.outcome !== 'error') values.outcome = report.outcome
+  if (report.listing) {
+    values.projects = fitting(report.listing.projects, 'projects', notes)
+    values.project_count = report.listing.projects.length
+  }
+  if (report.branch) {
+    const state = report.branch.current_state
+    values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined
+  }
+  if (report.database) {
+    values.database_state = report.database.state
+    const ready = report.database.readyMs
+    values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined
+  }
+  const { wait } = report
+  if (wait) values.elapsed_ms = Math.round(wait.elapsedMs)
+  // Nothing read is no operation, not an empty list of them: those outputs stay unset.
+  const seen = wait && seenOperations(report)
+  if (wait && seen) {
+    const found = primaryOperation(seen)
+    const operation = found && bounded(found)
+    Object.assign(values, {
+      status: operation?.status,
+      operation_id: operation?.id,
+      action: operation?.action ?? undefined,
+      branch_id: operation?.branch_id ?? undefined,
+      endpoint_id: operation?.endpoint_id ?? undefined,
+      failures_count: operation?.failures_count ?? undefined,
+      error: operation?.error || undefined,
+      created_at: operation?.created_at ?? undefined,
+      updated_at: operation?.updated_at ?? undefined,
+      duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
+      operation,
+      operations: fitting(seen, 'operations', notes)
+    })
+  }
+  return { values, notes }
 }
 
 export interface BuiltOutputs {
@@ -47,44 +103,16 @@ export interface BuiltOutputs {
   notes: string[]
 }
 
+/** An output as text: empty when unset, JSON for objects and arrays. */
+export function outputText(value: OutputValue | undefined): string {
+  if (value === undefined) return ''
+  return typeof value === 'object' ? JSON.stringify(value) : String(value)
+}
+
 export function buildOutputs(report: RunReport): BuiltOutputs {
-  const outputs: Record<string, string> = {}
-  const notes: string[] = []
-  if (report.outcome && report.outcome !== 'error') outputs.outcome = report.outcome
-  if (report.listing) {
-    outputs.projects = jsonArray(report.listing.projects, 'projects', notes)
-    outputs.project_count = String(report.listing.projects.length)
-  }
-  if (report.branch) {
-    outputs.branch_state = truncate(report.branch.current_state ?? '', MAX_FIELD_CHARS)
-  }
-  if (report.database) {
-    outputs.database_state = report.database.state
-    const ready = report.database.readyMs
-    outputs.database_ready_ms = ready !== undefined ? String(Math.round(ready)) : ''
-  }
-  const { wait } = report
-  if (wait) outputs.elapsed_ms = String(Math.round(wait.elapsedMs))
-  // Nothing read is no operation, not an empty list of them: those outputs stay unset.
-  const seen = wait && seenOperations(report)
-  if (wait && seen) {
-    const found = primaryOperation(seen)
-    const operation = found && bounded(found)
-    const duration = operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms
-    Object.assign(outputs, {
-      status: operation?.status ?? '',
-      operation_id: operation?.id ?? '',
-      action: operation?.action ?? '',
-      branch_id: operation?.branch_id ?? '',
-      endpoint_id: operation?.endpoint_id ?? '',
-      failures_count: operation?.failures_count != null ? String(operation.failures_count) : '',
-      error: operation?.error ?? '',
-      created_at: operation?.created_at ?? '',
-      updated_at: operation?.updated_at ?? '',
-      duration_ms: duration !== undefined ? String(duration) : '',
-      operation: operation ? JSON.stringify(operation) : '',
-      operations: jsonArray(seen, 'operations', notes)
-    })
-  }
+  const { values, notes } = typedOutputs(report)
+  const outputs = Object.fromEntries(
+    Object.entries(values).map(([name, value]) => [name, outputText(value)])
+  )
   return { outputs, notes }
 }

@@ -33,6 +33,8 @@ export interface RunReport {
   pace?: Pick<Pace, 'rateLimited' | 'slowestMs'>
   /** The message of the error that failed the step, already redacted. */
   error?: string
+  /** `input`: the error blames an input (a branch that does not exist, say), not the API. */
+  errorCause?: 'input'
   /**
    * The project gate: what had ended in failure in the 15 minutes before it started, the newest of
    * its action on its branch. Those that fail the gate are among the wait's operations too.

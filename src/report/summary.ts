@@ -1,15 +1,18 @@
+/*
+ * The report as a person reads it: the job summary and the comment (HTML), and the command's
+ * standard output (plain text). What it holds is said here once; report-format.ts writes it down.
+ */
 import { formatDuration } from '../domain/duration.js'
-import { statusLabel } from '../domain/operation-status.js'
 import { inFlightPhrase, type OperationFacts, operationFacts, outcomeLine } from './headline.js'
-import { branchStatePhrase, phraseHtml, plural } from '../domain/phrase.js'
+import { branchStatePhrase, plural } from '../domain/phrase.js'
 import { nothingRead, operationDuration, type RunReport } from './report.js'
 import { renderTimeline } from './timeline.js'
 import { databaseNotTried } from './database-words.js'
-import { forHtml, truncateBytes } from '../domain/untrusted-text.js'
+import { forLogLines, truncateBytes } from '../domain/untrusted-text.js'
 import type { Outcome } from '../wait/wait-for-operations.js'
 import type { Operation } from '../domain/schemas.js'
 import type { ProjectListing } from '../api/resources/projects.js'
-import { apiTime } from '../domain/api-time.js'
+import { formatDate, HTML_FORMAT, type ReportFormat, TEXT_FORMAT } from './report-format.js'
 
 const OUTCOME_LABELS: Record<Outcome, string> = {
   success: '✅ success',
@@ -31,69 +34,42 @@ export interface SummaryLimits {
 const SUMMARY_LIMITS: SummaryLimits = { operationRows: 50, projectRows: 100 }
 /** GitHub drops a step summary over 1 MiB; the action's stays within half of that, in UTF-8 bytes. */
 export const MAX_SUMMARY_BYTES = 512 * 1024
-const MAX_ID_CHARS = 80
-const MAX_TEXT_CHARS = 120
 const MAX_ERROR_CHARS = 500
 const MAX_MESSAGE_CHARS = 2000
 const MAX_UNAVAILABLE_IDS = 20
 
 /** A table of the first `maxRows` rows, with a last row saying how many more there are. */
 function table<T>(
+  format: ReportFormat,
   headers: string[],
   items: T[],
-  maxRows: number,
-  what: string,
+  { maxRows, what }: { maxRows: number; what: string },
   cells: (item: T) => string[]
 ): string {
-  const head = headers.map((header) => `<th>${header}</th>`).join('')
-  const body = items.slice(0, maxRows).map(
-    (item) =>
-      `<tr>${cells(item)
-        .map((cell) => `<td>${cell}</td>`)
-        .join('')}</tr>`
-  )
-  if (items.length > maxRows) {
-    body.push(
-      `<tr><td colspan="${headers.length}">… and ${items.length - maxRows} more ${what} not shown</td></tr>`
-    )
-  }
-  return `<table>\n<tr>${head}</tr>\n${body.join('\n')}\n</table>`
+  const more = items.length - maxRows
+  const left = more > 0 ? `… and ${more} more ${what} not shown` : undefined
+  return format.table(headers, items.slice(0, maxRows).map(cells), left)
 }
 
-function code(text: string | null | undefined): string {
-  return text ? `<code>${forHtml(text, MAX_ID_CHARS)}</code>` : ''
-}
-
-function text(value: string | null | undefined): string {
-  return forHtml(value ?? '', MAX_TEXT_CHARS)
-}
-
-function date(iso: string | null | undefined): string {
-  if (!iso) return ''
-  const time = apiTime(iso)
-  if (time === undefined) return text(iso)
-  return new Date(time)
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, ' UTC')
-}
-
-function runFacts(run: RunReport['run']): string[] {
+function runFacts(format: ReportFormat, run: RunReport['run']): string[] {
   const facts: string[] = []
   const pullRequest = run?.pullRequest
   if (pullRequest) {
     const label = `#${pullRequest.number}`
     const url =
       pullRequest.url && /^https?:\/\//.test(pullRequest.url) ? pullRequest.url : undefined
-    facts.push(`pull request ${url ? `<a href="${forHtml(url, 300)}">${label}</a>` : label}`)
+    facts.push(`pull request ${url ? format.link(label, url) : label}`)
   }
-  if (run?.sha) facts.push(`${pullRequest ? 'head' : 'commit'} ${code(run.sha.slice(0, 7))}`)
+  if (run?.sha) {
+    facts.push(`${pullRequest ? 'head' : 'commit'} ${format.code(run.sha.slice(0, 7))}`)
+  }
   return facts
 }
 
 /** `waited 7.1 s · 8 polls · 8 requests · 0 retries · project …`: the counts, below the outcome. */
-function countsLine(report: RunReport): string {
-  const facts = runFacts(report.run)
+function countsLine(format: ReportFormat, report: RunReport): string {
+  const { code } = format
+  const facts = runFacts(format, report.run)
   if (report.wait) {
     facts.push(`waited ${formatDuration(report.wait.elapsedMs)}`)
     facts.push(plural(report.wait.polls, 'poll'))
@@ -106,12 +82,12 @@ function countsLine(report: RunReport): string {
   }
   if (report.projectId) facts.push(`project ${code(report.projectId)}`)
   if (report.branch) {
-    facts.push(`branch ${text(report.branch.name)} ${code(report.branch.id)}`)
+    facts.push(`branch ${format.text(report.branch.name)} ${code(report.branch.id)}`)
     if (report.branch.current_state) {
-      facts.push(`branch state ${phraseHtml(branchStatePhrase(report.branch))}`)
+      facts.push(`branch state ${format.phrase(branchStatePhrase(report.branch))}`)
     }
   }
-  return `<p>${facts.join(' · ')}</p>`
+  return format.paragraph(facts.join(' · '))
 }
 
 /**
@@ -119,24 +95,40 @@ function countsLine(report: RunReport): string {
  * in flight, and for how long; how many finished), or the error; on a failure, what was still in
  * flight beside it.
  */
-function outcomeLines(report: RunReport, facts: OperationFacts): string[] {
+function outcomeLines(format: ReportFormat, report: RunReport, facts: OperationFacts): string[] {
   const notTried = databaseNotTried(report)
-  const database = notTried ? [`<p>The database was not tried: ${notTried}.</p>`] : []
+  const database = notTried ? [format.paragraph(`The database was not tried: ${notTried}.`)] : []
   if (report.outcome === 'error' || !report.outcome) {
-    return [
-      `<p><b>❌ Error:</b> ${forHtml(report.error ?? '', MAX_MESSAGE_CHARS)}</p>`,
-      ...database
-    ]
+    const error = format.text(report.error, MAX_MESSAGE_CHARS)
+    return [format.paragraph(`${format.strong('❌ Error:')} ${error}`), ...database]
   }
   const { outcome, wait } = report
   const after = (outcome === 'timeout' || outcome === 'cancelled') && wait
-  const label = `<b>${OUTCOME_LABELS[outcome]}</b>${after ? ` after ${formatDuration(wait.elapsedMs)}` : ''}`
+  const label = `${format.strong(OUTCOME_LABELS[outcome])}${after ? ` after ${formatDuration(wait.elapsedMs)}` : ''}`
   const line = outcomeLine(report, facts)
-  const lines = [`<p>${label}${line ? `: ${phraseHtml(line)}` : ''}</p>`]
+  const lines = [format.paragraph(`${label}${line ? `: ${format.phrase(line)}` : ''}`)]
   if (outcome === 'failure' && facts.inFlight.length > 0) {
-    lines.push(`<p>⏳ ${phraseHtml(inFlightPhrase(facts))}</p>`)
+    lines.push(format.paragraph(`⏳ ${format.phrase(inFlightPhrase(facts))}`))
   }
   return [...lines, ...database]
+}
+
+/** The report in `format`: the outcome and why, the counts, the operations, the projects. */
+function renderReport(report: RunReport, format: ReportFormat, limits: SummaryLimits): string {
+  const facts = operationFacts(report)
+  const parts = [
+    format.heading('Neon operations gate', 2),
+    ...outcomeLines(format, report, facts),
+    countsLine(format, report)
+  ]
+  if (report.wait?.reason) {
+    parts.push(format.paragraph(format.text(report.wait.reason, MAX_MESSAGE_CHARS)))
+  }
+  parts.push(...operationsSection(format, report, facts, limits))
+  parts.push(...recentFailuresSection(format, report, facts, limits))
+  if (report.listing && limits.projectRows > 0)
+    parts.push(...projectsSection(format, report.listing, limits))
+  return format.join(parts)
 }
 
 /**
@@ -144,22 +136,20 @@ function outcomeLines(report: RunReport, facts: OperationFacts): string[] {
  * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
  */
 export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY_LIMITS): string {
-  const facts = operationFacts(report)
-  const parts = [
-    '<h2>Neon operations gate</h2>',
-    ...outcomeLines(report, facts),
-    countsLine(report)
-  ]
-  if (report.wait?.reason) parts.push(`<p>${forHtml(report.wait.reason, MAX_MESSAGE_CHARS)}</p>`)
-  parts.push(...operationsSection(report, facts, limits))
-  parts.push(...recentFailuresSection(report, facts, limits))
-  if (report.listing && limits.projectRows > 0)
-    parts.push(...projectsSection(report.listing, limits))
-  return parts.join('\n') + '\n'
+  return renderReport(report, HTML_FORMAT, limits)
+}
+
+/**
+ * The same report as plain text, for the command's standard output: the outcome first, no Markdown,
+ * and no line a CI log could read as a command.
+ */
+export function renderTextReport(report: RunReport): string {
+  return forLogLines(renderReport(report, TEXT_FORMAT, SUMMARY_LIMITS))
 }
 
 /** What was read of the operations: the timeline and the table, or why there is none. */
 function operationsSection(
+  format: ReportFormat,
   report: RunReport,
   facts: OperationFacts,
   limits: SummaryLimits
@@ -167,19 +157,25 @@ function operationsSection(
   const operations = facts.seen
   if (operations === undefined) {
     return report.projectId
-      ? [`<p>${nothingRead(report.outcome)}: the state of the operations is unknown.</p>`]
+      ? [
+          format.paragraph(
+            `${nothingRead(report.outcome)}: the state of the operations is unknown.`
+          )
+        ]
       : []
   }
-  if (operations.length === 0) return ['<p>No operation in flight.</p>']
-  const parts = [`<h3>Operations (${operations.length})</h3>`]
+  if (operations.length === 0) return [format.paragraph('No operation in flight.')]
+  const parts = [format.heading(`Operations (${operations.length})`, 3)]
   const timeline = renderTimeline(operations, facts.readAt, report.database)
-  if (timeline) parts.push(`\n\`\`\`mermaid\n${timeline}\n\`\`\`\n`)
-  parts.push(operationsTable(operations, facts, limits))
+  const chart = timeline && format.chart(timeline)
+  if (chart) parts.push(chart)
+  parts.push(operationsTable(format, operations, facts, limits))
   return parts
 }
 
 /** The table of operations: what a person checks on the console. */
 function operationsTable(
+  format: ReportFormat,
   operations: Operation[],
   facts: OperationFacts,
   limits: SummaryLimits
@@ -190,18 +186,27 @@ function operationsTable(
     const failures = operation.failures_count
       ? ` (${plural(operation.failures_count, 'failure')})`
       : ''
-    const error = operation.error ? `<br>${forHtml(operation.error, MAX_ERROR_CHARS)}` : ''
+    const status = format.status(operation.status, failures)
+    const { code } = format
     return [
       code(operation.id),
-      text(operation.action),
+      format.text(operation.action),
       code(operation.branch_id),
       code(operation.endpoint_id),
-      text(statusLabel(operation.status) + failures) + error,
+      operation.error
+        ? format.below(status, format.text(operation.error, MAX_ERROR_CHARS))
+        : status,
       duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
-      date(operation.created_at)
+      formatDate(format, operation.created_at)
     ]
   }
-  return table(headings, operations, limits.operationRows, 'operations', row)
+  return table(
+    format,
+    headings,
+    operations,
+    { maxRows: limits.operationRows, what: 'operations' },
+    row
+  )
 }
 
 /**
@@ -209,6 +214,7 @@ function operationsTable(
  * the newest of its action on its branch, in the 15 minutes before the gate started.
  */
 function recentFailuresSection(
+  format: ReportFormat,
   report: RunReport,
   facts: OperationFacts,
   limits: SummaryLimits
@@ -221,35 +227,43 @@ function recentFailuresSection(
     ? 'a cancelled operation does not fail the gate'
     : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'
   return [
-    `<h3>⚠️ Ended in failure before the gate started (${warned.length})</h3>`,
-    `<p>The newest operation of its action on its branch, in the 15 minutes before the gate started; ${why}.</p>`,
-    operationsTable(warned, facts, limits)
+    format.heading(`⚠️ Ended in failure before the gate started (${warned.length})`, 3),
+    format.paragraph(
+      `The newest operation of its action on its branch, in the 15 minutes before the gate started; ${why}.`
+    ),
+    operationsTable(format, warned, facts, limits)
   ]
 }
 
-function projectsSection(listing: ProjectListing, limits: SummaryLimits): string[] {
+function projectsSection(
+  format: ReportFormat,
+  listing: ProjectListing,
+  limits: SummaryLimits
+): string[] {
   const { projects, unavailableProjectIds } = listing
   const parts = [
-    `<h3>Projects (${projects.length})</h3>`,
+    format.heading(`Projects (${projects.length})`, 3),
     table(
+      format,
       ['Name', 'Id', 'Region', 'Engine version', 'Created'],
       projects,
-      limits.projectRows,
-      'projects',
+      { maxRows: limits.projectRows, what: 'projects' },
       (project) => [
-        text(project.name),
-        code(project.id),
-        text(project.region_id),
+        format.text(project.name),
+        format.code(project.id),
+        format.text(project.region_id),
         project.pg_version != null ? String(project.pg_version) : '',
-        date(project.created_at)
+        formatDate(format, project.created_at)
       ]
     )
   ]
   if (unavailableProjectIds.length > 0) {
-    const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(code)
+    const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(format.code)
     const more = unavailableProjectIds.length - shown.length
     parts.push(
-      `<p>Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}</p>`
+      format.paragraph(
+        `Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`
+      )
     )
   }
   return parts

@@ -54,7 +54,8 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
       redactor,
       signal: controller.signal,
       transport: httpGet,
-      queryDatabase
+      queryDatabase,
+      naming: ACTION_INPUT_NAMING
     })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)

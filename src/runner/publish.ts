@@ -14,7 +14,7 @@ import { MAX_SUMMARY_BYTES, renderSummaryWithin } from '../report/summary.js'
 import type { GitHubContext } from './github-context.js'
 import type { Inputs } from '../gate/inputs.js'
 import { writePullRequestComment } from './pr-comment.js'
-import { runnerFileProblem } from './runner-files.js'
+import { outputFileProblem } from '../gate/output-files.js'
 
 export interface Sinks {
   logger: Logger
@@ -63,7 +63,7 @@ export async function publish(
 function writeOutputs(outputs: Record<string, string>, { redact, toLog }: Sinks): void {
   try {
     const file = process.env.GITHUB_OUTPUT
-    const problem = file && runnerFileProblem(file)
+    const problem = file && outputFileProblem(file)
     if (problem) throw new Error(problem)
     for (const [name, value] of Object.entries(outputs)) core.setOutput(name, redact(value))
   } catch (error) {
@@ -80,7 +80,7 @@ async function writeSummary(html: string, logger: Logger): Promise<void> {
     return
   }
   try {
-    const problem = runnerFileProblem(file)
+    const problem = outputFileProblem(file)
     if (problem) throw new Error(problem)
     await core.summary.addRaw(html).write()
   } catch (error) {

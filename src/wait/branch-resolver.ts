@@ -40,12 +40,14 @@ export async function resolveBranch(
   if (byName.length === 1) return byName[0]
   if (byName.length === 0) {
     throw new InputError(
-      `input "branch_id": project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${ACCEPTED}`
+      ({ label }) =>
+        `${label('branch_id')}: project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${ACCEPTED}`
     )
   }
   const listed = byName.slice(0, MAX_LISTED).map((branch) => branch.id)
   if (byName.length > MAX_LISTED) listed.push(`and ${byName.length - MAX_LISTED} more`)
   throw new InputError(
-    `input "branch_id": ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`
+    ({ label }) =>
+      `${label('branch_id')}: ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`
   )
 }

@@ -9,12 +9,7 @@ import type { Branch, Operation, OperationList } from '../domain/schemas.js'
 import { truncate } from '../domain/untrusted-text.js'
 import { apiTime } from '../domain/api-time.js'
 import { isUnfinished } from '../domain/operation-status.js'
-import {
-  isRecent,
-  type RecentFailure,
-  recentFailures,
-  warnRecentFailures
-} from './recent-failures.js'
+import { type RecentFailure, RecentOperations, warnRecentFailures } from './recent-failures.js'
 
 /** Where the wait loop gets operations from: given ids, or the project gate. */
 export interface OperationSource {
@@ -189,7 +184,7 @@ export class ProjectGateSource implements OperationSource {
     // The API's timestamps are wall-clock time.
     const horizon = clock.wallNow() - GATE_LOOKBACK_MS
     const read = { newest: -Infinity, oldest: Infinity }
-    const recent: Operation[] = []
+    const recent = new RecentOperations(startedAt)
     const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
       for (const operation of page.operations) {
         this.seen.add(operation.id)
@@ -199,7 +194,7 @@ export class ProjectGateSource implements OperationSource {
           read.oldest = Math.min(read.oldest, time)
         }
         if (!this.isRelevant(operation)) continue
-        if (isRecent(operation, startedAt)) recent.push(operation)
+        recent.add(operation)
         const inWindow = time === undefined || time >= horizon
         if (inWindow && isUnfinished(operation.status)) this.tracked.set(operation.id, operation)
       }
@@ -220,8 +215,8 @@ export class ProjectGateSource implements OperationSource {
   }
 
   /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
-  private judgeRecentFailures(recent: Operation[]): void {
-    this.recentFailures = recentFailures(recent, this.options.branch !== undefined)
+  private judgeRecentFailures(recent: RecentOperations): void {
+    this.recentFailures = recent.failures(this.options.branch !== undefined)
     for (const { operation, failsGate } of this.recentFailures) {
       if (failsGate) this.tracked.set(operation.id, operation)
     }

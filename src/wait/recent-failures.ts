@@ -22,33 +22,56 @@ export interface RecentFailure {
   failsGate: boolean
 }
 
-/** Whether `operation` was created in the window before `startedAt` (or after it). */
-export function isRecent(operation: Operation, startedAt: number): boolean {
-  const created = apiTime(operation.created_at)
-  return created === undefined || created >= startedAt - RECENT_FAILURE_WINDOW_MS
-}
-
 /**
- * Of the recent operations the first read saw (`isRecent`), the newest of each action on each
- * branch, when it ended in failure: a newer operation of the same action that did not fail
- * supersedes an older failure. With `branchGated`, an `error` fails the gate and a `cancelled` is a
- * warning; on the whole project every failure is a warning, since the project is idle, which is
- * what that gate answers. Newest first.
+ * The operations of the first read that ended in the 15 minutes before the gate started, in the
+ * list's order (newest first, as the API lists them: the order, not `created_at`, says which is
+ * newer, so an operation whose time cannot be read is never taken for the newest).
  */
-export function recentFailures(recent: Operation[], branchGated: boolean): RecentFailure[] {
-  const newest = new Map<string, Operation>()
-  for (const operation of recent) {
-    const key = JSON.stringify([operation.branch_id ?? '', operation.action ?? ''])
-    const known = newest.get(key)
-    if (!known || createdTime(operation) > createdTime(known)) newest.set(key, operation)
+export class RecentOperations {
+  private readonly windowStart: number
+  /** Every recent one, newest first. */
+  private readonly listed: Operation[] = []
+  /** The same by action on its branch; an operation without either stands alone. */
+  private readonly byAction = new Map<string, Operation[]>()
+  /** An operation older than the window was listed: what follows it without a time is older too. */
+  private pastWindow = false
+
+  constructor(startedAt: number) {
+    this.windowStart = startedAt - RECENT_FAILURE_WINDOW_MS
   }
-  return [...newest.values()]
-    .filter((operation) => classifyStatus(operation.status) === 'failure')
-    .sort((a, b) => createdTime(b) - createdTime(a))
-    .map((operation) => ({
-      operation,
-      failsGate: branchGated && operation.status === 'error'
-    }))
+
+  /** The next operation of the list (one that concerns the gate). */
+  add(operation: Operation): void {
+    const created = apiTime(operation.created_at)
+    if (created !== undefined && created < this.windowStart) this.pastWindow = true
+    if (created === undefined ? this.pastWindow : created < this.windowStart) return
+    const { branch_id: branch, action } = operation
+    const key = branch && action ? JSON.stringify([branch, action]) : `#${operation.id}`
+    this.listed.push(operation)
+    const ofAction = this.byAction.get(key)
+    if (ofAction) ofAction.push(operation)
+    else this.byAction.set(key, [operation])
+  }
+
+  /**
+   * For each action on each branch, the failures newer than its newest operation that did not fail
+   * (a newer one that did not fail supersedes them; a newer `cancelled` does not). With
+   * `branchGated`, an `error` fails the gate and a `cancelled` is a warning; on the whole project
+   * every failure is a warning, since the project is idle, which is what that gate answers. In the
+   * list's order, newest first.
+   */
+  failures(branchGated: boolean): RecentFailure[] {
+    const failed = new Set<Operation>()
+    for (const ofAction of this.byAction.values()) {
+      for (const operation of ofAction) {
+        if (classifyStatus(operation.status) !== 'failure') break
+        failed.add(operation)
+      }
+    }
+    return this.listed
+      .filter((operation) => failed.has(operation))
+      .map((operation) => ({ operation, failsGate: branchGated && operation.status === 'error' }))
+  }
 }
 
 /** One warning for each failure that does not fail the gate (the first few, then a count). */
@@ -82,9 +105,4 @@ function endedBefore(operation: Operation, startedAt: number): string {
   const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at)
   if (ended === undefined || ended >= startedAt) return 'as the gate started'
   return `${formatDuration(startedAt - ended)} before the gate started`
-}
-
-/** Newest first; a time that cannot be read counts as the newest. */
-function createdTime(operation: Operation): number {
-  return apiTime(operation.created_at) ?? Infinity
 }

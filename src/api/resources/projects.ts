@@ -38,7 +38,8 @@ export class ProjectsReader {
       if (orgId || !(error instanceof ApiError)) throw error
       if (error.status === 403) {
         throw new InputError(
-          `input "list_projects": ${error.message}. A project-scoped key cannot list projects: list them with an organization key, or a personal key`
+          ({ label }) =>
+            `${label('list_projects')}: ${error.message}. A project-scoped key cannot list projects: list them with an organization key, or a personal key`
         )
       }
       if (error.status !== 400 || !/org_id/.test(error.apiMessage ?? '')) throw error
@@ -75,7 +76,8 @@ export class ProjectsReader {
       listed.push(`and ${organizations.length - MAX_LISTED_ORGANIZATIONS} more`)
     }
     throw new InputError(
-      `input "org_id": org_id is required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set org_id to one of them`
+      ({ label, mention }) =>
+        `${label('org_id')}: ${mention('org_id')} is required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set ${mention('org_id')} to one of them`
     )
   }
 

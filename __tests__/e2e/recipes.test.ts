@@ -1,0 +1,218 @@
+/*
+ * The command's recipes, run for real against the local API server: the README's shell script,
+ * the GitLab CI pipeline of examples/command/ (gitlab-ci-local and its shell executor, as GitLab's
+ * runner would run it), and the Terraform configuration (with the `terraform` binary, when one is on
+ * the PATH). Each passes on a branch whose operations finished and fails on one whose start_compute
+ * failed, with the gate's exit code.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync
+} from 'node:fs'
+import { join } from 'node:path'
+import { COMMAND_BUNDLE, nodeWith, runCommandBundle } from '../../script/runner/run-bundle.ts'
+import { addFailingPreview } from '../../script/servers/neon-api/scenarios.ts'
+import type { ApiServer } from '../../script/servers/neon-api/server.ts'
+import { inTempDir, secretForms } from '../fixtures/command.js'
+import { KEYS, PROJECT, serve } from '../fixtures/e2e.js'
+
+const root = join(import.meta.dirname, '..', '..')
+const GITLAB_CI_LOCAL = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js')
+
+/** The command as a recipe runs it, pointed at the local API server. */
+const gateCommandLine = (server: ApiServer): string =>
+  [...nodeWith(COMMAND_BUNDLE, {}), '--api-host', server.apiHost, '--interval', '1s'].join(' ')
+
+/** A branch whose operations finished, and one whose start_compute failed a moment ago. */
+async function branches() {
+  const { world, server } = await serve()
+  world.addBranch(PROJECT, { id: 'br-ready-000007', name: 'ready' })
+  world.addOperation(PROJECT, {
+    action: 'create_branch',
+    branchId: 'br-ready-000007',
+    createdAt: world.now() - 60_000,
+    timeline: [{ status: 'running', ms: 2000 }, { status: 'finished' }]
+  })
+  const { start } = addFailingPreview(world)
+  return { server, ready: 'br-ready-000007', failing: start.branchId! }
+}
+
+const onPath = (program: string): boolean => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe("the README's shell script: gate, then migrate", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8')
+  const script = /Gate, then migrate, in a script:\n\n```sh\n([\s\S]*?)```/.exec(readme)![1]
+
+  it.each([
+    ['ready', 0, true],
+    ['failing', 1, false]
+  ] as const)('a %s branch: exit %d, migrated: %s', async (which, code, migrated) => {
+    const { server, ...branch } = await branches()
+    await inTempDir(async (dir) => {
+      const bin = join(dir, 'bin')
+      mkdirSync(bin)
+      // neon-gate as an install would put it on the PATH, here pointed at the local server.
+      writeFileSync(join(bin, 'neon-gate'), `#!/bin/sh\nexec ${gateCommandLine(server)} "$@"\n`)
+      writeFileSync(join(dir, 'migrate'), '#!/bin/sh\necho migrated > migrated.txt\n')
+      writeFileSync(join(dir, 'gate-then-migrate.sh'), script)
+      for (const file of ['bin/neon-gate', 'migrate']) chmodSync(join(dir, file), 0o755)
+      const run = await runCommandBundle(
+        [],
+        {
+          PATH: `${bin}:${process.env.PATH}`,
+          NEON_API_KEY: KEYS.organization,
+          NEON_PROJECT_ID: PROJECT,
+          BRANCH_ID: branch[which]
+        },
+        { program: ['bash', 'gate-then-migrate.sh'], cwd: dir }
+      )
+      expect([run.code, run.stderr.includes('error:')]).toEqual([code, code !== 0])
+      expect(existsSync(join(dir, 'migrated.txt'))).toBe(migrated)
+    })
+  })
+})
+
+describe('GitLab CI: examples/command/gitlab-ci.yml under gitlab-ci-local', () => {
+  /** A git repository holding the example as its .gitlab-ci.yml, as gitlab-ci-local needs one. */
+  async function repository(dir: string): Promise<string> {
+    const repo = join(dir, 'repo')
+    mkdirSync(repo)
+    copyFileSync(join(root, 'examples', 'command', 'gitlab-ci.yml'), join(repo, '.gitlab-ci.yml'))
+    const git = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: repo,
+        env: {
+          PATH: process.env.PATH,
+          HOME: dir,
+          GIT_CONFIG_NOSYSTEM: '1',
+          GIT_CONFIG_GLOBAL: '/dev/null'
+        },
+        stdio: 'ignore'
+      })
+    git('init', '-q', '-b', 'main')
+    git('config', 'user.name', 'recipe')
+    git('config', 'user.email', 'recipe@example.invalid')
+    git('add', '.gitlab-ci.yml')
+    git('commit', '-q', '-m', 'recipe')
+    git('remote', 'add', 'origin', 'https://gitlab.example.invalid/acme/app.git')
+    git('update-ref', 'refs/remotes/origin/main', 'HEAD')
+    git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
+    return repo
+  }
+
+  it('rsync is installed (gitlab-ci-local copies the repository with it; .ci/run installs it)', () => {
+    expect(onPath('rsync')).toBe(true)
+  })
+
+  it.each([
+    ['ready', 0, 'migrate', 'success'],
+    ['failing', 1, 'gate-failed', 'failure']
+  ] as const)(
+    'a %s branch: the gate exits %d, %s runs with the outcome from the dotenv report',
+    async (which, code, nextJob, outcome) => {
+      const { server, ...branch } = await branches()
+      await inTempDir(async (dir) => {
+        const repo = await repository(dir)
+        mkdirSync(join(dir, 'home'))
+        const run = await runCommandBundle(
+          [],
+          // The runner's environment reaches shell jobs: the key goes as GitLab would put it there.
+          { HOME: join(dir, 'home'), NEON_API_KEY: KEYS.organization },
+          {
+            program: [
+              process.execPath,
+              GITLAB_CI_LOCAL,
+              '--no-color',
+              // The example's jobs name an image; run them on this machine's shell instead.
+              '--force-shell-executor',
+              '--variable',
+              `NEON_GATE=${gateCommandLine(server)}`,
+              '--variable',
+              `NEON_PROJECT_ID=${PROJECT}`,
+              '--variable',
+              `NEON_BRANCH_ID=${branch[which]}`
+            ],
+            cwd: repo
+          }
+        )
+        const output = run.stdout + run.stderr
+        expect(run.code).toBe(code === 0 ? 0 : 1)
+        const gate = /^gate\s+finished in .*?(?:FAIL (\d+))?\s*$/m.exec(output)
+        expect(gate?.[1] ?? '0').toBe(String(code))
+        expect(output).toMatch(new RegExp(`^${nextJob}\\s+> gate ${outcome}`, 'm'))
+        const logs = join(repo, '.gitlab-ci-local', 'output')
+        const gateLog = readFileSync(join(logs, 'gate.log'), 'utf8')
+        for (const form of secretForms(KEYS.organization)) {
+          expect(output + gateLog).not.toContain(form)
+        }
+      })
+    },
+    60_000
+  )
+})
+
+describe('Terraform: examples/command/terraform/main.tf', () => {
+  const terraform = onPath('terraform')
+  if (!terraform) {
+    console.log('terraform is not on the PATH: the Terraform recipe is not run here')
+  }
+
+  ;(terraform ? it.each : it.skip.each)([
+    ['ready', 0],
+    ['failing', 1]
+  ] as const)(
+    'a %s branch: the gate exits %d, and terraform apply goes with it',
+    async (which, code) => {
+      const { server, ...branch } = await branches()
+      await inTempDir(async (dir) => {
+        const work = join(dir, 'work')
+        mkdirSync(work)
+        copyFileSync(
+          join(root, 'examples', 'command', 'terraform', 'main.tf'),
+          join(work, 'main.tf')
+        )
+        const env = {
+          HOME: dir,
+          // No configuration file, no hints for people, no call home to HashiCorp.
+          TF_CLI_CONFIG_FILE: '/dev/null',
+          TF_IN_AUTOMATION: '1',
+          CHECKPOINT_DISABLE: '1',
+          TF_VAR_neon_gate: gateCommandLine(server),
+          TF_VAR_project_id: PROJECT,
+          TF_VAR_branch_id: branch[which],
+          NEON_API_KEY: KEYS.organization
+        }
+        const terraformRun = (...args: string[]) =>
+          runCommandBundle([], env, {
+            program: ['terraform', ...args, '-input=false', '-no-color'],
+            cwd: work
+          })
+        const init = await terraformRun('init')
+        expect(init.code).toBe(0)
+        const apply = await terraformRun('apply', '-auto-approve')
+        expect(apply.code).toBe(code === 0 ? 0 : 1)
+        if (code !== 0) {
+          expect(apply.stderr.replace(/\s+/g, ' ')).toContain(`exit status ${code}`)
+        }
+        const state = readFileSync(join(work, 'terraform.tfstate'), 'utf8')
+        for (const form of secretForms(KEYS.organization)) {
+          expect(apply.stdout + apply.stderr + state).not.toContain(form)
+        }
+      })
+    },
+    60_000
+  )
+})
