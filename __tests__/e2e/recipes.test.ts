@@ -17,9 +17,8 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { COMMAND_BUNDLE, nodeWith, runCommandBundle } from '../../script/runner/run-bundle.ts'
-import { addFailingPreview } from '../../script/servers/neon-api/scenarios.ts'
 import type { ApiServer } from '../../script/servers/neon-api/server.ts'
-import { inTempDir, secretForms } from '../fixtures/command.js'
+import { FAILING_BRANCH, failingBranch, inTempDir, secretForms } from '../fixtures/command.js'
 import { KEYS, PROJECT, serve } from '../fixtures/e2e.js'
 
 const root = join(import.meta.dirname, '..', '..')
@@ -39,8 +38,8 @@ async function branches() {
     createdAt: world.now() - 60_000,
     timeline: [{ status: 'running', ms: 2000 }, { status: 'finished' }]
   })
-  const { start } = addFailingPreview(world)
-  return { server, ready: 'br-ready-000007', failing: start.branchId! }
+  failingBranch(world)
+  return { server, ready: 'br-ready-000007', failing: FAILING_BRANCH }
 }
 
 const onPath = (program: string): boolean => {
