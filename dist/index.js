@@ -32173,12 +32173,16 @@ function forLog(text) {
         .replace(UNSAFE_CHARACTERS, visibleEscape)
         .replace(LEGACY_COMMAND, LEGACY_COMMAND_ESCAPE);
 }
-/** A line that the runner would read as a workflow command (`::name::`), leading spaces and all. */
-const COMMAND_LINE = /^([ \t]*):/gm;
+/**
+ * A line that the runner would read as a workflow command (`::name::`) once it has trimmed the
+ * white space before it, Unicode's included (no-break, ideographic and other spaces).
+ */
+const COMMAND_LINE = /^([^\S\n]*):/gm;
 /**
  * For text of many lines that we put together from lines made with forLog (the command's report on
  * standard output, which a GitHub Actions step shows as its log): a line that API text begins, or
- * that only spaces stand before, cannot start with `::` either; its first `:` is shown escaped.
+ * that only white space stands before, cannot start with `::` either; its first `:` is shown
+ * escaped.
  */
 function untrusted_text_forLogLines(text) {
     return text.replace(COMMAND_LINE, (match, spaces, offset) => text.startsWith('::', offset + spaces.length) ? `${spaces}\\u003a` : match);
@@ -43442,6 +43446,7 @@ function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal, trans
 
 
 const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+const DEFAULT_TIMEOUT = '10m';
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
 const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
@@ -43590,7 +43595,7 @@ function inputFields(naming) {
         org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
         wait: booleanInput(true),
         interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
-        timeout: durationInput('10m', MAX_TIMEOUT_MS, '5 days (120h)'),
+        timeout: durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)'),
         fail_fast: booleanInput(false),
         api_host: apiHostInput,
         pr_comment: schemas_string()

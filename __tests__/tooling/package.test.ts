@@ -34,7 +34,7 @@ describe('the npm package', () => {
       expect(
         files.filter(
           (path) =>
-            !/^(dist\/command\/|docs\/cli\.md$|README\.md$|LICENSE$|package\.json$)/.test(path)
+            !/^(dist\/command\/|docs\/[\w-]+\.md$|README\.md$|LICENSE$|package\.json$)/.test(path)
         )
       ).toEqual([])
 

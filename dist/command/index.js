@@ -8,6 +8,10 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(341);
 
+// A reader that went away (`| head`) or a full disk is no reason for a stack trace: what could not
+// be written is lost, and the exit code still says how the gate ended.
+process.stdout.on('error', () => undefined);
+process.stderr.on('error', () => undefined);
 process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runCommand */ .d)(process.argv.slice(2), {
     env: process.env,
     stdin: process.stdin,
@@ -15,9 +19,10 @@ process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runCommand 
     stderr: process.stderr,
     signals: process
 });
-// A request cut short by a signal may still hold a socket open; whoever sent it wants us gone now.
-if (process.exitCode >= 128)
-    process.exit();
+// The result is out. A request cut short by a signal, or a pipe nobody wrote to, may still hold
+// the event loop: whoever waits for the command wants it gone now (stdout and stderr are written
+// synchronously to files, pipes and terminals on Linux).
+process.exit();
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
@@ -958,12 +963,16 @@ function forLog(text) {
         .replace(UNSAFE_CHARACTERS, visibleEscape)
         .replace(LEGACY_COMMAND, LEGACY_COMMAND_ESCAPE);
 }
-/** A line that the runner would read as a workflow command (`::name::`), leading spaces and all. */
-const COMMAND_LINE = /^([ \t]*):/gm;
+/**
+ * A line that the runner would read as a workflow command (`::name::`) once it has trimmed the
+ * white space before it, Unicode's included (no-break, ideographic and other spaces).
+ */
+const COMMAND_LINE = /^([^\S\n]*):/gm;
 /**
  * For text of many lines that we put together from lines made with forLog (the command's report on
  * standard output, which a GitHub Actions step shows as its log): a line that API text begins, or
- * that only spaces stand before, cannot start with `::` either; its first `:` is shown escaped.
+ * that only white space stands before, cannot start with `::` either; its first `:` is shown
+ * escaped.
  */
 function forLogLines(text) {
     return text.replace(COMMAND_LINE, (match, spaces, offset) => text.startsWith('::', offset + spaces.length) ? `${spaces}\\u003a` : match);
@@ -1158,11 +1167,6 @@ function classifyDatabaseError(error) {
     return { state: 'error', retry: 'stop', code, message };
 }
 
-;// CONCATENATED MODULE: ./src/domain/version.ts
-// Kept equal to package.json's version by a test.
-const ACTION_NAME = 'neon-operations-gate';
-const ACTION_VERSION = '0.1.0';
-
 ;// CONCATENATED MODULE: ./src/domain/duration.ts
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
@@ -1186,6 +1190,11 @@ function formatDuration(ms) {
         return `${minutes} min ${String(seconds).padStart(2, '0')} s`;
     return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
+
+;// CONCATENATED MODULE: ./src/domain/version.ts
+// Kept equal to package.json's version by a test.
+const ACTION_NAME = 'neon-operations-gate';
+const ACTION_VERSION = '0.1.0';
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
@@ -12227,6 +12236,7 @@ function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal, trans
 
 
 const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+const DEFAULT_TIMEOUT = '10m';
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
 const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
@@ -12375,7 +12385,7 @@ function inputFields(naming) {
         org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
         wait: booleanInput(true),
         interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
-        timeout: durationInput('10m', MAX_TIMEOUT_MS, '5 days (120h)'),
+        timeout: durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)'),
         fail_fast: booleanInput(false),
         api_host: apiHostInput,
         pr_comment: schemas_string()
@@ -12940,7 +12950,8 @@ function usageError(error) {
         case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
             return new UsageError(`unknown flag ${flag}`);
         case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-            return new UsageError(`unexpected argument "${quoted}": every value follows its flag`);
+            // Not quoted: it may be a secret given by mistake (neon-gate "$NEON_API_KEY").
+            return new UsageError('an argument without its flag: every value follows its flag, as --project-id ID (the argument is not repeated here, in case it is a secret)');
         case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
             return new UsageError(message.includes('does not take an argument')
                 ? `${flag} takes no value (turn it off with --no-${flag.replace(/^--(no-)?/, '')})`
@@ -13005,11 +13016,17 @@ function inputValues(flags, tokens, env) {
     const labels = new Map();
     for (const [name, spec] of Object.entries(INPUT_FLAGS)) {
         const given = flags[spec.flag];
+        const label = typed.get(spec.flag) ?? `--${spec.flag}`;
         if (given !== undefined) {
+            // An empty value is an unset variable in a script, not a choice of the default.
+            if ([given].flat().some((value) => String(value).trim() === '')) {
+                throw new UsageError(`${label}: an empty value (an unset variable?); give one, or leave the flag out`);
+            }
             values[name] = Array.isArray(given) ? given.join(',') : String(given);
-            labels.set(name, typed.get(spec.flag) ?? `--${spec.flag}`);
+            labels.set(name, label);
         }
-        else if (spec.env && env[spec.env]) {
+        else if (spec.env && env[spec.env] && !(name === 'project_id' && flags['list-projects'])) {
+            // NEON_PROJECT_ID is the project to gate, but --list-projects alone only lists.
             values[name] = env[spec.env];
             labels.set(name, spec.env);
         }
@@ -13086,6 +13103,23 @@ Reference: docs/cli.md in the neon-operations-gate package.
 
 ;// CONCATENATED MODULE: ./src/command/progress.ts
 const CLEAR_LINE = '\r\x1b[2K';
+/**
+ * Characters a terminal shows two columns wide: East Asian wide and full-width forms, and emoji
+ * (Unicode's East_Asian_Width W and F, by block).
+ */
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+/** `line` cut to at most `columns` columns of a terminal, with `…` where it was cut. */
+function fitted(line, columns) {
+    let used = 0;
+    let kept = '';
+    for (const character of line) {
+        used += WIDE.test(character) ? 2 : 1;
+        if (used > columns - 1)
+            return `${kept}…`;
+        kept += character;
+    }
+    return line;
+}
 class Progress {
     stream;
     options;
@@ -13109,7 +13143,7 @@ class Progress {
         }
         // Cut to the terminal's width: a line that wraps cannot be rewritten in place.
         const width = Math.max(20, (this.stream.columns || 80) - 1);
-        this.stream.write(`${CLEAR_LINE}${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
+        this.stream.write(`${CLEAR_LINE}${fitted(line, width)}`);
         this.lineOpen = true;
     }
     warning(message) {
@@ -13623,13 +13657,16 @@ function renderSummaryWithin(report, maxBytes, limits = SUMMARY_LIMITS, frame = 
 
 
 
+
 /** Outputs that are JSON documents: in the JSON result, never in a dotenv line. */
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects']);
 /**
- * GitLab takes a dotenv report of at most 5 KB and 20 variables on some plans: the scalar outputs
- * (16 at most) with the error cut to this many characters stay within both.
+ * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the 16 scalar
+ * outputs and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8
+ * bytes) to this, stay within both (at most 4.4 KB).
  */
-const MAX_DOTENV_ERROR_CHARS = 500;
+const MAX_DOTENV_VALUE_BYTES = 160;
+const MAX_DOTENV_TEXT_BYTES = 800;
 /** Standard output: the report as plain text, or the outputs as one JSON object. */
 function standardOutput(report, output, redactor) {
     if (output === 'text')
@@ -13638,16 +13675,26 @@ function standardOutput(report, output, redactor) {
     const set = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
     return `${forJsonLine(redactor.redactJson(set))}\n`;
 }
-/** `GATE_OUTCOME=failure` and the rest: one line each, a single line of text each value. */
-function dotenvText(report, redactor) {
+/**
+ * `GATE_OUTCOME=failure` and the rest of the scalar outputs, one line each, then what a later job
+ * needs when the gate could not even say an outcome: `GATE_EXIT_CODE` and `GATE_MESSAGE` (the
+ * error line of standard error, when there is one).
+ */
+function dotenvText(report, { redactor, code }) {
     const { values } = typedOutputs(report);
     const lines = Object.entries(values)
         .filter(([name]) => !JSON_OUTPUTS.has(name))
-        .map(([name, value]) => {
-        const text = truncate(redactor.redact(outputText(value)), MAX_DOTENV_ERROR_CHARS);
-        return `GATE_${name.toUpperCase()}=${forLog(text)}`;
-    });
-    return lines.map((line) => `${line}\n`).join('');
+        .map(([name, value]) => [name, outputText(value)]);
+    lines.push(['exit_code', String(code)]);
+    const message = errorLine(report);
+    if (message)
+        lines.push(['message', message]);
+    return lines
+        .map(([name, text]) => {
+        const bytes = name === 'error' || name === 'message' ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES;
+        return `GATE_${name.toUpperCase()}=${truncateBytes(forLog(redactor.redact(text)), bytes)}\n`;
+    })
+        .join('');
 }
 /** Why the files the command was asked to write cannot take it, before the gate runs. */
 function resultFileProblems(request) {
@@ -13661,22 +13708,27 @@ function resultFileProblems(request) {
     });
 }
 /** Writes the summary and the dotenv file, whatever the outcome (a later job reads why it failed). */
-async function writeResultFiles(report, request, redactor) {
+async function writeResultFiles(report, request, context) {
     const { summary, dotenvFile } = request;
     if (summary) {
-        const markdown = redactor.redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES));
+        const markdown = context.redactor.redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES));
         await (summary.append ? promises_namespaceObject.appendFile : promises_namespaceObject.writeFile)(summary.path, markdown);
     }
     if (dotenvFile)
-        await (0,promises_namespaceObject.writeFile)(dotenvFile, dotenvText(report, redactor));
+        await (0,promises_namespaceObject.writeFile)(dotenvFile, dotenvText(report, context));
 }
 
 ;// CONCATENATED MODULE: ./src/command/secrets.ts
 /*
  * The command's secrets: the API key from NEON_API_KEY or a file, the database URL from its flag or
- * a file (`-`: standard input). Read with a size cap, so that a wrong path (a device, a log) cannot
- * make the command read without end; a message about a file never quotes what it holds.
+ * a file (`-`: standard input, or a pipe such as `<(pass show neon)`). Read with a size cap and a
+ * time limit, so that a wrong path (a device, a log, a pipe nobody writes to) can neither make the
+ * command read without end nor hold it. White space around a secret is not part of it. A message
+ * about a file never quotes its path (the secret itself is sometimes given where the path belongs)
+ * nor what it holds.
  */
+
+
 
 
 /** A key or a connection string is far shorter; anything longer is the wrong file. */
@@ -13694,46 +13746,95 @@ async function readCapped(chunks) {
     }
     return Buffer.concat(parts);
 }
+/**
+ * The file's first MAX_SECRET_BYTES + 1 bytes, opened without blocking: a blocking open of a pipe
+ * that nobody writes to would hold a thread that not even the process's exit could take back. A
+ * pipe whose writer is there but slow (`<(pass show neon)`) is read as its bytes come, until the
+ * time limit ends the wait.
+ */
 async function readFileCapped(path) {
-    const file = await (0,promises_namespaceObject.open)(path, 'r');
+    const file = await (0,promises_namespaceObject.open)(path, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NONBLOCK);
     try {
-        return await readCapped(file.createReadStream({ end: MAX_SECRET_BYTES, autoClose: false }));
+        const parts = [];
+        let bytes = 0;
+        while (bytes <= MAX_SECRET_BYTES) {
+            const buffer = Buffer.alloc(MAX_SECRET_BYTES + 1 - bytes);
+            let bytesRead;
+            try {
+                ;
+                ({ bytesRead } = await file.read(buffer, 0, buffer.length, null));
+            }
+            catch (error) {
+                if (error.code !== 'EAGAIN')
+                    throw error;
+                await new Promise((resolve) => setTimeout(resolve, 20));
+                continue;
+            }
+            if (bytesRead === 0)
+                break;
+            parts.push(buffer.subarray(0, bytesRead));
+            bytes += bytesRead;
+        }
+        return Buffer.concat(parts);
     }
     finally {
         await file.close();
     }
 }
-/** The secret in the file that `flag` names (`-`: standard input), without its final new line. */
-async function readSecretFile(flag, path, stdin) {
-    const where = path === '-' ? 'standard input' : path;
+/** Rejects after `limitMs` with a UsageError for `flag`: nothing came in time. */
+function timeLimit(flag, limitMs) {
+    let timer;
+    const expired = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new UsageError(`${flag}: nothing came from it within ${formatDuration(limitMs)} (the timeout): a pipe that nobody writes to?`)), limitMs);
+    });
+    return { expired, clear: () => clearTimeout(timer) };
+}
+/**
+ * The secret in the file that `flag` names (`-`: standard input), without the white space around
+ * it, read within `limitMs`.
+ */
+async function readSecretFile(flag, path, { stdin, limitMs }) {
+    const where = path === '-' ? 'standard input' : 'the file';
+    const limit = timeLimit(flag, limitMs);
     let content;
     try {
-        content = path === '-' ? await readCapped(stdin) : await readFileCapped(path);
+        const reading = path === '-' ? readCapped(stdin) : readFileCapped(path);
+        content = await Promise.race([reading, limit.expired]);
     }
     catch (error) {
+        if (error instanceof UsageError)
+            throw error;
         const { code } = error;
-        throw new UsageError(`${flag}: cannot read ${where}${code ? ` (${code})` : ''}`);
+        throw new UsageError(`${flag}: cannot read ${where}${code ? ` (${code})` : ''}; give the path of a file that holds the secret, not the secret itself`);
+    }
+    finally {
+        limit.clear();
     }
     if (content.length > MAX_SECRET_BYTES) {
         throw new UsageError(`${flag}: ${where} holds more than 64 KiB; it should hold only the secret`);
     }
-    const secret = content.toString('utf8').replace(/\r?\n$/, '');
-    if (secret.trim() === '')
+    const secret = content
+        .toString('utf8')
+        .replace(/^\uFEFF/, '')
+        .trim();
+    if (secret === '')
         throw new UsageError(`${flag}: ${where} is empty`);
     return secret;
 }
-/** The API key: from `--api-key-file`, else NEON_API_KEY. */
-async function readApiKey(file, env, stdin) {
+/** The API key: from `--api-key-file`, else NEON_API_KEY; without the white space around it. */
+async function readApiKey(file, env, reading) {
     if (file !== undefined)
-        return readSecretFile('--api-key-file', file, stdin);
-    const key = env.NEON_API_KEY ?? '';
-    if (key.trim() === '') {
+        return readSecretFile('--api-key-file', file, reading);
+    const key = (env.NEON_API_KEY ?? '').trim();
+    if (key === '') {
         throw new UsageError('NEON_API_KEY is not set: export the API key as NEON_API_KEY, or give --api-key-file PATH (- reads standard input)');
     }
     return key;
 }
 
 ;// CONCATENATED MODULE: ./src/command/main.ts
+
+
 
 
 
@@ -13788,11 +13889,14 @@ async function runCommand(argv, environment) {
 }
 /** The secrets read (and added to the redactor at once), then every input checked. */
 async function readInputs(request, { env, stdin }, redactor) {
-    const apiKey = await readApiKey(request.apiKeyFile, env, stdin);
+    // A secret comes within the timeout too: a pipe that nobody writes to cannot hold the command.
+    const limitMs = parseDuration(request.values.timeout || DEFAULT_TIMEOUT) ?? MAX_TIMEOUT_MS;
+    const reading = { stdin, limitMs: Math.min(limitMs, MAX_TIMEOUT_MS) };
+    const apiKey = await readApiKey(request.apiKeyFile, env, reading);
     redactor.add(apiKey);
     const databaseUrl = request.databaseUrlFile
-        ? await readSecretFile('--database-url-file', request.databaseUrlFile, stdin)
-        : request.values.database_url;
+        ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading)
+        : request.values.database_url?.trim();
     for (const secret of databaseUrl ? databaseSecrets(databaseUrl) : [])
         redactor.add(secret);
     const values = {
@@ -13842,14 +13946,15 @@ async function gateAndReport(inputs, request, { stdout, signals, progress, redac
     if (line)
         progress.error(line);
     stdout.write(standardOutput(report, request.output, redactor));
+    const code = exitCodeOf(report, stoppedBy);
     try {
-        await writeResultFiles(report, request, redactor);
+        await writeResultFiles(report, request, { redactor, code });
     }
     catch (error) {
         progress.error(`Could not write the result files: ${error.message}`);
-        return report.outcome === 'success' ? EXIT.usage : exitCodeOf(report, stoppedBy);
+        return report.outcome === 'success' ? EXIT.usage : code;
     }
-    return exitCodeOf(report, stoppedBy);
+    return code;
 }
 
 

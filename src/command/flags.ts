@@ -75,7 +75,10 @@ function usageError(error: unknown): UsageError {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
       return new UsageError(`unknown flag ${flag}`)
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return new UsageError(`unexpected argument "${quoted}": every value follows its flag`)
+      // Not quoted: it may be a secret given by mistake (neon-gate "$NEON_API_KEY").
+      return new UsageError(
+        'an argument without its flag: every value follows its flag, as --project-id ID (the argument is not repeated here, in case it is a secret)'
+      )
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       return new UsageError(
         message.includes('does not take an argument')
@@ -154,10 +157,18 @@ function inputValues(
     NonNullable<(typeof INPUT_FLAGS)[InputName]>
   ][]) {
     const given = flags[spec.flag as keyof typeof flags]
+    const label = typed.get(spec.flag) ?? `--${spec.flag}`
     if (given !== undefined) {
+      // An empty value is an unset variable in a script, not a choice of the default.
+      if ([given].flat().some((value) => String(value).trim() === '')) {
+        throw new UsageError(
+          `${label}: an empty value (an unset variable?); give one, or leave the flag out`
+        )
+      }
       values[name] = Array.isArray(given) ? given.join(',') : String(given)
-      labels.set(name, typed.get(spec.flag) ?? `--${spec.flag}`)
-    } else if (spec.env && env[spec.env]) {
+      labels.set(name, label)
+    } else if (spec.env && env[spec.env] && !(name === 'project_id' && flags['list-projects'])) {
+      // NEON_PROJECT_ID is the project to gate, but --list-projects alone only lists.
       values[name] = env[spec.env]
       labels.set(name, spec.env)
     }

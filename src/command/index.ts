@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 import { runCommand } from './main.js'
 
+// A reader that went away (`| head`) or a full disk is no reason for a stack trace: what could not
+// be written is lost, and the exit code still says how the gate ended.
+process.stdout.on('error', () => undefined)
+process.stderr.on('error', () => undefined)
+
 process.exitCode = await runCommand(process.argv.slice(2), {
   env: process.env,
   stdin: process.stdin,
@@ -8,5 +13,7 @@ process.exitCode = await runCommand(process.argv.slice(2), {
   stderr: process.stderr,
   signals: process
 })
-// A request cut short by a signal may still hold a socket open; whoever sent it wants us gone now.
-if (process.exitCode >= 128) process.exit()
+// The result is out. A request cut short by a signal, or a pipe nobody wrote to, may still hold
+// the event loop: whoever waits for the command wants it gone now (stdout and stderr are written
+// synchronously to files, pipes and terminals on Linux).
+process.exit()

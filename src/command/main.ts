@@ -9,10 +9,12 @@ import { queryDatabase } from '../api/postgres.js'
 import { RetryPolicy } from '../api/retry-policy.js'
 import { systemClock } from '../domain/clock.js'
 import { databaseSecrets } from '../domain/database.js'
+import { parseDuration } from '../domain/duration.js'
 import { CancelledError, InputError } from '../domain/errors.js'
 import { forLog, forLogLines, Redactor } from '../domain/untrusted-text.js'
 import { ACTION_VERSION } from '../domain/version.js'
 import { gate } from '../gate/gate.js'
+import { DEFAULT_TIMEOUT, MAX_TIMEOUT_MS } from '../gate/input-fields.js'
 import { ignoredInputWarnings, type Inputs, parseInputs } from '../gate/inputs.js'
 import { errorLine } from '../report/headline.js'
 import { typedOutputs } from '../report/outputs.js'
@@ -72,11 +74,14 @@ async function readInputs(
   { env, stdin }: CommandEnvironment,
   redactor: Redactor
 ): Promise<Inputs> {
-  const apiKey = await readApiKey(request.apiKeyFile, env, stdin)
+  // A secret comes within the timeout too: a pipe that nobody writes to cannot hold the command.
+  const limitMs = parseDuration(request.values.timeout || DEFAULT_TIMEOUT) ?? MAX_TIMEOUT_MS
+  const reading = { stdin, limitMs: Math.min(limitMs, MAX_TIMEOUT_MS) }
+  const apiKey = await readApiKey(request.apiKeyFile, env, reading)
   redactor.add(apiKey)
   const databaseUrl = request.databaseUrlFile
-    ? await readSecretFile('--database-url-file', request.databaseUrlFile, stdin)
-    : request.values.database_url
+    ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading)
+    : request.values.database_url?.trim()
   for (const secret of databaseUrl ? databaseSecrets(databaseUrl) : []) redactor.add(secret)
   const values: Record<string, string | undefined> = {
     ...request.values,
@@ -133,11 +138,12 @@ async function gateAndReport(
   const line = errorLine(report)
   if (line) progress.error(line)
   stdout.write(standardOutput(report, request.output, redactor))
+  const code = exitCodeOf(report, stoppedBy)
   try {
-    await writeResultFiles(report, request, redactor)
+    await writeResultFiles(report, request, { redactor, code })
   } catch (error) {
     progress.error(`Could not write the result files: ${(error as Error).message}`)
-    return report.outcome === 'success' ? EXIT.usage : exitCodeOf(report, stoppedBy)
+    return report.outcome === 'success' ? EXIT.usage : code
   }
-  return exitCodeOf(report, stoppedBy)
+  return code
 }

@@ -23,6 +23,25 @@ export interface ProgressOptions {
 
 const CLEAR_LINE = '\r\x1b[2K'
 
+/**
+ * Characters a terminal shows two columns wide: East Asian wide and full-width forms, and emoji
+ * (Unicode's East_Asian_Width W and F, by block).
+ */
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u
+
+/** `line` cut to at most `columns` columns of a terminal, with `…` where it was cut. */
+function fitted(line: string, columns: number): string {
+  let used = 0
+  let kept = ''
+  for (const character of line) {
+    used += WIDE.test(character) ? 2 : 1
+    if (used > columns - 1) return `${kept}…`
+    kept += character
+  }
+  return line
+}
+
 export class Progress implements Logger {
   /** Whether a progress line stands on the terminal, waiting to be rewritten. */
   private lineOpen = false
@@ -44,7 +63,7 @@ export class Progress implements Logger {
     }
     // Cut to the terminal's width: a line that wraps cannot be rewritten in place.
     const width = Math.max(20, (this.stream.columns || 80) - 1)
-    this.stream.write(`${CLEAR_LINE}${line.length > width ? `${line.slice(0, width - 1)}…` : line}`)
+    this.stream.write(`${CLEAR_LINE}${fitted(line, width)}`)
     this.lineOpen = true
   }
 

@@ -5,7 +5,8 @@
  * CI log, here.
  */
 import { appendFile, writeFile } from 'node:fs/promises'
-import { forJsonLine, forLog, type Redactor, truncate } from '../domain/untrusted-text.js'
+import { forJsonLine, forLog, type Redactor, truncateBytes } from '../domain/untrusted-text.js'
+import { errorLine } from '../report/headline.js'
 import { outputFileProblem } from '../gate/output-files.js'
 import { outputText, typedOutputs } from '../report/outputs.js'
 import type { RunReport } from '../report/report.js'
@@ -15,10 +16,12 @@ import type { CommandRequest } from './flags.js'
 /** Outputs that are JSON documents: in the JSON result, never in a dotenv line. */
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects'])
 /**
- * GitLab takes a dotenv report of at most 5 KB and 20 variables on some plans: the scalar outputs
- * (16 at most) with the error cut to this many characters stay within both.
+ * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the 16 scalar
+ * outputs and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8
+ * bytes) to this, stay within both (at most 4.4 KB).
  */
-const MAX_DOTENV_ERROR_CHARS = 500
+const MAX_DOTENV_VALUE_BYTES = 160
+const MAX_DOTENV_TEXT_BYTES = 800
 
 /** Standard output: the report as plain text, or the outputs as one JSON object. */
 export function standardOutput(report: RunReport, output: 'text' | 'json', redactor: Redactor) {
@@ -28,16 +31,32 @@ export function standardOutput(report: RunReport, output: 'text' | 'json', redac
   return `${forJsonLine(redactor.redactJson(set))}\n`
 }
 
-/** `GATE_OUTCOME=failure` and the rest: one line each, a single line of text each value. */
-function dotenvText(report: RunReport, redactor: Redactor): string {
+/**
+ * `GATE_OUTCOME=failure` and the rest of the scalar outputs, one line each, then what a later job
+ * needs when the gate could not even say an outcome: `GATE_EXIT_CODE` and `GATE_MESSAGE` (the
+ * error line of standard error, when there is one).
+ */
+function dotenvText(report: RunReport, { redactor, code }: ResultContext): string {
   const { values } = typedOutputs(report)
   const lines = Object.entries(values)
     .filter(([name]) => !JSON_OUTPUTS.has(name))
-    .map(([name, value]) => {
-      const text = truncate(redactor.redact(outputText(value)), MAX_DOTENV_ERROR_CHARS)
-      return `GATE_${name.toUpperCase()}=${forLog(text)}`
+    .map(([name, value]) => [name, outputText(value)])
+  lines.push(['exit_code', String(code)])
+  const message = errorLine(report)
+  if (message) lines.push(['message', message])
+  return lines
+    .map(([name, text]) => {
+      const bytes =
+        name === 'error' || name === 'message' ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES
+      return `GATE_${name.toUpperCase()}=${truncateBytes(forLog(redactor.redact(text)), bytes)}\n`
     })
-  return lines.map((line) => `${line}\n`).join('')
+    .join('')
+}
+
+/** What the files are written with: the redactor, and the exit code the command ends with. */
+interface ResultContext {
+  redactor: Redactor
+  code: number
 }
 
 /** Why the files the command was asked to write cannot take it, before the gate runs. */
@@ -56,12 +75,12 @@ export function resultFileProblems(request: CommandRequest): string[] {
 export async function writeResultFiles(
   report: RunReport,
   request: CommandRequest,
-  redactor: Redactor
+  context: ResultContext
 ): Promise<void> {
   const { summary, dotenvFile } = request
   if (summary) {
-    const markdown = redactor.redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES))
+    const markdown = context.redactor.redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES))
     await (summary.append ? appendFile : writeFile)(summary.path, markdown)
   }
-  if (dotenvFile) await writeFile(dotenvFile, dotenvText(report, redactor))
+  if (dotenvFile) await writeFile(dotenvFile, dotenvText(report, context))
 }

@@ -1,10 +1,15 @@
 /*
  * The command's secrets: the API key from NEON_API_KEY or a file, the database URL from its flag or
- * a file (`-`: standard input). Read with a size cap, so that a wrong path (a device, a log) cannot
- * make the command read without end; a message about a file never quotes what it holds.
+ * a file (`-`: standard input, or a pipe such as `<(pass show neon)`). Read with a size cap and a
+ * time limit, so that a wrong path (a device, a log, a pipe nobody writes to) can neither make the
+ * command read without end nor hold it. White space around a secret is not part of it. A message
+ * about a file never quotes its path (the secret itself is sometimes given where the path belongs)
+ * nor what it holds.
  */
+import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
+import { formatDuration } from '../domain/duration.js'
 import { UsageError } from './flags.js'
 
 /** A key or a connection string is far shorter; anything longer is the wrong file. */
@@ -23,42 +28,98 @@ async function readCapped(chunks: AsyncIterable<Buffer | string>): Promise<Buffe
   return Buffer.concat(parts)
 }
 
+/**
+ * The file's first MAX_SECRET_BYTES + 1 bytes, opened without blocking: a blocking open of a pipe
+ * that nobody writes to would hold a thread that not even the process's exit could take back. A
+ * pipe whose writer is there but slow (`<(pass show neon)`) is read as its bytes come, until the
+ * time limit ends the wait.
+ */
 async function readFileCapped(path: string): Promise<Buffer> {
-  const file = await open(path, 'r')
+  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
-    return await readCapped(file.createReadStream({ end: MAX_SECRET_BYTES, autoClose: false }))
+    const parts: Buffer[] = []
+    let bytes = 0
+    while (bytes <= MAX_SECRET_BYTES) {
+      const buffer = Buffer.alloc(MAX_SECRET_BYTES + 1 - bytes)
+      let bytesRead: number
+      try {
+        ;({ bytesRead } = await file.read(buffer, 0, buffer.length, null))
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        continue
+      }
+      if (bytesRead === 0) break
+      parts.push(buffer.subarray(0, bytesRead))
+      bytes += bytesRead
+    }
+    return Buffer.concat(parts)
   } finally {
     await file.close()
   }
 }
 
-/** The secret in the file that `flag` names (`-`: standard input), without its final new line. */
-export async function readSecretFile(flag: string, path: string, stdin: Readable): Promise<string> {
-  const where = path === '-' ? 'standard input' : path
+/** Rejects after `limitMs` with a UsageError for `flag`: nothing came in time. */
+function timeLimit(flag: string, limitMs: number): { expired: Promise<never>; clear: () => void } {
+  let timer: NodeJS.Timeout | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new UsageError(
+            `${flag}: nothing came from it within ${formatDuration(limitMs)} (the timeout): a pipe that nobody writes to?`
+          )
+        ),
+      limitMs
+    )
+  })
+  return { expired, clear: () => clearTimeout(timer) }
+}
+
+/**
+ * The secret in the file that `flag` names (`-`: standard input), without the white space around
+ * it, read within `limitMs`.
+ */
+export async function readSecretFile(
+  flag: string,
+  path: string,
+  { stdin, limitMs }: { stdin: Readable; limitMs: number }
+): Promise<string> {
+  const where = path === '-' ? 'standard input' : 'the file'
+  const limit = timeLimit(flag, limitMs)
   let content: Buffer
   try {
-    content = path === '-' ? await readCapped(stdin) : await readFileCapped(path)
+    const reading = path === '-' ? readCapped(stdin) : readFileCapped(path)
+    content = await Promise.race([reading, limit.expired])
   } catch (error) {
+    if (error instanceof UsageError) throw error
     const { code } = error as NodeJS.ErrnoException
-    throw new UsageError(`${flag}: cannot read ${where}${code ? ` (${code})` : ''}`)
+    throw new UsageError(
+      `${flag}: cannot read ${where}${code ? ` (${code})` : ''}; give the path of a file that holds the secret, not the secret itself`
+    )
+  } finally {
+    limit.clear()
   }
   if (content.length > MAX_SECRET_BYTES) {
     throw new UsageError(`${flag}: ${where} holds more than 64 KiB; it should hold only the secret`)
   }
-  const secret = content.toString('utf8').replace(/\r?\n$/, '')
-  if (secret.trim() === '') throw new UsageError(`${flag}: ${where} is empty`)
+  const secret = content
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trim()
+  if (secret === '') throw new UsageError(`${flag}: ${where} is empty`)
   return secret
 }
 
-/** The API key: from `--api-key-file`, else NEON_API_KEY. */
+/** The API key: from `--api-key-file`, else NEON_API_KEY; without the white space around it. */
 export async function readApiKey(
   file: string | undefined,
   env: Record<string, string | undefined>,
-  stdin: Readable
+  reading: { stdin: Readable; limitMs: number }
 ): Promise<string> {
-  if (file !== undefined) return readSecretFile('--api-key-file', file, stdin)
-  const key = env.NEON_API_KEY ?? ''
-  if (key.trim() === '') {
+  if (file !== undefined) return readSecretFile('--api-key-file', file, reading)
+  const key = (env.NEON_API_KEY ?? '').trim()
+  if (key === '') {
     throw new UsageError(
       'NEON_API_KEY is not set: export the API key as NEON_API_KEY, or give --api-key-file PATH (- reads standard input)'
     )

@@ -180,13 +180,17 @@ export function forLog(text: string): string {
     .replace(LEGACY_COMMAND, LEGACY_COMMAND_ESCAPE)
 }
 
-/** A line that the runner would read as a workflow command (`::name::`), leading spaces and all. */
-const COMMAND_LINE = /^([ \t]*):/gm
+/**
+ * A line that the runner would read as a workflow command (`::name::`) once it has trimmed the
+ * white space before it, Unicode's included (no-break, ideographic and other spaces).
+ */
+const COMMAND_LINE = /^([^\S\n]*):/gm
 
 /**
  * For text of many lines that we put together from lines made with forLog (the command's report on
  * standard output, which a GitHub Actions step shows as its log): a line that API text begins, or
- * that only spaces stand before, cannot start with `::` either; its first `:` is shown escaped.
+ * that only white space stands before, cannot start with `::` either; its first `:` is shown
+ * escaped.
  */
 export function forLogLines(text: string): string {
   return text.replace(COMMAND_LINE, (match, spaces: string, offset: number) =>

@@ -8,6 +8,7 @@ import { isLoopbackHost } from '../domain/loopback.js'
 import { UNSAFE_CHARACTER_CLASS } from '../domain/untrusted-text.js'
 
 export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
+export const DEFAULT_TIMEOUT = '10m'
 export const ID_PATTERN = /^[a-z0-9-]{1,60}$/
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
 export const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u')

@@ -11,6 +11,7 @@ import {
   apiHostInput,
   booleanInput,
   BRANCH_PATTERN,
+  DEFAULT_TIMEOUT,
   durationInput,
   GITHUB_LOGIN_PATTERN,
   ID_PATTERN,
@@ -44,7 +45,7 @@ function inputFields(naming: InputNaming) {
     org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
     wait: booleanInput(true),
     interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
-    timeout: durationInput('10m', MAX_TIMEOUT_MS, '5 days (120h)'),
+    timeout: durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)'),
     fail_fast: booleanInput(false),
     api_host: apiHostInput,
     pr_comment: z
