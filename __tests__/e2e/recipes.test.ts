@@ -152,6 +152,11 @@ describe('GitLab CI: examples/command/gitlab-ci.yml under gitlab-ci-local', () =
         const gate = /^gate\s+finished in .*?(?:FAIL (\d+))?\s*$/m.exec(output)
         expect(gate?.[1] ?? '0').toBe(String(code))
         expect(output).toMatch(new RegExp(`^${nextJob}\\s+> gate ${outcome}`, 'm'))
+        if (code !== 0) {
+          expect(output).toMatch(
+            /^gate-failed\s+> gate failure, exit code 1, An operation ended in failure: /m
+          )
+        }
         const logs = join(repo, '.gitlab-ci-local', 'output')
         const gateLog = readFileSync(join(logs, 'gate.log'), 'utf8')
         for (const form of secretForms(KEYS.organization)) {
