@@ -12,14 +12,11 @@ import {
   FAILING_BRANCH,
   failingBranch,
   finishingBranch,
+  CONTROL,
   gateCommand,
   inTempDir,
   secretForms
 } from '../fixtures/command.js'
-
-/** A control code of a terminal: ESC, and the rest of C0 but for the new line. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/
 
 describe('the command: secrets and files', () => {
   it('--api-key-file - on standard input, --summary and --dotenv: the key in no stream and no file, in any form', async () => {

@@ -9,14 +9,11 @@ import { PROJECT, serve, terminateOn } from '../fixtures/e2e.js'
 import {
   failingBranch,
   finishingBranch,
+  CONTROL,
   gateCommand,
   secretForms,
   START_ERROR
 } from '../fixtures/command.js'
-
-/** A control code of a terminal: ESC, and the rest of C0 but for the new line. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/
 
 describe('the command: outcomes and exit codes', () => {
   it('a branch whose operations finish: exit 0, the report on stdout headline first, progress on stderr', async () => {

@@ -208,102 +208,47 @@ describe('which operation is newer: the list says, not a time that may not be th
     expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([error.id])
   })
 
-  it('a finished operation whose created_at cannot be read, listed after (older than) a recent error, does not hide it', async () => {
-    // The list is newest first: the finished one is older than the error, so the error is the
-    // newest of its action in the window and must fail the gate. Code: unreadable time = Infinity =
-    // "newest", so it supersedes the error: a failure let through on a time it could not read.
-    const now = Date.parse('2026-01-01T00:00:00Z')
-    const iso = (ms: number) => new Date(ms).toISOString()
-    const errorId = '5a1f2c3d-4e5f-4a6b-8c7d-000000000001'
-    const operations = [
-      op({
-        id: errorId,
-        status: 'error',
-        error: 'quota',
-        created_at: iso(now - 30_000),
-        updated_at: iso(now - 25_000)
-      }),
-      op({
-        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000002',
-        status: 'finished',
-        created_at: 'not a time'
-      }),
-      op({
-        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000003',
-        action: 'create_branch',
-        status: 'finished',
-        created_at: iso(now - 25 * 60 * MINUTE)
-      })
-    ]
-    const run = await runSimulated(
-      simulatedWorld(),
-      { project_id: PROJECT, branch_id: BRANCH },
-      { serve: scripted(operations) }
-    )
-    expect(run.report.outcome).toBe('failure')
-  })
+  /** Minutes before the gate started (its start is the simulated world's epoch). */
+  const ago = (minutes: number) =>
+    new Date(Date.parse('2026-01-01T00:00:00Z') - minutes * MINUTE).toISOString()
+  const id = (n: number) => `5a1f2c3d-4e5f-4a6b-8c7d-00000000000${n}`
 
-  it('operations with no action are not "the same action": a finished one does not supersede an error', async () => {
-    const now = Date.parse('2026-01-01T00:00:00Z')
-    const iso = (ms: number) => new Date(ms).toISOString()
-    const operations = [
-      op({
-        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000002',
-        action: undefined,
-        status: 'finished',
-        created_at: iso(now - 20_000)
-      }),
-      op({
-        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000001',
-        action: undefined,
-        status: 'error',
-        error: 'boom',
-        created_at: iso(now - 30_000)
-      }),
-      op({
-        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000003',
-        action: 'create_branch',
-        status: 'finished',
-        created_at: iso(now - 25 * 60 * MINUTE)
-      })
+  it.each([
+    [
+      // The list is newest first: the finished one, listed after the error, is older than it.
+      'a finished operation whose created_at cannot be read, listed after a recent error, does not hide it',
+      [
+        op({ id: id(1), status: 'error', error: 'quota', created_at: ago(0.5) }),
+        op({ id: id(2), status: 'finished', created_at: 'not a time' }),
+        op({ id: id(3), action: 'create_branch', status: 'finished', created_at: ago(25 * 60) })
+      ],
+      'failure'
+    ],
+    [
+      'operations with no action are not "the same action": a finished one does not supersede an error',
+      [
+        op({ id: id(2), action: undefined, status: 'finished', created_at: ago(1 / 3) }),
+        op({ id: id(1), action: undefined, status: 'error', error: 'boom', created_at: ago(0.5) }),
+        op({ id: id(3), action: 'create_branch', status: 'finished', created_at: ago(25 * 60) })
+      ],
+      'failure'
+    ],
+    [
+      // It would otherwise fail every gate on the branch while it is in the first read.
+      'an error whose created_at cannot be read, listed after an operation hours old, is not recent',
+      [
+        op({ id: id(3), action: 'create_branch', status: 'finished', created_at: ago(3 * 60) }),
+        op({ id: id(1), status: 'error', error: 'old', created_at: 'not a time' }),
+        op({ id: id(4), action: 'apply_config', status: 'finished', created_at: ago(25 * 60) })
+      ],
+      'success'
     ]
+  ])('%s', async (_, operations, outcome) => {
     const run = await runSimulated(
       simulatedWorld(),
       { project_id: PROJECT, branch_id: BRANCH },
       { serve: scripted(operations) }
     )
-    expect(run.report.outcome).toBe('failure')
-  })
-
-  it('an error whose created_at cannot be read, listed after operations hours old, is not "recent"', async () => {
-    // Lower severity (fails closed): it fails every gate on this branch while it is in the first read.
-    const now = Date.parse('2026-01-01T00:00:00Z')
-    const iso = (ms: number) => new Date(ms).toISOString()
-    const operations = [
-      op({
-        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000003',
-        action: 'create_branch',
-        status: 'finished',
-        created_at: iso(now - 3 * 60 * MINUTE)
-      }),
-      op({
-        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000001',
-        status: 'error',
-        error: 'old',
-        created_at: 'not a time'
-      }),
-      op({
-        id: '5a1f2c3d-4e5f-4a6b-8c7d-000000000004',
-        action: 'apply_config',
-        status: 'finished',
-        created_at: iso(now - 25 * 60 * MINUTE)
-      })
-    ]
-    const run = await runSimulated(
-      simulatedWorld(),
-      { project_id: PROJECT, branch_id: BRANCH },
-      { serve: scripted(operations) }
-    )
-    expect(run.report.outcome).toBe('success')
+    expect(run.report.outcome).toBe(outcome)
   })
 })
