@@ -9,7 +9,9 @@ import base from './jest.config.js'
 export default {
   preset: base.preset,
   testEnvironment: base.testEnvironment,
-  roots: base.roots,
+  // src/ and script/ too, so that Jest's related-tests lookup (Stryker runs each mutant's tests
+  // with it) follows the imports from a test through script/ (the simulated suites) to src/.
+  roots: ['<rootDir>/__tests__', '<rootDir>/src', '<rootDir>/script'],
   extensionsToTreatAsEsm: base.extensionsToTreatAsEsm,
   moduleNameMapper: base.moduleNameMapper,
   transform: base.transform,

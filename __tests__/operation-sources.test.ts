@@ -6,14 +6,16 @@ import {
   GATE_LOOKBACK_MS,
   GATE_MAX_DISCOVERY_PAGES,
   GATE_MAX_POLL_PAGES,
+  GATE_MAX_READS_BY_ID,
   GATE_POLL_PAGE_LIMIT,
   type OperationsReading,
   ProjectGateSource
 } from '../src/wait/operation-sources.js'
 import { Pace } from '../src/api/pace.js'
-import type { Operation, OperationList } from '../src/domain/schemas.js'
+import type { Branch, Operation, OperationList } from '../src/domain/schemas.js'
 import { waitForOperations } from '../src/wait/wait-for-operations.js'
 import { FakeClock } from './fixtures/fake-clock.js'
+import { collectingLogger } from './fixtures/logger.js'
 import { PROJECT, operation } from './fixtures/operations.js'
 
 const NOW = Date.parse('2026-11-21T12:00:00Z')
@@ -258,5 +260,282 @@ describe('ProjectGateSource', () => {
         `^Project gate: read 20 operations in 20 pages, created from ${iso(NOW - 20 * 60_000).replace(/\./g, '\\.')} to ${iso(NOW - 60_000).replace(/\./g, '\\.')}, and stopped there`
       )
     )
+  })
+})
+
+/** The gate on one branch, whose reads give `states` in turn (the last repeats); every log line kept. */
+function branchGate(history: OperationsReading, states: Partial<Branch>[], resolved = states[0]) {
+  const clock = new FakeClock(NOW)
+  const { logger, lines } = collectingLogger()
+  const reads = [...states]
+  const source = new ProjectGateSource({
+    reader: history,
+    projectId: PROJECT,
+    branch: {
+      branch: { id: 'br-mine', name: 'preview/mine', ...resolved },
+      reader: {
+        getBranch: async (_project: string, id: string) => ({
+          id,
+          name: 'preview/mine',
+          ...(reads.length > 1 ? reads.shift()! : reads[0])
+        })
+      }
+    },
+    isDone: (op) => isFinal(op.status, false),
+    startedAt: NOW,
+    clock,
+    logger
+  })
+  return { source, lines }
+}
+
+/** The operations list as a script: one answer per call, whatever the cursor; every call kept. */
+class ScriptedPages implements OperationsReading {
+  readonly calls: string[] = []
+  private lists = 0
+  constructor(
+    private readonly pages: Operation[][],
+    private readonly byId: (id: string) => Operation = (id) => operation({ id })
+  ) {}
+
+  async listOperations(
+    _projectId: string,
+    { cursor }: { limit: number; cursor?: string }
+  ): Promise<OperationList> {
+    this.calls.push(`list ${cursor ?? 'top'}`)
+    const index = this.lists++
+    const page = this.pages[Math.min(index, this.pages.length - 1)]
+    return {
+      // As the API sent them: a missing created_at too (the schema would refuse it; the source must
+      // not trip over it).
+      operations: page.map((op) => ({ ...op, created_at: op.created_at as string })),
+      pagination: { cursor: page.length > 0 ? `c${index}` : undefined }
+    }
+  }
+
+  async getOperation(_projectId: string, id: string): Promise<Operation> {
+    this.calls.push(`get ${id}`)
+    return this.byId(id)
+  }
+}
+
+describe('ProjectGateSource: the gated branch', () => {
+  it('says what state the branch is in on the first read and on each change, not on every read', async () => {
+    const history = new History()
+    fill(history, 5)
+    const { source, lines } = branchGate(history, [
+      { current_state: 'init' },
+      { current_state: 'init' },
+      { current_state: 'ready' }
+    ])
+    for (let i = 0; i < 3; i++) await source.poll()
+    expect(lines).toEqual([
+      'info: Branch preview/mine (br-mine) is init',
+      'info: Branch preview/mine (br-mine) is ready'
+    ])
+    expect(source.branch?.current_state).toBe('ready')
+  })
+
+  it('the state the branch was resolved in counts as the last one said', async () => {
+    const history = new History()
+    fill(history, 5)
+    const running = history.add(0.5, { status: 'running', branch_id: 'br-mine' })
+    const { source, lines } = branchGate(history, [{ current_state: 'ready' }])
+    // The first poll finds its operation in flight: the branch is not read.
+    await source.poll()
+    expect(source.branch?.current_state).toBe('ready')
+    history.set(running.id, 'finished')
+    await source.poll()
+    // Read now, and still ready, as when it was resolved: nothing to say.
+    expect(lines).toEqual([])
+  })
+
+  it('an archived branch is a warning each time it is read', async () => {
+    const history = new History()
+    fill(history, 5)
+    const { source, lines } = branchGate(history, [{ current_state: 'archived' }])
+    await source.poll()
+    await source.poll()
+    expect(lines).toEqual([
+      'warning: Branch preview/mine (br-mine) is archived: its first queries will be slow',
+      'warning: Branch preview/mine (br-mine) is archived: its first queries will be slow'
+    ])
+  })
+
+  it('a state the gate does not know is a warning once per state, then said as any change', async () => {
+    const history = new History()
+    fill(history, 5)
+    const { source, lines } = branchGate(history, [
+      { current_state: 'thawing' },
+      { current_state: 'thawing' },
+      { current_state: 'melting' },
+      { current_state: 'thawing' },
+      { current_state: 'ready' }
+    ])
+    for (let i = 0; i < 5; i++) await source.poll()
+    expect(lines).toEqual([
+      'warning: Branch preview/mine (br-mine) is in an unknown state, thawing; waiting until it is ready',
+      'warning: Branch preview/mine (br-mine) is in an unknown state, melting; waiting until it is ready',
+      'info: Branch preview/mine (br-mine) is thawing',
+      'info: Branch preview/mine (br-mine) is ready'
+    ])
+  })
+})
+
+describe('ProjectGateSource: how far each read goes', () => {
+  it('the first read goes on past a page that ends exactly at the 24 h horizon', async () => {
+    const history = new History()
+    history.add(1, { status: 'finished' })
+    const atHorizon = history.add(GATE_LOOKBACK_MS / 60_000, { status: 'running' })
+    history.add(GATE_LOOKBACK_MS / 60_000 + 1, { status: 'running' })
+    history.pageCap = 2
+    const { source } = gate(history)
+    await source.poll()
+    // Created exactly 24 h ago: still within the horizon, waited on; the page after it is read.
+    expect(source.operations.map((op) => op.id)).toEqual([atHorizon.id])
+    expect(history.calls).toHaveLength(2)
+  })
+
+  it('a later poll ends on the page that reaches the oldest pending operation', async () => {
+    const history = new History()
+    fill(history, 150)
+    // The 100th newest: the last of the first page of a later poll.
+    const pending = history.add(99.5, { status: 'running' })
+    const { source } = gate(history)
+    await source.poll()
+    history.calls.length = 0
+    await source.poll()
+    expect(history.calls).toEqual(['list top'])
+    expect(source.operations.map((op) => op.id)).toEqual([pending.id])
+  })
+
+  it('a later poll ends on a short page', async () => {
+    // A pending operation without a readable time: no page can be known to reach it, so later polls
+    // read on until a page says it is the last.
+    const unreadable = operation({ status: 'running', created_at: 'not a time' })
+    const newer = operation({ status: 'finished', created_at: iso(NOW - 60_000) })
+    const reader = new ScriptedPages([[unreadable], [], [newer]], () => ({ ...unreadable }))
+    const { source } = gate(reader as unknown as History)
+    await source.poll()
+    reader.calls.length = 0
+    await source.poll()
+    // One operation where 100 were asked for: the last page. The pending one was not on it.
+    expect(reader.calls).toEqual(['list top', `get ${unreadable.id}`])
+  })
+
+  it('with a pending operation whose time cannot be read, a later poll reads its whole page cap', async () => {
+    const unreadable = operation({ status: 'running', created_at: 'not a time' })
+    const full = Array.from({ length: GATE_POLL_PAGE_LIMIT }, (_, i) =>
+      operation({ status: 'finished', created_at: iso(NOW - (i + 1) * 60_000) })
+    )
+    const reader = new ScriptedPages([[unreadable], [], full], () => ({ ...unreadable }))
+    const { source } = gate(reader as unknown as History)
+    await source.poll()
+    reader.calls.length = 0
+    await source.poll()
+    // Three full pages, and the operation was on none of them: read by id.
+    expect(reader.calls).toEqual(['list top', 'list c2', 'list c3', `get ${unreadable.id}`])
+  })
+
+  it('an operation that is final is read no more, by list or by id', async () => {
+    const history = new History()
+    fill(history, 1000)
+    const deep = history.add(GATE_MAX_POLL_PAGES * GATE_POLL_PAGE_LIMIT + 50.5, {
+      status: 'running'
+    })
+    const { source } = gate(history)
+    await source.poll()
+    history.set(deep.id, 'finished')
+    await source.poll()
+    history.calls.length = 0
+    await source.poll()
+    // Nothing pending: one page from the top, for operations started since.
+    expect(history.calls).toEqual(['list top'])
+    expect(source.operations.map((op) => [op.id, op.status])).toEqual([[deep.id, 'finished']])
+  })
+
+  it('at most 20 pending operations read by id a poll, those read longest ago first', async () => {
+    const history = new History()
+    fill(history, 1000)
+    const deep = Array.from({ length: GATE_MAX_READS_BY_ID + 5 }, (_, i) =>
+      history.add(GATE_MAX_POLL_PAGES * GATE_POLL_PAGE_LIMIT + 10.5 + i, { status: 'running' })
+    )
+    const { source } = gate(history)
+    await source.poll()
+    const readById = async () => {
+      history.calls.length = 0
+      await source.poll()
+      return history.calls.filter((call) => call.startsWith('get')).map((call) => call.slice(4))
+    }
+    const ids = deep.map((op) => op.id)
+    expect(await readById()).toEqual(ids.slice(0, 20))
+    // The five never read by id first, then those read longest ago.
+    expect(await readById()).toEqual([...ids.slice(20), ...ids.slice(0, 15)])
+    expect(await readById()).toEqual([...ids.slice(15, 20), ...ids.slice(0, 15)])
+  })
+})
+
+describe('ProjectGateSource: what the first read warns about', () => {
+  it('an operation without a readable creation time: one warning, however many there are', async () => {
+    const reader = new ScriptedPages([
+      [
+        operation({ status: 'running', created_at: 'not a time' }),
+        operation({ status: 'running', created_at: 'nor this' })
+      ],
+      []
+    ])
+    const { source, warnings } = gate(reader as unknown as History)
+    await source.poll()
+    const [first] = source.operations
+    expect(source.operations).toHaveLength(2)
+    expect(warnings).toEqual([
+      `Project gate: operation ${first.id} has no readable created_at ("not a time"); such operations count as recent and are waited on`
+    ])
+  })
+
+  it('an operation without any creation time: the warning quotes it as empty', async () => {
+    const timeless = operation({ status: 'running', created_at: undefined })
+    const { source, warnings } = gate(new ScriptedPages([[timeless], []]) as unknown as History)
+    await source.poll()
+    expect(source.operations).toEqual([timeless])
+    expect(warnings).toEqual([
+      `Project gate: operation ${timeless.id} has no readable created_at (""); such operations count as recent and are waited on`
+    ])
+  })
+
+  it('a page cap reached with no readable time: the warning says how many, with no span', async () => {
+    const pages = Array.from({ length: GATE_MAX_DISCOVERY_PAGES + 1 }, () => [
+      operation({ status: 'finished', created_at: 'not a time' })
+    ])
+    const reader = new ScriptedPages(pages)
+    const { source, warnings } = gate(reader as unknown as History)
+    await source.poll()
+    expect(warnings.at(-1)).toBe(
+      'Project gate: read 20 operations in 20 pages, and stopped there (the page cap); older ones, back to 24 h ago, were not read, and any still in flight among them is not waited on'
+    )
+  })
+
+  it('a page cap reached with one readable time: the span is that time', async () => {
+    const at = NOW - 60_000
+    const pages = Array.from({ length: GATE_MAX_DISCOVERY_PAGES + 1 }, (_, i) => [
+      operation({ status: 'finished', created_at: i === 3 ? iso(at) : 'not a time' })
+    ])
+    const { source, warnings } = gate(new ScriptedPages(pages) as unknown as History)
+    await source.poll()
+    expect(warnings.at(-1)).toContain(`, created from ${iso(at)} to ${iso(at)}, and stopped there`)
+  })
+
+  it('a cursor handed out twice ends the first read, with a warning', async () => {
+    const reader = new ScriptedPages([[operation({ status: 'running' })]])
+    const pageWithCursor = reader.listOperations.bind(reader)
+    reader.listOperations = async (projectId, query) => ({
+      ...(await pageWithCursor(projectId, query)),
+      pagination: { cursor: 'same' }
+    })
+    const { source, warnings } = gate(reader as unknown as History)
+    await source.poll()
+    expect(reader.calls).toEqual(['list top', 'list same'])
+    expect(warnings).toEqual(['Project gate: the API handed out a page cursor it had given before'])
+    expect(source.operations).toHaveLength(1)
   })
 })

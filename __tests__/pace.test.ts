@@ -102,6 +102,30 @@ describe('Pace', () => {
     expect(p.nextPollDelayMs()).toBeGreaterThan(2900)
   })
 
+  it('says so twice: when it slows, and when it is back at interval; nothing in between', () => {
+    const { pace: p, lines } = pace()
+    p.onPollDone() // at interval, no 429: nothing to recover, nothing to say
+    p.onRateLimited()
+    for (let i = 0; i < 150; i++) p.onPollDone()
+    p.onPollDone()
+    expect(p.nextPollDelayMs()).toBe(5000)
+    expect(lines).toEqual([
+      'info: 429: polling every 15.0 s for now',
+      'info: No 429 lately: polling every 5.0 s again'
+    ])
+  })
+
+  it('a gate that never met a 429 says nothing and stays at interval, however many polls', () => {
+    const { pace: p, lines } = pace(5000, () => 0.999)
+    for (let i = 0; i < 10; i++) {
+      p.onPollDone()
+      expect(p.nextPollDelayMs()).toBe(5000)
+    }
+    expect(lines).toEqual([])
+    expect(p.slowestMs).toBe(5000)
+    expect(p.rateLimited).toBe(0)
+  })
+
   it('a long interval slows too, within 3 intervals', () => {
     const { pace: p } = pace(300_000)
     p.onRateLimited()

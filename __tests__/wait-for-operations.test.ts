@@ -2,11 +2,13 @@ import { describe, expect, it } from '@jest/globals'
 import { ApiError, CancelledError } from '../src/domain/errors.js'
 import type { Logger } from '../src/domain/logger.js'
 import { isFinal } from '../src/domain/operation-status.js'
-import { OperationIdsSource } from '../src/wait/operation-sources.js'
+import type { Branch, Operation } from '../src/domain/schemas.js'
+import { OperationIdsSource, type OperationSource } from '../src/wait/operation-sources.js'
 import { Pace } from '../src/api/pace.js'
 import { type WaitOptions, waitForOperations } from '../src/wait/wait-for-operations.js'
 import { FakeClock } from './fixtures/fake-clock.js'
-import { OP_A, OP_B, OP_C, PROJECT } from './fixtures/operations.js'
+import { collectingLogger } from './fixtures/logger.js'
+import { OP_A, OP_B, OP_C, PROJECT, operation } from './fixtures/operations.js'
 import { ScriptedReader, deadlineError } from './fixtures/scripted-reader.js'
 
 function setup(
@@ -173,5 +175,250 @@ describe('waitForOperations: several operations', () => {
     const result = await run()
     expect(result.outcome).toBe('failure')
     expect(result.polls).toBe(2)
+  })
+})
+
+/**
+ * A source that hands out, poll by poll, the states a script gives (the last one repeats); a step
+ * that is an Error is thrown by that poll. Each poll gives new objects, as a read does.
+ */
+class ScriptedSource implements OperationSource {
+  operations: Operation[] = []
+  completedPolls = 0
+  branch?: Branch
+  constructor(private readonly steps: (Partial<Operation>[] | Error)[]) {}
+
+  async poll(): Promise<void> {
+    const step = this.steps.length > 1 ? this.steps.shift()! : this.steps[0]
+    if (step instanceof Error) throw step
+    this.operations = step.map((fields) => operation({ id: OP_A, ...fields }))
+    this.completedPolls++
+  }
+}
+
+function scripted(
+  steps: (Partial<Operation>[] | Error)[],
+  options: Partial<WaitOptions> = {},
+  dependencies: { pace?: Pace; signal?: AbortSignal; clock?: FakeClock } = {}
+) {
+  const clock = dependencies.clock ?? new FakeClock(0)
+  const { logger, lines } = collectingLogger()
+  const source = new ScriptedSource(steps)
+  const pace = dependencies.pace ?? new Pace(5000, logger, () => 0.5)
+  const run = () =>
+    waitForOperations(
+      { wait: true, deadline: 600_000, failFast: false, ...options },
+      { source, pace, clock, logger, signal: dependencies.signal }
+    )
+  return { clock, lines, source, run }
+}
+
+const ids = (count: number) =>
+  Array.from({ length: count }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`)
+
+describe('waitForOperations: the log', () => {
+  it('at most 20 status changes a poll, then one line that counts the rest', async () => {
+    const many = (count: number, status: string) => ids(count).map((id) => ({ id, status }))
+    const { run, lines } = scripted([many(21, 'running'), many(20, 'finished')])
+    await run()
+    const first = lines.filter((line) => line.startsWith('info: [+0 ms]'))
+    expect(first).toHaveLength(21)
+    expect(first[19]).toMatch(/: running$/)
+    expect(first[20]).toBe('info: [+0 ms] … and 1 more status changes')
+    // Twenty changes (the 21st operation is gone from the read): all logged, no count.
+    const second = lines.filter((line) => line.startsWith('info: [+5.0 s]'))
+    expect(second).toHaveLength(21)
+    expect(second.filter((line) => line.includes('more status changes'))).toEqual([])
+    expect(second.filter((line) => line.endsWith('running → finished'))).toHaveLength(20)
+  })
+
+  it('each unknown status warned about once, the first five statuses only', async () => {
+    const strange = ['a', 'b', 'c', 'd', 'e', 'f'].map((letter, i) => ({
+      id: ids(6)[i],
+      status: `strange_${letter}`
+    }))
+    const { run, lines } = scripted([
+      strange,
+      strange,
+      strange.map((op) => ({ ...op, status: 'finished' }))
+    ])
+    expect((await run()).outcome).toBe('success')
+    expect(lines.filter((line) => line.startsWith('warning:'))).toEqual(
+      ['a', 'b', 'c', 'd', 'e'].map(
+        (letter) =>
+          `warning: Unknown operation status "strange_${letter}"; treating it as in flight`
+      )
+    )
+  })
+
+  it("names an operation by what it has, and cuts the API's texts", async () => {
+    const { run, lines } = scripted([
+      [
+        { id: 'op-1', action: undefined, branch_id: undefined, status: 'running' },
+        { id: 'op-2', action: 'apply_config', branch_id: null, status: 'running' },
+        { id: 'op-3', action: 'x'.repeat(81), branch_id: 'b'.repeat(81), status: 's'.repeat(41) }
+      ],
+      [{ id: 'op-1', status: 'finished' }]
+    ])
+    await run()
+    expect(lines.slice(0, 3)).toEqual([
+      'info: [+0 ms] op-1: running',
+      'info: [+0 ms] op-2 apply_config: running',
+      `info: [+0 ms] op-3 ${'x'.repeat(80)}… [1 more characters] ${'on ' + 'b'.repeat(77)}… [4 more characters]: ${'s'.repeat(40)}… [1 more characters]`
+    ])
+    expect(lines).toContain(
+      'warning: Unknown operation status "' +
+        's'.repeat(40) +
+        '… [1 more characters]"; treating it as in flight'
+    )
+  })
+
+  it('the outcome line says when nothing could be read, and why the wait was cut', async () => {
+    const { run, lines } = scripted([deadlineError()])
+    const result = await run()
+    expect(result).toMatchObject({ outcome: 'timeout', observed: false, polls: 1, operations: [] })
+    expect(lines).toEqual([
+      'info: [+0 ms] outcome: timeout, before the operations could be read (no retry fits before the deadline; last error: HTTP 429)'
+    ])
+  })
+
+  it('an outcome without a reason has no reason, in the line or the result', async () => {
+    const { run, lines } = scripted([[{ status: 'finished' }]])
+    const result = await run()
+    expect(lines.at(-1)).toBe('info: [+0 ms] outcome: success')
+    expect(Object.keys(result).sort()).toEqual(
+      ['elapsedMs', 'observed', 'operations', 'outcome', 'polls', 'readAt'].sort()
+    )
+  })
+})
+
+describe('waitForOperations: when each state was read', () => {
+  it('each operation keeps the time of the read that gave its last-seen state', async () => {
+    const clock = new FakeClock(1_000_000)
+    const { logger } = collectingLogger()
+    // OperationIdsSource reads a final operation no more: its state, and its time, stay.
+    const reader = new ScriptedReader({
+      [OP_A]: ['running', 'finished'],
+      [OP_B]: ['running', 'running', 'running', 'finished']
+    })
+    const source = new OperationIdsSource(reader, PROJECT, [OP_A, OP_B], (op) =>
+      isFinal(op.status, false)
+    )
+    const result = await waitForOperations(
+      { wait: true, deadline: 1_600_000, failFast: false },
+      { source, pace: new Pace(5000, logger, () => 0.5), clock, logger }
+    )
+    expect(result.outcome).toBe('success')
+    expect(result.readAt).toEqual(
+      new Map([
+        [OP_A, 1_005_000],
+        [OP_B, 1_015_000]
+      ])
+    )
+    expect(result.elapsedMs).toBe(15_000)
+  })
+
+  it('the log counts time from the start of the wait, whatever the clock read then', async () => {
+    const clock = new FakeClock(1_000_000)
+    const { run, lines } = scripted(
+      [[{ status: 'running' }], [{ status: 'finished' }]],
+      {
+        deadline: 1_600_000
+      },
+      { clock }
+    )
+    await run()
+    expect(lines).toEqual([
+      `info: [+0 ms] ${OP_A} start_compute on br-main-123456: running`,
+      `info: [+5.0 s] ${OP_A} start_compute on br-main-123456: running → finished`,
+      'info: [+5.0 s] outcome: success'
+    ])
+  })
+
+  it('a poll cut short keeps the time of what it read before the cut', async () => {
+    const clock = new FakeClock(1_000_000)
+    const { logger } = collectingLogger()
+    const reader = new ScriptedReader({
+      [OP_A]: ['running', 'finished'],
+      [OP_B]: ['running', deadlineError()]
+    })
+    const source = new OperationIdsSource(reader, PROJECT, [OP_A, OP_B], (op) =>
+      isFinal(op.status, false)
+    )
+    const result = await waitForOperations(
+      { wait: true, deadline: 1_600_000, failFast: false },
+      { source, pace: new Pace(5000, logger, () => 0.5), clock, logger }
+    )
+    expect(result.outcome).toBe('timeout')
+    // The second poll read OP_A, finished, then OP_B's read found no time left.
+    expect(result.operations.map((op) => op.status)).toEqual(['finished', 'running'])
+    expect(result.readAt).toEqual(
+      new Map([
+        [OP_A, 1_005_000],
+        [OP_B, 1_000_000]
+      ])
+    )
+  })
+})
+
+describe('waitForOperations: the pace and the end of a wait', () => {
+  it('every poll done moves the pace: after a 429 the waits shorten poll by poll', async () => {
+    const { logger } = collectingLogger()
+    const pace = new Pace(5000, logger, () => 0.5)
+    pace.onRateLimited() // the first poll met a 429
+    const running = Array.from({ length: 4 }, () => [{ status: 'running' }])
+    const { run, clock } = scripted([...running, [{ status: 'finished' }]], {}, { pace })
+    expect((await run()).outcome).toBe('success')
+    expect(clock.sleeps).toEqual([15_000, 13_500, 12_150, 10_935])
+  })
+
+  it('a poll that fails for another reason fails the wait, with or without a signal', async () => {
+    const broken = new Error('the reader broke')
+    await expect(scripted([broken]).run()).rejects.toBe(broken)
+    const controller = new AbortController()
+    await expect(scripted([broken], {}, { signal: controller.signal }).run()).rejects.toBe(broken)
+  })
+
+  it('cancelled while a poll is under way: cancelled, with the reason, the state as last seen', async () => {
+    const controller = new AbortController()
+    const { run, source } = scripted(
+      [[{ status: 'running' }], new Error('aborted by the signal')],
+      {},
+      { signal: controller.signal }
+    )
+    const polling = source.poll.bind(source)
+    let polls = 0
+    source.poll = async () => {
+      if (++polls === 2) controller.abort(new CancelledError('SIGINT'))
+      return polling()
+    }
+    const result = await run()
+    expect(result).toMatchObject({ outcome: 'cancelled', reason: 'Cancelled by SIGINT', polls: 2 })
+    expect(result.observed).toBe(true)
+    expect(result.operations.map((op) => op.status)).toEqual(['running'])
+  })
+
+  it('a sleep that fails for another reason fails the wait', async () => {
+    const clock = new FakeClock(0)
+    const broken = new Error('the clock broke')
+    clock.sleep = async () => {
+      throw broken
+    }
+    const controller = new AbortController()
+    const { run } = scripted([[{ status: 'running' }]], {}, { clock, signal: controller.signal })
+    await expect(run()).rejects.toBe(broken)
+    await expect(scripted([[{ status: 'running' }]], {}, { clock }).run()).rejects.toBe(broken)
+  })
+
+  it('a branch that cannot be queried keeps the gate open once every operation is final', async () => {
+    const { run, source, clock } = scripted([[{ status: 'finished' }]], { deadline: 20_000 })
+    source.branch = { id: 'br-1', name: 'preview', current_state: 'init' }
+    clock.onSleep = () => {
+      if (clock.sleeps.length === 2)
+        source.branch = { id: 'br-1', name: 'preview', current_state: 'ready' }
+    }
+    const result = await run()
+    expect(result).toMatchObject({ outcome: 'success', polls: 3 })
+    expect(clock.sleeps).toEqual([5000, 5000])
   })
 })

@@ -10,8 +10,9 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: what could not
 // be written is lost, and the exit code still says how the gate ended.
-process.stdout.on('error', () => undefined);
-process.stderr.on('error', () => undefined);
+const lost = () => undefined;
+process.stdout.on('error', lost);
+process.stderr.on('error', lost);
 process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runCommand */ .d)(process.argv.slice(2), {
     env: process.env,
     stdin: process.stdin,

@@ -3,8 +3,9 @@ import { runCommand } from './main.js'
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: what could not
 // be written is lost, and the exit code still says how the gate ended.
-process.stdout.on('error', () => undefined)
-process.stderr.on('error', () => undefined)
+const lost = (): void => undefined
+process.stdout.on('error', lost)
+process.stderr.on('error', lost)
 
 process.exitCode = await runCommand(process.argv.slice(2), {
   env: process.env,
