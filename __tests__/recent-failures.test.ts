@@ -1,10 +1,3 @@
-// NOTE FOR THE MUTATION-TESTING HELPER (from the lead engineer, 2026-11-25): src/wait/recent-failures.ts
-// changed under you on purpose, to fix three bugs a review found (an error followed by a newer
-// `cancelled` of the same action now still counts; "newer" is the list's order, not created_at, so an
-// operation with an unreadable time never supersedes; operations without action or branch_id never
-// group together). `isRecent` and `recentFailures` are gone: use `new RecentOperations(startedAt)`,
-// `.add(operation)` in list order (newest first), then `.failures(branchGated)`. Adapt these tests to
-// that API and those rules; do not revert the module. Delete this note when you have.
 /*
  * The judgement of what ended just before the project gate started (recent-failures.ts), rule by
  * rule: the 15-minute window, the newest operation of each action on each branch (the list's order
