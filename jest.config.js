@@ -40,9 +40,10 @@ export default {
   testTimeout: 30000,
   // dist/ is rebuilt first if its build stamp is not src/'s: the e2e suites run it.
   globalSetup: '<rootDir>/__tests__/global-setup.mjs',
-  // From the machine's cores: the e2e suites spawn the bundle and partly wait on 1 s intervals, so
-  // two workers a core; more only add CPU (on 2 cores: 3 workers 108 s, 4 97 s, 6 100 s).
-  maxWorkers: 2 * availableParallelism(),
+  // From the machine's cores: the e2e suites spawn the bundles and partly wait on 1 s intervals
+  // (the command's, the recipes', a resolver failing for 3 intervals), so three workers a core
+  // (on 2 cores, 2026-11-25: 4 workers 55.9 s, 6 46.4 s, 8 44.0 s, at the same CPU).
+  maxWorkers: 3 * availableParallelism(),
   // A worker ends on its own 400-550 ms after its last test on 2 cores (its 'exit' event comes at
   // once; the rest is the process tearing down, all workers at once), so Jest's 500 ms called
   // workers that hold nothing open leaking. A handle held for longer still shows.

@@ -109,18 +109,6 @@ describe('the command: secrets and files', () => {
         expect(run.stdout + run.stderr + env).not.toContain(form)
     })
   })
-
-  it('a database that refuses the password: exit 1 once the retries for it are over', async () => {
-    const database = await freshDatabase('the-right-password')
-    const { server } = await serve()
-    const run = await gateCommand(server, [
-      '--database-url',
-      database.url({ password: 'wrong-password-1' })
-    ])
-    expect(run.code).toBe(1)
-    expect(run.stderr).toMatch(/error: No query answered: .*28P01/)
-    expect(run.stdout + run.stderr).not.toContain('wrong-password-1')
-  })
 })
 
 describe('the command: what a server sends cannot drive a terminal or a CI log', () => {

@@ -1,0 +1,327 @@
+/*
+ * The command in process: runCommand() with streams, an environment and signals of the test's own,
+ * against the local API server over real HTTP on 127.0.0.1 (operations already final: nothing waits
+ * on the clock), and its parts: the exit codes, progress, the secrets' files. What only a process
+ * shows (its exit code, its real streams, a terminal, signals, pipes) is in e2e/command*.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
+import { EventEmitter } from 'node:events'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { exitCodeOf } from '../src/command/exit-codes.js'
+import { runCommand } from '../src/command/main.js'
+import { Progress } from '../src/command/progress.js'
+import { readSecretFile } from '../src/command/secrets.js'
+import type { RunReport } from '../src/report/report.js'
+import { type ApiServer, startApiServer } from '../script/servers/neon-api/server.ts'
+import { demoWorld, KEYS, PROJECT } from '../script/servers/neon-api/scenarios.ts'
+import type { World } from '../script/servers/neon-api/world.ts'
+import { inTempDir, secretForms } from './fixtures/command.js'
+
+let world: World
+let server: ApiServer
+beforeAll(async () => {
+  world = demoWorld()
+  server = await startApiServer(world)
+})
+afterAll(() => server.close())
+
+interface CommandOptions {
+  env?: Record<string, string>
+  stdin?: string
+  /** Standard error is a terminal. */
+  terminal?: boolean
+  /** Where the test sends signals to the command. */
+  signals?: EventEmitter
+  /** Standard output fails as it is written. */
+  brokenStdout?: boolean
+}
+
+/** runCommand with the organization key and the demo project, and what it wrote. */
+async function command(args: string[], options: CommandOptions = {}) {
+  let stdout = ''
+  let stderr = ''
+  const code = await runCommand(['--api-host', server.apiHost, ...args], {
+    env: { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT, ...options.env },
+    stdin: Readable.from([options.stdin ?? '']),
+    stdout: {
+      write: (text: string) => {
+        if (options.brokenStdout) throw new Error('the stream broke')
+        stdout += text
+      }
+    },
+    stderr: { write: (text: string) => (stderr += text), isTTY: options.terminal, columns: 80 },
+    signals: (options.signals ?? new EventEmitter()) as unknown as Pick<
+      NodeJS.Process,
+      'once' | 'off'
+    >
+  })
+  return { code, stdout, stderr }
+}
+
+/** An operation of the demo project, already in `status`, with `fields` from the API. */
+const finalOperation = (status: string, fields: { error?: string; action?: string } = {}) =>
+  world.addOperation(PROJECT, {
+    action: fields.action ?? 'apply_config',
+    error: fields.error,
+    timeline: [{ status }]
+  })
+
+describe('runCommand', () => {
+  it('--help and --version: stdout, exit 0, no request', async () => {
+    const before = server.requests.length
+    expect(await command(['--help'])).toMatchObject({ code: 0, stderr: '' })
+    expect((await command(['--version'])).stdout).toMatch(/^neon-gate \d+\.\d+\.\d+\n$/)
+    expect(server.requests).toHaveLength(before)
+  })
+
+  it.each([
+    ['a trailing new line', `${KEYS.organization}\n`],
+    ['spaces around it', `  ${KEYS.organization}  `],
+    ['a CRLF', `${KEYS.organization}\r\n`]
+  ])(
+    'a key with %s is sent and redacted without it, whatever the server echoes',
+    async (_, raw) => {
+      const op = finalOperation('error', { error: `the key was ${KEYS.organization}` })
+      await inTempDir(async (dir) => {
+        const dotenv = join(dir, 'gate.env')
+        const summary = join(dir, 'summary.md')
+        const run = await command(
+          ['--operation-id', op.id, '--dotenv', dotenv, '--summary', summary],
+          { env: { NEON_API_KEY: raw } }
+        )
+        expect(run.code).toBe(1)
+        const written =
+          run.stdout + run.stderr + readFileSync(dotenv, 'utf8') + readFileSync(summary, 'utf8')
+        expect(written).toContain('the key was ***')
+        for (const form of secretForms(KEYS.organization)) expect(written).not.toContain(form)
+      })
+    }
+  )
+
+  it('--api-key-file - reads the key from standard input, without the blank lines after it', async () => {
+    const op = finalOperation('finished')
+    const run = await command(['--operation-id', op.id, '--api-key-file', '-'], {
+      env: { NEON_API_KEY: '' },
+      stdin: `${KEYS.organization}\n\n`
+    })
+    expect(run.code).toBe(0)
+  })
+
+  it.each([
+    [
+      '--database-url-file',
+      'postgresql://app:S3cret-db-pw-9f2c@ep-x.example.com/db',
+      'S3cret-db-pw-9f2c'
+    ],
+    ['--api-key-file', KEYS.organization, KEYS.organization]
+  ])(
+    '%s given the secret itself, not a path: exit 2, and the secret not echoed',
+    async (flag, value, secret) => {
+      const run = await command([flag, value])
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain(
+        `error: ${flag}: cannot read the file (ENOENT); give the path of a file that holds the secret, not the secret itself`
+      )
+      for (const form of secretForms(secret)) expect(run.stderr).not.toContain(form)
+    }
+  )
+
+  it('the dotenv file stays within GitLab\u2019s 5 KB and 20 variables whatever the server sends', async () => {
+    const junk = (count: number) => '\u0085'.repeat(count)
+    world.addBranch(PROJECT, { id: 'br-junk-000001', name: junk(200) })
+    const op = world.addOperation(PROJECT, {
+      action: junk(300),
+      branchId: 'br-junk-000001',
+      endpointId: junk(300),
+      error: junk(5000),
+      timeline: [{ status: 'error' }]
+    })
+    await inTempDir(async (dir) => {
+      const dotenv = join(dir, 'gate.env')
+      const run = await command(['--operation-id', op.id, '--dotenv', dotenv])
+      expect(run.code).toBe(1)
+      const text = readFileSync(dotenv, 'utf8')
+      expect(text.split('\n').length - 1).toBeLessThanOrEqual(20)
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(5 * 1024)
+      expect(text).toMatch(/^GATE_ERROR=(\\u0085)+[\\u0-9]*… \[cut\]$/m)
+      expect(text).toMatch(/^GATE_EXIT_CODE=1$/m)
+      expect(text).toMatch(/^GATE_MESSAGE=An operation ended in failure: /m)
+    })
+  })
+
+  it('a gate that could not say an outcome (HTTP 404): the dotenv file still says why, and the code; the JSON is {}', async () => {
+    await inTempDir(async (dir) => {
+      const dotenv = join(dir, 'gate.env')
+      const run = await command([
+        '--project-id',
+        'no-such-project',
+        '--dotenv',
+        dotenv,
+        '--output',
+        'json'
+      ])
+      expect(run.code).toBe(3)
+      expect(run.stdout).toBe('{}\n')
+      const text = readFileSync(dotenv, 'utf8')
+      expect(text).toMatch(/^GATE_MESSAGE=Project "no-such-project" was not found \(HTTP 404/m)
+      expect(text).toMatch(/^GATE_EXIT_CODE=3$/m)
+      expect(text).not.toMatch(/^GATE_OUTCOME=/m)
+    })
+  })
+
+  it('--list-projects alone only lists, though NEON_PROJECT_ID is set', async () => {
+    finalOperation('running')
+    const run = await command(['--list-projects', '--no-wait', '--output', 'json'])
+    expect(run.code).toBe(0)
+    const result = JSON.parse(run.stdout) as Record<string, unknown>
+    expect(result).toMatchObject({ outcome: 'success', project_count: 3 })
+    // No gate ran: nothing was waited for, no operation read.
+    expect(result).not.toHaveProperty('elapsed_ms')
+    expect(result).not.toHaveProperty('operations')
+  })
+
+  it('no line of the report starts a workflow command, whatever white space the server puts first', async () => {
+    for (const space of ['\u00a0', '\u3000', '\u2000', ' \t']) {
+      const op = finalOperation('error', { error: `${space}::warning title=x::injected` })
+      const run = await command(['--operation-id', op.id])
+      expect(run.code).toBe(1)
+      for (const line of (run.stdout + run.stderr).split('\n')) {
+        expect(line.replace(/^\s+/u, '').startsWith('::')).toBe(false)
+      }
+    }
+  })
+})
+
+describe('runCommand: its own errors, signals and colour', () => {
+  it('a file that passed the check but cannot take the write (a full disk): an error line, exit 2 after a success', async () => {
+    const op = finalOperation('finished')
+    const run = await command(['--operation-id', op.id, '--dotenv', '/dev/full'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('error: Could not write the result files: ENOSPC')
+    // After a failure the failure's code stands.
+    const failed = finalOperation('error')
+    expect((await command(['--operation-id', failed.id, '--dotenv', '/dev/full'])).code).toBe(1)
+  })
+
+  it('an error of its own past every other catch: one redacted error line, exit 3', async () => {
+    const op = finalOperation('finished')
+    const run = await command(['--operation-id', op.id], { brokenStdout: true })
+    expect(run.code).toBe(3)
+    expect(run.stderr).toContain('error: neon-gate failed unexpectedly: the stream broke')
+  })
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143]
+  ] as const)('%s while it waits: the wait ends at once, exit %d', async (signal, code) => {
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running' }]
+    })
+    const signals = new EventEmitter()
+    server.onRequest = () => {
+      server.onRequest = undefined
+      setImmediate(() => signals.emit(signal, signal))
+    }
+    const run = await command(['--operation-id', op.id, '--interval', '1h'], { signals })
+    expect(run.code).toBe(code)
+    expect(run.stderr).toContain(`Received ${signal}: stopping`)
+    expect(run.stdout).toMatch(/^🚫 cancelled after /)
+    expect(signals.listenerCount(signal)).toBe(0)
+  })
+
+  it('colour only on a terminal, and never with NO_COLOR', async () => {
+    const run = (env: Record<string, string>) =>
+      command(['--project-id', 'no-such-project'], { terminal: true, env })
+    expect((await run({})).stderr).toContain('\x1b[31merror:\x1b[39m')
+    expect((await run({ NO_COLOR: '1' })).stderr).not.toContain('\x1b[31m')
+  })
+})
+
+describe('exitCodeOf', () => {
+  it.each([
+    ['success', undefined, undefined, 0],
+    ['failure', undefined, undefined, 1],
+    ['pending', undefined, undefined, 75],
+    ['timeout', undefined, undefined, 124],
+    ['cancelled', undefined, 'SIGINT', 130],
+    ['cancelled', undefined, 'SIGTERM', 143],
+    ['error', 'input', undefined, 2],
+    ['error', undefined, undefined, 3]
+  ] as const)('%s (%s, %s): %d', (outcome, errorCause, signal, code) => {
+    const report: RunReport = { requests: { requests: 0, retries: 0 }, outcome, errorCause }
+    expect(exitCodeOf(report, signal)).toBe(code)
+  })
+})
+
+describe('Progress', () => {
+  const stream = (isTTY: boolean, columns?: number) => {
+    const written: string[] = []
+    return { written, write: (text: string) => written.push(text), isTTY, columns }
+  }
+  const clean = (text: string) => text
+
+  it('on a terminal: one line rewritten in place, cut to the width counting wide characters twice', () => {
+    const terminal = stream(true, 30)
+    const progress = new Progress(terminal, { quiet: false, color: true, clean })
+    progress.info('界'.repeat(40))
+    progress.warning('look')
+    progress.finish()
+    expect(terminal.written[0]).toBe(`\r\x1b[2K${'界'.repeat(14)}…`)
+    expect(terminal.written.slice(1)).toEqual(['\r\x1b[2K', '\x1b[33mwarning:\x1b[39m look\n'])
+  })
+
+  it('elsewhere: plain lines, each change once, no control code; quiet keeps warnings and errors', () => {
+    const pipe = stream(false)
+    const progress = new Progress(pipe, { quiet: false, color: true, clean })
+    progress.info('a')
+    progress.info('a')
+    progress.info('b')
+    progress.error('no')
+    expect(pipe.written).toEqual(['a\n', 'b\n', 'error: no\n'])
+    const quiet = stream(false)
+    new Progress(quiet, { quiet: true, color: false, clean }).info('hidden')
+    expect(quiet.written).toEqual([])
+  })
+})
+
+describe('readSecretFile', () => {
+  const read = (path: string, limitMs = 5000) =>
+    readSecretFile('--api-key-file', path, { stdin: Readable.from([]), limitMs })
+
+  it('reads a file without the white space and BOM around the secret', async () => {
+    await inTempDir(async (dir) => {
+      writeFileSync(join(dir, 'key'), '\uFEFF napi_key_1 \r\n\n')
+      expect(await read(join(dir, 'key'))).toBe('napi_key_1')
+    })
+  })
+
+  it('an empty file, a file over 64 KiB and a missing one are usage errors that never name the path', async () => {
+    await inTempDir(async (dir) => {
+      writeFileSync(join(dir, 'empty'), ' \n')
+      writeFileSync(join(dir, 'big'), 'x'.repeat(64 * 1024 + 1))
+      await expect(read(join(dir, 'empty'))).rejects.toThrow('--api-key-file: the file is empty')
+      await expect(read(join(dir, 'big'))).rejects.toThrow('the file holds more than 64 KiB')
+      await expect(read(join(dir, 'napi_secret_as_path'))).rejects.toThrow(
+        /^--api-key-file: cannot read the file \(ENOENT\)/
+      )
+    })
+  })
+
+  it('a pipe that nobody writes to is empty at once: no wait, no thread held', async () => {
+    await inTempDir(async (dir) => {
+      execFileSync('mkfifo', [join(dir, 'fifo')])
+      await expect(read(join(dir, 'fifo'))).rejects.toThrow('the file is empty')
+    })
+  })
+
+  it('standard input that never ends is given up at the time limit', async () => {
+    const endless = new Readable({ read: () => undefined })
+    await expect(
+      readSecretFile('--api-key-file', '-', { stdin: endless, limitMs: 50 })
+    ).rejects.toThrow('--api-key-file: nothing came from it within 50 ms (the timeout)')
+  })
+})
