@@ -2,7 +2,7 @@
 // V8's block counts of dist/'s scripts only, written when the process exits, where the coverage
 // check (script/build/coverage.ts) reads them. NODE_V8_COVERAGE would do the same, but it also
 // makes Node read, parse and write again the bundle's 1.8 MB source map at every run, and write
-// every internal script's counts: a quarter of a run's CPU time, spent 100 times a suite.
+// every internal script's counts: a quarter of a run's CPU time, spent about 140 times a suite.
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector'
 import { join } from 'node:path'
