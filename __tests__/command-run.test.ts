@@ -9,11 +9,12 @@ import { execFileSync } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
+import { PassThrough, Readable } from 'node:stream'
 import { exitCodeOf } from '../src/command/exit-codes.js'
 import { runCommand } from '../src/command/main.js'
 import { Progress } from '../src/command/progress.js'
 import { readSecretFile } from '../src/command/secrets.js'
+import { type Clock, systemClock } from '../src/domain/clock.js'
 import type { RunReport } from '../src/report/report.js'
 import { type ApiServer, startApiServer } from '../script/servers/neon-api/server.ts'
 import { demoWorld, KEYS, PROJECT } from '../script/servers/neon-api/scenarios.ts'
@@ -30,7 +31,8 @@ afterAll(() => server.close())
 
 interface CommandOptions {
   env?: Record<string, string>
-  stdin?: string
+  stdin?: string | Readable
+  clock?: Clock
   /** Standard error is a terminal. */
   terminal?: boolean
   /** Where the test sends signals to the command. */
@@ -45,7 +47,8 @@ async function command(args: string[], options: CommandOptions = {}) {
   let stderr = ''
   const code = await runCommand(['--api-host', server.apiHost, ...args], {
     env: { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT, ...options.env },
-    stdin: Readable.from([options.stdin ?? '']),
+    stdin: options.stdin instanceof Readable ? options.stdin : Readable.from([options.stdin ?? '']),
+    clock: options.clock,
     stdout: {
       write: (text: string) => {
         if (options.brokenStdout) throw new Error('the stream broke')
@@ -110,6 +113,35 @@ describe('runCommand', () => {
     expect(run.code).toBe(0)
   })
 
+  it('a bad flag is an error at once, before a secret is read from a pipe that nobody writes to', async () => {
+    const run = await command(['--timeout', '10 min', '--api-key-file', '-'], {
+      env: { NEON_API_KEY: '' },
+      stdin: new PassThrough()
+    })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatch(/^error: Invalid input: --timeout: /m)
+  })
+
+  it('--timeout counts from the start: the time spent reading a secret is taken from the wait', async () => {
+    const op = finalOperation('finished')
+    // Standard input gives the key an hour later, on the monotonic clock, than the command started.
+    let late = 0
+    const clock: Clock = { ...systemClock, now: () => systemClock.now() + late }
+    const stdin = new Readable({
+      read() {
+        late = 3_600_000
+        this.push(`${KEYS.organization}\n`)
+        this.push(null)
+      }
+    })
+    const run = await command(
+      ['--operation-id', op.id, '--api-key-file', '-', '--timeout', '30m', '--output', 'json'],
+      { env: { NEON_API_KEY: '' }, stdin, clock }
+    )
+    expect(run.code).toBe(124)
+    expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'timeout' })
+  })
+
   it.each([
     [
       '--database-url-file',
@@ -149,6 +181,24 @@ describe('runCommand', () => {
       expect(text).toMatch(/^GATE_ERROR=(\\u0085)+[\\u0-9]*… \[cut\]$/m)
       expect(text).toMatch(/^GATE_EXIT_CODE=1$/m)
       expect(text).toMatch(/^GATE_MESSAGE=An operation ended in failure: /m)
+    })
+  })
+
+  it('API text in the dotenv file cannot name a CI variable: GitLab expands $ in dotenv values, so each is $$', async () => {
+    // Cut at 800 bytes, the last `$` of the error would stand alone after a cut through `$$`.
+    const error = `see $NEON_API_KEY and \${CI_JOB_TOKEN} ${'x'.repeat(748)}$$$$$$$`
+    const op = finalOperation('error', { error })
+    await inTempDir(async (dir) => {
+      const dotenv = join(dir, 'gate.env')
+      expect((await command(['--operation-id', op.id, '--dotenv', dotenv])).code).toBe(1)
+      const text = readFileSync(dotenv, 'utf8')
+      const value = /^GATE_ERROR=(.*)$/m.exec(text)![1]
+      expect(value).toMatch(/^see \$\$NEON_API_KEY and \$\$\{CI_JOB_TOKEN\} x+\$\$… \[cut\]$/)
+      expect(/^GATE_MESSAGE=(.*)$/m.exec(text)![1]).toContain('$$NEON_API_KEY and $${CI_JOB_TOKEN}')
+      // Every run of $ is even: GitLab reads each $$ as one $, and no $ starts a variable.
+      for (const line of text.split('\n')) {
+        for (const run of line.match(/\$+/g) ?? []) expect(run.length % 2).toBe(0)
+      }
     })
   })
 

@@ -32122,16 +32122,17 @@ function truncate(text, maxChars) {
         end--; // never split a surrogate pair
     return `${text.slice(0, end)}… [${text.length - end} more characters]`;
 }
+/** What ends text that truncateBytes cut. */
+const CUT_MARKER = '… [cut]';
 /** Cuts text to at most `maxBytes` of UTF-8, never inside a character, with a visible marker. */
 function truncateBytes(text, maxBytes) {
     if (Buffer.byteLength(text) <= maxBytes)
         return text;
-    const marker = '… [cut]';
     const kept = Buffer.from(text)
-        .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(marker)))
+        .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(CUT_MARKER)))
         .toString('utf8')
         .replace(/\uFFFD$/, '');
-    return kept + marker;
+    return kept + CUT_MARKER;
 }
 /**
  * Control characters (C0, C1, DEL), the line and paragraph separators, and every Unicode format
@@ -43326,7 +43327,7 @@ async function gate(inputs, dependencies) {
     const { clock, logger, signal } = dependencies;
     const report = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast };
     // One deadline for the whole run: listing, every poll, retry and back-off, the database.
-    const stepStartedAt = clock.now();
+    const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
     // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
     const startedAt = clock.wallNow();
     const deadline = stepStartedAt + inputs.timeoutMs;

@@ -28,8 +28,11 @@ const GITLAB_CI_LOCAL = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'i
 const gateCommandLine = (server: ApiServer): string =>
   [...nodeWith(COMMAND_BUNDLE, {}), '--api-host', server.apiHost, '--interval', '1s'].join(' ')
 
-/** A branch whose operations finished, and one whose start_compute failed a moment ago. */
-async function branches() {
+/**
+ * A branch whose operations finished, and one whose start_compute failed a moment ago, with the
+ * API's `error` text.
+ */
+async function branches(error?: string) {
   const { world, server } = await serve()
   world.addBranch(PROJECT, { id: 'br-ready-000007', name: 'ready' })
   world.addOperation(PROJECT, {
@@ -38,7 +41,7 @@ async function branches() {
     createdAt: world.now() - 60_000,
     timeline: [{ status: 'running', ms: 2000 }, { status: 'finished' }]
   })
-  failingBranch(world)
+  failingBranch(world, error)
   return { server, ready: 'br-ready-000007', failing: FAILING_BRANCH }
 }
 
@@ -122,7 +125,8 @@ describe('GitLab CI: examples/command/gitlab-ci.yml under gitlab-ci-local', () =
   ] as const)(
     'a %s branch: the gate exits %d, %s runs with the outcome from the dotenv report',
     async (which, code, nextJob, outcome) => {
-      const { server, ...branch } = await branches()
+      // API text naming a variable: GitLab expands dotenv values in the jobs that read them.
+      const { server, ...branch } = await branches('out of capacity; see $NEON_API_KEY')
       await inTempDir(async (dir) => {
         const repo = await repository(dir)
         mkdirSync(join(dir, 'home'))
@@ -154,7 +158,7 @@ describe('GitLab CI: examples/command/gitlab-ci.yml under gitlab-ci-local', () =
         expect(output).toMatch(new RegExp(`^${nextJob}\\s+> gate ${outcome}`, 'm'))
         if (code !== 0) {
           expect(output).toMatch(
-            /^gate-failed\s+> gate failure, exit code 1, An operation ended in failure: /m
+            /^gate-failed\s+> gate failure, exit code 1, An operation ended in failure: .*see \$NEON_API_KEY/m
           )
         }
         const logs = join(repo, '.gitlab-ci-local', 'output')

@@ -913,16 +913,17 @@ function truncate(text, maxChars) {
         end--; // never split a surrogate pair
     return `${text.slice(0, end)}… [${text.length - end} more characters]`;
 }
+/** What ends text that truncateBytes cut. */
+const CUT_MARKER = '… [cut]';
 /** Cuts text to at most `maxBytes` of UTF-8, never inside a character, with a visible marker. */
 function truncateBytes(text, maxBytes) {
     if (Buffer.byteLength(text) <= maxBytes)
         return text;
-    const marker = '… [cut]';
     const kept = Buffer.from(text)
-        .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(marker)))
+        .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(CUT_MARKER)))
         .toString('utf8')
         .replace(/\uFFFD$/, '');
-    return kept + marker;
+    return kept + CUT_MARKER;
 }
 /**
  * Control characters (C0, C1, DEL), the line and paragraph separators, and every Unicode format
@@ -1168,6 +1169,11 @@ function classifyDatabaseError(error) {
     return { state: 'error', retry: 'stop', code, message };
 }
 
+;// CONCATENATED MODULE: ./src/domain/version.ts
+// Kept equal to package.json's version by a test.
+const ACTION_NAME = 'neon-operations-gate';
+const ACTION_VERSION = '0.1.0';
+
 ;// CONCATENATED MODULE: ./src/domain/duration.ts
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
@@ -1191,11 +1197,6 @@ function formatDuration(ms) {
         return `${minutes} min ${String(seconds).padStart(2, '0')} s`;
     return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
-
-;// CONCATENATED MODULE: ./src/domain/version.ts
-// Kept equal to package.json's version by a test.
-const ACTION_NAME = 'neon-operations-gate';
-const ACTION_VERSION = '0.1.0';
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
@@ -12117,7 +12118,7 @@ async function gate(inputs, dependencies) {
     const { clock, logger, signal } = dependencies;
     const report = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast };
     // One deadline for the whole run: listing, every poll, retry and back-off, the database.
-    const stepStartedAt = clock.now();
+    const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
     // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
     const startedAt = clock.wallNow();
     const deadline = stepStartedAt + inputs.timeoutMs;
@@ -13693,9 +13694,22 @@ function dotenvText(report, { redactor, code }) {
     return lines
         .map(([name, text]) => {
         const bytes = name === 'error' || name === 'message' ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES;
-        return `GATE_${name.toUpperCase()}=${truncateBytes(forLog(redactor.redact(text)), bytes)}\n`;
+        return `GATE_${name.toUpperCase()}=${dotenvValue(forLog(redactor.redact(text)), bytes)}\n`;
     })
         .join('');
+}
+/**
+ * GitLab expands `$NAME` and `${NAME}` in a dotenv report's values in the jobs that read them, so
+ * API text could pull a CI variable (a token) into `$GATE_MESSAGE`: each `$` is written `$$`, which
+ * GitLab reads as one, and a cut never leaves one of a pair alone.
+ */
+function dotenvValue(text, maxBytes) {
+    const value = truncateBytes(text.replaceAll('$', () => '$$'), maxBytes);
+    if (!value.endsWith(CUT_MARKER))
+        return value;
+    const kept = value.slice(0, -CUT_MARKER.length);
+    const dollars = kept.length - kept.replace(/\$+$/, '').length;
+    return dollars % 2 === 1 ? kept.slice(0, -1) + CUT_MARKER : value;
 }
 /** Why the files the command was asked to write cannot take it, before the gate runs. */
 function resultFileProblems(request) {
@@ -13852,11 +13866,14 @@ async function readApiKey(file, env, reading) {
 
 
 
-
-
+/** Stands for the API key while the other inputs are checked, before it is read. */
+const KEY_NOT_READ_YET = 'napi_not_read_yet';
 /** Runs the command; resolves to its exit code, never rejects. */
 async function runCommand(argv, environment) {
     const { env, stdout, stderr } = environment;
+    const clock = environment.clock ?? systemClock;
+    // --timeout bounds the whole command, the reading of its secrets included.
+    const startedAt = clock.now();
     const redactor = new Redactor();
     const color = !env.NO_COLOR;
     const clean = (text) => forLogLines(forLog(redactor.redact(text)));
@@ -13873,12 +13890,18 @@ async function runCommand(argv, environment) {
             return EXIT.success;
         }
         const { request } = parsed;
-        const inputs = await readInputs(request, environment, redactor);
         const problems = resultFileProblems(request);
         if (problems.length > 0)
             return fail(problems.join('; '), EXIT.usage);
+        const inputs = await readInputs(request, { ...environment, clock, startedAt }, redactor);
         const progress = new Progress(stderr, { quiet: request.quiet, color, clean });
-        return await gateAndReport(inputs, request, { ...environment, progress, redactor });
+        return await gateAndReport(inputs, request, {
+            ...environment,
+            clock,
+            startedAt,
+            progress,
+            redactor
+        });
     }
     catch (error) {
         const message = error instanceof Error ? error.message : String(error);
@@ -13888,15 +13911,23 @@ async function runCommand(argv, environment) {
         return fail(`neon-gate failed unexpectedly: ${message}`, EXIT.refused);
     }
 }
-/** The secrets read (and added to the redactor at once), then every input checked. */
-async function readInputs(request, { env, stdin }, redactor) {
-    // A secret comes within the timeout too: a pipe that nobody writes to cannot hold the command.
-    const limitMs = parseDuration(request.values.timeout || DEFAULT_TIMEOUT) ?? MAX_TIMEOUT_MS;
-    const reading = { stdin, limitMs: Math.min(limitMs, MAX_TIMEOUT_MS) };
-    const apiKey = await readApiKey(request.apiKeyFile, env, reading);
+/**
+ * Every input but the secrets checked, then the secrets read (and added to the redactor at once)
+ * within what is left of the timeout, then every input checked with them.
+ */
+async function readInputs(request, { env, stdin, clock, startedAt }, redactor) {
+    // A bad flag is said at once, not after a pipe that nobody writes to has had the whole timeout.
+    const unread = {
+        ...request.values,
+        api_key: KEY_NOT_READ_YET,
+        database_url: request.databaseUrlFile ? '' : request.values.database_url
+    };
+    const { timeoutMs } = parseInputs((name) => unread[name] ?? '', request.naming);
+    const reading = () => ({ stdin, limitMs: Math.max(0, startedAt + timeoutMs - clock.now()) });
+    const apiKey = await readApiKey(request.apiKeyFile, env, reading());
     redactor.add(apiKey);
     const databaseUrl = request.databaseUrlFile
-        ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading)
+        ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading())
         : request.values.database_url?.trim();
     for (const secret of databaseUrl ? databaseSecrets(databaseUrl) : [])
         redactor.add(secret);
@@ -13907,7 +13938,7 @@ async function readInputs(request, { env, stdin }, redactor) {
     };
     return parseInputs((name) => values[name] ?? '', request.naming);
 }
-async function gateAndReport(inputs, request, { stdout, signals, progress, redactor }) {
+async function gateAndReport(inputs, request, { stdout, signals, clock, startedAt, progress, redactor }) {
     for (const warning of ignoredInputWarnings(inputs, request.naming))
         progress.warning(warning);
     progress.info(`Neon operations gate ${ACTION_VERSION}`);
@@ -13926,7 +13957,8 @@ async function gateAndReport(inputs, request, { stdout, signals, progress, redac
     let report;
     try {
         report = await gate(inputs, {
-            clock: systemClock,
+            clock,
+            stepStartedAt: startedAt,
             retryPolicy: new RetryPolicy(),
             logger: progress,
             redactor,

@@ -7,14 +7,12 @@ import type { Readable } from 'node:stream'
 import { httpGet } from '../api/http-transport.js'
 import { queryDatabase } from '../api/postgres.js'
 import { RetryPolicy } from '../api/retry-policy.js'
-import { systemClock } from '../domain/clock.js'
+import { type Clock, systemClock } from '../domain/clock.js'
 import { databaseSecrets } from '../domain/database.js'
-import { parseDuration } from '../domain/duration.js'
 import { CancelledError, InputError } from '../domain/errors.js'
 import { forLog, forLogLines, Redactor } from '../domain/untrusted-text.js'
 import { ACTION_VERSION } from '../domain/version.js'
 import { gate } from '../gate/gate.js'
-import { DEFAULT_TIMEOUT, MAX_TIMEOUT_MS } from '../gate/input-fields.js'
 import { ignoredInputWarnings, type Inputs, parseInputs } from '../gate/inputs.js'
 import { errorLine } from '../report/headline.js'
 import { typedOutputs } from '../report/outputs.js'
@@ -32,13 +30,26 @@ export interface CommandEnvironment {
   stderr: ProgressStream
   /** Where SIGINT and SIGTERM are heard: process, or a stand-in. */
   signals: Pick<NodeJS.Process, 'once' | 'off'>
+  clock?: Clock
 }
 
 type StopSignal = 'SIGINT' | 'SIGTERM'
 
+/** The command's clock, and when it started on it: the timeout counts from there. */
+interface Started {
+  clock: Clock
+  startedAt: number
+}
+
+/** Stands for the API key while the other inputs are checked, before it is read. */
+const KEY_NOT_READ_YET = 'napi_not_read_yet'
+
 /** Runs the command; resolves to its exit code, never rejects. */
 export async function runCommand(argv: string[], environment: CommandEnvironment): Promise<number> {
   const { env, stdout, stderr } = environment
+  const clock = environment.clock ?? systemClock
+  // --timeout bounds the whole command, the reading of its secrets included.
+  const startedAt = clock.now()
   const redactor = new Redactor()
   const color = !env.NO_COLOR
   const clean = (text: string): string => forLogLines(forLog(redactor.redact(text)))
@@ -54,11 +65,17 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
       return EXIT.success
     }
     const { request } = parsed
-    const inputs = await readInputs(request, environment, redactor)
     const problems = resultFileProblems(request)
     if (problems.length > 0) return fail(problems.join('; '), EXIT.usage)
+    const inputs = await readInputs(request, { ...environment, clock, startedAt }, redactor)
     const progress = new Progress(stderr, { quiet: request.quiet, color, clean })
-    return await gateAndReport(inputs, request, { ...environment, progress, redactor })
+    return await gateAndReport(inputs, request, {
+      ...environment,
+      clock,
+      startedAt,
+      progress,
+      redactor
+    })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     if (error instanceof UsageError || error instanceof InputError) {
@@ -68,19 +85,27 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
   }
 }
 
-/** The secrets read (and added to the redactor at once), then every input checked. */
+/**
+ * Every input but the secrets checked, then the secrets read (and added to the redactor at once)
+ * within what is left of the timeout, then every input checked with them.
+ */
 async function readInputs(
   request: CommandRequest,
-  { env, stdin }: CommandEnvironment,
+  { env, stdin, clock, startedAt }: CommandEnvironment & Started,
   redactor: Redactor
 ): Promise<Inputs> {
-  // A secret comes within the timeout too: a pipe that nobody writes to cannot hold the command.
-  const limitMs = parseDuration(request.values.timeout || DEFAULT_TIMEOUT) ?? MAX_TIMEOUT_MS
-  const reading = { stdin, limitMs: Math.min(limitMs, MAX_TIMEOUT_MS) }
-  const apiKey = await readApiKey(request.apiKeyFile, env, reading)
+  // A bad flag is said at once, not after a pipe that nobody writes to has had the whole timeout.
+  const unread: Record<string, string | undefined> = {
+    ...request.values,
+    api_key: KEY_NOT_READ_YET,
+    database_url: request.databaseUrlFile ? '' : request.values.database_url
+  }
+  const { timeoutMs } = parseInputs((name) => unread[name] ?? '', request.naming)
+  const reading = () => ({ stdin, limitMs: Math.max(0, startedAt + timeoutMs - clock.now()) })
+  const apiKey = await readApiKey(request.apiKeyFile, env, reading())
   redactor.add(apiKey)
   const databaseUrl = request.databaseUrlFile
-    ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading)
+    ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading())
     : request.values.database_url?.trim()
   for (const secret of databaseUrl ? databaseSecrets(databaseUrl) : []) redactor.add(secret)
   const values: Record<string, string | undefined> = {
@@ -97,12 +122,15 @@ async function gateAndReport(
   {
     stdout,
     signals,
+    clock,
+    startedAt,
     progress,
     redactor
-  }: CommandEnvironment & {
-    progress: Progress
-    redactor: Redactor
-  }
+  }: CommandEnvironment &
+    Started & {
+      progress: Progress
+      redactor: Redactor
+    }
 ): Promise<number> {
   for (const warning of ignoredInputWarnings(inputs, request.naming)) progress.warning(warning)
   progress.info(`Neon operations gate ${ACTION_VERSION}`)
@@ -120,7 +148,8 @@ async function gateAndReport(
   let report
   try {
     report = await gate(inputs, {
-      clock: systemClock,
+      clock,
+      stepStartedAt: startedAt,
       retryPolicy: new RetryPolicy(),
       logger: progress,
       redactor,

@@ -5,7 +5,13 @@
  * CI log, here.
  */
 import { appendFile, writeFile } from 'node:fs/promises'
-import { forJsonLine, forLog, type Redactor, truncateBytes } from '../domain/untrusted-text.js'
+import {
+  CUT_MARKER,
+  forJsonLine,
+  forLog,
+  type Redactor,
+  truncateBytes
+} from '../domain/untrusted-text.js'
 import { errorLine } from '../report/headline.js'
 import { outputFileProblem } from '../gate/output-files.js'
 import { outputText, typedOutputs } from '../report/outputs.js'
@@ -48,9 +54,25 @@ function dotenvText(report: RunReport, { redactor, code }: ResultContext): strin
     .map(([name, text]) => {
       const bytes =
         name === 'error' || name === 'message' ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES
-      return `GATE_${name.toUpperCase()}=${truncateBytes(forLog(redactor.redact(text)), bytes)}\n`
+      return `GATE_${name.toUpperCase()}=${dotenvValue(forLog(redactor.redact(text)), bytes)}\n`
     })
     .join('')
+}
+
+/**
+ * GitLab expands `$NAME` and `${NAME}` in a dotenv report's values in the jobs that read them, so
+ * API text could pull a CI variable (a token) into `$GATE_MESSAGE`: each `$` is written `$$`, which
+ * GitLab reads as one, and a cut never leaves one of a pair alone.
+ */
+function dotenvValue(text: string, maxBytes: number): string {
+  const value = truncateBytes(
+    text.replaceAll('$', () => '$$'),
+    maxBytes
+  )
+  if (!value.endsWith(CUT_MARKER)) return value
+  const kept = value.slice(0, -CUT_MARKER.length)
+  const dollars = kept.length - kept.replace(/\$+$/, '').length
+  return dollars % 2 === 1 ? kept.slice(0, -1) + CUT_MARKER : value
 }
 
 /** What the files are written with: the redactor, and the exit code the command ends with. */

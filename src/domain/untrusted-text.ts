@@ -121,15 +121,17 @@ export function truncate(text: string, maxChars: number): string {
   return `${text.slice(0, end)}… [${text.length - end} more characters]`
 }
 
+/** What ends text that truncateBytes cut. */
+export const CUT_MARKER = '… [cut]'
+
 /** Cuts text to at most `maxBytes` of UTF-8, never inside a character, with a visible marker. */
 export function truncateBytes(text: string, maxBytes: number): string {
   if (Buffer.byteLength(text) <= maxBytes) return text
-  const marker = '… [cut]'
   const kept = Buffer.from(text)
-    .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(marker)))
+    .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(CUT_MARKER)))
     .toString('utf8')
     .replace(/\uFFFD$/, '')
-  return kept + marker
+  return kept + CUT_MARKER
 }
 
 /**

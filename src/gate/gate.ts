@@ -29,6 +29,8 @@ import type { Inputs } from './inputs.js'
 
 export interface GateDependencies {
   clock: Clock
+  /** When the run started on `clock`, if before gate() (the command reads its secrets first). */
+  stepStartedAt?: number
   retryPolicy: RetryPolicy
   logger: Logger
   redactor: Redactor
@@ -49,7 +51,7 @@ export async function gate(inputs: Inputs, dependencies: GateDependencies): Prom
   const { clock, logger, signal } = dependencies
   const report: RunReport = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast }
   // One deadline for the whole run: listing, every poll, retry and back-off, the database.
-  const stepStartedAt = clock.now()
+  const stepStartedAt = dependencies.stepStartedAt ?? clock.now()
   // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
   const startedAt = clock.wallNow()
   const deadline = stepStartedAt + inputs.timeoutMs
