@@ -113,13 +113,33 @@ describe('runCommand', () => {
     expect(run.code).toBe(0)
   })
 
-  it('a bad flag is an error at once, before a secret is read from a pipe that nobody writes to', async () => {
+  it('a bad --timeout is an error at once, before a secret is read from a pipe that nobody writes to', async () => {
     const run = await command(['--timeout', '10 min', '--api-key-file', '-'], {
       env: { NEON_API_KEY: '' },
       stdin: new PassThrough()
     })
     expect(run.code).toBe(2)
     expect(run.stderr).toMatch(/^error: Invalid input: --timeout: /m)
+  })
+
+  it('a bad flag that holds a secret known at once (NEON_API_KEY, --database-url) never quotes it', async () => {
+    const password = 'S3cret-db-pw-9f2c'
+    const url = `postgresql://app:${password}@127.0.0.1:5432/db`
+    for (const args of [
+      ['--timeout', KEYS.organization],
+      ['--interval', KEYS.organization],
+      ['--project-id', `${KEYS.organization}!`],
+      ['--database-url', url, '--interval', password]
+    ]) {
+      const run = await command(args)
+      expect(run.code).toBe(2)
+      expect(run.stderr).toMatch(
+        /^error: Invalid input: --(timeout|interval|project-id): "\*\*\*!?" is not /m
+      )
+      for (const secret of [KEYS.organization, password]) {
+        for (const form of secretForms(secret)) expect(run.stderr).not.toContain(form)
+      }
+    }
   })
 
   it('--timeout counts from the start: the time spent reading a secret is taken from the wait', async () => {
@@ -184,20 +204,24 @@ describe('runCommand', () => {
     })
   })
 
-  it('API text in the dotenv file cannot name a CI variable: GitLab expands $ in dotenv values, so each is $$', async () => {
+  it('API text in the dotenv file cannot name a CI variable: GitLab expands $ and % in dotenv values, so each is doubled', async () => {
     // Cut at 800 bytes, the last `$` of the error would stand alone after a cut through `$$`.
-    const error = `see $NEON_API_KEY and \${CI_JOB_TOKEN} ${'x'.repeat(748)}$$$$$$$`
+    const error = `see $NEON_API_KEY, \${CI_JOB_TOKEN} and %CI_JOB_TOKEN% ${'x'.repeat(730)}$$$$$$$`
     const op = finalOperation('error', { error })
     await inTempDir(async (dir) => {
       const dotenv = join(dir, 'gate.env')
       expect((await command(['--operation-id', op.id, '--dotenv', dotenv])).code).toBe(1)
       const text = readFileSync(dotenv, 'utf8')
       const value = /^GATE_ERROR=(.*)$/m.exec(text)![1]
-      expect(value).toMatch(/^see \$\$NEON_API_KEY and \$\$\{CI_JOB_TOKEN\} x+\$\$… \[cut\]$/)
-      expect(/^GATE_MESSAGE=(.*)$/m.exec(text)![1]).toContain('$$NEON_API_KEY and $${CI_JOB_TOKEN}')
-      // Every run of $ is even: GitLab reads each $$ as one $, and no $ starts a variable.
+      expect(value).toMatch(
+        /^see \$\$NEON_API_KEY, \$\$\{CI_JOB_TOKEN\} and %%CI_JOB_TOKEN%% x+\$\$… \[cut\]$/
+      )
+      expect(/^GATE_MESSAGE=(.*)$/m.exec(text)![1]).toContain(
+        '$$NEON_API_KEY, $${CI_JOB_TOKEN} and %%CI_JOB_TOKEN%%'
+      )
+      // Every run of $ or % is even: GitLab reads $$ and %% as escapes; none starts a variable.
       for (const line of text.split('\n')) {
-        for (const run of line.match(/\$+/g) ?? []) expect(run.length % 2).toBe(0)
+        for (const run of line.match(/\$+|%+/g) ?? []) expect(run.length % 2).toBe(0)
       }
     })
   })
@@ -372,6 +396,22 @@ describe('readSecretFile', () => {
     const endless = new Readable({ read: () => undefined })
     await expect(
       readSecretFile('--api-key-file', '-', { stdin: endless, limitMs: 50 })
-    ).rejects.toThrow('--api-key-file: nothing came from it within 50 ms (the timeout)')
+    ).rejects.toThrow(
+      '--api-key-file: nothing came from it within 50 ms, what was left of the timeout: a pipe that nobody writes to?'
+    )
+  })
+
+  it('with no time left, not even a file is read: the same error every time', async () => {
+    await inTempDir(async (dir) => {
+      writeFileSync(join(dir, 'key'), KEYS.organization)
+      for (let attempt = 0; attempt < 20; attempt++) {
+        await expect(
+          readSecretFile('--api-key-file', join(dir, 'key'), {
+            stdin: Readable.from([]),
+            limitMs: 0
+          })
+        ).rejects.toThrow('--api-key-file: nothing came from it within 0 ms, what was left of the')
+      }
+    })
   })
 })

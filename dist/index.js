@@ -43686,7 +43686,18 @@ function ignoredInputWarnings(inputs, naming) {
  */
 function parseInputs(readInput, naming) {
     const raw = Object.fromEntries(INPUT_NAMES.map((name) => [name, readInput(name) ?? '']));
-    const parsed = inputsSchema(naming).safeParse(raw);
+    return parsedOrThrown(inputsSchema(naming), raw, naming);
+}
+/**
+ * The timeout alone, checked as parseInputs checks it: the command reads its secrets within it,
+ * before the rest can be checked with them.
+ */
+function parseTimeout(raw, naming) {
+    const schema = z.object({ timeout: inputFields(naming).timeout });
+    return parsedOrThrown(schema, { timeout: raw }, naming).timeout;
+}
+function parsedOrThrown(schema, raw, naming) {
+    const parsed = schema.safeParse(raw);
     if (parsed.success)
         return parsed.data;
     const problems = parsed.error.issues.map((issue) => `${naming.label(issue.path[0])}: ${issue.message}`);

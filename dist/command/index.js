@@ -12477,7 +12477,18 @@ function ignoredInputWarnings(inputs, naming) {
  */
 function parseInputs(readInput, naming) {
     const raw = Object.fromEntries(INPUT_NAMES.map((name) => [name, readInput(name) ?? '']));
-    const parsed = inputsSchema(naming).safeParse(raw);
+    return parsedOrThrown(inputsSchema(naming), raw, naming);
+}
+/**
+ * The timeout alone, checked as parseInputs checks it: the command reads its secrets within it,
+ * before the rest can be checked with them.
+ */
+function parseTimeout(raw, naming) {
+    const schema = object({ timeout: inputFields(naming).timeout });
+    return parsedOrThrown(schema, { timeout: raw }, naming).timeout;
+}
+function parsedOrThrown(schema, raw, naming) {
+    const parsed = schema.safeParse(raw);
     if (parsed.success)
         return parsed.data;
     const problems = parsed.error.issues.map((issue) => `${naming.label(issue.path[0])}: ${issue.message}`);
@@ -13699,17 +13710,18 @@ function dotenvText(report, { redactor, code }) {
         .join('');
 }
 /**
- * GitLab expands `$NAME` and `${NAME}` in a dotenv report's values in the jobs that read them, so
- * API text could pull a CI variable (a token) into `$GATE_MESSAGE`: each `$` is written `$$`, which
- * GitLab reads as one, and a cut never leaves one of a pair alone.
+ * GitLab expands `$NAME`, `${NAME}` and `%NAME%` in a dotenv report's values in the jobs that read
+ * them, so API text could pull a CI variable (a token) into `$GATE_MESSAGE`: each `$` and `%` is
+ * doubled, GitLab's escapes (the runner turns `$$` back into `$`; `%%` stays), and a cut never
+ * leaves one of a pair alone.
  */
 function dotenvValue(text, maxBytes) {
-    const value = truncateBytes(text.replaceAll('$', () => '$$'), maxBytes);
+    const value = truncateBytes(text.replace(/[$%]/g, (sign) => sign + sign), maxBytes);
     if (!value.endsWith(CUT_MARKER))
         return value;
     const kept = value.slice(0, -CUT_MARKER.length);
-    const dollars = kept.length - kept.replace(/\$+$/, '').length;
-    return dollars % 2 === 1 ? kept.slice(0, -1) + CUT_MARKER : value;
+    const lastRun = /([$%])\1*$/.exec(kept)?.[0] ?? '';
+    return lastRun.length % 2 === 1 ? kept.slice(0, -1) + CUT_MARKER : value;
 }
 /** Why the files the command was asked to write cannot take it, before the gate runs. */
 function resultFileProblems(request) {
@@ -13796,11 +13808,13 @@ async function readFileCapped(path) {
         await file.close();
     }
 }
+/** Nothing came from `flag` within `limitMs`, what the timeout had left. */
+const timeRanOut = (flag, limitMs) => new UsageError(`${flag}: nothing came from it within ${formatDuration(limitMs)}, what was left of the timeout: a pipe that nobody writes to?`);
 /** Rejects after `limitMs` with a UsageError for `flag`: nothing came in time. */
 function timeLimit(flag, limitMs) {
     let timer;
     const expired = new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new UsageError(`${flag}: nothing came from it within ${formatDuration(limitMs)} (the timeout): a pipe that nobody writes to?`)), limitMs);
+        timer = setTimeout(() => reject(timeRanOut(flag, limitMs)), limitMs);
     });
     return { expired, clear: () => clearTimeout(timer) };
 }
@@ -13810,6 +13824,9 @@ function timeLimit(flag, limitMs) {
  */
 async function readSecretFile(flag, path, { stdin, limitMs }) {
     const where = path === '-' ? 'standard input' : 'the file';
+    // No time left: not even a file that would answer at once is read, so the error is always this.
+    if (limitMs <= 0)
+        throw timeRanOut(flag, limitMs);
     const limit = timeLimit(flag, limitMs);
     let content;
     try {
@@ -13866,8 +13883,6 @@ async function readApiKey(file, env, reading) {
 
 
 
-/** Stands for the API key while the other inputs are checked, before it is read. */
-const KEY_NOT_READ_YET = 'napi_not_read_yet';
 /** Runs the command; resolves to its exit code, never rejects. */
 async function runCommand(argv, environment) {
     const { env, stdout, stderr } = environment;
@@ -13912,17 +13927,15 @@ async function runCommand(argv, environment) {
     }
 }
 /**
- * Every input but the secrets checked, then the secrets read (and added to the redactor at once)
- * within what is left of the timeout, then every input checked with them.
+ * The timeout checked, then the secrets read within what is left of it (each added to the
+ * redactor at once), then every input checked, with every secret already redacted.
  */
 async function readInputs(request, { env, stdin, clock, startedAt }, redactor) {
-    // A bad flag is said at once, not after a pipe that nobody writes to has had the whole timeout.
-    const unread = {
-        ...request.values,
-        api_key: KEY_NOT_READ_YET,
-        database_url: request.databaseUrlFile ? '' : request.values.database_url
-    };
-    const { timeoutMs } = parseInputs((name) => unread[name] ?? '', request.naming);
+    // The key from the environment is known at once: redacted before any flag can quote it.
+    if (request.apiKeyFile === undefined)
+        redactor.add((env.NEON_API_KEY ?? '').trim());
+    // A bad --timeout is said at once, not after a pipe that nobody writes to has had five days.
+    const timeoutMs = parseTimeout(request.values.timeout ?? '', request.naming);
     const reading = () => ({ stdin, limitMs: Math.max(0, startedAt + timeoutMs - clock.now()) });
     const apiKey = await readApiKey(request.apiKeyFile, env, reading());
     redactor.add(apiKey);

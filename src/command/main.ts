@@ -13,7 +13,7 @@ import { CancelledError, InputError } from '../domain/errors.js'
 import { forLog, forLogLines, Redactor } from '../domain/untrusted-text.js'
 import { ACTION_VERSION } from '../domain/version.js'
 import { gate } from '../gate/gate.js'
-import { ignoredInputWarnings, type Inputs, parseInputs } from '../gate/inputs.js'
+import { ignoredInputWarnings, type Inputs, parseInputs, parseTimeout } from '../gate/inputs.js'
 import { errorLine } from '../report/headline.js'
 import { typedOutputs } from '../report/outputs.js'
 import { EXIT, exitCodeOf } from './exit-codes.js'
@@ -40,9 +40,6 @@ interface Started {
   clock: Clock
   startedAt: number
 }
-
-/** Stands for the API key while the other inputs are checked, before it is read. */
-const KEY_NOT_READ_YET = 'napi_not_read_yet'
 
 /** Runs the command; resolves to its exit code, never rejects. */
 export async function runCommand(argv: string[], environment: CommandEnvironment): Promise<number> {
@@ -86,21 +83,18 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
 }
 
 /**
- * Every input but the secrets checked, then the secrets read (and added to the redactor at once)
- * within what is left of the timeout, then every input checked with them.
+ * The timeout checked, then the secrets read within what is left of it (each added to the
+ * redactor at once), then every input checked, with every secret already redacted.
  */
 async function readInputs(
   request: CommandRequest,
   { env, stdin, clock, startedAt }: CommandEnvironment & Started,
   redactor: Redactor
 ): Promise<Inputs> {
-  // A bad flag is said at once, not after a pipe that nobody writes to has had the whole timeout.
-  const unread: Record<string, string | undefined> = {
-    ...request.values,
-    api_key: KEY_NOT_READ_YET,
-    database_url: request.databaseUrlFile ? '' : request.values.database_url
-  }
-  const { timeoutMs } = parseInputs((name) => unread[name] ?? '', request.naming)
+  // The key from the environment is known at once: redacted before any flag can quote it.
+  if (request.apiKeyFile === undefined) redactor.add((env.NEON_API_KEY ?? '').trim())
+  // A bad --timeout is said at once, not after a pipe that nobody writes to has had five days.
+  const timeoutMs = parseTimeout(request.values.timeout ?? '', request.naming)
   const reading = () => ({ stdin, limitMs: Math.max(0, startedAt + timeoutMs - clock.now()) })
   const apiKey = await readApiKey(request.apiKeyFile, env, reading())
   redactor.add(apiKey)

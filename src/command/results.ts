@@ -60,19 +60,20 @@ function dotenvText(report: RunReport, { redactor, code }: ResultContext): strin
 }
 
 /**
- * GitLab expands `$NAME` and `${NAME}` in a dotenv report's values in the jobs that read them, so
- * API text could pull a CI variable (a token) into `$GATE_MESSAGE`: each `$` is written `$$`, which
- * GitLab reads as one, and a cut never leaves one of a pair alone.
+ * GitLab expands `$NAME`, `${NAME}` and `%NAME%` in a dotenv report's values in the jobs that read
+ * them, so API text could pull a CI variable (a token) into `$GATE_MESSAGE`: each `$` and `%` is
+ * doubled, GitLab's escapes (the runner turns `$$` back into `$`; `%%` stays), and a cut never
+ * leaves one of a pair alone.
  */
 function dotenvValue(text: string, maxBytes: number): string {
   const value = truncateBytes(
-    text.replaceAll('$', () => '$$'),
+    text.replace(/[$%]/g, (sign) => sign + sign),
     maxBytes
   )
   if (!value.endsWith(CUT_MARKER)) return value
   const kept = value.slice(0, -CUT_MARKER.length)
-  const dollars = kept.length - kept.replace(/\$+$/, '').length
-  return dollars % 2 === 1 ? kept.slice(0, -1) + CUT_MARKER : value
+  const lastRun = /([$%])\1*$/.exec(kept)?.[0] ?? ''
+  return lastRun.length % 2 === 1 ? kept.slice(0, -1) + CUT_MARKER : value
 }
 
 /** What the files are written with: the redactor, and the exit code the command ends with. */

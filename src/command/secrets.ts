@@ -59,19 +59,17 @@ async function readFileCapped(path: string): Promise<Buffer> {
   }
 }
 
+/** Nothing came from `flag` within `limitMs`, what the timeout had left. */
+const timeRanOut = (flag: string, limitMs: number): UsageError =>
+  new UsageError(
+    `${flag}: nothing came from it within ${formatDuration(limitMs)}, what was left of the timeout: a pipe that nobody writes to?`
+  )
+
 /** Rejects after `limitMs` with a UsageError for `flag`: nothing came in time. */
 function timeLimit(flag: string, limitMs: number): { expired: Promise<never>; clear: () => void } {
   let timer: NodeJS.Timeout | undefined
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new UsageError(
-            `${flag}: nothing came from it within ${formatDuration(limitMs)} (the timeout): a pipe that nobody writes to?`
-          )
-        ),
-      limitMs
-    )
+    timer = setTimeout(() => reject(timeRanOut(flag, limitMs)), limitMs)
   })
   return { expired, clear: () => clearTimeout(timer) }
 }
@@ -86,6 +84,8 @@ export async function readSecretFile(
   { stdin, limitMs }: { stdin: Readable; limitMs: number }
 ): Promise<string> {
   const where = path === '-' ? 'standard input' : 'the file'
+  // No time left: not even a file that would answer at once is read, so the error is always this.
+  if (limitMs <= 0) throw timeRanOut(flag, limitMs)
   const limit = timeLimit(flag, limitMs)
   let content: Buffer
   try {

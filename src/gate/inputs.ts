@@ -154,7 +154,20 @@ export function ignoredInputWarnings(inputs: Inputs, naming: InputNaming): strin
  */
 export function parseInputs(readInput: (name: InputName) => string, naming: InputNaming): Inputs {
   const raw = Object.fromEntries(INPUT_NAMES.map((name) => [name, readInput(name) ?? '']))
-  const parsed = inputsSchema(naming).safeParse(raw)
+  return parsedOrThrown(inputsSchema(naming), raw, naming)
+}
+
+/**
+ * The timeout alone, checked as parseInputs checks it: the command reads its secrets within it,
+ * before the rest can be checked with them.
+ */
+export function parseTimeout(raw: string, naming: InputNaming): number {
+  const schema = z.object({ timeout: inputFields(naming).timeout })
+  return parsedOrThrown(schema, { timeout: raw }, naming).timeout
+}
+
+function parsedOrThrown<T>(schema: z.ZodType<T>, raw: unknown, naming: InputNaming): T {
+  const parsed = schema.safeParse(raw)
   if (parsed.success) return parsed.data
   const problems = parsed.error.issues.map(
     (issue) => `${naming.label(issue.path[0] as InputName)}: ${issue.message}`
