@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { COMMENT_TIME_LIMIT_MS } from '../../src/runner/pr-comment.js'
 import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../../src/api/api-core.js'
 import { ApiError } from '../../src/domain/errors.js'
@@ -19,6 +18,7 @@ import {
 import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../../src/api/resources/branches.js'
 import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../../src/api/retry-policy.js'
 import { REFUSED_GRACE_INTERVALS } from '../../src/wait/database-probe.js'
+import { depcruise } from '../fixtures/depcruise.js'
 import { messageTemplates } from '../fixtures/messages.js'
 import { ACTION_NAME, ACTION_VERSION } from '../../src/domain/version.js'
 
@@ -322,19 +322,12 @@ describe('numbers in the docs are the code’s', () => {
 })
 
 describe('the picture of the layers stays true', () => {
-  it('docs/development.md holds the graph dependency-cruiser draws from the imports of src/', async () => {
-    const { cruise } = await import('dependency-cruiser')
-    const configFile = pathToFileURL(join(root, '.dependency-cruiser.mjs')).href
-    const { default: config } = (await import(configFile)) as {
-      default: { options: Record<string, unknown> }
-    }
-    const result = await cruise(['src'], {
-      ...config.options,
-      includeOnly: '^src/',
-      collapse: '^src/[^/]+',
-      outputType: 'mermaid'
-    })
-    const drawn = String(result.output).trim()
+  it('docs/development.md holds the graph dependency-cruiser draws from the imports of src/ (npm run graph)', () => {
+    const script = (JSON.parse(read('package.json')) as { scripts: { graph: string } }).scripts
+      .graph
+    const [command, ...args] = script.match(/"[^"]*"|\S+/g)!.map((arg) => arg.replace(/"/g, ''))
+    expect(command).toBe('depcruise')
+    const drawn = depcruise(args, root).trim()
     const documented = /<!-- graph: npm run graph -->\n\n```mermaid\n([\s\S]*?)\n```/.exec(
       read('docs/development.md')
     )?.[1]

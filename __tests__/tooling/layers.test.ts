@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { IForbiddenRuleType } from 'dependency-cruiser'
+import { depcruise } from '../fixtures/depcruise.js'
 
 const root = join(import.meta.dirname, '..', '..')
 
@@ -44,25 +45,13 @@ describe('the rules of the layers', () => {
       }
       copyFileSync(join(root, 'tsconfig.json'), join(dir, 'tsconfig.json'))
       symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-      const { cruise } = await import('dependency-cruiser')
-      const { default: config } = (await import(
-        pathToFileURL(join(root, '.dependency-cruiser.mjs')).href
-      )) as { default: { forbidden: IForbiddenRuleType[]; options: Record<string, unknown> } }
-      const cwd = process.cwd()
-      process.chdir(dir)
-      let result
-      try {
-        result = await cruise(['src'], {
-          ...config.options,
-          validate: true,
-          ruleSet: { forbidden: config.forbidden },
-          outputType: 'json'
-        })
-      } finally {
-        process.chdir(cwd)
-      }
-      const output = JSON.parse(String(result.output)) as {
-        summary: { violations: { rule: { name: string } }[] }
+      // As `npm run lint` runs it, on the broken tree.
+      const configFile = join(root, '.dependency-cruiser.mjs')
+      const output = JSON.parse(
+        depcruise(['src', '--config', configFile, '--output-type', 'json'], dir)
+      ) as { summary: { violations: { rule: { name: string } }[] } }
+      const { default: config } = (await import(pathToFileURL(configFile).href)) as {
+        default: { forbidden: IForbiddenRuleType[] }
       }
       const broken = new Set(output.summary.violations.map((violation) => violation.rule.name))
       expect([...broken].sort()).toEqual(config.forbidden.map((rule) => rule.name).sort())
