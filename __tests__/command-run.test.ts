@@ -48,7 +48,7 @@ async function command(args: string[], options: CommandOptions = {}) {
   const code = await runCommand(['--api-host', server.apiHost, ...args], {
     env: { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT, ...options.env },
     stdin: options.stdin instanceof Readable ? options.stdin : Readable.from([options.stdin ?? '']),
-    clock: options.clock,
+    clock: options.clock ?? systemClock,
     stdout: {
       write: (text: string) => {
         if (options.brokenStdout) throw new Error('the stream broke')

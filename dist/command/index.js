@@ -6,19 +6,22 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(341);
+/* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3529);
+
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: what could not
 // be written is lost, and the exit code still says how the gate ended.
 const lost = () => undefined;
 process.stdout.on('error', lost);
 process.stderr.on('error', lost);
-process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runCommand */ .d)(process.argv.slice(2), {
+process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .runCommand */ .d)(process.argv.slice(2), {
     env: process.env,
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
-    signals: process
+    signals: process,
+    clock: _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__/* .systemClock */ .m
 });
 // The result is out. A request cut short by a signal, or a pipe nobody wrote to, may still hold
 // the event loop: whoever waits for the command wants it gone now (stdout and stderr are written
@@ -30,7 +33,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 341:
+/***/ 3529:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -759,28 +762,6 @@ async function withRetries(attempt, context) {
         }
     }
 }
-
-;// CONCATENATED MODULE: external "node:perf_hooks"
-const external_node_perf_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
-;// CONCATENATED MODULE: ./src/domain/clock.ts
-
-const systemClock = {
-    now: () => external_node_perf_hooks_namespaceObject.performance.now(),
-    wallNow: () => Date.now(),
-    sleep: (ms, signal) => new Promise((resolve, reject) => {
-        if (signal?.aborted)
-            return reject(signal.reason);
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(signal?.reason);
-        };
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-        }, ms);
-        signal?.addEventListener('abort', onAbort, { once: true });
-    })
-};
 
 ;// CONCATENATED MODULE: ./src/domain/loopback.ts
 /**
@@ -13882,13 +13863,11 @@ async function readApiKey(file, env, reading) {
 
 
 
-
 /** Runs the command; resolves to its exit code, never rejects. */
 async function runCommand(argv, environment) {
     const { env, stdout, stderr } = environment;
-    const clock = environment.clock ?? systemClock;
     // --timeout bounds the whole command, the reading of its secrets included.
-    const startedAt = clock.now();
+    const startedAt = environment.clock.now();
     const redactor = new Redactor();
     const color = !env.NO_COLOR;
     const clean = (text) => forLogLines(forLog(redactor.redact(text)));
@@ -13908,15 +13887,9 @@ async function runCommand(argv, environment) {
         const problems = resultFileProblems(request);
         if (problems.length > 0)
             return fail(problems.join('; '), EXIT.usage);
-        const inputs = await readInputs(request, { ...environment, clock, startedAt }, redactor);
+        const inputs = await readInputs(request, { ...environment, startedAt }, redactor);
         const progress = new Progress(stderr, { quiet: request.quiet, color, clean });
-        return await gateAndReport(inputs, request, {
-            ...environment,
-            clock,
-            startedAt,
-            progress,
-            redactor
-        });
+        return await gateAndReport(inputs, request, { ...environment, startedAt, progress, redactor });
     }
     catch (error) {
         const message = error instanceof Error ? error.message : String(error);
@@ -14002,6 +13975,40 @@ async function gateAndReport(inputs, request, { stdout, signals, clock, startedA
     }
     return code;
 }
+
+
+/***/ }),
+
+/***/ 6781:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  m: () => (/* binding */ systemClock)
+});
+
+;// CONCATENATED MODULE: external "node:perf_hooks"
+const external_node_perf_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
+;// CONCATENATED MODULE: ./src/domain/clock.ts
+
+const systemClock = {
+    now: () => external_node_perf_hooks_namespaceObject.performance.now(),
+    wallNow: () => Date.now(),
+    sleep: (ms, signal) => new Promise((resolve, reject) => {
+        if (signal?.aborted)
+            return reject(signal.reason);
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal?.reason);
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+    })
+};
 
 
 /***/ }),

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { systemClock } from '../domain/clock.js'
 import { runCommand } from './main.js'
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: what could not
@@ -12,7 +13,8 @@ process.exitCode = await runCommand(process.argv.slice(2), {
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
-  signals: process
+  signals: process,
+  clock: systemClock
 })
 // The result is out. A request cut short by a signal, or a pipe nobody wrote to, may still hold
 // the event loop: whoever waits for the command wants it gone now (stdout and stderr are written

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream'
 import { httpGet } from '../api/http-transport.js'
 import { queryDatabase } from '../api/postgres.js'
 import { RetryPolicy } from '../api/retry-policy.js'
-import { type Clock, systemClock } from '../domain/clock.js'
+import type { Clock } from '../domain/clock.js'
 import { databaseSecrets } from '../domain/database.js'
 import { CancelledError, InputError } from '../domain/errors.js'
 import { forLog, forLogLines, Redactor } from '../domain/untrusted-text.js'
@@ -30,23 +30,22 @@ export interface CommandEnvironment {
   stderr: ProgressStream
   /** Where SIGINT and SIGTERM are heard: process, or a stand-in. */
   signals: Pick<NodeJS.Process, 'once' | 'off'>
-  clock?: Clock
+  /** systemClock, or a stand-in. */
+  clock: Clock
 }
 
 type StopSignal = 'SIGINT' | 'SIGTERM'
 
-/** The command's clock, and when it started on it: the timeout counts from there. */
+/** When the command started on its clock: the timeout counts from there. */
 interface Started {
-  clock: Clock
   startedAt: number
 }
 
 /** Runs the command; resolves to its exit code, never rejects. */
 export async function runCommand(argv: string[], environment: CommandEnvironment): Promise<number> {
   const { env, stdout, stderr } = environment
-  const clock = environment.clock ?? systemClock
   // --timeout bounds the whole command, the reading of its secrets included.
-  const startedAt = clock.now()
+  const startedAt = environment.clock.now()
   const redactor = new Redactor()
   const color = !env.NO_COLOR
   const clean = (text: string): string => forLogLines(forLog(redactor.redact(text)))
@@ -64,15 +63,9 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
     const { request } = parsed
     const problems = resultFileProblems(request)
     if (problems.length > 0) return fail(problems.join('; '), EXIT.usage)
-    const inputs = await readInputs(request, { ...environment, clock, startedAt }, redactor)
+    const inputs = await readInputs(request, { ...environment, startedAt }, redactor)
     const progress = new Progress(stderr, { quiet: request.quiet, color, clean })
-    return await gateAndReport(inputs, request, {
-      ...environment,
-      clock,
-      startedAt,
-      progress,
-      redactor
-    })
+    return await gateAndReport(inputs, request, { ...environment, startedAt, progress, redactor })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     if (error instanceof UsageError || error instanceof InputError) {
