@@ -203,6 +203,42 @@ describe('outputs', () => {
     })
   })
 
+  it('on failure: the operation that failed, never one still running before it', () => {
+    const running = operation({ id: 'a', action: 'apply_config', status: 'running' })
+    const failed = operation({
+      id: 'b',
+      action: 'start_compute',
+      status: 'error',
+      error: 'out of capacity'
+    })
+    const retrying = operation({ id: 'c', action: 'suspend_compute', status: 'failed' })
+    const outputs = (operations: ReturnType<typeof operation>[], failFast = false) =>
+      buildOutputs(
+        report({
+          outcome: 'failure',
+          failFast,
+          wait: {
+            outcome: 'failure',
+            polls: 1,
+            observed: true,
+            readAt: new Map(),
+            elapsedMs: 10,
+            operations
+          }
+        })
+      ).outputs
+    expect(outputs([running, failed])).toMatchObject({
+      status: 'error',
+      operation_id: 'b',
+      action: 'start_compute',
+      error: 'out of capacity'
+    })
+    expect(JSON.parse(outputs([running, failed]).operation)).toMatchObject({ id: 'b' })
+    // With fail_fast, `failed` is a final failure too; without it, a retry still in flight.
+    expect(outputs([running, retrying], true)).toMatchObject({ status: 'failed', operation_id: 'c' })
+    expect(outputs([running, retrying])).toMatchObject({ status: 'running', operation_id: 'a' })
+  })
+
   it('duration_ms: total_duration_ms when present, else updated_at − created_at', () => {
     const withTotal = operation({ total_duration_ms: 777 })
     const without = operation({

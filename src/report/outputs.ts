@@ -76,7 +76,7 @@ export function typedOutputs(report: RunReport): TypedOutputs {
   // Nothing read is no operation, not an empty list of them: those outputs stay unset.
   const seen = wait && seenOperations(report)
   if (wait && seen) {
-    const found = primaryOperation(seen)
+    const found = primaryOperation(seen, report.failFast ?? false)
     const operation = found && bounded(found)
     Object.assign(values, {
       status: operation?.status,

@@ -1,7 +1,7 @@
 import type { DatabaseProbe } from '../wait/database-probe.js'
 import type { RequestStats } from '../api/api-core.js'
 import type { ProjectListing } from '../api/resources/projects.js'
-import { isUnfinished } from '../domain/operation-status.js'
+import { isFinalFailure, isUnfinished } from '../domain/operation-status.js'
 import type { Pace } from '../api/pace.js'
 import type { Branch, Operation } from '../domain/schemas.js'
 import type { Outcome, WaitResult } from '../wait/wait-for-operations.js'
@@ -55,11 +55,16 @@ export function seenOperations(report: RunReport): Operation[] | undefined {
 }
 
 /**
- * The operation the single-operation outputs describe: the first one (output order) that did not
- * finish, else the first one.
+ * The operation the single-operation outputs describe: the first one (output order) that ended in a
+ * final failure (under `failFast`, `failed` too), so that a failure is never described by an
+ * operation still running beside it; else the first that did not finish; else the first one.
  */
-export function primaryOperation(operations: Operation[]): Operation | undefined {
-  return operations.find((operation) => operation.status !== 'finished') ?? operations[0]
+export function primaryOperation(operations: Operation[], failFast: boolean): Operation | undefined {
+  return (
+    operations.find((operation) => isFinalFailure(operation.status, failFast)) ??
+    operations.find((operation) => operation.status !== 'finished') ??
+    operations[0]
+  )
 }
 
 /**
