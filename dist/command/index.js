@@ -12551,11 +12551,14 @@ function seenOperations(report) {
     return report.lastSeen;
 }
 /**
- * The operation the single-operation outputs describe: the first one (output order) that did not
- * finish, else the first one.
+ * The operation the single-operation outputs describe: the first one (output order) that ended in a
+ * final failure (under `failFast`, `failed` too), so that a failure is never described by an
+ * operation still running beside it; else the first that did not finish; else the first one.
  */
-function primaryOperation(operations) {
-    return operations.find((operation) => operation.status !== 'finished') ?? operations[0];
+function primaryOperation(operations, failFast) {
+    return (operations.find((operation) => isFinalFailure(operation.status, failFast)) ??
+        operations.find((operation) => operation.status !== 'finished') ??
+        operations[0]);
 }
 /**
  * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
@@ -12823,7 +12826,7 @@ function typedOutputs(report) {
     // Nothing read is no operation, not an empty list of them: those outputs stay unset.
     const seen = wait && seenOperations(report);
     if (wait && seen) {
-        const found = primaryOperation(seen);
+        const found = primaryOperation(seen, report.failFast ?? false);
         const operation = found && bounded(found);
         Object.assign(values, {
             status: operation?.status,
