@@ -112,7 +112,13 @@ describe('ProjectGateSource', () => {
     fill(history, 30)
     const { source, clock } = gate(history)
     const result = await waitForOperations(
-      { wait: true, deadline: NOW + 600_000, failFast: false },
+      {
+        wait: true,
+        startedAt: NOW,
+        deadline: NOW + 600_000,
+        failFast: false,
+        databaseCheckNext: false
+      },
       { source, pace: new Pace(5000, silent, () => 0), clock, logger: silent }
     )
     expect(result).toMatchObject({ outcome: 'success', operations: [], polls: 1 })
@@ -227,7 +233,13 @@ describe('ProjectGateSource', () => {
       if (polls === 3) history.set(b.id, 'finished')
     }
     const result = await waitForOperations(
-      { wait: true, deadline: NOW + 600_000, failFast: false },
+      {
+        wait: true,
+        startedAt: NOW,
+        deadline: NOW + 600_000,
+        failFast: false,
+        databaseCheckNext: false
+      },
       { source, pace: new Pace(5000, silent, () => 0), clock, logger: silent }
     )
     expect(result.outcome).toBe('success')

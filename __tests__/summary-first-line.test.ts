@@ -58,7 +58,13 @@ async function report(
     if (clock.sleeps.length === options.cancelOnSleep) controller.abort(new Error('Cancelled'))
   }
   const wait = await waitForOperations(
-    { wait: true, deadline: T0 + (options.deadlineMs ?? 600_000), failFast: false },
+    {
+      wait: true,
+      startedAt: T0,
+      deadline: T0 + (options.deadlineMs ?? 600_000),
+      failFast: false,
+      databaseCheckNext: false
+    },
     {
       source: scriptedSource(scripts),
       pace: new Pace(5000, silent),
@@ -67,7 +73,12 @@ async function report(
       signal: controller.signal
     }
   )
-  return { outcome: wait.outcome, wait, requests: { requests: 3, retries: 0 } }
+  return {
+    outcome: wait.outcome,
+    wait,
+    elapsedMs: wait.elapsedMs,
+    requests: { requests: 3, retries: 0 }
+  }
 }
 
 const createBranch: Script = [

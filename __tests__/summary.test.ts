@@ -17,6 +17,7 @@ describe('summary', () => {
       report({
         projectId: 'p-1',
         outcome: 'timeout',
+        elapsedMs: 125_000,
         wait: {
           outcome: 'timeout',
           polls: 4,
@@ -53,7 +54,18 @@ describe('summary', () => {
 
   it('shows the error and the operations last seen when an error cut the wait short', () => {
     const html = renderSummary(
-      report({ error: 'HTTP 401 <x>', lastSeen: [operation({ id: 'op-2', status: 'running' })] })
+      report({
+        outcome: 'error',
+        error: 'HTTP 401 <x>',
+        wait: {
+          outcome: 'error',
+          polls: 2,
+          observed: true,
+          readAt: new Map(),
+          elapsedMs: 5000,
+          operations: [operation({ id: 'op-2', status: 'running' })]
+        }
+      })
     )
     expect(html).toContain('<p><b>❌ Error:</b> HTTP 401 &lt;x&gt;</p>')
     expect(html).toContain('⏳ Running')
@@ -115,6 +127,7 @@ describe('nothing read', () => {
       const nothing = report({
         projectId: 'p-1',
         outcome,
+        elapsedMs: 900,
         wait: {
           outcome,
           polls: 1,
@@ -235,7 +248,10 @@ describe('outputs', () => {
     })
     expect(JSON.parse(outputs([running, failed]).operation)).toMatchObject({ id: 'b' })
     // With fail_fast, `failed` is a final failure too; without it, a retry still in flight.
-    expect(outputs([running, retrying], true)).toMatchObject({ status: 'failed', operation_id: 'c' })
+    expect(outputs([running, retrying], true)).toMatchObject({
+      status: 'failed',
+      operation_id: 'c'
+    })
     expect(outputs([running, retrying])).toMatchObject({ status: 'running', operation_id: 'a' })
   })
 

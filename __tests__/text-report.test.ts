@@ -26,6 +26,7 @@ const failedRun = (error: string): RunReport =>
       sha: 'abcdef123456'
     },
     branch: { id: 'br-main-123456', name: 'main', current_state: 'ready' } as RunReport['branch'],
+    elapsedMs: 9000,
     wait: {
       outcome: 'failure',
       polls: 2,

@@ -25,8 +25,10 @@ function setup(
   }
   const waitOptions: WaitOptions = {
     wait: true,
+    startedAt: 0,
     deadline: 600_000,
     failFast: false,
+    databaseCheckNext: false,
     ...options
   }
   const reader = new ScriptedReader(scripts)
@@ -133,11 +135,21 @@ describe('waitForOperations: one operation', () => {
     expect(result.reason).toContain('no retry fits before the deadline; last error: HTTP 429')
   })
 
-  it('a 401 in the middle of a wait fails at once', async () => {
+  it('a 401 in the middle of a wait ends it at once, with the error and the state last read', async () => {
     const revoked = new ApiError({ status: 401, endpoint: 'GET /x', subject: 'x' })
-    const { run, reader } = setup({ [OP_A]: ['running', 'running', revoked, 'finished'] })
-    await expect(run()).rejects.toBe(revoked)
+    const { run, reader, clock, lines } = setup({
+      [OP_A]: ['running', 'running', revoked, 'finished']
+    })
+    const result = await run()
+    expect(result).toMatchObject({ outcome: 'error', error: revoked, polls: 3, observed: true })
+    expect(result.operations).toEqual([expect.objectContaining({ id: OP_A, status: 'running' })])
+    // Read last at the second poll, 5 s in; the error came at the third, 10 s in.
+    expect(result.readAt).toEqual(new Map([[OP_A, 5000]]))
+    expect(result.elapsedMs).toBe(10_000)
+    expect(clock.sleeps).toEqual([5000, 5000])
     expect(reader.reads).toHaveLength(3)
+    // The caller reports the error: the wait says no outcome of its own.
+    expect(lines.filter((line) => line.includes('outcome'))).toEqual([])
   })
 
   it('cancellation during a sleep stops at once with the last known state', async () => {
@@ -207,7 +219,14 @@ function scripted(
   const pace = dependencies.pace ?? new Pace(5000, logger, () => 0.5)
   const run = () =>
     waitForOperations(
-      { wait: true, deadline: 600_000, failFast: false, ...options },
+      {
+        wait: true,
+        startedAt: clock.now(),
+        deadline: 600_000,
+        failFast: false,
+        databaseCheckNext: false,
+        ...options
+      },
       { source, pace, clock, logger, signal: dependencies.signal }
     )
   return { clock, lines, source, run }
@@ -305,7 +324,13 @@ describe('waitForOperations: when each state was read', () => {
       isFinal(op.status, false)
     )
     const result = await waitForOperations(
-      { wait: true, deadline: 1_600_000, failFast: false },
+      {
+        wait: true,
+        startedAt: 1_000_000,
+        deadline: 1_600_000,
+        failFast: false,
+        databaseCheckNext: false
+      },
       { source, pace: new Pace(5000, logger, () => 0.5), clock, logger }
     )
     expect(result.outcome).toBe('success')
@@ -318,21 +343,33 @@ describe('waitForOperations: when each state was read', () => {
     expect(result.elapsedMs).toBe(15_000)
   })
 
-  it('the log counts time from the start of the wait, whatever the clock read then', async () => {
+  it("the log and elapsedMs count time from the gate's start, whatever the clock read then", async () => {
     const clock = new FakeClock(1_000_000)
     const { run, lines } = scripted(
       [[{ status: 'running' }], [{ status: 'finished' }]],
-      {
-        deadline: 1_600_000
-      },
+      { startedAt: 998_000, deadline: 1_600_000 },
       { clock }
     )
-    await run()
+    const result = await run()
     expect(lines).toEqual([
-      `info: [+0 ms] ${OP_A} start_compute on br-main-123456: running`,
-      `info: [+5.0 s] ${OP_A} start_compute on br-main-123456: running → finished`,
-      'info: [+5.0 s] outcome: success'
+      `info: [+2.0 s] ${OP_A} start_compute on br-main-123456: running`,
+      `info: [+7.0 s] ${OP_A} start_compute on br-main-123456: running → finished`,
+      'info: [+7.0 s] outcome: success'
     ])
+    expect(result.elapsedMs).toBe(7000)
+  })
+
+  it('with a database check next, a success ends saying the control plane is done, not the outcome', async () => {
+    const done = scripted([[{ status: 'finished' }]], { databaseCheckNext: true })
+    expect((await done.run()).outcome).toBe('success')
+    expect(done.lines.at(-1)).toBe(
+      'info: [+0 ms] control plane done; the database check comes next'
+    )
+    expect(done.lines.join('\n')).not.toContain('outcome')
+    // Any other ending is the outcome: no database check follows it.
+    const failed = scripted([[{ status: 'error' }]], { databaseCheckNext: true })
+    expect((await failed.run()).outcome).toBe('failure')
+    expect(failed.lines.at(-1)).toBe('info: [+0 ms] outcome: failure')
   })
 
   it('a poll cut short keeps the time of what it read before the cut', async () => {
@@ -346,7 +383,13 @@ describe('waitForOperations: when each state was read', () => {
       isFinal(op.status, false)
     )
     const result = await waitForOperations(
-      { wait: true, deadline: 1_600_000, failFast: false },
+      {
+        wait: true,
+        startedAt: 1_000_000,
+        deadline: 1_600_000,
+        failFast: false,
+        databaseCheckNext: false
+      },
       { source, pace: new Pace(5000, logger, () => 0.5), clock, logger }
     )
     expect(result.outcome).toBe('timeout')
@@ -372,11 +415,14 @@ describe('waitForOperations: the pace and the end of a wait', () => {
     expect(clock.sleeps).toEqual([15_000, 13_500, 12_150, 10_935])
   })
 
-  it('a poll that fails for another reason fails the wait, with or without a signal', async () => {
+  it('a poll that fails for another reason ends the wait with that error, with or without a signal', async () => {
     const broken = new Error('the reader broke')
-    await expect(scripted([broken]).run()).rejects.toBe(broken)
+    const alone = await scripted([broken]).run()
+    expect(alone).toMatchObject({ outcome: 'error', error: broken, observed: false, polls: 1 })
+    expect(alone.operations).toEqual([])
     const controller = new AbortController()
-    await expect(scripted([broken], {}, { signal: controller.signal }).run()).rejects.toBe(broken)
+    const signalled = await scripted([broken], {}, { signal: controller.signal }).run()
+    expect(signalled).toMatchObject({ outcome: 'error', error: broken })
   })
 
   it('cancelled while a poll is under way: cancelled, with the reason, the state as last seen', async () => {

@@ -159,6 +159,37 @@ describe('the command, hostile: streams and exit codes', () => {
       }
     }
 
+    it('timeout during the database probe: elapsed_ms and "timeout after …" count the probe', async () => {
+      const { world, server } = await serve({ history: 0 })
+      world.addOperation(PROJECT, { action: 'start_compute', timeline: [{ status: 'finished' }] })
+      const database = await silent()
+      try {
+        await inTempDir(async (dir) => {
+          const summary = join(dir, 'summary.md')
+          const run = await gateCommand(server, [
+            '--database-url',
+            database.url,
+            '--timeout',
+            '2s',
+            '--output',
+            'json',
+            '--summary',
+            summary
+          ])
+          expect(run.code).toBe(124)
+          const result = JSON.parse(run.stdout) as { elapsed_ms: number; database_state: string }
+          expect(result.database_state).toBe('unreachable')
+          // The deadline counts from the command's start, and so does elapsed_ms.
+          expect(result.elapsed_ms).toBeGreaterThanOrEqual(2000)
+          expect(readFileSync(summary, 'utf8')).toMatch(/<b>⌛ timeout<\/b> after [2-9]\.\d s/)
+          expect(run.stderr).toContain('control plane done; the database check comes next')
+          expect(run.stderr).not.toContain('outcome: success')
+        })
+      } finally {
+        database.close()
+      }
+    })
+
     it('SIGTERM during the database probe: exit 143, promptly', async () => {
       const { server } = await serve()
       const database = await silent()

@@ -72,6 +72,14 @@ describe('the gate ends with a query that answered', () => {
     )
     // The timeline draws the probe after the operations.
     expect(run.summary).toContain(`    section database\n    ▸ ${database.role} ready :done, `)
+    // No line claims success before the query answered: the wait says the control plane is done.
+    const lines = run.stdout.split('\n')
+    const answered = lines.findIndex((line) => line.startsWith('The database answered'))
+    expect(lines.slice(0, answered).join('\n')).not.toContain('outcome: success')
+    expect(lines.slice(0, answered)).toContainEqual(
+      expect.stringMatching(/^\[\+[\d.]+ m?s\] control plane done; the database check comes next$/)
+    )
+    expect(lines.slice(answered)).toContainEqual(expect.stringMatching(/\] outcome: success$/))
     expectNoDatabaseSecret(run, url)
   })
 
@@ -212,6 +220,9 @@ describe('what the probe counts as an answer, and when', () => {
     expect(run.outputs.database_ready_ms).toBe('')
     expect(run.stdout).not.toContain('The database answered')
     expect(run.stdout).toContain('no answer before the timeout ran out')
+    // The time reported is the whole run's, the database check included: at least the timeout.
+    expect(Number(run.outputs.elapsed_ms)).toBeGreaterThanOrEqual(2000)
+    expect(run.summary).toMatch(/<b>⌛ timeout<\/b> after [2-9]\.\d s/)
     // A generous ceiling: the cut itself is proven on the simulated clock.
     expect(run.runningMs).toBeLessThan(15_000)
     expectNoDatabaseSecret(run, url)

@@ -12,6 +12,7 @@ import type { Clock } from '../domain/clock.js'
 import { DeadlineExceededError, InputError } from '../domain/errors.js'
 import type { InputNaming } from '../domain/input-naming.js'
 import type { Logger } from '../domain/logger.js'
+import { formatDuration } from '../domain/duration.js'
 import { finalityOf } from '../domain/operation-status.js'
 import { plural } from '../domain/phrase.js'
 import type { Branch } from '../domain/schemas.js'
@@ -48,16 +49,16 @@ export interface GateDependencies {
 
 /** Runs the gate the inputs ask for; never throws. */
 export async function gate(inputs: Inputs, dependencies: GateDependencies): Promise<RunReport> {
-  const { clock, logger, signal } = dependencies
+  const { clock, logger } = dependencies
   const report: RunReport = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast }
   // One deadline for the whole run: listing, every poll, retry and back-off, the database.
   const stepStartedAt = dependencies.stepStartedAt ?? clock.now()
   // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
   const startedAt = clock.wallNow()
-  const deadline = stepStartedAt + inputs.timeoutMs
+  const run: RunTimes = { stepStartedAt, deadline: stepStartedAt + inputs.timeoutMs }
   const pace = new Pace(inputs.intervalMs, logger, dependencies.random)
   report.pace = pace
-  const client = apiClient(inputs, dependencies, pace, deadline)
+  const client = apiClient(inputs, dependencies, pace, run.deadline)
   report.requests = client.stats
   report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined
   let source: OperationSource | undefined
@@ -71,36 +72,71 @@ export async function gate(inputs: Inputs, dependencies: GateDependencies): Prom
         { projectId: inputs.projectId, startedAt },
         dependencies
       )
-      report.wait = await waitForOperations(
-        { wait: inputs.wait, deadline, failFast: inputs.failFast },
-        { source, pace, clock, logger, signal }
-      )
-      report.outcome = report.wait.outcome
-      if (inputs.database && report.outcome === 'success') {
-        const probeOptions = {
-          wait: inputs.wait,
-          deadline,
-          intervalMs: inputs.intervalMs,
-          stepStartedAt
-        }
-        report.database = await probeDatabase(inputs.database, probeOptions, {
-          pace,
-          clock,
-          logger,
-          signal,
-          query: dependencies.queryDatabase
-        })
-        report.outcome = report.database.outcome
-      }
+      await waitThenQuery(source, inputs, report, { ...dependencies, pace, run })
     }
   } catch (error) {
-    // Cut short outside the wait loop (listing projects, or an error inside a poll).
+    // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
     recordError(report, error, dependencies)
-    if (source && source.completedPolls > 0) report.lastSeen = source.operations
   }
+  // The whole run, the database check included.
+  report.elapsedMs = clock.now() - stepStartedAt
   if (source?.branch) report.branch = source.branch
   if (source?.recentFailures?.length) report.recentFailures = source.recentFailures
   return report
+}
+
+/** When the run started, and when it must end (monotonic clock time). */
+interface RunTimes {
+  stepStartedAt: number
+  deadline: number
+}
+
+/**
+ * The wait for the operations, then, when they succeeded and `database_url` asks for it, the
+ * database check; throws the error that cut the wait short, once what was read is in the report.
+ */
+async function waitThenQuery(
+  source: OperationSource,
+  inputs: Inputs,
+  report: RunReport,
+  {
+    clock,
+    logger,
+    signal,
+    pace,
+    run,
+    queryDatabase
+  }: GateDependencies & { pace: Pace; run: RunTimes }
+): Promise<void> {
+  const { stepStartedAt, deadline } = run
+  const wait = await waitForOperations(
+    {
+      wait: inputs.wait,
+      startedAt: stepStartedAt,
+      deadline,
+      failFast: inputs.failFast,
+      databaseCheckNext: inputs.database !== undefined
+    },
+    { source, pace, clock, logger, signal }
+  )
+  if (wait.outcome === 'error') {
+    // What was read before the error stays, for the outputs as for the summary.
+    if (wait.observed || wait.operations.length > 0) report.wait = wait
+    throw wait.error
+  }
+  report.wait = wait
+  report.outcome = wait.outcome
+  if (!inputs.database || report.outcome !== 'success') return
+  const probeOptions = { wait: inputs.wait, deadline, intervalMs: inputs.intervalMs, stepStartedAt }
+  report.database = await probeDatabase(inputs.database, probeOptions, {
+    pace,
+    clock,
+    logger,
+    signal,
+    query: queryDatabase
+  })
+  report.outcome = report.database.outcome
+  logger.info(`[+${formatDuration(clock.now() - stepStartedAt)}] outcome: ${report.outcome}`)
 }
 
 /** The run cut short by `error`: its outcome, and its message as the front end names inputs. */

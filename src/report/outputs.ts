@@ -72,7 +72,7 @@ export function typedOutputs(report: RunReport): TypedOutputs {
     values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined
   }
   const { wait } = report
-  if (wait) values.elapsed_ms = Math.round(wait.elapsedMs)
+  if (wait && report.elapsedMs !== undefined) values.elapsed_ms = Math.round(report.elapsedMs)
   // Nothing read is no operation, not an empty list of them: those outputs stay unset.
   const seen = wait && seenOperations(report)
   if (wait && seen) {

@@ -40,8 +40,8 @@ export interface RunReport {
    * its action on its branch. Those that fail the gate are among the wait's operations too.
    */
   recentFailures?: RecentFailure[]
-  /** Operations as last seen when an error cut the wait short; absent if nothing was read. */
-  lastSeen?: Operation[]
+  /** From the gate's start to its end, the database check included (milliseconds). */
+  elapsedMs?: number
 }
 
 /**
@@ -51,7 +51,7 @@ export interface RunReport {
 export function seenOperations(report: RunReport): Operation[] | undefined {
   const { wait } = report
   if (wait && (wait.observed || wait.operations.length > 0)) return wait.operations
-  return report.lastSeen
+  return undefined
 }
 
 /**
@@ -59,7 +59,10 @@ export function seenOperations(report: RunReport): Operation[] | undefined {
  * final failure (under `failFast`, `failed` too), so that a failure is never described by an
  * operation still running beside it; else the first that did not finish; else the first one.
  */
-export function primaryOperation(operations: Operation[], failFast: boolean): Operation | undefined {
+export function primaryOperation(
+  operations: Operation[],
+  failFast: boolean
+): Operation | undefined {
   return (
     operations.find((operation) => isFinalFailure(operation.status, failFast)) ??
     operations.find((operation) => operation.status !== 'finished') ??

@@ -71,7 +71,7 @@ function countsLine(format: ReportFormat, report: RunReport): string {
   const { code } = format
   const facts = runFacts(format, report.run)
   if (report.wait) {
-    facts.push(`waited ${formatDuration(report.wait.elapsedMs)}`)
+    if (report.elapsedMs !== undefined) facts.push(`waited ${formatDuration(report.elapsedMs)}`)
     facts.push(plural(report.wait.polls, 'poll'))
   }
   facts.push(plural(report.requests.requests, 'request'))
@@ -102,9 +102,13 @@ function outcomeLines(format: ReportFormat, report: RunReport, facts: OperationF
     const error = format.text(report.error, MAX_MESSAGE_CHARS)
     return [format.paragraph(`${format.strong('❌ Error:')} ${error}`), ...database]
   }
-  const { outcome, wait } = report
-  const after = (outcome === 'timeout' || outcome === 'cancelled') && wait
-  const label = `${format.strong(OUTCOME_LABELS[outcome])}${after ? ` after ${formatDuration(wait.elapsedMs)}` : ''}`
+  const { outcome, elapsedMs } = report
+  // The whole run: a timeout during the database check is not one "after" the wait alone.
+  const after =
+    (outcome === 'timeout' || outcome === 'cancelled') && report.wait && elapsedMs !== undefined
+      ? ` after ${formatDuration(elapsedMs)}`
+      : ''
+  const label = `${format.strong(OUTCOME_LABELS[outcome])}${after}`
   const line = outcomeLine(report, facts)
   const lines = [format.paragraph(`${label}${line ? `: ${format.phrase(line)}` : ''}`)]
   if (outcome === 'failure' && facts.inFlight.length > 0) {

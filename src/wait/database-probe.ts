@@ -104,7 +104,7 @@ export async function probeDatabase(
     logger.info(`The database answered${version}, attempt ${probe.attempts}`)
     return end('success')
   }
-  logger.info(`Control plane done; querying the database ${where}`)
+  logger.info(`Querying the database ${where}`)
   for (;;) {
     if (clock.now() >= options.deadline) return timedOut()
     probe.attempts++

@@ -20,9 +20,19 @@ export type Outcome = 'success' | 'failure' | 'timeout' | 'pending' | 'cancelled
 export interface WaitOptions {
   /** false: read once and report. */
   wait: boolean
+  /**
+   * Monotonic clock time (clock.now()) at which the gate started: the log's times and `elapsedMs`
+   * count from it, so that they say the same as the rest of the run.
+   */
+  startedAt: number
   /** Monotonic clock time (clock.now()) at which the wait gives up. */
   deadline: number
   failFast: boolean
+  /**
+   * A database check comes after a success: the wait then ends saying that the control plane is
+   * done, never `outcome: success` (the check may still fail).
+   */
+  databaseCheckNext: boolean
 }
 
 export interface WaitDependencies {
@@ -35,7 +45,10 @@ export interface WaitDependencies {
 }
 
 export interface WaitResult {
-  outcome: Outcome
+  /** `error`: an error no retry could help cut the wait short; `error` holds it. */
+  outcome: Outcome | 'error'
+  /** What cut the wait short, with the outcome `error`: the caller reports it. */
+  error?: unknown
   /** Every operation waited on, in output order, as last seen. */
   operations: Operation[]
   polls: number
@@ -47,6 +60,7 @@ export interface WaitResult {
   observed: boolean
   /** When (wall clock, epoch ms) each operation's last-seen state was read, by operation id. */
   readAt: ReadonlyMap<string, number>
+  /** From the gate's start (`startedAt`) to the end of the wait. */
   elapsedMs: number
   /** Why a timeout or cancellation cut the wait short, when it happened inside a request. */
   reason?: string
@@ -116,26 +130,35 @@ class ReadTimes {
 /**
  * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
  * The first read is immediate; after each poll the loop waits as long as the pace says (never past
- * the deadline).
+ * the deadline). An error no retry could help (a key revoked, an operation gone) ends the wait with
+ * the outcome `error` and what was read until then, never throws.
  */
 export async function waitForOperations(
   options: WaitOptions,
   { source, pace, clock, logger, signal }: WaitDependencies
 ): Promise<WaitResult> {
-  const startedAt = clock.now()
+  const { startedAt } = options
   const elapsed = (): string => `+${formatDuration(clock.now() - startedAt)}`
   const reads = new ReadTimes(clock)
   const statusLog = new StatusLog(logger, elapsed)
   const { isDone, hasFailed } = finalityOf(options.failFast)
   let polls = 0
-  const finish = (outcome: Outcome, reason?: string): WaitResult => {
+  /** What was read until now, stamped. */
+  const seen = () => {
     reads.stamp(source.operations)
     const observed = source.completedPolls > 0
-    const unread = observed ? '' : ', before the operations could be read'
-    logger.info(`[${elapsed()}] outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`)
-    const result = { outcome, operations: source.operations, polls, observed }
     const timing = { readAt: reads.readAt, elapsedMs: clock.now() - startedAt }
-    return reason ? { ...result, ...timing, reason } : { ...result, ...timing }
+    return { operations: source.operations, polls, observed, ...timing }
+  }
+  const finish = (outcome: Outcome, reason?: string): WaitResult => {
+    const result = seen()
+    const unread = result.observed ? '' : ', before the operations could be read'
+    const ending =
+      outcome === 'success' && options.databaseCheckNext
+        ? 'control plane done; the database check comes next'
+        : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`
+    logger.info(`[${elapsed()}] ${ending}`)
+    return reason ? { outcome, ...result, reason } : { outcome, ...result }
   }
   const cancelled = () => finish('cancelled', (signal!.reason as Error).message)
 
@@ -146,7 +169,7 @@ export async function waitForOperations(
     } catch (error) {
       if (signal?.aborted) return cancelled()
       if (error instanceof DeadlineExceededError) return finish('timeout', error.message)
-      throw error
+      return { outcome: 'error', error, ...seen() }
     }
     pace.onPollDone()
     const operations = source.operations
