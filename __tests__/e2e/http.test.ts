@@ -34,6 +34,16 @@ describe('bundle end to end: HTTP behaviour', () => {
     expect(run.stdout).toContain('::error::The API rejected the key (HTTP 401')
     expect(run.summary).toContain(`<code>${op.id}</code>`)
     expect(server.requests.map((request) => request.status)).toEqual([200, 401])
+    // The outputs keep the state last read, as the summary does; the outcome stays empty (an error).
+    expect(run.outputs.outcome).toBeUndefined()
+    expect(run.outputs).toMatchObject({ status: 'running', operation_id: op.id })
+    expect(JSON.parse(run.outputs.operations)).toEqual([
+      expect.objectContaining({ id: op.id, status: 'running' })
+    ])
+    expect(Number(run.outputs.elapsed_ms)).toBeGreaterThan(0)
+    // Still running at its last read: measured from its creation to that read, never "0 ms".
+    expect(run.summary).not.toContain('<td>0 ms</td>')
+    expect(run.summary).toMatch(/<td>[\d.]+ m?s so far<\/td>/)
   })
 
   it('a server that holds the request open: the process still ends at the deadline', async () => {
