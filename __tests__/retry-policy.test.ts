@@ -270,6 +270,25 @@ describe('withRetries', () => {
     expect(error).toBeInstanceOf(DeadlineExceededError)
     expect((error as DeadlineExceededError).lastError).toMatchObject({ status: 429 })
     expect(clock.sleeps).toEqual([])
+    // Time was left: it says that no retry fits, with the numbers, never that time ran out.
+    expect((error as DeadlineExceededError).noRetryFits).toBe(
+      'no retry fits before the deadline: the retry after HTTP 429, Retry-After 120 would wait 2 min 01 s, with 30.0 s of the timeout left'
+    )
+    expect((error as Error).message).toMatch(/left; last error: .* failed with HTTP 429$/)
+  })
+
+  it('a retry decided with no time left is the timeout that ran out, not "no retry fits"', async () => {
+    const clock = new FakeClock(0)
+    const error = await withRetries(
+      async () => {
+        clock.advance(31_000)
+        throw apiError(503)
+      },
+      { policy: new RetryPolicy(), clock, pacing: () => paced(1000), deadline: 30_000 }
+    ).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(DeadlineExceededError)
+    expect((error as DeadlineExceededError).noRetryFits).toBeUndefined()
+    expect((error as Error).message).toMatch(/^last error: .* failed with HTTP 503$/)
   })
 
   it('tells every failure, retried or not', async () => {

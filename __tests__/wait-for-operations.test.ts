@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { ApiError, CancelledError } from '../src/domain/errors.js'
+import { ApiError, CancelledError, DeadlineExceededError } from '../src/domain/errors.js'
 import type { Logger } from '../src/domain/logger.js'
 import { isFinal } from '../src/domain/operation-status.js'
 import type { Branch, Operation } from '../src/domain/schemas.js'
@@ -132,7 +132,22 @@ describe('waitForOperations: one operation', () => {
     const result = await run()
     expect(result.outcome).toBe('timeout')
     expect(result.operations[0].status).toBe('running')
-    expect(result.reason).toContain('no retry fits before the deadline; last error: HTTP 429')
+    const noRetryFits =
+      'no retry fits before the deadline: the retry after HTTP 429, Retry-After 60 would wait 1 min 05 s, with 4.0 s of the timeout left'
+    expect(result.reason).toBe(`${noRetryFits}; last error: HTTP 429`)
+    expect(result.noRetryFits).toBe(noRetryFits)
+  })
+
+  it('the timeout that did run out, with no time left for a retry, is no "no retry fits"', async () => {
+    const ranOut = new DeadlineExceededError(new Error('HTTP 503'), {
+      reason: 'HTTP 503',
+      delayMs: 5000,
+      leftMs: 0
+    })
+    const { run } = setup({ [OP_A]: ['running', ranOut] })
+    const result = await run()
+    expect(result).toMatchObject({ outcome: 'timeout', reason: 'last error: HTTP 503' })
+    expect(result).not.toHaveProperty('noRetryFits')
   })
 
   it('a 401 in the middle of a wait ends it at once, with the error and the state last read', async () => {
@@ -297,7 +312,7 @@ describe('waitForOperations: the log', () => {
     const result = await run()
     expect(result).toMatchObject({ outcome: 'timeout', observed: false, polls: 1, operations: [] })
     expect(lines).toEqual([
-      'info: [+0 ms] outcome: timeout, before the operations could be read (no retry fits before the deadline; last error: HTTP 429)'
+      'info: [+0 ms] outcome: timeout, before the operations could be read (no retry fits before the deadline: the retry after HTTP 429, Retry-After 60 would wait 1 min 05 s, with 4.0 s of the timeout left; last error: HTTP 429)'
     ])
   })
 

@@ -59,20 +59,38 @@ describe('nothing read is not "nothing in flight"', () => {
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('timeout')
     expect(run.stdout).toContain('outcome: timeout, before the operations could be read')
+    // The last retry would have gone out after the deadline: the gate gave up with time left, and
+    // says so with the numbers, not that the timeout ran out.
     expect(run.stdout).toMatch(
-      /^::error::timeout ran out before anything could be read \(no retry fits/m
+      /^::error::Gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 503 would wait [\d.]+ m?s, with [\d.]+ m?s of the timeout left; last error: /m
     )
     expect(run.stdout).toContain(
       '::error title=timeout%3A the state of the operations is unknown::'
     )
     expect(run.stdout).not.toContain('0 operation(s)')
     expect(run.summary).toContain(
-      'Nothing could be read before the timeout ran out: the state of the operations is unknown.'
+      'Nothing could be read before the gate gave up: the state of the operations is unknown.'
     )
     expect(run.summary).not.toContain('No operation in flight')
     expect(run.outputs.operations).toBeUndefined()
     expect(run.outputs.status).toBeUndefined()
     expect(run.outputs.elapsed_ms).toMatch(/^\d+$/)
+  })
+
+  it('a 429 with Retry-After: 30 and 4 s left: no retry fits, said with the numbers, at once', async () => {
+    const server = await hostile((_request, response) => {
+      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' })
+      response.end(JSON.stringify(errorBody('slow down')))
+    })
+    const run = await runAction(server, { project_id: PROJECT, timeout: '4s' })
+    expect(run.code).toBe(1)
+    expect(run.outputs.outcome).toBe('timeout')
+    expect(run.stdout).toMatch(
+      /^::error::Gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 429, Retry-After 30 would wait 3\d\.\d s, with [34]\.\d s of the timeout left; last error: .*HTTP 429/m
+    )
+    expect(run.stdout).not.toContain('timeout ran out')
+    expect(run.summary).not.toContain('timeout ran out')
+    expect(run.runningMs).toBeLessThan(3000)
   })
 
   it('cancelled during the first read: the same, on the cancel path', async () => {

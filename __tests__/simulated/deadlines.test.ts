@@ -5,6 +5,9 @@
  * wait at once; listings end at the deadline; a cancelled job stops at once.
  */
 import { describe, expect, it } from '@jest/globals'
+import { annotationsFor } from '../../src/report/annotations.js'
+import { errorLine } from '../../src/report/headline.js'
+import { renderSummary } from '../../src/report/summary.js'
 import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
 
 /** Requests may run this long past the deadline (api-core.ts), so the last read can happen. */
@@ -105,7 +108,7 @@ describe('the deadline', () => {
       timeout: '30s'
     })
     expect(run.report.outcome).toBe('timeout')
-    expect(run.report.wait?.reason).toContain('no retry fits before the deadline; last error:')
+    expect(run.report.wait?.reason).toMatch(/^no retry fits before the deadline: /)
     expect(run.requests).toHaveLength(1)
     expect(run.endedAt).toBeLessThan(100)
   })
@@ -148,3 +151,84 @@ describe('the deadline', () => {
     expect(run.endedAt).toBe(7000)
   })
 })
+
+describe('no retry fits before the deadline: said with the numbers, never "timeout ran out"', () => {
+  it('a 429 with Retry-After: 30 and 4 s left, at the first read', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = runningOperation(setup)
+    setup.api.addFault({ kind: 'status', status: 429, retryAfter: '30' })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '4s'
+    })
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.endedAt).toBeLessThan(100)
+    // Retry-After 30, then late in the interval after it (5 s, jitter 0.5): 34.8 s; 4 s less the
+    // round trip were left.
+    const said =
+      'no retry fits before the deadline: the retry after HTTP 429, Retry-After 30 would wait 34.8 s, with 4.0 s of the timeout left; last error: '
+    expect(errorLine(run.report)).toMatch(
+      new RegExp(`^Gave up before anything could be read \\(${escape(said)}GET /projects/`)
+    )
+    expect(errorLine(run.report)).toMatch(/\): the state of the operations is unknown$/)
+    const summary = renderSummary(run.report)
+    expect(summary).toContain(said)
+    expect(summary).toContain('Nothing could be read before the gate gave up:')
+    const [annotation] = annotationsFor(run.report)
+    expect(annotation.message).toContain(said)
+    for (const text of [errorLine(run.report), summary, annotation.message]) {
+      expect(text).not.toContain('timeout ran out')
+    }
+  })
+
+  it('a 5xx at the first read with timeout shorter than interval: the backoff does not fit', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = runningOperation(setup)
+    setup.api.addFault({ kind: 'status', status: 503, times: 1 })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '2s'
+    })
+    expect(run.report.outcome).toBe('timeout')
+    expect(errorLine(run.report)).toMatch(
+      /^Gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 503 would wait 9\.8 s, with 2\.0 s of the timeout left; last error: /
+    )
+  })
+
+  it('while operations are in flight, and outside the wait (resolving the branch)', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = runningOperation(setup)
+    let requests = 0
+    setup.api.onRequest = () => {
+      if (++requests === 2) setup.api.addFault({ kind: 'status', status: 429, retryAfter: '60' })
+    }
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '30s'
+    })
+    expect(errorLine(run.report)).toMatch(
+      new RegExp(
+        `^Gave up while operations were still in flight: ${op.id} \\(apply_config .*\\) \\(no retry fits before the deadline: the retry after HTTP 429, Retry-After 60 would wait 1 min 05 s, with 25\\.0 s of the timeout left; last error: `
+      )
+    )
+    expect(annotationsFor(run.report)[0].message).toMatch(/^Gave up with 1 still in flight: /)
+    const branch = simulatedWorld({ history: 0 })
+    branch.api.addFault({ kind: 'status', status: 429, retryAfter: '60' })
+    const resolving = await runSimulated(branch, {
+      project_id: PROJECT,
+      branch_id: 'main',
+      timeout: '30s'
+    })
+    expect(resolving.report.outcome).toBe('timeout')
+    expect(resolving.report.error).toMatch(
+      /^No retry fits before the deadline: the retry after HTTP 429, Retry-After 60 would wait 1 min 05 s, with 30\.0 s of the timeout left; last error: /
+    )
+  })
+})
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}

@@ -182,7 +182,14 @@ export async function withRetries<T>(attempt: () => Promise<T>, context: RetryCo
       )
       if (decision === undefined) throw error
       const lastError = error as Error
-      if (now + decision.delayMs > context.deadline) throw new DeadlineExceededError(lastError)
+      if (now + decision.delayMs > context.deadline) {
+        const { reason, delayMs } = decision
+        throw new DeadlineExceededError(lastError, {
+          reason,
+          delayMs,
+          leftMs: context.deadline - now
+        })
+      }
       context.onRetry?.(decision, lastError, retry)
       await context.clock.sleep(decision.delayMs, context.signal)
     }

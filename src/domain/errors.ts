@@ -1,3 +1,4 @@
+import { formatDuration } from './duration.js'
 import { CONTRACT_NAMING, type InputNaming } from './input-naming.js'
 
 /**
@@ -119,15 +120,39 @@ export class ResponseFormatError extends Error {
   }
 }
 
-/** The overall `timeout` ran out while a request was still being retried. */
+/** A retry that would go out after the deadline: why, how long it would wait, what was left. */
+export interface UnfittingRetry {
+  /** `HTTP 429, Retry-After 30`, `HTTP 503`, `no answer (ECONNRESET)`. */
+  reason: string
+  delayMs: number
+  /** Time left before the deadline when the retry was decided. */
+  leftMs: number
+}
+
+/**
+ * The overall `timeout` ran out while a request was still being retried, or no retry fits in the
+ * time left before it (a Retry-After, or a back-off, longer than what is left): then
+ * `noRetryFits` says so with the numbers, and nobody may say that the timeout ran out.
+ */
 export class DeadlineExceededError extends Error {
   override name = 'DeadlineExceededError'
-  constructor(readonly lastError?: Error) {
+  /** Why the retry did not fit, with the numbers, when time was still left; else undefined. */
+  readonly noRetryFits?: string
+
+  constructor(
+    readonly lastError?: Error,
+    retry?: UnfittingRetry
+  ) {
+    const noRetryFits =
+      retry && retry.leftMs > 0
+        ? `no retry fits before the deadline: the retry after ${retry.reason} would wait ${formatDuration(retry.delayMs)}, with ${formatDuration(retry.leftMs)} of the timeout left`
+        : undefined
+    const last = lastError ? `last error: ${lastError.message}` : undefined
     super(
-      lastError
-        ? `no retry fits before the deadline; last error: ${lastError.message}`
-        : 'the deadline passed before the next request'
+      [noRetryFits, last].filter(Boolean).join('; ') ||
+        'the deadline passed before the next request'
     )
+    this.noRetryFits = noRetryFits
   }
 }
 

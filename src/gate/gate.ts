@@ -126,6 +126,7 @@ async function waitThenQuery(
   }
   report.wait = wait
   report.outcome = wait.outcome
+  if (wait.noRetryFits) report.noRetryFits = wait.noRetryFits
   if (!inputs.database || report.outcome !== 'success') return
   const probeOptions = { wait: inputs.wait, deadline, intervalMs: inputs.intervalMs, stepStartedAt }
   report.database = await probeDatabase(inputs.database, probeOptions, {
@@ -156,7 +157,15 @@ function recordError(
       : error instanceof Error
         ? error.message
         : String(error)
-  const text = report.outcome === 'timeout' ? `timeout ran out: ${message}` : message
+  const noRetryFits = error instanceof DeadlineExceededError ? error.noRetryFits : undefined
+  if (noRetryFits) report.noRetryFits = noRetryFits
+  // Gave up because no retry fitted: the message says so with the numbers (`no retry fits …`).
+  const text =
+    report.outcome !== 'timeout'
+      ? message
+      : noRetryFits
+        ? message.charAt(0).toUpperCase() + message.slice(1)
+        : `timeout ran out: ${message}`
   report.error = redactor.redact(text)
   if (error instanceof InputError) report.errorCause = 'input'
 }

@@ -47,9 +47,12 @@ export function annotationsFor(report: RunReport): Annotation[] {
     const why = report.wait?.reason ?? report.error
     annotations.push({
       title: 'timeout: the state of the operations is unknown',
-      message: truncate(`${nothingRead('timeout')}${why ? `: ${why}` : ''}`, 1000)
+      message: truncate(`${nothingRead(report)}${why ? `: ${why}` : ''}`, 1000)
     })
   } else if (report.outcome === 'timeout') {
+    // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
+    const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out'
+    const reason = report.noRetryFits ? ` (${report.wait?.reason})` : ''
     const first = facts.inFlight[0]
     const branch = !first && branchNotReady(report)
     annotations.push({
@@ -63,8 +66,8 @@ export function annotationsFor(report: RunReport): Annotation[] {
           : 'timeout',
       message: truncate(
         branch
-          ? `timeout ran out while ${phraseText(branch)}`
-          : `timeout ran out with ${phraseText(inFlightPhrase(facts, true))}`,
+          ? `${cut} while ${phraseText(branch)}${reason}`
+          : `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`,
         1000
       )
     })

@@ -173,7 +173,13 @@ export function errorLine(report: RunReport): string | undefined {
   }
   const facts = operationFacts(report)
   const reason = report.wait?.reason ? ` (${report.wait.reason})` : ''
-  const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled'
+  // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
+  const cut =
+    outcome === 'timeout'
+      ? report.noRetryFits
+        ? 'Gave up'
+        : 'timeout ran out'
+      : 'The wait was cancelled'
   if (!facts.seen) {
     return `${cut} before anything could be read${reason}: the state of the operations is unknown`
   }
@@ -189,7 +195,7 @@ export function errorLine(report: RunReport): string | undefined {
     return `${what} ended in failure${when}: ${phraseText(failedList(named, true))}${beside}`
   }
   const branch = !inFlight && branchNotReady(report)
-  if (branch) return `${cut} while ${phraseText(branch)}`
+  if (branch) return `${cut} while ${phraseText(branch)}${report.noRetryFits ? reason : ''}`
   const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : ''
   return outcome === 'timeout'
     ? `${cut} while operations were still in flight${still}${reason}`

@@ -42,6 +42,11 @@ export interface RunReport {
   recentFailures?: RecentFailure[]
   /** From the gate's start to its end, the database check included (milliseconds). */
   elapsedMs?: number
+  /**
+   * With the outcome `timeout`: the gate gave up before `timeout` ran out, because no retry fitted
+   * in the time left; why, with the numbers. Nobody may then say that the timeout ran out.
+   */
+  noRetryFits?: string
 }
 
 /**
@@ -90,10 +95,12 @@ export function operationDuration(
 }
 
 /** Why nothing could be read; the reason itself is quoted beside it. */
-export function nothingRead(outcome: RunReport['outcome']): string {
-  switch (outcome) {
+export function nothingRead(report: RunReport): string {
+  switch (report.outcome) {
     case 'timeout':
-      return 'Nothing could be read before the timeout ran out'
+      return report.noRetryFits
+        ? 'Nothing could be read before the gate gave up'
+        : 'Nothing could be read before the timeout ran out'
     case 'cancelled':
       return 'Nothing could be read before the job was cancelled'
     default:

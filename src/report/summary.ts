@@ -161,11 +161,7 @@ function operationsSection(
   const operations = facts.seen
   if (operations === undefined) {
     return report.projectId
-      ? [
-          format.paragraph(
-            `${nothingRead(report.outcome)}: the state of the operations is unknown.`
-          )
-        ]
+      ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
       : []
   }
   if (operations.length === 0) return [format.paragraph('No operation in flight.')]

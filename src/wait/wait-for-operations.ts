@@ -64,6 +64,11 @@ export interface WaitResult {
   elapsedMs: number
   /** Why a timeout or cancellation cut the wait short, when it happened inside a request. */
   reason?: string
+  /**
+   * The wait gave up before `timeout` ran out, because no retry fitted in the time left: why, with
+   * the numbers (the start of `reason`).
+   */
+  noRetryFits?: string
 }
 
 /**
@@ -150,7 +155,7 @@ export async function waitForOperations(
     const timing = { readAt: reads.readAt, elapsedMs: clock.now() - startedAt }
     return { operations: source.operations, polls, observed, ...timing }
   }
-  const finish = (outcome: Outcome, reason?: string): WaitResult => {
+  const finish = (outcome: Outcome, reason?: string, noRetryFits?: string): WaitResult => {
     const result = seen()
     const unread = result.observed ? '' : ', before the operations could be read'
     const ending =
@@ -158,7 +163,8 @@ export async function waitForOperations(
         ? 'control plane done; the database check comes next'
         : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`
     logger.info(`[${elapsed()}] ${ending}`)
-    return reason ? { outcome, ...result, reason } : { outcome, ...result }
+    const why = noRetryFits ? { reason, noRetryFits } : reason ? { reason } : {}
+    return { outcome, ...result, ...why }
   }
   const cancelled = () => finish('cancelled', (signal!.reason as Error).message)
 
@@ -168,7 +174,9 @@ export async function waitForOperations(
       await source.poll()
     } catch (error) {
       if (signal?.aborted) return cancelled()
-      if (error instanceof DeadlineExceededError) return finish('timeout', error.message)
+      if (error instanceof DeadlineExceededError) {
+        return finish('timeout', error.message, error.noRetryFits)
+      }
       return { outcome: 'error', error, ...seen() }
     }
     pace.onPollDone()
