@@ -181,14 +181,65 @@ describe('outputs', () => {
         }
       })
     )
-    expect(outputs.operations.length).toBeLessThanOrEqual(512 * 1024)
+    // Every output together, names included, under GitHub's 1 MB a job, counted as UTF-16.
+    const utf16 = Object.entries(outputs).reduce(
+      (sum, [k, v]) => sum + 2 * (k.length + v.length),
+      0
+    )
+    expect(utf16).toBeLessThan(1_000_000)
+    expect(utf16).toBeGreaterThan(900_000)
     const kept = JSON.parse(outputs.operations) as { error: string }[]
     expect(kept.length).toBeGreaterThan(50)
     expect(kept[0].error).toMatch(/… \[6000 more characters\]$/)
     expect(notes).toEqual([
-      `The operations output holds the first ${kept.length} of 20000 (GitHub limits the size of outputs)`
+      `The operations output holds the first ${kept.length} of 20000: GitHub allows 1 MB of outputs per job, counted as UTF-16`
     ])
     expect(outputs.error.length).toBeLessThan(4100)
+  })
+
+  it('operations and projects share what the other outputs leave: the smaller keeps all of it', () => {
+    const ops = (count: number) =>
+      Array.from({ length: count }, (_, i) => operation({ id: `op-${i}`, error: 'e'.repeat(4000) }))
+    const projects = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({ id: `p-${i}`, name: 'n'.repeat(200) }))
+    const outputsOf = (operationCount: number, projectCount: number) =>
+      buildOutputs(
+        report({
+          outcome: 'pending',
+          listing: { projects: projects(projectCount), unavailableProjectIds: [] },
+          wait: {
+            outcome: 'pending',
+            polls: 1,
+            observed: true,
+            readAt: new Map(),
+            elapsedMs: 1,
+            operations: ops(operationCount)
+          }
+        })
+      )
+    const size = (outputs: Record<string, string>) =>
+      Object.entries(outputs).reduce((sum, [k, v]) => sum + 2 * (k.length + v.length), 0)
+    const count = (text: string) => (JSON.parse(text) as unknown[]).length
+    // Both fit: all of each, no note.
+    const small = outputsOf(10, 10)
+    expect([count(small.outputs.operations), count(small.outputs.projects)]).toEqual([10, 10])
+    expect(small.notes).toEqual([])
+    // Few projects, many operations: every project, and the operations the rest.
+    const manyOps = outputsOf(1000, 10)
+    expect(count(manyOps.outputs.projects)).toBe(10)
+    expect(count(manyOps.outputs.operations)).toBeGreaterThan(100)
+    expect(size(manyOps.outputs)).toBeLessThan(1_000_000)
+    expect(size(manyOps.outputs)).toBeGreaterThan(980_000)
+    expect(manyOps.notes).toEqual([expect.stringMatching(/^The operations output holds the first/)])
+    // The other way round, and both large: half each, two notes.
+    const manyProjects = outputsOf(10, 10_000)
+    expect(count(manyProjects.outputs.operations)).toBe(10)
+    expect(manyProjects.notes).toEqual([expect.stringMatching(/^The projects output holds/)])
+    const both = outputsOf(1000, 10_000)
+    expect(both.notes).toHaveLength(2)
+    expect(size(both.outputs)).toBeLessThan(1_000_000)
+    expect(2 * both.outputs.operations.length).toBeLessThanOrEqual(495_000)
+    expect(2 * both.outputs.operations.length).toBeGreaterThan(480_000)
   })
 
   it('status: the first operation that did not finish, else finished', () => {

@@ -1,10 +1,10 @@
 /*
  * The report within GitHub's limits, over the real bundle: a huge error gives small outputs, log
- * and summary, and the limits of the runner's files count UTF-8 bytes. 10,000 operations, and what
+ * and summary, and all the outputs of the step together stay under GitHub's 1 MB a job, counted as
+ * UTF-16. 10,000 operations, and what
  * an early error or a cancellation says, are in process (simulated/report-limits.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { hostile, json, runningOp } from '../fixtures/hostile-servers.js'
 import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
 
 describe('stay within GitHub limits; say what is known', () => {
@@ -25,25 +25,47 @@ describe('stay within GitHub limits; say what is known', () => {
     expect(run.stdout.length).toBeLessThan(64 * 1024)
   })
 
-  it('output limits count UTF-8 bytes: CJK text stays within 512 KiB', async () => {
-    const cjk = '漢字テキスト'.repeat(700)
-    const server = await hostile((_request, response) =>
-      json(response, 200, {
-        operations: Array.from({ length: 100 }, (_, i) =>
-          runningOp({
-            id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-            error: cjk,
-            action: cjk
-          })
-        ),
-        pagination: {}
+  it("all outputs of the step together stay under 1,000,000 bytes counted as UTF-16, as GitHub counts a job's", async () => {
+    const { world, server } = await serve({ history: 0, extraProjects: 0 })
+    // Each operation, once its fields are cut (200 characters; the error 4,000), is about 5,000
+    // characters of JSON: 10 KB as UTF-16. Astral characters count two code units each.
+    for (let i = 0; i < 150; i++) {
+      world.addOperation(PROJECT, {
+        action: `apply_config_${'a'.repeat(300)}`,
+        branchId: `br-${'b'.repeat(300)}`,
+        endpointId: `ep-${'e'.repeat(300)}`,
+        error: `${'😀'.repeat(500)}${'x'.repeat(5000)}`,
+        // Retried by the control plane, still in flight: the API sends its error.
+        timeline: [{ status: 'failed' }]
       })
-    )
-    const run = await runAction(server, { project_id: PROJECT, wait: 'false' })
+    }
+    for (let i = 0; i < 1500; i++) {
+      world.addProject({ id: `big-${i}`, orgId: 'org-demo-000001', name: 'p'.repeat(400) })
+    }
+    const run = await runAction(server, {
+      project_id: PROJECT,
+      list_projects: 'true',
+      wait: 'false'
+    })
     expect(run.outputs.outcome).toBe('pending')
-    expect(Buffer.byteLength(run.outputs.operations)).toBeLessThanOrEqual(512 * 1024)
-    expect(JSON.parse(run.outputs.operations).length).toBeGreaterThan(0)
-    expect(run.stdout).toContain('The operations output holds the first')
+    const utf16Bytes = Object.entries(run.outputs).reduce(
+      (sum, [name, value]) => sum + 2 * (name.length + value.length),
+      0
+    )
+    expect(utf16Bytes).toBeLessThan(1_000_000)
+    // The JSON outputs were cut, with a warning each; both keep items, and stay JSON.
+    expect(JSON.parse(run.outputs.operations).length).toBeGreaterThan(10)
+    expect(JSON.parse(run.outputs.projects).length).toBeGreaterThan(10)
+    // The demo project and the 1,500 above: the count is of every project, not of those kept.
+    expect(run.outputs.project_count).toBe('1501')
+    for (const name of ['operations', 'projects']) {
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `^::warning::The ${name} output holds the first \\d+ of \\d+: GitHub allows 1 MB of outputs per job, counted as UTF-16`,
+          'm'
+        )
+      )
+    }
     expect(Buffer.byteLength(run.summary)).toBeLessThanOrEqual(512 * 1024)
   })
 })

@@ -2,12 +2,18 @@ import { type RunReport, operationDuration, primaryOperation, seenOperations } f
 import { truncate } from '../domain/untrusted-text.js'
 
 /**
- * GitHub limits one output to 1 MB and all of a job's outputs together; these bounds keep every
- * output well under that whatever the API sends. Counted in UTF-8 bytes, as GitHub counts.
+ * GitHub allows 1 MB of outputs per job, counted as UTF-16 (two bytes a code unit), names
+ * included: a job that maps more fails after the step passed. All of one step's outputs stay under
+ * this, with room for `comment_url`, written after the rest. The JSON arrays are cut first.
  */
-const MAX_JSON_OUTPUT_BYTES = 512 * 1024
+const MAX_OUTPUTS_UTF16_BYTES = 990_000
 const MAX_FIELD_CHARS = 200
 const MAX_ERROR_CHARS = 4000
+
+/** What an output costs against GitHub's limit: its name and its text, as UTF-16. */
+function utf16Bytes(name: string, text: string): number {
+  return 2 * (name.length + text.length)
+}
 
 /** Every string field of an API object cut to size (the error text longer than the rest). */
 function bounded<T extends object>(record: T): T {
@@ -21,23 +27,53 @@ function bounded<T extends object>(record: T): T {
   ) as T
 }
 
-/** As many items (from the first, each cut to size) as fit in a JSON output; notes the rest. */
-function fitting(items: object[], name: string, notes: string[]): object[] {
-  const kept: object[] = []
-  let bytes = 2
-  for (const item of items) {
-    const cut = bounded(item)
-    const itemBytes = Buffer.byteLength(JSON.stringify(cut)) + 1
-    if (bytes + itemBytes > MAX_JSON_OUTPUT_BYTES) break
-    kept.push(cut)
-    bytes += itemBytes
+/** A JSON array output: its items cut to size, and what each costs in it (UTF-16, its comma too). */
+interface JsonList {
+  name: string
+  items: object[]
+  costs: number[]
+  /** The whole list: the brackets, and every item. */
+  need: number
+}
+
+function jsonList(name: string, items: object[]): JsonList {
+  const cut = items.map(bounded)
+  const costs = cut.map((item) => utf16Bytes('', JSON.stringify(item)) + 2)
+  return {
+    name,
+    items: cut,
+    costs,
+    need: utf16Bytes(name, '[]') + costs.reduce((a, b) => a + b, 0)
   }
-  if (kept.length < items.length) {
+}
+
+/** As many items (from the first) as fit in `budget`; notes the rest. */
+function fitting(list: JsonList, budget: number, notes: string[]): object[] {
+  let bytes = utf16Bytes(list.name, '[]')
+  let count = 0
+  while (count < list.items.length && bytes + list.costs[count] <= budget) {
+    bytes += list.costs[count++]
+  }
+  if (count < list.items.length) {
     notes.push(
-      `The ${name} output holds the first ${kept.length} of ${items.length} (GitHub limits the size of outputs)`
+      `The ${list.name} output holds the first ${count} of ${list.items.length}: GitHub allows 1 MB of outputs per job, counted as UTF-16`
     )
   }
-  return kept
+  return list.items.slice(0, count)
+}
+
+/**
+ * The JSON arrays within what the other outputs leave: each gets what it needs when both fit;
+ * else one that needs less than half keeps all of it and the other the rest; else half each.
+ */
+function fittingLists(lists: JsonList[], budget: number, notes: string[]): object[][] {
+  const [first, second] = lists
+  if (!second) return [fitting(first, budget, notes)]
+  const half = budget / 2
+  return [
+    fitting(first, Math.max(half, budget - second.need), notes),
+    fitting(second, Math.max(half, budget - first.need), notes)
+  ]
 }
 
 /** An output's value with its type: text, a number, or JSON (an object or an array). */
@@ -57,9 +93,12 @@ export interface TypedOutputs {
 export function typedOutputs(report: RunReport): TypedOutputs {
   const values: Record<string, OutputValue | undefined> = {}
   const notes: string[] = []
+  const lists: JsonList[] = []
   if (report.outcome && report.outcome !== 'error') values.outcome = report.outcome
   if (report.listing) {
-    values.projects = fitting(report.listing.projects, 'projects', notes)
+    lists.push(jsonList('projects', report.listing.projects))
+    // Set below, once the rest is measured: here for the order of the outputs.
+    values.projects = undefined
     values.project_count = report.listing.projects.length
   }
   if (report.branch) {
@@ -90,8 +129,17 @@ export function typedOutputs(report: RunReport): TypedOutputs {
       updated_at: operation?.updated_at ?? undefined,
       duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
       operation,
-      operations: fitting(seen, 'operations', notes)
+      operations: undefined
     })
+    lists.unshift(jsonList('operations', seen))
+  }
+  const rest = Object.entries(values).reduce(
+    (sum, [name, value]) => sum + utf16Bytes(name, outputText(value)),
+    0
+  )
+  if (lists.length > 0) {
+    const kept = fittingLists(lists, MAX_OUTPUTS_UTF16_BYTES - rest, notes)
+    lists.forEach((list, index) => (values[list.name] = kept[index]))
   }
   return { values, notes }
 }
