@@ -120,7 +120,6 @@ describe('getInputs', () => {
       { ...base, pr_comment: 'sometimes' },
       'input "pr_comment": "sometimes" is not one of off, always, failure'
     ],
-    [{ ...base, pr_comment: 'always' }, 'input "github_token": required with pr_comment: always'],
     [{ ...base, interval: '1e400' }, 'input "interval": "1e400" is not a duration'],
     [{ ...base, interval: '99999999999999999999' }, 'is above the maximum of 1h'],
     [{ ...base, timeout: '121h' }, 'input "timeout": "121h" is above the maximum of 5 days'],
@@ -133,6 +132,15 @@ describe('getInputs', () => {
     ]
   ])('rejects %j', (values, message) => {
     expect(errorOf(values)).toContain(message)
+  })
+
+  it('an empty github_token with pr_comment on is no input error: the comment, a side effect, is skipped then', () => {
+    for (const mode of ['always', 'failure'] as const) {
+      expect(parse({ ...base, pr_comment: mode, github_token: ' ' })).toMatchObject({
+        prComment: mode,
+        githubToken: ''
+      })
+    }
   })
 
   it('accepts plain http only for loopback hosts', () => {

@@ -213,6 +213,26 @@ describe('pull requests: one sticky comment', () => {
     expect(warnings[0]).toContain('pull-requests: write')
   })
 
+  it('an empty github_token (a secret Dependabot runs do not get): one warning, no comment, and the gate runs', async () => {
+    const api = await github()
+    const { server, inputs } = await gate('error')
+    const run = await runAction(
+      server,
+      { ...inputs, pr_comment: 'always', github_token: '' },
+      { env: runnerEnv(api, { actor: 'dependabot[bot]' }) }
+    )
+    // The gate ran and failed on its own: the operation, never the comment's input.
+    expect(run.code).toBe(1)
+    expect(run.outputs.outcome).toBe('failure')
+    expect(run.stdout).toMatch(/^::error::An operation ended in failure/m)
+    const warnings = run.stdout.split('\n').filter((line) => line.startsWith('::warning::'))
+    expect(warnings).toEqual([
+      "::warning::pr_comment: github_token is empty, so no comment is written (a run that gets no secrets, such as Dependabot's, passes an empty secret; leave github_token out to use the job's token)"
+    ])
+    expect(run.outputs.comment_url).toBe('')
+    expect(api.requests).toHaveLength(0)
+  })
+
   it('a GitHub API that never answers: one warning within a few seconds', async () => {
     const api = await github()
     api.silent = true

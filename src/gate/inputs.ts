@@ -82,13 +82,6 @@ function checkTogether(inputs: Fields, ctx: z.RefinementCtx, naming: InputNaming
       message: `required with ${naming.mention('operation_id')}; give the project the operations belong to`
     })
   }
-  if (inputs.pr_comment !== 'off' && !inputs.github_token) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['github_token'],
-      message: `required with pr_comment: ${inputs.pr_comment}; its default is \${{ github.token }}`
-    })
-  }
   if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
     ctx.addIssue({
       code: 'custom',

@@ -193,6 +193,13 @@ export async function writePullRequestComment(
     )
     return undefined
   }
+  if (!options.token) {
+    // A side effect, never the gate's result: a secret a run does not get must not fail the gate.
+    logger.warning(
+      "pr_comment: github_token is empty, so no comment is written (a run that gets no secrets, such as Dependabot's, passes an empty secret; leave github_token out to use the job's token)"
+    )
+    return undefined
+  }
   const failed = !(report.outcome === 'success' || report.outcome === 'pending')
   const marker = gateMarker(context, options.gate)
   const body = options.redact(commentBody(report, context, marker))
