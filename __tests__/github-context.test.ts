@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   describeRun,
+  headSha,
   readGitHubContext,
   withheldSecretReason
 } from '../src/runner/github-context.js'
@@ -40,6 +41,47 @@ const base = {
 }
 
 describe('readGitHubContext', () => {
+  it('issue_comment on a pull request: the pull request, with no head (GITHUB_SHA is not it)', () => {
+    const issue = (extra: object) =>
+      eventFile(
+        JSON.stringify({
+          issue: { number: 42, html_url: 'https://github.com/octo/app/pull/42', ...extra },
+          comment: { body: '/deploy' }
+        })
+      )
+    const context = readGitHubContext({
+      ...base,
+      GITHUB_EVENT_NAME: 'issue_comment',
+      GITHUB_EVENT_PATH: issue({
+        pull_request: { html_url: 'https://github.com/octo/app/pull/42' }
+      })
+    })
+    expect(context.pullRequest).toEqual({
+      number: 42,
+      htmlUrl: 'https://github.com/octo/app/pull/42'
+    })
+    expect(headSha(context)).toBe('')
+    expect(describeRun(context)).toBe('pull request #42')
+    expect(withheldSecretReason(context)).toBeUndefined()
+    // A comment on a plain issue, or on a pull request of null, is no pull request.
+    for (const extra of [{}, { pull_request: null }]) {
+      const plain = readGitHubContext({
+        ...base,
+        GITHUB_EVENT_NAME: 'issue_comment',
+        GITHUB_EVENT_PATH: issue(extra)
+      })
+      expect(plain.pullRequest).toBeUndefined()
+      expect(describeRun(plain)).toBe('commit fffffff')
+    }
+    // A payload that is not an issue comment's: no pull request either.
+    const other = readGitHubContext({
+      ...base,
+      GITHUB_EVENT_NAME: 'issue_comment',
+      GITHUB_EVENT_PATH: eventFile(pullRequestEvent())
+    })
+    expect(other.pullRequest).toBeUndefined()
+  })
+
   it('a pull request: its number, page and head, from the payload; the addresses without a last /', () => {
     const context = readGitHubContext({
       ...base,

@@ -66,6 +66,20 @@ function runnerEnv(
   }
 }
 
+/** The environment of an issue_comment run: a comment on pull request 42 (or on a plain issue). */
+function issueCommentEnv(api: GitHubServer, onPullRequest = true): Record<string, string> {
+  const env = runnerEnv(api, { event: 'issue_comment' })
+  const issue = {
+    number: 42,
+    html_url: `https://github.com/${REPOSITORY}/${onPullRequest ? 'pull' : 'issues'}/42`,
+    ...(onPullRequest
+      ? { pull_request: { html_url: `https://github.com/${REPOSITORY}/pull/42` } }
+      : {})
+  }
+  writeFileSync(env.GITHUB_EVENT_PATH, JSON.stringify({ issue, comment: { body: '/deploy' } }))
+  return env
+}
+
 /** A finished or failing operation, and the inputs that gate on it. */
 async function gate(status: 'finished' | 'error' = 'finished') {
   const { world, server } = await serve()
@@ -106,6 +120,43 @@ describe('pull requests: context', () => {
       'pr_comment: push run is not for a pull request; no comment written'
     )
     expect(run.outputs.comment_url).toBe('')
+    expect(api.requests).toHaveLength(0)
+  })
+})
+
+describe('pull requests: issue_comment runs (ChatOps)', () => {
+  it('a comment on a pull request: the run names it, and the sticky comment goes to it', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const run = await runAction(
+      server,
+      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
+      { env: issueCommentEnv(api) }
+    )
+    expect(run.code).toBe(0)
+    // The event carries no head commit (GITHUB_SHA is the default branch's): none is named.
+    expect(run.stdout).toMatch(/^Neon operations gate 0\.1\.0 for pull request #42$/m)
+    expect(run.summary).toContain(
+      'pull request <a href="https://github.com/octo/app/pull/42">#42</a> · waited'
+    )
+    expect(run.summary).not.toContain('fffffff')
+    expect(api.comments).toHaveLength(1)
+    expect(api.comments[0]).toMatchObject({ issueNumber: 42, repository: REPOSITORY })
+    expect(run.outputs.comment_url).toBe(api.comments[0].html_url)
+  })
+
+  it('a comment on an issue that is no pull request: one line, and no GitHub call', async () => {
+    const api = await github()
+    const { server, inputs } = await gate()
+    const run = await runAction(
+      server,
+      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
+      { env: issueCommentEnv(api, false) }
+    )
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain(
+      'pr_comment: issue_comment run is not for a pull request; no comment written'
+    )
     expect(api.requests).toHaveLength(0)
   })
 })

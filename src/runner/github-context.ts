@@ -19,10 +19,23 @@ const PullRequestEventSchema = z.object({
   })
 })
 
+/**
+ * `issue_comment` on a pull request (ChatOps: `/deploy` in a comment): the issue is the pull
+ * request, and `pull_request` says so; the event carries no head commit.
+ */
+const IssueCommentEventSchema = z.object({
+  issue: z.object({
+    number: z.number().int().positive(),
+    html_url: z.string().nullish(),
+    pull_request: z.object({ html_url: z.string().nullish() }).nullish()
+  })
+})
+
 interface PullRequest {
   number: number
   htmlUrl?: string
-  headSha: string
+  /** Undefined when the event does not carry it (`issue_comment`). */
+  headSha?: string
   /** `owner/name` of the head repository; differs from the repository on a fork. */
   headRepository?: string
 }
@@ -48,27 +61,40 @@ const PULL_REQUEST_EVENTS = new Set([
   'pull_request_review_comment'
 ])
 
-export function readGitHubContext(env: NodeJS.ProcessEnv = process.env): GitHubContext {
-  const eventName = env.GITHUB_EVENT_NAME ?? ''
-  let pullRequest: PullRequest | undefined
-  if (PULL_REQUEST_EVENTS.has(eventName) && env.GITHUB_EVENT_PATH) {
-    try {
-      const payload = PullRequestEventSchema.safeParse(
-        JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'))
-      )
-      if (payload.success) {
-        const { number, html_url, head } = payload.data.pull_request
-        pullRequest = {
-          number,
-          htmlUrl: html_url ?? undefined,
-          headSha: head.sha,
-          headRepository: head.repo?.full_name
-        }
-      }
-    } catch {
-      // No readable payload: the run is described by its commit alone.
+/** The pull request the event is about, from its payload; undefined for any other run. */
+function pullRequestOf(eventName: string, eventPath: string | undefined): PullRequest | undefined {
+  const pullRequestEvent = PULL_REQUEST_EVENTS.has(eventName)
+  if (!eventPath || !(pullRequestEvent || eventName === 'issue_comment')) return undefined
+  let json: unknown
+  try {
+    json = JSON.parse(readFileSync(eventPath, 'utf8'))
+  } catch {
+    // No readable payload: the run is described by its commit alone.
+    return undefined
+  }
+  if (pullRequestEvent) {
+    const payload = PullRequestEventSchema.safeParse(json)
+    if (!payload.success) return undefined
+    const { number, html_url, head } = payload.data.pull_request
+    return {
+      number,
+      htmlUrl: html_url ?? undefined,
+      headSha: head.sha,
+      headRepository: head.repo?.full_name
     }
   }
+  const payload = IssueCommentEventSchema.safeParse(json)
+  const issue = payload.success ? payload.data.issue : undefined
+  if (!issue?.pull_request) return undefined
+  return {
+    number: issue.number,
+    htmlUrl: issue.pull_request.html_url ?? issue.html_url ?? undefined
+  }
+}
+
+export function readGitHubContext(env: NodeJS.ProcessEnv = process.env): GitHubContext {
+  const eventName = env.GITHUB_EVENT_NAME ?? ''
+  const pullRequest = pullRequestOf(eventName, env.GITHUB_EVENT_PATH)
   return {
     eventName,
     sha: env.GITHUB_SHA ?? '',
@@ -83,15 +109,21 @@ export function readGitHubContext(env: NodeJS.ProcessEnv = process.env): GitHubC
   }
 }
 
-/** The commit the run is about: a pull request's head, else GITHUB_SHA. */
+/**
+ * The commit the run is about: a pull request's head, else GITHUB_SHA; '' for a pull request whose
+ * event carries no head (`issue_comment`, where GITHUB_SHA is the default branch's, not the
+ * pull request's).
+ */
 export function headSha(context: GitHubContext): string {
-  return context.pullRequest?.headSha ?? context.sha
+  return context.pullRequest ? (context.pullRequest.headSha ?? '') : context.sha
 }
 
 /** `pull request #42 (head 1a2b3c4)`, or `commit 1a2b3c4`, or '' outside GitHub. */
 export function describeRun(context: GitHubContext): string {
   const short = headSha(context).slice(0, 7)
-  if (context.pullRequest) return `pull request #${context.pullRequest.number} (head ${short})`
+  if (context.pullRequest) {
+    return `pull request #${context.pullRequest.number}${short ? ` (head ${short})` : ''}`
+  }
   return short ? `commit ${short}` : ''
 }
 
