@@ -3,7 +3,14 @@ import { describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { withoutNetwork } from './fixtures/network.js'
 import { octokitCommentApi } from '../src/runner/github-comments.js'
-import { gateMarker, type CommentMode, writePullRequestComment } from '../src/runner/pr-comment.js'
+import {
+  type LegResult,
+  legResult,
+  readComment,
+  renderComment
+} from '../src/runner/comment-results.js'
+import type { CommentMode } from '../src/runner/comment-writes.js'
+import { gateMarker, writePullRequestComment } from '../src/runner/pr-comment.js'
 import type { RunReport } from '../src/report/report.js'
 import { pullRequestContext } from './fixtures/github.js'
 import { collectingLogger } from './fixtures/logger.js'
@@ -25,6 +32,47 @@ const comment = (id: number, body: string, user = person) => ({
 
 const { logger, lines } = collectingLogger()
 
+/**
+ * One comment as GitHub keeps it: `take` records the body of a create or an update (a nock body
+ * matcher), `reply` and `list` answer with the body last sent, as GitHub would.
+ */
+function kept(id: number, user = bot, body = '') {
+  const state = { body }
+  return {
+    state,
+    take: (sent: { body: string }) => {
+      state.body = sent.body
+      return true
+    },
+    reply: () => comment(id, state.body, user),
+    list: () => [comment(id, state.body, user)]
+  }
+}
+
+/** The comment another leg of run 9 (or of `run`) wrote, with its result alone. */
+function legComment(leg: string, outcome: LegResult['outcome'], run = '9', attempt = '1') {
+  const result = legResult(
+    leg,
+    outcome,
+    `${outcome}: ${leg} line`,
+    Date.parse('2026-11-21T12:00:00Z')
+  )
+  const details = `<h2>Neon operations gate</h2>\n<p>${leg} details</p>\n`
+  return renderComment(
+    marker,
+    { results: { run, attempt, shown: leg, results: [result] }, details },
+    ''
+  )
+}
+
+/** The results a comment holds: leg and outcome, in order. */
+function resultsOf(body: string): [string, string][] {
+  return (readComment(body, marker)?.results.results ?? []).map((r) => [r.leg, r.outcome])
+}
+
+/** No warning was logged: every call the comment made was answered. */
+const noWarnings = () => expect(lines.filter((line) => line.startsWith('warning'))).toEqual([])
+
 function write(
   mode: CommentMode,
   outcome: RunReport['outcome'],
@@ -41,6 +89,7 @@ function write(
     gate,
     logger,
     redact: (text) => text.split(token).join('***'),
+    leg: 'leg-this',
     api: (signal) =>
       octokitCommentApi({
         token,
@@ -60,24 +109,23 @@ withoutNetwork(() => {
 
 describe('the sticky pull-request comment', () => {
   it('creates one when none exists, with the token as auth and the marker first', async () => {
-    let posted = ''
+    const created = kept(2)
     const scope = nock(API, { reqheaders: { authorization: `token ${TOKEN}` } })
       .get(LIST)
       .query({ per_page: '100' })
       .reply(200, [comment(1, 'hello')])
-      .post(LIST, (body: { body: string }) => {
-        posted = body.body
-        return true
-      })
-      .reply(201, comment(2, 'x', bot))
-      // Listed once more after creating: only this run's comment.
+      .post(LIST, created.take)
+      .reply(201, created.reply)
+      // Listed once more after creating: only this run's comment, as it was written.
       .get(LIST)
       .query(true)
-      .reply(200, [comment(2, `${marker}\nx`, bot)])
+      .reply(200, () => [comment(1, 'hello'), ...created.list()])
     expect(await write('always', 'success')).toBe(
       'https://github.com/octo/app/pull/42#issuecomment-2'
     )
     scope.done()
+    noWarnings()
+    const posted = created.state.body
     expect(posted.startsWith(`${marker}\n<h2>Neon operations gate</h2>`)).toBe(true)
     expect(lines).toContain(
       'info: pr_comment: created https://github.com/octo/app/pull/42#issuecomment-2'
@@ -86,6 +134,7 @@ describe('the sticky pull-request comment', () => {
 
   it('updates its own comment found on page two, following the Link header', async () => {
     const page2 = `${API}${LIST}?per_page=100&page=2`
+    const updated = kept(500)
     const scope = nock(API)
       .get(LIST)
       .query({ per_page: '100' })
@@ -97,71 +146,90 @@ describe('the sticky pull-request comment', () => {
       .get(LIST)
       .query({ per_page: '100', page: '2' })
       .reply(200, [comment(101, 'c100'), comment(500, `${marker}\nold`, bot)])
-      .patch('/repos/octo/app/issues/comments/500')
-      .reply(200, comment(500, 'new', bot))
+      .patch('/repos/octo/app/issues/comments/500', updated.take)
+      .reply(200, updated.reply)
+      // Read back: both pages again, the comment as it was written.
+      .get(LIST)
+      .query({ per_page: '100' })
+      .reply(
+        200,
+        Array.from({ length: 100 }, (_, i) => comment(i + 1, `c${i}`)),
+        { link: `<${page2}>; rel="next", <${page2}>; rel="last"` }
+      )
+      .get(LIST)
+      .query({ per_page: '100', page: '2' })
+      .reply(200, () => [comment(101, 'c100'), ...updated.list()])
     expect(await write('always', 'failure')).toContain('issuecomment-500')
     scope.done()
+    noWarnings()
+    expect(updated.state.body).toContain('❌ failure')
   })
 
   it("never edits a person's comment that quotes or even copies the marker", async () => {
+    const created = kept(3)
     const scope = nock(API)
       .get(LIST)
       .query(true)
       .reply(200, [comment(1, `> ${marker}\n> ✅ success`), comment(2, `${marker}\ncopied`)])
-      .post(LIST)
-      .reply(201, comment(3, 'x', bot))
-      // Listed once more after creating: only this run's comment.
+      .post(LIST, created.take)
+      .reply(201, created.reply)
+      // Listed once more after creating: only this run's comment is the action's.
       .get(LIST)
       .query(true)
-      .reply(200, [comment(3, `${marker}\nx`, bot)])
+      .reply(200, () => [comment(2, `${marker}\ncopied`), ...created.list()])
     expect(await write('always', 'success')).toContain('issuecomment-3')
     scope.done()
+    noWarnings()
   })
 
   it('another gate of the same pull request keeps its own comment', async () => {
     const other = gateMarker(context, { ...gate, branchId: 'br-2' })
     expect(other).not.toBe(marker)
+    const created = kept(8)
     const scope = nock(API)
       .get(LIST)
       .query(true)
       .reply(200, [comment(7, `${other}\nother gate`, bot)])
-      .post(LIST)
-      .reply(201, comment(8, 'x', bot))
-      // Listed once more after creating: only this run's comment.
+      .post(LIST, created.take)
+      .reply(201, created.reply)
       .get(LIST)
       .query(true)
-      .reply(200, [comment(8, `${marker}\nx`, bot)])
+      .reply(200, () => [comment(7, `${other}\nother gate`, bot), ...created.list()])
     expect(await write('always', 'success')).toContain('issuecomment-8')
     scope.done()
+    noWarnings()
   })
 
   it('failure: creates nothing while the gate passes, but turns an existing red comment green', async () => {
     nock(API).get(LIST).query(true).reply(200, [])
     expect(await write('failure', 'success')).toBeUndefined()
     expect(lines).toContain('info: pr_comment: failure, and the gate passed: no comment written')
-    let patched = ''
+    // A comment of an earlier run (or of an older version, without results): replaced.
+    const red = kept(4, bot, `${marker}\n❌ failure`)
     nock(API)
       .get(LIST)
       .query(true)
-      .reply(200, [comment(4, `${marker}\n❌ failure`, bot)])
-      .patch('/repos/octo/app/issues/comments/4', (body: { body: string }) => {
-        patched = body.body
-        return true
-      })
-      .reply(200, comment(4, 'x', bot))
+      .reply(200, red.list)
+      .patch('/repos/octo/app/issues/comments/4', red.take)
+      .reply(200, red.reply)
+      .get(LIST)
+      .query(true)
+      .reply(200, red.list)
     expect(await write('failure', 'success')).toContain('issuecomment-4')
-    expect(patched).toContain('✅ success')
+    expect(red.state.body).toContain('✅ success')
+    expect(red.state.body).not.toContain('❌ failure')
+    const created = kept(5)
     nock(API)
       .get(LIST)
       .query(true)
       .reply(200, [])
-      .post(LIST)
-      .reply(201, comment(5, 'x', bot))
-      // Listed once more after creating: only this run's comment.
+      .post(LIST, created.take)
+      .reply(201, created.reply)
       .get(LIST)
       .query(true)
-      .reply(200, [comment(5, `${marker}\nx`, bot)])
+      .reply(200, created.list)
     expect(await write('failure', 'timeout')).toContain('issuecomment-5')
+    noWarnings()
   })
 
   it.each([
@@ -240,46 +308,60 @@ describe('with a personal access token as github_token', () => {
   const writeWithPat = () => write('always', 'success', undefined, PAT)
 
   it('asks GitHub who the token is, and updates that account’s comment, not a bot’s', async () => {
+    const own = kept(2, person, `${marker}\nold`)
+    const byTheBot = comment(1, `${marker}\nby the bot`, bot)
     const scope = nock(API, { reqheaders: { authorization: `token ${PAT}` } })
       .get('/user')
       .reply(200, person)
       .get(LIST)
       .query(true)
-      .reply(200, [comment(1, `${marker}\nby the bot`, bot), comment(2, `${marker}\nold`)])
-      .patch('/repos/octo/app/issues/comments/2')
-      .reply(200, comment(2, 'new'))
+      .reply(200, () => [byTheBot, ...own.list()])
+      .patch('/repos/octo/app/issues/comments/2', own.take)
+      .reply(200, own.reply)
+      .get(LIST)
+      .query(true)
+      .reply(200, () => [byTheBot, ...own.list()])
     expect(await writeWithPat()).toContain('issuecomment-2')
     scope.done()
+    noWarnings()
   })
 
   it('never edits another person’s comment that copies the marker', async () => {
+    const copied = comment(1, `${marker}\ncopied`, { login: 'mallory', type: 'User' })
+    const created = kept(3, person)
     const scope = nock(API)
       .get('/user')
       .reply(200, person)
       .get(LIST)
       .query(true)
-      .reply(200, [comment(1, `${marker}\ncopied`, { login: 'mallory', type: 'User' })])
-      .post(LIST)
-      .reply(201, comment(3, 'x'))
-      // Listed once more after creating: only this run's comment.
+      .reply(200, [copied])
+      .post(LIST, created.take)
+      .reply(201, created.reply)
       .get(LIST)
       .query(true)
-      .reply(200, [comment(3, `${marker}\nx`)])
+      .reply(200, () => [copied, ...created.list()])
     expect(await writeWithPat()).toContain('issuecomment-3')
     scope.done()
+    noWarnings()
   })
 
   it('a token GitHub will not identify (403 on /user) looks for github-actions[bot]’s comment', async () => {
+    const byAPerson = comment(1, `${marker}\nby a person`)
+    const own = kept(4, bot, `${marker}\nold`)
     const scope = nock(API)
       .get('/user')
       .reply(403, { message: 'Resource not accessible by integration' })
       .get(LIST)
       .query(true)
-      .reply(200, [comment(1, `${marker}\nby a person`), comment(4, `${marker}\nold`, bot)])
-      .patch('/repos/octo/app/issues/comments/4')
-      .reply(200, comment(4, 'new', bot))
+      .reply(200, () => [byAPerson, ...own.list()])
+      .patch('/repos/octo/app/issues/comments/4', own.take)
+      .reply(200, own.reply)
+      .get(LIST)
+      .query(true)
+      .reply(200, () => [byAPerson, ...own.list()])
     expect(await writeWithPat()).toContain('issuecomment-4')
     scope.done()
+    noWarnings()
   })
 
   it('a rejected token is one warning, before any comment is read', async () => {
@@ -297,30 +379,39 @@ describe("whose comment is the action's", () => {
   const myApp = { login: 'my-app[bot]', type: 'Bot' }
 
   it('with the GITHUB_TOKEN, another bot’s comment that starts with the marker is left alone', async () => {
+    const byChatops = comment(1, `${marker}\nby chatops`, chatops)
+    const created = kept(2)
     const scope = nock(API)
       .get(LIST)
       .query(true)
-      .reply(200, [comment(1, `${marker}\nby chatops`, chatops)])
-      .post(LIST)
-      .reply(201, comment(2, 'x', bot))
+      .reply(200, [byChatops])
+      .post(LIST, created.take)
+      .reply(201, created.reply)
       .get(LIST)
       .query(true)
-      .reply(200, [comment(1, `${marker}\nby chatops`, chatops), comment(2, `${marker}\nx`, bot)])
+      .reply(200, () => [byChatops, ...created.list()])
     expect(await write('always', 'success')).toContain('issuecomment-2')
     scope.done()
+    noWarnings()
   })
 
   it('pr_comment_author names another GitHub App’s bot: only its comment is updated', async () => {
+    const byTheBot = comment(1, `${marker}\nold`, bot)
+    const own = kept(2, myApp, `${marker}\nold`)
     const scope = nock(API)
       .get(LIST)
       .query(true)
-      .reply(200, [comment(1, `${marker}\nold`, bot), comment(2, `${marker}\nold`, myApp)])
-      .patch('/repos/octo/app/issues/comments/2')
-      .reply(200, comment(2, 'new', myApp))
+      .reply(200, () => [byTheBot, ...own.list()])
+      .patch('/repos/octo/app/issues/comments/2', own.take)
+      .reply(200, own.reply)
+      .get(LIST)
+      .query(true)
+      .reply(200, () => [byTheBot, ...own.list()])
     expect(await write('always', 'success', undefined, TOKEN, 'my-app[bot]')).toContain(
       'issuecomment-2'
     )
     scope.done()
+    noWarnings()
   })
 
   it('a comment written as someone else than expected: a warning that says what to set', async () => {
@@ -335,52 +426,66 @@ describe("whose comment is the action's", () => {
     expect(lines).toContainEqual(expect.stringContaining('set pr_comment_author: my-app[bot]'))
   })
 
-  it('two runs that both created a comment converge on the oldest and delete the other', async () => {
-    const patched: string[] = []
+  it('two legs that both created a comment converge on the oldest, with both results, and delete the other', async () => {
+    const otherLeg = kept(8, bot, legComment('leg-other', 'failure'))
+    const created = kept(9)
     const scope = nock(API)
       .get(LIST)
       .query(true)
       .reply(200, [])
-      .post(LIST)
-      .reply(201, comment(9, 'x', bot))
+      .post(LIST, created.take)
+      .reply(201, created.reply)
       .get(LIST)
       .query(true)
-      .reply(200, [comment(8, `${marker}\nother leg`, bot), comment(9, `${marker}\nx`, bot)])
-      .patch('/repos/octo/app/issues/comments/8', (body: { body: string }) => {
-        patched.push(body.body)
-        return true
-      })
-      .reply(200, comment(8, 'new', bot))
+      .reply(200, () => [...otherLeg.list(), ...created.list()])
+      .patch('/repos/octo/app/issues/comments/8', otherLeg.take)
+      .reply(200, otherLeg.reply)
       .delete('/repos/octo/app/issues/comments/9')
       .reply(204)
+      .get(LIST)
+      .query(true)
+      .reply(200, otherLeg.list)
     expect(await write('always', 'success')).toContain('issuecomment-8')
     scope.done()
-    expect(patched[0]).toMatch(new RegExp(`^${marker}`))
+    noWarnings()
+    const body = otherLeg.state.body
+    expect(body).toMatch(
+      new RegExp(`^${marker}\n<h2>Neon operations gate</h2>\n<p>leg-other details`)
+    )
+    expect(resultsOf(body)).toEqual([
+      ['leg-other', 'failure'],
+      ['leg-this', 'success']
+    ])
   })
 
   it('an update also deletes leftover duplicates; one already deleted is no error', async () => {
+    const own = kept(3, bot, `${marker}\na`)
     const scope = nock(API)
       .get(LIST)
       .query(true)
-      .reply(200, [comment(3, `${marker}\na`, bot), comment(4, `${marker}\nb`, bot)])
-      .patch('/repos/octo/app/issues/comments/3')
-      .reply(200, comment(3, 'new', bot))
+      .reply(200, () => [...own.list(), comment(4, `${marker}\nb`, bot)])
+      .patch('/repos/octo/app/issues/comments/3', own.take)
+      .reply(200, own.reply)
       .delete('/repos/octo/app/issues/comments/4')
       .reply(404, { message: 'Not Found' })
+      .get(LIST)
+      .query(true)
+      .reply(200, own.list)
     expect(await write('always', 'success')).toContain('issuecomment-3')
     scope.done()
-    expect(lines.filter((line) => line.startsWith('warning'))).toEqual([])
+    noWarnings()
   })
 })
 
 describe('written is written: a later call that fails keeps the comment that holds the result', () => {
   it('listing again after creating fails: the new comment, and the warning says what failed', async () => {
+    const created = kept(7)
     const scope = nock(API)
       .get(LIST)
       .query(true)
       .reply(200, [])
-      .post(LIST)
-      .reply(201, comment(7, 'x', bot))
+      .post(LIST, created.take)
+      .reply(201, created.reply)
       .get(LIST)
       .query(true)
       .reply(502, { message: 'Bad Gateway' })
@@ -388,18 +493,39 @@ describe('written is written: a later call that fails keeps the comment that hol
     scope.done()
     expect(lines).toEqual([
       expect.stringMatching(
-        /^warning: pr_comment: created https:\/\/github\.com\/octo\/app\/pull\/42#issuecomment-7, but listing the comments again to find duplicates from other runs of this gate failed/
+        /^warning: pr_comment: created https:\/\/github\.com\/octo\/app\/pull\/42#issuecomment-7, but listing the comments again to find duplicates from other runs of this gate failed, so a duplicate comment may be left behind: /
+      )
+    ])
+  })
+
+  it('reading back after an update fails: the updated comment, and the warning says what that may leave', async () => {
+    const own = kept(3, bot, `${marker}\nold`)
+    const scope = nock(API)
+      .get(LIST)
+      .query(true)
+      .reply(200, own.list)
+      .patch('/repos/octo/app/issues/comments/3', own.take)
+      .reply(200, own.reply)
+      .get(LIST)
+      .query(true)
+      .reply(502, { message: 'Bad Gateway' })
+    expect(await write('always', 'success')).toBe(comment(3, '').html_url)
+    scope.done()
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^warning: pr_comment: updated https:\/\/github\.com\/octo\/app\/pull\/42#issuecomment-3, but listing the comments again to check that no other leg's write replaced this result failed, so another leg's result may be missing from it: Bad Gateway \(HTTP 502\)$/
       )
     ])
   })
 
   it('deleting a duplicate fails: the updated comment, and the warning names the duplicate', async () => {
+    const own = kept(3, bot, `${marker}\na`)
     const scope = nock(API)
       .get(LIST)
       .query(true)
       .reply(200, [comment(3, `${marker}\na`, bot), comment(4, `${marker}\nb`, bot)])
-      .patch('/repos/octo/app/issues/comments/3')
-      .reply(200, comment(3, 'new', bot))
+      .patch('/repos/octo/app/issues/comments/3', own.take)
+      .reply(200, own.reply)
       .delete('/repos/octo/app/issues/comments/4')
       .reply(500, { message: 'Server Error' })
     expect(await write('always', 'success')).toBe(comment(3, '').html_url)

@@ -226,7 +226,7 @@ describe('GitHub’s REST description: the local GitHub API and the comment’s 
     expect(violations[0].problems).toContain("/0 must have required property 'user'")
   })
 
-  it('list, create, list again; then list and update, with the GITHUB_TOKEN', async () => {
+  it('list, create, list again; then list, update and list again, with the GITHUB_TOKEN', async () => {
     const { github, run } = await gate(WRITE_TOKEN)
     expect((await run()).outputs.comment_url).toMatch(/#issuecomment-/)
     expect((await run()).outputs.comment_url).toMatch(/#issuecomment-/)
@@ -235,7 +235,8 @@ describe('GitHub’s REST description: the local GitHub API and the comment’s 
       'POST 201',
       'GET 200',
       'GET 200',
-      'PATCH 200'
+      'PATCH 200',
+      'GET 200'
     ])
   })
 })

@@ -60,6 +60,7 @@ function runnerEnv(
     GITHUB_WORKFLOW: 'Preview',
     GITHUB_JOB: 'gate',
     GITHUB_RUN_ID: '777',
+    GITHUB_RUN_ATTEMPT: '1',
     GITHUB_ACTOR: options.actor ?? 'octocat',
     GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_API_URL: api.apiUrl
@@ -227,17 +228,23 @@ describe('pull requests: one sticky comment', () => {
     expect(comment.body).toContain('```mermaid\ngantt')
     expect(comment.body).toContain('actions/runs/777')
     expect(comment.user).toEqual(ACTIONS_BOT)
-    const second = await runAction(server, withComment, { env })
+    // A re-run: the next attempt of the same run.
+    const second = await runAction(server, withComment, {
+      env: { ...env, GITHUB_RUN_ATTEMPT: '2' }
+    })
     expect(second.outputs.comment_url).toBe(comment.html_url)
     expect(api.comments).toHaveLength(1)
-    // Created, listed once more (a matrix leg may have created one too), then updated in place.
+    // Created, then listed once more (a matrix leg may have created one too); updated in place,
+    // then listed once more (a leg may have written at the same moment).
     expect(api.requests.map((request) => request.method)).toEqual([
       'GET',
       'POST',
       'GET',
       'GET',
-      'PATCH'
+      'PATCH',
+      'GET'
     ])
+    expect(api.comments[0].body).not.toContain('results of this workflow run')
     // The token goes to the GitHub API only, the key to the API only.
     expect(api.requests.every((request) => request.token === WRITE_TOKEN)).toBe(true)
     expect(server.requests.every((request) => request.keyType === 'organization')).toBe(true)
@@ -322,28 +329,77 @@ describe('pull requests: annotations', () => {
 })
 
 describe('pull requests: whose comment, and only one', () => {
-  it('two matrix legs of the same gate at once leave one comment, which later runs update', async () => {
+  it('two matrix legs of the same gate at once leave one comment with both results, the worst first; later runs update it', async () => {
     const api = await github()
     // Both legs list before either creates, as two legs started together can. The API server
     // holds both legs' first reads until both came, so they reach GitHub together, however long
     // each one's start-up took; the comment's own 5 s then cannot run out between them.
     api.holdListsUntil = 2
-    const { server, inputs } = await gate()
+    const { world, server } = await serve()
+    // The first read finds the operation failed, the second finished: one red leg, one green.
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      branchId: 'br-preview-42',
+      error: 'out of capacity',
+      timeline: [{ status: 'error', reads: 1 }, { status: 'finished' }]
+    })
     server.holdUntil(2)
     const env = runnerEnv(api)
-    const legInputs = { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN }
+    const legInputs = {
+      project_id: PROJECT,
+      operation_id: op.id,
+      pr_comment: 'always',
+      github_token: WRITE_TOKEN
+    }
     const legs = await Promise.all([
       runAction(server, legInputs, { env }),
       runAction(server, legInputs, { env })
     ])
+    expect(legs.map((leg) => leg.outputs.outcome).sort()).toEqual(['failure', 'success'])
     expect(api.requests.filter((request) => request.method === 'POST')).toHaveLength(2)
     expect(api.comments).toHaveLength(1)
     const [kept] = api.comments
     for (const leg of legs) expect(leg.outputs.comment_url).toBe(kept.html_url)
+    // A green leg never hides a red one: the failure heads the comment, and both are listed.
+    expect(kept.body).toMatch(
+      /^<!-- neon-operations-gate:[0-9a-f]{16} -->\n<h2>Neon operations gate<\/h2>\n<p><b>❌ failure<\/b>/
+    )
+    expect(kept.body).toContain('<h3>2 results of this workflow run</h3>')
+    expect(kept.body).toMatch(/<td>❌ failure: apply_config on br-preview-42 ended in error/)
+    expect(kept.body).toMatch(/<td>✅ success: the operation finished/)
+    // A new attempt starts afresh: its one result, green.
     api.holdListsUntil = 0
-    const later = await runAction(server, legInputs, { env })
+    const later = await runAction(server, legInputs, { env: { ...env, GITHUB_RUN_ATTEMPT: '2' } })
     expect(later.outputs.comment_url).toBe(kept.html_url)
     expect(api.comments).toHaveLength(1)
+    expect(api.comments[0].body).toMatch(/\n<p><b>✅ success<\/b>/)
+    expect(api.comments[0].body).not.toContain('results of this workflow run')
+  })
+
+  it('legs of the same run one after the other: each adds its result, and a red one stays the headline', async () => {
+    const api = await github()
+    const { world, server } = await serve()
+    const op = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      branchId: 'br-preview-42',
+      error: 'out of capacity',
+      timeline: [{ status: 'error', reads: 1 }, { status: 'finished' }]
+    })
+    const env = runnerEnv(api)
+    const legInputs = {
+      project_id: PROJECT,
+      operation_id: op.id,
+      pr_comment: 'always',
+      github_token: WRITE_TOKEN
+    }
+    const red = await runAction(server, legInputs, { env })
+    const green = await runAction(server, legInputs, { env })
+    expect([red.code, green.code]).toEqual([1, 0])
+    expect(api.comments).toHaveLength(1)
+    const [comment] = api.comments
+    expect(green.outputs.comment_url).toBe(comment.html_url)
+    expect(comment.body).toMatch(/\n<p><b>❌ failure<\/b>: <code>apply_config<\/code>/)
+    expect(comment.body).toContain('<h3>2 results of this workflow run</h3>')
   })
 
   it('the key, base64-encoded after "Bearer ", never reaches the comment', async () => {

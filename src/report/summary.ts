@@ -117,6 +117,14 @@ function outcomeLines(format: ReportFormat, report: RunReport, facts: OperationF
   return [...lines, ...database]
 }
 
+/**
+ * The report's first line as plain text, API text made safe for a log: the outcome and why
+ * (`❌ failure: start_compute on br-7 ended in error: "…"`), or the error.
+ */
+export function headlineText(report: RunReport): string {
+  return forLogLines(outcomeLines(TEXT_FORMAT, report, operationFacts(report))[0])
+}
+
 /** The report in `format`: the outcome and why, the counts, the operations, the projects. */
 function renderReport(report: RunReport, format: ReportFormat, limits: SummaryLimits): string {
   const facts = operationFacts(report)

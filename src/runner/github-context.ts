@@ -51,6 +51,8 @@ export interface GitHubContext {
   serverUrl: string
   apiUrl: string
   runId: string
+  /** GITHUB_RUN_ATTEMPT: 1, then 2 and on for each re-run of the same run. */
+  runAttempt: string
   pullRequest?: PullRequest
 }
 
@@ -105,6 +107,7 @@ export function readGitHubContext(env: NodeJS.ProcessEnv = process.env): GitHubC
     serverUrl: (env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, ''),
     apiUrl: (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
     runId: env.GITHUB_RUN_ID ?? '',
+    runAttempt: env.GITHUB_RUN_ATTEMPT ?? '',
     pullRequest
   }
 }

@@ -1,22 +1,32 @@
 /*
  * One sticky comment on the pull request: found by a hidden marker that identifies this gate,
- * updated in place on every later run, never one a person wrote. A side effect: every failure is one
- * warning, bounded in time, and never changes the outcome. GitHub's side is github-comments.ts.
+ * updated in place on every later run, never one a person wrote. The legs of one workflow run and
+ * attempt (a matrix) add their results to it, the worst shown first (comment-results.ts holds
+ * what it says, comment-writes.ts how it is written when legs write at once). A side effect: every
+ * failure is one warning, bounded in time, and never changes the outcome. GitHub's side is
+ * github-comments.ts.
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { type Clock, systemClock } from '../domain/clock.js'
 import type { GitHubContext } from './github-context.js'
 import type { Logger } from '../domain/logger.js'
 import type { RunReport } from '../report/report.js'
-import { renderSummaryWithin } from '../report/summary.js'
-import { type CommentApi, type IssueComment, octokitCommentApi } from './github-comments.js'
-
-export type CommentMode = 'off' | 'always' | 'failure'
+import { headlineText, renderSummaryWithin } from '../report/summary.js'
+import { legResult, type OwnResult, RESULTS_BUDGET_BYTES } from './comment-results.js'
+import {
+  type CommentMode,
+  type CommentProgress,
+  upsertComment,
+  type Upserted
+} from './comment-writes.js'
+import { type CommentApi, octokitCommentApi } from './github-comments.js'
 
 /** The longest the comment may take, listing, creating or updating included. */
 export const COMMENT_TIME_LIMIT_MS = 5000
 /** GitHub refuses a comment body over 65,536 characters; counted in UTF-8 bytes, this is under. */
 const MAX_COMMENT_BYTES = 60_000
+/** The details of the result shown: what the results, the marker and the footer leave. */
+const MAX_DETAILS_BYTES = MAX_COMMENT_BYTES - RESULTS_BUDGET_BYTES - 2000
 /** Operation rows in the comment; fewer when the body would be too long. */
 const COMMENT_OPERATION_ROWS = 20
 
@@ -63,100 +73,21 @@ async function commentAuthor(api: CommentApi, token: string, configured?: string
   return (await api.authenticatedLogin()) ?? ACTIONS_BOT_LOGIN
 }
 
-/** A comment the action wrote: it starts with the marker, and its author is the token's identity. */
-function isOwnComment(comment: IssueComment, marker: string, author: string): boolean {
-  return (comment.body ?? '').startsWith(marker) && comment.user?.login === author
+/** The summary in Markdown that GitHub renders: this run's details, within their share of the body. */
+function details(report: RunReport): string {
+  return renderSummaryWithin(report, MAX_DETAILS_BYTES, {
+    operationRows: COMMENT_OPERATION_ROWS,
+    projectRows: 0
+  })
 }
 
-/** Every comment of the action's with this marker, oldest first. */
-async function ownComments(api: CommentApi, marker: string, author: string) {
-  const own: IssueComment[] = []
-  for await (const page of api.listComments()) {
-    own.push(...page.filter((comment) => isOwnComment(comment, marker, author)))
-  }
-  return own.sort((a, b) => a.id - b.id)
-}
-
-/** The summary in Markdown that GitHub renders, under the marker, within GitHub's size limit. */
-function commentBody(report: RunReport, context: GitHubContext, marker: string): string {
+/** The link to the workflow run, under the results. */
+function footer(context: GitHubContext): string {
   const runUrl =
     context.runId && context.repository
       ? `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
       : undefined
-  const footer = runUrl ? `<p><sub><a href="${runUrl}">Workflow run</a></sub></p>\n` : ''
-  return renderSummaryWithin(
-    report,
-    MAX_COMMENT_BYTES,
-    { operationRows: COMMENT_OPERATION_ROWS, projectRows: 0 },
-    (html) => `${marker}\n${html}${footer}`
-  )
-}
-
-/**
- * How far the comment got: the comment that holds this run's result once one was written, and the
- * step under way after that, so that a later failure still reports the comment and says what failed.
- */
-interface CommentProgress {
-  written?: { action: 'created' | 'updated'; url: string }
-  step?: string
-}
-
-/**
- * Updates this gate's comment, or creates one: `always`, or `failure` when the run failed. With
- * `failure` an existing comment is updated whatever the outcome, so a red comment turns green.
- * Returns false when there was nothing to write.
- *
- * Two runs of the same gate at once (matrix legs) may each find none and create one. So after
- * creating, the comments are listed once more, and every run converges on the same one: the oldest
- * is kept (updated with this run's body if it is not the one just created), the others deleted.
- */
-async function upsertComment(
-  api: CommentApi,
-  progress: CommentProgress,
-  {
-    marker,
-    author,
-    body,
-    mode,
-    failed,
-    logger
-  }: {
-    marker: string
-    author: string
-    body: string
-    mode: CommentMode
-    failed: boolean
-    logger: Logger
-  }
-): Promise<boolean> {
-  let own = await ownComments(api, marker, author)
-  let created: IssueComment | undefined
-  if (own.length === 0) {
-    if (mode === 'failure' && !failed) return false
-    created = await api.createComment(body)
-    progress.written = { action: 'created', url: created.html_url }
-    const writer = created.user?.login
-    if (writer && writer !== author) {
-      logger.warning(
-        `pr_comment: the comment was written as ${writer}, not ${author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`
-      )
-      return true
-    }
-    progress.step = 'listing the comments again to find duplicates from other runs of this gate'
-    own = await ownComments(api, marker, author)
-    if (!own.some((comment) => comment.id === created!.id)) own.push(created)
-    own.sort((a, b) => a.id - b.id)
-  }
-  const [kept, ...duplicates] = own
-  if (kept.id !== created?.id) {
-    progress.step = `updating the comment ${kept.html_url}`
-    progress.written = { action: 'updated', url: (await api.updateComment(kept.id, body)).html_url }
-  }
-  for (const duplicate of duplicates) {
-    progress.step = `deleting the duplicate comment ${duplicate.html_url}`
-    await api.deleteComment(duplicate.id)
-  }
-  return true
+  return runUrl ? `<p><sub><a href="${runUrl}">Workflow run</a></sub></p>\n` : ''
 }
 
 export interface PullRequestCommentOptions {
@@ -173,8 +104,10 @@ export interface PullRequestCommentOptions {
   /** Builds the API; Octokit by default. */
   api?: (signal: AbortSignal) => Promise<CommentApi>
   timeLimitMs?: number
-  /** What the time limit is measured by; the system clock by default. */
+  /** What the time limit is measured by, and when the result was reported; the system clock by default. */
   clock?: Clock
+  /** This run's id among the legs that share the comment; a random one by default. */
+  leg?: string
 }
 
 /**
@@ -184,7 +117,7 @@ export interface PullRequestCommentOptions {
 export async function writePullRequestComment(
   options: PullRequestCommentOptions
 ): Promise<string | undefined> {
-  const { context, logger, report } = options
+  const { context, logger } = options
   const pullRequest = context.pullRequest
   if (options.mode === 'off') return undefined
   if (!pullRequest) {
@@ -200,9 +133,58 @@ export async function writePullRequestComment(
     )
     return undefined
   }
-  const failed = !(report.outcome === 'success' || report.outcome === 'pending')
-  const marker = gateMarker(context, options.gate)
-  const body = options.redact(commentBody(report, context, marker))
+  const progress: CommentProgress = {}
+  try {
+    const upserted = await withinTimeLimit(options, async (signal) => {
+      const api = await (options.api ?? defaultApi(options, pullRequest.number))(signal)
+      const author = await commentAuthor(api, options.token, options.author)
+      return upsertComment(api, progress, {
+        marker: gateMarker(context, options.gate),
+        author,
+        own: ownResult(options),
+        footer: footer(context),
+        mode: options.mode,
+        failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
+        logger
+      })
+    })
+    if (upserted === 'not needed') {
+      logger.info('pr_comment: failure, and the gate passed: no comment written')
+    }
+    if (upserted !== 'written') return undefined
+    logger.info(`pr_comment: ${progress.written!.action} ${progress.written!.url}`)
+    return progress.written!.url
+  } catch (error) {
+    const { written, step } = progress
+    if (written && step) {
+      // The result is on the pull request; only what came after it failed.
+      logger.warning(
+        `pr_comment: ${written.action} ${written.url}, but ${step.doing} failed, ${step.risk}: ${describeGitHubError(error)}`
+      )
+      return written.url
+    }
+    logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`)
+    return undefined
+  }
+}
+
+/** This run's result as the comment holds it: its headline and details, secrets out. */
+function ownResult({ context, report, redact, clock, leg }: PullRequestCommentOptions): OwnResult {
+  const line = redact(headlineText(report))
+  const at = (clock ?? systemClock).wallNow()
+  return {
+    run: context.runId,
+    attempt: context.runAttempt,
+    result: legResult(leg ?? randomUUID(), report.outcome ?? 'error', line, at),
+    details: redact(details(report))
+  }
+}
+
+/** `work`, aborted with an error when the time limit comes first. */
+async function withinTimeLimit(
+  options: Pick<PullRequestCommentOptions, 'timeLimitMs' | 'clock'>,
+  work: (signal: AbortSignal) => Promise<Upserted>
+): Promise<Upserted> {
   const controller = new AbortController()
   const timeLimitMs = options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS
   const timer = new AbortController()
@@ -212,38 +194,10 @@ export async function writePullRequestComment(
     throw error
   })
   timeLimit.catch(() => undefined)
-  const progress: CommentProgress = {}
+  const working = work(controller.signal)
+  working.catch(() => undefined)
   try {
-    const work = (async () => {
-      const api = await (options.api ?? defaultApi(options, pullRequest.number))(controller.signal)
-      const author = await commentAuthor(api, options.token, options.author)
-      return upsertComment(api, progress, {
-        marker,
-        author,
-        body,
-        mode: options.mode,
-        failed,
-        logger
-      })
-    })()
-    work.catch(() => undefined)
-    if (!(await Promise.race([work, timeLimit]))) {
-      logger.info('pr_comment: failure, and the gate passed: no comment written')
-      return undefined
-    }
-    logger.info(`pr_comment: ${progress.written!.action} ${progress.written!.url}`)
-    return progress.written!.url
-  } catch (error) {
-    const { written, step } = progress
-    if (written) {
-      // The result is on the pull request; only the tidying after it failed.
-      logger.warning(
-        `pr_comment: ${written.action} ${written.url}, but ${step} failed, so a duplicate comment may be left behind: ${describeGitHubError(error)}`
-      )
-      return written.url
-    }
-    logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`)
-    return undefined
+    return await Promise.race([working, timeLimit])
   } finally {
     timer.abort()
     controller.abort()

@@ -1,0 +1,331 @@
+/*
+ * Matrix legs share the sticky comment: the legs of one workflow run and attempt add their results,
+ * the worst outcome heads it, a new run or attempt starts afresh, and legs that write at once
+ * converge (and what GitHub's REST API leaves of that race). Against GitHub's comments kept in
+ * memory, so that the order of two legs' calls is the test's; the HTTP side is pr-comment.test.ts,
+ * and the bundle's legs over the local GitHub server are e2e/pull-request.test.ts.
+ */
+import { describe, expect, it } from '@jest/globals'
+import type { Outcome } from '../src/wait/wait-for-operations.js'
+import type { RunReport } from '../src/report/report.js'
+import {
+  legResult,
+  mergeResults,
+  readComment,
+  renderComment,
+  RESULTS_BUDGET_BYTES
+} from '../src/runner/comment-results.js'
+import type { CommentMode } from '../src/runner/comment-writes.js'
+import type { CommentApi, IssueComment } from '../src/runner/github-comments.js'
+import { gateMarker, writePullRequestComment } from '../src/runner/pr-comment.js'
+import { pullRequestContext } from './fixtures/github.js'
+import { collectingLogger } from './fixtures/logger.js'
+import { operation } from './fixtures/operations.js'
+
+const BOT = { login: 'github-actions[bot]', type: 'Bot' }
+const context = pullRequestContext('http://127.0.0.1:9')
+const gate = { projectId: 'p-1', branchId: 'br-1', operationIds: [] }
+const marker = gateMarker(context, gate)
+const url = (id: number) => `https://github.com/octo/app/pull/42#issuecomment-${id}`
+
+/** A promise and the function that settles it. */
+function deferred(): { promise: Promise<void>; release: () => void } {
+  let release = () => undefined as void
+  const promise = new Promise<void>((resolve) => (release = resolve))
+  return { promise, release }
+}
+
+/**
+ * GitHub's issue comments in memory. Each list takes its snapshot when asked and answers it when
+ * `afterSnapshot` lets it: a list can answer a state that a write has changed since, as on the real
+ * API.
+ */
+class MemoryGitHub {
+  comments: IssueComment[] = []
+  readonly calls: string[] = []
+  private nextId = 100
+  /** Called as each list's snapshot is taken; the list answers once what it returns settles. */
+  afterSnapshot?: () => Promise<void> | void
+
+  api(): CommentApi {
+    return {
+      authenticatedLogin: async () => BOT.login,
+      listComments: () => this.list(),
+      createComment: async (body) => {
+        this.calls.push('POST')
+        const id = this.nextId++
+        const comment = { id, body, user: BOT, html_url: url(id) }
+        this.comments.push(comment)
+        return { ...comment }
+      },
+      updateComment: async (id, body) => {
+        this.calls.push(`PATCH ${id}`)
+        const found = this.comments.find((comment) => comment.id === id)
+        if (!found) throw Object.assign(new Error('Not Found'), { status: 404 })
+        found.body = body
+        return { ...found }
+      },
+      deleteComment: async (id) => {
+        this.calls.push(`DELETE ${id}`)
+        this.comments = this.comments.filter((comment) => comment.id !== id)
+      }
+    }
+  }
+
+  private async *list(): AsyncIterable<IssueComment[]> {
+    this.calls.push('GET')
+    const snapshot = this.comments.map((comment) => ({ ...comment }))
+    await this.afterSnapshot?.()
+    yield snapshot
+  }
+
+  /** The one comment there is, and what it holds. */
+  only() {
+    expect(this.comments).toHaveLength(1)
+    const [comment] = this.comments
+    return { comment, content: readComment(comment.body ?? '', marker)! }
+  }
+}
+
+/** A report of `outcome` on one operation (its action names the leg), failed when it is not a success. */
+function report(outcome: Outcome, action: string): RunReport {
+  const status = outcome === 'success' ? 'finished' : outcome === 'failure' ? 'error' : 'running'
+  const operations = [
+    operation({ action, status, error: status === 'error' ? 'no capacity' : undefined })
+  ]
+  const wait = { outcome, polls: 1, observed: true, readAt: new Map(), elapsedMs: 10, operations }
+  return { outcome, wait, elapsedMs: 10, requests: { requests: 1, retries: 0 } }
+}
+
+/** One leg of run 9 (or of `runId`, `runAttempt`): its comment, with `pr_comment: always`. */
+function leg(
+  github: MemoryGitHub,
+  name: string,
+  outcome: Outcome,
+  {
+    runId = '9',
+    runAttempt = '1',
+    mode = 'always'
+  }: { runId?: string; runAttempt?: string; mode?: CommentMode } = {}
+) {
+  const { logger, lines } = collectingLogger()
+  const written = writePullRequestComment({
+    mode,
+    token: 'ghs_memory_token',
+    context: { ...context, runId, runAttempt },
+    report: report(outcome, `action_of_${name}`),
+    gate,
+    logger,
+    redact: (text) => text,
+    api: async () => github.api(),
+    leg: name
+  })
+  return { written, lines }
+}
+
+const legsOf = (content: ReturnType<MemoryGitHub['only']>['content']) =>
+  content.results.results.map((result) => [result.leg, result.outcome])
+
+describe('legs of one run and attempt add their results; the worst heads the comment', () => {
+  it('a failure, then a success and a timeout: the failure stays the headline, with every result', async () => {
+    const github = new MemoryGitHub()
+    expect(await leg(github, 'a', 'failure').written).toBe(url(100))
+    expect(await leg(github, 'b', 'success').written).toBe(url(100))
+    expect(await leg(github, 'c', 'timeout').written).toBe(url(100))
+    const { comment, content } = github.only()
+    expect(legsOf(content)).toEqual([
+      ['a', 'failure'],
+      ['b', 'success'],
+      ['c', 'timeout']
+    ])
+    expect(content.results).toMatchObject({ run: '9', attempt: '1', shown: 'a' })
+    // The headline and the details are the failing leg's; the table lists all three.
+    expect(comment.body).toMatch(
+      new RegExp(
+        `^${marker}\\n<h2>Neon operations gate</h2>\\n<p><b>❌ failure</b>: <code>action_of_a</code>`
+      )
+    )
+    expect(comment.body).toContain('<h3>3 results of this workflow run</h3>')
+    expect(comment.body).toMatch(/<tr><td>2<\/td><td>✅ success: the operation finished/)
+    expect(comment.body).toMatch(/<tr><td>3<\/td><td>⌛ timeout/)
+    expect(Buffer.byteLength(comment.body!)).toBeLessThan(60_000)
+  })
+
+  it('a red leg after a green one takes the headline; of two failures the newer shows', async () => {
+    const github = new MemoryGitHub()
+    await leg(github, 'a', 'success').written
+    await leg(github, 'b', 'failure').written
+    expect(github.only().content.results.shown).toBe('b')
+    expect(github.only().comment.body).toContain('<code>action_of_b</code>')
+    await leg(github, 'c', 'failure').written
+    expect(github.only().content.results.shown).toBe('c')
+    await leg(github, 'd', 'cancelled').written
+    expect(github.only().content.results.shown).toBe('c')
+  })
+
+  it('a new attempt, or a new run, starts the list afresh; a later run’s comment is left alone', async () => {
+    const github = new MemoryGitHub()
+    await leg(github, 'a', 'failure').written
+    await leg(github, 'b', 'success').written
+    expect(await leg(github, 'c', 'success', { runAttempt: '2' }).written).toBe(url(100))
+    const { comment, content } = github.only()
+    expect(legsOf(content)).toEqual([['c', 'success']])
+    expect(comment.body).toContain('<b>✅ success</b>')
+    expect(comment.body).not.toContain('results of this workflow run')
+    await leg(github, 'd', 'timeout', { runId: '10' }).written
+    expect(legsOf(github.only().content)).toEqual([['d', 'timeout']])
+    // A leg of run 9 that finishes last does not overwrite run 10's results.
+    const late = leg(github, 'e', 'success', { runAttempt: '3' })
+    expect(await late.written).toBeUndefined()
+    expect(late.lines).toEqual([
+      `info: pr_comment: ${url(100)} holds the results of a later run of this gate; left as it is`
+    ])
+    expect(legsOf(github.only().content)).toEqual([['d', 'timeout']])
+  })
+
+  it('pr_comment: failure adds a green leg to a red comment of its run; it creates none alone', async () => {
+    const github = new MemoryGitHub()
+    expect(await leg(github, 'a', 'success', { mode: 'failure' }).written).toBeUndefined()
+    expect(github.comments).toEqual([])
+    await leg(github, 'b', 'failure', { mode: 'failure' }).written
+    await leg(github, 'c', 'success', { mode: 'failure' }).written
+    expect(legsOf(github.only().content)).toEqual([
+      ['b', 'failure'],
+      ['c', 'success']
+    ])
+  })
+
+  it('a comment without results (an older version’s, or one edited by hand) is replaced', async () => {
+    const github = new MemoryGitHub()
+    github.comments.push({ id: 5, body: `${marker}\n<p>old</p>`, user: BOT, html_url: url(5) })
+    expect(await leg(github, 'a', 'success').written).toBe(url(5))
+    expect(legsOf(github.only().content)).toEqual([['a', 'success']])
+    github.comments[0].body = `${github.comments[0].body!.slice(0, -5)}{"bad" -->`
+    await leg(github, 'b', 'timeout').written
+    expect(legsOf(github.only().content)).toEqual([['b', 'timeout']])
+  })
+})
+
+describe('legs that write at once', () => {
+  it('both list before either creates: two comments, then one, holding both results', async () => {
+    const github = new MemoryGitHub()
+    const both = deferred()
+    let lists = 0
+    // The first list waits for the second: both see no comment, and both create one.
+    github.afterSnapshot = () =>
+      ++lists === 2 ? both.release() : lists === 1 ? both.promise : undefined
+    const [a, b] = [leg(github, 'a', 'failure'), leg(github, 'b', 'success')]
+    const [urlA, urlB] = await Promise.all([a.written, b.written])
+    expect(github.calls.filter((call) => call === 'POST')).toHaveLength(2)
+    const { comment, content } = github.only()
+    expect([urlA, urlB]).toEqual([comment.html_url, comment.html_url])
+    expect(legsOf(content).sort()).toEqual([
+      ['a', 'failure'],
+      ['b', 'success']
+    ])
+    expect(content.results.shown).toBe('a')
+    expect([...a.lines, ...b.lines].filter((line) => line.startsWith('warning'))).toEqual([])
+  })
+
+  it('both read the comment before either writes: the one overwritten merges its result back in', async () => {
+    const github = new MemoryGitHub()
+    await leg(github, 'first', 'success').written
+    github.calls.length = 0
+    const both = deferred()
+    // Lists 2 and 3 (each leg's first) see the same comment, before either leg writes.
+    let lists = 0
+    // Each leg's first list sees the same comment: the first waits for the second.
+    github.afterSnapshot = () =>
+      ++lists === 2 ? both.release() : lists === 1 ? both.promise : undefined
+    const [a, b] = [leg(github, 'a', 'timeout'), leg(github, 'b', 'failure')]
+    await Promise.all([a.written, b.written])
+    expect(legsOf(github.only().content).sort()).toEqual([
+      ['a', 'timeout'],
+      ['b', 'failure'],
+      ['first', 'success']
+    ])
+    expect(github.only().content.results.shown).toBe('b')
+    // Both wrote from the same read; one read back without its result and wrote again.
+    expect(github.calls.filter((call) => call.startsWith('PATCH'))).toHaveLength(3)
+  })
+
+  it('what the REST API cannot prevent: a write from a read older than another leg’s read-back drops that leg’s result', async () => {
+    // As pr-comment.ts says: leg b reads, leg a writes and reads back (its result is there), then
+    // b's write, made from its older read, lands; nobody reads again. a's own check keeps its result.
+    const github = new MemoryGitHub()
+    await leg(github, 'first', 'success').written
+    const aDone = deferred()
+    let lists = 0
+    // b's first list (its snapshot taken at once) answers only once a is done.
+    github.afterSnapshot = () => (++lists === 1 ? aDone.promise : undefined)
+    const b = leg(github, 'b', 'success')
+    await new Promise((resolve) => setImmediate(resolve))
+    const a = leg(github, 'a', 'failure')
+    expect(await a.written).toBe(url(100))
+    aDone.release()
+    await b.written
+    expect(legsOf(github.only().content)).toEqual([
+      ['first', 'success'],
+      ['b', 'success']
+    ])
+  })
+
+  it('legs that keep overwriting each other: at most 3 writes each, then a warning', async () => {
+    const github = new MemoryGitHub()
+    await leg(github, 'first', 'success').written
+    // Another leg that overwrites every write of this one with a comment that lacks it.
+    const api = github.api()
+    const before = github.only().comment.body!
+    const update = api.updateComment
+    let writes = 0
+    github.api = () => ({
+      ...api,
+      updateComment: async (id, body) => {
+        writes++
+        await update(id, body)
+        return update(id, before)
+      }
+    })
+    const stubborn = leg(github, 'a', 'failure')
+    expect(await stubborn.written).toBe(url(100))
+    expect(writes).toBe(3)
+    expect(stubborn.lines).toEqual([
+      `warning: pr_comment: other runs of this gate kept writing ${url(100)} at the same time; after 3 writes it may lack a result (each run's own check and summary keep theirs)`,
+      `info: pr_comment: updated ${url(100)}`
+    ])
+  })
+})
+
+describe('the results within the comment’s size', () => {
+  const details = '<h2>Neon operations gate</h2>\n<p>d</p>\n'
+  const own = (leg: string, outcome: Outcome | 'error', line = `${outcome} of ${leg}`) => ({
+    run: '9',
+    attempt: '1',
+    result: legResult(leg, outcome, line, Date.parse('2026-11-21T12:00:00Z')),
+    details
+  })
+
+  it('40 legs with long lines: the 30 most severe kept, the table and the data within their budget', () => {
+    let content = {
+      results: { run: '9', attempt: '1', shown: '', results: [] },
+      details
+    } as ReturnType<typeof mergeResults>
+    for (let i = 0; i < 40; i++) {
+      const outcome = i === 3 ? 'failure' : 'success'
+      const merged = mergeResults([content as never], own(`leg-${i}`, outcome, `<&>`.repeat(300)))
+      if (merged === 'later') throw new Error('not a later run')
+      content = merged
+    }
+    if (content === 'later') throw new Error('not a later run')
+    expect(content.results.results).toHaveLength(30)
+    expect(content.results.shown).toBe('leg-3')
+    expect(content.results.results.map((result) => result.leg)).toContain('leg-3')
+    expect(content.results.results.at(-1)!.leg).toBe('leg-39')
+    const body = renderComment(marker, content, '')
+    const results = body.slice(body.indexOf('<!-- neon-operations-gate-details-end -->'))
+    expect(Buffer.byteLength(results)).toBeLessThanOrEqual(RESULTS_BUDGET_BYTES + 100)
+    // The data line holds no `>` that could end its HTML comment early, and reads back.
+    expect(body.split('\n').at(-1)!.slice(4, -4)).not.toMatch(/[<>]/)
+    expect(readComment(body, marker)?.results.results.length).toBeGreaterThan(1)
+  })
+})
