@@ -9,6 +9,7 @@ import { describe, expect, it } from '@jest/globals'
 import type { Outcome } from '../src/wait/wait-for-operations.js'
 import type { RunReport } from '../src/report/report.js'
 import {
+  DETAILS_BUDGET_BYTES,
   legResult,
   mergeResults,
   readComment,
@@ -327,5 +328,31 @@ describe('the results within the comment’s size', () => {
     // The data line holds no `>` that could end its HTML comment early, and reads back.
     expect(body.split('\n').at(-1)!.slice(4, -4)).not.toMatch(/[<>]/)
     expect(readComment(body, marker)?.results.results.length).toBeGreaterThan(1)
+  })
+
+  it('details at their budget and a full table stay under 60,000 bytes; details edited past it give way to the line', () => {
+    const big = `<h2>Neon operations gate</h2>\n<p>${'é'.repeat(DETAILS_BUDGET_BYTES / 2 - 40)}</p>\n`
+    expect(Buffer.byteLength(big)).toBeLessThanOrEqual(DETAILS_BUDGET_BYTES)
+    let content: ReturnType<typeof mergeResults> = {
+      results: { run: '9', attempt: '1', shown: 'red', results: [] },
+      details: big
+    }
+    content = mergeResults([content], { ...own('red', 'failure', '>'.repeat(300)), details: big })
+    for (let i = 0; i < 40 && content !== 'later'; i++) {
+      content = mergeResults([content], own(`leg-${i}`, 'success', '<'.repeat(300)))
+    }
+    if (content === 'later') throw new Error('not a later run')
+    expect(content.details).toBe(big)
+    const footer =
+      '<p><sub><a href="https://github.com/octo/app/actions/runs/9">Workflow run</a></sub></p>\n'
+    const body = renderComment(marker, content, footer)
+    expect(Buffer.byteLength(body)).toBeLessThan(60_000)
+    expect(readComment(body, marker)?.details).toBe(big)
+    const edited = { ...content, details: big + 'x'.repeat(1000) }
+    const merged = mergeResults([edited], own('green', 'success'))
+    if (merged === 'later') throw new Error('not a later run')
+    expect(merged.details).toMatch(
+      /^<h2>Neon operations gate<\/h2>\n<p>(&gt;){150,200}… \[\d+ more characters\]<\/p>\n$/
+    )
   })
 })

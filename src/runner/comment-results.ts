@@ -18,6 +18,11 @@ const MAX_RESULTS = 30
 const MAX_LINE_CHARS = 200
 /** What the table and the hidden data may take of the comment, in UTF-8 bytes. */
 export const RESULTS_BUDGET_BYTES = 18_000
+/**
+ * What the details of the result shown may take: with the results, the marker and the footer, the
+ * body stays under 60,000 UTF-8 bytes (GitHub refuses a comment over 65,536 characters).
+ */
+export const DETAILS_BUDGET_BYTES = 40_000
 
 const DATA_START = '<!-- neon-operations-gate-results '
 const DATA_END = ' -->'
@@ -115,11 +120,15 @@ export function mergeResults(
   byLeg.set(own.result.leg, own.result)
   const results = mostSevere([...byLeg.values()], MAX_RESULTS)
   const shown = mostSevere(results, 1)[0]
-  const details =
+  const carried =
     shown.leg === own.result.leg
       ? own.details
-      : (sameRun.find((content) => content.results.shown === shown.leg)?.details ??
-        fallbackDetails(shown))
+      : sameRun.find((content) => content.results.shown === shown.leg)?.details
+  // Another leg's details, as its comment holds them: within their budget, or its line alone.
+  const details =
+    carried !== undefined && Buffer.byteLength(carried) <= DETAILS_BUDGET_BYTES
+      ? carried
+      : fallbackDetails(shown)
   return {
     results: { run: own.run, attempt: own.attempt, shown: shown.leg, results },
     details

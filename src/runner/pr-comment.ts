@@ -12,7 +12,7 @@ import type { GitHubContext } from './github-context.js'
 import type { Logger } from '../domain/logger.js'
 import type { RunReport } from '../report/report.js'
 import { headlineText, renderSummaryWithin } from '../report/summary.js'
-import { legResult, type OwnResult, RESULTS_BUDGET_BYTES } from './comment-results.js'
+import { DETAILS_BUDGET_BYTES, legResult, type OwnResult } from './comment-results.js'
 import {
   type CommentMode,
   type CommentProgress,
@@ -23,10 +23,6 @@ import { type CommentApi, octokitCommentApi } from './github-comments.js'
 
 /** The longest the comment may take, listing, creating or updating included. */
 export const COMMENT_TIME_LIMIT_MS = 5000
-/** GitHub refuses a comment body over 65,536 characters; counted in UTF-8 bytes, this is under. */
-const MAX_COMMENT_BYTES = 60_000
-/** The details of the result shown: what the results, the marker and the footer leave. */
-const MAX_DETAILS_BYTES = MAX_COMMENT_BYTES - RESULTS_BUDGET_BYTES - 2000
 /** Operation rows in the comment; fewer when the body would be too long. */
 const COMMENT_OPERATION_ROWS = 20
 
@@ -75,7 +71,7 @@ async function commentAuthor(api: CommentApi, token: string, configured?: string
 
 /** The summary in Markdown that GitHub renders: this run's details, within their share of the body. */
 function details(report: RunReport): string {
-  return renderSummaryWithin(report, MAX_DETAILS_BYTES, {
+  return renderSummaryWithin(report, DETAILS_BUDGET_BYTES, {
     operationRows: COMMENT_OPERATION_ROWS,
     projectRows: 0
   })
