@@ -157,7 +157,8 @@ function recordError(
       : error instanceof Error
         ? error.message
         : String(error)
-  const noRetryFits = error instanceof DeadlineExceededError ? error.noRetryFits : undefined
+  const noRetryFits =
+    report.outcome === 'timeout' ? (error as DeadlineExceededError).noRetryFits : undefined
   if (noRetryFits) report.noRetryFits = noRetryFits
   // Gave up because no retry fitted: the message says so with the numbers (`no retry fits …`).
   const text =
