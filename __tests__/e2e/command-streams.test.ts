@@ -80,7 +80,7 @@ describe('the command: secrets and files', () => {
     const { server } = await serve()
     const run = await gateCommand(server, ['--dotenv', '/nonexistent-folder/gate.env'])
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain('error: --dotenv: ENOENT')
+    expect(run.stderr).toContain('error: --dotenv: it cannot be opened for writing (ENOENT)')
     expect(server.requests).toHaveLength(0)
   })
 
