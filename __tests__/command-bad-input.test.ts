@@ -280,3 +280,30 @@ describe('NEON_PROJECT_ID is ignored only when --list-projects is alone', () => 
     }
   )
 })
+
+describe('--api-host with a query, a fragment or credentials: exit 2 naming it, before any request', () => {
+  it.each(['?', '#', '?x=1', '#top'])('ending in %s', async (tail) => {
+    const before = server.requests.length
+    const run = await command(['--api-host', `${server.apiHost}${tail}`, '--branch-id', 'main'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain(
+      'error: Invalid input: --api-host: must not carry a query or a fragment (?, #): every request would go to the wrong path'
+    )
+    expect(server.requests).toHaveLength(before)
+  })
+
+  it('with credentials, even empty ones: never repeated', async () => {
+    const run = await command(['--api-host', server.apiHost.replace('//', '//:@')])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('error: Invalid input: --api-host: must not carry credentials')
+  })
+})
+
+describe('NO_COLOR, as no-color.org has it', () => {
+  it('set to something: no colour; set but empty: colour, as when it is not set', async () => {
+    const run = (env: Record<string, string>) =>
+      command(['--interval', '0'], { terminal: true, env })
+    expect((await run({ NO_COLOR: '1' })).stderr).not.toContain('\x1b[')
+    expect((await run({ NO_COLOR: '' })).stderr).toContain('\x1b[31merror:\x1b[39m')
+  })
+})
