@@ -144,6 +144,10 @@ describe('no message quotes a secret, whenever it is found', () => {
         'error: Invalid input: --timeout: the value is not a duration; use seconds (5)'
       )
       expect(run.stderr).not.toContain('10 min')
+      // Found by the property test: no key anywhere (NEON_API_KEY empty), the same.
+      const noKey = await command(['--timeout', KEY], { env: { NEON_API_KEY: '' } })
+      expect(noKey.stderr).toContain('--timeout: the value is not a duration')
+      expectNoKey(noKey.stderr)
       // With the key in NEON_API_KEY, redacted from the start, the value is quoted.
       expect((await command(['--timeout', '10 min'])).stderr).toContain(
         '--timeout: "10 min" is not a duration'
@@ -239,6 +243,36 @@ describe('the result files on every exit whose paths are known, bad input includ
       const message = '--summary: it cannot be opened for writing (ENOENT)'
       expect(run.stderr).toContain(`error: ${message}`)
       expect(readFileSync(dotenv, 'utf8')).toContain(`\nGATE_MESSAGE=${message}`)
+    })
+  })
+
+  it('found by the property test (seed 48): a bad flag, and a --summary that cannot be written before --dotenv: the dotenv file is still written, and no path is quoted', async () => {
+    await inTempDir(async (dir) => {
+      const dotenv = join(dir, KEY)
+      const summary = join(dir, 'none', KEY)
+      const run = await command(['--interval', '', '--dotenv', dotenv, '--summary', summary], {
+        env: { NEON_API_KEY: '' }
+      })
+      expect(run.code).toBe(2)
+      expect(readFileSync(dotenv, 'utf8')).toMatch(/^GATE_EXIT_CODE=2$/m)
+      expect(run.stderr).toContain('error: --summary: it cannot be opened for writing (ENOENT)')
+      expectNoKey(run.stderr, readFileSync(dotenv, 'utf8'))
+    })
+  })
+
+  it('found by the property test (seed 48): a key of 20,000 characters is exit 2, never a crash, and never shown', async () => {
+    const huge = `napi_${'Qz'.repeat(10_000)}`
+    await inTempDir(async (dir) => {
+      const dotenv = join(dir, 'gate.env')
+      const run = await command(['--operation-id', huge, '--dotenv', dotenv], {
+        env: { NEON_API_KEY: huge }
+      })
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain(
+        'NEON_API_KEY: is longer than 1024 characters, which no API key is: a wrong file or variable?'
+      )
+      const written = (run.stdout + run.stderr + readFileSync(dotenv, 'utf8')).toLowerCase()
+      for (const form of secretForms(huge)) expect(written).not.toContain(form.toLowerCase())
     })
   })
 

@@ -243,7 +243,7 @@ describe('runCommand: its own errors, signals and colour', () => {
     const op = finalOperation('finished')
     const run = await command(['--operation-id', op.id, '--dotenv', '/dev/full'])
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain('error: Could not write the result files: ENOSPC')
+    expect(run.stderr).toContain('error: Could not write the result files: --dotenv: ENOSPC')
     // After a failure the failure's code stands.
     const failed = finalOperation('error')
     expect((await command(['--operation-id', failed.id, '--dotenv', '/dev/full'])).code).toBe(1)

@@ -128,6 +128,10 @@ describe('getInputs', () => {
     [{ ...base, api_key: 'napi\nkey' }, 'input "api_key": contains spaces, line breaks'],
     [{ ...base, api_key: 'napi_kéy' }, 'characters an HTTP header cannot carry'],
     [
+      { ...base, api_key: `napi_${'k'.repeat(1020)}` },
+      'input "api_key": is longer than 1024 characters, which no API key is: a wrong file or variable?'
+    ],
+    [
       { ...base, api_host: 'http://user:pw-in-url@example.com' },
       'input "api_host": must not carry credentials'
     ]

@@ -179,8 +179,11 @@ async function endWithError(
   const lines = progress ?? new Progress(stderr, { quiet: true, color, clean })
   lines.error(report.error)
   if (code === EXIT.usage) stderr.write('Run neon-gate --help for the flags.\n')
+  // Read from a command line that did not parse, the paths were not checked yet.
+  const { writable, problems } = checkResultTargets(targets)
+  for (const problem of problems) if (!report.error.includes(problem)) lines.error(problem)
   try {
-    await writeResultFiles(report, targets, { redactor, code })
+    await writeResultFiles(report, writable, { redactor, code })
   } catch (writeError) {
     lines.error(`Could not write the result files: ${(writeError as Error).message}`)
   }
@@ -197,8 +200,8 @@ async function readInputs(
   redactor: Redactor
 ): Promise<Inputs> {
   // A bad --timeout is said at once, not after a pipe that nobody writes to has had five days;
-  // before a key from a file is known, its problem does not repeat the value.
-  const keyKnown = request.apiKeyFile === undefined
+  // unless the key is known to the redactor already (NEON_API_KEY), it does not repeat the value.
+  const keyKnown = request.apiKeyFile === undefined && (env.NEON_API_KEY ?? '').trim() !== ''
   const timeoutMs = parseTimeout(request.values.timeout ?? '', request.naming, keyKnown)
   const reading = () => ({ stdin, limitMs: Math.max(0, startedAt + timeoutMs - clock.now()) })
   const apiKey = await readApiKey(request.apiKeyFile, env, reading())

@@ -104,16 +104,32 @@ export function checkResultTargets(targets: ResultTargets): {
 /**
  * Writes the summary and the dotenv file, whatever the outcome (a later job reads why it failed),
  * bad input included; each replaces what an earlier run left there (the step's summary inside
- * GitHub Actions is appended to).
+ * GitHub Actions is appended to). One that fails does not keep the other from being written; the
+ * error names the flag and the error's code, never the path.
  */
 export async function writeResultFiles(
   report: RunReport,
   { summary, dotenvFile }: ResultTargets,
   context: ResultContext
 ): Promise<void> {
+  const writes: [string, () => Promise<void>][] = []
   if (summary) {
     const markdown = context.redactor.redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES))
-    await (summary.append ? appendFile : writeFile)(summary.path, markdown)
+    writes.push([
+      '--summary',
+      () => (summary.append ? appendFile : writeFile)(summary.path, markdown)
+    ])
   }
-  if (dotenvFile) await writeFile(dotenvFile, dotenvText(report, context))
+  if (dotenvFile) {
+    writes.push(['--dotenv', () => writeFile(dotenvFile, dotenvText(report, context))])
+  }
+  const failed: string[] = []
+  for (const [flag, write] of writes) {
+    try {
+      await write()
+    } catch (error) {
+      failed.push(`${flag}: ${(error as NodeJS.ErrnoException).code ?? 'an error without a code'}`)
+    }
+  }
+  if (failed.length > 0) throw new Error(failed.join('; '))
 }

@@ -16,6 +16,7 @@ import {
   GITHUB_LOGIN_PATTERN,
   ID_PATTERN,
   idInput,
+  MAX_API_KEY_CHARS,
   MAX_INTERVAL_MS,
   MAX_TIMEOUT_MS,
   operationIdsInput,
@@ -39,6 +40,10 @@ function inputFields(naming: InputNaming) {
       .refine(
         (key) => key === '' || API_KEY_PATTERN.test(key),
         'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'
+      )
+      .refine(
+        (key) => key.length <= MAX_API_KEY_CHARS,
+        `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`
       ),
     project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
     operation_id: operationIdsInput(
