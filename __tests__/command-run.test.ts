@@ -370,6 +370,28 @@ describe('readSecretFile', () => {
     )
   })
 
+  it('a signal ends the reading with its reason, and leaves no timer behind', async () => {
+    const controller = new AbortController()
+    const endless = new Readable({
+      read: () => void setImmediate(() => controller.abort(new Error('Cancelled by SIGTERM')))
+    })
+    await expect(
+      readSecretFile('--api-key-file', '-', {
+        stdin: endless,
+        limitMs: 3_600_000,
+        signal: controller.signal
+      })
+    ).rejects.toThrow('Cancelled by SIGTERM')
+    // Already aborted: not even started.
+    await expect(
+      readSecretFile('--api-key-file', '-', {
+        stdin: endless,
+        limitMs: 1,
+        signal: controller.signal
+      })
+    ).rejects.toThrow('Cancelled by SIGTERM')
+  })
+
   it('with no time left, not even a file is read: the same error every time', async () => {
     await inTempDir(async (dir) => {
       writeFileSync(join(dir, 'key'), KEYS.organization)

@@ -94,7 +94,7 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
     let inputs: Inputs
     try {
       if (problems.length > 0) throw new UsageError(problems.join('; '))
-      inputs = await stop.racing(readInputs(request, { ...environment, startedAt }, redactor))
+      inputs = await readInputs(request, { ...environment, startedAt }, redactor, stop.signal)
     } catch (error) {
       return await endWithError(error, stop.stoppedBy, writable, output, voice)
     }
@@ -132,16 +132,6 @@ class StopSignals {
 
   get signal(): AbortSignal {
     return this.controller.signal
-  }
-
-  /** `work`, or its CancelledError as soon as a signal comes. */
-  racing<T>(work: Promise<T>): Promise<T> {
-    const { signal } = this.controller
-    const cancelled = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason as Error)
-      signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true })
-    })
-    return Promise.race([work, cancelled])
   }
 
   off(): void {
@@ -192,18 +182,24 @@ async function endWithError(
 
 /**
  * The timeout checked, then the secrets read within what is left of it (each added to the
- * redactor at once), then every input checked, with every secret already redacted.
+ * redactor at once; a signal ends the reading with its CancelledError), then every input checked,
+ * with every secret already redacted.
  */
 async function readInputs(
   request: CommandRequest,
   { env, stdin, clock, startedAt }: CommandEnvironment & Started,
-  redactor: Redactor
+  redactor: Redactor,
+  signal: AbortSignal
 ): Promise<Inputs> {
   // A bad --timeout is said at once, not after a pipe that nobody writes to has had five days;
   // unless the key is known to the redactor already (NEON_API_KEY), it does not repeat the value.
   const keyKnown = request.apiKeyFile === undefined && (env.NEON_API_KEY ?? '').trim() !== ''
   const timeoutMs = parseTimeout(request.values.timeout ?? '', request.naming, keyKnown)
-  const reading = () => ({ stdin, limitMs: Math.max(0, startedAt + timeoutMs - clock.now()) })
+  const reading = () => ({
+    stdin,
+    limitMs: Math.max(0, startedAt + timeoutMs - clock.now()),
+    signal
+  })
   const apiKey = await readApiKey(request.apiKeyFile, env, reading())
   redactor.add(apiKey)
   const databaseUrl =
