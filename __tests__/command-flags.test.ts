@@ -4,7 +4,7 @@
  * e2e/command*.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { parseCommandLine, UsageError } from '../src/command/flags.js'
+import { parseCommandLine, resultTargetsOf, UsageError } from '../src/command/flags.js'
 import { parseInputs } from '../src/gate/inputs.js'
 
 const request = (argv: string[], env: Record<string, string> = {}) => {
@@ -85,6 +85,54 @@ describe('parseCommandLine', () => {
     expect(
       request(['--list-projects', '--project-id', 'q'], { NEON_PROJECT_ID: 'p' }).values.project_id
     ).toBe('q')
+    // Flags that only shape how it runs or what it writes leave it listing alone.
+    expect(
+      request(['--list-projects', '--org-id', 'o', '--no-wait', '--timeout', '1m', '-q'], {
+        NEON_PROJECT_ID: 'p'
+      }).values.project_id
+    ).toBe(undefined)
+  })
+
+  it.each([
+    ['--branch-id', 'br-a'],
+    ['--operation-id', 'a'],
+    ['--database-url', 'postgresql://127.0.0.1/db'],
+    ['--database-url-file', 'url']
+  ])(
+    '--list-projects with %s asks for a gate too: NEON_PROJECT_ID is its project',
+    (flag, value) => {
+      const { values, naming } = request(['--list-projects', flag, value], { NEON_PROJECT_ID: 'p' })
+      expect(values.project_id).toBe('p')
+      expect(naming.label('project_id')).toBe('NEON_PROJECT_ID')
+    }
+  )
+
+  it('a negative number after a flag is its value, which the flag then refuses', () => {
+    expect(request(['--timeout', '-5', '--interval', '-1.5m']).values).toEqual({
+      timeout: '-5',
+      interval: '-1.5m'
+    })
+  })
+
+  it('names an unknown flag only when it looks like one: anything else may be a secret', () => {
+    expect(usage(['--projct-id'])).toBe('unknown flag --projct-id')
+    for (const argv of [['--napi_secret_key'], ['--napi_secret_key=x'], [`--${'a'.repeat(41)}`]]) {
+      expect(usage(argv)).toBe('an unknown flag (not repeated here, in case it is a secret)')
+    }
+  })
+
+  it('resultTargetsOf finds the files in a command line that does not parse', () => {
+    expect(resultTargetsOf(['--bogus', '--dotenv', 'a.env', '--summary=s.md', 'x'], {})).toEqual({
+      dotenvFile: 'a.env',
+      summary: { path: 's.md', append: false }
+    })
+    // A value that starts with a dash is the next flag; after `--`, nothing is a flag.
+    expect(resultTargetsOf(['--dotenv', '--summary', 's.md', '--', '--dotenv', 'b'], {})).toEqual({
+      dotenvFile: undefined,
+      summary: { path: 's.md', append: false }
+    })
+    const env = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: '/s' }
+    expect(resultTargetsOf(['--summary='], env).summary).toEqual({ path: '/s', append: true })
   })
 
   it('inside GitHub Actions the summary goes to the step summary, appended; --summary overwrites', () => {
@@ -104,7 +152,14 @@ describe('parseCommandLine', () => {
     [['--timeout'], '--timeout needs a value'],
     [['--operation-id', ''], '--operation-id: an empty value (an unset variable?)'],
     [['--operation-id', 'a', '--operation-id', ' '], '--operation-id: an empty value'],
-    [['--output', 'yaml'], '--output: "yaml" is not one of text, json'],
+    [['--output', 'yaml'], '--output: not one of text, json (the value is not repeated here)'],
+    [['--output', ''], '--output: an empty value'],
+    [['--database-url-file='], '--database-url-file: an empty value'],
+    [['--timeout', '--no-wait'], '--timeout needs a value; one that starts with a dash goes as'],
+    [
+      ['--branch-id', '-x'],
+      '--branch-id needs a value; one that starts with a dash goes as --branch-id=-…'
+    ],
     [
       ['--database-url', 'u', '--database-url-file', 'f'],
       'give --database-url or --database-url-file, not both'

@@ -11,7 +11,6 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
 import { exitCodeOf } from '../src/command/exit-codes.js'
-import { runCommand } from '../src/command/main.js'
 import { Progress } from '../src/command/progress.js'
 import { readSecretFile } from '../src/command/secrets.js'
 import { type Clock, systemClock } from '../src/domain/clock.js'
@@ -20,6 +19,7 @@ import { type ApiServer, startApiServer } from '../script/servers/neon-api/serve
 import { demoWorld, KEYS, PROJECT } from '../script/servers/neon-api/scenarios.ts'
 import type { World } from '../script/servers/neon-api/world.ts'
 import { inTempDir, secretForms } from './fixtures/command.js'
+import { commandInProcess, type InProcessOptions } from './fixtures/command-in-process.js'
 
 let world: World
 let server: ApiServer
@@ -29,40 +29,9 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-interface CommandOptions {
-  env?: Record<string, string>
-  stdin?: string | Readable
-  clock?: Clock
-  /** Standard error is a terminal. */
-  terminal?: boolean
-  /** Where the test sends signals to the command. */
-  signals?: EventEmitter
-  /** Standard output fails as it is written. */
-  brokenStdout?: boolean
-}
-
 /** runCommand with the organization key and the demo project, and what it wrote. */
-async function command(args: string[], options: CommandOptions = {}) {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCommand(['--api-host', server.apiHost, ...args], {
-    env: { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT, ...options.env },
-    stdin: options.stdin instanceof Readable ? options.stdin : Readable.from([options.stdin ?? '']),
-    clock: options.clock ?? systemClock,
-    stdout: {
-      write: (text: string) => {
-        if (options.brokenStdout) throw new Error('the stream broke')
-        stdout += text
-      }
-    },
-    stderr: { write: (text: string) => (stderr += text), isTTY: options.terminal, columns: 80 },
-    signals: (options.signals ?? new EventEmitter()) as unknown as Pick<
-      NodeJS.Process,
-      'once' | 'off'
-    >
-  })
-  return { code, stdout, stderr }
-}
+const command = (args: string[], options: InProcessOptions = {}) =>
+  commandInProcess(server, args, options)
 
 /** An operation of the demo project, already in `status`, with `fields` from the API. */
 const finalOperation = (status: string, fields: { error?: string; action?: string } = {}) =>
@@ -274,7 +243,7 @@ describe('runCommand: its own errors, signals and colour', () => {
     const op = finalOperation('finished')
     const run = await command(['--operation-id', op.id, '--dotenv', '/dev/full'])
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain('error: Could not write the result files: ENOSPC')
+    expect(run.stderr).toContain('error: Could not write the result files: --dotenv: ENOSPC')
     // After a failure the failure's code stands.
     const failed = finalOperation('error')
     expect((await command(['--operation-id', failed.id, '--dotenv', '/dev/full'])).code).toBe(1)
@@ -399,6 +368,28 @@ describe('readSecretFile', () => {
     ).rejects.toThrow(
       '--api-key-file: nothing came from it within 50 ms, what was left of the timeout: a pipe that nobody writes to?'
     )
+  })
+
+  it('a signal ends the reading with its reason, and leaves no timer behind', async () => {
+    const controller = new AbortController()
+    const endless = new Readable({
+      read: () => void setImmediate(() => controller.abort(new Error('Cancelled by SIGTERM')))
+    })
+    await expect(
+      readSecretFile('--api-key-file', '-', {
+        stdin: endless,
+        limitMs: 3_600_000,
+        signal: controller.signal
+      })
+    ).rejects.toThrow('Cancelled by SIGTERM')
+    // Already aborted: not even started.
+    await expect(
+      readSecretFile('--api-key-file', '-', {
+        stdin: endless,
+        limitMs: 1,
+        signal: controller.signal
+      })
+    ).rejects.toThrow('Cancelled by SIGTERM')
   })
 
   it('with no time left, not even a file is read: the same error every time', async () => {

@@ -127,6 +127,10 @@ describe('getInputs', () => {
     [{ ...base, api_key: 'napi\nkey' }, 'input "api_key": contains spaces, line breaks'],
     [{ ...base, api_key: 'napi_kéy' }, 'characters an HTTP header cannot carry'],
     [
+      { ...base, api_key: `napi_${'k'.repeat(1020)}` },
+      'input "api_key": is longer than 1024 characters, which no API key is: a wrong file or variable?'
+    ],
+    [
       { ...base, api_host: 'http://user:pw-in-url@example.com' },
       'input "api_host": must not carry credentials'
     ]
@@ -190,6 +194,50 @@ describe('getInputs', () => {
       expect(message).toContain('input "api_host"')
       expect(message).not.toContain('hunter2')
     }
+  })
+
+  it.each([
+    ['a trailing ?', 'https://console.neon.tech/api/v2?'],
+    ['a trailing #', 'https://console.neon.tech/api/v2#'],
+    ['a query', 'http://127.0.0.1:8080/api/v2?x=1'],
+    ['a fragment', 'http://127.0.0.1:8080/api/v2#part'],
+    ['a ? in the path', 'http://127.0.0.1:8080/api/v2?/projects']
+  ])('refuses api_host with %s: every request would go to the wrong path', (_, host) => {
+    expect(errorOf({ ...base, api_host: host })).toContain(
+      'input "api_host": must not carry a query or a fragment (?, #): every request would go to the wrong path'
+    )
+  })
+
+  it('refuses api_host with empty credentials too (`https://@host`, `https://:@host`)', () => {
+    for (const host of ['https://@console.neon.tech/api/v2', 'http://:@127.0.0.1:1/api/v2']) {
+      expect(errorOf({ ...base, api_host: host })).toContain(
+        'input "api_host": must not carry credentials'
+      )
+    }
+  })
+
+  it('quotes operation_id and pr_comment as given, never folded in case past the redactor', () => {
+    const key = 'napi_Mixed_CASE_Key_4b7Q9zX2'
+    expect(errorOf({ ...base, operation_id: `${OP_A},${key}` })).toContain(
+      `input "operation_id": "${key}" is not a UUID`
+    )
+    expect(errorOf({ ...base, pr_comment: key })).toContain(
+      `input "pr_comment": "${key}" is not one of`
+    )
+    // Checked without regard to case all the same.
+    expect(
+      parse({ ...base, operation_id: OP_B.toUpperCase(), pr_comment: 'ALWAYS', github_token: 't' })
+    ).toMatchObject({
+      operationIds: [OP_B],
+      prComment: 'always'
+    })
+  })
+
+  it('a negative interval or timeout is said to be negative', () => {
+    expect(errorOf({ ...base, timeout: '-5' })).toContain(
+      'input "timeout": "-5" is negative; a duration is at least 1 second'
+    )
+    expect(errorOf({ ...base, interval: '-1m' })).toContain('input "interval": "-1m" is negative')
   })
 
   it('warns about inputs that the combination ignores', () => {

@@ -78,6 +78,13 @@ describe('Redactor', () => {
   it('ignores an empty secret and keeps other text', () => {
     expect(new Redactor(['']).redact('nothing to hide')).toBe('nothing to hide')
   })
+
+  it('a secret of 20,000 characters (a wrong file given as the key): redacted, no stack overflow (found by the property test)', () => {
+    const huge = `napi_${'Qz'.repeat(10_000)}`
+    const redactor = new Redactor([huge])
+    expect(redactor.redact(`key ${huge}.`)).toBe('key ***.')
+    expect(redactor.redact(JSON.stringify({ huge }))).toBe('{"huge":"***"}')
+  })
 })
 
 describe('truncate', () => {

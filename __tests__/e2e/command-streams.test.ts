@@ -6,6 +6,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { ORG } from '../../script/servers/neon-api/scenarios.ts'
 import { KEYS, PROJECT, serve } from '../fixtures/e2e.js'
 import { freshDatabase } from '../fixtures/postgres.js'
 import {
@@ -79,7 +80,7 @@ describe('the command: secrets and files', () => {
     const { server } = await serve()
     const run = await gateCommand(server, ['--dotenv', '/nonexistent-folder/gate.env'])
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain('error: --dotenv: ENOENT')
+    expect(run.stderr).toContain('error: --dotenv: it cannot be opened for writing (ENOENT)')
     expect(server.requests).toHaveLength(0)
   })
 
@@ -108,6 +109,31 @@ describe('the command: secrets and files', () => {
       for (const form of secretForms(password))
         expect(run.stdout + run.stderr + env).not.toContain(form)
     })
+  })
+})
+
+describe('the command: standard output arrives whole through a pipe', () => {
+  it('--list-projects --output json for 4,000 projects: every byte through the pipe, then the exit', async () => {
+    const { world, server } = await serve()
+    for (let index = 0; index < 4000; index++) {
+      world.addProject({
+        id: `piped-project-${String(index).padStart(6, '0')}`,
+        orgId: ORG,
+        name: `a project listed through a pipe, number ${index}`
+      })
+    }
+    // Standard output is a pipe here (as in `neon-gate … | jq`), read as it comes.
+    const run = await gateCommand(server, ['--list-projects', '--output', 'json'], {
+      noProject: true
+    })
+    expect(run.code).toBe(0)
+    // Far more than a pipe holds (64 KiB): what was still queued at the exit used to be lost.
+    expect(run.stdout.length).toBeGreaterThan(400_000)
+    expect(run.stdout.endsWith('}\n')).toBe(true)
+    const result = JSON.parse(run.stdout) as { project_count: number; projects: unknown[] }
+    expect(result.project_count).toBeGreaterThanOrEqual(4000)
+    // The outputs' own size limit (the action's 1 MB a job) cuts the array, with a warning.
+    expect(result.projects.length).toBeGreaterThan(1000)
   })
 })
 

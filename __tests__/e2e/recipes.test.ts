@@ -16,6 +16,7 @@ import {
   writeFileSync
 } from 'node:fs'
 import { join } from 'node:path'
+import { parse } from 'yaml'
 import { COMMAND_BUNDLE, nodeWith, runCommandBundle } from '../../script/runner/run-bundle.ts'
 import type { ApiServer } from '../../script/servers/neon-api/server.ts'
 import { FAILING_BRANCH, failingBranch, inTempDir, secretForms } from '../fixtures/command.js'
@@ -119,6 +120,56 @@ describe('GitLab CI: examples/command/gitlab-ci.yml under gitlab-ci-local', () =
     expect(onPath('rsync')).toBe(true)
   })
 
+  it('as written, its gate job names an image that can fetch its package spec', () => {
+    const recipe = parse(readFileSync(join(root, 'examples', 'command', 'gitlab-ci.yml'), 'utf8'))
+    const spec = /npx --yes (\S+)/.exec(recipe.variables.NEON_GATE)![1]
+    expect(recipe.gate.script.join('\n')).toContain('$NEON_GATE ')
+    expect(imageProblem(recipe.gate.image, spec)).toBeUndefined()
+    // What the check tells apart (docs/toolchain facts: npm fetches a github: spec with git).
+    expect(imageProblem('node:24-slim', spec)).toMatch(/has no git/)
+    expect(imageProblem('node:24-alpine', spec)).toMatch(/has no git/)
+    expect(imageProblem('node:22', spec)).toMatch(/Node 24/)
+    expect(imageProblem('node:24-slim', 'neon-operations-gate@0')).toBeUndefined()
+  })
+
+  /** A pipeline of the recipe on a branch, as GitLab would run it with `env` from the runner. */
+  async function pipeline(branchId: string, server: ApiServer, env: Record<string, string>) {
+    return inTempDir(async (dir) => {
+      const repo = await repository(dir)
+      mkdirSync(join(dir, 'home'))
+      const run = await runCommandBundle(
+        [],
+        { HOME: join(dir, 'home'), ...env },
+        {
+          program: [
+            process.execPath,
+            GITLAB_CI_LOCAL,
+            '--no-color',
+            // The example's jobs name an image; run them on this machine's shell instead.
+            '--force-shell-executor',
+            '--variable',
+            `NEON_GATE=${gateCommandLine(server)}`,
+            '--variable',
+            `NEON_PROJECT_ID=${PROJECT}`,
+            '--variable',
+            `NEON_BRANCH_ID=${branchId}`
+          ],
+          cwd: repo
+        }
+      )
+      const logs = join(repo, '.gitlab-ci-local', 'output')
+      return {
+        ...run,
+        output: run.stdout + run.stderr,
+        gateLog: readFileSync(join(logs, 'gate.log'), 'utf8')
+      }
+    })
+  }
+
+  /** The gate job's exit code, as gitlab-ci-local reports it. */
+  const gateExit = (output: string) =>
+    /^gate\s+finished in .*?(?:FAIL (\d+))?\s*$/m.exec(output)?.[1] ?? '0'
+
   it.each([
     ['ready', 0, 'migrate', 'success'],
     ['failing', 1, 'gate-failed', 'failure']
@@ -127,50 +178,47 @@ describe('GitLab CI: examples/command/gitlab-ci.yml under gitlab-ci-local', () =
     async (which, code, nextJob, outcome) => {
       // API text naming a variable: GitLab expands dotenv values in the jobs that read them.
       const { server, ...branch } = await branches('out of capacity; see $NEON_API_KEY')
-      await inTempDir(async (dir) => {
-        const repo = await repository(dir)
-        mkdirSync(join(dir, 'home'))
-        const run = await runCommandBundle(
-          [],
-          // The runner's environment reaches shell jobs: the key goes as GitLab would put it there.
-          { HOME: join(dir, 'home'), NEON_API_KEY: KEYS.organization },
-          {
-            program: [
-              process.execPath,
-              GITLAB_CI_LOCAL,
-              '--no-color',
-              // The example's jobs name an image; run them on this machine's shell instead.
-              '--force-shell-executor',
-              '--variable',
-              `NEON_GATE=${gateCommandLine(server)}`,
-              '--variable',
-              `NEON_PROJECT_ID=${PROJECT}`,
-              '--variable',
-              `NEON_BRANCH_ID=${branch[which]}`
-            ],
-            cwd: repo
-          }
+      // The runner's environment reaches shell jobs: the key goes as GitLab would put it there.
+      const run = await pipeline(branch[which], server, { NEON_API_KEY: KEYS.organization })
+      expect(run.code).toBe(code === 0 ? 0 : 1)
+      expect(gateExit(run.output)).toBe(String(code))
+      expect(run.output).toMatch(new RegExp(`^${nextJob}\\s+> gate ${outcome}`, 'm'))
+      if (code !== 0) {
+        expect(run.output).toMatch(
+          /^gate-failed\s+> gate failure, exit code 1, An operation ended in failure: .*see \$NEON_API_KEY/m
         )
-        const output = run.stdout + run.stderr
-        expect(run.code).toBe(code === 0 ? 0 : 1)
-        const gate = /^gate\s+finished in .*?(?:FAIL (\d+))?\s*$/m.exec(output)
-        expect(gate?.[1] ?? '0').toBe(String(code))
-        expect(output).toMatch(new RegExp(`^${nextJob}\\s+> gate ${outcome}`, 'm'))
-        if (code !== 0) {
-          expect(output).toMatch(
-            /^gate-failed\s+> gate failure, exit code 1, An operation ended in failure: .*see \$NEON_API_KEY/m
-          )
-        }
-        const logs = join(repo, '.gitlab-ci-local', 'output')
-        const gateLog = readFileSync(join(logs, 'gate.log'), 'utf8')
-        for (const form of secretForms(KEYS.organization)) {
-          expect(output + gateLog).not.toContain(form)
-        }
-      })
+      }
+      for (const form of secretForms(KEYS.organization)) {
+        expect(run.output + run.gateLog).not.toContain(form)
+      }
     },
     60_000
   )
+
+  it('a protected key on a branch that is not protected (empty): the gate exits 2, gate-failed says why', async () => {
+    const { server, ready } = await branches()
+    const run = await pipeline(ready, server, { NEON_API_KEY: '' })
+    expect(run.code).toBe(1)
+    expect(gateExit(run.output)).toBe('2')
+    expect(run.output).toMatch(
+      /^gate-failed\s+> gate error, exit code 2, NEON_API_KEY is not set: export the API key/m
+    )
+  }, 60_000)
 })
+
+/**
+ * Why `image` cannot run `npx <spec>` for the command, or undefined when it can: the command needs
+ * Node 24, and npm fetches a git spec (`github:…`, `git+…`) with git, which the official node
+ * images have in their Debian form (`node:24`, `node:24-bookworm`) and not in `-slim` or `-alpine`.
+ */
+function imageProblem(image: string, spec: string): string | undefined {
+  const match = /^node:(\d+)(?:\.[\d.]+)?(?:-([a-z]+))?$/.exec(image)
+  if (!match) return `${image} is not an official node image`
+  if (Number(match[1]) < 24) return `${image} has no Node 24`
+  const gitSpec = /^(github:|gitlab:|bitbucket:|git\+|git:\/\/|[\w.-]+\/[\w.-]+(#|$))/.test(spec)
+  const withGit = match[2] === undefined || ['bookworm', 'bullseye', 'trixie'].includes(match[2])
+  return gitSpec && !withGit ? `${image} has no git, which npm needs for ${spec}` : undefined
+}
 
 describe('Terraform: examples/command/terraform/main.tf', () => {
   const terraform = onPath('terraform')

@@ -113,6 +113,40 @@ describe('a host name that does not resolve', () => {
     expect(run.endedAt).toBeLessThan(30_000)
   })
 
+  it.each(['10s', '6s'])(
+    'a name that never resolved when timeout %s (under 3 intervals) runs out: the same error naming api_host, not a timeout',
+    async (timeout) => {
+      const { setup, op, serve } = behindResolver(Infinity)
+      const run = await runSimulated(
+        setup,
+        { project_id: PROJECT, operation_id: op.id, timeout },
+        { serve }
+      )
+      expect(run.report.outcome).toBe('error')
+      expect(errorLine(run.report)).toMatch(
+        /^GET \/projects\/demo-project-000001\/operations\/[0-9a-f-]+ failed: getaddrinfo ENOTFOUND 127\.0\.0\.1; the name never resolved before the timeout ran out; no retry can fix that: check api_host$/
+      )
+      expect(run.endedAt).toBeLessThanOrEqual(Number.parseInt(timeout) * 1000 + 1000)
+    }
+  )
+
+  it('a name that resolved before and stops resolving near the deadline: a timeout, since work was in flight', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      timeline: [{ status: 'running' }]
+    })
+    let requests = 0
+    const serve = (request: IncomingRequest): SimulatedHandling =>
+      ++requests === 1 ? setup.api.handle(request) : { kind: 'unresolved' }
+    const run = await runSimulated(
+      setup,
+      { project_id: PROJECT, operation_id: op.id, timeout: '12s' },
+      { serve }
+    )
+    expect(run.report.outcome).toBe('timeout')
+  })
+
   it('an answer in between starts the count again', async () => {
     const setup = simulatedWorld({ history: 0 })
     const op = setup.world.addOperation(PROJECT, {

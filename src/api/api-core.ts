@@ -99,6 +99,10 @@ export class ApiCore {
   private readonly baseUrl: string
   /** When the host name first failed to resolve, in the streak of such failures now running. */
   private unresolvedSince?: number
+  /** The last such failure, and what to check for it. */
+  private lastUnresolved?: { detail: string; culprit: TransportError['culprit'] }
+  /** Whether a host name of this run resolved at least once (an answer, or another failure). */
+  private resolvedOnce = false
   private readonly pollPacing = (): RetryPacing => ({
     minimumMs: this.options.pace.intervalMs,
     nextPollMs: this.options.pace.nextPollDelayMs()
@@ -121,36 +125,38 @@ export class ApiCore {
     const url = new URL(`${this.baseUrl}${target}`)
     const { clock, logger, pace } = this.options
 
-    const answer = await withRetries(
-      async () => {
-        if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
-          throw new DeadlineExceededError()
-        }
-        this.stats.requests++
-        logger.debug(`GET ${target}`)
-        const raw = await this.send(url, endpoint)
-        if (raw.status < 200 || raw.status > 299) {
-          throw this.apiErrorFrom(raw, endpoint, subject)
-        }
-        return raw
-      },
-      {
-        policy: this.options.retryPolicy,
-        clock,
-        pacing,
-        deadline: this.options.deadline,
-        signal: this.options.signal,
-        onFailure: (error) => {
-          if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
+    const answer = await this.unresolvedToTheEnd(endpoint, () =>
+      withRetries(
+        async () => {
+          if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
+            throw new DeadlineExceededError()
+          }
+          this.stats.requests++
+          logger.debug(`GET ${target}`)
+          const raw = await this.send(url, endpoint)
+          if (raw.status < 200 || raw.status > 299) {
+            throw this.apiErrorFrom(raw, endpoint, subject)
+          }
+          return raw
         },
-        onRetry: (decision, error) => {
-          this.stats.retries++
-          logger.debug(error.message)
-          logger.info(
-            `${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`
-          )
+        {
+          policy: this.options.retryPolicy,
+          clock,
+          pacing,
+          deadline: this.options.deadline,
+          signal: this.options.signal,
+          onFailure: (error) => {
+            if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
+          },
+          onRetry: (decision, error) => {
+            this.stats.retries++
+            logger.debug(error.message)
+            logger.info(
+              `${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`
+            )
+          }
         }
-      }
+      )
     )
     const parsed = this.parseBody(answer.body, schema, endpoint)
     const problem = mismatch?.(parsed)
@@ -183,6 +189,7 @@ export class ApiCore {
         signal
       })
       this.unresolvedSince = undefined
+      this.resolvedOnce = true
       return answer
     } catch (error) {
       if (signal?.aborted || !(error instanceof TransportError)) throw error
@@ -200,14 +207,37 @@ export class ApiCore {
   }
 
   /**
+   * The deadline came while no host name of this run had ever resolved (every request failed so):
+   * a misspelled api_host, not a gate that waited too long. It ends as the error it would have
+   * become after RECOVERY_INTERVALS intervals, naming what to check, also when `timeout` is shorter
+   * than that. A name that resolved once and then failed is the resolver's moment: a timeout.
+   */
+  private async unresolvedToTheEnd<T>(endpoint: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request()
+    } catch (error) {
+      const last = this.lastUnresolved
+      const neverResolved = !this.resolvedOnce && this.unresolvedSince !== undefined && last
+      if (!(error instanceof DeadlineExceededError) || !neverResolved) throw error
+      throw new UnrecoverableRequestError(
+        endpoint,
+        `${last.detail}; the name never resolved before the timeout ran out`,
+        last.culprit
+      )
+    }
+  }
+
+  /**
    * A host name that does not resolve is retried for RECOVERY_INTERVALS intervals from the first
    * such answer (a runner's resolver fails briefly now and then); past that, it is an error.
    */
   private checkUnresolved(error: TransportError, endpoint: string, detail: string): void {
     if (!error.unresolved) {
       this.unresolvedSince = undefined
+      this.resolvedOnce = true
       return
     }
+    this.lastUnresolved = { detail, culprit: error.culprit }
     const now = this.options.clock.now()
     this.unresolvedSince ??= now
     const lastedMs = now - this.unresolvedSince

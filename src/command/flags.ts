@@ -66,23 +66,39 @@ export interface CommandRequest {
 
 export type ParsedCommand = { help: true } | { version: true } | { request: CommandRequest }
 
-/** Node's words for a bad command line, as our own: the flag, and where to look. */
+/**
+ * An unknown flag is named only when it looks like one: what is not (`--napi_…`, a long token) may
+ * be a secret given by mistake, and this error comes before every secret is known to the redactor.
+ */
+const FLAG_SHAPE = /^--?[A-Za-z][A-Za-z0-9-]{0,39}$/
+
+/** Node's words for a bad command line, as our own: the flag, and where to look; never a value. */
 function usageError(error: unknown): UsageError {
   const { code, message } = error as { code?: string; message: string }
   const quoted = /'([^']+)'/.exec(message)?.[1] ?? ''
   const flag = quoted.split(' ')[0]
   switch (code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return new UsageError(`unknown flag ${flag}`)
+      return new UsageError(
+        FLAG_SHAPE.test(flag)
+          ? `unknown flag ${flag}`
+          : 'an unknown flag (not repeated here, in case it is a secret)'
+      )
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       // Not quoted: it may be a secret given by mistake (neon-gate "$NEON_API_KEY").
       return new UsageError(
         'an argument without its flag: every value follows its flag, as --project-id ID (the argument is not repeated here, in case it is a secret)'
       )
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (message.includes('does not take an argument')) {
+        return new UsageError(
+          `${flag} takes no value (turn it off with --no-${flag.replace(/^--(no-)?/, '')})`
+        )
+      }
+      // Followed by another flag, or by a value that starts with a dash.
       return new UsageError(
-        message.includes('does not take an argument')
-          ? `${flag} takes no value (turn it off with --no-${flag.replace(/^--(no-)?/, '')})`
+        message.includes('ambiguous')
+          ? `${flag} needs a value; one that starts with a dash goes as ${flag}=-…`
           : `${flag} needs a value`
       )
     default:
@@ -90,19 +106,62 @@ function usageError(error: unknown): UsageError {
   }
 }
 
+/** Flags that take a value (the rest are switches). */
+const VALUE_FLAGS = new Set(
+  Object.entries(OPTIONS)
+    .filter(([, option]) => option.type === 'string')
+    .map(([name]) => `--${name}`)
+)
+
+/**
+ * `--timeout -5` as `--timeout=-5`: parseArgs takes a value that starts with a dash for a flag,
+ * but a negative number is a value given, which the flag's own check then refuses as such.
+ */
+function negativeValuesJoined(argv: string[]): string[] {
+  const joined: string[] = []
+  for (const arg of argv) {
+    const previous = joined.at(-1)
+    if (previous !== undefined && VALUE_FLAGS.has(previous) && /^-\d/.test(arg)) {
+      joined[joined.length - 1] = `${previous}=${arg}`
+    } else {
+      joined.push(arg)
+    }
+  }
+  return joined
+}
+
+/**
+ * The flags that ask for a gate: with any of them, NEON_PROJECT_ID is the project; only
+ * `--list-projects` without them ignores it.
+ */
+const GATE_FLAGS = ['project-id', 'branch-id', 'operation-id', 'database-url', 'database-url-file']
+
 export function parseCommandLine(
   argv: string[],
   env: Record<string, string | undefined>
 ): ParsedCommand {
   let parsed: Parsed
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, tokens: true, allowNegative: true })
+    parsed = parseArgs({
+      args: negativeValuesJoined(argv),
+      options: OPTIONS,
+      tokens: true,
+      allowNegative: true
+    })
   } catch (error) {
     throw usageError(error)
   }
   const { values: flags, tokens } = parsed
   if (flags.help) return { help: true }
   if (flags.version) return { version: true }
+  for (const token of tokens) {
+    // An empty value is an unset variable in a script, not a choice of the default.
+    if (token.kind === 'option' && token.value !== undefined && token.value.trim() === '') {
+      throw new UsageError(
+        `${token.rawName}: an empty value (an unset variable?); give one, or leave the flag out`
+      )
+    }
+  }
   const { values, labels } = inputValues(flags, tokens, env)
   if (flags['database-url'] !== undefined && flags['database-url-file'] !== undefined) {
     throw new UsageError('give --database-url or --database-url-file, not both')
@@ -114,7 +173,8 @@ export function parseCommandLine(
   }
   const output = flags.output ?? 'text'
   if (output !== 'text' && output !== 'json') {
-    throw new UsageError(`--output: "${output}" is not one of text, json`)
+    // Not quoted: a secret given by mistake is not known to the redactor yet.
+    throw new UsageError('--output: not one of text, json (the value is not repeated here)')
   }
   const flagOf = (name: InputName): string => `--${INPUT_FLAGS[name]?.flag ?? name}`
   return {
@@ -152,23 +212,17 @@ function inputValues(
   }
   const values: Partial<Record<InputName, string>> = {}
   const labels = new Map<InputName, string>()
+  // NEON_PROJECT_ID is the project to gate, but --list-projects alone only lists.
+  const onlyLists = flags['list-projects'] && !GATE_FLAGS.some((flag) => typed.has(flag))
   for (const [name, spec] of Object.entries(INPUT_FLAGS) as [
     InputName,
     NonNullable<(typeof INPUT_FLAGS)[InputName]>
   ][]) {
     const given = flags[spec.flag as keyof typeof flags]
-    const label = typed.get(spec.flag) ?? `--${spec.flag}`
     if (given !== undefined) {
-      // An empty value is an unset variable in a script, not a choice of the default.
-      if ([given].flat().some((value) => String(value).trim() === '')) {
-        throw new UsageError(
-          `${label}: an empty value (an unset variable?); give one, or leave the flag out`
-        )
-      }
       values[name] = Array.isArray(given) ? given.join(',') : String(given)
-      labels.set(name, label)
-    } else if (spec.env && env[spec.env] && !(name === 'project_id' && flags['list-projects'])) {
-      // NEON_PROJECT_ID is the project to gate, but --list-projects alone only lists.
+      labels.set(name, typed.get(spec.flag) ?? `--${spec.flag}`)
+    } else if (spec.env && env[spec.env] && !(name === 'project_id' && onlyLists)) {
       values[name] = env[spec.env]
       labels.set(name, spec.env)
     }
@@ -178,6 +232,30 @@ function inputValues(
   const urlFile = typed.get('database-url-file')
   if (urlFile) labels.set('database_url', urlFile)
   return { values, labels }
+}
+
+/** Where the command writes its result files: --summary and --dotenv. */
+export type ResultTargets = Pick<CommandRequest, 'summary' | 'dotenvFile'>
+
+/**
+ * The result files named by a command line that did not parse (an unknown flag, a value missing):
+ * they are written on every exit whose paths are known, bad flags included. A value that starts
+ * with a dash is the next flag, not a path.
+ */
+export function resultTargetsOf(
+  argv: string[],
+  env: Record<string, string | undefined>
+): ResultTargets {
+  const paths = new Map<string, string | undefined>()
+  const end = argv.indexOf('--')
+  argv.slice(0, end === -1 ? undefined : end).forEach((arg, index) => {
+    const [name, ...inline] = arg.split('=')
+    if (name !== '--summary' && name !== '--dotenv') return
+    const value = inline.length > 0 ? inline.join('=') : argv[index + 1]
+    const given = value !== undefined && value.trim() !== '' && !value.startsWith('-')
+    paths.set(name, given ? value : undefined)
+  })
+  return { summary: summaryTarget(paths.get('--summary'), env), dotenvFile: paths.get('--dotenv') }
 }
 
 /** `--summary FILE`; inside GitHub Actions, the step's summary by default. */

@@ -43,7 +43,7 @@ Output:
 
 Exit codes:
   0    success
-  1    an operation failed, or the database refused
+  1    an operation failed, or the database check failed
   2    bad flags or input
   3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix
   75   --no-wait, and work is still in flight: try again later

@@ -17,7 +17,7 @@ import { outputFileProblem } from '../gate/output-files.js'
 import { outputText, typedOutputs } from '../report/outputs.js'
 import type { RunReport } from '../report/report.js'
 import { MAX_SUMMARY_BYTES, renderSummaryWithin, renderTextReport } from '../report/summary.js'
-import type { CommandRequest } from './flags.js'
+import type { ResultTargets } from './flags.js'
 
 /** Outputs that are JSON documents: in the JSON result, never in a dotenv line. */
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects'])
@@ -82,28 +82,54 @@ interface ResultContext {
   code: number
 }
 
-/** Why the files the command was asked to write cannot take it, before the gate runs. */
-export function resultFileProblems(request: CommandRequest): string[] {
-  const files = [
-    ['--summary', request.summary?.path],
-    ['--dotenv', request.dotenvFile]
-  ] as const
-  return files.flatMap(([flag, path]) => {
-    const problem = path === undefined ? undefined : outputFileProblem(path, true)
-    return problem ? [`${flag}: ${problem}`] : []
-  })
+/**
+ * Which of the result files can take a write, and why the others cannot, found before the gate
+ * runs. The problem never repeats a path: a secret is sometimes given where a path belongs.
+ */
+export function checkResultTargets(targets: ResultTargets): {
+  writable: ResultTargets
+  problems: string[]
+} {
+  const writable: ResultTargets = {}
+  const problems: string[] = []
+  const summaryProblem = targets.summary && outputFileProblem(targets.summary.path, true)
+  if (summaryProblem) problems.push(`--summary: ${summaryProblem}`)
+  else writable.summary = targets.summary
+  const dotenvProblem = targets.dotenvFile && outputFileProblem(targets.dotenvFile, true)
+  if (dotenvProblem) problems.push(`--dotenv: ${dotenvProblem}`)
+  else writable.dotenvFile = targets.dotenvFile
+  return { writable, problems }
 }
 
-/** Writes the summary and the dotenv file, whatever the outcome (a later job reads why it failed). */
+/**
+ * Writes the summary and the dotenv file, whatever the outcome (a later job reads why it failed),
+ * bad input included; each replaces what an earlier run left there (the step's summary inside
+ * GitHub Actions is appended to). One that fails does not keep the other from being written; the
+ * error names the flag and the error's code, never the path.
+ */
 export async function writeResultFiles(
   report: RunReport,
-  request: CommandRequest,
+  { summary, dotenvFile }: ResultTargets,
   context: ResultContext
 ): Promise<void> {
-  const { summary, dotenvFile } = request
+  const writes: [string, () => Promise<void>][] = []
   if (summary) {
     const markdown = context.redactor.redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES))
-    await (summary.append ? appendFile : writeFile)(summary.path, markdown)
+    writes.push([
+      '--summary',
+      () => (summary.append ? appendFile : writeFile)(summary.path, markdown)
+    ])
   }
-  if (dotenvFile) await writeFile(dotenvFile, dotenvText(report, context))
+  if (dotenvFile) {
+    writes.push(['--dotenv', () => writeFile(dotenvFile, dotenvText(report, context))])
+  }
+  const failed: string[] = []
+  for (const [flag, write] of writes) {
+    try {
+      await write()
+    } catch (error) {
+      failed.push(`${flag}: ${(error as NodeJS.ErrnoException).code ?? 'an error without a code'}`)
+    }
+  }
+  if (failed.length > 0) throw new Error(failed.join('; '))
 }

@@ -32,14 +32,14 @@ async function readCapped(chunks: AsyncIterable<Buffer | string>): Promise<Buffe
  * The file's first MAX_SECRET_BYTES + 1 bytes, opened without blocking: a blocking open of a pipe
  * that nobody writes to would hold a thread that not even the process's exit could take back. A
  * pipe whose writer is there but slow (`<(pass show neon)`) is read as its bytes come, until the
- * time limit ends the wait.
+ * time limit or a signal ends the wait (`done`): then the reading stops too.
  */
-async function readFileCapped(path: string): Promise<Buffer> {
+async function readFileCapped(path: string, done: AbortSignal): Promise<Buffer> {
   const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
     const parts: Buffer[] = []
     let bytes = 0
-    while (bytes <= MAX_SECRET_BYTES) {
+    while (bytes <= MAX_SECRET_BYTES && !done.aborted) {
       const buffer = Buffer.alloc(MAX_SECRET_BYTES + 1 - bytes)
       let bytesRead: number
       try {
@@ -65,13 +65,37 @@ const timeRanOut = (flag: string, limitMs: number): UsageError =>
     `${flag}: nothing came from it within ${formatDuration(limitMs)}, what was left of the timeout: a pipe that nobody writes to?`
   )
 
-/** Rejects after `limitMs` with a UsageError for `flag`: nothing came in time. */
-function timeLimit(flag: string, limitMs: number): { expired: Promise<never>; clear: () => void } {
+/**
+ * Rejects after `limitMs` with a UsageError for `flag` (nothing came in time), or with the reason of
+ * `signal` (SIGINT, SIGTERM) as soon as it aborts.
+ */
+function timeLimit(
+  flag: string,
+  limitMs: number,
+  signal: AbortSignal | undefined
+): { expired: Promise<never>; clear: () => void } {
   let timer: NodeJS.Timeout | undefined
+  let onAbort = (): void => undefined
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(timeRanOut(flag, limitMs)), limitMs)
+    onAbort = () => reject(signal?.reason as Error)
+    signal?.addEventListener('abort', onAbort, { once: true })
   })
-  return { expired, clear: () => clearTimeout(timer) }
+  return {
+    expired,
+    clear: () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+    }
+  }
+}
+
+/** Where a secret is read from, within what time, and what can stop it. */
+export interface SecretReading {
+  stdin: Readable
+  limitMs: number
+  /** Aborted by SIGINT or SIGTERM: the reading ends with its reason. */
+  signal?: AbortSignal
 }
 
 /**
@@ -81,24 +105,27 @@ function timeLimit(flag: string, limitMs: number): { expired: Promise<never>; cl
 export async function readSecretFile(
   flag: string,
   path: string,
-  { stdin, limitMs }: { stdin: Readable; limitMs: number }
+  { stdin, limitMs, signal }: SecretReading
 ): Promise<string> {
   const where = path === '-' ? 'standard input' : 'the file'
+  signal?.throwIfAborted()
   // No time left: not even a file that would answer at once is read, so the error is always this.
   if (limitMs <= 0) throw timeRanOut(flag, limitMs)
-  const limit = timeLimit(flag, limitMs)
+  const limit = timeLimit(flag, limitMs, signal)
+  const done = new AbortController()
   let content: Buffer
   try {
-    const reading = path === '-' ? readCapped(stdin) : readFileCapped(path)
+    const reading = path === '-' ? readCapped(stdin) : readFileCapped(path, done.signal)
     content = await Promise.race([reading, limit.expired])
   } catch (error) {
-    if (error instanceof UsageError) throw error
+    if (error instanceof UsageError || signal?.aborted) throw error
     const { code } = error as NodeJS.ErrnoException
     throw new UsageError(
       `${flag}: cannot read ${where}${code ? ` (${code})` : ''}; give the path of a file that holds the secret, not the secret itself`
     )
   } finally {
     limit.clear()
+    done.abort()
   }
   if (content.length > MAX_SECRET_BYTES) {
     throw new UsageError(`${flag}: ${where} holds more than 64 KiB; it should hold only the secret`)
@@ -115,7 +142,7 @@ export async function readSecretFile(
 export async function readApiKey(
   file: string | undefined,
   env: Record<string, string | undefined>,
-  reading: { stdin: Readable; limitMs: number }
+  reading: SecretReading
 ): Promise<string> {
   if (file !== undefined) return readSecretFile('--api-key-file', file, reading)
   const key = (env.NEON_API_KEY ?? '').trim()

@@ -8,6 +8,9 @@
 const REDACTED = '***'
 
 /** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
+/** The longest secret that is also matched in every percent-encoding (percentPattern). */
+const MAX_PATTERN_CHARS = 1024
+
 export class Redactor {
   private forms: string[] = []
   private patterns: { length: number; pattern: RegExp }[] = []
@@ -18,7 +21,9 @@ export class Redactor {
 
   add(secret: string): void {
     if (!secret) return
-    if (secret.length >= 4) {
+    // V8 cannot compile the pattern of a secret of some thousands of characters (a stack overflow
+    // at the first redaction); one that long is no key, and keeps its other forms.
+    if (secret.length >= 4 && secret.length <= MAX_PATTERN_CHARS) {
       this.patterns.push({ length: secret.length, pattern: percentPattern(secret) })
       // A secret that holds another is hidden whole first.
       this.patterns.sort((a, b) => b.length - a.length)

@@ -29,6 +29,8 @@ export const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000
 export const MAX_OPERATION_IDS = 40
 /** What an HTTP header can carry: visible ASCII, no spaces. */
 export const API_KEY_PATTERN = /^[\x21-\x7e]+$/
+/** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
+export const MAX_API_KEY_CHARS = 1024
 
 export function booleanInput(defaultValue: boolean) {
   return z.string().transform((raw, ctx) => {
@@ -41,23 +43,35 @@ export function booleanInput(defaultValue: boolean) {
   })
 }
 
-export function durationInput(defaultText: string, maxMs: number, maxText: string) {
+/** How a problem shows the value it is about: quoted as given, or not at all (`the value`). */
+export type ShowValue = (text: string) => string
+export const quotedAsGiven: ShowValue = (text) => `"${text}"`
+
+export function durationInput(
+  defaultText: string,
+  maxMs: number,
+  maxText: string,
+  show: ShowValue = quotedAsGiven
+) {
   return z.string().transform((raw, ctx) => {
     const text = raw.trim() || defaultText
     const ms = parseDuration(text)
     if (ms === undefined) {
+      const negative = text.startsWith('-') && parseDuration(text.slice(1)) !== undefined
       ctx.addIssue({
         code: 'custom',
-        message: `"${text}" is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
+        message: negative
+          ? `${show(text)} is negative; a duration is at least 1 second`
+          : `${show(text)} is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
       })
       return z.NEVER
     }
     if (ms < MIN_DURATION_MS) {
-      ctx.addIssue({ code: 'custom', message: `"${text}" is below the minimum of 1 second` })
+      ctx.addIssue({ code: 'custom', message: `${show(text)} is below the minimum of 1 second` })
       return z.NEVER
     }
     if (ms > maxMs) {
-      ctx.addIssue({ code: 'custom', message: `"${text}" is above the maximum of ${maxText}` })
+      ctx.addIssue({ code: 'custom', message: `${show(text)} is above the maximum of ${maxText}` })
       return z.NEVER
     }
     return ms
@@ -79,11 +93,9 @@ export function idInput(pattern: RegExp, accepted: string) {
 /** `gateInstead`: the inputs that gate a project or a branch, as the front end names them. */
 export function operationIdsInput(gateInstead: string) {
   return z.string().transform((raw, ctx) => {
-    const ids = raw
-      .split(/[\s,]+/)
-      .map((id) => id.toLowerCase())
-      .filter((id) => id !== '')
-    const invalid = ids.filter((id) => !UUID_PATTERN.test(id))
+    const given = raw.split(/[\s,]+/).filter((id) => id !== '')
+    // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
+    const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()))
     if (invalid.length > 0) {
       ctx.addIssue({
         code: 'custom',
@@ -91,7 +103,7 @@ export function operationIdsInput(gateInstead: string) {
       })
       return z.NEVER
     }
-    const unique = [...new Set(ids)]
+    const unique = [...new Set(given.map((id) => id.toLowerCase()))]
     if (unique.length > MAX_OPERATION_IDS) {
       ctx.addIssue({
         code: 'custom',
@@ -114,8 +126,8 @@ export const apiHostInput = z.string().transform((raw, ctx) => {
     ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` })
     return z.NEVER
   }
-  if (url.username || url.password) {
-    // Never repeat the credentials in the error.
+  // Credentials, even empty ones (`https://@host`), are never repeated in the error.
+  if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(text)) {
     ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` })
     return z.NEVER
   }
@@ -124,10 +136,12 @@ export const apiHostInput = z.string().transform((raw, ctx) => {
     ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` })
     return z.NEVER
   }
-  if (url.search || url.hash) {
+  // An empty query or fragment (a trailing `?` or `#`) is none to URL, but every path appended
+  // to the address would go after it: `/api/v2?/projects/…`, or to `/api/v2` itself.
+  if (/[?#]/.test(text)) {
     ctx.addIssue({
       code: 'custom',
-      message: `must not carry a query or a fragment; expected ${accepted}`
+      message: `must not carry a query or a fragment (?, #): every request would go to the wrong path; expected ${accepted}`
     })
     return z.NEVER
   }

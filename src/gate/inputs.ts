@@ -16,11 +16,19 @@ import {
   GITHUB_LOGIN_PATTERN,
   ID_PATTERN,
   idInput,
+  MAX_API_KEY_CHARS,
   MAX_INTERVAL_MS,
   MAX_TIMEOUT_MS,
   operationIdsInput,
-  ORG_ID_PATTERN
+  ORG_ID_PATTERN,
+  quotedAsGiven,
+  type ShowValue
 } from './input-fields.js'
+
+const PR_COMMENT_MODES = ['off', 'always', 'failure'] as const
+
+const timeoutInput = (show: ShowValue) =>
+  durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show)
 
 /** Each input on its own: what it accepts, its default, and what is wrong with it. */
 function inputFields(naming: InputNaming) {
@@ -32,6 +40,10 @@ function inputFields(naming: InputNaming) {
       .refine(
         (key) => key === '' || API_KEY_PATTERN.test(key),
         'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'
+      )
+      .refine(
+        (key) => key.length <= MAX_API_KEY_CHARS,
+        `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`
       ),
     project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
     operation_id: operationIdsInput(
@@ -45,17 +57,17 @@ function inputFields(naming: InputNaming) {
     org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
     wait: booleanInput(true),
     interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
-    timeout: durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)'),
+    timeout: timeoutInput(quotedAsGiven),
     fail_fast: booleanInput(false),
     api_host: apiHostInput,
-    pr_comment: z
-      .string()
-      .transform((raw) => raw.trim().toLowerCase() || 'off')
-      .pipe(
-        z.enum(['off', 'always', 'failure'], {
-          error: (issue) => `"${String(issue.input)}" is not one of off, always, failure`
-        })
-      ),
+    pr_comment: z.string().transform((raw, ctx) => {
+      const text = raw.trim()
+      const mode = PR_COMMENT_MODES.find((name) => name === (text.toLowerCase() || 'off'))
+      if (mode) return mode
+      // Quoted as given: a value folded in case would slip past the redactor.
+      ctx.addIssue({ code: 'custom', message: `"${text}" is not one of off, always, failure` })
+      return z.NEVER
+    }),
     pr_comment_author: idInput(
       GITHUB_LOGIN_PATTERN,
       'the GitHub login the token writes as, such as my-app[bot]'
@@ -152,10 +164,11 @@ export function parseInputs(readInput: (name: InputName) => string, naming: Inpu
 
 /**
  * The timeout alone, checked as parseInputs checks it: the command reads its secrets within it,
- * before the rest can be checked with them.
+ * before the rest can be checked with them. `quote: false`: its problems do not repeat the value
+ * (a secret not known to the redactor yet could stand there by mistake).
  */
-export function parseTimeout(raw: string, naming: InputNaming): number {
-  const schema = z.object({ timeout: inputFields(naming).timeout })
+export function parseTimeout(raw: string, naming: InputNaming, quote = true): number {
+  const schema = z.object({ timeout: timeoutInput(quote ? quotedAsGiven : () => 'the value') })
   return parsedOrThrown(schema, { timeout: raw }, naming).timeout
 }
 

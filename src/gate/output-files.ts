@@ -9,7 +9,9 @@ import { closeSync, constants, fstatSync, openSync } from 'node:fs'
 
 /**
  * Why the file at `path` cannot take a write, or undefined when it can without waiting. `create`:
- * a file that is not there yet is made (the command's files), instead of being a problem.
+ * a file that is not there yet is made (the command's files), instead of being a problem. The
+ * reason never repeats the path (the command's paths come from flags, where a secret is sometimes
+ * given by mistake).
  */
 export function outputFileProblem(path: string, create = false): string | undefined {
   let descriptor: number
@@ -18,16 +20,15 @@ export function outputFileProblem(path: string, create = false): string | undefi
     descriptor = openSync(path, create ? flags | constants.O_CREAT : flags)
   } catch (error) {
     // What a FIFO with no reader answers to a non-blocking open.
-    if ((error as NodeJS.ErrnoException).code === 'ENXIO') {
-      return `${path} is not a regular file (a pipe that nobody reads)`
-    }
-    return (error as Error).message
+    const { code } = error as NodeJS.ErrnoException
+    if (code === 'ENXIO') return 'it is not a regular file (a pipe that nobody reads)'
+    return `it cannot be opened for writing (${code ?? 'an error without a code'})`
   }
   try {
     const stats = fstatSync(descriptor)
     return stats.isFile() || stats.isCharacterDevice()
       ? undefined
-      : `${path} is not a regular file (a pipe or a socket could block the step)`
+      : 'it is not a regular file (a pipe or a socket could block the step)'
   } finally {
     closeSync(descriptor)
   }

@@ -20,7 +20,7 @@ variable "branch_id" {
 
 variable "neon_gate" {
   type        = string
-  description = "How to run the gate command. Pin the version you have reviewed."
+  description = "How to run the gate command. Pin the version you have reviewed. npm fetches a github: spec with git, which must be on the PATH of the machine that runs terraform apply."
   default     = "npx --yes github:OWNER/neon-operations-gate#v0"
 }
 
