@@ -113,7 +113,7 @@ describe('ProjectGateSource', () => {
     const { source, clock } = gate(history)
     const result = await waitForOperations(
       { wait: true, deadline: NOW + 600_000, failFast: false },
-      { source, pace: new Pace(5000, silent, () => 0), clock, logger: silent }
+      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
     )
     expect(result).toMatchObject({ outcome: 'success', operations: [], polls: 1 })
     // The short page does not end discovery (a server may cap `limit`): the next one, empty, does.
@@ -228,7 +228,7 @@ describe('ProjectGateSource', () => {
     }
     const result = await waitForOperations(
       { wait: true, deadline: NOW + 600_000, failFast: false },
-      { source, pace: new Pace(5000, silent, () => 0), clock, logger: silent }
+      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
     )
     expect(result.outcome).toBe('success')
     expect(result.polls).toBe(4)

@@ -61,7 +61,7 @@ async function report(
     { wait: true, deadline: T0 + (options.deadlineMs ?? 600_000), failFast: false },
     {
       source: scriptedSource(scripts),
-      pace: new Pace(5000, silent),
+      pace: new Pace(5000, clock, silent),
       clock,
       logger: silent,
       signal: controller.signal
