@@ -43,7 +43,7 @@ function client(
     apiKey: KEY,
     requestTimeoutMs: options.requestTimeoutMs ?? 5000,
     retryPolicy: new RetryPolicy({ random: options.random ?? (() => 0) }),
-    pace: new Pace(1000, logger, () => 0),
+    pace: new Pace(1000, clock, logger, () => 0),
     clock,
     logger,
     redactor: new Redactor([KEY]),
@@ -189,7 +189,7 @@ describe('ApiClient errors', () => {
 
   it('a 429 slows the pace, and retries wait at least the pace', async () => {
     const clock = new FakeClock()
-    const pace = new Pace(5000, logger, () => 0)
+    const pace = new Pace(5000, clock, logger, () => 0)
     const api = new ApiClient({
       baseUrl: BASE,
       apiKey: KEY,
@@ -262,7 +262,7 @@ describe('ApiClient errors', () => {
       apiKey: KEY,
       requestTimeoutMs,
       retryPolicy: new RetryPolicy({ random: () => 0 }),
-      pace: new Pace(1000, logger, () => 0),
+      pace: new Pace(1000, clock, logger, () => 0),
       clock,
       logger,
       redactor: new Redactor([KEY]),

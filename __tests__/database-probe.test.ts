@@ -68,7 +68,7 @@ async function probe(
     TARGET,
     { wait: options.wait ?? true, deadline: options.deadline, intervalMs, stepStartedAt: 0 },
     {
-      pace: new Pace(intervalMs, logger, () => 0),
+      pace: new Pace(intervalMs, time, logger, () => 0),
       clock: time,
       logger,
       signal: options.signal ?? new AbortController().signal,
@@ -171,7 +171,7 @@ async function probeReal(url: string): Promise<DatabaseProbe> {
     target,
     { wait: true, deadline: start + 30_000, intervalMs: 1000, stepStartedAt: start },
     {
-      pace: new Pace(1000, logger, () => 0),
+      pace: new Pace(1000, systemClock, logger, () => 0),
       clock: systemClock,
       logger,
       signal: new AbortController().signal,

@@ -119,7 +119,7 @@ describe('ProjectGateSource', () => {
         failFast: false,
         databaseCheckNext: false
       },
-      { source, pace: new Pace(5000, silent, () => 0), clock, logger: silent }
+      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
     )
     expect(result).toMatchObject({ outcome: 'success', operations: [], polls: 1 })
     // The short page does not end discovery (a server may cap `limit`): the next one, empty, does.
@@ -240,7 +240,7 @@ describe('ProjectGateSource', () => {
         failFast: false,
         databaseCheckNext: false
       },
-      { source, pace: new Pace(5000, silent, () => 0), clock, logger: silent }
+      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
     )
     expect(result.outcome).toBe('success')
     expect(result.polls).toBe(4)

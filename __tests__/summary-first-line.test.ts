@@ -67,7 +67,7 @@ async function report(
     },
     {
       source: scriptedSource(scripts),
-      pace: new Pace(5000, silent),
+      pace: new Pace(5000, clock, silent),
       clock,
       logger: silent,
       signal: controller.signal

@@ -36,7 +36,7 @@ function setup(
     isFinal(operation.status, waitOptions.failFast)
   )
   const controller = new AbortController()
-  const pace = new Pace(intervalMs, logger, () => 0)
+  const pace = new Pace(intervalMs, clock, logger, () => 0)
   const run = () =>
     waitForOperations(waitOptions, { source, pace, clock, logger, signal: controller.signal })
   return { clock, lines, reader, run, controller, pace }
@@ -231,7 +231,7 @@ function scripted(
   const clock = dependencies.clock ?? new FakeClock(0)
   const { logger, lines } = collectingLogger()
   const source = new ScriptedSource(steps)
-  const pace = dependencies.pace ?? new Pace(5000, logger, () => 0.5)
+  const pace = dependencies.pace ?? new Pace(5000, clock, logger, () => 0.5)
   const run = () =>
     waitForOperations(
       {
@@ -346,7 +346,7 @@ describe('waitForOperations: when each state was read', () => {
         failFast: false,
         databaseCheckNext: false
       },
-      { source, pace: new Pace(5000, logger, () => 0.5), clock, logger }
+      { source, pace: new Pace(5000, clock, logger, () => 0.5), clock, logger }
     )
     expect(result.outcome).toBe('success')
     expect(result.readAt).toEqual(
@@ -405,7 +405,7 @@ describe('waitForOperations: when each state was read', () => {
         failFast: false,
         databaseCheckNext: false
       },
-      { source, pace: new Pace(5000, logger, () => 0.5), clock, logger }
+      { source, pace: new Pace(5000, clock, logger, () => 0.5), clock, logger }
     )
     expect(result.outcome).toBe('timeout')
     // The second poll read OP_A, finished, then OP_B's read found no time left.
@@ -422,10 +422,11 @@ describe('waitForOperations: when each state was read', () => {
 describe('waitForOperations: the pace and the end of a wait', () => {
   it('every poll done moves the pace: after a 429 the waits shorten poll by poll', async () => {
     const { logger } = collectingLogger()
-    const pace = new Pace(5000, logger, () => 0.5)
+    const clock = new FakeClock(0)
+    const pace = new Pace(5000, clock, logger, () => 0.5)
     pace.onRateLimited() // the first poll met a 429
     const running = Array.from({ length: 4 }, () => [{ status: 'running' }])
-    const { run, clock } = scripted([...running, [{ status: 'finished' }]], {}, { pace })
+    const { run } = scripted([...running, [{ status: 'finished' }]], {}, { pace, clock })
     expect((await run()).outcome).toBe('success')
     expect(clock.sleeps).toEqual([15_000, 13_500, 12_150, 10_935])
   })

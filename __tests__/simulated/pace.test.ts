@@ -168,28 +168,55 @@ describe('429s', () => {
     }
   })
 
-  it('after a lone 429 the pace comes back to interval, quickly to twice it, then slowly', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = setup.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running', reads: 200 }, { status: 'finished' }]
-    })
-    setup.api.addFault({ kind: 'status', status: 429, times: 1, from: EPOCH + 10_000 })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      timeout: '2h'
-    })
-    expect(run.report.outcome).toBe('success')
-    expect(run.report.pace?.rateLimited).toBe(1)
-    expect(run.lines).toContain('info: No 429 lately: polling every 5.0 s again')
-    const gaps = gapsBetween(run.requests)
-    // The 429 is the third request; within 4 polls the pace is down to the plateau, twice the
-    // pace at which it came (no jitter: the random draw is 0.5), and below it from there on.
-    for (const gap of gaps.slice(7)) expect(gap).toBeLessThanOrEqual(2 * INTERVAL + NETWORK_MS)
-    expect(gaps.at(-1)).toBeLessThan(INTERVAL + NETWORK_MS)
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(INTERVAL)
-  })
+  /** How long the pace remembers a 429 at interval 5 s: 150 s (30 intervals). */
+  const MEMORY_MS = 150_000
+  const FINAL_AT = 360_000
+
+  it.each([
+    ['one 429', 1, undefined],
+    ['three 429s in a row', 3, undefined],
+    ['one 429 with Retry-After: 15', 1, '15']
+  ])(
+    '%s early in a long wait: slowed until the last is 150 s old, then every interval; exits within 1.2 intervals of the end',
+    async (_, times, retryAfter) => {
+      const setup = simulatedWorld({ history: 0 })
+      const op = setup.world.addOperation(PROJECT, {
+        action: 'apply_config',
+        timeline: [{ status: 'running', ms: FINAL_AT }, { status: 'finished' }]
+      })
+      setup.api.addFault({ kind: 'status', status: 429, retryAfter, times, from: EPOCH + 10_000 })
+      const run = await runSimulated(setup, {
+        project_id: PROJECT,
+        operation_id: op.id,
+        timeout: '10m'
+      })
+      expect(run.report.outcome).toBe('success')
+      const limited = run.requests.filter((request) => request.status === 429)
+      expect(limited).toHaveLength(times)
+      // The third read, at 10 s; the others are its retries, in a row.
+      expect(limited[0].t).toBeLessThan(10_000 + NETWORK_MS)
+      expect(run.requests.indexOf(limited.at(-1)!)).toBe(times + 1)
+      const memoryEnd = limited.at(-1)!.t + MEMORY_MS
+      const after = run.requests.slice(times + 1)
+      const back = after.findIndex((request) => request.t >= memoryEnd)
+      // While it remembers, every wait is slowed: the plateau (10 s), or more.
+      for (const gap of gapsBetween(after.slice(0, back + 1))) {
+        expect(gap).toBeGreaterThan(1.5 * INTERVAL)
+      }
+      // The first poll after it answers at once (the wait it was in, the plateau's 10 s, at most)...
+      expect(after[back].t - memoryEnd).toBeLessThanOrEqual(2 * INTERVAL + NETWORK_MS)
+      // ...and from there on it polls every interval, to the end.
+      const tail = gapsBetween(after.slice(back))
+      expect(tail.length).toBeGreaterThan(25)
+      for (const gap of tail) {
+        expect(gap).toBeGreaterThanOrEqual(INTERVAL)
+        expect(gap).toBeLessThan(INTERVAL + NETWORK_MS)
+      }
+      expect(run.lines).toContain('info: No 429 for 2 min 30 s: polling every 5.0 s again')
+      expect(run.endedAt - FINAL_AT).toBeGreaterThanOrEqual(0)
+      expect(run.endedAt - FINAL_AT).toBeLessThanOrEqual(1.2 * INTERVAL)
+    }
+  )
 })
 
 describe('whose pace each read follows', () => {

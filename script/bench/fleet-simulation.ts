@@ -59,7 +59,7 @@ export async function simulateFleet(
         const report = startGate(time, {
           id,
           intervalMs: FLEET_WINDOW.intervalMs,
-          timeoutMs: 300_000,
+          timeoutMs: 300 * FLEET_WINDOW.intervalMs,
           random,
           transport
         })
@@ -114,8 +114,8 @@ async function main(): Promise<void> {
   const firstSeed = Number(process.argv[3] ?? 1)
   const seeds = Array.from({ length: runs }, (_, i) => firstSeed + i)
   for (const [label, spreadMs] of [
-    ['starts over 20 s', SPREAD_MS],
-    ['packed starts (4 s)', PACKED_SPREAD_MS]
+    ['starts over 20 intervals', SPREAD_MS],
+    ['packed starts (4 intervals)', PACKED_SPREAD_MS]
   ] as const) {
     for (const retryAfter of [false, true]) {
       const fleets: FleetFigures[] = []

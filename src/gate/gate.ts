@@ -56,7 +56,7 @@ export async function gate(inputs: Inputs, dependencies: GateDependencies): Prom
   // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
   const startedAt = clock.wallNow()
   const run: RunTimes = { stepStartedAt, deadline: stepStartedAt + inputs.timeoutMs }
-  const pace = new Pace(inputs.intervalMs, logger, dependencies.random)
+  const pace = new Pace(inputs.intervalMs, clock, logger, dependencies.random)
   report.pace = pace
   const client = apiClient(inputs, dependencies, pace, run.deadline)
   report.requests = client.stats
