@@ -74,8 +74,13 @@ export function normalizeBaseline(report: Baseline): Baseline {
   const testIds = new Map(
     testFiles.flatMap(({ tests }) => tests).map((test, index) => [test.id, String(index)])
   )
-  const renumber = (ids?: string[]) =>
-    ids?.flatMap((id) => testIds.get(id) ?? []).sort((a, b) => Number(a) - Number(b))
+  // No list and an empty one read the same; a reused result has the one, a re-tested the other.
+  const renumber = (ids?: string[]) => {
+    const renumbered = (ids ?? [])
+      .flatMap((id) => testIds.get(id) ?? [])
+      .sort((a, b) => Number(a) - Number(b))
+    return renumbered.length > 0 ? renumbered : undefined
+  }
   let mutantId = 0
   return {
     schemaVersion: report.schemaVersion,
