@@ -320,8 +320,7 @@ describe('the incremental baseline (stryker.incremental.json)', () => {
               mutatorName: 'BooleanLiteral',
               replacement: 'false',
               location: { start: position(1, 18), end: position(1, 22) },
-              status: 'NoCoverage',
-              static: false
+              status: 'NoCoverage'
             }
           ]
         },
@@ -359,6 +358,21 @@ describe('the incremental baseline (stryker.incremental.json)', () => {
         }
       }
     })
+  })
+
+  it('writes a mutant carried over from a run of another module as the one tested: Stryker adds its killing tests to coveredBy and drops static, which the next run does not read', () => {
+    type Mutant = Baseline['files'][string]['mutants'][number]
+    const withKilled = (change: Partial<Mutant>): Baseline => {
+      const report: Baseline = raw('first')
+      const mutants = report.files['src/b.ts'].mutants
+      mutants[1] = { ...mutants[1], ...change }
+      return report
+    }
+    const tested = withKilled({ coveredBy: ['0'], static: true })
+    const carried = withKilled({ coveredBy: ['1', '0'], static: undefined })
+    expect(serializeBaseline(normalizeBaseline(carried))).toBe(
+      serializeBaseline(normalizeBaseline(tested))
+    )
   })
 
   it('writes the same file whatever order the tests finished in, one mutant or test a line, and reads back as written', () => {

@@ -7,10 +7,12 @@
  *    since, and writes the file again with the new results.
  * 2. The baseline is rewritten in its committed form (normalizeBaseline): Stryker's own file holds
  *    the absolute path of the checkout, its whole configuration, failure messages with the paths of
- *    its sandbox, and test ids in the order the tests happened to finish. None of that is read back;
- *    it would only make every run change the file. What is left is what the next run reads: each
- *    file's source and mutants, each test file's source and tests, with ids renumbered in a stable
- *    order, so a run that changed nothing leaves the file as it was.
+ *    its sandbox, and test ids in the order the tests happened to finish; a mutant it carries over
+ *    from an earlier run (one outside `--mutate`) loses its static flag and gets its killing tests
+ *    in its covering ones. None of that is read back; it would only make every run change the
+ *    file. What is left is what the next run reads: each file's source and mutants, each test
+ *    file's source and tests, with ids renumbered in a stable order, so a run that changed nothing
+ *    leaves the file as it was.
  * 3. script/build/mutation-floor.ts checks the report: each module's floor, and no survivor that is
  *    not accepted.
  *
@@ -59,7 +61,8 @@ const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
  * What the next incremental run reads, in a stable order: files and test files by name, mutants
- * and tests by place, ids renumbered in that order (the tests' in coveredBy and killedBy too).
+ * and tests by place, ids renumbered in that order (the tests' in coveredBy and killedBy too), a
+ * mutant's killing tests among its covering ones.
  */
 export function normalizeBaseline(report: Baseline): Baseline {
   const testFiles = Object.entries(report.testFiles ?? {})
@@ -108,8 +111,11 @@ export function normalizeBaseline(report: Baseline): Baseline {
                 replacement: mutant.replacement,
                 location: mutant.location,
                 status: mutant.status,
-                static: mutant.static,
-                coveredBy: renumber(mutant.coveredBy),
+                // The killing tests covered it too (Stryker adds them when it carries a mutant
+                // over); whether it was static is not read back.
+                coveredBy: renumber([
+                  ...new Set([...(mutant.coveredBy ?? []), ...(mutant.killedBy ?? [])])
+                ]),
                 killedBy: renumber(mutant.killedBy)
               }))
           }
