@@ -394,10 +394,15 @@ describe('the incremental baseline (stryker.incremental.json)', () => {
     // Present on a fresh clone: so it is committed, not git-ignored like reports/.
     expect(existsSync(join(root, BASELINE_FILE))).toBe(true)
     const text = readFileSync(join(root, BASELINE_FILE), 'utf8')
-    expect(serializeBaseline(normalizeBaseline(JSON.parse(text) as Baseline))).toBe(text)
-    expect(text).not.toContain('.stryker-tmp')
-    expect(text).not.toContain(root)
     const baseline = JSON.parse(text) as Baseline
+    // The file is 600 kB: say what is wrong in a line, not in a diff of it.
+    const form =
+      serializeBaseline(normalizeBaseline(baseline)) === text
+        ? 'normalized'
+        : 'as Stryker wrote it: run npm run mutation, not npx stryker run'
+    expect(form).toBe('normalized')
+    const needles = ['.stryker-tmp', root, '"projectRoot"', '"statusReason"']
+    expect(needles.filter((needle) => text.includes(needle))).toEqual([])
     const names = [...Object.keys(baseline.files), ...Object.keys(baseline.testFiles ?? {})]
     expect(names.filter((name) => !/^(src|__tests__|script)\//.test(name))).toEqual([])
   })
