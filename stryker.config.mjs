@@ -1,7 +1,8 @@
 /*
- * Mutation testing of the gate's core rules (npm run mutation): the statuses, the wait loop, the
- * pace, the operation sources and the judgement of recent failures. script/build/mutation-floor.ts
- * then holds each module to its own floor.
+ * Mutation testing of the gate's core rules (npm run mutation, script/build/mutation.ts): the
+ * statuses, the wait loop, the pace, the operation sources and the judgement of recent failures.
+ * script/build/mutation-floor.ts then holds each module to its own floor and fails on any survivor
+ * that stryker.survivors.json does not accept.
  */
 export default {
   testRunner: 'jest',
@@ -13,6 +14,10 @@ export default {
   // every mutant, whether a test of it runs or not.
   jest: { configFile: 'jest.mutation.config.js', enableFindRelatedTests: true },
   coverageAnalysis: 'perTest',
+  // Incremental: the results of the last run are kept in a committed baseline, and a run re-tests
+  // only the mutants whose code, or whose covering tests, changed since (docs/development.md).
+  incremental: true,
+  incrementalFile: 'stryker.incremental.json',
   concurrency: 2,
   timeoutMS: 8000,
   mutate: [
