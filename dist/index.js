@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1394);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2699);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1394:
+/***/ 2699:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31684,6 +31684,30 @@ async function queryDatabase(target, signal) {
 }
 function ignore() { }
 
+;// CONCATENATED MODULE: ./src/domain/duration.ts
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
+/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h` into milliseconds; a bare number is seconds. */
+function parseDuration(text) {
+    const match = DURATION.exec(text.trim().toLowerCase());
+    if (!match)
+        return undefined;
+    return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']);
+}
+/** Human-readable duration for logs and the summary: `850 ms`, `12.3 s`, `4 min 05 s`. */
+function formatDuration(ms) {
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    if (ms < 60_000)
+        return `${(ms / 1000).toFixed(1)} s`;
+    const totalSeconds = Math.round(ms / 1000);
+    const minutes = Math.floor(totalSeconds / 60);
+    const seconds = totalSeconds % 60;
+    if (minutes < 60)
+        return `${minutes} min ${String(seconds).padStart(2, '0')} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/input-naming.ts
 /*
  * The gate's inputs by name, and how each front end names them in its messages: the action as
@@ -31716,6 +31740,7 @@ const CONTRACT_NAMING = {
 };
 
 ;// CONCATENATED MODULE: ./src/domain/errors.ts
+
 
 /**
  * A bad input: found before any request, or by one (a branch that does not exist). Its message names
@@ -31816,15 +31841,25 @@ class ResponseFormatError extends Error {
         this.endpoint = endpoint;
     }
 }
-/** The overall `timeout` ran out while a request was still being retried. */
+/**
+ * The overall `timeout` ran out while a request was still being retried, or no retry fits in the
+ * time left before it (a Retry-After, or a back-off, longer than what is left): then
+ * `noRetryFits` says so with the numbers, and nobody may say that the timeout ran out.
+ */
 class DeadlineExceededError extends Error {
     lastError;
     name = 'DeadlineExceededError';
-    constructor(lastError) {
-        super(lastError
-            ? `no retry fits before the deadline; last error: ${lastError.message}`
-            : 'the deadline passed before the next request');
+    /** Why the retry did not fit, with the numbers, when time was still left; else undefined. */
+    noRetryFits;
+    constructor(lastError, retry) {
+        const noRetryFits = retry && retry.leftMs > 0
+            ? `no retry fits before the deadline: the retry after ${retry.reason} would wait ${formatDuration(retry.delayMs)}, with ${formatDuration(retry.leftMs)} of the timeout left`
+            : undefined;
+        const last = lastError ? `last error: ${lastError.message}` : undefined;
+        super([noRetryFits, last].filter(Boolean).join('; ') ||
+            'the deadline passed before the next request');
         this.lastError = lastError;
+        this.noRetryFits = noRetryFits;
     }
 }
 /** The runner cancelled the job (SIGINT/SIGTERM). */
@@ -31961,8 +31996,14 @@ async function withRetries(attempt, context) {
             if (decision === undefined)
                 throw error;
             const lastError = error;
-            if (now + decision.delayMs > context.deadline)
-                throw new DeadlineExceededError(lastError);
+            if (now + decision.delayMs > context.deadline) {
+                const { reason, delayMs } = decision;
+                throw new DeadlineExceededError(lastError, {
+                    reason,
+                    delayMs,
+                    leftMs: context.deadline - now
+                });
+            }
             context.onRetry?.(decision, lastError, retry);
             await context.clock.sleep(decision.delayMs, context.signal);
         }
@@ -32014,6 +32055,8 @@ function isLoopbackHost(hostname) {
  */
 const REDACTED = '***';
 /** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
+/** The longest secret that is also matched in every percent-encoding (percentPattern). */
+const MAX_PATTERN_CHARS = 1024;
 class Redactor {
     forms = [];
     patterns = [];
@@ -32024,7 +32067,9 @@ class Redactor {
     add(secret) {
         if (!secret)
             return;
-        if (secret.length >= 4) {
+        // V8 cannot compile the pattern of a secret of some thousands of characters (a stack overflow
+        // at the first redaction); one that long is no key, and keeps its other forms.
+        if (secret.length >= 4 && secret.length <= MAX_PATTERN_CHARS) {
             this.patterns.push({ length: secret.length, pattern: percentPattern(secret) });
             // A secret that holds another is hidden whole first.
             this.patterns.sort((a, b) => b.length - a.length);
@@ -32382,30 +32427,6 @@ function classifyDatabaseError(error) {
 // Kept equal to package.json's version by a test.
 const ACTION_NAME = 'neon-operations-gate';
 const ACTION_VERSION = '0.1.0';
-
-;// CONCATENATED MODULE: ./src/domain/duration.ts
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
-/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h` into milliseconds; a bare number is seconds. */
-function parseDuration(text) {
-    const match = DURATION.exec(text.trim().toLowerCase());
-    if (!match)
-        return undefined;
-    return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']);
-}
-/** Human-readable duration for logs and the summary: `850 ms`, `12.3 s`, `4 min 05 s`. */
-function formatDuration(ms) {
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    if (ms < 60_000)
-        return `${(ms / 1000).toFixed(1)} s`;
-    const totalSeconds = Math.round(ms / 1000);
-    const minutes = Math.floor(totalSeconds / 60);
-    const seconds = totalSeconds % 60;
-    if (minutes < 60)
-        return `${minutes} min ${String(seconds).padStart(2, '0')} s`;
-    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
-}
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
@@ -42051,6 +42072,10 @@ class ApiCore {
     baseUrl;
     /** When the host name first failed to resolve, in the streak of such failures now running. */
     unresolvedSince;
+    /** The last such failure, and what to check for it. */
+    lastUnresolved;
+    /** Whether a host name of this run resolved at least once (an answer, or another failure). */
+    resolvedOnce = false;
     pollPacing = () => ({
         minimumMs: this.options.pace.intervalMs,
         nextPollMs: this.options.pace.nextPollDelayMs()
@@ -42072,7 +42097,7 @@ class ApiCore {
         const target = `${path}${search.size > 0 ? `?${search}` : ''}`;
         const url = new URL(`${this.baseUrl}${target}`);
         const { clock, logger, pace } = this.options;
-        const answer = await withRetries(async () => {
+        const answer = await this.unresolvedToTheEnd(endpoint, () => withRetries(async () => {
             if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
                 throw new DeadlineExceededError();
             }
@@ -42098,7 +42123,7 @@ class ApiCore {
                 logger.debug(error.message);
                 logger.info(`${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`);
             }
-        });
+        }));
         const parsed = this.parseBody(answer.body, schema, endpoint);
         const problem = mismatch?.(parsed);
         if (problem)
@@ -42124,6 +42149,7 @@ class ApiCore {
                 signal
             });
             this.unresolvedSince = undefined;
+            this.resolvedOnce = true;
             return answer;
         }
         catch (error) {
@@ -42139,14 +42165,34 @@ class ApiCore {
         }
     }
     /**
+     * The deadline came while no host name of this run had ever resolved (every request failed so):
+     * a misspelled api_host, not a gate that waited too long. It ends as the error it would have
+     * become after RECOVERY_INTERVALS intervals, naming what to check, also when `timeout` is shorter
+     * than that. A name that resolved once and then failed is the resolver's moment: a timeout.
+     */
+    async unresolvedToTheEnd(endpoint, request) {
+        try {
+            return await request();
+        }
+        catch (error) {
+            const last = this.lastUnresolved;
+            const neverResolved = !this.resolvedOnce && this.unresolvedSince !== undefined && last;
+            if (!(error instanceof DeadlineExceededError) || !neverResolved)
+                throw error;
+            throw new UnrecoverableRequestError(endpoint, `${last.detail}; the name never resolved before the timeout ran out`, last.culprit);
+        }
+    }
+    /**
      * A host name that does not resolve is retried for RECOVERY_INTERVALS intervals from the first
      * such answer (a runner's resolver fails briefly now and then); past that, it is an error.
      */
     checkUnresolved(error, endpoint, detail) {
         if (!error.unresolved) {
             this.unresolvedSince = undefined;
+            this.resolvedOnce = true;
             return;
         }
+        this.lastUnresolved = { detail, culprit: error.culprit };
         const now = this.options.clock.now();
         this.unresolvedSince ??= now;
         const lastedMs = now - this.unresolvedSince;
@@ -42481,12 +42527,13 @@ class ApiClient {
 
 /** How much slower the pace gets on each 429: from `interval`, to the recovery bound at once. */
 const SLOWDOWN_FACTOR = 3;
-/** Recovery comes back quickly to this multiple of the pace at which the last 429 came... */
-const PLATEAU_MARGIN = 2;
-/** ...10 % quicker with each poll that met no 429... */
+/** Recovery comes back 10 % quicker with each poll that met no 429... */
 const QUICK_RECOVERY = 0.9;
-/** ...then probes toward `interval` slowly, 0.5 % a poll. */
-const PROBING_RECOVERY = 0.995;
+/** ...to this multiple of the pace at which the last 429 came, held while the gate remembers it... */
+const PLATEAU_MARGIN = 2;
+/** ...that is, until its last 429 is this old, or MEMORY_INTERVALS intervals if that is longer. */
+const MEMORY_MS = 150_000;
+const MEMORY_INTERVALS = 30;
 /** While slowed, each wait is the pace ± 25 %, at random. */
 const WAIT_JITTER = 0.25;
 /**
@@ -42495,31 +42542,40 @@ const WAIT_JITTER = 0.25;
  *
  * A 429 triples the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
  * whose trouble is over is back within it): one 429 takes a gate at `interval` straight to the
- * bound. Each poll answered without a 429 makes it quicker again, the way TCP CUBIC does: quickly
- * (10 % a poll) back to a plateau of 2 times the pace at which the last 429 came, then slowly
- * (0.5 % a poll) toward `interval`, never below it. Without that memory a fleet of gates climbs
- * straight back to the pace that filled the account's window, and every gate meets a 429 again in
- * the next crunch; with it, the fleet settles under the budget. In the simulation of a fleet whose
- * starts spread over 20 s (`npm run simulate`, the action's own code), doubling with a plateau of
- * 1.75 left a second crunch, 1.27 429s a gate; tripling with a plateau of 2 left none, 1.03–1.22.
+ * bound. Each poll answered without a 429 makes it quicker again, 10 % a poll, back to a plateau of
+ * 2 times the pace at which the last 429 came, held while the gate remembers that 429: once the
+ * 429 is 150 s old (30 intervals, if that is longer) and a poll is answered, the pace is `interval`
+ * again. Each fresh 429 renews the memory, so a gate that keeps meeting them stays slow.
+ *
+ * The memory is counted in time, not in polls: the account's budget is a window in time, and a
+ * slowed gate polls less often. Its length is the fleet's. In the simulation of 90 gates at 1.5x
+ * the budget (`npm run simulate`, the action's own code), gates that come back to `interval` while
+ * the fleet's operations still run fill the window again and meet a second crunch: with the 60 s
+ * the contract asks for, about 0.85 more 429s a gate whatever the pace in between; 150 s is the
+ * shortest memory with which both of its fleets meet no more 429s than with a memory that never
+ * ends (docs/benchmarks.md has the figures).
  *
  * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
  * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.
  */
 class Pace {
     intervalMs;
+    clock;
     logger;
     random;
     paceMs;
     /** The pace at which the last 429 came; 0 before any. */
     limitedAtMs = 0;
+    /** When the last 429 came, on `clock`. */
+    lastLimitedAt = 0;
     limitedThisPoll = false;
     /** Answers of 429 met in the whole run. */
     rateLimited = 0;
     /** The slowest pace reached. */
     slowestMs;
-    constructor(intervalMs, logger, random = Math.random) {
+    constructor(intervalMs, clock, logger, random = Math.random) {
         this.intervalMs = intervalMs;
+        this.clock = clock;
         this.logger = logger;
         this.random = random;
         this.paceMs = intervalMs;
@@ -42527,6 +42583,7 @@ class Pace {
     }
     onRateLimited() {
         this.rateLimited++;
+        this.lastLimitedAt = this.clock.now();
         // The pace that was too quick: the first 429 of a poll says so, its retries' 429s do not.
         if (!this.limitedThisPoll)
             this.limitedAtMs = this.paceMs;
@@ -42538,20 +42595,26 @@ class Pace {
             this.logger.info(`429: polling every ${formatDuration(next)} for now`);
         }
     }
-    /** A poll is over; if it met no 429, the pace recovers a step toward `interval`. */
+    /**
+     * A poll is over, answered: once the last 429 is old enough the pace is `interval` again (even
+     * when this poll met it, and its retries went on that long); else, if this poll met no 429, it
+     * recovers a step toward the plateau.
+     */
     onPollDone() {
         const limited = this.limitedThisPoll;
         this.limitedThisPoll = false;
-        if (limited || this.paceMs === this.intervalMs)
+        if (this.paceMs === this.intervalMs)
             return;
-        const plateauMs = this.limitedAtMs * PLATEAU_MARGIN;
-        const next = this.paceMs > plateauMs
-            ? Math.max(plateauMs, this.paceMs * QUICK_RECOVERY)
-            : this.paceMs * PROBING_RECOVERY;
-        this.paceMs = Math.max(this.intervalMs, next);
-        if (this.paceMs === this.intervalMs) {
-            this.logger.info(`No 429 lately: polling every ${formatDuration(this.intervalMs)} again`);
+        const memoryMs = Math.max(MEMORY_MS, MEMORY_INTERVALS * this.intervalMs);
+        if (this.clock.now() - this.lastLimitedAt >= memoryMs) {
+            this.paceMs = this.intervalMs;
+            this.logger.info(`No 429 for ${formatDuration(memoryMs)}: polling every ${formatDuration(this.intervalMs)} again`);
+            return;
         }
+        if (limited)
+            return;
+        const plateauMs = Math.min(this.paceMs, this.limitedAtMs * PLATEAU_MARGIN);
+        this.paceMs = Math.max(plateauMs, this.paceMs * QUICK_RECOVERY);
     }
     /**
      * How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %, never
@@ -43094,7 +43157,7 @@ async function probeDatabase(target, options, dependencies) {
         logger.info(`The database answered${version}, attempt ${probe.attempts}`);
         return end('success');
     };
-    logger.info(`Control plane done; querying the database ${where}`);
+    logger.info(`Querying the database ${where}`);
     for (;;) {
         if (clock.now() >= options.deadline)
             return timedOut();
@@ -43243,23 +43306,32 @@ class ReadTimes {
 /**
  * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
  * The first read is immediate; after each poll the loop waits as long as the pace says (never past
- * the deadline).
+ * the deadline). An error no retry could help (a key revoked, an operation gone) ends the wait with
+ * the outcome `error` and what was read until then, never throws.
  */
 async function waitForOperations(options, { source, pace, clock, logger, signal }) {
-    const startedAt = clock.now();
+    const { startedAt } = options;
     const elapsed = () => `+${formatDuration(clock.now() - startedAt)}`;
     const reads = new ReadTimes(clock);
     const statusLog = new StatusLog(logger, elapsed);
     const { isDone, hasFailed } = finalityOf(options.failFast);
     let polls = 0;
-    const finish = (outcome, reason) => {
+    /** What was read until now, stamped. */
+    const seen = () => {
         reads.stamp(source.operations);
         const observed = source.completedPolls > 0;
-        const unread = observed ? '' : ', before the operations could be read';
-        logger.info(`[${elapsed()}] outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`);
-        const result = { outcome, operations: source.operations, polls, observed };
         const timing = { readAt: reads.readAt, elapsedMs: clock.now() - startedAt };
-        return reason ? { ...result, ...timing, reason } : { ...result, ...timing };
+        return { operations: source.operations, polls, observed, ...timing };
+    };
+    const finish = (outcome, reason, noRetryFits) => {
+        const result = seen();
+        const unread = result.observed ? '' : ', before the operations could be read';
+        const ending = outcome === 'success' && options.databaseCheckNext
+            ? 'control plane done; the database check comes next'
+            : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`;
+        logger.info(`[${elapsed()}] ${ending}`);
+        const why = noRetryFits ? { reason, noRetryFits } : reason ? { reason } : {};
+        return { outcome, ...result, ...why };
     };
     const cancelled = () => finish('cancelled', signal.reason.message);
     for (;;) {
@@ -43270,9 +43342,10 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
         catch (error) {
             if (signal?.aborted)
                 return cancelled();
-            if (error instanceof DeadlineExceededError)
-                return finish('timeout', error.message);
-            throw error;
+            if (error instanceof DeadlineExceededError) {
+                return finish('timeout', error.message, error.noRetryFits);
+            }
+            return { outcome: 'error', error, ...seen() };
         }
         pace.onPollDone();
         const operations = source.operations;
@@ -43322,18 +43395,19 @@ function wait_for_operations_describe(operation) {
 
 
 
+
 /** Runs the gate the inputs ask for; never throws. */
 async function gate(inputs, dependencies) {
-    const { clock, logger, signal } = dependencies;
+    const { clock, logger } = dependencies;
     const report = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast };
     // One deadline for the whole run: listing, every poll, retry and back-off, the database.
     const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
     // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
     const startedAt = clock.wallNow();
-    const deadline = stepStartedAt + inputs.timeoutMs;
-    const pace = new Pace(inputs.intervalMs, logger, dependencies.random);
+    const run = { stepStartedAt, deadline: stepStartedAt + inputs.timeoutMs };
+    const pace = new Pace(inputs.intervalMs, clock, logger, dependencies.random);
     report.pace = pace;
-    const client = apiClient(inputs, dependencies, pace, deadline);
+    const client = apiClient(inputs, dependencies, pace, run.deadline);
     report.requests = client.stats;
     report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined;
     let source;
@@ -43343,37 +43417,56 @@ async function gate(inputs, dependencies) {
         if (inputs.projectId) {
             report.projectId = inputs.projectId;
             source = await createSource(client, inputs, { projectId: inputs.projectId, startedAt }, dependencies);
-            report.wait = await waitForOperations({ wait: inputs.wait, deadline, failFast: inputs.failFast }, { source, pace, clock, logger, signal });
-            report.outcome = report.wait.outcome;
-            if (inputs.database && report.outcome === 'success') {
-                const probeOptions = {
-                    wait: inputs.wait,
-                    deadline,
-                    intervalMs: inputs.intervalMs,
-                    stepStartedAt
-                };
-                report.database = await probeDatabase(inputs.database, probeOptions, {
-                    pace,
-                    clock,
-                    logger,
-                    signal,
-                    query: dependencies.queryDatabase
-                });
-                report.outcome = report.database.outcome;
-            }
+            await waitThenQuery(source, inputs, report, { ...dependencies, pace, run });
         }
     }
     catch (error) {
-        // Cut short outside the wait loop (listing projects, or an error inside a poll).
+        // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
         recordError(report, error, dependencies);
-        if (source && source.completedPolls > 0)
-            report.lastSeen = source.operations;
     }
+    // The whole run, the database check included.
+    report.elapsedMs = clock.now() - stepStartedAt;
     if (source?.branch)
         report.branch = source.branch;
     if (source?.recentFailures?.length)
         report.recentFailures = source.recentFailures;
     return report;
+}
+/**
+ * The wait for the operations, then, when they succeeded and `database_url` asks for it, the
+ * database check; throws the error that cut the wait short, once what was read is in the report.
+ */
+async function waitThenQuery(source, inputs, report, { clock, logger, signal, pace, run, queryDatabase }) {
+    const { stepStartedAt, deadline } = run;
+    const wait = await waitForOperations({
+        wait: inputs.wait,
+        startedAt: stepStartedAt,
+        deadline,
+        failFast: inputs.failFast,
+        databaseCheckNext: inputs.database !== undefined
+    }, { source, pace, clock, logger, signal });
+    if (wait.outcome === 'error') {
+        // What was read before the error stays, for the outputs as for the summary.
+        if (wait.observed || wait.operations.length > 0)
+            report.wait = wait;
+        throw wait.error;
+    }
+    report.wait = wait;
+    report.outcome = wait.outcome;
+    if (wait.noRetryFits)
+        report.noRetryFits = wait.noRetryFits;
+    if (!inputs.database || report.outcome !== 'success')
+        return;
+    const probeOptions = { wait: inputs.wait, deadline, intervalMs: inputs.intervalMs, stepStartedAt };
+    report.database = await probeDatabase(inputs.database, probeOptions, {
+        pace,
+        clock,
+        logger,
+        signal,
+        query: queryDatabase
+    });
+    report.outcome = report.database.outcome;
+    logger.info(`[+${formatDuration(clock.now() - stepStartedAt)}] outcome: ${report.outcome}`);
 }
 /** The run cut short by `error`: its outcome, and its message as the front end names inputs. */
 function recordError(report, error, { signal, naming, redactor }) {
@@ -43387,7 +43480,15 @@ function recordError(report, error, { signal, naming, redactor }) {
         : error instanceof Error
             ? error.message
             : String(error);
-    const text = report.outcome === 'timeout' ? `timeout ran out: ${message}` : message;
+    const noRetryFits = report.outcome === 'timeout' ? error.noRetryFits : undefined;
+    if (noRetryFits)
+        report.noRetryFits = noRetryFits;
+    // Gave up because no retry fitted: the message says so with the numbers (`no retry fits …`).
+    const text = report.outcome !== 'timeout'
+        ? message
+        : noRetryFits
+            ? message.charAt(0).toUpperCase() + message.slice(1)
+            : `timeout ran out: ${message}`;
     report.error = redactor.redact(text);
     if (error instanceof InputError)
         report.errorCause = 'input';
@@ -43467,6 +43568,8 @@ const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
 const MAX_OPERATION_IDS = 40;
 /** What an HTTP header can carry: visible ASCII, no spaces. */
 const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
+/** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
+const MAX_API_KEY_CHARS = 1024;
 function booleanInput(defaultValue) {
     return schemas_string().transform((raw, ctx) => {
         const text = raw.trim();
@@ -43480,23 +43583,27 @@ function booleanInput(defaultValue) {
         return NEVER;
     });
 }
-function durationInput(defaultText, maxMs, maxText) {
+const input_fields_quotedAsGiven = (text) => `"${text}"`;
+function durationInput(defaultText, maxMs, maxText, show = input_fields_quotedAsGiven) {
     return schemas_string().transform((raw, ctx) => {
         const text = raw.trim() || defaultText;
         const ms = parseDuration(text);
         if (ms === undefined) {
+            const negative = text.startsWith('-') && parseDuration(text.slice(1)) !== undefined;
             ctx.addIssue({
                 code: 'custom',
-                message: `"${text}" is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
+                message: negative
+                    ? `${show(text)} is negative; a duration is at least 1 second`
+                    : `${show(text)} is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
             });
             return NEVER;
         }
         if (ms < MIN_DURATION_MS) {
-            ctx.addIssue({ code: 'custom', message: `"${text}" is below the minimum of 1 second` });
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is below the minimum of 1 second` });
             return NEVER;
         }
         if (ms > maxMs) {
-            ctx.addIssue({ code: 'custom', message: `"${text}" is above the maximum of ${maxText}` });
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is above the maximum of ${maxText}` });
             return NEVER;
         }
         return ms;
@@ -43517,11 +43624,9 @@ function idInput(pattern, accepted) {
 /** `gateInstead`: the inputs that gate a project or a branch, as the front end names them. */
 function operationIdsInput(gateInstead) {
     return schemas_string().transform((raw, ctx) => {
-        const ids = raw
-            .split(/[\s,]+/)
-            .map((id) => id.toLowerCase())
-            .filter((id) => id !== '');
-        const invalid = ids.filter((id) => !UUID_PATTERN.test(id));
+        const given = raw.split(/[\s,]+/).filter((id) => id !== '');
+        // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
+        const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
         if (invalid.length > 0) {
             ctx.addIssue({
                 code: 'custom',
@@ -43529,7 +43634,7 @@ function operationIdsInput(gateInstead) {
             });
             return NEVER;
         }
-        const unique = [...new Set(ids)];
+        const unique = [...new Set(given.map((id) => id.toLowerCase()))];
         if (unique.length > MAX_OPERATION_IDS) {
             ctx.addIssue({
                 code: 'custom',
@@ -43552,8 +43657,8 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
         ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` });
         return NEVER;
     }
-    if (url.username || url.password) {
-        // Never repeat the credentials in the error.
+    // Credentials, even empty ones (`https://@host`), are never repeated in the error.
+    if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(text)) {
         ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
         return NEVER;
     }
@@ -43562,10 +43667,12 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
         ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
         return NEVER;
     }
-    if (url.search || url.hash) {
+    // An empty query or fragment (a trailing `?` or `#`) is none to URL, but every path appended
+    // to the address would go after it: `/api/v2?/projects/…`, or to `/api/v2` itself.
+    if (/[?#]/.test(text)) {
         ctx.addIssue({
             code: 'custom',
-            message: `must not carry a query or a fragment; expected ${accepted}`
+            message: `must not carry a query or a fragment (?, #): every request would go to the wrong path; expected ${accepted}`
         });
         return NEVER;
     }
@@ -43582,13 +43689,16 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
 
 
 
+const PR_COMMENT_MODES = ['off', 'always', 'failure'];
+const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
 /** Each input on its own: what it accepts, its default, and what is wrong with it. */
 function inputFields(naming) {
     return {
         api_key: schemas_string()
             .transform((raw) => raw.trim())
             .refine((key) => key !== '', 'required; pass the API key secret')
-            .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'),
+            .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
+            .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
         project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
         operation_id: operationIdsInput(`${naming.mention('project_id')}, ${naming.mention('branch_id')}`),
         branch_id: idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'),
@@ -43596,14 +43706,18 @@ function inputFields(naming) {
         org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
         wait: booleanInput(true),
         interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
-        timeout: durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)'),
+        timeout: timeoutInput(input_fields_quotedAsGiven),
         fail_fast: booleanInput(false),
         api_host: apiHostInput,
-        pr_comment: schemas_string()
-            .transform((raw) => raw.trim().toLowerCase() || 'off')
-            .pipe(schemas_enum(['off', 'always', 'failure'], {
-            error: (issue) => `"${String(issue.input)}" is not one of off, always, failure`
-        })),
+        pr_comment: schemas_string().transform((raw, ctx) => {
+            const text = raw.trim();
+            const mode = PR_COMMENT_MODES.find((name) => name === (text.toLowerCase() || 'off'));
+            if (mode)
+                return mode;
+            // Quoted as given: a value folded in case would slip past the redactor.
+            ctx.addIssue({ code: 'custom', message: `"${text}" is not one of off, always, failure` });
+            return NEVER;
+        }),
         pr_comment_author: idInput(GITHUB_LOGIN_PATTERN, 'the GitHub login the token writes as, such as my-app[bot]'),
         github_token: schemas_string().transform((raw) => raw.trim()),
         database_url: schemas_string().transform((raw, ctx) => {
@@ -43624,13 +43738,6 @@ function checkTogether(inputs, ctx, naming) {
             code: 'custom',
             path: ['project_id'],
             message: `required with ${naming.mention('operation_id')}; give the project the operations belong to`
-        });
-    }
-    if (inputs.pr_comment !== 'off' && !inputs.github_token) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['github_token'],
-            message: `required with pr_comment: ${inputs.pr_comment}; its default is \${{ github.token }}`
         });
     }
     if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
@@ -43690,10 +43797,11 @@ function parseInputs(readInput, naming) {
 }
 /**
  * The timeout alone, checked as parseInputs checks it: the command reads its secrets within it,
- * before the rest can be checked with them.
+ * before the rest can be checked with them. `quote: false`: its problems do not repeat the value
+ * (a secret not known to the redactor yet could stand there by mistake).
  */
-function parseTimeout(raw, naming) {
-    const schema = z.object({ timeout: inputFields(naming).timeout });
+function parseTimeout(raw, naming, quote = true) {
+    const schema = z.object({ timeout: timeoutInput(quote ? quotedAsGiven : () => 'the value') });
     return parsedOrThrown(schema, { timeout: raw }, naming).timeout;
 }
 function parsedOrThrown(schema, raw, naming) {
@@ -43726,32 +43834,60 @@ const PullRequestEventSchema = object({
         })
     })
 });
+/**
+ * `issue_comment` on a pull request (ChatOps: `/deploy` in a comment): the issue is the pull
+ * request, and `pull_request` says so; the event carries no head commit.
+ */
+const IssueCommentEventSchema = object({
+    issue: object({
+        number: schemas_number().int().positive(),
+        html_url: schemas_string().nullish(),
+        pull_request: object({ html_url: schemas_string().nullish() }).nullish()
+    })
+});
 const PULL_REQUEST_EVENTS = new Set([
     'pull_request',
     'pull_request_target',
     'pull_request_review',
     'pull_request_review_comment'
 ]);
+/** The pull request the event is about, from its payload; undefined for any other run. */
+function pullRequestOf(eventName, eventPath) {
+    const pullRequestEvent = PULL_REQUEST_EVENTS.has(eventName);
+    if (!eventPath || !(pullRequestEvent || eventName === 'issue_comment'))
+        return undefined;
+    let json;
+    try {
+        json = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(eventPath, 'utf8'));
+    }
+    catch {
+        // No readable payload: the run is described by its commit alone.
+        return undefined;
+    }
+    if (pullRequestEvent) {
+        const payload = PullRequestEventSchema.safeParse(json);
+        if (!payload.success)
+            return undefined;
+        const { number, html_url, head } = payload.data.pull_request;
+        return {
+            number,
+            htmlUrl: html_url ?? undefined,
+            headSha: head.sha,
+            headRepository: head.repo?.full_name
+        };
+    }
+    const payload = IssueCommentEventSchema.safeParse(json);
+    const issue = payload.success ? payload.data.issue : undefined;
+    if (!issue?.pull_request)
+        return undefined;
+    return {
+        number: issue.number,
+        htmlUrl: issue.pull_request.html_url ?? issue.html_url ?? undefined
+    };
+}
 function readGitHubContext(env = process.env) {
     const eventName = env.GITHUB_EVENT_NAME ?? '';
-    let pullRequest;
-    if (PULL_REQUEST_EVENTS.has(eventName) && env.GITHUB_EVENT_PATH) {
-        try {
-            const payload = PullRequestEventSchema.safeParse(JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8')));
-            if (payload.success) {
-                const { number, html_url, head } = payload.data.pull_request;
-                pullRequest = {
-                    number,
-                    htmlUrl: html_url ?? undefined,
-                    headSha: head.sha,
-                    headRepository: head.repo?.full_name
-                };
-            }
-        }
-        catch {
-            // No readable payload: the run is described by its commit alone.
-        }
-    }
+    const pullRequest = pullRequestOf(eventName, env.GITHUB_EVENT_PATH);
     return {
         eventName,
         sha: env.GITHUB_SHA ?? '',
@@ -43762,18 +43898,24 @@ function readGitHubContext(env = process.env) {
         serverUrl: (env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, ''),
         apiUrl: (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
         runId: env.GITHUB_RUN_ID ?? '',
+        runAttempt: env.GITHUB_RUN_ATTEMPT ?? '',
         pullRequest
     };
 }
-/** The commit the run is about: a pull request's head, else GITHUB_SHA. */
+/**
+ * The commit the run is about: a pull request's head, else GITHUB_SHA; '' for a pull request whose
+ * event carries no head (`issue_comment`, where GITHUB_SHA is the default branch's, not the
+ * pull request's).
+ */
 function headSha(context) {
-    return context.pullRequest?.headSha ?? context.sha;
+    return context.pullRequest ? (context.pullRequest.headSha ?? '') : context.sha;
 }
 /** `pull request #42 (head 1a2b3c4)`, or `commit 1a2b3c4`, or '' outside GitHub. */
 function describeRun(context) {
     const short = headSha(context).slice(0, 7);
-    if (context.pullRequest)
-        return `pull request #${context.pullRequest.number} (head ${short})`;
+    if (context.pullRequest) {
+        return `pull request #${context.pullRequest.number}${short ? ` (head ${short})` : ''}`;
+    }
     return short ? `commit ${short}` : '';
 }
 /**
@@ -43879,7 +44021,7 @@ function seenOperations(report) {
     const { wait } = report;
     if (wait && (wait.observed || wait.operations.length > 0))
         return wait.operations;
-    return report.lastSeen;
+    return undefined;
 }
 /**
  * The operation the single-operation outputs describe: the first one (output order) that ended in a
@@ -43909,10 +44051,12 @@ function operationDuration(operation, readAt) {
     return { ms: Math.max(0, updated - created), soFar: false };
 }
 /** Why nothing could be read; the reason itself is quoted beside it. */
-function nothingRead(outcome) {
-    switch (outcome) {
+function nothingRead(report) {
+    switch (report.outcome) {
         case 'timeout':
-            return 'Nothing could be read before the timeout ran out';
+            return report.noRetryFits
+                ? 'Nothing could be read before the gate gave up'
+                : 'Nothing could be read before the timeout ran out';
         case 'cancelled':
             return 'Nothing could be read before the job was cancelled';
         default:
@@ -44072,7 +44216,12 @@ function errorLine(report) {
     }
     const facts = operationFacts(report);
     const reason = report.wait?.reason ? ` (${report.wait.reason})` : '';
-    const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled';
+    // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
+    const cut = outcome === 'timeout'
+        ? report.noRetryFits
+            ? 'Gave up'
+            : 'timeout ran out'
+        : 'The wait was cancelled';
     if (!facts.seen) {
         return `${cut} before anything could be read${reason}: the state of the operations is unknown`;
     }
@@ -44089,7 +44238,7 @@ function errorLine(report) {
     }
     const branch = !inFlight && branchNotReady(report);
     if (branch)
-        return `${cut} while ${phraseText(branch)}`;
+        return `${cut} while ${phraseText(branch)}${report.noRetryFits ? reason : ''}`;
     const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : '';
     return outcome === 'timeout'
         ? `${cut} while operations were still in flight${still}${reason}`
@@ -44134,10 +44283,13 @@ function annotationsFor(report) {
         const why = report.wait?.reason ?? report.error;
         annotations.push({
             title: 'timeout: the state of the operations is unknown',
-            message: truncate(`${nothingRead('timeout')}${why ? `: ${why}` : ''}`, 1000)
+            message: truncate(`${nothingRead(report)}${why ? `: ${why}` : ''}`, 1000)
         });
     }
     else if (report.outcome === 'timeout') {
+        // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
+        const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out';
+        const reason = report.noRetryFits ? ` (${report.wait?.reason})` : '';
         const first = facts.inFlight[0];
         const branch = !first && branchNotReady(report);
         annotations.push({
@@ -44147,8 +44299,8 @@ function annotationsFor(report) {
                     ? truncate(`timeout: ${phraseText(branch)}`, 200)
                     : 'timeout',
             message: truncate(branch
-                ? `timeout ran out while ${phraseText(branch)}`
-                : `timeout ran out with ${phraseText(inFlightPhrase(facts, true))}`, 1000)
+                ? `${cut} while ${phraseText(branch)}${reason}`
+                : `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`, 1000)
         });
     }
     return annotations;
@@ -44158,12 +44310,17 @@ function annotationsFor(report) {
 
 
 /**
- * GitHub limits one output to 1 MB and all of a job's outputs together; these bounds keep every
- * output well under that whatever the API sends. Counted in UTF-8 bytes, as GitHub counts.
+ * GitHub allows 1 MB of outputs per job, counted as UTF-16 (two bytes a code unit), names
+ * included: a job that maps more fails after the step passed. All of one step's outputs stay under
+ * this, with room for `comment_url`, written after the rest. The JSON arrays are cut first.
  */
-const MAX_JSON_OUTPUT_BYTES = 512 * 1024;
+const MAX_OUTPUTS_UTF16_BYTES = 990_000;
 const MAX_FIELD_CHARS = 200;
 const MAX_ERROR_CHARS = 4000;
+/** What an output costs against GitHub's limit: its name and its text, as UTF-16. */
+function utf16Bytes(name, text) {
+    return 2 * (name.length + text.length);
+}
 /** Every string field of an API object cut to size (the error text longer than the rest). */
 function bounded(record) {
     return Object.fromEntries(Object.entries(record).map(([key, value]) => [
@@ -44173,31 +44330,53 @@ function bounded(record) {
             : value
     ]));
 }
-/** As many items (from the first, each cut to size) as fit in a JSON output; notes the rest. */
-function fitting(items, name, notes) {
-    const kept = [];
-    let bytes = 2;
-    for (const item of items) {
-        const cut = bounded(item);
-        const itemBytes = Buffer.byteLength(JSON.stringify(cut)) + 1;
-        if (bytes + itemBytes > MAX_JSON_OUTPUT_BYTES)
-            break;
-        kept.push(cut);
-        bytes += itemBytes;
+function jsonList(name, items) {
+    const cut = items.map(bounded);
+    const costs = cut.map((item) => utf16Bytes('', JSON.stringify(item)) + 2);
+    return {
+        name,
+        items: cut,
+        costs,
+        need: utf16Bytes(name, '[]') + costs.reduce((a, b) => a + b, 0)
+    };
+}
+/** As many items (from the first) as fit in `budget`; notes the rest. */
+function fitting(list, budget, notes) {
+    let bytes = utf16Bytes(list.name, '[]');
+    let count = 0;
+    while (count < list.items.length && bytes + list.costs[count] <= budget) {
+        bytes += list.costs[count++];
     }
-    if (kept.length < items.length) {
-        notes.push(`The ${name} output holds the first ${kept.length} of ${items.length} (GitHub limits the size of outputs)`);
+    if (count < list.items.length) {
+        notes.push(`The ${list.name} output holds the first ${count} of ${list.items.length}: GitHub allows 1 MB of outputs per job, counted as UTF-16`);
     }
-    return kept;
+    return list.items.slice(0, count);
+}
+/**
+ * The JSON arrays within what the other outputs leave: each gets what it needs when both fit;
+ * else one that needs less than half keeps all of it and the other the rest; else half each.
+ */
+function fittingLists(lists, budget, notes) {
+    const [first, second] = lists;
+    if (!second)
+        return [fitting(first, budget, notes)];
+    const half = budget / 2;
+    return [
+        fitting(first, Math.max(half, budget - second.need), notes),
+        fitting(second, Math.max(half, budget - first.need), notes)
+    ];
 }
 /** The outputs with their types: what the command's JSON holds, and the action's text comes from. */
 function typedOutputs(report) {
     const values = {};
     const notes = [];
+    const lists = [];
     if (report.outcome && report.outcome !== 'error')
         values.outcome = report.outcome;
     if (report.listing) {
-        values.projects = fitting(report.listing.projects, 'projects', notes);
+        lists.push(jsonList('projects', report.listing.projects));
+        // Set below, once the rest is measured: here for the order of the outputs.
+        values.projects = undefined;
         values.project_count = report.listing.projects.length;
     }
     if (report.branch) {
@@ -44210,8 +44389,8 @@ function typedOutputs(report) {
         values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined;
     }
     const { wait } = report;
-    if (wait)
-        values.elapsed_ms = Math.round(wait.elapsedMs);
+    if (wait && report.elapsedMs !== undefined)
+        values.elapsed_ms = Math.round(report.elapsedMs);
     // Nothing read is no operation, not an empty list of them: those outputs stay unset.
     const seen = wait && seenOperations(report);
     if (wait && seen) {
@@ -44229,8 +44408,14 @@ function typedOutputs(report) {
             updated_at: operation?.updated_at ?? undefined,
             duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
             operation,
-            operations: fitting(seen, 'operations', notes)
+            operations: undefined
         });
+        lists.unshift(jsonList('operations', seen));
+    }
+    const rest = Object.entries(values).reduce((sum, [name, value]) => sum + utf16Bytes(name, outputText(value)), 0);
+    if (lists.length > 0) {
+        const kept = fittingLists(lists, MAX_OUTPUTS_UTF16_BYTES - rest, notes);
+        lists.forEach((list, index) => (values[list.name] = kept[index]));
     }
     return { values, notes };
 }
@@ -44511,7 +44696,8 @@ function countsLine(format, report) {
     const { code } = format;
     const facts = runFacts(format, report.run);
     if (report.wait) {
-        facts.push(`waited ${formatDuration(report.wait.elapsedMs)}`);
+        if (report.elapsedMs !== undefined)
+            facts.push(`waited ${formatDuration(report.elapsedMs)}`);
         facts.push(plural(report.wait.polls, 'poll'));
     }
     facts.push(plural(report.requests.requests, 'request'));
@@ -44542,15 +44728,25 @@ function outcomeLines(format, report, facts) {
         const error = format.text(report.error, MAX_MESSAGE_CHARS);
         return [format.paragraph(`${format.strong('❌ Error:')} ${error}`), ...database];
     }
-    const { outcome, wait } = report;
-    const after = (outcome === 'timeout' || outcome === 'cancelled') && wait;
-    const label = `${format.strong(OUTCOME_LABELS[outcome])}${after ? ` after ${formatDuration(wait.elapsedMs)}` : ''}`;
+    const { outcome, elapsedMs } = report;
+    // The whole run: a timeout during the database check is not one "after" the wait alone.
+    const after = (outcome === 'timeout' || outcome === 'cancelled') && report.wait && elapsedMs !== undefined
+        ? ` after ${formatDuration(elapsedMs)}`
+        : '';
+    const label = `${format.strong(OUTCOME_LABELS[outcome])}${after}`;
     const line = outcomeLine(report, facts);
     const lines = [format.paragraph(`${label}${line ? `: ${format.phrase(line)}` : ''}`)];
     if (outcome === 'failure' && facts.inFlight.length > 0) {
         lines.push(format.paragraph(`⏳ ${format.phrase(inFlightPhrase(facts))}`));
     }
     return [...lines, ...database];
+}
+/**
+ * The report's first line as plain text, API text made safe for a log: the outcome and why
+ * (`❌ failure: start_compute on br-7 ended in error: "…"`), or the error.
+ */
+function headlineText(report) {
+    return untrusted_text_forLogLines(outcomeLines(report_format_TEXT_FORMAT, report, operationFacts(report))[0]);
 }
 /** The report in `format`: the outcome and why, the counts, the operations, the projects. */
 function renderReport(report, format, limits) {
@@ -44588,9 +44784,7 @@ function operationsSection(format, report, facts, limits) {
     const operations = facts.seen;
     if (operations === undefined) {
         return report.projectId
-            ? [
-                format.paragraph(`${nothingRead(report.outcome)}: the state of the operations is unknown.`)
-            ]
+            ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
             : [];
     }
     if (operations.length === 0)
@@ -44684,6 +44878,283 @@ function renderSummaryWithin(report, maxBytes, limits = SUMMARY_LIMITS, frame = 
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/runner/comment-results.ts
+/*
+ * What the sticky comment holds when several runs of one gate share it: the legs of one workflow
+ * run and attempt (a matrix) each add their result, and the comment shows the worst of them first,
+ * with its details, then every result. The results are kept in the comment itself, as JSON in a
+ * hidden last line, so that a leg can read what the others wrote and merge its own in; GitHub's
+ * REST API has nothing else to keep them in, and no conditional update (pr-comment.ts says what
+ * that leaves). A new run or a new attempt starts the list afresh.
+ */
+
+
+/** Outcomes from the least to the most severe: the comment's headline is the most severe. */
+const BY_SEVERITY = ['success', 'pending', 'cancelled', 'timeout', 'error', 'failure'];
+/** Results kept in one comment (a matrix has at most 256 legs); the most severe stay. */
+const MAX_RESULTS = 30;
+/** A result's line, as the comment's table and its hidden data hold it. */
+const MAX_LINE_CHARS = 200;
+/** What the table and the hidden data may take of the comment, in UTF-8 bytes. */
+const RESULTS_BUDGET_BYTES = 18_000;
+/**
+ * What the details of the result shown may take: with the results, the marker and the footer, the
+ * body stays under 60,000 UTF-8 bytes (GitHub refuses a comment over 65,536 characters).
+ */
+const DETAILS_BUDGET_BYTES = 40_000;
+const DATA_START = '<!-- neon-operations-gate-results ';
+const DATA_END = ' -->';
+/** Ends the details of the result shown, which start right after the marker's line. */
+const DETAILS_END = '<!-- neon-operations-gate-details-end -->';
+const LegResultSchema = object({
+    /** One run of the action: a random id of its own (no variable tells matrix legs apart). */
+    leg: schemas_string().min(1).max(64),
+    outcome: schemas_enum(BY_SEVERITY),
+    /** The report's first line, plain text. */
+    line: schemas_string().max(4 * MAX_LINE_CHARS),
+    /** When it was written (ISO 8601). */
+    at: schemas_string().max(40)
+});
+const RunResultsSchema = object({
+    run: schemas_string().max(40),
+    attempt: schemas_string().max(40),
+    /** The leg whose details the comment shows: the most severe result, the newest of those. */
+    shown: schemas_string().max(64),
+    results: array(LegResultSchema).max(MAX_RESULTS)
+});
+function legResult(leg, outcome, line, at) {
+    return { leg, outcome, line: truncate(line, MAX_LINE_CHARS), at: new Date(at).toISOString() };
+}
+/**
+ * What a comment of the action's holds; undefined when it holds no results (a comment written
+ * before legs added theirs, or one edited by hand).
+ */
+function readComment(body, marker) {
+    const lastLine = body.slice(body.lastIndexOf('\n') + 1);
+    const detailsEnd = body.indexOf(`\n${DETAILS_END}\n`);
+    if (!lastLine.startsWith(DATA_START) || !lastLine.endsWith(DATA_END) || detailsEnd < 0) {
+        return undefined;
+    }
+    let json;
+    try {
+        json = JSON.parse(lastLine.slice(DATA_START.length, -DATA_END.length));
+    }
+    catch {
+        return undefined;
+    }
+    const parsed = RunResultsSchema.safeParse(json);
+    if (!parsed.success)
+        return undefined;
+    return { results: parsed.data, details: body.slice(marker.length + 1, detailsEnd + 1) };
+}
+const severity = (result) => BY_SEVERITY.indexOf(result.outcome);
+/** Whether run `a` (and attempt) came after run `b`: run ids only grow. */
+function isLater(a, b) {
+    const [runA, runB, attemptA, attemptB] = [a.run, b.run, a.attempt, b.attempt].map(Number);
+    if (!a.run || !b.run || [runA, runB, attemptA, attemptB].some(Number.isNaN))
+        return false;
+    return runA > runB || (runA === runB && attemptA > attemptB);
+}
+/**
+ * The comment's content once this run's result is in: the results that comments of the same run
+ * and attempt hold (several, when legs created one each at once), with this one added (or put in
+ * place of its earlier self), and the details of the most severe, the newest of those. Another
+ * run's results are left behind; `later` when a comment already holds a later run's.
+ */
+function mergeResults(comments, own) {
+    const found = comments.filter((content) => content !== undefined);
+    if (found.some((content) => isLater(content.results, own)))
+        return 'later';
+    const sameRun = own.run
+        ? found.filter(({ results }) => results.run === own.run && results.attempt === own.attempt)
+        : [];
+    const byLeg = new Map();
+    for (const result of sameRun.flatMap((content) => content.results.results)) {
+        if (!byLeg.has(result.leg))
+            byLeg.set(result.leg, result);
+    }
+    byLeg.set(own.result.leg, own.result);
+    const results = mostSevere([...byLeg.values()], MAX_RESULTS);
+    const shown = mostSevere(results, 1)[0];
+    const carried = shown.leg === own.result.leg
+        ? own.details
+        : sameRun.find((content) => content.results.shown === shown.leg)?.details;
+    // Another leg's details, as its comment holds them: within their budget, or its line alone.
+    const details = carried !== undefined && Buffer.byteLength(carried) <= DETAILS_BUDGET_BYTES
+        ? carried
+        : fallbackDetails(shown);
+    return {
+        results: { run: own.run, attempt: own.attempt, shown: shown.leg, results },
+        details
+    };
+}
+/** The `count` most severe results (the newest of equals), in the order they were written. */
+function mostSevere(results, count) {
+    const ranked = results
+        .map((result, order) => ({ result, order }))
+        .sort((a, b) => severity(b.result) - severity(a.result) || b.order - a.order)
+        .slice(0, count);
+    return ranked.sort((a, b) => a.order - b.order).map(({ result }) => result);
+}
+/** Details for a result whose own are not at hand (its comment was edited): its line. */
+function fallbackDetails(result) {
+    return `<h2>Neon operations gate</h2>\n<p>${forHtml(result.line, MAX_LINE_CHARS)}</p>\n`;
+}
+/**
+ * The comment: the marker, the details of the result shown (the worst), every result of the run
+ * when there are several, the footer, and the results as data on the last line. The table and the
+ * data stay within RESULTS_BUDGET_BYTES: lines are cut shorter, then the least severe results are
+ * left out of the table.
+ */
+function renderComment(marker, content, footer) {
+    const { results } = content;
+    for (let lineChars = MAX_LINE_CHARS, rows = results.results.length;;) {
+        const shown = mostSevere(results.results, rows);
+        const table = shown.length > 1 ? resultsTable(shown, results.results.length, lineChars) : '';
+        const data = dataLine({ ...results, results: shown }, lineChars);
+        const fits = Buffer.byteLength(table + data) <= RESULTS_BUDGET_BYTES;
+        if (fits || rows === 1) {
+            // The details end with a line break, so that the end of the details stands on its own line.
+            const details = content.details.endsWith('\n') ? content.details : `${content.details}\n`;
+            return `${marker}\n${details}${DETAILS_END}\n${table}${footer}${data}`;
+        }
+        if (lineChars > 20)
+            lineChars = Math.floor(lineChars / 2);
+        else
+            rows--;
+    }
+}
+function resultsTable(results, total, lineChars) {
+    const rows = results.map((result, index) => `<tr><td>${index + 1}</td><td>${forHtml(result.line, lineChars)}</td><td>${forHtml(result.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'), 40)}</td></tr>`);
+    const left = total - results.length;
+    if (left > 0)
+        rows.push(`<tr><td colspan="3">… and ${left} more results not shown</td></tr>`);
+    return [
+        `<h3>${total} results of this workflow run</h3>`,
+        '<p>Its legs (a matrix) share this comment; the worst outcome is shown above.</p>',
+        '<table>',
+        '<tr><th>#</th><th>Result</th><th>Reported</th></tr>',
+        ...rows,
+        '</table>',
+        ''
+    ].join('\n');
+}
+/** The results as one line of JSON in an HTML comment: no `<` or `>` can end it early. */
+function dataLine(results, lineChars) {
+    const cut = results.results.map((result) => ({
+        ...result,
+        line: truncate(result.line, lineChars)
+    }));
+    const json = JSON.stringify({ ...results, results: cut })
+        .replace(/</g, '\\u003c')
+        .replace(/>/g, '\\u003e');
+    return `${DATA_START}${json}${DATA_END}`;
+}
+
+;// CONCATENATED MODULE: ./src/runner/comment-writes.ts
+
+/** Writes of one run's comment: the first, and again while other legs' writes leave it short. */
+const MAX_WRITES = 3;
+/** What a failure after the first write may leave: the step's risk. */
+const DUPLICATE_RISK = 'so a duplicate comment may be left behind';
+const MISSING_RISK = "so another leg's result may be missing from it";
+/** A comment the action wrote: it starts with the marker, and its author is the token's identity. */
+function isOwnComment(comment, marker, author) {
+    return (comment.body ?? '').startsWith(marker) && comment.user?.login === author;
+}
+/**
+ * Every comment of the action's with this marker, oldest first, with `created` among them: a list
+ * may not show a comment created a moment before yet, and it is there all the same.
+ */
+async function ownComments(api, { marker, author }, created) {
+    const own = [];
+    for await (const page of api.listComments()) {
+        own.push(...page.filter((comment) => isOwnComment(comment, marker, author)));
+    }
+    if (created && !own.some((comment) => comment.id === created.id))
+        own.push(created);
+    return own.sort((a, b) => a.id - b.id);
+}
+/** A comment of this run's result alone. */
+function alone(own) {
+    const results = { run: own.run, attempt: own.attempt, shown: own.result.leg };
+    return { results: { ...results, results: [own.result] }, details: own.details };
+}
+/**
+ * Adds this run's result to this gate's comment, or creates the comment: `always`, or `failure`
+ * when the run failed. With `failure` an existing comment is updated whatever the outcome, so a red
+ * comment turns green (or, with legs of the same run, lists a green result under a red headline).
+ *
+ * Each round reads every comment of the gate's (oldest first), merges this result into what those
+ * of the same run and attempt hold, and writes it to the oldest, deleting the others (duplicates
+ * that legs created at once). It ends when a read finds the oldest already saying so, alone.
+ */
+async function upsertComment(api, progress, write) {
+    const { marker, own, footer, logger } = write;
+    let created;
+    for (let writes = 0;; writes++) {
+        const comments = await ownComments(api, write, created);
+        // Only the list right after creating may lag behind; later, a comment gone is gone.
+        created = undefined;
+        if (comments.length === 0) {
+            if (write.mode === 'failure' && !write.failed)
+                return 'not needed';
+            created = await api.createComment(renderComment(marker, alone(own), footer));
+            progress.written = { action: 'created', url: created.html_url };
+            if (writtenAsAnother(created, write))
+                return 'written';
+            progress.step = {
+                doing: 'listing the comments again to find duplicates from other runs of this gate',
+                risk: DUPLICATE_RISK
+            };
+            continue;
+        }
+        const merged = mergeResults(comments.map((comment) => readComment(comment.body ?? '', marker)), own);
+        const [kept, ...duplicates] = comments;
+        if (merged === 'later') {
+            logger.info(`pr_comment: ${kept.html_url} holds the results of a later run of this gate; left as it is`);
+            return 'later run';
+        }
+        const body = renderComment(marker, merged, footer);
+        if (kept.body === body && duplicates.length === 0) {
+            progress.written ??= { action: 'updated', url: kept.html_url };
+            return 'written';
+        }
+        if (writes === MAX_WRITES) {
+            logger.warning(`pr_comment: other runs of this gate kept writing ${kept.html_url} at the same time; after ${MAX_WRITES} writes it may lack a result (each run's own check and summary keep theirs)`);
+            return 'written';
+        }
+        await writeMerged(api, progress, { kept, duplicates, body });
+    }
+}
+/** The merged body to the oldest comment, when it does not say it yet; the others deleted. */
+async function writeMerged(api, progress, { kept, duplicates, body }) {
+    if (kept.body !== body) {
+        progress.step = { doing: `updating the comment ${kept.html_url}`, risk: MISSING_RISK };
+        const updated = await api.updateComment(kept.id, body);
+        progress.written = { action: 'updated', url: updated.html_url };
+    }
+    for (const duplicate of duplicates) {
+        progress.step = {
+            doing: `deleting the duplicate comment ${duplicate.html_url}`,
+            risk: DUPLICATE_RISK
+        };
+        await api.deleteComment(duplicate.id);
+    }
+    progress.step = {
+        doing: "listing the comments again to check that no other leg's write replaced this result",
+        risk: MISSING_RISK
+    };
+}
+/** A comment that came back written as someone other than expected: later runs would not find it. */
+function writtenAsAnother(created, { author, logger }) {
+    const writer = created.user?.login;
+    if (!writer || writer === author)
+        return false;
+    logger.warning(`pr_comment: the comment was written as ${writer}, not ${author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`);
+    return true;
+}
+
 ;// CONCATENATED MODULE: ./src/runner/github-comments.ts
 /*
  * The issue comments of one pull request, through @actions/github's Octokit with its proxy support.
@@ -44744,17 +45215,20 @@ async function octokitCommentApi(options) {
 ;// CONCATENATED MODULE: ./src/runner/pr-comment.ts
 /*
  * One sticky comment on the pull request: found by a hidden marker that identifies this gate,
- * updated in place on every later run, never one a person wrote. A side effect: every failure is one
- * warning, bounded in time, and never changes the outcome. GitHub's side is github-comments.ts.
+ * updated in place on every later run, never one a person wrote. The legs of one workflow run and
+ * attempt (a matrix) add their results to it, the worst shown first (comment-results.ts holds
+ * what it says, comment-writes.ts how it is written when legs write at once). A side effect: every
+ * failure is one warning, bounded in time, and never changes the outcome. GitHub's side is
+ * github-comments.ts.
  */
+
+
 
 
 
 
 /** The longest the comment may take, listing, creating or updating included. */
 const COMMENT_TIME_LIMIT_MS = 5000;
-/** GitHub refuses a comment body over 65,536 characters; counted in UTF-8 bytes, this is under. */
-const MAX_COMMENT_BYTES = 60_000;
 /** Operation rows in the comment; fewer when the body would be too long. */
 const COMMENT_OPERATION_ROWS = 20;
 /**
@@ -44792,71 +45266,26 @@ async function commentAuthor(api, token, configured) {
         return ACTIONS_BOT_LOGIN;
     return (await api.authenticatedLogin()) ?? ACTIONS_BOT_LOGIN;
 }
-/** A comment the action wrote: it starts with the marker, and its author is the token's identity. */
-function isOwnComment(comment, marker, author) {
-    return (comment.body ?? '').startsWith(marker) && comment.user?.login === author;
+/** The summary in Markdown that GitHub renders: this run's details, within their share of the body. */
+function details(report) {
+    return renderSummaryWithin(report, DETAILS_BUDGET_BYTES, {
+        operationRows: COMMENT_OPERATION_ROWS,
+        projectRows: 0
+    });
 }
-/** Every comment of the action's with this marker, oldest first. */
-async function ownComments(api, marker, author) {
-    const own = [];
-    for await (const page of api.listComments()) {
-        own.push(...page.filter((comment) => isOwnComment(comment, marker, author)));
-    }
-    return own.sort((a, b) => a.id - b.id);
-}
-/** The summary in Markdown that GitHub renders, under the marker, within GitHub's size limit. */
-function commentBody(report, context, marker) {
+/** The link to the workflow run, under the results. */
+function footer(context) {
     const runUrl = context.runId && context.repository
         ? `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
         : undefined;
-    const footer = runUrl ? `<p><sub><a href="${runUrl}">Workflow run</a></sub></p>\n` : '';
-    return renderSummaryWithin(report, MAX_COMMENT_BYTES, { operationRows: COMMENT_OPERATION_ROWS, projectRows: 0 }, (html) => `${marker}\n${html}${footer}`);
-}
-/**
- * Updates this gate's comment, or creates one: `always`, or `failure` when the run failed. With
- * `failure` an existing comment is updated whatever the outcome, so a red comment turns green.
- * Returns false when there was nothing to write.
- *
- * Two runs of the same gate at once (matrix legs) may each find none and create one. So after
- * creating, the comments are listed once more, and every run converges on the same one: the oldest
- * is kept (updated with this run's body if it is not the one just created), the others deleted.
- */
-async function upsertComment(api, progress, { marker, author, body, mode, failed, logger }) {
-    let own = await ownComments(api, marker, author);
-    let created;
-    if (own.length === 0) {
-        if (mode === 'failure' && !failed)
-            return false;
-        created = await api.createComment(body);
-        progress.written = { action: 'created', url: created.html_url };
-        const writer = created.user?.login;
-        if (writer && writer !== author) {
-            logger.warning(`pr_comment: the comment was written as ${writer}, not ${author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`);
-            return true;
-        }
-        progress.step = 'listing the comments again to find duplicates from other runs of this gate';
-        own = await ownComments(api, marker, author);
-        if (!own.some((comment) => comment.id === created.id))
-            own.push(created);
-        own.sort((a, b) => a.id - b.id);
-    }
-    const [kept, ...duplicates] = own;
-    if (kept.id !== created?.id) {
-        progress.step = `updating the comment ${kept.html_url}`;
-        progress.written = { action: 'updated', url: (await api.updateComment(kept.id, body)).html_url };
-    }
-    for (const duplicate of duplicates) {
-        progress.step = `deleting the duplicate comment ${duplicate.html_url}`;
-        await api.deleteComment(duplicate.id);
-    }
-    return true;
+    return runUrl ? `<p><sub><a href="${runUrl}">Workflow run</a></sub></p>\n` : '';
 }
 /**
  * Writes the comment when `pr_comment` asks for it; returns its URL. Never throws: outside a pull
  * request it is skipped with one line, and any GitHub error or silence is one warning.
  */
 async function writePullRequestComment(options) {
-    const { context, logger, report } = options;
+    const { context, logger } = options;
     const pullRequest = context.pullRequest;
     if (options.mode === 'off')
         return undefined;
@@ -44864,9 +45293,58 @@ async function writePullRequestComment(options) {
         logger.info(`pr_comment: ${context.eventName || 'this'} run is not for a pull request; no comment written`);
         return undefined;
     }
-    const failed = !(report.outcome === 'success' || report.outcome === 'pending');
-    const marker = gateMarker(context, options.gate);
-    const body = options.redact(commentBody(report, context, marker));
+    if (!options.token) {
+        // A side effect, never the gate's result: a secret a run does not get must not fail the gate.
+        logger.warning("pr_comment: github_token is empty, so no comment is written (a run that gets no secrets, such as Dependabot's, passes an empty secret; leave github_token out to use the job's token)");
+        return undefined;
+    }
+    const progress = {};
+    try {
+        const upserted = await withinTimeLimit(options, async (signal) => {
+            const api = await (options.api ?? defaultApi(options, pullRequest.number))(signal);
+            const author = await commentAuthor(api, options.token, options.author);
+            return upsertComment(api, progress, {
+                marker: gateMarker(context, options.gate),
+                author,
+                own: ownResult(options),
+                footer: footer(context),
+                mode: options.mode,
+                failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
+                logger
+            });
+        });
+        if (upserted === 'not needed') {
+            logger.info('pr_comment: failure, and the gate passed: no comment written');
+        }
+        if (upserted !== 'written')
+            return undefined;
+        logger.info(`pr_comment: ${progress.written.action} ${progress.written.url}`);
+        return progress.written.url;
+    }
+    catch (error) {
+        const { written, step } = progress;
+        if (written && step) {
+            // The result is on the pull request; only what came after it failed.
+            logger.warning(`pr_comment: ${written.action} ${written.url}, but ${step.doing} failed, ${step.risk}: ${describeGitHubError(error)}`);
+            return written.url;
+        }
+        logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`);
+        return undefined;
+    }
+}
+/** This run's result as the comment holds it: its headline and details, secrets out. */
+function ownResult({ context, report, redact, clock, leg }) {
+    const line = redact(headlineText(report));
+    const at = (clock ?? systemClock).wallNow();
+    return {
+        run: context.runId,
+        attempt: context.runAttempt,
+        result: legResult(leg ?? (0,external_node_crypto_.randomUUID)(), report.outcome ?? 'error', line, at),
+        details: redact(details(report))
+    };
+}
+/** `work`, aborted with an error when the time limit comes first. */
+async function withinTimeLimit(options, work) {
     const controller = new AbortController();
     const timeLimitMs = options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS;
     const timer = new AbortController();
@@ -44876,37 +45354,10 @@ async function writePullRequestComment(options) {
         throw error;
     });
     timeLimit.catch(() => undefined);
-    const progress = {};
+    const working = work(controller.signal);
+    working.catch(() => undefined);
     try {
-        const work = (async () => {
-            const api = await (options.api ?? defaultApi(options, pullRequest.number))(controller.signal);
-            const author = await commentAuthor(api, options.token, options.author);
-            return upsertComment(api, progress, {
-                marker,
-                author,
-                body,
-                mode: options.mode,
-                failed,
-                logger
-            });
-        })();
-        work.catch(() => undefined);
-        if (!(await Promise.race([work, timeLimit]))) {
-            logger.info('pr_comment: failure, and the gate passed: no comment written');
-            return undefined;
-        }
-        logger.info(`pr_comment: ${progress.written.action} ${progress.written.url}`);
-        return progress.written.url;
-    }
-    catch (error) {
-        const { written, step } = progress;
-        if (written) {
-            // The result is on the pull request; only the tidying after it failed.
-            logger.warning(`pr_comment: ${written.action} ${written.url}, but ${step} failed, so a duplicate comment may be left behind: ${describeGitHubError(error)}`);
-            return written.url;
-        }
-        logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`);
-        return undefined;
+        return await Promise.race([working, timeLimit]);
     }
     finally {
         timer.abort();
@@ -44946,7 +45397,9 @@ function describeGitHubError(error) {
 
 /**
  * Why the file at `path` cannot take a write, or undefined when it can without waiting. `create`:
- * a file that is not there yet is made (the command's files), instead of being a problem.
+ * a file that is not there yet is made (the command's files), instead of being a problem. The
+ * reason never repeats the path (the command's paths come from flags, where a secret is sometimes
+ * given by mistake).
  */
 function outputFileProblem(path, create = false) {
     let descriptor;
@@ -44956,16 +45409,16 @@ function outputFileProblem(path, create = false) {
     }
     catch (error) {
         // What a FIFO with no reader answers to a non-blocking open.
-        if (error.code === 'ENXIO') {
-            return `${path} is not a regular file (a pipe that nobody reads)`;
-        }
-        return error.message;
+        const { code } = error;
+        if (code === 'ENXIO')
+            return 'it is not a regular file (a pipe that nobody reads)';
+        return `it cannot be opened for writing (${code ?? 'an error without a code'})`;
     }
     try {
         const stats = (0,external_node_fs_namespaceObject.fstatSync)(descriptor);
         return stats.isFile() || stats.isCharacterDevice()
             ? undefined
-            : `${path} is not a regular file (a pipe or a socket could block the step)`;
+            : 'it is not a regular file (a pipe or a socket could block the step)';
     }
     finally {
         (0,external_node_fs_namespaceObject.closeSync)(descriptor);

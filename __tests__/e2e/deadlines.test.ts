@@ -55,7 +55,9 @@ describe('nothing read is not "nothing in flight"', () => {
     const server = await hostile((_request, response) =>
       json(response, 503, errorBody('maintenance'))
     )
-    const run = await runAction(server, { project_id: PROJECT, timeout: '2s' })
+    // An interval longer than the timeout: whenever the first 503 comes, its retry (at least one
+    // interval later) cannot fit, however quick or slow the machine.
+    const run = await runAction(server, { project_id: PROJECT, timeout: '2s', interval: '3s' })
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('timeout')
     expect(run.stdout).toContain('outcome: timeout, before the operations could be read')

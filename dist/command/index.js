@@ -15,6 +15,18 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 const lost = () => undefined;
 process.stdout.on('error', lost);
 process.stderr.on('error', lost);
+/**
+ * Resolves once what was written to `stream` before has been handed over. A write to a pipe is
+ * asynchronous in Node: a pipe holds 64 KiB, the rest waits in the stream's queue, and
+ * process.exit() throws that queue away. An empty write's callback comes after every write before
+ * it (or with the error of a reader that went away).
+ */
+const handedOver = (stream) => new Promise((resolve) => {
+    if (stream.destroyed || stream.writableEnded)
+        resolve();
+    else
+        stream.write('', () => resolve());
+});
 process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .runCommand */ .d)(process.argv.slice(2), {
     env: process.env,
     stdin: process.stdin,
@@ -23,9 +35,11 @@ process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .runCommand 
     signals: process,
     clock: _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__/* .systemClock */ .m
 });
+await Promise.all([handedOver(process.stdout), handedOver(process.stderr)]);
 // The result is out. A request cut short by a signal, or a pipe nobody wrote to, may still hold
-// the event loop: whoever waits for the command wants it gone now (stdout and stderr are written
-// synchronously to files, pipes and terminals on Linux).
+// the event loop: whoever waits for the command wants it gone now. (A reader that takes nothing
+// holds the command, as it holds any program that writes to it; a signal still ends it, since
+// runCommand no longer listens for one.)
 process.exit();
 
 __webpack_async_result__();
@@ -478,6 +492,30 @@ async function queryDatabase(target, signal) {
 }
 function ignore() { }
 
+;// CONCATENATED MODULE: ./src/domain/duration.ts
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
+/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h` into milliseconds; a bare number is seconds. */
+function parseDuration(text) {
+    const match = DURATION.exec(text.trim().toLowerCase());
+    if (!match)
+        return undefined;
+    return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']);
+}
+/** Human-readable duration for logs and the summary: `850 ms`, `12.3 s`, `4 min 05 s`. */
+function formatDuration(ms) {
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    if (ms < 60_000)
+        return `${(ms / 1000).toFixed(1)} s`;
+    const totalSeconds = Math.round(ms / 1000);
+    const minutes = Math.floor(totalSeconds / 60);
+    const seconds = totalSeconds % 60;
+    if (minutes < 60)
+        return `${minutes} min ${String(seconds).padStart(2, '0')} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/input-naming.ts
 /*
  * The gate's inputs by name, and how each front end names them in its messages: the action as
@@ -510,6 +548,7 @@ const CONTRACT_NAMING = {
 };
 
 ;// CONCATENATED MODULE: ./src/domain/errors.ts
+
 
 /**
  * A bad input: found before any request, or by one (a branch that does not exist). Its message names
@@ -610,15 +649,25 @@ class ResponseFormatError extends Error {
         this.endpoint = endpoint;
     }
 }
-/** The overall `timeout` ran out while a request was still being retried. */
+/**
+ * The overall `timeout` ran out while a request was still being retried, or no retry fits in the
+ * time left before it (a Retry-After, or a back-off, longer than what is left): then
+ * `noRetryFits` says so with the numbers, and nobody may say that the timeout ran out.
+ */
 class DeadlineExceededError extends Error {
     lastError;
     name = 'DeadlineExceededError';
-    constructor(lastError) {
-        super(lastError
-            ? `no retry fits before the deadline; last error: ${lastError.message}`
-            : 'the deadline passed before the next request');
+    /** Why the retry did not fit, with the numbers, when time was still left; else undefined. */
+    noRetryFits;
+    constructor(lastError, retry) {
+        const noRetryFits = retry && retry.leftMs > 0
+            ? `no retry fits before the deadline: the retry after ${retry.reason} would wait ${formatDuration(retry.delayMs)}, with ${formatDuration(retry.leftMs)} of the timeout left`
+            : undefined;
+        const last = lastError ? `last error: ${lastError.message}` : undefined;
+        super([noRetryFits, last].filter(Boolean).join('; ') ||
+            'the deadline passed before the next request');
         this.lastError = lastError;
+        this.noRetryFits = noRetryFits;
     }
 }
 /** The runner cancelled the job (SIGINT/SIGTERM). */
@@ -755,8 +804,14 @@ async function withRetries(attempt, context) {
             if (decision === undefined)
                 throw error;
             const lastError = error;
-            if (now + decision.delayMs > context.deadline)
-                throw new DeadlineExceededError(lastError);
+            if (now + decision.delayMs > context.deadline) {
+                const { reason, delayMs } = decision;
+                throw new DeadlineExceededError(lastError, {
+                    reason,
+                    delayMs,
+                    leftMs: context.deadline - now
+                });
+            }
             context.onRetry?.(decision, lastError, retry);
             await context.clock.sleep(decision.delayMs, context.signal);
         }
@@ -786,6 +841,8 @@ function isLoopbackHost(hostname) {
  */
 const REDACTED = '***';
 /** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
+/** The longest secret that is also matched in every percent-encoding (percentPattern). */
+const MAX_PATTERN_CHARS = 1024;
 class Redactor {
     forms = [];
     patterns = [];
@@ -796,7 +853,9 @@ class Redactor {
     add(secret) {
         if (!secret)
             return;
-        if (secret.length >= 4) {
+        // V8 cannot compile the pattern of a secret of some thousands of characters (a stack overflow
+        // at the first redaction); one that long is no key, and keeps its other forms.
+        if (secret.length >= 4 && secret.length <= MAX_PATTERN_CHARS) {
             this.patterns.push({ length: secret.length, pattern: percentPattern(secret) });
             // A secret that holds another is hidden whole first.
             this.patterns.sort((a, b) => b.length - a.length);
@@ -957,7 +1016,7 @@ const COMMAND_LINE = /^([^\S\n]*):/gm;
  * that only white space stands before, cannot start with `::` either; its first `:` is shown
  * escaped.
  */
-function forLogLines(text) {
+function untrusted_text_forLogLines(text) {
     return text.replace(COMMAND_LINE, (match, spaces, offset) => text.startsWith('::', offset + spaces.length) ? `${spaces}\\u003a` : match);
 }
 /**
@@ -1154,30 +1213,6 @@ function classifyDatabaseError(error) {
 // Kept equal to package.json's version by a test.
 const ACTION_NAME = 'neon-operations-gate';
 const ACTION_VERSION = '0.1.0';
-
-;// CONCATENATED MODULE: ./src/domain/duration.ts
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
-/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h` into milliseconds; a bare number is seconds. */
-function parseDuration(text) {
-    const match = DURATION.exec(text.trim().toLowerCase());
-    if (!match)
-        return undefined;
-    return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']);
-}
-/** Human-readable duration for logs and the summary: `850 ms`, `12.3 s`, `4 min 05 s`. */
-function formatDuration(ms) {
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    if (ms < 60_000)
-        return `${(ms / 1000).toFixed(1)} s`;
-    const totalSeconds = Math.round(ms / 1000);
-    const minutes = Math.floor(totalSeconds / 60);
-    const seconds = totalSeconds % 60;
-    if (minutes < 60)
-        return `${minutes} min ${String(seconds).padStart(2, '0')} s`;
-    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
-}
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
@@ -10823,6 +10858,10 @@ class ApiCore {
     baseUrl;
     /** When the host name first failed to resolve, in the streak of such failures now running. */
     unresolvedSince;
+    /** The last such failure, and what to check for it. */
+    lastUnresolved;
+    /** Whether a host name of this run resolved at least once (an answer, or another failure). */
+    resolvedOnce = false;
     pollPacing = () => ({
         minimumMs: this.options.pace.intervalMs,
         nextPollMs: this.options.pace.nextPollDelayMs()
@@ -10844,7 +10883,7 @@ class ApiCore {
         const target = `${path}${search.size > 0 ? `?${search}` : ''}`;
         const url = new URL(`${this.baseUrl}${target}`);
         const { clock, logger, pace } = this.options;
-        const answer = await withRetries(async () => {
+        const answer = await this.unresolvedToTheEnd(endpoint, () => withRetries(async () => {
             if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
                 throw new DeadlineExceededError();
             }
@@ -10870,7 +10909,7 @@ class ApiCore {
                 logger.debug(error.message);
                 logger.info(`${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`);
             }
-        });
+        }));
         const parsed = this.parseBody(answer.body, schema, endpoint);
         const problem = mismatch?.(parsed);
         if (problem)
@@ -10896,6 +10935,7 @@ class ApiCore {
                 signal
             });
             this.unresolvedSince = undefined;
+            this.resolvedOnce = true;
             return answer;
         }
         catch (error) {
@@ -10911,14 +10951,34 @@ class ApiCore {
         }
     }
     /**
+     * The deadline came while no host name of this run had ever resolved (every request failed so):
+     * a misspelled api_host, not a gate that waited too long. It ends as the error it would have
+     * become after RECOVERY_INTERVALS intervals, naming what to check, also when `timeout` is shorter
+     * than that. A name that resolved once and then failed is the resolver's moment: a timeout.
+     */
+    async unresolvedToTheEnd(endpoint, request) {
+        try {
+            return await request();
+        }
+        catch (error) {
+            const last = this.lastUnresolved;
+            const neverResolved = !this.resolvedOnce && this.unresolvedSince !== undefined && last;
+            if (!(error instanceof DeadlineExceededError) || !neverResolved)
+                throw error;
+            throw new UnrecoverableRequestError(endpoint, `${last.detail}; the name never resolved before the timeout ran out`, last.culprit);
+        }
+    }
+    /**
      * A host name that does not resolve is retried for RECOVERY_INTERVALS intervals from the first
      * such answer (a runner's resolver fails briefly now and then); past that, it is an error.
      */
     checkUnresolved(error, endpoint, detail) {
         if (!error.unresolved) {
             this.unresolvedSince = undefined;
+            this.resolvedOnce = true;
             return;
         }
+        this.lastUnresolved = { detail, culprit: error.culprit };
         const now = this.options.clock.now();
         this.unresolvedSince ??= now;
         const lastedMs = now - this.unresolvedSince;
@@ -11253,12 +11313,13 @@ class ApiClient {
 
 /** How much slower the pace gets on each 429: from `interval`, to the recovery bound at once. */
 const SLOWDOWN_FACTOR = 3;
-/** Recovery comes back quickly to this multiple of the pace at which the last 429 came... */
-const PLATEAU_MARGIN = 2;
-/** ...10 % quicker with each poll that met no 429... */
+/** Recovery comes back 10 % quicker with each poll that met no 429... */
 const QUICK_RECOVERY = 0.9;
-/** ...then probes toward `interval` slowly, 0.5 % a poll. */
-const PROBING_RECOVERY = 0.995;
+/** ...to this multiple of the pace at which the last 429 came, held while the gate remembers it... */
+const PLATEAU_MARGIN = 2;
+/** ...that is, until its last 429 is this old, or MEMORY_INTERVALS intervals if that is longer. */
+const MEMORY_MS = 150_000;
+const MEMORY_INTERVALS = 30;
 /** While slowed, each wait is the pace ± 25 %, at random. */
 const WAIT_JITTER = 0.25;
 /**
@@ -11267,31 +11328,40 @@ const WAIT_JITTER = 0.25;
  *
  * A 429 triples the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
  * whose trouble is over is back within it): one 429 takes a gate at `interval` straight to the
- * bound. Each poll answered without a 429 makes it quicker again, the way TCP CUBIC does: quickly
- * (10 % a poll) back to a plateau of 2 times the pace at which the last 429 came, then slowly
- * (0.5 % a poll) toward `interval`, never below it. Without that memory a fleet of gates climbs
- * straight back to the pace that filled the account's window, and every gate meets a 429 again in
- * the next crunch; with it, the fleet settles under the budget. In the simulation of a fleet whose
- * starts spread over 20 s (`npm run simulate`, the action's own code), doubling with a plateau of
- * 1.75 left a second crunch, 1.27 429s a gate; tripling with a plateau of 2 left none, 1.03–1.22.
+ * bound. Each poll answered without a 429 makes it quicker again, 10 % a poll, back to a plateau of
+ * 2 times the pace at which the last 429 came, held while the gate remembers that 429: once the
+ * 429 is 150 s old (30 intervals, if that is longer) and a poll is answered, the pace is `interval`
+ * again. Each fresh 429 renews the memory, so a gate that keeps meeting them stays slow.
+ *
+ * The memory is counted in time, not in polls: the account's budget is a window in time, and a
+ * slowed gate polls less often. Its length is the fleet's. In the simulation of 90 gates at 1.5x
+ * the budget (`npm run simulate`, the action's own code), gates that come back to `interval` while
+ * the fleet's operations still run fill the window again and meet a second crunch: with the 60 s
+ * the contract asks for, about 0.85 more 429s a gate whatever the pace in between; 150 s is the
+ * shortest memory with which both of its fleets meet no more 429s than with a memory that never
+ * ends (docs/benchmarks.md has the figures).
  *
  * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
  * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.
  */
 class Pace {
     intervalMs;
+    clock;
     logger;
     random;
     paceMs;
     /** The pace at which the last 429 came; 0 before any. */
     limitedAtMs = 0;
+    /** When the last 429 came, on `clock`. */
+    lastLimitedAt = 0;
     limitedThisPoll = false;
     /** Answers of 429 met in the whole run. */
     rateLimited = 0;
     /** The slowest pace reached. */
     slowestMs;
-    constructor(intervalMs, logger, random = Math.random) {
+    constructor(intervalMs, clock, logger, random = Math.random) {
         this.intervalMs = intervalMs;
+        this.clock = clock;
         this.logger = logger;
         this.random = random;
         this.paceMs = intervalMs;
@@ -11299,6 +11369,7 @@ class Pace {
     }
     onRateLimited() {
         this.rateLimited++;
+        this.lastLimitedAt = this.clock.now();
         // The pace that was too quick: the first 429 of a poll says so, its retries' 429s do not.
         if (!this.limitedThisPoll)
             this.limitedAtMs = this.paceMs;
@@ -11310,20 +11381,26 @@ class Pace {
             this.logger.info(`429: polling every ${formatDuration(next)} for now`);
         }
     }
-    /** A poll is over; if it met no 429, the pace recovers a step toward `interval`. */
+    /**
+     * A poll is over, answered: once the last 429 is old enough the pace is `interval` again (even
+     * when this poll met it, and its retries went on that long); else, if this poll met no 429, it
+     * recovers a step toward the plateau.
+     */
     onPollDone() {
         const limited = this.limitedThisPoll;
         this.limitedThisPoll = false;
-        if (limited || this.paceMs === this.intervalMs)
+        if (this.paceMs === this.intervalMs)
             return;
-        const plateauMs = this.limitedAtMs * PLATEAU_MARGIN;
-        const next = this.paceMs > plateauMs
-            ? Math.max(plateauMs, this.paceMs * QUICK_RECOVERY)
-            : this.paceMs * PROBING_RECOVERY;
-        this.paceMs = Math.max(this.intervalMs, next);
-        if (this.paceMs === this.intervalMs) {
-            this.logger.info(`No 429 lately: polling every ${formatDuration(this.intervalMs)} again`);
+        const memoryMs = Math.max(MEMORY_MS, MEMORY_INTERVALS * this.intervalMs);
+        if (this.clock.now() - this.lastLimitedAt >= memoryMs) {
+            this.paceMs = this.intervalMs;
+            this.logger.info(`No 429 for ${formatDuration(memoryMs)}: polling every ${formatDuration(this.intervalMs)} again`);
+            return;
         }
+        if (limited)
+            return;
+        const plateauMs = Math.min(this.paceMs, this.limitedAtMs * PLATEAU_MARGIN);
+        this.paceMs = Math.max(plateauMs, this.paceMs * QUICK_RECOVERY);
     }
     /**
      * How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %, never
@@ -11866,7 +11943,7 @@ async function probeDatabase(target, options, dependencies) {
         logger.info(`The database answered${version}, attempt ${probe.attempts}`);
         return end('success');
     };
-    logger.info(`Control plane done; querying the database ${where}`);
+    logger.info(`Querying the database ${where}`);
     for (;;) {
         if (clock.now() >= options.deadline)
             return timedOut();
@@ -12015,23 +12092,32 @@ class ReadTimes {
 /**
  * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
  * The first read is immediate; after each poll the loop waits as long as the pace says (never past
- * the deadline).
+ * the deadline). An error no retry could help (a key revoked, an operation gone) ends the wait with
+ * the outcome `error` and what was read until then, never throws.
  */
 async function waitForOperations(options, { source, pace, clock, logger, signal }) {
-    const startedAt = clock.now();
+    const { startedAt } = options;
     const elapsed = () => `+${formatDuration(clock.now() - startedAt)}`;
     const reads = new ReadTimes(clock);
     const statusLog = new StatusLog(logger, elapsed);
     const { isDone, hasFailed } = finalityOf(options.failFast);
     let polls = 0;
-    const finish = (outcome, reason) => {
+    /** What was read until now, stamped. */
+    const seen = () => {
         reads.stamp(source.operations);
         const observed = source.completedPolls > 0;
-        const unread = observed ? '' : ', before the operations could be read';
-        logger.info(`[${elapsed()}] outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`);
-        const result = { outcome, operations: source.operations, polls, observed };
         const timing = { readAt: reads.readAt, elapsedMs: clock.now() - startedAt };
-        return reason ? { ...result, ...timing, reason } : { ...result, ...timing };
+        return { operations: source.operations, polls, observed, ...timing };
+    };
+    const finish = (outcome, reason, noRetryFits) => {
+        const result = seen();
+        const unread = result.observed ? '' : ', before the operations could be read';
+        const ending = outcome === 'success' && options.databaseCheckNext
+            ? 'control plane done; the database check comes next'
+            : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`;
+        logger.info(`[${elapsed()}] ${ending}`);
+        const why = noRetryFits ? { reason, noRetryFits } : reason ? { reason } : {};
+        return { outcome, ...result, ...why };
     };
     const cancelled = () => finish('cancelled', signal.reason.message);
     for (;;) {
@@ -12042,9 +12128,10 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
         catch (error) {
             if (signal?.aborted)
                 return cancelled();
-            if (error instanceof DeadlineExceededError)
-                return finish('timeout', error.message);
-            throw error;
+            if (error instanceof DeadlineExceededError) {
+                return finish('timeout', error.message, error.noRetryFits);
+            }
+            return { outcome: 'error', error, ...seen() };
         }
         pace.onPollDone();
         const operations = source.operations;
@@ -12094,18 +12181,19 @@ function wait_for_operations_describe(operation) {
 
 
 
+
 /** Runs the gate the inputs ask for; never throws. */
 async function gate(inputs, dependencies) {
-    const { clock, logger, signal } = dependencies;
+    const { clock, logger } = dependencies;
     const report = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast };
     // One deadline for the whole run: listing, every poll, retry and back-off, the database.
     const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
     // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
     const startedAt = clock.wallNow();
-    const deadline = stepStartedAt + inputs.timeoutMs;
-    const pace = new Pace(inputs.intervalMs, logger, dependencies.random);
+    const run = { stepStartedAt, deadline: stepStartedAt + inputs.timeoutMs };
+    const pace = new Pace(inputs.intervalMs, clock, logger, dependencies.random);
     report.pace = pace;
-    const client = apiClient(inputs, dependencies, pace, deadline);
+    const client = apiClient(inputs, dependencies, pace, run.deadline);
     report.requests = client.stats;
     report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined;
     let source;
@@ -12115,37 +12203,56 @@ async function gate(inputs, dependencies) {
         if (inputs.projectId) {
             report.projectId = inputs.projectId;
             source = await createSource(client, inputs, { projectId: inputs.projectId, startedAt }, dependencies);
-            report.wait = await waitForOperations({ wait: inputs.wait, deadline, failFast: inputs.failFast }, { source, pace, clock, logger, signal });
-            report.outcome = report.wait.outcome;
-            if (inputs.database && report.outcome === 'success') {
-                const probeOptions = {
-                    wait: inputs.wait,
-                    deadline,
-                    intervalMs: inputs.intervalMs,
-                    stepStartedAt
-                };
-                report.database = await probeDatabase(inputs.database, probeOptions, {
-                    pace,
-                    clock,
-                    logger,
-                    signal,
-                    query: dependencies.queryDatabase
-                });
-                report.outcome = report.database.outcome;
-            }
+            await waitThenQuery(source, inputs, report, { ...dependencies, pace, run });
         }
     }
     catch (error) {
-        // Cut short outside the wait loop (listing projects, or an error inside a poll).
+        // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
         recordError(report, error, dependencies);
-        if (source && source.completedPolls > 0)
-            report.lastSeen = source.operations;
     }
+    // The whole run, the database check included.
+    report.elapsedMs = clock.now() - stepStartedAt;
     if (source?.branch)
         report.branch = source.branch;
     if (source?.recentFailures?.length)
         report.recentFailures = source.recentFailures;
     return report;
+}
+/**
+ * The wait for the operations, then, when they succeeded and `database_url` asks for it, the
+ * database check; throws the error that cut the wait short, once what was read is in the report.
+ */
+async function waitThenQuery(source, inputs, report, { clock, logger, signal, pace, run, queryDatabase }) {
+    const { stepStartedAt, deadline } = run;
+    const wait = await waitForOperations({
+        wait: inputs.wait,
+        startedAt: stepStartedAt,
+        deadline,
+        failFast: inputs.failFast,
+        databaseCheckNext: inputs.database !== undefined
+    }, { source, pace, clock, logger, signal });
+    if (wait.outcome === 'error') {
+        // What was read before the error stays, for the outputs as for the summary.
+        if (wait.observed || wait.operations.length > 0)
+            report.wait = wait;
+        throw wait.error;
+    }
+    report.wait = wait;
+    report.outcome = wait.outcome;
+    if (wait.noRetryFits)
+        report.noRetryFits = wait.noRetryFits;
+    if (!inputs.database || report.outcome !== 'success')
+        return;
+    const probeOptions = { wait: inputs.wait, deadline, intervalMs: inputs.intervalMs, stepStartedAt };
+    report.database = await probeDatabase(inputs.database, probeOptions, {
+        pace,
+        clock,
+        logger,
+        signal,
+        query: queryDatabase
+    });
+    report.outcome = report.database.outcome;
+    logger.info(`[+${formatDuration(clock.now() - stepStartedAt)}] outcome: ${report.outcome}`);
 }
 /** The run cut short by `error`: its outcome, and its message as the front end names inputs. */
 function recordError(report, error, { signal, naming, redactor }) {
@@ -12159,7 +12266,15 @@ function recordError(report, error, { signal, naming, redactor }) {
         : error instanceof Error
             ? error.message
             : String(error);
-    const text = report.outcome === 'timeout' ? `timeout ran out: ${message}` : message;
+    const noRetryFits = report.outcome === 'timeout' ? error.noRetryFits : undefined;
+    if (noRetryFits)
+        report.noRetryFits = noRetryFits;
+    // Gave up because no retry fitted: the message says so with the numbers (`no retry fits …`).
+    const text = report.outcome !== 'timeout'
+        ? message
+        : noRetryFits
+            ? message.charAt(0).toUpperCase() + message.slice(1)
+            : `timeout ran out: ${message}`;
     report.error = redactor.redact(text);
     if (error instanceof InputError)
         report.errorCause = 'input';
@@ -12239,6 +12354,8 @@ const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
 const MAX_OPERATION_IDS = 40;
 /** What an HTTP header can carry: visible ASCII, no spaces. */
 const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
+/** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
+const MAX_API_KEY_CHARS = 1024;
 function booleanInput(defaultValue) {
     return schemas_string().transform((raw, ctx) => {
         const text = raw.trim();
@@ -12252,23 +12369,27 @@ function booleanInput(defaultValue) {
         return NEVER;
     });
 }
-function durationInput(defaultText, maxMs, maxText) {
+const quotedAsGiven = (text) => `"${text}"`;
+function durationInput(defaultText, maxMs, maxText, show = quotedAsGiven) {
     return schemas_string().transform((raw, ctx) => {
         const text = raw.trim() || defaultText;
         const ms = parseDuration(text);
         if (ms === undefined) {
+            const negative = text.startsWith('-') && parseDuration(text.slice(1)) !== undefined;
             ctx.addIssue({
                 code: 'custom',
-                message: `"${text}" is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
+                message: negative
+                    ? `${show(text)} is negative; a duration is at least 1 second`
+                    : `${show(text)} is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
             });
             return NEVER;
         }
         if (ms < MIN_DURATION_MS) {
-            ctx.addIssue({ code: 'custom', message: `"${text}" is below the minimum of 1 second` });
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is below the minimum of 1 second` });
             return NEVER;
         }
         if (ms > maxMs) {
-            ctx.addIssue({ code: 'custom', message: `"${text}" is above the maximum of ${maxText}` });
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is above the maximum of ${maxText}` });
             return NEVER;
         }
         return ms;
@@ -12289,11 +12410,9 @@ function idInput(pattern, accepted) {
 /** `gateInstead`: the inputs that gate a project or a branch, as the front end names them. */
 function operationIdsInput(gateInstead) {
     return schemas_string().transform((raw, ctx) => {
-        const ids = raw
-            .split(/[\s,]+/)
-            .map((id) => id.toLowerCase())
-            .filter((id) => id !== '');
-        const invalid = ids.filter((id) => !UUID_PATTERN.test(id));
+        const given = raw.split(/[\s,]+/).filter((id) => id !== '');
+        // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
+        const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
         if (invalid.length > 0) {
             ctx.addIssue({
                 code: 'custom',
@@ -12301,7 +12420,7 @@ function operationIdsInput(gateInstead) {
             });
             return NEVER;
         }
-        const unique = [...new Set(ids)];
+        const unique = [...new Set(given.map((id) => id.toLowerCase()))];
         if (unique.length > MAX_OPERATION_IDS) {
             ctx.addIssue({
                 code: 'custom',
@@ -12324,8 +12443,8 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
         ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` });
         return NEVER;
     }
-    if (url.username || url.password) {
-        // Never repeat the credentials in the error.
+    // Credentials, even empty ones (`https://@host`), are never repeated in the error.
+    if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(text)) {
         ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
         return NEVER;
     }
@@ -12334,10 +12453,12 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
         ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
         return NEVER;
     }
-    if (url.search || url.hash) {
+    // An empty query or fragment (a trailing `?` or `#`) is none to URL, but every path appended
+    // to the address would go after it: `/api/v2?/projects/…`, or to `/api/v2` itself.
+    if (/[?#]/.test(text)) {
         ctx.addIssue({
             code: 'custom',
-            message: `must not carry a query or a fragment; expected ${accepted}`
+            message: `must not carry a query or a fragment (?, #): every request would go to the wrong path; expected ${accepted}`
         });
         return NEVER;
     }
@@ -12354,13 +12475,16 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
 
 
 
+const PR_COMMENT_MODES = ['off', 'always', 'failure'];
+const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
 /** Each input on its own: what it accepts, its default, and what is wrong with it. */
 function inputFields(naming) {
     return {
         api_key: schemas_string()
             .transform((raw) => raw.trim())
             .refine((key) => key !== '', 'required; pass the API key secret')
-            .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'),
+            .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
+            .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
         project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
         operation_id: operationIdsInput(`${naming.mention('project_id')}, ${naming.mention('branch_id')}`),
         branch_id: idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'),
@@ -12368,14 +12492,18 @@ function inputFields(naming) {
         org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
         wait: booleanInput(true),
         interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
-        timeout: durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)'),
+        timeout: timeoutInput(quotedAsGiven),
         fail_fast: booleanInput(false),
         api_host: apiHostInput,
-        pr_comment: schemas_string()
-            .transform((raw) => raw.trim().toLowerCase() || 'off')
-            .pipe(schemas_enum(['off', 'always', 'failure'], {
-            error: (issue) => `"${String(issue.input)}" is not one of off, always, failure`
-        })),
+        pr_comment: schemas_string().transform((raw, ctx) => {
+            const text = raw.trim();
+            const mode = PR_COMMENT_MODES.find((name) => name === (text.toLowerCase() || 'off'));
+            if (mode)
+                return mode;
+            // Quoted as given: a value folded in case would slip past the redactor.
+            ctx.addIssue({ code: 'custom', message: `"${text}" is not one of off, always, failure` });
+            return NEVER;
+        }),
         pr_comment_author: idInput(GITHUB_LOGIN_PATTERN, 'the GitHub login the token writes as, such as my-app[bot]'),
         github_token: schemas_string().transform((raw) => raw.trim()),
         database_url: schemas_string().transform((raw, ctx) => {
@@ -12396,13 +12524,6 @@ function checkTogether(inputs, ctx, naming) {
             code: 'custom',
             path: ['project_id'],
             message: `required with ${naming.mention('operation_id')}; give the project the operations belong to`
-        });
-    }
-    if (inputs.pr_comment !== 'off' && !inputs.github_token) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['github_token'],
-            message: `required with pr_comment: ${inputs.pr_comment}; its default is \${{ github.token }}`
         });
     }
     if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
@@ -12462,10 +12583,11 @@ function parseInputs(readInput, naming) {
 }
 /**
  * The timeout alone, checked as parseInputs checks it: the command reads its secrets within it,
- * before the rest can be checked with them.
+ * before the rest can be checked with them. `quote: false`: its problems do not repeat the value
+ * (a secret not known to the redactor yet could stand there by mistake).
  */
-function parseTimeout(raw, naming) {
-    const schema = object({ timeout: inputFields(naming).timeout });
+function parseTimeout(raw, naming, quote = true) {
+    const schema = object({ timeout: timeoutInput(quote ? quotedAsGiven : () => 'the value') });
     return parsedOrThrown(schema, { timeout: raw }, naming).timeout;
 }
 function parsedOrThrown(schema, raw, naming) {
@@ -12548,7 +12670,7 @@ function seenOperations(report) {
     const { wait } = report;
     if (wait && (wait.observed || wait.operations.length > 0))
         return wait.operations;
-    return report.lastSeen;
+    return undefined;
 }
 /**
  * The operation the single-operation outputs describe: the first one (output order) that ended in a
@@ -12578,10 +12700,12 @@ function operationDuration(operation, readAt) {
     return { ms: Math.max(0, updated - created), soFar: false };
 }
 /** Why nothing could be read; the reason itself is quoted beside it. */
-function nothingRead(outcome) {
-    switch (outcome) {
+function nothingRead(report) {
+    switch (report.outcome) {
         case 'timeout':
-            return 'Nothing could be read before the timeout ran out';
+            return report.noRetryFits
+                ? 'Nothing could be read before the gate gave up'
+                : 'Nothing could be read before the timeout ran out';
         case 'cancelled':
             return 'Nothing could be read before the job was cancelled';
         default:
@@ -12652,7 +12776,7 @@ function listed(operations, clause, withIds) {
     }
     return phrase;
 }
-function operationFacts(report) {
+function headline_operationFacts(report) {
     const failFast = report.failFast ?? false;
     const seen = seenOperations(report);
     const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
@@ -12739,9 +12863,14 @@ function errorLine(report) {
                 : 'No query answered';
         return `${cut}: ${phraseText(databasePhrase(report.database))}`;
     }
-    const facts = operationFacts(report);
+    const facts = headline_operationFacts(report);
     const reason = report.wait?.reason ? ` (${report.wait.reason})` : '';
-    const cut = outcome === 'timeout' ? 'timeout ran out' : 'The wait was cancelled';
+    // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
+    const cut = outcome === 'timeout'
+        ? report.noRetryFits
+            ? 'Gave up'
+            : 'timeout ran out'
+        : 'The wait was cancelled';
     if (!facts.seen) {
         return `${cut} before anything could be read${reason}: the state of the operations is unknown`;
     }
@@ -12758,7 +12887,7 @@ function errorLine(report) {
     }
     const branch = !inFlight && branchNotReady(report);
     if (branch)
-        return `${cut} while ${phraseText(branch)}`;
+        return `${cut} while ${phraseText(branch)}${report.noRetryFits ? reason : ''}`;
     const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : '';
     return outcome === 'timeout'
         ? `${cut} while operations were still in flight${still}${reason}`
@@ -12769,12 +12898,17 @@ function errorLine(report) {
 
 
 /**
- * GitHub limits one output to 1 MB and all of a job's outputs together; these bounds keep every
- * output well under that whatever the API sends. Counted in UTF-8 bytes, as GitHub counts.
+ * GitHub allows 1 MB of outputs per job, counted as UTF-16 (two bytes a code unit), names
+ * included: a job that maps more fails after the step passed. All of one step's outputs stay under
+ * this, with room for `comment_url`, written after the rest. The JSON arrays are cut first.
  */
-const MAX_JSON_OUTPUT_BYTES = 512 * 1024;
+const MAX_OUTPUTS_UTF16_BYTES = 990_000;
 const MAX_FIELD_CHARS = 200;
 const MAX_ERROR_CHARS = 4000;
+/** What an output costs against GitHub's limit: its name and its text, as UTF-16. */
+function utf16Bytes(name, text) {
+    return 2 * (name.length + text.length);
+}
 /** Every string field of an API object cut to size (the error text longer than the rest). */
 function bounded(record) {
     return Object.fromEntries(Object.entries(record).map(([key, value]) => [
@@ -12784,31 +12918,53 @@ function bounded(record) {
             : value
     ]));
 }
-/** As many items (from the first, each cut to size) as fit in a JSON output; notes the rest. */
-function fitting(items, name, notes) {
-    const kept = [];
-    let bytes = 2;
-    for (const item of items) {
-        const cut = bounded(item);
-        const itemBytes = Buffer.byteLength(JSON.stringify(cut)) + 1;
-        if (bytes + itemBytes > MAX_JSON_OUTPUT_BYTES)
-            break;
-        kept.push(cut);
-        bytes += itemBytes;
+function jsonList(name, items) {
+    const cut = items.map(bounded);
+    const costs = cut.map((item) => utf16Bytes('', JSON.stringify(item)) + 2);
+    return {
+        name,
+        items: cut,
+        costs,
+        need: utf16Bytes(name, '[]') + costs.reduce((a, b) => a + b, 0)
+    };
+}
+/** As many items (from the first) as fit in `budget`; notes the rest. */
+function fitting(list, budget, notes) {
+    let bytes = utf16Bytes(list.name, '[]');
+    let count = 0;
+    while (count < list.items.length && bytes + list.costs[count] <= budget) {
+        bytes += list.costs[count++];
     }
-    if (kept.length < items.length) {
-        notes.push(`The ${name} output holds the first ${kept.length} of ${items.length} (GitHub limits the size of outputs)`);
+    if (count < list.items.length) {
+        notes.push(`The ${list.name} output holds the first ${count} of ${list.items.length}: GitHub allows 1 MB of outputs per job, counted as UTF-16`);
     }
-    return kept;
+    return list.items.slice(0, count);
+}
+/**
+ * The JSON arrays within what the other outputs leave: each gets what it needs when both fit;
+ * else one that needs less than half keeps all of it and the other the rest; else half each.
+ */
+function fittingLists(lists, budget, notes) {
+    const [first, second] = lists;
+    if (!second)
+        return [fitting(first, budget, notes)];
+    const half = budget / 2;
+    return [
+        fitting(first, Math.max(half, budget - second.need), notes),
+        fitting(second, Math.max(half, budget - first.need), notes)
+    ];
 }
 /** The outputs with their types: what the command's JSON holds, and the action's text comes from. */
 function typedOutputs(report) {
     const values = {};
     const notes = [];
+    const lists = [];
     if (report.outcome && report.outcome !== 'error')
         values.outcome = report.outcome;
     if (report.listing) {
-        values.projects = fitting(report.listing.projects, 'projects', notes);
+        lists.push(jsonList('projects', report.listing.projects));
+        // Set below, once the rest is measured: here for the order of the outputs.
+        values.projects = undefined;
         values.project_count = report.listing.projects.length;
     }
     if (report.branch) {
@@ -12821,8 +12977,8 @@ function typedOutputs(report) {
         values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined;
     }
     const { wait } = report;
-    if (wait)
-        values.elapsed_ms = Math.round(wait.elapsedMs);
+    if (wait && report.elapsedMs !== undefined)
+        values.elapsed_ms = Math.round(report.elapsedMs);
     // Nothing read is no operation, not an empty list of them: those outputs stay unset.
     const seen = wait && seenOperations(report);
     if (wait && seen) {
@@ -12840,8 +12996,14 @@ function typedOutputs(report) {
             updated_at: operation?.updated_at ?? undefined,
             duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
             operation,
-            operations: fitting(seen, 'operations', notes)
+            operations: undefined
         });
+        lists.unshift(jsonList('operations', seen));
+    }
+    const rest = Object.entries(values).reduce((sum, [name, value]) => sum + utf16Bytes(name, outputText(value)), 0);
+    if (lists.length > 0) {
+        const kept = fittingLists(lists, MAX_OUTPUTS_UTF16_BYTES - rest, notes);
+        lists.forEach((list, index) => (values[list.name] = kept[index]));
     }
     return { values, notes };
 }
@@ -12938,29 +13100,71 @@ const OPTIONS = {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' }
 };
-/** Node's words for a bad command line, as our own: the flag, and where to look. */
+/**
+ * An unknown flag is named only when it looks like one: what is not (`--napi_…`, a long token) may
+ * be a secret given by mistake, and this error comes before every secret is known to the redactor.
+ */
+const FLAG_SHAPE = /^--?[A-Za-z][A-Za-z0-9-]{0,39}$/;
+/** Node's words for a bad command line, as our own: the flag, and where to look; never a value. */
 function usageError(error) {
     const { code, message } = error;
     const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
     const flag = quoted.split(' ')[0];
     switch (code) {
         case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-            return new UsageError(`unknown flag ${flag}`);
+            return new UsageError(FLAG_SHAPE.test(flag)
+                ? `unknown flag ${flag}`
+                : 'an unknown flag (not repeated here, in case it is a secret)');
         case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
             // Not quoted: it may be a secret given by mistake (neon-gate "$NEON_API_KEY").
             return new UsageError('an argument without its flag: every value follows its flag, as --project-id ID (the argument is not repeated here, in case it is a secret)');
         case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-            return new UsageError(message.includes('does not take an argument')
-                ? `${flag} takes no value (turn it off with --no-${flag.replace(/^--(no-)?/, '')})`
+            if (message.includes('does not take an argument')) {
+                return new UsageError(`${flag} takes no value (turn it off with --no-${flag.replace(/^--(no-)?/, '')})`);
+            }
+            // Followed by another flag, or by a value that starts with a dash.
+            return new UsageError(message.includes('ambiguous')
+                ? `${flag} needs a value; one that starts with a dash goes as ${flag}=-…`
                 : `${flag} needs a value`);
         default:
             return new UsageError(message);
     }
 }
+/** Flags that take a value (the rest are switches). */
+const VALUE_FLAGS = new Set(Object.entries(OPTIONS)
+    .filter(([, option]) => option.type === 'string')
+    .map(([name]) => `--${name}`));
+/**
+ * `--timeout -5` as `--timeout=-5`: parseArgs takes a value that starts with a dash for a flag,
+ * but a negative number is a value given, which the flag's own check then refuses as such.
+ */
+function negativeValuesJoined(argv) {
+    const joined = [];
+    for (const arg of argv) {
+        const previous = joined.at(-1);
+        if (previous !== undefined && VALUE_FLAGS.has(previous) && /^-\d/.test(arg)) {
+            joined[joined.length - 1] = `${previous}=${arg}`;
+        }
+        else {
+            joined.push(arg);
+        }
+    }
+    return joined;
+}
+/**
+ * The flags that ask for a gate: with any of them, NEON_PROJECT_ID is the project; only
+ * `--list-projects` without them ignores it.
+ */
+const GATE_FLAGS = ['project-id', 'branch-id', 'operation-id', 'database-url', 'database-url-file'];
 function parseCommandLine(argv, env) {
     let parsed;
     try {
-        parsed = (0,external_node_util_namespaceObject.parseArgs)({ args: argv, options: OPTIONS, tokens: true, allowNegative: true });
+        parsed = (0,external_node_util_namespaceObject.parseArgs)({
+            args: negativeValuesJoined(argv),
+            options: OPTIONS,
+            tokens: true,
+            allowNegative: true
+        });
     }
     catch (error) {
         throw usageError(error);
@@ -12970,6 +13174,12 @@ function parseCommandLine(argv, env) {
         return { help: true };
     if (flags.version)
         return { version: true };
+    for (const token of tokens) {
+        // An empty value is an unset variable in a script, not a choice of the default.
+        if (token.kind === 'option' && token.value !== undefined && token.value.trim() === '') {
+            throw new UsageError(`${token.rawName}: an empty value (an unset variable?); give one, or leave the flag out`);
+        }
+    }
     const { values, labels } = inputValues(flags, tokens, env);
     if (flags['database-url'] !== undefined && flags['database-url-file'] !== undefined) {
         throw new UsageError('give --database-url or --database-url-file, not both');
@@ -12979,7 +13189,8 @@ function parseCommandLine(argv, env) {
     }
     const output = flags.output ?? 'text';
     if (output !== 'text' && output !== 'json') {
-        throw new UsageError(`--output: "${output}" is not one of text, json`);
+        // Not quoted: a secret given by mistake is not known to the redactor yet.
+        throw new UsageError('--output: not one of text, json (the value is not repeated here)');
     }
     const flagOf = (name) => `--${INPUT_FLAGS[name]?.flag ?? name}`;
     return {
@@ -13011,19 +13222,15 @@ function inputValues(flags, tokens, env) {
     }
     const values = {};
     const labels = new Map();
+    // NEON_PROJECT_ID is the project to gate, but --list-projects alone only lists.
+    const onlyLists = flags['list-projects'] && !GATE_FLAGS.some((flag) => typed.has(flag));
     for (const [name, spec] of Object.entries(INPUT_FLAGS)) {
         const given = flags[spec.flag];
-        const label = typed.get(spec.flag) ?? `--${spec.flag}`;
         if (given !== undefined) {
-            // An empty value is an unset variable in a script, not a choice of the default.
-            if ([given].flat().some((value) => String(value).trim() === '')) {
-                throw new UsageError(`${label}: an empty value (an unset variable?); give one, or leave the flag out`);
-            }
             values[name] = Array.isArray(given) ? given.join(',') : String(given);
-            labels.set(name, label);
+            labels.set(name, typed.get(spec.flag) ?? `--${spec.flag}`);
         }
-        else if (spec.env && env[spec.env] && !(name === 'project_id' && flags['list-projects'])) {
-            // NEON_PROJECT_ID is the project to gate, but --list-projects alone only lists.
+        else if (spec.env && env[spec.env] && !(name === 'project_id' && onlyLists)) {
             values[name] = env[spec.env];
             labels.set(name, spec.env);
         }
@@ -13034,6 +13241,24 @@ function inputValues(flags, tokens, env) {
     if (urlFile)
         labels.set('database_url', urlFile);
     return { values, labels };
+}
+/**
+ * The result files named by a command line that did not parse (an unknown flag, a value missing):
+ * they are written on every exit whose paths are known, bad flags included. A value that starts
+ * with a dash is the next flag, not a path.
+ */
+function resultTargetsOf(argv, env) {
+    const paths = new Map();
+    const end = argv.indexOf('--');
+    argv.slice(0, end === -1 ? undefined : end).forEach((arg, index) => {
+        const [name, ...inline] = arg.split('=');
+        if (name !== '--summary' && name !== '--dotenv')
+            return;
+        const value = inline.length > 0 ? inline.join('=') : argv[index + 1];
+        const given = value !== undefined && value.trim() !== '' && !value.startsWith('-');
+        paths.set(name, given ? value : undefined);
+    });
+    return { summary: summaryTarget(paths.get('--summary'), env), dotenvFile: paths.get('--dotenv') };
 }
 /** `--summary FILE`; inside GitHub Actions, the step's summary by default. */
 function summaryTarget(flag, env) {
@@ -13087,7 +13312,7 @@ Output:
 
 Exit codes:
   0    success
-  1    an operation failed, or the database refused
+  1    an operation failed, or the database check failed
   2    bad flags or input
   3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix
   75   --no-wait, and work is still in flight: try again later
@@ -13180,7 +13405,9 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 /**
  * Why the file at `path` cannot take a write, or undefined when it can without waiting. `create`:
- * a file that is not there yet is made (the command's files), instead of being a problem.
+ * a file that is not there yet is made (the command's files), instead of being a problem. The
+ * reason never repeats the path (the command's paths come from flags, where a secret is sometimes
+ * given by mistake).
  */
 function outputFileProblem(path, create = false) {
     let descriptor;
@@ -13190,16 +13417,16 @@ function outputFileProblem(path, create = false) {
     }
     catch (error) {
         // What a FIFO with no reader answers to a non-blocking open.
-        if (error.code === 'ENXIO') {
-            return `${path} is not a regular file (a pipe that nobody reads)`;
-        }
-        return error.message;
+        const { code } = error;
+        if (code === 'ENXIO')
+            return 'it is not a regular file (a pipe that nobody reads)';
+        return `it cannot be opened for writing (${code ?? 'an error without a code'})`;
     }
     try {
         const stats = (0,external_node_fs_namespaceObject.fstatSync)(descriptor);
         return stats.isFile() || stats.isCharacterDevice()
             ? undefined
-            : `${path} is not a regular file (a pipe or a socket could block the step)`;
+            : 'it is not a regular file (a pipe or a socket could block the step)';
     }
     finally {
         (0,external_node_fs_namespaceObject.closeSync)(descriptor);
@@ -13404,7 +13631,7 @@ function textTable(headers, rows, more) {
         lines.push(more);
     return lines.join('\n');
 }
-const TEXT_FORMAT = {
+const report_format_TEXT_FORMAT = {
     code: (text) => (text ? plain(text, MAX_ID_CHARS) : ''),
     text: (value, maxChars = MAX_TEXT_CHARS) => plain(value, maxChars),
     phrase: (phrase) => forLog(phraseText(phrase)),
@@ -13471,7 +13698,8 @@ function countsLine(format, report) {
     const { code } = format;
     const facts = runFacts(format, report.run);
     if (report.wait) {
-        facts.push(`waited ${formatDuration(report.wait.elapsedMs)}`);
+        if (report.elapsedMs !== undefined)
+            facts.push(`waited ${formatDuration(report.elapsedMs)}`);
         facts.push(plural(report.wait.polls, 'poll'));
     }
     facts.push(plural(report.requests.requests, 'request'));
@@ -13502,9 +13730,12 @@ function outcomeLines(format, report, facts) {
         const error = format.text(report.error, MAX_MESSAGE_CHARS);
         return [format.paragraph(`${format.strong('❌ Error:')} ${error}`), ...database];
     }
-    const { outcome, wait } = report;
-    const after = (outcome === 'timeout' || outcome === 'cancelled') && wait;
-    const label = `${format.strong(OUTCOME_LABELS[outcome])}${after ? ` after ${formatDuration(wait.elapsedMs)}` : ''}`;
+    const { outcome, elapsedMs } = report;
+    // The whole run: a timeout during the database check is not one "after" the wait alone.
+    const after = (outcome === 'timeout' || outcome === 'cancelled') && report.wait && elapsedMs !== undefined
+        ? ` after ${formatDuration(elapsedMs)}`
+        : '';
+    const label = `${format.strong(OUTCOME_LABELS[outcome])}${after}`;
     const line = outcomeLine(report, facts);
     const lines = [format.paragraph(`${label}${line ? `: ${format.phrase(line)}` : ''}`)];
     if (outcome === 'failure' && facts.inFlight.length > 0) {
@@ -13512,9 +13743,16 @@ function outcomeLines(format, report, facts) {
     }
     return [...lines, ...database];
 }
+/**
+ * The report's first line as plain text, API text made safe for a log: the outcome and why
+ * (`❌ failure: start_compute on br-7 ended in error: "…"`), or the error.
+ */
+function headlineText(report) {
+    return forLogLines(outcomeLines(TEXT_FORMAT, report, operationFacts(report))[0]);
+}
 /** The report in `format`: the outcome and why, the counts, the operations, the projects. */
 function renderReport(report, format, limits) {
-    const facts = operationFacts(report);
+    const facts = headline_operationFacts(report);
     const parts = [
         format.heading('Neon operations gate', 2),
         ...outcomeLines(format, report, facts),
@@ -13541,16 +13779,14 @@ function renderSummary(report, limits = SUMMARY_LIMITS) {
  * and no line a CI log could read as a command.
  */
 function renderTextReport(report) {
-    return forLogLines(renderReport(report, TEXT_FORMAT, SUMMARY_LIMITS));
+    return untrusted_text_forLogLines(renderReport(report, report_format_TEXT_FORMAT, SUMMARY_LIMITS));
 }
 /** What was read of the operations: the timeline and the table, or why there is none. */
 function operationsSection(format, report, facts, limits) {
     const operations = facts.seen;
     if (operations === undefined) {
         return report.projectId
-            ? [
-                format.paragraph(`${nothingRead(report.outcome)}: the state of the operations is unknown.`)
-            ]
+            ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
             : [];
     }
     if (operations.length === 0)
@@ -13707,26 +13943,54 @@ function dotenvValue(text, maxBytes) {
     const lastRun = /([$%])\1*$/.exec(kept)?.[0] ?? '';
     return lastRun.length % 2 === 1 ? kept.slice(0, -1) + CUT_MARKER : value;
 }
-/** Why the files the command was asked to write cannot take it, before the gate runs. */
-function resultFileProblems(request) {
-    const files = [
-        ['--summary', request.summary?.path],
-        ['--dotenv', request.dotenvFile]
-    ];
-    return files.flatMap(([flag, path]) => {
-        const problem = path === undefined ? undefined : outputFileProblem(path, true);
-        return problem ? [`${flag}: ${problem}`] : [];
-    });
+/**
+ * Which of the result files can take a write, and why the others cannot, found before the gate
+ * runs. The problem never repeats a path: a secret is sometimes given where a path belongs.
+ */
+function checkResultTargets(targets) {
+    const writable = {};
+    const problems = [];
+    const summaryProblem = targets.summary && outputFileProblem(targets.summary.path, true);
+    if (summaryProblem)
+        problems.push(`--summary: ${summaryProblem}`);
+    else
+        writable.summary = targets.summary;
+    const dotenvProblem = targets.dotenvFile && outputFileProblem(targets.dotenvFile, true);
+    if (dotenvProblem)
+        problems.push(`--dotenv: ${dotenvProblem}`);
+    else
+        writable.dotenvFile = targets.dotenvFile;
+    return { writable, problems };
 }
-/** Writes the summary and the dotenv file, whatever the outcome (a later job reads why it failed). */
-async function writeResultFiles(report, request, context) {
-    const { summary, dotenvFile } = request;
+/**
+ * Writes the summary and the dotenv file, whatever the outcome (a later job reads why it failed),
+ * bad input included; each replaces what an earlier run left there (the step's summary inside
+ * GitHub Actions is appended to). One that fails does not keep the other from being written; the
+ * error names the flag and the error's code, never the path.
+ */
+async function writeResultFiles(report, { summary, dotenvFile }, context) {
+    const writes = [];
     if (summary) {
         const markdown = context.redactor.redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES));
-        await (summary.append ? promises_namespaceObject.appendFile : promises_namespaceObject.writeFile)(summary.path, markdown);
+        writes.push([
+            '--summary',
+            () => (summary.append ? promises_namespaceObject.appendFile : promises_namespaceObject.writeFile)(summary.path, markdown)
+        ]);
     }
-    if (dotenvFile)
-        await (0,promises_namespaceObject.writeFile)(dotenvFile, dotenvText(report, context));
+    if (dotenvFile) {
+        writes.push(['--dotenv', () => (0,promises_namespaceObject.writeFile)(dotenvFile, dotenvText(report, context))]);
+    }
+    const failed = [];
+    for (const [flag, write] of writes) {
+        try {
+            await write();
+        }
+        catch (error) {
+            failed.push(`${flag}: ${error.code ?? 'an error without a code'}`);
+        }
+    }
+    if (failed.length > 0)
+        throw new Error(failed.join('; '));
 }
 
 ;// CONCATENATED MODULE: ./src/command/secrets.ts
@@ -13761,14 +14025,14 @@ async function readCapped(chunks) {
  * The file's first MAX_SECRET_BYTES + 1 bytes, opened without blocking: a blocking open of a pipe
  * that nobody writes to would hold a thread that not even the process's exit could take back. A
  * pipe whose writer is there but slow (`<(pass show neon)`) is read as its bytes come, until the
- * time limit ends the wait.
+ * time limit or a signal ends the wait (`done`): then the reading stops too.
  */
-async function readFileCapped(path) {
+async function readFileCapped(path, done) {
     const file = await (0,promises_namespaceObject.open)(path, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NONBLOCK);
     try {
         const parts = [];
         let bytes = 0;
-        while (bytes <= MAX_SECRET_BYTES) {
+        while (bytes <= MAX_SECRET_BYTES && !done.aborted) {
             const buffer = Buffer.alloc(MAX_SECRET_BYTES + 1 - bytes);
             let bytesRead;
             try {
@@ -13794,37 +14058,52 @@ async function readFileCapped(path) {
 }
 /** Nothing came from `flag` within `limitMs`, what the timeout had left. */
 const timeRanOut = (flag, limitMs) => new UsageError(`${flag}: nothing came from it within ${formatDuration(limitMs)}, what was left of the timeout: a pipe that nobody writes to?`);
-/** Rejects after `limitMs` with a UsageError for `flag`: nothing came in time. */
-function timeLimit(flag, limitMs) {
+/**
+ * Rejects after `limitMs` with a UsageError for `flag` (nothing came in time), or with the reason of
+ * `signal` (SIGINT, SIGTERM) as soon as it aborts.
+ */
+function timeLimit(flag, limitMs, signal) {
     let timer;
+    let onAbort = () => undefined;
     const expired = new Promise((_, reject) => {
         timer = setTimeout(() => reject(timeRanOut(flag, limitMs)), limitMs);
+        onAbort = () => reject(signal?.reason);
+        signal?.addEventListener('abort', onAbort, { once: true });
     });
-    return { expired, clear: () => clearTimeout(timer) };
+    return {
+        expired,
+        clear: () => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+        }
+    };
 }
 /**
  * The secret in the file that `flag` names (`-`: standard input), without the white space around
  * it, read within `limitMs`.
  */
-async function readSecretFile(flag, path, { stdin, limitMs }) {
+async function readSecretFile(flag, path, { stdin, limitMs, signal }) {
     const where = path === '-' ? 'standard input' : 'the file';
+    signal?.throwIfAborted();
     // No time left: not even a file that would answer at once is read, so the error is always this.
     if (limitMs <= 0)
         throw timeRanOut(flag, limitMs);
-    const limit = timeLimit(flag, limitMs);
+    const limit = timeLimit(flag, limitMs, signal);
+    const done = new AbortController();
     let content;
     try {
-        const reading = path === '-' ? readCapped(stdin) : readFileCapped(path);
+        const reading = path === '-' ? readCapped(stdin) : readFileCapped(path, done.signal);
         content = await Promise.race([reading, limit.expired]);
     }
     catch (error) {
-        if (error instanceof UsageError)
+        if (error instanceof UsageError || signal?.aborted)
             throw error;
         const { code } = error;
         throw new UsageError(`${flag}: cannot read ${where}${code ? ` (${code})` : ''}; give the path of a file that holds the secret, not the secret itself`);
     }
     finally {
         limit.clear();
+        done.abort();
     }
     if (content.length > MAX_SECRET_BYTES) {
         throw new UsageError(`${flag}: ${where} holds more than 64 KiB; it should hold only the secret`);
@@ -13866,56 +14145,149 @@ async function readApiKey(file, env, reading) {
 
 
 
+/** Colour unless NO_COLOR is set to something (no-color.org: an empty value does not count). */
+const colourWanted = (env) => !env.NO_COLOR;
 /** Runs the command; resolves to its exit code, never rejects. */
 async function runCommand(argv, environment) {
-    const { env, stdout, stderr } = environment;
+    const { env, stdout } = environment;
     // --timeout bounds the whole command, the reading of its secrets included.
     const startedAt = environment.clock.now();
     const redactor = new Redactor();
-    const color = !env.NO_COLOR;
-    const clean = (text) => forLogLines(forLog(redactor.redact(text)));
-    const fail = (message, code) => {
-        new Progress(stderr, { quiet: false, color, clean }).error(message);
-        if (code === EXIT.usage)
-            stderr.write('Run neon-gate --help for the flags.\n');
-        return code;
+    // The key in the environment is known at once: redacted before any message could quote it.
+    redactor.add((env.NEON_API_KEY ?? '').trim());
+    const voice = {
+        color: colourWanted(env),
+        clean: (text) => untrusted_text_forLogLines(forLog(redactor.redact(text))),
+        redactor
     };
+    let parsed;
     try {
-        const parsed = parseCommandLine(argv, env);
-        if (!('request' in parsed)) {
-            stdout.write('help' in parsed ? HELP_TEXT : VERSION_TEXT);
-            return EXIT.success;
-        }
-        const { request } = parsed;
-        const problems = resultFileProblems(request);
-        if (problems.length > 0)
-            return fail(problems.join('; '), EXIT.usage);
-        const inputs = await readInputs(request, { ...environment, startedAt }, redactor);
-        const progress = new Progress(stderr, { quiet: request.quiet, color, clean });
-        return await gateAndReport(inputs, request, { ...environment, startedAt, progress, redactor });
+        parsed = parseCommandLine(argv, env);
     }
     catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        if (error instanceof UsageError || error instanceof InputError) {
-            return fail(message, EXIT.usage);
+        return endWithError(error, undefined, resultTargetsOf(argv, env), environment, voice);
+    }
+    if (!('request' in parsed)) {
+        stdout.write('help' in parsed ? HELP_TEXT : VERSION_TEXT);
+        return EXIT.success;
+    }
+    const { request } = parsed;
+    // A database URL given as a flag is known at once too.
+    const urlFlag = request.values.database_url?.trim();
+    for (const secret of urlFlag ? databaseSecrets(urlFlag) : [])
+        redactor.add(secret);
+    const progress = new Progress(environment.stderr, { quiet: request.quiet, ...voice });
+    const output = { ...environment, progress };
+    const stop = new StopSignals(environment.signals, progress);
+    const { writable, problems } = checkResultTargets(request);
+    try {
+        let inputs;
+        try {
+            if (problems.length > 0)
+                throw new UsageError(problems.join('; '));
+            inputs = await readInputs(request, { ...environment, startedAt }, redactor, stop.signal);
         }
-        return fail(`neon-gate failed unexpectedly: ${message}`, EXIT.refused);
+        catch (error) {
+            return await endWithError(error, stop.stoppedBy, writable, output, voice);
+        }
+        return await gateAndReport(inputs, request, { ...output, startedAt, redactor, stop });
+    }
+    catch (error) {
+        // Nothing is expected here; the error line says what it was.
+        return endWithError(error, undefined, writable, output, voice);
+    }
+    finally {
+        stop.off();
     }
 }
 /**
- * The timeout checked, then the secrets read within what is left of it (each added to the
- * redactor at once), then every input checked, with every secret already redacted.
+ * SIGINT and SIGTERM while the command reads its secrets or runs the gate: the first aborts what is
+ * in flight (the result is still reported and written); a second ends the command at once.
  */
-async function readInputs(request, { env, stdin, clock, startedAt }, redactor) {
-    // The key from the environment is known at once: redacted before any flag can quote it.
-    if (request.apiKeyFile === undefined)
-        redactor.add((env.NEON_API_KEY ?? '').trim());
-    // A bad --timeout is said at once, not after a pipe that nobody writes to has had five days.
-    const timeoutMs = parseTimeout(request.values.timeout ?? '', request.naming);
-    const reading = () => ({ stdin, limitMs: Math.max(0, startedAt + timeoutMs - clock.now()) });
+class StopSignals {
+    signals;
+    progress;
+    stoppedBy;
+    controller = new AbortController();
+    onSignal = (signal) => {
+        // A second signal: the user means it; leave at once.
+        if (this.stoppedBy)
+            process.exit(EXIT[signal]);
+        this.stoppedBy = signal;
+        this.progress.info(`Received ${signal}: stopping`);
+        this.controller.abort(new CancelledError(signal));
+    };
+    constructor(signals, progress) {
+        this.signals = signals;
+        this.progress = progress;
+        signals.once('SIGINT', this.onSignal);
+        signals.once('SIGTERM', this.onSignal);
+    }
+    get signal() {
+        return this.controller.signal;
+    }
+    off() {
+        this.signals.off('SIGINT', this.onSignal);
+        this.signals.off('SIGTERM', this.onSignal);
+    }
+}
+/**
+ * The command ended on an error of its own, mostly before the gate ran: bad flags or input (exit
+ * 2), a signal while a secret was read, or something unexpected (exit 3). One error line on
+ * standard error, nothing more on standard output, and the result files that can be written, so
+ * that a later job reads why (a file from an earlier run never stays claiming that run's outcome).
+ */
+async function endWithError(error, stoppedBy, targets, { stderr, progress }, { color, clean, redactor }) {
+    const message = error instanceof Error ? error.message : String(error);
+    const usage = error instanceof UsageError || error instanceof InputError;
+    const report = { requests: { requests: 0, retries: 0 } };
+    if (error instanceof CancelledError && stoppedBy) {
+        report.outcome = 'cancelled';
+        report.error = redactor.redact(`${message}, before the gate started`);
+    }
+    else {
+        report.outcome = 'error';
+        report.error = redactor.redact(usage ? message : `neon-gate failed unexpectedly: ${message}`);
+        if (usage)
+            report.errorCause = 'input';
+    }
+    const code = exitCodeOf(report, stoppedBy);
+    // Errors stand whatever --quiet says; the request's own progress clears its line first.
+    const lines = progress ?? new Progress(stderr, { quiet: true, color, clean });
+    lines.error(report.error);
+    if (code === EXIT.usage)
+        stderr.write('Run neon-gate --help for the flags.\n');
+    // Read from a command line that did not parse, the paths were not checked yet.
+    const { writable, problems } = checkResultTargets(targets);
+    for (const problem of problems)
+        if (!report.error.includes(problem))
+            lines.error(problem);
+    try {
+        await writeResultFiles(report, writable, { redactor, code });
+    }
+    catch (writeError) {
+        lines.error(`Could not write the result files: ${writeError.message}`);
+    }
+    return code;
+}
+/**
+ * The timeout checked, then the secrets read within what is left of it (each added to the
+ * redactor at once; a signal ends the reading with its CancelledError), then every input checked,
+ * with every secret already redacted.
+ */
+async function readInputs(request, { env, stdin, clock, startedAt }, redactor, signal) {
+    // A bad --timeout is said at once, not after a pipe that nobody writes to has had five days;
+    // unless the key is known to the redactor already (NEON_API_KEY), it does not repeat the value.
+    const keyKnown = request.apiKeyFile === undefined && (env.NEON_API_KEY ?? '').trim() !== '';
+    const timeoutMs = parseTimeout(request.values.timeout ?? '', request.naming, keyKnown);
+    const reading = () => ({
+        stdin,
+        limitMs: Math.max(0, startedAt + timeoutMs - clock.now()),
+        signal
+    });
     const apiKey = await readApiKey(request.apiKeyFile, env, reading());
     redactor.add(apiKey);
-    const databaseUrl = request.databaseUrlFile
+    const databaseUrl = request.databaseUrlFile !== undefined
         ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading())
         : request.values.database_url?.trim();
     for (const secret of databaseUrl ? databaseSecrets(databaseUrl) : [])
@@ -13927,40 +14299,22 @@ async function readInputs(request, { env, stdin, clock, startedAt }, redactor) {
     };
     return parseInputs((name) => values[name] ?? '', request.naming);
 }
-async function gateAndReport(inputs, request, { stdout, signals, clock, startedAt, progress, redactor }) {
+async function gateAndReport(inputs, request, { stdout, clock, startedAt, progress, redactor, stop }) {
     for (const warning of ignoredInputWarnings(inputs, request.naming))
         progress.warning(warning);
     progress.info(`Neon operations gate ${ACTION_VERSION}`);
-    const controller = new AbortController();
-    let stoppedBy;
-    const onSignal = (signal) => {
-        // A second signal: the user means it; leave at once.
-        if (stoppedBy)
-            process.exit(EXIT[signal]);
-        stoppedBy = signal;
-        progress.info(`Received ${signal}: stopping`);
-        controller.abort(new CancelledError(signal));
-    };
-    signals.once('SIGINT', onSignal);
-    signals.once('SIGTERM', onSignal);
-    let report;
-    try {
-        report = await gate(inputs, {
-            clock,
-            stepStartedAt: startedAt,
-            retryPolicy: new RetryPolicy(),
-            logger: progress,
-            redactor,
-            signal: controller.signal,
-            transport: httpGet,
-            queryDatabase: queryDatabase,
-            naming: request.naming
-        });
-    }
-    finally {
-        signals.off('SIGINT', onSignal);
-        signals.off('SIGTERM', onSignal);
-    }
+    const report = await gate(inputs, {
+        clock,
+        stepStartedAt: startedAt,
+        retryPolicy: new RetryPolicy(),
+        logger: progress,
+        redactor,
+        signal: stop.signal,
+        transport: httpGet,
+        queryDatabase: queryDatabase,
+        naming: request.naming
+    });
+    stop.off();
     progress.finish();
     for (const note of typedOutputs(report).notes)
         progress.warning(note);
@@ -13968,7 +14322,7 @@ async function gateAndReport(inputs, request, { stdout, signals, clock, startedA
     if (line)
         progress.error(line);
     stdout.write(standardOutput(report, request.output, redactor));
-    const code = exitCodeOf(report, stoppedBy);
+    const code = exitCodeOf(report, stop.stoppedBy);
     try {
         await writeResultFiles(report, request, { redactor, code });
     }
