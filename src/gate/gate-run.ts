@@ -34,6 +34,12 @@ export interface GateRunOptions extends Partial<Surroundings> {
   redactor: Redactor
   /** What the run is for, in the banner: `pull request #42 (head 1a2b3c4)`. */
   about?: string
+  /**
+   * The banner as the run begins (the action: its first log line names the pull request, whatever
+   * follows); else just before the gate, after the warnings (the command: a bad flag is one error
+   * line on standard error, with nothing before it).
+   */
+  bannerFirst?: boolean
   /** Where SIGINT and SIGTERM are heard: process, or a stand-in. */
   signals?: Pick<NodeJS.Process, 'once' | 'off'>
   /** A signal after the first (the command leaves at once); else it is logged like the first. */
@@ -55,13 +61,13 @@ export function addSecret(
 }
 
 /**
- * The run begins when it is made: the banner, and from then on until end() (gate() ends it too),
- * the first SIGINT or SIGTERM aborts what is in flight.
+ * The run begins when it is made: from then on until end() (gate() ends it too), the first SIGINT
+ * or SIGTERM aborts what is in flight.
  */
 export class GateRun {
   /** The signal heard first, if one was. */
   stoppedBy: StopSignal | undefined
-  /** When the run began on its clock: `timeout` counts from here, secrets read before the gate included. */
+  /** When the run began on its clock: `timeout` counts from here, secrets read first included. */
   readonly startedAt: number
   readonly clock: Clock
   private readonly controller = new AbortController()
@@ -79,8 +85,7 @@ export class GateRun {
   constructor(private readonly options: GateRunOptions) {
     this.clock = options.clock ?? systemClock
     this.startedAt = this.clock.now()
-    const { about } = options
-    options.logger.info(`Neon operations gate ${ACTION_VERSION}${about ? ` for ${about}` : ''}`)
+    if (options.bannerFirst) this.sayBanner()
     this.signals = options.signals ?? process
     this.signals.once('SIGINT', this.onSignal)
     this.signals.once('SIGTERM', this.onSignal)
@@ -98,6 +103,7 @@ export class GateRun {
   async gate(inputs: Inputs, naming: InputNaming): Promise<RunReport> {
     const { logger, redactor } = this.options
     for (const warning of ignoredInputWarnings(inputs, naming)) logger.warning(warning)
+    if (!this.options.bannerFirst) this.sayBanner()
     try {
       return await gate(inputs, {
         clock: this.clock,
@@ -114,6 +120,11 @@ export class GateRun {
     } finally {
       this.end()
     }
+  }
+
+  private sayBanner(): void {
+    const { about, logger } = this.options
+    logger.info(`Neon operations gate ${ACTION_VERSION}${about ? ` for ${about}` : ''}`)
   }
 
   /** Signals are no longer heard: a later one does what it does to any process. */

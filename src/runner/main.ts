@@ -25,7 +25,8 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
   }
   const context = readGitHubContext()
   // The runner cancels a job with SIGINT or SIGTERM: the run aborts everything in flight.
-  const gateRun = new GateRun({ ...dependencies, logger, redactor, about: describeRun(context) })
+  const about = describeRun(context)
+  const gateRun = new GateRun({ ...dependencies, logger, redactor, about, bannerFirst: true })
   let inputs: ActionInputs | undefined
   let report: RunReport
   try {
