@@ -168,9 +168,9 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
           '--no-color',
           // The recipe's jobs name images; run them on this machine's shell instead.
           '--force-shell-executor',
-        // What GitLab sets for a merge-request pipeline, set here by hand.
-        '--ignore-predefined-vars',
-        'CI_PIPELINE_SOURCE,CI_MERGE_REQUEST_IID',
+          // What GitLab sets for a merge-request pipeline, set here by hand.
+          '--ignore-predefined-vars',
+          'CI_PIPELINE_SOURCE,CI_MERGE_REQUEST_IID',
           '--input',
           `version=file:${packed.tarball}`,
           ...Object.entries(variables).flatMap(([name, value]) => [
