@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import pg from 'pg'
 import { parse, parseAllDocuments } from 'yaml'
 import { runCommandBundle } from '../../script/runner/run-bundle.ts'
 import { inTempDir } from '../fixtures/command.js'
@@ -22,6 +21,8 @@ import { freshDatabase } from '../fixtures/postgres.js'
 import {
   branches,
   imageProblem,
+  migration,
+  migrations,
   onPath,
   packedTarball,
   PROJECT,
@@ -196,37 +197,6 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
   const jobExit = (output: string, job: string) => {
     const match = new RegExp(`^${job}\\s+finished in .*?(?:FAIL (\\d+))?\\s*$`, 'm').exec(output)
     return match ? (match[1] ?? '0') : undefined
-  }
-
-  /** A migration that really migrates: a table on the database at DATABASE_URL. */
-  function migration(dir: string): string {
-    const file = join(dir, 'migrate.mjs')
-    writeFileSync(
-      file,
-      [
-        `import pg from ${JSON.stringify(join(root, 'node_modules', 'pg', 'lib', 'index.js'))}`,
-        'const client = new pg.Client({ connectionString: process.env.DATABASE_URL, ssl: false })',
-        'await client.connect()',
-        "await client.query('CREATE TABLE IF NOT EXISTS preview_migrated (at timestamptz)')",
-        "await client.query('INSERT INTO preview_migrated VALUES (now())')",
-        'await client.end()',
-        "console.log('migrated')"
-      ].join('\n')
-    )
-    return `node ${file}`
-  }
-
-  async function migrations(url: string): Promise<number> {
-    const client = new pg.Client({ connectionString: url, ssl: false })
-    await client.connect()
-    try {
-      const result = await client.query('SELECT count(*)::int AS n FROM preview_migrated')
-      return (result.rows[0] as { n: number }).n
-    } catch {
-      return 0
-    } finally {
-      await client.end()
-    }
   }
 
   it('a new merge request: the branch is created, gated until a query answers, migrated, deployed; a second pipeline finds it again', async () => {
