@@ -1,5 +1,5 @@
 /*
- * The README's shell script, run for real against the local API server: it passes on a branch
+ * docs/cli.md's shell script, run for real against the local API server: it passes on a branch
  * whose operations finished and fails on one whose start_compute failed, with the gate's exit
  * code. The other recipes have suites of their own: recipe-github, recipe-gitlab and
  * recipe-terraform.
@@ -12,9 +12,9 @@ import { inTempDir } from '../fixtures/command.js'
 import { KEYS, PROJECT } from '../fixtures/e2e.js'
 import { branches, gateCommandLine, root } from '../fixtures/recipes.js'
 
-describe("the README's shell script: gate, then migrate", () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8')
-  const script = /Gate, then migrate, in a script:\n\n```sh\n([\s\S]*?)```/.exec(readme)![1]
+describe("docs/cli.md's shell script: gate, then migrate", () => {
+  const cli = readFileSync(join(root, 'docs', 'cli.md'), 'utf8')
+  const script = /Gate, then migrate, in a script:\*\*\n\n```sh\n([\s\S]*?)```/.exec(cli)![1]
 
   it.each([
     ['ready', 0, true],

@@ -53,29 +53,34 @@ const files = (folder: string) =>
     .filter((name) => /\.ya?ml$/.test(name))
     .map((name) => join(folder, name))
 
-/** The YAML blocks of README.md and docs/ as whole workflows. */
+/**
+ * The YAML blocks of README.md and docs/ as whole workflows; a GitLab CI block (its first line
+ * `# .gitlab-ci.yml`) is not one.
+ */
 function readmeWorkflows(): [string, string][] {
   const docs = readdirSync(join(root, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .map((name) => join('docs', name))
   return ['README.md', ...docs].flatMap((file) =>
-    [...readFileSync(join(root, file), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map(
-      (match, index) => {
-        const block = match[1]
-        const indent = (text: string, spaces: number) =>
-          text
-            .split('\n')
-            .map((line) => (line ? ' '.repeat(spaces) + line : line))
-            .join('\n')
-        let workflow = block
-        if (/^- /m.test(block.split('\n')[0])) {
-          workflow = `on: push\npermissions: {}\njobs:\n  snippet:\n    runs-on: ubuntu-latest\n    steps:\n${indent(block, 6)}`
-        } else if (block.startsWith('jobs:')) {
-          workflow = `on: push\npermissions: {}\n${block}`
-        }
-        return [`${file} yaml block ${index + 1}`, workflow] as [string, string]
+    [
+      ...readFileSync(join(root, file), 'utf8').matchAll(
+        /```yaml\n(?!# \.gitlab-ci\.yml\n)([\s\S]*?)```/g
+      )
+    ].map((match, index) => {
+      const block = match[1]
+      const indent = (text: string, spaces: number) =>
+        text
+          .split('\n')
+          .map((line) => (line ? ' '.repeat(spaces) + line : line))
+          .join('\n')
+      let workflow = block
+      if (/^- /m.test(block.split('\n')[0])) {
+        workflow = `on: push\npermissions: {}\njobs:\n  snippet:\n    runs-on: ubuntu-latest\n    steps:\n${indent(block, 6)}`
+      } else if (block.startsWith('jobs:')) {
+        workflow = `on: push\npermissions: {}\n${block}`
       }
-    )
+      return [`${file} yaml block ${index + 1}`, workflow] as [string, string]
+    })
   )
 }
 
