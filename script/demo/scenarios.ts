@@ -1,9 +1,10 @@
 /*
  * The demo's scenarios, each a local API server with operations in flight, a local GitHub API and
  * a pull_request event, ready for the bundle to run against: `success` (a preview branch being
- * created, gated by name), `failure` (its compute cannot start while a change still applies on
- * main) and `timeout` (a compute that keeps starting). Used by `npm run demo` and
- * `npm run screenshots`.
+ * created, gated by name, then its database), `failure` (its compute cannot start while a change
+ * still applies on main) and `timeout` (a compute that keeps starting). Used by `npm run demo` and
+ * `npm run screenshots`. A new scenario is a name in SCENARIOS, a line in TITLES and a branch of
+ * withScenario.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -17,6 +18,16 @@ import { type LocalPostgres, startPostgres } from '../servers/postgres.ts'
 export const SCENARIOS = ['success', 'failure', 'timeout'] as const
 export type ScenarioName = (typeof SCENARIOS)[number]
 
+/** What `npm run demo` shows when no scenario is named: the gate green, then red. */
+export const DEFAULT_SCENARIOS: readonly ScenarioName[] = ['success', 'failure']
+
+/** Each scenario in a line, for people. */
+export const TITLES: Record<ScenarioName, string> = {
+  success: 'a preview branch is created; the gate waits until it and its database are ready',
+  failure: "a preview branch's compute fails to start; the gate fails the step and says why",
+  timeout: "a preview branch's compute keeps starting; the gate gives up at its timeout"
+}
+
 export interface Scenario {
   server: ApiServer
   github: GitHubServer
@@ -26,6 +37,8 @@ export interface Scenario {
   env: Record<string, string>
   /** What is in flight, for people. */
   intro: string[]
+  /** Which gate the inputs ask for, for people: the branch gate, the project gate. */
+  gate: string
 }
 
 const GITHUB_TOKEN = 'ghs_local_demo_token_not_a_secret'
@@ -71,6 +84,7 @@ export async function withScenario<T>(
     github_token: GITHUB_TOKEN
   }
   const intro: string[] = []
+  let gate = 'the project gate (every operation of the project)'
   let postgres: LocalPostgres | undefined
   if (name === 'success') {
     // The gate ends with a query on the new branch's database: a real PostgreSQL on 127.0.0.1.
@@ -90,7 +104,8 @@ export async function withScenario<T>(
       startMs: 2500
     })
     // By name, as people know it; the action resolves it to br-preview-pr-42 before the first poll.
-    Object.assign(inputs, { branch_id: 'preview/pr-42', list_projects: 'true' })
+    inputs.branch_id = 'preview/pr-42'
+    gate = 'the branch gate on preview/pr-42, then its database'
     intro.push(
       `Branch preview/pr-42 (br-preview-pr-42) is being created: ${create.id} (create_branch, running)`,
       `                                       and ${start.id} (start_compute, scheduling)`
@@ -111,10 +126,11 @@ export async function withScenario<T>(
       startOnFirstRead: true
     })
     Object.assign(inputs, { branch_id: 'preview/pr-9', timeout: '6s' })
+    gate = 'the branch gate on preview/pr-9'
     intro.push('Branch preview/pr-9 is created, but its compute keeps starting past timeout: 6s')
   }
   try {
-    return await use({ server, github, inputs, env, intro })
+    return await use({ server, github, inputs, env, intro, gate })
   } finally {
     await server.close()
     await github.close()
