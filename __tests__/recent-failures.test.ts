@@ -150,6 +150,47 @@ describe('RecentOperations: the newest of each action on each branch decides', (
     expect(ids(judged([otherAction, otherBranch, failure]))).toEqual([failure.id])
   })
 
+  it("the same action on another compute supersedes nothing: a replica's start never hides the read-write compute's failed one", () => {
+    const replica = ended('finished', 10_000, {
+      action: 'start_compute',
+      endpoint_id: 'ep-replica'
+    })
+    const readWrite = ended('error', 20_000, {
+      action: 'start_compute',
+      endpoint_id: 'ep-read-write',
+      error: 'out of capacity'
+    })
+    expect(judged([replica, readWrite])).toEqual([{ operation: readWrite, failsGate: true }])
+    // The same compute does supersede it.
+    const retried = ended('finished', 5_000, {
+      action: 'start_compute',
+      endpoint_id: 'ep-read-write'
+    })
+    expect(judged([retried, replica, readWrite])).toEqual([])
+  })
+
+  it('an operation with a compute and one without are never the same: neither supersedes the other', () => {
+    const onBranch = ended('finished', MINUTE, { endpoint_id: undefined })
+    const onCompute = ended('error', 2 * MINUTE, { endpoint_id: 'ep-read-write' })
+    expect(ids(judged([onBranch, onCompute]))).toEqual([onCompute.id])
+    const withCompute = ended('finished', MINUTE, { endpoint_id: 'ep-read-write' })
+    const withoutCompute = ended('error', 2 * MINUTE, { endpoint_id: null })
+    expect(ids(judged([withCompute, withoutCompute]))).toEqual([withoutCompute.id])
+    // Two without a compute (an action on the branch itself) are the same action.
+    const again = ended('finished', MINUTE, { action: 'create_branch', endpoint_id: undefined })
+    const failed = ended('error', 2 * MINUTE, { action: 'create_branch', endpoint_id: null })
+    expect(judged([again, failed])).toEqual([])
+  })
+
+  it('an operation listed twice (repeated across a page boundary) counts once, where it was first listed', () => {
+    const error = ended('error', MINUTE, { action: 'start_compute' })
+    const cancelled = ended('cancelled', 2 * MINUTE, { action: 'apply_config' })
+    expect(judged([error, cancelled, { ...cancelled }, { ...error }])).toEqual([
+      { operation: error, failsGate: true },
+      { operation: cancelled, failsGate: false }
+    ])
+  })
+
   it('an operation without a branch or an action stands alone: nothing supersedes it', () => {
     for (const fields of [
       { action: undefined },

@@ -22,11 +22,12 @@ function world() {
     action: string,
     status: string,
     agoMs: number,
-    fields: { branchId?: string; error?: string; tookMs?: number } = {}
+    fields: { branchId?: string; endpointId?: string; error?: string; tookMs?: number } = {}
   ) =>
     setup.world.addOperation(PROJECT, {
       action,
       branchId: fields.branchId ?? BRANCH,
+      endpointId: fields.endpointId,
       createdAt: at - agoMs,
       error: fields.error,
       timeline: [{ status: 'running', ms: fields.tookMs ?? 5000 }, { status }]
@@ -61,6 +62,24 @@ describe('the gate on a branch: what ended just before it started', () => {
     expect(run.report.outcome).toBe('success')
     expect(run.report.recentFailures).toBeUndefined()
     expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([])
+  })
+
+  it("a replica's start that finished 10 s before does not hide the read-write compute's start that ended in error 20 s before", async () => {
+    const { setup, ended } = world()
+    ended('create_branch', 'finished', 60_000, { tookMs: 2000 })
+    const readWrite = ended('start_compute', 'error', 25_000, {
+      endpointId: 'ep-read-write-000042',
+      error: 'out of capacity'
+    })
+    ended('start_compute', 'finished', 12_000, { endpointId: 'ep-replica-000042', tookMs: 2000 })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('failure')
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([readWrite.id])
+    expect(errorLine(run.report)).toContain(`${readWrite.id} (start_compute on ${BRANCH}`)
+    // A later start of the read-write compute itself that finished does supersede it.
+    ended('start_compute', 'finished', 5000, { endpointId: 'ep-read-write-000042', tookMs: 2000 })
+    const again = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(again.report.outcome).toBe('success')
   })
 
   it('an error superseded by one still in flight is waited on through the newer one', async () => {

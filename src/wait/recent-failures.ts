@@ -31,8 +31,10 @@ export class RecentOperations {
   private readonly windowStart: number
   /** Every recent one, newest first. */
   private readonly listed: Operation[] = []
-  /** The same by action on its branch; an operation without either stands alone. */
+  /** The same by action on its compute (or on the branch itself); without a branch or an action, alone. */
   private readonly byAction = new Map<string, Operation[]>()
+  /** Ids listed so far: an operation repeated across a page boundary counts once, where first listed. */
+  private readonly ids = new Set<string>()
   /** An operation older than the window was listed: what follows it without a time is older too. */
   private pastWindow = false
 
@@ -42,11 +44,15 @@ export class RecentOperations {
 
   /** The next operation of the list (one that concerns the gate). */
   add(operation: Operation): void {
+    if (this.ids.has(operation.id)) return
+    this.ids.add(operation.id)
     const created = apiTime(operation.created_at)
     if (created !== undefined && created < this.windowStart) this.pastWindow = true
     if (created === undefined ? this.pastWindow : created < this.windowStart) return
-    const { branch_id: branch, action } = operation
-    const key = branch && action ? JSON.stringify([branch, action]) : `#${operation.id}`
+    const { branch_id: branch, action, endpoint_id: compute } = operation
+    // A replica's start is not the read-write compute's: the same action means on the same compute.
+    const key =
+      branch && action ? JSON.stringify([branch, action, compute || null]) : `#${operation.id}`
     this.listed.push(operation)
     const ofAction = this.byAction.get(key)
     if (ofAction) ofAction.push(operation)
