@@ -175,6 +175,54 @@ describe('the whole project: recent failures are warnings', () => {
   })
 })
 
+describe('a recent failure repeated across a page boundary', () => {
+  it('counts once: one warning, one row in the summary', async () => {
+    const created = (secondsAgo: number) =>
+      new Date(Date.parse('2026-01-01T00:00:00Z') - secondsAgo * 1000).toISOString()
+    const errorId = '6b2f3d4e-5f60-4b7c-9d8e-000000000001'
+    const error = op({
+      id: errorId,
+      branch_id: 'br-other-000001',
+      status: 'error',
+      error: 'out of capacity',
+      created_at: created(40)
+    })
+    const old = op({ id: '6b2f3d4e-5f60-4b7c-9d8e-000000000002', status: 'finished' })
+    // The second page starts with the last one of the first, as a server paging by `created_at`
+    // with `<=` would list it.
+    const pages: Record<string, unknown>[][] = [
+      [
+        op({
+          id: '6b2f3d4e-5f60-4b7c-9d8e-000000000003',
+          status: 'finished',
+          created_at: created(10)
+        }),
+        error
+      ],
+      [error, { ...old, created_at: created(25 * 3600) }],
+      []
+    ]
+    let read = 0
+    const run = await runSimulated(
+      simulatedWorld(),
+      { project_id: PROJECT },
+      {
+        serve: () =>
+          ok({ operations: pages[Math.min(read, 2)], pagination: { cursor: `c${read++}` } })
+      }
+    )
+    expect(read).toBe(2)
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures?.map((failure) => failure.operation.id)).toEqual([errorId])
+    const warnings = run.lines.filter((line) => line.startsWith('warning'))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain(errorId)
+    const summary = renderSummary(run.report)
+    expect(summary).toContain('Ended in failure before the gate started (1)')
+    expect(summary.split(errorId)).toHaveLength(2)
+  })
+})
+
 describe('fail_fast on the first read', () => {
   it('a failed operation already there is a final failure, not "nothing in flight"', async () => {
     const { setup } = world()
