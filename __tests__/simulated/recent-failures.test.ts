@@ -111,7 +111,9 @@ describe('the gate on a branch: what ended just before it started', () => {
     outside.ended('start_compute', 'error', 15 * MINUTE + 1)
     const passed = await runSimulated(outside.setup, { project_id: PROJECT, branch_id: BRANCH })
     expect(passed.report.outcome).toBe('success')
-    expect(passed.report.recentFailures).toBeUndefined()
+    expect(passed.report.recentFailures).toEqual([
+      expect.objectContaining({ failsGate: false, earlier: true })
+    ])
   })
 
   it('an error hours old does not fail the gate', async () => {
@@ -119,6 +121,48 @@ describe('the gate on a branch: what ended just before it started', () => {
     ended('start_compute', 'error', 3 * 60 * MINUTE)
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
     expect(run.report.outcome).toBe('success')
+  })
+
+  it('a re-run 16 minutes after the start_compute error passes, with a warning naming the error and its age, listed in the summary', async () => {
+    const { setup, ended } = world()
+    ended('create_branch', 'finished', 16 * MINUTE + 45_000, { tookMs: 2000 })
+    const error = ended('start_compute', 'error', 16 * MINUTE + 40_000, {
+      endpointId: 'ep-read-write-000042',
+      error: 'out of capacity'
+    })
+    // Another compute's start since does not fix this one.
+    ended('start_compute', 'finished', 10 * MINUTE, { endpointId: 'ep-replica-000042' })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures).toEqual([
+      { operation: expect.objectContaining({ id: error.id }), failsGate: false, earlier: true }
+    ])
+    expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([
+      `warning: An error older than the 15-minute window, still the newest of its action: start_compute ${error.id} on ${BRANCH} (compute ep-read-write-000042), created 16 min 40 s before the gate started: "out of capacity"; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`
+    ])
+    const summary = renderSummary(run.report)
+    expect(summary).toContain('Ended in error earlier, and nothing has run since (1)')
+    expect(summary).toContain(error.id)
+    expect(summary).not.toContain('Ended in failure before the gate started')
+  })
+
+  it('an earlier error superseded since by its own action passes in silence; past the look-back it is not read', async () => {
+    const { setup, ended } = world()
+    ended('start_compute', 'finished', 20 * MINUTE)
+    ended('start_compute', 'error', 30 * MINUTE)
+    ended('apply_config', 'error', 25 * 60 * MINUTE)
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures).toBeUndefined()
+    expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([])
+  })
+
+  it('the whole project: an earlier error is not reported (that gate answers whether the project is idle)', async () => {
+    const { setup, ended } = world()
+    ended('start_compute', 'error', 20 * MINUTE)
+    const run = await runSimulated(setup, { project_id: PROJECT })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures).toBeUndefined()
   })
 
   it('a cancelled operation is a warning, listed in the summary; the gate passes', async () => {

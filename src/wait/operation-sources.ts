@@ -193,10 +193,10 @@ export class ProjectGateSource implements OperationSource {
           read.newest = Math.max(read.newest, time)
           read.oldest = Math.min(read.oldest, time)
         }
-        if (!this.isRelevant(operation)) continue
-        recent.add(operation)
         const inWindow = time === undefined || time >= horizon
-        if (inWindow && isUnfinished(operation.status)) this.tracked.set(operation.id, operation)
+        if (!inWindow || !this.isRelevant(operation)) continue
+        recent.add(operation)
+        if (isUnfinished(operation.status)) this.tracked.set(operation.id, operation)
       }
       return !isOlderThan(page.operations.at(-1), horizon)
     })
