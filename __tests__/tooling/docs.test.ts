@@ -7,13 +7,12 @@ import { ApiError } from '../../src/domain/errors.js'
 import { MAX_INTERVAL_MS, MAX_OPERATION_IDS, MAX_TIMEOUT_MS } from '../../src/gate/input-fields.js'
 import { INPUT_NAMES } from '../../src/domain/input-naming.js'
 import { getInputs } from '../../src/runner/input-helper.js'
+import { GATE_MAX_POLL_PAGES, GATE_POLL_PAGE_LIMIT } from '../../src/wait/later-polls.js'
 import {
   GATE_DISCOVERY_PAGE_LIMIT,
   GATE_LOOKBACK_MS,
   GATE_MAX_DISCOVERY_PAGES,
-  GATE_MAX_POLL_PAGES,
-  GATE_MAX_READS_BY_ID,
-  GATE_POLL_PAGE_LIMIT
+  GATE_MAX_READS_BY_ID
 } from '../../src/wait/operation-sources.js'
 import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../../src/api/resources/branches.js'
 import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../../src/api/retry-policy.js'
