@@ -91,13 +91,25 @@ const DISCOVERY_WALK: OperationsWalk = {
   maxPages: GATE_MAX_DISCOVERY_PAGES,
   shortPageIsLast: false
 }
+/** The first read's bounds on the API's clock, and what it found of what ended before the gate. */
+interface LookBack {
+  /** 24 hours before the first answer. */
+  horizon: number
+  /** When the gate started. */
+  startedAt: number
+  recent: RecentOperations
+}
+
 export interface ProjectGateOptions {
   reader: OperationsReading
   projectId: string
   /** The branch the gate is narrowed to, as resolved, and how to read it again. */
   branch?: { branch: Branch; reader: Pick<BranchReader, 'getBranch'> }
   isDone: IsDone
-  /** When the gate started (wall clock, epoch ms): what ended just before it is judged too. */
+  /**
+   * When the gate started, on `clock.now()`: what ended just before it is judged too, on the API's
+   * clock (`clock.wallNow()` once the API has answered: its Date header).
+   */
   startedAt: number
   clock: Clock
   logger: Logger
@@ -186,13 +198,11 @@ export class ProjectGateSource implements OperationSource {
   }
 
   private async discover(): Promise<void> {
-    const { clock, logger, startedAt } = this.options
-    // The API's timestamps are wall-clock time.
-    const horizon = clock.wallNow() - GATE_LOOKBACK_MS
-    this.laterPolls.horizon = horizon
+    const { logger } = this.options
     const read = { newest: -Infinity, oldest: Infinity }
-    const recent = new RecentOperations(startedAt)
+    let lookBack: LookBack | undefined
     const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
+      const { horizon, recent } = (lookBack ??= this.lookBack())
       for (const operation of page.operations) {
         this.laterPolls.note(operation, 0)
         const time = this.createdAt(operation)
@@ -207,7 +217,7 @@ export class ProjectGateSource implements OperationSource {
       }
       return !createdBefore(page.operations.at(-1), horizon)
     })
-    this.judgeRecentFailures(recent)
+    this.judgeRecentFailures(lookBack!)
     if (end === 'page cap') {
       const span =
         read.oldest <= read.newest
@@ -221,13 +231,25 @@ export class ProjectGateSource implements OperationSource {
     }
   }
 
+  /**
+   * The first read's look-back and window, measured on the API's clock, which its first answer has
+   * set (its Date header): when the gate started and 24 hours before now, as the API tells time.
+   */
+  private lookBack(): LookBack {
+    const { clock } = this.options
+    const now = clock.wallNow()
+    const startedAt = now - (clock.now() - this.options.startedAt)
+    this.laterPolls.horizon = now - GATE_LOOKBACK_MS
+    return { horizon: now - GATE_LOOKBACK_MS, startedAt, recent: new RecentOperations(startedAt) }
+  }
+
   /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
-  private judgeRecentFailures(recent: RecentOperations): void {
+  private judgeRecentFailures({ recent, startedAt }: LookBack): void {
     this.recentFailures = recent.failures(this.options.branch !== undefined)
     for (const { operation, failsGate } of this.recentFailures) {
       if (failsGate) this.tracked.set(operation.id, operation)
     }
-    warnRecentFailures(this.recentFailures, this.options.startedAt, this.options.logger)
+    warnRecentFailures(this.recentFailures, startedAt, this.options.logger)
   }
 
   /**
