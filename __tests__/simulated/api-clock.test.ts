@@ -111,6 +111,19 @@ describe("the API's clock: windows are measured on the server's Date header", ()
     ])
   })
 
+  it("a Retry-After date is read on the API's clock: a runner 16 minutes behind waits 10 s, not 16 minutes", async () => {
+    const { setup } = world(-16 * MINUTE)
+    const retryAt = new Date(setup.world.now() + 10_000).toUTCString()
+    setup.api.addFault({ kind: 'status', status: 429, retryAfter: retryAt, times: 1 })
+    const run = await runSimulated(setup, { project_id: PROJECT })
+    expect(run.report.outcome).toBe('success')
+    const [refused, retried] = run.requests
+    expect(refused.status).toBe(429)
+    // Late in the interval after the 10 s the date names (the server's log is on its own clock).
+    expect(retried.t - refused.t).toBeGreaterThanOrEqual(10_000)
+    expect(retried.t - refused.t).toBeLessThanOrEqual(15_000)
+  })
+
   it("durations so far are the API's too: an operation in flight for 12 s reads 12 s, not 16 minutes", async () => {
     const { setup, ended } = world(16 * MINUTE)
     ended('finished', 2000, { tookMs: 60_000 })
