@@ -369,7 +369,7 @@ describe('ProjectGateSource: each later poll reads back to what the previous one
     // one, in flight; poll 4 saw it finish.
     expect(result.polls).toBe(4)
     expect(warnings).toEqual([
-      `Project gate: read ${cap} operations listed since the previous poll in ${GATE_MAX_CATCH_UP_PAGES} pages, and stopped there (the page cap) before reaching those it had seen; the next poll reads on from there, and the gate does not pass until it has`
+      `Project gate: read ${cap} operations listed since the previous poll in ${GATE_MAX_CATCH_UP_PAGES} pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then`
     ])
   })
 

@@ -135,7 +135,7 @@ describe('each later poll reads back to what the previous one had seen', () => {
     expect(run.report.outcome).toBe('failure')
     expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([start().id])
     expect(run.lines).toContain(
-      'warning: Project gate: read 1000 operations listed since the previous poll in 10 pages, and stopped there (the page cap) before reaching those it had seen; the next poll reads on from there, and the gate does not pass until it has'
+      'warning: Project gate: read 1000 operations listed since the previous poll in 10 pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then'
     )
     // Poll 2 stopped at its cap of 10 pages; poll 3 read the top page (nothing new), then on.
     expect(listReads(run, 5000, 6000)).toBe(10)

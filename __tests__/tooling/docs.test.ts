@@ -7,7 +7,11 @@ import { ApiError } from '../../src/domain/errors.js'
 import { MAX_INTERVAL_MS, MAX_OPERATION_IDS, MAX_TIMEOUT_MS } from '../../src/gate/input-fields.js'
 import { INPUT_NAMES } from '../../src/domain/input-naming.js'
 import { getInputs } from '../../src/runner/input-helper.js'
-import { GATE_MAX_POLL_PAGES, GATE_POLL_PAGE_LIMIT } from '../../src/wait/later-polls.js'
+import {
+  GATE_MAX_CATCH_UP_PAGES,
+  GATE_MAX_POLL_PAGES,
+  GATE_POLL_PAGE_LIMIT
+} from '../../src/wait/later-polls.js'
 import {
   GATE_DISCOVERY_PAGE_LIMIT,
   GATE_LOOKBACK_MS,
@@ -278,8 +282,10 @@ describe('numbers in the docs are the code’s', () => {
       `pages of ${GATE_DISCOVERY_PAGE_LIMIT} back to operations created ${GATE_LOOKBACK_MS / 3_600_000} hours ago, or to an empty page (at most ${GATE_MAX_DISCOVERY_PAGES} pages, ${(GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT).toLocaleString('en')} operations`
     )
     expect(wait).toContain(
-      `pages of ${GATE_POLL_PAGE_LIMIT} from the newest operation down to the oldest one still pending, at most ${GATE_MAX_POLL_PAGES} pages`
+      `pages of ${GATE_POLL_PAGE_LIMIT} from the newest operation back to what earlier polls had seen`
     )
+    expect(wait).toContain(`at most ${GATE_MAX_CATCH_UP_PAGES} pages a poll`)
+    expect(wait).toContain(`oldest operation still pending, at most ${GATE_MAX_POLL_PAGES} pages`)
     expect(wait).toContain(`at most ${GATE_MAX_READS_BY_ID} a poll`)
     expect(wait).toContain(`branches?search=…&limit=${BRANCH_PAGE_LIMIT}`)
     expect(wait).toContain(`at most ${MAX_BRANCH_PAGES} pages, with a warning`)

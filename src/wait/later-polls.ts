@@ -142,7 +142,7 @@ export class LaterPolls {
 
   private warnStopped(read: number, pages: number): void {
     this.logger.warning(
-      `Project gate: read ${plural(read, 'operation')} listed since the previous poll in ${pages} pages, and stopped there (the page cap) before reaching those it had seen; the next poll reads on from there, and the gate does not pass until it has`
+      `Project gate: read ${plural(read, 'operation')} listed since the previous poll in ${pages} pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then`
     )
   }
 }
