@@ -51,14 +51,15 @@ describe('RecentOperations: the window, 15 minutes before the gate started', () 
   })
 
   it('created after the gate started counts too', () => {
-    expect(ids(judged([ended('error', -MINUTE)]))).toHaveLength(1)
+    const after = ended('error', -MINUTE)
+    expect(judged([after])).toEqual([{ operation: after, failsGate: true }])
   })
 
   it('a creation time that cannot be read counts, while nothing older than the window came before it', () => {
     for (const created_at of [undefined, null, '', 'yesterday']) {
       const unreadable = ended('error', MINUTE, { created_at })
-      expect(ids(judged([ended('finished', 0, { action: 'other' }), unreadable]))).toEqual([
-        unreadable.id
+      expect(judged([ended('finished', 0, { action: 'other' }), unreadable])).toEqual([
+        { operation: unreadable, failsGate: true }
       ])
     }
   })
@@ -73,7 +74,10 @@ describe('RecentOperations: the window, 15 minutes before the gate started', () 
     expect(judged([old, recent, unreadable])).toEqual(earlier)
     // Only a readable time past the window says so: an unreadable one before it does not.
     const first = ended('cancelled', MINUTE, { created_at: undefined, action: 'first' })
-    expect(ids(judged([first, unreadable, old]))).toEqual([first.id, unreadable.id])
+    expect(judged([first, unreadable, old])).toEqual([
+      { operation: first, failsGate: false },
+      { operation: unreadable, failsGate: true }
+    ])
   })
 })
 
@@ -81,13 +85,13 @@ describe('RecentOperations: what is in the window is judged wherever it is liste
   it('a readable time in the window counts even after one past it', () => {
     const old = ended('finished', WINDOW + 1, { action: 'old' })
     const error = ended('error', MINUTE)
-    expect(ids(judged([old, error]))).toEqual([error.id])
+    expect(judged([old, error])).toEqual([{ operation: error, failsGate: true }])
   })
 
   it('one created exactly at the start of the window is in it: an unreadable time after it still counts', () => {
     const edge = ended('finished', WINDOW, { action: 'edge' })
     const unreadable = ended('error', MINUTE, { created_at: 'not a time' })
-    expect(ids(judged([edge, unreadable]))).toEqual([unreadable.id])
+    expect(judged([edge, unreadable])).toEqual([{ operation: unreadable, failsGate: true }])
   })
 })
 

@@ -42,15 +42,16 @@ interface Listed {
  */
 export class RecentOperations {
   private readonly windowStart: number
-  /** Every one, newest first. */
-  private readonly listed: Listed[] = []
+  /**
+   * Every one by id, newest first: an operation repeated across a page boundary counts once, where
+   * it was first listed.
+   */
+  private readonly listed = new Map<string, Listed>()
   /**
    * The same by action on its compute (or on the branch itself, for an action without one); an
    * operation without a branch or an action stands alone.
    */
   private readonly byAction = new Map<string, Listed[]>()
-  /** Ids listed so far: an operation repeated across a page boundary counts once, where first listed. */
-  private readonly ids = new Set<string>()
   /** An operation older than the window was listed: what follows it without a time is older too. */
   private pastWindow = false
 
@@ -60,17 +61,16 @@ export class RecentOperations {
 
   /** The next operation of the list (one that concerns the gate, within the look-back). */
   add(operation: Operation): void {
-    if (this.ids.has(operation.id)) return
-    this.ids.add(operation.id)
+    if (this.listed.has(operation.id)) return
     const created = apiTime(operation.created_at)
-    if (created !== undefined && created < this.windowStart) this.pastWindow = true
+    if ((created ?? Infinity) < this.windowStart) this.pastWindow = true
     const recent = created === undefined ? !this.pastWindow : created >= this.windowStart
     const { branch_id: branch, action, endpoint_id: compute } = operation
     // A replica's start is not the read-write compute's: the same action means on the same compute.
     const key =
       branch && action ? JSON.stringify([branch, action, compute || null]) : `#${operation.id}`
     const listed = { operation, recent }
-    this.listed.push(listed)
+    this.listed.set(operation.id, listed)
     const ofAction = this.byAction.get(key)
     if (ofAction) ofAction.push(listed)
     else this.byAction.set(key, [listed])
@@ -101,7 +101,7 @@ export class RecentOperations {
         found.set(listed, { operation, failsGate: branchGated && operation.status === 'error' })
       }
     }
-    return this.listed.flatMap((listed) => found.get(listed) ?? [])
+    return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? [])
   }
 }
 
