@@ -197,6 +197,9 @@ describe('RecentOperations: the newest of each action on each branch decides', (
       { operation: error, failsGate: true },
       { operation: cancelled, failsGate: false }
     ])
+    // As first listed, whatever the repeat says.
+    const [first] = judged([error, { ...error, status: 'finished' }])
+    expect(first.operation).toBe(error)
   })
 
   it('an operation without a branch or an action stands alone: nothing supersedes it', () => {
