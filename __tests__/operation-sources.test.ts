@@ -266,6 +266,54 @@ describe('ProjectGateSource', () => {
   })
 })
 
+describe("ProjectGateSource: the window before the gate, on the API's clock", () => {
+  it('is measured from when the gate started, however long before the first answer that was', async () => {
+    const history = new History()
+    fill(history, 5, 30)
+    // 15 minutes and 10 s before the gate started, and 15 minutes less 10 s: the gate started a
+    // minute before the first answer, which came at NOW on the API's clock.
+    const outside = history.add(16 + 1 / 6, {
+      status: 'error',
+      action: 'apply_config',
+      branch_id: 'br-mine'
+    })
+    const inside = history.add(16 - 1 / 6, {
+      status: 'error',
+      action: 'start_compute',
+      branch_id: 'br-mine'
+    })
+    const monotonicAtStart = 1_000_000
+    const clock = {
+      now: () => monotonicAtStart + 60_000,
+      wallNow: () => NOW,
+      sleep: async () => undefined
+    }
+    const source = new ProjectGateSource({
+      reader: history,
+      projectId: PROJECT,
+      branch: {
+        branch: { id: 'br-mine', name: 'preview', current_state: 'ready' },
+        reader: {
+          getBranch: async (_project: string, id: string) => ({
+            id,
+            name: id,
+            current_state: 'ready'
+          })
+        }
+      },
+      isDone: (op) => isFinal(op.status, false),
+      startedAt: monotonicAtStart,
+      clock,
+      logger: silent
+    })
+    await source.poll()
+    expect(source.recentFailures).toEqual([
+      { operation: expect.objectContaining({ id: inside.id }), failsGate: true },
+      { operation: expect.objectContaining({ id: outside.id }), failsGate: false, earlier: true }
+    ])
+  })
+})
+
 describe('ProjectGateSource: each later poll reads back to what the previous one had seen', () => {
   /** `count` finished operations on another branch, 2 ms apart from `fromMs` after NOW. */
   const burst = (history: History, count: number, fromMs = -500) => {
