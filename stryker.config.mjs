@@ -25,6 +25,7 @@ export default {
     'src/wait/wait-for-operations.ts',
     'src/api/pace.ts',
     'src/wait/operation-sources.ts',
+    'src/wait/later-polls.ts',
     'src/wait/recent-failures.ts'
   ],
   ignorePatterns: ['dist', 'docs', 'examples', 'coverage', 'build', 'reports'],

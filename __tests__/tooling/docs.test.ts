@@ -9,12 +9,15 @@ import { INPUT_NAMES } from '../../src/domain/input-naming.js'
 import { ACTION_ONLY_INPUT_NAMES } from '../../src/runner/input-helper.js'
 import { getInputs } from '../../src/runner/input-helper.js'
 import {
+  GATE_MAX_CATCH_UP_PAGES,
+  GATE_MAX_POLL_PAGES,
+  GATE_POLL_PAGE_LIMIT
+} from '../../src/wait/later-polls.js'
+import {
   GATE_DISCOVERY_PAGE_LIMIT,
   GATE_LOOKBACK_MS,
   GATE_MAX_DISCOVERY_PAGES,
-  GATE_MAX_POLL_PAGES,
-  GATE_MAX_READS_BY_ID,
-  GATE_POLL_PAGE_LIMIT
+  GATE_MAX_READS_BY_ID
 } from '../../src/wait/operation-sources.js'
 import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../../src/api/resources/branches.js'
 import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../../src/api/retry-policy.js'
@@ -325,8 +328,10 @@ describe('numbers in the docs are the code’s', () => {
       `pages of ${GATE_DISCOVERY_PAGE_LIMIT} back to operations created ${GATE_LOOKBACK_MS / 3_600_000} hours ago, or to an empty page (at most ${GATE_MAX_DISCOVERY_PAGES} pages, ${(GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT).toLocaleString('en')} operations`
     )
     expect(wait).toContain(
-      `pages of ${GATE_POLL_PAGE_LIMIT} from the newest operation down to the oldest one still pending, at most ${GATE_MAX_POLL_PAGES} pages`
+      `pages of ${GATE_POLL_PAGE_LIMIT} from the newest operation back to what earlier polls had seen`
     )
+    expect(wait).toContain(`at most ${GATE_MAX_CATCH_UP_PAGES} pages a poll`)
+    expect(wait).toContain(`oldest operation still pending, at most ${GATE_MAX_POLL_PAGES} pages`)
     expect(wait).toContain(`at most ${GATE_MAX_READS_BY_ID} a poll`)
     expect(wait).toContain(`branches?search=…&limit=${BRANCH_PAGE_LIMIT}`)
     expect(wait).toContain(`at most ${MAX_BRANCH_PAGES} pages, with a warning`)
