@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2013);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9250);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2013:
+/***/ 9250:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -42135,6 +42135,7 @@ class ApiCore {
         // Cut at the deadline; only a request started in its last second (the last read) gets the grace.
         const untilDeadline = this.options.deadline - clock.now();
         const timeLimitMs = Math.max(1, Math.min(this.options.requestTimeoutMs, untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS));
+        const sentAt = clock.now();
         try {
             const answer = await this.options.transport(url, {
                 headers: {
@@ -42148,6 +42149,7 @@ class ApiCore {
             });
             this.unresolvedSince = undefined;
             this.resolvedOnce = true;
+            this.options.onDate?.(answer.headers.date, sentAt);
             return answer;
         }
         catch (error) {
@@ -42520,6 +42522,81 @@ class ApiClient {
     }
 }
 
+;// CONCATENATED MODULE: ./src/domain/api-time.ts
+/**
+ * An API timestamp (ISO 8601, wall clock) as epoch milliseconds; undefined when it is absent or
+ * cannot be read. The one parse of an operation's or a project's times.
+ */
+function apiTime(text) {
+    const time = Date.parse(text ?? '');
+    return Number.isNaN(time) ? undefined : time;
+}
+/** Whether the operation was created before `time`; false when its time cannot be read. */
+function createdBefore(operation, time) {
+    const created = apiTime(operation?.created_at);
+    return created !== undefined && created < time;
+}
+
+;// CONCATENATED MODULE: ./src/api/api-clock.ts
+/*
+ * The API's clock. The API's timestamps (an operation's `created_at`, a `Retry-After` date) are on
+ * the server's wall clock, and a runner's can be minutes or hours off (self-hosted runners drift):
+ * every comparison with them uses the server's clock as its answers' `Date` header gives it, never
+ * the runner's. Deadlines, waits and the pace stay on the runner's monotonic clock.
+ */
+
+
+/** A runner clock further off than this from the API's is warned about (once). */
+const CLOCK_SKEW_WARNING_MS = 60_000;
+/** A `Date` header gives whole seconds (RFC 9110's IMF-fixdate). */
+const DATE_RESOLUTION_MS = 1000;
+/** The runner's clock, its wall time set to the API's by the answers' `Date` headers. */
+class ApiClock {
+    runner;
+    logger;
+    /** The API's wall clock minus the runner's. */
+    offsetMs = 0;
+    warned = false;
+    constructor(runner, logger) {
+        this.runner = runner;
+        this.logger = logger;
+    }
+    now() {
+        return this.runner.now();
+    }
+    sleep(ms, signal) {
+        return this.runner.sleep(ms, signal);
+    }
+    /** The API's wall clock: the runner's until an answer's `Date` header disagrees with it. */
+    wallNow() {
+        return this.runner.wallNow() + this.offsetMs;
+    }
+    /**
+     * An answer's `Date` header, for a request sent at `sentAt` (monotonic) and answered now. The
+     * server wrote it within that span, in the second it names: while this clock puts some moment of
+     * the span in that second it is kept (so a runner in step keeps its milliseconds); else it is set
+     * to the middle of that second at the middle of the span, and a runner more than
+     * CLOCK_SKEW_WARNING_MS off is warned about once.
+     */
+    observe(date, sentAt) {
+        const second = apiTime(date);
+        if (second === undefined)
+            return;
+        const answeredAt = this.runner.wallNow();
+        const sentAtWall = answeredAt - (this.runner.now() - sentAt);
+        const inStep = sentAtWall + this.offsetMs < second + DATE_RESOLUTION_MS &&
+            answeredAt + this.offsetMs >= second;
+        if (inStep)
+            return;
+        this.offsetMs = second + DATE_RESOLUTION_MS / 2 - (sentAtWall + answeredAt) / 2;
+        if (this.warned || Math.abs(this.offsetMs) <= CLOCK_SKEW_WARNING_MS)
+            return;
+        this.warned = true;
+        const side = this.offsetMs < 0 ? 'ahead of' : 'behind';
+        this.logger.warning(`The runner's clock is ${formatDuration(Math.abs(this.offsetMs))} ${side} the API's (its Date header): the gate measures the API's timestamps on the API's clock`);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/pace.ts
 
 
@@ -42751,14 +42828,127 @@ function canBeQueried(branch) {
     return readiness === 'ready' || readiness === 'archived';
 }
 
-;// CONCATENATED MODULE: ./src/domain/api-time.ts
-/**
- * An API timestamp (ISO 8601, wall clock) as epoch milliseconds; undefined when it is absent or
- * cannot be read. The one parse of an operation's or a project's times.
+;// CONCATENATED MODULE: ./src/wait/later-polls.ts
+/*
+ * How the project gate's later polls read the operations list (newest first): from the top back to
+ * what earlier polls had already seen, however many operations were listed since, so that a burst
+ * elsewhere in the project cannot push a new operation of the gated branch out of sight. A poll
+ * that stops at its page cap before it gets there leaves a stretch unread: the next poll reads on
+ * from where it stopped, and until every such stretch is read the gate cannot pass.
  */
-function apiTime(text) {
-    const time = Date.parse(text ?? '');
-    return Number.isNaN(time) ? undefined : time;
+
+
+
+
+/** Page size of later polls, which usually need only the newest few operations. */
+const GATE_POLL_PAGE_LIMIT = 100;
+/** At most this many pages on each later poll down to the oldest pending operation; older ones are read by id. */
+const GATE_MAX_POLL_PAGES = 3;
+/**
+ * At most this many pages a poll to read back to what earlier polls had seen (1,000 operations
+ * listed since); past that, the next poll reads on from where this one stopped.
+ */
+const GATE_MAX_CATCH_UP_PAGES = 10;
+class LaterPolls {
+    readPage;
+    logger;
+    /** The poll in which a list first showed each operation. */
+    firstListedIn = new Map();
+    /** The newest creation time any list has shown. */
+    newestListedAt = -Infinity;
+    /** Stretches a poll stopped in at its page cap, newest first: read on by the next poll. */
+    unread = [];
+    /** The first read's horizon: no later read needs to go further back. */
+    horizon = -Infinity;
+    constructor(readPage, logger) {
+        this.readPage = readPage;
+        this.logger = logger;
+    }
+    /** How many operations the lists have shown. */
+    get listedCount() {
+        return this.firstListedIn.size;
+    }
+    /** Why the gate cannot pass yet, while a stretch of the list is unread. */
+    get behind() {
+        if (this.unread.length === 0)
+            return undefined;
+        return `the operations list is not read back to what an earlier poll had seen: more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`;
+    }
+    /** Notes that poll number `poll` listed `operation`; whether no list had before. */
+    note(operation, poll) {
+        this.newestListedAt = Math.max(this.newestListedAt, apiTime(operation.created_at) ?? -Infinity);
+        if (this.firstListedIn.has(operation.id))
+            return false;
+        this.firstListedIn.set(operation.id, poll);
+        return true;
+    }
+    /**
+     * Poll number `poll` (not the first): from the top back to what earlier polls had seen, and on
+     * down to `oldestPendingAt` (within GATE_MAX_POLL_PAGES pages); then on where an earlier poll
+     * stopped, GATE_MAX_CATCH_UP_PAGES pages in all. `onListed` gets every operation listed.
+     */
+    async read(poll, oldestPendingAt, onListed) {
+        const stretches = [{ seenAt: this.newestListedAt }, ...this.unread];
+        this.unread = [];
+        let pagesLeft = GATE_MAX_CATCH_UP_PAGES;
+        for (const [index, stretch] of stretches.entries()) {
+            const fromTop = index === 0;
+            const { pages, read, stoppedAt } = await this.readStretch(stretch, pagesLeft, {
+                poll,
+                oldestPendingAt: fromTop ? oldestPendingAt : Infinity,
+                onListed
+            });
+            pagesLeft -= pages;
+            if (stoppedAt === undefined)
+                continue;
+            this.unread.push({ cursor: stoppedAt, seenAt: stretch.seenAt });
+            if (fromTop)
+                this.warnStopped(read, pages);
+        }
+    }
+    /**
+     * Reads `stretch` until a page gets back to what had been seen before this poll (an operation an
+     * earlier poll listed, or one created before `seenAt` or the first read's horizon), and on down
+     * to `oldestPendingAt` (within GATE_MAX_POLL_PAGES pages, a short page the last), at most
+     * `maxPages` pages. When it stopped short of what had been seen, `stoppedAt` is where to read on.
+     */
+    async readStretch(stretch, maxPages, { poll, oldestPendingAt, onListed }) {
+        if (maxPages === 0)
+            return { pages: 0, read: 0, stoppedAt: stretch.cursor };
+        const seenAt = Math.max(stretch.seenAt, this.horizon);
+        let pages = 0;
+        let read = 0;
+        let reached = false;
+        let cursor = stretch.cursor;
+        const listedBefore = (operation) => (this.firstListedIn.get(operation.id) ?? poll) < poll;
+        const end = await walkPages((next) => this.readPage(next ?? stretch.cursor), {
+            limit: GATE_POLL_PAGE_LIMIT,
+            maxPages,
+            // Only getting back ends the read: a server that caps `limit` must not hide an operation.
+            shortPageIsLast: false,
+            length: (page) => page.operations.length,
+            nextCursor: operationsCursor,
+            onPage: (page) => {
+                const { operations } = page;
+                pages++;
+                read += operations.length;
+                cursor = operationsCursor(page) ?? undefined;
+                const last = operations.at(-1);
+                reached ||= operations.some(listedBefore) || createdBefore(last, seenAt);
+                for (const operation of operations)
+                    onListed(operation, this.note(operation, poll));
+                const pendingRead = pages >= GATE_MAX_POLL_PAGES ||
+                    operations.length < GATE_POLL_PAGE_LIMIT ||
+                    createdBefore(last, oldestPendingAt + 1);
+                return !(reached && pendingRead);
+            }
+        });
+        const cut = !reached && (end === 'page cap' || end === 'repeated cursor');
+        return cut ? { pages, read, stoppedAt: cursor } : { pages, read };
+    }
+    warnStopped(read, pages) {
+        this.logger.warning(`Project gate: read ${plural(read, 'operation')} listed since the previous poll in ${pages} pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then`);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/wait/recent-failures.ts
@@ -42777,62 +42967,84 @@ const RECENT_FAILURE_WINDOW_MS = 15 * 60 * 1000;
 /** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
 const MAX_RECENT_FAILURE_WARNINGS = 5;
 /**
- * The operations of the first read that ended in the 15 minutes before the gate started, in the
- * list's order (newest first, as the API lists them: the order, not `created_at`, says which is
- * newer, so an operation whose time cannot be read is never taken for the newest).
+ * The operations of the first read that concern the gate, within its look-back (the source adds no
+ * older one), in the list's order (newest first, as the API lists them: the order, not
+ * `created_at`, says which is newer, so an operation whose time cannot be read is never taken for
+ * the newest).
  */
 class RecentOperations {
     windowStart;
-    /** Every recent one, newest first. */
-    listed = [];
-    /** The same by action on its branch; an operation without either stands alone. */
+    /**
+     * Every one by id, newest first: an operation repeated across a page boundary counts once, where
+     * it was first listed.
+     */
+    listed = new Map();
+    /**
+     * The same by action on its compute (or on the branch itself, for an action without one); an
+     * operation without a branch or an action stands alone.
+     */
     byAction = new Map();
     /** An operation older than the window was listed: what follows it without a time is older too. */
     pastWindow = false;
     constructor(startedAt) {
         this.windowStart = startedAt - RECENT_FAILURE_WINDOW_MS;
     }
-    /** The next operation of the list (one that concerns the gate). */
+    /** The next operation of the list (one that concerns the gate, within the look-back). */
     add(operation) {
-        const created = apiTime(operation.created_at);
-        if (created !== undefined && created < this.windowStart)
-            this.pastWindow = true;
-        if (created === undefined ? this.pastWindow : created < this.windowStart)
+        if (this.listed.has(operation.id))
             return;
-        const { branch_id: branch, action } = operation;
-        const key = branch && action ? JSON.stringify([branch, action]) : `#${operation.id}`;
-        this.listed.push(operation);
+        const created = apiTime(operation.created_at);
+        if ((created ?? Infinity) < this.windowStart)
+            this.pastWindow = true;
+        const recent = created === undefined ? !this.pastWindow : created >= this.windowStart;
+        const { branch_id: branch, action, endpoint_id: compute } = operation;
+        // A replica's start is not the read-write compute's: the same action means on the same compute.
+        const key = branch && action ? JSON.stringify([branch, action, compute || null]) : `#${operation.id}`;
+        const listed = { operation, recent };
+        this.listed.set(operation.id, listed);
         const ofAction = this.byAction.get(key);
         if (ofAction)
-            ofAction.push(operation);
+            ofAction.push(listed);
         else
-            this.byAction.set(key, [operation]);
+            this.byAction.set(key, [listed]);
     }
     /**
-     * For each action on each branch, the failures newer than its newest operation that did not fail
-     * (a newer one that did not fail supersedes them; a newer `cancelled` does not). With
-     * `branchGated`, an `error` fails the gate and a `cancelled` is a warning; on the whole project
-     * every failure is a warning, since the project is idle, which is what that gate answers. In the
-     * list's order, newest first.
+     * For each action on each compute, the recent failures newer than its newest operation that did
+     * not fail (a newer one that did not fail supersedes them; a newer `cancelled` does not). With
+     * `branchGated`, an `error` fails the gate and a `cancelled` is a warning, and an `error` older
+     * than the window that is still the newest of its action is a warning (`earlier`); on the whole
+     * project every recent failure is a warning, since the project is idle, which is what that gate
+     * answers. In the list's order, newest first.
      */
     failures(branchGated) {
-        const failed = new Set();
+        const found = new Map();
         for (const ofAction of this.byAction.values()) {
-            for (const operation of ofAction) {
-                if (classifyStatus(operation.status) !== 'failure')
+            const [newest] = ofAction;
+            if (!newest.recent) {
+                const { operation } = newest;
+                if (branchGated && operation.status === 'error') {
+                    found.set(newest, { operation, failsGate: false, earlier: true });
+                }
+                continue;
+            }
+            for (const listed of ofAction) {
+                const { operation, recent } = listed;
+                if (!recent || classifyStatus(operation.status) !== 'failure')
                     break;
-                failed.add(operation);
+                found.set(listed, { operation, failsGate: branchGated && operation.status === 'error' });
             }
         }
-        return this.listed
-            .filter((operation) => failed.has(operation))
-            .map((operation) => ({ operation, failsGate: branchGated && operation.status === 'error' }));
+        return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? []);
     }
 }
 /** One warning for each failure that does not fail the gate (the first few, then a count). */
 function warnRecentFailures(failures, startedAt, logger) {
     const warned = failures.filter((failure) => !failure.failsGate);
-    for (const { operation } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
+    for (const { operation, earlier } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
+        if (earlier) {
+            logger.warning(earlierErrorWarning(operation, startedAt));
+            continue;
+        }
         const action = truncate(operation.action ?? 'operation', 80);
         const branch = truncate(operation.branch_id ?? 'its branch', 80);
         const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
@@ -42852,8 +43064,19 @@ function endedBefore(operation, startedAt) {
         return 'as the gate started';
     return `${formatDuration(startedAt - ended)} before the gate started`;
 }
+/** An error older than the window that nothing of its action has followed: named, with its age. */
+function earlierErrorWarning(operation, startedAt) {
+    const action = truncate(operation.action ?? 'operation', 80);
+    const branch = truncate(operation.branch_id ?? 'its branch', 80);
+    const compute = operation.endpoint_id ? ` (compute ${truncate(operation.endpoint_id, 80)})` : '';
+    const created = apiTime(operation.created_at);
+    const age = created === undefined ? 'more than 15 minutes' : formatDuration(startedAt - created);
+    const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
+    return `An error older than the 15-minute window, still the newest of its action: ${action} ${operation.id} on ${branch}${compute}, created ${age} before the gate started${error}; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`;
+}
 
 ;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
+
 
 
 
@@ -42898,10 +43121,6 @@ const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 const GATE_DISCOVERY_PAGE_LIMIT = 500;
 /** At most this many pages on the first read (10,000 operations), with a warning if reached. */
 const GATE_MAX_DISCOVERY_PAGES = 20;
-/** Page size of later polls, which usually need only the newest few operations. */
-const GATE_POLL_PAGE_LIMIT = 100;
-/** At most this many pages on each later poll; older pending operations are read by id. */
-const GATE_MAX_POLL_PAGES = 3;
 /**
  * At most this many pending operations read by id in one poll, those read longest ago first; the
  * others keep their last-seen (not final) state until their turn, so a poll's cost stays bounded
@@ -42918,12 +43137,6 @@ const DISCOVERY_WALK = {
     maxPages: GATE_MAX_DISCOVERY_PAGES,
     shortPageIsLast: false
 };
-/** Later polls' walk: the newest few operations, a short page the last. */
-const POLL_WALK = {
-    limit: GATE_POLL_PAGE_LIMIT,
-    maxPages: GATE_MAX_POLL_PAGES,
-    shortPageIsLast: true
-};
 /**
  * The project gate: every operation of the project (or of one branch) that is in flight.
  *
@@ -42936,16 +43149,18 @@ const POLL_WALK = {
  * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
  * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
  *
- * Later polls: read from the newest operation down to the oldest one still pending, at most
- * GATE_MAX_POLL_PAGES pages, and read pending operations beyond that by id (GATE_MAX_READS_BY_ID a
- * poll). Operations never seen before are waited on too, even if they were already final when first
- * seen (a failure among them fails the gate).
+ * Later polls: read from the newest operation back to what earlier polls had seen, however many
+ * were listed since (at most GATE_MAX_CATCH_UP_PAGES pages a poll: past that, the next poll reads
+ * on from where this one stopped, and until it has the gate cannot pass), and on down to the oldest
+ * one still pending (within GATE_MAX_POLL_PAGES pages); pending operations beyond that are read by id
+ * (GATE_MAX_READS_BY_ID a poll). Operations never seen before are waited on too, even if they were
+ * already final when first seen (a failure among them fails the gate).
  */
 class ProjectGateSource {
     options;
     tracked = new Map();
-    /** Every operation id any list has shown; one not in it is new. */
-    seen = new Set();
+    /** What the lists have shown, and how later polls read them back (later-polls.ts). */
+    laterPolls;
     /** The poll in which a pending operation was last read by id. */
     readByIdAt = new Map();
     completedPolls = 0;
@@ -42957,6 +43172,11 @@ class ProjectGateSource {
     constructor(options) {
         this.options = options;
         this.branch = options.branch?.branch;
+        const { reader, projectId, logger } = options;
+        this.laterPolls = new LaterPolls((cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }), logger);
+    }
+    get behind() {
+        return this.laterPolls.behind;
     }
     get operations() {
         return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0);
@@ -42995,52 +43215,63 @@ class ProjectGateSource {
         }
     }
     async discover() {
-        const { clock, logger, startedAt } = this.options;
-        // The API's timestamps are wall-clock time.
-        const horizon = clock.wallNow() - GATE_LOOKBACK_MS;
+        const { logger } = this.options;
         const read = { newest: -Infinity, oldest: Infinity };
-        const recent = new RecentOperations(startedAt);
+        let lookBack;
         const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
+            const { horizon, recent } = (lookBack ??= this.lookBack());
             for (const operation of page.operations) {
-                this.seen.add(operation.id);
+                this.laterPolls.note(operation, 0);
                 const time = this.createdAt(operation);
                 if (time !== undefined) {
                     read.newest = Math.max(read.newest, time);
                     read.oldest = Math.min(read.oldest, time);
                 }
-                if (!this.isRelevant(operation))
+                const inWindow = time === undefined || time >= horizon;
+                if (!inWindow || !this.isRelevant(operation))
                     continue;
                 recent.add(operation);
-                const inWindow = time === undefined || time >= horizon;
-                if (inWindow && isUnfinished(operation.status))
+                if (isUnfinished(operation.status))
                     this.tracked.set(operation.id, operation);
             }
-            return !isOlderThan(page.operations.at(-1), horizon);
+            return !createdBefore(page.operations.at(-1), horizon);
         });
-        this.judgeRecentFailures(recent);
+        this.judgeRecentFailures(lookBack);
         if (end === 'page cap') {
             const span = read.oldest <= read.newest
                 ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
                 : '';
-            logger.warning(`Project gate: read ${plural(this.seen.size, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, back to ${GATE_LOOKBACK_MS / 3_600_000} h ago, were not read, and any still in flight among them is not waited on`);
+            logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, back to ${GATE_LOOKBACK_MS / 3_600_000} h ago, were not read, and any still in flight among them is not waited on`);
         }
         else if (end === 'repeated cursor') {
             logger.warning('Project gate: the API handed out a page cursor it had given before');
         }
     }
+    /**
+     * The first read's look-back and window, measured on the API's clock, which its first answer has
+     * set (its Date header): when the gate started and 24 hours before now, as the API tells time.
+     */
+    lookBack() {
+        const { clock } = this.options;
+        const now = clock.wallNow();
+        const startedAt = now - (clock.now() - this.options.startedAt);
+        this.laterPolls.horizon = now - GATE_LOOKBACK_MS;
+        return { horizon: now - GATE_LOOKBACK_MS, startedAt, recent: new RecentOperations(startedAt) };
+    }
     /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
-    judgeRecentFailures(recent) {
+    judgeRecentFailures({ recent, startedAt }) {
         this.recentFailures = recent.failures(this.options.branch !== undefined);
         for (const { operation, failsGate } of this.recentFailures) {
             if (failsGate)
                 this.tracked.set(operation.id, operation);
         }
-        warnRecentFailures(this.recentFailures, this.options.startedAt, this.options.logger);
+        warnRecentFailures(this.recentFailures, startedAt, this.options.logger);
     }
     /**
-     * A later poll. With nothing pending it still reads the newest page (there is a poll only while
-     * the branch keeps the gate open): an operation started meanwhile, on a branch not ready yet,
-     * keeps the gate open too.
+     * A later poll: from the top back to what earlier polls had seen, and on where an earlier poll
+     * stopped at its page cap (later-polls.ts); pending operations no page showed are read by id.
+     * With nothing pending it still reads the top (there is a poll only while the branch keeps the
+     * gate open): an operation started meanwhile keeps the gate open too.
      */
     async refresh() {
         const { reader, projectId, isDone } = this.options;
@@ -43050,17 +43281,11 @@ class ProjectGateSource {
             ? -Infinity
             : Math.min(Infinity, ...times);
         const listed = new Set();
-        await this.walkOperations(POLL_WALK, (page) => {
-            for (const operation of page.operations) {
-                listed.add(operation.id);
-                const isNew = !this.seen.has(operation.id);
-                this.seen.add(operation.id);
-                if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
-                    this.tracked.set(operation.id, operation);
-                }
+        await this.laterPolls.read(this.completedPolls, oldestPendingAt, (operation, isNew) => {
+            listed.add(operation.id);
+            if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
+                this.tracked.set(operation.id, operation);
             }
-            const last = page.operations.at(-1);
-            return !(last && isOlderThan(last, oldestPendingAt + 1));
         });
         const unlisted = pending
             .filter((operation) => !listed.has(operation.id))
@@ -43095,11 +43320,6 @@ class ProjectGateSource {
         }
         return time;
     }
-}
-/** Whether the operation was created before `time`; false when its time cannot be read. */
-function isOlderThan(operation, time) {
-    const created = apiTime(operation?.created_at);
-    return created !== undefined && created < time;
 }
 /** Newest first; an operation whose time cannot be read sorts as the newest. */
 function sortTime(operation) {
@@ -43352,13 +43572,15 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
         if (operations.some(hasFailed))
             return finish('failure');
         const branchOpen = source.branch !== undefined && !canBeQueried(source.branch);
-        if (operations.every(isDone) && !branchOpen)
+        // Never a pass on a read that did not get back to what an earlier poll had seen.
+        const { behind } = source;
+        if (operations.every(isDone) && !branchOpen && !behind)
             return finish('success');
         if (!options.wait)
             return finish('pending');
         const remaining = options.deadline - clock.now();
         if (remaining <= 0)
-            return finish('timeout');
+            return finish('timeout', behind);
         try {
             await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal);
         }
@@ -43394,18 +43616,22 @@ function wait_for_operations_describe(operation) {
 
 
 
+
 /** Runs the gate the inputs ask for; never throws. */
 async function gate(inputs, dependencies) {
-    const { clock, logger } = dependencies;
+    const { logger } = dependencies;
+    // The runner's clock, its wall time the API's (its answers' Date header): what is compared with
+    // the API's timestamps is measured on the API's clock; deadlines stay on the monotonic one.
+    const clock = new ApiClock(dependencies.clock, logger);
     const report = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast };
     // One deadline for the whole run: listing, every poll, retry and back-off, the database.
     const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
-    // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
-    const startedAt = clock.wallNow();
+    // What ended just before this moment is judged too (on the API's clock, once it has answered).
+    const startedAt = clock.now();
     const run = { stepStartedAt, deadline: stepStartedAt + inputs.timeoutMs };
     const pace = new Pace(inputs.intervalMs, clock, logger, dependencies.random);
     report.pace = pace;
-    const client = apiClient(inputs, dependencies, pace, run.deadline);
+    const client = apiClient(inputs, { ...dependencies, clock }, pace, run.deadline);
     report.requests = client.stats;
     report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined;
     let source;
@@ -43414,8 +43640,8 @@ async function gate(inputs, dependencies) {
             await listProjects(client, inputs, report, logger);
         if (inputs.projectId) {
             report.projectId = inputs.projectId;
-            source = await createSource(client, inputs, { projectId: inputs.projectId, startedAt }, dependencies);
-            await waitThenQuery(source, inputs, report, { ...dependencies, pace, run });
+            source = await createSource(client, inputs, { projectId: inputs.projectId, startedAt }, { logger, clock });
+            await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run });
         }
     }
     catch (error) {
@@ -43522,6 +43748,7 @@ async function createSource(client, inputs, { projectId, startedAt }, { logger, 
 }
 function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal, transport }, pace, deadline) {
     return new ApiClient({
+        onDate: (date, sentAt) => clock.observe(date, sentAt),
         baseUrl: inputs.apiHost,
         apiKey: inputs.apiKey,
         requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
@@ -44899,22 +45126,22 @@ function operationsTable(format, operations, facts, limits) {
     return table(format, headings, operations, { maxRows: limits.operationRows, what: 'operations' }, row);
 }
 /**
- * What the first read found already over in failure that did not fail the gate (a warning each):
- * the newest of its action on its branch, in the 15 minutes before the gate started.
+ * What the first read found over in failure that did not fail the gate (a warning each): in the 15
+ * minutes before the gate started, and (gated branch) an older `error` still the newest of its action.
  */
 function recentFailuresSection(format, report, facts, limits) {
-    const warned = (report.recentFailures ?? [])
-        .filter((failure) => !failure.failsGate)
-        .map((failure) => failure.operation);
-    if (warned.length === 0)
-        return [];
-    const why = report.branch
-        ? 'a cancelled operation does not fail the gate'
-        : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own';
+    const warned = (report.recentFailures ?? []).filter((failure) => !failure.failsGate);
+    const section = (earlier, heading, why) => {
+        const operations = warned.flatMap((failure) => (failure.earlier ?? false) === earlier ? [failure.operation] : []);
+        if (operations.length === 0)
+            return [];
+        const title = format.heading(`⚠️ ${heading} (${operations.length})`, 3);
+        const paragraph = format.paragraph(`The newest operation of its action on its compute, ${why}.`);
+        return [title, paragraph, operationsTable(format, operations, facts, limits)];
+    };
     return [
-        format.heading(`⚠️ Ended in failure before the gate started (${warned.length})`, 3),
-        format.paragraph(`The newest operation of its action on its branch, in the 15 minutes before the gate started; ${why}.`),
-        operationsTable(format, warned, facts, limits)
+        ...section(false, 'Ended in failure before the gate started', `in the 15 minutes before the gate started; ${report.branch ? 'a cancelled operation does not fail the gate' : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'}`),
+        ...section(true, 'Ended in error earlier, and nothing has run since', 'created more than 15 minutes before the gate started (within its 24-hour look-back): the gate does not fail on it, but nothing of its action has run since, so it may not be fixed')
     ];
 }
 function projectsSection(format, listing, limits) {
