@@ -29,10 +29,13 @@ const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects'])
 const MAX_DOTENV_VALUE_BYTES = 160
 const MAX_DOTENV_TEXT_BYTES = 800
 
-/** Standard output: the report as plain text, or the outputs as one JSON object. */
+/**
+ * Standard output: the report as plain text, or the outputs as one JSON object, whole (GitHub's 1 MB
+ * of outputs a job, which cuts the action's arrays, is no limit here).
+ */
 export function standardOutput(report: RunReport, output: 'text' | 'json', redactor: Redactor) {
   if (output === 'text') return redactor.redact(renderTextReport(report))
-  const { values } = typedOutputs(report)
+  const { values } = typedOutputs(report, Infinity)
   const set = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined))
   return `${forJsonLine(redactor.redactJson(set))}\n`
 }
@@ -43,7 +46,7 @@ export function standardOutput(report: RunReport, output: 'text' | 'json', redac
  * error line of standard error, when there is one).
  */
 function dotenvText(report: RunReport, { redactor, code }: ResultContext): string {
-  const { values } = typedOutputs(report)
+  const { values } = typedOutputs(report, Infinity)
   const lines = Object.entries(values)
     .filter(([name]) => !JSON_OUTPUTS.has(name))
     .map(([name, value]) => [name, outputText(value)])

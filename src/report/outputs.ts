@@ -89,8 +89,15 @@ export interface TypedOutputs {
   notes: string[]
 }
 
-/** The outputs with their types: what the command's JSON holds, and the action's text comes from. */
-export function typedOutputs(report: RunReport): TypedOutputs {
+/**
+ * The outputs with their types: what the command's JSON holds, and the action's text comes from.
+ * `maxBytes`: what all of them may take, as UTF-16 (the action's, for GitHub's limit); the
+ * command's standard output has no such limit (Infinity).
+ */
+export function typedOutputs(
+  report: RunReport,
+  maxBytes: number = MAX_OUTPUTS_UTF16_BYTES
+): TypedOutputs {
   const values: Record<string, OutputValue | undefined> = {}
   const notes: string[] = []
   const lists: JsonList[] = []
@@ -138,7 +145,7 @@ export function typedOutputs(report: RunReport): TypedOutputs {
     0
   )
   if (lists.length > 0) {
-    const kept = fittingLists(lists, MAX_OUTPUTS_UTF16_BYTES - rest, notes)
+    const kept = fittingLists(lists, maxBytes - rest, notes)
     lists.forEach((list, index) => (values[list.name] = kept[index]))
   }
   return { values, notes }
