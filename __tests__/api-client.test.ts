@@ -31,6 +31,7 @@ const lines: string[] = []
 const logger: Logger = {
   info: (message) => lines.push(message),
   warning: (message) => lines.push(message),
+  notice: (message) => lines.push(message),
   debug: (message) => lines.push(message)
 }
 

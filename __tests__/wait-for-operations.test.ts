@@ -21,6 +21,7 @@ function setup(
   const logger: Logger = {
     info: (message) => lines.push(`info: ${message}`),
     warning: (message) => lines.push(`warning: ${message}`),
+    notice: (message) => lines.push(`notice: ${message}`),
     debug: () => undefined
   }
   const waitOptions: WaitOptions = {

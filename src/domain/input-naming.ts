@@ -19,7 +19,8 @@ export const INPUT_NAMES = [
   'pr_comment',
   'pr_comment_author',
   'github_token',
-  'database_url'
+  'database_url',
+  'before'
 ] as const
 export type InputName = (typeof INPUT_NAMES)[number]
 
