@@ -29,6 +29,11 @@ export interface WaitOptions {
   deadline: number
   failFast: boolean
   /**
+   * Before a teardown (`before`): the wait is for the project to be idle, so an operation that ended
+   * in failure does not end it; every operation final is a `success`, failed ones included.
+   */
+  untilIdle?: boolean
+  /**
    * A database check comes after a success: the wait then ends saying that the control plane is
    * done, never `outcome: success` (the check may still fail).
    */
@@ -183,7 +188,7 @@ export async function waitForOperations(
     const operations = source.operations
     reads.stamp(operations)
     statusLog.record(operations)
-    if (operations.some(hasFailed)) return finish('failure')
+    if (!options.untilIdle && operations.some(hasFailed)) return finish('failure')
     const branchOpen = source.branch !== undefined && !canBeQueried(source.branch)
     if (operations.every(isDone) && !branchOpen) return finish('success')
     if (!options.wait) return finish('pending')
