@@ -1,37 +1,21 @@
 /*
- * Before a teardown (`before`), in process over the local API server (checked against Neon's
- * OpenAPI document) on simulated time: the gate waits until the whole project is idle, at the
- * wait's pace and within `timeout`, but not for the branch to be ready; what failed is warned about;
- * then one read of the branch and one walk of every branch decide. What the step shows of it, over
- * both bundles, is e2e/teardown.test.ts.
+ * Before a teardown (`before`), in process over the local API server on simulated time: the gate
+ * waits until the whole project is idle, at the wait's pace and within `timeout`, but not for the
+ * branch to be ready; what failed is warned about; then one read of the branch and one walk of
+ * every branch decide. Its requests and the server's answers against Neon's document:
+ * simulated/contract.test.ts; what the step shows of it, over both bundles: e2e/teardown.test.ts.
  */
-import { afterEach, beforeAll, describe, expect, it } from '@jest/globals'
-import { neonContract } from '../../script/servers/neon-api/contract.ts'
-import type { ApiHandler } from '../../script/servers/neon-api/server.ts'
-import type { Contract } from '../../script/servers/openapi-contract.ts'
+import { describe, expect, it } from '@jest/globals'
+import type { BranchRecord } from '../../script/servers/neon-api/world.ts'
 import { typedOutputs } from '../../src/report/outputs.js'
 import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
 
 const TARGET = 'br-preview-pr-7'
 const OTHER = 'br-preview-pr-8'
 
-let contract: Contract
-let api: ApiHandler | undefined
-beforeAll(async () => {
-  contract = await neonContract()
-})
-afterEach(() => {
-  // Whatever the test did, the requests and the answers kept to Neon's document.
-  expect(api?.violations ?? []).toEqual([])
-  api = undefined
-})
-
-/** A project with the preview branch to tear down (and `fields` on it), another, nothing in flight. */
-function world(
-  fields: Parameters<ReturnType<typeof simulatedWorld>['world']['addBranch']>[1] = { id: TARGET }
-) {
-  const setup = simulatedWorld({ contract })
-  api = setup.api
+/** A project with the preview branch to tear down (with `fields`), another, nothing in flight. */
+function world(fields: Partial<BranchRecord> = {}) {
+  const setup = simulatedWorld()
   setup.world.addBranch(PROJECT, { name: 'preview/pr-7', ...fields, id: TARGET })
   setup.world.addBranch(PROJECT, { id: OTHER, name: 'preview/pr-8' })
   return setup
@@ -42,7 +26,7 @@ const routes = (run: { requests: { route?: string; t: number }[] }) =>
 
 describe('the wait: the whole project, until it is idle', () => {
   it("another branch's operation delays the check; the branch stuck in init does not", async () => {
-    const setup = world({ id: TARGET, state: { current: 'init' } })
+    const setup = world({ state: { current: 'init' } })
     setup.world.addOperation(PROJECT, {
       action: 'apply_config',
       branchId: OTHER,
