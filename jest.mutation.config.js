@@ -17,6 +17,12 @@ export default {
   transform: base.transform,
   clearMocks: true,
   testMatch: ['<rootDir>/__tests__/*.test.ts', '<rootDir>/__tests__/simulated/*.test.ts'],
-  testPathIgnorePatterns: ['/database-probe\\.test\\.ts$', '/simulated/contract\\.test\\.ts$'],
+  // The suites that need the global setup's PostgreSQL: the probe's, and the command's property
+  // test (some of its generated runs end with the database check).
+  testPathIgnorePatterns: [
+    '/database-probe\\.test\\.ts$',
+    '/command-properties\\.test\\.ts$',
+    '/simulated/contract\\.test\\.ts$'
+  ],
   testTimeout: 30000
 }
