@@ -1,9 +1,10 @@
 /*
  * The command's recipes, run for real against the local API server: the README's shell script,
- * the GitLab CI pipeline of examples/command/ (gitlab-ci-local and its shell executor, as GitLab's
+ * the GitLab CI pipelines of examples/command/ (gitlab-ci-local and its shell executor, as GitLab's
  * runner would run it), and the Terraform configuration (with the `terraform` binary, when one is on
  * the PATH). Each passes on a branch whose operations finished and fails on one whose start_compute
- * failed, with the gate's exit code.
+ * failed, with the gate's exit code; the teardown pipeline deletes a branch that is clear, skips
+ * one that is gone and stops at one that is blocked. The GitHub teardown workflow's shape too.
  */
 import { describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
@@ -88,34 +89,80 @@ describe("the README's shell script: gate, then migrate", () => {
   })
 })
 
-describe('GitLab CI: examples/command/gitlab-ci.yml under gitlab-ci-local', () => {
-  /** A git repository holding the example as its .gitlab-ci.yml, as gitlab-ci-local needs one. */
-  async function repository(dir: string): Promise<string> {
-    const repo = join(dir, 'repo')
-    mkdirSync(repo)
-    copyFileSync(join(root, 'examples', 'command', 'gitlab-ci.yml'), join(repo, '.gitlab-ci.yml'))
-    const git = (...args: string[]) =>
-      execFileSync('git', args, {
-        cwd: repo,
-        env: {
-          PATH: process.env.PATH,
-          HOME: dir,
-          GIT_CONFIG_NOSYSTEM: '1',
-          GIT_CONFIG_GLOBAL: '/dev/null'
-        },
-        stdio: 'ignore'
-      })
-    git('init', '-q', '-b', 'main')
-    git('config', 'user.name', 'recipe')
-    git('config', 'user.email', 'recipe@example.invalid')
-    git('add', '.gitlab-ci.yml')
-    git('commit', '-q', '-m', 'recipe')
-    git('remote', 'add', 'origin', 'https://gitlab.example.invalid/acme/app.git')
-    git('update-ref', 'refs/remotes/origin/main', 'HEAD')
-    git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
-    return repo
-  }
+/** A git repository holding `example` as its .gitlab-ci.yml, as gitlab-ci-local needs one. */
+async function repository(dir: string, example: string): Promise<string> {
+  const repo = join(dir, 'repo')
+  mkdirSync(repo)
+  copyFileSync(join(root, 'examples', 'command', example), join(repo, '.gitlab-ci.yml'))
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: repo,
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null'
+      },
+      stdio: 'ignore'
+    })
+  git('init', '-q', '-b', 'main')
+  git('config', 'user.name', 'recipe')
+  git('config', 'user.email', 'recipe@example.invalid')
+  git('add', '.gitlab-ci.yml')
+  git('commit', '-q', '-m', 'recipe')
+  git('remote', 'add', 'origin', 'https://gitlab.example.invalid/acme/app.git')
+  git('update-ref', 'refs/remotes/origin/main', 'HEAD')
+  git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
+  return repo
+}
 
+/**
+ * A pipeline of the recipe `example` with these `variables`, as GitLab would run it with `env` from
+ * the runner, the gate pointed at `server`; with the log of its job `gateJob`.
+ */
+async function gitlabPipeline(
+  example: string,
+  variables: Record<string, string>,
+  server: ApiServer,
+  env: Record<string, string>,
+  gateJob: string
+) {
+  return inTempDir(async (dir) => {
+    const repo = await repository(dir, example)
+    mkdirSync(join(dir, 'home'))
+    const run = await runCommandBundle(
+      [],
+      { HOME: join(dir, 'home'), ...env },
+      {
+        program: [
+          process.execPath,
+          GITLAB_CI_LOCAL,
+          '--no-color',
+          // The example's jobs name an image; run them on this machine's shell instead.
+          '--force-shell-executor',
+          ...Object.entries({
+            NEON_GATE: gateCommandLine(server),
+            NEON_PROJECT_ID: PROJECT,
+            ...variables
+          }).flatMap(([name, value]) => ['--variable', `${name}=${value}`])
+        ],
+        cwd: repo
+      }
+    )
+    const logs = join(repo, '.gitlab-ci-local', 'output')
+    return {
+      ...run,
+      output: run.stdout + run.stderr,
+      gateLog: readFileSync(join(logs, `${gateJob}.log`), 'utf8')
+    }
+  })
+}
+
+/** A job's exit code, as gitlab-ci-local reports it. */
+const jobExit = (job: string, output: string) =>
+  new RegExp(`^${job}\\s+finished in .*?(?:FAIL (\\d+))?\\s*$`, 'm').exec(output)?.[1] ?? '0'
+
+describe('GitLab CI: examples/command/gitlab-ci.yml under gitlab-ci-local', () => {
   it('rsync is installed (gitlab-ci-local copies the repository with it; .ci/run installs it)', () => {
     expect(onPath('rsync')).toBe(true)
   })
@@ -133,42 +180,10 @@ describe('GitLab CI: examples/command/gitlab-ci.yml under gitlab-ci-local', () =
   })
 
   /** A pipeline of the recipe on a branch, as GitLab would run it with `env` from the runner. */
-  async function pipeline(branchId: string, server: ApiServer, env: Record<string, string>) {
-    return inTempDir(async (dir) => {
-      const repo = await repository(dir)
-      mkdirSync(join(dir, 'home'))
-      const run = await runCommandBundle(
-        [],
-        { HOME: join(dir, 'home'), ...env },
-        {
-          program: [
-            process.execPath,
-            GITLAB_CI_LOCAL,
-            '--no-color',
-            // The example's jobs name an image; run them on this machine's shell instead.
-            '--force-shell-executor',
-            '--variable',
-            `NEON_GATE=${gateCommandLine(server)}`,
-            '--variable',
-            `NEON_PROJECT_ID=${PROJECT}`,
-            '--variable',
-            `NEON_BRANCH_ID=${branchId}`
-          ],
-          cwd: repo
-        }
-      )
-      const logs = join(repo, '.gitlab-ci-local', 'output')
-      return {
-        ...run,
-        output: run.stdout + run.stderr,
-        gateLog: readFileSync(join(logs, 'gate.log'), 'utf8')
-      }
-    })
-  }
+  const pipeline = (branchId: string, server: ApiServer, env: Record<string, string>) =>
+    gitlabPipeline('gitlab-ci.yml', { NEON_BRANCH_ID: branchId }, server, env, 'gate')
 
-  /** The gate job's exit code, as gitlab-ci-local reports it. */
-  const gateExit = (output: string) =>
-    /^gate\s+finished in .*?(?:FAIL (\d+))?\s*$/m.exec(output)?.[1] ?? '0'
+  const gateExit = (output: string) => jobExit('gate', output)
 
   it.each([
     ['ready', 0, 'migrate', 'success'],
@@ -204,6 +219,75 @@ describe('GitLab CI: examples/command/gitlab-ci.yml under gitlab-ci-local', () =
       /^gate-failed\s+> gate error, exit code 2, NEON_API_KEY is not set: export the API key/m
     )
   }, 60_000)
+})
+
+describe('GitLab CI: examples/command/gitlab-teardown.yml under gitlab-ci-local', () => {
+  /** A branch that nothing blocks, one with a child branch; preview/pr-1 is gone. */
+  async function previews() {
+    const { world, server } = await serve()
+    world.addBranch(PROJECT, { id: 'br-preview-pr-7', name: 'preview/pr-7' })
+    world.addBranch(PROJECT, { id: 'br-preview-pr-8', name: 'preview/pr-8' })
+    world.addBranch(PROJECT, {
+      id: 'br-preview-pr-8-a',
+      name: 'preview/pr-8-a',
+      parentId: 'br-preview-pr-8'
+    })
+    return server
+  }
+
+  it.each([
+    [
+      'preview/pr-7',
+      'clear',
+      0,
+      /^delete-branch\s+> neonctl branches delete preview\/pr-7 --project-id demo-project-000001$/m
+    ],
+    [
+      'preview/pr-1',
+      'gone',
+      0,
+      /^delete-branch\s+> branch preview\/pr-1 is gone: nothing to delete$/m
+    ],
+    [
+      'preview/pr-8',
+      'blocked',
+      1,
+      /^teardown-blocked\s+> gate failure, exit code 1, Branch preview\/pr-8 \(br-preview-pr-8\) cannot be deleted: it has 1 child branch, to delete first: preview\/pr-8-a \(br-preview-pr-8-a\)$/m
+    ]
+  ] as const)(
+    '%s is %s: the gate exits %d, and the next job acts on GATE_PREFLIGHT',
+    async (branch, preflight, code, next) => {
+      const run = await gitlabPipeline(
+        'gitlab-teardown.yml',
+        // neonctl as the recipe runs it, here a stand-in that says what it was asked.
+        { NEON_BRANCH: branch, NEONCTL: 'echo neonctl' },
+        await previews(),
+        { NEON_API_KEY: KEYS.organization },
+        'teardown-gate'
+      )
+      expect(run.code).toBe(code)
+      expect(jobExit('teardown-gate', run.output)).toBe(String(code))
+      expect(run.output).toMatch(next)
+      expect(run.gateLog).toContain(preflight === 'gone' ? 'notice: ' : 'Before a delete of branch')
+      if (preflight !== 'clear') expect(run.output).not.toContain('neonctl branches delete')
+      for (const form of secretForms(KEYS.organization)) {
+        expect(run.output + run.gateLog).not.toContain(form)
+      }
+    },
+    60_000
+  )
+})
+
+describe('GitHub: examples/teardown.yml', () => {
+  it('on a closed pull request, the gate before the delete, which runs only when the branch is clear, pinned to a commit', () => {
+    const recipe = parse(readFileSync(join(root, 'examples', 'teardown.yml'), 'utf8'))
+    expect(recipe.on).toEqual({ pull_request: { types: ['closed'] } })
+    const [gate, remove] = recipe.jobs.teardown.steps
+    expect(gate).toMatchObject({ id: 'gate', with: { before: 'delete' } })
+    expect(remove.if).toBe("steps.gate.outputs.preflight == 'clear'")
+    expect(remove.uses).toMatch(/^neondatabase\/delete-branch-action@[0-9a-f]{40}$/)
+    expect(remove.with.branch).toBe(gate.with.branch_id)
+  })
 })
 
 /**

@@ -83,7 +83,7 @@ describe('workflows lint clean', () => {
   const workflows = [...files('.github/workflows'), ...files('examples')]
 
   it('there are examples for each recipe', () => {
-    expect(files('examples')).toHaveLength(5)
+    expect(files('examples')).toHaveLength(6)
   })
 
   it.each(workflows)('%s', async (path) => {
