@@ -2,8 +2,9 @@
  * The demo's scenarios, each a local API server with operations in flight, a local GitHub API and
  * a pull_request event, ready for the bundle to run against: `success` (a preview branch being
  * created, gated by name), `failure` (its compute cannot start while a change still applies on
- * main) and `timeout` (a compute that keeps starting). Used by `npm run demo` and
- * `npm run screenshots`.
+ * main) and `timeout` (a compute that keeps starting), which `npm run screenshots` pictures; and
+ * `teardown` (before: delete on a preview branch that has a child, then again once the child is
+ * gone). Used by `npm run demo`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,8 +15,11 @@ import pg from 'pg'
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../servers/github-api/server.ts'
 import { type LocalPostgres, startPostgres } from '../servers/postgres.ts'
 
+/** The outcomes, each pictured by `npm run screenshots`. */
 export const SCENARIOS = ['success', 'failure', 'timeout'] as const
-export type ScenarioName = (typeof SCENARIOS)[number]
+/** What `npm run demo` can show: the outcomes, and the check before a teardown. */
+export const DEMOS = [...SCENARIOS, 'teardown'] as const
+export type ScenarioName = (typeof DEMOS)[number]
 
 export interface Scenario {
   server: ApiServer
@@ -26,6 +30,8 @@ export interface Scenario {
   env: Record<string, string>
   /** What is in flight, for people. */
   intro: string[]
+  /** A second run after a change to the world (`teardown`): what changed, for people, and the change. */
+  next?: { intro: string[]; change: () => void }
 }
 
 const GITHUB_TOKEN = 'ghs_local_demo_token_not_a_secret'
@@ -71,6 +77,7 @@ export async function withScenario<T>(
     github_token: GITHUB_TOKEN
   }
   const intro: string[] = []
+  let next: Scenario['next']
   let postgres: LocalPostgres | undefined
   if (name === 'success') {
     // The gate ends with a query on the new branch's database: a real PostgreSQL on 127.0.0.1.
@@ -101,6 +108,32 @@ export async function withScenario<T>(
       `Branch preview/pr-7 is being created (${create.id}), its compute will fail to start (${start.id}),`,
       `and a change is still applying on main (${apply.id})`
     )
+  } else if (name === 'teardown') {
+    world.addBranch(PROJECT, { id: 'br-preview-pr-42', name: 'preview/pr-42' })
+    const child = world.addBranch(PROJECT, {
+      id: 'br-preview-pr-42-debug',
+      name: 'preview/pr-42-debug',
+      parentId: 'br-preview-pr-42'
+    })
+    const apply = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      endpointId: 'ep-main-000001',
+      startOnFirstRead: true,
+      timeline: [{ status: 'running', ms: 1500 }, { status: 'finished' }]
+    })
+    Object.assign(inputs, { branch_id: 'preview/pr-42', before: 'delete' })
+    intro.push(
+      'The pull request closed: before deleting branch preview/pr-42, the gate waits until the',
+      `project is idle (a change still applies on main: ${apply.id}), then checks the branch;`,
+      'preview/pr-42-debug was branched from it, so the delete would be refused'
+    )
+    next = {
+      intro: ['preview/pr-42-debug is deleted; the same gate runs again'],
+      change: () => {
+        const branches = world.branchesOf(PROJECT)
+        branches.splice(branches.indexOf(child), 1)
+      }
+    }
   } else {
     world.createBranch(PROJECT, {
       branchId: 'br-preview-pr-9',
@@ -114,7 +147,7 @@ export async function withScenario<T>(
     intro.push('Branch preview/pr-9 is created, but its compute keeps starting past timeout: 6s')
   }
   try {
-    return await use({ server, github, inputs, env, intro })
+    return await use({ server, github, inputs, env, intro, next })
   } finally {
     await server.close()
     await github.close()

@@ -30,7 +30,8 @@ export interface WaitOptions {
   failFast: boolean
   /**
    * Before a teardown (`before`): the wait is for the project to be idle, so an operation that ended
-   * in failure does not end it; every operation final is a `success`, failed ones included.
+   * in failure does not end it; every operation final is a `success`, failed ones included, and the
+   * wait ends saying that the project is idle, never `outcome: success` (the check may block it).
    */
   untilIdle?: boolean
   /**
@@ -166,7 +167,9 @@ export async function waitForOperations(
     const ending =
       outcome === 'success' && options.databaseCheckNext
         ? 'control plane done; the database check comes next'
-        : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`
+        : outcome === 'success' && options.untilIdle
+          ? 'the project is idle; the branch check comes next'
+          : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`
     logger.info(`[${elapsed()}] ${ending}`)
     const why = noRetryFits ? { reason, noRetryFits } : reason ? { reason } : {}
     return { outcome, ...result, ...why }
