@@ -1,7 +1,9 @@
 /*
  * The layers of src/, one direction: domain → api → wait → report → gate → the two front ends, the
  * action's runner and the command (each may import those before it, never those after; the front
- * ends never import each other). Only the runner touches the runner's toolkit and GitHub.
+ * ends never import each other). The front ends run the gate through its run (src/gate/gate-run.ts:
+ * secrets, signals, banner, warnings, the production dependencies), never gate.ts, the API or the
+ * wait themselves. Only the runner touches the runner's toolkit and GitHub.
  * `npm run lint` runs it; docs/development.md draws the same graph (npm run graph), and
  * __tests__/tooling/layers.test.ts shows each rule failing on a tree that breaks it.
  */
@@ -44,6 +46,22 @@ export default {
       to: { path: '^src/runner/' }
     },
     {
+      name: 'front-ends-run-the-gate-through-its-run',
+      severity: 'error',
+      comment:
+        'A front end reads its inputs, runs them with src/gate/gate-run.ts and publishes the report: the wiring around gate() exists once.',
+      from: { path: '^src/(runner|command)/' },
+      to: { path: '^src/gate/gate\\.ts$' }
+    },
+    {
+      name: 'front-ends-reach-the-api-only-through-the-run',
+      severity: 'error',
+      comment:
+        'The production dependencies (the transport, the database, the retry policy) and the wait are the run’s, not each front end’s.',
+      from: { path: '^src/(runner|command)/' },
+      to: { path: '^src/(api|wait)/' }
+    },
+    {
       name: 'only-index-imports-nothing-but-runner',
       severity: 'error',
       comment: 'src/index.ts is thin: it starts the runner.',
@@ -54,9 +72,9 @@ export default {
       name: 'toolkit-only-in-runner',
       severity: 'error',
       comment:
-        'Only the runner layer talks to the runner (@actions/core) and GitHub (@actions/github).',
+        'Only the runner layer talks to the runner (@actions/core, …) and GitHub (@actions/github); the API layer keeps only the proxy rules of @actions/http-client.',
       from: { path: '^src/(?!runner/)' },
-      to: { path: '@actions/(core|github)' }
+      to: { path: '@actions/(?!http-client/)' }
     },
     {
       name: 'command-imports-no-toolkit',

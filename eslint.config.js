@@ -39,6 +39,24 @@ export default tseslint.config(
     }
   },
   {
+    // The pull request is the action's alone: below the front ends, nothing names the action's own
+    // inputs (src/runner/input-helper.ts reads them), so the gate stays the same for both.
+    files: ['src/{domain,api,wait,report,gate}/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'Literal[value=/^(pr_comment|pr_comment_author|github_token)$/]',
+          message: 'An input of the action alone: read it in src/runner/.'
+        },
+        {
+          selector: 'Identifier[name=/^(prComment|prCommentAuthor|githubToken)$/]',
+          message: 'An input of the action alone: keep it in src/runner/.'
+        }
+      ]
+    }
+  },
+  {
     // run() is the runner's one catch: mask, inputs, gate, publish.
     files: ['src/runner/main.ts'],
     rules: {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { annotationsFor, MAX_OPERATION_ANNOTATIONS } from '../src/report/annotations.js'
+import { annotationsFor, MAX_OPERATION_ANNOTATIONS } from '../src/runner/annotations.js'
 import type { RunReport } from '../src/report/report.js'
 import type { Operation } from '../src/domain/schemas.js'
 import type { WaitResult } from '../src/wait/wait-for-operations.js'

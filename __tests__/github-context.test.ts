@@ -1,15 +1,19 @@
 /*
  * What the run is for, read from the runner's variables and event payload: the pull request and
- * its head, the commit of other events, and why a fork's or Dependabot's run has no key.
+ * its head, the commit of other events, how the summary names them, and why a fork's or
+ * Dependabot's run has no key.
  */
 import { afterAll, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { RunReport } from '../src/report/report.js'
+import { renderSummary } from '../src/report/summary.js'
 import {
   describeRun,
   headSha,
   readGitHubContext,
+  summaryFacts,
   withheldSecretReason
 } from '../src/runner/github-context.js'
 
@@ -137,6 +141,53 @@ describe('readGitHubContext', () => {
     expect(describeRun(context)).toBe('')
     expect(context.apiUrl).toBe('https://api.github.com')
     expect(context.serverUrl).toBe('https://github.com')
+  })
+})
+
+describe('summaryFacts: what the run is for, first in the summary counts line', () => {
+  const pullRequest = () =>
+    readGitHubContext({
+      ...base,
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: eventFile(pullRequestEvent())
+    })
+
+  it('a pull request: a link to it and its head commit, before the counts', () => {
+    const about = summaryFacts(pullRequest())
+    expect(about).toEqual([
+      'pull request <a href="https://github.com/octo/app/pull/42">#42</a>',
+      'head <code>1a2b3c4</code>'
+    ])
+    const report: RunReport = { outcome: 'success', requests: { requests: 3, retries: 1 } }
+    expect(renderSummary(report, { about })).toContain(
+      '<p>pull request <a href="https://github.com/octo/app/pull/42">#42</a> · head <code>1a2b3c4</code> · 3 requests · 1 retry</p>'
+    )
+    expect(renderSummary(report)).toContain('<p>3 requests · 1 retry</p>')
+  })
+
+  it('a page that is no http(s) address is no link; its text is escaped', () => {
+    const context = pullRequest()
+    context.pullRequest!.htmlUrl = 'javascript:alert(1)'
+    expect(summaryFacts(context)[0]).toBe('pull request #42')
+    context.pullRequest!.htmlUrl = 'https://github.com/octo/app/pull/42?"><b>x'
+    expect(summaryFacts(context)[0]).toBe(
+      'pull request <a href="https://github.com/octo/app/pull/42?&quot;&gt;&lt;b&gt;x">#42</a>'
+    )
+  })
+
+  it('a push: the commit; issue_comment: the pull request without a head; outside GitHub: nothing', () => {
+    expect(summaryFacts(readGitHubContext({ ...base, GITHUB_EVENT_NAME: 'push' }))).toEqual([
+      'commit <code>fffffff</code>'
+    ])
+    const comment = readGitHubContext({
+      ...base,
+      GITHUB_EVENT_NAME: 'issue_comment',
+      GITHUB_EVENT_PATH: eventFile(
+        JSON.stringify({ issue: { number: 42, pull_request: { html_url: null } } })
+      )
+    })
+    expect(summaryFacts(comment)).toEqual(['pull request #42'])
+    expect(summaryFacts(readGitHubContext({}))).toEqual([])
   })
 })
 

@@ -183,6 +183,14 @@ describe('getInputs', () => {
     expect(message).toContain('"wait"')
   })
 
+  it('names the action’s own bad inputs in the same error as the shared ones', () => {
+    expect(
+      errorOf({ ...base, interval: 'x', pr_comment: 'sometimes', pr_comment_author: 'a b' })
+    ).toBe(
+      'Invalid input: input "interval": "x" is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m); input "pr_comment": "sometimes" is not one of off, always, failure; input "pr_comment_author": "a b" is not valid; expected the GitHub login the token writes as, such as my-app[bot]'
+    )
+  })
+
   it('never echoes credentials given in api_host', () => {
     for (const host of [
       'https://user:hunter2@example.com/api/v2',

@@ -7,7 +7,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { judgeTeardown } from '../src/domain/teardown.js'
 import type { Operation, RelatedBranch, TeardownBranch } from '../src/domain/schemas.js'
-import { annotationsFor } from '../src/report/annotations.js'
+import { annotationsFor } from '../src/runner/annotations.js'
 import { errorLine } from '../src/report/headline.js'
 import { typedOutputs } from '../src/report/outputs.js'
 import type { RunReport } from '../src/report/report.js'

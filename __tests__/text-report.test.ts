@@ -21,10 +21,6 @@ const failedRun = (error: string): RunReport =>
   report({
     projectId: 'p-1',
     outcome: 'failure',
-    run: {
-      pullRequest: { number: 12, url: 'https://github.com/o/r/pull/12' },
-      sha: 'abcdef123456'
-    },
     branch: { id: 'br-main-123456', name: 'main', current_state: 'ready' } as RunReport['branch'],
     elapsedMs: 9000,
     wait: {
@@ -65,7 +61,7 @@ describe('the plain-text report', () => {
       '⏳ 1 still in flight: apply_config on br-main-123456, running for 9.0 s so far'
     )
     expect(lines[2]).toBe(
-      'pull request #12 (https://github.com/o/r/pull/12) · head abcdef1 · waited 9.0 s · 2 polls · 3 requests · 1 retry · project p-1 · branch main br-main-123456 · branch state ready'
+      'waited 9.0 s · 2 polls · 3 requests · 1 retry · project p-1 · branch main br-main-123456 · branch state ready'
     )
     expect(text).toContain('\nOperations (2)\n')
     const table = lines.slice(lines.indexOf('Operations (2)') + 1)

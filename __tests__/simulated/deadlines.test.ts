@@ -5,7 +5,7 @@
  * wait at once; listings end at the deadline; a cancelled job stops at once.
  */
 import { describe, expect, it } from '@jest/globals'
-import { annotationsFor } from '../../src/report/annotations.js'
+import { annotationsFor } from '../../src/runner/annotations.js'
 import { errorLine } from '../../src/report/headline.js'
 import { renderSummary } from '../../src/report/summary.js'
 import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'

@@ -6,6 +6,7 @@ import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../../src/api/api-core.js'
 import { ApiError } from '../../src/domain/errors.js'
 import { MAX_INTERVAL_MS, MAX_OPERATION_IDS, MAX_TIMEOUT_MS } from '../../src/gate/input-fields.js'
 import { INPUT_NAMES } from '../../src/domain/input-naming.js'
+import { ACTION_ONLY_INPUT_NAMES } from '../../src/runner/input-helper.js'
 import { getInputs } from '../../src/runner/input-helper.js'
 import {
   GATE_DISCOVERY_PAGE_LIMIT,
@@ -61,7 +62,7 @@ describe('documentation and metadata agree with the code', () => {
   const outputs = section(actionYml, 'outputs')
 
   it('action.yml declares exactly the inputs the code reads', () => {
-    expect([...inputs].sort()).toEqual([...INPUT_NAMES].sort())
+    expect([...inputs].sort()).toEqual([...INPUT_NAMES, ...ACTION_ONLY_INPUT_NAMES].sort())
   })
 
   it('action.yml declares every output of the contract', () => {

@@ -1,9 +1,11 @@
 /*
- * The layers' rules (.dependency-cruiser.mjs, run by `npm run lint`) can fail: a small tree that
- * breaks each of them once makes dependency-cruiser name every rule. `npm run lint` shows that the
- * real src/ breaks none.
+ * The layers' rules (.dependency-cruiser.mjs, and eslint.config.js's rule that keeps the action's
+ * own inputs in the runner; both run by `npm run lint`) can fail: a small tree that breaks each of
+ * them once makes dependency-cruiser name every rule, and ESLint flags the action's inputs named
+ * below the front ends. `npm run lint` shows that the real src/ breaks none.
  */
-import { describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -19,11 +21,16 @@ const BROKEN: Record<string, string[]> = {
   'src/domain/time.ts': ['../api/client.js'],
   'src/api/client.ts': ['../wait/loop.js'],
   'src/wait/loop.ts': ['../report/words.js'],
-  'src/report/words.ts': ['../gate/gate.js', '@actions/github'],
+  // The runner's toolkit and GitHub below the runner (any @actions/ package but the http-client's
+  // proxy rules, which the API layer keeps).
+  'src/report/words.ts': ['../gate/gate.js', '@actions/github', '@actions/io'],
+  'src/api/proxy.ts': ['@actions/http-client/lib/proxy'],
   'src/gate/gate.ts': ['../runner/main.js'],
-  // The front ends importing each other, and the command the toolkit.
-  'src/runner/main.ts': ['../command/main.js'],
-  'src/command/main.ts': ['../runner/main.js', '@actions/core'],
+  // The gate's run, which the front ends go through.
+  'src/gate/gate-run.ts': ['./gate.js', '../api/client.js', '../api/proxy.js'],
+  // The front ends importing each other, the command the toolkit, and going around the run.
+  'src/runner/main.ts': ['../command/main.js', '../gate/gate-run.js', '../gate/gate.js'],
+  'src/command/main.ts': ['../runner/main.js', '@actions/core', '../api/proxy.js'],
   'src/command/index.ts': ['./main.js'],
   // The action's entry starting something besides the runner.
   'src/index.ts': ['./gate/gate.js', './runner/main.js'],
@@ -31,32 +38,113 @@ const BROKEN: Record<string, string[]> = {
   'src/wait/forgotten.ts': []
 }
 
+interface Violation {
+  from: string
+  to: string
+  rule: { name: string }
+}
+
 describe('the rules of the layers', () => {
-  it('each rule of .dependency-cruiser.mjs fails on a tree that breaks it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'layers-'))
-    try {
-      for (const [file, imports] of Object.entries(BROKEN)) {
-        mkdirSync(dirname(join(dir, file)), { recursive: true })
-        const lines = imports.map((from, index) => `import * as m${index} from '${from}'`)
-        writeFileSync(
-          join(dir, file),
-          `${lines.join('\n')}\nexport const used = ${imports.length}\n`
-        )
-      }
-      copyFileSync(join(root, 'tsconfig.json'), join(dir, 'tsconfig.json'))
-      symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-      // As `npm run lint` runs it, on the broken tree.
-      const configFile = join(root, '.dependency-cruiser.mjs')
-      const output = JSON.parse(
-        depcruise(['src', '--config', configFile, '--output-type', 'json'], dir)
-      ) as { summary: { violations: { rule: { name: string } }[] } }
-      const { default: config } = (await import(pathToFileURL(configFile).href)) as {
-        default: { forbidden: IForbiddenRuleType[] }
-      }
-      const broken = new Set(output.summary.violations.map((violation) => violation.rule.name))
-      expect([...broken].sort()).toEqual(config.forbidden.map((rule) => rule.name).sort())
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
+  const configFile = join(root, '.dependency-cruiser.mjs')
+  const dir = mkdtempSync(join(tmpdir(), 'layers-'))
+  let violations: Violation[] = []
+  /**
+   * The rules `from` breaks by importing the module at `to` (a path, or a package's), but the
+   * circle's: the broken tree goes round in several.
+   */
+  const broken = (from: string, to: string): string[] =>
+    violations
+      .filter((violation) => violation.from === from && violation.to.includes(to))
+      .map((violation) => violation.rule.name)
+      .filter((name) => name !== 'no-circular')
+      .sort()
+
+  beforeAll(() => {
+    for (const [file, imports] of Object.entries(BROKEN)) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true })
+      const lines = imports.map((from, index) => `import * as m${index} from '${from}'`)
+      writeFileSync(join(dir, file), `${lines.join('\n')}\nexport const used = ${imports.length}\n`)
     }
+    copyFileSync(join(root, 'tsconfig.json'), join(dir, 'tsconfig.json'))
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+    // As `npm run lint` runs it, on the broken tree.
+    const output = JSON.parse(
+      depcruise(['src', '--config', configFile, '--output-type', 'json'], dir)
+    ) as { summary: { violations: Violation[] } }
+    violations = output.summary.violations
+  })
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('each rule of .dependency-cruiser.mjs fails on a tree that breaks it', async () => {
+    const { default: config } = (await import(pathToFileURL(configFile).href)) as {
+      default: { forbidden: IForbiddenRuleType[] }
+    }
+    const names = new Set(violations.map((violation) => violation.rule.name))
+    expect([...names].sort()).toEqual(config.forbidden.map((rule) => rule.name).sort())
+  })
+
+  it('the front ends go through the gate’s run, and only the runner uses the toolkit', () => {
+    expect(broken('src/runner/main.ts', 'src/gate/gate.ts')).toEqual([
+      'front-ends-run-the-gate-through-its-run'
+    ])
+    expect(broken('src/runner/main.ts', 'src/gate/gate-run.ts')).toEqual([])
+    expect(broken('src/command/main.ts', 'src/api/proxy.ts')).toEqual([
+      'front-ends-reach-the-api-only-through-the-run'
+    ])
+    // The run itself stands on gate.ts and the API.
+    expect(broken('src/gate/gate-run.ts', 'src/gate/gate.ts')).toEqual([])
+    expect(broken('src/gate/gate-run.ts', 'src/api/client.ts')).toEqual([])
+    expect(broken('src/report/words.ts', '@actions/io')).toEqual(['toolkit-only-in-runner'])
+    expect(broken('src/api/proxy.ts', '@actions/http-client')).toEqual([])
+  })
+})
+
+/**
+ * What ESLint, as `npm run lint` runs it (types aside), says about `code` in each of `files`: the
+ * rules it breaks there. One process for all: ESLint takes most of a second to load.
+ */
+function eslintRules(files: string[], code: string): Record<string, string[]> {
+  const script = `
+    import { ESLint } from 'eslint'
+    const eslint = new ESLint({
+      overrideConfig: {
+        files: ['**/*.ts'],
+        languageOptions: { parserOptions: { projectService: false } },
+        rules: {
+          '@typescript-eslint/no-floating-promises': 'off',
+          '@typescript-eslint/no-misused-promises': 'off'
+        }
+      }
+    })
+    const said = {}
+    for (const filePath of ${JSON.stringify(files)}) {
+      const [result] = await eslint.lintText(${JSON.stringify(code)}, { filePath })
+      said[filePath] = result.messages.map((message) => message.ruleId ?? message.message)
+    }
+    console.log(JSON.stringify(said))
+  `
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8'
+  })
+  if (run.status !== 0) throw new Error(run.stderr)
+  return JSON.parse(run.stdout) as Record<string, string[]>
+}
+
+describe('the action’s own inputs stay in the runner', () => {
+  it('named anywhere below the front ends, they fail the lint; in src/runner/, they pass', () => {
+    const code = [
+      "export const names = ['api_key', 'pr_comment', 'pr_comment_author', 'github_token']",
+      'export const inputs = { prComment: 1, prCommentAuthor: 2, githubToken: 3 }',
+      ''
+    ].join('\n')
+    const below = ['domain', 'api', 'wait', 'report', 'gate'].map((layer) => `src/${layer}/x.ts`)
+    const said = eslintRules([...below, 'src/runner/x.ts', 'src/command/x.ts'], code)
+    const six = Array(6).fill('no-restricted-syntax')
+    expect(said).toEqual({
+      ...Object.fromEntries(below.map((file) => [file, six])),
+      'src/runner/x.ts': [],
+      'src/command/x.ts': []
+    })
   })
 })

@@ -1,13 +1,14 @@
 /*
- * The action's own gate() (inputs, request core, retry policy, pace, wait loop) on a simulated clock
- * and a simulated network: every gate of a fleet is the real code, and only time and the server
- * are models. The server's limits are the local API server's own (script/servers/neon-api/
- * limits.ts): sliding windows per account and per route, a 429 not counted, Retry-After in whole
- * seconds until a slot frees. A change to the pacing shows up here with no second copy of it.
+ * The gate as both front ends run it (gate-run.ts: inputs, request core, retry policy, pace, wait
+ * loop) on a simulated clock and a simulated network: every gate of a fleet is the real code, and
+ * only time and the server are models. The server's limits are the local API server's own
+ * (script/servers/neon-api/limits.ts): sliding windows per account and per route, a 429 not
+ * counted, Retry-After in whole seconds until a slot frees. A change to the pacing shows up here with no second copy of it.
  *
  * Time only moves when every gate waits: before each event, the microtasks of the last one settle
  * (one setImmediate), so a run of minutes takes a second or two.
  */
+import { EventEmitter } from 'node:events'
 import { CONTRACT_NAMING } from '../../src/domain/input-naming.js'
 import type { HttpGet } from '../../src/api/http-transport.js'
 import type { QueryDatabase } from '../../src/api/postgres.js'
@@ -15,14 +16,14 @@ import { RetryPolicy } from '../../src/api/retry-policy.js'
 import type { Logger } from '../../src/domain/logger.js'
 import { Redactor } from '../../src/domain/untrusted-text.js'
 import type { RunReport } from '../../src/report/report.js'
-import { gate } from '../../src/gate/gate.js'
+import { addSecret, GateRun } from '../../src/gate/gate-run.js'
+import { parseInputs } from '../../src/gate/inputs.js'
 import {
   EPOCH,
   type SimulatedHandling,
   simulatedNetwork,
   type SimulatedTime
 } from '../servers/simulated-network.ts'
-import { getInputs } from '../../src/runner/input-helper.js'
 
 /** Up to this much more on each way, at random: a machine busy with 90 bundles answers late. */
 const HALF_TRIP_JITTER_MS = Number(process.env.HALF_TRIP_JITTER_MS ?? 10)
@@ -92,8 +93,10 @@ export function startGate(
 }
 
 /**
- * The action's gate() with these inputs on simulated time over `transport`: its clock, retries and
- * pace draw from `random`; silent, never cancelled and without a database unless told otherwise.
+ * A run of the gate (the front ends' own, src/gate/gate-run.ts) with these inputs, named as the
+ * contract names them, on simulated time over `transport`: its clock, retries and pace draw from
+ * `random`; silent, never signalled (`signals`: where the test sends SIGINT or SIGTERM) and without
+ * a database unless told otherwise.
  */
 export function simulatedGate(
   time: SimulatedTime,
@@ -102,23 +105,29 @@ export function simulatedGate(
     random: () => number
     transport: HttpGet
     logger?: Logger
-    signal?: AbortSignal
+    signals?: EventEmitter
     queryDatabase?: QueryDatabase
   }
 ): Promise<RunReport> {
-  const inputs = getInputs((name) => values[name] ?? '')
+  const redactor = new Redactor()
+  addSecret(redactor, values.api_key ?? '')
+  addSecret(redactor, values.database_url ?? '', 'database_url')
+  const inputs = parseInputs((name) => values[name] ?? '', CONTRACT_NAMING)
   const { random } = dependencies
-  return gate(inputs, {
+  const run = new GateRun({
+    logger: dependencies.logger ?? silent,
+    redactor,
+    signals: (dependencies.signals ?? new EventEmitter()) as unknown as Pick<
+      NodeJS.Process,
+      'once' | 'off'
+    >,
     clock: time,
     retryPolicy: new RetryPolicy({ random }),
     random,
-    logger: dependencies.logger ?? silent,
-    redactor: new Redactor([inputs.apiKey]),
-    signal: dependencies.signal ?? new AbortController().signal,
     transport: dependencies.transport,
     queryDatabase:
       dependencies.queryDatabase ??
-      (() => Promise.reject(new Error('no database in this simulation'))),
-    naming: CONTRACT_NAMING
+      (() => Promise.reject(new Error('no database in this simulation')))
   })
+  return run.gate(inputs, CONTRACT_NAMING)
 }

@@ -4,16 +4,11 @@
  * standard error and an exit code.
  */
 import type { Readable } from 'node:stream'
-import { httpGet } from '../api/http-transport.js'
-import { queryDatabase } from '../api/postgres.js'
-import { RetryPolicy } from '../api/retry-policy.js'
 import type { Clock } from '../domain/clock.js'
-import { databaseSecrets } from '../domain/database.js'
 import { CancelledError, InputError } from '../domain/errors.js'
 import { forLog, forLogLines, Redactor } from '../domain/untrusted-text.js'
-import { ACTION_VERSION } from '../domain/version.js'
-import { gate } from '../gate/gate.js'
-import { ignoredInputWarnings, type Inputs, parseInputs, parseTimeout } from '../gate/inputs.js'
+import { addSecret, GateRun, type StopSignal } from '../gate/gate-run.js'
+import { type Inputs, parseInputs, parseTimeout } from '../gate/inputs.js'
 import { errorLine } from '../report/headline.js'
 import { typedOutputs } from '../report/outputs.js'
 import type { RunReport } from '../report/report.js'
@@ -42,13 +37,6 @@ export interface CommandEnvironment {
   clock: Clock
 }
 
-type StopSignal = 'SIGINT' | 'SIGTERM'
-
-/** When the command started on its clock: the timeout counts from there. */
-interface Started {
-  startedAt: number
-}
-
 /** How the command writes to standard error, and what it takes out first. */
 interface Voice {
   color: boolean
@@ -62,11 +50,9 @@ const colourWanted = (env: Record<string, string | undefined>): boolean => !env.
 /** Runs the command; resolves to its exit code, never rejects. */
 export async function runCommand(argv: string[], environment: CommandEnvironment): Promise<number> {
   const { env, stdout } = environment
-  // --timeout bounds the whole command, the reading of its secrets included.
-  const startedAt = environment.clock.now()
   const redactor = new Redactor()
   // The key in the environment is known at once: redacted before any message could quote it.
-  redactor.add((env.NEON_API_KEY ?? '').trim())
+  addSecret(redactor, (env.NEON_API_KEY ?? '').trim())
   const voice: Voice = {
     color: colourWanted(env),
     clean: (text) => forLogLines(forLog(redactor.redact(text))),
@@ -85,58 +71,34 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
   const { request } = parsed
   // A database URL given as a flag is known at once too.
   const urlFlag = request.values.database_url?.trim()
-  for (const secret of urlFlag ? databaseSecrets(urlFlag) : []) redactor.add(secret)
+  if (urlFlag) addSecret(redactor, urlFlag, 'database_url')
   const progress = new Progress(environment.stderr, { quiet: request.quiet, ...voice })
   const output = { ...environment, progress }
-  const stop = new StopSignals(environment.signals, progress)
+  // --timeout bounds the whole run, the reading of its secrets included. SIGINT and SIGTERM while
+  // the command reads its secrets or runs the gate: the first aborts what is in flight (the result
+  // is still reported and written); a second ends the command at once: the user means it.
+  const gateRun = new GateRun({
+    logger: progress,
+    redactor,
+    clock: environment.clock,
+    signals: environment.signals,
+    onRepeatedSignal: (signal) => process.exit(EXIT[signal])
+  })
   const { writable, problems } = checkResultTargets(request)
   try {
     let inputs: Inputs
     try {
       if (problems.length > 0) throw new UsageError(problems.join('; '))
-      inputs = await readInputs(request, { ...environment, startedAt }, redactor, stop.signal)
+      inputs = await readInputs(request, environment, gateRun, redactor)
     } catch (error) {
-      return await endWithError(error, stop.stoppedBy, writable, output, voice)
+      return await endWithError(error, gateRun.stoppedBy, writable, output, voice)
     }
-    return await gateAndReport(inputs, request, { ...output, startedAt, redactor, stop })
+    return await gateAndReport(inputs, request, { ...output, redactor, gateRun })
   } catch (error) {
     // Nothing is expected here; the error line says what it was.
     return endWithError(error, undefined, writable, output, voice)
   } finally {
-    stop.off()
-  }
-}
-
-/**
- * SIGINT and SIGTERM while the command reads its secrets or runs the gate: the first aborts what is
- * in flight (the result is still reported and written); a second ends the command at once.
- */
-class StopSignals {
-  stoppedBy: StopSignal | undefined
-  private readonly controller = new AbortController()
-  private readonly onSignal = (signal: StopSignal): void => {
-    // A second signal: the user means it; leave at once.
-    if (this.stoppedBy) process.exit(EXIT[signal])
-    this.stoppedBy = signal
-    this.progress.info(`Received ${signal}: stopping`)
-    this.controller.abort(new CancelledError(signal))
-  }
-
-  constructor(
-    private readonly signals: CommandEnvironment['signals'],
-    private readonly progress: Progress
-  ) {
-    signals.once('SIGINT', this.onSignal)
-    signals.once('SIGTERM', this.onSignal)
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal
-  }
-
-  off(): void {
-    this.signals.off('SIGINT', this.onSignal)
-    this.signals.off('SIGTERM', this.onSignal)
+    gateRun.end()
   }
 }
 
@@ -187,9 +149,9 @@ async function endWithError(
  */
 async function readInputs(
   request: CommandRequest,
-  { env, stdin, clock, startedAt }: CommandEnvironment & Started,
-  redactor: Redactor,
-  signal: AbortSignal
+  { env, stdin }: CommandEnvironment,
+  { clock, startedAt, signal }: GateRun,
+  redactor: Redactor
 ): Promise<Inputs> {
   // A bad --timeout is said at once, not after a pipe that nobody writes to has had five days;
   // unless the key is known to the redactor already (NEON_API_KEY), it does not repeat the value.
@@ -201,12 +163,12 @@ async function readInputs(
     signal
   })
   const apiKey = await readApiKey(request.apiKeyFile, env, reading())
-  redactor.add(apiKey)
+  addSecret(redactor, apiKey)
   const databaseUrl =
     request.databaseUrlFile !== undefined
       ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading())
       : request.values.database_url?.trim()
-  for (const secret of databaseUrl ? databaseSecrets(databaseUrl) : []) redactor.add(secret)
+  if (databaseUrl) addSecret(redactor, databaseUrl, 'database_url')
   const values: Record<string, string | undefined> = {
     ...request.values,
     api_key: apiKey,
@@ -220,38 +182,18 @@ async function gateAndReport(
   request: CommandRequest,
   {
     stdout,
-    clock,
-    startedAt,
     progress,
     redactor,
-    stop
-  }: CommandEnvironment &
-    Started & {
-      progress: Progress
-      redactor: Redactor
-      stop: StopSignals
-    }
+    gateRun
+  }: CommandEnvironment & { progress: Progress; redactor: Redactor; gateRun: GateRun }
 ): Promise<number> {
-  for (const warning of ignoredInputWarnings(inputs, request.naming)) progress.warning(warning)
-  progress.info(`Neon operations gate ${ACTION_VERSION}`)
-  const report = await gate(inputs, {
-    clock,
-    stepStartedAt: startedAt,
-    retryPolicy: new RetryPolicy(),
-    logger: progress,
-    redactor,
-    signal: stop.signal,
-    transport: httpGet,
-    queryDatabase,
-    naming: request.naming
-  })
-  stop.off()
+  const report = await gateRun.gate(inputs, request.naming)
   progress.finish()
   for (const note of typedOutputs(report).notes) progress.warning(note)
   const line = errorLine(report)
   if (line) progress.error(line)
   stdout.write(standardOutput(report, request.output, redactor))
-  const code = exitCodeOf(report, stop.stoppedBy)
+  const code = exitCodeOf(report, gateRun.stoppedBy)
   try {
     await writeResultFiles(report, request, { redactor, code })
   } catch (error) {

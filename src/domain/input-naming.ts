@@ -1,6 +1,7 @@
 /*
- * The gate's inputs by name, and how each front end names them in its messages: the action as
- * action.yml does (`input "project_id"`, `list_projects: true`), the command as the flag or the
+ * The gate's inputs by name (those both front ends share; the action's own for the pull request
+ * are the runner's), and how each front end names them in its messages: the action as action.yml
+ * does (`input "project_id"`, `list_projects: true`), the command as the flag or the
  * variable the user typed (`--project-id`, `NEON_PROJECT_ID`). An error about an input, wherever it
  * is found, is worded with the naming of the front end that shows it.
  */
@@ -16,26 +17,23 @@ export const INPUT_NAMES = [
   'timeout',
   'fail_fast',
   'api_host',
-  'pr_comment',
-  'pr_comment_author',
-  'github_token',
   'database_url',
   'before'
 ] as const
 export type InputName = (typeof INPUT_NAMES)[number]
 
-/** How a front end names its inputs in messages. */
-export interface InputNaming {
+/** How a front end names its inputs in messages (a front end's own inputs too: `Name`). */
+export interface InputNaming<Name extends string = InputName> {
   /** Where a problem is, at the start of its message: `input "project_id"`, `--project-id`. */
-  label(name: InputName): string
+  label(name: Name): string
   /** The input inside a sentence: `project_id`, `--project-id`. */
-  mention(name: InputName): string
+  mention(name: Name): string
   /** A boolean input turned on: `list_projects: true`, `--list-projects`. */
-  enabled(name: InputName): string
+  enabled(name: Name): string
 }
 
 /** The contract's names, as action.yml spells them: the action's naming, and every message's default. */
-export const CONTRACT_NAMING: InputNaming = {
+export const CONTRACT_NAMING: InputNaming<string> = {
   label: (name) => `input "${name}"`,
   mention: (name) => name,
   enabled: (name) => `${name}: true`

@@ -12,8 +12,6 @@ export const DEFAULT_TIMEOUT = '10m'
 export const ID_PATTERN = /^[a-z0-9-]{1,60}$/
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
 export const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u')
-/** A user's or a bot's login. */
-export const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/
 export const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const MIN_DURATION_MS = 1000

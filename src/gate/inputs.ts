@@ -1,6 +1,7 @@
 /*
  * The gate's inputs, one schema for both front ends: what each accepts, its default and its
- * problems, worded with the names the front end gives them (InputNaming).
+ * problems, worded with the names the front end gives them (InputNaming). A front end's own inputs
+ * (the action's for the pull request) are its own schema, checked beside these (OwnInputs).
  */
 import { z } from 'zod'
 import { parseDatabaseUrl } from '../domain/database.js'
@@ -14,7 +15,6 @@ import {
   BRANCH_PATTERN,
   DEFAULT_TIMEOUT,
   durationInput,
-  GITHUB_LOGIN_PATTERN,
   ID_PATTERN,
   idInput,
   MAX_API_KEY_CHARS,
@@ -25,8 +25,6 @@ import {
   quotedAsGiven,
   type ShowValue
 } from './input-fields.js'
-
-const PR_COMMENT_MODES = ['off', 'always', 'failure'] as const
 
 const timeoutInput = (show: ShowValue) =>
   durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show)
@@ -61,19 +59,6 @@ function inputFields(naming: InputNaming) {
     timeout: timeoutInput(quotedAsGiven),
     fail_fast: booleanInput(false),
     api_host: apiHostInput,
-    pr_comment: z.string().transform((raw, ctx) => {
-      const text = raw.trim()
-      const mode = PR_COMMENT_MODES.find((name) => name === (text.toLowerCase() || 'off'))
-      if (mode) return mode
-      // Quoted as given: a value folded in case would slip past the redactor.
-      ctx.addIssue({ code: 'custom', message: `"${text}" is not one of off, always, failure` })
-      return z.NEVER
-    }),
-    pr_comment_author: idInput(
-      GITHUB_LOGIN_PATTERN,
-      'the GitHub login the token writes as, such as my-app[bot]'
-    ),
-    github_token: z.string().transform((raw) => raw.trim()),
     database_url: z.string().transform((raw, ctx) => {
       if (!raw.trim()) return undefined
       const target = parseDatabaseUrl(raw.trim())
@@ -159,9 +144,6 @@ function inputsSchema(naming: InputNaming) {
       timeoutMs: inputs.timeout,
       failFast: inputs.fail_fast,
       apiHost: inputs.api_host,
-      prComment: inputs.pr_comment,
-      prCommentAuthor: inputs.pr_comment_author,
-      githubToken: inputs.github_token,
       database: inputs.database_url,
       before: inputs.before
     }))
@@ -204,13 +186,30 @@ export function ignoredInputWarnings(inputs: Inputs, naming: InputNaming): strin
   return warnings
 }
 
+/** A front end's own inputs, by name, and their schema: read and checked with the shared ones. */
+export interface OwnInputs<Name extends string, Own> {
+  names: readonly Name[]
+  schema: z.ZodType<Own, Record<Name, string>>
+}
+
 /**
- * Reads and validates every input before any request. Throws one InputError that names each bad
- * input as its front end calls it, and what it accepts.
+ * Reads and validates every input (with `own`, the front end's own too) before any request. Throws
+ * one InputError that names each bad input as its front end calls it, and what it accepts.
  */
-export function parseInputs(readInput: (name: InputName) => string, naming: InputNaming): Inputs {
-  const raw = Object.fromEntries(INPUT_NAMES.map((name) => [name, readInput(name) ?? '']))
-  return parsedOrThrown(inputsSchema(naming), raw, naming)
+export function parseInputs<Name extends string = never, Own extends object = object>(
+  readInput: (name: InputName | Name) => string,
+  naming: InputNaming<InputName | Name>,
+  own?: OwnInputs<Name, Own>
+): Inputs & Own {
+  const read = <N extends string>(names: readonly N[]) =>
+    Object.fromEntries(names.map((name) => [name, readInput(name as InputName | Name) ?? '']))
+  const shared = inputsSchema(naming).safeParse(read(INPUT_NAMES))
+  const frontEnds = own?.schema.safeParse(read(own.names))
+  const problems = [shared, frontEnds].flatMap((parsed) =>
+    parsed ? problemsOf(parsed, naming) : []
+  )
+  if (problems.length > 0 || !shared.success) throw invalidInput(problems)
+  return { ...shared.data, ...(frontEnds?.data as Own) }
 }
 
 /**
@@ -226,8 +225,20 @@ export function parseTimeout(raw: string, naming: InputNaming, quote = true): nu
 function parsedOrThrown<T>(schema: z.ZodType<T>, raw: unknown, naming: InputNaming): T {
   const parsed = schema.safeParse(raw)
   if (parsed.success) return parsed.data
-  const problems = parsed.error.issues.map(
-    (issue) => `${naming.label(issue.path[0] as InputName)}: ${issue.message}`
+  throw invalidInput(problemsOf(parsed, naming))
+}
+
+/** Each problem of a parse, at the start the input it is about as the front end names it. */
+function problemsOf<Name extends string>(
+  parsed: z.ZodSafeParseResult<unknown>,
+  naming: InputNaming<Name>
+): string[] {
+  if (parsed.success) return []
+  return parsed.error.issues.map(
+    (issue) => `${naming.label(issue.path[0] as Name)}: ${issue.message}`
   )
-  throw new InputError(`Invalid input: ${problems.join('; ')}`)
+}
+
+function invalidInput(problems: string[]): InputError {
+  return new InputError(`Invalid input: ${problems.join('; ')}`)
 }

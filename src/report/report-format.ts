@@ -26,8 +26,6 @@ export interface ReportFormat {
   heading(title: string, level: 2 | 3): string
   /** The outcome's label, set apart. */
   strong(text: string): string
-  /** A link; `url` is only ever an http(s) address from the event. */
-  link(label: string, url: string): string
   /** Within a cell: what follows goes below (an operation's error under its status). */
   below(first: string, second: string): string
   /** The timeline chart (Mermaid), where the format can show one. */
@@ -57,7 +55,6 @@ export const HTML_FORMAT: ReportFormat = {
   paragraph: (line) => `<p>${line}</p>`,
   heading: (title, level) => `<h${level}>${title}</h${level}>`,
   strong: (text) => `<b>${text}</b>`,
-  link: (label, url) => `<a href="${forHtml(url, 300)}">${label}</a>`,
   below: (first, second) => `${first}<br>${second}`,
   chart: (mermaid) => `\n\`\`\`mermaid\n${mermaid}\n\`\`\`\n`,
   table: (headers, rows, more) => {
@@ -103,7 +100,6 @@ export const TEXT_FORMAT: ReportFormat = {
   // The command's report starts with its headline: no title above it.
   heading: (title, level) => (level === 2 ? '' : `\n${title}`),
   strong: (text) => text,
-  link: (label, url) => `${label} (${plain(url, 300)})`,
   // Our own mark between the parts; API text holds no line break once `plain` has made it safe.
   below: (first, second) => `${first}\n${second}`,
   chart: () => undefined,

@@ -17,8 +17,6 @@ export type RunOutcome = Outcome | 'error'
 export interface RunReport {
   /** How the run ended; `error` when an error failed the step. */
   outcome?: RunOutcome
-  /** What the run is for, from the GitHub context: the pull request or the commit. */
-  run?: { pullRequest?: { number: number; url?: string }; sha?: string }
   /** `fail_fast`: whether `failed` counts as a final failure. */
   failFast?: boolean
   projectId?: string

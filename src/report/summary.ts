@@ -27,7 +27,7 @@ const OUTCOME_LABELS: Record<Outcome, string> = {
  * Bounds that keep the summary far below GitHub's 1 MiB whatever the API sends: rows per table, and
  * characters of API text per cell (HTML escaping grows text at most 6-fold).
  */
-export interface SummaryLimits {
+interface SummaryLimits {
   operationRows: number
   /** 0: no projects table. */
   projectRows: number
@@ -52,25 +52,13 @@ function table<T>(
   return format.table(headers, items.slice(0, maxRows).map(cells), left)
 }
 
-function runFacts(format: ReportFormat, run: RunReport['run']): string[] {
-  const facts: string[] = []
-  const pullRequest = run?.pullRequest
-  if (pullRequest) {
-    const label = `#${pullRequest.number}`
-    const url =
-      pullRequest.url && /^https?:\/\//.test(pullRequest.url) ? pullRequest.url : undefined
-    facts.push(`pull request ${url ? format.link(label, url) : label}`)
-  }
-  if (run?.sha) {
-    facts.push(`${pullRequest ? 'head' : 'commit'} ${format.code(run.sha.slice(0, 7))}`)
-  }
-  return facts
-}
-
-/** `waited 7.1 s · 8 polls · 8 requests · 0 retries · project …`: the counts, below the outcome. */
-function countsLine(format: ReportFormat, report: RunReport): string {
+/**
+ * `waited 7.1 s · 8 polls · 8 requests · 0 retries · project …`: the counts, below the outcome,
+ * after what the front end says the run is for (`about`).
+ */
+function countsLine(format: ReportFormat, report: RunReport, about: string[]): string {
   const { code } = format
-  const facts = runFacts(format, report.run)
+  const facts = [...about]
   if (report.wait) {
     if (report.elapsedMs !== undefined) facts.push(`waited ${formatDuration(report.elapsedMs)}`)
     facts.push(plural(report.wait.polls, 'poll'))
@@ -127,12 +115,16 @@ export function headlineText(report: RunReport): string {
 }
 
 /** The report in `format`: the outcome and why, the counts, the operations, the projects. */
-function renderReport(report: RunReport, format: ReportFormat, limits: SummaryLimits): string {
+function renderReport(
+  report: RunReport,
+  format: ReportFormat,
+  { limits = SUMMARY_LIMITS, about = [] }: SummaryOptions
+): string {
   const facts = operationFacts(report)
   const parts = [
     format.heading('Neon operations gate', 2),
     ...outcomeLines(format, report, facts),
-    countsLine(format, report)
+    countsLine(format, report, about)
   ]
   if (report.wait?.reason) {
     parts.push(format.paragraph(format.text(report.wait.reason, MAX_MESSAGE_CHARS)))
@@ -145,12 +137,21 @@ function renderReport(report: RunReport, format: ReportFormat, limits: SummaryLi
   return format.join(parts)
 }
 
+export interface SummaryOptions {
+  limits?: SummaryLimits
+  /**
+   * What the run is for, as the front end words it, in HTML that is safe as it stands (the action:
+   * the pull request and its head commit): first in the counts line.
+   */
+  about?: string[]
+}
+
 /**
  * The job summary (and, with smaller limits, the pull-request comment): what a person checks on the
  * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
  */
-export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY_LIMITS): string {
-  return renderReport(report, HTML_FORMAT, limits)
+export function renderSummary(report: RunReport, options: SummaryOptions = {}): string {
+  return renderReport(report, HTML_FORMAT, options)
 }
 
 /**
@@ -158,7 +159,7 @@ export function renderSummary(report: RunReport, limits: SummaryLimits = SUMMARY
  * and no line a CI log could read as a command.
  */
 export function renderTextReport(report: RunReport): string {
-  return forLogLines(renderReport(report, TEXT_FORMAT, SUMMARY_LIMITS))
+  return forLogLines(renderReport(report, TEXT_FORMAT, {}))
 }
 
 /** What was read of the operations: the timeline and the table, or why there is none. */
@@ -282,17 +283,16 @@ function projectsSection(
 }
 
 /**
- * The summary, `frame`d (the comment adds its marker and footer), within `maxBytes` of UTF-8: the
- * tables lose half their rows until it fits, and a last cut catches anything left.
+ * The summary within `maxBytes` of UTF-8: the tables lose half their rows until it fits, and a
+ * last cut catches anything left.
  */
 export function renderSummaryWithin(
   report: RunReport,
   maxBytes: number,
-  limits: SummaryLimits = SUMMARY_LIMITS,
-  frame: (html: string) => string = (html) => html
+  { limits = SUMMARY_LIMITS, about }: SummaryOptions = {}
 ): string {
   for (let rows = limits; ;) {
-    const text = frame(renderSummary(report, rows))
+    const text = renderSummary(report, { limits: rows, about })
     const fewest = rows.operationRows === 0 && rows.projectRows === 0
     if (Buffer.byteLength(text) <= maxBytes || fewest) return truncateBytes(text, maxBytes)
     rows = {

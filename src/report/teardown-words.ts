@@ -93,7 +93,7 @@ export function teardownPhrase(check: TeardownCheck): Phrase {
 }
 
 /** Each blocker's reason, and what it is and what to do about it; none when nothing blocks. */
-export function blockerDetails(check: TeardownCheck): { reason: string; detail: Phrase }[] {
+function blockerDetails(check: TeardownCheck): { reason: string; detail: Phrase }[] {
   if (check.preflight === 'gone') return []
   return check.judgement.blockers.map((blocker) => ({
     reason: blocker.reason,

@@ -7,6 +7,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
+import { forHtml } from '../domain/untrusted-text.js'
+import { HTML_FORMAT } from '../report/report-format.js'
 
 const PullRequestEventSchema = z.object({
   pull_request: z.object({
@@ -128,6 +130,25 @@ export function describeRun(context: GitHubContext): string {
     return `pull request #${context.pullRequest.number}${short ? ` (head ${short})` : ''}`
   }
   return short ? `commit ${short}` : ''
+}
+
+/**
+ * What the run is for, first in the job summary's and the comment's counts line (HTML):
+ * `pull request #42` (a link, to an http(s) address only) and `head 1a2b3c4`, or `commit 1a2b3c4`.
+ */
+export function summaryFacts(context: GitHubContext): string[] {
+  const facts: string[] = []
+  const { pullRequest } = context
+  if (pullRequest) {
+    const label = `#${pullRequest.number}`
+    const url = pullRequest.htmlUrl
+    const linked =
+      url && /^https?:\/\//.test(url) ? `<a href="${forHtml(url, 300)}">${label}</a>` : label
+    facts.push(`pull request ${linked}`)
+  }
+  const sha = headSha(context)
+  if (sha) facts.push(`${pullRequest ? 'head' : 'commit'} ${HTML_FORMAT.code(sha.slice(0, 7))}`)
+  return facts
 }
 
 /**

@@ -1,10 +1,56 @@
+/*
+ * The action's inputs, as action.yml names them, in one typed object: the gate's shared inputs and
+ * the action's own for the pull request (`pr_comment`, `pr_comment_author`, `github_token`), read
+ * and checked together, so that one error names every bad input.
+ */
+import { z } from 'zod'
 import { CONTRACT_NAMING, type InputName, type InputNaming } from '../domain/input-naming.js'
+import { idInput } from '../gate/input-fields.js'
 import { type Inputs, parseInputs } from '../gate/inputs.js'
 
+/** The inputs only the action has: the pull-request comment's. */
+export const ACTION_ONLY_INPUT_NAMES = ['pr_comment', 'pr_comment_author', 'github_token'] as const
+type ActionOnlyInputName = (typeof ACTION_ONLY_INPUT_NAMES)[number]
+
 /** The action names its inputs as action.yml does. */
-export const ACTION_INPUT_NAMING: InputNaming = CONTRACT_NAMING
+export const ACTION_INPUT_NAMING: InputNaming<InputName | ActionOnlyInputName> = CONTRACT_NAMING
+
+const PR_COMMENT_MODES = ['off', 'always', 'failure'] as const
+
+/** A user's or a bot's login. */
+const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/
+
+const actionOnlySchema = z
+  .object({
+    pr_comment: z.string().transform((raw, ctx) => {
+      const text = raw.trim()
+      const mode = PR_COMMENT_MODES.find((name) => name === (text.toLowerCase() || 'off'))
+      if (mode) return mode
+      // Quoted as given: a value folded in case would slip past the redactor.
+      ctx.addIssue({ code: 'custom', message: `"${text}" is not one of off, always, failure` })
+      return z.NEVER
+    }),
+    pr_comment_author: idInput(
+      GITHUB_LOGIN_PATTERN,
+      'the GitHub login the token writes as, such as my-app[bot]'
+    ),
+    github_token: z.string().transform((raw) => raw.trim())
+  })
+  .transform((inputs) => ({
+    prComment: inputs.pr_comment,
+    prCommentAuthor: inputs.pr_comment_author,
+    githubToken: inputs.github_token
+  }))
+
+/** The action's inputs: the gate's, and the pull-request comment's. */
+export type ActionInputs = Inputs & z.output<typeof actionOnlySchema>
 
 /** Reads and validates every input of the action before any request (one InputError for all). */
-export function getInputs(readInput: (name: InputName) => string): Inputs {
-  return parseInputs(readInput, ACTION_INPUT_NAMING)
+export function getInputs(
+  readInput: (name: InputName | ActionOnlyInputName) => string
+): ActionInputs {
+  return parseInputs(readInput, ACTION_INPUT_NAMING, {
+    names: ACTION_ONLY_INPUT_NAMES,
+    schema: actionOnlySchema
+  })
 }

@@ -8,7 +8,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto'
 import { type Clock, systemClock } from '../domain/clock.js'
-import type { GitHubContext } from './github-context.js'
+import { type GitHubContext, summaryFacts } from './github-context.js'
 import type { Logger } from '../domain/logger.js'
 import type { RunReport } from '../report/report.js'
 import { headlineText, renderSummaryWithin } from '../report/summary.js'
@@ -70,10 +70,10 @@ async function commentAuthor(api: CommentApi, token: string, configured?: string
 }
 
 /** The summary in Markdown that GitHub renders: this run's details, within their share of the body. */
-function details(report: RunReport): string {
+function details(report: RunReport, context: GitHubContext): string {
   return renderSummaryWithin(report, DETAILS_BUDGET_BYTES, {
-    operationRows: COMMENT_OPERATION_ROWS,
-    projectRows: 0
+    limits: { operationRows: COMMENT_OPERATION_ROWS, projectRows: 0 },
+    about: summaryFacts(context)
   })
 }
 
@@ -172,7 +172,7 @@ function ownResult({ context, report, redact, clock, leg }: PullRequestCommentOp
     run: context.runId,
     attempt: context.runAttempt,
     result: legResult(leg ?? randomUUID(), report.outcome ?? 'error', line, at),
-    details: redact(details(report))
+    details: redact(details(report, context))
   }
 }
 

@@ -6,13 +6,13 @@
  */
 import * as core from '@actions/core'
 import type { Logger } from '../domain/logger.js'
-import { annotationsFor } from '../report/annotations.js'
 import { errorLine } from '../report/headline.js'
 import { buildOutputs } from '../report/outputs.js'
 import type { RunReport } from '../report/report.js'
 import { MAX_SUMMARY_BYTES, renderSummaryWithin } from '../report/summary.js'
-import type { GitHubContext } from './github-context.js'
-import type { Inputs } from '../gate/inputs.js'
+import { annotationsFor } from './annotations.js'
+import { type GitHubContext, summaryFacts } from './github-context.js'
+import type { ActionInputs } from './input-helper.js'
 import { writePullRequestComment } from './pr-comment.js'
 import { outputFileProblem } from '../gate/output-files.js'
 
@@ -26,7 +26,7 @@ export interface Sinks {
 
 export async function publish(
   report: RunReport,
-  inputs: Inputs | undefined,
+  inputs: ActionInputs | undefined,
   context: GitHubContext,
   sinks: Sinks
 ): Promise<void> {
@@ -39,7 +39,8 @@ export async function publish(
   const { outputs, notes } = buildOutputs(report)
   for (const note of notes) logger.warning(note)
   writeOutputs(outputs, sinks)
-  await writeSummary(redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES)), logger)
+  const summary = renderSummaryWithin(report, MAX_SUMMARY_BYTES, { about: summaryFacts(context) })
+  await writeSummary(redact(summary), logger)
   if (inputs && inputs.prComment !== 'off') {
     const url = await writePullRequestComment({
       mode: inputs.prComment,

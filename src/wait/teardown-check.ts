@@ -9,8 +9,6 @@ import type { Branch, TeardownBranch } from '../domain/schemas.js'
 import { judgeTeardown, type TeardownAction, type TeardownJudgement } from '../domain/teardown.js'
 import { NoSuchBranchError } from './branch-resolver.js'
 
-export type Preflight = 'clear' | 'blocked' | 'gone'
-
 export type TeardownCheck =
   | {
       action: TeardownAction

@@ -1,7 +1,11 @@
-import { databaseFailed } from './database-words.js'
-import { branchNotReady, errorLine, inFlightPhrase, operationFacts } from './headline.js'
+/*
+ * The runner's annotations: what GitHub shows on the checks list and the run's summary page, worded
+ * from the report's facts (src/report/) for the step's error annotations (`core.error`).
+ */
+import { databaseFailed } from '../report/database-words.js'
+import { branchNotReady, errorLine, inFlightPhrase, operationFacts } from '../report/headline.js'
 import { phraseText, plural } from '../domain/phrase.js'
-import { nothingRead, type RunReport } from './report.js'
+import { nothingRead, type RunReport } from '../report/report.js'
 import { truncate } from '../domain/untrusted-text.js'
 
 /**
