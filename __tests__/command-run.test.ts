@@ -329,6 +329,15 @@ describe('Progress', () => {
     new Progress(quiet, { quiet: true, color: false, clean }).info('hidden')
     expect(quiet.written).toEqual([])
   })
+
+  it('a notice stands like a warning, in its own colour on a terminal, also with --quiet', () => {
+    const terminal = stream(true, 80)
+    new Progress(terminal, { quiet: true, color: true, clean }).notice('nothing to delete')
+    expect(terminal.written).toEqual(['\x1b[36mnotice:\x1b[39m nothing to delete\n'])
+    const pipe = stream(false)
+    new Progress(pipe, { quiet: true, color: true, clean }).notice('nothing to delete')
+    expect(pipe.written).toEqual(['notice: nothing to delete\n'])
+  })
 })
 
 describe('readSecretFile', () => {

@@ -42,7 +42,8 @@ Output:
                             the step summary by default)
   --dotenv FILE             also write the outputs as GATE_<NAME>=value lines, for
                             GitLab's artifacts:reports:dotenv
-  -q, --quiet               no progress on standard error (warnings and errors still show)
+  -q, --quiet               no progress on standard error (warnings, notices and errors
+                            still show)
   -h, --help                this text
   --version                 the version
 
