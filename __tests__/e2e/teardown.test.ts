@@ -11,8 +11,8 @@ import { join } from 'node:path'
 import type { BundleRun, CommandRun } from '../../script/runner/run-bundle.ts'
 import type { ApiServer } from '../../script/servers/neon-api/server.ts'
 import type { World } from '../../script/servers/neon-api/world.ts'
-import { CONTROL, gateCommand, inTempDir } from '../fixtures/command.js'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { CONTROL, gateCommand, inTempDir, secretForms } from '../fixtures/command.js'
+import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
 import { runnerCommands } from '../fixtures/runner-commands.js'
 
 const TARGET = 'br-preview-pr-7'
@@ -147,7 +147,8 @@ describe('before: delete, over both bundles', () => {
           protected: true,
           restrictedActions: [
             { name: 'delete-rw-endpoint', reason: `${HOSTILE} ${'x'.repeat(300_000)}` },
-            { name: 'restore', reason: HOSTILE }
+            // A server that echoes the key: redacted from every sink of both bundles.
+            { name: 'restore', reason: `${HOSTILE} ${KEYS.organization}` }
           ]
         })
         previewBranch(world, { id: TARGET, name: HOSTILE })
@@ -192,6 +193,11 @@ describe('before: delete, over both bundles', () => {
     expect(dotenvValue(run.dotenv, 'BLOCKERS')).toMatch(/^\[\{"reason":"root","detail":/)
     expect(Buffer.byteLength(run.dotenv)).toBeLessThanOrEqual(5 * 1024)
     expectNoInjection(run)
+    expect(run.action.stdout).toContain('restore: "<img src=x')
+    for (const form of secretForms(KEYS.organization)) {
+      expect(run.command.stdout + run.command.stderr + run.dotenv).not.toContain(form)
+    }
+    expect(run.command.stderr).toMatch(/notice: .*restore: "<img src=x.* \*\*\*"/)
   })
 
   it("children found only on a later page; another branch's operation delays the check; the branch stuck in init does not; a recent error is a warning", async () => {
