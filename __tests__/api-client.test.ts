@@ -67,6 +67,42 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
   return error
 }
 
+describe("ApiClient: the server's clock", () => {
+  it("hands each answer's Date header up with when its request went out, errors and retries included", async () => {
+    const clock = new FakeClock(1_000_000)
+    const dates: [string | undefined, number][] = []
+    const api = new ApiClient({
+      baseUrl: BASE,
+      apiKey: KEY,
+      requestTimeoutMs: 5000,
+      retryPolicy: new RetryPolicy({ random: () => 0 }),
+      pace: new Pace(1000, clock, logger, () => 0),
+      clock,
+      logger,
+      redactor: new Redactor([KEY]),
+      deadline: clock.now() + 600_000,
+      transport: async (_url, options) => {
+        options.signal?.throwIfAborted()
+        clock.advance(250)
+        const date = dates.length === 0 ? 'Mon, 23 Nov 2026 10:00:00 GMT' : undefined
+        const status = dates.length === 0 ? 503 : 200
+        const body = JSON.stringify({
+          operation: operation({ id: OP_A, project_id: PROJECT, status: 'finished' })
+        })
+        return { status, headers: date ? { date } : {}, body }
+      },
+      onDate: (date, sentAt) => dates.push([date, sentAt])
+    })
+    await api.operations.getOperation(PROJECT, OP_A)
+    // The 503 first (its Date), then the retry after the back-off (no Date).
+    expect(dates).toEqual([
+      ['Mon, 23 Nov 2026 10:00:00 GMT', 1_000_000],
+      [undefined, expect.any(Number)]
+    ])
+    expect(dates[1][1]).toBeGreaterThan(1_000_250)
+  })
+})
+
 describe('ApiClient requests', () => {
   it('sends the key as a bearer token, Accept and User-Agent, and URL-encodes path segments', async () => {
     const scope = nock(HOST, {

@@ -2,12 +2,15 @@ import { describe, expect, it } from '@jest/globals'
 import type { Logger } from '../src/domain/logger.js'
 import { isFinal } from '../src/domain/operation-status.js'
 import {
+  GATE_MAX_CATCH_UP_PAGES,
+  GATE_MAX_POLL_PAGES,
+  GATE_POLL_PAGE_LIMIT
+} from '../src/wait/later-polls.js'
+import {
   GATE_DISCOVERY_PAGE_LIMIT,
   GATE_LOOKBACK_MS,
   GATE_MAX_DISCOVERY_PAGES,
-  GATE_MAX_POLL_PAGES,
   GATE_MAX_READS_BY_ID,
-  GATE_POLL_PAGE_LIMIT,
   type OperationsReading,
   ProjectGateSource
 } from '../src/wait/operation-sources.js'
@@ -281,6 +284,199 @@ describe('ProjectGateSource', () => {
   })
 })
 
+describe("ProjectGateSource: the window before the gate, on the API's clock", () => {
+  it('is measured from when the gate started, however long before the first answer that was', async () => {
+    const history = new History()
+    fill(history, 5, 30)
+    // 15 minutes and 10 s before the gate started, and 15 minutes less 10 s: the gate started a
+    // minute before the first answer, which came at NOW on the API's clock.
+    const outside = history.add(16 + 1 / 6, {
+      status: 'error',
+      action: 'apply_config',
+      branch_id: 'br-mine'
+    })
+    const inside = history.add(16 - 1 / 6, {
+      status: 'error',
+      action: 'start_compute',
+      branch_id: 'br-mine'
+    })
+    const monotonicAtStart = 1_000_000
+    const clock = {
+      now: () => monotonicAtStart + 60_000,
+      wallNow: () => NOW,
+      sleep: async () => undefined
+    }
+    const source = new ProjectGateSource({
+      reader: history,
+      projectId: PROJECT,
+      branch: {
+        branch: { id: 'br-mine', name: 'preview', current_state: 'ready' },
+        reader: {
+          getBranch: async (_project: string, id: string) => ({
+            id,
+            name: id,
+            current_state: 'ready'
+          })
+        }
+      },
+      isDone: (op) => isFinal(op.status, false),
+      startedAt: monotonicAtStart,
+      clock,
+      logger: silent
+    })
+    await source.poll()
+    expect(source.recentFailures).toEqual([
+      { operation: expect.objectContaining({ id: inside.id }), failsGate: true },
+      { operation: expect.objectContaining({ id: outside.id }), failsGate: false, earlier: true }
+    ])
+  })
+})
+
+describe('ProjectGateSource: each later poll reads back to what the previous one had seen', () => {
+  /** `count` finished operations on another branch, 2 ms apart from `fromMs` after NOW. */
+  const burst = (history: History, count: number, fromMs = -500) => {
+    for (let i = 0; i < count; i++) {
+      history.add(-(fromMs + 2 * i) / 60_000, { status: 'finished', branch_id: 'br-other' })
+    }
+  }
+
+  it('a burst of 150 on other branches does not hide a new operation on the gated branch', async () => {
+    const history = new History()
+    fill(history, 30)
+    const { source } = gate(history, { branchId: 'br-mine' })
+    await source.poll()
+    expect(source.operations).toEqual([])
+    const mine = history.add(0.01, { status: 'running', branch_id: 'br-mine' })
+    burst(history, 150)
+    history.calls.length = 0
+    await source.poll()
+    expect(source.operations.map((op) => op.id)).toEqual([mine.id])
+    // Two pages: the second reaches what the first read had seen.
+    expect(history.calls).toEqual(['list top', `list ${history.operations[99].created_at}`])
+  })
+
+  it('one that ended in error under the burst, while the gate waits for the branch, fails the gate', async () => {
+    const history = new History()
+    fill(history, 30)
+    const states = [
+      { current_state: 'init' },
+      { current_state: 'init' },
+      { current_state: 'ready' }
+    ]
+    const { source } = branchGate(history, states)
+    const clock = new FakeClock(NOW)
+    let polls = 0
+    clock.onSleep = () => {
+      if (++polls !== 1) return
+      history.add(0.01, { status: 'error', branch_id: 'br-mine', action: 'start_compute' })
+      burst(history, 150)
+    }
+    const result = await waitForOperations(
+      {
+        wait: true,
+        startedAt: NOW,
+        deadline: NOW + 600_000,
+        failFast: false,
+        databaseCheckNext: false
+      },
+      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
+    )
+    expect(result.outcome).toBe('failure')
+    expect(result.polls).toBe(2)
+  })
+
+  it('the usual poll is still one request: its page holds what the previous poll saw', async () => {
+    const history = new History()
+    fill(history, 300)
+    const { source } = gate(history, { branchId: 'br-mine' })
+    await source.poll()
+    burst(history, 99)
+    history.calls.length = 0
+    await source.poll()
+    expect(history.calls).toEqual(['list top'])
+  })
+
+  it('a page shorter than asked does not end a read that has not got back there', async () => {
+    const history = new History()
+    fill(history, 30)
+    const { source } = gate(history, { branchId: 'br-mine' })
+    await source.poll()
+    history.pageCap = 40
+    const mine = history.add(0.01, { status: 'running', branch_id: 'br-mine' })
+    burst(history, 60)
+    history.calls.length = 0
+    await source.poll()
+    expect(source.operations.map((op) => op.id)).toEqual([mine.id])
+    expect(history.calls).toHaveLength(2)
+  })
+
+  it('at the page cap it warns and does not pass; the next poll reads on from where it stopped', async () => {
+    const history = new History()
+    fill(history, 30)
+    const first = history.add(0.5, { status: 'running', branch_id: 'br-mine' })
+    const { source, clock, warnings } = gate(history, { branchId: 'br-mine' })
+    const cap = GATE_MAX_CATCH_UP_PAGES * GATE_POLL_PAGE_LIMIT
+    let later: Operation | undefined
+    let polls = 0
+    clock.onSleep = () => {
+      polls++
+      if (polls === 1) {
+        history.set(first.id, 'finished')
+        // Under a burst of more than a poll reads, an operation started just after the first read.
+        later = history.add(0.4, { status: 'running', branch_id: 'br-mine' })
+        burst(history, cap + 50, -20_000)
+      }
+      if (polls === 3) history.set(later!.id, 'finished')
+    }
+    const result = await waitForOperations(
+      {
+        wait: true,
+        startedAt: NOW,
+        deadline: NOW + 600_000,
+        failFast: false,
+        databaseCheckNext: false
+      },
+      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
+    )
+    expect(result.outcome).toBe('success')
+    expect(result.operations.map((op) => [op.id, op.status])).toEqual([
+      [later!.id, 'finished'],
+      [first.id, 'finished']
+    ])
+    // Poll 2 stopped at the cap (it read the first one by id); poll 3 read on and found the later
+    // one, in flight; poll 4 saw it finish.
+    expect(result.polls).toBe(4)
+    expect(warnings).toEqual([
+      `Project gate: read ${cap} operations listed since the previous poll in ${GATE_MAX_CATCH_UP_PAGES} pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then`
+    ])
+  })
+
+  it('a timeout before the read gets back there is a timeout, not a pass, and says why', async () => {
+    const history = new History()
+    fill(history, 30)
+    const first = history.add(0.5, { status: 'running' })
+    const { source, clock } = gate(history)
+    const cap = GATE_MAX_CATCH_UP_PAGES * GATE_POLL_PAGE_LIMIT
+    clock.onSleep = () => {
+      history.set(first.id, 'finished')
+      // A burst of more than a poll reads before every poll: the list is never read back.
+      burst(history, cap + 50, clock.sleeps.length * 10_000)
+    }
+    const result = await waitForOperations(
+      {
+        wait: true,
+        startedAt: NOW,
+        deadline: NOW + 20_000,
+        failFast: false,
+        databaseCheckNext: false
+      },
+      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
+    )
+    expect(result.outcome).toBe('timeout')
+    expect(result.reason).toMatch(/^the operations list is not read back to what an earlier poll/)
+  })
+})
+
 /** The gate on one branch, whose reads give `states` in turn (the last repeats); every log line kept. */
 function branchGate(history: OperationsReading, states: Partial<Branch>[], resolved = states[0]) {
   const clock = new FakeClock(NOW)
@@ -427,31 +623,41 @@ describe('ProjectGateSource: how far each read goes', () => {
     expect(source.operations.map((op) => op.id)).toEqual([pending.id])
   })
 
-  it('a later poll ends on a short page', async () => {
+  it('a later poll that got back to what it had seen ends on a short page', async () => {
     // A pending operation without a readable time: no page can be known to reach it, so later polls
     // read on until a page says it is the last.
     const unreadable = operation({ status: 'running', created_at: 'not a time' })
+    const older = operation({ status: 'finished', created_at: iso(NOW - 120_000) })
     const newer = operation({ status: 'finished', created_at: iso(NOW - 60_000) })
-    const reader = new ScriptedPages([[unreadable], [], [newer]], () => ({ ...unreadable }))
+    const reader = new ScriptedPages([[unreadable, older], [], [newer, older]], () => ({
+      ...unreadable
+    }))
     const { source } = gate(reader as unknown as History)
     await source.poll()
     reader.calls.length = 0
     await source.poll()
-    // One operation where 100 were asked for: the last page. The pending one was not on it.
+    // Two operations where 100 were asked for: the last page. The pending one was not on it.
     expect(reader.calls).toEqual(['list top', `get ${unreadable.id}`])
   })
 
-  it('with a pending operation whose time cannot be read, a later poll reads its whole page cap', async () => {
+  it('with a pending operation whose time cannot be read, a later poll reads GATE_MAX_POLL_PAGES full pages', async () => {
     const unreadable = operation({ status: 'running', created_at: 'not a time' })
+    const older = operation({ status: 'finished', created_at: iso(NOW - 120 * 60_000) })
     const full = Array.from({ length: GATE_POLL_PAGE_LIMIT }, (_, i) =>
       operation({ status: 'finished', created_at: iso(NOW - (i + 1) * 60_000) })
     )
-    const reader = new ScriptedPages([[unreadable], [], full], () => ({ ...unreadable }))
+    const reader = new ScriptedPages(
+      [[unreadable, older], [], [...full.slice(1), older], full],
+      () => ({
+        ...unreadable
+      })
+    )
     const { source } = gate(reader as unknown as History)
     await source.poll()
     reader.calls.length = 0
     await source.poll()
-    // Three full pages, and the operation was on none of them: read by id.
+    // Three full pages (the first got back to what had been seen), and the operation was on none
+    // of them: read by id.
     expect(reader.calls).toEqual(['list top', 'list c2', 'list c3', `get ${unreadable.id}`])
   })
 

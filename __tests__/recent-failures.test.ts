@@ -41,35 +41,43 @@ function judged(operations: Operation[], branchGated = true): RecentFailure[] {
 }
 
 describe('RecentOperations: the window, 15 minutes before the gate started', () => {
-  it('created exactly 15 minutes before counts; a millisecond earlier does not', () => {
-    expect(ids(judged([ended('error', WINDOW)]))).toHaveLength(1)
-    expect(judged([ended('error', WINDOW + 1)])).toEqual([])
-    expect(judged([ended('error', 3 * 60 * MINUTE)])).toEqual([])
+  it('created exactly 15 minutes before counts; a millisecond earlier is only an earlier error', () => {
+    const edge = ended('error', WINDOW)
+    expect(judged([edge])).toEqual([{ operation: edge, failsGate: true }])
+    const before = ended('error', WINDOW + 1)
+    expect(judged([before])).toEqual([{ operation: before, failsGate: false, earlier: true }])
+    const hours = ended('error', 3 * 60 * MINUTE)
+    expect(judged([hours])).toEqual([{ operation: hours, failsGate: false, earlier: true }])
   })
 
   it('created after the gate started counts too', () => {
-    expect(ids(judged([ended('error', -MINUTE)]))).toHaveLength(1)
+    const after = ended('error', -MINUTE)
+    expect(judged([after])).toEqual([{ operation: after, failsGate: true }])
   })
 
   it('a creation time that cannot be read counts, while nothing older than the window came before it', () => {
     for (const created_at of [undefined, null, '', 'yesterday']) {
       const unreadable = ended('error', MINUTE, { created_at })
-      expect(ids(judged([ended('finished', 0, { action: 'other' }), unreadable]))).toEqual([
-        unreadable.id
+      expect(judged([ended('finished', 0, { action: 'other' }), unreadable])).toEqual([
+        { operation: unreadable, failsGate: true }
       ])
     }
   })
 
-  it('listed after one older than the window, an unreadable time is older too: left out', () => {
+  it('listed after one older than the window, an unreadable time is older too: not recent', () => {
     const old = ended('finished', WINDOW + 1, { action: 'old' })
     const unreadable = ended('error', MINUTE, { created_at: 'not a time' })
-    expect(judged([old, unreadable])).toEqual([])
+    const earlier = [{ operation: unreadable, failsGate: false, earlier: true }]
+    expect(judged([old, unreadable])).toEqual(earlier)
     // A recent one in between changes nothing: the list has gone past the window.
     const recent = ended('finished', MINUTE, { action: 'recent' })
-    expect(judged([old, recent, unreadable])).toEqual([])
+    expect(judged([old, recent, unreadable])).toEqual(earlier)
     // Only a readable time past the window says so: an unreadable one before it does not.
     const first = ended('cancelled', MINUTE, { created_at: undefined, action: 'first' })
-    expect(ids(judged([first, unreadable, old]))).toEqual([first.id, unreadable.id])
+    expect(judged([first, unreadable, old])).toEqual([
+      { operation: first, failsGate: false },
+      { operation: unreadable, failsGate: true }
+    ])
   })
 })
 
@@ -77,13 +85,13 @@ describe('RecentOperations: what is in the window is judged wherever it is liste
   it('a readable time in the window counts even after one past it', () => {
     const old = ended('finished', WINDOW + 1, { action: 'old' })
     const error = ended('error', MINUTE)
-    expect(ids(judged([old, error]))).toEqual([error.id])
+    expect(judged([old, error])).toEqual([{ operation: error, failsGate: true }])
   })
 
   it('one created exactly at the start of the window is in it: an unreadable time after it still counts', () => {
     const edge = ended('finished', WINDOW, { action: 'edge' })
     const unreadable = ended('error', MINUTE, { created_at: 'not a time' })
-    expect(ids(judged([edge, unreadable]))).toEqual([unreadable.id])
+    expect(judged([edge, unreadable])).toEqual([{ operation: unreadable, failsGate: true }])
   })
 })
 
@@ -150,6 +158,50 @@ describe('RecentOperations: the newest of each action on each branch decides', (
     expect(ids(judged([otherAction, otherBranch, failure]))).toEqual([failure.id])
   })
 
+  it("the same action on another compute supersedes nothing: a replica's start never hides the read-write compute's failed one", () => {
+    const replica = ended('finished', 10_000, {
+      action: 'start_compute',
+      endpoint_id: 'ep-replica'
+    })
+    const readWrite = ended('error', 20_000, {
+      action: 'start_compute',
+      endpoint_id: 'ep-read-write',
+      error: 'out of capacity'
+    })
+    expect(judged([replica, readWrite])).toEqual([{ operation: readWrite, failsGate: true }])
+    // The same compute does supersede it.
+    const retried = ended('finished', 5_000, {
+      action: 'start_compute',
+      endpoint_id: 'ep-read-write'
+    })
+    expect(judged([retried, replica, readWrite])).toEqual([])
+  })
+
+  it('an operation with a compute and one without are never the same: neither supersedes the other', () => {
+    const onBranch = ended('finished', MINUTE, { endpoint_id: undefined })
+    const onCompute = ended('error', 2 * MINUTE, { endpoint_id: 'ep-read-write' })
+    expect(ids(judged([onBranch, onCompute]))).toEqual([onCompute.id])
+    const withCompute = ended('finished', MINUTE, { endpoint_id: 'ep-read-write' })
+    const withoutCompute = ended('error', 2 * MINUTE, { endpoint_id: null })
+    expect(ids(judged([withCompute, withoutCompute]))).toEqual([withoutCompute.id])
+    // Two without a compute (an action on the branch itself) are the same action.
+    const again = ended('finished', MINUTE, { action: 'create_branch', endpoint_id: undefined })
+    const failed = ended('error', 2 * MINUTE, { action: 'create_branch', endpoint_id: null })
+    expect(judged([again, failed])).toEqual([])
+  })
+
+  it('an operation listed twice (repeated across a page boundary) counts once, where it was first listed', () => {
+    const error = ended('error', MINUTE, { action: 'start_compute' })
+    const cancelled = ended('cancelled', 2 * MINUTE, { action: 'apply_config' })
+    expect(judged([error, cancelled, { ...cancelled }, { ...error }])).toEqual([
+      { operation: error, failsGate: true },
+      { operation: cancelled, failsGate: false }
+    ])
+    // As first listed, whatever the repeat says.
+    const [first] = judged([error, { ...error, status: 'finished' }])
+    expect(first.operation).toBe(error)
+  })
+
   it('an operation without a branch or an action stands alone: nothing supersedes it', () => {
     for (const fields of [
       { action: undefined },
@@ -175,6 +227,68 @@ describe('RecentOperations: the newest of each action on each branch decides', (
 
   it('nothing listed, nothing judged', () => {
     expect(judged([])).toEqual([])
+  })
+})
+
+describe('RecentOperations: an error before the window, still the newest of its action (gated branch)', () => {
+  it('the newest of its action on its compute, created before the window: a warning, marked earlier', () => {
+    const error = ended('error', WINDOW + 60_000, {
+      action: 'start_compute',
+      error: 'out of capacity'
+    })
+    expect(judged([error], true)).toEqual([{ operation: error, failsGate: false, earlier: true }])
+    // Hours old, within the first read's look-back (the source adds nothing older): the same.
+    const hoursOld = ended('error', 20 * 60 * MINUTE, { action: 'apply_config' })
+    expect(judged([hoursOld], true)).toEqual([
+      { operation: hoursOld, failsGate: false, earlier: true }
+    ])
+  })
+
+  it('on the whole project an earlier error is not reported: that gate answers whether the project is idle', () => {
+    expect(judged([ended('error', WINDOW + 60_000)], false)).toEqual([])
+  })
+
+  it('only an error: an earlier cancelled one, finished or in flight is not', () => {
+    for (const status of ['cancelled', 'finished', 'running', 'failed']) {
+      expect(judged([ended(status, WINDOW + 60_000)], true)).toEqual([])
+    }
+  })
+
+  it('not when anything newer of its action on its compute came after it, whatever its status', () => {
+    for (const status of ['finished', 'running', 'cancelled', 'error']) {
+      const newer = ended(status, WINDOW + 30_000)
+      const error = ended('error', WINDOW + 60_000)
+      expect(ids(judged([newer, error], true))).toEqual(status === 'error' ? [newer.id] : [])
+    }
+    // A recent one: it decides alone (an error fails the gate, a cancelled one is a warning).
+    const recent = ended('cancelled', MINUTE)
+    const earlier = ended('error', WINDOW + 60_000)
+    expect(judged([recent, earlier], true)).toEqual([{ operation: recent, failsGate: false }])
+  })
+
+  it('another compute, action or branch does not hide it', () => {
+    const replica = ended('finished', WINDOW + 30_000, { endpoint_id: 'ep-replica' })
+    const otherAction = ended('finished', MINUTE, { action: 'apply_config' })
+    const otherBranch = ended('finished', MINUTE, { branch_id: 'br-other' })
+    const error = ended('error', WINDOW + 60_000, { endpoint_id: 'ep-read-write' })
+    expect(judged([otherAction, otherBranch, replica, error], true)).toEqual([
+      { operation: error, failsGate: false, earlier: true }
+    ])
+  })
+
+  it('an unreadable time listed after one older than the window is earlier too', () => {
+    const old = ended('finished', WINDOW + 1, { action: 'old' })
+    const unreadable = ended('error', MINUTE, { created_at: 'not a time' })
+    expect(judged([old, unreadable], true)).toEqual([
+      { operation: unreadable, failsGate: false, earlier: true }
+    ])
+  })
+
+  it('recent failures first, in the order listed, then the earlier errors', () => {
+    const recent = ended('cancelled', MINUTE, { action: 'a' })
+    const earlier = ended('error', WINDOW + MINUTE, { action: 'b' })
+    const later = ended('error', WINDOW + 2 * MINUTE, { action: 'c' })
+    expect(ids(judged([recent, earlier, later], true))).toEqual([recent.id, earlier.id, later.id])
   })
 })
 
@@ -267,6 +381,54 @@ describe('warnRecentFailures', () => {
     expect(eight).toHaveLength(6)
     expect(eight[5]).toBe(
       'warning: … and 3 more operations ended in failure before the gate started; the summary lists them'
+    )
+  })
+
+  it('an earlier error: named with its age (from its creation), its compute and its error; the gate does not fail on it', () => {
+    const error = ended('error', 16 * MINUTE + 40_000, {
+      action: 'start_compute',
+      branch_id: 'br-x',
+      endpoint_id: 'ep-rw',
+      error: 'out of capacity'
+    })
+    expect(warnings([{ operation: error, failsGate: false, earlier: true }])).toEqual([
+      `warning: An error older than the 15-minute window, still the newest of its action: start_compute ${error.id} on br-x (compute ep-rw), created 16 min 40 s before the gate started: "out of capacity"; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`
+    ])
+    const bare = ended('error', 2 * 60 * MINUTE, {
+      action: null,
+      branch_id: undefined,
+      endpoint_id: null,
+      error: null
+    })
+    expect(warnings([{ operation: bare, failsGate: false, earlier: true }])).toEqual([
+      `warning: An error older than the 15-minute window, still the newest of its action: operation ${bare.id} on its branch, created 2 h 00 min before the gate started; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`
+    ])
+    const timeless = ended('error', WINDOW, {
+      created_at: 'not a time',
+      endpoint_id: 'e'.repeat(81)
+    })
+    const [line] = warnings([{ operation: timeless, failsGate: false, earlier: true }])
+    expect(line).toContain(
+      ` (compute ${'e'.repeat(80)}… [1 more characters]), created more than 15 minutes before the gate started;`
+    )
+  })
+
+  it('earlier errors count among the five, after the recent failures', () => {
+    const recent = Array.from({ length: 4 }, (_, index) => ({
+      operation: ended('cancelled', MINUTE + index, { action: `recent_${index}` }),
+      failsGate: false
+    }))
+    const earlier = Array.from({ length: 3 }, (_, index) => ({
+      operation: ended('error', WINDOW + MINUTE + index, { action: `earlier_${index}` }),
+      failsGate: false,
+      earlier: true as const
+    }))
+    const lines = warnings([...recent, ...earlier])
+    expect(lines).toHaveLength(6)
+    expect(lines[4]).toContain('An error older than the 15-minute window')
+    expect(lines[4]).toContain('earlier_0')
+    expect(lines[5]).toBe(
+      'warning: … and 2 more operations ended in failure before the gate started; the summary lists them'
     )
   })
 

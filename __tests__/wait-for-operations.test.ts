@@ -214,6 +214,7 @@ class ScriptedSource implements OperationSource {
   operations: Operation[] = []
   completedPolls = 0
   branch?: Branch
+  behind?: string
   constructor(private readonly steps: (Partial<Operation>[] | Error)[]) {}
 
   async poll(): Promise<void> {
@@ -501,5 +502,31 @@ describe('waitForOperations: the pace and the end of a wait', () => {
     const result = await run()
     expect(result).toMatchObject({ outcome: 'success', polls: 3 })
     expect(clock.sleeps).toEqual([5000, 5000])
+  })
+
+  it('a list not read back to what an earlier poll had seen keeps the gate open, whatever the operations', async () => {
+    const { run, source, clock } = scripted([[{ status: 'finished' }]], { deadline: 20_000 })
+    source.behind = 'the list is behind'
+    clock.onSleep = () => {
+      if (clock.sleeps.length === 2) source.behind = undefined
+    }
+    const result = await run()
+    expect(result).toMatchObject({ outcome: 'success', polls: 3 })
+    expect(result.reason).toBeUndefined()
+  })
+
+  it('still behind at the deadline: a timeout that says why; a failure still ends it at once', async () => {
+    const behind = scripted([[{ status: 'finished' }]], { deadline: 12_000 })
+    behind.source.behind = 'the list is behind'
+    const result = await behind.run()
+    expect(result).toMatchObject({ outcome: 'timeout', reason: 'the list is behind', polls: 4 })
+    expect(behind.lines.at(-1)).toBe('info: [+12.0 s] outcome: timeout (the list is behind)')
+    const failed = scripted([[{ status: 'error' }]], { deadline: 12_000 })
+    failed.source.behind = 'the list is behind'
+    expect(await failed.run()).toMatchObject({ outcome: 'failure', polls: 1 })
+    // Read once and report: behind is pending, not a pass.
+    const once = scripted([[{ status: 'finished' }]], { wait: false })
+    once.source.behind = 'the list is behind'
+    expect(await once.run()).toMatchObject({ outcome: 'pending', polls: 1 })
   })
 })

@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2699);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9250);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2699:
+/***/ 9250:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31339,6 +31339,409 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
+;// CONCATENATED MODULE: ./src/domain/duration.ts
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
+/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h` into milliseconds; a bare number is seconds. */
+function parseDuration(text) {
+    const match = DURATION.exec(text.trim().toLowerCase());
+    if (!match)
+        return undefined;
+    return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']);
+}
+/** Human-readable duration for logs and the summary: `850 ms`, `12.3 s`, `4 min 05 s`. */
+function formatDuration(ms) {
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    if (ms < 60_000)
+        return `${(ms / 1000).toFixed(1)} s`;
+    const totalSeconds = Math.round(ms / 1000);
+    const minutes = Math.floor(totalSeconds / 60);
+    const seconds = totalSeconds % 60;
+    if (minutes < 60)
+        return `${minutes} min ${String(seconds).padStart(2, '0')} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/input-naming.ts
+/*
+ * The gate's inputs by name (those both front ends share; the action's own for the pull request
+ * are the runner's), and how each front end names them in its messages: the action as action.yml
+ * does (`input "project_id"`, `list_projects: true`), the command as the flag or the
+ * variable the user typed (`--project-id`, `NEON_PROJECT_ID`). An error about an input, wherever it
+ * is found, is worded with the naming of the front end that shows it.
+ */
+const INPUT_NAMES = [
+    'api_key',
+    'project_id',
+    'operation_id',
+    'branch_id',
+    'list_projects',
+    'org_id',
+    'wait',
+    'interval',
+    'timeout',
+    'fail_fast',
+    'api_host',
+    'database_url'
+];
+/** The contract's names, as action.yml spells them: the action's naming, and every message's default. */
+const CONTRACT_NAMING = {
+    label: (name) => `input "${name}"`,
+    mention: (name) => name,
+    enabled: (name) => `${name}: true`
+};
+
+;// CONCATENATED MODULE: ./src/domain/errors.ts
+
+
+/**
+ * A bad input: found before any request, or by one (a branch that does not exist). Its message names
+ * inputs as the contract does; `worded` names them as a front end does.
+ */
+class InputError extends Error {
+    name = 'InputError';
+    words;
+    constructor(words) {
+        const wordsFor = typeof words === 'string' ? () => words : words;
+        super(wordsFor(CONTRACT_NAMING));
+        this.words = wordsFor;
+    }
+    worded(naming) {
+        return this.words(naming);
+    }
+}
+/** An HTTP error answer of the API. */
+class ApiError extends Error {
+    name = 'ApiError';
+    status;
+    endpoint;
+    code;
+    apiMessage;
+    requestId;
+    retryAfter;
+    constructor(details) {
+        super(describeApiError(details));
+        this.status = details.status;
+        this.endpoint = details.endpoint;
+        this.code = details.code;
+        this.apiMessage = details.apiMessage;
+        this.requestId = details.requestId;
+        this.retryAfter = details.retryAfter;
+    }
+}
+function describeApiError(details) {
+    const { status, endpoint, subject } = details;
+    let text;
+    if (status === 401) {
+        text = `The API rejected the key (HTTP 401 on ${endpoint}): api_key is missing, invalid or revoked`;
+    }
+    else if (status === 403) {
+        text = `The key has no access to ${subject} (HTTP 403 on ${endpoint}); a project-scoped key reaches only its own project`;
+    }
+    else if (status === 404) {
+        text = `${capitalize(subject)} was not found (HTTP 404 on ${endpoint})`;
+    }
+    else if (status >= 300 && status <= 399) {
+        const target = details.location ? ` to ${details.location}` : '';
+        text = `${endpoint} answered with a redirect (HTTP ${status}${target}), which was not followed: the API never redirects and the key goes only to api_host; check api_host`;
+    }
+    else {
+        text = `${endpoint} failed with HTTP ${status}`;
+    }
+    const extras = [
+        details.apiMessage ? `API says: "${details.apiMessage}"` : undefined,
+        details.code ? `code ${details.code}` : undefined,
+        details.requestId ? `request id ${details.requestId}` : undefined
+    ].filter((part) => part !== undefined);
+    return extras.length > 0 ? `${text}. ${extras.join('; ')}` : text;
+}
+function capitalize(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+/** No answer: connection refused or reset, DNS failure, per-request time limit. */
+class NetworkError extends Error {
+    endpoint;
+    detail;
+    name = 'NetworkError';
+    constructor(endpoint, detail) {
+        super(`${endpoint} got no answer: ${detail}`);
+        this.endpoint = endpoint;
+        this.detail = detail;
+    }
+}
+/**
+ * A request that no retry can help: api_host's name does not resolve, its certificate does not
+ * match, the proxy refuses us, or the answer is over the size cap. Fails the step at once.
+ */
+class UnrecoverableRequestError extends Error {
+    name = 'UnrecoverableRequestError';
+    constructor(endpoint, detail, culprit) {
+        const check = culprit === 'the API'
+            ? ''
+            : culprit === 'HTTPS_PROXY'
+                ? '; no retry can fix that: check HTTPS_PROXY and NO_PROXY'
+                : '; no retry can fix that: check api_host';
+        super(`${endpoint} failed: ${detail}${check}`);
+    }
+}
+/** A 2xx answer whose body is not what the action needs. */
+class ResponseFormatError extends Error {
+    endpoint;
+    name = 'ResponseFormatError';
+    constructor(endpoint, detail) {
+        super(`Unexpected response from ${endpoint}: ${detail}`);
+        this.endpoint = endpoint;
+    }
+}
+/**
+ * The overall `timeout` ran out while a request was still being retried, or no retry fits in the
+ * time left before it (a Retry-After, or a back-off, longer than what is left): then
+ * `noRetryFits` says so with the numbers, and nobody may say that the timeout ran out.
+ */
+class DeadlineExceededError extends Error {
+    lastError;
+    name = 'DeadlineExceededError';
+    /** Why the retry did not fit, with the numbers, when time was still left; else undefined. */
+    noRetryFits;
+    constructor(lastError, retry) {
+        const noRetryFits = retry && retry.leftMs > 0
+            ? `no retry fits before the deadline: the retry after ${retry.reason} would wait ${formatDuration(retry.delayMs)}, with ${formatDuration(retry.leftMs)} of the timeout left`
+            : undefined;
+        const last = lastError ? `last error: ${lastError.message}` : undefined;
+        super([noRetryFits, last].filter(Boolean).join('; ') ||
+            'the deadline passed before the next request');
+        this.lastError = lastError;
+        this.noRetryFits = noRetryFits;
+    }
+}
+/** The runner cancelled the job (SIGINT/SIGTERM). */
+class CancelledError extends Error {
+    name = 'CancelledError';
+    constructor(signalName) {
+        super(`Cancelled by ${signalName}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/domain/untrusted-text.ts
+/*
+ * Everything the server sends is untrusted. This module is the one place that makes such text safe
+ * for each sink: the log (workflow commands, ANSI escapes, direction marks), the job summary (HTML
+ * inside Markdown) and the size limits of every sink. Secrets are redacted first, in every encoding
+ * they could travel in, before any escaping.
+ */
+const REDACTED = '***';
+/** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
+/** The longest secret that is also matched in every percent-encoding (percentPattern). */
+const MAX_PATTERN_CHARS = 1024;
+class Redactor {
+    forms = [];
+    patterns = [];
+    constructor(secrets = []) {
+        for (const secret of secrets)
+            this.add(secret);
+    }
+    add(secret) {
+        if (!secret)
+            return;
+        // V8 cannot compile the pattern of a secret of some thousands of characters (a stack overflow
+        // at the first redaction); one that long is no key, and keeps its other forms.
+        if (secret.length >= 4 && secret.length <= MAX_PATTERN_CHARS) {
+            this.patterns.push({ length: secret.length, pattern: percentPattern(secret) });
+            // A secret that holds another is hidden whole first.
+            this.patterns.sort((a, b) => b.length - a.length);
+        }
+        const candidates = [
+            secret,
+            JSON.stringify(secret).slice(1, -1),
+            escapeHtmlEntities(secret),
+            ...htmlEntityForms(secret),
+            ...[secret, `Bearer ${secret}`, `Authorization: Bearer ${secret}`].flatMap(base64Forms)
+        ];
+        this.forms = [...new Set([...this.forms, ...candidates])]
+            .filter((form) => form.length >= 4)
+            .sort((a, b) => b.length - a.length);
+    }
+    redact(text) {
+        let result = text;
+        for (const { pattern } of this.patterns)
+            result = result.replace(pattern, REDACTED);
+        for (const form of this.forms)
+            result = result.split(form).join(REDACTED);
+        return result;
+    }
+    /** Redacts every string inside parsed JSON (keys included), before anything else reads it. */
+    redactJson(value) {
+        if (typeof value === 'string')
+            return this.redact(value);
+        if (Array.isArray(value))
+            return value.map((item) => this.redactJson(item));
+        if (value !== null && typeof value === 'object') {
+            return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.redact(key), this.redactJson(item)]));
+        }
+        return value;
+    }
+}
+/**
+ * The secret as the common HTML escapers write it: `&quot;` or `&#34;` or `&#x22;`, `&#39;` or
+ * `&#x27;` or `&apos;`, `&amp;`, `&lt;`, `&gt;`, and the same with `@` left as it is.
+ */
+function htmlEntityForms(secret) {
+    const styles = [
+        { '"': '&quot;', "'": '&#39;' },
+        { '"': '&quot;', "'": '&#x27;' },
+        { '"': '&#34;', "'": '&#39;' },
+        { '"': '&#x22;', "'": '&#x27;' },
+        { '"': '&quot;', "'": '&apos;' }
+    ];
+    const common = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+    return styles.map((style) => secret.replace(/[&<>"']/g, (character) => style[character] ?? common[character]));
+}
+/**
+ * Every percent-encoding of the secret at once: each character as it is or as its UTF-8 bytes in
+ * `%XX` escapes with hex digits of either case, a space also as `+`. That covers
+ * `encodeURIComponent`, `encodeURI`, RFC 3986 escapers (`!'()*` too), form encoding and lower-case
+ * escapers, and any mix of them.
+ */
+function percentPattern(secret) {
+    const characters = [...secret].map((character) => {
+        const escapes = [...Buffer.from(character)]
+            .map((byte) => {
+            const hex = byte.toString(16).padStart(2, '0');
+            return `%[${hex[0]}${hex[0].toUpperCase()}][${hex[1]}${hex[1].toUpperCase()}]`;
+        })
+            .join('');
+        const literal = character.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+        return `(?:${literal}|${escapes}${character === ' ' ? '|\\+' : ''})`;
+    });
+    return new RegExp(characters.join(''), 'g');
+}
+/**
+ * The base64 and base64url text of `secret` wherever it stands in an encoded stream: base64 encodes
+ * 3 bytes at a time, so a secret after 1 or 2 other bytes (`Bearer ` is 7) comes out as other
+ * characters. For each of the three alignments, the characters that encode only the secret's own
+ * bytes; at most 2 bytes at either end stay visible, never enough to use the key.
+ */
+function base64Forms(secret) {
+    const bytes = Buffer.from(secret);
+    const forms = [];
+    for (const skip of [0, 1, 2]) {
+        const aligned = bytes.subarray(skip);
+        const whole = aligned.subarray(0, aligned.length - (aligned.length % 3));
+        forms.push(whole.toString('base64'), whole.toString('base64url'));
+    }
+    // Encoded alone, with its padding.
+    forms.push(bytes.toString('base64'), bytes.toString('base64url'));
+    return forms;
+}
+/** Cuts text to `maxChars`, saying visibly how much was cut. */
+function truncate(text, maxChars) {
+    if (text.length <= maxChars)
+        return text;
+    let end = maxChars;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff)
+        end--; // never split a surrogate pair
+    return `${text.slice(0, end)}… [${text.length - end} more characters]`;
+}
+/** What ends text that truncateBytes cut. */
+const CUT_MARKER = '… [cut]';
+/** Cuts text to at most `maxBytes` of UTF-8, never inside a character, with a visible marker. */
+function truncateBytes(text, maxBytes) {
+    if (Buffer.byteLength(text) <= maxBytes)
+        return text;
+    const kept = Buffer.from(text)
+        .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(CUT_MARKER)))
+        .toString('utf8')
+        .replace(/\uFFFD$/, '');
+    return kept + CUT_MARKER;
+}
+/**
+ * Control characters (C0, C1, DEL), the line and paragraph separators, and every Unicode format
+ * character (category Cf): the bidirectional marks that make text read differently from what it is,
+ * zero-width characters, the word joiner, the BOM and the tag characters (U+E0000–E007F), which let
+ * `finished\u2060` look like `finished`. The body of a RegExp character class, which input rules
+ * use to refuse what the log would escape.
+ */
+const UNSAFE_CHARACTER_CLASS = '\\p{Cc}\\p{Cf}\\u2028\\u2029';
+const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE_CHARACTER_CLASS}]`, 'gu');
+const NAMED_ESCAPES = new Map([
+    ['\n', '\\n'],
+    ['\r', '\\r'],
+    ['\t', '\\t']
+]);
+function visibleEscape(character) {
+    const code = character.codePointAt(0);
+    return (NAMED_ESCAPES.get(character) ??
+        (code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`));
+}
+/** Longest log line the action writes; API text beyond it is cut with a marker. */
+const MAX_LOG_CHARS = 4000;
+/**
+ * The runner's older command syntax, `##[name key=value;]data`, runs wherever `##[` stands in a
+ * line (actions/runner looks for it with IndexOf, on every line the `::` syntax did not claim).
+ */
+const LEGACY_COMMAND = /##\[/g;
+/** `##[` shown as `##\u005b`: what remains has no `[` after `##`, and no replacement adds one. */
+const LEGACY_COMMAND_ESCAPE = '##\\u005b';
+/**
+ * For a line of the job log: no new line, carriage return or other control character survives
+ * (each becomes a visible escape such as `\n`), so API text can never start a line of its own and
+ * be read by the runner as a workflow command (`::set-output`, `::add-mask::`, `::stop-commands::`);
+ * and no `##[` survives anywhere in the line, so it cannot be read as one in the older syntax
+ * (`##[set-output name=outcome;]success`) either.
+ */
+function forLog(text) {
+    return truncate(text, MAX_LOG_CHARS)
+        .replace(UNSAFE_CHARACTERS, visibleEscape)
+        .replace(LEGACY_COMMAND, LEGACY_COMMAND_ESCAPE);
+}
+/**
+ * A line that the runner would read as a workflow command (`::name::`) once it has trimmed the
+ * white space before it, Unicode's included (no-break, ideographic and other spaces).
+ */
+const COMMAND_LINE = /^([^\S\n]*):/gm;
+/**
+ * For text of many lines that we put together from lines made with forLog (the command's report on
+ * standard output, which a GitHub Actions step shows as its log): a line that API text begins, or
+ * that only white space stands before, cannot start with `::` either; its first `:` is shown
+ * escaped.
+ */
+function untrusted_text_forLogLines(text) {
+    return text.replace(COMMAND_LINE, (match, spaces, offset) => text.startsWith('::', offset + spaces.length) ? `${spaces}\\u003a` : match);
+}
+/**
+ * `value` as JSON on one line that a terminal or a CI log shows as it is: every control or format
+ * character (JSON.stringify leaves DEL, C1 and Cf as they are) and every `##[` written as a `\u`
+ * escape, which JSON reads back as the same value.
+ */
+function forJsonLine(value) {
+    const escape = (text) => [...Array(text.length).keys()]
+        .map((index) => `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`)
+        .join('');
+    return JSON.stringify(value)
+        .replace(UNSAFE_CHARACTERS, escape)
+        .replace(LEGACY_COMMAND, `##${escape('[')}`);
+}
+function escapeHtmlEntities(text) {
+    return text
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, '&#39;')
+        .replace(/@/g, '&#64;');
+}
+/**
+ * For the job summary and the pull-request comment, which are HTML inside Markdown: entities escaped
+ * (`@` too, so API text cannot mention and notify people in a comment), and every line break
+ * (`\n`, a lone `\r`, U+2028) and control character removed, because a line break could end the
+ * HTML block and let the rest be read as Markdown (a heading, a link, an image).
+ */
+function forHtml(text, maxChars) {
+    return escapeHtmlEntities(truncate(text, maxChars)).replace(UNSAFE_CHARACTERS, ' ');
+}
+
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(7067);
 ;// CONCATENATED MODULE: external "node:https"
@@ -31684,192 +32087,6 @@ async function queryDatabase(target, signal) {
 }
 function ignore() { }
 
-;// CONCATENATED MODULE: ./src/domain/duration.ts
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
-/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h` into milliseconds; a bare number is seconds. */
-function parseDuration(text) {
-    const match = DURATION.exec(text.trim().toLowerCase());
-    if (!match)
-        return undefined;
-    return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']);
-}
-/** Human-readable duration for logs and the summary: `850 ms`, `12.3 s`, `4 min 05 s`. */
-function formatDuration(ms) {
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    if (ms < 60_000)
-        return `${(ms / 1000).toFixed(1)} s`;
-    const totalSeconds = Math.round(ms / 1000);
-    const minutes = Math.floor(totalSeconds / 60);
-    const seconds = totalSeconds % 60;
-    if (minutes < 60)
-        return `${minutes} min ${String(seconds).padStart(2, '0')} s`;
-    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/input-naming.ts
-/*
- * The gate's inputs by name, and how each front end names them in its messages: the action as
- * action.yml does (`input "project_id"`, `list_projects: true`), the command as the flag or the
- * variable the user typed (`--project-id`, `NEON_PROJECT_ID`). An error about an input, wherever it
- * is found, is worded with the naming of the front end that shows it.
- */
-const INPUT_NAMES = [
-    'api_key',
-    'project_id',
-    'operation_id',
-    'branch_id',
-    'list_projects',
-    'org_id',
-    'wait',
-    'interval',
-    'timeout',
-    'fail_fast',
-    'api_host',
-    'pr_comment',
-    'pr_comment_author',
-    'github_token',
-    'database_url'
-];
-/** The contract's names, as action.yml spells them: the action's naming, and every message's default. */
-const CONTRACT_NAMING = {
-    label: (name) => `input "${name}"`,
-    mention: (name) => name,
-    enabled: (name) => `${name}: true`
-};
-
-;// CONCATENATED MODULE: ./src/domain/errors.ts
-
-
-/**
- * A bad input: found before any request, or by one (a branch that does not exist). Its message names
- * inputs as the contract does; `worded` names them as a front end does.
- */
-class InputError extends Error {
-    name = 'InputError';
-    words;
-    constructor(words) {
-        const wordsFor = typeof words === 'string' ? () => words : words;
-        super(wordsFor(CONTRACT_NAMING));
-        this.words = wordsFor;
-    }
-    worded(naming) {
-        return this.words(naming);
-    }
-}
-/** An HTTP error answer of the API. */
-class ApiError extends Error {
-    name = 'ApiError';
-    status;
-    endpoint;
-    code;
-    apiMessage;
-    requestId;
-    retryAfter;
-    constructor(details) {
-        super(describeApiError(details));
-        this.status = details.status;
-        this.endpoint = details.endpoint;
-        this.code = details.code;
-        this.apiMessage = details.apiMessage;
-        this.requestId = details.requestId;
-        this.retryAfter = details.retryAfter;
-    }
-}
-function describeApiError(details) {
-    const { status, endpoint, subject } = details;
-    let text;
-    if (status === 401) {
-        text = `The API rejected the key (HTTP 401 on ${endpoint}): api_key is missing, invalid or revoked`;
-    }
-    else if (status === 403) {
-        text = `The key has no access to ${subject} (HTTP 403 on ${endpoint}); a project-scoped key reaches only its own project`;
-    }
-    else if (status === 404) {
-        text = `${capitalize(subject)} was not found (HTTP 404 on ${endpoint})`;
-    }
-    else if (status >= 300 && status <= 399) {
-        const target = details.location ? ` to ${details.location}` : '';
-        text = `${endpoint} answered with a redirect (HTTP ${status}${target}), which was not followed: the API never redirects and the key goes only to api_host; check api_host`;
-    }
-    else {
-        text = `${endpoint} failed with HTTP ${status}`;
-    }
-    const extras = [
-        details.apiMessage ? `API says: "${details.apiMessage}"` : undefined,
-        details.code ? `code ${details.code}` : undefined,
-        details.requestId ? `request id ${details.requestId}` : undefined
-    ].filter((part) => part !== undefined);
-    return extras.length > 0 ? `${text}. ${extras.join('; ')}` : text;
-}
-function capitalize(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-/** No answer: connection refused or reset, DNS failure, per-request time limit. */
-class NetworkError extends Error {
-    endpoint;
-    detail;
-    name = 'NetworkError';
-    constructor(endpoint, detail) {
-        super(`${endpoint} got no answer: ${detail}`);
-        this.endpoint = endpoint;
-        this.detail = detail;
-    }
-}
-/**
- * A request that no retry can help: api_host's name does not resolve, its certificate does not
- * match, the proxy refuses us, or the answer is over the size cap. Fails the step at once.
- */
-class UnrecoverableRequestError extends Error {
-    name = 'UnrecoverableRequestError';
-    constructor(endpoint, detail, culprit) {
-        const check = culprit === 'the API'
-            ? ''
-            : culprit === 'HTTPS_PROXY'
-                ? '; no retry can fix that: check HTTPS_PROXY and NO_PROXY'
-                : '; no retry can fix that: check api_host';
-        super(`${endpoint} failed: ${detail}${check}`);
-    }
-}
-/** A 2xx answer whose body is not what the action needs. */
-class ResponseFormatError extends Error {
-    endpoint;
-    name = 'ResponseFormatError';
-    constructor(endpoint, detail) {
-        super(`Unexpected response from ${endpoint}: ${detail}`);
-        this.endpoint = endpoint;
-    }
-}
-/**
- * The overall `timeout` ran out while a request was still being retried, or no retry fits in the
- * time left before it (a Retry-After, or a back-off, longer than what is left): then
- * `noRetryFits` says so with the numbers, and nobody may say that the timeout ran out.
- */
-class DeadlineExceededError extends Error {
-    lastError;
-    name = 'DeadlineExceededError';
-    /** Why the retry did not fit, with the numbers, when time was still left; else undefined. */
-    noRetryFits;
-    constructor(lastError, retry) {
-        const noRetryFits = retry && retry.leftMs > 0
-            ? `no retry fits before the deadline: the retry after ${retry.reason} would wait ${formatDuration(retry.delayMs)}, with ${formatDuration(retry.leftMs)} of the timeout left`
-            : undefined;
-        const last = lastError ? `last error: ${lastError.message}` : undefined;
-        super([noRetryFits, last].filter(Boolean).join('; ') ||
-            'the deadline passed before the next request');
-        this.lastError = lastError;
-        this.noRetryFits = noRetryFits;
-    }
-}
-/** The runner cancelled the job (SIGINT/SIGTERM). */
-class CancelledError extends Error {
-    name = 'CancelledError';
-    constructor(signalName) {
-        super(`Cancelled by ${signalName}`);
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/api/retry-policy.ts
 
 /** Statuses that say "try again later"; every request of the action is a GET, so retrying is safe. */
@@ -32044,225 +32261,6 @@ const LOOPBACK = new RegExp(`^(?:localhost|127(?:\\.${OCTET}){3}|\\[::1\\])$`, '
 /** Whether `hostname` (as URL.hostname spells it, IPv6 in brackets) is a loopback host. */
 function isLoopbackHost(hostname) {
     return LOOPBACK.test(hostname);
-}
-
-;// CONCATENATED MODULE: ./src/domain/untrusted-text.ts
-/*
- * Everything the server sends is untrusted. This module is the one place that makes such text safe
- * for each sink: the log (workflow commands, ANSI escapes, direction marks), the job summary (HTML
- * inside Markdown) and the size limits of every sink. Secrets are redacted first, in every encoding
- * they could travel in, before any escaping.
- */
-const REDACTED = '***';
-/** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
-/** The longest secret that is also matched in every percent-encoding (percentPattern). */
-const MAX_PATTERN_CHARS = 1024;
-class Redactor {
-    forms = [];
-    patterns = [];
-    constructor(secrets = []) {
-        for (const secret of secrets)
-            this.add(secret);
-    }
-    add(secret) {
-        if (!secret)
-            return;
-        // V8 cannot compile the pattern of a secret of some thousands of characters (a stack overflow
-        // at the first redaction); one that long is no key, and keeps its other forms.
-        if (secret.length >= 4 && secret.length <= MAX_PATTERN_CHARS) {
-            this.patterns.push({ length: secret.length, pattern: percentPattern(secret) });
-            // A secret that holds another is hidden whole first.
-            this.patterns.sort((a, b) => b.length - a.length);
-        }
-        const candidates = [
-            secret,
-            JSON.stringify(secret).slice(1, -1),
-            escapeHtmlEntities(secret),
-            ...htmlEntityForms(secret),
-            ...[secret, `Bearer ${secret}`, `Authorization: Bearer ${secret}`].flatMap(base64Forms)
-        ];
-        this.forms = [...new Set([...this.forms, ...candidates])]
-            .filter((form) => form.length >= 4)
-            .sort((a, b) => b.length - a.length);
-    }
-    redact(text) {
-        let result = text;
-        for (const { pattern } of this.patterns)
-            result = result.replace(pattern, REDACTED);
-        for (const form of this.forms)
-            result = result.split(form).join(REDACTED);
-        return result;
-    }
-    /** Redacts every string inside parsed JSON (keys included), before anything else reads it. */
-    redactJson(value) {
-        if (typeof value === 'string')
-            return this.redact(value);
-        if (Array.isArray(value))
-            return value.map((item) => this.redactJson(item));
-        if (value !== null && typeof value === 'object') {
-            return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.redact(key), this.redactJson(item)]));
-        }
-        return value;
-    }
-}
-/**
- * The secret as the common HTML escapers write it: `&quot;` or `&#34;` or `&#x22;`, `&#39;` or
- * `&#x27;` or `&apos;`, `&amp;`, `&lt;`, `&gt;`, and the same with `@` left as it is.
- */
-function htmlEntityForms(secret) {
-    const styles = [
-        { '"': '&quot;', "'": '&#39;' },
-        { '"': '&quot;', "'": '&#x27;' },
-        { '"': '&#34;', "'": '&#39;' },
-        { '"': '&#x22;', "'": '&#x27;' },
-        { '"': '&quot;', "'": '&apos;' }
-    ];
-    const common = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
-    return styles.map((style) => secret.replace(/[&<>"']/g, (character) => style[character] ?? common[character]));
-}
-/**
- * Every percent-encoding of the secret at once: each character as it is or as its UTF-8 bytes in
- * `%XX` escapes with hex digits of either case, a space also as `+`. That covers
- * `encodeURIComponent`, `encodeURI`, RFC 3986 escapers (`!'()*` too), form encoding and lower-case
- * escapers, and any mix of them.
- */
-function percentPattern(secret) {
-    const characters = [...secret].map((character) => {
-        const escapes = [...Buffer.from(character)]
-            .map((byte) => {
-            const hex = byte.toString(16).padStart(2, '0');
-            return `%[${hex[0]}${hex[0].toUpperCase()}][${hex[1]}${hex[1].toUpperCase()}]`;
-        })
-            .join('');
-        const literal = character.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
-        return `(?:${literal}|${escapes}${character === ' ' ? '|\\+' : ''})`;
-    });
-    return new RegExp(characters.join(''), 'g');
-}
-/**
- * The base64 and base64url text of `secret` wherever it stands in an encoded stream: base64 encodes
- * 3 bytes at a time, so a secret after 1 or 2 other bytes (`Bearer ` is 7) comes out as other
- * characters. For each of the three alignments, the characters that encode only the secret's own
- * bytes; at most 2 bytes at either end stay visible, never enough to use the key.
- */
-function base64Forms(secret) {
-    const bytes = Buffer.from(secret);
-    const forms = [];
-    for (const skip of [0, 1, 2]) {
-        const aligned = bytes.subarray(skip);
-        const whole = aligned.subarray(0, aligned.length - (aligned.length % 3));
-        forms.push(whole.toString('base64'), whole.toString('base64url'));
-    }
-    // Encoded alone, with its padding.
-    forms.push(bytes.toString('base64'), bytes.toString('base64url'));
-    return forms;
-}
-/** Cuts text to `maxChars`, saying visibly how much was cut. */
-function truncate(text, maxChars) {
-    if (text.length <= maxChars)
-        return text;
-    let end = maxChars;
-    const last = text.charCodeAt(end - 1);
-    if (last >= 0xd800 && last <= 0xdbff)
-        end--; // never split a surrogate pair
-    return `${text.slice(0, end)}… [${text.length - end} more characters]`;
-}
-/** What ends text that truncateBytes cut. */
-const CUT_MARKER = '… [cut]';
-/** Cuts text to at most `maxBytes` of UTF-8, never inside a character, with a visible marker. */
-function truncateBytes(text, maxBytes) {
-    if (Buffer.byteLength(text) <= maxBytes)
-        return text;
-    const kept = Buffer.from(text)
-        .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(CUT_MARKER)))
-        .toString('utf8')
-        .replace(/\uFFFD$/, '');
-    return kept + CUT_MARKER;
-}
-/**
- * Control characters (C0, C1, DEL), the line and paragraph separators, and every Unicode format
- * character (category Cf): the bidirectional marks that make text read differently from what it is,
- * zero-width characters, the word joiner, the BOM and the tag characters (U+E0000–E007F), which let
- * `finished\u2060` look like `finished`. The body of a RegExp character class, which input rules
- * use to refuse what the log would escape.
- */
-const UNSAFE_CHARACTER_CLASS = '\\p{Cc}\\p{Cf}\\u2028\\u2029';
-const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE_CHARACTER_CLASS}]`, 'gu');
-const NAMED_ESCAPES = new Map([
-    ['\n', '\\n'],
-    ['\r', '\\r'],
-    ['\t', '\\t']
-]);
-function visibleEscape(character) {
-    const code = character.codePointAt(0);
-    return (NAMED_ESCAPES.get(character) ??
-        (code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`));
-}
-/** Longest log line the action writes; API text beyond it is cut with a marker. */
-const MAX_LOG_CHARS = 4000;
-/**
- * The runner's older command syntax, `##[name key=value;]data`, runs wherever `##[` stands in a
- * line (actions/runner looks for it with IndexOf, on every line the `::` syntax did not claim).
- */
-const LEGACY_COMMAND = /##\[/g;
-/** `##[` shown as `##\u005b`: what remains has no `[` after `##`, and no replacement adds one. */
-const LEGACY_COMMAND_ESCAPE = '##\\u005b';
-/**
- * For a line of the job log: no new line, carriage return or other control character survives
- * (each becomes a visible escape such as `\n`), so API text can never start a line of its own and
- * be read by the runner as a workflow command (`::set-output`, `::add-mask::`, `::stop-commands::`);
- * and no `##[` survives anywhere in the line, so it cannot be read as one in the older syntax
- * (`##[set-output name=outcome;]success`) either.
- */
-function forLog(text) {
-    return truncate(text, MAX_LOG_CHARS)
-        .replace(UNSAFE_CHARACTERS, visibleEscape)
-        .replace(LEGACY_COMMAND, LEGACY_COMMAND_ESCAPE);
-}
-/**
- * A line that the runner would read as a workflow command (`::name::`) once it has trimmed the
- * white space before it, Unicode's included (no-break, ideographic and other spaces).
- */
-const COMMAND_LINE = /^([^\S\n]*):/gm;
-/**
- * For text of many lines that we put together from lines made with forLog (the command's report on
- * standard output, which a GitHub Actions step shows as its log): a line that API text begins, or
- * that only white space stands before, cannot start with `::` either; its first `:` is shown
- * escaped.
- */
-function untrusted_text_forLogLines(text) {
-    return text.replace(COMMAND_LINE, (match, spaces, offset) => text.startsWith('::', offset + spaces.length) ? `${spaces}\\u003a` : match);
-}
-/**
- * `value` as JSON on one line that a terminal or a CI log shows as it is: every control or format
- * character (JSON.stringify leaves DEL, C1 and Cf as they are) and every `##[` written as a `\u`
- * escape, which JSON reads back as the same value.
- */
-function forJsonLine(value) {
-    const escape = (text) => [...Array(text.length).keys()]
-        .map((index) => `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`)
-        .join('');
-    return JSON.stringify(value)
-        .replace(UNSAFE_CHARACTERS, escape)
-        .replace(LEGACY_COMMAND, `##${escape('[')}`);
-}
-function escapeHtmlEntities(text) {
-    return text
-        .replace(/&/g, '&amp;')
-        .replace(/</g, '&lt;')
-        .replace(/>/g, '&gt;')
-        .replace(/"/g, '&quot;')
-        .replace(/'/g, '&#39;')
-        .replace(/@/g, '&#64;');
-}
-/**
- * For the job summary and the pull-request comment, which are HTML inside Markdown: entities escaped
- * (`@` too, so API text cannot mention and notify people in a comment), and every line break
- * (`\n`, a lone `\r`, U+2028) and control character removed, because a line break could end the
- * HTML block and let the rest be read as Markdown (a heading, a link, an image).
- */
-function forHtml(text, maxChars) {
-    return escapeHtmlEntities(truncate(text, maxChars)).replace(UNSAFE_CHARACTERS, ' ');
 }
 
 ;// CONCATENATED MODULE: ./src/domain/phrase.ts
@@ -42137,6 +42135,7 @@ class ApiCore {
         // Cut at the deadline; only a request started in its last second (the last read) gets the grace.
         const untilDeadline = this.options.deadline - clock.now();
         const timeLimitMs = Math.max(1, Math.min(this.options.requestTimeoutMs, untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS));
+        const sentAt = clock.now();
         try {
             const answer = await this.options.transport(url, {
                 headers: {
@@ -42150,6 +42149,7 @@ class ApiCore {
             });
             this.unresolvedSince = undefined;
             this.resolvedOnce = true;
+            this.options.onDate?.(answer.headers.date, sentAt);
             return answer;
         }
         catch (error) {
@@ -42522,6 +42522,81 @@ class ApiClient {
     }
 }
 
+;// CONCATENATED MODULE: ./src/domain/api-time.ts
+/**
+ * An API timestamp (ISO 8601, wall clock) as epoch milliseconds; undefined when it is absent or
+ * cannot be read. The one parse of an operation's or a project's times.
+ */
+function apiTime(text) {
+    const time = Date.parse(text ?? '');
+    return Number.isNaN(time) ? undefined : time;
+}
+/** Whether the operation was created before `time`; false when its time cannot be read. */
+function createdBefore(operation, time) {
+    const created = apiTime(operation?.created_at);
+    return created !== undefined && created < time;
+}
+
+;// CONCATENATED MODULE: ./src/api/api-clock.ts
+/*
+ * The API's clock. The API's timestamps (an operation's `created_at`, a `Retry-After` date) are on
+ * the server's wall clock, and a runner's can be minutes or hours off (self-hosted runners drift):
+ * every comparison with them uses the server's clock as its answers' `Date` header gives it, never
+ * the runner's. Deadlines, waits and the pace stay on the runner's monotonic clock.
+ */
+
+
+/** A runner clock further off than this from the API's is warned about (once). */
+const CLOCK_SKEW_WARNING_MS = 60_000;
+/** A `Date` header gives whole seconds (RFC 9110's IMF-fixdate). */
+const DATE_RESOLUTION_MS = 1000;
+/** The runner's clock, its wall time set to the API's by the answers' `Date` headers. */
+class ApiClock {
+    runner;
+    logger;
+    /** The API's wall clock minus the runner's. */
+    offsetMs = 0;
+    warned = false;
+    constructor(runner, logger) {
+        this.runner = runner;
+        this.logger = logger;
+    }
+    now() {
+        return this.runner.now();
+    }
+    sleep(ms, signal) {
+        return this.runner.sleep(ms, signal);
+    }
+    /** The API's wall clock: the runner's until an answer's `Date` header disagrees with it. */
+    wallNow() {
+        return this.runner.wallNow() + this.offsetMs;
+    }
+    /**
+     * An answer's `Date` header, for a request sent at `sentAt` (monotonic) and answered now. The
+     * server wrote it within that span, in the second it names: while this clock puts some moment of
+     * the span in that second it is kept (so a runner in step keeps its milliseconds); else it is set
+     * to the middle of that second at the middle of the span, and a runner more than
+     * CLOCK_SKEW_WARNING_MS off is warned about once.
+     */
+    observe(date, sentAt) {
+        const second = apiTime(date);
+        if (second === undefined)
+            return;
+        const answeredAt = this.runner.wallNow();
+        const sentAtWall = answeredAt - (this.runner.now() - sentAt);
+        const inStep = sentAtWall + this.offsetMs < second + DATE_RESOLUTION_MS &&
+            answeredAt + this.offsetMs >= second;
+        if (inStep)
+            return;
+        this.offsetMs = second + DATE_RESOLUTION_MS / 2 - (sentAtWall + answeredAt) / 2;
+        if (this.warned || Math.abs(this.offsetMs) <= CLOCK_SKEW_WARNING_MS)
+            return;
+        this.warned = true;
+        const side = this.offsetMs < 0 ? 'ahead of' : 'behind';
+        this.logger.warning(`The runner's clock is ${formatDuration(Math.abs(this.offsetMs))} ${side} the API's (its Date header): the gate measures the API's timestamps on the API's clock`);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/pace.ts
 
 
@@ -42753,14 +42828,127 @@ function canBeQueried(branch) {
     return readiness === 'ready' || readiness === 'archived';
 }
 
-;// CONCATENATED MODULE: ./src/domain/api-time.ts
-/**
- * An API timestamp (ISO 8601, wall clock) as epoch milliseconds; undefined when it is absent or
- * cannot be read. The one parse of an operation's or a project's times.
+;// CONCATENATED MODULE: ./src/wait/later-polls.ts
+/*
+ * How the project gate's later polls read the operations list (newest first): from the top back to
+ * what earlier polls had already seen, however many operations were listed since, so that a burst
+ * elsewhere in the project cannot push a new operation of the gated branch out of sight. A poll
+ * that stops at its page cap before it gets there leaves a stretch unread: the next poll reads on
+ * from where it stopped, and until every such stretch is read the gate cannot pass.
  */
-function apiTime(text) {
-    const time = Date.parse(text ?? '');
-    return Number.isNaN(time) ? undefined : time;
+
+
+
+
+/** Page size of later polls, which usually need only the newest few operations. */
+const GATE_POLL_PAGE_LIMIT = 100;
+/** At most this many pages on each later poll down to the oldest pending operation; older ones are read by id. */
+const GATE_MAX_POLL_PAGES = 3;
+/**
+ * At most this many pages a poll to read back to what earlier polls had seen (1,000 operations
+ * listed since); past that, the next poll reads on from where this one stopped.
+ */
+const GATE_MAX_CATCH_UP_PAGES = 10;
+class LaterPolls {
+    readPage;
+    logger;
+    /** The poll in which a list first showed each operation. */
+    firstListedIn = new Map();
+    /** The newest creation time any list has shown. */
+    newestListedAt = -Infinity;
+    /** Stretches a poll stopped in at its page cap, newest first: read on by the next poll. */
+    unread = [];
+    /** The first read's horizon: no later read needs to go further back. */
+    horizon = -Infinity;
+    constructor(readPage, logger) {
+        this.readPage = readPage;
+        this.logger = logger;
+    }
+    /** How many operations the lists have shown. */
+    get listedCount() {
+        return this.firstListedIn.size;
+    }
+    /** Why the gate cannot pass yet, while a stretch of the list is unread. */
+    get behind() {
+        if (this.unread.length === 0)
+            return undefined;
+        return `the operations list is not read back to what an earlier poll had seen: more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`;
+    }
+    /** Notes that poll number `poll` listed `operation`; whether no list had before. */
+    note(operation, poll) {
+        this.newestListedAt = Math.max(this.newestListedAt, apiTime(operation.created_at) ?? -Infinity);
+        if (this.firstListedIn.has(operation.id))
+            return false;
+        this.firstListedIn.set(operation.id, poll);
+        return true;
+    }
+    /**
+     * Poll number `poll` (not the first): from the top back to what earlier polls had seen, and on
+     * down to `oldestPendingAt` (within GATE_MAX_POLL_PAGES pages); then on where an earlier poll
+     * stopped, GATE_MAX_CATCH_UP_PAGES pages in all. `onListed` gets every operation listed.
+     */
+    async read(poll, oldestPendingAt, onListed) {
+        const stretches = [{ seenAt: this.newestListedAt }, ...this.unread];
+        this.unread = [];
+        let pagesLeft = GATE_MAX_CATCH_UP_PAGES;
+        for (const [index, stretch] of stretches.entries()) {
+            const fromTop = index === 0;
+            const { pages, read, stoppedAt } = await this.readStretch(stretch, pagesLeft, {
+                poll,
+                oldestPendingAt: fromTop ? oldestPendingAt : Infinity,
+                onListed
+            });
+            pagesLeft -= pages;
+            if (stoppedAt === undefined)
+                continue;
+            this.unread.push({ cursor: stoppedAt, seenAt: stretch.seenAt });
+            if (fromTop)
+                this.warnStopped(read, pages);
+        }
+    }
+    /**
+     * Reads `stretch` until a page gets back to what had been seen before this poll (an operation an
+     * earlier poll listed, or one created before `seenAt` or the first read's horizon), and on down
+     * to `oldestPendingAt` (within GATE_MAX_POLL_PAGES pages, a short page the last), at most
+     * `maxPages` pages. When it stopped short of what had been seen, `stoppedAt` is where to read on.
+     */
+    async readStretch(stretch, maxPages, { poll, oldestPendingAt, onListed }) {
+        if (maxPages === 0)
+            return { pages: 0, read: 0, stoppedAt: stretch.cursor };
+        const seenAt = Math.max(stretch.seenAt, this.horizon);
+        let pages = 0;
+        let read = 0;
+        let reached = false;
+        let cursor = stretch.cursor;
+        const listedBefore = (operation) => (this.firstListedIn.get(operation.id) ?? poll) < poll;
+        const end = await walkPages((next) => this.readPage(next ?? stretch.cursor), {
+            limit: GATE_POLL_PAGE_LIMIT,
+            maxPages,
+            // Only getting back ends the read: a server that caps `limit` must not hide an operation.
+            shortPageIsLast: false,
+            length: (page) => page.operations.length,
+            nextCursor: operationsCursor,
+            onPage: (page) => {
+                const { operations } = page;
+                pages++;
+                read += operations.length;
+                cursor = operationsCursor(page) ?? undefined;
+                const last = operations.at(-1);
+                reached ||= operations.some(listedBefore) || createdBefore(last, seenAt);
+                for (const operation of operations)
+                    onListed(operation, this.note(operation, poll));
+                const pendingRead = pages >= GATE_MAX_POLL_PAGES ||
+                    operations.length < GATE_POLL_PAGE_LIMIT ||
+                    createdBefore(last, oldestPendingAt + 1);
+                return !(reached && pendingRead);
+            }
+        });
+        const cut = !reached && (end === 'page cap' || end === 'repeated cursor');
+        return cut ? { pages, read, stoppedAt: cursor } : { pages, read };
+    }
+    warnStopped(read, pages) {
+        this.logger.warning(`Project gate: read ${plural(read, 'operation')} listed since the previous poll in ${pages} pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then`);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/wait/recent-failures.ts
@@ -42779,62 +42967,84 @@ const RECENT_FAILURE_WINDOW_MS = 15 * 60 * 1000;
 /** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
 const MAX_RECENT_FAILURE_WARNINGS = 5;
 /**
- * The operations of the first read that ended in the 15 minutes before the gate started, in the
- * list's order (newest first, as the API lists them: the order, not `created_at`, says which is
- * newer, so an operation whose time cannot be read is never taken for the newest).
+ * The operations of the first read that concern the gate, within its look-back (the source adds no
+ * older one), in the list's order (newest first, as the API lists them: the order, not
+ * `created_at`, says which is newer, so an operation whose time cannot be read is never taken for
+ * the newest).
  */
 class RecentOperations {
     windowStart;
-    /** Every recent one, newest first. */
-    listed = [];
-    /** The same by action on its branch; an operation without either stands alone. */
+    /**
+     * Every one by id, newest first: an operation repeated across a page boundary counts once, where
+     * it was first listed.
+     */
+    listed = new Map();
+    /**
+     * The same by action on its compute (or on the branch itself, for an action without one); an
+     * operation without a branch or an action stands alone.
+     */
     byAction = new Map();
     /** An operation older than the window was listed: what follows it without a time is older too. */
     pastWindow = false;
     constructor(startedAt) {
         this.windowStart = startedAt - RECENT_FAILURE_WINDOW_MS;
     }
-    /** The next operation of the list (one that concerns the gate). */
+    /** The next operation of the list (one that concerns the gate, within the look-back). */
     add(operation) {
-        const created = apiTime(operation.created_at);
-        if (created !== undefined && created < this.windowStart)
-            this.pastWindow = true;
-        if (created === undefined ? this.pastWindow : created < this.windowStart)
+        if (this.listed.has(operation.id))
             return;
-        const { branch_id: branch, action } = operation;
-        const key = branch && action ? JSON.stringify([branch, action]) : `#${operation.id}`;
-        this.listed.push(operation);
+        const created = apiTime(operation.created_at);
+        if ((created ?? Infinity) < this.windowStart)
+            this.pastWindow = true;
+        const recent = created === undefined ? !this.pastWindow : created >= this.windowStart;
+        const { branch_id: branch, action, endpoint_id: compute } = operation;
+        // A replica's start is not the read-write compute's: the same action means on the same compute.
+        const key = branch && action ? JSON.stringify([branch, action, compute || null]) : `#${operation.id}`;
+        const listed = { operation, recent };
+        this.listed.set(operation.id, listed);
         const ofAction = this.byAction.get(key);
         if (ofAction)
-            ofAction.push(operation);
+            ofAction.push(listed);
         else
-            this.byAction.set(key, [operation]);
+            this.byAction.set(key, [listed]);
     }
     /**
-     * For each action on each branch, the failures newer than its newest operation that did not fail
-     * (a newer one that did not fail supersedes them; a newer `cancelled` does not). With
-     * `branchGated`, an `error` fails the gate and a `cancelled` is a warning; on the whole project
-     * every failure is a warning, since the project is idle, which is what that gate answers. In the
-     * list's order, newest first.
+     * For each action on each compute, the recent failures newer than its newest operation that did
+     * not fail (a newer one that did not fail supersedes them; a newer `cancelled` does not). With
+     * `branchGated`, an `error` fails the gate and a `cancelled` is a warning, and an `error` older
+     * than the window that is still the newest of its action is a warning (`earlier`); on the whole
+     * project every recent failure is a warning, since the project is idle, which is what that gate
+     * answers. In the list's order, newest first.
      */
     failures(branchGated) {
-        const failed = new Set();
+        const found = new Map();
         for (const ofAction of this.byAction.values()) {
-            for (const operation of ofAction) {
-                if (classifyStatus(operation.status) !== 'failure')
+            const [newest] = ofAction;
+            if (!newest.recent) {
+                const { operation } = newest;
+                if (branchGated && operation.status === 'error') {
+                    found.set(newest, { operation, failsGate: false, earlier: true });
+                }
+                continue;
+            }
+            for (const listed of ofAction) {
+                const { operation, recent } = listed;
+                if (!recent || classifyStatus(operation.status) !== 'failure')
                     break;
-                failed.add(operation);
+                found.set(listed, { operation, failsGate: branchGated && operation.status === 'error' });
             }
         }
-        return this.listed
-            .filter((operation) => failed.has(operation))
-            .map((operation) => ({ operation, failsGate: branchGated && operation.status === 'error' }));
+        return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? []);
     }
 }
 /** One warning for each failure that does not fail the gate (the first few, then a count). */
 function warnRecentFailures(failures, startedAt, logger) {
     const warned = failures.filter((failure) => !failure.failsGate);
-    for (const { operation } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
+    for (const { operation, earlier } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
+        if (earlier) {
+            logger.warning(earlierErrorWarning(operation, startedAt));
+            continue;
+        }
         const action = truncate(operation.action ?? 'operation', 80);
         const branch = truncate(operation.branch_id ?? 'its branch', 80);
         const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
@@ -42854,8 +43064,19 @@ function endedBefore(operation, startedAt) {
         return 'as the gate started';
     return `${formatDuration(startedAt - ended)} before the gate started`;
 }
+/** An error older than the window that nothing of its action has followed: named, with its age. */
+function earlierErrorWarning(operation, startedAt) {
+    const action = truncate(operation.action ?? 'operation', 80);
+    const branch = truncate(operation.branch_id ?? 'its branch', 80);
+    const compute = operation.endpoint_id ? ` (compute ${truncate(operation.endpoint_id, 80)})` : '';
+    const created = apiTime(operation.created_at);
+    const age = created === undefined ? 'more than 15 minutes' : formatDuration(startedAt - created);
+    const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
+    return `An error older than the 15-minute window, still the newest of its action: ${action} ${operation.id} on ${branch}${compute}, created ${age} before the gate started${error}; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`;
+}
 
 ;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
+
 
 
 
@@ -42900,10 +43121,6 @@ const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 const GATE_DISCOVERY_PAGE_LIMIT = 500;
 /** At most this many pages on the first read (10,000 operations), with a warning if reached. */
 const GATE_MAX_DISCOVERY_PAGES = 20;
-/** Page size of later polls, which usually need only the newest few operations. */
-const GATE_POLL_PAGE_LIMIT = 100;
-/** At most this many pages on each later poll; older pending operations are read by id. */
-const GATE_MAX_POLL_PAGES = 3;
 /**
  * At most this many pending operations read by id in one poll, those read longest ago first; the
  * others keep their last-seen (not final) state until their turn, so a poll's cost stays bounded
@@ -42920,12 +43137,6 @@ const DISCOVERY_WALK = {
     maxPages: GATE_MAX_DISCOVERY_PAGES,
     shortPageIsLast: false
 };
-/** Later polls' walk: the newest few operations, a short page the last. */
-const POLL_WALK = {
-    limit: GATE_POLL_PAGE_LIMIT,
-    maxPages: GATE_MAX_POLL_PAGES,
-    shortPageIsLast: true
-};
 /**
  * The project gate: every operation of the project (or of one branch) that is in flight.
  *
@@ -42938,16 +43149,18 @@ const POLL_WALK = {
  * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
  * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
  *
- * Later polls: read from the newest operation down to the oldest one still pending, at most
- * GATE_MAX_POLL_PAGES pages, and read pending operations beyond that by id (GATE_MAX_READS_BY_ID a
- * poll). Operations never seen before are waited on too, even if they were already final when first
- * seen (a failure among them fails the gate).
+ * Later polls: read from the newest operation back to what earlier polls had seen, however many
+ * were listed since (at most GATE_MAX_CATCH_UP_PAGES pages a poll: past that, the next poll reads
+ * on from where this one stopped, and until it has the gate cannot pass), and on down to the oldest
+ * one still pending (within GATE_MAX_POLL_PAGES pages); pending operations beyond that are read by id
+ * (GATE_MAX_READS_BY_ID a poll). Operations never seen before are waited on too, even if they were
+ * already final when first seen (a failure among them fails the gate).
  */
 class ProjectGateSource {
     options;
     tracked = new Map();
-    /** Every operation id any list has shown; one not in it is new. */
-    seen = new Set();
+    /** What the lists have shown, and how later polls read them back (later-polls.ts). */
+    laterPolls;
     /** The poll in which a pending operation was last read by id. */
     readByIdAt = new Map();
     completedPolls = 0;
@@ -42959,6 +43172,11 @@ class ProjectGateSource {
     constructor(options) {
         this.options = options;
         this.branch = options.branch?.branch;
+        const { reader, projectId, logger } = options;
+        this.laterPolls = new LaterPolls((cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }), logger);
+    }
+    get behind() {
+        return this.laterPolls.behind;
     }
     get operations() {
         return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0);
@@ -42997,52 +43215,63 @@ class ProjectGateSource {
         }
     }
     async discover() {
-        const { clock, logger, startedAt } = this.options;
-        // The API's timestamps are wall-clock time.
-        const horizon = clock.wallNow() - GATE_LOOKBACK_MS;
+        const { logger } = this.options;
         const read = { newest: -Infinity, oldest: Infinity };
-        const recent = new RecentOperations(startedAt);
+        let lookBack;
         const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
+            const { horizon, recent } = (lookBack ??= this.lookBack());
             for (const operation of page.operations) {
-                this.seen.add(operation.id);
+                this.laterPolls.note(operation, 0);
                 const time = this.createdAt(operation);
                 if (time !== undefined) {
                     read.newest = Math.max(read.newest, time);
                     read.oldest = Math.min(read.oldest, time);
                 }
-                if (!this.isRelevant(operation))
+                const inWindow = time === undefined || time >= horizon;
+                if (!inWindow || !this.isRelevant(operation))
                     continue;
                 recent.add(operation);
-                const inWindow = time === undefined || time >= horizon;
-                if (inWindow && isUnfinished(operation.status))
+                if (isUnfinished(operation.status))
                     this.tracked.set(operation.id, operation);
             }
-            return !isOlderThan(page.operations.at(-1), horizon);
+            return !createdBefore(page.operations.at(-1), horizon);
         });
-        this.judgeRecentFailures(recent);
+        this.judgeRecentFailures(lookBack);
         if (end === 'page cap') {
             const span = read.oldest <= read.newest
                 ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
                 : '';
-            logger.warning(`Project gate: read ${plural(this.seen.size, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, back to ${GATE_LOOKBACK_MS / 3_600_000} h ago, were not read, and any still in flight among them is not waited on`);
+            logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, back to ${GATE_LOOKBACK_MS / 3_600_000} h ago, were not read, and any still in flight among them is not waited on`);
         }
         else if (end === 'repeated cursor') {
             logger.warning('Project gate: the API handed out a page cursor it had given before');
         }
     }
+    /**
+     * The first read's look-back and window, measured on the API's clock, which its first answer has
+     * set (its Date header): when the gate started and 24 hours before now, as the API tells time.
+     */
+    lookBack() {
+        const { clock } = this.options;
+        const now = clock.wallNow();
+        const startedAt = now - (clock.now() - this.options.startedAt);
+        this.laterPolls.horizon = now - GATE_LOOKBACK_MS;
+        return { horizon: now - GATE_LOOKBACK_MS, startedAt, recent: new RecentOperations(startedAt) };
+    }
     /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
-    judgeRecentFailures(recent) {
+    judgeRecentFailures({ recent, startedAt }) {
         this.recentFailures = recent.failures(this.options.branch !== undefined);
         for (const { operation, failsGate } of this.recentFailures) {
             if (failsGate)
                 this.tracked.set(operation.id, operation);
         }
-        warnRecentFailures(this.recentFailures, this.options.startedAt, this.options.logger);
+        warnRecentFailures(this.recentFailures, startedAt, this.options.logger);
     }
     /**
-     * A later poll. With nothing pending it still reads the newest page (there is a poll only while
-     * the branch keeps the gate open): an operation started meanwhile, on a branch not ready yet,
-     * keeps the gate open too.
+     * A later poll: from the top back to what earlier polls had seen, and on where an earlier poll
+     * stopped at its page cap (later-polls.ts); pending operations no page showed are read by id.
+     * With nothing pending it still reads the top (there is a poll only while the branch keeps the
+     * gate open): an operation started meanwhile keeps the gate open too.
      */
     async refresh() {
         const { reader, projectId, isDone } = this.options;
@@ -43052,17 +43281,11 @@ class ProjectGateSource {
             ? -Infinity
             : Math.min(Infinity, ...times);
         const listed = new Set();
-        await this.walkOperations(POLL_WALK, (page) => {
-            for (const operation of page.operations) {
-                listed.add(operation.id);
-                const isNew = !this.seen.has(operation.id);
-                this.seen.add(operation.id);
-                if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
-                    this.tracked.set(operation.id, operation);
-                }
+        await this.laterPolls.read(this.completedPolls, oldestPendingAt, (operation, isNew) => {
+            listed.add(operation.id);
+            if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
+                this.tracked.set(operation.id, operation);
             }
-            const last = page.operations.at(-1);
-            return !(last && isOlderThan(last, oldestPendingAt + 1));
         });
         const unlisted = pending
             .filter((operation) => !listed.has(operation.id))
@@ -43097,11 +43320,6 @@ class ProjectGateSource {
         }
         return time;
     }
-}
-/** Whether the operation was created before `time`; false when its time cannot be read. */
-function isOlderThan(operation, time) {
-    const created = apiTime(operation?.created_at);
-    return created !== undefined && created < time;
 }
 /** Newest first; an operation whose time cannot be read sorts as the newest. */
 function sortTime(operation) {
@@ -43354,13 +43572,15 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
         if (operations.some(hasFailed))
             return finish('failure');
         const branchOpen = source.branch !== undefined && !canBeQueried(source.branch);
-        if (operations.every(isDone) && !branchOpen)
+        // Never a pass on a read that did not get back to what an earlier poll had seen.
+        const { behind } = source;
+        if (operations.every(isDone) && !branchOpen && !behind)
             return finish('success');
         if (!options.wait)
             return finish('pending');
         const remaining = options.deadline - clock.now();
         if (remaining <= 0)
-            return finish('timeout');
+            return finish('timeout', behind);
         try {
             await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal);
         }
@@ -43396,18 +43616,22 @@ function wait_for_operations_describe(operation) {
 
 
 
+
 /** Runs the gate the inputs ask for; never throws. */
 async function gate(inputs, dependencies) {
-    const { clock, logger } = dependencies;
+    const { logger } = dependencies;
+    // The runner's clock, its wall time the API's (its answers' Date header): what is compared with
+    // the API's timestamps is measured on the API's clock; deadlines stay on the monotonic one.
+    const clock = new ApiClock(dependencies.clock, logger);
     const report = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast };
     // One deadline for the whole run: listing, every poll, retry and back-off, the database.
     const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
-    // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
-    const startedAt = clock.wallNow();
+    // What ended just before this moment is judged too (on the API's clock, once it has answered).
+    const startedAt = clock.now();
     const run = { stepStartedAt, deadline: stepStartedAt + inputs.timeoutMs };
     const pace = new Pace(inputs.intervalMs, clock, logger, dependencies.random);
     report.pace = pace;
-    const client = apiClient(inputs, dependencies, pace, run.deadline);
+    const client = apiClient(inputs, { ...dependencies, clock }, pace, run.deadline);
     report.requests = client.stats;
     report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined;
     let source;
@@ -43416,8 +43640,8 @@ async function gate(inputs, dependencies) {
             await listProjects(client, inputs, report, logger);
         if (inputs.projectId) {
             report.projectId = inputs.projectId;
-            source = await createSource(client, inputs, { projectId: inputs.projectId, startedAt }, dependencies);
-            await waitThenQuery(source, inputs, report, { ...dependencies, pace, run });
+            source = await createSource(client, inputs, { projectId: inputs.projectId, startedAt }, { logger, clock });
+            await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run });
         }
     }
     catch (error) {
@@ -43524,6 +43748,7 @@ async function createSource(client, inputs, { projectId, startedAt }, { logger, 
 }
 function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal, transport }, pace, deadline) {
     return new ApiClient({
+        onDate: (date, sentAt) => clock.observe(date, sentAt),
         baseUrl: inputs.apiHost,
         apiKey: inputs.apiKey,
         requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
@@ -43552,8 +43777,6 @@ const DEFAULT_TIMEOUT = '10m';
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
 const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
-/** A user's or a bot's login. */
-const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
 const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MIN_DURATION_MS = 1000;
@@ -43682,14 +43905,14 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
 ;// CONCATENATED MODULE: ./src/gate/inputs.ts
 /*
  * The gate's inputs, one schema for both front ends: what each accepts, its default and its
- * problems, worded with the names the front end gives them (InputNaming).
+ * problems, worded with the names the front end gives them (InputNaming). A front end's own inputs
+ * (the action's for the pull request) are its own schema, checked beside these (OwnInputs).
  */
 
 
 
 
 
-const PR_COMMENT_MODES = ['off', 'always', 'failure'];
 const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
 /** Each input on its own: what it accepts, its default, and what is wrong with it. */
 function inputFields(naming) {
@@ -43709,17 +43932,6 @@ function inputFields(naming) {
         timeout: timeoutInput(input_fields_quotedAsGiven),
         fail_fast: booleanInput(false),
         api_host: apiHostInput,
-        pr_comment: schemas_string().transform((raw, ctx) => {
-            const text = raw.trim();
-            const mode = PR_COMMENT_MODES.find((name) => name === (text.toLowerCase() || 'off'));
-            if (mode)
-                return mode;
-            // Quoted as given: a value folded in case would slip past the redactor.
-            ctx.addIssue({ code: 'custom', message: `"${text}" is not one of off, always, failure` });
-            return NEVER;
-        }),
-        pr_comment_author: idInput(GITHUB_LOGIN_PATTERN, 'the GitHub login the token writes as, such as my-app[bot]'),
-        github_token: schemas_string().transform((raw) => raw.trim()),
         database_url: schemas_string().transform((raw, ctx) => {
             if (!raw.trim())
                 return undefined;
@@ -43763,9 +43975,6 @@ function inputsSchema(naming) {
         timeoutMs: inputs.timeout,
         failFast: inputs.fail_fast,
         apiHost: inputs.api_host,
-        prComment: inputs.pr_comment,
-        prCommentAuthor: inputs.pr_comment_author,
-        githubToken: inputs.github_token,
         database: inputs.database_url
     }));
 }
@@ -43788,12 +43997,17 @@ function ignoredInputWarnings(inputs, naming) {
     return warnings;
 }
 /**
- * Reads and validates every input before any request. Throws one InputError that names each bad
- * input as its front end calls it, and what it accepts.
+ * Reads and validates every input (with `own`, the front end's own too) before any request. Throws
+ * one InputError that names each bad input as its front end calls it, and what it accepts.
  */
-function parseInputs(readInput, naming) {
-    const raw = Object.fromEntries(INPUT_NAMES.map((name) => [name, readInput(name) ?? '']));
-    return parsedOrThrown(inputsSchema(naming), raw, naming);
+function parseInputs(readInput, naming, own) {
+    const read = (names) => Object.fromEntries(names.map((name) => [name, readInput(name) ?? '']));
+    const shared = inputsSchema(naming).safeParse(read(INPUT_NAMES));
+    const frontEnds = own?.schema.safeParse(read(own.names));
+    const problems = [shared, frontEnds].flatMap((parsed) => parsed ? problemsOf(parsed, naming) : []);
+    if (problems.length > 0 || !shared.success)
+        throw invalidInput(problems);
+    return { ...shared.data, ...frontEnds?.data };
 }
 /**
  * The timeout alone, checked as parseInputs checks it: the command reads its secrets within it,
@@ -43808,12 +44022,205 @@ function parsedOrThrown(schema, raw, naming) {
     const parsed = schema.safeParse(raw);
     if (parsed.success)
         return parsed.data;
-    const problems = parsed.error.issues.map((issue) => `${naming.label(issue.path[0])}: ${issue.message}`);
-    throw new InputError(`Invalid input: ${problems.join('; ')}`);
+    throw invalidInput(problemsOf(parsed, naming));
+}
+/** Each problem of a parse, at the start the input it is about as the front end names it. */
+function problemsOf(parsed, naming) {
+    if (parsed.success)
+        return [];
+    return parsed.error.issues.map((issue) => `${naming.label(issue.path[0])}: ${issue.message}`);
+}
+function invalidInput(problems) {
+    return new InputError(`Invalid input: ${problems.join('; ')}`);
+}
+
+;// CONCATENATED MODULE: ./src/gate/gate-run.ts
+/*
+ * One run of the gate, as either front end starts it: the seam below the action's runner and the
+ * command. It owns what both do around gate(): every form of a secret into the redactor, SIGINT and
+ * SIGTERM turned into an abort, the banner, the warnings about ignored inputs, and the production
+ * dependencies (a harness swaps the clock, the network or the database for simulated ones). A front
+ * end reads its inputs, runs them here, and publishes the report.
+ */
+
+
+
+
+
+
+
+
+
+/**
+ * Adds a secret to `redactor` in every form redaction must find (a database URL's password, plain
+ * and decoded, too); returns those forms, so that the action can mask each with the runner.
+ */
+function addSecret(redactor, value, kind = 'secret') {
+    const forms = (kind === 'database_url' ? databaseSecrets(value) : [value]).filter(Boolean);
+    for (const form of forms)
+        redactor.add(form);
+    return forms;
+}
+/**
+ * The run begins when it is made: from then on until end() (gate() ends it too), the first SIGINT
+ * or SIGTERM aborts what is in flight.
+ */
+class GateRun {
+    options;
+    /** The signal heard first, if one was. */
+    stoppedBy;
+    /** When the run began on its clock: `timeout` counts from here, secrets read first included. */
+    startedAt;
+    clock;
+    controller = new AbortController();
+    signals;
+    onSignal = (signal) => {
+        if (this.stoppedBy && this.options.onRepeatedSignal) {
+            this.options.onRepeatedSignal(signal);
+            return;
+        }
+        this.stoppedBy ??= signal;
+        this.options.logger.info(`Received ${signal}: stopping`);
+        this.controller.abort(new CancelledError(signal));
+    };
+    constructor(options) {
+        this.options = options;
+        this.clock = options.clock ?? systemClock;
+        this.startedAt = this.clock.now();
+        if (options.bannerFirst)
+            this.sayBanner();
+        this.signals = options.signals ?? process;
+        this.signals.once('SIGINT', this.onSignal);
+        this.signals.once('SIGTERM', this.onSignal);
+    }
+    /** Aborted by the first SIGINT or SIGTERM, with its CancelledError. */
+    get signal() {
+        return this.controller.signal;
+    }
+    /**
+     * The gate on `inputs`, their problems named as the front end names them; never throws. Warns
+     * about the inputs this combination ignores first; stops listening for signals once it is done.
+     */
+    async gate(inputs, naming) {
+        const { logger, redactor } = this.options;
+        for (const warning of ignoredInputWarnings(inputs, naming))
+            logger.warning(warning);
+        if (!this.options.bannerFirst)
+            this.sayBanner();
+        try {
+            return await gate(inputs, {
+                clock: this.clock,
+                stepStartedAt: this.startedAt,
+                retryPolicy: this.options.retryPolicy ?? new RetryPolicy(),
+                random: this.options.random,
+                transport: this.options.transport ?? httpGet,
+                queryDatabase: this.options.queryDatabase ?? queryDatabase,
+                logger,
+                redactor,
+                signal: this.signal,
+                naming
+            });
+        }
+        finally {
+            this.end();
+        }
+    }
+    sayBanner() {
+        const { about, logger } = this.options;
+        logger.info(`Neon operations gate ${ACTION_VERSION}${about ? ` for ${about}` : ''}`);
+    }
+    /** Signals are no longer heard: a later one does what it does to any process. */
+    end() {
+        this.signals.off('SIGINT', this.onSignal);
+        this.signals.off('SIGTERM', this.onSignal);
+    }
 }
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/report/report-format.ts
+/*
+ * How the report is written down: as HTML for the job summary and the pull-request comment (API
+ * text escaped, Markdown kept out), and as plain text for the command's standard output (API text
+ * made safe for a terminal and a CI log, no Markdown). The report itself (summary.ts) says what is
+ * there once; a format only decides how each part looks.
+ */
+
+
+
+
+const MAX_ID_CHARS = 80;
+const MAX_TEXT_CHARS = 120;
+/** `2026-11-25 11:21:23 UTC`, or the API's text when it is no time. */
+function formatDate(format, iso) {
+    if (!iso)
+        return '';
+    const time = apiTime(iso);
+    if (time === undefined)
+        return format.text(iso);
+    return new Date(time)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC');
+}
+const HTML_FORMAT = {
+    code: (text) => (text ? `<code>${forHtml(text, MAX_ID_CHARS)}</code>` : ''),
+    text: (value, maxChars = MAX_TEXT_CHARS) => forHtml(value ?? '', maxChars),
+    phrase: phraseHtml,
+    status: (status, suffix) => forHtml(statusLabel(status) + suffix, MAX_TEXT_CHARS),
+    paragraph: (line) => `<p>${line}</p>`,
+    heading: (title, level) => `<h${level}>${title}</h${level}>`,
+    strong: (text) => `<b>${text}</b>`,
+    below: (first, second) => `${first}<br>${second}`,
+    chart: (mermaid) => `\n\`\`\`mermaid\n${mermaid}\n\`\`\`\n`,
+    table: (headers, rows, more) => {
+        const head = headers.map((header) => `<th>${header}</th>`).join('');
+        const body = rows.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`);
+        if (more)
+            body.push(`<tr><td colspan="${headers.length}">${more}</td></tr>`);
+        return `<table>\n<tr>${head}</tr>\n${body.join('\n')}\n</table>`;
+    },
+    join: (parts) => parts.join('\n') + '\n'
+};
+/** API text for a line of plain text: cut, and no control character or runner command left. */
+function plain(value, maxChars) {
+    return forLog(truncate(value ?? '', maxChars));
+}
+/** Columns padded to their widest cell; a cell's second part (`below`) on a line of its own. */
+function textTable(headers, rows, more) {
+    const split = rows.map((cells) => cells.map((cell) => cell.split('\n')));
+    const widths = headers.map((header, column) => Math.max(header.length, ...split.map((cells) => cells[column][0].length)));
+    const line = (cells) => cells
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd();
+    const lines = [line(headers.map((header) => header.toUpperCase()))];
+    for (const cells of split) {
+        lines.push(line(cells.map((parts) => parts[0])));
+        for (const parts of cells)
+            for (const rest of parts.slice(1))
+                lines.push(`    ${rest}`);
+    }
+    if (more)
+        lines.push(more);
+    return lines.join('\n');
+}
+const report_format_TEXT_FORMAT = {
+    code: (text) => (text ? plain(text, MAX_ID_CHARS) : ''),
+    text: (value, maxChars = MAX_TEXT_CHARS) => plain(value, maxChars),
+    phrase: (phrase) => forLog(phraseText(phrase)),
+    status: (status, suffix) => plain(status, 40) + suffix,
+    paragraph: (line) => line,
+    // The command's report starts with its headline: no title above it.
+    heading: (title, level) => (level === 2 ? '' : `\n${title}`),
+    strong: (text) => text,
+    // Our own mark between the parts; API text holds no line break once `plain` has made it safe.
+    below: (first, second) => `${first}\n${second}`,
+    chart: () => undefined,
+    table: textTable,
+    join: (parts) => parts.filter((part) => part !== '').join('\n') + '\n'
+};
+
 ;// CONCATENATED MODULE: ./src/runner/github-context.ts
 /*
  * What the run is for: the event, the commit, the pull request. Read from the same environment
@@ -43822,6 +44229,8 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
  * @actions/github only when a comment is to be written). Why not import `context`: @actions/github
  * 9 exports only `.` and `./lib/utils`, and both load Octokit; there is no Octokit-free path.
  */
+
+
 
 
 const PullRequestEventSchema = object({
@@ -43919,6 +44328,24 @@ function describeRun(context) {
     return short ? `commit ${short}` : '';
 }
 /**
+ * What the run is for, first in the job summary's and the comment's counts line (HTML):
+ * `pull request #42` (a link, to an http(s) address only) and `head 1a2b3c4`, or `commit 1a2b3c4`.
+ */
+function summaryFacts(context) {
+    const facts = [];
+    const { pullRequest } = context;
+    if (pullRequest) {
+        const label = `#${pullRequest.number}`;
+        const url = pullRequest.htmlUrl;
+        const linked = url && /^https?:\/\//.test(url) ? `<a href="${forHtml(url, 300)}">${label}</a>` : label;
+        facts.push(`pull request ${linked}`);
+    }
+    const sha = headSha(context);
+    if (sha)
+        facts.push(`${pullRequest ? 'head' : 'commit'} ${HTML_FORMAT.code(sha.slice(0, 7))}`);
+    return facts;
+}
+/**
  * Why `api_key` is empty, when GitHub withheld the secret: a pull request from a fork, or a run
  * started by Dependabot. A `pull_request_target` run gets the repository's secrets, forks included:
  * there the secret is not set, or misnamed. Undefined otherwise.
@@ -43940,13 +44367,46 @@ function withheldSecretReason(context) {
 }
 
 ;// CONCATENATED MODULE: ./src/runner/input-helper.ts
+/*
+ * The action's inputs, as action.yml names them, in one typed object: the gate's shared inputs and
+ * the action's own for the pull request (`pr_comment`, `pr_comment_author`, `github_token`), read
+ * and checked together, so that one error names every bad input.
+ */
 
 
+
+
+/** The inputs only the action has: the pull-request comment's. */
+const ACTION_ONLY_INPUT_NAMES = ['pr_comment', 'pr_comment_author', 'github_token'];
 /** The action names its inputs as action.yml does. */
 const ACTION_INPUT_NAMING = CONTRACT_NAMING;
+const PR_COMMENT_MODES = ['off', 'always', 'failure'];
+/** A user's or a bot's login. */
+const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
+const actionOnlySchema = object({
+    pr_comment: schemas_string().transform((raw, ctx) => {
+        const text = raw.trim();
+        const mode = PR_COMMENT_MODES.find((name) => name === (text.toLowerCase() || 'off'));
+        if (mode)
+            return mode;
+        // Quoted as given: a value folded in case would slip past the redactor.
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not one of off, always, failure` });
+        return NEVER;
+    }),
+    pr_comment_author: idInput(GITHUB_LOGIN_PATTERN, 'the GitHub login the token writes as, such as my-app[bot]'),
+    github_token: schemas_string().transform((raw) => raw.trim())
+})
+    .transform((inputs) => ({
+    prComment: inputs.pr_comment,
+    prCommentAuthor: inputs.pr_comment_author,
+    githubToken: inputs.github_token
+}));
 /** Reads and validates every input of the action before any request (one InputError for all). */
 function getInputs(readInput) {
-    return parseInputs(readInput, ACTION_INPUT_NAMING);
+    return parseInputs(readInput, ACTION_INPUT_NAMING, {
+        names: ACTION_ONLY_INPUT_NAMES,
+        schema: actionOnlySchema
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/report/database-words.ts
@@ -44245,67 +44705,6 @@ function errorLine(report) {
         : `${cut}${still}`;
 }
 
-;// CONCATENATED MODULE: ./src/report/annotations.ts
-
-
-
-
-
-/**
- * At most this many operation annotations: GitHub shows 10 error annotations a step, and the step's
- * own failure message is one of them.
- */
-const MAX_OPERATION_ANNOTATIONS = 5;
-/**
- * What goes to the checks list and the run's summary page: each operation that ended in a final
- * failure, and a timeout, titled with the action and the branch.
- */
-function annotationsFor(report) {
-    const facts = operationFacts(report);
-    const { failed } = facts;
-    const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
-        title: truncate(`${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`, 200),
-        message: truncate(`Operation ${operation.id}${operation.error ? `: ${operation.error}` : ''}`, 1000)
-    }));
-    if (failed.length > MAX_OPERATION_ANNOTATIONS) {
-        annotations.push({
-            title: `${plural(failed.length - MAX_OPERATION_ANNOTATIONS, 'more operation')} failed`,
-            message: 'The job summary lists every operation.'
-        });
-    }
-    if (databaseFailed(report.database)) {
-        annotations.push({
-            title: `database ${report.database.state}`,
-            message: truncate(errorLine(report) ?? '', 1000)
-        });
-    }
-    else if (report.outcome === 'timeout' && !facts.seen) {
-        const why = report.wait?.reason ?? report.error;
-        annotations.push({
-            title: 'timeout: the state of the operations is unknown',
-            message: truncate(`${nothingRead(report)}${why ? `: ${why}` : ''}`, 1000)
-        });
-    }
-    else if (report.outcome === 'timeout') {
-        // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
-        const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out';
-        const reason = report.noRetryFits ? ` (${report.wait?.reason})` : '';
-        const first = facts.inFlight[0];
-        const branch = !first && branchNotReady(report);
-        annotations.push({
-            title: first
-                ? truncate(`timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`, 200)
-                : branch
-                    ? truncate(`timeout: ${phraseText(branch)}`, 200)
-                    : 'timeout',
-            message: truncate(branch
-                ? `${cut} while ${phraseText(branch)}${reason}`
-                : `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`, 1000)
-        });
-    }
-    return annotations;
-}
-
 ;// CONCATENATED MODULE: ./src/report/outputs.ts
 
 
@@ -44561,91 +44960,6 @@ function renderTimeline(operations, readAt = new Map(), probe) {
     return lines.join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/report/report-format.ts
-/*
- * How the report is written down: as HTML for the job summary and the pull-request comment (API
- * text escaped, Markdown kept out), and as plain text for the command's standard output (API text
- * made safe for a terminal and a CI log, no Markdown). The report itself (summary.ts) says what is
- * there once; a format only decides how each part looks.
- */
-
-
-
-
-const MAX_ID_CHARS = 80;
-const MAX_TEXT_CHARS = 120;
-/** `2026-11-25 11:21:23 UTC`, or the API's text when it is no time. */
-function formatDate(format, iso) {
-    if (!iso)
-        return '';
-    const time = apiTime(iso);
-    if (time === undefined)
-        return format.text(iso);
-    return new Date(time)
-        .toISOString()
-        .replace('T', ' ')
-        .replace(/\.\d+Z$/, ' UTC');
-}
-const HTML_FORMAT = {
-    code: (text) => (text ? `<code>${forHtml(text, MAX_ID_CHARS)}</code>` : ''),
-    text: (value, maxChars = MAX_TEXT_CHARS) => forHtml(value ?? '', maxChars),
-    phrase: phraseHtml,
-    status: (status, suffix) => forHtml(statusLabel(status) + suffix, MAX_TEXT_CHARS),
-    paragraph: (line) => `<p>${line}</p>`,
-    heading: (title, level) => `<h${level}>${title}</h${level}>`,
-    strong: (text) => `<b>${text}</b>`,
-    link: (label, url) => `<a href="${forHtml(url, 300)}">${label}</a>`,
-    below: (first, second) => `${first}<br>${second}`,
-    chart: (mermaid) => `\n\`\`\`mermaid\n${mermaid}\n\`\`\`\n`,
-    table: (headers, rows, more) => {
-        const head = headers.map((header) => `<th>${header}</th>`).join('');
-        const body = rows.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`);
-        if (more)
-            body.push(`<tr><td colspan="${headers.length}">${more}</td></tr>`);
-        return `<table>\n<tr>${head}</tr>\n${body.join('\n')}\n</table>`;
-    },
-    join: (parts) => parts.join('\n') + '\n'
-};
-/** API text for a line of plain text: cut, and no control character or runner command left. */
-function plain(value, maxChars) {
-    return forLog(truncate(value ?? '', maxChars));
-}
-/** Columns padded to their widest cell; a cell's second part (`below`) on a line of its own. */
-function textTable(headers, rows, more) {
-    const split = rows.map((cells) => cells.map((cell) => cell.split('\n')));
-    const widths = headers.map((header, column) => Math.max(header.length, ...split.map((cells) => cells[column][0].length)));
-    const line = (cells) => cells
-        .map((cell, column) => cell.padEnd(widths[column]))
-        .join('  ')
-        .trimEnd();
-    const lines = [line(headers.map((header) => header.toUpperCase()))];
-    for (const cells of split) {
-        lines.push(line(cells.map((parts) => parts[0])));
-        for (const parts of cells)
-            for (const rest of parts.slice(1))
-                lines.push(`    ${rest}`);
-    }
-    if (more)
-        lines.push(more);
-    return lines.join('\n');
-}
-const report_format_TEXT_FORMAT = {
-    code: (text) => (text ? plain(text, MAX_ID_CHARS) : ''),
-    text: (value, maxChars = MAX_TEXT_CHARS) => plain(value, maxChars),
-    phrase: (phrase) => forLog(phraseText(phrase)),
-    status: (status, suffix) => plain(status, 40) + suffix,
-    paragraph: (line) => line,
-    // The command's report starts with its headline: no title above it.
-    heading: (title, level) => (level === 2 ? '' : `\n${title}`),
-    strong: (text) => text,
-    link: (label, url) => `${label} (${plain(url, 300)})`,
-    // Our own mark between the parts; API text holds no line break once `plain` has made it safe.
-    below: (first, second) => `${first}\n${second}`,
-    chart: () => undefined,
-    table: textTable,
-    join: (parts) => parts.filter((part) => part !== '').join('\n') + '\n'
-};
-
 ;// CONCATENATED MODULE: ./src/report/summary.ts
 /*
  * The report as a person reads it: the job summary and the comment (HTML), and the command's
@@ -44678,23 +44992,13 @@ function table(format, headers, items, { maxRows, what }, cells) {
     const left = more > 0 ? `… and ${more} more ${what} not shown` : undefined;
     return format.table(headers, items.slice(0, maxRows).map(cells), left);
 }
-function runFacts(format, run) {
-    const facts = [];
-    const pullRequest = run?.pullRequest;
-    if (pullRequest) {
-        const label = `#${pullRequest.number}`;
-        const url = pullRequest.url && /^https?:\/\//.test(pullRequest.url) ? pullRequest.url : undefined;
-        facts.push(`pull request ${url ? format.link(label, url) : label}`);
-    }
-    if (run?.sha) {
-        facts.push(`${pullRequest ? 'head' : 'commit'} ${format.code(run.sha.slice(0, 7))}`);
-    }
-    return facts;
-}
-/** `waited 7.1 s · 8 polls · 8 requests · 0 retries · project …`: the counts, below the outcome. */
-function countsLine(format, report) {
+/**
+ * `waited 7.1 s · 8 polls · 8 requests · 0 retries · project …`: the counts, below the outcome,
+ * after what the front end says the run is for (`about`).
+ */
+function countsLine(format, report, about) {
     const { code } = format;
-    const facts = runFacts(format, report.run);
+    const facts = [...about];
     if (report.wait) {
         if (report.elapsedMs !== undefined)
             facts.push(`waited ${formatDuration(report.elapsedMs)}`);
@@ -44749,12 +45053,12 @@ function headlineText(report) {
     return untrusted_text_forLogLines(outcomeLines(report_format_TEXT_FORMAT, report, operationFacts(report))[0]);
 }
 /** The report in `format`: the outcome and why, the counts, the operations, the projects. */
-function renderReport(report, format, limits) {
+function renderReport(report, format, { limits = SUMMARY_LIMITS, about = [] }) {
     const facts = operationFacts(report);
     const parts = [
         format.heading('Neon operations gate', 2),
         ...outcomeLines(format, report, facts),
-        countsLine(format, report)
+        countsLine(format, report, about)
     ];
     if (report.wait?.reason) {
         parts.push(format.paragraph(format.text(report.wait.reason, MAX_MESSAGE_CHARS)));
@@ -44769,15 +45073,15 @@ function renderReport(report, format, limits) {
  * The job summary (and, with smaller limits, the pull-request comment): what a person checks on the
  * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
  */
-function renderSummary(report, limits = SUMMARY_LIMITS) {
-    return renderReport(report, HTML_FORMAT, limits);
+function renderSummary(report, options = {}) {
+    return renderReport(report, HTML_FORMAT, options);
 }
 /**
  * The same report as plain text, for the command's standard output: the outcome first, no Markdown,
  * and no line a CI log could read as a command.
  */
 function renderTextReport(report) {
-    return forLogLines(renderReport(report, TEXT_FORMAT, SUMMARY_LIMITS));
+    return forLogLines(renderReport(report, TEXT_FORMAT, {}));
 }
 /** What was read of the operations: the timeline and the table, or why there is none. */
 function operationsSection(format, report, facts, limits) {
@@ -44822,22 +45126,22 @@ function operationsTable(format, operations, facts, limits) {
     return table(format, headings, operations, { maxRows: limits.operationRows, what: 'operations' }, row);
 }
 /**
- * What the first read found already over in failure that did not fail the gate (a warning each):
- * the newest of its action on its branch, in the 15 minutes before the gate started.
+ * What the first read found over in failure that did not fail the gate (a warning each): in the 15
+ * minutes before the gate started, and (gated branch) an older `error` still the newest of its action.
  */
 function recentFailuresSection(format, report, facts, limits) {
-    const warned = (report.recentFailures ?? [])
-        .filter((failure) => !failure.failsGate)
-        .map((failure) => failure.operation);
-    if (warned.length === 0)
-        return [];
-    const why = report.branch
-        ? 'a cancelled operation does not fail the gate'
-        : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own';
+    const warned = (report.recentFailures ?? []).filter((failure) => !failure.failsGate);
+    const section = (earlier, heading, why) => {
+        const operations = warned.flatMap((failure) => (failure.earlier ?? false) === earlier ? [failure.operation] : []);
+        if (operations.length === 0)
+            return [];
+        const title = format.heading(`⚠️ ${heading} (${operations.length})`, 3);
+        const paragraph = format.paragraph(`The newest operation of its action on its compute, ${why}.`);
+        return [title, paragraph, operationsTable(format, operations, facts, limits)];
+    };
     return [
-        format.heading(`⚠️ Ended in failure before the gate started (${warned.length})`, 3),
-        format.paragraph(`The newest operation of its action on its branch, in the 15 minutes before the gate started; ${why}.`),
-        operationsTable(format, warned, facts, limits)
+        ...section(false, 'Ended in failure before the gate started', `in the 15 minutes before the gate started; ${report.branch ? 'a cancelled operation does not fail the gate' : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'}`),
+        ...section(true, 'Ended in error earlier, and nothing has run since', 'created more than 15 minutes before the gate started (within its 24-hour look-back): the gate does not fail on it, but nothing of its action has run since, so it may not be fixed')
     ];
 }
 function projectsSection(format, listing, limits) {
@@ -44860,12 +45164,12 @@ function projectsSection(format, listing, limits) {
     return parts;
 }
 /**
- * The summary, `frame`d (the comment adds its marker and footer), within `maxBytes` of UTF-8: the
- * tables lose half their rows until it fits, and a last cut catches anything left.
+ * The summary within `maxBytes` of UTF-8: the tables lose half their rows until it fits, and a
+ * last cut catches anything left.
  */
-function renderSummaryWithin(report, maxBytes, limits = SUMMARY_LIMITS, frame = (html) => html) {
+function renderSummaryWithin(report, maxBytes, { limits = SUMMARY_LIMITS, about } = {}) {
     for (let rows = limits;;) {
-        const text = frame(renderSummary(report, rows));
+        const text = renderSummary(report, { limits: rows, about });
         const fewest = rows.operationRows === 0 && rows.projectRows === 0;
         if (Buffer.byteLength(text) <= maxBytes || fewest)
             return truncateBytes(text, maxBytes);
@@ -44874,6 +45178,71 @@ function renderSummaryWithin(report, maxBytes, limits = SUMMARY_LIMITS, frame = 
             projectRows: Math.floor(rows.projectRows / 2)
         };
     }
+}
+
+;// CONCATENATED MODULE: ./src/runner/annotations.ts
+/*
+ * The runner's annotations: what GitHub shows on the checks list and the run's summary page, worded
+ * from the report's facts (src/report/) for the step's error annotations (`core.error`).
+ */
+
+
+
+
+
+/**
+ * At most this many operation annotations: GitHub shows 10 error annotations a step, and the step's
+ * own failure message is one of them.
+ */
+const MAX_OPERATION_ANNOTATIONS = 5;
+/**
+ * What goes to the checks list and the run's summary page: each operation that ended in a final
+ * failure, and a timeout, titled with the action and the branch.
+ */
+function annotationsFor(report) {
+    const facts = operationFacts(report);
+    const { failed } = facts;
+    const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
+        title: truncate(`${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`, 200),
+        message: truncate(`Operation ${operation.id}${operation.error ? `: ${operation.error}` : ''}`, 1000)
+    }));
+    if (failed.length > MAX_OPERATION_ANNOTATIONS) {
+        annotations.push({
+            title: `${plural(failed.length - MAX_OPERATION_ANNOTATIONS, 'more operation')} failed`,
+            message: 'The job summary lists every operation.'
+        });
+    }
+    if (databaseFailed(report.database)) {
+        annotations.push({
+            title: `database ${report.database.state}`,
+            message: truncate(errorLine(report) ?? '', 1000)
+        });
+    }
+    else if (report.outcome === 'timeout' && !facts.seen) {
+        const why = report.wait?.reason ?? report.error;
+        annotations.push({
+            title: 'timeout: the state of the operations is unknown',
+            message: truncate(`${nothingRead(report)}${why ? `: ${why}` : ''}`, 1000)
+        });
+    }
+    else if (report.outcome === 'timeout') {
+        // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
+        const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out';
+        const reason = report.noRetryFits ? ` (${report.wait?.reason})` : '';
+        const first = facts.inFlight[0];
+        const branch = !first && branchNotReady(report);
+        annotations.push({
+            title: first
+                ? truncate(`timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`, 200)
+                : branch
+                    ? truncate(`timeout: ${phraseText(branch)}`, 200)
+                    : 'timeout',
+            message: truncate(branch
+                ? `${cut} while ${phraseText(branch)}${reason}`
+                : `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`, 1000)
+        });
+    }
+    return annotations;
 }
 
 // EXTERNAL MODULE: external "node:crypto"
@@ -45227,6 +45596,7 @@ async function octokitCommentApi(options) {
 
 
 
+
 /** The longest the comment may take, listing, creating or updating included. */
 const COMMENT_TIME_LIMIT_MS = 5000;
 /** Operation rows in the comment; fewer when the body would be too long. */
@@ -45267,10 +45637,10 @@ async function commentAuthor(api, token, configured) {
     return (await api.authenticatedLogin()) ?? ACTIONS_BOT_LOGIN;
 }
 /** The summary in Markdown that GitHub renders: this run's details, within their share of the body. */
-function details(report) {
+function details(report, context) {
     return renderSummaryWithin(report, DETAILS_BUDGET_BYTES, {
-        operationRows: COMMENT_OPERATION_ROWS,
-        projectRows: 0
+        limits: { operationRows: COMMENT_OPERATION_ROWS, projectRows: 0 },
+        about: summaryFacts(context)
     });
 }
 /** The link to the workflow run, under the results. */
@@ -45340,7 +45710,7 @@ function ownResult({ context, report, redact, clock, leg }) {
         run: context.runId,
         attempt: context.runAttempt,
         result: legResult(leg ?? (0,external_node_crypto_.randomUUID)(), report.outcome ?? 'error', line, at),
-        details: redact(details(report))
+        details: redact(details(report, context))
     };
 }
 /** `work`, aborted with an error when the time limit comes first. */
@@ -45439,6 +45809,7 @@ function outputFileProblem(path, create = false) {
 
 
 
+
 async function publish(report, inputs, context, sinks) {
     const { logger, redact, toLog } = sinks;
     const line = errorLine(report);
@@ -45451,7 +45822,8 @@ async function publish(report, inputs, context, sinks) {
     for (const note of notes)
         logger.warning(note);
     writeOutputs(outputs, sinks);
-    await writeSummary(redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES)), logger);
+    const summary = renderSummaryWithin(report, MAX_SUMMARY_BYTES, { about: summaryFacts(context) });
+    await writeSummary(redact(summary), logger);
     if (inputs && inputs.prComment !== 'off') {
         const url = await writePullRequestComment({
             mode: inputs.prComment,
@@ -45510,17 +45882,10 @@ async function writeSummary(html, logger) {
 
 
 
-
-
-
-
-
-
-
 /** The action: mask the secrets, read the inputs, run the gate, publish it. Every error ends here. */
 async function run(dependencies = {}) {
-    const { apiKey, secrets } = readSecrets();
-    const redactor = new Redactor(secrets);
+    const redactor = new Redactor();
+    const apiKey = readSecrets(redactor, (secret) => core_setSecret(secret));
     const redact = (text) => redactor.redact(text);
     // Every line goes through here: secrets out first, then API text made harmless for the runner.
     const toLog = (text) => forLog(redact(text));
@@ -45529,11 +45894,10 @@ async function run(dependencies = {}) {
         warning: (message) => warning(toLog(message)),
         debug: (message) => core_debug(toLog(message))
     };
-    const controller = new AbortController();
-    const stopListening = cancelOnSignals(controller, logger);
     const context = readGitHubContext();
-    const described = describeRun(context);
-    logger.info(`Neon operations gate ${ACTION_VERSION}${described ? ` for ${described}` : ''}`);
+    // The runner cancels a job with SIGINT or SIGTERM: the run aborts everything in flight.
+    const about = describeRun(context);
+    const gateRun = new GateRun({ ...dependencies, logger, redactor, about, bannerFirst: true });
     let inputs;
     let report;
     try {
@@ -45541,76 +45905,40 @@ async function run(dependencies = {}) {
         if (withheld)
             throw new InputError(withheld);
         inputs = getInputs((name) => getInput(name));
-        for (const warning of ignoredInputWarnings(inputs, ACTION_INPUT_NAMING))
-            logger.warning(warning);
-        report = await gate(inputs, {
-            clock: dependencies.clock ?? systemClock,
-            retryPolicy: dependencies.retryPolicy ?? new RetryPolicy(),
-            random: dependencies.random,
-            logger,
-            redactor,
-            signal: controller.signal,
-            transport: httpGet,
-            queryDatabase: queryDatabase,
-            naming: ACTION_INPUT_NAMING
-        });
+        report = await gateRun.gate(inputs, ACTION_INPUT_NAMING);
     }
     catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         report = { requests: { requests: 0, retries: 0 }, outcome: 'error', error: redact(message) };
     }
     finally {
-        stopListening();
+        gateRun.end();
     }
-    const pullRequest = context.pullRequest;
-    report.run = {
-        pullRequest: pullRequest && { number: pullRequest.number, url: pullRequest.htmlUrl },
-        sha: headSha(context) || undefined
-    };
     await publish(report, inputs, context, { logger, redact, toLog });
     return report.outcome ?? 'error';
 }
-/** The runner cancels a job with SIGINT or SIGTERM: abort everything in flight. */
-function cancelOnSignals(controller, logger) {
-    const onSignal = (signal) => {
-        logger.info(`Received ${signal}: stopping`);
-        controller.abort(new CancelledError(signal));
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    return () => {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-    };
-}
-/** The secret inputs, each masked as soon as it is read, before anything else runs. */
-function readSecrets() {
-    return secretInputs((secret) => core_setSecret(secret));
-}
 /**
- * The secret inputs, and every form of them that redaction must find (the URL's password too),
- * each handed to `onSecret` as soon as it is read.
+ * The secret inputs into `redactor`, in every form redaction must find (the URL's password too),
+ * each handed to `onSecret` as soon as it is read; the API key as given.
  */
-function secretInputs(onSecret = () => undefined) {
-    const secrets = [];
-    const read = (name) => {
+function readSecrets(redactor, onSecret = () => undefined) {
+    const read = (name, kind) => {
         const value = getInput(name);
-        const forms = (name === 'database_url' ? databaseSecrets(value) : [value]).filter(Boolean);
-        forms.forEach(onSecret);
-        secrets.push(...forms);
+        addSecret(redactor, value, kind).forEach(onSecret);
         return value;
     };
     const apiKey = read('api_key');
     read('github_token');
-    read('database_url');
-    return { apiKey, secrets };
+    read('database_url', 'database_url');
+    return apiKey;
 }
 /**
  * When run() itself rejects (a sink threw past its own catch): one error line, redacted like every
  * other, and exit code 1, instead of Node's stack trace.
  */
 function failUnexpectedly(error) {
-    const redactor = new Redactor(secretInputs().secrets);
+    const redactor = new Redactor();
+    readSecrets(redactor);
     const message = error instanceof Error ? error.message : String(error);
     setFailed(forLog(redactor.redact(`The action failed unexpectedly: ${message}`)));
     return 'error';

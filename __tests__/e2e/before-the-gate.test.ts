@@ -47,6 +47,33 @@ describe('bundle end to end: what ended before the first read', () => {
     expect(run.summary).toContain('before the gate started')
   })
 
+  it("a replica's start that finished 10 s before does not hide the read-write compute's failed start 20 s before: failure", async () => {
+    const { world, server, now } = await branchCreated()
+    const readWrite = world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: BRANCH,
+      endpointId: 'ep-read-write-000042',
+      createdAt: now - 25_000,
+      error: 'out of capacity',
+      timeline: [{ status: 'running', ms: 5000 }, { status: 'error' }]
+    })
+    world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: BRANCH,
+      endpointId: 'ep-replica-000042',
+      createdAt: now - 12_000,
+      timeline: [{ status: 'running', ms: 2000 }, { status: 'finished' }]
+    })
+    const run = await runAction(server, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({
+      outcome: 'failure',
+      operation_id: readWrite.id,
+      endpoint_id: 'ep-read-write-000042',
+      error: 'out of capacity'
+    })
+  })
+
   it('a cancelled one is a warning; the gate passes', async () => {
     const { world, server, now } = await branchCreated()
     const cancelled = world.addOperation(PROJECT, {
@@ -64,6 +91,28 @@ describe('bundle end to end: what ended before the first read', () => {
       )
     )
     expect(run.summary).toContain('Ended in failure before the gate started (1)')
+  })
+
+  it('a re-run 16 minutes after the start_compute error passes, with a warning naming the error and its age, in the log and the summary', async () => {
+    const { world, server, now } = await branchCreated()
+    const error = world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: BRANCH,
+      endpointId: 'ep-read-write-000042',
+      createdAt: now - 16 * 60_000 - 40_000,
+      error: 'out of capacity',
+      timeline: [{ status: 'running', ms: 5000 }, { status: 'error' }]
+    })
+    const run = await runAction(server, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.code).toBe(0)
+    expect(run.outputs.outcome).toBe('success')
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `::warning::An error older than the 15-minute window, still the newest of its action: start_compute ${error.id} on ${BRANCH} \\(compute ep-read-write-000042\\), created 16 min 4\\d s before the gate started: "out of capacity"`
+      )
+    )
+    expect(run.summary).toContain('Ended in error earlier, and nothing has run since (1)')
+    expect(run.summary).toContain(error.id)
   })
 
   it('under fail_fast, a failed operation at the first read is a final failure', async () => {

@@ -1,11 +1,12 @@
 /*
  * Where the project gate's first read ends, over the bundle against servers that cap their pages:
  * an operation in flight on page 2 is waited on, and the page cap's warning counts what was read.
+ * A later poll reads back past a burst elsewhere in the project to what the previous poll had seen.
  * Every other list's end (the branch search, listing projects, later polls) is in process,
- * simulated/paging.test.ts.
+ * simulated/paging.test.ts and simulated/project-gate.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction } from '../fixtures/e2e.js'
+import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
 import { hostile, json, OP, runningOp } from '../fixtures/hostile-servers.js'
 
 /**
@@ -69,5 +70,52 @@ describe('discovery does not end on a short page', () => {
     expect(run.stdout).toContain(
       `::warning::Project gate: read 20 operations in 20 pages, created from ${all[19].created_at} to ${all[0].created_at}, and stopped there (the page cap); older ones, back to 24 h ago, were not read`
     )
+  })
+})
+
+describe('bundle end to end: a later poll reads back to what the previous one had seen', () => {
+  it("a start_compute that ended in error under a burst of 150 on other branches fails the branch's gate", async () => {
+    const { world, server } = await serve({ history: 20 })
+    const branch = 'br-preview-000042'
+    world.addBranch(PROJECT, {
+      id: branch,
+      name: 'preview/pr-42',
+      // Resolved ready, then init for two polls: the gate polls on with nothing in flight.
+      statesByRead: [
+        { current: 'ready' },
+        { current: 'init' },
+        { current: 'init' },
+        { current: 'ready' }
+      ]
+    })
+    let start: { id: string } | undefined
+    let branchReads = 0
+    // As the first poll reads the branch (after its list): the start, then 150 elsewhere.
+    server.onRequest = (record) => {
+      if (record.route !== 'branch' || ++branchReads !== 2) return
+      const now = world.now()
+      start = world.addOperation(PROJECT, {
+        action: 'start_compute',
+        branchId: branch,
+        createdAt: now - 150,
+        error: 'out of capacity',
+        timeline: [{ status: 'error' }]
+      })
+      for (let i = 1; i <= 150; i++) {
+        world.addOperation(PROJECT, {
+          action: 'apply_config',
+          branchId: 'br-main-000001',
+          createdAt: now - 150 + i,
+          timeline: [{ status: 'finished' }]
+        })
+      }
+    }
+    const run = await runAction(server, { project_id: PROJECT, branch_id: branch })
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({
+      outcome: 'failure',
+      operation_id: start!.id,
+      error: 'out of capacity'
+    })
   })
 })

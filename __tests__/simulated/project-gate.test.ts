@@ -50,6 +50,100 @@ describe('the project gate', () => {
   })
 })
 
+describe('each later poll reads back to what the previous one had seen', () => {
+  const BRANCH = 'br-preview-000042'
+
+  /**
+   * A branch that reads `init` twice after its resolution, so the gate polls on; 2.5 s after the
+   * gate's start (between its first two polls) a start_compute of the branch begins, with `timeline`,
+   * and then `burst` operations on other branches.
+   */
+  function burstBetweenPolls(timeline: { status: string; ms?: number }[], burst: number) {
+    const setup = simulatedWorld({ history: 50, historyEveryMs: 60_000 })
+    setup.world.addBranch(PROJECT, {
+      id: BRANCH,
+      name: 'preview/pr-42',
+      statesByRead: [
+        { current: 'ready' },
+        { current: 'init' },
+        { current: 'init' },
+        { current: 'ready' }
+      ]
+    })
+    let start: { id: string } | undefined
+    setup.time.at(2500, () => {
+      const now = setup.world.now()
+      start = setup.world.addOperation(PROJECT, {
+        action: 'start_compute',
+        branchId: BRANCH,
+        endpointId: 'ep-preview-000042',
+        createdAt: now,
+        error: 'out of capacity',
+        timeline
+      })
+      for (let i = 1; i <= burst; i++) {
+        setup.world.addOperation(PROJECT, {
+          action: 'apply_config',
+          branchId: `br-other-${i % 7}`,
+          createdAt: now + i,
+          timeline: [{ status: 'finished' }]
+        })
+      }
+    })
+    return { setup, start: () => start! }
+  }
+
+  const listReads = (
+    run: { requests: { route?: string; t: number }[] },
+    from: number,
+    to: number
+  ) => run.requests.filter((r) => r.route === 'operations' && r.t >= from && r.t < to).length
+
+  it('a start_compute that ends in error under a burst of 150 on other branches fails the gate', async () => {
+    const { setup, start } = burstBetweenPolls(
+      [{ status: 'running', ms: 1000 }, { status: 'error' }],
+      150
+    )
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('failure')
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([start().id])
+    expect(run.report.wait?.polls).toBe(2)
+    // The second poll read two pages of 100: the second got back to what the first had seen.
+    expect(listReads(run, 5000, 6000)).toBe(2)
+  })
+
+  it('one still running under the burst is waited on until it finishes', async () => {
+    const { setup, start } = burstBetweenPolls(
+      [{ status: 'running', ms: 20_000 }, { status: 'finished' }],
+      150
+    )
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.wait?.operations).toEqual([
+      expect.objectContaining({ id: start().id, status: 'finished' })
+    ])
+    // It finished 22.5 s after the gate's start: the poll at 25 s saw it.
+    expect(run.endedAt).toBeGreaterThanOrEqual(25_000)
+  })
+
+  it('a burst past the page cap: a warning, no pass; the next poll reads on and finds the operation', async () => {
+    const { setup, start } = burstBetweenPolls(
+      [{ status: 'running', ms: 1000 }, { status: 'error' }],
+      1050
+    )
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('failure')
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([start().id])
+    expect(run.lines).toContain(
+      'warning: Project gate: read 1000 operations listed since the previous poll in 10 pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then'
+    )
+    // Poll 2 stopped at its cap of 10 pages; poll 3 read the top page (nothing new), then on.
+    expect(listReads(run, 5000, 6000)).toBe(10)
+    expect(listReads(run, 10_000, 11_000)).toBe(2)
+    expect(run.report.wait?.polls).toBe(3)
+  })
+})
+
 describe('listings', () => {
   it('a personal key in several organizations lists with org_id; without it, an input error', async () => {
     const setup = simulatedWorld({ history: 0 })

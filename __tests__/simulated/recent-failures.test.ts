@@ -22,11 +22,12 @@ function world() {
     action: string,
     status: string,
     agoMs: number,
-    fields: { branchId?: string; error?: string; tookMs?: number } = {}
+    fields: { branchId?: string; endpointId?: string; error?: string; tookMs?: number } = {}
   ) =>
     setup.world.addOperation(PROJECT, {
       action,
       branchId: fields.branchId ?? BRANCH,
+      endpointId: fields.endpointId,
       createdAt: at - agoMs,
       error: fields.error,
       timeline: [{ status: 'running', ms: fields.tookMs ?? 5000 }, { status }]
@@ -63,6 +64,24 @@ describe('the gate on a branch: what ended just before it started', () => {
     expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([])
   })
 
+  it("a replica's start that finished 10 s before does not hide the read-write compute's start that ended in error 20 s before", async () => {
+    const { setup, ended } = world()
+    ended('create_branch', 'finished', 60_000, { tookMs: 2000 })
+    const readWrite = ended('start_compute', 'error', 25_000, {
+      endpointId: 'ep-read-write-000042',
+      error: 'out of capacity'
+    })
+    ended('start_compute', 'finished', 12_000, { endpointId: 'ep-replica-000042', tookMs: 2000 })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('failure')
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([readWrite.id])
+    expect(errorLine(run.report)).toContain(`${readWrite.id} (start_compute on ${BRANCH}`)
+    // A later start of the read-write compute itself that finished does supersede it.
+    ended('start_compute', 'finished', 5000, { endpointId: 'ep-read-write-000042', tookMs: 2000 })
+    const again = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(again.report.outcome).toBe('success')
+  })
+
   it('an error superseded by one still in flight is waited on through the newer one', async () => {
     const { setup, ended } = world()
     ended('start_compute', 'error', 120_000)
@@ -92,7 +111,9 @@ describe('the gate on a branch: what ended just before it started', () => {
     outside.ended('start_compute', 'error', 15 * MINUTE + 1)
     const passed = await runSimulated(outside.setup, { project_id: PROJECT, branch_id: BRANCH })
     expect(passed.report.outcome).toBe('success')
-    expect(passed.report.recentFailures).toBeUndefined()
+    expect(passed.report.recentFailures).toEqual([
+      expect.objectContaining({ failsGate: false, earlier: true })
+    ])
   })
 
   it('an error hours old does not fail the gate', async () => {
@@ -100,6 +121,48 @@ describe('the gate on a branch: what ended just before it started', () => {
     ended('start_compute', 'error', 3 * 60 * MINUTE)
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
     expect(run.report.outcome).toBe('success')
+  })
+
+  it('a re-run 16 minutes after the start_compute error passes, with a warning naming the error and its age, listed in the summary', async () => {
+    const { setup, ended } = world()
+    ended('create_branch', 'finished', 16 * MINUTE + 45_000, { tookMs: 2000 })
+    const error = ended('start_compute', 'error', 16 * MINUTE + 40_000, {
+      endpointId: 'ep-read-write-000042',
+      error: 'out of capacity'
+    })
+    // Another compute's start since does not fix this one.
+    ended('start_compute', 'finished', 10 * MINUTE, { endpointId: 'ep-replica-000042' })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures).toEqual([
+      { operation: expect.objectContaining({ id: error.id }), failsGate: false, earlier: true }
+    ])
+    expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([
+      `warning: An error older than the 15-minute window, still the newest of its action: start_compute ${error.id} on ${BRANCH} (compute ep-read-write-000042), created 16 min 40 s before the gate started: "out of capacity"; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`
+    ])
+    const summary = renderSummary(run.report)
+    expect(summary).toContain('Ended in error earlier, and nothing has run since (1)')
+    expect(summary).toContain(error.id)
+    expect(summary).not.toContain('Ended in failure before the gate started')
+  })
+
+  it('an earlier error superseded since by its own action passes in silence; past the look-back it is not read', async () => {
+    const { setup, ended } = world()
+    ended('start_compute', 'finished', 20 * MINUTE)
+    ended('start_compute', 'error', 30 * MINUTE)
+    ended('apply_config', 'error', 25 * 60 * MINUTE)
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures).toBeUndefined()
+    expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([])
+  })
+
+  it('the whole project: an earlier error is not reported (that gate answers whether the project is idle)', async () => {
+    const { setup, ended } = world()
+    ended('start_compute', 'error', 20 * MINUTE)
+    const run = await runSimulated(setup, { project_id: PROJECT })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures).toBeUndefined()
   })
 
   it('a cancelled operation is a warning, listed in the summary; the gate passes', async () => {
@@ -153,6 +216,54 @@ describe('the whole project: recent failures are warnings', () => {
     expect(summary).toContain('Ended in failure before the gate started (7)')
     for (const operation of failures) expect(summary).toContain(operation.id)
     expect(summary).toContain('No operation in flight.')
+  })
+})
+
+describe('a recent failure repeated across a page boundary', () => {
+  it('counts once: one warning, one row in the summary', async () => {
+    const created = (secondsAgo: number) =>
+      new Date(Date.parse('2026-01-01T00:00:00Z') - secondsAgo * 1000).toISOString()
+    const errorId = '6b2f3d4e-5f60-4b7c-9d8e-000000000001'
+    const error = op({
+      id: errorId,
+      branch_id: 'br-other-000001',
+      status: 'error',
+      error: 'out of capacity',
+      created_at: created(40)
+    })
+    const old = op({ id: '6b2f3d4e-5f60-4b7c-9d8e-000000000002', status: 'finished' })
+    // The second page starts with the last one of the first, as a server paging by `created_at`
+    // with `<=` would list it.
+    const pages: Record<string, unknown>[][] = [
+      [
+        op({
+          id: '6b2f3d4e-5f60-4b7c-9d8e-000000000003',
+          status: 'finished',
+          created_at: created(10)
+        }),
+        error
+      ],
+      [error, { ...old, created_at: created(25 * 3600) }],
+      []
+    ]
+    let read = 0
+    const run = await runSimulated(
+      simulatedWorld(),
+      { project_id: PROJECT },
+      {
+        serve: () =>
+          ok({ operations: pages[Math.min(read, 2)], pagination: { cursor: `c${read++}` } })
+      }
+    )
+    expect(read).toBe(2)
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.recentFailures?.map((failure) => failure.operation.id)).toEqual([errorId])
+    const warnings = run.lines.filter((line) => line.startsWith('warning'))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain(errorId)
+    const summary = renderSummary(run.report)
+    expect(summary).toContain('Ended in failure before the gate started (1)')
+    expect(summary.split(errorId)).toHaveLength(2)
   })
 })
 

@@ -9,12 +9,15 @@ import { INPUT_NAMES } from '../../src/domain/input-naming.js'
 import { ACTION_ONLY_INPUT_NAMES } from '../../src/runner/input-helper.js'
 import { getInputs } from '../../src/runner/input-helper.js'
 import {
+  GATE_MAX_CATCH_UP_PAGES,
+  GATE_MAX_POLL_PAGES,
+  GATE_POLL_PAGE_LIMIT
+} from '../../src/wait/later-polls.js'
+import {
   GATE_DISCOVERY_PAGE_LIMIT,
   GATE_LOOKBACK_MS,
   GATE_MAX_DISCOVERY_PAGES,
-  GATE_MAX_POLL_PAGES,
-  GATE_MAX_READS_BY_ID,
-  GATE_POLL_PAGE_LIMIT
+  GATE_MAX_READS_BY_ID
 } from '../../src/wait/operation-sources.js'
 import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../../src/api/resources/branches.js'
 import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../../src/api/retry-policy.js'
@@ -182,8 +185,11 @@ describe('documentation and metadata agree with the code', () => {
   })
 
   it('README stays short, links docs/ for the depth, and every relative link resolves', () => {
-    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(20 * 1024)
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(12 * 1024)
     for (const topic of [
+      'usage',
+      'recipes',
+      'cli',
       'how-the-wait-works',
       'pull-requests',
       'security',
@@ -198,6 +204,46 @@ describe('documentation and metadata agree with the code', () => {
         expect([file, existsSync(join(root, dirname(file), target))]).toEqual([file, true])
       }
     }
+  })
+
+  it('the README says first what breaks without the gate, then that it is an action and a command, then shows the preview recipe, all in 40 lines', () => {
+    const first = readme.split('\n').slice(0, 40).join('\n')
+    const at = (text: string) => first.indexOf(text)
+    expect(at('a migration against a branch still `init`')).toBeGreaterThan(0)
+    expect(at('**GitHub Action**')).toBeGreaterThan(at('a migration against a branch still `init`'))
+    expect(at('`neon-gate`')).toBeGreaterThan(at('**GitHub Action**'))
+    // The recipe, whole: its block opens and closes within the first 40 lines.
+    const recipe = /```yaml\n([\s\S]*?)```/.exec(first)?.[1] ?? ''
+    expect(at('```yaml')).toBeGreaterThan(at('`neon-gate`'))
+    expect(recipe).toContain('uses: neondatabase/create-branch-action@')
+    expect(recipe).toContain('uses: OWNER/neon-operations-gate@v0')
+    expect(recipe).toContain('database_url: ${{ steps.branch.outputs.db_url }}')
+  })
+
+  it('every `neon-operations-gate@X.Y.Z` in the docs, the recipes and the component is this version', () => {
+    const { version } = JSON.parse(read('package.json')) as { version: string }
+    const files = [
+      ...markdownFiles().filter((file) => file !== 'CHANGELOG.md'),
+      'examples/command/gitlab-ci.yml',
+      'examples/command/terraform/gate.tf'
+    ]
+    const pinned = files.flatMap((file) =>
+      [...read(file).matchAll(/neon-operations-gate(?:\/gate)?@(\d+\.\d+\.\d+)/g)].map(
+        (match) => `${file}: ${match[1]}`
+      )
+    )
+    expect(pinned.length).toBeGreaterThan(4)
+    expect(pinned.filter((entry) => !entry.endsWith(`: ${version}`))).toEqual([])
+    expect(readme).toContain(`npx --yes neon-operations-gate@${version}`)
+    expect(read('docs/cli.md')).toContain(`npx --yes neon-operations-gate@${version} --help`)
+    // The github: way comes second, pinned to a full commit, and says it needs git.
+    const cli = read('docs/cli.md')
+    expect(cli.indexOf('github:OWNER/neon-operations-gate#<full commit SHA>')).toBeGreaterThan(
+      cli.indexOf(`neon-operations-gate@${version}`)
+    )
+    expect(readme).toMatch(
+      /github:OWNER\/neon-operations-gate#<full commit\s+SHA>`, which needs `git`/
+    )
   })
 
   it('the README shows the summary of a success and of a failure, as PNGs that exist', () => {
@@ -275,6 +321,8 @@ describe('every message a user can meet has a troubleshooting entry', () => {
 describe('numbers in the docs are the code’s', () => {
   const wait = read('docs/how-the-wait-works.md').replace(/\s+/g, ' ')
   const readme = read('README.md').replace(/\s+/g, ' ')
+  const usage = read('docs/usage.md').replace(/\s+/g, ' ')
+  const security = read('docs/security.md').replace(/\s+/g, ' ')
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s`
 
   it('the project gate’s pages, horizon and reads by id', () => {
@@ -282,8 +330,10 @@ describe('numbers in the docs are the code’s', () => {
       `pages of ${GATE_DISCOVERY_PAGE_LIMIT} back to operations created ${GATE_LOOKBACK_MS / 3_600_000} hours ago, or to an empty page (at most ${GATE_MAX_DISCOVERY_PAGES} pages, ${(GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT).toLocaleString('en')} operations`
     )
     expect(wait).toContain(
-      `pages of ${GATE_POLL_PAGE_LIMIT} from the newest operation down to the oldest one still pending, at most ${GATE_MAX_POLL_PAGES} pages`
+      `pages of ${GATE_POLL_PAGE_LIMIT} from the newest operation back to what earlier polls had seen`
     )
+    expect(wait).toContain(`at most ${GATE_MAX_CATCH_UP_PAGES} pages a poll`)
+    expect(wait).toContain(`oldest operation still pending, at most ${GATE_MAX_POLL_PAGES} pages`)
     expect(wait).toContain(`at most ${GATE_MAX_READS_BY_ID} a poll`)
     expect(wait).toContain(`branches?search=…&limit=${BRANCH_PAGE_LIMIT}`)
     expect(wait).toContain(`at most ${MAX_BRANCH_PAGES} pages, with a warning`)
@@ -304,14 +354,14 @@ describe('numbers in the docs are the code’s', () => {
   })
 
   it('the recovery bound, the cut of a silent request, the deadline’s grace and the comment’s limit', () => {
-    expect(readme).toContain(
+    expect(usage).toContain(
       `the next request comes within ${RECOVERY_INTERVALS} intervals (${seconds(RECOVERY_INTERVALS * 5000)} by default)`
     )
     const cut = `cut after ${RECOVERY_INTERVALS} intervals (${requestTimeLimitMs(1000) / 1000}–${seconds(requestTimeLimitMs(60_000))})`
-    expect(readme).toContain(cut)
+    expect(usage).toContain(cut)
     expect(wait).toContain(`may run up to ${seconds(DEADLINE_GRACE_MS)} past it`)
     expect(wait).toContain(`within ${seconds(COMMENT_TIME_LIMIT_MS)} of its own`)
-    expect(readme).toContain(
+    expect(usage).toContain(
       `a refused password or role is tried again for ${REFUSED_GRACE_INTERVALS} intervals`
     )
   })
@@ -320,7 +370,7 @@ describe('numbers in the docs are the code’s', () => {
     expect(readme).toContain(`At most ${MAX_OPERATION_IDS} operation ids`)
     expect(readme).toContain(`1 s to ${MAX_INTERVAL_MS / 3_600_000} h`)
     expect(readme).toContain(`1 s to ${MAX_TIMEOUT_MS / 86_400_000} days`)
-    expect(readme).toContain(`capped at ${MAX_BODY_BYTES / 1024 / 1024} MiB decoded`)
+    expect(security).toContain(`capped at ${MAX_BODY_BYTES / 1024 / 1024} MiB decoded`)
   })
 })
 

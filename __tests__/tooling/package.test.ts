@@ -1,58 +1,193 @@
 /*
- * The package that would be published really runs: `npm pack`, then an install of the tarball into
- * an empty folder (offline: the package ships a bundle and depends on nothing), then `neon-gate
- * --version` from there. And it holds only what a user needs: the command's bundle and its docs.
+ * The package as npm would publish it. `npm publish --dry-run` is clean (offline, with a stand-in
+ * token: it uploads nothing and asks the registry nothing). `npm pack`, then an install of the
+ * tarball into an empty folder (offline: the package ships a bundle and depends on nothing), then
+ * the installed `neon-gate` on every Node version that `engines` names, each a binary of this
+ * machine (the system's Node 20, the project's own Node 24): `--version`, and a real gate against
+ * the local API server and PostgreSQL, passed and failed. A version line that engines names and
+ * this machine lacks fails the suite: engines says only what is tested.
  */
-import { describe, expect, it } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { runCommandBundle } from '../../script/runner/run-bundle.ts'
+import { FAILING_BRANCH, failingBranch, finishingBranch } from '../fixtures/command.js'
+import { KEYS, PROJECT, secretForms, serve } from '../fixtures/e2e.js'
+import { freshDatabase } from '../fixtures/postgres.js'
 
 const root = join(import.meta.dirname, '..', '..')
-const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  name: string
   version: string
+  private?: boolean
+  bin: Record<string, string>
+  files: string[]
+  engines: { node: string }
+  repository: { type: string; url: string }
 }
 
-describe('the npm package', () => {
-  it('packs the command alone, installs offline into an empty folder, and runs as neon-gate', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'package-'))
-    try {
-      const npm = (args: string[], cwd: string) =>
-        execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
-          cwd,
-          encoding: 'utf8',
-          env: { ...process.env, npm_config_cache: join(dir, 'cache') }
-        })
-      const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', dir], root)) as {
-        filename: string
-        files: { path: string }[]
-      }[]
-      const files = packed.files.map((file) => file.path).sort()
-      expect(files).toContain('dist/command/index.js')
-      expect(files).toContain('docs/cli.md')
-      expect(
-        files.filter(
-          (path) =>
-            !/^(dist\/command\/|docs\/[\w-]+\.md$|README\.md$|LICENSE$|package\.json$)/.test(path)
-        )
-      ).toEqual([])
+const dir = mkdtempSync(join(tmpdir(), 'package-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-      const project = join(dir, 'project')
-      execFileSync('mkdir', [project])
-      writeFileSync(join(project, 'package.json'), '{"name":"uses-the-gate","private":true}\n')
-      // An empty cache of its own and --offline: nothing may come from the registry.
-      npm(['install', '--offline', join(dir, packed.filename)], project)
-      const output = execFileSync(
-        join(project, 'node_modules', '.bin', 'neon-gate'),
-        ['--version'],
-        {
-          encoding: 'utf8'
-        }
-      )
-      expect(output).toBe(`neon-gate ${version}\n`)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
+/** npm with a cache and a configuration of the test's own: nothing from the developer's. */
+function npm(args: string[], cwd = root) {
+  return spawnSync('npm', [...args, '--no-audit', '--no-fund'], {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      npm_config_cache: join(dir, 'cache'),
+      npm_config_userconfig: join(dir, 'npmrc'),
+      npm_config_update_notifier: 'false',
+      npm_config_loglevel: 'warn'
     }
+  })
+}
+
+/**
+ * The disjuncts of an engines range written as `^X.Y.Z || ^X.Y.Z`, the only form this package
+ * uses (a version line each, from a tested release on): `[major, minor, patch]` each.
+ */
+function versionLines(range: string): number[][] {
+  return range.split('||').map((part) => {
+    const match = /^\s*\^(\d+)\.(\d+)\.(\d+)\s*$/.exec(part)
+    if (!match) throw new Error(`engines.node: "${part.trim()}" is not ^X.Y.Z`)
+    return match.slice(1).map(Number)
+  })
+}
+
+/** Every Node binary of this machine: the one running the suite and each `node` on the PATH. */
+function nodeBinaries(): { path: string; version: number[] }[] {
+  const onPath = execFileSync('sh', ['-c', 'which -a node || true'], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+  const paths = [...new Set([process.execPath, ...onPath].map((path) => realpathSync(path)))]
+  return paths.map((path) => ({
+    path,
+    version: execFileSync(path, ['--version'], { encoding: 'utf8' })
+      .trim()
+      .slice(1)
+      .split('.')
+      .map(Number)
+  }))
+}
+
+/** The binary of this machine in a version line `^X.Y.Z`: that major, that release or later. */
+const binaryFor = ([major, minor, patch]: number[]) =>
+  nodeBinaries().find(
+    ({ version: [m, n, p] }) => m === major && (n > minor || (n === minor && p >= patch))
+  )?.path
+
+describe('package.json can be published', () => {
+  it('is not private, has its command as the only bin, a file list, engines and its repository', () => {
+    expect(manifest.private).toBeUndefined()
+    expect(manifest.bin).toEqual({ 'neon-gate': 'dist/command/index.js' })
+    expect(manifest.files).toEqual(['dist/command/', 'docs/*.md'])
+    // npm publish --provenance checks that repository.url is the repository that builds it.
+    expect(manifest.repository.url).toMatch(/^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/)
+  })
+
+  it('engines names version lines, each one a Node binary of this machine runs', () => {
+    expect(versionLines('^20.20.0 || ^24.0.0')).toEqual([
+      [20, 20, 0],
+      [24, 0, 0]
+    ])
+    expect(() => versionLines('>=20')).toThrow('is not ^X.Y.Z')
+    expect(binaryFor([process.versions.node.split('.').map(Number)[0], 0, 0])).toBe(
+      realpathSync(process.execPath)
+    )
+    expect(binaryFor([7, 0, 0])).toBeUndefined()
+    const lines = versionLines(manifest.engines.node)
+    expect(lines.map((line) => [line.join('.'), binaryFor(line) !== undefined])).toEqual(
+      lines.map((line) => [line.join('.'), true])
+    )
+  })
+
+  it('npm publish --dry-run is clean: no warning, no field npm would have to correct', () => {
+    // A stand-in token: without one, the dry run warns that a real one would need a login.
+    writeFileSync(join(dir, 'npmrc'), '//registry.npmjs.org/:_authToken=dry-run-not-a-token\n')
+    const run = npm(['publish', '--dry-run', '--offline', '--provenance', '--access', 'public'])
+    const complaints = run.stderr.split('\n').filter((line) => /^npm (warn|error)/i.test(line))
+    expect([run.status, complaints]).toEqual([0, []])
+    expect(run.stdout).toContain(`+ ${manifest.name}@${manifest.version}`)
   }, 60_000)
+})
+
+describe('the packed tarball, installed offline into an empty folder', () => {
+  const project = join(dir, 'project')
+  let files: string[] = []
+
+  beforeAll(() => {
+    const pack = npm(['pack', '--json', '--pack-destination', dir])
+    expect(pack.status).toBe(0)
+    const [packed] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[]
+    files = packed.files.map((file) => file.path).sort()
+    mkdirSync(project)
+    writeFileSync(join(project, 'package.json'), '{"name":"uses-the-gate","private":true}\n')
+    // An empty cache of its own and --offline: nothing may come from the registry.
+    const install = npm(['install', '--offline', join(dir, packed.filename)], project)
+    expect([install.status, install.stderr]).toEqual([0, ''])
+  }, 60_000)
+
+  it('holds the command alone and its docs', () => {
+    expect(files).toContain('dist/command/index.js')
+    expect(files).toContain('docs/cli.md')
+    expect(
+      files.filter(
+        (path) =>
+          !/^(dist\/command\/|docs\/[\w-]+\.md$|README\.md$|LICENSE$|package\.json$)/.test(path)
+      )
+    ).toEqual([])
+  })
+
+  /** The installed neon-gate, found on the PATH as a user's shell finds it, on `node`. */
+  const installed = (node: string, args: string[], env: Record<string, string> = {}) =>
+    runCommandBundle([], env, {
+      program: ['sh', '-c', 'node --version >&2 && exec neon-gate "$@"', 'neon-gate', ...args],
+      env: { PATH: `${dirname(node)}:${join(project, 'node_modules', '.bin')}:/usr/bin:/bin` }
+    })
+
+  describe.each(versionLines(manifest.engines.node).map((line) => [line.join('.'), line] as const))(
+    'on Node ^%s',
+    (_name, line) => {
+      const node = () => binaryFor(line)!
+
+      it('neon-gate --version', async () => {
+        const run = await installed(node(), ['--version'])
+        expect(run.stderr).toMatch(new RegExp(`^v${line[0]}\\.`))
+        expect([run.code, run.stdout]).toEqual([0, `neon-gate ${manifest.version}\n`])
+      })
+
+      it('gates a new branch until a query answers on its database, and fails on a failed operation', async () => {
+        const { world, server } = await serve()
+        const [create] = finishingBranch(world)
+        failingBranch(world)
+        const password = 'package-test-password'
+        const database = await freshDatabase(password)
+        const urlFile = join(dir, `database-url-${line[0]}`)
+        writeFileSync(urlFile, database.url())
+        const common = ['--api-host', server.apiHost, '--interval', '1s', '--output', 'json']
+        const env = { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT }
+
+        const passed = await installed(
+          node(),
+          [...common, '--branch-id', create.branchId, '--database-url-file', urlFile],
+          env
+        )
+        expect([passed.code, JSON.parse(passed.stdout)]).toMatchObject([
+          0,
+          { outcome: 'success', branch_state: 'ready', database_state: 'ready' }
+        ])
+        const failed = await installed(node(), [...common, '--branch-id', FAILING_BRANCH], env)
+        expect([failed.code, JSON.parse(failed.stdout).outcome]).toEqual([1, 'failure'])
+        for (const secret of [KEYS.organization, password].flatMap(secretForms)) {
+          expect(passed.stdout + passed.stderr + failed.stdout + failed.stderr).not.toContain(
+            secret
+          )
+        }
+      }, 60_000)
+    }
+  )
 })

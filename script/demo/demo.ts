@@ -1,28 +1,65 @@
 /*
- * npm run demo: starts the local API server with a project whose branch creation is in flight, runs
- * the real bundle against it as the runner would, and shows the log, the outputs and the summary.
- * `npm run demo -- failure` and `npm run demo -- timeout` run the other scenarios;
- * `npm run demo -- teardown` checks a branch before its deletion: blocked by a child branch, then,
- * once the child is gone, clear.
+ * npm run demo: the real bundle run as the runner would, against the local API server, in the
+ * scenarios of scenarios.ts: by default the gate green (a preview branch being created, then its
+ * database), then red (its compute fails to start). Each shows the log, the outputs, the job
+ * summary (its timeline as labelled bars) and what a person reads of the result.
+ * `npm run demo -- failure` (or `timeout`, or several names) runs those alone; `teardown` checks a
+ * branch before its deletion: blocked by a child branch, then, once the child is gone, clear. It
+ * exits 0 when every scenario ended as it should: the demo shows the action working, red included.
  */
 import { ensureFreshBundle } from '../build/fresh-bundle.ts'
-import { DEMOS, type ScenarioName, withScenario } from './scenarios.ts'
+import {
+  DEFAULT_SCENARIOS,
+  DEMOS,
+  type Scenario,
+  type ScenarioName,
+  TITLES,
+  withScenario
+} from './scenarios.ts'
 import { type BundleRun, runBundle } from '../runner/run-bundle.ts'
-import { logPrinter, renderRun } from './terminal-render.ts'
+import { logPrinter, renderRun, renderSummaryText } from './terminal-render.ts'
 
-const name = (process.argv[2] ?? 'success') as ScenarioName
-if (!DEMOS.includes(name)) {
-  console.error(`Unknown scenario "${name}"; one of: ${DEMOS.join(', ')}`)
+const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text)
+
+const names = (process.argv.length > 2 ? process.argv.slice(2) : DEFAULT_SCENARIOS) as string[]
+const unknown = names.find((name) => !(DEMOS as readonly string[]).includes(name))
+if (unknown !== undefined) {
+  console.error(`Unknown scenario "${unknown}"; one of: ${DEMOS.join(', ')}`)
   process.exit(2)
 }
 if (ensureFreshBundle() === 'rebuilt') {
   console.log('dist/ was not the bundle of src/ (its build stamp differs): rebuilt it first.')
 }
 
-const passed = await withScenario(name, async ({ server, github, inputs, env, intro, next }) => {
+/** The summary's first lines (the outcome and why), as the comment and the summary page show them. */
+function headline(run: BundleRun): string[] {
+  const lines = renderSummaryText(run.summary).split('\n').slice(1)
+  const end = lines.findIndex((line) => line === '' || /^(pull request|commit|waited) /.test(line))
+  return lines.slice(0, end < 0 ? 1 : end)
+}
+
+/** What the result means for the jobs after the gate, in words. */
+function verdict(name: ScenarioName, run: BundleRun): string[] {
+  const green = run.code === 0
+  return [
+    bold(
+      green
+        ? `Green: the step passed (exit code 0), so ${name === 'teardown' ? 'the step that deletes the branch runs' : 'a job that needs it (the migrations, the deploy) starts'} now.`
+        : `Red: the step failed (exit code ${run.code}), so ${name === 'teardown' ? 'the branch is not deleted' : 'a job that needs it does not start'}.`
+    ),
+    `${green ? 'What' : 'Why'}, as the job summary and the pull-request comment say it first:`,
+    ...headline(run).map((line) => `  ${line}`),
+    ...(name === 'teardown' || run.outputs.outcome === name
+      ? []
+      : [`This scenario should have ended in ${name}.`])
+  ]
+}
+
+async function show(name: ScenarioName, scenario: Scenario): Promise<boolean> {
+  const { server, github, inputs, env, intro, gate, next } = scenario
   console.log(`Local API server: ${server.apiHost}`)
   for (const line of intro) console.log(line)
-  console.log(`Running node dist/index.js with the project gate:`)
+  console.log(`Running node dist/index.js as the runner would, with ${gate}:`)
   for (const [input, value] of Object.entries(inputs)) {
     const secret = ['api_key', 'github_token', 'database_url'].includes(input)
     console.log(`  INPUT_${input.toUpperCase()}=${secret ? '***' : value}`)
@@ -33,6 +70,8 @@ const passed = await withScenario(name, async ({ server, github, inputs, env, in
     const run = await runBundle(inputs, { onStdout: logPrinter(), env })
     console.log('')
     console.log(renderRun(run))
+    console.log('')
+    for (const line of verdict(name, run)) console.log(line)
     return run
   }
   const runs = [await runOnce()]
@@ -51,15 +90,22 @@ const passed = await withScenario(name, async ({ server, github, inputs, env, in
   const [comment] = github.comments
   console.log(
     comment
-      ? `\nThe pull-request comment, posted to the local GitHub API as ${comment.user.login} (${comment.html_url}): the summary above under its hidden marker, ${comment.body.split('\n')[0]}, ${Buffer.byteLength(comment.body)} bytes.`
-      : '\nNo pull-request comment was written.'
+      ? `The pull-request comment, posted to the local GitHub API as ${comment.user.login} (${comment.html_url}): the summary above under its hidden marker, ${comment.body.split('\n')[0]}, ${Buffer.byteLength(comment.body)} bytes.`
+      : 'No pull-request comment was written.'
   )
-  // The demo shows the action working: its scenario's outcome (the teardown's: blocked, then
-  // clear), and the comment written.
-  const shown =
+  // The teardown's: blocked, then clear.
+  const ended =
     name === 'teardown'
       ? runs.map((run) => run.outputs.preflight).join(' ') === 'blocked clear'
       : runs[0].outputs.outcome === name
-  return shown && comment !== undefined
-})
+  return ended && comment !== undefined
+}
+
+let passed = true
+for (const [index, name] of (names as ScenarioName[]).entries()) {
+  if (index > 0) console.log('')
+  const title = `Scenario ${index + 1} of ${names.length}, ${name}: ${TITLES[name]}`
+  console.log(bold(`${'='.repeat(Math.min(title.length, 100))}\n${title}\n`))
+  passed = (await withScenario(name, (scenario) => show(name, scenario))) && passed
+}
 process.exitCode = passed ? 0 : 1

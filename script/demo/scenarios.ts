@@ -1,10 +1,11 @@
 /*
  * The demo's scenarios, each a local API server with operations in flight, a local GitHub API and
  * a pull_request event, ready for the bundle to run against: `success` (a preview branch being
- * created, gated by name), `failure` (its compute cannot start while a change still applies on
- * main) and `timeout` (a compute that keeps starting), which `npm run screenshots` pictures; and
- * `teardown` (before: delete on a preview branch that has a child, then again once the child is
- * gone). Used by `npm run demo`.
+ * created, gated by name, then its database), `failure` (its compute cannot start while a change
+ * still applies on main) and `timeout` (a compute that keeps starting), used by `npm run demo` and
+ * `npm run screenshots`; and `teardown` (before: delete on a preview branch that has a child, then
+ * again once the child is gone), used by `npm run demo`. A new scenario is a name in SCENARIOS (or
+ * DEMOS), a line in TITLES and a branch of withScenario.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -21,6 +22,18 @@ export const SCENARIOS = ['success', 'failure', 'timeout'] as const
 export const DEMOS = [...SCENARIOS, 'teardown'] as const
 export type ScenarioName = (typeof DEMOS)[number]
 
+/** What `npm run demo` shows when no scenario is named: the gate green, then red. */
+export const DEFAULT_SCENARIOS: readonly ScenarioName[] = ['success', 'failure']
+
+/** Each scenario in a line, for people. */
+export const TITLES: Record<ScenarioName, string> = {
+  success: 'a preview branch is created; the gate waits until it and its database are ready',
+  failure: "a preview branch's compute fails to start; the gate fails the step and says why",
+  timeout: "a preview branch's compute keeps starting; the gate gives up at its timeout",
+  teardown:
+    'the pull request closed: before its branch is deleted, the gate checks nothing blocks that'
+}
+
 export interface Scenario {
   server: ApiServer
   github: GitHubServer
@@ -30,6 +43,8 @@ export interface Scenario {
   env: Record<string, string>
   /** What is in flight, for people. */
   intro: string[]
+  /** Which gate the inputs ask for, for people: the branch gate, the project gate. */
+  gate: string
   /** A second run after a change to the world (`teardown`): what changed, for people, and the change. */
   next?: { intro: string[]; change: () => void }
 }
@@ -77,6 +92,7 @@ export async function withScenario<T>(
     github_token: GITHUB_TOKEN
   }
   const intro: string[] = []
+  let gate = 'the project gate (every operation of the project)'
   let next: Scenario['next']
   let postgres: LocalPostgres | undefined
   if (name === 'success') {
@@ -97,7 +113,8 @@ export async function withScenario<T>(
       startMs: 2500
     })
     // By name, as people know it; the action resolves it to br-preview-pr-42 before the first poll.
-    Object.assign(inputs, { branch_id: 'preview/pr-42', list_projects: 'true' })
+    inputs.branch_id = 'preview/pr-42'
+    gate = 'the branch gate on preview/pr-42, then its database'
     intro.push(
       `Branch preview/pr-42 (br-preview-pr-42) is being created: ${create.id} (create_branch, running)`,
       `                                       and ${start.id} (start_compute, scheduling)`
@@ -122,10 +139,10 @@ export async function withScenario<T>(
       timeline: [{ status: 'running', ms: 1500 }, { status: 'finished' }]
     })
     Object.assign(inputs, { branch_id: 'preview/pr-42', before: 'delete' })
+    gate = 'the check before a delete of preview/pr-42 (the whole project idle, then the branch)'
     intro.push(
-      'The pull request closed: before deleting branch preview/pr-42, the gate waits until the',
-      `project is idle (a change still applies on main: ${apply.id}), then checks the branch;`,
-      'preview/pr-42-debug was branched from it, so the delete would be refused'
+      `A change still applies on main (${apply.id}), and preview/pr-42-debug was`,
+      'branched from preview/pr-42: the API would refuse to delete preview/pr-42 now'
     )
     next = {
       intro: ['preview/pr-42-debug is deleted; the same gate runs again'],
@@ -144,10 +161,11 @@ export async function withScenario<T>(
       startOnFirstRead: true
     })
     Object.assign(inputs, { branch_id: 'preview/pr-9', timeout: '6s' })
+    gate = 'the branch gate on preview/pr-9'
     intro.push('Branch preview/pr-9 is created, but its compute keeps starting past timeout: 6s')
   }
   try {
-    return await use({ server, github, inputs, env, intro, next })
+    return await use({ server, github, inputs, env, intro, gate, next })
   } finally {
     await server.close()
     await github.close()

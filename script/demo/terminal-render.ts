@@ -40,16 +40,55 @@ function decode(text: string): string {
 const cellText = (html: string) =>
   decode(html.replace(/<br>/g, ' / ').replace(/<[^>]+>/g, '')).trim()
 
-/** The job summary's HTML as text: headings, paragraphs and aligned tables. */
+/** Columns of the text timeline's bars. */
+const TIMELINE_WIDTH = 40
+
+/**
+ * The summary's Mermaid gantt chart as text: one labelled bar a line (its section, the action or
+ * `database`, and its name), placed on the chart's span, with its start in seconds.
+ */
+export function timelineText(chart: string): string[] {
+  const bars: { label: string; start: number; end: number }[] = []
+  let section = ''
+  for (const line of chart.split('\n')) {
+    const heading = /^\s+section (.+)$/.exec(line)
+    if (heading) section = heading[1]
+    const task = /^\s+▸ (.*?) :(?:\w+, )?(\d+), (\d+)$/.exec(line)
+    if (task) bars.push({ label: `${section}  ${task[1]}`, start: +task[2], end: +task[3] })
+  }
+  const operations = bars.filter((bar) => !bar.label.startsWith('database  ')).length
+  if (bars.length === 0) return []
+  const first = Math.min(...bars.map((bar) => bar.start))
+  const span = Math.max(...bars.map((bar) => bar.end)) - first || 1
+  const width = Math.max(...bars.map((bar) => [...bar.label].length))
+  const column = (ms: number) => Math.round(((ms - first) / span) * TIMELINE_WIDTH)
+  // Only the start is told: the chart draws a short bar a second long, so that it shows.
+  const seconds = (ms: number) => ((ms - first) / 1000).toFixed(1)
+  return [
+    `Timeline (GitHub draws it as a chart): ${operations} operation${operations === 1 ? '' : 's'}${
+      operations < bars.length ? ', then the database check' : ''
+    }`,
+    ...bars.map((bar) => {
+      const from = Math.min(column(bar.start), TIMELINE_WIDTH - 1)
+      const to = Math.max(column(bar.end), from + 1)
+      const drawn = ' '.repeat(from) + '█'.repeat(to - from) + ' '.repeat(TIMELINE_WIDTH - to)
+      const label = bar.label + ' '.repeat(width - [...bar.label].length)
+      return `  ${label}  |${drawn}|  from ${seconds(bar.start)} s`
+    })
+  ]
+}
+
+/** The job summary's HTML as text: headings, paragraphs, the timeline and aligned tables. */
 export function renderSummaryText(html: string): string {
   const lines: string[] = []
-  // GitHub draws the Mermaid chart; a terminal gets one line about it.
+  // GitHub draws the Mermaid chart; a terminal gets the same bars in text.
   const text = html.replace(/\n*```mermaid\n([\s\S]*?)\n```\n*/g, (_block, chart: string) => {
-    const tasks = chart.split('\n').filter((line) => line.includes(' :')).length
-    return `\n<p>[timeline: a Mermaid gantt chart of ${tasks} operations]</p>\n`
+    return `\n<timeline>${chart}</timeline>\n`
   })
-  for (const block of text.split(/\n(?=<h\d>|<p>|<table>)/)) {
-    if (block.startsWith('<table>')) {
+  for (const block of text.split(/\n(?=<h\d>|<p>|<table>|<timeline>)/)) {
+    if (block.startsWith('<timeline>')) {
+      lines.push(...timelineText(block.slice('<timeline>'.length, block.indexOf('</timeline>'))))
+    } else if (block.startsWith('<table>')) {
       const rows = [...block.matchAll(/<tr>(.*?)<\/tr>/g)].map((row) =>
         [...row[1].matchAll(/<t[hd]>(.*?)<\/t[hd]>/g)].map((cell) => cellText(cell[1]))
       )

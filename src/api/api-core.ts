@@ -59,6 +59,11 @@ export interface ApiCoreOptions {
   signal?: AbortSignal
   /** Sends one GET: `httpGet` (the network), or a simulated one (npm run simulate). */
   transport: HttpGet
+  /**
+   * Each answer's `Date` header (the server's clock), with when its request went out (on
+   * `clock.now()`): the API's clock (api-clock.ts) is set by it.
+   */
+  onDate?: (date: string | undefined, sentAt: number) => void
 }
 
 export interface RequestStats {
@@ -177,6 +182,7 @@ export class ApiCore {
         untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS
       )
     )
+    const sentAt = clock.now()
     try {
       const answer = await this.options.transport(url, {
         headers: {
@@ -190,6 +196,7 @@ export class ApiCore {
       })
       this.unresolvedSince = undefined
       this.resolvedOnce = true
+      this.options.onDate?.(answer.headers.date, sentAt)
       return answer
     } catch (error) {
       if (signal?.aborted || !(error instanceof TransportError)) throw error

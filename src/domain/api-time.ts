@@ -6,3 +6,12 @@ export function apiTime(text: string | null | undefined): number | undefined {
   const time = Date.parse(text ?? '')
   return Number.isNaN(time) ? undefined : time
 }
+
+/** Whether the operation was created before `time`; false when its time cannot be read. */
+export function createdBefore(
+  operation: { created_at?: string | null } | undefined,
+  time: number
+): boolean {
+  const created = apiTime(operation?.created_at)
+  return created !== undefined && created < time
+}

@@ -4,6 +4,7 @@
  * end to end with fakes. Every error ends here as the report's outcome and message.
  */
 import { ApiClient } from '../api/api-client.js'
+import { ApiClock } from '../api/api-clock.js'
 import { Pace } from '../api/pace.js'
 import { requestTimeLimitMs, type RetryPolicy } from '../api/retry-policy.js'
 import type { HttpGet } from '../api/http-transport.js'
@@ -51,7 +52,10 @@ export interface GateDependencies {
 
 /** Runs the gate the inputs ask for; never throws. */
 export async function gate(given: Inputs, dependencies: GateDependencies): Promise<RunReport> {
-  const { clock, logger } = dependencies
+  const { logger } = dependencies
+  // The runner's clock, its wall time the API's (its answers' Date header): what is compared with
+  // the API's timestamps is measured on the API's clock; deadlines stay on the monotonic one.
+  const clock = new ApiClock(dependencies.clock, logger)
   // Before a teardown the gate waits for the project to be idle: a `failed` operation is still in
   // flight, and a branch about to go is not queried (the front ends warn that these are ignored).
   const inputs = given.before ? { ...given, failFast: false, database: undefined } : given
@@ -62,12 +66,12 @@ export async function gate(given: Inputs, dependencies: GateDependencies): Promi
   }
   // One deadline for the whole run: listing, every poll, retry and back-off, the database.
   const stepStartedAt = dependencies.stepStartedAt ?? clock.now()
-  // What ended just before this moment is judged too; the API's timestamps are wall-clock time.
-  const startedAt = clock.wallNow()
+  // What ended just before this moment is judged too (on the API's clock, once it has answered).
+  const startedAt = clock.now()
   const run: RunTimes = { stepStartedAt, deadline: stepStartedAt + inputs.timeoutMs }
   const pace = new Pace(inputs.intervalMs, clock, logger, dependencies.random)
   report.pace = pace
-  const client = apiClient(inputs, dependencies, pace, run.deadline)
+  const client = apiClient(inputs, { ...dependencies, clock }, pace, run.deadline)
   report.requests = client.stats
   report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined
   let source: OperationSource | undefined
@@ -78,8 +82,8 @@ export async function gate(given: Inputs, dependencies: GateDependencies): Promi
       const gated = { projectId: inputs.projectId, startedAt }
       const branch = await gatedBranch(client, inputs, gated, report, dependencies)
       if (branch !== 'gone') {
-        source = createSource(client, inputs, { ...gated, branch }, dependencies)
-        await waitThenQuery(source, inputs, report, { ...dependencies, pace, run })
+        source = createSource(client, inputs, { ...gated, branch }, { logger, clock })
+        await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run })
         if (inputs.before && branch && report.outcome === 'success') {
           await checkBeforeTeardown(client, inputs.before, { ...gated, branch }, report, logger)
         }
@@ -265,11 +269,19 @@ function createSource(
 
 function apiClient(
   inputs: Inputs,
-  { clock, logger, redactor, retryPolicy, signal, transport }: GateDependencies,
+  {
+    clock,
+    logger,
+    redactor,
+    retryPolicy,
+    signal,
+    transport
+  }: Omit<GateDependencies, 'clock'> & { clock: ApiClock },
   pace: Pace,
   deadline: number
 ): ApiClient {
   return new ApiClient({
+    onDate: (date, sentAt) => clock.observe(date, sentAt),
     baseUrl: inputs.apiHost,
     apiKey: inputs.apiKey,
     requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),

@@ -221,8 +221,8 @@ function operationsTable(
 }
 
 /**
- * What the first read found already over in failure that did not fail the gate (a warning each):
- * the newest of its action on its branch, in the 15 minutes before the gate started.
+ * What the first read found over in failure that did not fail the gate (a warning each): in the 15
+ * minutes before the gate started, and (gated branch) an older `error` still the newest of its action.
  */
 function recentFailuresSection(
   format: ReportFormat,
@@ -230,21 +230,27 @@ function recentFailuresSection(
   facts: OperationFacts,
   limits: SummaryLimits
 ): string[] {
-  const warned = (report.recentFailures ?? [])
-    .filter((failure) => !failure.failsGate)
-    .map((failure) => failure.operation)
-  if (warned.length === 0) return []
-  const why = report.before
-    ? `before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}`
-    : report.branch
-      ? 'a cancelled operation does not fail the gate'
-      : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'
+  const warned = (report.recentFailures ?? []).filter((failure) => !failure.failsGate)
+  const section = (earlier: boolean, heading: string, why: string): string[] => {
+    const operations = warned.flatMap((failure) =>
+      (failure.earlier ?? false) === earlier ? [failure.operation] : []
+    )
+    if (operations.length === 0) return []
+    const title = format.heading(`⚠️ ${heading} (${operations.length})`, 3)
+    const paragraph = format.paragraph(`The newest operation of its action on its compute, ${why}.`)
+    return [title, paragraph, operationsTable(format, operations, facts, limits)]
+  }
   return [
-    format.heading(`⚠️ Ended in failure before the gate started (${warned.length})`, 3),
-    format.paragraph(
-      `The newest operation of its action on its branch, in the 15 minutes before the gate started; ${why}.`
+    ...section(
+      false,
+      'Ended in failure before the gate started',
+      `in the 15 minutes before the gate started; ${report.before ? `before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}` : report.branch ? 'a cancelled operation does not fail the gate' : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'}`
     ),
-    operationsTable(format, warned, facts, limits)
+    ...section(
+      true,
+      'Ended in error earlier, and nothing has run since',
+      'created more than 15 minutes before the gate started (within its 24-hour look-back): the gate does not fail on it, but nothing of its action has run since, so it may not be fixed'
+    )
   ]
 }
 

@@ -8,8 +8,9 @@ import { operationsCursor, type OperationsReader } from '../api/resources/operat
 import type { Branch, Operation, OperationList } from '../domain/schemas.js'
 import type { TeardownAction } from '../domain/teardown.js'
 import { truncate } from '../domain/untrusted-text.js'
-import { apiTime } from '../domain/api-time.js'
+import { apiTime, createdBefore } from '../domain/api-time.js'
 import { isUnfinished } from '../domain/operation-status.js'
+import { GATE_POLL_PAGE_LIMIT, LaterPolls } from './later-polls.js'
 import { type RecentFailure, RecentOperations, warnRecentFailures } from './recent-failures.js'
 
 /** Where the wait loop gets operations from: given ids, or the project gate. */
@@ -27,6 +28,11 @@ export interface OperationSource {
   readonly branch?: Branch
   /** What had ended in failure just before the gate started (the project gate only). */
   readonly recentFailures?: RecentFailure[]
+  /**
+   * Set while part of the list is still unread (the project gate: a poll stopped at its page cap
+   * before it got back to what earlier polls had seen): the gate cannot pass; says why.
+   */
+  readonly behind?: string
 }
 
 /** What the wait reads of operations: one by id, and the list. */
@@ -68,10 +74,6 @@ export const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000
 export const GATE_DISCOVERY_PAGE_LIMIT = 500
 /** At most this many pages on the first read (10,000 operations), with a warning if reached. */
 export const GATE_MAX_DISCOVERY_PAGES = 20
-/** Page size of later polls, which usually need only the newest few operations. */
-export const GATE_POLL_PAGE_LIMIT = 100
-/** At most this many pages on each later poll; older pending operations are read by id. */
-export const GATE_MAX_POLL_PAGES = 3
 /**
  * At most this many pending operations read by id in one poll, those read longest ago first; the
  * others keep their last-seen (not final) state until their turn, so a poll's cost stays bounded
@@ -90,11 +92,13 @@ const DISCOVERY_WALK: OperationsWalk = {
   maxPages: GATE_MAX_DISCOVERY_PAGES,
   shortPageIsLast: false
 }
-/** Later polls' walk: the newest few operations, a short page the last. */
-const POLL_WALK: OperationsWalk = {
-  limit: GATE_POLL_PAGE_LIMIT,
-  maxPages: GATE_MAX_POLL_PAGES,
-  shortPageIsLast: true
+/** The first read's bounds on the API's clock, and what it found of what ended before the gate. */
+interface LookBack {
+  /** 24 hours before the first answer. */
+  horizon: number
+  /** When the gate started. */
+  startedAt: number
+  recent: RecentOperations
 }
 
 export interface ProjectGateOptions {
@@ -108,7 +112,10 @@ export interface ProjectGateOptions {
    * in failure before the gate started is only warned about, worded so.
    */
   teardown?: TeardownAction
-  /** When the gate started (wall clock, epoch ms): what ended just before it is judged too. */
+  /**
+   * When the gate started, on `clock.now()`: what ended just before it is judged too, on the API's
+   * clock (`clock.wallNow()` once the API has answered: its Date header).
+   */
   startedAt: number
   clock: Clock
   logger: Logger
@@ -126,15 +133,17 @@ export interface ProjectGateOptions {
  * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
  * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
  *
- * Later polls: read from the newest operation down to the oldest one still pending, at most
- * GATE_MAX_POLL_PAGES pages, and read pending operations beyond that by id (GATE_MAX_READS_BY_ID a
- * poll). Operations never seen before are waited on too, even if they were already final when first
- * seen (a failure among them fails the gate).
+ * Later polls: read from the newest operation back to what earlier polls had seen, however many
+ * were listed since (at most GATE_MAX_CATCH_UP_PAGES pages a poll: past that, the next poll reads
+ * on from where this one stopped, and until it has the gate cannot pass), and on down to the oldest
+ * one still pending (within GATE_MAX_POLL_PAGES pages); pending operations beyond that are read by id
+ * (GATE_MAX_READS_BY_ID a poll). Operations never seen before are waited on too, even if they were
+ * already final when first seen (a failure among them fails the gate).
  */
 export class ProjectGateSource implements OperationSource {
   private readonly tracked = new Map<string, Operation>()
-  /** Every operation id any list has shown; one not in it is new. */
-  private readonly seen = new Set<string>()
+  /** What the lists have shown, and how later polls read them back (later-polls.ts). */
+  private readonly laterPolls: LaterPolls
   /** The poll in which a pending operation was last read by id. */
   private readonly readByIdAt = new Map<string, number>()
   completedPolls = 0
@@ -146,6 +155,15 @@ export class ProjectGateSource implements OperationSource {
 
   constructor(private readonly options: ProjectGateOptions) {
     this.branch = options.branch?.branch
+    const { reader, projectId, logger } = options
+    this.laterPolls = new LaterPolls(
+      (cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }),
+      logger
+    )
+  }
+
+  get behind(): string | undefined {
+    return this.laterPolls.behind
   }
 
   get operations(): Operation[] {
@@ -186,54 +204,66 @@ export class ProjectGateSource implements OperationSource {
   }
 
   private async discover(): Promise<void> {
-    const { clock, logger, startedAt } = this.options
-    // The API's timestamps are wall-clock time.
-    const horizon = clock.wallNow() - GATE_LOOKBACK_MS
+    const { logger } = this.options
     const read = { newest: -Infinity, oldest: Infinity }
-    const recent = new RecentOperations(startedAt)
+    let lookBack: LookBack | undefined
     const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
+      const { horizon, recent } = (lookBack ??= this.lookBack())
       for (const operation of page.operations) {
-        this.seen.add(operation.id)
+        this.laterPolls.note(operation, 0)
         const time = this.createdAt(operation)
         if (time !== undefined) {
           read.newest = Math.max(read.newest, time)
           read.oldest = Math.min(read.oldest, time)
         }
-        if (!this.isRelevant(operation)) continue
-        recent.add(operation)
         const inWindow = time === undefined || time >= horizon
-        if (inWindow && isUnfinished(operation.status)) this.tracked.set(operation.id, operation)
+        if (!inWindow || !this.isRelevant(operation)) continue
+        recent.add(operation)
+        if (isUnfinished(operation.status)) this.tracked.set(operation.id, operation)
       }
-      return !isOlderThan(page.operations.at(-1), horizon)
+      return !createdBefore(page.operations.at(-1), horizon)
     })
-    this.judgeRecentFailures(recent)
+    this.judgeRecentFailures(lookBack!)
     if (end === 'page cap') {
       const span =
         read.oldest <= read.newest
           ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
           : ''
       logger.warning(
-        `Project gate: read ${plural(this.seen.size, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, back to ${GATE_LOOKBACK_MS / 3_600_000} h ago, were not read, and any still in flight among them is not waited on`
+        `Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, back to ${GATE_LOOKBACK_MS / 3_600_000} h ago, were not read, and any still in flight among them is not waited on`
       )
     } else if (end === 'repeated cursor') {
       logger.warning('Project gate: the API handed out a page cursor it had given before')
     }
   }
 
+  /**
+   * The first read's look-back and window, measured on the API's clock, which its first answer has
+   * set (its Date header): when the gate started and 24 hours before now, as the API tells time.
+   */
+  private lookBack(): LookBack {
+    const { clock } = this.options
+    const now = clock.wallNow()
+    const startedAt = now - (clock.now() - this.options.startedAt)
+    this.laterPolls.horizon = now - GATE_LOOKBACK_MS
+    return { horizon: now - GATE_LOOKBACK_MS, startedAt, recent: new RecentOperations(startedAt) }
+  }
+
   /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
-  private judgeRecentFailures(recent: RecentOperations): void {
+  private judgeRecentFailures({ recent, startedAt }: LookBack): void {
     this.recentFailures = recent.failures(this.options.branch !== undefined)
     for (const { operation, failsGate } of this.recentFailures) {
       if (failsGate) this.tracked.set(operation.id, operation)
     }
-    const { startedAt, logger, teardown } = this.options
+    const { logger, teardown } = this.options
     warnRecentFailures(this.recentFailures, startedAt, logger, teardown)
   }
 
   /**
-   * A later poll. With nothing pending it still reads the newest page (there is a poll only while
-   * the branch keeps the gate open): an operation started meanwhile, on a branch not ready yet,
-   * keeps the gate open too.
+   * A later poll: from the top back to what earlier polls had seen, and on where an earlier poll
+   * stopped at its page cap (later-polls.ts); pending operations no page showed are read by id.
+   * With nothing pending it still reads the top (there is a poll only while the branch keeps the
+   * gate open): an operation started meanwhile keeps the gate open too.
    */
   private async refresh(): Promise<void> {
     const { reader, projectId, isDone } = this.options
@@ -243,17 +273,11 @@ export class ProjectGateSource implements OperationSource {
       ? -Infinity
       : Math.min(Infinity, ...(times as number[]))
     const listed = new Set<string>()
-    await this.walkOperations(POLL_WALK, (page) => {
-      for (const operation of page.operations) {
-        listed.add(operation.id)
-        const isNew = !this.seen.has(operation.id)
-        this.seen.add(operation.id)
-        if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
-          this.tracked.set(operation.id, operation)
-        }
+    await this.laterPolls.read(this.completedPolls, oldestPendingAt, (operation, isNew) => {
+      listed.add(operation.id)
+      if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
+        this.tracked.set(operation.id, operation)
       }
-      const last = page.operations.at(-1)
-      return !(last && isOlderThan(last, oldestPendingAt + 1))
     })
     const unlisted = pending
       .filter((operation) => !listed.has(operation.id))
@@ -296,12 +320,6 @@ export class ProjectGateSource implements OperationSource {
     }
     return time
   }
-}
-
-/** Whether the operation was created before `time`; false when its time cannot be read. */
-function isOlderThan(operation: Operation | undefined, time: number): boolean {
-  const created = apiTime(operation?.created_at)
-  return created !== undefined && created < time
 }
 
 /** Newest first; an operation whose time cannot be read sorts as the newest. */

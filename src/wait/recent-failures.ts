@@ -21,19 +21,38 @@ export interface RecentFailure {
   operation: Operation
   /** An `error` on the gated branch fails the gate; anything else is a warning. */
   failsGate: boolean
+  /**
+   * Created before the 15-minute window (within the first read's look-back): an `error` that is
+   * still the newest of its action on its compute on the gated branch. A warning with its age: a
+   * re-run long after a failure must not pass in silence.
+   */
+  earlier?: true
+}
+
+/** An operation of the first read, and whether it was created within the 15-minute window. */
+interface Listed {
+  operation: Operation
+  recent: boolean
 }
 
 /**
- * The operations of the first read that ended in the 15 minutes before the gate started, in the
- * list's order (newest first, as the API lists them: the order, not `created_at`, says which is
- * newer, so an operation whose time cannot be read is never taken for the newest).
+ * The operations of the first read that concern the gate, within its look-back (the source adds no
+ * older one), in the list's order (newest first, as the API lists them: the order, not
+ * `created_at`, says which is newer, so an operation whose time cannot be read is never taken for
+ * the newest).
  */
 export class RecentOperations {
   private readonly windowStart: number
-  /** Every recent one, newest first. */
-  private readonly listed: Operation[] = []
-  /** The same by action on its branch; an operation without either stands alone. */
-  private readonly byAction = new Map<string, Operation[]>()
+  /**
+   * Every one by id, newest first: an operation repeated across a page boundary counts once, where
+   * it was first listed.
+   */
+  private readonly listed = new Map<string, Listed>()
+  /**
+   * The same by action on its compute (or on the branch itself, for an action without one); an
+   * operation without a branch or an action stands alone.
+   */
+  private readonly byAction = new Map<string, Listed[]>()
   /** An operation older than the window was listed: what follows it without a time is older too. */
   private pastWindow = false
 
@@ -41,37 +60,49 @@ export class RecentOperations {
     this.windowStart = startedAt - RECENT_FAILURE_WINDOW_MS
   }
 
-  /** The next operation of the list (one that concerns the gate). */
+  /** The next operation of the list (one that concerns the gate, within the look-back). */
   add(operation: Operation): void {
+    if (this.listed.has(operation.id)) return
     const created = apiTime(operation.created_at)
-    if (created !== undefined && created < this.windowStart) this.pastWindow = true
-    if (created === undefined ? this.pastWindow : created < this.windowStart) return
-    const { branch_id: branch, action } = operation
-    const key = branch && action ? JSON.stringify([branch, action]) : `#${operation.id}`
-    this.listed.push(operation)
+    if ((created ?? Infinity) < this.windowStart) this.pastWindow = true
+    const recent = created === undefined ? !this.pastWindow : created >= this.windowStart
+    const { branch_id: branch, action, endpoint_id: compute } = operation
+    // A replica's start is not the read-write compute's: the same action means on the same compute.
+    const key =
+      branch && action ? JSON.stringify([branch, action, compute || null]) : `#${operation.id}`
+    const listed = { operation, recent }
+    this.listed.set(operation.id, listed)
     const ofAction = this.byAction.get(key)
-    if (ofAction) ofAction.push(operation)
-    else this.byAction.set(key, [operation])
+    if (ofAction) ofAction.push(listed)
+    else this.byAction.set(key, [listed])
   }
 
   /**
-   * For each action on each branch, the failures newer than its newest operation that did not fail
-   * (a newer one that did not fail supersedes them; a newer `cancelled` does not). With
-   * `branchGated`, an `error` fails the gate and a `cancelled` is a warning; on the whole project
-   * every failure is a warning, since the project is idle, which is what that gate answers. In the
-   * list's order, newest first.
+   * For each action on each compute, the recent failures newer than its newest operation that did
+   * not fail (a newer one that did not fail supersedes them; a newer `cancelled` does not). With
+   * `branchGated`, an `error` fails the gate and a `cancelled` is a warning, and an `error` older
+   * than the window that is still the newest of its action is a warning (`earlier`); on the whole
+   * project every recent failure is a warning, since the project is idle, which is what that gate
+   * answers. In the list's order, newest first.
    */
   failures(branchGated: boolean): RecentFailure[] {
-    const failed = new Set<Operation>()
+    const found = new Map<Listed, RecentFailure>()
     for (const ofAction of this.byAction.values()) {
-      for (const operation of ofAction) {
-        if (classifyStatus(operation.status) !== 'failure') break
-        failed.add(operation)
+      const [newest] = ofAction
+      if (!newest.recent) {
+        const { operation } = newest
+        if (branchGated && operation.status === 'error') {
+          found.set(newest, { operation, failsGate: false, earlier: true })
+        }
+        continue
+      }
+      for (const listed of ofAction) {
+        const { operation, recent } = listed
+        if (!recent || classifyStatus(operation.status) !== 'failure') break
+        found.set(listed, { operation, failsGate: branchGated && operation.status === 'error' })
       }
     }
-    return this.listed
-      .filter((operation) => failed.has(operation))
-      .map((operation) => ({ operation, failsGate: branchGated && operation.status === 'error' }))
+    return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? [])
   }
 }
 
@@ -86,7 +117,11 @@ export function warnRecentFailures(
   teardown?: TeardownAction
 ): void {
   const warned = failures.filter((failure) => !failure.failsGate)
-  for (const { operation } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
+  for (const { operation, earlier } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
+    if (earlier) {
+      logger.warning(earlierErrorWarning(operation, startedAt))
+      continue
+    }
     const action = truncate(operation.action ?? 'operation', 80)
     const branch = truncate(operation.branch_id ?? 'its branch', 80)
     const error = operation.error ? `: "${truncate(operation.error, 300)}"` : ''
@@ -111,4 +146,15 @@ function endedBefore(operation: Operation, startedAt: number): string {
   const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at)
   if (ended === undefined || ended >= startedAt) return 'as the gate started'
   return `${formatDuration(startedAt - ended)} before the gate started`
+}
+
+/** An error older than the window that nothing of its action has followed: named, with its age. */
+function earlierErrorWarning(operation: Operation, startedAt: number): string {
+  const action = truncate(operation.action ?? 'operation', 80)
+  const branch = truncate(operation.branch_id ?? 'its branch', 80)
+  const compute = operation.endpoint_id ? ` (compute ${truncate(operation.endpoint_id, 80)})` : ''
+  const created = apiTime(operation.created_at)
+  const age = created === undefined ? 'more than 15 minutes' : formatDuration(startedAt - created)
+  const error = operation.error ? `: "${truncate(operation.error, 300)}"` : ''
+  return `An error older than the 15-minute window, still the newest of its action: ${action} ${operation.id} on ${branch}${compute}, created ${age} before the gate started${error}; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`
 }

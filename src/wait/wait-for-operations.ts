@@ -193,10 +193,12 @@ export async function waitForOperations(
     statusLog.record(operations)
     if (!options.untilIdle && operations.some(hasFailed)) return finish('failure')
     const branchOpen = source.branch !== undefined && !canBeQueried(source.branch)
-    if (operations.every(isDone) && !branchOpen) return finish('success')
+    // Never a pass on a read that did not get back to what an earlier poll had seen.
+    const { behind } = source
+    if (operations.every(isDone) && !branchOpen && !behind) return finish('success')
     if (!options.wait) return finish('pending')
     const remaining = options.deadline - clock.now()
-    if (remaining <= 0) return finish('timeout')
+    if (remaining <= 0) return finish('timeout', behind)
     try {
       await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal)
     } catch (error) {

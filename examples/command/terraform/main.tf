@@ -1,49 +1,74 @@
-# Terraform: gate on a Neon branch before anything that needs it, with the neon-gate command.
+# Terraform: a Neon branch with its compute (Neon's provider, kislerdm/neon), gated before its
+# migrations run (gate.tf). The machine that runs `terraform apply` needs Node 24 (or 20.20 or
+# later) with npm, and a way to the npm registry, for `npx neon-operations-gate`; git only for a
+# github: package spec. docs/recipes.md explains each part.
 #
-# The API key is never a Terraform variable: the command reads NEON_API_KEY from the environment
-# that `terraform apply` runs in, so the key is in neither the configuration, the plan nor the state.
-# `terraform apply` fails when the gate does (an operation failed, the timeout ran out, ...).
+# The API key is never a Terraform variable: both the provider and the gate read NEON_API_KEY from
+# the environment that `terraform apply` runs in, so the key is in neither the configuration, the
+# plan nor the state, and no provisioner gets it as a sensitive value (which would hide its output).
 
 terraform {
   required_version = ">= 1.4" # terraform_data is built in from 1.4 on
+  required_providers {
+    neon = {
+      source  = "kislerdm/neon"
+      version = "~> 0.15.0"
+    }
+  }
 }
+
+provider "neon" {} # the key from NEON_API_KEY
 
 variable "project_id" {
   type        = string
   description = "The Neon project."
 }
 
-variable "branch_id" {
+variable "branch_name" {
   type        = string
-  description = "The Neon branch to gate on (an id, br-..., or a name)."
+  description = "The branch to create (preview/pr-12); another name replaces it, and gates and migrates again."
 }
 
-variable "neon_gate" {
+variable "database" {
   type        = string
-  description = "How to run the gate command. Pin the version you have reviewed. npm fetches a github: spec with git, which must be on the PATH of the machine that runs terraform apply."
-  default     = "npx --yes github:OWNER/neon-operations-gate#v0"
+  description = "The database the migrations run on, as the branch has it from its parent."
+  default     = "neondb"
 }
 
-resource "terraform_data" "neon_gate" {
-  # Another branch replaces this resource, and so runs the gate again.
-  triggers_replace = [var.project_id, var.branch_id]
-
-  provisioner "local-exec" {
-    # Values reach the command through its environment, so no quoting is needed.
-    command = "$NEON_GATE --project-id \"$GATE_PROJECT_ID\" --branch-id \"$GATE_BRANCH_ID\" --timeout 15m"
-    environment = {
-      NEON_GATE       = var.neon_gate
-      GATE_PROJECT_ID = var.project_id
-      GATE_BRANCH_ID  = var.branch_id
-    }
-  }
+variable "role" {
+  type        = string
+  description = "The role the migrations run as, as the branch has it from its parent."
+  default     = "neondb_owner"
 }
 
-# What needs the branch ready waits for the gate:
-#
-# resource "terraform_data" "migrate" {
-#   depends_on = [terraform_data.neon_gate]
-#   provisioner "local-exec" {
-#     command = "npm run migrate"
-#   }
-# }
+resource "neon_branch" "preview" {
+  project_id = var.project_id
+  name       = var.branch_name
+}
+
+resource "neon_endpoint" "preview" {
+  project_id = var.project_id
+  branch_id  = neon_branch.preview.id
+  type       = "read_write"
+}
+
+# The role's password on the new branch (the parent's). Sensitive: Terraform keeps it out of its
+# log, and, like every value a provider reads, in the state: keep the state where secrets may be.
+data "neon_branch_role_password" "migrations" {
+  project_id = var.project_id
+  branch_id  = neon_branch.preview.id
+  role_name  = var.role
+}
+
+# What gate.tf needs to know of the branch.
+locals {
+  neon_project_id = var.project_id
+  neon_branch_id  = neon_branch.preview.id
+  neon_database_url = format(
+    "postgresql://%s:%s@%s/%s?sslmode=require",
+    var.role,
+    urlencode(data.neon_branch_role_password.migrations.password),
+    neon_endpoint.preview.host,
+    var.database
+  )
+}

@@ -1,13 +1,18 @@
 /*
- * npm run api-server [-- --port 4010]: the local API server with the demo world, a branch creation
- * in flight, and the demo keys printed, for trying the action or run-local by hand.
+ * npm run api-server [-- --port 4010] [-- --clock-skew 960]: the local API server with the demo
+ * world, a branch creation in flight, and the demo keys printed, for trying the action or run-local
+ * by hand. `--clock-skew` sets the server's clock that many seconds ahead (negative: behind), as a
+ * runner whose clock is off by the opposite would see it.
  */
 import { startApiServer } from './server.ts'
 import { demoWorld, KEYS, PROJECT } from './scenarios.ts'
 
-const portIndex = process.argv.indexOf('--port')
-const port = portIndex > 0 ? Number(process.argv[portIndex + 1]) : 4010
-const world = demoWorld({ history: 120 })
+const flag = (name: string): number | undefined => {
+  const index = process.argv.indexOf(name)
+  return index > 0 ? Number(process.argv[index + 1]) : undefined
+}
+const port = flag('--port') ?? 4010
+const world = demoWorld({ history: 120, clockSkewMs: (flag('--clock-skew') ?? 0) * 1000 })
 const server = await startApiServer(world, { port })
 const [create, start] = world.createBranch(PROJECT, {
   branchId: 'br-preview-pr-42',

@@ -27,9 +27,16 @@ export function demoWorld(
     historyEveryMs?: number
     extraProjects?: number
     now?: () => number
+    /**
+     * How far the server's clock is ahead of `now` (negative: behind), in its timestamps and its
+     * Date header: a runner whose clock is off by the opposite.
+     */
+    clockSkewMs?: number
   } = {}
 ): World {
-  const world = new World(options.now)
+  const base = options.now ?? Date.now
+  const skew = options.clockSkewMs ?? 0
+  const world = new World(() => base() + skew)
   world.addOrganization(ORG, 'Demo org')
   world.addOrganization(OTHER_ORG, 'Other team')
   world.addKey({ token: KEYS.personal, type: 'personal', accountId: 'user-1', orgIds: [ORG] })

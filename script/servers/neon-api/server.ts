@@ -47,7 +47,7 @@ export type Handling =
   | { kind: 'slow'; delayMs: number; answer: () => Answer }
   | { kind: 'held'; released: Promise<void>; answer: () => Answer }
   | { kind: 'drop' }
-  | { kind: 'malformed'; body: string }
+  | { kind: 'malformed'; body: string; headers: Record<string, string> }
 
 /** The API without its transport: keys, limits, faults, the log and the contract checks. */
 export interface ApiHandler {
@@ -90,8 +90,15 @@ export function createApiHandler(world: World, options: ApiOptions = {}): ApiHan
   const limiter = new RateLimiter(limits)
   let barrier: { left: number; release: () => void; released: Promise<void> } | undefined
 
+  /** Every answer carries the server's clock, as real servers' do (RFC 9110): the world's. */
+  const dated = (headers: Record<string, string> = {}) => ({
+    Date: new Date(world.now()).toUTCString(),
+    ...headers
+  })
+
   /** The answer logged, and checked against the contract first when there is one. */
   function finish(request: IncomingRequest, record: RequestRecord, answer: Answer): Answer {
+    answer = { ...answer, headers: dated(answer.headers) }
     record.status = answer.status
     record.retryAfter = answer.headers?.['Retry-After']
     if (options.contract) {
@@ -188,7 +195,7 @@ export function createApiHandler(world: World, options: ApiOptions = {}): ApiHan
           return { kind: 'slow', delayMs: fault.delayMs, answer: normal }
         case 'malformed':
           record.status = 200
-          return { kind: 'malformed', body: MALFORMED_BODY }
+          return { kind: 'malformed', body: MALFORMED_BODY, headers: dated() }
       }
     }
   }
@@ -230,7 +237,7 @@ export async function startApiServer(
           if (!response.destroyed) send(response, handling.answer())
         })
       case 'malformed':
-        response.writeHead(200, { 'content-type': 'application/json' })
+        response.writeHead(200, { 'content-type': 'application/json', ...handling.headers })
         response.end(handling.body)
     }
   })

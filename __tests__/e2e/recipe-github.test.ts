@@ -1,0 +1,234 @@
+/*
+ * The GitHub recipe, examples/preview.yml: its gate step run through the bundle as the runner runs
+ * it (INPUT_<NAME> from the step's `with:`, the expressions evaluated against what the steps before
+ * it give: create-branch-action's branch_id and db_url, the repository's variable and secret, the
+ * pull_request event), against the local API server with the branch being created, the suite's
+ * real PostgreSQL as its database, and the local GitHub API for the comment. The workflow around it
+ * (the order of the steps, the pins, concurrency per pull request, the fork guard) is checked as
+ * written; actionlint lints it (tooling/workflows.test.ts).
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parse } from 'yaml'
+import { ACTIONS_BOT, startGitHubServer } from '../../script/servers/github-api/server.ts'
+import { runBundle } from '../../script/runner/run-bundle.ts'
+import { FAILING_BRANCH, failingBranch } from '../fixtures/command.js'
+import { KEYS, PROJECT, secretForms, serve } from '../fixtures/e2e.js'
+import { freshDatabase } from '../fixtures/postgres.js'
+import { root } from '../fixtures/recipes.js'
+
+type Step = {
+  id?: string
+  name?: string
+  uses?: string
+  if?: string
+  with?: Record<string, string>
+  env?: Record<string, string>
+  run?: string
+}
+
+const workflow = parse(readFileSync(join(root, 'examples', 'preview.yml'), 'utf8'))
+const job = workflow.jobs.preview as {
+  if: string
+  steps: Step[]
+  permissions: Record<string, string>
+}
+const steps = job.steps
+const gateStep = steps.find((step) => step.uses?.startsWith('OWNER/neon-operations-gate@'))!
+
+/**
+ * `${{ a.b.c }}` expressions replaced from `context` (a property path each; anything else is an
+ * error here, so that the recipe cannot hold what this test does not evaluate).
+ */
+function evaluate(text: string, context: Record<string, unknown>): string {
+  return text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_match, expression: string) => {
+    if (!/^[a-z_]+(\.[\w-]+)+$/i.test(expression)) throw new Error(`cannot evaluate ${expression}`)
+    const value = expression
+      .split('.')
+      .reduce<unknown>((object, key) => (object as Record<string, unknown>)?.[key], context)
+    if (value === undefined) throw new Error(`${expression} is not in the context`)
+    return String(value)
+  })
+}
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
+
+describe('GitHub: examples/preview.yml, as written', () => {
+  it('creates the branch (create-branch-action pinned), gates it with its database, migrates, deploys', () => {
+    expect(steps.map((step) => step.id ?? step.name ?? step.uses?.split('@')[0])).toEqual([
+      'actions/checkout',
+      'branch',
+      'gate',
+      'Migrate',
+      'Deploy'
+    ])
+    // v6.4.0, looked up in neondatabase/create-branch-action (the tag's commit).
+    expect(steps[1].uses).toBe(
+      'neondatabase/create-branch-action@72ed4f69a12b6be9c16aebfad893f6a21e9aba8b'
+    )
+    expect(gateStep.with).toMatchObject({
+      branch_id: '${{ steps.branch.outputs.branch_id }}',
+      database_url: '${{ steps.branch.outputs.db_url }}'
+    })
+    // A failed gate stops the job: nothing after it runs unless it says so.
+    expect(steps.slice(3).map((step) => step.if)).toEqual([undefined, undefined])
+    expect(steps[3].env?.DATABASE_URL).toBe('${{ steps.branch.outputs.db_url }}')
+  })
+
+  it('one run at a time per pull request, none cancelled halfway; no secrets for forks, no job either', () => {
+    expect(workflow.concurrency).toEqual({
+      group: 'preview-${{ github.event.pull_request.number }}',
+      'cancel-in-progress': false
+    })
+    expect(job.if).toBe('github.event.pull_request.head.repo.full_name == github.repository')
+    expect(workflow.permissions).toEqual({ contents: 'read' })
+    expect(job.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' })
+  })
+})
+
+describe('GitHub: the gate step of examples/preview.yml, through the bundle as the runner runs it', () => {
+  /** The gate step's inputs and the runner's environment, after create-branch-action made `branch`. */
+  async function run(branchId: string, databaseUrl: string, apiHost: string) {
+    const github = await startGitHubServer()
+    cleanups.push(github.close)
+    const token = 'ghs_local_preview_token_0123456789'
+    github.tokens.set(token, { user: ACTIONS_BOT, canWrite: true })
+    const dir = mkdtempSync(join(tmpdir(), 'preview-event-'))
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    const pullRequest = {
+      number: 42,
+      html_url: 'https://github.com/octo/app/pull/42',
+      head: { sha: 'a'.repeat(40), repo: { full_name: 'octo/app' } }
+    }
+    writeFileSync(
+      join(dir, 'event.json'),
+      JSON.stringify({ number: 42, pull_request: pullRequest })
+    )
+    const context = {
+      vars: { NEON_PROJECT_ID: PROJECT },
+      secrets: { NEON_API_KEY: KEYS.organization },
+      steps: { branch: { outputs: { branch_id: branchId, db_url: databaseUrl } } },
+      github: { event: { pull_request: pullRequest }, token }
+    }
+    const inputs = Object.fromEntries(
+      Object.entries(gateStep.with!).map(([name, value]) => [
+        name,
+        evaluate(String(value), context)
+      ])
+    )
+    // The one input the recipe leaves to its default, and the only one the test adds: where the API is.
+    expect(inputs.api_host).toBeUndefined()
+    const result = await runBundle(
+      { ...inputs, api_host: apiHost, interval: '1s', github_token: token },
+      {
+        env: {
+          GITHUB_EVENT_NAME: 'pull_request',
+          GITHUB_EVENT_PATH: join(dir, 'event.json'),
+          GITHUB_REPOSITORY: 'octo/app',
+          GITHUB_SHA: 'f'.repeat(40),
+          GITHUB_WORKFLOW: workflow.name,
+          GITHUB_JOB: 'preview',
+          GITHUB_RUN_ID: '4242',
+          GITHUB_RUN_ATTEMPT: '1',
+          GITHUB_API_URL: github.apiUrl
+        }
+      }
+    )
+    return { result, github }
+  }
+
+  it('a branch being created: the gate waits until its operations finished and a query answered, and comments', async () => {
+    const { world, server } = await serve()
+    const [create] = world.createBranch(PROJECT, {
+      branchId: 'br-preview-pr-42',
+      branchName: 'preview/pr-42',
+      byReads: true
+    })
+    const password = 'preview-recipe-password'
+    const database = await freshDatabase(password)
+    const { result, github } = await run(create.branchId, database.url(), server.apiHost)
+    expect([result.code, result.outputs.outcome, result.outputs.status]).toEqual([
+      0,
+      'success',
+      'finished'
+    ])
+    expect(result.outputs).toMatchObject({ branch_state: 'ready', database_state: 'ready' })
+    expect(
+      JSON.parse(result.outputs.operations)
+        .map((operation: { action: string }) => operation.action)
+        .sort()
+    ).toEqual(['create_branch', 'start_compute'])
+    expect(github.comments).toHaveLength(1)
+    for (const secret of [KEYS.organization, password].flatMap(secretForms)) {
+      const unmasked = result.stdout.replace(/^::add-mask::.*$/gm, '')
+      expect(unmasked + result.summary + Object.values(result.outputs).join('\n')).not.toContain(
+        secret
+      )
+      expect(github.comments[0].body).not.toContain(secret)
+    }
+  })
+
+  it("a branch whose compute failed: the step fails, so the job's migrate and deploy do not run", async () => {
+    const { world, server } = await serve()
+    failingBranch(world)
+    const database = await freshDatabase('unused-password')
+    const { result, github } = await run(FAILING_BRANCH, database.url(), server.apiHost)
+    expect([result.code, result.outputs.outcome]).toEqual([1, 'failure'])
+    expect(result.stdout).toMatch(/^::error title=.*start_compute.*/m)
+    expect(github.comments[0].body).toContain('failure')
+  })
+})
+
+describe('GitHub: examples/teardown.yml, the gate before the delete', () => {
+  const teardown = parse(readFileSync(join(root, 'examples', 'teardown.yml'), 'utf8'))
+  const [gate, remove] = teardown.jobs.teardown.steps as Step[]
+
+  it('as written: on a closed pull request, the gate with before: delete, then the delete, pinned, only when clear', () => {
+    expect(teardown.on).toEqual({ pull_request: { types: ['closed'] } })
+    expect(gate).toMatchObject({ id: 'gate', with: { before: 'delete' } })
+    // v3.2.1, looked up in neondatabase/delete-branch-action (the tag's commit).
+    expect(remove.uses).toBe(
+      'neondatabase/delete-branch-action@4468d825d5a88ef4012f1705a82f02ec3072f776'
+    )
+    expect(remove.if).toBe("steps.gate.outputs.preflight == 'clear'")
+    expect(remove.with?.branch).toBe(gate.with?.branch_id)
+  })
+
+  it.each([
+    ['clear', 0, true],
+    ['gone', 0, false],
+    ['blocked', 1, false]
+  ] as const)(
+    'the gate step through the bundle, its branch %s: exit %d; the delete step runs: %s',
+    async (preflight, code, deletes) => {
+      const { world, server } = await serve()
+      if (preflight !== 'gone')
+        world.addBranch(PROJECT, { id: 'br-preview-pr-7', name: 'preview/pr-7' })
+      if (preflight === 'blocked') {
+        world.addBranch(PROJECT, { id: 'br-preview-pr-7-a', parentId: 'br-preview-pr-7' })
+      }
+      const context = {
+        vars: { NEON_PROJECT_ID: PROJECT },
+        secrets: { NEON_API_KEY: KEYS.organization },
+        github: { event: { number: 7 } }
+      }
+      const inputs = Object.fromEntries(
+        Object.entries(gate.with!).map(([name, value]) => [name, evaluate(String(value), context)])
+      )
+      expect(inputs.branch_id).toBe('preview/pr-7')
+      const result = await runBundle({ ...inputs, api_host: server.apiHost, interval: '1s' })
+      expect([result.code, result.outputs.preflight]).toEqual([code, preflight])
+      // The delete step's condition, as the runner evaluates it after a step that passed.
+      const runs =
+        result.code === 0 &&
+        /^steps\.gate\.outputs\.preflight == '(\w+)'$/.exec(remove.if!)![1] ===
+          result.outputs.preflight
+      expect(runs).toBe(deletes)
+    }
+  )
+})

@@ -1,0 +1,173 @@
+/*
+ * The Terraform recipe, examples/command/terraform/, as far as this machine allows. Neon's provider
+ * (kislerdm/neon) cannot be downloaded here (no registry but npm's), so its part, main.tf, is
+ * checked statically: `terraform fmt -check` parses both files, main.tf names the provider and
+ * defines every `local.neon_*` that gate.tf reads. gate.tf, the gate and the migrations, runs for
+ * real with `terraform apply` (terraform_data is built in: init downloads nothing), over a
+ * stand-in for main.tf that gives the same locals from variables: the command against the local
+ * API server, the database check and the migrations on the suite's real PostgreSQL. Skipped when
+ * no `terraform` is on the PATH.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { runCommandBundle } from '../../script/runner/run-bundle.ts'
+import { inTempDir } from '../fixtures/command.js'
+import { KEYS, secretForms } from '../fixtures/e2e.js'
+import { freshDatabase } from '../fixtures/postgres.js'
+import {
+  branches,
+  gateCommandLine,
+  migration,
+  migrations,
+  onPath,
+  PROJECT,
+  root
+} from '../fixtures/recipes.js'
+
+const RECIPE = join(root, 'examples', 'command', 'terraform')
+const read = (file: string) => readFileSync(join(RECIPE, file), 'utf8')
+const terraform = onPath('terraform')
+if (!terraform) console.log('terraform is not on the PATH: the Terraform recipe is not run here')
+
+/** main.tf's part for the test: the branch and its database URL, given as variables. */
+const STAND_IN = `
+variable "project_id" {
+  type = string
+}
+variable "branch_id" {
+  type = string
+}
+variable "database_url" {
+  type      = string
+  sensitive = true
+}
+locals {
+  neon_project_id   = var.project_id
+  neon_branch_id    = var.branch_id
+  neon_database_url = var.database_url
+}
+`
+
+const environment = (dir: string, env: Record<string, string>) => ({
+  HOME: dir,
+  // No configuration file, no hints for people, no call home to HashiCorp.
+  TF_CLI_CONFIG_FILE: '/dev/null',
+  TF_IN_AUTOMATION: '1',
+  CHECKPOINT_DISABLE: '1',
+  ...env
+})
+
+const terraformRun = (dir: string, cwd: string, env: Record<string, string>, args: string[]) =>
+  runCommandBundle([], environment(dir, env), {
+    program: ['terraform', ...args, '-no-color'],
+    cwd
+  })
+
+describe('Terraform: main.tf, the provider part, checked statically', () => {
+  const main = read('main.tf')
+
+  ;(terraform ? it : it.skip)('terraform fmt -check parses and passes both files', async () => {
+    await inTempDir(async (dir) => {
+      const run = await terraformRun(dir, RECIPE, {}, ['fmt', '-check', '-diff'])
+      expect([run.code, run.stdout]).toEqual([0, ''])
+    })
+  })
+
+  it("names Neon's provider with a version, and creates the branch and its compute", () => {
+    expect(main).toMatch(/source {2}= "kislerdm\/neon"\n\s+version = "~> 0\.15\.0"/)
+    expect(main).toContain('resource "neon_branch" "preview"')
+    expect(main).toMatch(
+      /resource "neon_endpoint" "preview" \{[^}]*branch_id {2}= neon_branch\.preview\.id/
+    )
+  })
+
+  it('defines every local that gate.tf reads, as the stand-in does', () => {
+    const used = [
+      ...new Set([...read('gate.tf').matchAll(/\blocal\.([a-z_]*[a-z])\b/g)].map((m) => m[1]))
+    ]
+    const defined = (text: string) =>
+      [...(/locals \{([\s\S]*?)\n\}/.exec(text)?.[1] ?? '').matchAll(/^ {2}(\w+)\s*=/gm)]
+        .map((match) => match[1])
+        .sort()
+    expect(used.sort()).toEqual(['neon_branch_id', 'neon_database_url', 'neon_project_id'])
+    expect(defined(main)).toEqual(used)
+    expect(defined(STAND_IN)).toEqual(used)
+  })
+})
+
+describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
+  ;(terraform ? it : it.skip)(
+    'gates, then migrates; the same branch again changes nothing; another branch gates and migrates again; a failed one fails the apply',
+    async () => {
+      const { world, server, ready, failing } = await branches()
+      const other = 'br-ready-000008'
+      world.addBranch(PROJECT, { id: other, name: 'ready-again' })
+      const password = 'terraform-database-password'
+      const database = await freshDatabase(password)
+      await inTempDir(async (dir) => {
+        const work = join(dir, 'work')
+        mkdirSync(work)
+        copyFileSync(join(RECIPE, 'gate.tf'), join(work, 'gate.tf'))
+        writeFileSync(join(work, 'neon.tf'), STAND_IN)
+        const apply = (branchId: string) =>
+          terraformRun(
+            dir,
+            work,
+            {
+              TF_VAR_neon_gate: gateCommandLine(server),
+              TF_VAR_migrate_command: migration(dir),
+              TF_VAR_project_id: PROJECT,
+              TF_VAR_branch_id: branchId,
+              TF_VAR_database_url: database.url(),
+              NEON_API_KEY: KEYS.organization
+            },
+            ['apply', '-auto-approve', '-input=false']
+          )
+        const init = await terraformRun(dir, work, {}, ['init', '-input=false'])
+        expect(init.code).toBe(0)
+
+        const first = await apply(ready)
+        expect(first.code).toBe(0)
+        // The silent provisioner hides its own output only: the gate's report and the migration's
+        // line are in the log.
+        expect(first.stdout).toContain('(output suppressed due to sensitive value in config)')
+        expect(first.stdout).toMatch(/terraform_data\.neon_gate \(local-exec\): .*success/)
+        expect(first.stdout).toMatch(/terraform_data\.migrate \(local-exec\): migrated/)
+        expect(await migrations(database.url())).toBe(1)
+
+        const again = await apply(ready)
+        expect([again.code, again.stdout]).toEqual([
+          0,
+          expect.stringContaining('0 added, 0 changed, 0 destroyed')
+        ])
+        expect(await migrations(database.url())).toBe(1)
+
+        const replaced = await apply(other)
+        expect(replaced.code).toBe(0)
+        expect(replaced.stdout).toContain('2 added, 0 changed, 2 destroyed')
+        expect(await migrations(database.url())).toBe(2)
+
+        const failed = await apply(failing)
+        expect(failed.code).toBe(1)
+        expect(failed.stderr.replace(/\s+/g, ' ')).toContain('exit status 1')
+        expect(failed.stdout).not.toMatch(/terraform_data\.migrate \(local-exec\): migrated/)
+        expect(await migrations(database.url())).toBe(2)
+
+        // The URL files are gone, and no secret is in the logs or the state.
+        expect(
+          ['.neon-gate-database-url', '.neon-migrate-database-url'].filter((file) =>
+            existsSync(join(work, file))
+          )
+        ).toEqual([])
+        const state = readFileSync(join(work, 'terraform.tfstate'), 'utf8')
+        for (const run of [first, again, replaced, failed]) {
+          for (const secret of [KEYS.organization, password].flatMap(secretForms)) {
+            expect(run.stdout + run.stderr + state).not.toContain(secret)
+          }
+        }
+      })
+    },
+    120_000
+  )
+})

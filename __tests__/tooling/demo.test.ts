@@ -1,0 +1,92 @@
+/*
+ * npm run demo, as a newcomer runs it on a fresh clone: the gate green, then red, each named for
+ * what it gates, the timeline's bars labelled (the database's included), no project listing, and a
+ * failure a person can read. `.ci/run` runs it too; here its output is held to that.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { timelineText } from '../../script/demo/terminal-render.ts'
+
+const root = join(import.meta.dirname, '..', '..')
+
+function demo(...args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(root, 'script', 'demo', 'demo.ts'), ...args], {
+      cwd: root,
+      // As from a shell: not Jest's NODE_OPTIONS.
+      env: { ...process.env, NODE_OPTIONS: '' }
+    })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk))
+    child.on('close', (code) => resolve({ code, output }))
+  })
+}
+
+describe('npm run demo', () => {
+  it('shows the branch gate passing, then a failure a person can read, and exits 0', async () => {
+    const { code, output } = await demo()
+    expect(code).toBe(0)
+    const [green, red] = output.split(/^Scenario 2 of 2, failure: .*$/m)
+    expect(green).toContain('Scenario 1 of 2, success: ')
+    expect(green).toContain('with the branch gate on preview/pr-42, then its database:')
+    expect(green).not.toContain('project gate')
+    expect(green).not.toMatch(/Projects \(|INPUT_LIST_PROJECTS/)
+    expect(green).toMatch(/^Timeline .*: 2 operations, then the database check$/m)
+    for (const bar of ['create_branch  br-preview-pr-42 finished', 'database  preview_app ready'])
+      expect(green).toMatch(new RegExp(`^  ${bar} +\\|[ █]{40}\\|  from \\d+\\.\\d s$`, 'm'))
+    expect(green).toContain('Green: the step passed (exit code 0)')
+
+    expect(red).toContain('with the project gate (every operation of the project):')
+    expect(red).toContain(
+      'Red: the step failed (exit code 1), so a job that needs it does not start.'
+    )
+    expect(red).toMatch(
+      /^Why, .*\n {2}❌ failure: start_compute on br-preview-pr-7 ended in error after [\d.]+ s: “compute failed to start: out of capacity”\n {2}⏳ 1 still in flight: apply_config on br-main-000001/m
+    )
+  }, 60_000)
+
+  it('teardown: the delete blocked by a child branch, then clear once the child is gone', async () => {
+    const { code, output } = await demo('teardown')
+    expect(code).toBe(0)
+    const [blocked, clear] = output.split(
+      'preview/pr-42-debug is deleted; the same gate runs again'
+    )
+    expect(blocked).toContain('Red: the step failed (exit code 1), so the branch is not deleted.')
+    expect(blocked).toMatch(
+      /^Why, .*\n {2}❌ failure: branch preview\/pr-42 \(br-preview-pr-42\) cannot be deleted: it has 1 child branch, to delete first: preview\/pr-42-debug \(br-preview-pr-42-debug\)$/m
+    )
+    expect(clear).toContain('Green: the step passed (exit code 0), so the step that deletes')
+    expect(clear).toMatch(
+      /^What, .*\n {2}✅ success: branch preview\/pr-42 \(br-preview-pr-42\) can be deleted now: nothing blocks it/m
+    )
+  }, 60_000)
+
+  it('runs a named scenario alone, and refuses an unknown one', async () => {
+    const unknown = await demo('sunshine')
+    expect(unknown).toEqual({
+      code: 2,
+      output: 'Unknown scenario "sunshine"; one of: success, failure, timeout, teardown\n'
+    })
+  })
+})
+
+describe('the timeline as text', () => {
+  it('one bar a line, labelled with its section and name, placed on the span', () => {
+    const chart = [
+      'gantt',
+      '    dateFormat x',
+      '    section create_branch',
+      '    ▸ br-1 finished :done, 1000, 3000',
+      '    section database',
+      '    ▸ app ready :active, 3000, 5000'
+    ].join('\n')
+    expect(timelineText(chart)).toEqual([
+      'Timeline (GitHub draws it as a chart): 1 operation, then the database check',
+      `  create_branch  br-1 finished  |${'█'.repeat(20)}${' '.repeat(20)}|  from 0.0 s`,
+      `  database  app ready           |${' '.repeat(20)}${'█'.repeat(20)}|  from 2.0 s`
+    ])
+    expect(timelineText('gantt')).toEqual([])
+  })
+})

@@ -1,0 +1,74 @@
+# The gate, then the migrations, for the branch of main.tf (local.neon_*): each a terraform_data
+# resource with local-exec provisioners, run by `terraform apply` on its own machine.
+#
+# - The gate runs again whenever the branch is replaced (triggers_replace on its id), and the
+#   migrations whenever the gate ran again or migrations_version changes. A failure fails
+#   `terraform apply` (local-exec provisioner error ... exit status N) and taints the resource, so
+#   the next apply tries again.
+# - The database URL is sensitive, and Terraform hides all the output of a provisioner whose
+#   command or environment holds a sensitive value ("output suppressed due to sensitive value in
+#   config"). So a first, silent provisioner writes it into a file only this user can read, and the
+#   gate and the migrations, which print what they do, read it from there and remove it.
+
+variable "neon_gate" {
+  type        = string
+  description = "How to run the gate command. Pin the version you have reviewed; a github: spec needs git."
+  default     = "npx --yes neon-operations-gate@0.1.0"
+}
+
+variable "migrate_command" {
+  type        = string
+  description = "The migration command; it reads the database URL from DATABASE_URL."
+  default     = "npm run migrate"
+}
+
+variable "migrations_version" {
+  type        = string
+  description = "Change it (a hash of the migrations, say) to migrate the same branch again."
+  default     = ""
+}
+
+resource "terraform_data" "neon_gate" {
+  triggers_replace = [local.neon_project_id, local.neon_branch_id]
+
+  provisioner "local-exec" {
+    command     = "umask 077 && printf '%s' \"$DATABASE_URL\" > .neon-gate-database-url"
+    environment = { DATABASE_URL = local.neon_database_url }
+  }
+
+  provisioner "local-exec" {
+    # Values reach the command through its environment, so no quoting is needed; the key comes
+    # from terraform's own environment (NEON_API_KEY).
+    command = <<-EOT
+      $NEON_GATE --project-id "$GATE_PROJECT_ID" --branch-id "$GATE_BRANCH_ID" \
+        --database-url-file .neon-gate-database-url --timeout 15m
+      status=$?
+      rm -f .neon-gate-database-url
+      exit $status
+    EOT
+    environment = {
+      NEON_GATE       = var.neon_gate
+      GATE_PROJECT_ID = local.neon_project_id
+      GATE_BRANCH_ID  = local.neon_branch_id
+    }
+  }
+}
+
+resource "terraform_data" "migrate" {
+  triggers_replace = [terraform_data.neon_gate.id, var.migrations_version]
+
+  provisioner "local-exec" {
+    command     = "umask 077 && printf '%s' \"$DATABASE_URL\" > .neon-migrate-database-url"
+    environment = { DATABASE_URL = local.neon_database_url }
+  }
+
+  provisioner "local-exec" {
+    command     = <<-EOT
+      DATABASE_URL="$(cat .neon-migrate-database-url)" $MIGRATE
+      status=$?
+      rm -f .neon-migrate-database-url
+      exit $status
+    EOT
+    environment = { MIGRATE = var.migrate_command }
+  }
+}

@@ -1,0 +1,148 @@
+/*
+ * How the project gate's later polls read the operations list (newest first): from the top back to
+ * what earlier polls had already seen, however many operations were listed since, so that a burst
+ * elsewhere in the project cannot push a new operation of the gated branch out of sight. A poll
+ * that stops at its page cap before it gets there leaves a stretch unread: the next poll reads on
+ * from where it stopped, and until every such stretch is read the gate cannot pass.
+ */
+import { apiTime, createdBefore } from '../domain/api-time.js'
+import type { Logger } from '../domain/logger.js'
+import { plural } from '../domain/phrase.js'
+import type { Operation, OperationList } from '../domain/schemas.js'
+import { walkPages } from '../api/paging.js'
+import { operationsCursor } from '../api/resources/operations.js'
+
+/** Page size of later polls, which usually need only the newest few operations. */
+export const GATE_POLL_PAGE_LIMIT = 100
+/** At most this many pages on each later poll down to the oldest pending operation; older ones are read by id. */
+export const GATE_MAX_POLL_PAGES = 3
+/**
+ * At most this many pages a poll to read back to what earlier polls had seen (1,000 operations
+ * listed since); past that, the next poll reads on from where this one stopped.
+ */
+export const GATE_MAX_CATCH_UP_PAGES = 10
+
+/**
+ * A stretch of the list to read: from `cursor` (the top when absent) down to what had been seen
+ * before it (an operation an earlier poll listed, or one created before `seenAt`).
+ */
+interface Stretch {
+  cursor?: string
+  seenAt: number
+}
+
+/** What the project gate does with each operation a later poll lists: `isNew` when no list had. */
+type OnListed = (operation: Operation, isNew: boolean) => void
+
+export class LaterPolls {
+  /** The poll in which a list first showed each operation. */
+  private readonly firstListedIn = new Map<string, number>()
+  /** The newest creation time any list has shown. */
+  private newestListedAt = -Infinity
+  /** Stretches a poll stopped in at its page cap, newest first: read on by the next poll. */
+  private unread: Required<Stretch>[] = []
+  /** The first read's horizon: no later read needs to go further back. */
+  horizon = -Infinity
+
+  constructor(
+    private readonly readPage: (cursor: string | undefined) => Promise<OperationList>,
+    private readonly logger: Logger
+  ) {}
+
+  /** How many operations the lists have shown. */
+  get listedCount(): number {
+    return this.firstListedIn.size
+  }
+
+  /** Why the gate cannot pass yet, while a stretch of the list is unread. */
+  get behind(): string | undefined {
+    if (this.unread.length === 0) return undefined
+    return `the operations list is not read back to what an earlier poll had seen: more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`
+  }
+
+  /** Notes that poll number `poll` listed `operation`; whether no list had before. */
+  note(operation: Operation, poll: number): boolean {
+    this.newestListedAt = Math.max(this.newestListedAt, apiTime(operation.created_at) ?? -Infinity)
+    if (this.firstListedIn.has(operation.id)) return false
+    this.firstListedIn.set(operation.id, poll)
+    return true
+  }
+
+  /**
+   * Poll number `poll` (not the first): from the top back to what earlier polls had seen, and on
+   * down to `oldestPendingAt` (within GATE_MAX_POLL_PAGES pages); then on where an earlier poll
+   * stopped, GATE_MAX_CATCH_UP_PAGES pages in all. `onListed` gets every operation listed.
+   */
+  async read(poll: number, oldestPendingAt: number, onListed: OnListed): Promise<void> {
+    const stretches: Stretch[] = [{ seenAt: this.newestListedAt }, ...this.unread]
+    this.unread = []
+    let pagesLeft = GATE_MAX_CATCH_UP_PAGES
+    for (const [index, stretch] of stretches.entries()) {
+      const fromTop = index === 0
+      const { pages, read, stoppedAt } = await this.readStretch(stretch, pagesLeft, {
+        poll,
+        oldestPendingAt: fromTop ? oldestPendingAt : Infinity,
+        onListed
+      })
+      pagesLeft -= pages
+      if (stoppedAt === undefined) continue
+      this.unread.push({ cursor: stoppedAt, seenAt: stretch.seenAt })
+      if (fromTop) this.warnStopped(read, pages)
+    }
+  }
+
+  /**
+   * Reads `stretch` until a page gets back to what had been seen before this poll (an operation an
+   * earlier poll listed, or one created before `seenAt` or the first read's horizon), and on down
+   * to `oldestPendingAt` (within GATE_MAX_POLL_PAGES pages, a short page the last), at most
+   * `maxPages` pages. When it stopped short of what had been seen, `stoppedAt` is where to read on.
+   */
+  private async readStretch(
+    stretch: Stretch,
+    maxPages: number,
+    {
+      poll,
+      oldestPendingAt,
+      onListed
+    }: { poll: number; oldestPendingAt: number; onListed: OnListed }
+  ): Promise<{ pages: number; read: number; stoppedAt?: string }> {
+    if (maxPages === 0) return { pages: 0, read: 0, stoppedAt: stretch.cursor }
+    const seenAt = Math.max(stretch.seenAt, this.horizon)
+    let pages = 0
+    let read = 0
+    let reached = false
+    let cursor = stretch.cursor
+    const listedBefore = (operation: Operation) =>
+      (this.firstListedIn.get(operation.id) ?? poll) < poll
+    const end = await walkPages((next) => this.readPage(next ?? stretch.cursor), {
+      limit: GATE_POLL_PAGE_LIMIT,
+      maxPages,
+      // Only getting back ends the read: a server that caps `limit` must not hide an operation.
+      shortPageIsLast: false,
+      length: (page) => page.operations.length,
+      nextCursor: operationsCursor,
+      onPage: (page) => {
+        const { operations } = page
+        pages++
+        read += operations.length
+        cursor = operationsCursor(page) ?? undefined
+        const last = operations.at(-1)
+        reached ||= operations.some(listedBefore) || createdBefore(last, seenAt)
+        for (const operation of operations) onListed(operation, this.note(operation, poll))
+        const pendingRead =
+          pages >= GATE_MAX_POLL_PAGES ||
+          operations.length < GATE_POLL_PAGE_LIMIT ||
+          createdBefore(last, oldestPendingAt + 1)
+        return !(reached && pendingRead)
+      }
+    })
+    const cut = !reached && (end === 'page cap' || end === 'repeated cursor')
+    return cut ? { pages, read, stoppedAt: cursor } : { pages, read }
+  }
+
+  private warnStopped(read: number, pages: number): void {
+    this.logger.warning(
+      `Project gate: read ${plural(read, 'operation')} listed since the previous poll in ${pages} pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then`
+    )
+  }
+}
