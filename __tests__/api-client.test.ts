@@ -31,6 +31,7 @@ const lines: string[] = []
 const logger: Logger = {
   info: (message) => lines.push(message),
   warning: (message) => lines.push(message),
+  notice: (message) => lines.push(message),
   debug: (message) => lines.push(message)
 }
 
@@ -484,6 +485,104 @@ describe('ApiClient branches', () => {
     expect(lines).toContain(
       `Looked at the first ${MAX_BRANCH_PAGES * BRANCH_PAGE_LIMIT} branches whose name or id contains "main" only (${MAX_BRANCH_PAGES} pages)`
     )
+  })
+})
+
+describe('ApiClient: every branch of a project, with its parent (before a teardown)', () => {
+  const listPath = `/api/v2/projects/${PROJECT}/branches`
+  const branch = (i: number) => ({
+    id: `br-b-${i}`,
+    name: `b-${i}`,
+    project_id: PROJECT,
+    parent_id: 'br-main-1',
+    restricted_actions: 'not read here'
+  })
+
+  it('every page, without a search, until pagination.next is absent; a branch two pages show counts once', async () => {
+    const first = Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(i))
+    const scope = nock(HOST)
+      .get(listPath)
+      .query({ limit: String(BRANCH_PAGE_LIMIT) })
+      .reply(200, { branches: first, pagination: { next: 'page-2' } })
+      .get(listPath)
+      .query({ limit: String(BRANCH_PAGE_LIMIT), cursor: 'page-2' })
+      // Shorter than asked, and not the last: only `next` ends the list.
+      .reply(200, { branches: [branch(99), branch(100)], pagination: { next: 'page-3' } })
+      .get(listPath)
+      .query({ limit: String(BRANCH_PAGE_LIMIT), cursor: 'page-3' })
+      .reply(200, { branches: [], pagination: { next: 'page-4' } })
+    const found = await client().branches.listBranches(PROJECT)
+    expect(found).toHaveLength(101)
+    expect(found.at(-1)).toEqual({
+      id: 'br-b-100',
+      name: 'b-100',
+      project_id: PROJECT,
+      parent_id: 'br-main-1'
+    })
+    // No warning: only the debug lines of the requests.
+    expect(lines.filter((line) => !line.startsWith('GET '))).toEqual([])
+    scope.done()
+  })
+
+  it.each([
+    [
+      'the page cap',
+      MAX_BRANCH_PAGES,
+      (page: number) => `page-${page + 1}`,
+      `${MAX_BRANCH_PAGES} pages`
+    ],
+    ['a repeated cursor', 2, () => 'same', 'the API repeated a page cursor']
+  ])('stops at %s, with a warning that gives what was read', async (_case, pages, next, why) => {
+    let page = 0
+    nock(HOST)
+      .get(listPath)
+      .query(true)
+      .times(pages)
+      .reply(200, () => ({
+        branches: Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(page * 1000 + i)),
+        pagination: { next: next(page++) }
+      }))
+    const found = await client().branches.listBranches(PROJECT)
+    expect(found).toHaveLength(pages * BRANCH_PAGE_LIMIT)
+    expect(lines).toContain(
+      `Read ${pages * BRANCH_PAGE_LIMIT} branches of project "${PROJECT}" and stopped there (${why}): a child branch among the others is not seen`
+    )
+  })
+
+  it('the branch with what decides a teardown; a restricted_actions of the wrong type names its field', async () => {
+    const path = `${listPath}/br-b-1`
+    nock(HOST)
+      .get(path)
+      .reply(200, {
+        branch: {
+          ...branch(1),
+          default: false,
+          protected: true,
+          restricted_actions: [{ name: 'restore', reason: 'a restore runs' }]
+        }
+      })
+      .get(path)
+      .reply(200, { branch: { ...branch(1), restricted_actions: 'restore' } })
+    expect(await client().branches.getTeardownBranch(PROJECT, 'br-b-1')).toEqual({
+      id: 'br-b-1',
+      name: 'b-1',
+      project_id: PROJECT,
+      parent_id: 'br-main-1',
+      default: false,
+      protected: true,
+      restricted_actions: [{ name: 'restore', reason: 'a restore runs' }]
+    })
+    const error = await failure(client().branches.getTeardownBranch(PROJECT, 'br-b-1'))
+    expect(error.message).toContain('field "branch.restricted_actions"')
+    // A gate without `before` reads the same answer without that field.
+    nock(HOST)
+      .get(path)
+      .reply(200, { branch: { ...branch(1), restricted_actions: 'restore' } })
+    expect(await client().branches.getBranch(PROJECT, 'br-b-1')).toEqual({
+      id: 'br-b-1',
+      name: 'b-1',
+      project_id: PROJECT
+    })
   })
 })
 

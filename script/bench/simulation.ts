@@ -29,7 +29,12 @@ import {
 const HALF_TRIP_JITTER_MS = Number(process.env.HALF_TRIP_JITTER_MS ?? 10)
 const KEY = 'napi_simulated_key'
 const PROJECT = 'sim-project'
-const silent = { info: () => undefined, warning: () => undefined, debug: () => undefined }
+const silent = {
+  info: () => undefined,
+  warning: () => undefined,
+  notice: () => undefined,
+  debug: () => undefined
+}
 
 /**
  * A network whose server is `answer(now)`; each way takes 1 ms plus up to HALF_TRIP_JITTER_MS,

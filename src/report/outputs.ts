@@ -1,5 +1,6 @@
 import { type RunReport, operationDuration, primaryOperation, seenOperations } from './report.js'
 import { truncate } from '../domain/untrusted-text.js'
+import { blockersOutput } from './teardown-words.js'
 
 /**
  * GitHub allows 1 MB of outputs per job, counted as UTF-16 (two bytes a code unit), names
@@ -111,6 +112,11 @@ export function typedOutputs(
   if (report.branch) {
     const state = report.branch.current_state
     values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined
+  }
+  // Before a teardown, once the check has decided: never while something was still in flight.
+  if (report.teardown) {
+    values.preflight = report.teardown.preflight
+    values.blockers = blockersOutput(report.teardown)
   }
   if (report.database) {
     values.database_state = report.database.state
