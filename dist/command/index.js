@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(351);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2814);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: what could not
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 351:
+/***/ 2814:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -100,7 +100,8 @@ const INPUT_NAMES = [
     'timeout',
     'fail_fast',
     'api_host',
-    'database_url'
+    'database_url',
+    'before'
 ];
 /** The contract's names, as action.yml spells them: the action's naming, and every message's default. */
 const CONTRACT_NAMING = {
@@ -10811,10 +10812,27 @@ const BranchSchema = object({
     pending_state: optionalString
 });
 const BranchResponseSchema = object({ branch: BranchSchema });
+const BranchPaginationSchema = object({ next: optionalString }).nullish();
 /** Branch lists keep the next page's cursor in `pagination.next`. */
 const BranchListSchema = object({
     branches: array(BranchSchema),
-    pagination: object({ next: optionalString }).nullish()
+    pagination: BranchPaginationSchema
+});
+/**
+ * A branch as a check before a teardown reads it (`before`): what makes the API refuse to delete or
+ * reset it. Read only then, so that a gate without `before` never depends on these fields.
+ */
+const TeardownBranchSchema = BranchSchema.extend({
+    parent_id: optionalString,
+    default: schemas_boolean().nullish(),
+    protected: schemas_boolean().nullish(),
+    restricted_actions: array(object({ name: schemas_string(), reason: optionalString })).nullish()
+});
+const TeardownBranchResponseSchema = object({ branch: TeardownBranchSchema });
+/** Every branch of the project with its parent: the children of the one to delete or reset. */
+const BranchFamilyListSchema = object({
+    branches: array(BranchSchema.extend({ parent_id: optionalString })),
+    pagination: BranchPaginationSchema
 });
 const OrganizationSchema = object({ id: schemas_string().min(1), name: optionalString });
 const OrganizationListSchema = object({ organizations: array(OrganizationSchema) });
@@ -11076,7 +11094,7 @@ async function walkPages(readPage, walk) {
 }
 
 ;// CONCATENATED MODULE: ./src/api/resources/branches.ts
-/** The branches of a project: one read by id, and the search, across every page. */
+
 
 
 
@@ -11093,9 +11111,38 @@ class BranchesReader {
     }
     /** One branch by id; the answer must be that branch, of that project. */
     async getBranch(projectId, branchId) {
+        return this.readBranch(projectId, branchId, BranchResponseSchema);
+    }
+    /**
+     * The same, with what decides whether it can be deleted or reset: its parent, `default`,
+     * `protected` and `restricted_actions`.
+     */
+    async getTeardownBranch(projectId, branchId) {
+        return this.readBranch(projectId, branchId, TeardownBranchResponseSchema);
+    }
+    /**
+     * Every branch of the project whose name or id contains `search` (the API's own partial match),
+     * across every page: the one named exactly so can be on any of them.
+     */
+    async searchBranches(projectId, search) {
+        const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search);
+        if (end) {
+            this.logger.warning(`Looked at the first ${branches.length} branches whose name or id contains "${search}" only (${end})`);
+        }
+        return branches;
+    }
+    /** Every branch of the project with its parent, across every page: whose parent is whose. */
+    async listBranches(projectId) {
+        const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema);
+        if (end) {
+            this.logger.warning(`Read ${plural(branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${end}): a child branch among the others is not seen`);
+        }
+        return branches;
+    }
+    async readBranch(projectId, branchId, schema) {
         const { branch } = await this.core.get({
             segments: ['projects', projectId, 'branches', branchId],
-            schema: BranchResponseSchema,
+            schema,
             subject: `branch "${branchId}" of project "${projectId}"`,
             pacing: 'poll',
             mismatch: ({ branch }) => branch.id !== branchId
@@ -11105,15 +11152,15 @@ class BranchesReader {
         return branch;
     }
     /**
-     * Every branch of the project whose name or id contains `search` (the API's own partial match),
-     * across every page: the one named exactly so can be on any of them.
+     * The branches of every page (those `search` matches, when given), each once however many pages
+     * show it; `end` says why the walk stopped short of the last page, if it did.
      */
-    async searchBranches(projectId, search) {
+    async everyBranch(projectId, schema, search) {
         const found = new Map();
         const end = await walkPages((cursor) => this.core.get({
             segments: ['projects', projectId, 'branches'],
             query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
-            schema: BranchListSchema,
+            schema,
             subject: `the branches of project "${projectId}"`,
             pacing: 'poll',
             mismatch: (list) => strangerIn(list.branches, projectId, 'branch')
@@ -11129,10 +11176,12 @@ class BranchesReader {
                     found.set(branch.id, branch);
             }
         });
-        if (end === 'page cap' || end === 'repeated cursor') {
-            this.logger.warning(`Looked at the first ${found.size} branches whose name or id contains "${search}" only (${end === 'page cap' ? `${MAX_BRANCH_PAGES} pages` : 'the API repeated a page cursor'})`);
-        }
-        return [...found.values()];
+        const why = end === 'page cap'
+            ? `${MAX_BRANCH_PAGES} pages`
+            : end === 'repeated cursor'
+                ? 'the API repeated a page cursor'
+                : undefined;
+        return { branches: [...found.values()], end: why };
     }
 }
 
@@ -11550,6 +11599,225 @@ function statusLabel(status) {
     return LABELS.get(status) ?? `❔ ${status}`;
 }
 
+;// CONCATENATED MODULE: ./src/report/teardown-words.ts
+/*
+ * What the report says of the check before a teardown (`before`), once: whether the branch can be
+ * deleted or reset now, what blocks it and what to do about it, what is only worth a warning or a
+ * notice, and the `blockers` output.
+ */
+
+
+/** Child branches a line names, then a count. */
+const NAMED_CHILDREN = 10;
+/** Restrictions a line names, then a count. */
+const NAMED_RESTRICTIONS = 5;
+/** Failures while the gate waited warned about one by one; the summary's table has them all. */
+const MAX_FAILURE_WARNINGS = 5;
+const DONE = { delete: 'deleted', reset: 'reset' };
+/** `preview/pr-7 (br-preview-pr-7)`, or the name alone when that is all there is. */
+function branchNamed(branch) {
+    const id = branch.id && branch.id !== branch.name ? [' (', { code: branch.id }, ')'] : [];
+    return [{ code: branch.name }, ...id];
+}
+/** The first few items, joined with `joint`, and how many more there are. */
+function listed(items, named, joint, item) {
+    const phrase = [];
+    items.slice(0, named).forEach((value, index) => {
+        if (index > 0)
+            phrase.push(joint);
+        phrase.push(...item(value));
+    });
+    if (items.length > named)
+        phrase.push(`${joint}and ${items.length - named} more`);
+    return phrase;
+}
+/** `preview/a (br-a), preview/b (br-b), and 3 more` */
+function childrenList(children) {
+    return listed(children, NAMED_CHILDREN, ', ', branchNamed);
+}
+/** `delete-rw-endpoint: “used by an integration”; restore: …` */
+function restrictionsList(restrictions) {
+    return listed(restrictions, NAMED_RESTRICTIONS, '; ', (entry) => [
+        { code: entry.name },
+        ...(entry.reason ? [': ', { quote: entry.reason }] : [])
+    ]);
+}
+/** What one blocker is, and what a person can do about it. */
+function blockerPhrase(blocker, action) {
+    switch (blocker.reason) {
+        case 'root':
+            return action === 'delete'
+                ? ['it is a root branch (it has no parent_id), which the API does not delete']
+                : ['it is a root branch (it has no parent_id): there is no parent to reset it to'];
+        case 'default':
+            return ["it is the project's default branch; make another branch the default first"];
+        case 'protected':
+            return ['it is protected; remove its protection first'];
+        case 'children':
+            return [
+                `it has ${plural(blocker.children.length, 'child branch', 'child branches')}, to delete first: `,
+                ...childrenList(blocker.children)
+            ];
+        case 'restricted':
+            return [
+                `its restricted_actions refuse a ${action}: `,
+                ...restrictionsList(blocker.restrictions)
+            ];
+    }
+}
+/**
+ * The check in one line: `branch preview/pr-7 (br-…) cannot be deleted: it is protected; …`, `… can
+ * be deleted now: nothing blocks it`, or `branch preview/pr-7 is gone: nothing to delete`.
+ */
+function teardownPhrase(check) {
+    const branch = ['branch ', ...branchNamed(check.branch)];
+    if (check.preflight === 'gone')
+        return [...branch, ' is gone: nothing to delete'];
+    const done = DONE[check.action];
+    if (check.preflight === 'clear')
+        return [...branch, ` can be ${done} now: nothing blocks it`];
+    return [
+        ...branch,
+        ` cannot be ${done}: `,
+        ...listed(check.judgement.blockers, Infinity, '; ', (blocker) => blockerPhrase(blocker, check.action))
+    ];
+}
+/** Each blocker's reason, and what it is and what to do about it; none when nothing blocks. */
+function blockerDetails(check) {
+    if (check.preflight === 'gone')
+        return [];
+    return check.judgement.blockers.map((blocker) => ({
+        reason: blocker.reason,
+        detail: blockerPhrase(blocker, check.action)
+    }));
+}
+/** The `blockers` output: `{reason, detail}` for each, `[]` when nothing blocks the branch. */
+function blockersOutput(check) {
+    return blockerDetails(check).map(({ reason, detail }) => ({ reason, detail: phraseText(detail) }));
+}
+/**
+ * What is worth a warning or a notice beside the outcome: child branches before a reset (it must
+ * keep the current state under another name), and restrictions that stop neither action.
+ */
+function teardownNotes(check) {
+    if (check.preflight === 'gone')
+        return { warnings: [], notices: [teardownPhrase(check)] };
+    const branch = ['Branch ', ...branchNamed(check.branch)];
+    const { childrenBeforeReset: children, otherRestrictions } = check.judgement;
+    const warnings = [];
+    if (children.length > 0) {
+        warnings.push([
+            ...branch,
+            ` has ${plural(children.length, 'child branch', 'child branches')} (`,
+            ...childrenList(children),
+            '): the reset must keep its current state under another name (preserve_under_name), where the children move'
+        ]);
+    }
+    const notices = [];
+    if (otherRestrictions.length > 0) {
+        notices.push([
+            ...branch,
+            ` lists restricted actions that do not stop a ${check.action}: `,
+            ...restrictionsList(otherRestrictions)
+        ]);
+    }
+    return { warnings, notices };
+}
+/** The phrase as the start of a sentence. */
+function capitalized(phrase) {
+    const [first, ...rest] = phrase;
+    return typeof first === 'string'
+        ? [first.charAt(0).toUpperCase() + first.slice(1), ...rest]
+        : phrase;
+}
+/**
+ * Before a teardown the gate waits for the project to be idle, not for its operations to succeed:
+ * a warning for each that ended in failure while it waited (the first few, then a count).
+ */
+function failedWhileIdling(operations, action) {
+    const failed = operations.filter((operation) => classifyStatus(operation.status) === 'failure');
+    const warnings = failed
+        .slice(0, MAX_FAILURE_WARNINGS)
+        .map((operation) => [
+        'Ended in failure while the gate waited: ',
+        { code: operation.action ?? 'operation' },
+        ' ',
+        { code: operation.id },
+        ' on ',
+        { code: operation.branch_id ?? 'its branch' },
+        ', ',
+        { code: operation.status },
+        ...(operation.error ? [': ', { quote: operation.error }] : []),
+        `; before a ${action}, a failure is no reason to stop`
+    ]);
+    if (failed.length > MAX_FAILURE_WARNINGS) {
+        warnings.push([
+            `… and ${plural(failed.length - MAX_FAILURE_WARNINGS, 'more operation')} ended in failure while the gate waited; the summary lists them`
+        ]);
+    }
+    return warnings;
+}
+/** Why the check may still meet a 423: it reads, and the control plane can start work after it. */
+const TEARDOWN_RACE = 'The check reads and never writes: the control plane can start an operation between it and the teardown, so the teardown step should still retry a 423 (Locked).';
+/**
+ * Before a teardown, once the check decided: what blocks the branch (a table: the reason, what to
+ * do), what is only a warning or a notice, and why the teardown step should still retry a 423.
+ */
+function teardownSection(format, report) {
+    const check = report.teardown;
+    if (!check)
+        return [];
+    const parts = [format.heading(`Before a ${check.action}: ${check.preflight}`, 3)];
+    const blockers = blockerDetails(check);
+    if (blockers.length > 0) {
+        parts.push(format.table(['Blocker', 'What it is, and what to do'], blockers.map(({ reason, detail }) => [format.code(reason), format.phrase(detail)])));
+    }
+    const { warnings, notices } = teardownNotes(check);
+    for (const warning of warnings)
+        parts.push(format.paragraph(`⚠️ ${format.phrase(warning)}`));
+    for (const notice of notices)
+        parts.push(format.paragraph(`ℹ️ ${format.phrase(notice)}`));
+    if (check.preflight !== 'gone')
+        parts.push(format.paragraph(TEARDOWN_RACE));
+    return parts;
+}
+
+;// CONCATENATED MODULE: ./src/domain/teardown.ts
+const TEARDOWN_ACTIONS = ['delete', 'reset'];
+/**
+ * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
+ * `delete-rw-endpoint` as examples: a name that starts with `delete` covers a delete (deleting a
+ * branch deletes its read-write endpoint); one that starts with `restore` or `reset` covers a
+ * reset (the API's restore endpoint resets a branch to its parent).
+ */
+function restrictionCovers(name, action) {
+    const restricted = name.trim().toLowerCase();
+    const prefixes = action === 'delete' ? ['delete'] : ['restore', 'reset'];
+    return prefixes.some((prefix) => restricted.startsWith(prefix));
+}
+/** What would make the API refuse `action` on `branch`, given every branch of its project. */
+function judgeTeardown(action, branch, projectBranches) {
+    const children = projectBranches.filter((other) => other.parent_id === branch.id && other.id !== branch.id);
+    const restrictions = branch.restricted_actions ?? [];
+    const covering = restrictions.filter((entry) => restrictionCovers(entry.name, action));
+    const blockers = [];
+    if (!branch.parent_id)
+        blockers.push({ reason: 'root' });
+    if (action === 'delete' && branch.default === true)
+        blockers.push({ reason: 'default' });
+    if (branch.protected === true)
+        blockers.push({ reason: 'protected' });
+    if (action === 'delete' && children.length > 0)
+        blockers.push({ reason: 'children', children });
+    if (covering.length > 0)
+        blockers.push({ reason: 'restricted', restrictions: covering });
+    return {
+        blockers,
+        childrenBeforeReset: action === 'reset' ? children : [],
+        otherRestrictions: restrictions.filter((entry) => !covering.includes(entry))
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/wait/branch-resolver.ts
 /*
  * `branch_id` as users write it: a branch id (`br-wild-frost-123456`) or a branch name (`main`,
@@ -11562,6 +11830,10 @@ const BRANCH_ID = /^br-[a-z0-9-]+$/;
 /** How many candidates an ambiguity error lists. */
 const MAX_LISTED = 5;
 const branch_resolver_ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of the project';
+/** `branch_id` names no branch of the project (before a delete, the teardown's goal holds). */
+class NoSuchBranchError extends InputError {
+    name = 'NoSuchBranchError';
+}
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
  * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
@@ -11587,12 +11859,81 @@ async function resolveBranch(reader, projectId, input) {
     if (byName.length === 1)
         return byName[0];
     if (byName.length === 0) {
-        throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${branch_resolver_ACCEPTED}`);
+        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${branch_resolver_ACCEPTED}`);
     }
     const listed = byName.slice(0, MAX_LISTED).map((branch) => branch.id);
     if (byName.length > MAX_LISTED)
         listed.push(`and ${byName.length - MAX_LISTED} more`);
     throw new InputError(({ label }) => `${label('branch_id')}: ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`);
+}
+
+;// CONCATENATED MODULE: ./src/wait/teardown-check.ts
+/*
+ * `before`: once the whole project is idle, one fresh read of the branch and of every branch of the
+ * project decides whether the branch can be deleted or reset now (domain/teardown.ts has the
+ * rules). A branch that is gone passes a delete, whose goal holds; a reset of it is an input error.
+ */
+
+
+
+/** Before a delete, a branch that `branch_id` names no more: nothing to delete. */
+function goneBeforeDelete(branch) {
+    return { action: 'delete', preflight: 'gone', branch };
+}
+/**
+ * Reads `branch` anew, then every branch of the project (every page), and judges: `blocked` when
+ * the API would refuse `action` now, else `clear`; `gone` when a branch to delete no longer exists.
+ * A branch to reset that no longer exists is an input error, as it is when the gate starts.
+ */
+async function checkTeardown(action, branch, { reader, projectId }) {
+    let fresh;
+    try {
+        fresh = await reader.getTeardownBranch(projectId, branch.id);
+    }
+    catch (error) {
+        if (!(error instanceof ApiError && error.status === 404))
+            throw error;
+        if (action === 'delete')
+            return goneBeforeDelete(branch);
+        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
+    }
+    const judgement = judgeTeardown(action, fresh, await reader.listBranches(projectId));
+    return {
+        action,
+        preflight: judgement.blockers.length > 0 ? 'blocked' : 'clear',
+        branch: fresh,
+        judgement
+    };
+}
+
+;// CONCATENATED MODULE: ./src/gate/before-teardown.ts
+
+
+
+/**
+ * Before a teardown, once the project is idle: what ended in failure while the gate waited is
+ * warned about, then one fresh read of the branch and of the project's branches decides.
+ */
+async function checkBeforeTeardown(client, action, { projectId, branch }, report, logger) {
+    for (const warning of failedWhileIdling(report.wait?.operations ?? [], action)) {
+        logger.warning(phraseText(warning));
+    }
+    const check = await checkTeardown(action, branch, { reader: client.branches, projectId });
+    if (check.preflight !== 'gone')
+        report.branch = check.branch;
+    teardownDecided(report, check, logger);
+}
+/** The check's outcome in the report, and its warnings and notices in the log. */
+function teardownDecided(report, check, logger) {
+    report.teardown = check;
+    report.outcome = check.preflight === 'blocked' ? 'failure' : 'success';
+    const { warnings, notices } = teardownNotes(check);
+    for (const warning of warnings)
+        logger.warning(phraseText(warning));
+    for (const notice of notices)
+        logger.notice(phraseText(notice));
+    if (check.preflight === 'clear')
+        logger.info(phraseText(capitalized(teardownPhrase(check))));
 }
 
 ;// CONCATENATED MODULE: ./src/domain/branch-state.ts
@@ -11676,7 +12017,7 @@ class LaterPolls {
      * stopped, GATE_MAX_CATCH_UP_PAGES pages in all. `onListed` gets every operation listed.
      */
     async read(poll, oldestPendingAt, onListed) {
-        const stretches = [{ seenAt: this.newestListedAt }, ...this.unread];
+        const stretches = [{ seenAt: this.newestListedAt, since: poll }, ...this.unread];
         this.unread = [];
         let pagesLeft = GATE_MAX_CATCH_UP_PAGES;
         for (const [index, stretch] of stretches.entries()) {
@@ -11689,7 +12030,7 @@ class LaterPolls {
             pagesLeft -= pages;
             if (stoppedAt === undefined)
                 continue;
-            this.unread.push({ cursor: stoppedAt, seenAt: stretch.seenAt });
+            this.unread.push({ cursor: stoppedAt, seenAt: stretch.seenAt, since: stretch.since });
             if (fromTop)
                 this.warnStopped(read, pages);
         }
@@ -11708,7 +12049,7 @@ class LaterPolls {
         let read = 0;
         let reached = false;
         let cursor = stretch.cursor;
-        const listedBefore = (operation) => (this.firstListedIn.get(operation.id) ?? poll) < poll;
+        const listedBefore = (operation) => (this.firstListedIn.get(operation.id) ?? poll) < stretch.since;
         const end = await walkPages((next) => this.readPage(next ?? stretch.cursor), {
             limit: GATE_POLL_PAGE_LIMIT,
             maxPages,
@@ -11825,8 +12166,11 @@ class RecentOperations {
         return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? []);
     }
 }
-/** One warning for each failure that does not fail the gate (the first few, then a count). */
-function warnRecentFailures(failures, startedAt, logger) {
+/**
+ * One warning for each failure that does not fail the gate (the first few, then a count); before a
+ * teardown (`teardown`), none does.
+ */
+function warnRecentFailures(failures, startedAt, logger, teardown) {
     const warned = failures.filter((failure) => !failure.failsGate);
     for (const { operation, earlier } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
         if (earlier) {
@@ -11836,9 +12180,11 @@ function warnRecentFailures(failures, startedAt, logger) {
         const action = truncate(operation.action ?? 'operation', 80);
         const branch = truncate(operation.branch_id ?? 'its branch', 80);
         const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
-        const gated = operation.status === 'cancelled'
-            ? 'a cancelled operation does not fail the gate'
-            : 'the project gate does not fail on it; gate on its branch (branch_id) to fail on it';
+        const gated = teardown
+            ? `before a ${teardown}, a failure is no reason to stop: a broken branch is one to ${teardown}`
+            : operation.status === 'cancelled'
+                ? 'a cancelled operation does not fail the gate'
+                : 'the project gate does not fail on it; gate on its branch (branch_id) to fail on it';
         logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBefore(operation, startedAt)}${error}; ${gated}`);
     }
     if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
@@ -12053,7 +12399,8 @@ class ProjectGateSource {
             if (failsGate)
                 this.tracked.set(operation.id, operation);
         }
-        warnRecentFailures(this.recentFailures, startedAt, this.options.logger);
+        const { logger, teardown } = this.options;
+        warnRecentFailures(this.recentFailures, startedAt, logger, teardown);
     }
     /**
      * A later poll: from the top back to what earlier polls had seen, and on where an earlier poll
@@ -12334,7 +12681,9 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
         const unread = result.observed ? '' : ', before the operations could be read';
         const ending = outcome === 'success' && options.databaseCheckNext
             ? 'control plane done; the database check comes next'
-            : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`;
+            : outcome === 'success' && options.untilIdle
+                ? 'the project is idle; the branch check comes next'
+                : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`;
         logger.info(`[${elapsed()}] ${ending}`);
         const why = noRetryFits ? { reason, noRetryFits } : reason ? { reason } : {};
         return { outcome, ...result, ...why };
@@ -12357,7 +12706,7 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
         const operations = source.operations;
         reads.stamp(operations);
         statusLog.record(operations);
-        if (operations.some(hasFailed))
+        if (!options.untilIdle && operations.some(hasFailed))
             return finish('failure');
         const branchOpen = source.branch !== undefined && !canBeQueried(source.branch);
         // Never a pass on a read that did not get back to what an earlier poll had seen.
@@ -12405,13 +12754,22 @@ function wait_for_operations_describe(operation) {
 
 
 
+
+
 /** Runs the gate the inputs ask for; never throws. */
-async function gate(inputs, dependencies) {
+async function gate(given, dependencies) {
     const { logger } = dependencies;
     // The runner's clock, its wall time the API's (its answers' Date header): what is compared with
     // the API's timestamps is measured on the API's clock; deadlines stay on the monotonic one.
     const clock = new ApiClock(dependencies.clock, logger);
-    const report = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast };
+    // Before a teardown the gate waits for the project to be idle: a `failed` operation is still in
+    // flight, and a branch about to go is not queried (the front ends warn that these are ignored).
+    const inputs = given.before ? { ...given, failFast: false, database: undefined } : given;
+    const report = {
+        requests: { requests: 0, retries: 0 },
+        failFast: inputs.failFast,
+        before: inputs.before
+    };
     // One deadline for the whole run: listing, every poll, retry and back-off, the database.
     const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
     // What ended just before this moment is judged too (on the API's clock, once it has answered).
@@ -12428,8 +12786,15 @@ async function gate(inputs, dependencies) {
             await listProjects(client, inputs, report, logger);
         if (inputs.projectId) {
             report.projectId = inputs.projectId;
-            source = await createSource(client, inputs, { projectId: inputs.projectId, startedAt }, { logger, clock });
-            await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run });
+            const gated = { projectId: inputs.projectId, startedAt };
+            const branch = await gatedBranch(client, inputs, gated, report, dependencies);
+            if (branch !== 'gone') {
+                source = createSource(client, inputs, { ...gated, branch }, { logger, clock });
+                await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run });
+                if (inputs.before && branch && report.outcome === 'success') {
+                    await checkBeforeTeardown(client, inputs.before, { ...gated, branch }, report, logger);
+                }
+            }
         }
     }
     catch (error) {
@@ -12455,6 +12820,7 @@ async function waitThenQuery(source, inputs, report, { clock, logger, signal, pa
         startedAt: stepStartedAt,
         deadline,
         failFast: inputs.failFast,
+        untilIdle: inputs.before !== undefined,
         databaseCheckNext: inputs.database !== undefined
     }, { source, pace, clock, logger, signal });
     if (wait.outcome === 'error') {
@@ -12513,22 +12879,47 @@ async function listProjects(client, inputs, report, logger) {
     }
     report.outcome = 'success';
 }
-/** The operations named by `operation_id`, or the project gate (on one branch, with `branch_id`). */
-async function createSource(client, inputs, { projectId, startedAt }, { logger, clock }) {
+/**
+ * The branch `branch_id` names, resolved before the first poll (none without it, or with
+ * `operation_id`); `gone` when it names no branch before a delete, whose goal then holds.
+ */
+async function gatedBranch(client, inputs, { projectId }, report, { logger }) {
+    if (!inputs.branchId || inputs.operationIds.length > 0)
+        return undefined;
+    let branch;
+    try {
+        branch = await resolveBranch(client.branches, projectId, inputs.branchId);
+    }
+    catch (error) {
+        if (!(inputs.before === 'delete' && error instanceof NoSuchBranchError))
+            throw error;
+        teardownDecided(report, goneBeforeDelete({ name: inputs.branchId }), logger);
+        return 'gone';
+    }
+    if (!inputs.before) {
+        logger.info(`Gating branch ${branch.name} (${branch.id})`);
+        return branch;
+    }
+    logger.info(`Before a ${inputs.before} of branch ${branch.name} (${branch.id}): waiting until the project is idle`);
+    // What the outputs and the summary show of it until the check reads it again.
+    report.branch = branch;
+    return branch;
+}
+/**
+ * The operations named by `operation_id`, or the project gate: on one branch with `branch_id`, or
+ * on the whole project before a teardown of that branch.
+ */
+function createSource(client, inputs, { projectId, startedAt, branch }, { logger, clock }) {
     const { isDone } = finalityOf(inputs.failFast);
     if (inputs.operationIds.length > 0) {
         return new OperationIdsSource(client.operations, projectId, inputs.operationIds, isDone);
     }
-    let branch;
-    if (inputs.branchId) {
-        branch = await resolveBranch(client.branches, projectId, inputs.branchId);
-        logger.info(`Gating branch ${branch.name} (${branch.id})`);
-    }
     return new ProjectGateSource({
         reader: client.operations,
         projectId,
-        branch: branch && { branch, reader: client.branches },
+        branch: branch && !inputs.before ? { branch, reader: client.branches } : undefined,
         isDone,
+        teardown: inputs.before,
         startedAt,
         clock,
         logger
@@ -12701,6 +13092,7 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
 
 
 
+
 const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
 /** Each input on its own: what it accepts, its default, and what is wrong with it. */
 function inputFields(naming) {
@@ -12728,11 +13120,24 @@ function inputFields(naming) {
                 return target;
             ctx.addIssue({ code: 'custom', message: target });
             return NEVER;
+        }),
+        before: schemas_string().transform((raw, ctx) => {
+            const text = raw.trim();
+            if (text === '')
+                return undefined;
+            const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase());
+            if (action)
+                return action;
+            // Quoted as given: a value folded in case would slip past the redactor.
+            ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` });
+            return NEVER;
         })
     };
 }
 /** What the inputs must be together. */
 function checkTogether(inputs, ctx, naming) {
+    if (inputs.before)
+        return checkBefore(inputs, ctx, naming);
     if (inputs.operation_id.length > 0 && !inputs.project_id) {
         ctx.addIssue({
             code: 'custom',
@@ -12745,6 +13150,34 @@ function checkTogether(inputs, ctx, naming) {
             code: 'custom',
             path: ['project_id'],
             message: `required; give ${naming.mention('project_id')} to wait for operations, or set ${naming.enabled('list_projects')}`
+        });
+    }
+}
+/**
+ * `before` checks one branch of a project once the whole project is idle: it needs both, and no
+ * operations of its own.
+ */
+function checkBefore(inputs, ctx, { mention }) {
+    const before = `${mention('before')} ${inputs.before ?? ''}`;
+    if (!inputs.project_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['project_id'],
+            message: `required with ${before}; give the project of the branch`
+        });
+    }
+    if (!inputs.branch_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['branch_id'],
+            message: `required with ${before}; give the branch to check (an id, br-…, or its name)`
+        });
+    }
+    if (inputs.operation_id.length > 0) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['operation_id'],
+            message: `cannot be combined with ${before}, which waits until the whole project is idle; leave it out`
         });
     }
 }
@@ -12763,7 +13196,8 @@ function inputsSchema(naming) {
         timeoutMs: inputs.timeout,
         failFast: inputs.fail_fast,
         apiHost: inputs.api_host,
-        database: inputs.database_url
+        database: inputs.database_url,
+        before: inputs.before
     }));
 }
 /** Inputs that are accepted but ignored in this combination, worth a warning. */
@@ -12778,6 +13212,12 @@ function ignoredInputWarnings(inputs, naming) {
     }
     if (inputs.database && !inputs.projectId) {
         warnings.push(`${mention('database_url')} is ignored without ${mention('project_id')}: there is no gate to end with a query`);
+    }
+    if (inputs.before && inputs.database) {
+        warnings.push(`${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`);
+    }
+    if (inputs.before && inputs.failFast) {
+        warnings.push(`${mention('fail_fast')} is ignored with ${mention('before')}: the gate waits until the project is idle, and a failure is no reason to stop a teardown`);
     }
     if (inputs.orgId && !inputs.listProjects) {
         warnings.push(`${mention('org_id')} is ignored unless ${mention('list_projects')} is true`);
@@ -12955,7 +13395,8 @@ function databasePhrase(probe) {
         case 'refused':
             return [...where, ' refused the role ', { code: target.user }, ' or its password: ', ...cause];
         case 'unreachable':
-            return [...where, ' did not answer: ', ...cause];
+            // Cancelled during the first attempt, nothing is known of why: no colon before nothing.
+            return [...where, ' did not answer', ...(failure ? [': ', ...cause] : [])];
         default:
             return [...where, ' answered with an error: ', ...cause];
     }
@@ -13051,6 +13492,7 @@ function nothingRead(report) {
 
 
 
+
 /** How many operations a line names; the table has them all. */
 const NAMED_IN_LINE = 3;
 /** `start_compute on br-preview-7` */
@@ -13087,7 +13529,7 @@ function inFlightClause(operation, readAt) {
     ];
 }
 /** The first few clauses joined, and how many more the table holds. */
-function listed(operations, clause, withIds) {
+function headline_listed(operations, clause, withIds) {
     const phrase = [];
     operations.slice(0, NAMED_IN_LINE).forEach((operation, index) => {
         if (index > 0)
@@ -13114,11 +13556,11 @@ function headline_operationFacts(report) {
 }
 /** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
 function failedList(facts, withIds = false) {
-    return listed(facts.failed, (operation) => failedClause(operation, facts), withIds);
+    return headline_listed(facts.failed, (operation) => failedClause(operation, facts), withIds);
 }
 /** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
 function inFlightList(facts, withIds = false) {
-    return listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds);
+    return headline_listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds);
 }
 /** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */
 function inFlightPhrase(facts, withIds = false) {
@@ -13133,6 +13575,9 @@ function outcomeLine(report, facts) {
     const { wait, outcome } = report;
     if (!outcome || outcome === 'error')
         return undefined;
+    if (report.teardown && (outcome === 'success' || outcome === 'failure')) {
+        return teardownLine(report, facts);
+    }
     if (databaseFailed(report.database))
         return databasePhrase(report.database);
     if (!facts.seen) {
@@ -13145,12 +13590,8 @@ function outcomeLine(report, facts) {
             const finished = facts.seen.length;
             if (finished === 0 && report.database)
                 return databasePhrase(report.database);
-            if (finished === 0)
-                return ['no operation in flight'];
-            const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
-            const total = finished === 1 ? 'the operation finished' : `all ${finished} operations finished`;
             const database = report.database ? ['; ', ...databasePhrase(report.database)] : [];
-            return [`${total}${took}`, ...database];
+            return [finishedText(report, facts), ...database];
         }
         case 'failure':
             return [
@@ -13163,10 +13604,32 @@ function outcomeLine(report, facts) {
             return branchNotReady(report);
     }
 }
-/** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */
+/** `all 2 operations finished in 3.1 s`, or `no operation in flight`. */
+function finishedText({ wait }, facts) {
+    const finished = facts.seen?.length ?? 0;
+    if (finished === 0)
+        return 'no operation in flight';
+    const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
+    return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took}`;
+}
+/**
+ * Before a teardown: what blocks the branch, or that nothing does and the project is idle, or that
+ * the branch is gone.
+ */
+function teardownLine(report, facts) {
+    const check = report.teardown;
+    const phrase = teardownPhrase(check);
+    if (check.preflight !== 'clear')
+        return phrase;
+    return [...phrase, `; the project is idle: ${finishedText(report, facts)}`];
+}
+/**
+ * `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet (never before a
+ * teardown, which does not wait for that).
+ */
 function branchNotReady(report) {
     const { branch } = report;
-    if (!branch || canBeQueried(branch))
+    if (!branch || report.before || canBeQueried(branch))
         return undefined;
     return ['branch ', { code: branch.name }, ' is still ', ...branchStatePhrase(branch)];
 }
@@ -13181,6 +13644,9 @@ function errorLine(report) {
         return report.error;
     if (outcome !== 'failure' && outcome !== 'timeout' && outcome !== 'cancelled')
         return undefined;
+    if (report.teardown?.preflight === 'blocked') {
+        return phraseText(capitalized(teardownPhrase(report.teardown)));
+    }
     if (databaseFailed(report.database)) {
         const cut = outcome === 'timeout'
             ? 'timeout ran out'
@@ -13218,131 +13684,6 @@ function errorLine(report) {
     return outcome === 'timeout'
         ? `${cut} while operations were still in flight${still}${reason}`
         : `${cut}${still}`;
-}
-
-;// CONCATENATED MODULE: ./src/report/outputs.ts
-
-
-/**
- * GitHub allows 1 MB of outputs per job, counted as UTF-16 (two bytes a code unit), names
- * included: a job that maps more fails after the step passed. All of one step's outputs stay under
- * this, with room for `comment_url`, written after the rest. The JSON arrays are cut first.
- */
-const MAX_OUTPUTS_UTF16_BYTES = 990_000;
-const MAX_FIELD_CHARS = 200;
-const MAX_ERROR_CHARS = 4000;
-/** What an output costs against GitHub's limit: its name and its text, as UTF-16. */
-function utf16Bytes(name, text) {
-    return 2 * (name.length + text.length);
-}
-/** Every string field of an API object cut to size (the error text longer than the rest). */
-function bounded(record) {
-    return Object.fromEntries(Object.entries(record).map(([key, value]) => [
-        key,
-        typeof value === 'string'
-            ? truncate(value, key === 'error' ? MAX_ERROR_CHARS : MAX_FIELD_CHARS)
-            : value
-    ]));
-}
-function jsonList(name, items) {
-    const cut = items.map(bounded);
-    const costs = cut.map((item) => utf16Bytes('', JSON.stringify(item)) + 2);
-    return {
-        name,
-        items: cut,
-        costs,
-        need: utf16Bytes(name, '[]') + costs.reduce((a, b) => a + b, 0)
-    };
-}
-/** As many items (from the first) as fit in `budget`; notes the rest. */
-function fitting(list, budget, notes) {
-    let bytes = utf16Bytes(list.name, '[]');
-    let count = 0;
-    while (count < list.items.length && bytes + list.costs[count] <= budget) {
-        bytes += list.costs[count++];
-    }
-    if (count < list.items.length) {
-        notes.push(`The ${list.name} output holds the first ${count} of ${list.items.length}: GitHub allows 1 MB of outputs per job, counted as UTF-16`);
-    }
-    return list.items.slice(0, count);
-}
-/**
- * The JSON arrays within what the other outputs leave: each gets what it needs when both fit;
- * else one that needs less than half keeps all of it and the other the rest; else half each.
- */
-function fittingLists(lists, budget, notes) {
-    const [first, second] = lists;
-    if (!second)
-        return [fitting(first, budget, notes)];
-    const half = budget / 2;
-    return [
-        fitting(first, Math.max(half, budget - second.need), notes),
-        fitting(second, Math.max(half, budget - first.need), notes)
-    ];
-}
-/** The outputs with their types: what the command's JSON holds, and the action's text comes from. */
-function typedOutputs(report) {
-    const values = {};
-    const notes = [];
-    const lists = [];
-    if (report.outcome && report.outcome !== 'error')
-        values.outcome = report.outcome;
-    if (report.listing) {
-        lists.push(jsonList('projects', report.listing.projects));
-        // Set below, once the rest is measured: here for the order of the outputs.
-        values.projects = undefined;
-        values.project_count = report.listing.projects.length;
-    }
-    if (report.branch) {
-        const state = report.branch.current_state;
-        values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined;
-    }
-    if (report.database) {
-        values.database_state = report.database.state;
-        const ready = report.database.readyMs;
-        values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined;
-    }
-    const { wait } = report;
-    if (wait && report.elapsedMs !== undefined)
-        values.elapsed_ms = Math.round(report.elapsedMs);
-    // Nothing read is no operation, not an empty list of them: those outputs stay unset.
-    const seen = wait && seenOperations(report);
-    if (wait && seen) {
-        const found = primaryOperation(seen, report.failFast ?? false);
-        const operation = found && bounded(found);
-        Object.assign(values, {
-            status: operation?.status,
-            operation_id: operation?.id,
-            action: operation?.action ?? undefined,
-            branch_id: operation?.branch_id ?? undefined,
-            endpoint_id: operation?.endpoint_id ?? undefined,
-            failures_count: operation?.failures_count ?? undefined,
-            error: operation?.error || undefined,
-            created_at: operation?.created_at ?? undefined,
-            updated_at: operation?.updated_at ?? undefined,
-            duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
-            operation,
-            operations: undefined
-        });
-        lists.unshift(jsonList('operations', seen));
-    }
-    const rest = Object.entries(values).reduce((sum, [name, value]) => sum + utf16Bytes(name, outputText(value)), 0);
-    if (lists.length > 0) {
-        const kept = fittingLists(lists, MAX_OUTPUTS_UTF16_BYTES - rest, notes);
-        lists.forEach((list, index) => (values[list.name] = kept[index]));
-    }
-    return { values, notes };
-}
-/** An output as text: empty when unset, JSON for objects and arrays. */
-function outputText(value) {
-    if (value === undefined)
-        return '';
-    return typeof value === 'object' ? JSON.stringify(value) : String(value);
-}
-function buildOutputs(report) {
-    const { values, notes } = typedOutputs(report);
-    const outputs = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, outputText(value)]));
-    return { outputs, notes };
 }
 
 ;// CONCATENATED MODULE: ./src/command/exit-codes.ts
@@ -13403,7 +13744,8 @@ const INPUT_FLAGS = {
     interval: { flag: 'interval' },
     timeout: { flag: 'timeout' },
     fail_fast: { flag: 'fail-fast', boolean: true },
-    api_host: { flag: 'api-host' }
+    api_host: { flag: 'api-host' },
+    before: { flag: 'before' }
 };
 const OPTIONS = {
     'project-id': { type: 'string' },
@@ -13419,6 +13761,7 @@ const OPTIONS = {
     timeout: { type: 'string' },
     'fail-fast': { type: 'boolean' },
     'api-host': { type: 'string' },
+    before: { type: 'string' },
     output: { type: 'string' },
     summary: { type: 'string' },
     dotenv: { type: 'string' },
@@ -13481,7 +13824,14 @@ function negativeValuesJoined(argv) {
  * The flags that ask for a gate: with any of them, NEON_PROJECT_ID is the project; only
  * `--list-projects` without them ignores it.
  */
-const GATE_FLAGS = ['project-id', 'branch-id', 'operation-id', 'database-url', 'database-url-file'];
+const GATE_FLAGS = [
+    'project-id',
+    'branch-id',
+    'operation-id',
+    'database-url',
+    'database-url-file',
+    'before'
+];
 function parseCommandLine(argv, env) {
     let parsed;
     try {
@@ -13603,6 +13953,7 @@ const HELP_TEXT = `neon-gate ${ACTION_VERSION}: wait until a Neon project's oper
 Usage:
   neon-gate --project-id ID [--branch-id BRANCH] [options]
   neon-gate --project-id ID --operation-id UUID [--operation-id UUID ...] [options]
+  neon-gate --project-id ID --branch-id BRANCH --before delete|reset [options]
   neon-gate --list-projects [--org-id ORG] [options]
 
 The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);
@@ -13617,6 +13968,10 @@ What to wait for:
   --database-url-file PATH  the database URL from a file (- reads standard input)
   --list-projects           also list the projects the key can see
   --org-id ORG              the organization whose projects to list
+  --before delete|reset     before a teardown of --branch-id: wait until the whole project
+                            is idle, then check that the branch can be deleted (or reset to
+                            its parent) now: exit 1 when something blocks it, 0 when it is
+                            clear or, for delete, already gone
 
 How:
   --no-wait                 read once and report (exit 75 while work is in flight)
@@ -13632,13 +13987,14 @@ Output:
                             the step summary by default)
   --dotenv FILE             also write the outputs as GATE_<NAME>=value lines, for
                             GitLab's artifacts:reports:dotenv
-  -q, --quiet               no progress on standard error (warnings and errors still show)
+  -q, --quiet               no progress on standard error (warnings, notices and errors
+                            still show)
   -h, --help                this text
   --version                 the version
 
 Exit codes:
   0    success
-  1    an operation failed, or the database check failed
+  1    an operation failed, the database check failed, or --before found a blocker
   2    bad flags or input
   3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix
   75   --no-wait, and work is still in flight: try again later
@@ -13696,6 +14052,9 @@ class Progress {
     }
     warning(message) {
         this.standing('warning', message, '\x1b[33m');
+    }
+    notice(message) {
+        this.standing('notice', message, '\x1b[36m');
     }
     error(message) {
         this.standing('error', message, '\x1b[31m');
@@ -13757,6 +14116,141 @@ function outputFileProblem(path, create = false) {
     finally {
         (0,external_node_fs_namespaceObject.closeSync)(descriptor);
     }
+}
+
+;// CONCATENATED MODULE: ./src/report/outputs.ts
+
+
+
+/**
+ * GitHub allows 1 MB of outputs per job, counted as UTF-16 (two bytes a code unit), names
+ * included: a job that maps more fails after the step passed. All of one step's outputs stay under
+ * this, with room for `comment_url`, written after the rest. The JSON arrays are cut first.
+ */
+const MAX_OUTPUTS_UTF16_BYTES = 990_000;
+const MAX_FIELD_CHARS = 200;
+const MAX_ERROR_CHARS = 4000;
+/** What an output costs against GitHub's limit: its name and its text, as UTF-16. */
+function utf16Bytes(name, text) {
+    return 2 * (name.length + text.length);
+}
+/** Every string field of an API object cut to size (the error text longer than the rest). */
+function bounded(record) {
+    return Object.fromEntries(Object.entries(record).map(([key, value]) => [
+        key,
+        typeof value === 'string'
+            ? truncate(value, key === 'error' ? MAX_ERROR_CHARS : MAX_FIELD_CHARS)
+            : value
+    ]));
+}
+function jsonList(name, items) {
+    const cut = items.map(bounded);
+    const costs = cut.map((item) => utf16Bytes('', JSON.stringify(item)) + 2);
+    return {
+        name,
+        items: cut,
+        costs,
+        need: utf16Bytes(name, '[]') + costs.reduce((a, b) => a + b, 0)
+    };
+}
+/** As many items (from the first) as fit in `budget`; notes the rest. */
+function fitting(list, budget, notes) {
+    let bytes = utf16Bytes(list.name, '[]');
+    let count = 0;
+    while (count < list.items.length && bytes + list.costs[count] <= budget) {
+        bytes += list.costs[count++];
+    }
+    if (count < list.items.length) {
+        notes.push(`The ${list.name} output holds the first ${count} of ${list.items.length}: GitHub allows 1 MB of outputs per job, counted as UTF-16`);
+    }
+    return list.items.slice(0, count);
+}
+/**
+ * The JSON arrays within what the other outputs leave: each gets what it needs when both fit;
+ * else one that needs less than half keeps all of it and the other the rest; else half each.
+ */
+function fittingLists(lists, budget, notes) {
+    const [first, second] = lists;
+    if (!second)
+        return [fitting(first, budget, notes)];
+    const half = budget / 2;
+    return [
+        fitting(first, Math.max(half, budget - second.need), notes),
+        fitting(second, Math.max(half, budget - first.need), notes)
+    ];
+}
+/**
+ * The outputs with their types: what the command's JSON holds, and the action's text comes from.
+ * `maxBytes`: what all of them may take, as UTF-16 (the action's, for GitHub's limit); the
+ * command's standard output has no such limit (Infinity).
+ */
+function typedOutputs(report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
+    const values = {};
+    const notes = [];
+    const lists = [];
+    if (report.outcome && report.outcome !== 'error')
+        values.outcome = report.outcome;
+    if (report.listing) {
+        lists.push(jsonList('projects', report.listing.projects));
+        // Set below, once the rest is measured: here for the order of the outputs.
+        values.projects = undefined;
+        values.project_count = report.listing.projects.length;
+    }
+    if (report.branch) {
+        const state = report.branch.current_state;
+        values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined;
+    }
+    // Before a teardown, once the check has decided: never while something was still in flight.
+    if (report.teardown) {
+        values.preflight = report.teardown.preflight;
+        values.blockers = blockersOutput(report.teardown);
+    }
+    if (report.database) {
+        values.database_state = report.database.state;
+        const ready = report.database.readyMs;
+        values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined;
+    }
+    const { wait } = report;
+    if (wait && report.elapsedMs !== undefined)
+        values.elapsed_ms = Math.round(report.elapsedMs);
+    // Nothing read is no operation, not an empty list of them: those outputs stay unset.
+    const seen = wait && seenOperations(report);
+    if (wait && seen) {
+        const found = primaryOperation(seen, report.failFast ?? false);
+        const operation = found && bounded(found);
+        Object.assign(values, {
+            status: operation?.status,
+            operation_id: operation?.id,
+            action: operation?.action ?? undefined,
+            branch_id: operation?.branch_id ?? undefined,
+            endpoint_id: operation?.endpoint_id ?? undefined,
+            failures_count: operation?.failures_count ?? undefined,
+            error: operation?.error || undefined,
+            created_at: operation?.created_at ?? undefined,
+            updated_at: operation?.updated_at ?? undefined,
+            duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
+            operation,
+            operations: undefined
+        });
+        lists.unshift(jsonList('operations', seen));
+    }
+    const rest = Object.entries(values).reduce((sum, [name, value]) => sum + utf16Bytes(name, outputText(value)), 0);
+    if (lists.length > 0) {
+        const kept = fittingLists(lists, maxBytes - rest, notes);
+        lists.forEach((list, index) => (values[list.name] = kept[index]));
+    }
+    return { values, notes };
+}
+/** An output as text: empty when unset, JSON for objects and arrays. */
+function outputText(value) {
+    if (value === undefined)
+        return '';
+    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+function buildOutputs(report) {
+    const { values, notes } = typedOutputs(report);
+    const outputs = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, outputText(value)]));
+    return { outputs, notes };
 }
 
 ;// CONCATENATED MODULE: ./src/report/timeline.ts
@@ -13985,6 +14479,7 @@ const report_format_TEXT_FORMAT = {
 
 
 
+
 const OUTCOME_LABELS = {
     success: '✅ success',
     failure: '❌ failure',
@@ -14075,6 +14570,7 @@ function renderReport(report, format, { limits = SUMMARY_LIMITS, about = [] }) {
     if (report.wait?.reason) {
         parts.push(format.paragraph(format.text(report.wait.reason, MAX_MESSAGE_CHARS)));
     }
+    parts.push(...teardownSection(format, report));
     parts.push(...operationsSection(format, report, facts, limits));
     parts.push(...recentFailuresSection(format, report, facts, limits));
     if (report.listing && limits.projectRows > 0)
@@ -14152,7 +14648,7 @@ function recentFailuresSection(format, report, facts, limits) {
         return [title, paragraph, operationsTable(format, operations, facts, limits)];
     };
     return [
-        ...section(false, 'Ended in failure before the gate started', `in the 15 minutes before the gate started; ${report.branch ? 'a cancelled operation does not fail the gate' : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'}`),
+        ...section(false, 'Ended in failure before the gate started', `in the 15 minutes before the gate started; ${report.before ? `before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}` : report.branch ? 'a cancelled operation does not fail the gate' : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'}`),
         ...section(true, 'Ended in error earlier, and nothing has run since', 'created more than 15 minutes before the gate started (within its 24-hour look-back): the gate does not fail on it, but nothing of its action has run since, so it may not be fixed')
     ];
 }
@@ -14205,20 +14701,28 @@ function renderSummaryWithin(report, maxBytes, { limits = SUMMARY_LIMITS, about 
 
 
 
-/** Outputs that are JSON documents: in the JSON result, never in a dotenv line. */
+/**
+ * Outputs that are JSON documents of any size: in the JSON result, never in a dotenv line (the
+ * `blockers` of `before`, at most five, go there as their JSON, cut like a text).
+ */
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects']);
 /**
- * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the 16 scalar
- * outputs and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8
- * bytes) to this, stay within both (at most 4.4 KB).
+ * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the scalar
+ * outputs (16, or with `before` 16 with `preflight` and `blockers` and without the database's two)
+ * and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8 bytes) to
+ * this, the texts longer, stay within both (at most 4.4 KB).
  */
 const MAX_DOTENV_VALUE_BYTES = 160;
 const MAX_DOTENV_TEXT_BYTES = 800;
-/** Standard output: the report as plain text, or the outputs as one JSON object. */
+const DOTENV_TEXTS = new Set(['error', 'message', 'blockers']);
+/**
+ * Standard output: the report as plain text, or the outputs as one JSON object, whole (GitHub's 1 MB
+ * of outputs a job, which cuts the action's arrays, is no limit here).
+ */
 function standardOutput(report, output, redactor) {
     if (output === 'text')
         return redactor.redact(renderTextReport(report));
-    const { values } = typedOutputs(report);
+    const { values } = typedOutputs(report, Infinity);
     const set = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
     return `${forJsonLine(redactor.redactJson(set))}\n`;
 }
@@ -14228,7 +14732,7 @@ function standardOutput(report, output, redactor) {
  * error line of standard error, when there is one).
  */
 function dotenvText(report, { redactor, code }) {
-    const { values } = typedOutputs(report);
+    const { values } = typedOutputs(report, Infinity);
     const lines = Object.entries(values)
         .filter(([name]) => !JSON_OUTPUTS.has(name))
         .map(([name, value]) => [name, outputText(value)]);
@@ -14238,7 +14742,7 @@ function dotenvText(report, { redactor, code }) {
         lines.push(['message', message]);
     return lines
         .map(([name, text]) => {
-        const bytes = name === 'error' || name === 'message' ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES;
+        const bytes = DOTENV_TEXTS.has(name) ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES;
         return `GATE_${name.toUpperCase()}=${dotenvValue(forLog(redactor.redact(text)), bytes)}\n`;
     })
         .join('');
@@ -14453,7 +14957,6 @@ async function readApiKey(file, env, reading) {
 
 
 
-
 /** Colour unless NO_COLOR is set to something (no-color.org: an empty value does not count). */
 const colourWanted = (env) => !env.NO_COLOR;
 /** Runs the command; resolves to its exit code, never rejects. */
@@ -14587,8 +15090,6 @@ async function readInputs(request, { env, stdin }, { clock, startedAt, signal },
 async function gateAndReport(inputs, request, { stdout, progress, redactor, gateRun }) {
     const report = await gateRun.gate(inputs, request.naming);
     progress.finish();
-    for (const note of typedOutputs(report).notes)
-        progress.warning(note);
     const line = errorLine(report);
     if (line)
         progress.error(line);
