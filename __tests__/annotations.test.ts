@@ -3,7 +3,7 @@ import { annotationsFor, MAX_OPERATION_ANNOTATIONS } from '../src/runner/annotat
 import type { RunReport } from '../src/report/report.js'
 import type { Operation } from '../src/domain/schemas.js'
 import type { WaitResult } from '../src/wait/wait-for-operations.js'
-import { operation } from './fixtures/operations.js'
+import { operation } from './support/neon/operations.js'
 
 function report(
   outcome: RunReport['outcome'],

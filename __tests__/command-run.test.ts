@@ -15,11 +15,11 @@ import { Progress } from '../src/command/progress.js'
 import { readSecretFile } from '../src/command/secrets.js'
 import { type Clock, systemClock } from '../src/domain/clock.js'
 import type { RunReport } from '../src/report/report.js'
-import { type ApiServer, startApiServer } from '../script/servers/neon-api/server.ts'
-import { demoWorld, KEYS, PROJECT } from '../script/servers/neon-api/scenarios.ts'
-import type { World } from '../script/servers/neon-api/world.ts'
-import { inTempDir, secretForms } from './fixtures/command.js'
-import { commandInProcess, type InProcessOptions } from './fixtures/command-in-process.js'
+import { type ApiServer, startApiServer } from './support/neon/server.ts'
+import { demoWorld, KEYS, PROJECT } from './support/neon/scenarios.ts'
+import type { World } from './support/neon/world.ts'
+import { inTempDir, secretForms } from './support/bundles/command.js'
+import { commandInProcess, type InProcessOptions } from './support/bundles/command-in-process.js'
 
 let world: World
 let server: ApiServer

@@ -11,15 +11,15 @@ import { type DatabaseAnswer, type QueryDatabase, queryDatabase } from '../src/a
 import { systemClock } from '../src/domain/clock.js'
 import { type DatabaseTarget, parseDatabaseUrl } from '../src/domain/database.js'
 import { type DatabaseProbe, probeDatabase } from '../src/wait/database-probe.js'
-import { SimulatedTime } from '../script/servers/simulated-network.ts'
-import { collectingLogger } from './fixtures/logger.js'
+import { SimulatedTime } from './support/time/clock.js'
+import { collectingLogger } from './support/logger.js'
 import {
   answerWith,
   freshDatabase,
   scriptedPostgres,
   serverWithoutTls,
   wire
-} from './fixtures/postgres.js'
+} from './support/postgres/databases.js'
 
 const TARGET: DatabaseTarget = {
   host: '127.0.0.1',

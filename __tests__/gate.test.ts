@@ -11,10 +11,10 @@ import { Redactor } from '../src/domain/untrusted-text.js'
 import { errorLine } from '../src/report/headline.js'
 import { gate } from '../src/gate/gate.js'
 import { getInputs } from '../src/runner/input-helper.js'
-import { type ApiServer, startApiServer } from '../script/servers/neon-api/server.ts'
-import { demoWorld, KEYS, PROJECT } from '../script/servers/neon-api/scenarios.ts'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { collectingLogger } from './fixtures/logger.js'
+import { type ApiServer, startApiServer } from './support/neon/server.ts'
+import { demoWorld, KEYS, PROJECT } from './support/neon/scenarios.ts'
+import { FakeClock } from './support/time/clock.js'
+import { collectingLogger } from './support/logger.js'
 
 let server: ApiServer | undefined
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { InputError } from '../src/domain/errors.js'
 import { DEFAULT_API_HOST, MAX_OPERATION_IDS } from '../src/gate/input-fields.js'
 import { ignoredInputWarnings } from '../src/gate/inputs.js'
 import { ACTION_INPUT_NAMING, getInputs } from '../src/runner/input-helper.js'
-import { OP_A, OP_B } from './fixtures/operations.js'
+import { OP_A, OP_B } from './support/neon/operations.js'
 
 function parse(values: Record<string, string>) {
   return getInputs((name) => values[name] ?? '')

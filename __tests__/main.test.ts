@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals'
 import nock from 'nock'
-import * as runner from './fixtures/core.js'
-import { withoutNetwork } from './fixtures/network.js'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { OP_A, OP_B, PROJECT, operation } from './fixtures/operations.js'
+import * as runner from './support/github/core.js'
+import { withoutNetwork } from './support/nock.js'
+import { FakeClock } from './support/time/clock.js'
+import { OP_A, OP_B, PROJECT, operation } from './support/neon/operations.js'
 
 jest.unstable_mockModule('@actions/core', () => runner)
 const { run } = await import('../src/runner/main.js')

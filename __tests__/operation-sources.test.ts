@@ -17,9 +17,9 @@ import {
 import { Pace } from '../src/api/pace.js'
 import type { Branch, Operation, OperationList } from '../src/domain/schemas.js'
 import { waitForOperations } from '../src/wait/wait-for-operations.js'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { collectingLogger } from './fixtures/logger.js'
-import { PROJECT, operation } from './fixtures/operations.js'
+import { FakeClock } from './support/time/clock.js'
+import { collectingLogger } from './support/logger.js'
+import { PROJECT, operation } from './support/neon/operations.js'
 
 const NOW = Date.parse('2026-11-21T12:00:00Z')
 const silent: Logger = { info: () => undefined, warning: () => undefined, debug: () => undefined }

@@ -1,7 +1,7 @@
-import { FakeClock } from './fixtures/fake-clock.js'
+import { FakeClock } from './support/time/clock.js'
 import { describe, expect, it } from '@jest/globals'
 import nock from 'nock'
-import { withoutNetwork } from './fixtures/network.js'
+import { withoutNetwork } from './support/nock.js'
 import { octokitCommentApi } from '../src/runner/github-comments.js'
 import {
   type LegResult,
@@ -12,8 +12,8 @@ import {
 import type { CommentMode } from '../src/runner/comment-writes.js'
 import { gateMarker, writePullRequestComment } from '../src/runner/pr-comment.js'
 import type { RunReport } from '../src/report/report.js'
-import { pullRequestContext } from './fixtures/github.js'
-import { collectingLogger } from './fixtures/logger.js'
+import { pullRequestContext } from './support/github/context.js'
+import { collectingLogger } from './support/logger.js'
 
 const API = 'http://127.0.0.1:4020'
 const TOKEN = 'ghs_unit_test_token_abcdef'

@@ -11,8 +11,8 @@ import {
   RecentOperations,
   warnRecentFailures
 } from '../src/wait/recent-failures.js'
-import { collectingLogger } from './fixtures/logger.js'
-import { operation } from './fixtures/operations.js'
+import { collectingLogger } from './support/logger.js'
+import { operation } from './support/neon/operations.js'
 
 const STARTED_AT = Date.parse('2026-11-21T12:00:00Z')
 const MINUTE = 60_000

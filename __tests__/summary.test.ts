@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals'
 import { buildOutputs } from '../src/report/outputs.js'
 import type { RunReport } from '../src/report/report.js'
 import { renderSummary } from '../src/report/summary.js'
-import { withoutTimeline } from './fixtures/e2e.js'
-import { operation } from './fixtures/operations.js'
+import { withoutTimeline } from './support/bundles/action.js'
+import { operation } from './support/neon/operations.js'
 
 const report = (overrides: Partial<RunReport> = {}): RunReport => ({
   requests: { requests: 3, retries: 1 },

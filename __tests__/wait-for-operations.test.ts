@@ -6,10 +6,10 @@ import type { Branch, Operation } from '../src/domain/schemas.js'
 import { OperationIdsSource, type OperationSource } from '../src/wait/operation-sources.js'
 import { Pace } from '../src/api/pace.js'
 import { type WaitOptions, waitForOperations } from '../src/wait/wait-for-operations.js'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { collectingLogger } from './fixtures/logger.js'
-import { OP_A, OP_B, OP_C, PROJECT, operation } from './fixtures/operations.js'
-import { ScriptedReader, deadlineError } from './fixtures/scripted-reader.js'
+import { FakeClock } from './support/time/clock.js'
+import { collectingLogger } from './support/logger.js'
+import { OP_A, OP_B, OP_C, PROJECT, operation } from './support/neon/operations.js'
+import { ScriptedReader, deadlineError } from './support/neon/scripted-reader.js'
 
 function setup(
   scripts: ConstructorParameters<typeof ScriptedReader>[0],

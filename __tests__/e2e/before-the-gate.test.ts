@@ -5,7 +5,7 @@
  * action, cancelled, the whole project) are proven on simulated time (simulated/recent-failures).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { PROJECT, runAction, serve } from '../support/bundles/action.js'
 
 const BRANCH = 'br-preview-pr-42'
 

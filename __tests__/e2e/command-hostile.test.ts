@@ -12,9 +12,9 @@ import { createServer as createTcpServer, type Socket } from 'node:net'
 import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { COMMAND_BUNDLE, nodeWith, runCommandBundle } from '../../script/runner/run-bundle.ts'
-import { KEYS, PROJECT, serve, terminateOn } from '../fixtures/e2e.js'
-import { gateCommand, inTempDir, secretForms } from '../fixtures/command.js'
+import { COMMAND_BUNDLE, nodeWith, runCommandBundle } from '../support/bundles/run-bundle.ts'
+import { KEYS, PROJECT, serve, terminateOn } from '../support/bundles/action.js'
+import { gateCommand, inTempDir, secretForms } from '../support/bundles/command.js'
 
 const OP = '11111111-1111-4111-8111-111111111111'
 

@@ -6,9 +6,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ORG } from '../../script/servers/neon-api/scenarios.ts'
-import { KEYS, PROJECT, serve } from '../fixtures/e2e.js'
-import { freshDatabase } from '../fixtures/postgres.js'
+import { ORG } from '../support/neon/scenarios.ts'
+import { KEYS, PROJECT, serve } from '../support/bundles/action.js'
+import { freshDatabase } from '../support/postgres/databases.js'
 import {
   FAILING_BRANCH,
   failingBranch,
@@ -17,7 +17,7 @@ import {
   gateCommand,
   inTempDir,
   secretForms
-} from '../fixtures/command.js'
+} from '../support/bundles/command.js'
 
 describe('the command: secrets and files', () => {
   it('--api-key-file - on standard input, --summary and --dotenv: the key in no stream and no file, in any form', async () => {

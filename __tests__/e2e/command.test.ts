@@ -5,7 +5,7 @@
  * the terminal: command-streams.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, serve, terminateOn } from '../fixtures/e2e.js'
+import { PROJECT, serve, terminateOn } from '../support/bundles/action.js'
 import {
   failingBranch,
   finishingBranch,
@@ -13,7 +13,7 @@ import {
   gateCommand,
   secretForms,
   START_ERROR
-} from '../fixtures/command.js'
+} from '../support/bundles/command.js'
 
 describe('the command: outcomes and exit codes', () => {
   it('a branch whose operations finish: exit 0, the report on stdout headline first, progress on stderr', async () => {

@@ -1,7 +1,7 @@
 /*
  * The local servers and the bundle's requests held to the services' own descriptions: Neon's
  * OpenAPI document and GitHub's REST description, checked by the servers in test mode
- * (script/servers/openapi-contract.ts). One violation fails. Here, the bundle's own requests over
+ * (support/openapi-contract.ts). One violation fails. Here, the bundle's own requests over
  * the wire (the project gate; the comment's list, create and update) and answers no run asks for;
  * every other endpoint and status the action uses is checked in process, with the same request
  * code, in simulated/contract.test.ts.
@@ -10,22 +10,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { neonContract } from '../../script/servers/neon-api/contract.ts'
-import { demoWorld, KEYS, PROJECT } from '../../script/servers/neon-api/scenarios.ts'
-import {
-  type ApiServer,
-  createApiHandler,
-  startApiServer
-} from '../../script/servers/neon-api/server.ts'
-import type { World } from '../../script/servers/neon-api/world.ts'
-import { githubContract } from '../../script/servers/github-api/contract.ts'
-import {
-  ACTIONS_BOT,
-  type GitHubServer,
-  startGitHubServer
-} from '../../script/servers/github-api/server.ts'
-import type { Contract } from '../../script/servers/openapi-contract.ts'
-import { runAction } from '../fixtures/e2e.js'
+import { neonContract } from '../support/neon/contract.ts'
+import { demoWorld, KEYS, PROJECT } from '../support/neon/scenarios.ts'
+import { type ApiServer, createApiHandler, startApiServer } from '../support/neon/server.ts'
+import type { World } from '../support/neon/world.ts'
+import { githubContract } from '../support/github/contract.ts'
+import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
+import type { Contract } from '../support/openapi-contract.ts'
+import { runAction } from '../support/bundles/action.js'
 
 let contract: Contract
 beforeAll(async () => {

@@ -5,15 +5,15 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { join } from 'node:path'
-import { hostile, json } from '../fixtures/hostile-servers.js'
-import { PROJECT, runAction, serve, terminateOnFirstRequest } from '../fixtures/e2e.js'
+import { hostile, json } from '../support/neon/hostile.js'
+import { PROJECT, runAction, serve, terminateOnFirstRequest } from '../support/bundles/action.js'
 import { pathToFileURL } from 'node:url'
 
 const errorBody = (message: string) => ({ code: '', message, request_id: 'req-1' })
 
 describe('a wall clock that steps moves no deadline', () => {
   const stepped = (stepMs: number) => ({
-    NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'clock-step.mjs'))}`,
+    NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, '..', 'support', 'time', 'clock-step.mjs'))}`,
     CLOCK_STEP_MS: String(stepMs),
     CLOCK_STEP_AFTER_MS: '300'
   })

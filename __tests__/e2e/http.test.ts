@@ -5,7 +5,13 @@
  * (simulated/answers.test.ts); each input's problems in input-helper.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { KEYS, PROJECT, runAction, serve, terminateOnFirstRequest } from '../fixtures/e2e.js'
+import {
+  KEYS,
+  PROJECT,
+  runAction,
+  serve,
+  terminateOnFirstRequest
+} from '../support/bundles/action.js'
 
 describe('bundle end to end: HTTP behaviour', () => {
   it('401 for a revoked key: fails at once, no retry', async () => {

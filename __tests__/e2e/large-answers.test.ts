@@ -5,8 +5,8 @@
  * (http-transport.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { hostile, OP, runningOp } from '../fixtures/hostile-servers.js'
-import { PROJECT, runAction } from '../fixtures/e2e.js'
+import { hostile, OP, runningOp } from '../support/neon/hostile.js'
+import { PROJECT, runAction } from '../support/bundles/action.js'
 
 describe('bodies are capped', () => {
   it('an endless body fails at once, saying the answer was too large', async () => {

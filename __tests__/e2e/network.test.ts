@@ -18,14 +18,14 @@ import {
   runningOp,
   TLS,
   tlsBehindProxy
-} from '../fixtures/hostile-servers.js'
-import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import { runBundle } from '../../script/runner/run-bundle.ts'
+} from '../support/neon/hostile.js'
+import { KEYS, PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { runBundle } from '../support/bundles/run-bundle.ts'
 import { createServer as createHttpServer } from 'node:http'
 
 describe('a host name that does not resolve', () => {
   const resolverFails = (failures: string) => ({
-    NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'resolver-fails.mjs'))}`,
+    NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, '..', 'support', 'bundles', 'resolver-fails.mjs'))}`,
     RESOLVER_FAILURES: failures
   })
 

@@ -4,8 +4,8 @@
  * unreadable times, names that fit several) is in process, simulated/no-false-green.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { hostile, json, OP, runningOp } from '../fixtures/hostile-servers.js'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { hostile, json, OP, runningOp } from '../support/neon/hostile.js'
+import { PROJECT, runAction, serve } from '../support/bundles/action.js'
 
 describe('answers are held to the question', () => {
   it('an answer for another operation does not count as the one asked for', async () => {

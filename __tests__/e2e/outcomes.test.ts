@@ -4,8 +4,8 @@
  * the machine's speed; how far apart the reads are is proven on simulated time (simulated/pace).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import { addFailingPreview } from '../../script/servers/neon-api/scenarios.ts'
+import { PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { addFailingPreview } from '../support/neon/scenarios.ts'
 
 const opPath = (id: string) => `/api/v2/projects/${PROJECT}/operations/${id}`
 

@@ -6,8 +6,8 @@
  * simulated/paging.test.ts and simulated/project-gate.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import { hostile, json, OP, runningOp } from '../fixtures/hostile-servers.js'
+import { PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { hostile, json, OP, runningOp } from '../support/neon/hostile.js'
 
 /**
  * The operations list of `all` (newest first), `pageSize` a page whatever `limit` asks; the cursor is

@@ -8,12 +8,8 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import {
-  ACTIONS_BOT,
-  type GitHubServer,
-  startGitHubServer
-} from '../../script/servers/github-api/server.ts'
+import { KEYS, PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
 
 const REPOSITORY = 'octo/app'
 const WRITE_TOKEN = 'ghs_local_write_token_0123456789'

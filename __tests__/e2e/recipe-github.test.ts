@@ -12,12 +12,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
-import { ACTIONS_BOT, startGitHubServer } from '../../script/servers/github-api/server.ts'
-import { runBundle } from '../../script/runner/run-bundle.ts'
-import { FAILING_BRANCH, failingBranch } from '../fixtures/command.js'
-import { KEYS, PROJECT, secretForms, serve } from '../fixtures/e2e.js'
-import { freshDatabase } from '../fixtures/postgres.js'
-import { root } from '../fixtures/recipes.js'
+import { ACTIONS_BOT, startGitHubServer } from '../support/github/server.ts'
+import { runBundle } from '../support/bundles/run-bundle.ts'
+import { FAILING_BRANCH, failingBranch } from '../support/bundles/command.js'
+import { KEYS, PROJECT, secretForms, serve } from '../support/bundles/action.js'
+import { freshDatabase } from '../support/postgres/databases.js'
+import { root } from '../support/bundles/recipes.js'
 
 type Step = {
   id?: string

@@ -5,7 +5,7 @@
  * an early error or a cancellation says, are in process (simulated/report-limits.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { PROJECT, runAction, serve } from '../support/bundles/action.js'
 
 describe('stay within GitHub limits; say what is known', () => {
   it('a 5 MB operation error gives small outputs and a small summary', async () => {

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { PROJECT, runAction, serve } from '../support/bundles/action.js'
 
 const dirs: string[] = []
 

@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PROJECT, runAction } from '../fixtures/e2e.js'
-import { hostile, json, OP, runningOp } from '../fixtures/hostile-servers.js'
-import { ACTIONS_BOT, startGitHubServer } from '../../script/servers/github-api/server.ts'
+import { PROJECT, runAction } from '../support/bundles/action.js'
+import { hostile, json, OP, runningOp } from '../support/neon/hostile.js'
+import { ACTIONS_BOT, startGitHubServer } from '../support/github/server.ts'
 
 const KEY = "napi_~!'()*+/=_Secret_Key_0123456789"
 const TOKEN = 'ghs_local_write_token_for_encodings'

@@ -3,8 +3,8 @@
  * get an axis of years with about a dozen ticks at most, never hundreds.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction } from '../fixtures/e2e.js'
-import { hostile, json, runningOp } from '../fixtures/hostile-servers.js'
+import { PROJECT, runAction } from '../support/bundles/action.js'
+import { hostile, json, runningOp } from '../support/neon/hostile.js'
 
 const YEAR_MS = 365.25 * 86_400_000
 

@@ -3,11 +3,11 @@
  * `##[`), an ANSI escape or Markdown, and the key it echoes, in any encoding, reaches no sink.
  */
 import { describe, expect, it } from '@jest/globals'
-import { hostile, json, OP, runningOp } from '../fixtures/hostile-servers.js'
-import { KEYS, PROJECT, runAction, serve, withoutTimeline } from '../fixtures/e2e.js'
-import { runBundle } from '../../script/runner/run-bundle.ts'
+import { hostile, json, OP, runningOp } from '../support/neon/hostile.js'
+import { KEYS, PROJECT, runAction, serve, withoutTimeline } from '../support/bundles/action.js'
+import { runBundle } from '../support/bundles/run-bundle.ts'
 import type { ServerResponse } from 'node:http'
-import { runnerCommands } from '../fixtures/runner-commands.js'
+import { runnerCommands } from '../support/github/runner-commands.js'
 
 /** Carriage returns, ANSI escapes and right-to-left overrides: none may reach a sink. */
 const hasUnsafeText = (text: string): boolean =>

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/report/headline.js'
-import { runningOp } from '../fixtures/hostile-servers.js'
-import { ok, PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { runningOp } from '../support/neon/hostile.js'
+import { ok, PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 
 describe('answers are held to the question', () => {
   it('50 running operations with unreadable created_at keep the gate closed', async () => {

@@ -13,7 +13,7 @@ import {
   runSimulated,
   type SimulatedRun,
   simulatedWorld
-} from '../fixtures/simulated-gate.js'
+} from '../support/simulated-gate.js'
 
 const INTERVAL = 5000
 /** A request and its answer cross the simulated network in 2 ms; a poll's read is a few ms long. */

@@ -6,8 +6,8 @@
  * are shown over the bundle too (e2e/paging.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { OP, runningOp } from '../fixtures/hostile-servers.js'
-import { ok, PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { OP, runningOp } from '../support/neon/hostile.js'
+import { ok, PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 
 /** A server of our own: `answer` gets each request's address, and says what to answer. */
 const scripted = (answer: (url: URL) => unknown) => (request: { url: string }) =>

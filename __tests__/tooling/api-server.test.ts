@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
-import { type ApiServer, startApiServer } from '../../script/servers/neon-api/server.ts'
-import { demoWorld, KEYS, PROJECT } from '../../script/servers/neon-api/scenarios.ts'
-import { operationJson, World } from '../../script/servers/neon-api/world.ts'
+import { type ApiServer, startApiServer } from '../support/neon/server.ts'
+import { demoWorld, KEYS, PROJECT } from '../support/neon/scenarios.ts'
+import { operationJson, World } from '../support/neon/world.ts'
 
 let server: ApiServer | undefined
 afterEach(async () => {

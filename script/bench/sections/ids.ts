@@ -2,7 +2,7 @@
  * Several ids: each read until it is final, never again; and 10 ids against an account allowed 6
  * requests per 5 s.
  */
-import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
+import { demoWorld, PROJECT } from '../../../__tests__/support/neon/scenarios.ts'
 import { polls, type Row, run, withServer } from '../common.ts'
 
 export async function ids(row: Row): Promise<void> {

@@ -1,5 +1,5 @@
 /* Latency: from the moment the operation is final to the action's exit, at interval 1 s and 5 s. */
-import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
+import { demoWorld, PROJECT } from '../../../__tests__/support/neon/scenarios.ts'
 import { type Row, run, withServer } from '../common.ts'
 
 export async function latency(row: Row): Promise<void> {

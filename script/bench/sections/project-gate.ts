@@ -1,5 +1,5 @@
 /* The project gate: cost of the first and of each later poll, by history size and in-flight count. */
-import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
+import { demoWorld, PROJECT } from '../../../__tests__/support/neon/scenarios.ts'
 import { polls, type Row, run, withServer } from '../common.ts'
 
 const CASES: [history: number, everyMs: number, inFlight: number][] = [

@@ -1,5 +1,5 @@
 /* A server that holds the request open: the process must still end at the deadline. */
-import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
+import { demoWorld, PROJECT } from '../../../__tests__/support/neon/scenarios.ts'
 import { type Row, run, withServer } from '../common.ts'
 
 export async function silent(row: Row): Promise<void> {

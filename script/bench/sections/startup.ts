@@ -6,9 +6,13 @@
 import { execFile } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
-import { BUNDLE, COMMAND_BUNDLE, runCommandBundle } from '../../runner/run-bundle.ts'
-import { KEYS } from '../../servers/neon-api/scenarios.ts'
+import { demoWorld, PROJECT } from '../../../__tests__/support/neon/scenarios.ts'
+import {
+  BUNDLE,
+  COMMAND_BUNDLE,
+  runCommandBundle
+} from '../../../__tests__/support/bundles/run-bundle.ts'
+import { KEYS } from '../../../__tests__/support/neon/scenarios.ts'
 import { median, type Row, run, withServer } from '../common.ts'
 
 const DIST = join(BUNDLE, '..')

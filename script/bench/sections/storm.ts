@@ -7,9 +7,9 @@
  * Retry-After plus one interval), the exit within that plus one interval. Every storm of a run at
  * once (lone gates, each with its own server), STORM_RUNS runs (3).
  */
-import type { Fault } from '../../servers/neon-api/faults.ts'
-import { demoWorld, KEYS, PROJECT } from '../../servers/neon-api/scenarios.ts'
-import { runBundle } from '../../runner/run-bundle.ts'
+import type { Fault } from '../../../__tests__/support/neon/faults.ts'
+import { demoWorld, KEYS, PROJECT } from '../../../__tests__/support/neon/scenarios.ts'
+import { runBundle } from '../../../__tests__/support/bundles/run-bundle.ts'
 import { type Row, withServer } from '../common.ts'
 
 const STORM_RUNS = Number(process.env.STORM_RUNS ?? 3)
