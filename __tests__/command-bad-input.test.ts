@@ -10,10 +10,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { type ApiServer, startApiServer } from './support/neon/server.ts'
-import { demoWorld, ORG, PROJECT } from './support/neon/scenarios.ts'
+import { demoWorld } from './support/neon/scenarios.ts'
 import type { World } from './support/neon/world.ts'
 import { FAILING_BRANCH, failingBranch, inTempDir, secretForms } from './support/bundles/command.js'
 import { commandInProcess, type InProcessOptions } from './support/bundles/command-in-process.js'
+import { ORG, PROJECT } from './support/neon/ids.js'
 
 /** A key in mixed case, as the console shows them: a value folded in case would slip past. */
 const KEY = 'napi_Mixed_CASE_Key_4b7Q9zX2pL0w'

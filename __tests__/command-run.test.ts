@@ -16,10 +16,11 @@ import { readSecretFile } from '../src/command/secrets.js'
 import { type Clock, systemClock } from '../src/domain/clock.js'
 import type { RunReport } from '../src/report/report.js'
 import { type ApiServer, startApiServer } from './support/neon/server.ts'
-import { demoWorld, KEYS, PROJECT } from './support/neon/scenarios.ts'
+import { demoWorld } from './support/neon/scenarios.ts'
 import type { World } from './support/neon/world.ts'
 import { inTempDir, secretForms } from './support/bundles/command.js'
 import { commandInProcess, type InProcessOptions } from './support/bundles/command-in-process.js'
+import { KEYS, PROJECT } from './support/neon/ids.js'
 
 let world: World
 let server: ApiServer

@@ -16,7 +16,8 @@ import { addSecret, GateRun, type GateRunOptions } from '../src/gate/gate-run.js
 import { parseInputs } from '../src/gate/inputs.js'
 import { FakeClock } from './support/time/clock.js'
 import { collectingLogger } from './support/logger.js'
-import { OP_A, PROJECT, operation } from './support/neon/operations.js'
+import { operation } from './support/neon/operations.js'
+import { OP_A, PROJECT } from './support/neon/ids.js'
 
 const KEY = 'napi_gate_run_test_key_0123456789'
 

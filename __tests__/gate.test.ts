@@ -12,9 +12,10 @@ import { errorLine } from '../src/report/headline.js'
 import { gate } from '../src/gate/gate.js'
 import { getInputs } from '../src/runner/input-helper.js'
 import { type ApiServer, startApiServer } from './support/neon/server.ts'
-import { demoWorld, KEYS, PROJECT } from './support/neon/scenarios.ts'
+import { demoWorld } from './support/neon/scenarios.ts'
 import { FakeClock } from './support/time/clock.js'
 import { collectingLogger } from './support/logger.js'
+import { KEYS, PROJECT } from './support/neon/ids.js'
 
 let server: ApiServer | undefined
 afterEach(async () => {

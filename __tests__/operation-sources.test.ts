@@ -19,7 +19,8 @@ import type { Branch, Operation, OperationList } from '../src/domain/schemas.js'
 import { waitForOperations } from '../src/wait/wait-for-operations.js'
 import { FakeClock } from './support/time/clock.js'
 import { collectingLogger } from './support/logger.js'
-import { PROJECT, operation } from './support/neon/operations.js'
+import { operation } from './support/neon/operations.js'
+import { PROJECT } from './support/neon/ids.js'
 
 const NOW = Date.parse('2026-11-21T12:00:00Z')
 const silent: Logger = { info: () => undefined, warning: () => undefined, debug: () => undefined }

@@ -20,9 +20,11 @@ const WINDOW = 15 * MINUTE
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** An operation created `agoMs` before the gate started and last updated 5 s later. */
+/** An operation that ended in `status` `agoMs` before the gate started, 5 s after its creation; no error text unless `fields` give one (the API may leave it out). */
 function ended(status: string, agoMs: number, fields: Partial<Operation> = {}): Operation {
   const created = STARTED_AT - agoMs
-  return operation({ status, created_at: iso(created), updated_at: iso(created + 5000), ...fields })
+  const times = { created_at: iso(created), updated_at: iso(created + 5000) }
+  return operation({ status, error: undefined, ...times, ...fields })
 }
 
 const ids = (failures: RecentFailure[]) => failures.map((failure) => failure.operation.id)

@@ -40,15 +40,15 @@ describe('summary', () => {
       })
     )
     expect(html).toContain(
-      '<p><b>⌛ timeout</b> after 2 min 05 s: 1 still in flight: <code>apply_config</code> on <code>br-main-123456</code>, <code>failed</code> for 2 min 05 s so far</p>\n<p>waited 2 min 05 s · 4 polls · 3 requests · 1 retry · project <code>p-1</code></p>'
+      '<p><b>⌛ timeout</b> after 2 min 05 s: 1 still in flight: <code>apply_config</code> on <code>br-main-000001</code>, <code>failed</code> for 2 min 05 s so far</p>\n<p>waited 2 min 05 s · 4 polls · 3 requests · 1 retry · project <code>p-1</code></p>'
     )
     expect(html).toContain(
-      '<tr><td><code>op-1</code></td><td>apply_config</td><td><code>br-main-123456</code></td><td><code>ep-quiet-sound-123456</code></td><td>🔁 Failed (retrying) (2 failures)<br>disk &lt;full&gt;</td><td>2 min 05 s so far</td><td>2026-11-21 10:00:00 UTC</td></tr>'
+      '<tr><td><code>op-1</code></td><td>apply_config</td><td><code>br-main-000001</code></td><td><code>ep-main-000001</code></td><td>🔁 Failed (retrying) (2 failures)<br>disk &lt;full&gt;</td><td>2 min 05 s so far</td><td>2026-11-21 10:00:00 UTC</td></tr>'
     )
     // No blank line may end the HTML block early; only the timeline stands between blank lines.
     expect(withoutTimeline(html)).not.toMatch(/\n\s*\n/)
     expect(html).toContain(
-      '\n\n```mermaid\ngantt\n    %%{init: {"gantt": {"leftPadding": 100}}}%%\n    dateFormat x\n    axisFormat %H:%M:%S\n    tickInterval 30second\n    section apply_config\n    ▸ br-main-123456 failed :crit, active, 1795255200000, 1795255325000\n```\n\n'
+      '\n\n```mermaid\ngantt\n    %%{init: {"gantt": {"leftPadding": 100}}}%%\n    dateFormat x\n    axisFormat %H:%M:%S\n    tickInterval 30second\n    section apply_config\n    ▸ br-main-000001 failed :crit, active, 1795255200000, 1795255325000\n```\n\n'
     )
   })
 

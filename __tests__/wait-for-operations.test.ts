@@ -8,8 +8,9 @@ import { Pace } from '../src/api/pace.js'
 import { type WaitOptions, waitForOperations } from '../src/wait/wait-for-operations.js'
 import { FakeClock } from './support/time/clock.js'
 import { collectingLogger } from './support/logger.js'
-import { OP_A, OP_B, OP_C, PROJECT, operation } from './support/neon/operations.js'
+import { operation } from './support/neon/operations.js'
 import { ScriptedReader, deadlineError } from './support/neon/scripted-reader.js'
+import { OP_A, OP_B, OP_C, PROJECT } from './support/neon/ids.js'
 
 function setup(
   scripts: ConstructorParameters<typeof ScriptedReader>[0],
@@ -58,7 +59,7 @@ describe('waitForOperations: one operation', () => {
     expect(result.elapsedMs).toBe(10_000)
     expect(result.operations[0]).toMatchObject({ id: OP_A, status: final })
     expect(lines).toContain(
-      `info: [+10.0 s] ${OP_A} start_compute on br-main-123456: running → ${final}`
+      `info: [+10.0 s] ${OP_A} start_compute on br-main-000001: running → ${final}`
     )
     expect(lines).toContain(`info: [+10.0 s] outcome: ${outcome}`)
   })
@@ -75,9 +76,9 @@ describe('waitForOperations: one operation', () => {
     })
     await run()
     expect(lines.filter((line) => line.includes(OP_A))).toEqual([
-      `info: [+0 ms] ${OP_A} start_compute on br-main-123456: scheduling`,
-      `info: [+5.0 s] ${OP_A} start_compute on br-main-123456: scheduling → running`,
-      `info: [+20.0 s] ${OP_A} start_compute on br-main-123456: running → finished`
+      `info: [+0 ms] ${OP_A} start_compute on br-main-000001: scheduling`,
+      `info: [+5.0 s] ${OP_A} start_compute on br-main-000001: scheduling → running`,
+      `info: [+20.0 s] ${OP_A} start_compute on br-main-000001: running → finished`
     ])
   })
 
@@ -368,8 +369,8 @@ describe('waitForOperations: when each state was read', () => {
     )
     const result = await run()
     expect(lines).toEqual([
-      `info: [+2.0 s] ${OP_A} start_compute on br-main-123456: running`,
-      `info: [+7.0 s] ${OP_A} start_compute on br-main-123456: running → finished`,
+      `info: [+2.0 s] ${OP_A} start_compute on br-main-000001: running`,
+      `info: [+7.0 s] ${OP_A} start_compute on br-main-000001: running → finished`,
       'info: [+7.0 s] outcome: success'
     ])
     expect(result.elapsedMs).toBe(7000)

@@ -4,7 +4,8 @@
  * answers. The rules themselves, both ways and at the edges, are in simulated/api-clock.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 const BRANCH = 'br-preview-pr-42'
 const MINUTE = 60_000

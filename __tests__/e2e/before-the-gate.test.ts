@@ -5,7 +5,8 @@
  * action, cancelled, the whole project) are proven on simulated time (simulated/recent-failures).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 const BRANCH = 'br-preview-pr-42'
 

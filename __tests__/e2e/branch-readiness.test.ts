@@ -4,8 +4,9 @@
  * the gate makes of the branch and when it passes is tested in process (simulated/branch-readiness).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { runAction, serve } from '../support/bundles/action.js'
 import { hostile, json } from '../support/neon/hostile.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 describe('the branch must be ready, not just created', () => {
   it('a branch that is init, then ready: the gate waits, then passes; the log and summary say so', async () => {

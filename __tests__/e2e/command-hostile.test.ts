@@ -13,8 +13,9 @@ import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { COMMAND_BUNDLE, nodeWith, runCommandBundle } from '../support/bundles/run-bundle.ts'
-import { KEYS, PROJECT, serve, terminateOn } from '../support/bundles/action.js'
+import { serve, terminateOn } from '../support/bundles/action.js'
 import { gateCommand, inTempDir, secretForms } from '../support/bundles/command.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 const OP = '11111111-1111-4111-8111-111111111111'
 

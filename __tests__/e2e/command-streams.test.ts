@@ -6,8 +6,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ORG } from '../support/neon/scenarios.ts'
-import { KEYS, PROJECT, serve } from '../support/bundles/action.js'
+import { serve } from '../support/bundles/action.js'
 import { freshDatabase } from '../support/postgres/databases.js'
 import {
   FAILING_BRANCH,
@@ -18,6 +17,7 @@ import {
   inTempDir,
   secretForms
 } from '../support/bundles/command.js'
+import { KEYS, ORG, PROJECT } from '../support/neon/ids.js'
 
 describe('the command: secrets and files', () => {
   it('--api-key-file - on standard input, --summary and --dotenv: the key in no stream and no file, in any form', async () => {

@@ -5,7 +5,7 @@
  * the terminal: command-streams.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, serve, terminateOn } from '../support/bundles/action.js'
+import { serve, terminateOn } from '../support/bundles/action.js'
 import {
   failingBranch,
   finishingBranch,
@@ -14,6 +14,7 @@ import {
   secretForms,
   START_ERROR
 } from '../support/bundles/command.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 describe('the command: outcomes and exit codes', () => {
   it('a branch whose operations finish: exit 0, the report on stdout headline first, progress on stderr', async () => {

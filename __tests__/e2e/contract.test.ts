@@ -11,13 +11,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { neonContract } from '../support/neon/contract.ts'
-import { demoWorld, KEYS, PROJECT } from '../support/neon/scenarios.ts'
+import { demoWorld } from '../support/neon/scenarios.ts'
 import { type ApiServer, createApiHandler, startApiServer } from '../support/neon/server.ts'
 import type { World } from '../support/neon/world.ts'
 import { githubContract } from '../support/github/contract.ts'
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
 import type { Contract } from '../support/openapi-contract.ts'
 import { runAction } from '../support/bundles/action.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 let contract: Contract
 beforeAll(async () => {

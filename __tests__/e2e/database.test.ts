@@ -6,7 +6,7 @@
  * certificate this process does not trust among them, is tested in process (database-probe.test).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve, terminateOn } from '../support/bundles/action.js'
+import { runAction, serve, terminateOn } from '../support/bundles/action.js'
 import {
   admin,
   answerWith,
@@ -19,6 +19,7 @@ import {
 } from '../support/postgres/databases.js'
 import { TLS } from '../support/neon/hostile.js'
 import { join } from 'node:path'
+import { PROJECT } from '../support/neon/ids.js'
 
 /** The child trusts the throw-away CA of the run's PostgreSQL (support/tls/README.md). */
 const TRUST_TEST_CA = { NODE_EXTRA_CA_CERTS: join(TLS, 'postgres-ca.pem') }

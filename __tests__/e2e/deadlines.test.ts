@@ -6,8 +6,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { join } from 'node:path'
 import { hostile, json } from '../support/neon/hostile.js'
-import { PROJECT, runAction, serve, terminateOnFirstRequest } from '../support/bundles/action.js'
+import { runAction, serve, terminateOnFirstRequest } from '../support/bundles/action.js'
 import { pathToFileURL } from 'node:url'
+import { PROJECT } from '../support/neon/ids.js'
 
 const errorBody = (message: string) => ({ code: '', message, request_id: 'req-1' })
 

@@ -7,7 +7,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { KEYS, PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 describe('bundle end to end: project gate and listing', () => {
   it('a project with nothing in flight passes at once, in one poll', async () => {

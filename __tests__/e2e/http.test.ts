@@ -5,13 +5,8 @@
  * (simulated/answers.test.ts); each input's problems in input-helper.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import {
-  KEYS,
-  PROJECT,
-  runAction,
-  serve,
-  terminateOnFirstRequest
-} from '../support/bundles/action.js'
+import { runAction, serve, terminateOnFirstRequest } from '../support/bundles/action.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 describe('bundle end to end: HTTP behaviour', () => {
   it('401 for a revoked key: fails at once, no retry', async () => {

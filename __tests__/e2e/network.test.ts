@@ -9,19 +9,12 @@ import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { createServer as createTlsServer } from 'node:tls'
-import {
-  hostile,
-  json,
-  listen,
-  OP,
-  proxy,
-  runningOp,
-  TLS,
-  tlsBehindProxy
-} from '../support/neon/hostile.js'
-import { KEYS, PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { operation } from '../support/neon/operations.js'
+import { hostile, json, listen, proxy, TLS, tlsBehindProxy } from '../support/neon/hostile.js'
+import { runAction, serve } from '../support/bundles/action.js'
 import { runBundle } from '../support/bundles/run-bundle.ts'
 import { createServer as createHttpServer } from 'node:http'
+import { KEYS, OP_A, PROJECT } from '../support/neon/ids.js'
 
 describe('a host name that does not resolve', () => {
   const resolverFails = (failures: string) => ({
@@ -54,7 +47,7 @@ describe('a host name that does not resolve', () => {
     const apiHost = server.apiHost.replace('127.0.0.1', 'localhost')
     const run = await runAction(
       server,
-      { project_id: PROJECT, operation_id: OP, api_host: apiHost, timeout: '5m' },
+      { project_id: PROJECT, operation_id: OP_A, api_host: apiHost, timeout: '5m' },
       { env: resolverFails('all') }
     )
     expect(run.code).toBe(1)
@@ -92,7 +85,7 @@ describe('addresses and certificates', () => {
     const port = await listen(tlsServer)
     const run = await runAction({ apiHost: '' } as never, {
       project_id: PROJECT,
-      operation_id: OP,
+      operation_id: OP_A,
       api_host: `https://127.0.0.1:${port}/api/v2`,
       timeout: '2m'
     })
@@ -121,7 +114,7 @@ describe('HTTPS proxies', () => {
       {
         api_key: KEYS.organization,
         project_id: PROJECT,
-        operation_id: OP,
+        operation_id: OP_A,
         api_host: remote,
         timeout: '2s',
         interval: '1s'
@@ -140,7 +133,7 @@ describe('HTTPS proxies', () => {
       socket.end('HTTP/1.1 407 Proxy Authentication Required\r\n\r\n')
     )
     const run = await runBundle(
-      { api_key: KEYS.organization, project_id: PROJECT, operation_id: OP, api_host: remote },
+      { api_key: KEYS.organization, project_id: PROJECT, operation_id: OP_A, api_host: remote },
       { env: { HTTPS_PROXY: `http://user:proxy-password@${refusing.url.slice(7)}` } }
     )
     expect(run.code).toBe(1)
@@ -181,7 +174,7 @@ describe('HTTPS proxies', () => {
     const received: string[] = []
     const api = createHttpServer((request, response) => {
       received.push(request.headers.authorization ?? '')
-      json(response, 200, { operation: runningOp({ status: 'finished' }) })
+      json(response, 200, { operation: operation({ id: OP_A, status: 'finished' }) })
     })
     const apiPort = await listen(api)
     // TLS in front of it with a certificate that names only localhost, the proxy's name.
@@ -193,7 +186,7 @@ describe('HTTPS proxies', () => {
       {
         api_key: KEYS.organization,
         project_id: PROJECT,
-        operation_id: OP,
+        operation_id: OP_A,
         api_host: 'https://203.0.113.7/api/v2'
       },
       {
@@ -215,7 +208,7 @@ describe('HTTPS proxies', () => {
       {
         api_key: KEYS.organization,
         project_id: PROJECT,
-        operation_id: OP,
+        operation_id: OP_A,
         api_host: 'https://api.neon.test/api/v2'
       },
       { env: { HTTPS_PROXY: `http://user:100%secret@${tunnel.url.slice(7)}` } }
@@ -237,7 +230,7 @@ describe('redirects', () => {
     })
     const run = await runAction(server, {
       project_id: PROJECT,
-      operation_id: OP
+      operation_id: OP_A
     })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('answered with a redirect (HTTP 302')

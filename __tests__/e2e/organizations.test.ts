@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { runAction, serve } from '../support/bundles/action.js'
-import { KEYS, ORG } from '../support/neon/scenarios.ts'
+import { KEYS, ORG } from '../support/neon/ids.js'
 
 describe('personal keys find their organization', () => {
   it('in one organization: listed, and the log says which', async () => {

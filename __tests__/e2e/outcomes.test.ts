@@ -4,8 +4,9 @@
  * the machine's speed; how far apart the reads are is proven on simulated time (simulated/pace).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { runAction, serve } from '../support/bundles/action.js'
 import { addFailingPreview } from '../support/neon/scenarios.ts'
+import { PROJECT } from '../support/neon/ids.js'
 
 const opPath = (id: string) => `/api/v2/projects/${PROJECT}/operations/${id}`
 

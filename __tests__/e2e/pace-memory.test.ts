@@ -23,7 +23,8 @@ import { describe, expect, it } from '@jest/globals'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { RequestRecord } from '../support/neon/server.ts'
-import { PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 const LAPSE = 20
 const INTERVAL = 5000

@@ -6,15 +6,18 @@
  * simulated/paging.test.ts and simulated/project-gate.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../support/bundles/action.js'
-import { hostile, json, OP, runningOp } from '../support/neon/hostile.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { hostile, json } from '../support/neon/hostile.js'
+import { OP_A, PROJECT } from '../support/neon/ids.js'
+import { operation } from '../support/neon/operations.js'
+import type { Operation } from '../../src/domain/schemas.js'
 
 /**
  * The operations list of `all` (newest first), `pageSize` a page whatever `limit` asks; the cursor is
  * the creation time of the page's last one. A read of one operation by id goes to `readOne`.
  */
 function cappedOperations(
-  all: ReturnType<typeof runningOp>[],
+  all: Operation[],
   pageSize: number,
   readOne: (id: string) => unknown = () => undefined
 ) {
@@ -23,7 +26,7 @@ function cappedOperations(
     const byId = /\/operations\/([^/?]+)$/.exec(url.pathname)?.[1]
     if (byId) return json(response, 200, { operation: readOne(byId) })
     const cursor = url.searchParams.get('cursor')
-    const page = all.filter((op) => !cursor || op.created_at < cursor).slice(0, pageSize)
+    const page = all.filter((op) => !cursor || op.created_at! < cursor).slice(0, pageSize)
     json(response, 200, {
       operations: page,
       pagination: { cursor: page.at(-1)?.created_at ?? cursor ?? '' }
@@ -35,7 +38,7 @@ function cappedOperations(
 function history(count: number, fields: (i: number) => Record<string, unknown> = () => ({})) {
   const start = Date.now()
   return Array.from({ length: count }, (_, i) =>
-    runningOp({
+    operation({
       id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
       status: 'finished',
       created_at: new Date(start - i * 1000).toISOString(),
@@ -47,7 +50,7 @@ function history(count: number, fields: (i: number) => Record<string, unknown> =
 describe('discovery does not end on a short page', () => {
   it('a server that caps pages at 25 from the first poll: an operation on page 2 is waited on', async () => {
     // 40 finished, then the one in flight, then 19 finished more.
-    const all = history(60, (i) => (i === 40 ? { id: OP, status: 'running' } : {}))
+    const all = history(60, (i) => (i === 40 ? { id: OP_A, status: 'running' } : {}))
     let reads = 0
     const server = await cappedOperations(all, 25, () => {
       reads++
@@ -57,7 +60,7 @@ describe('discovery does not end on a short page', () => {
     expect(run.outputs.outcome).toBe('success')
     expect(reads).toBe(2)
     expect(JSON.parse(run.outputs.operations)).toContainEqual(
-      expect.objectContaining({ id: OP, status: 'finished' })
+      expect.objectContaining({ id: OP_A, status: 'finished' })
     )
   })
 

@@ -15,9 +15,10 @@ import { parse } from 'yaml'
 import { ACTIONS_BOT, startGitHubServer } from '../support/github/server.ts'
 import { runBundle } from '../support/bundles/run-bundle.ts'
 import { FAILING_BRANCH, failingBranch } from '../support/bundles/command.js'
-import { KEYS, PROJECT, secretForms, serve } from '../support/bundles/action.js'
+import { secretForms, serve } from '../support/bundles/action.js'
 import { freshDatabase } from '../support/postgres/databases.js'
 import { root } from '../support/bundles/recipes.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 type Step = {
   id?: string

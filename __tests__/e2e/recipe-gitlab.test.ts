@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { parse, parseAllDocuments } from 'yaml'
 import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { inTempDir } from '../support/bundles/command.js'
-import { KEYS, secretForms } from '../support/bundles/action.js'
+import { secretForms } from '../support/bundles/action.js'
 import { startWritingFront, type WritingFront } from '../support/neon/writes.js'
 import { freshDatabase } from '../support/postgres/databases.js'
 import {
@@ -25,9 +25,9 @@ import {
   migrations,
   onPath,
   packedTarball,
-  PROJECT,
   root
 } from '../support/bundles/recipes.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 const GITLAB_CI_LOCAL = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js')
 const RECIPE = join(root, 'examples', 'command', 'gitlab-ci.yml')

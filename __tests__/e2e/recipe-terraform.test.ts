@@ -13,7 +13,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join } from 'node:path'
 import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { inTempDir } from '../support/bundles/command.js'
-import { KEYS, secretForms } from '../support/bundles/action.js'
+import { secretForms } from '../support/bundles/action.js'
 import { freshDatabase } from '../support/postgres/databases.js'
 import {
   branches,
@@ -21,9 +21,9 @@ import {
   migration,
   migrations,
   onPath,
-  PROJECT,
   root
 } from '../support/bundles/recipes.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 const RECIPE = join(root, 'examples', 'command', 'terraform')
 const read = (file: string) => readFileSync(join(RECIPE, file), 'utf8')

@@ -9,8 +9,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path'
 import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { inTempDir } from '../support/bundles/command.js'
-import { KEYS, PROJECT } from '../support/bundles/action.js'
 import { branches, gateCommandLine, root } from '../support/bundles/recipes.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 describe("docs/cli.md's shell script: gate, then migrate", () => {
   const cli = readFileSync(join(root, 'docs', 'cli.md'), 'utf8')

@@ -5,7 +5,8 @@
  * an early error or a cancellation says, are in process (simulated/report-limits.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 describe('stay within GitHub limits; say what is known', () => {
   it('a 5 MB operation error gives small outputs and a small summary', async () => {

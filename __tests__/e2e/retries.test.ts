@@ -5,7 +5,8 @@
  * 5xx and 423 answers, are proven on simulated time (simulated/pace.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../support/bundles/action.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 describe('bundle end to end: retries', () => {
   it('a dropped connection, a 429 with Retry-After and a slow answer: retried, then success', async () => {

@@ -7,9 +7,11 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PROJECT, runAction } from '../support/bundles/action.js'
-import { hostile, json, OP, runningOp } from '../support/neon/hostile.js'
+import { runAction } from '../support/bundles/action.js'
+import { hostile, json } from '../support/neon/hostile.js'
 import { ACTIONS_BOT, startGitHubServer } from '../support/github/server.ts'
+import { OP_A, PROJECT } from '../support/neon/ids.js'
+import { operation } from '../support/neon/operations.js'
 
 const KEY = "napi_~!'()*+/=_Secret_Key_0123456789"
 const TOKEN = 'ghs_local_write_token_for_encodings'
@@ -33,7 +35,7 @@ describe('every common encoding of the key is redacted', () => {
   it('echoed in an operation error: not in the log, outputs, summary or comment', async () => {
     const server = await hostile((_request, response) =>
       json(response, 200, {
-        operation: runningOp({ status: 'error', error: `rejected ${ECHOES.join(' | ')}` })
+        operation: operation({ id: OP_A, status: 'error', error: `rejected ${ECHOES.join(' | ')}` })
       })
     )
     const dir = mkdtempSync(join(tmpdir(), 'event-'))
@@ -53,7 +55,7 @@ describe('every common encoding of the key is redacted', () => {
       {
         api_key: KEY,
         project_id: PROJECT,
-        operation_id: OP,
+        operation_id: OP_A,
         pr_comment: 'always',
         github_token: TOKEN
       },

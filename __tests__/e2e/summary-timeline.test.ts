@@ -3,8 +3,10 @@
  * get an axis of years with about a dozen ticks at most, never hundreds.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction } from '../support/bundles/action.js'
-import { hostile, json, runningOp } from '../support/neon/hostile.js'
+import { runAction } from '../support/bundles/action.js'
+import { hostile, json } from '../support/neon/hostile.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operation } from '../support/neon/operations.js'
 
 const YEAR_MS = 365.25 * 86_400_000
 
@@ -13,7 +15,7 @@ describe('the timeline over years', () => {
     const now = Date.now()
     const times = [now - 5 * YEAR_MS, now, Date.parse('2031-06-01T00:00:00Z')]
     const operations = times.map((time, i) =>
-      runningOp({
+      operation({
         id: `00000000-0000-4000-8000-00000000000${i}`,
         status: 'finished',
         created_at: new Date(time).toISOString(),

@@ -3,11 +3,13 @@
  * `##[`), an ANSI escape or Markdown, and the key it echoes, in any encoding, reaches no sink.
  */
 import { describe, expect, it } from '@jest/globals'
-import { hostile, json, OP, runningOp } from '../support/neon/hostile.js'
-import { KEYS, PROJECT, runAction, serve, withoutTimeline } from '../support/bundles/action.js'
+import { operation } from '../support/neon/operations.js'
+import { hostile, json } from '../support/neon/hostile.js'
+import { runAction, serve, withoutTimeline } from '../support/bundles/action.js'
 import { runBundle } from '../support/bundles/run-bundle.ts'
 import type { ServerResponse } from 'node:http'
 import { runnerCommands } from '../support/github/runner-commands.js'
+import { KEYS, OP_A, PROJECT } from '../support/neon/ids.js'
 
 /** Carriage returns, ANSI escapes and right-to-left overrides: none may reach a sink. */
 const hasUnsafeText = (text: string): boolean =>
@@ -68,13 +70,17 @@ describe('never inject, never leak', () => {
         json(response, 500, { message: injection, code: injection, request_id: 'r\n::endgroup::' })
       } else {
         json(response, 200, {
-          operation: runningOp({ action: injection, status: `running\r::set-env name=X::1` })
+          operation: operation({
+            id: OP_A,
+            action: injection,
+            status: `running\r::set-env name=X::1`
+          })
         })
       }
     })
     const run = await runAction(server, {
       project_id: PROJECT,
-      operation_id: OP,
+      operation_id: OP_A,
       wait: 'false'
     })
     for (const line of commands(run.stdout)) {
@@ -104,10 +110,10 @@ describe('never inject, never leak', () => {
       const escaped = JSON.stringify(key).slice(1, -1).replace('n', '\\u006e')
       response.writeHead(200, { 'content-type': 'application/json' })
       response.end(
-        `{"operation": {"id": "${OP}", "status": "cancelled", "action": "${escaped}", "error": "key ${escaped} & ${Buffer.from(key).toString('base64')}"}}`
+        `{"operation": {"id": "${OP_A}", "status": "cancelled", "action": "${escaped}", "error": "key ${escaped} & ${Buffer.from(key).toString('base64')}"}}`
       )
     })
-    const run = await runAction(raw, { api_key: key, project_id: PROJECT, operation_id: OP })
+    const run = await runAction(raw, { api_key: key, project_id: PROJECT, operation_id: OP_A })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('::error::An operation ended in failure')
     expect(run.outputs.error).toContain('key *** &')
@@ -129,9 +135,9 @@ describe('never inject, never leak', () => {
 describe('##[ in server text runs no workflow command', () => {
   it('in a status, in the status-change line and the unknown-status warning', async () => {
     const server = await hostile((_request, response) =>
-      json(response, 200, { operation: runningOp({ status: `running ${INJECTED}` }) })
+      json(response, 200, { operation: operation({ id: OP_A, status: `running ${INJECTED}` }) })
     )
-    const run = await runAction(server, { project_id: PROJECT, operation_id: OP, wait: 'false' })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: OP_A, wait: 'false' })
     expect(run.outputs.outcome).toBe('pending')
     expect(run.stdout).toContain('running ##\\u005bset-output name=outcome;]')
     expectNoInjectedCommand(run.stdout)
@@ -162,7 +168,7 @@ describe('##[ in server text runs no workflow command', () => {
     )
     const run = await runAction(server, {
       project_id: PROJECT,
-      operation_id: OP,
+      operation_id: OP_A,
       timeout: '2s'
     })
     expect(run.outputs.outcome).toBe('timeout')
@@ -180,9 +186,9 @@ describe('##[ in server text runs no workflow command', () => {
           'retry-after': `${INJECTED} 2026`
         })
         response.end(JSON.stringify(errorBody('slow down')))
-      } else json(response, 200, { operation: runningOp({ status: 'finished' }) })
+      } else json(response, 200, { operation: operation({ id: OP_A, status: 'finished' }) })
     })
-    const run = await runAction(server, { project_id: PROJECT, operation_id: OP })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: OP_A })
     expect(run.outputs.outcome).toBe('success')
     expect(run.stdout).toContain('Retry-After ##\\u005bset-output')
     expectNoInjectedCommand(run.stdout)
@@ -191,10 +197,15 @@ describe('##[ in server text runs no workflow command', () => {
   it('in an operation’s action and error, in the failure annotations', async () => {
     const server = await hostile((_request, response) =>
       json(response, 200, {
-        operation: runningOp({ status: 'error', action: INJECTED, error: `boom ${INJECTED}` })
+        operation: operation({
+          id: OP_A,
+          status: 'error',
+          action: INJECTED,
+          error: `boom ${INJECTED}`
+        })
       })
     )
-    const run = await runAction(server, { project_id: PROJECT, operation_id: OP })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: OP_A })
     expect(run.outputs.outcome).toBe('failure')
     expect(run.stdout).toMatch(/^::error title=.*##\\u005bset-output/m)
     expectNoInjectedCommand(run.stdout)
@@ -229,7 +240,7 @@ describe('the key in any encoding', () => {
       response.writeHead(302, { location: `https://elsewhere.test/${'x'.repeat(162)}?k=${key}` })
       response.end()
     })
-    const run = await runAction(server, { project_id: PROJECT, operation_id: OP })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: OP_A })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('answered with a redirect')
     expect(written(run, key)).not.toContain(key.slice(0, 8))
@@ -239,11 +250,11 @@ describe('the key in any encoding', () => {
 describe('API text as table keys and invisible characters', () => {
   it('a status named like a property of a plain object is an unknown status', async () => {
     const server = await hostile((_request, response) =>
-      json(response, 200, { operation: runningOp({ status: 'constructor' }) })
+      json(response, 200, { operation: operation({ id: OP_A, status: 'constructor' }) })
     )
     const run = await runAction(server, {
       project_id: PROJECT,
-      operation_id: OP,
+      operation_id: OP_A,
       wait: 'false'
     })
     expect(run.outputs.outcome).toBe('pending')
@@ -256,11 +267,13 @@ describe('API text as table keys and invisible characters', () => {
   it('invisible characters are shown escaped in every sink', async () => {
     const invisible = 'finished\u2060\u200b\ufeff\u{e0041}'
     const server = await hostile((_request, response) =>
-      json(response, 200, { operation: runningOp({ status: invisible, action: invisible }) })
+      json(response, 200, {
+        operation: operation({ id: OP_A, status: invisible, action: invisible })
+      })
     )
     const run = await runAction(server, {
       project_id: PROJECT,
-      operation_id: OP,
+      operation_id: OP_A,
       wait: 'false'
     })
     expect(run.outputs.outcome).toBe('pending')

@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/report/headline.js'
-import { KEYS } from '../support/neon/scenarios.ts'
 import type { IncomingRequest } from '../support/neon/server.ts'
 import type { SimulatedHandling } from '../support/neon/simulated-network.ts'
-import { PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 describe('error answers of the API', () => {
   it.each([

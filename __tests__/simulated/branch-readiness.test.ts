@@ -5,7 +5,8 @@
  * What the step shows of it (the warning lines, the annotation, branch_state) is e2e/branch-readiness.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 const reads = (run: { requests: { route?: string }[] }, route: string) =>
   run.requests.filter((request) => request.route === route).length

@@ -7,7 +7,6 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import { neonContract } from '../support/neon/contract.ts'
-import { KEYS } from '../support/neon/scenarios.ts'
 import type { ApiHandler } from '../support/neon/server.ts'
 import { githubContract } from '../support/github/contract.ts'
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
@@ -15,7 +14,8 @@ import type { Contract } from '../support/openapi-contract.ts'
 import { writePullRequestComment } from '../../src/runner/pr-comment.js'
 import { pullRequestContext } from '../support/github/context.js'
 import { collectingLogger } from '../support/logger.js'
-import { PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 describe('Neon’s OpenAPI document: gate() and the local API server', () => {
   let contract: Contract

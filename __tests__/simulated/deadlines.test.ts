@@ -8,7 +8,8 @@ import { describe, expect, it } from '@jest/globals'
 import { annotationsFor } from '../../src/runner/annotations.js'
 import { errorLine } from '../../src/report/headline.js'
 import { renderSummary } from '../../src/report/summary.js'
-import { PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 /** Requests may run this long past the deadline (api-core.ts), so the last read can happen. */
 const GRACE_MS = 1000

@@ -5,13 +5,14 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/report/headline.js'
-import { runningOp } from '../support/neon/hostile.js'
-import { ok, PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { ok, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operation } from '../support/neon/operations.js'
 
 describe('answers are held to the question', () => {
   it('50 running operations with unreadable created_at keep the gate closed', async () => {
     const operations = Array.from({ length: 50 }, (_, i) =>
-      runningOp({
+      operation({
         id: `5a1f2c3d-4e5f-4a6b-8c7d-${String(i).padStart(12, '0')}`,
         created_at: 'yesterday-ish'
       })

@@ -9,11 +9,11 @@ import { describe, expect, it } from '@jest/globals'
 import {
   EPOCH,
   gapsBetween,
-  PROJECT,
   runSimulated,
   type SimulatedRun,
   simulatedWorld
 } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 const INTERVAL = 5000
 /** A request and its answer cross the simulated network in 2 ms; a poll's read is a few ms long. */

@@ -6,8 +6,9 @@
  * are shown over the bundle too (e2e/paging.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { OP, runningOp } from '../support/neon/hostile.js'
-import { ok, PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { ok, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { OP_A, PROJECT } from '../support/neon/ids.js'
+import { operation } from '../support/neon/operations.js'
 
 /** A server of our own: `answer` gets each request's address, and says what to answer. */
 const scripted = (answer: (url: URL) => unknown) => (request: { url: string }) =>
@@ -47,8 +48,8 @@ async function expectMainFound(search: ReturnType<typeof pagedSearch>) {
 }
 
 /** An operation created a minute before the simulated clock's start: within the first read's 24 h. */
-const operation = (fields: Record<string, unknown> = {}) =>
-  runningOp({ created_at: '2025-12-31T23:59:00.000Z', ...fields })
+const recent = (fields: Record<string, unknown> = {}) =>
+  operation({ id: OP_A, created_at: '2025-12-31T23:59:00.000Z', ...fields })
 
 describe('the branch search ends where pagination.next does', () => {
   it('pages cut to 25 that carry next: the exact name on page 3 is found', async () => {
@@ -99,7 +100,7 @@ describe('the branch search ends where pagination.next does', () => {
 describe('the operations list ends on a short page', () => {
   it('a server that caps pages at 25: an operation pushed off the first page is still waited on', async () => {
     const finished = (i: number) =>
-      operation({
+      recent({
         id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
         status: 'finished'
       })
@@ -110,14 +111,14 @@ describe('the operations list ends on a short page', () => {
       { project_id: PROJECT },
       {
         serve: scripted((url) => {
-          if (url.pathname.endsWith(`/operations/${OP}`)) {
+          if (url.pathname.endsWith(`/operations/${OP_A}`)) {
             reads++
-            return { operation: operation({ status: reads < 2 ? 'running' : 'finished' }) }
+            return { operation: recent({ status: reads < 2 ? 'running' : 'finished' }) }
           }
           // First page: the running one among 24 finished; later, 25 newer finished ones hide it.
           const page =
             lists++ === 0
-              ? [operation(), ...Array.from({ length: 24 }, (_, i) => finished(i))]
+              ? [recent(), ...Array.from({ length: 24 }, (_, i) => finished(i))]
               : Array.from({ length: 25 }, (_, i) => finished(100 + i))
           return { operations: page, pagination: { cursor: page.at(-1)!.created_at } }
         })
@@ -126,7 +127,7 @@ describe('the operations list ends on a short page', () => {
     expect(run.report.outcome).toBe('success')
     expect(reads).toBe(2)
     expect(run.report.wait?.operations).toContainEqual(
-      expect.objectContaining({ id: OP, status: 'finished' })
+      expect.objectContaining({ id: OP_A, status: 'finished' })
     )
   })
 })

@@ -4,8 +4,8 @@
  * personal key. What the step shows of them over real HTTP is e2e/gate.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { KEYS } from '../support/neon/scenarios.ts'
-import { PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 describe('the project gate', () => {
   it('waits for everything in flight behind a long history, one request per later poll', async () => {

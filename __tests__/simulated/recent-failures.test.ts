@@ -7,7 +7,8 @@ import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/report/headline.js'
 import { renderSummary } from '../../src/report/summary.js'
 import type { IncomingRequest } from '../support/neon/server.ts'
-import { ok, PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { ok, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 const BRANCH = 'br-preview-000042'
 const MINUTE = 60_000

@@ -7,8 +7,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { buildOutputs } from '../../src/report/outputs.js'
 import { MAX_SUMMARY_BYTES, renderSummaryWithin } from '../../src/report/summary.js'
-import { KEYS } from '../support/neon/scenarios.ts'
-import { PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 describe('stay within GitHub limits; say what is known', () => {
   it('10,000 operations in flight: the summary stays far below 1 MiB, the outputs under 1 MB as UTF-16', async () => {

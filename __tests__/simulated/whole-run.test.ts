@@ -7,8 +7,8 @@ import { describe, expect, it } from '@jest/globals'
 import type { QueryDatabase } from '../../src/api/postgres.js'
 import { buildOutputs } from '../../src/report/outputs.js'
 import { renderSummary, renderTextReport } from '../../src/report/summary.js'
-import { KEYS } from '../support/neon/scenarios.ts'
-import { PROJECT, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 /** An operation running until its third read, then finished, and the gate that waits on it. */
 function runningOperation() {

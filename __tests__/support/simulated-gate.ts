@@ -15,7 +15,7 @@ import { Redactor } from '../../src/domain/untrusted-text.js'
 import { addSecret, GateRun } from '../../src/gate/gate-run.js'
 import { parseInputs } from '../../src/gate/inputs.js'
 import type { RunReport } from '../../src/report/report.js'
-import { demoWorld, KEYS, PROJECT } from './neon/scenarios.ts'
+import { demoWorld } from './neon/scenarios.ts'
 import {
   type ApiHandler,
   type ApiOptions,
@@ -27,8 +27,9 @@ import type { World } from './neon/world.ts'
 import { type SimulatedHandling, simulatedApi, simulatedNetwork } from './neon/simulated-network.ts'
 import { EPOCH, SimulatedTime } from './time/clock.ts'
 import { collectingLogger } from './logger.ts'
+import { KEYS } from './neon/ids.js'
 
-export { EPOCH, PROJECT }
+export { EPOCH }
 
 const silent = { info: () => undefined, warning: () => undefined, debug: () => undefined }
 

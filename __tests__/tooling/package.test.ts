@@ -14,8 +14,9 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { FAILING_BRANCH, failingBranch, finishingBranch } from '../support/bundles/command.js'
-import { KEYS, PROJECT, secretForms, serve } from '../support/bundles/action.js'
+import { secretForms, serve } from '../support/bundles/action.js'
 import { freshDatabase } from '../support/postgres/databases.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 const root = join(import.meta.dirname, '..', '..')
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {

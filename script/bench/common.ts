@@ -8,9 +8,9 @@ import {
   type RequestRecord,
   startApiServer
 } from '../../__tests__/support/neon/server.ts'
-import { KEYS, PROJECT } from '../../__tests__/support/neon/scenarios.ts'
 import type { World } from '../../__tests__/support/neon/world.ts'
 import { runBundle } from '../../__tests__/support/bundles/run-bundle.ts'
+import { KEYS, PROJECT } from '../../__tests__/support/neon/ids.ts'
 
 /** Adds a row to the table: the scenario, what was measured, and requests or the result. */
 export type Row = (...cells: (string | number)[]) => void

@@ -10,12 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type ApiServer, startApiServer } from '../../__tests__/support/neon/server.ts'
-import {
-  addFailingPreview,
-  demoWorld,
-  KEYS,
-  PROJECT
-} from '../../__tests__/support/neon/scenarios.ts'
+import { addFailingPreview, demoWorld } from '../../__tests__/support/neon/scenarios.ts'
 import pg from 'pg'
 import {
   ACTIONS_BOT,
@@ -23,6 +18,7 @@ import {
   startGitHubServer
 } from '../../__tests__/support/github/server.ts'
 import { type LocalPostgres, startPostgres } from '../../__tests__/support/postgres/server.ts'
+import { KEYS, PROJECT } from '../../__tests__/support/neon/ids.ts'
 
 export const SCENARIOS = ['success', 'failure', 'timeout'] as const
 export type ScenarioName = (typeof SCENARIOS)[number]

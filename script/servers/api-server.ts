@@ -5,7 +5,8 @@
  * runner whose clock is off by the opposite would see it.
  */
 import { startApiServer } from '../../__tests__/support/neon/server.ts'
-import { demoWorld, KEYS, PROJECT } from '../../__tests__/support/neon/scenarios.ts'
+import { demoWorld } from '../../__tests__/support/neon/scenarios.ts'
+import { KEYS, PROJECT } from '../../__tests__/support/neon/ids.ts'
 
 const flag = (name: string): number | undefined => {
   const index = process.argv.indexOf(name)

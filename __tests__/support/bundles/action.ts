@@ -1,11 +1,10 @@
 import { afterEach, expect } from '@jest/globals'
 import type { Limits } from '../neon/limits.ts'
 import { type ApiServer, startApiServer } from '../neon/server.ts'
-import { demoWorld, KEYS, PROJECT } from '../neon/scenarios.ts'
+import { demoWorld } from '../neon/scenarios.ts'
 import type { World } from '../neon/world.ts'
 import { type BundleRun, killRunningBundles, type RunOptions, runBundle } from './run-bundle.ts'
-
-export { KEYS, PROJECT }
+import { KEYS } from '../neon/ids.js'
 
 const servers: ApiServer[] = []
 afterEach(async () => {

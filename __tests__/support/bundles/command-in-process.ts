@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events'
 import { Readable } from 'node:stream'
 import { runCommand } from '../../../src/command/main.js'
 import { type Clock, systemClock } from '../../../src/domain/clock.js'
-import { KEYS, PROJECT } from '../neon/scenarios.ts'
+import { KEYS, PROJECT } from '../neon/ids.js'
 
 export interface InProcessOptions {
   env?: Record<string, string>

@@ -15,7 +15,7 @@ import {
   runCommandBundle
 } from './run-bundle.ts'
 import type { World } from '../neon/world.ts'
-import { KEYS, PROJECT } from './action.js'
+import { KEYS, PROJECT } from '../neon/ids.js'
 
 export { secretForms } from './action.js'
 

@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { COMMAND_BUNDLE, nodeWith } from './run-bundle.ts'
 import { FAILING_BRANCH, failingBranch } from './command.js'
-import { PROJECT, serve } from './action.js'
+import { serve } from './action.js'
+import { PROJECT } from '../neon/ids.js'
 
 export const root = join(import.meta.dirname, '..', '..', '..')
 
@@ -110,5 +111,3 @@ export async function migrations(url: string): Promise<number> {
     await client.end()
   }
 }
-
-export { PROJECT }

@@ -11,11 +11,11 @@
  */
 import type { HttpGet } from '../../../src/api/http-transport.js'
 import type { RunReport } from '../../../src/report/report.js'
-import { KEYS, PROJECT } from '../neon/scenarios.ts'
 import { type SimulatedHandling, simulatedNetwork } from '../neon/simulated-network.ts'
 import { operationJson } from '../neon/world.ts'
 import { simulatedGate } from '../simulated-gate.ts'
 import { EPOCH, type SimulatedTime } from '../time/clock.ts'
+import { KEYS, PROJECT } from '../neon/ids.ts'
 
 /** Up to this much more on each way, at random: a machine busy with 90 bundles answers late. */
 const HALF_TRIP_JITTER_MS = Number(process.env.HALF_TRIP_JITTER_MS ?? 10)

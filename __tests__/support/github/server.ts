@@ -4,7 +4,7 @@
  * call, as on GitHub), with tokens that can write, tokens that are read-only (a fork's GITHUB_TOKEN:
  * 403 "Resource not accessible by integration"), and a log of every request. Not bundled into dist/.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Contract, ContractViolation } from '../openapi-contract.ts'
 
@@ -34,8 +34,26 @@ interface GitHubRequestRecord {
 
 export const ACTIONS_BOT: GitHubUser = { login: 'github-actions[bot]', type: 'Bot' }
 
-export interface GitHubServer {
-  /** The GITHUB_API_URL to give the action. */
+/** A request as the handler reads it: over HTTP, or from nock in process. */
+export interface GitHubRequest {
+  method: string
+  /** Path and query. */
+  url: string
+  headers: Record<string, string | string[] | undefined>
+  /** The body of a POST or PATCH, as sent. */
+  body?: string
+}
+
+export interface GitHubAnswer {
+  status: number
+  /** JSON; none for a 204. */
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+/** The local GitHub API without its transport: its state, the log and the contract checks. */
+export interface GitHubApi {
+  /** The GITHUB_API_URL to give the action: its links and comment URLs start with it. */
   apiUrl: string
   comments: IssueComment[]
   requests: GitHubRequestRecord[]
@@ -56,6 +74,13 @@ export interface GitHubServer {
   faults: { method: string; after: number; status: number }[]
   /** With a contract: what the requests and answers broke in GitHub's REST description. */
   violations: ContractViolation[]
+  /** Called with each request once it is logged, before it is answered (another leg's write, say). */
+  onRequest?: (record: GitHubRequestRecord) => void
+  /** What GitHub answers to `request`; undefined: nothing at all (`silent`). */
+  handle(request: GitHubRequest): Promise<GitHubAnswer | undefined>
+}
+
+export interface GitHubServer extends GitHubApi {
   close(): Promise<void>
 }
 
@@ -86,19 +111,24 @@ function userView(user: GitHubUser) {
   }
 }
 
-export async function startGitHubServer(
+/**
+ * The local GitHub API as a handler: `apiUrl` is where it is reached (the HTTP server's address,
+ * or the origin nock intercepts), which its links and comments' URLs name.
+ */
+export function createGitHubApi(
   options: {
+    apiUrl?: string
     /** Test mode: every request and answer is checked against GitHub's REST description. */
     contract?: Contract
   } = {}
-): Promise<GitHubServer> {
+): GitHubApi {
   let nextId = 1000
   let listsAsked = 0
   const methodsSeen = new Map<string, number>()
   let releaseLists: () => void = () => undefined
   const listsReleased = new Promise<void>((resolve) => (releaseLists = resolve))
-  const state: GitHubServer = {
-    apiUrl: '',
+  const state: GitHubApi = {
+    apiUrl: options.apiUrl ?? '',
     comments: [],
     requests: [],
     tokens: new Map(),
@@ -122,13 +152,43 @@ export async function startGitHubServer(
       state.comments.push(comment)
       return comment
     },
-    close: async () => undefined
+    async handle(request) {
+      const url = new URL(request.url, 'http://127.0.0.1')
+      const record: GitHubRequestRecord = {
+        method: request.method,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        status: 0
+      }
+      state.requests.push(record)
+      state.onRequest?.(record)
+      if (state.silent) return undefined
+      let answer: GitHubAnswer
+      try {
+        answer = await respond(request, url, record)
+      } catch {
+        answer = { status: 400, body: { message: 'Problems parsing JSON' } }
+      }
+      record.status = answer.status
+      if (options.contract) {
+        const written = request.method === 'POST' || request.method === 'PATCH'
+        state.violations.push(
+          ...options.contract.check(
+            {
+              method: record.method,
+              path: record.path,
+              query: record.query,
+              headers: request.headers,
+              body: written ? parsed(request.body) : undefined
+            },
+            { status: answer.status, body: answer.status === 204 ? null : answer.body }
+          )
+        )
+      }
+      return answer
+    }
   }
 
-  const json = (response: ServerResponse, status: number, body: unknown, headers = {}) => {
-    response.writeHead(status, { 'content-type': 'application/json', ...headers })
-    response.end(JSON.stringify(body))
-  }
   /** An issue comment as GitHub's REST description has it, every required field included. */
   const view = (comment: IssueComment) => ({
     id: comment.id,
@@ -143,105 +203,44 @@ export async function startGitHubServer(
     author_association: comment.user.type === 'Bot' ? 'NONE' : 'MEMBER'
   })
 
-  async function handle(
-    request: IncomingMessage,
-    response: ServerResponse,
+  async function respond(
+    request: GitHubRequest,
+    url: URL,
     record: GitHubRequestRecord
-  ): Promise<void> {
-    const token = /^(?:token|Bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1]
+  ): Promise<GitHubAnswer> {
+    const authorization = String(request.headers.authorization ?? '')
+    const token = /^(?:token|Bearer) (.+)$/i.exec(authorization)?.[1]
     record.token = token
     const identity = token ? state.tokens.get(token) : undefined
-    let payload: { body?: unknown } = {}
-    const check = (status: number, body: unknown) => {
-      if (!options.contract) return
-      state.violations.push(
-        ...options.contract.check(
-          {
-            method: record.method,
-            path: record.path,
-            query: record.query,
-            headers: request.headers,
-            body: record.method === 'POST' || record.method === 'PATCH' ? payload : undefined
-          },
-          { status, body }
-        )
-      )
-    }
-    const reply = (status: number, body: unknown, headers = {}) => {
-      record.status = status
-      check(status, body)
-      json(response, status, body, headers)
-    }
-    if (!identity) return reply(401, { message: 'Bad credentials' })
+    if (!identity) return { status: 401, body: { message: 'Bad credentials' } }
     const seen = (methodsSeen.get(record.method) ?? 0) + 1
     methodsSeen.set(record.method, seen)
     const fault = state.faults.find((f) => f.method === record.method && seen > f.after)
-    if (fault) return reply(fault.status, { message: `injected HTTP ${fault.status}` })
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1')
+    if (fault) return { status: fault.status, body: { message: `injected HTTP ${fault.status}` } }
     const list = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname)
     const one = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname)
+    let payload: { body?: unknown } = {}
     if (request.method === 'POST' || request.method === 'PATCH') {
-      let text = ''
-      for await (const chunk of request) text += chunk
-      payload = JSON.parse(text || '{}') as { body?: unknown }
+      payload = JSON.parse(request.body || '{}') as { body?: unknown }
       if (!identity.canWrite) {
-        return reply(403, { message: 'Resource not accessible by integration' })
+        return { status: 403, body: { message: 'Resource not accessible by integration' } }
       }
-      if (typeof payload.body !== 'string') return reply(422, { message: 'body is required' })
+      if (typeof payload.body !== 'string') {
+        return { status: 422, body: { message: 'body is required' } }
+      }
       if (payload.body.length > 65_536) {
-        return reply(422, { message: 'Body is too long (maximum is 65536 characters)' })
+        return { status: 422, body: { message: 'Body is too long (maximum is 65536 characters)' } }
       }
     }
     if (url.pathname === '/user' && request.method === 'GET') {
       if (identity.user.type === 'Bot') {
-        return reply(403, { message: 'Resource not accessible by integration' })
+        return { status: 403, body: { message: 'Resource not accessible by integration' } }
       }
-      return reply(200, {
-        ...userView(identity.user),
-        user_view_type: 'public',
-        name: identity.user.login,
-        company: null,
-        blog: '',
-        location: null,
-        email: null,
-        hireable: null,
-        bio: null,
-        public_repos: 0,
-        public_gists: 0,
-        followers: 0,
-        following: 0,
-        created_at: '2020-01-01T00:00:00Z',
-        updated_at: '2020-01-01T00:00:00Z'
-      })
+      return { status: 200, body: userAccount(identity.user) }
     }
     if (list && request.method === 'GET') {
-      // Every held list resumes in the same turn, so all of them see the comments of that moment.
-      if (++listsAsked >= state.holdListsUntil) releaseLists()
-      else {
-        // At most 10 s, and no timer left behind to keep the test process alive once released.
-        let timer: NodeJS.Timeout | undefined
-        await Promise.race([
-          listsReleased,
-          new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))
-        ])
-        clearTimeout(timer)
-      }
-      const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30))
-      const page = Number(url.searchParams.get('page') ?? 1)
-      const all = state.comments.filter(
-        (comment) => comment.repository === list[1] && comment.issueNumber === Number(list[2])
-      )
-      const last = Math.max(1, Math.ceil(all.length / perPage))
-      const links: string[] = []
-      const link = (n: number, rel: string) =>
-        `<${state.apiUrl}${url.pathname}?per_page=${perPage}&page=${n}>; rel="${rel}"`
-      if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'))
-      if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'))
-      return reply(
-        200,
-        all.slice((page - 1) * perPage, page * perPage).map(view),
-        links.length > 0 ? { link: links.join(', ') } : {}
-      )
+      await listsHeld()
+      return listPage(url, list[1], Number(list[2]))
     }
     if (list && request.method === 'POST') {
       const comment = state.addComment(
@@ -250,7 +249,7 @@ export async function startGitHubServer(
         payload.body as string,
         identity.user
       )
-      return reply(201, view(comment))
+      return { status: 201, body: view(comment) }
     }
     // As on GitHub, a token that can write to the repository may edit or delete anyone's comment.
     const found = one
@@ -259,46 +258,124 @@ export async function startGitHubServer(
         )
       : undefined
     if (one && request.method === 'PATCH') {
-      if (!found) return reply(404, { message: 'Not Found' })
+      if (!found) return { status: 404, body: { message: 'Not Found' } }
       found.body = payload.body as string
       found.updatedAt = new Date().toISOString()
-      return reply(200, view(found))
+      return { status: 200, body: view(found) }
     }
     if (one && request.method === 'DELETE') {
       if (!identity.canWrite) {
-        return reply(403, { message: 'Resource not accessible by integration' })
+        return { status: 403, body: { message: 'Resource not accessible by integration' } }
       }
-      if (!found) return reply(404, { message: 'Not Found' })
+      if (!found) return { status: 404, body: { message: 'Not Found' } }
       state.comments.splice(state.comments.indexOf(found), 1)
-      record.status = 204
-      check(204, null)
-      response.writeHead(204).end()
-      return
+      return { status: 204 }
     }
-    return reply(404, { message: 'Not Found' })
+    return { status: 404, body: { message: 'Not Found' } }
   }
 
-  const server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1')
-    const record: GitHubRequestRecord = {
-      method: request.method ?? '',
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      status: 0
+  /** Every held list resumes in the same turn, so all of them see the comments of that moment. */
+  async function listsHeld(): Promise<void> {
+    if (++listsAsked >= state.holdListsUntil) return releaseLists()
+    // At most 10 s, and no timer left behind to keep the test process alive once released.
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([
+      listsReleased,
+      new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))
+    ])
+    clearTimeout(timer)
+  }
+
+  /** One page of an issue's comments (per_page, page), with GitHub's Link header. */
+  function listPage(url: URL, repository: string, issueNumber: number): GitHubAnswer {
+    const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30))
+    const page = Number(url.searchParams.get('page') ?? 1)
+    const all = state.comments.filter(
+      (comment) => comment.repository === repository && comment.issueNumber === issueNumber
+    )
+    const last = Math.max(1, Math.ceil(all.length / perPage))
+    const links: string[] = []
+    const link = (n: number, rel: string) =>
+      `<${state.apiUrl}${url.pathname}?per_page=${perPage}&page=${n}>; rel="${rel}"`
+    if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'))
+    if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'))
+    return {
+      status: 200,
+      body: all.slice((page - 1) * perPage, page * perPage).map(view),
+      headers: links.length > 0 ? { link: links.join(', ') } : {}
     }
-    state.requests.push(record)
-    if (state.silent) return
-    handle(request, response, record).catch(() => {
-      record.status = 400
-      json(response, 400, { message: 'Problems parsing JSON' })
+  }
+
+  return state
+}
+
+/** A request's JSON body; undefined when it is none. */
+function parsed(body: string | undefined): unknown {
+  try {
+    return JSON.parse(body || '{}')
+  } catch {
+    return undefined
+  }
+}
+
+/** GET /user's account, as GitHub's `public-user` schema has it. */
+function userAccount(user: GitHubUser) {
+  return {
+    ...userView(user),
+    user_view_type: 'public',
+    name: user.login,
+    company: null,
+    blog: '',
+    location: null,
+    email: null,
+    hireable: null,
+    bio: null,
+    public_repos: 0,
+    public_gists: 0,
+    followers: 0,
+    following: 0,
+    created_at: '2020-01-01T00:00:00Z',
+    updated_at: '2020-01-01T00:00:00Z'
+  }
+}
+
+/** The local GitHub API on 127.0.0.1, with Node's `http`. */
+export async function startGitHubServer(
+  options: {
+    /** Test mode: every request and answer is checked against GitHub's REST description. */
+    contract?: Contract
+  } = {}
+): Promise<GitHubServer> {
+  const api = createGitHubApi(options)
+  const server = createServer((request, response) => {
+    let body = ''
+    request.on('data', (chunk: Buffer) => (body += chunk))
+    request.on('end', () => {
+      void api
+        .handle({
+          method: request.method ?? '',
+          url: request.url ?? '/',
+          headers: request.headers,
+          body
+        })
+        .then((answer) => {
+          if (!answer) return
+          if (answer.status === 204) return void response.writeHead(204).end()
+          response.writeHead(answer.status, {
+            'content-type': 'application/json',
+            ...answer.headers
+          })
+          response.end(JSON.stringify(answer.body))
+        })
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  state.apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    })
-  return state
+  api.apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return Object.assign(api, {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  })
 }

@@ -1,14 +1,17 @@
 /*
- * Faults on demand for the local API server: any status, dropped connections, slow answers or
- * malformed JSON, for a number of requests or over a time, on one route or all.
+ * Faults on demand for the local API server: any status (with the message and code an API error
+ * would hold), dropped connections, slow answers, malformed JSON, or the normal answer altered as
+ * no contract allows, for a number of requests or over a time, on one route or all.
  */
 import type { Route } from './routes.ts'
 
 export type Fault = (
-  | { kind: 'status'; status: number; retryAfter?: string }
+  | { kind: 'status'; status: number; retryAfter?: string; message?: string; code?: string }
   | { kind: 'drop' }
   | { kind: 'slow'; delayMs: number }
-  | { kind: 'malformed' }
+  | { kind: 'malformed'; status?: number }
+  /** The normal answer, its body changed as a server that strays from the contract would. */
+  | { kind: 'altered'; alter: (body: unknown) => unknown }
 ) & {
   /** Only requests to this route; all routes when absent. */
   route?: Route

@@ -8,10 +8,8 @@ import { connect, type AddressInfo, type Server as NetServer, type Socket } from
 import { join } from 'node:path'
 import { createServer as createTlsServer } from 'node:tls'
 import { readFileSync } from 'node:fs'
-import { PROJECT } from '../bundles/action.js'
 import { startLocalServer, type LocalServer } from '../listen.js'
 
-export const OP = '5a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'
 export const TLS = join(import.meta.dirname, '..', 'tls')
 
 const closers: (() => Promise<void>)[] = []
@@ -58,18 +56,6 @@ export const json = (response: ServerResponse, status: number, body: unknown) =>
   response.writeHead(status, { 'content-type': 'application/json' })
   response.end(JSON.stringify(body))
 }
-
-export const runningOp = (fields: Record<string, unknown> = {}) => ({
-  id: OP,
-  project_id: PROJECT,
-  branch_id: 'br-main-000001',
-  action: 'apply_config',
-  status: 'running',
-  failures_count: 0,
-  created_at: new Date().toISOString(),
-  updated_at: new Date().toISOString(),
-  ...fields
-})
 
 /** A CONNECT proxy; `onConnect` decides what it does with each tunnel, `targets` logs them. */
 export async function proxy(

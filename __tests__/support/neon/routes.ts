@@ -178,6 +178,9 @@ function listProjects(world: World, key: ApiKey, query: Record<string, string>):
     body: {
       projects: page.map(projectJson),
       pagination: { cursor: page.length > 0 ? page[page.length - 1].id : (query.cursor ?? '') },
+      ...(world.unavailableProjectIds.length > 0
+        ? { unavailable_project_ids: world.unavailableProjectIds }
+        : {}),
       applications: {},
       integrations: {}
     }

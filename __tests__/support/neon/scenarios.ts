@@ -1,20 +1,7 @@
 /** Ready-made worlds for the demo, the end-to-end tests and the benchmark. */
 import { World } from './world.ts'
 
-export const ORG = 'org-demo-000001'
-const OTHER_ORG = 'org-other-000002'
-export const PROJECT = 'demo-project-000001'
-const OTHER_PROJECT = 'other-project-000002'
-
-/** Demo keys: not secrets, they only open this local server. */
-export const KEYS = {
-  personal: 'napi_local_personal_5f0c2d9a7e61',
-  organization: 'napi_local_organization_83b1e4c7',
-  project: 'napi_local_project_scoped_2a9d61f0',
-  otherProject: 'napi_local_other_project_9c4e7b12',
-  multiOrg: 'napi_local_multi_org_6d2f8a35c0e4',
-  revoked: 'napi_local_revoked_0e7c4b9f2d18'
-} as const
+import { KEYS, MAIN_ENDPOINT, ORG, OTHER_ORG, OTHER_PROJECT, PROJECT } from './ids.ts'
 
 /**
  * Two organizations; the demo one holds PROJECT (with `history` finished operations of the past, one
@@ -98,7 +85,7 @@ export function addFailingPreview(world: World, projectId = PROJECT) {
   world.addBranch(projectId, { id: 'br-preview-pr-7', name: 'preview/pr-7' })
   const apply = world.addOperation(projectId, {
     action: 'apply_config',
-    endpointId: 'ep-main-000001',
+    endpointId: MAIN_ENDPOINT,
     startOnFirstRead,
     timeline: [{ status: 'running' }]
   })

@@ -31,6 +31,8 @@ export interface RequestRecord {
   retryAfter?: string
   keyType?: ApiKey['type'] | 'missing' | 'unknown' | 'revoked'
   fault?: Fault['kind']
+  /** The request's headers, as it sent them. */
+  headers: IncomingRequest['headers']
 }
 
 /** A request as the handler sees it: over HTTP, or from the simulated network. */
@@ -47,7 +49,7 @@ export type Handling =
   | { kind: 'slow'; delayMs: number; answer: () => Answer }
   | { kind: 'held'; released: Promise<void>; answer: () => Answer }
   | { kind: 'drop' }
-  | { kind: 'malformed'; body: string; headers: Record<string, string> }
+  | { kind: 'malformed'; status: number; body: string; headers: Record<string, string> }
 
 /** The API without its transport: keys, limits, faults, the log and the contract checks. */
 export interface ApiHandler {
@@ -159,7 +161,8 @@ export function createApiHandler(world: World, options: ApiOptions = {}): ApiHan
         method: request.method,
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),
-        status: 0
+        status: 0,
+        headers: request.headers
       }
       requests.push(record)
       const [route, params] = matchRoute(url.pathname)
@@ -184,7 +187,10 @@ export function createApiHandler(world: World, options: ApiOptions = {}): ApiHan
             kind: 'answer',
             answer: finish(request, record, {
               status: fault.status,
-              body: errorBody(`injected HTTP ${fault.status}`),
+              body: {
+                ...errorBody(fault.message ?? `injected HTTP ${fault.status}`),
+                ...(fault.code === undefined ? {} : { code: fault.code })
+              },
               headers: fault.retryAfter ? { 'Retry-After': fault.retryAfter } : {}
             })
           }
@@ -194,8 +200,17 @@ export function createApiHandler(world: World, options: ApiOptions = {}): ApiHan
         case 'slow':
           return { kind: 'slow', delayMs: fault.delayMs, answer: normal }
         case 'malformed':
-          record.status = 200
-          return { kind: 'malformed', body: MALFORMED_BODY, headers: dated() }
+          record.status = fault.status ?? 200
+          return {
+            kind: 'malformed',
+            status: record.status,
+            body: MALFORMED_BODY,
+            headers: dated()
+          }
+        case 'altered': {
+          const answer = normal()
+          return { kind: 'answer', answer: { ...answer, body: fault.alter(answer.body) } }
+        }
       }
     }
   }
@@ -237,7 +252,10 @@ export async function startApiServer(
           if (!response.destroyed) send(response, handling.answer())
         })
       case 'malformed':
-        response.writeHead(200, { 'content-type': 'application/json', ...handling.headers })
+        response.writeHead(handling.status, {
+          'content-type': 'application/json',
+          ...handling.headers
+        })
         response.end(handling.body)
     }
   })

@@ -78,7 +78,7 @@ export function simulatedNetwork(
               reject(new TransportError('ECONNRESET (socket hang up)', true))
             )
           case 'malformed':
-            return void answer(200, handling.headers, handling.body)
+            return void answer(handling.status, handling.headers, handling.body)
           case 'unresolved':
             // As node:dns fails a lookup, through the transport's own reading of it.
             return void settle(() =>

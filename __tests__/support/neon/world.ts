@@ -3,6 +3,7 @@
  * that move along a timeline of statuses, so a client polling them sees real progress.
  */
 import { randomUUID } from 'node:crypto'
+import { MAIN_BRANCH, MAIN_ENDPOINT } from './ids.ts'
 
 type KeyType = 'personal' | 'organization' | 'project'
 
@@ -90,6 +91,8 @@ export class World {
   readonly keys = new Map<string, ApiKey>()
   readonly projects: ProjectRecord[] = []
   readonly organizations = new Map<string, OrganizationRecord>()
+  /** Projects a list says it could not read right now (`unavailable_project_ids`). */
+  readonly unavailableProjectIds: string[] = []
   /** Per project, newest first. */
   private readonly operations = new Map<string, OperationRecord[]>()
   /** Per project, oldest first. */
@@ -130,7 +133,7 @@ export class World {
     this.projects.push(record)
     this.operations.set(record.id, [])
     this.branches.set(record.id, [])
-    this.addBranch(record.id, { id: 'br-main-000001', name: 'main', createdAt: record.createdAt })
+    this.addBranch(record.id, { id: MAIN_BRANCH, name: 'main', createdAt: record.createdAt })
     return record
   }
 
@@ -159,7 +162,7 @@ export class World {
     const record: OperationRecord = {
       id: randomUUID(),
       projectId,
-      branchId: 'br-main-000001',
+      branchId: MAIN_BRANCH,
       createdAt: this.now(),
       ...operation
     }
@@ -234,7 +237,7 @@ export class World {
     for (let i = 0; i < count; i++) {
       this.addOperation(projectId, {
         action: actions[i % actions.length],
-        endpointId: 'ep-main-000001',
+        endpointId: MAIN_ENDPOINT,
         createdAt: start - i * everyMs,
         timeline: [{ status: 'running', ms: 1500 + (i % 7) * 300 }, { status: 'finished' }]
       })
@@ -339,6 +342,7 @@ export function operationJson(operation: OperationRecord, now: number) {
     if (Number.isFinite(state.endsAt)) json.retry_at = iso(state.endsAt)
   }
   if (state.status === 'error') json.error = operation.error ?? 'operation failed'
+  if (state.status === 'cancelled' && operation.error) json.error = operation.error
   // Required on every operation; 0 until it is final, as the live API sends it.
   json.total_duration_ms = FINAL.has(state.status) ? state.enteredAt - operation.createdAt : 0
   return json

@@ -15,7 +15,7 @@
  * A run whose gates did not start on time (p90 of first request − planned start over 1 s) is
  * invalid: it is reported as such and not counted.
  */
-import { KEYS, PROJECT, demoWorld } from '../../../__tests__/support/neon/scenarios.ts'
+import { demoWorld } from '../../../__tests__/support/neon/scenarios.ts'
 import type { Limits } from '../../../__tests__/support/neon/limits.ts'
 import { BASE_PATH } from '../../../__tests__/support/neon/routes.ts'
 import type { ApiServer } from '../../../__tests__/support/neon/server.ts'
@@ -32,6 +32,7 @@ import {
   SPREAD_MS
 } from '../../../__tests__/support/fleet/fleet-plan.ts'
 import { simulateFleet } from '../fleet-simulation.ts'
+import { KEYS, PROJECT } from '../../../__tests__/support/neon/ids.ts'
 
 const FLEET_RUNS = Number(process.env.FLEET_RUNS ?? 3)
 const FLEET_SEED = Number(process.env.FLEET_SEED ?? 1)
