@@ -113,7 +113,8 @@ describe("ApiClient: the server's clock", () => {
         const answer = await httpGet(url, options)
         clock.advance(250)
         if (sentAt.length === 1) return answer
-        const { date: _date, ...headers } = answer.headers
+        const headers = { ...answer.headers }
+        delete headers.date
         return { ...answer, headers }
       },
       onDate: (date, at) => dates.push([date, at])

@@ -30,12 +30,14 @@ interface GitHubRequestRecord {
   query: Record<string, string>
   status: number
   token?: string
+  /** The request's headers, as it sent them. */
+  headers: GitHubRequest['headers']
 }
 
 export const ACTIONS_BOT: GitHubUser = { login: 'github-actions[bot]', type: 'Bot' }
 
 /** A request as the handler reads it: over HTTP, or from nock in process. */
-export interface GitHubRequest {
+interface GitHubRequest {
   method: string
   /** Path and query. */
   url: string
@@ -44,7 +46,7 @@ export interface GitHubRequest {
   body?: string
 }
 
-export interface GitHubAnswer {
+interface GitHubAnswer {
   status: number
   /** JSON; none for a 204. */
   body?: unknown
@@ -69,9 +71,10 @@ export interface GitHubApi {
   holdListsUntil: number
   /**
    * Failures to inject: the requests of `method` that come after the first `after` of them answer
-   * `status` (a GitHub API that fails half-way: listing again after creating, deleting a duplicate).
+   * `status`, with GitHub's `message` (a GitHub API that fails half-way: listing again after
+   * creating, deleting a duplicate).
    */
-  faults: { method: string; after: number; status: number }[]
+  faults: { method: string; after: number; status: number; message?: string }[]
   /** With a contract: what the requests and answers broke in GitHub's REST description. */
   violations: ContractViolation[]
   /** Called with each request once it is logged, before it is answered (another leg's write, say). */
@@ -158,7 +161,8 @@ export function createGitHubApi(
         method: request.method,
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),
-        status: 0
+        status: 0,
+        headers: request.headers
       }
       state.requests.push(record)
       state.onRequest?.(record)
@@ -216,7 +220,12 @@ export function createGitHubApi(
     const seen = (methodsSeen.get(record.method) ?? 0) + 1
     methodsSeen.set(record.method, seen)
     const fault = state.faults.find((f) => f.method === record.method && seen > f.after)
-    if (fault) return { status: fault.status, body: { message: `injected HTTP ${fault.status}` } }
+    if (fault) {
+      return {
+        status: fault.status,
+        body: { message: fault.message ?? `injected HTTP ${fault.status}` }
+      }
+    }
     const list = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname)
     const one = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname)
     let payload: { body?: unknown } = {}

@@ -11,7 +11,7 @@ import { type ApiHandler, type ApiOptions, createApiHandler } from './server.ts'
 import type { World } from './world.ts'
 
 /** Where the unit tests' API is: nothing listens there; nock answers. */
-export const API_ORIGIN = 'http://127.0.0.1:4010'
+const API_ORIGIN = 'http://127.0.0.1:4010'
 export const API_HOST = `${API_ORIGIN}/api/v2`
 
 const sent = (answer: Answer): InterceptedAnswer => ({
@@ -21,7 +21,7 @@ const sent = (answer: Answer): InterceptedAnswer => ({
 })
 
 /** `api` answers every request to `origin` until the test ends; a slow answer takes its real time. */
-export function nockApi(api: ApiHandler, origin = API_ORIGIN): void {
+function nockApi(api: ApiHandler, origin = API_ORIGIN): void {
   answerFrom(origin, async (request) => {
     const handling = api.handle(request)
     switch (handling.kind) {

@@ -9,7 +9,7 @@ import { MAIN_BRANCH, MAIN_ENDPOINT, PROJECT } from './ids.ts'
 import { operationJson } from './world.ts'
 
 /** When the builder's operations were created, unless a test says otherwise. */
-export const CREATED_AT = '2026-11-21T11:59:00Z'
+const CREATED_AT = '2026-11-21T11:59:00Z'
 
 let sequence = 0
 
