@@ -28,6 +28,7 @@ import { hostile } from './support/neon/hostile.js'
 import { KEYS, ORG, PROJECT } from './support/neon/ids.js'
 import { API_HOST, nockWorld } from './support/neon/nock.js'
 import { letThrough, withoutNetwork } from './support/nock.js'
+import { operationIn } from './support/neon/scenarios.js'
 
 const KEY = KEYS.organization
 
@@ -69,10 +70,7 @@ function client(
 function world(options: Parameters<typeof nockWorld>[1] = {}) {
   const clock = new FakeClock()
   const { world, api } = nockWorld(clock, options)
-  const op = world.addOperation(PROJECT, {
-    action: 'start_compute',
-    timeline: [{ status: 'running' }]
-  })
+  const op = operationIn(world, 'running', { action: 'start_compute' })
   return { clock, world, api, op }
 }
 

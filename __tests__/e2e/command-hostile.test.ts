@@ -16,6 +16,7 @@ import { COMMAND_BUNDLE, nodeWith, runCommandBundle } from '../support/bundles/r
 import { serve, terminateOn } from '../support/bundles/action.js'
 import { gateCommand, inTempDir, secretForms } from '../support/bundles/command.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const OP = '11111111-1111-4111-8111-111111111111'
 
@@ -124,10 +125,7 @@ describe('the command, hostile: streams and exit codes', () => {
 
   it('--api-key-file <(…): a pipe whose writer is slow is read as its bytes come', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     // bash's process substitution: /dev/fd/N, a pipe whose writer sleeps before it writes the key.
     const run = await shell(
       `exec ${commandLine(server.apiHost)} --operation-id ${op.id} --api-key-file <(sleep 0.5; printf '%s\\n' "$KEY")`,
@@ -162,7 +160,7 @@ describe('the command, hostile: streams and exit codes', () => {
 
     it('timeout during the database probe: elapsed_ms and "timeout after …" count the probe', async () => {
       const { world, server } = await serve({ history: 0 })
-      world.addOperation(PROJECT, { action: 'start_compute', timeline: [{ status: 'finished' }] })
+      operationIn(world, 'finished', { action: 'start_compute' })
       const database = await silent()
       try {
         await inTempDir(async (dir) => {

@@ -17,7 +17,8 @@ import {
   inTempDir,
   secretForms
 } from '../support/bundles/command.js'
-import { KEYS, ORG, PROJECT } from '../support/neon/ids.js'
+import { KEYS, ORG } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('the command: secrets and files', () => {
   it('--api-key-file - on standard input, --summary and --dotenv: the key in no stream and no file, in any form', async () => {
@@ -141,11 +142,7 @@ describe('the command: what a server sends cannot drive a terminal or a CI log',
   it('escape codes and runner commands in API text come out inert on every stream and file', async () => {
     const { world, server } = await serve()
     const hostile = '\x1b[2J\x1b]0;owned\x07\n::add-mask::x\n##[set-output name=outcome;]success'
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      error: hostile,
-      timeline: [{ status: 'running', reads: 1 }, { status: 'error' }]
-    })
+    const op = operationIn(world, 'running', { then: 'error', error: hostile })
     await inTempDir(async (dir) => {
       const dotenv = join(dir, 'gate.env')
       for (const output of ['text', 'json']) {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { neonContract } from '../support/neon/contract.ts'
-import { demoWorld } from '../support/neon/scenarios.ts'
+import { demoWorld, operationIn } from '../support/neon/scenarios.ts'
 import { type ApiServer, createApiHandler, startApiServer } from '../support/neon/server.ts'
 import type { World } from '../support/neon/world.ts'
 import { githubContract } from '../support/github/contract.ts'
@@ -97,10 +97,7 @@ describe('Neon’s OpenAPI document: the local server and the bundle', () => {
 
   it('the project gate: the operations list, operations in flight and finished', async () => {
     const { world, server } = await serve()
-    world.addOperation(PROJECT, {
-      action: 'start_compute',
-      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
-    })
+    operationIn(world, 'running', { action: 'start_compute', then: 'finished' })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.outputs.outcome).toBe('success')
     expect(
@@ -183,10 +180,7 @@ describe('GitHub’s REST description: the local GitHub API and the comment’s 
     github.tokens.set(PAT, { user: { login: 'octocat', type: 'User' }, canWrite: true })
     github.tokens.set(READ_ONLY_TOKEN, { user: ACTIONS_BOT, canWrite: false })
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     const inputs = {
       project_id: PROJECT,
       operation_id: op.id,

@@ -20,6 +20,7 @@ import {
 import { TLS } from '../support/neon/hostile.js'
 import { join } from 'node:path'
 import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 /** The child trusts the throw-away CA of the run's PostgreSQL (support/tls/README.md). */
 const TRUST_TEST_CA = { NODE_EXTRA_CA_CERTS: join(TLS, 'postgres-ca.pem') }
@@ -29,10 +30,7 @@ const PASSWORD = 'pw-7Qk!x/+=%-database'
 /** A finished operation to gate on: the probe starts at the first poll. */
 async function finishedGate() {
   const { world, server } = await serve({ history: 0 })
-  const op = world.addOperation(PROJECT, {
-    action: 'start_compute',
-    timeline: [{ status: 'finished' }]
-  })
+  const op = operationIn(world, 'finished', { action: 'start_compute' })
   return { world, server, inputs: { project_id: PROJECT, operation_id: op.id } }
 }
 

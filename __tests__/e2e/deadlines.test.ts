@@ -9,6 +9,7 @@ import { hostile, json } from '../support/neon/hostile.js'
 import { runAction, serve, terminateOnFirstRequest } from '../support/bundles/action.js'
 import { pathToFileURL } from 'node:url'
 import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const errorBody = (message: string) => ({ code: '', message, request_id: 'req-1' })
 
@@ -21,10 +22,7 @@ describe('a wall clock that steps moves no deadline', () => {
 
   it('the wall clock stepping back an hour does not stretch timeout: 2s', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(world, 'running')
     // A wait on the wall clock would run an hour more: the kill after 20 s would end it.
     const run = await runAction(
       server,
@@ -37,10 +35,7 @@ describe('a wall clock that steps moves no deadline', () => {
 
   it('the wall clock stepping forward an hour does not end a wait early', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running', reads: 2 }, { status: 'finished' }]
-    })
+    const op = operationIn(world, 'running', { reads: 2, then: 'finished' })
     const run = await runAction(
       server,
       { project_id: PROJECT, operation_id: op.id, timeout: '30s', interval: '1s' },

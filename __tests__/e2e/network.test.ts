@@ -15,6 +15,7 @@ import { runAction, serve } from '../support/bundles/action.js'
 import { runBundle } from '../support/bundles/run-bundle.ts'
 import { createServer as createHttpServer } from 'node:http'
 import { KEYS, OP_A, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('a host name that does not resolve', () => {
   const resolverFails = (failures: string) => ({
@@ -24,10 +25,7 @@ describe('a host name that does not resolve', () => {
 
   it('for a moment: retried at the pace, and the gate goes on', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     const apiHost = server.apiHost.replace('127.0.0.1', 'localhost')
     const run = await runAction(
       server,
@@ -64,10 +62,7 @@ describe('a host name that does not resolve', () => {
 describe('addresses and certificates', () => {
   it('IPv6 loopback works as api_host', async () => {
     const { world, server } = await serve({ host: '::1' })
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     expect(server.apiHost).toMatch(/^http:\/\/\[::1\]:\d+\/api\/v2$/)
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(0)
@@ -145,10 +140,7 @@ describe('HTTPS proxies', () => {
 
   it('through a working proxy the key reaches only the API, over TLS', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     // TLS termination in front of the local API server, as api.neon.test.
     const working = await tlsBehindProxy(Number(new URL(server.url).port), {
       cert: 'cert.pem',

@@ -8,6 +8,7 @@ import { hostile, json } from '../support/neon/hostile.js'
 import { runAction, serve } from '../support/bundles/action.js'
 import { OP_A, PROJECT } from '../support/neon/ids.js'
 import { operation } from '../support/neon/operations.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('answers are held to the question', () => {
   it('an answer for another operation does not count as the one asked for', async () => {
@@ -29,7 +30,7 @@ describe('branch_id: an id or a name, never an empty gate', () => {
   // An id that names no branch, and a name that fits several: simulated/no-false-green.test.ts.
   it('a name that fits no branch is an input error before the first poll', async () => {
     const { world, server } = await serve()
-    world.addOperation(PROJECT, { action: 'apply_config', timeline: [{ status: 'running' }] })
+    operationIn(world, 'running')
     const run = await runAction(server, { project_id: PROJECT, branch_id: 'mian' })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain(`::error::input "branch_id": `)

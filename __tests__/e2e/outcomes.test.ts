@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { runAction, serve } from '../support/bundles/action.js'
-import { addFailingPreview } from '../support/neon/scenarios.ts'
+import { addFailingPreview, operationIn } from '../support/neon/scenarios.ts'
 import { PROJECT } from '../support/neon/ids.js'
 
 const opPath = (id: string) => `/api/v2/projects/${PROJECT}/operations/${id}`
@@ -69,10 +69,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     ['error', 1, 'failure']
   ])('running → %s: exit %d, outcome %s', async (final, code, outcome) => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running', reads: 1 }, { status: final }]
-    })
+    const op = operationIn(world, 'running', { then: final })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(code)
     expect(run.outputs).toMatchObject({ outcome, status: final, action: 'apply_config' })
@@ -85,10 +82,7 @@ describe('bundle end to end: statuses and outcomes', () => {
 
   it('failed with fail_fast: failure at once', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'start_compute',
-      timeline: [{ status: 'failed', reads: 5 }, { status: 'finished' }]
-    })
+    const op = operationIn(world, 'failed', { action: 'start_compute', reads: 5, then: 'finished' })
     const run = await runAction(server, {
       project_id: PROJECT,
       operation_id: op.id,
@@ -103,10 +97,7 @@ describe('bundle end to end: statuses and outcomes', () => {
 
   it('an unknown status: warned once, waited through', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'tenant_reattach',
-      timeline: [{ status: 'reattaching', reads: 1 }, { status: 'finished' }]
-    })
+    const op = operationIn(world, 'reattaching', { action: 'tenant_reattach', then: 'finished' })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(0)
     expect(run.stdout.match(/::warning::Unknown operation status "reattaching"/g)).toHaveLength(1)
@@ -117,10 +108,7 @@ describe('bundle end to end: statuses and outcomes', () => {
 
   it('timeout while running: exit 1, outcome timeout, the error line and the summary say so', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(world, 'running')
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, timeout: '1s' })
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({ outcome: 'timeout', status: 'running' })
@@ -151,10 +139,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     '%s during a wait: stops at once, writes the summary, exits non-zero',
     async (signal) => {
       const { world, server } = await serve()
-      const op = world.addOperation(PROJECT, {
-        action: 'apply_config',
-        timeline: [{ status: 'running' }]
-      })
+      const op = operationIn(world, 'running')
       let sentAt = 0
       // The next poll would be 30 s on: a step that stops well before it stopped at the signal.
       const run = await runAction(

@@ -11,6 +11,7 @@ import { hostile, json } from '../support/neon/hostile.js'
 import { OP_A, PROJECT } from '../support/neon/ids.js'
 import { operation } from '../support/neon/operations.js'
 import type { Operation } from '../../src/domain/schemas.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 /**
  * The operations list of `all` (newest first), `pageSize` a page whatever `limit` asks; the cursor is
@@ -97,20 +98,14 @@ describe('bundle end to end: a later poll reads back to what the previous one ha
     server.onRequest = (record) => {
       if (record.route !== 'branch' || ++branchReads !== 2) return
       const now = world.now()
-      start = world.addOperation(PROJECT, {
+      start = operationIn(world, 'error', {
         action: 'start_compute',
         branchId: branch,
         createdAt: now - 150,
-        error: 'out of capacity',
-        timeline: [{ status: 'error' }]
+        error: 'out of capacity'
       })
       for (let i = 1; i <= 150; i++) {
-        world.addOperation(PROJECT, {
-          action: 'apply_config',
-          branchId: 'br-main-000001',
-          createdAt: now - 150 + i,
-          timeline: [{ status: 'finished' }]
-        })
+        operationIn(world, 'finished', { branchId: 'br-main-000001', createdAt: now - 150 + i })
       }
     }
     const run = await runAction(server, { project_id: PROJECT, branch_id: branch })

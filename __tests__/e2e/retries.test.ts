@@ -7,14 +7,12 @@
 import { describe, expect, it } from '@jest/globals'
 import { runAction, serve } from '../support/bundles/action.js'
 import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('bundle end to end: retries', () => {
   it('a dropped connection, a 429 with Retry-After and a slow answer: retried, then success', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     server.addFault({ kind: 'drop', times: 1 })
     server.addFault({ kind: 'status', status: 429, retryAfter: '1', times: 1 })
     server.addFault({ kind: 'slow', delayMs: 300, times: 1 })

@@ -10,6 +10,7 @@ import { runBundle } from '../support/bundles/run-bundle.ts'
 import type { ServerResponse } from 'node:http'
 import { runnerCommands } from '../support/github/runner-commands.js'
 import { KEYS, OP_A, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 /** Carriage returns, ANSI escapes and right-to-left overrides: none may reach a sink. */
 const hasUnsafeText = (text: string): boolean =>
@@ -217,15 +218,13 @@ describe('the key in any encoding', () => {
     const { world, server } = await serve()
     const key = KEYS.organization
     const echoes = [`Bearer ${key}`, `Authorization: Bearer ${key}`, `x${key}`, `xy${key}`]
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
+    const op = operationIn(world, 'error', {
       error: echoes
         .flatMap((echo) => [
           Buffer.from(echo).toString('base64'),
           Buffer.from(echo).toString('base64url')
         ])
-        .join(' '),
-      timeline: [{ status: 'error' }]
+        .join(' ')
     })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(1)

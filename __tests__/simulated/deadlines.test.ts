@@ -10,15 +10,13 @@ import { errorLine } from '../../src/report/headline.js'
 import { renderSummary } from '../../src/report/summary.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 /** Requests may run this long past the deadline (api-core.ts), so the last read can happen. */
 const GRACE_MS = 1000
 
 function runningOperation(setup: ReturnType<typeof simulatedWorld>) {
-  return setup.world.addOperation(PROJECT, {
-    action: 'apply_config',
-    timeline: [{ status: 'running' }]
-  })
+  return operationIn(setup.world, 'running')
 }
 
 describe('the deadline', () => {
@@ -45,10 +43,7 @@ describe('the deadline', () => {
     'a request without an answer is cut after 3 intervals (interval %s: %d ms) and retried at once',
     async (interval, cutMs) => {
       const setup = simulatedWorld({ history: 0 })
-      const op = setup.world.addOperation(PROJECT, {
-        action: 'apply_config',
-        timeline: [{ status: 'finished' }]
-      })
+      const op = operationIn(setup.world, 'finished')
       setup.api.addFault({ kind: 'slow', delayMs: 20_000, times: 1 })
       const run = await runSimulated(setup, {
         project_id: PROJECT,

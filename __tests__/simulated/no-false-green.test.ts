@@ -8,6 +8,7 @@ import { errorLine } from '../../src/report/headline.js'
 import { ok, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 import { operation } from '../support/neon/operations.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('answers are held to the question', () => {
   it('50 running operations with unreadable created_at keep the gate closed', async () => {
@@ -69,10 +70,7 @@ describe('branch_id: an id or a name, never an empty gate', () => {
       branchName: 'preview/pr-12'
     })
     create.timeline = start.timeline = [{ status: 'running', reads: 1 }, { status: 'finished' }]
-    const onMain = setup.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
-    })
+    const onMain = operationIn(setup.world, 'running', { then: 'finished' })
     const main = await runSimulated(setup, { project_id: PROJECT, branch_id: 'main' })
     expect(main.report.outcome).toBe('success')
     expect(main.report.wait?.operations.map((op) => op.id)).toEqual([onMain.id])
@@ -89,7 +87,7 @@ describe('branch_id: an id or a name, never an empty gate', () => {
     const setup = simulatedWorld({ history: 0 })
     setup.world.addBranch(PROJECT, { id: 'br-twin-000001', name: 'twin' })
     setup.world.addBranch(PROJECT, { id: 'br-twin-000002', name: 'twin' })
-    setup.world.addOperation(PROJECT, { action: 'apply_config', timeline: [{ status: 'running' }] })
+    operationIn(setup.world, 'running')
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: input })
     expect(run.report.outcome).toBe('error')
     expect(run.report.error).toMatch(/^input "branch_id": /)

@@ -9,6 +9,7 @@ import { renderSummary } from '../../src/report/summary.js'
 import type { IncomingRequest } from '../support/neon/server.ts'
 import { ok, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const BRANCH = 'br-preview-000042'
 const MINUTE = 60_000
@@ -271,11 +272,10 @@ describe('a recent failure repeated across a page boundary', () => {
 describe('fail_fast on the first read', () => {
   it('a failed operation already there is a final failure, not "nothing in flight"', async () => {
     const { setup } = world()
-    const failed = setup.world.addOperation(PROJECT, {
+    const failed = operationIn(setup.world, 'failed', {
       action: 'start_compute',
       branchId: BRANCH,
-      createdAt: setup.time.wallNow() - 20_000,
-      timeline: [{ status: 'failed' }]
+      createdAt: setup.time.wallNow() - 20_000
     })
     const strict = await runSimulated(setup, {
       project_id: PROJECT,

@@ -16,6 +16,7 @@ import {
 } from './run-bundle.ts'
 import type { World } from '../neon/world.ts'
 import { KEYS, PROJECT } from '../neon/ids.js'
+import { operationIn } from '../neon/scenarios.ts'
 
 export { secretForms } from './action.js'
 
@@ -39,12 +40,12 @@ export const START_ERROR = 'compute failed to start: out of capacity'
  */
 export function failingBranch(world: World, error = START_ERROR) {
   world.addBranch(PROJECT, { id: FAILING_BRANCH, name: 'preview/pr-7' })
-  return world.addOperation(PROJECT, {
+  return operationIn(world, 'running', {
     action: 'start_compute',
+    then: 'error',
     branchId: FAILING_BRANCH,
     endpointId: 'ep-preview-pr-7',
-    error,
-    timeline: [{ status: 'running', reads: 1 }, { status: 'error' }]
+    error
   })
 }
 
@@ -53,11 +54,7 @@ export function finishingBranch(world: World) {
   const branchId = 'br-preview-pr-8'
   world.addBranch(PROJECT, { id: branchId, name: 'preview/pr-8' })
   return ['create_branch', 'start_compute'].map((action) =>
-    world.addOperation(PROJECT, {
-      action,
-      branchId,
-      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
-    })
+    operationIn(world, 'running', { action: action, then: 'finished', branchId })
   )
 }
 

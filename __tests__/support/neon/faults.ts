@@ -6,7 +6,15 @@
 import type { Route } from './routes.ts'
 
 export type Fault = (
-  | { kind: 'status'; status: number; retryAfter?: string; message?: string; code?: string }
+  | {
+      kind: 'status'
+      status: number
+      retryAfter?: string
+      /** The error body's fields, the API's own words unless given. */
+      message?: string
+      code?: string
+      requestId?: string
+    }
   | { kind: 'drop' }
   | { kind: 'slow'; delayMs: number }
   | { kind: 'malformed'; status?: number }

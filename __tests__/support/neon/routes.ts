@@ -82,7 +82,7 @@ export function answerRoute(
     if (Number.isNaN(cursor)) return { status: 400, body: errorBody('invalid cursor') }
     list = list.filter((operation) => operation.createdAt < cursor)
   }
-  const page = list.slice(0, limit)
+  const page = list.slice(0, Math.min(limit, world.operationsPageCap))
   world.read(page)
   const now = world.now()
   return {

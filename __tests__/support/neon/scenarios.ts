@@ -1,5 +1,5 @@
 /** Ready-made worlds for the demo, the end-to-end tests and the benchmark. */
-import { World } from './world.ts'
+import { type OperationRecord, World } from './world.ts'
 
 import { KEYS, MAIN_ENDPOINT, ORG, OTHER_ORG, OTHER_PROJECT, PROJECT } from './ids.ts'
 
@@ -108,4 +108,25 @@ export function addFailingPreview(world: World, projectId = PROJECT) {
     ]
   })
   return { apply, create, start }
+}
+
+/**
+ * One operation of the project (PROJECT unless `projectId`), in `status` now; with `then`, in
+ * `status` for its first `reads` reads (1 unless given) and in `then` from the next one on: the
+ * "operation in status X" of most tests. apply_config on the main branch unless `fields` say
+ * otherwise.
+ */
+export function operationIn(
+  world: World,
+  status: string,
+  options: Partial<Omit<OperationRecord, 'timeline'>> & {
+    then?: string
+    reads?: number
+    projectId?: string
+  } = {}
+): OperationRecord {
+  const { then, reads, projectId = PROJECT, ...fields } = options
+  const timeline =
+    then === undefined ? [{ status }] : [{ status, reads: reads ?? 1 }, { status: then }]
+  return world.addOperation(projectId, { action: 'apply_config', ...fields, timeline })
 }

@@ -84,6 +84,16 @@ export interface ApiOptions {
 
 const MALFORMED_BODY = '{"operation": {"id": "truncated'
 
+/** The error body of a status fault: the API's shape, with the fields the fault gives. */
+function faultBody(fault: Extract<Fault, { kind: 'status' }>) {
+  const body = errorBody(fault.message ?? `injected HTTP ${fault.status}`)
+  return {
+    ...body,
+    code: fault.code ?? body.code,
+    request_id: fault.requestId ?? body.request_id
+  }
+}
+
 export function createApiHandler(world: World, options: ApiOptions = {}): ApiHandler {
   const requests: RequestRecord[] = []
   const violations: ContractViolation[] = []
@@ -187,10 +197,7 @@ export function createApiHandler(world: World, options: ApiOptions = {}): ApiHan
             kind: 'answer',
             answer: finish(request, record, {
               status: fault.status,
-              body: {
-                ...errorBody(fault.message ?? `injected HTTP ${fault.status}`),
-                ...(fault.code === undefined ? {} : { code: fault.code })
-              },
+              body: faultBody(fault),
               headers: fault.retryAfter ? { 'Retry-After': fault.retryAfter } : {}
             })
           }

@@ -91,6 +91,8 @@ export class World {
   readonly keys = new Map<string, ApiKey>()
   readonly projects: ProjectRecord[] = []
   readonly organizations = new Map<string, OrganizationRecord>()
+  /** The most operations a page holds, whatever `limit` asks (a server may cap it). */
+  operationsPageCap = Infinity
   /** Projects a list says it could not read right now (`unavailable_project_ids`). */
   readonly unavailableProjectIds: string[] = []
   /** Per project, newest first. */
