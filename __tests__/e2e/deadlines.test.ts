@@ -5,13 +5,10 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { join } from 'node:path'
-import { hostile, json } from '../support/neon/hostile.js'
 import { runAction, serve, terminateOnFirstRequest } from '../support/bundles/action.js'
 import { pathToFileURL } from 'node:url'
 import { PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
-
-const errorBody = (message: string) => ({ code: '', message, request_id: 'req-1' })
 
 describe('a wall clock that steps moves no deadline', () => {
   const stepped = (stepMs: number) => ({
@@ -48,9 +45,8 @@ describe('a wall clock that steps moves no deadline', () => {
 
 describe('nothing read is not "nothing in flight"', () => {
   it('503 until the timeout: the log, summary, annotation and outputs say nothing could be read', async () => {
-    const server = await hostile((_request, response) =>
-      json(response, 503, errorBody('maintenance'))
-    )
+    const { server } = await serve()
+    server.addFault({ kind: 'status', status: 503, message: 'maintenance' })
     // An interval longer than the timeout: whenever the first 503 comes, its retry (at least one
     // interval later) cannot fit, however quick or slow the machine.
     const run = await runAction(server, { project_id: PROJECT, timeout: '2s', interval: '3s' })
@@ -76,10 +72,8 @@ describe('nothing read is not "nothing in flight"', () => {
   })
 
   it('a 429 with Retry-After: 30 and 4 s left: no retry fits, said with the numbers, at once', async () => {
-    const server = await hostile((_request, response) => {
-      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' })
-      response.end(JSON.stringify(errorBody('slow down')))
-    })
+    const { server } = await serve()
+    server.addFault({ kind: 'status', status: 429, retryAfter: '30', message: 'slow down' })
     const run = await runAction(server, { project_id: PROJECT, timeout: '4s' })
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('timeout')

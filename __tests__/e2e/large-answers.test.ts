@@ -7,7 +7,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { operation } from '../support/neon/operations.js'
 import { hostile } from '../support/neon/hostile.js'
-import { runAction } from '../support/bundles/action.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { operationIn } from '../support/neon/scenarios.js'
 import { OP_A, PROJECT } from '../support/neon/ids.js'
 
 describe('bodies are capped', () => {
@@ -37,24 +38,32 @@ describe('bodies are capped', () => {
 
 describe('the cost of an answer follows what the action reads', () => {
   it('2.7 million strings in an ignored field do not hold the step past timeout: 2s', async () => {
-    const junk = JSON.stringify(Array.from({ length: 2_700_000 }, () => ''))
-    const body = `{"operation":${JSON.stringify(operation({ id: OP_A }))},"junk":${junk}}`
-    expect(body.length).toBeLessThan(8 * 1024 * 1024)
-    const server = await hostile((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' })
-      response.end(body)
+    const { world, server } = await serve()
+    const op = operationIn(world, 'running')
+    const junk = Array.from({ length: 2_700_000 }, () => '')
+    let sent = 0
+    server.addFault({
+      kind: 'altered',
+      alter: (body) => {
+        const altered = { ...(body as object), junk }
+        sent = JSON.stringify(altered).length
+        return altered
+      }
     })
     const run = await runAction(
       server,
       // Two secrets to keep out of every string, as when github_token is given too.
       {
         project_id: PROJECT,
-        operation_id: OP_A,
+        operation_id: op.id,
         timeout: '2s',
         github_token: 'ghs_0123456789abcdef'
       },
       { killAfterMs: 40_000 }
     )
+    // Within the body cap: read whole, and parsed.
+    expect(sent).toBeGreaterThan(0)
+    expect(sent).toBeLessThan(8 * 1024 * 1024)
     expect(run.outputs.outcome).toBe('timeout')
     // A 2 s timeout, its 1 s grace, the parse of 8 MB (the CPU of a loaded machine); redacting
     // each of the 2.7 million strings would take far longer. Start-up not counted.

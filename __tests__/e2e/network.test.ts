@@ -9,11 +9,9 @@ import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { createServer as createTlsServer } from 'node:tls'
-import { operation } from '../support/neon/operations.js'
 import { hostile, json, listen, proxy, TLS, tlsBehindProxy } from '../support/neon/hostile.js'
 import { runAction, serve } from '../support/bundles/action.js'
 import { runBundle } from '../support/bundles/run-bundle.ts'
-import { createServer as createHttpServer } from 'node:http'
 import { KEYS, OP_A, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
 
@@ -163,14 +161,10 @@ describe('HTTPS proxies', () => {
   })
 
   it('through a proxy, an IP api_host is checked against its own IP, not the proxy’s name', async () => {
-    const received: string[] = []
-    const api = createHttpServer((request, response) => {
-      received.push(request.headers.authorization ?? '')
-      json(response, 200, { operation: operation({ id: OP_A, status: 'finished' }) })
-    })
-    const apiPort = await listen(api)
+    const { world, server } = await serve()
+    const op = operationIn(world, 'finished')
     // TLS in front of it with a certificate that names only localhost, the proxy's name.
-    const tunnel = await tlsBehindProxy(apiPort, {
+    const tunnel = await tlsBehindProxy(Number(new URL(server.url).port), {
       cert: 'localhost-cert.pem',
       key: 'localhost-key.pem'
     })
@@ -178,7 +172,7 @@ describe('HTTPS proxies', () => {
       {
         api_key: KEYS.organization,
         project_id: PROJECT,
-        operation_id: OP_A,
+        operation_id: op.id,
         api_host: 'https://203.0.113.7/api/v2'
       },
       {
@@ -191,7 +185,7 @@ describe('HTTPS proxies', () => {
     expect(tunnel.targets).toEqual(['203.0.113.7:443'])
     expect(run.code).toBe(1)
     expect(run.stdout).toMatch(/ERR_TLS_CERT_ALTNAME_INVALID|IP: 203\.0\.113\.7 is not in the cert/)
-    expect(received).toEqual([])
+    expect(server.requests).toEqual([])
   })
 
   it('a bare % in the proxy password is an error naming HTTPS_PROXY, never its value', async () => {
