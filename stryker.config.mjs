@@ -1,6 +1,7 @@
 /*
  * Mutation testing of the gate's core rules (npm run mutation, script/build/mutation.ts): the
- * statuses, the wait loop, the pace, the operation sources and the judgement of recent failures.
+ * statuses, the wait loop, the pace, the operation sources, the judgement of recent failures, and
+ * the check before a teardown (its rules and its reads).
  * script/build/mutation-floor.ts then holds each module to its own floor and fails on any survivor
  * that stryker.survivors.json does not accept.
  */
@@ -26,7 +27,9 @@ export default {
     'src/api/pace.ts',
     'src/wait/operation-sources.ts',
     'src/wait/later-polls.ts',
-    'src/wait/recent-failures.ts'
+    'src/wait/recent-failures.ts',
+    'src/domain/teardown.ts',
+    'src/wait/teardown-check.ts'
   ],
   ignorePatterns: ['dist', 'docs', 'examples', 'coverage', 'build', 'reports'],
   thresholds: { high: 95, low: 90, break: 90 },

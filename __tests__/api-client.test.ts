@@ -25,7 +25,8 @@ import { Redactor } from '../src/domain/untrusted-text.js'
 import { ACTION_NAME, ACTION_VERSION } from '../src/domain/version.js'
 import { FakeClock } from './support/time/clock.js'
 import { hostile } from './support/neon/hostile.js'
-import { KEYS, ORG, PROJECT } from './support/neon/ids.js'
+import { KEYS, MAIN_BRANCH, ORG, PROJECT } from './support/neon/ids.js'
+import { branchCursor } from './support/neon/routes.js'
 import { API_HOST, nockWorld } from './support/neon/nock.js'
 import { letThrough, withoutNetwork } from './support/nock.js'
 import { operationIn } from './support/neon/scenarios.js'
@@ -36,6 +37,7 @@ const lines: string[] = []
 const logger: Logger = {
   info: (message) => lines.push(message),
   warning: (message) => lines.push(message),
+  notice: (message) => lines.push(message),
   debug: (message) => lines.push(message)
 }
 
@@ -72,6 +74,19 @@ function world(options: Parameters<typeof nockWorld>[1] = {}) {
   const { world, api } = nockWorld(clock, options)
   const op = operationIn(world, 'running', { action: 'start_compute' })
   return { clock, world, api, op }
+}
+
+/** The main branch, and `count` more whose names contain "main"; no limit on the reads a second. */
+function branches(count: number) {
+  const setup = world({ limits: { perSecondPerRoute: Infinity } })
+  for (let i = 0; i < count; i++) {
+    setup.world.addBranch(PROJECT, {
+      id: `br-b-${i}`,
+      name: `main-${i}`,
+      createdAt: setup.world.now() + i + 1
+    })
+  }
+  return setup
 }
 
 withoutNetwork(() => {
@@ -419,19 +434,6 @@ describe('ApiClient.listProjects', () => {
 })
 
 describe('ApiClient branches', () => {
-  /** The main branch, and `count` more whose names contain "main"; no limit on the reads a second. */
-  function branches(count: number) {
-    const setup = world({ limits: { perSecondPerRoute: Infinity } })
-    for (let i = 0; i < count; i++) {
-      setup.world.addBranch(PROJECT, {
-        id: `br-b-${i}`,
-        name: `main-${i}`,
-        createdAt: setup.world.now() + i + 1
-      })
-    }
-    return setup
-  }
-
   it('searches across pages through pagination.next, with an explicit limit', async () => {
     const { api } = branches(BRANCH_PAGE_LIMIT)
     const found = await client().branches.searchBranches(PROJECT, 'main')
@@ -470,6 +472,123 @@ describe('ApiClient branches', () => {
     expect(lines).toContain(
       `Looked at the first ${MAX_BRANCH_PAGES * BRANCH_PAGE_LIMIT} branches whose name or id contains "main" only (${MAX_BRANCH_PAGES} pages)`
     )
+  })
+})
+
+describe('ApiClient: every branch of a project, with its parent (before a teardown)', () => {
+  type BranchPage = { branches: { id: string }[]; pagination: { next?: string } }
+
+  it('every page, without a search, until pagination.next is absent; a branch two pages show counts once', async () => {
+    // main and 100 more, on pages the server cuts to 60: the first is shorter than asked, and not
+    // the last: only `next` ends the list.
+    const { world, api } = branches(BRANCH_PAGE_LIMIT)
+    world.branchesPageCap = 60
+    let previous: BranchPage | undefined
+    api.addFault({
+      kind: 'altered',
+      route: 'branches',
+      alter: (body) => {
+        const page = body as BranchPage
+        if (!previous) return (previous = page)
+        // The second page repeats the first one's last branch, and carries a next to an empty page.
+        return {
+          ...page,
+          branches: [previous.branches.at(-1), ...page.branches],
+          pagination: { ...page.pagination, next: branchCursor(page.branches.at(-1)!.id) }
+        }
+      },
+      times: 2
+    })
+    // The empty page carries a next too: an empty page ends the list.
+    api.addFault({
+      kind: 'altered',
+      route: 'branches',
+      alter: (body) => ({ ...(body as BranchPage), pagination: { next: 'page-4' } })
+    })
+    const found = await client().branches.listBranches(PROJECT)
+    expect(found).toHaveLength(BRANCH_PAGE_LIMIT + 1)
+    expect(api.requests.map((request) => request.query)).toEqual([
+      { limit: String(BRANCH_PAGE_LIMIT) },
+      { limit: String(BRANCH_PAGE_LIMIT), cursor: expect.any(String) },
+      { limit: String(BRANCH_PAGE_LIMIT), cursor: expect.any(String) }
+    ])
+    // Newest first: main, the oldest, the project's root, ends the list.
+    expect(found[0]).toEqual({
+      id: `br-b-${BRANCH_PAGE_LIMIT - 1}`,
+      name: `main-${BRANCH_PAGE_LIMIT - 1}`,
+      project_id: PROJECT,
+      parent_id: MAIN_BRANCH,
+      current_state: 'ready'
+    })
+    expect(found.at(-1)).toEqual({
+      id: MAIN_BRANCH,
+      name: 'main',
+      project_id: PROJECT,
+      current_state: 'ready'
+    })
+    // No warning: only the debug lines of the requests.
+    expect(lines.filter((line) => !line.startsWith('GET '))).toEqual([])
+  })
+
+  it.each([
+    ['the page cap', MAX_BRANCH_PAGES, `${MAX_BRANCH_PAGES} pages`],
+    ['a repeated cursor', 2, 'the API repeated a page cursor']
+  ])('stops at %s, with a warning that gives what was read', async (_case, pages, why) => {
+    // More branches than the walk reads: main is one more.
+    const { api } = branches(Math.max(pages, 3) * BRANCH_PAGE_LIMIT)
+    if (why.includes('cursor')) {
+      let first: string | undefined
+      api.addFault({
+        kind: 'altered',
+        alter: (body) => {
+          const page = body as BranchPage
+          first ??= page.pagination.next
+          return { ...page, pagination: { ...page.pagination, next: first } }
+        }
+      })
+    }
+    const found = await client().branches.listBranches(PROJECT)
+    expect(found).toHaveLength(pages * BRANCH_PAGE_LIMIT)
+    expect(api.requests).toHaveLength(pages)
+    expect(lines).toContain(
+      `Read ${pages * BRANCH_PAGE_LIMIT} branches of project "${PROJECT}" and stopped there (${why}): a child branch among the others is not seen`
+    )
+  })
+
+  it('the branch with what decides a teardown; a restricted_actions of the wrong type names its field', async () => {
+    const { world, api } = branches(0)
+    world.addBranch(PROJECT, {
+      id: 'br-b-1',
+      name: 'b-1',
+      protected: true,
+      restrictedActions: [{ name: 'restore', reason: 'a restore runs' }]
+    })
+    expect(await client().branches.getTeardownBranch(PROJECT, 'br-b-1')).toEqual({
+      id: 'br-b-1',
+      name: 'b-1',
+      project_id: PROJECT,
+      parent_id: MAIN_BRANCH,
+      current_state: 'ready',
+      default: false,
+      protected: true,
+      restricted_actions: [{ name: 'restore', reason: 'a restore runs' }]
+    })
+    api.addFault({
+      kind: 'altered',
+      route: 'branch',
+      alter: (body) => ({
+        branch: { ...(body as { branch: object }).branch, restricted_actions: 'restore' }
+      })
+    })
+    const error = await failure(client().branches.getTeardownBranch(PROJECT, 'br-b-1'))
+    expect(error.message).toContain('field "branch.restricted_actions"')
+    // A gate without `before` reads the same answer without that field.
+    expect(await client().branches.getBranch(PROJECT, 'br-b-1')).toEqual({
+      id: 'br-b-1',
+      name: 'b-1',
+      project_id: PROJECT,
+      current_state: 'ready'
+    })
   })
 })
 

@@ -97,7 +97,8 @@ describe('parseCommandLine', () => {
     ['--branch-id', 'br-a'],
     ['--operation-id', 'a'],
     ['--database-url', 'postgresql://127.0.0.1/db'],
-    ['--database-url-file', 'url']
+    ['--database-url-file', 'url'],
+    ['--before', 'delete']
   ])(
     '--list-projects with %s asks for a gate too: NEON_PROJECT_ID is its project',
     (flag, value) => {
@@ -106,6 +107,24 @@ describe('parseCommandLine', () => {
       expect(naming.label('project_id')).toBe('NEON_PROJECT_ID')
     }
   )
+
+  it('--before: its problems name the flags as typed, NEON_PROJECT_ID as the variable', () => {
+    const check =
+      (argv: string[], env: Record<string, string> = {}) =>
+      () => {
+        const { values, naming } = request(argv, env)
+        parseInputs((name) => ({ ...values, api_key: 'k' })[name] ?? '', naming)
+      }
+    expect(check(['--before', 'Drop'], { NEON_PROJECT_ID: 'p' })).toThrow(
+      'Invalid input: --before: "Drop" is not one of delete, reset'
+    )
+    expect(check(['--before', 'delete'], { NEON_PROJECT_ID: 'p' })).toThrow(
+      'Invalid input: --branch-id: required with --before delete; give the branch to check (an id, br-…, or its name)'
+    )
+    expect(check(['--before=reset', '--branch-id', 'main'])).toThrow(
+      'Invalid input: --project-id: required with --before reset; give the project of the branch'
+    )
+  })
 
   it('a negative number after a flag is its value, which the flag then refuses', () => {
     expect(request(['--timeout', '-5', '--interval', '-1.5m']).values).toEqual({

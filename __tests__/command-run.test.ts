@@ -173,6 +173,41 @@ describe('runCommand', () => {
     })
   })
 
+  it('with --before, GATE_PREFLIGHT and GATE_BLOCKERS keep the dotenv file within 5 KB and 20 variables too', async () => {
+    const junk = (count: number) => '\u0085'.repeat(count)
+    const project = 'extra-project-000002'
+    Object.assign(world.branchesOf(project)[0], {
+      name: junk(200),
+      protected: true,
+      restrictedActions: [{ name: `delete-${junk(300)}`, reason: junk(5000) }]
+    })
+    for (let i = 0; i < 12; i++)
+      world.addBranch(project, { id: `br-junk-child-${i}`, name: junk(300) })
+    // Waited on, then in error: every field of the operation outputs is set.
+    world.addOperation(project, {
+      action: junk(300),
+      endpointId: junk(300),
+      error: junk(5000),
+      timeline: [{ status: junk(300), reads: 1 }, { status: 'error' }]
+    })
+    // The wait's one sleep passes at once.
+    const clock: Clock = { ...systemClock, sleep: async () => undefined }
+    await inTempDir(async (dir) => {
+      const dotenv = join(dir, 'gate.env')
+      const args = ['--project-id', project, '--branch-id', 'br-main-000001', '--before', 'delete']
+      const run = await command([...args, '--list-projects', '--dotenv', dotenv], { clock })
+      expect(run.code).toBe(1)
+      const text = readFileSync(dotenv, 'utf8')
+      expect(text.split('\n').length - 1).toBeLessThanOrEqual(20)
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(5 * 1024)
+      expect(text).toMatch(/^GATE_PREFLIGHT=blocked$/m)
+      expect(text).toMatch(/^GATE_BLOCKERS=\[\{"reason":"root","detail":.*… \[cut\]$/m)
+      expect(text).toMatch(/^GATE_ERROR=(\\u0085)+[\\u0-9]*… \[cut\]$/m)
+      expect(text).toMatch(/^GATE_PROJECT_COUNT=\d+$/m)
+      expect(text).toMatch(/^GATE_MESSAGE=Branch (\\u0085)+/m)
+    })
+  })
+
   it('API text in the dotenv file cannot name a CI variable: GitLab expands $ and % in dotenv values, so each is doubled', async () => {
     // Cut at 800 bytes, the last `$` of the error would stand alone after a cut through `$$`.
     const error = `see $NEON_API_KEY, \${CI_JOB_TOKEN} and %CI_JOB_TOKEN% ${'x'.repeat(730)}$$$$$$$`
@@ -325,6 +360,15 @@ describe('Progress', () => {
     const quiet = stream(false)
     new Progress(quiet, { quiet: true, color: false, clean }).info('hidden')
     expect(quiet.written).toEqual([])
+  })
+
+  it('a notice stands like a warning, in its own colour on a terminal, also with --quiet', () => {
+    const terminal = stream(true, 80)
+    new Progress(terminal, { quiet: true, color: true, clean }).notice('nothing to delete')
+    expect(terminal.written).toEqual(['\x1b[36mnotice:\x1b[39m nothing to delete\n'])
+    const pipe = stream(false)
+    new Progress(pipe, { quiet: true, color: true, clean }).notice('nothing to delete')
+    expect(pipe.written).toEqual(['notice: nothing to delete\n'])
   })
 })
 

@@ -228,6 +228,40 @@ describe('legs that write at once', () => {
     expect([...a.lines, ...b.lines].filter((line) => line.startsWith('warning'))).toEqual([])
   })
 
+  it('a leg whose new comment another leg merged and deleted names the comment that holds its result', async () => {
+    const github = new MemoryGitHub()
+    const both = deferred()
+    let lists = 0
+    github.afterSnapshot = () =>
+      ++lists === 2 ? both.release() : lists === 1 ? both.promise : undefined
+    // The second create lands at once, but GitHub answers it only once the other leg is done: that
+    // leg merges both results into its own comment and deletes this one before this leg reads back.
+    const api = github.api()
+    const otherDone = deferred()
+    let creates = 0
+    github.api = () => ({
+      ...api,
+      createComment: async (body) => {
+        const created = await api.createComment(body)
+        if (++creates === 2) await otherDone.promise
+        return created
+      }
+    })
+    const [a, b] = [leg(github, 'a', 'failure'), leg(github, 'b', 'success')]
+    const first = await Promise.race([a.written, b.written])
+    otherDone.release()
+    const urls = await Promise.all([a.written, b.written])
+    const { comment, content } = github.only()
+    expect(first).toBe(comment.html_url)
+    expect(legsOf(content).sort()).toEqual([
+      ['a', 'failure'],
+      ['b', 'success']
+    ])
+    // Both name the comment that holds their results, never the one deleted, in the output and the log.
+    expect(urls).toEqual([comment.html_url, comment.html_url])
+    for (const { lines } of [a, b]) expect(lines.at(-1)).toContain(comment.html_url!)
+  })
+
   it('both read the comment before either writes: the one overwritten merges its result back in', async () => {
     const github = new MemoryGitHub()
     await leg(github, 'first', 'success').written

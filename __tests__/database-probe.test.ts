@@ -11,6 +11,8 @@ import { type DatabaseAnswer, type QueryDatabase, queryDatabase } from '../src/a
 import { systemClock } from '../src/domain/clock.js'
 import { type DatabaseTarget, parseDatabaseUrl } from '../src/domain/database.js'
 import { type DatabaseProbe, probeDatabase } from '../src/wait/database-probe.js'
+import { phraseText } from '../src/domain/phrase.js'
+import { databasePhrase } from '../src/report/database-words.js'
 import { SimulatedTime } from './support/time/clock.js'
 import { collectingLogger } from './support/logger.js'
 import {
@@ -149,6 +151,8 @@ describe('the probe keeps the deadline', () => {
     )
     expect(endedAt).toBe(500)
     expect(result.outcome).toBe('cancelled')
+    // Nothing is known of why: never a sentence that stops at its colon.
+    expect(phraseText(databasePhrase(result))).toBe('the database app on 127.0.0.1 did not answer')
   })
 
   it('wait: false makes one attempt', async () => {

@@ -260,6 +260,41 @@ describe('getInputs', () => {
     ])
   })
 
+  it('before: delete or reset, in any case; with project_id and branch_id; never with operation_id', () => {
+    const gate = { ...base, branch_id: 'preview/pr-7' }
+    expect(parse({ ...gate, before: 'delete' }).before).toBe('delete')
+    expect(parse({ ...gate, before: ' Reset ' }).before).toBe('reset')
+    expect(parse(gate).before).toBeUndefined()
+    expect(errorOf({ ...gate, before: 'drop' })).toBe(
+      'Invalid input: input "before": "drop" is not one of delete, reset'
+    )
+    expect(errorOf({ ...base, before: 'delete' })).toBe(
+      'Invalid input: input "branch_id": required with before delete; give the branch to check (an id, br-…, or its name)'
+    )
+    expect(
+      errorOf({ api_key: 'k', branch_id: 'main', before: 'reset', list_projects: 'true' })
+    ).toBe(
+      'Invalid input: input "project_id": required with before reset; give the project of the branch'
+    )
+    expect(errorOf({ ...gate, before: 'delete', operation_id: OP_A })).toBe(
+      'Invalid input: input "operation_id": cannot be combined with before delete, which waits until the whole project is idle; leave it out'
+    )
+  })
+
+  it('before: database_url and fail_fast are ignored, with a warning each', () => {
+    const inputs = parse({
+      ...base,
+      branch_id: 'preview/pr-7',
+      before: 'delete',
+      fail_fast: 'true',
+      database_url: 'postgresql://app:pw@127.0.0.1/app?sslmode=disable'
+    })
+    expect(ignoredInputWarnings(inputs, ACTION_INPUT_NAMING)).toEqual([
+      'database_url is ignored with before: a branch about to be deleted or reset is not queried',
+      'fail_fast is ignored with before: the gate waits until the project is idle, and a failure is no reason to stop a teardown'
+    ])
+  })
+
   it('warns that database_url is ignored without project_id (listing projects alone)', () => {
     expect(
       ignoredInputWarnings(

@@ -24,6 +24,9 @@ class History {
   readonly calls: string[] = []
   private operations: Operation[] = []
 
+  /** `repeats`: a page starts with the last operation of the page before (`created_at <= cursor`). */
+  constructor(private readonly repeats = false) {}
+
   /** An operation created `atMs` after T0. */
   add(atMs: number, fields: Partial<Operation> = {}): Operation {
     const op = operation({ status: 'finished', created_at: iso(T0 + atMs), ...fields })
@@ -40,7 +43,11 @@ class History {
     this.calls.push(cursor ?? 'top')
     this.operations.sort((a, b) => Date.parse(b.created_at!) - Date.parse(a.created_at!))
     const older = cursor
-      ? this.operations.filter((op) => Date.parse(op.created_at!) < Date.parse(cursor))
+      ? this.operations.filter((op) =>
+          this.repeats
+            ? Date.parse(op.created_at!) <= Date.parse(cursor)
+            : Date.parse(op.created_at!) < Date.parse(cursor)
+        )
       : this.operations
     const page = older
       .slice(0, GATE_POLL_PAGE_LIMIT)
@@ -156,8 +163,8 @@ describe('LaterPolls: back to what earlier polls had seen', () => {
 
 describe('LaterPolls: at most GATE_MAX_CATCH_UP_PAGES pages a poll', () => {
   /** A first read that saw 10 old operations; `burst` more were listed since, the oldest `hidden`. */
-  function afterBurst(burst: number) {
-    const history = new History()
+  function afterBurst(burst: number, repeats = false) {
+    const history = new History(repeats)
     const { polls, lines } = laterPolls(history.readPage)
     polls.horizon = T0 - DAY
     for (const op of history.burst(10, -3_600_000)) polls.note(op, 0)
@@ -188,6 +195,21 @@ describe('LaterPolls: at most GATE_MAX_CATCH_UP_PAGES pages a poll', () => {
     expect(history.calls).toHaveLength(3)
     expect(polls.behind).toBeUndefined()
     expect(lines).toHaveLength(1)
+  })
+
+  it('an API that repeats the last operation of a page atop the next: reading on, that one is not what was seen before', async () => {
+    const { history, polls, hidden, poll } = afterBurst(
+      2 * GATE_MAX_CATCH_UP_PAGES * GATE_POLL_PAGE_LIMIT + 50,
+      true
+    )
+    await poll(1)
+    // Poll 2 reads on where poll 1 stopped: its first page starts with poll 1's last operation,
+    // which does not end the stretch (the operations between it and the first read's are unread).
+    expect(await poll(2)).not.toContain(hidden.id)
+    expect(history.calls).toHaveLength(GATE_MAX_CATCH_UP_PAGES)
+    expect(polls.behind).toBeDefined()
+    expect(await poll(3)).toContain(hidden.id)
+    expect(polls.behind).toBeUndefined()
   })
 
   it('a second burst as large: the top takes every page, the older stretch waits its turn, unread and kept', async () => {

@@ -23,7 +23,12 @@ import { operation } from './support/neon/operations.js'
 import { PROJECT } from './support/neon/ids.js'
 
 const NOW = Date.parse('2026-11-21T12:00:00Z')
-const silent: Logger = { info: () => undefined, warning: () => undefined, debug: () => undefined }
+const silent: Logger = {
+  info: () => undefined,
+  warning: () => undefined,
+  notice: () => undefined,
+  debug: () => undefined
+}
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** The operations list endpoint over an in-memory history, paged like the API (cursor = created_at). */
@@ -78,6 +83,7 @@ function gate(history: History, options: { branchId?: string; failFast?: boolean
   const logger: Logger = {
     info: () => undefined,
     warning: (message) => warnings.push(message),
+    notice: () => undefined,
     debug: () => undefined
   }
   const failFast = options.failFast ?? false

@@ -18,7 +18,12 @@ import { operation } from './support/neon/operations.js'
 
 const T0 = Date.parse('2026-11-21T12:00:00Z')
 const iso = (ms: number) => new Date(T0 + ms).toISOString()
-const silent: Logger = { info: () => undefined, warning: () => undefined, debug: () => undefined }
+const silent: Logger = {
+  info: () => undefined,
+  warning: () => undefined,
+  notice: () => undefined,
+  debug: () => undefined
+}
 
 type Script = Partial<Operation>[]
 

@@ -22,6 +22,7 @@ function setup(
   const logger: Logger = {
     info: (message) => lines.push(`info: ${message}`),
     warning: (message) => lines.push(`warning: ${message}`),
+    notice: (message) => lines.push(`notice: ${message}`),
     debug: () => undefined
   }
   const waitOptions: WaitOptions = {
@@ -387,6 +388,24 @@ describe('waitForOperations: when each state was read', () => {
     const failed = scripted([[{ status: 'error' }]], { databaseCheckNext: true })
     expect((await failed.run()).outcome).toBe('failure')
     expect(failed.lines.at(-1)).toBe('info: [+0 ms] outcome: failure')
+  })
+
+  it('until idle (before a teardown): a failure does not end the wait; every operation final is a success, said as the project idle', async () => {
+    const { run, lines, clock } = setup(
+      { [OP_A]: ['running', 'error'], [OP_B]: ['running', 'running', 'finished'] },
+      { untilIdle: true }
+    )
+    const result = await run()
+    expect(result.outcome).toBe('success')
+    expect(result.polls).toBe(3)
+    expect(clock.sleeps).toEqual([5000, 5000])
+    expect(result.operations.map((operation) => operation.status)).toEqual(['error', 'finished'])
+    expect(lines.at(-1)).toBe('info: [+10.0 s] the project is idle; the branch check comes next')
+    expect(lines.join('\n')).not.toContain('outcome')
+    // Any other ending is the outcome: no check follows it.
+    const pending = setup({ [OP_A]: ['running'] }, { untilIdle: true, wait: false })
+    expect((await pending.run()).outcome).toBe('pending')
+    expect(pending.lines.at(-1)).toBe('info: [+0 ms] outcome: pending')
   })
 
   it('a poll cut short keeps the time of what it read before the cut', async () => {

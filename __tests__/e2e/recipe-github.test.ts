@@ -184,3 +184,52 @@ describe('GitHub: the gate step of examples/preview.yml, through the bundle as t
     expect(github.comments[0].body).toContain('failure')
   })
 })
+
+describe('GitHub: examples/teardown.yml, the gate before the delete', () => {
+  const teardown = parse(readFileSync(join(root, 'examples', 'teardown.yml'), 'utf8'))
+  const [gate, remove] = teardown.jobs.teardown.steps as Step[]
+
+  it('as written: on a closed pull request, the gate with before: delete, then the delete, pinned, only when clear', () => {
+    expect(teardown.on).toEqual({ pull_request: { types: ['closed'] } })
+    expect(gate).toMatchObject({ id: 'gate', with: { before: 'delete' } })
+    // v3.2.1, looked up in neondatabase/delete-branch-action (the tag's commit).
+    expect(remove.uses).toBe(
+      'neondatabase/delete-branch-action@4468d825d5a88ef4012f1705a82f02ec3072f776'
+    )
+    expect(remove.if).toBe("steps.gate.outputs.preflight == 'clear'")
+    expect(remove.with?.branch).toBe(gate.with?.branch_id)
+  })
+
+  it.each([
+    ['clear', 0, true],
+    ['gone', 0, false],
+    ['blocked', 1, false]
+  ] as const)(
+    'the gate step through the bundle, its branch %s: exit %d; the delete step runs: %s',
+    async (preflight, code, deletes) => {
+      const { world, server } = await serve()
+      if (preflight !== 'gone')
+        world.addBranch(PROJECT, { id: 'br-preview-pr-7', name: 'preview/pr-7' })
+      if (preflight === 'blocked') {
+        world.addBranch(PROJECT, { id: 'br-preview-pr-7-a', parentId: 'br-preview-pr-7' })
+      }
+      const context = {
+        vars: { NEON_PROJECT_ID: PROJECT },
+        secrets: { NEON_API_KEY: KEYS.organization },
+        github: { event: { number: 7 } }
+      }
+      const inputs = Object.fromEntries(
+        Object.entries(gate.with!).map(([name, value]) => [name, evaluate(String(value), context)])
+      )
+      expect(inputs.branch_id).toBe('preview/pr-7')
+      const result = await runBundle({ ...inputs, api_host: server.apiHost, interval: '1s' })
+      expect([result.code, result.outputs.preflight]).toEqual([code, preflight])
+      // The delete step's condition, as the runner evaluates it after a step that passed.
+      const runs =
+        result.code === 0 &&
+        /^steps\.gate\.outputs\.preflight == '(\w+)'$/.exec(remove.if!)![1] ===
+          result.outputs.preflight
+      expect(runs).toBe(deletes)
+    }
+  )
+})

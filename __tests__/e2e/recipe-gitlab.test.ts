@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { parse, parseAllDocuments } from 'yaml'
 import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { inTempDir } from '../support/bundles/command.js'
-import { secretForms } from '../support/bundles/action.js'
+import { secretForms, serve } from '../support/bundles/action.js'
 import { startWritingFront, type WritingFront } from '../support/neon/writes.js'
 import { freshDatabase } from '../support/postgres/databases.js'
 import {
@@ -52,6 +52,91 @@ const [componentSpec, componentJobs] = parseAllDocuments(readFileSync(COMPONENT,
 )
 type Input = { type?: string; default?: string; options?: string[]; description?: string }
 const inputs = componentSpec.spec.inputs as Record<string, Input>
+
+/** A git repository with the component committed and `recipe` as its .gitlab-ci.yml. */
+function repository(dir: string, recipe: string): string {
+  const repo = join(dir, 'repo')
+  mkdirSync(join(repo, 'templates'), { recursive: true })
+  copyFileSync(COMPONENT, join(repo, 'templates', 'gate.yml'))
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: repo,
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null'
+      }
+    }).trim()
+  git('init', '-q', '-b', 'main')
+  git('config', 'user.name', 'recipe')
+  git('config', 'user.email', 'recipe@example.invalid')
+  git('add', 'templates')
+  git('commit', '-q', '-m', 'the component')
+  git('remote', 'add', 'origin', 'https://gitlab.example.invalid/OWNER/neon-operations-gate.git')
+  git('update-ref', 'refs/remotes/origin/main', 'HEAD')
+  git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
+  const text = readFileSync(recipe, 'utf8')
+  const local = text.replace(
+    `/OWNER/neon-operations-gate/gate@${version}`,
+    `/OWNER/neon-operations-gate/gate@${git('rev-parse', 'HEAD')}`
+  )
+  expect(local).not.toBe(text)
+  writeFileSync(join(repo, '.gitlab-ci.yml'), local)
+  return repo
+}
+
+/**
+ * A pipeline of `recipe` with these `variables`, as GitLab would run it: its jobs on this machine's
+ * shell, the command from the packed tarball, offline; its output, every job's log and the dotenv
+ * reports.
+ */
+async function runPipeline(dir: string, recipe: string, variables: Record<string, string>) {
+  const repo = repository(dir, recipe)
+  mkdirSync(join(dir, 'home'))
+  const all = {
+    ...variables,
+    // npx installs the packed tarball, and nothing from the registry.
+    npm_config_offline: 'true',
+    npm_config_cache: join(dir, 'npm-cache')
+  }
+  const run = await runCommandBundle(
+    [],
+    { HOME: join(dir, 'home') },
+    {
+      program: [
+        process.execPath,
+        GITLAB_CI_LOCAL,
+        '--no-color',
+        // The recipe's jobs name images; run them on this machine's shell instead.
+        '--force-shell-executor',
+        // What GitLab sets for a merge-request pipeline, set here by hand.
+        '--ignore-predefined-vars',
+        'CI_PIPELINE_SOURCE,CI_MERGE_REQUEST_IID',
+        '--input',
+        `version=file:${packed.tarball}`,
+        ...Object.entries(all).flatMap(([name, value]) => ['--variable', `${name}=${value}`])
+      ],
+      cwd: repo
+    }
+  )
+  const state = join(repo, '.gitlab-ci-local')
+  const logs = readdirSync(join(state, 'output'))
+    .map((file) => readFileSync(join(state, 'output', file), 'utf8'))
+    .join('\n')
+  const dotenv = readdirSync(join(state, 'artifacts'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.env'))
+    .map((file) => readFileSync(join(state, 'artifacts', file), 'utf8'))
+    .join('\n')
+  return { ...run, output: run.stdout + run.stderr, logs, dotenv }
+}
+
+/** A job's exit code, as gitlab-ci-local reports it; undefined when it did not run. */
+const jobExit = (output: string, job: string) => {
+  const match = new RegExp(`^${job}\\s+finished in .*?(?:FAIL (\\d+))?\\s*$`, 'm').exec(output)
+  return match ? (match[1] ?? '0') : undefined
+}
 
 describe('the component, templates/gate.yml', () => {
   it('takes typed inputs: the branch (required), the rest with defaults', () => {
@@ -110,94 +195,16 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
     expect(recipe['neon-gate'].needs).toEqual(['create-branch'])
   })
 
-  /** A git repository with the component committed and the recipe as its .gitlab-ci.yml. */
-  function repository(dir: string): string {
-    const repo = join(dir, 'repo')
-    mkdirSync(join(repo, 'templates'), { recursive: true })
-    copyFileSync(COMPONENT, join(repo, 'templates', 'gate.yml'))
-    const git = (...args: string[]) =>
-      execFileSync('git', args, {
-        cwd: repo,
-        encoding: 'utf8',
-        env: {
-          PATH: process.env.PATH,
-          HOME: dir,
-          GIT_CONFIG_NOSYSTEM: '1',
-          GIT_CONFIG_GLOBAL: '/dev/null'
-        }
-      }).trim()
-    git('init', '-q', '-b', 'main')
-    git('config', 'user.name', 'recipe')
-    git('config', 'user.email', 'recipe@example.invalid')
-    git('add', 'templates')
-    git('commit', '-q', '-m', 'the component')
-    git('remote', 'add', 'origin', 'https://gitlab.example.invalid/OWNER/neon-operations-gate.git')
-    git('update-ref', 'refs/remotes/origin/main', 'HEAD')
-    git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
-    const recipe = readFileSync(RECIPE, 'utf8')
-    const local = recipe.replace(
-      `/OWNER/neon-operations-gate/gate@${version}`,
-      `/OWNER/neon-operations-gate/gate@${git('rev-parse', 'HEAD')}`
-    )
-    expect(local).not.toBe(recipe)
-    writeFileSync(join(repo, '.gitlab-ci.yml'), local)
-    return repo
-  }
-
   /** A merge-request pipeline of the recipe for !`mr`, as GitLab would run it. */
-  async function pipeline(dir: string, front: WritingFront, mr: number, migrate: string) {
-    const repo = repository(dir)
-    mkdirSync(join(dir, 'home'))
-    const variables = {
+  const pipeline = (dir: string, front: WritingFront, mr: number, migrate: string) =>
+    runPipeline(dir, RECIPE, {
       CI_PIPELINE_SOURCE: 'merge_request_event',
       CI_MERGE_REQUEST_IID: String(mr),
       NEON_API_KEY: KEYS.organization,
       NEON_PROJECT_ID: PROJECT,
       NEON_API_HOST: front.apiHost,
-      MIGRATE: migrate,
-      // npx installs the packed tarball, and nothing from the registry.
-      npm_config_offline: 'true',
-      npm_config_cache: join(dir, 'npm-cache')
-    }
-    const run = await runCommandBundle(
-      [],
-      { HOME: join(dir, 'home') },
-      {
-        program: [
-          process.execPath,
-          GITLAB_CI_LOCAL,
-          '--no-color',
-          // The recipe's jobs name images; run them on this machine's shell instead.
-          '--force-shell-executor',
-          // What GitLab sets for a merge-request pipeline, set here by hand.
-          '--ignore-predefined-vars',
-          'CI_PIPELINE_SOURCE,CI_MERGE_REQUEST_IID',
-          '--input',
-          `version=file:${packed.tarball}`,
-          ...Object.entries(variables).flatMap(([name, value]) => [
-            '--variable',
-            `${name}=${value}`
-          ])
-        ],
-        cwd: repo
-      }
-    )
-    const state = join(repo, '.gitlab-ci-local')
-    const logs = readdirSync(join(state, 'output'))
-      .map((file) => readFileSync(join(state, 'output', file), 'utf8'))
-      .join('\n')
-    const dotenv = readdirSync(join(state, 'artifacts'), { recursive: true, encoding: 'utf8' })
-      .filter((file) => file.endsWith('.env'))
-      .map((file) => readFileSync(join(state, 'artifacts', file), 'utf8'))
-      .join('\n')
-    return { ...run, output: run.stdout + run.stderr, logs, dotenv }
-  }
-
-  /** A job's exit code, as gitlab-ci-local reports it; undefined when it did not run. */
-  const jobExit = (output: string, job: string) => {
-    const match = new RegExp(`^${job}\\s+finished in .*?(?:FAIL (\\d+))?\\s*$`, 'm').exec(output)
-    return match ? (match[1] ?? '0') : undefined
-  }
+      MIGRATE: migrate
+    })
 
   it('a new merge request: the branch is created, gated until a query answers, migrated, deployed; a second pipeline finds it again', async () => {
     const { world, server } = await branches()
@@ -272,4 +279,69 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
       }
     })
   }, 120_000)
+})
+
+describe('GitLab CI: examples/command/gitlab-teardown.yml, the component before a delete', () => {
+  const TEARDOWN = join(root, 'examples', 'command', 'gitlab-teardown.yml')
+
+  it('as written: the component with before: delete, the delete after it, a job that says why', () => {
+    const recipe = parse(readFileSync(TEARDOWN, 'utf8'))
+    const [include] = recipe.include as { component: string; inputs: Record<string, string> }[]
+    expect(include.component).toBe(`$CI_SERVER_FQDN/OWNER/neon-operations-gate/gate@${version}`)
+    expect(include.inputs).toMatchObject({ branch: '$NEON_BRANCH', before: 'delete' })
+    expect(recipe['delete-branch'].needs).toEqual(['neon-gate'])
+    expect(recipe['teardown-blocked']).toMatchObject({ needs: ['neon-gate'], when: 'on_failure' })
+  })
+
+  it.each([
+    [
+      'preview/mr-7',
+      'clear',
+      0,
+      /^delete-branch\s+> neonctl branches delete preview\/mr-7 --project-id demo-project-000001$/m
+    ],
+    [
+      'preview/mr-1',
+      'gone',
+      0,
+      /^delete-branch\s+> branch preview\/mr-1 is gone: nothing to delete$/m
+    ],
+    [
+      'preview/mr-8',
+      'blocked',
+      1,
+      /^teardown-blocked\s+> gate failure, exit code 1, Branch preview\/mr-8 \(br-preview-mr-8\) cannot be deleted: it has 1 child branch, to delete first: preview\/mr-8-a \(br-preview-mr-8-a\)$/m
+    ]
+  ] as const)(
+    '%s is %s: the gate exits %d, and the next job acts on GATE_PREFLIGHT',
+    async (branch, preflight, code, next) => {
+      const { world, server } = await serve()
+      world.addBranch(PROJECT, { id: 'br-preview-mr-7', name: 'preview/mr-7' })
+      world.addBranch(PROJECT, { id: 'br-preview-mr-8', name: 'preview/mr-8' })
+      world.addBranch(PROJECT, {
+        id: 'br-preview-mr-8-a',
+        name: 'preview/mr-8-a',
+        parentId: 'br-preview-mr-8'
+      })
+      await inTempDir(async (dir) => {
+        const run = await runPipeline(dir, TEARDOWN, {
+          NEON_BRANCH: branch,
+          NEON_API_KEY: KEYS.organization,
+          NEON_PROJECT_ID: PROJECT,
+          NEON_API_HOST: server.apiHost,
+          // neonctl as the recipe runs it, here a stand-in that says what it was asked.
+          NEONCTL: 'echo neonctl'
+        })
+        expect(run.code).toBe(code)
+        expect(jobExit(run.output, 'neon-gate')).toBe(String(code))
+        expect(run.output).toMatch(next)
+        expect(run.dotenv).toContain(`GATE_PREFLIGHT=${preflight}`)
+        if (preflight !== 'clear') expect(run.output).not.toContain('neonctl branches delete')
+        for (const secret of secretForms(KEYS.organization)) {
+          expect(run.output + run.logs + run.dotenv).not.toContain(secret)
+        }
+      })
+    },
+    120_000
+  )
 })

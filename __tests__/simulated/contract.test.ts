@@ -68,6 +68,22 @@ describe('Neon’s OpenAPI document: gate() and the local API server', () => {
     )
   })
 
+  it('before a teardown: the branch with its restrictions, and every branch across pages', async () => {
+    const setup = checkedWorld()
+    Object.assign(setup.world.branchesOf(PROJECT)[0], {
+      protected: true,
+      restrictedActions: [{ name: 'restore', reason: 'a restore is running' }]
+    })
+    for (let i = 0; i < 120; i++) {
+      setup.world.addBranch(PROJECT, { id: `br-preview-${String(i).padStart(6, '0')}` })
+    }
+    for (const before of ['delete', 'reset']) {
+      const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'main', before })
+      expect(run.report.teardown?.preflight).toBe('blocked')
+    }
+    expect(setup.api.requests.filter((request) => request.route === 'branches')).toHaveLength(6)
+  })
+
   it('the projects list with an organization key; a personal key finds its organization', async () => {
     const setup = checkedWorld()
     const organizationKey = await runSimulated(setup, { list_projects: 'true' })

@@ -31,7 +31,12 @@ import { KEYS } from './neon/ids.js'
 
 export { EPOCH }
 
-const silent = { info: () => undefined, warning: () => undefined, debug: () => undefined }
+const silent = {
+  info: () => undefined,
+  warning: () => undefined,
+  notice: () => undefined,
+  debug: () => undefined
+}
 
 /**
  * A run of the gate (the front ends' own, src/gate/gate-run.ts) with these inputs, named as the

@@ -184,4 +184,33 @@ describe('local API server', () => {
     now += 1000
     expect((await get('/projects')).status).toBe(200)
   })
+
+  it('branches: main is the root and the default; others are its children unless set; protected and restricted_actions as set', async () => {
+    const world = demoWorld()
+    world.addBranch(PROJECT, { id: 'br-a-000001', name: 'a' })
+    world.addBranch(PROJECT, {
+      id: 'br-b-000002',
+      name: 'b',
+      parentId: 'br-a-000001',
+      protected: true,
+      restrictedActions: [{ name: 'restore', reason: 'a restore is running' }]
+    })
+    await start(world)
+    const branch = async (id: string) =>
+      ((await get(`/projects/${PROJECT}/branches/${id}`)).body as unknown as { branch: object })
+        .branch
+    const main = await branch('br-main-000001')
+    expect(main).toMatchObject({ default: true, protected: false })
+    expect(main).not.toHaveProperty('parent_id')
+    expect(main).not.toHaveProperty('restricted_actions')
+    expect(await branch('br-a-000001')).toMatchObject({
+      parent_id: 'br-main-000001',
+      default: false
+    })
+    expect(await branch('br-b-000002')).toMatchObject({
+      parent_id: 'br-a-000001',
+      protected: true,
+      restricted_actions: [{ name: 'restore', reason: 'a restore is running' }]
+    })
+  })
 })

@@ -47,11 +47,27 @@ describe('npm run demo', () => {
     )
   }, 60_000)
 
+  it('teardown: the delete blocked by a child branch, then clear once the child is gone', async () => {
+    const { code, output } = await demo('teardown')
+    expect(code).toBe(0)
+    const [blocked, clear] = output.split(
+      'preview/pr-42-debug is deleted; the same gate runs again'
+    )
+    expect(blocked).toContain('Red: the step failed (exit code 1), so the branch is not deleted.')
+    expect(blocked).toMatch(
+      /^Why, .*\n {2}❌ failure: branch preview\/pr-42 \(br-preview-pr-42\) cannot be deleted: it has 1 child branch, to delete first: preview\/pr-42-debug \(br-preview-pr-42-debug\)$/m
+    )
+    expect(clear).toContain('Green: the step passed (exit code 0), so the step that deletes')
+    expect(clear).toMatch(
+      /^What, .*\n {2}✅ success: branch preview\/pr-42 \(br-preview-pr-42\) can be deleted now: nothing blocks it/m
+    )
+  }, 60_000)
+
   it('runs a named scenario alone, and refuses an unknown one', async () => {
     const unknown = await demo('sunshine')
     expect(unknown).toEqual({
       code: 2,
-      output: 'Unknown scenario "sunshine"; one of: success, failure, timeout\n'
+      output: 'Unknown scenario "sunshine"; one of: success, failure, timeout, teardown\n'
     })
   })
 })

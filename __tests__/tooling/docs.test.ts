@@ -90,7 +90,9 @@ describe('documentation and metadata agree with the code', () => {
         'branch_state',
         'comment_url',
         'database_state',
-        'database_ready_ms'
+        'database_ready_ms',
+        'preflight',
+        'blockers'
       ].sort()
     )
   })

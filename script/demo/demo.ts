@@ -3,14 +3,15 @@
  * scenarios of scenarios.ts: by default the gate green (a preview branch being created, then its
  * database), then red (its compute fails to start). Each shows the log, the outputs, the job
  * summary (its timeline as labelled bars) and what a person reads of the result.
- * `npm run demo -- failure` (or `timeout`, or several names) runs those alone. It exits 0 when
- * every scenario ended as it should: the demo shows the action working, red included.
+ * `npm run demo -- failure` (or `timeout`, or several names) runs those alone; `teardown` checks a
+ * branch before its deletion: blocked by a child branch, then, once the child is gone, clear. It
+ * exits 0 when every scenario ended as it should: the demo shows the action working, red included.
  */
 import { ensureFreshBundle } from '../build/fresh-bundle.ts'
 import {
   DEFAULT_SCENARIOS,
+  DEMOS,
   type Scenario,
-  SCENARIOS,
   type ScenarioName,
   TITLES,
   withScenario
@@ -21,9 +22,9 @@ import { logPrinter, renderRun, renderSummaryText } from './terminal-render.ts'
 const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text)
 
 const names = (process.argv.length > 2 ? process.argv.slice(2) : DEFAULT_SCENARIOS) as string[]
-const unknown = names.find((name) => !(SCENARIOS as readonly string[]).includes(name))
+const unknown = names.find((name) => !(DEMOS as readonly string[]).includes(name))
 if (unknown !== undefined) {
-  console.error(`Unknown scenario "${unknown}"; one of: ${SCENARIOS.join(', ')}`)
+  console.error(`Unknown scenario "${unknown}"; one of: ${DEMOS.join(', ')}`)
   process.exit(2)
 }
 if (ensureFreshBundle() === 'rebuilt') {
@@ -43,17 +44,19 @@ function verdict(name: ScenarioName, run: BundleRun): string[] {
   return [
     bold(
       green
-        ? `Green: the step passed (exit code 0), so a job that needs it (the migrations, the deploy) starts now.`
-        : `Red: the step failed (exit code ${run.code}), so a job that needs it does not start.`
+        ? `Green: the step passed (exit code 0), so ${name === 'teardown' ? 'the step that deletes the branch runs' : 'a job that needs it (the migrations, the deploy) starts'} now.`
+        : `Red: the step failed (exit code ${run.code}), so ${name === 'teardown' ? 'the branch is not deleted' : 'a job that needs it does not start'}.`
     ),
     `${green ? 'What' : 'Why'}, as the job summary and the pull-request comment say it first:`,
     ...headline(run).map((line) => `  ${line}`),
-    ...(run.outputs.outcome === name ? [] : [`This scenario should have ended in ${name}.`])
+    ...(name === 'teardown' || run.outputs.outcome === name
+      ? []
+      : [`This scenario should have ended in ${name}.`])
   ]
 }
 
 async function show(name: ScenarioName, scenario: Scenario): Promise<boolean> {
-  const { server, github, inputs, env, intro, gate } = scenario
+  const { server, github, inputs, env, intro, gate, next } = scenario
   console.log(`Local API server: ${server.apiHost}`)
   for (const line of intro) console.log(line)
   console.log(`Running node dist/index.js as the runner would, with ${gate}:`)
@@ -62,11 +65,22 @@ async function show(name: ScenarioName, scenario: Scenario): Promise<boolean> {
     console.log(`  INPUT_${input.toUpperCase()}=${secret ? '***' : value}`)
   }
   console.log(`  as a pull_request run for #42 of octo/app, GITHUB_API_URL=${github.apiUrl}`)
-  console.log('')
-
-  const run = await runBundle(inputs, { onStdout: logPrinter(), env })
-  console.log('')
-  console.log(renderRun(run))
+  const runOnce = async (): Promise<BundleRun> => {
+    console.log('')
+    const run = await runBundle(inputs, { onStdout: logPrinter(), env })
+    console.log('')
+    console.log(renderRun(run))
+    console.log('')
+    for (const line of verdict(name, run)) console.log(line)
+    return run
+  }
+  const runs = [await runOnce()]
+  if (next) {
+    next.change()
+    console.log('')
+    for (const line of next.intro) console.log(line)
+    runs.push(await runOnce())
+  }
   const operations = server.requests.filter((request) =>
     ['operations', 'operation'].includes(request.route ?? '')
   ).length
@@ -79,9 +93,12 @@ async function show(name: ScenarioName, scenario: Scenario): Promise<boolean> {
       ? `The pull-request comment, posted to the local GitHub API as ${comment.user.login} (${comment.html_url}): the summary above under its hidden marker, ${comment.body.split('\n')[0]}, ${Buffer.byteLength(comment.body)} bytes.`
       : 'No pull-request comment was written.'
   )
-  console.log('')
-  for (const line of verdict(name, run)) console.log(line)
-  return run.outputs.outcome === name && comment !== undefined
+  // The teardown's: blocked, then clear.
+  const ended =
+    name === 'teardown'
+      ? runs.map((run) => run.outputs.preflight).join(' ') === 'blocked clear'
+      : runs[0].outputs.outcome === name
+  return ended && comment !== undefined
 }
 
 let passed = true

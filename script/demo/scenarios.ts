@@ -2,9 +2,10 @@
  * The demo's scenarios, each a local API server with operations in flight, a local GitHub API and
  * a pull_request event, ready for the bundle to run against: `success` (a preview branch being
  * created, gated by name, then its database), `failure` (its compute cannot start while a change
- * still applies on main) and `timeout` (a compute that keeps starting). Used by `npm run demo` and
- * `npm run screenshots`. A new scenario is a name in SCENARIOS, a line in TITLES and a branch of
- * withScenario.
+ * still applies on main) and `timeout` (a compute that keeps starting), used by `npm run demo` and
+ * `npm run screenshots`; and `teardown` (before: delete on a preview branch that has a child, then
+ * again once the child is gone), used by `npm run demo`. A new scenario is a name in SCENARIOS (or
+ * DEMOS), a line in TITLES and a branch of withScenario.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -20,8 +21,11 @@ import {
 import { type LocalPostgres, startPostgres } from '../../__tests__/support/postgres/server.ts'
 import { KEYS, PROJECT } from '../../__tests__/support/neon/ids.ts'
 
+/** The outcomes, each pictured by `npm run screenshots`. */
 export const SCENARIOS = ['success', 'failure', 'timeout'] as const
-export type ScenarioName = (typeof SCENARIOS)[number]
+/** What `npm run demo` can show: the outcomes, and the check before a teardown. */
+export const DEMOS = [...SCENARIOS, 'teardown'] as const
+export type ScenarioName = (typeof DEMOS)[number]
 
 /** What `npm run demo` shows when no scenario is named: the gate green, then red. */
 export const DEFAULT_SCENARIOS: readonly ScenarioName[] = ['success', 'failure']
@@ -30,7 +34,9 @@ export const DEFAULT_SCENARIOS: readonly ScenarioName[] = ['success', 'failure']
 export const TITLES: Record<ScenarioName, string> = {
   success: 'a preview branch is created; the gate waits until it and its database are ready',
   failure: "a preview branch's compute fails to start; the gate fails the step and says why",
-  timeout: "a preview branch's compute keeps starting; the gate gives up at its timeout"
+  timeout: "a preview branch's compute keeps starting; the gate gives up at its timeout",
+  teardown:
+    'the pull request closed: before its branch is deleted, the gate checks nothing blocks that'
 }
 
 export interface Scenario {
@@ -44,6 +50,8 @@ export interface Scenario {
   intro: string[]
   /** Which gate the inputs ask for, for people: the branch gate, the project gate. */
   gate: string
+  /** A second run after a change to the world (`teardown`): what changed, for people, and the change. */
+  next?: { intro: string[]; change: () => void }
 }
 
 const GITHUB_TOKEN = 'ghs_local_demo_token_not_a_secret'
@@ -90,6 +98,7 @@ export async function withScenario<T>(
   }
   const intro: string[] = []
   let gate = 'the project gate (every operation of the project)'
+  let next: Scenario['next']
   let postgres: LocalPostgres | undefined
   if (name === 'success') {
     // The gate ends with a query on the new branch's database: a real PostgreSQL on 127.0.0.1.
@@ -121,6 +130,32 @@ export async function withScenario<T>(
       `Branch preview/pr-7 is being created (${create.id}), its compute will fail to start (${start.id}),`,
       `and a change is still applying on main (${apply.id})`
     )
+  } else if (name === 'teardown') {
+    world.addBranch(PROJECT, { id: 'br-preview-pr-42', name: 'preview/pr-42' })
+    const child = world.addBranch(PROJECT, {
+      id: 'br-preview-pr-42-debug',
+      name: 'preview/pr-42-debug',
+      parentId: 'br-preview-pr-42'
+    })
+    const apply = world.addOperation(PROJECT, {
+      action: 'apply_config',
+      endpointId: 'ep-main-000001',
+      startOnFirstRead: true,
+      timeline: [{ status: 'running', ms: 1500 }, { status: 'finished' }]
+    })
+    Object.assign(inputs, { branch_id: 'preview/pr-42', before: 'delete' })
+    gate = 'the check before a delete of preview/pr-42 (the whole project idle, then the branch)'
+    intro.push(
+      `A change still applies on main (${apply.id}), and preview/pr-42-debug was`,
+      'branched from preview/pr-42: the API would refuse to delete preview/pr-42 now'
+    )
+    next = {
+      intro: ['preview/pr-42-debug is deleted; the same gate runs again'],
+      change: () => {
+        const branches = world.branchesOf(PROJECT)
+        branches.splice(branches.indexOf(child), 1)
+      }
+    }
   } else {
     world.createBranch(PROJECT, {
       branchId: 'br-preview-pr-9',
@@ -135,7 +170,7 @@ export async function withScenario<T>(
     intro.push('Branch preview/pr-9 is created, but its compute keeps starting past timeout: 6s')
   }
   try {
-    return await use({ server, github, inputs, env, intro, gate })
+    return await use({ server, github, inputs, env, intro, gate, next })
   } finally {
     await server.close()
     await github.close()

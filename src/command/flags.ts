@@ -23,7 +23,8 @@ const INPUT_FLAGS: Partial<Record<InputName, { flag: string; boolean?: true; env
   interval: { flag: 'interval' },
   timeout: { flag: 'timeout' },
   fail_fast: { flag: 'fail-fast', boolean: true },
-  api_host: { flag: 'api-host' }
+  api_host: { flag: 'api-host' },
+  before: { flag: 'before' }
 }
 
 const OPTIONS = {
@@ -40,6 +41,7 @@ const OPTIONS = {
   timeout: { type: 'string' },
   'fail-fast': { type: 'boolean' },
   'api-host': { type: 'string' },
+  before: { type: 'string' },
   output: { type: 'string' },
   summary: { type: 'string' },
   dotenv: { type: 'string' },
@@ -134,7 +136,14 @@ function negativeValuesJoined(argv: string[]): string[] {
  * The flags that ask for a gate: with any of them, NEON_PROJECT_ID is the project; only
  * `--list-projects` without them ignores it.
  */
-const GATE_FLAGS = ['project-id', 'branch-id', 'operation-id', 'database-url', 'database-url-file']
+const GATE_FLAGS = [
+  'project-id',
+  'branch-id',
+  'operation-id',
+  'database-url',
+  'database-url-file',
+  'before'
+]
 
 export function parseCommandLine(
   argv: string[],

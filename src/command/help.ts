@@ -8,6 +8,7 @@ export const HELP_TEXT = `neon-gate ${ACTION_VERSION}: wait until a Neon project
 Usage:
   neon-gate --project-id ID [--branch-id BRANCH] [options]
   neon-gate --project-id ID --operation-id UUID [--operation-id UUID ...] [options]
+  neon-gate --project-id ID --branch-id BRANCH --before delete|reset [options]
   neon-gate --list-projects [--org-id ORG] [options]
 
 The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);
@@ -22,6 +23,10 @@ What to wait for:
   --database-url-file PATH  the database URL from a file (- reads standard input)
   --list-projects           also list the projects the key can see
   --org-id ORG              the organization whose projects to list
+  --before delete|reset     before a teardown of --branch-id: wait until the whole project
+                            is idle, then check that the branch can be deleted (or reset to
+                            its parent) now: exit 1 when something blocks it, 0 when it is
+                            clear or, for delete, already gone
 
 How:
   --no-wait                 read once and report (exit 75 while work is in flight)
@@ -37,13 +42,14 @@ Output:
                             the step summary by default)
   --dotenv FILE             also write the outputs as GATE_<NAME>=value lines, for
                             GitLab's artifacts:reports:dotenv
-  -q, --quiet               no progress on standard error (warnings and errors still show)
+  -q, --quiet               no progress on standard error (warnings, notices and errors
+                            still show)
   -h, --help                this text
   --version                 the version
 
 Exit codes:
   0    success
-  1    an operation failed, or the database check failed
+  1    an operation failed, the database check failed, or --before found a blocker
   2    bad flags or input
   3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix
   75   --no-wait, and work is still in flight: try again later

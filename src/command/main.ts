@@ -10,7 +10,6 @@ import { forLog, forLogLines, Redactor } from '../domain/untrusted-text.js'
 import { addSecret, GateRun, type StopSignal } from '../gate/gate-run.js'
 import { type Inputs, parseInputs, parseTimeout } from '../gate/inputs.js'
 import { errorLine } from '../report/headline.js'
-import { typedOutputs } from '../report/outputs.js'
 import type { RunReport } from '../report/report.js'
 import { EXIT, exitCodeOf } from './exit-codes.js'
 import {
@@ -189,7 +188,6 @@ async function gateAndReport(
 ): Promise<number> {
   const report = await gateRun.gate(inputs, request.naming)
   progress.finish()
-  for (const note of typedOutputs(report).notes) progress.warning(note)
   const line = errorLine(report)
   if (line) progress.error(line)
   stdout.write(standardOutput(report, request.output, redactor))

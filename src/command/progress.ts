@@ -71,6 +71,10 @@ export class Progress implements Logger {
     this.standing('warning', message, '\x1b[33m')
   }
 
+  notice(message: string): void {
+    this.standing('notice', message, '\x1b[36m')
+  }
+
   error(message: string): void {
     this.standing('error', message, '\x1b[31m')
   }

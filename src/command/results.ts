@@ -19,20 +19,28 @@ import type { RunReport } from '../report/report.js'
 import { MAX_SUMMARY_BYTES, renderSummaryWithin, renderTextReport } from '../report/summary.js'
 import type { ResultTargets } from './flags.js'
 
-/** Outputs that are JSON documents: in the JSON result, never in a dotenv line. */
+/**
+ * Outputs that are JSON documents of any size: in the JSON result, never in a dotenv line (the
+ * `blockers` of `before`, at most five, go there as their JSON, cut like a text).
+ */
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects'])
 /**
- * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the 16 scalar
- * outputs and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8
- * bytes) to this, stay within both (at most 4.4 KB).
+ * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the scalar
+ * outputs (16, or with `before` 16 with `preflight` and `blockers` and without the database's two)
+ * and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8 bytes) to
+ * this, the texts longer, stay within both (at most 4.4 KB).
  */
 const MAX_DOTENV_VALUE_BYTES = 160
 const MAX_DOTENV_TEXT_BYTES = 800
+const DOTENV_TEXTS = new Set(['error', 'message', 'blockers'])
 
-/** Standard output: the report as plain text, or the outputs as one JSON object. */
+/**
+ * Standard output: the report as plain text, or the outputs as one JSON object, whole (GitHub's 1 MB
+ * of outputs a job, which cuts the action's arrays, is no limit here).
+ */
 export function standardOutput(report: RunReport, output: 'text' | 'json', redactor: Redactor) {
   if (output === 'text') return redactor.redact(renderTextReport(report))
-  const { values } = typedOutputs(report)
+  const { values } = typedOutputs(report, Infinity)
   const set = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined))
   return `${forJsonLine(redactor.redactJson(set))}\n`
 }
@@ -43,7 +51,7 @@ export function standardOutput(report: RunReport, output: 'text' | 'json', redac
  * error line of standard error, when there is one).
  */
 function dotenvText(report: RunReport, { redactor, code }: ResultContext): string {
-  const { values } = typedOutputs(report)
+  const { values } = typedOutputs(report, Infinity)
   const lines = Object.entries(values)
     .filter(([name]) => !JSON_OUTPUTS.has(name))
     .map(([name, value]) => [name, outputText(value)])
@@ -52,8 +60,7 @@ function dotenvText(report: RunReport, { redactor, code }: ResultContext): strin
   if (message) lines.push(['message', message])
   return lines
     .map(([name, text]) => {
-      const bytes =
-        name === 'error' || name === 'message' ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES
+      const bytes = DOTENV_TEXTS.has(name) ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES
       return `GATE_${name.toUpperCase()}=${dotenvValue(forLog(redactor.redact(text)), bytes)}\n`
     })
     .join('')

@@ -17,7 +17,8 @@ export const INPUT_NAMES = [
   'timeout',
   'fail_fast',
   'api_host',
-  'database_url'
+  'database_url',
+  'before'
 ] as const
 export type InputName = (typeof INPUT_NAMES)[number]
 

@@ -2,5 +2,7 @@
 export interface Logger {
   info(message: string): void
   warning(message: string): void
+  /** Worth knowing, neither a warning nor an error: `nothing to delete`. */
+  notice(message: string): void
   debug(message: string): void
 }

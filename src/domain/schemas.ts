@@ -74,11 +74,35 @@ export type Branch = z.infer<typeof BranchSchema>
 
 export const BranchResponseSchema = z.object({ branch: BranchSchema })
 
+const BranchPaginationSchema = z.object({ next: optionalString }).nullish()
+
 /** Branch lists keep the next page's cursor in `pagination.next`. */
 export const BranchListSchema = z.object({
   branches: z.array(BranchSchema),
-  pagination: z.object({ next: optionalString }).nullish()
+  pagination: BranchPaginationSchema
 })
+
+/**
+ * A branch as a check before a teardown reads it (`before`): what makes the API refuse to delete or
+ * reset it. Read only then, so that a gate without `before` never depends on these fields.
+ */
+const TeardownBranchSchema = BranchSchema.extend({
+  parent_id: optionalString,
+  default: z.boolean().nullish(),
+  protected: z.boolean().nullish(),
+  restricted_actions: z.array(z.object({ name: z.string(), reason: optionalString })).nullish()
+})
+export type TeardownBranch = z.infer<typeof TeardownBranchSchema>
+export type RestrictedAction = NonNullable<TeardownBranch['restricted_actions']>[number]
+
+export const TeardownBranchResponseSchema = z.object({ branch: TeardownBranchSchema })
+
+/** Every branch of the project with its parent: the children of the one to delete or reset. */
+export const BranchFamilyListSchema = z.object({
+  branches: z.array(BranchSchema.extend({ parent_id: optionalString })),
+  pagination: BranchPaginationSchema
+})
+export type RelatedBranch = z.infer<typeof BranchFamilyListSchema>['branches'][number]
 
 const OrganizationSchema = z.object({ id: z.string().min(1), name: optionalString })
 export type Organization = z.infer<typeof OrganizationSchema>

@@ -19,7 +19,9 @@ import { plural } from '../domain/phrase.js'
 import type { Branch } from '../domain/schemas.js'
 import type { Redactor } from '../domain/untrusted-text.js'
 import type { RunReport } from '../report/report.js'
-import { resolveBranch } from '../wait/branch-resolver.js'
+import { checkBeforeTeardown, teardownDecided } from './before-teardown.js'
+import { NoSuchBranchError, resolveBranch } from '../wait/branch-resolver.js'
+import { goneBeforeDelete } from '../wait/teardown-check.js'
 import {
   type OperationSource,
   OperationIdsSource,
@@ -49,12 +51,19 @@ export interface GateDependencies {
 }
 
 /** Runs the gate the inputs ask for; never throws. */
-export async function gate(inputs: Inputs, dependencies: GateDependencies): Promise<RunReport> {
+export async function gate(given: Inputs, dependencies: GateDependencies): Promise<RunReport> {
   const { logger } = dependencies
   // The runner's clock, its wall time the API's (its answers' Date header): what is compared with
   // the API's timestamps is measured on the API's clock; deadlines stay on the monotonic one.
   const clock = new ApiClock(dependencies.clock, logger)
-  const report: RunReport = { requests: { requests: 0, retries: 0 }, failFast: inputs.failFast }
+  // Before a teardown the gate waits for the project to be idle: a `failed` operation is still in
+  // flight, and a branch about to go is not queried (the front ends warn that these are ignored).
+  const inputs = given.before ? { ...given, failFast: false, database: undefined } : given
+  const report: RunReport = {
+    requests: { requests: 0, retries: 0 },
+    failFast: inputs.failFast,
+    before: inputs.before
+  }
   // One deadline for the whole run: listing, every poll, retry and back-off, the database.
   const stepStartedAt = dependencies.stepStartedAt ?? clock.now()
   // What ended just before this moment is judged too (on the API's clock, once it has answered).
@@ -70,13 +79,15 @@ export async function gate(inputs: Inputs, dependencies: GateDependencies): Prom
     if (inputs.listProjects) await listProjects(client, inputs, report, logger)
     if (inputs.projectId) {
       report.projectId = inputs.projectId
-      source = await createSource(
-        client,
-        inputs,
-        { projectId: inputs.projectId, startedAt },
-        { logger, clock }
-      )
-      await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run })
+      const gated = { projectId: inputs.projectId, startedAt }
+      const branch = await gatedBranch(client, inputs, gated, report, dependencies)
+      if (branch !== 'gone') {
+        source = createSource(client, inputs, { ...gated, branch }, { logger, clock })
+        await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run })
+        if (inputs.before && branch && report.outcome === 'success') {
+          await checkBeforeTeardown(client, inputs.before, { ...gated, branch }, report, logger)
+        }
+      }
     }
   } catch (error) {
     // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
@@ -119,6 +130,7 @@ async function waitThenQuery(
       startedAt: stepStartedAt,
       deadline,
       failFast: inputs.failFast,
+      untilIdle: inputs.before !== undefined,
       databaseCheckNext: inputs.database !== undefined
     },
     { source, pace, clock, logger, signal }
@@ -191,27 +203,64 @@ async function listProjects(
   report.outcome = 'success'
 }
 
-/** The operations named by `operation_id`, or the project gate (on one branch, with `branch_id`). */
-async function createSource(
+/** What the gate is on: a project, and when it started (wall clock, epoch ms). */
+interface Gated {
+  projectId: string
+  startedAt: number
+}
+
+/**
+ * The branch `branch_id` names, resolved before the first poll (none without it, or with
+ * `operation_id`); `gone` when it names no branch before a delete, whose goal then holds.
+ */
+async function gatedBranch(
   client: ApiClient,
   inputs: Inputs,
-  { projectId, startedAt }: { projectId: string; startedAt: number },
+  { projectId }: Gated,
+  report: RunReport,
+  { logger }: Pick<GateDependencies, 'logger'>
+): Promise<Branch | 'gone' | undefined> {
+  if (!inputs.branchId || inputs.operationIds.length > 0) return undefined
+  let branch: Branch
+  try {
+    branch = await resolveBranch(client.branches, projectId, inputs.branchId)
+  } catch (error) {
+    if (!(inputs.before === 'delete' && error instanceof NoSuchBranchError)) throw error
+    teardownDecided(report, goneBeforeDelete({ name: inputs.branchId }), logger)
+    return 'gone'
+  }
+  if (!inputs.before) {
+    logger.info(`Gating branch ${branch.name} (${branch.id})`)
+    return branch
+  }
+  logger.info(
+    `Before a ${inputs.before} of branch ${branch.name} (${branch.id}): waiting until the project is idle`
+  )
+  // What the outputs and the summary show of it until the check reads it again.
+  report.branch = branch
+  return branch
+}
+
+/**
+ * The operations named by `operation_id`, or the project gate: on one branch with `branch_id`, or
+ * on the whole project before a teardown of that branch.
+ */
+function createSource(
+  client: ApiClient,
+  inputs: Inputs,
+  { projectId, startedAt, branch }: Gated & { branch?: Branch },
   { logger, clock }: Pick<GateDependencies, 'logger' | 'clock'>
-): Promise<OperationSource> {
+): OperationSource {
   const { isDone } = finalityOf(inputs.failFast)
   if (inputs.operationIds.length > 0) {
     return new OperationIdsSource(client.operations, projectId, inputs.operationIds, isDone)
   }
-  let branch: Branch | undefined
-  if (inputs.branchId) {
-    branch = await resolveBranch(client.branches, projectId, inputs.branchId)
-    logger.info(`Gating branch ${branch.name} (${branch.id})`)
-  }
   return new ProjectGateSource({
     reader: client.operations,
     projectId,
-    branch: branch && { branch, reader: client.branches },
+    branch: branch && !inputs.before ? { branch, reader: client.branches } : undefined,
     isDone,
+    teardown: inputs.before,
     startedAt,
     clock,
     logger

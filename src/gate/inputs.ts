@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { parseDatabaseUrl } from '../domain/database.js'
 import { InputError } from '../domain/errors.js'
 import { INPUT_NAMES, type InputName, type InputNaming } from '../domain/input-naming.js'
+import { TEARDOWN_ACTIONS } from '../domain/teardown.js'
 import {
   API_KEY_PATTERN,
   apiHostInput,
@@ -64,6 +65,15 @@ function inputFields(naming: InputNaming) {
       if (typeof target !== 'string') return target
       ctx.addIssue({ code: 'custom', message: target })
       return z.NEVER
+    }),
+    before: z.string().transform((raw, ctx) => {
+      const text = raw.trim()
+      if (text === '') return undefined
+      const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase())
+      if (action) return action
+      // Quoted as given: a value folded in case would slip past the redactor.
+      ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` })
+      return z.NEVER
     })
   }
 }
@@ -72,6 +82,7 @@ type Fields = z.output<z.ZodObject<ReturnType<typeof inputFields>>>
 
 /** What the inputs must be together. */
 function checkTogether(inputs: Fields, ctx: z.RefinementCtx, naming: InputNaming): void {
+  if (inputs.before) return checkBefore(inputs, ctx, naming)
   if (inputs.operation_id.length > 0 && !inputs.project_id) {
     ctx.addIssue({
       code: 'custom',
@@ -84,6 +95,35 @@ function checkTogether(inputs: Fields, ctx: z.RefinementCtx, naming: InputNaming
       code: 'custom',
       path: ['project_id'],
       message: `required; give ${naming.mention('project_id')} to wait for operations, or set ${naming.enabled('list_projects')}`
+    })
+  }
+}
+
+/**
+ * `before` checks one branch of a project once the whole project is idle: it needs both, and no
+ * operations of its own.
+ */
+function checkBefore(inputs: Fields, ctx: z.RefinementCtx, { mention }: InputNaming): void {
+  const before = `${mention('before')} ${inputs.before ?? ''}`
+  if (!inputs.project_id) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['project_id'],
+      message: `required with ${before}; give the project of the branch`
+    })
+  }
+  if (!inputs.branch_id) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['branch_id'],
+      message: `required with ${before}; give the branch to check (an id, br-…, or its name)`
+    })
+  }
+  if (inputs.operation_id.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['operation_id'],
+      message: `cannot be combined with ${before}, which waits until the whole project is idle; leave it out`
     })
   }
 }
@@ -104,7 +144,8 @@ function inputsSchema(naming: InputNaming) {
       timeoutMs: inputs.timeout,
       failFast: inputs.fail_fast,
       apiHost: inputs.api_host,
-      database: inputs.database_url
+      database: inputs.database_url,
+      before: inputs.before
     }))
 }
 
@@ -127,6 +168,16 @@ export function ignoredInputWarnings(inputs: Inputs, naming: InputNaming): strin
   if (inputs.database && !inputs.projectId) {
     warnings.push(
       `${mention('database_url')} is ignored without ${mention('project_id')}: there is no gate to end with a query`
+    )
+  }
+  if (inputs.before && inputs.database) {
+    warnings.push(
+      `${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`
+    )
+  }
+  if (inputs.before && inputs.failFast) {
+    warnings.push(
+      `${mention('fail_fast')} is ignored with ${mention('before')}: the gate waits until the project is idle, and a failure is no reason to stop a teardown`
     )
   }
   if (inputs.orgId && !inputs.listProjects) {

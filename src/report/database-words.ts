@@ -31,7 +31,8 @@ export function databasePhrase(probe: DatabaseProbe): Phrase {
     case 'refused':
       return [...where, ' refused the role ', { code: target.user }, ' or its password: ', ...cause]
     case 'unreachable':
-      return [...where, ' did not answer: ', ...cause]
+      // Cancelled during the first attempt, nothing is known of why: no colon before nothing.
+      return [...where, ' did not answer', ...(failure ? [': ', ...cause] : [])]
     default:
       return [...where, ' answered with an error: ', ...cause]
   }

@@ -10,6 +10,7 @@ import { databaseFailed, databasePhrase } from './database-words.js'
 import { operationDuration, type RunReport, seenOperations } from './report.js'
 import type { Operation } from '../domain/schemas.js'
 import { branchStatePhrase, type Phrase, phraseText, plural } from '../domain/phrase.js'
+import { capitalized, teardownPhrase } from './teardown-words.js'
 
 /** How many operations a line names; the table has them all. */
 const NAMED_IN_LINE = 3
@@ -119,6 +120,9 @@ export function inFlightPhrase(facts: OperationFacts, withIds = false): Phrase {
 export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | undefined {
   const { wait, outcome } = report
   if (!outcome || outcome === 'error') return undefined
+  if (report.teardown && (outcome === 'success' || outcome === 'failure')) {
+    return teardownLine(report, facts)
+  }
   if (databaseFailed(report.database)) return databasePhrase(report.database)
   if (!facts.seen) {
     if (!wait && report.listing) return [`${plural(report.listing.projects.length, 'project')}`]
@@ -128,12 +132,8 @@ export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | 
     case 'success': {
       const finished = facts.seen.length
       if (finished === 0 && report.database) return databasePhrase(report.database)
-      if (finished === 0) return ['no operation in flight']
-      const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : ''
-      const total =
-        finished === 1 ? 'the operation finished' : `all ${finished} operations finished`
       const database = report.database ? ['; ', ...databasePhrase(report.database)] : []
-      return [`${total}${took}`, ...database]
+      return [finishedText(report, facts), ...database]
     }
     case 'failure':
       return [
@@ -146,10 +146,32 @@ export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | 
   }
 }
 
-/** `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet. */
+/** `all 2 operations finished in 3.1 s`, or `no operation in flight`. */
+function finishedText({ wait }: RunReport, facts: OperationFacts): string {
+  const finished = facts.seen?.length ?? 0
+  if (finished === 0) return 'no operation in flight'
+  const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : ''
+  return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took}`
+}
+
+/**
+ * Before a teardown: what blocks the branch, or that nothing does and the project is idle, or that
+ * the branch is gone.
+ */
+function teardownLine(report: RunReport, facts: OperationFacts): Phrase {
+  const check = report.teardown!
+  const phrase = teardownPhrase(check)
+  if (check.preflight !== 'clear') return phrase
+  return [...phrase, `; the project is idle: ${finishedText(report, facts)}`]
+}
+
+/**
+ * `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet (never before a
+ * teardown, which does not wait for that).
+ */
 export function branchNotReady(report: RunReport): Phrase | undefined {
   const { branch } = report
-  if (!branch || canBeQueried(branch)) return undefined
+  if (!branch || report.before || canBeQueried(branch)) return undefined
   return ['branch ', { code: branch.name }, ' is still ', ...branchStatePhrase(branch)]
 }
 
@@ -162,6 +184,9 @@ export function errorLine(report: RunReport): string | undefined {
   const { outcome } = report
   if (report.error) return report.error
   if (outcome !== 'failure' && outcome !== 'timeout' && outcome !== 'cancelled') return undefined
+  if (report.teardown?.preflight === 'blocked') {
+    return phraseText(capitalized(teardownPhrase(report.teardown)))
+  }
   if (databaseFailed(report.database)) {
     const cut =
       outcome === 'timeout'

@@ -1,5 +1,6 @@
 import { type RunReport, operationDuration, primaryOperation, seenOperations } from './report.js'
 import { truncate } from '../domain/untrusted-text.js'
+import { blockersOutput } from './teardown-words.js'
 
 /**
  * GitHub allows 1 MB of outputs per job, counted as UTF-16 (two bytes a code unit), names
@@ -89,8 +90,15 @@ export interface TypedOutputs {
   notes: string[]
 }
 
-/** The outputs with their types: what the command's JSON holds, and the action's text comes from. */
-export function typedOutputs(report: RunReport): TypedOutputs {
+/**
+ * The outputs with their types: what the command's JSON holds, and the action's text comes from.
+ * `maxBytes`: what all of them may take, as UTF-16 (the action's, for GitHub's limit); the
+ * command's standard output has no such limit (Infinity).
+ */
+export function typedOutputs(
+  report: RunReport,
+  maxBytes: number = MAX_OUTPUTS_UTF16_BYTES
+): TypedOutputs {
   const values: Record<string, OutputValue | undefined> = {}
   const notes: string[] = []
   const lists: JsonList[] = []
@@ -104,6 +112,11 @@ export function typedOutputs(report: RunReport): TypedOutputs {
   if (report.branch) {
     const state = report.branch.current_state
     values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined
+  }
+  // Before a teardown, once the check has decided: never while something was still in flight.
+  if (report.teardown) {
+    values.preflight = report.teardown.preflight
+    values.blockers = blockersOutput(report.teardown)
   }
   if (report.database) {
     values.database_state = report.database.state
@@ -138,7 +151,7 @@ export function typedOutputs(report: RunReport): TypedOutputs {
     0
   )
   if (lists.length > 0) {
-    const kept = fittingLists(lists, MAX_OUTPUTS_UTF16_BYTES - rest, notes)
+    const kept = fittingLists(lists, maxBytes - rest, notes)
     lists.forEach((list, index) => (values[list.name] = kept[index]))
   }
   return { values, notes }

@@ -7,6 +7,8 @@ import type { Branch, Operation } from '../domain/schemas.js'
 import type { Outcome, WaitResult } from '../wait/wait-for-operations.js'
 import { apiTime } from '../domain/api-time.js'
 import type { RecentFailure } from '../wait/recent-failures.js'
+import type { TeardownAction } from '../domain/teardown.js'
+import type { TeardownCheck } from '../wait/teardown-check.js'
 
 /** How a run ended: the wait's outcome, or `error` when it could not run (inputs, keys, files). */
 export type RunOutcome = Outcome | 'error'
@@ -20,6 +22,10 @@ export interface RunReport {
   projectId?: string
   /** The branch the project gate is narrowed to, as resolved from `branch_id` and last read. */
   branch?: Branch
+  /** `before`: the teardown the gate checks for, once the whole project is idle. */
+  before?: TeardownAction
+  /** With `before`: what the check found (none while something was in flight, or on an error). */
+  teardown?: TeardownCheck
   listing?: ProjectListing
   wait?: WaitResult
   /** Whether `database_url` was given (with `project_id`): the gate was to end with a query. */

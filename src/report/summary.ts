@@ -13,6 +13,7 @@ import type { Outcome } from '../wait/wait-for-operations.js'
 import type { Operation } from '../domain/schemas.js'
 import type { ProjectListing } from '../api/resources/projects.js'
 import { formatDate, HTML_FORMAT, type ReportFormat, TEXT_FORMAT } from './report-format.js'
+import { teardownSection } from './teardown-words.js'
 
 const OUTCOME_LABELS: Record<Outcome, string> = {
   success: '✅ success',
@@ -128,6 +129,7 @@ function renderReport(
   if (report.wait?.reason) {
     parts.push(format.paragraph(format.text(report.wait.reason, MAX_MESSAGE_CHARS)))
   }
+  parts.push(...teardownSection(format, report))
   parts.push(...operationsSection(format, report, facts, limits))
   parts.push(...recentFailuresSection(format, report, facts, limits))
   if (report.listing && limits.projectRows > 0)
@@ -242,7 +244,7 @@ function recentFailuresSection(
     ...section(
       false,
       'Ended in failure before the gate started',
-      `in the 15 minutes before the gate started; ${report.branch ? 'a cancelled operation does not fail the gate' : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'}`
+      `in the 15 minutes before the gate started; ${report.before ? `before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}` : report.branch ? 'a cancelled operation does not fail the gate' : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'}`
     ),
     ...section(
       true,

@@ -23,9 +23,23 @@ export interface Annotation {
  * What goes to the checks list and the run's summary page: each operation that ended in a final
  * failure, and a timeout, titled with the action and the branch.
  */
+/** Before a teardown: what blocks the branch, titled with the action, the branch and the reasons. */
+function blockedAnnotation(report: RunReport): Annotation | undefined {
+  const { teardown } = report
+  if (teardown?.preflight !== 'blocked') return undefined
+  const reasons = teardown.judgement.blockers.map((blocker) => blocker.reason).join(', ')
+  return {
+    title: truncate(`cannot ${teardown.action} branch ${teardown.branch.name}: ${reasons}`, 200),
+    message: truncate(errorLine(report) ?? '', 1000)
+  }
+}
+
 export function annotationsFor(report: RunReport): Annotation[] {
   const facts = operationFacts(report)
-  const { failed } = facts
+  const blocked = blockedAnnotation(report)
+  if (blocked) return [blocked]
+  // Before a teardown, an operation that ended in failure is no failure of the gate's.
+  const failed = report.before ? [] : facts.failed
   const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
     title: truncate(
       `${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`,

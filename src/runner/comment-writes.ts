@@ -129,7 +129,11 @@ export async function upsertComment(
     }
     const body = renderComment(marker, merged, footer)
     if (kept.body === body && duplicates.length === 0) {
-      progress.written ??= { action: 'updated', url: kept.html_url }
+      // The comment that holds this result: not the one this run created, when another leg merged
+      // that one into its own and deleted it.
+      if (progress.written?.url !== kept.html_url) {
+        progress.written = { action: 'updated', url: kept.html_url }
+      }
       return 'written'
     }
     if (writes === MAX_WRITES) {

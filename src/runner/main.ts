@@ -21,6 +21,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
   const logger: Logger = {
     info: (message) => core.info(toLog(message)),
     warning: (message) => core.warning(toLog(message)),
+    notice: (message) => core.notice(toLog(message)),
     debug: (message) => core.debug(toLog(message))
   }
   const context = readGitHubContext()

@@ -14,6 +14,11 @@ const MAX_LISTED = 5
 
 const ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of the project'
 
+/** `branch_id` names no branch of the project (before a delete, the teardown's goal holds). */
+export class NoSuchBranchError extends InputError {
+  override name = 'NoSuchBranchError'
+}
+
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
  * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
@@ -39,7 +44,7 @@ export async function resolveBranch(
   const byName = found.filter((branch) => branch.name === input)
   if (byName.length === 1) return byName[0]
   if (byName.length === 0) {
-    throw new InputError(
+    throw new NoSuchBranchError(
       ({ label }) =>
         `${label('branch_id')}: project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${ACCEPTED}`
     )

@@ -24,11 +24,14 @@ export const GATE_MAX_CATCH_UP_PAGES = 10
 
 /**
  * A stretch of the list to read: from `cursor` (the top when absent) down to what had been seen
- * before it (an operation an earlier poll listed, or one created before `seenAt`).
+ * before it (an operation listed before poll `since`, the one that began reading it, or one created
+ * before `seenAt`). What that poll and later ones listed of it is not that: read on from `cursor`, a
+ * page may start with the last operation of the page before it.
  */
 interface Stretch {
   cursor?: string
   seenAt: number
+  since: number
 }
 
 /** What the project gate does with each operation a later poll lists: `isNew` when no list had. */
@@ -74,7 +77,7 @@ export class LaterPolls {
    * stopped, GATE_MAX_CATCH_UP_PAGES pages in all. `onListed` gets every operation listed.
    */
   async read(poll: number, oldestPendingAt: number, onListed: OnListed): Promise<void> {
-    const stretches: Stretch[] = [{ seenAt: this.newestListedAt }, ...this.unread]
+    const stretches: Stretch[] = [{ seenAt: this.newestListedAt, since: poll }, ...this.unread]
     this.unread = []
     let pagesLeft = GATE_MAX_CATCH_UP_PAGES
     for (const [index, stretch] of stretches.entries()) {
@@ -86,7 +89,7 @@ export class LaterPolls {
       })
       pagesLeft -= pages
       if (stoppedAt === undefined) continue
-      this.unread.push({ cursor: stoppedAt, seenAt: stretch.seenAt })
+      this.unread.push({ cursor: stoppedAt, seenAt: stretch.seenAt, since: stretch.since })
       if (fromTop) this.warnStopped(read, pages)
     }
   }
@@ -113,7 +116,7 @@ export class LaterPolls {
     let reached = false
     let cursor = stretch.cursor
     const listedBefore = (operation: Operation) =>
-      (this.firstListedIn.get(operation.id) ?? poll) < poll
+      (this.firstListedIn.get(operation.id) ?? poll) < stretch.since
     const end = await walkPages((next) => this.readPage(next ?? stretch.cursor), {
       limit: GATE_POLL_PAGE_LIMIT,
       maxPages,

@@ -6,6 +6,7 @@ import { type PageWalk, type PageWalkEnd, walkPages } from '../api/paging.js'
 import type { BranchReader } from '../api/resources/branches.js'
 import { operationsCursor, type OperationsReader } from '../api/resources/operations.js'
 import type { Branch, Operation, OperationList } from '../domain/schemas.js'
+import type { TeardownAction } from '../domain/teardown.js'
 import { truncate } from '../domain/untrusted-text.js'
 import { apiTime, createdBefore } from '../domain/api-time.js'
 import { isUnfinished } from '../domain/operation-status.js'
@@ -106,6 +107,11 @@ export interface ProjectGateOptions {
   /** The branch the gate is narrowed to, as resolved, and how to read it again. */
   branch?: { branch: Branch; reader: Pick<BranchReader, 'getBranch'> }
   isDone: IsDone
+  /**
+   * Before a teardown (`before`): the whole project is gated for the branch's sake, and what ended
+   * in failure before the gate started is only warned about, worded so.
+   */
+  teardown?: TeardownAction
   /**
    * When the gate started, on `clock.now()`: what ended just before it is judged too, on the API's
    * clock (`clock.wallNow()` once the API has answered: its Date header).
@@ -249,7 +255,8 @@ export class ProjectGateSource implements OperationSource {
     for (const { operation, failsGate } of this.recentFailures) {
       if (failsGate) this.tracked.set(operation.id, operation)
     }
-    warnRecentFailures(this.recentFailures, startedAt, this.options.logger)
+    const { logger, teardown } = this.options
+    warnRecentFailures(this.recentFailures, startedAt, logger, teardown)
   }
 
   /**

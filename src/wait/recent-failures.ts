@@ -9,6 +9,7 @@ import type { Logger } from '../domain/logger.js'
 import { classifyStatus } from '../domain/operation-status.js'
 import { plural } from '../domain/phrase.js'
 import type { Operation } from '../domain/schemas.js'
+import type { TeardownAction } from '../domain/teardown.js'
 import { truncate } from '../domain/untrusted-text.js'
 
 /** How long before the gate started an operation still counts as the newest of its action. */
@@ -105,11 +106,15 @@ export class RecentOperations {
   }
 }
 
-/** One warning for each failure that does not fail the gate (the first few, then a count). */
+/**
+ * One warning for each failure that does not fail the gate (the first few, then a count); before a
+ * teardown (`teardown`), none does.
+ */
 export function warnRecentFailures(
   failures: RecentFailure[],
   startedAt: number,
-  logger: Logger
+  logger: Logger,
+  teardown?: TeardownAction
 ): void {
   const warned = failures.filter((failure) => !failure.failsGate)
   for (const { operation, earlier } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
@@ -120,8 +125,9 @@ export function warnRecentFailures(
     const action = truncate(operation.action ?? 'operation', 80)
     const branch = truncate(operation.branch_id ?? 'its branch', 80)
     const error = operation.error ? `: "${truncate(operation.error, 300)}"` : ''
-    const gated =
-      operation.status === 'cancelled'
+    const gated = teardown
+      ? `before a ${teardown}, a failure is no reason to stop: a broken branch is one to ${teardown}`
+      : operation.status === 'cancelled'
         ? 'a cancelled operation does not fail the gate'
         : 'the project gate does not fail on it; gate on its branch (branch_id) to fail on it'
     logger.warning(

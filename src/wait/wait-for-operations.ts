@@ -29,6 +29,12 @@ export interface WaitOptions {
   deadline: number
   failFast: boolean
   /**
+   * Before a teardown (`before`): the wait is for the project to be idle, so an operation that ended
+   * in failure does not end it; every operation final is a `success`, failed ones included, and the
+   * wait ends saying that the project is idle, never `outcome: success` (the check may block it).
+   */
+  untilIdle?: boolean
+  /**
    * A database check comes after a success: the wait then ends saying that the control plane is
    * done, never `outcome: success` (the check may still fail).
    */
@@ -161,7 +167,9 @@ export async function waitForOperations(
     const ending =
       outcome === 'success' && options.databaseCheckNext
         ? 'control plane done; the database check comes next'
-        : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`
+        : outcome === 'success' && options.untilIdle
+          ? 'the project is idle; the branch check comes next'
+          : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`
     logger.info(`[${elapsed()}] ${ending}`)
     const why = noRetryFits ? { reason, noRetryFits } : reason ? { reason } : {}
     return { outcome, ...result, ...why }
@@ -183,7 +191,7 @@ export async function waitForOperations(
     const operations = source.operations
     reads.stamp(operations)
     statusLog.record(operations)
-    if (operations.some(hasFailed)) return finish('failure')
+    if (!options.untilIdle && operations.some(hasFailed)) return finish('failure')
     const branchOpen = source.branch !== undefined && !canBeQueried(source.branch)
     // Never a pass on a read that did not get back to what an earlier poll had seen.
     const { behind } = source

@@ -100,6 +100,9 @@ export function answerRoute(
     }
   }
 }
+/** The cursor of the branch page that follows branch `id`: what the world's `pagination.next` holds. */
+export const branchCursor = (id: string) => Buffer.from(id).toString('base64url')
+
 /**
  * As the live API pages branches: `search` matches a part of the name or of the id, any case;
  * sorted by `sort_by` (updated_at) and `sort_order` (desc); `limit` 1-10,000; the next page's
@@ -130,15 +133,16 @@ function listBranches(world: World, projectId: string, query: Record<string, str
     start = sorted.findIndex((branch) => branch.id === after) + 1
     if (start === 0) return { status: 400, body: errorBody('invalid cursor') }
   }
-  const page = sorted.slice(start, start + limit)
-  const more = start + limit < sorted.length
+  const size = Math.min(limit, world.branchesPageCap)
+  const page = sorted.slice(start, start + size)
+  const more = start + size < sorted.length
   return {
     status: 200,
     body: {
       branches: page.map(branchJson),
       annotations: {},
       pagination: {
-        ...(more ? { next: Buffer.from(page.at(-1)!.id).toString('base64url') } : {}),
+        ...(more ? { next: branchCursor(page.at(-1)!.id) } : {}),
         sort_by: sortBy,
         sort_order: sortOrder
       }

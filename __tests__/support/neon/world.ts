@@ -33,6 +33,13 @@ export interface BranchRecord {
   projectId: string
   name: string
   createdAt: number
+  /** `parent_id`: the project's first branch by default; null for a root branch. */
+  parentId?: string | null
+  /** The project's default branch (`main`, unless set). */
+  default?: boolean
+  protected?: boolean
+  /** `restricted_actions`: what the API refuses on this branch now, and why. */
+  restrictedActions?: { name: string; reason: string }[]
   /** `current_state` (and `pending_state`) now; `ready` unless set. */
   state?: BranchState
   /**
@@ -93,6 +100,8 @@ export class World {
   readonly organizations = new Map<string, OrganizationRecord>()
   /** The most operations a page holds, whatever `limit` asks (a server may cap it). */
   operationsPageCap = Infinity
+  /** The most branches a page holds, whatever `limit` asks. */
+  branchesPageCap = Infinity
   /** Projects a list says it could not read right now (`unavailable_project_ids`). */
   readonly unavailableProjectIds: string[] = []
   /** Per project, newest first. */
@@ -135,14 +144,27 @@ export class World {
     this.projects.push(record)
     this.operations.set(record.id, [])
     this.branches.set(record.id, [])
-    this.addBranch(record.id, { id: MAIN_BRANCH, name: 'main', createdAt: record.createdAt })
+    this.addBranch(record.id, {
+      id: MAIN_BRANCH,
+      name: 'main',
+      createdAt: record.createdAt,
+      parentId: null,
+      default: true
+    })
     return record
   }
 
   addBranch(projectId: string, branch: Partial<BranchRecord> & { id: string }): BranchRecord {
     const list = this.branches.get(projectId)
     if (!list) throw new Error(`no project ${projectId}`)
-    const record = { projectId, name: branch.id, createdAt: this.now(), ...branch }
+    // A new branch is a child of the project's first one (main), unless it says otherwise.
+    const record = {
+      projectId,
+      name: branch.id,
+      createdAt: this.now(),
+      parentId: list[0]?.id ?? null,
+      ...branch
+    }
     list.push(record)
     return record
   }
@@ -356,13 +378,15 @@ export function branchJson(branch: BranchRecord) {
   return {
     id: branch.id,
     project_id: branch.projectId,
+    ...(branch.parentId ? { parent_id: branch.parentId } : {}),
     name: branch.name,
     current_state: state.current,
     ...(state.pending ? { pending_state: state.pending } : {}),
     state_changed_at: iso(branch.createdAt),
     creation_source: 'console',
-    default: branch.name === 'main',
-    protected: false,
+    default: branch.default ?? false,
+    protected: branch.protected ?? false,
+    ...(branch.restrictedActions ? { restricted_actions: branch.restrictedActions } : {}),
     cpu_used_sec: 0,
     compute_time_seconds: 0,
     active_time_seconds: 0,

@@ -1,8 +1,18 @@
-/** The branches of a project: one read by id, and the search, across every page. */
+/** The branches of a project: one read by id, the search, and every branch, across every page. */
+import type { z } from 'zod'
 import { type ApiCore, strangerIn } from '../api-core.js'
 import type { Logger } from '../../domain/logger.js'
-import { walkPages } from '../paging.js'
-import { type Branch, BranchListSchema, BranchResponseSchema } from '../../domain/schemas.js'
+import { plural } from '../../domain/phrase.js'
+import { type PageWalkEnd, walkPages } from '../paging.js'
+import {
+  type Branch,
+  BranchFamilyListSchema,
+  BranchListSchema,
+  BranchResponseSchema,
+  type RelatedBranch,
+  type TeardownBranch,
+  TeardownBranchResponseSchema
+} from '../../domain/schemas.js'
 
 /** Branches a page of a search (the API accepts 1-10,000). */
 export const BRANCH_PAGE_LIMIT = 100
@@ -12,6 +22,12 @@ export const MAX_BRANCH_PAGES = 50
 /** What the wait reads of branches: one by id, and the search. */
 export type BranchReader = Pick<BranchesReader, 'getBranch' | 'searchBranches'>
 
+/** A page of a branch list: the branches, and the next page's cursor in `pagination.next`. */
+interface BranchPage<B> {
+  branches: B[]
+  pagination?: { next?: string | null } | null
+}
+
 export class BranchesReader {
   constructor(
     private readonly core: ApiCore,
@@ -20,9 +36,50 @@ export class BranchesReader {
 
   /** One branch by id; the answer must be that branch, of that project. */
   async getBranch(projectId: string, branchId: string): Promise<Branch> {
+    return this.readBranch(projectId, branchId, BranchResponseSchema)
+  }
+
+  /**
+   * The same, with what decides whether it can be deleted or reset: its parent, `default`,
+   * `protected` and `restricted_actions`.
+   */
+  async getTeardownBranch(projectId: string, branchId: string): Promise<TeardownBranch> {
+    return this.readBranch(projectId, branchId, TeardownBranchResponseSchema)
+  }
+
+  /**
+   * Every branch of the project whose name or id contains `search` (the API's own partial match),
+   * across every page: the one named exactly so can be on any of them.
+   */
+  async searchBranches(projectId: string, search: string): Promise<Branch[]> {
+    const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search)
+    if (end) {
+      this.logger.warning(
+        `Looked at the first ${branches.length} branches whose name or id contains "${search}" only (${end})`
+      )
+    }
+    return branches
+  }
+
+  /** Every branch of the project with its parent, across every page: whose parent is whose. */
+  async listBranches(projectId: string): Promise<RelatedBranch[]> {
+    const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema)
+    if (end) {
+      this.logger.warning(
+        `Read ${plural(branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${end}): a child branch among the others is not seen`
+      )
+    }
+    return branches
+  }
+
+  private async readBranch<B extends Branch>(
+    projectId: string,
+    branchId: string,
+    schema: z.ZodType<{ branch: B }>
+  ): Promise<B> {
     const { branch } = await this.core.get({
       segments: ['projects', projectId, 'branches', branchId],
-      schema: BranchResponseSchema,
+      schema,
       subject: `branch "${branchId}" of project "${projectId}"`,
       pacing: 'poll',
       mismatch: ({ branch }) =>
@@ -34,17 +91,21 @@ export class BranchesReader {
   }
 
   /**
-   * Every branch of the project whose name or id contains `search` (the API's own partial match),
-   * across every page: the one named exactly so can be on any of them.
+   * The branches of every page (those `search` matches, when given), each once however many pages
+   * show it; `end` says why the walk stopped short of the last page, if it did.
    */
-  async searchBranches(projectId: string, search: string): Promise<Branch[]> {
-    const found = new Map<string, Branch>()
-    const end = await walkPages(
+  private async everyBranch<B extends Branch>(
+    projectId: string,
+    schema: z.ZodType<BranchPage<B>>,
+    search?: string
+  ): Promise<{ branches: B[]; end?: string }> {
+    const found = new Map<string, B>()
+    const end: PageWalkEnd = await walkPages(
       (cursor) =>
         this.core.get({
           segments: ['projects', projectId, 'branches'],
           query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
-          schema: BranchListSchema,
+          schema,
           subject: `the branches of project "${projectId}"`,
           pacing: 'poll',
           mismatch: (list) => strangerIn(list.branches, projectId, 'branch')
@@ -61,11 +122,12 @@ export class BranchesReader {
         }
       }
     )
-    if (end === 'page cap' || end === 'repeated cursor') {
-      this.logger.warning(
-        `Looked at the first ${found.size} branches whose name or id contains "${search}" only (${end === 'page cap' ? `${MAX_BRANCH_PAGES} pages` : 'the API repeated a page cursor'})`
-      )
-    }
-    return [...found.values()]
+    const why =
+      end === 'page cap'
+        ? `${MAX_BRANCH_PAGES} pages`
+        : end === 'repeated cursor'
+          ? 'the API repeated a page cursor'
+          : undefined
+    return { branches: [...found.values()], end: why }
   }
 }

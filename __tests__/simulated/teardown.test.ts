@@ -1,0 +1,299 @@
+/*
+ * Before a teardown (`before`), in process over the local API server on simulated time: the gate
+ * waits until the whole project is idle, at the wait's pace and within `timeout`, but not for the
+ * branch to be ready; what failed is warned about; then one read of the branch and one walk of
+ * every branch decide. Its requests and the server's answers against Neon's document:
+ * simulated/contract.test.ts; what the step shows of it, over both bundles: e2e/teardown.test.ts.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { typedOutputs } from '../../src/report/outputs.js'
+import type { BranchRecord } from '../support/neon/world.ts'
+import { PROJECT } from '../support/neon/ids.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+
+const TARGET = 'br-preview-pr-7'
+const OTHER = 'br-preview-pr-8'
+
+/** A project with the preview branch to tear down (with `fields`), another, nothing in flight. */
+function world(fields: Partial<BranchRecord> = {}) {
+  const setup = simulatedWorld()
+  setup.world.addBranch(PROJECT, { name: 'preview/pr-7', ...fields, id: TARGET })
+  setup.world.addBranch(PROJECT, { id: OTHER, name: 'preview/pr-8' })
+  return setup
+}
+
+const routes = (run: { requests: { route?: string; t: number }[] }) =>
+  run.requests.map((request) => `${request.route}@${Math.round(request.t / 1000)}s`)
+
+describe('the wait: the whole project, until it is idle', () => {
+  it("another branch's operation delays the check; the branch stuck in init does not", async () => {
+    const setup = world({ state: { current: 'init' } })
+    setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      branchId: OTHER,
+      timeline: [{ status: 'running', reads: 2 }, { status: 'finished' }]
+    })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      branch_id: 'preview/pr-7',
+      before: 'delete'
+    })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.teardown?.preflight).toBe('clear')
+    // Resolved by name; the operations read at the wait's pace (the first read's empty page after
+    // the newest); the branch read and every branch only once the project was idle, at 10 s.
+    expect(routes(run)).toEqual([
+      'branches@0s',
+      'operations@0s',
+      'operations@0s',
+      'operations@5s',
+      'operations@10s',
+      'branch@10s',
+      'branches@10s'
+    ])
+    expect(run.report.branch?.current_state).toBe('init')
+    expect(typedOutputs(run.report).values).toMatchObject({
+      outcome: 'success',
+      preflight: 'clear',
+      blockers: [],
+      branch_state: 'init'
+    })
+    expect(run.lines).toContain(
+      'info: Before a delete of branch preview/pr-7 (br-preview-pr-7): waiting until the project is idle'
+    )
+    expect(run.lines).toContain(
+      'info: Branch preview/pr-7 (br-preview-pr-7) can be deleted now: nothing blocks it'
+    )
+  })
+
+  it('a 429 while it checks: the retry keeps the pace, and the check still decides', async () => {
+    const setup = world()
+    setup.api.addFault({ kind: 'status', status: 429, route: 'branch', times: 1 })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      branch_id: 'preview/pr-7',
+      before: 'reset'
+    })
+    expect(run.report.teardown?.preflight).toBe('clear')
+    const reads = run.requests.filter((request) => request.route === 'branch')
+    // The refused read, and its retry no sooner than one interval after it.
+    expect(reads.map((request) => request.status)).toEqual([429, 200])
+    expect(reads[1].t - reads[0].t).toBeGreaterThanOrEqual(5000)
+    expect(run.report.pace?.rateLimited).toBe(1)
+  })
+
+  it('timeout while something is in flight: no verdict, preflight and blockers empty', async () => {
+    const setup = world()
+    setup.world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: OTHER,
+      timeline: [{ status: 'running' }]
+    })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      branch_id: 'preview/pr-7',
+      before: 'delete',
+      timeout: '12s'
+    })
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.report.teardown).toBeUndefined()
+    const { values } = typedOutputs(run.report)
+    expect(values).not.toHaveProperty('preflight')
+    expect(values).not.toHaveProperty('blockers')
+    expect(run.requests.some((request) => request.route === 'branch')).toBe(false)
+    expect(run.endedAt).toBeLessThanOrEqual(13_000)
+  })
+
+  it('wait: false while something is in flight: pending, no verdict', async () => {
+    const setup = world()
+    setup.world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: TARGET,
+      timeline: [{ status: 'running' }]
+    })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      branch_id: TARGET,
+      before: 'delete',
+      wait: 'false'
+    })
+    expect(run.report.outcome).toBe('pending')
+    expect(run.report.teardown).toBeUndefined()
+  })
+
+  it('fail_fast is ignored: a failed operation is waited on until it is final', async () => {
+    const setup = world()
+    setup.world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: TARGET,
+      timeline: [{ status: 'failed', reads: 2 }, { status: 'finished' }]
+    })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      branch_id: TARGET,
+      before: 'delete',
+      fail_fast: 'true'
+    })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.teardown?.preflight).toBe('clear')
+    expect(run.report.wait?.polls).toBe(3)
+  })
+})
+
+describe('failures are warnings before a teardown', () => {
+  it('an error on the branch just before the gate, and one while it waited: warnings; the check decides', async () => {
+    const setup = world()
+    const now = setup.world.now()
+    const recent = setup.world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: TARGET,
+      createdAt: now - 30_000,
+      error: 'compute quota exceeded',
+      timeline: [{ status: 'running', ms: 5000 }, { status: 'error' }]
+    })
+    const later = setup.world.addOperation(PROJECT, {
+      action: 'apply_config',
+      branchId: TARGET,
+      error: 'could not apply',
+      timeline: [{ status: 'running', reads: 1 }, { status: 'error' }]
+    })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      branch_id: TARGET,
+      before: 'delete'
+    })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.teardown?.preflight).toBe('clear')
+    expect(run.lines).toContain(
+      `warning: Ended in failure before the gate started: start_compute ${recent.id} on ${TARGET}, error 25.0 s before the gate started: "compute quota exceeded"; before a delete, a failure is no reason to stop: a broken branch is one to delete`
+    )
+    expect(run.lines).toContain(
+      `warning: Ended in failure while the gate waited: apply_config ${later.id} on ${TARGET}, error: "could not apply"; before a delete, a failure is no reason to stop`
+    )
+  })
+})
+
+describe('the check', () => {
+  it('children found only on a later page of the branches: blocked', async () => {
+    const setup = world()
+    // 150 newer branches: the child, the oldest, comes on the second page.
+    setup.world.addBranch(PROJECT, { id: 'br-child-000001', name: 'child', parentId: TARGET })
+    for (let i = 0; i < 150; i++) {
+      setup.world.addBranch(PROJECT, {
+        id: `br-other-${String(i).padStart(6, '0')}`,
+        createdAt: setup.world.now() + 1000 + i
+      })
+    }
+    // The child the oldest: created before the others.
+    setup.world.branchesOf(PROJECT).find((branch) => branch.id === 'br-child-000001')!.createdAt =
+      setup.world.now() - 60_000
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      branch_id: TARGET,
+      before: 'delete'
+    })
+    expect(run.report.outcome).toBe('failure')
+    expect(typedOutputs(run.report).values.blockers).toEqual([
+      {
+        reason: 'children',
+        detail: 'it has 1 child branch, to delete first: child (br-child-000001)'
+      }
+    ])
+    const pages = run.requests.filter((request) => request.route === 'branches')
+    expect(pages.map((page) => page.query.cursor !== undefined)).toEqual([false, true])
+  })
+
+  it('the root branch, default, protected, with children and restrictions: every blocker, the rest a notice', async () => {
+    const setup = world()
+    const main = setup.world.branchesOf(PROJECT)[0]
+    Object.assign(main, {
+      protected: true,
+      restrictedActions: [
+        { name: 'delete-rw-endpoint', reason: 'the production endpoint' },
+        { name: 'restore', reason: 'a restore is running' }
+      ]
+    })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      branch_id: 'main',
+      before: 'delete'
+    })
+    expect(run.report.outcome).toBe('failure')
+    expect(
+      (typedOutputs(run.report).values.blockers as { reason: string }[]).map((b) => b.reason)
+    ).toEqual(['root', 'default', 'protected', 'children', 'restricted'])
+    expect(run.lines).toContain(
+      'notice: Branch main (br-main-000001) lists restricted actions that do not stop a delete: restore: "a restore is running"'
+    )
+  })
+
+  it('the branch deleted while the gate waited: gone before a delete, an input error before a reset', async () => {
+    for (const before of ['delete', 'reset']) {
+      const setup = world()
+      setup.world.addOperation(PROJECT, {
+        action: 'start_compute',
+        branchId: OTHER,
+        timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
+      })
+      setup.api.onRequest = (request) => {
+        if (request.route !== 'operations' || request.query.cursor) return
+        const branches = setup.world.branchesOf(PROJECT)
+        const index = branches.findIndex((branch) => branch.id === TARGET)
+        if (index >= 0) branches.splice(index, 1)
+      }
+      const run = await runSimulated(setup, {
+        project_id: PROJECT,
+        branch_id: TARGET,
+        before
+      })
+      if (before === 'delete') {
+        expect(run.report.outcome).toBe('success')
+        expect(run.report.teardown?.preflight).toBe('gone')
+        expect(run.lines).toContain(
+          'notice: branch preview/pr-7 (br-preview-pr-7) is gone: nothing to delete'
+        )
+      } else {
+        expect(run.report.outcome).toBe('error')
+        expect(run.report.errorCause).toBe('input')
+        expect(run.report.error).toBe(
+          `input "branch_id": project "${PROJECT}" has no branch "${TARGET}" any more (preview/pr-7 was deleted while the gate waited); there is nothing to reset`
+        )
+      }
+    }
+  })
+
+  it('a branch gone before the gate started: gone at once before a delete, no operation read', async () => {
+    const setup = world()
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      branch_id: 'br-hotfix-7',
+      before: 'delete'
+    })
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.teardown).toEqual({
+      action: 'delete',
+      preflight: 'gone',
+      branch: { name: 'br-hotfix-7' }
+    })
+    // Shaped like an id: read by id, then searched as a name; nothing else.
+    expect(run.requests.map((request) => request.route)).toEqual(['branch', 'branches'])
+    expect(run.lines).toContain('notice: branch br-hotfix-7 is gone: nothing to delete')
+  })
+
+  it('a branch named like an id is found by its name, and checked by its id', async () => {
+    const setup = world()
+    setup.world.addBranch(PROJECT, { id: 'br-real-000009', name: 'br-hotfix-7' })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      branch_id: 'br-hotfix-7',
+      before: 'delete'
+    })
+    expect(run.report.teardown?.preflight).toBe('clear')
+    expect(run.requests.filter((request) => request.route === 'branch').map((r) => r.path)).toEqual(
+      [
+        `/api/v2/projects/${PROJECT}/branches/br-hotfix-7`,
+        `/api/v2/projects/${PROJECT}/branches/br-real-000009`
+      ]
+    )
+  })
+})

@@ -1,0 +1,242 @@
+/*
+ * What the report says of the check before a teardown (report/teardown-words.ts and the parts that
+ * use it): the first line and the error line say what blocks the branch, the `blockers` output
+ * gives each reason with what to do, long lists are cut with a count, and API text (branch names,
+ * restriction reasons) stays text in every format.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { judgeTeardown } from '../src/domain/teardown.js'
+import type { Operation, RelatedBranch, TeardownBranch } from '../src/domain/schemas.js'
+import { annotationsFor } from '../src/runner/annotations.js'
+import { errorLine } from '../src/report/headline.js'
+import { typedOutputs } from '../src/report/outputs.js'
+import type { RunReport } from '../src/report/report.js'
+import { renderSummary, renderTextReport } from '../src/report/summary.js'
+import { failedWhileIdling, teardownNotes } from '../src/report/teardown-words.js'
+import { phraseText } from '../src/domain/phrase.js'
+import type { TeardownCheck } from '../src/wait/teardown-check.js'
+import { operation } from './support/neon/operations.js'
+
+const target: TeardownBranch = {
+  id: 'br-preview-7',
+  name: 'preview/pr-7',
+  parent_id: 'br-main-1',
+  current_state: 'ready'
+}
+const child = (index: number, name = `preview/pr-7-child-${index}`): RelatedBranch => ({
+  id: `br-child-${index}`,
+  name,
+  parent_id: target.id
+})
+
+function checked(
+  action: 'delete' | 'reset',
+  branch: Partial<TeardownBranch> = {},
+  family: RelatedBranch[] = []
+): TeardownCheck {
+  const fresh = { ...target, ...branch }
+  const judgement = judgeTeardown(action, fresh, family)
+  const preflight = judgement.blockers.length > 0 ? 'blocked' : 'clear'
+  return { action, preflight, branch: fresh, judgement }
+}
+
+const reportOf = (teardown: TeardownCheck, operations: Operation[] = []): RunReport => ({
+  requests: { requests: 4, retries: 0 },
+  projectId: 'p-1',
+  before: teardown.action,
+  teardown,
+  branch: teardown.preflight === 'gone' ? undefined : teardown.branch,
+  outcome: teardown.preflight === 'blocked' ? 'failure' : 'success',
+  elapsedMs: 1200,
+  wait: {
+    outcome: 'success',
+    operations,
+    polls: 1,
+    observed: true,
+    readAt: new Map(),
+    elapsedMs: 1200
+  }
+})
+
+describe('blocked', () => {
+  const check = checked('delete', { protected: true }, [child(1), child(2)])
+  const report = reportOf(check)
+
+  it('the first line, the error line and the annotation say what blocks the branch', () => {
+    const why =
+      'branch preview/pr-7 (br-preview-7) cannot be deleted: it is protected; remove its protection first; it has 2 child branches, to delete first: preview/pr-7-child-1 (br-child-1), preview/pr-7-child-2 (br-child-2)'
+    expect(renderTextReport(report).split('\n')[0]).toBe(`❌ failure: ${why}`)
+    expect(errorLine(report)).toBe(`B${why.slice(1)}`)
+    expect(annotationsFor(report)).toEqual([
+      {
+        title: 'cannot delete branch preview/pr-7: protected, children',
+        message: `B${why.slice(1)}`
+      }
+    ])
+    expect(renderSummary(report)).toContain(
+      '<p><b>❌ failure</b>: branch <code>preview/pr-7</code> (<code>br-preview-7</code>) cannot be deleted: it is protected'
+    )
+  })
+
+  it('the outputs: preflight blocked, and each blocker with what to do', () => {
+    const { values } = typedOutputs(report)
+    expect(values.preflight).toBe('blocked')
+    expect(values.blockers).toEqual([
+      { reason: 'protected', detail: 'it is protected; remove its protection first' },
+      {
+        reason: 'children',
+        detail:
+          'it has 2 child branches, to delete first: preview/pr-7-child-1 (br-child-1), preview/pr-7-child-2 (br-child-2)'
+      }
+    ])
+  })
+
+  it('every reason worded, for a delete and for a reset', () => {
+    const restricted = [{ name: 'delete-rw-endpoint', reason: 'used by the Vercel integration' }]
+    const deleting = typedOutputs(
+      reportOf(
+        checked('delete', { parent_id: null, default: true, restricted_actions: restricted })
+      )
+    ).values.blockers
+    expect(deleting).toEqual([
+      {
+        reason: 'root',
+        detail: 'it is a root branch (it has no parent_id), which the API does not delete'
+      },
+      {
+        reason: 'default',
+        detail: "it is the project's default branch; make another branch the default first"
+      },
+      {
+        reason: 'restricted',
+        detail:
+          'its restricted_actions refuse a delete: delete-rw-endpoint: "used by the Vercel integration"'
+      }
+    ])
+    const resetting = typedOutputs(
+      reportOf(
+        checked('reset', { parent_id: null, restricted_actions: [{ name: 'restore', reason: '' }] })
+      )
+    ).values.blockers
+    expect(resetting).toEqual([
+      {
+        reason: 'root',
+        detail: 'it is a root branch (it has no parent_id): there is no parent to reset it to'
+      },
+      { reason: 'restricted', detail: 'its restricted_actions refuse a reset: restore' }
+    ])
+  })
+
+  it('10 children named, then a count; 5 restrictions, then a count', () => {
+    const many = Array.from({ length: 13 }, (_, index) => child(index))
+    const restrictions = Array.from({ length: 7 }, (_, index) => ({
+      name: `delete-${index}`,
+      reason: `why ${index}`
+    }))
+    const { blockers } = typedOutputs(
+      reportOf(checked('delete', { restricted_actions: restrictions }, many))
+    ).values as { blockers: { detail: string }[] }
+    expect(blockers[0].detail).toMatch(/^it has 13 child branches, to delete first: /)
+    expect(blockers[0].detail).toContain('preview/pr-7-child-9 (br-child-9), and 3 more')
+    expect(blockers[0].detail).not.toContain('br-child-10')
+    expect(blockers[1].detail).toMatch(/delete-4: "why 4"; and 2 more$/)
+  })
+})
+
+describe('clear and gone', () => {
+  it('clear: the first line says nothing blocks it and the project is idle; blockers []', () => {
+    const report = reportOf(checked('delete'), [
+      operation({ id: 'op-1', status: 'finished', created_at: '2026-11-21T10:00:00Z' })
+    ])
+    expect(renderTextReport(report).split('\n')[0]).toBe(
+      '✅ success: branch preview/pr-7 (br-preview-7) can be deleted now: nothing blocks it; the project is idle: the operation finished in 1.2 s'
+    )
+    expect(errorLine(report)).toBeUndefined()
+    expect(annotationsFor(report)).toEqual([])
+    expect(typedOutputs(report).values).toMatchObject({ preflight: 'clear', blockers: [] })
+    expect(renderSummary(report)).toContain('<h3>Before a delete: clear</h3>')
+    expect(renderSummary(report)).toContain('should still retry a 423 (Locked)')
+  })
+
+  it('gone: nothing to delete, as the first line and as a notice; blockers []', () => {
+    const report: RunReport = {
+      requests: { requests: 2, retries: 0 },
+      projectId: 'p-1',
+      before: 'delete',
+      teardown: { action: 'delete', preflight: 'gone', branch: { name: 'preview/pr-7' } },
+      outcome: 'success'
+    }
+    expect(renderTextReport(report).split('\n')[0]).toBe(
+      '✅ success: branch preview/pr-7 is gone: nothing to delete'
+    )
+    expect(teardownNotes(report.teardown!).notices.map(phraseText)).toEqual([
+      'branch preview/pr-7 is gone: nothing to delete'
+    ])
+    expect(typedOutputs(report).values).toMatchObject({ preflight: 'gone', blockers: [] })
+    expect(renderSummary(report)).not.toContain('423')
+  })
+})
+
+describe('warnings and notices', () => {
+  it('children before a reset: a warning about preserve_under_name; restrictions of other actions: a notice', () => {
+    const check = checked(
+      'reset',
+      { restricted_actions: [{ name: 'delete-rw-endpoint', reason: 'in use' }] },
+      [child(1)]
+    )
+    expect(check.preflight).toBe('clear')
+    const { warnings, notices } = teardownNotes(check)
+    expect(warnings.map(phraseText)).toEqual([
+      'Branch preview/pr-7 (br-preview-7) has 1 child branch (preview/pr-7-child-1 (br-child-1)): the reset must keep its current state under another name (preserve_under_name), where the children move'
+    ])
+    expect(notices.map(phraseText)).toEqual([
+      'Branch preview/pr-7 (br-preview-7) lists restricted actions that do not stop a reset: delete-rw-endpoint: "in use"'
+    ])
+    const summary = renderSummary(reportOf(check))
+    expect(summary).toContain('<p>⚠️ Branch <code>preview/pr-7</code>')
+    expect(summary).toContain('<p>ℹ️ Branch <code>preview/pr-7</code>')
+  })
+
+  it('operations that ended in failure while the gate waited: a warning each, the first five, then a count', () => {
+    const failed = Array.from({ length: 7 }, (_, index) =>
+      operation({
+        id: `op-${index}`,
+        action: 'start_compute',
+        status: 'error',
+        error: 'no capacity'
+      })
+    )
+    const warnings = failedWhileIdling(
+      [operation({ id: 'op-ok', status: 'finished' }), ...failed],
+      'delete'
+    ).map(phraseText)
+    expect(warnings).toHaveLength(6)
+    expect(warnings[0]).toBe(
+      'Ended in failure while the gate waited: start_compute op-0 on br-main-000001, error: "no capacity"; before a delete, a failure is no reason to stop'
+    )
+    expect(warnings[5]).toBe(
+      '… and 2 more operations ended in failure while the gate waited; the summary lists them'
+    )
+    // No failure of the gate's: no annotation for them.
+    expect(annotationsFor(reportOf(checked('delete'), failed))).toEqual([])
+  })
+})
+
+describe('API text stays text', () => {
+  it('a branch name and a reason with HTML, Markdown and runner commands: escaped in the summary, made safe in the text', () => {
+    const hostile = '<img src=x onerror=alert(1)>\n::error::pwned ##[set-output name=x;]y **bold**'
+    const check = checked(
+      'delete',
+      { name: hostile, restricted_actions: [{ name: 'delete', reason: hostile }] },
+      [child(1, hostile)]
+    )
+    const report = reportOf(check)
+    const summary = renderSummary(report)
+    expect(summary).not.toContain('<img')
+    expect(summary).toContain('&lt;img src=x onerror=alert(1)&gt; ::error::pwned')
+    const text = renderTextReport(report)
+    expect(text).not.toMatch(/^::/m)
+    expect(text).not.toContain('##[')
+    expect(text).toContain('\\n::error::pwned ##\\u005bset-output')
+  })
+})

@@ -1,0 +1,202 @@
+/*
+ * Before a teardown (`before`): the rules that decide whether the API would refuse to delete or
+ * reset a branch now (domain/teardown.ts), and the check that reads the branch and every branch of
+ * its project once to apply them (wait/teardown-check.ts), with readers of its own.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { ApiError, InputError } from '../src/domain/errors.js'
+import type { RelatedBranch, TeardownBranch } from '../src/domain/schemas.js'
+import { judgeTeardown, restrictionCovers } from '../src/domain/teardown.js'
+import { NoSuchBranchError } from '../src/wait/branch-resolver.js'
+import { checkTeardown, type TeardownReader } from '../src/wait/teardown-check.js'
+
+const CHILD_OF_MAIN = { parent_id: 'br-main-1' }
+const branch = (fields: Partial<TeardownBranch> = {}): TeardownBranch => ({
+  id: 'br-preview-7',
+  name: 'preview/pr-7',
+  ...CHILD_OF_MAIN,
+  ...fields
+})
+const related = (id: string, parent?: string | null): RelatedBranch => ({
+  id,
+  name: `name of ${id}`,
+  parent_id: parent
+})
+const reasons = (found: { blockers: { reason: string }[] }) =>
+  found.blockers.map((blocker) => blocker.reason)
+
+describe('which restricted_actions stop which teardown', () => {
+  it.each([
+    ['delete', 'delete', true],
+    ['delete-rw-endpoint', 'delete', true],
+    ['Delete-Branch', 'delete', true],
+    [' delete', 'delete', true],
+    ['restore', 'delete', false],
+    ['undelete', 'delete', false],
+    ['restore', 'reset', true],
+    ['reset', 'reset', true],
+    ['RESTORE-to-parent', 'reset', true],
+    ['delete-rw-endpoint', 'reset', false],
+    ['prerestore', 'reset', false],
+    ['update', 'reset', false]
+  ] as const)('%s covers a %s: %s', (name, action, covers) => {
+    expect(restrictionCovers(name, action)).toBe(covers)
+  })
+})
+
+describe('before a delete', () => {
+  it('a child branch that is neither default nor protected, with nothing restricted: clear', () => {
+    const judged = judgeTeardown('delete', branch({ default: false, protected: false }), [
+      related('br-main-1', null),
+      related('br-preview-7', 'br-main-1'),
+      related('br-other-8', 'br-main-1')
+    ])
+    expect(judged).toEqual({ blockers: [], childrenBeforeReset: [], otherRestrictions: [] })
+  })
+
+  it('each blocker on its own', () => {
+    expect(reasons(judgeTeardown('delete', branch({ parent_id: null }), []))).toEqual(['root'])
+    expect(reasons(judgeTeardown('delete', branch({ parent_id: '' }), []))).toEqual(['root'])
+    expect(reasons(judgeTeardown('delete', branch({ default: true }), []))).toEqual(['default'])
+    expect(reasons(judgeTeardown('delete', branch({ protected: true }), []))).toEqual(['protected'])
+    const restricted = [{ name: 'delete-rw-endpoint', reason: 'used by an integration' }]
+    expect(judgeTeardown('delete', branch({ restricted_actions: restricted }), [])).toEqual({
+      blockers: [{ reason: 'restricted', restrictions: restricted }],
+      childrenBeforeReset: [],
+      otherRestrictions: []
+    })
+  })
+
+  it('children: every branch whose parent is this one, on any page, never itself or a grandchild', () => {
+    const children = [related('br-a', 'br-preview-7'), related('br-b', 'br-preview-7')]
+    const judged = judgeTeardown('delete', branch(), [
+      related('br-main-1', null),
+      children[0],
+      related('br-preview-7', 'br-preview-7'),
+      related('br-grandchild', 'br-a'),
+      children[1]
+    ])
+    expect(judged.blockers).toEqual([{ reason: 'children', children }])
+  })
+
+  it('everything at once, in the order root, default, protected, children, restricted; other restrictions listed apart', () => {
+    const restrictions = [
+      { name: 'restore', reason: 'a restore is running' },
+      { name: 'delete', reason: 'it is the production branch' }
+    ]
+    const judged = judgeTeardown(
+      'delete',
+      branch({ parent_id: null, default: true, protected: true, restricted_actions: restrictions }),
+      [related('br-a', 'br-preview-7')]
+    )
+    expect(reasons(judged)).toEqual(['root', 'default', 'protected', 'children', 'restricted'])
+    expect(judged.blockers.at(-1)).toEqual({
+      reason: 'restricted',
+      restrictions: [restrictions[1]]
+    })
+    expect(judged.otherRestrictions).toEqual([restrictions[0]])
+    expect(judged.childrenBeforeReset).toEqual([])
+  })
+
+  it('default, protected and restricted_actions absent or null block nothing', () => {
+    const judged = judgeTeardown(
+      'delete',
+      branch({ default: null, protected: null, restricted_actions: null }),
+      []
+    )
+    expect(judged.blockers).toEqual([])
+  })
+})
+
+describe('before a reset', () => {
+  it('root, protected and a restore restriction block it; default does not; children are a warning', () => {
+    const children = [related('br-a', 'br-preview-7')]
+    const restrictions = [
+      { name: 'restore', reason: 'a restore is running' },
+      { name: 'delete-rw-endpoint', reason: 'used by an integration' }
+    ]
+    const judged = judgeTeardown(
+      'reset',
+      branch({ parent_id: null, default: true, protected: true, restricted_actions: restrictions }),
+      children
+    )
+    expect(reasons(judged)).toEqual(['root', 'protected', 'restricted'])
+    expect(judged.childrenBeforeReset).toEqual(children)
+    expect(judged.otherRestrictions).toEqual([restrictions[1]])
+  })
+
+  it('a default branch with a parent and children: clear, the children a warning', () => {
+    const judged = judgeTeardown('reset', branch({ default: true }), [
+      related('br-a', 'br-preview-7')
+    ])
+    expect(judged.blockers).toEqual([])
+    expect(judged.childrenBeforeReset.map((child) => child.id)).toEqual(['br-a'])
+  })
+})
+
+describe('the check: one fresh read of the branch, then every branch of the project', () => {
+  const resolved = { id: 'br-preview-7', name: 'preview/pr-7' }
+  const reader = (read: () => Promise<TeardownBranch>, family: RelatedBranch[] = []) => {
+    const calls: string[] = []
+    const fake: TeardownReader = {
+      getTeardownBranch: async (projectId, id) => {
+        calls.push(`branch ${projectId} ${id}`)
+        return read()
+      },
+      listBranches: async (projectId) => {
+        calls.push(`list ${projectId}`)
+        return family
+      }
+    }
+    return { fake, calls }
+  }
+  const notFound = () =>
+    Promise.reject(new ApiError({ status: 404, endpoint: 'GET /x', subject: 'branch' }))
+
+  it('clear and blocked, from what the two reads found', async () => {
+    const clear = reader(async () => branch())
+    expect(
+      await checkTeardown('delete', resolved, { reader: clear.fake, projectId: 'p-1' })
+    ).toEqual({
+      action: 'delete',
+      preflight: 'clear',
+      branch: branch(),
+      judgement: { blockers: [], childrenBeforeReset: [], otherRestrictions: [] }
+    })
+    expect(clear.calls).toEqual(['branch p-1 br-preview-7', 'list p-1'])
+    const blocked = reader(async () => branch({ protected: true }))
+    const check = await checkTeardown('reset', resolved, { reader: blocked.fake, projectId: 'p-1' })
+    expect(check).toMatchObject({ action: 'reset', preflight: 'blocked' })
+  })
+
+  it('a branch gone before a delete: gone, without reading the list', async () => {
+    const gone = reader(notFound)
+    expect(
+      await checkTeardown('delete', resolved, { reader: gone.fake, projectId: 'p-1' })
+    ).toEqual({
+      action: 'delete',
+      preflight: 'gone',
+      branch: resolved
+    })
+    expect(gone.calls).toEqual(['branch p-1 br-preview-7'])
+  })
+
+  it('a branch gone before a reset: an input error naming branch_id', async () => {
+    const gone = reader(notFound)
+    const checking = checkTeardown('reset', resolved, { reader: gone.fake, projectId: 'p-1' })
+    await expect(checking).rejects.toBeInstanceOf(NoSuchBranchError)
+    await expect(checking).rejects.toBeInstanceOf(InputError)
+    await expect(checking).rejects.toThrow(
+      'input "branch_id": project "p-1" has no branch "br-preview-7" any more (preview/pr-7 was deleted while the gate waited); there is nothing to reset'
+    )
+  })
+
+  it('any other error of the read is no verdict: it ends the gate', async () => {
+    const refused = reader(() =>
+      Promise.reject(new ApiError({ status: 403, endpoint: 'GET /x', subject: 'branch' }))
+    )
+    await expect(
+      checkTeardown('delete', resolved, { reader: refused.fake, projectId: 'p-1' })
+    ).rejects.toBeInstanceOf(ApiError)
+  })
+})

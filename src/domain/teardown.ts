@@ -1,0 +1,65 @@
+/*
+ * Whether a branch can be deleted or reset now, as the API decides it (Neon's OpenAPI document): a
+ * root or default branch cannot be deleted, nor a protected one, nor one with child branches; a
+ * reset needs a parent to reset to, and `preserve_under_name` when the branch has children; and an
+ * action the branch lists in `restricted_actions` is refused. The rules as data: the report words
+ * them.
+ */
+import type { RelatedBranch, RestrictedAction, TeardownBranch } from './schemas.js'
+
+export const TEARDOWN_ACTIONS = ['delete', 'reset'] as const
+export type TeardownAction = (typeof TEARDOWN_ACTIONS)[number]
+
+/**
+ * One reason the API would refuse, with what a person needs to act on it: `root`, `default`,
+ * `protected`, `children` or `restricted`.
+ */
+export type Blocker =
+  | { reason: 'root' | 'default' | 'protected' }
+  | { reason: 'children'; children: RelatedBranch[] }
+  | { reason: 'restricted'; restrictions: RestrictedAction[] }
+
+export interface TeardownJudgement {
+  /** At most one a reason, in the order above; none: the teardown can go ahead. */
+  blockers: Blocker[]
+  /** Child branches before a reset: no blocker, but the reset must keep the state under a name. */
+  childrenBeforeReset: RelatedBranch[]
+  /** Entries of `restricted_actions` that cover neither a delete nor a reset: listed, never blocking. */
+  otherRestrictions: RestrictedAction[]
+}
+
+/**
+ * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
+ * `delete-rw-endpoint` as examples: a name that starts with `delete` covers a delete (deleting a
+ * branch deletes its read-write endpoint); one that starts with `restore` or `reset` covers a
+ * reset (the API's restore endpoint resets a branch to its parent).
+ */
+export function restrictionCovers(name: string, action: TeardownAction): boolean {
+  const restricted = name.trim().toLowerCase()
+  const prefixes = action === 'delete' ? ['delete'] : ['restore', 'reset']
+  return prefixes.some((prefix) => restricted.startsWith(prefix))
+}
+
+/** What would make the API refuse `action` on `branch`, given every branch of its project. */
+export function judgeTeardown(
+  action: TeardownAction,
+  branch: TeardownBranch,
+  projectBranches: RelatedBranch[]
+): TeardownJudgement {
+  const children = projectBranches.filter(
+    (other) => other.parent_id === branch.id && other.id !== branch.id
+  )
+  const restrictions = branch.restricted_actions ?? []
+  const covering = restrictions.filter((entry) => restrictionCovers(entry.name, action))
+  const blockers: Blocker[] = []
+  if (!branch.parent_id) blockers.push({ reason: 'root' })
+  if (action === 'delete' && branch.default === true) blockers.push({ reason: 'default' })
+  if (branch.protected === true) blockers.push({ reason: 'protected' })
+  if (action === 'delete' && children.length > 0) blockers.push({ reason: 'children', children })
+  if (covering.length > 0) blockers.push({ reason: 'restricted', restrictions: covering })
+  return {
+    blockers,
+    childrenBeforeReset: action === 'reset' ? children : [],
+    otherRestrictions: restrictions.filter((entry) => !covering.includes(entry))
+  }
+}

@@ -1,0 +1,47 @@
+/*
+ * `before`: once the whole project is idle, the check that decides whether the branch can be
+ * deleted or reset now (wait/teardown-check.ts), its outcome in the report, and its warnings and
+ * notices in the log, worded by the report (report/teardown-words.ts).
+ */
+import type { ApiClient } from '../api/api-client.js'
+import type { Logger } from '../domain/logger.js'
+import { phraseText } from '../domain/phrase.js'
+import type { Branch } from '../domain/schemas.js'
+import type { TeardownAction } from '../domain/teardown.js'
+import type { RunReport } from '../report/report.js'
+import {
+  capitalized,
+  failedWhileIdling,
+  teardownNotes,
+  teardownPhrase
+} from '../report/teardown-words.js'
+import { checkTeardown, type TeardownCheck } from '../wait/teardown-check.js'
+
+/**
+ * Before a teardown, once the project is idle: what ended in failure while the gate waited is
+ * warned about, then one fresh read of the branch and of the project's branches decides.
+ */
+export async function checkBeforeTeardown(
+  client: ApiClient,
+  action: TeardownAction,
+  { projectId, branch }: { projectId: string; branch: Branch },
+  report: RunReport,
+  logger: Logger
+): Promise<void> {
+  for (const warning of failedWhileIdling(report.wait?.operations ?? [], action)) {
+    logger.warning(phraseText(warning))
+  }
+  const check = await checkTeardown(action, branch, { reader: client.branches, projectId })
+  if (check.preflight !== 'gone') report.branch = check.branch
+  teardownDecided(report, check, logger)
+}
+
+/** The check's outcome in the report, and its warnings and notices in the log. */
+export function teardownDecided(report: RunReport, check: TeardownCheck, logger: Logger): void {
+  report.teardown = check
+  report.outcome = check.preflight === 'blocked' ? 'failure' : 'success'
+  const { warnings, notices } = teardownNotes(check)
+  for (const warning of warnings) logger.warning(phraseText(warning))
+  for (const notice of notices) logger.notice(phraseText(notice))
+  if (check.preflight === 'clear') logger.info(phraseText(capitalized(teardownPhrase(check))))
+}

@@ -1,0 +1,199 @@
+/*
+ * What the report says of the check before a teardown (`before`), once: whether the branch can be
+ * deleted or reset now, what blocks it and what to do about it, what is only worth a warning or a
+ * notice, and the `blockers` output.
+ */
+import { classifyStatus } from '../domain/operation-status.js'
+import { type Phrase, phraseText, plural } from '../domain/phrase.js'
+import type { Operation, RelatedBranch, RestrictedAction } from '../domain/schemas.js'
+import type { Blocker, TeardownAction } from '../domain/teardown.js'
+import type { TeardownCheck } from '../wait/teardown-check.js'
+import type { ReportFormat } from './report-format.js'
+import type { RunReport } from './report.js'
+
+/** Child branches a line names, then a count. */
+const NAMED_CHILDREN = 10
+/** Restrictions a line names, then a count. */
+const NAMED_RESTRICTIONS = 5
+/** Failures while the gate waited warned about one by one; the summary's table has them all. */
+const MAX_FAILURE_WARNINGS = 5
+
+const DONE: Record<TeardownAction, string> = { delete: 'deleted', reset: 'reset' }
+
+/** `preview/pr-7 (br-preview-pr-7)`, or the name alone when that is all there is. */
+function branchNamed(branch: { name: string; id?: string }): Phrase {
+  const id: Phrase = branch.id && branch.id !== branch.name ? [' (', { code: branch.id }, ')'] : []
+  return [{ code: branch.name }, ...id]
+}
+
+/** The first few items, joined with `joint`, and how many more there are. */
+function listed<T>(items: T[], named: number, joint: string, item: (value: T) => Phrase): Phrase {
+  const phrase: Phrase = []
+  items.slice(0, named).forEach((value, index) => {
+    if (index > 0) phrase.push(joint)
+    phrase.push(...item(value))
+  })
+  if (items.length > named) phrase.push(`${joint}and ${items.length - named} more`)
+  return phrase
+}
+
+/** `preview/a (br-a), preview/b (br-b), and 3 more` */
+function childrenList(children: RelatedBranch[]): Phrase {
+  return listed(children, NAMED_CHILDREN, ', ', branchNamed)
+}
+
+/** `delete-rw-endpoint: “used by an integration”; restore: …` */
+function restrictionsList(restrictions: RestrictedAction[]): Phrase {
+  return listed(restrictions, NAMED_RESTRICTIONS, '; ', (entry) => [
+    { code: entry.name },
+    ...(entry.reason ? [': ', { quote: entry.reason }] : [])
+  ])
+}
+
+/** What one blocker is, and what a person can do about it. */
+function blockerPhrase(blocker: Blocker, action: TeardownAction): Phrase {
+  switch (blocker.reason) {
+    case 'root':
+      return action === 'delete'
+        ? ['it is a root branch (it has no parent_id), which the API does not delete']
+        : ['it is a root branch (it has no parent_id): there is no parent to reset it to']
+    case 'default':
+      return ["it is the project's default branch; make another branch the default first"]
+    case 'protected':
+      return ['it is protected; remove its protection first']
+    case 'children':
+      return [
+        `it has ${plural(blocker.children.length, 'child branch', 'child branches')}, to delete first: `,
+        ...childrenList(blocker.children)
+      ]
+    case 'restricted':
+      return [
+        `its restricted_actions refuse a ${action}: `,
+        ...restrictionsList(blocker.restrictions)
+      ]
+  }
+}
+
+/**
+ * The check in one line: `branch preview/pr-7 (br-…) cannot be deleted: it is protected; …`, `… can
+ * be deleted now: nothing blocks it`, or `branch preview/pr-7 is gone: nothing to delete`.
+ */
+export function teardownPhrase(check: TeardownCheck): Phrase {
+  const branch = ['branch ', ...branchNamed(check.branch)]
+  if (check.preflight === 'gone') return [...branch, ' is gone: nothing to delete']
+  const done = DONE[check.action]
+  if (check.preflight === 'clear') return [...branch, ` can be ${done} now: nothing blocks it`]
+  return [
+    ...branch,
+    ` cannot be ${done}: `,
+    ...listed(check.judgement.blockers, Infinity, '; ', (blocker) =>
+      blockerPhrase(blocker, check.action)
+    )
+  ]
+}
+
+/** Each blocker's reason, and what it is and what to do about it; none when nothing blocks. */
+function blockerDetails(check: TeardownCheck): { reason: string; detail: Phrase }[] {
+  if (check.preflight === 'gone') return []
+  return check.judgement.blockers.map((blocker) => ({
+    reason: blocker.reason,
+    detail: blockerPhrase(blocker, check.action)
+  }))
+}
+
+/** The `blockers` output: `{reason, detail}` for each, `[]` when nothing blocks the branch. */
+export function blockersOutput(check: TeardownCheck): { reason: string; detail: string }[] {
+  return blockerDetails(check).map(({ reason, detail }) => ({ reason, detail: phraseText(detail) }))
+}
+
+/**
+ * What is worth a warning or a notice beside the outcome: child branches before a reset (it must
+ * keep the current state under another name), and restrictions that stop neither action.
+ */
+export function teardownNotes(check: TeardownCheck): { warnings: Phrase[]; notices: Phrase[] } {
+  if (check.preflight === 'gone') return { warnings: [], notices: [teardownPhrase(check)] }
+  const branch = ['Branch ', ...branchNamed(check.branch)]
+  const { childrenBeforeReset: children, otherRestrictions } = check.judgement
+  const warnings: Phrase[] = []
+  if (children.length > 0) {
+    warnings.push([
+      ...branch,
+      ` has ${plural(children.length, 'child branch', 'child branches')} (`,
+      ...childrenList(children),
+      '): the reset must keep its current state under another name (preserve_under_name), where the children move'
+    ])
+  }
+  const notices: Phrase[] = []
+  if (otherRestrictions.length > 0) {
+    notices.push([
+      ...branch,
+      ` lists restricted actions that do not stop a ${check.action}: `,
+      ...restrictionsList(otherRestrictions)
+    ])
+  }
+  return { warnings, notices }
+}
+
+/** The phrase as the start of a sentence. */
+export function capitalized(phrase: Phrase): Phrase {
+  const [first, ...rest] = phrase
+  return typeof first === 'string'
+    ? [first.charAt(0).toUpperCase() + first.slice(1), ...rest]
+    : phrase
+}
+
+/**
+ * Before a teardown the gate waits for the project to be idle, not for its operations to succeed:
+ * a warning for each that ended in failure while it waited (the first few, then a count).
+ */
+export function failedWhileIdling(operations: Operation[], action: TeardownAction): Phrase[] {
+  const failed = operations.filter((operation) => classifyStatus(operation.status) === 'failure')
+  const warnings = failed
+    .slice(0, MAX_FAILURE_WARNINGS)
+    .map((operation): Phrase => [
+      'Ended in failure while the gate waited: ',
+      { code: operation.action ?? 'operation' },
+      ' ',
+      { code: operation.id },
+      ' on ',
+      { code: operation.branch_id ?? 'its branch' },
+      ', ',
+      { code: operation.status },
+      ...(operation.error ? [': ', { quote: operation.error }] : []),
+      `; before a ${action}, a failure is no reason to stop`
+    ])
+  if (failed.length > MAX_FAILURE_WARNINGS) {
+    warnings.push([
+      `… and ${plural(failed.length - MAX_FAILURE_WARNINGS, 'more operation')} ended in failure while the gate waited; the summary lists them`
+    ])
+  }
+  return warnings
+}
+
+/** Why the check may still meet a 423: it reads, and the control plane can start work after it. */
+const TEARDOWN_RACE =
+  'The check reads and never writes: the control plane can start an operation between it and the teardown, so the teardown step should still retry a 423 (Locked).'
+
+/**
+ * Before a teardown, once the check decided: what blocks the branch (a table: the reason, what to
+ * do), what is only a warning or a notice, and why the teardown step should still retry a 423.
+ */
+export function teardownSection(format: ReportFormat, report: RunReport): string[] {
+  const check = report.teardown
+  if (!check) return []
+  const parts = [format.heading(`Before a ${check.action}: ${check.preflight}`, 3)]
+  const blockers = blockerDetails(check)
+  if (blockers.length > 0) {
+    parts.push(
+      format.table(
+        ['Blocker', 'What it is, and what to do'],
+        blockers.map(({ reason, detail }) => [format.code(reason), format.phrase(detail)])
+      )
+    )
+  }
+  const { warnings, notices } = teardownNotes(check)
+  for (const warning of warnings) parts.push(format.paragraph(`⚠️ ${format.phrase(warning)}`))
+  for (const notice of notices) parts.push(format.paragraph(`ℹ️ ${format.phrase(notice)}`))
+  if (check.preflight !== 'gone') parts.push(format.paragraph(TEARDOWN_RACE))
+  return parts
+}
