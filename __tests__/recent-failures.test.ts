@@ -98,20 +98,14 @@ describe('RecentOperations: what is in the window is judged wherever it is liste
 })
 
 describe('RecentOperations: the newest of each action on each branch decides', () => {
-  it('on the gated branch an error fails the gate, a cancelled does not', () => {
+  it.each([
+    ['on the gated branch an error fails the gate, a cancelled does not', true],
+    ['on the whole project no failure fails the gate', false]
+  ])('%s', (_case, gatedBranch) => {
     const error = ended('error', MINUTE, { action: 'start_compute' })
     const cancelled = ended('cancelled', 2 * MINUTE, { action: 'apply_config' })
-    expect(judged([error, cancelled], true)).toEqual([
-      { operation: error, failsGate: true },
-      { operation: cancelled, failsGate: false }
-    ])
-  })
-
-  it('on the whole project no failure fails the gate', () => {
-    const error = ended('error', MINUTE, { action: 'start_compute' })
-    const cancelled = ended('cancelled', 2 * MINUTE, { action: 'apply_config' })
-    expect(judged([error, cancelled], false)).toEqual([
-      { operation: error, failsGate: false },
+    expect(judged([error, cancelled], gatedBranch)).toEqual([
+      { operation: error, failsGate: gatedBranch },
       { operation: cancelled, failsGate: false }
     ])
   })

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { buildOutputs } from '../src/report/outputs.js'
 import type { RunReport } from '../src/report/report.js'
+import type { Operation } from '../src/domain/schemas.js'
+import type { WaitResult } from '../src/wait/wait-for-operations.js'
 import { renderSummary } from '../src/report/summary.js'
 import { withoutTimeline } from './support/bundles/action.js'
 import { operation } from './support/neon/operations.js'
@@ -9,6 +11,13 @@ const report = (overrides: Partial<RunReport> = {}): RunReport => ({
   requests: { requests: 3, retries: 1 },
   ...overrides
 })
+
+/** A wait of one poll that read everything (`operations`), `elapsedMs` long. */
+const waited = (
+  outcome: WaitResult['outcome'],
+  operations: Operation[],
+  elapsedMs = 1
+): WaitResult => ({ outcome, polls: 1, observed: true, readAt: new Map(), elapsedMs, operations })
 
 describe('summary', () => {
   it('shows the outcome, the wait, polls, requests, retries and one row per operation', () => {
@@ -149,14 +158,7 @@ describe('nothing read', () => {
     const idle = report({
       projectId: 'p-1',
       outcome: 'success',
-      wait: {
-        outcome: 'success',
-        polls: 1,
-        observed: true,
-        readAt: new Map(),
-        elapsedMs: 900,
-        operations: []
-      }
+      wait: waited('success', [], 900)
     })
     expect(renderSummary(idle)).toContain('No operation in flight')
     expect(buildOutputs(idle).outputs.operations).toBe('[]')
@@ -171,14 +173,7 @@ describe('outputs', () => {
     const { outputs, notes } = buildOutputs(
       report({
         outcome: 'pending',
-        wait: {
-          outcome: 'pending',
-          polls: 1,
-          observed: true,
-          readAt: new Map(),
-          elapsedMs: 1,
-          operations
-        }
+        wait: waited('pending', operations)
       })
     )
     // Every output together, names included, under GitHub's 1 MB a job, counted as UTF-16.
@@ -207,14 +202,7 @@ describe('outputs', () => {
         report({
           outcome: 'pending',
           listing: { projects: projects(projectCount), unavailableProjectIds: [] },
-          wait: {
-            outcome: 'pending',
-            polls: 1,
-            observed: true,
-            readAt: new Map(),
-            elapsedMs: 1,
-            operations: ops(operationCount)
-          }
+          wait: waited('pending', ops(operationCount))
         })
       )
     const size = (outputs: Record<string, string>) =>
@@ -281,14 +269,7 @@ describe('outputs', () => {
         report({
           outcome: 'failure',
           failFast,
-          wait: {
-            outcome: 'failure',
-            polls: 1,
-            observed: true,
-            readAt: new Map(),
-            elapsedMs: 10,
-            operations
-          }
+          wait: waited('failure', operations, 10)
         })
       ).outputs
     expect(outputs([running, failed])).toMatchObject({
@@ -316,14 +297,7 @@ describe('outputs', () => {
     const outputs = (op: typeof withTotal) =>
       buildOutputs(
         report({
-          wait: {
-            outcome: 'success',
-            polls: 1,
-            observed: true,
-            readAt: new Map(),
-            elapsedMs: 1,
-            operations: [op]
-          }
+          wait: waited('success', [op])
         })
       ).outputs
     expect(outputs(withTotal).duration_ms).toBe('777')

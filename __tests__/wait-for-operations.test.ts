@@ -226,6 +226,20 @@ class ScriptedSource implements OperationSource {
   }
 }
 
+/** The wait over `source` from 1,000 s to 1,600 s of `clock`, at a pace of 5 s. */
+function waitOnIds(source: OperationSource, clock: FakeClock, logger: Logger) {
+  return waitForOperations(
+    {
+      wait: true,
+      startedAt: 1_000_000,
+      deadline: 1_600_000,
+      failFast: false,
+      databaseCheckNext: false
+    },
+    { source, pace: new Pace(5000, clock, logger, () => 0.5), clock, logger }
+  )
+}
+
 function scripted(
   steps: (Partial<Operation>[] | Error)[],
   options: Partial<WaitOptions> = {},
@@ -341,16 +355,7 @@ describe('waitForOperations: when each state was read', () => {
     const source = new OperationIdsSource(reader, PROJECT, [OP_A, OP_B], (op) =>
       isFinal(op.status, false)
     )
-    const result = await waitForOperations(
-      {
-        wait: true,
-        startedAt: 1_000_000,
-        deadline: 1_600_000,
-        failFast: false,
-        databaseCheckNext: false
-      },
-      { source, pace: new Pace(5000, clock, logger, () => 0.5), clock, logger }
-    )
+    const result = await waitOnIds(source, clock, logger)
     expect(result.outcome).toBe('success')
     expect(result.readAt).toEqual(
       new Map([
@@ -418,16 +423,7 @@ describe('waitForOperations: when each state was read', () => {
     const source = new OperationIdsSource(reader, PROJECT, [OP_A, OP_B], (op) =>
       isFinal(op.status, false)
     )
-    const result = await waitForOperations(
-      {
-        wait: true,
-        startedAt: 1_000_000,
-        deadline: 1_600_000,
-        failFast: false,
-        databaseCheckNext: false
-      },
-      { source, pace: new Pace(5000, clock, logger, () => 0.5), clock, logger }
-    )
+    const result = await waitOnIds(source, clock, logger)
     expect(result.outcome).toBe('timeout')
     // The second poll read OP_A, finished, then OP_B's read found no time left.
     expect(result.operations.map((op) => op.status)).toEqual(['finished', 'running'])
