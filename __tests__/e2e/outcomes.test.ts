@@ -10,6 +10,9 @@ import { PROJECT } from '../support/neon/ids.js'
 
 const opPath = (id: string) => `/api/v2/projects/${PROJECT}/operations/${id}`
 
+/** The inputs that gate operation `id` of the project. */
+const gating = (id: string) => ({ project_id: PROJECT, operation_id: id })
+
 describe('bundle end to end: statuses and outcomes', () => {
   it('waits for a created branch: running → finished, each read until final, then success', async () => {
     const { world, server } = await serve()
@@ -83,11 +86,7 @@ describe('bundle end to end: statuses and outcomes', () => {
   it('failed with fail_fast: failure at once', async () => {
     const { world, server } = await serve()
     const op = operationIn(world, 'failed', { action: 'start_compute', reads: 5, then: 'finished' })
-    const run = await runAction(server, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      fail_fast: 'true'
-    })
+    const run = await runAction(server, { ...gating(op.id), fail_fast: 'true' })
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({ outcome: 'failure', status: 'failed' })
     expect(run.outputs.error).toContain('compute failed to start')
@@ -124,11 +123,7 @@ describe('bundle end to end: statuses and outcomes', () => {
   it('wait: false reads once and reports pending without failing', async () => {
     const { world, server } = await serve()
     const [create] = world.createBranch(PROJECT, { byReads: true })
-    const run = await runAction(server, {
-      project_id: PROJECT,
-      operation_id: create.id,
-      wait: 'false'
-    })
+    const run = await runAction(server, { ...gating(create.id), wait: 'false' })
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ outcome: 'pending', status: 'running' })
     expect(run.summary).toContain('⏳ pending')

@@ -21,6 +21,11 @@ const TARGET = 'br-preview-pr-7'
 const HOSTILE =
   '<img src=x onerror=alert(1)> **bold** @team\n::error::pwned ##[set-output name=preflight;]clear \u001b[31m'
 
+/** The project's main branch made protected, with these restrictions. */
+function protectMain(world: World, restrictions: { name: string; reason: string }[]) {
+  Object.assign(world.branchesOf(PROJECT)[0], { protected: true, restrictedActions: restrictions })
+}
+
 interface Both {
   action: BundleRun
   command: CommandRun
@@ -144,14 +149,11 @@ describe('before: delete, over both bundles', () => {
   it('every blocker at once (main: root, default, protected, children, restricted), API text made safe in every sink', async () => {
     const run = await both(
       (world) => {
-        Object.assign(world.branchesOf(PROJECT)[0], {
-          protected: true,
-          restrictedActions: [
-            { name: 'delete-rw-endpoint', reason: `${HOSTILE} ${'x'.repeat(300_000)}` },
-            // A server that echoes the key: redacted from every sink of both bundles.
-            { name: 'restore', reason: `${HOSTILE} ${KEYS.organization}` }
-          ]
-        })
+        protectMain(world, [
+          { name: 'delete-rw-endpoint', reason: `${HOSTILE} ${'x'.repeat(300_000)}` },
+          // A server that echoes the key: redacted from every sink of both bundles.
+          { name: 'restore', reason: `${HOSTILE} ${KEYS.organization}` }
+        ])
         previewBranch(world, { id: TARGET, name: HOSTILE })
       },
       { branch_id: 'main', before: 'delete' }
@@ -294,13 +296,10 @@ describe('before: reset, over both bundles', () => {
   it('main: root, protected and restore blocked; its children a warning (preserve_under_name), a delete restriction a notice; --output json', async () => {
     const run = await both(
       (world) => {
-        Object.assign(world.branchesOf(PROJECT)[0], {
-          protected: true,
-          restrictedActions: [
-            { name: 'restore', reason: 'a restore is running' },
-            { name: 'delete-rw-endpoint', reason: 'the production endpoint' }
-          ]
-        })
+        protectMain(world, [
+          { name: 'restore', reason: 'a restore is running' },
+          { name: 'delete-rw-endpoint', reason: 'the production endpoint' }
+        ])
         previewBranch(world)
       },
       { branch_id: 'main', before: 'reset' },

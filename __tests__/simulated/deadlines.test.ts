@@ -19,6 +19,14 @@ function runningOperation(setup: ReturnType<typeof simulatedWorld>) {
   return operationIn(setup.world, 'running')
 }
 
+/** A running operation gated within `timeout`, its first read answered 429 with this Retry-After. */
+async function rateLimitedFor(retryAfter: string, timeout: string) {
+  const setup = simulatedWorld({ history: 0 })
+  const op = runningOperation(setup)
+  setup.api.addFault({ kind: 'status', status: 429, retryAfter })
+  return runSimulated(setup, { project_id: PROJECT, operation_id: op.id, timeout })
+}
+
 describe('the deadline', () => {
   it('timeout while running: no request starts after the deadline, the gate returns within its grace', async () => {
     const setup = simulatedWorld({ history: 0 })
@@ -95,14 +103,7 @@ describe('the deadline', () => {
   })
 
   it('a Retry-After longer than the time left ends the wait at once, with timeout', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = runningOperation(setup)
-    setup.api.addFault({ kind: 'status', status: 429, retryAfter: '120' })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      timeout: '30s'
-    })
+    const run = await rateLimitedFor('120', '30s')
     expect(run.report.outcome).toBe('timeout')
     expect(run.report.wait?.reason).toMatch(/^no retry fits before the deadline: /)
     expect(run.requests).toHaveLength(1)
@@ -135,14 +136,7 @@ describe('the deadline', () => {
 
 describe('no retry fits before the deadline: said with the numbers, never "timeout ran out"', () => {
   it('a 429 with Retry-After: 30 and 4 s left, at the first read', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = runningOperation(setup)
-    setup.api.addFault({ kind: 'status', status: 429, retryAfter: '30' })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      timeout: '4s'
-    })
+    const run = await rateLimitedFor('30', '4s')
     expect(run.report.outcome).toBe('timeout')
     expect(run.endedAt).toBeLessThan(100)
     // Retry-After 30, then late in the interval after it (5 s, jitter 0.5): 34.8 s; 4 s less the
