@@ -65,8 +65,8 @@ export default tseslint.config(
   },
   {
     // script/ runs under Node's type stripping (npm run demo, api-server, screenshots), which has
-    // no parameter properties, enums or namespaces.
-    files: ['script/**/*.ts'],
+    // no parameter properties, enums or namespaces; so does the test support it runs on.
+    files: ['script/**/*.ts', '__tests__/support/**/*.ts'],
     rules: {
       '@typescript-eslint/parameter-properties': ['error', { prefer: 'class-property' }],
       'no-restricted-syntax': ['error', 'TSEnumDeclaration', 'TSModuleDeclaration']

@@ -9,9 +9,9 @@ import base from './jest.config.js'
 export default {
   preset: base.preset,
   testEnvironment: base.testEnvironment,
-  // src/ and script/ too, so that Jest's related-tests lookup (Stryker runs each mutant's tests
-  // with it) follows the imports from a test through script/ (the simulated suites) to src/.
-  roots: ['<rootDir>/__tests__', '<rootDir>/src', '<rootDir>/script'],
+  // src/ too, so that Jest's related-tests lookup (Stryker runs each mutant's tests with it)
+  // follows the imports from a test through __tests__/support/ (the simulated suites) to src/.
+  roots: ['<rootDir>/__tests__', '<rootDir>/src'],
   extensionsToTreatAsEsm: base.extensionsToTreatAsEsm,
   moduleNameMapper: base.moduleNameMapper,
   transform: base.transform,

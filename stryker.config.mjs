@@ -9,9 +9,9 @@ export default {
   testRunner: 'jest',
   testRunnerNodeArgs: ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning'],
   // Each mutant loads only the suites that import its module (Jest's related tests: the roots of
-  // jest.mutation.config.js take in src/ and script/, so the simulated suites are found through
-  // script/), and runs only the tests that reached the mutant (perTest coverage; a mutant in what
-  // runs as a module loads, such as a table, runs them all). Loading a suite costs about 0.1 s for
+  // jest.mutation.config.js take in src/, so the simulated suites are found through
+  // __tests__/support/), and runs only the tests that reached the mutant (perTest coverage; a
+  // mutant in what runs as a module loads, such as a table, runs them all). Loading a suite costs about 0.1 s for
   // every mutant, whether a test of it runs or not.
   jest: { configFile: 'jest.mutation.config.js', enableFindRelatedTests: true },
   coverageAnalysis: 'perTest',

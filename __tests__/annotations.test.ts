@@ -3,7 +3,7 @@ import { annotationsFor, MAX_OPERATION_ANNOTATIONS } from '../src/runner/annotat
 import type { RunReport } from '../src/report/report.js'
 import type { Operation } from '../src/domain/schemas.js'
 import type { WaitResult } from '../src/wait/wait-for-operations.js'
-import { operation } from './fixtures/operations.js'
+import { operation } from './support/neon/operations.js'
 
 function report(
   outcome: RunReport['outcome'],
@@ -26,7 +26,7 @@ describe('annotationsFor', () => {
     const failed = operation({ action: 'create_branch', status: 'error', error: 'no space left' })
     expect(annotationsFor(report('failure', [failed]))).toEqual([
       {
-        title: 'create_branch error on br-main-123456',
+        title: 'create_branch error on br-main-000001',
         message: `Operation ${failed.id}: no space left`
       }
     ])
@@ -47,7 +47,7 @@ describe('annotationsFor', () => {
   it('a timeout names the first operation still in flight', () => {
     const running = operation({ action: 'apply_config', status: 'running' })
     const [annotation] = annotationsFor(report('timeout', [running]))
-    expect(annotation.title).toBe('timeout: apply_config still running on br-main-123456')
+    expect(annotation.title).toBe('timeout: apply_config still running on br-main-000001')
     expect(annotation.message).toMatch(/^timeout ran out with 1 still in flight: /)
   })
 

@@ -1,8 +1,12 @@
+/*
+ * The API client in process, over the real HTTP transport, on the fake clock: what it sends, what
+ * it makes of each answer (errors worded, retries and their waits, the pace after a 429), paging,
+ * and a personal key's organizations. The API is the local API server's handler behind nock; a
+ * socket that never answers is a raw server, as only a wire shows it.
+ */
 import { describe, expect, it } from '@jest/globals'
-import nock from 'nock'
-import { withoutNetwork } from './fixtures/network.js'
 import { ApiClient } from '../src/api/api-client.js'
-import { httpGet } from '../src/api/http-transport.js'
+import { type HttpGet, httpGet } from '../src/api/http-transport.js'
 import { resolveBranch } from '../src/wait/branch-resolver.js'
 import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../src/api/resources/branches.js'
 import { PROJECTS_PAGE_LIMIT } from '../src/api/resources/projects.js'
@@ -19,13 +23,15 @@ import { Pace } from '../src/api/pace.js'
 import { RetryPolicy } from '../src/api/retry-policy.js'
 import { Redactor } from '../src/domain/untrusted-text.js'
 import { ACTION_NAME, ACTION_VERSION } from '../src/domain/version.js'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { startLocalServer } from './fixtures/local-server.js'
-import { OP_A, PROJECT, operation } from './fixtures/operations.js'
+import { FakeClock } from './support/time/clock.js'
+import { hostile } from './support/neon/hostile.js'
+import { KEYS, MAIN_BRANCH, ORG, PROJECT } from './support/neon/ids.js'
+import { branchCursor } from './support/neon/routes.js'
+import { API_HOST, nockWorld } from './support/neon/nock.js'
+import { letThrough, withoutNetwork } from './support/nock.js'
+import { operationIn } from './support/neon/scenarios.js'
 
-const HOST = 'http://127.0.0.1:4010'
-const BASE = `${HOST}/api/v2`
-const KEY = 'napi_secret_key_1234567890'
+const KEY = KEYS.organization
 
 const lines: string[] = []
 const logger: Logger = {
@@ -35,44 +41,76 @@ const logger: Logger = {
   debug: (message) => lines.push(message)
 }
 
+/** An API client of `baseUrl` (the world behind nock unless told) on `clock`. */
 function client(
   clock = new FakeClock(),
-  options: { deadlineMs?: number; requestTimeoutMs?: number; random?: () => number } = {}
+  options: {
+    deadlineMs?: number
+    requestTimeoutMs?: number
+    random?: () => number
+    key?: string
+    baseUrl?: string
+    pace?: Pace
+    transport?: HttpGet
+  } = {}
 ) {
   return new ApiClient({
-    baseUrl: `${BASE}/`,
-    apiKey: KEY,
+    baseUrl: `${options.baseUrl ?? API_HOST}/`,
+    apiKey: options.key ?? KEY,
     requestTimeoutMs: options.requestTimeoutMs ?? 5000,
     retryPolicy: new RetryPolicy({ random: options.random ?? (() => 0) }),
-    pace: new Pace(1000, clock, logger, () => 0),
+    pace: options.pace ?? new Pace(1000, clock, logger, () => 0),
     clock,
     logger,
-    redactor: new Redactor([KEY]),
+    redactor: new Redactor([options.key ?? KEY]),
     deadline: clock.now() + (options.deadlineMs ?? 600_000),
-    transport: httpGet
+    transport: options.transport ?? httpGet
   })
+}
+
+/** The world behind nock on a fresh fake clock, with one operation of the project in flight. */
+function world(options: Parameters<typeof nockWorld>[1] = {}) {
+  const clock = new FakeClock()
+  const { world, api } = nockWorld(clock, options)
+  const op = operationIn(world, 'running', { action: 'start_compute' })
+  return { clock, world, api, op }
+}
+
+/** The main branch, and `count` more whose names contain "main"; no limit on the reads a second. */
+function branches(count: number) {
+  const setup = world({ limits: { perSecondPerRoute: Infinity } })
+  for (let i = 0; i < count; i++) {
+    setup.world.addBranch(PROJECT, {
+      id: `br-b-${i}`,
+      name: `main-${i}`,
+      createdAt: setup.world.now() + i + 1
+    })
+  }
+  return setup
 }
 
 withoutNetwork(() => {
   lines.length = 0
 })
 
-async function failure(promise: Promise<unknown>): Promise<Error> {
+async function failure(promise: Promise<unknown>, key: string = KEY): Promise<Error> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught as Error
   )
   if (!error) throw new Error('expected the request to fail')
-  expect(error.message).not.toContain(KEY)
+  expect(error.message).not.toContain(key)
   return error
 }
 
 describe("ApiClient: the server's clock", () => {
   it("hands each answer's Date header up with when its request went out, errors and retries included", async () => {
-    const clock = new FakeClock(1_000_000)
+    const { clock, api, op } = world()
+    api.addFault({ kind: 'status', status: 503, times: 1 })
     const dates: [string | undefined, number][] = []
-    const api = new ApiClient({
-      baseUrl: BASE,
+    const sentAt: number[] = []
+    const reader = new ApiClient({
+      baseUrl: API_HOST,
       apiKey: KEY,
       requestTimeoutMs: 5000,
       retryPolicy: new RetryPolicy({ random: () => 0 }),
@@ -81,173 +119,182 @@ describe("ApiClient: the server's clock", () => {
       logger,
       redactor: new Redactor([KEY]),
       deadline: clock.now() + 600_000,
-      transport: async (_url, options) => {
-        options.signal?.throwIfAborted()
+      // Each request takes 250 ms of the fake clock; the retry's answer comes without a Date
+      // header, as a server may send it.
+      transport: async (url, options) => {
+        sentAt.push(clock.now())
+        const answer = await httpGet(url, options)
         clock.advance(250)
-        const date = dates.length === 0 ? 'Mon, 23 Nov 2026 10:00:00 GMT' : undefined
-        const status = dates.length === 0 ? 503 : 200
-        const body = JSON.stringify({
-          operation: operation({ id: OP_A, project_id: PROJECT, status: 'finished' })
-        })
-        return { status, headers: date ? { date } : {}, body }
+        if (sentAt.length === 1) return answer
+        const headers = { ...answer.headers }
+        delete headers.date
+        return { ...answer, headers }
       },
-      onDate: (date, sentAt) => dates.push([date, sentAt])
+      onDate: (date, at) => dates.push([date, at])
     })
-    await api.operations.getOperation(PROJECT, OP_A)
+    await reader.operations.getOperation(PROJECT, op.id)
     // The 503 first (its Date), then the retry after the back-off (no Date).
+    expect(api.requests.map((request) => request.status)).toEqual([503, 200])
     expect(dates).toEqual([
-      ['Mon, 23 Nov 2026 10:00:00 GMT', 1_000_000],
-      [undefined, expect.any(Number)]
+      [new Date(sentAt[0]).toUTCString(), sentAt[0]],
+      [undefined, sentAt[1]]
     ])
-    expect(dates[1][1]).toBeGreaterThan(1_000_250)
+    expect(sentAt[1]).toBeGreaterThan(sentAt[0] + 250)
   })
 })
 
 describe('ApiClient requests', () => {
   it('sends the key as a bearer token, Accept and User-Agent, and URL-encodes path segments', async () => {
-    const scope = nock(HOST, {
-      reqheaders: {
-        authorization: `Bearer ${KEY}`,
-        accept: 'application/json',
-        'user-agent': `${ACTION_NAME}/${ACTION_VERSION}`
-      }
+    const { world: w, api } = world()
+    w.addProject({ id: 'a/b c', orgId: ORG })
+    w.addOperation('a/b c', {
+      id: 'x?y',
+      action: 'start_compute',
+      createdAt: w.now() - 5000,
+      timeline: [{ status: 'running', ms: 1234 }, { status: 'finished' }]
     })
-      .get('/api/v2/projects/a%2Fb%20c/operations/x%3Fy')
-      .reply(200, {
-        operation: operation({ id: 'x?y', project_id: 'a/b c', status: 'finished' })
-      })
     const result = await client().operations.getOperation('a/b c', 'x?y')
     expect(result).toMatchObject({ id: 'x?y', status: 'finished', total_duration_ms: 1234 })
-    scope.done()
+    const [request] = api.requests
+    expect(request.path).toBe('/api/v2/projects/a%2Fb%20c/operations/x%3Fy')
+    expect(request.headers).toMatchObject({
+      authorization: `Bearer ${KEY}`,
+      accept: 'application/json',
+      'user-agent': `${ACTION_NAME}/${ACTION_VERSION}`
+    })
   })
 
   it('ignores unknown fields and accepts unknown statuses', async () => {
-    nock(HOST)
-      .get(`/api/v2/projects/${PROJECT}/operations/${OP_A}`)
-      .reply(200, { operation: { id: OP_A, status: 'levitating', brand_new: { x: 1 } }, extra: 1 })
-    const result = await client().operations.getOperation(PROJECT, OP_A)
-    expect(result).toEqual({ id: OP_A, status: 'levitating' })
+    const { world: w, api } = world()
+    const op = w.addOperation(PROJECT, { action: 'x', timeline: [{ status: 'levitating' }] })
+    api.addFault({
+      kind: 'altered',
+      alter: (body) => {
+        const { operation } = body as { operation: Record<string, unknown> }
+        return { operation: { ...operation, brand_new: { x: 1 } }, extra: 1 }
+      }
+    })
+    const result = await client().operations.getOperation(PROJECT, op.id)
+    expect(result).toMatchObject({ id: op.id, status: 'levitating' })
+    expect(result).not.toHaveProperty('brand_new')
   })
 
   it('reads a page of operations with limit and cursor', async () => {
-    nock(HOST)
-      .get(`/api/v2/projects/${PROJECT}/operations`)
-      .query({ limit: '100', cursor: '2026-11-21T11:00:00.123456Z' })
-      .reply(200, {
-        operations: [operation({ id: OP_A })],
-        pagination: { cursor: '2026-11-21T10:59:00Z' }
-      })
-    const page = await client().operations.listOperations(PROJECT, {
-      limit: 100,
-      cursor: '2026-11-21T11:00:00.123456Z'
-    })
-    expect(page.operations.map((op) => op.id)).toEqual([OP_A])
-    expect(page.pagination?.cursor).toBe('2026-11-21T10:59:00Z')
+    const { world: w, api } = world()
+    w.addHistory(PROJECT, 3, { everyMs: 60_000 })
+    const [, second, third] = w.operationsOf(PROJECT).slice(1)
+    const cursor = new Date(second.createdAt + 1).toISOString()
+    const page = await client().operations.listOperations(PROJECT, { limit: 100, cursor })
+    expect(api.requests[0].query).toEqual({ limit: '100', cursor })
+    expect(page.operations.map((op) => op.id)).toEqual([second.id, third.id])
+    expect(page.pagination?.cursor).toBe(new Date(third.createdAt).toISOString())
   })
 })
 
 describe('ApiClient errors', () => {
-  const path = `/api/v2/projects/${PROJECT}/operations/${OP_A}`
-  const body = { code: 'X', message: 'the API explains', request_id: 'req-42' }
-
   it('401: fails at once, says the key is missing, invalid or revoked', async () => {
-    const scope = nock(HOST).get(path).once().reply(401, body)
-    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
+    const { api, op } = world()
+    api.addFault({ kind: 'status', status: 401, code: 'X', message: 'the API explains' })
+    const error = await failure(client().operations.getOperation(PROJECT, op.id))
     expect(error).toBeInstanceOf(ApiError)
-    expect(error).toMatchObject({ status: 401, code: 'X', requestId: 'req-42' })
+    const { requestId } = error as ApiError
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(error).toMatchObject({ status: 401, code: 'X' })
     expect(error.message).toBe(
-      `The API rejected the key (HTTP 401 on GET /projects/${PROJECT}/operations/${OP_A}): api_key is missing, invalid or revoked. API says: "the API explains"; code X; request id req-42`
+      `The API rejected the key (HTTP 401 on GET /projects/${PROJECT}/operations/${op.id}): api_key is missing, invalid or revoked. API says: "the API explains"; code X; request id ${requestId}`
     )
-    scope.done()
+    expect(api.requests).toHaveLength(1)
   })
 
   it('403: the key cannot reach the project', async () => {
-    nock(HOST).get(path).reply(403, { message: 'forbidden' })
-    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
+    const { op } = world()
+    const error = await failure(
+      client(undefined, { key: KEYS.otherProject }).operations.getOperation(PROJECT, op.id),
+      KEYS.otherProject
+    )
     expect(error.message).toContain(
-      `The key has no access to operation "${OP_A}" of project "${PROJECT}" (HTTP 403`
+      `The key has no access to operation "${op.id}" of project "${PROJECT}" (HTTP 403`
     )
     expect(error.message).toContain('a project-scoped key reaches only its own project')
   })
 
   it('404: names what was not found', async () => {
-    nock(HOST).get(`/api/v2/projects/${PROJECT}/operations`).query(true).reply(404, body)
-    const error = await failure(client().operations.listOperations(PROJECT, { limit: 10 }))
-    expect(error.message).toMatch(new RegExp(`^Project "${PROJECT}" was not found \\(HTTP 404`))
-    expect(error.message).toContain('request id req-42')
+    world()
+    const error = await failure(
+      client().operations.listOperations('no-such-project', { limit: 10 })
+    )
+    expect(error.message).toMatch(/^Project "no-such-project" was not found \(HTTP 404/)
+    expect(error.message).toMatch(/request id [0-9a-f-]{36}/)
   })
 
   it('other 4xx: status and the API message, no retry', async () => {
-    const scope = nock(HOST).get(path).once().reply(422, { message: 'bad limit' })
-    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
-    expect(error.message).toBe(
-      `GET /projects/${PROJECT}/operations/${OP_A} failed with HTTP 422. API says: "bad limit"`
+    const { api, op } = world()
+    api.addFault({ kind: 'status', status: 422, message: 'bad limit' })
+    const error = await failure(client().operations.getOperation(PROJECT, op.id))
+    expect(error.message).toMatch(
+      new RegExp(
+        `^GET /projects/${PROJECT}/operations/${op.id} failed with HTTP 422\\. API says: "bad limit"; request id [0-9a-f-]{36}$`
+      )
     )
-    scope.done()
+    expect(api.requests).toHaveLength(1)
   })
 
   it('redacts the key when an error body echoes the request', async () => {
-    nock(HOST)
-      .get(path)
-      .reply(400, { message: `bad header Authorization: Bearer ${KEY}` })
-    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
+    const { api, op } = world()
+    api.addFault({
+      kind: 'status',
+      status: 400,
+      message: `bad header Authorization: Bearer ${KEY}`
+    })
+    const error = await failure(client().operations.getOperation(PROJECT, op.id))
     expect(error.message).toContain('bad header Authorization: Bearer ***')
   })
 
   it('an error body that is not JSON still gives the status', async () => {
-    nock(HOST).get(path).reply(400, '<html>bad gateway</html>')
-    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
+    const { api, op } = world()
+    api.addFault({ kind: 'malformed', status: 400 })
+    const error = await failure(client().operations.getOperation(PROJECT, op.id))
     expect(error).toMatchObject({ status: 400 })
   })
 
   it("an answer for another project, or a list holding another project's operation, is an error", async () => {
-    nock(HOST)
-      .get(path)
-      .reply(200, { operation: operation({ id: OP_A, project_id: 'someone-else-123' }) })
-    const single = await failure(client().operations.getOperation(PROJECT, OP_A))
+    const { api, op } = world()
+    const elsewhere = (operation: Record<string, unknown>) => ({
+      ...operation,
+      project_id: 'someone-else-123'
+    })
+    api.addFault({
+      kind: 'altered',
+      times: 2,
+      alter: (body) => {
+        const { operation, operations } = body as Record<string, Record<string, unknown>[]>
+        if (operations) return { ...(body as object), operations: operations.map(elsewhere) }
+        return { operation: elsewhere(operation as unknown as Record<string, unknown>) }
+      }
+    })
+    const single = await failure(client().operations.getOperation(PROJECT, op.id))
     expect(single.message).toContain('belongs to project "someone-else-123"')
-    nock(HOST)
-      .get(`/api/v2/projects/${PROJECT}/operations`)
-      .query(true)
-      .reply(200, { operations: [operation({ project_id: 'someone-else-123' })] })
     const list = await failure(client().operations.listOperations(PROJECT, { limit: 10 }))
     expect(list).toBeInstanceOf(ResponseFormatError)
     expect(list.message).toContain('belongs to project "someone-else-123"')
   })
 
   it('no request starts later than 1 s after the deadline', async () => {
-    const clock = new FakeClock()
-    const api = client(clock, { deadlineMs: 5000 })
+    const { clock, op } = world()
+    const reader = client(clock, { deadlineMs: 5000 })
     clock.advance(6000)
-    const error = await failure(api.operations.getOperation(PROJECT, OP_A))
+    const error = await failure(reader.operations.getOperation(PROJECT, op.id))
     expect(error).toBeInstanceOf(DeadlineExceededError)
-    expect(api.stats.requests).toBe(0)
+    expect(reader.stats.requests).toBe(0)
   })
 
   it('a 429 slows the pace, and retries wait at least the pace', async () => {
-    const clock = new FakeClock()
+    const { clock, api, op } = world()
     const pace = new Pace(5000, clock, logger, () => 0)
-    const api = new ApiClient({
-      baseUrl: BASE,
-      apiKey: KEY,
-      requestTimeoutMs: 5000,
-      // The longest draws: the waits show the pace and the back-off's range.
-      retryPolicy: new RetryPolicy({ random: () => 0.999999 }),
-      pace,
-      clock,
-      logger,
-      redactor: new Redactor([KEY]),
-      deadline: clock.now() + 600_000,
-      transport: httpGet
-    })
-    nock(HOST)
-      .get(path)
-      .reply(429)
-      .get(path)
-      .reply(503)
-      .get(path)
-      .reply(200, { operation: operation({ id: OP_A }) })
-    await api.operations.getOperation(PROJECT, OP_A)
+    api.addFault({ kind: 'status', status: 429, times: 1 })
+    api.addFault({ kind: 'status', status: 503, times: 1 })
+    // The longest draws: the waits show the pace and the back-off's range.
+    await client(clock, { pace, random: () => 0.999999 }).operations.getOperation(PROJECT, op.id)
     // The 429's retry goes out late in the interval after the interval; the 503's from the tripled
     // pace's next poll (11.25 s at this draw), spread after it and capped at the recovery bound,
     // 3 intervals.
@@ -259,211 +306,158 @@ describe('ApiClient errors', () => {
   })
 
   it('5xx then success: retried with backoff', async () => {
-    const clock = new FakeClock()
-    nock(HOST).get(path).reply(500).get(path).reply(502).get(path).reply(503).get(path).reply(504)
-    nock(HOST)
-      .get(path)
-      .reply(200, { operation: operation({ id: OP_A }) })
-    const api = client(clock, { random: () => 0.999999 })
-    await expect(api.operations.getOperation(PROJECT, OP_A)).resolves.toMatchObject({ id: OP_A })
+    const { clock, api, op } = world()
+    for (const status of [500, 502, 503, 504]) api.addFault({ kind: 'status', status, times: 1 })
+    const reader = client(clock, { random: () => 0.999999 })
+    await expect(reader.operations.getOperation(PROJECT, op.id)).resolves.toMatchObject({
+      id: op.id
+    })
     // The longest draws: the first retry late in the interval after the floor, the later ones two
     // intervals after it, capped at 3 intervals.
     expect(clock.sleeps).toEqual([1900, 3000, 3000, 3000])
-    expect(api.stats).toEqual({ requests: 5, retries: 4 })
+    expect(reader.stats).toEqual({ requests: 5, retries: 4 })
     expect(lines.filter((line) => line.includes('retrying in'))).toHaveLength(4)
   })
 
   it('429 with Retry-After: waits as long, then late in the interval after it', async () => {
-    const clock = new FakeClock()
-    nock(HOST).get(path).reply(429, body, { 'Retry-After': '7' })
-    nock(HOST)
-      .get(path)
-      .reply(200, { operation: operation({ id: OP_A }) })
-    await client(clock).operations.getOperation(PROJECT, OP_A)
+    const { clock, api, op } = world()
+    api.addFault({ kind: 'status', status: 429, retryAfter: '7', times: 1 })
+    await client(clock).operations.getOperation(PROJECT, op.id)
     expect(clock.sleeps).toEqual([8000])
     expect(lines).toContainEqual(
-      `GET /projects/${PROJECT}/operations/${OP_A}: HTTP 429, Retry-After 7; retrying in 8.0 s`
+      `GET /projects/${PROJECT}/operations/${op.id}: HTTP 429, Retry-After 7; retrying in 8.0 s`
     )
   })
 
-  async function withLocalServer(
-    handler: Parameters<typeof startLocalServer>[0],
-    test: (api: ApiClient, clock: FakeClock) => Promise<void>,
-    requestTimeoutMs = 50
-  ): Promise<void> {
-    const server = await startLocalServer(handler)
-    nock.enableNetConnect(`127.0.0.1:${server.port}`)
-    const clock = new FakeClock()
-    const api = new ApiClient({
-      baseUrl: `${server.url}/api/v2`,
-      apiKey: KEY,
-      requestTimeoutMs,
-      retryPolicy: new RetryPolicy({ random: () => 0 }),
-      pace: new Pace(1000, clock, logger, () => 0),
-      clock,
-      logger,
-      redactor: new Redactor([KEY]),
-      deadline: clock.now() + 2500,
-      transport: httpGet
-    })
-    try {
-      await test(api, clock)
-    } finally {
-      await server.close()
-      nock.disableNetConnect()
-    }
-  }
-
   it('a dropped connection is retried', async () => {
-    let requests = 0
-    await withLocalServer(
-      (request, response) => {
-        if (++requests === 1) {
-          request.socket.destroy()
-        } else {
-          response.setHeader('content-type', 'application/json')
-          response.end(JSON.stringify({ operation: operation({ id: OP_A }) }))
-        }
-      },
-      async (api, clock) => {
-        await expect(api.operations.getOperation(PROJECT, OP_A)).resolves.toMatchObject({
-          id: OP_A
-        })
-        expect(clock.sleeps).toEqual([2000])
-        expect(lines).toContainEqual(expect.stringMatching(/: no answer \(ECONNRESET/))
-      },
-      // Long enough that the reset, not the time limit, ends the request on a loaded machine.
-      10_000
-    )
+    const { clock, api, op } = world()
+    api.addFault({ kind: 'drop', times: 1 })
+    // Long enough that the reset, not the time limit, ends the request on a loaded machine.
+    const reader = client(clock, { requestTimeoutMs: 10_000, deadlineMs: 2500 })
+    await expect(reader.operations.getOperation(PROJECT, op.id)).resolves.toMatchObject({
+      id: op.id
+    })
+    expect(clock.sleeps).toEqual([2000])
+    expect(lines).toContainEqual(expect.stringMatching(/: no answer \(ECONNRESET/))
   })
 
   it('a request that outlives its time limit is a retryable network error', async () => {
-    await withLocalServer(
-      () => undefined, // accepts connections and never answers
-      async (api) => {
-        const error = await failure(api.operations.getOperation(PROJECT, OP_A))
-        expect(error).toBeInstanceOf(DeadlineExceededError)
-        expect((error as DeadlineExceededError).lastError).toBeInstanceOf(NetworkError)
-        expect(error.message).toContain('no answer within 50 ms')
-        expect(api.stats).toEqual({ requests: 2, retries: 1 })
-      }
-    )
+    // A socket that is open and silent: only a wire shows it.
+    const silent = await hostile(() => undefined)
+    letThrough(silent.url)
+    const clock = new FakeClock()
+    const reader = client(clock, {
+      baseUrl: silent.apiHost,
+      requestTimeoutMs: 50,
+      deadlineMs: 2500
+    })
+    const error = await failure(reader.operations.getOperation(PROJECT, 'op-1'))
+    expect(error).toBeInstanceOf(DeadlineExceededError)
+    expect((error as DeadlineExceededError).lastError).toBeInstanceOf(NetworkError)
+    expect(error.message).toContain('no answer within 50 ms')
+    expect(reader.stats).toEqual({ requests: 2, retries: 1 })
   })
 
   it('retries never run past the deadline', async () => {
-    const clock = new FakeClock()
-    nock(HOST).get(path).times(10).reply(503)
+    const { clock, api, op } = world()
+    api.addFault({ kind: 'status', status: 503 })
     const error = await failure(
-      client(clock, { deadlineMs: 5000 }).operations.getOperation(PROJECT, OP_A)
+      client(clock, { deadlineMs: 5000 }).operations.getOperation(PROJECT, op.id)
     )
     expect(error).toBeInstanceOf(DeadlineExceededError)
     expect(clock.sleeps.reduce((sum, ms) => sum + ms, 0)).toBeLessThanOrEqual(5000)
   })
 
   it('a body that is not JSON names the endpoint', async () => {
-    nock(HOST).get(path).reply(200, '{"operation": ')
-    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
+    const { api, op } = world()
+    api.addFault({ kind: 'malformed' })
+    const error = await failure(client().operations.getOperation(PROJECT, op.id))
     expect(error).toBeInstanceOf(ResponseFormatError)
     expect(error.message).toBe(
-      `Unexpected response from GET /projects/${PROJECT}/operations/${OP_A}: the body is not JSON`
+      `Unexpected response from GET /projects/${PROJECT}/operations/${op.id}: the body is not JSON`
     )
   })
 
-  it('a missing status names the endpoint and the field', async () => {
-    nock(HOST)
-      .get(path)
-      .reply(200, { operation: { id: OP_A } })
-    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
-    expect(error.message).toMatch(/GET \/projects\/.*: field "operation\.status": /)
-  })
-
-  it('a wrong type names the field', async () => {
-    nock(HOST)
-      .get(path)
-      .reply(200, { operation: { id: OP_A, status: 'running', failures_count: 'x' } })
-    const error = await failure(client().operations.getOperation(PROJECT, OP_A))
-    expect(error.message).toContain('field "operation.failures_count"')
+  it.each([
+    [
+      'a missing status names the endpoint and the field',
+      { status: undefined },
+      /GET \/projects\/.*: field "operation\.status": /
+    ],
+    ['a wrong type names the field', { failures_count: 'x' }, /field "operation\.failures_count"/]
+  ])('%s', async (_case, fields, message) => {
+    const { api, op } = world()
+    api.addFault({
+      kind: 'altered',
+      alter: (body) => ({ operation: { ...(body as { operation: object }).operation, ...fields } })
+    })
+    const error = await failure(client().operations.getOperation(PROJECT, op.id))
+    expect(error.message).toMatch(message)
   })
 })
 
 describe('ApiClient.listProjects', () => {
-  const project = (i: number) => ({
-    id: `project-${i}`,
-    name: `Project ${i}`,
-    region_id: 'aws-us-east-2',
-    pg_version: 17,
-    created_at: '2026-01-01T00:00:00Z',
-    settings: { allowed_ips: [] }
-  })
-
   it('walks every page with limit and cursor and passes org_id', async () => {
-    const first = Array.from({ length: PROJECTS_PAGE_LIMIT }, (_, i) => project(i))
-    const scope = nock(HOST)
-      .get('/api/v2/projects')
-      .query({ limit: String(PROJECTS_PAGE_LIMIT), org_id: 'org-1' })
-      .reply(200, { projects: first, pagination: { cursor: 'project-399' } })
-      .get('/api/v2/projects')
-      .query({ limit: String(PROJECTS_PAGE_LIMIT), org_id: 'org-1', cursor: 'project-399' })
-      .reply(200, {
-        projects: [project(400), project(401)],
-        pagination: { cursor: 'project-401' },
-        unavailable_project_ids: ['project-x']
-      })
-    const listing = await client().projects.listProjects('org-1')
-    expect(listing.projects).toHaveLength(402)
-    expect(listing.projects[401]).toEqual({
-      id: 'project-401',
-      name: 'Project 401',
+    // The demo project and 401 more: a full page and two.
+    const { world: w, api } = world({ extraProjects: PROJECTS_PAGE_LIMIT + 1 })
+    w.unavailableProjectIds.push('project-x')
+    const listing = await client().projects.listProjects(ORG)
+    const limit = String(PROJECTS_PAGE_LIMIT)
+    const last = w.projects.filter((project) => project.orgId === ORG)[PROJECTS_PAGE_LIMIT - 1]
+    expect(api.requests.map((request) => request.query)).toEqual([
+      { limit, org_id: ORG },
+      { limit, org_id: ORG, cursor: last.id }
+    ])
+    expect(listing.projects).toHaveLength(PROJECTS_PAGE_LIMIT + 2)
+    const project = w.project('extra-project-000401')!
+    expect(listing.projects[PROJECTS_PAGE_LIMIT + 1]).toMatchObject({
+      id: project.id,
+      name: 'Extra 401',
       region_id: 'aws-us-east-2',
-      pg_version: 17,
-      created_at: '2026-01-01T00:00:00Z'
+      pg_version: project.pgVersion,
+      created_at: new Date(project.createdAt).toISOString()
     })
+    // What the gate does not read is left out.
+    expect(listing.projects[0]).not.toHaveProperty('settings')
     expect(listing.unavailableProjectIds).toEqual(['project-x'])
-    scope.done()
   })
 
   it('stops on a full page without a cursor', async () => {
-    const full = Array.from({ length: PROJECTS_PAGE_LIMIT }, (_, i) => project(i))
-    const scope = nock(HOST)
-      .get('/api/v2/projects')
-      .query(true)
-      .once()
-      .reply(200, { projects: full })
+    const { api } = world({ extraProjects: PROJECTS_PAGE_LIMIT })
+    api.addFault({
+      kind: 'altered',
+      alter: (body) => ({ projects: (body as { projects: unknown[] }).projects })
+    })
     expect((await client().projects.listProjects()).projects).toHaveLength(PROJECTS_PAGE_LIMIT)
-    scope.done()
+    expect(api.requests).toHaveLength(1)
   })
 })
 
 describe('ApiClient branches', () => {
-  const branch = (i: number, name = `main-${i}`) => ({ id: `br-b-${i}`, name, project_id: PROJECT })
-  const searchPath = `/api/v2/projects/${PROJECT}/branches`
-
   it('searches across pages through pagination.next, with an explicit limit', async () => {
-    const first = Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(i))
-    const scope = nock(HOST)
-      .get(searchPath)
-      .query({ search: 'main', limit: String(BRANCH_PAGE_LIMIT) })
-      .reply(200, { branches: first, pagination: { next: 'page-2' } })
-      .get(searchPath)
-      .query({ search: 'main', limit: String(BRANCH_PAGE_LIMIT), cursor: 'page-2' })
-      .reply(200, { branches: [branch(100, 'main')], pagination: {} })
+    const { api } = branches(BRANCH_PAGE_LIMIT)
     const found = await client().branches.searchBranches(PROJECT, 'main')
-    expect(found).toHaveLength(101)
-    expect(found.at(-1)).toMatchObject({ id: 'br-b-100', name: 'main' })
-    scope.done()
+    const limit = String(BRANCH_PAGE_LIMIT)
+    expect(api.requests.map((request) => request.query)).toEqual([
+      { search: 'main', limit },
+      { search: 'main', limit, cursor: expect.any(String) }
+    ])
+    expect(found).toHaveLength(BRANCH_PAGE_LIMIT + 1)
+    // Newest first: the main branch, the oldest, ends the second page.
+    expect(found.at(-1)).toMatchObject({ id: 'br-main-000001', name: 'main' })
   })
 
   it('stops at a repeated cursor, with a warning that says how many it looked at', async () => {
-    let page = 0
-    nock(HOST)
-      .get(searchPath)
-      .query(true)
-      .times(2)
-      .reply(200, () => {
-        const start = page++ * 1000
-        const branches = Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(start + i))
-        return { branches, pagination: { next: 'same' } }
-      })
+    const { api } = branches(3 * BRANCH_PAGE_LIMIT)
+    let first: string | undefined
+    api.addFault({
+      kind: 'altered',
+      alter: (body) => {
+        const page = body as { pagination: { next?: string } }
+        first ??= page.pagination.next
+        return { ...page, pagination: { ...page.pagination, next: first } }
+      }
+    })
     const found = await client().branches.searchBranches(PROJECT, 'main')
     expect(found).toHaveLength(2 * BRANCH_PAGE_LIMIT)
     expect(lines).toContain(
@@ -472,16 +466,9 @@ describe('ApiClient branches', () => {
   })
 
   it('stops at the page cap, with a warning', async () => {
-    let page = 0
-    nock(HOST)
-      .get(searchPath)
-      .query(true)
-      .times(MAX_BRANCH_PAGES)
-      .reply(200, () => ({
-        branches: Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(page * 1000 + i)),
-        pagination: { next: `page-${++page}` }
-      }))
+    const { api } = branches(MAX_BRANCH_PAGES * BRANCH_PAGE_LIMIT)
     await client().branches.searchBranches(PROJECT, 'main')
+    expect(api.requests).toHaveLength(MAX_BRANCH_PAGES)
     expect(lines).toContain(
       `Looked at the first ${MAX_BRANCH_PAGES * BRANCH_PAGE_LIMIT} branches whose name or id contains "main" only (${MAX_BRANCH_PAGES} pages)`
     )
@@ -489,118 +476,138 @@ describe('ApiClient branches', () => {
 })
 
 describe('ApiClient: every branch of a project, with its parent (before a teardown)', () => {
-  const listPath = `/api/v2/projects/${PROJECT}/branches`
-  const branch = (i: number) => ({
-    id: `br-b-${i}`,
-    name: `b-${i}`,
-    project_id: PROJECT,
-    parent_id: 'br-main-1',
-    restricted_actions: 'not read here'
-  })
+  type BranchPage = { branches: { id: string }[]; pagination: { next?: string } }
 
   it('every page, without a search, until pagination.next is absent; a branch two pages show counts once', async () => {
-    const first = Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(i))
-    const scope = nock(HOST)
-      .get(listPath)
-      .query({ limit: String(BRANCH_PAGE_LIMIT) })
-      .reply(200, { branches: first, pagination: { next: 'page-2' } })
-      .get(listPath)
-      .query({ limit: String(BRANCH_PAGE_LIMIT), cursor: 'page-2' })
-      // Shorter than asked, and not the last: only `next` ends the list.
-      .reply(200, { branches: [branch(99), branch(100)], pagination: { next: 'page-3' } })
-      .get(listPath)
-      .query({ limit: String(BRANCH_PAGE_LIMIT), cursor: 'page-3' })
-      .reply(200, { branches: [], pagination: { next: 'page-4' } })
+    // main and 100 more, on pages the server cuts to 60: the first is shorter than asked, and not
+    // the last: only `next` ends the list.
+    const { world, api } = branches(BRANCH_PAGE_LIMIT)
+    world.branchesPageCap = 60
+    let previous: BranchPage | undefined
+    api.addFault({
+      kind: 'altered',
+      route: 'branches',
+      alter: (body) => {
+        const page = body as BranchPage
+        if (!previous) return (previous = page)
+        // The second page repeats the first one's last branch, and carries a next to an empty page.
+        return {
+          ...page,
+          branches: [previous.branches.at(-1), ...page.branches],
+          pagination: { ...page.pagination, next: branchCursor(page.branches.at(-1)!.id) }
+        }
+      },
+      times: 2
+    })
+    // The empty page carries a next too: an empty page ends the list.
+    api.addFault({
+      kind: 'altered',
+      route: 'branches',
+      alter: (body) => ({ ...(body as BranchPage), pagination: { next: 'page-4' } })
+    })
     const found = await client().branches.listBranches(PROJECT)
-    expect(found).toHaveLength(101)
-    expect(found.at(-1)).toEqual({
-      id: 'br-b-100',
-      name: 'b-100',
+    expect(found).toHaveLength(BRANCH_PAGE_LIMIT + 1)
+    expect(api.requests.map((request) => request.query)).toEqual([
+      { limit: String(BRANCH_PAGE_LIMIT) },
+      { limit: String(BRANCH_PAGE_LIMIT), cursor: expect.any(String) },
+      { limit: String(BRANCH_PAGE_LIMIT), cursor: expect.any(String) }
+    ])
+    // Newest first: main, the oldest, the project's root, ends the list.
+    expect(found[0]).toEqual({
+      id: `br-b-${BRANCH_PAGE_LIMIT - 1}`,
+      name: `main-${BRANCH_PAGE_LIMIT - 1}`,
       project_id: PROJECT,
-      parent_id: 'br-main-1'
+      parent_id: MAIN_BRANCH,
+      current_state: 'ready'
+    })
+    expect(found.at(-1)).toEqual({
+      id: MAIN_BRANCH,
+      name: 'main',
+      project_id: PROJECT,
+      current_state: 'ready'
     })
     // No warning: only the debug lines of the requests.
     expect(lines.filter((line) => !line.startsWith('GET '))).toEqual([])
-    scope.done()
   })
 
   it.each([
-    [
-      'the page cap',
-      MAX_BRANCH_PAGES,
-      (page: number) => `page-${page + 1}`,
-      `${MAX_BRANCH_PAGES} pages`
-    ],
-    ['a repeated cursor', 2, () => 'same', 'the API repeated a page cursor']
-  ])('stops at %s, with a warning that gives what was read', async (_case, pages, next, why) => {
-    let page = 0
-    nock(HOST)
-      .get(listPath)
-      .query(true)
-      .times(pages)
-      .reply(200, () => ({
-        branches: Array.from({ length: BRANCH_PAGE_LIMIT }, (_, i) => branch(page * 1000 + i)),
-        pagination: { next: next(page++) }
-      }))
+    ['the page cap', MAX_BRANCH_PAGES, `${MAX_BRANCH_PAGES} pages`],
+    ['a repeated cursor', 2, 'the API repeated a page cursor']
+  ])('stops at %s, with a warning that gives what was read', async (_case, pages, why) => {
+    // More branches than the walk reads: main is one more.
+    const { api } = branches(Math.max(pages, 3) * BRANCH_PAGE_LIMIT)
+    if (why.includes('cursor')) {
+      let first: string | undefined
+      api.addFault({
+        kind: 'altered',
+        alter: (body) => {
+          const page = body as BranchPage
+          first ??= page.pagination.next
+          return { ...page, pagination: { ...page.pagination, next: first } }
+        }
+      })
+    }
     const found = await client().branches.listBranches(PROJECT)
     expect(found).toHaveLength(pages * BRANCH_PAGE_LIMIT)
+    expect(api.requests).toHaveLength(pages)
     expect(lines).toContain(
       `Read ${pages * BRANCH_PAGE_LIMIT} branches of project "${PROJECT}" and stopped there (${why}): a child branch among the others is not seen`
     )
   })
 
   it('the branch with what decides a teardown; a restricted_actions of the wrong type names its field', async () => {
-    const path = `${listPath}/br-b-1`
-    nock(HOST)
-      .get(path)
-      .reply(200, {
-        branch: {
-          ...branch(1),
-          default: false,
-          protected: true,
-          restricted_actions: [{ name: 'restore', reason: 'a restore runs' }]
-        }
-      })
-      .get(path)
-      .reply(200, { branch: { ...branch(1), restricted_actions: 'restore' } })
+    const { world, api } = branches(0)
+    world.addBranch(PROJECT, {
+      id: 'br-b-1',
+      name: 'b-1',
+      protected: true,
+      restrictedActions: [{ name: 'restore', reason: 'a restore runs' }]
+    })
     expect(await client().branches.getTeardownBranch(PROJECT, 'br-b-1')).toEqual({
       id: 'br-b-1',
       name: 'b-1',
       project_id: PROJECT,
-      parent_id: 'br-main-1',
+      parent_id: MAIN_BRANCH,
+      current_state: 'ready',
       default: false,
       protected: true,
       restricted_actions: [{ name: 'restore', reason: 'a restore runs' }]
     })
+    api.addFault({
+      kind: 'altered',
+      route: 'branch',
+      alter: (body) => ({
+        branch: { ...(body as { branch: object }).branch, restricted_actions: 'restore' }
+      })
+    })
     const error = await failure(client().branches.getTeardownBranch(PROJECT, 'br-b-1'))
     expect(error.message).toContain('field "branch.restricted_actions"')
     // A gate without `before` reads the same answer without that field.
-    nock(HOST)
-      .get(path)
-      .reply(200, { branch: { ...branch(1), restricted_actions: 'restore' } })
     expect(await client().branches.getBranch(PROJECT, 'br-b-1')).toEqual({
       id: 'br-b-1',
       name: 'b-1',
-      project_id: PROJECT
+      project_id: PROJECT,
+      current_state: 'ready'
     })
   })
 })
 
 describe('ApiClient: a personal key finds its organization', () => {
-  const refused = () =>
-    nock(HOST)
-      .get('/api/v2/projects')
-      .query({ limit: String(PROJECTS_PAGE_LIMIT) })
-      .reply(400, { code: '', message: 'org_id is required' })
+  /** A personal key in `count` organizations of the world (none for 0). */
+  function personal(count: number) {
+    const setup = world()
+    const orgIds = Array.from({ length: count }, (_, i) => `org-${i}`)
+    orgIds.forEach((id, i) =>
+      setup.world.addOrganization(id, i === 0 ? 'A "quoted" <name>' : `Org ${i}`)
+    )
+    const token = 'napi_local_personal_many_orgs_0001'
+    setup.world.addKey({ token, type: 'personal', accountId: 'user-9', orgIds })
+    return { ...setup, reader: client(undefined, { key: token }), token }
+  }
 
   it('several organizations: an input error naming org_id that lists at most 10', async () => {
-    refused()
-    const organizations = Array.from({ length: 12 }, (_, i) => ({
-      id: `org-${i}`,
-      name: i === 0 ? 'A "quoted" <name>' : `Org ${i}`
-    }))
-    nock(HOST).get('/api/v2/users/me/organizations').reply(200, { organizations })
-    const error = await failure(client().projects.listProjects())
+    const { reader, token } = personal(12)
+    const error = await failure(reader.projects.listProjects(), token)
     expect(error).toBeInstanceOf(InputError)
     expect(error.message).toContain(
       'input "org_id": org_id is required, because the key belongs to 12 organizations: org-0 ("A \\"quoted\\" <name>"), org-1 ("Org 1")'
@@ -609,20 +616,14 @@ describe('ApiClient: a personal key finds its organization', () => {
   })
 
   it.each([
-    [
-      'reading them fails',
-      () => nock(HOST).get('/api/v2/users/me/organizations').reply(401, {}),
-      'reading its organizations failed: The API rejected the key'
-    ],
-    [
-      'the key has none',
-      () => nock(HOST).get('/api/v2/users/me/organizations').reply(200, { organizations: [] }),
-      'the key belongs to no organization'
-    ]
-  ])('when %s: the original error, explained', async (_case, answer, why) => {
-    refused()
-    answer()
-    const error = await failure(client().projects.listProjects())
+    ['reading them fails', 1, 'reading its organizations failed: The API rejected the key'],
+    ['the key has none', 0, 'the key belongs to no organization']
+  ])('when %s: the original error, explained', async (kase, count, why) => {
+    const { reader, token, api } = personal(count)
+    if (kase === 'reading them fails') {
+      api.addFault({ kind: 'status', status: 401, route: 'organizations' })
+    }
+    const error = await failure(reader.projects.listProjects(), token)
     expect(error.message).toMatch(
       /^GET \/projects failed with HTTP 400\. API says: "org_id is required"/
     )
@@ -632,11 +633,12 @@ describe('ApiClient: a personal key finds its organization', () => {
   })
 
   it('a 400 that is not about org_id, or any error with org_id given, stays as it is', async () => {
-    nock(HOST).get('/api/v2/projects').query(true).reply(400, { code: '', message: 'bad limit' })
+    const { api } = world()
+    api.addFault({ kind: 'status', status: 400, message: 'bad limit', times: 1 })
     expect((await failure(client().projects.listProjects())).message).toContain('bad limit')
-    nock(HOST).get('/api/v2/projects').query(true).reply(403, { code: '', message: 'no access' })
     const error = await failure(client().projects.listProjects('org-1'))
     expect(error).toBeInstanceOf(ApiError)
+    expect(error.message).toContain('no access to organization org-1')
   })
 })
 
@@ -666,7 +668,7 @@ describe('resolveBranch', () => {
   it('a name that fits more than 5 branches lists 5 and counts the rest', async () => {
     const twins = Array.from({ length: 7 }, (_, i) => ({ id: `br-twin-${i}`, name: 'twin' }))
     await expect(resolveBranch(reader({ found: twins }), PROJECT, 'twin')).rejects.toThrow(
-      'input "branch_id": 7 branches of project "shiny-wind-12345678" are named "twin" (br-twin-0, br-twin-1, br-twin-2, br-twin-3, br-twin-4, and 2 more); give the branch id instead'
+      `input "branch_id": 7 branches of project "${PROJECT}" are named "twin" (br-twin-0, br-twin-1, br-twin-2, br-twin-3, br-twin-4, and 2 more); give the branch id instead`
     )
   })
 })

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { ApiClock, CLOCK_SKEW_WARNING_MS } from '../src/api/api-clock.js'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { collectingLogger } from './fixtures/logger.js'
+import { FakeClock } from './support/time/clock.js'
+import { collectingLogger } from './support/logger.js'
 
 const NOW = Date.parse('2026-11-23T10:00:00.250Z')
 const httpDate = (ms: number) => new Date(ms).toUTCString()

@@ -9,11 +9,12 @@ import { EventEmitter } from 'node:events'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { type ApiServer, startApiServer } from '../script/servers/neon-api/server.ts'
-import { demoWorld, ORG, PROJECT } from '../script/servers/neon-api/scenarios.ts'
-import type { World } from '../script/servers/neon-api/world.ts'
-import { FAILING_BRANCH, failingBranch, inTempDir, secretForms } from './fixtures/command.js'
-import { commandInProcess, type InProcessOptions } from './fixtures/command-in-process.js'
+import { type ApiServer, startApiServer } from './support/neon/server.ts'
+import { demoWorld, operationIn } from './support/neon/scenarios.ts'
+import type { World } from './support/neon/world.ts'
+import { FAILING_BRANCH, failingBranch, inTempDir, secretForms } from './support/bundles/command.js'
+import { commandInProcess, type InProcessOptions } from './support/bundles/command-in-process.js'
+import { ORG } from './support/neon/ids.js'
 
 /** A key in mixed case, as the console shows them: a value folded in case would slip past. */
 const KEY = 'napi_Mixed_CASE_Key_4b7Q9zX2pL0w'
@@ -72,10 +73,7 @@ describe('every flag given an empty value: exit 2 naming the flag, no request', 
   })
 
   it('--database-url-file "" never skips the database check: the gate that would pass is not run', async () => {
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     expect((await command(['--operation-id', op.id])).code).toBe(0)
     const run = await command(['--operation-id', op.id, '--database-url-file', ''])
     expect(run.code).toBe(2)
@@ -303,10 +301,9 @@ describe('NEON_PROJECT_ID is ignored only when --list-projects is alone', () => 
   ])(
     '--list-projects %s: the gate runs, and fails on the failed operation',
     async (flag, value) => {
-      const failed = world.addOperation(PROJECT, {
+      const failed = operationIn(world, 'error', {
         action: 'start_compute',
-        branchId: FAILING_BRANCH,
-        timeline: [{ status: 'error' }]
+        branchId: FAILING_BRANCH
       })
       const run = await command(['--list-projects', flag, value ?? failed.id, '--output', 'json'])
       expect(run.code).toBe(1)

@@ -15,11 +15,12 @@ import { Progress } from '../src/command/progress.js'
 import { readSecretFile } from '../src/command/secrets.js'
 import { type Clock, systemClock } from '../src/domain/clock.js'
 import type { RunReport } from '../src/report/report.js'
-import { type ApiServer, startApiServer } from '../script/servers/neon-api/server.ts'
-import { demoWorld, KEYS, PROJECT } from '../script/servers/neon-api/scenarios.ts'
-import type { World } from '../script/servers/neon-api/world.ts'
-import { inTempDir, secretForms } from './fixtures/command.js'
-import { commandInProcess, type InProcessOptions } from './fixtures/command-in-process.js'
+import { type ApiServer, startApiServer } from './support/neon/server.ts'
+import { demoWorld, operationIn } from './support/neon/scenarios.ts'
+import type { World } from './support/neon/world.ts'
+import { inTempDir, secretForms } from './support/bundles/command.js'
+import { commandInProcess, type InProcessOptions } from './support/bundles/command-in-process.js'
+import { KEYS, PROJECT } from './support/neon/ids.js'
 
 let world: World
 let server: ApiServer
@@ -153,12 +154,11 @@ describe('runCommand', () => {
   it('the dotenv file stays within GitLab\u2019s 5 KB and 20 variables whatever the server sends', async () => {
     const junk = (count: number) => '\u0085'.repeat(count)
     world.addBranch(PROJECT, { id: 'br-junk-000001', name: junk(200) })
-    const op = world.addOperation(PROJECT, {
+    const op = operationIn(world, 'error', {
       action: junk(300),
       branchId: 'br-junk-000001',
       endpointId: junk(300),
-      error: junk(5000),
-      timeline: [{ status: 'error' }]
+      error: junk(5000)
     })
     await inTempDir(async (dir) => {
       const dotenv = join(dir, 'gate.env')
@@ -295,10 +295,7 @@ describe('runCommand: its own errors, signals and colour', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143]
   ] as const)('%s while it waits: the wait ends at once, exit %d', async (signal, code) => {
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(world, 'running')
     const signals = new EventEmitter()
     server.onRequest = () => {
       server.onRequest = undefined
@@ -419,21 +416,16 @@ describe('readSecretFile', () => {
     const endless = new Readable({
       read: () => void setImmediate(() => controller.abort(new Error('Cancelled by SIGTERM')))
     })
-    await expect(
-      readSecretFile('--api-key-file', '-', {
-        stdin: endless,
-        limitMs: 3_600_000,
-        signal: controller.signal
-      })
-    ).rejects.toThrow('Cancelled by SIGTERM')
-    // Already aborted: not even started.
-    await expect(
-      readSecretFile('--api-key-file', '-', {
-        stdin: endless,
-        limitMs: 1,
-        signal: controller.signal
-      })
-    ).rejects.toThrow('Cancelled by SIGTERM')
+    // Cancelled while it reads; then, already aborted, not even started.
+    for (const limitMs of [3_600_000, 1]) {
+      await expect(
+        readSecretFile('--api-key-file', '-', {
+          stdin: endless,
+          limitMs,
+          signal: controller.signal
+        })
+      ).rejects.toThrow('Cancelled by SIGTERM')
+    }
   })
 
   it('with no time left, not even a file is read: the same error every time', async () => {

@@ -19,9 +19,9 @@ import {
 import type { CommentMode } from '../src/runner/comment-writes.js'
 import type { CommentApi, IssueComment } from '../src/runner/github-comments.js'
 import { gateMarker, writePullRequestComment } from '../src/runner/pr-comment.js'
-import { pullRequestContext } from './fixtures/github.js'
-import { collectingLogger } from './fixtures/logger.js'
-import { operation } from './fixtures/operations.js'
+import { pullRequestContext } from './support/github/context.js'
+import { collectingLogger } from './support/logger.js'
+import { operation } from './support/neon/operations.js'
 
 const BOT = { login: 'github-actions[bot]', type: 'Bot' }
 const context = pullRequestContext('http://127.0.0.1:9')

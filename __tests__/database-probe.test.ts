@@ -13,15 +13,15 @@ import { type DatabaseTarget, parseDatabaseUrl } from '../src/domain/database.js
 import { type DatabaseProbe, probeDatabase } from '../src/wait/database-probe.js'
 import { phraseText } from '../src/domain/phrase.js'
 import { databasePhrase } from '../src/report/database-words.js'
-import { SimulatedTime } from '../script/servers/simulated-network.ts'
-import { collectingLogger } from './fixtures/logger.js'
+import { SimulatedTime } from './support/time/clock.js'
+import { collectingLogger } from './support/logger.js'
 import {
   answerWith,
   freshDatabase,
   scriptedPostgres,
   serverWithoutTls,
   wire
-} from './fixtures/postgres.js'
+} from './support/postgres/databases.js'
 
 const TARGET: DatabaseTarget = {
   host: '127.0.0.1',

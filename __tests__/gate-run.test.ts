@@ -14,9 +14,10 @@ import { Redactor } from '../src/domain/untrusted-text.js'
 import { ACTION_VERSION } from '../src/domain/version.js'
 import { addSecret, GateRun, type GateRunOptions } from '../src/gate/gate-run.js'
 import { parseInputs } from '../src/gate/inputs.js'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { collectingLogger } from './fixtures/logger.js'
-import { OP_A, PROJECT, operation } from './fixtures/operations.js'
+import { FakeClock } from './support/time/clock.js'
+import { collectingLogger } from './support/logger.js'
+import { operation } from './support/neon/operations.js'
+import { OP_A, PROJECT } from './support/neon/ids.js'
 
 const KEY = 'napi_gate_run_test_key_0123456789'
 

@@ -11,10 +11,11 @@ import { Redactor } from '../src/domain/untrusted-text.js'
 import { errorLine } from '../src/report/headline.js'
 import { gate } from '../src/gate/gate.js'
 import { getInputs } from '../src/runner/input-helper.js'
-import { type ApiServer, startApiServer } from '../script/servers/neon-api/server.ts'
-import { demoWorld, KEYS, PROJECT } from '../script/servers/neon-api/scenarios.ts'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { collectingLogger } from './fixtures/logger.js'
+import { type ApiServer, startApiServer } from './support/neon/server.ts'
+import { demoWorld, operationIn } from './support/neon/scenarios.ts'
+import { FakeClock } from './support/time/clock.js'
+import { collectingLogger } from './support/logger.js'
+import { KEYS, PROJECT } from './support/neon/ids.js'
 
 let server: ApiServer | undefined
 afterEach(async () => {
@@ -48,10 +49,7 @@ async function gateOn(values: Record<string, string>, world = demoWorld()) {
 describe('gate()', () => {
   it('the project gate on a finished operation: success, and the report holds it', async () => {
     const world = demoWorld({ history: 0 })
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     const { report } = await gateOn({ project_id: PROJECT, operation_id: op.id }, world)
     expect(report.outcome).toBe('success')
     expect(report.wait?.operations.map((operation) => operation.id)).toEqual([op.id])
@@ -61,11 +59,7 @@ describe('gate()', () => {
 
   it('a failed operation: failure, and the error line names it', async () => {
     const world = demoWorld({ history: 0 })
-    const op = world.addOperation(PROJECT, {
-      action: 'start_compute',
-      error: 'out of capacity',
-      timeline: [{ status: 'error' }]
-    })
+    const op = operationIn(world, 'error', { action: 'start_compute', error: 'out of capacity' })
     const { report } = await gateOn({ project_id: PROJECT, operation_id: op.id }, world)
     expect(report.outcome).toBe('failure')
     expect(errorLine(report)).toMatch(/^An operation ended in failure: .*"out of capacity"/)

@@ -10,11 +10,11 @@ export default async function globalSetup(globalConfig) {
   execFileSync(process.execPath, [join(root, 'script', 'build', 'fresh-bundle.ts')], {
     stdio: 'inherit'
   })
-  // One real PostgreSQL for the whole run (script/servers/postgres.ts); each test makes its own
+  // One real PostgreSQL for the whole run (support/postgres/server.ts); each test makes its own
   // roles and databases on it. The workers find it through the environment. It offers TLS with a
-  // certificate of a throw-away CA (fixtures/tls/README.md), and plain connections too.
-  const { startPostgres } = await import('../script/servers/postgres.ts')
-  const tls = join(import.meta.dirname, 'fixtures', 'tls')
+  // certificate of a throw-away CA (support/tls/README.md), and plain connections too.
+  const { startPostgres } = await import('./support/postgres/server.ts')
+  const tls = join(import.meta.dirname, 'support', 'tls')
   const postgres = await startPostgres({
     tls: {
       cert: readFileSync(join(tls, 'postgres-cert.pem'), 'utf8'),
@@ -27,7 +27,7 @@ export default async function globalSetup(globalConfig) {
     const dir = join(root, 'coverage', 'bundle-v8')
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
-    // Inherited by the test workers; script/runner/run-bundle.ts hands it to each bundle it spawns.
+    // Inherited by the test workers; support/bundles/run-bundle.ts hands it to each bundle it spawns.
     process.env.BUNDLE_V8_COVERAGE = dir
   }
 }

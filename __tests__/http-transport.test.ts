@@ -5,7 +5,7 @@ import { MAX_BODY_BYTES } from '../src/api/api-core.js'
 import { httpGet } from '../src/api/http-transport.js'
 import { describeProxy, proxyFor } from '../src/api/proxy-tunnel.js'
 import { TransportError } from '../src/api/transport-error.js'
-import { type LocalServer, startLocalServer } from './fixtures/local-server.js'
+import { type LocalServer, startLocalServer } from './support/listen.js'
 
 const api = new URL('https://console.neon.tech/api/v2/projects')
 

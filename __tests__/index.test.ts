@@ -3,7 +3,7 @@
  * still ends with one error line, redacted like every other, and no stack trace.
  */
 import { expect, it, jest } from '@jest/globals'
-import * as runner from './fixtures/core.js'
+import * as runner from './support/github/core.js'
 
 const KEY = 'napi_index_test_key_0123456789'
 const publish = jest.fn(async () => {

@@ -4,7 +4,7 @@ import { InputError } from '../src/domain/errors.js'
 import { DEFAULT_API_HOST, MAX_OPERATION_IDS } from '../src/gate/input-fields.js'
 import { ignoredInputWarnings } from '../src/gate/inputs.js'
 import { ACTION_INPUT_NAMING, getInputs } from '../src/runner/input-helper.js'
-import { OP_A, OP_B } from './fixtures/operations.js'
+import { OP_A, OP_B } from './support/neon/ids.js'
 
 function parse(values: Record<string, string>) {
   return getInputs((name) => values[name] ?? '')
@@ -20,13 +20,13 @@ function errorOf(values: Record<string, string>): string {
   throw new Error('expected an InputError')
 }
 
-const base = { api_key: 'key-123', project_id: 'shiny-wind-12345678' }
+const base = { api_key: 'key-123', project_id: 'demo-project-000001' }
 
 describe('getInputs', () => {
   it('applies the contract defaults', () => {
     expect(parse(base)).toEqual({
       apiKey: 'key-123',
-      projectId: 'shiny-wind-12345678',
+      projectId: 'demo-project-000001',
       operationIds: [],
       branchId: undefined,
       listProjects: false,

@@ -12,8 +12,8 @@ import {
   GATE_POLL_PAGE_LIMIT,
   LaterPolls
 } from '../src/wait/later-polls.js'
-import { collectingLogger } from './fixtures/logger.js'
-import { operation } from './fixtures/operations.js'
+import { collectingLogger } from './support/logger.js'
+import { operation } from './support/neon/operations.js'
 
 const T0 = Date.parse('2026-11-21T12:00:00Z')
 const DAY = 24 * 60 * 60 * 1000

@@ -17,9 +17,10 @@ import {
 import { Pace } from '../src/api/pace.js'
 import type { Branch, Operation, OperationList } from '../src/domain/schemas.js'
 import { waitForOperations } from '../src/wait/wait-for-operations.js'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { collectingLogger } from './fixtures/logger.js'
-import { PROJECT, operation } from './fixtures/operations.js'
+import { FakeClock } from './support/time/clock.js'
+import { collectingLogger } from './support/logger.js'
+import { operation } from './support/neon/operations.js'
+import { PROJECT } from './support/neon/ids.js'
 
 const NOW = Date.parse('2026-11-21T12:00:00Z')
 const silent: Logger = {
@@ -109,6 +110,20 @@ function gate(history: History, options: { branchId?: string; failFast?: boolean
   return { source, clock, warnings }
 }
 
+/** The wait over `source` on `clock`, from NOW until `timeoutMs` later, at a pace of 5 s. */
+function waitOn(source: ProjectGateSource, clock: FakeClock, timeoutMs = 600_000) {
+  return waitForOperations(
+    {
+      wait: true,
+      startedAt: NOW,
+      deadline: NOW + timeoutMs,
+      failFast: false,
+      databaseCheckNext: false
+    },
+    { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
+  )
+}
+
 /** Old, finished history: `count` operations, one a minute, starting `from` minutes ago. */
 function fill(history: History, count: number, from = 1): void {
   for (let i = 0; i < count; i++)
@@ -120,16 +135,7 @@ describe('ProjectGateSource', () => {
     const history = new History()
     fill(history, 30)
     const { source, clock } = gate(history)
-    const result = await waitForOperations(
-      {
-        wait: true,
-        startedAt: NOW,
-        deadline: NOW + 600_000,
-        failFast: false,
-        databaseCheckNext: false
-      },
-      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
-    )
+    const result = await waitOn(source, clock)
     expect(result).toMatchObject({ outcome: 'success', operations: [], polls: 1 })
     // The short page does not end discovery (a server may cap `limit`): the next one, empty, does.
     expect(history.calls).toEqual(['list top', expect.stringMatching(/^list \d{4}-/)])
@@ -241,16 +247,7 @@ describe('ProjectGateSource', () => {
       if (polls === 2) history.set(b.id, 'running')
       if (polls === 3) history.set(b.id, 'finished')
     }
-    const result = await waitForOperations(
-      {
-        wait: true,
-        startedAt: NOW,
-        deadline: NOW + 600_000,
-        failFast: false,
-        databaseCheckNext: false
-      },
-      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
-    )
+    const result = await waitOn(source, clock)
     expect(result.outcome).toBe('success')
     expect(result.polls).toBe(4)
     expect(result.operations.map((op) => op.id)).toEqual([b.id, a.id])
@@ -371,16 +368,7 @@ describe('ProjectGateSource: each later poll reads back to what the previous one
       history.add(0.01, { status: 'error', branch_id: 'br-mine', action: 'start_compute' })
       burst(history, 150)
     }
-    const result = await waitForOperations(
-      {
-        wait: true,
-        startedAt: NOW,
-        deadline: NOW + 600_000,
-        failFast: false,
-        databaseCheckNext: false
-      },
-      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
-    )
+    const result = await waitOn(source, clock)
     expect(result.outcome).toBe('failure')
     expect(result.polls).toBe(2)
   })
@@ -428,16 +416,7 @@ describe('ProjectGateSource: each later poll reads back to what the previous one
       }
       if (polls === 3) history.set(later!.id, 'finished')
     }
-    const result = await waitForOperations(
-      {
-        wait: true,
-        startedAt: NOW,
-        deadline: NOW + 600_000,
-        failFast: false,
-        databaseCheckNext: false
-      },
-      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
-    )
+    const result = await waitOn(source, clock)
     expect(result.outcome).toBe('success')
     expect(result.operations.map((op) => [op.id, op.status])).toEqual([
       [later!.id, 'finished'],
@@ -462,16 +441,7 @@ describe('ProjectGateSource: each later poll reads back to what the previous one
       // A burst of more than a poll reads before every poll: the list is never read back.
       burst(history, cap + 50, clock.sleeps.length * 10_000)
     }
-    const result = await waitForOperations(
-      {
-        wait: true,
-        startedAt: NOW,
-        deadline: NOW + 20_000,
-        failFast: false,
-        databaseCheckNext: false
-      },
-      { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
-    )
+    const result = await waitOn(source, clock, 20_000)
     expect(result.outcome).toBe('timeout')
     expect(result.reason).toMatch(/^the operations list is not read back to what an earlier poll/)
   })
@@ -534,20 +504,41 @@ class ScriptedPages implements OperationsReading {
 }
 
 describe('ProjectGateSource: the gated branch', () => {
-  it('says what state the branch is in on the first read and on each change, not on every read', async () => {
+  const states = (...names: string[]) => names.map((name) => ({ current_state: name }))
+  it.each([
+    [
+      'says what state the branch is in on the first read and on each change, not on every read',
+      states('init', 'init', 'ready'),
+      [
+        'info: Branch preview/mine (br-mine) is init',
+        'info: Branch preview/mine (br-mine) is ready'
+      ]
+    ],
+    [
+      'an archived branch is a warning each time it is read',
+      states('archived', 'archived'),
+      [
+        'warning: Branch preview/mine (br-mine) is archived: its first queries will be slow',
+        'warning: Branch preview/mine (br-mine) is archived: its first queries will be slow'
+      ]
+    ],
+    [
+      'a state the gate does not know is a warning once per state, then said as any change',
+      states('thawing', 'thawing', 'melting', 'thawing', 'ready'),
+      [
+        'warning: Branch preview/mine (br-mine) is in an unknown state, thawing; waiting until it is ready',
+        'warning: Branch preview/mine (br-mine) is in an unknown state, melting; waiting until it is ready',
+        'info: Branch preview/mine (br-mine) is thawing',
+        'info: Branch preview/mine (br-mine) is ready'
+      ]
+    ]
+  ])('%s', async (_case, reads, said) => {
     const history = new History()
     fill(history, 5)
-    const { source, lines } = branchGate(history, [
-      { current_state: 'init' },
-      { current_state: 'init' },
-      { current_state: 'ready' }
-    ])
-    for (let i = 0; i < 3; i++) await source.poll()
-    expect(lines).toEqual([
-      'info: Branch preview/mine (br-mine) is init',
-      'info: Branch preview/mine (br-mine) is ready'
-    ])
-    expect(source.branch?.current_state).toBe('ready')
+    const { source, lines } = branchGate(history, reads)
+    for (let i = 0; i < reads.length; i++) await source.poll()
+    expect(lines).toEqual(said)
+    expect(source.branch?.current_state).toBe(reads.at(-1)!.current_state)
   })
 
   it('the state the branch was resolved in counts as the last one said', async () => {
@@ -562,37 +553,6 @@ describe('ProjectGateSource: the gated branch', () => {
     await source.poll()
     // Read now, and still ready, as when it was resolved: nothing to say.
     expect(lines).toEqual([])
-  })
-
-  it('an archived branch is a warning each time it is read', async () => {
-    const history = new History()
-    fill(history, 5)
-    const { source, lines } = branchGate(history, [{ current_state: 'archived' }])
-    await source.poll()
-    await source.poll()
-    expect(lines).toEqual([
-      'warning: Branch preview/mine (br-mine) is archived: its first queries will be slow',
-      'warning: Branch preview/mine (br-mine) is archived: its first queries will be slow'
-    ])
-  })
-
-  it('a state the gate does not know is a warning once per state, then said as any change', async () => {
-    const history = new History()
-    fill(history, 5)
-    const { source, lines } = branchGate(history, [
-      { current_state: 'thawing' },
-      { current_state: 'thawing' },
-      { current_state: 'melting' },
-      { current_state: 'thawing' },
-      { current_state: 'ready' }
-    ])
-    for (let i = 0; i < 5; i++) await source.poll()
-    expect(lines).toEqual([
-      'warning: Branch preview/mine (br-mine) is in an unknown state, thawing; waiting until it is ready',
-      'warning: Branch preview/mine (br-mine) is in an unknown state, melting; waiting until it is ready',
-      'info: Branch preview/mine (br-mine) is thawing',
-      'info: Branch preview/mine (br-mine) is ready'
-    ])
   })
 })
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { Pace } from '../src/api/pace.js'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { collectingLogger } from './fixtures/logger.js'
+import { FakeClock } from './support/time/clock.js'
+import { collectingLogger } from './support/logger.js'
 
 /** A draw of 0.5 puts a slowed wait at the pace itself: `nextPollDelayMs()` reads the pace. */
 const MIDDLE = () => 0.5

@@ -1,7 +1,12 @@
-import { FakeClock } from './fixtures/fake-clock.js'
+/*
+ * The sticky pull-request comment over Octokit in process: which comment is the action's, create or
+ * update in place, pages, tokens and who they write as, legs that converge, and every failure one
+ * warning. GitHub is the local GitHub API's handler behind nock, so the requests are Octokit's own;
+ * the order of two legs' calls is comment-legs.test.ts's, the bundle's legs are e2e/pull-request.
+ */
+import { FakeClock } from './support/time/clock.js'
 import { describe, expect, it } from '@jest/globals'
-import nock from 'nock'
-import { withoutNetwork } from './fixtures/network.js'
+import { letThrough, withoutNetwork } from './support/nock.js'
 import { octokitCommentApi } from '../src/runner/github-comments.js'
 import {
   type LegResult,
@@ -12,42 +17,43 @@ import {
 import type { CommentMode } from '../src/runner/comment-writes.js'
 import { gateMarker, writePullRequestComment } from '../src/runner/pr-comment.js'
 import type { RunReport } from '../src/report/report.js'
-import { pullRequestContext } from './fixtures/github.js'
-import { collectingLogger } from './fixtures/logger.js'
+import { pullRequestContext } from './support/github/context.js'
+import { GITHUB_ORIGIN, nockGitHub } from './support/github/nock.js'
+import { ACTIONS_BOT, type GitHubUser } from './support/github/server.js'
+import { collectingLogger } from './support/logger.js'
 
-const API = 'http://127.0.0.1:4020'
 const TOKEN = 'ghs_unit_test_token_abcdef'
-const LIST = '/repos/octo/app/issues/42/comments'
-const context = pullRequestContext(API)
+const PAT = 'github_pat_unit_test_0123456789'
+const REPOSITORY = 'octo/app'
+const context = pullRequestContext(GITHUB_ORIGIN)
 const gate = { projectId: 'p-1', branchId: 'br-1', operationIds: [] }
 const marker = gateMarker(context, gate)
-const bot = { login: 'github-actions[bot]', type: 'Bot' }
-const person = { login: 'octocat', type: 'User' }
-const comment = (id: number, body: string, user = person) => ({
-  id,
-  body,
-  user,
-  html_url: `https://github.com/octo/app/pull/42#issuecomment-${id}`
-})
+const bot = ACTIONS_BOT
+const person: GitHubUser = { login: 'octocat', type: 'User' }
+const myApp: GitHubUser = { login: 'my-app[bot]', type: 'Bot' }
 
 const { logger, lines } = collectingLogger()
 
 /**
- * One comment as GitHub keeps it: `take` records the body of a create or an update (a nock body
- * matcher), `reply` and `list` answer with the body last sent, as GitHub would.
+ * The local GitHub API behind nock: TOKEN writes as github-actions[bot] (a workflow's
+ * GITHUB_TOKEN), PAT as octocat; `comments` are on the pull request already, oldest first.
  */
-function kept(id: number, user = bot, body = '') {
-  const state = { body }
-  return {
-    state,
-    take: (sent: { body: string }) => {
-      state.body = sent.body
-      return true
-    },
-    reply: () => comment(id, state.body, user),
-    list: () => [comment(id, state.body, user)]
-  }
+function github(comments: [string, GitHubUser][] = []) {
+  const api = nockGitHub()
+  api.tokens.set(TOKEN, { user: bot, canWrite: true })
+  api.tokens.set(PAT, { user: person, canWrite: true })
+  const written = comments.map(([body, user]) => api.addComment(REPOSITORY, 42, body, user))
+  /** The requests, as `GET /repos/…/comments?page=2`. */
+  const calls = () =>
+    api.requests.map((request) => {
+      const query = new URLSearchParams(request.query).toString()
+      return `${request.method} ${request.path}${query ? `?${query}` : ''}`
+    })
+  return { api, written, calls }
 }
+
+const LIST = `/repos/${REPOSITORY}/issues/42/comments`
+const ONE = (id: number) => `/repos/${REPOSITORY}/issues/comments/${id}`
 
 /** The comment another leg of run 9 (or of `run`) wrote, with its result alone. */
 function legComment(leg: string, outcome: LegResult['outcome'], run = '9', attempt = '1') {
@@ -70,15 +76,18 @@ function resultsOf(body: string): [string, string][] {
   return (readComment(body, marker)?.results.results ?? []).map((r) => [r.leg, r.outcome])
 }
 
+const warnings = () => lines.filter((line) => line.startsWith('warning'))
+
 /** No warning was logged: every call the comment made was answered. */
-const noWarnings = () => expect(lines.filter((line) => line.startsWith('warning'))).toEqual([])
+const noWarnings = () => expect(warnings()).toEqual([])
 
 function write(
   mode: CommentMode,
   outcome: RunReport['outcome'],
   timeLimitMs?: number,
   token = TOKEN,
-  author?: string
+  author?: string,
+  apiUrl = GITHUB_ORIGIN
 ) {
   return writePullRequestComment({
     mode,
@@ -93,8 +102,8 @@ function write(
     api: (signal) =>
       octokitCommentApi({
         token,
-        apiUrl: API,
-        repository: 'octo/app',
+        apiUrl,
+        repository: REPOSITORY,
         issueNumber: 42,
         signal,
         fetch: globalThis.fetch
@@ -109,126 +118,71 @@ withoutNetwork(() => {
 
 describe('the sticky pull-request comment', () => {
   it('creates one when none exists, with the token as auth and the marker first', async () => {
-    const created = kept(2)
-    const scope = nock(API, { reqheaders: { authorization: `token ${TOKEN}` } })
-      .get(LIST)
-      .query({ per_page: '100' })
-      .reply(200, [comment(1, 'hello')])
-      .post(LIST, created.take)
-      .reply(201, created.reply)
-      // Listed once more after creating: only this run's comment, as it was written.
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [comment(1, 'hello'), ...created.list()])
-    expect(await write('always', 'success')).toBe(
-      'https://github.com/octo/app/pull/42#issuecomment-2'
-    )
-    scope.done()
+    const { api, calls } = github([['hello', person]])
+    const url = await write('always', 'success')
+    const created = api.comments[1]
+    expect(url).toBe(created.html_url)
+    // Listed once more after creating: only this run's comment, as it was written.
+    expect(calls()).toEqual([
+      `GET ${LIST}?per_page=100`,
+      `POST ${LIST}`,
+      `GET ${LIST}?per_page=100`
+    ])
+    for (const request of api.requests) expect(request.headers.authorization).toBe(`token ${TOKEN}`)
     noWarnings()
-    const posted = created.state.body
-    expect(posted.startsWith(`${marker}\n<h2>Neon operations gate</h2>`)).toBe(true)
-    expect(lines).toContain(
-      'info: pr_comment: created https://github.com/octo/app/pull/42#issuecomment-2'
-    )
+    expect(created.user).toEqual(bot)
+    expect(created.body.startsWith(`${marker}\n<h2>Neon operations gate</h2>`)).toBe(true)
+    expect(lines).toContain(`info: pr_comment: created ${created.html_url}`)
   })
 
   it('updates its own comment found on page two, following the Link header', async () => {
-    const page2 = `${API}${LIST}?per_page=100&page=2`
-    const updated = kept(500)
-    const scope = nock(API)
-      .get(LIST)
-      .query({ per_page: '100' })
-      .reply(
-        200,
-        Array.from({ length: 100 }, (_, i) => comment(i + 1, `c${i}`)),
-        { link: `<${page2}>; rel="next", <${page2}>; rel="last"` }
-      )
-      .get(LIST)
-      .query({ per_page: '100', page: '2' })
-      .reply(200, [comment(101, 'c100'), comment(500, `${marker}\nold`, bot)])
-      .patch('/repos/octo/app/issues/comments/500', updated.take)
-      .reply(200, updated.reply)
-      // Read back: both pages again, the comment as it was written.
-      .get(LIST)
-      .query({ per_page: '100' })
-      .reply(
-        200,
-        Array.from({ length: 100 }, (_, i) => comment(i + 1, `c${i}`)),
-        { link: `<${page2}>; rel="next", <${page2}>; rel="last"` }
-      )
-      .get(LIST)
-      .query({ per_page: '100', page: '2' })
-      .reply(200, () => [comment(101, 'c100'), ...updated.list()])
-    expect(await write('always', 'failure')).toContain('issuecomment-500')
-    scope.done()
+    const others = Array.from({ length: 101 }, (_, i): [string, GitHubUser] => [`c${i}`, person])
+    const { api, written, calls } = github([...others, [`${marker}\nold`, bot]])
+    const own = written.at(-1)!
+    expect(await write('always', 'failure')).toBe(own.html_url)
+    // Read back: both pages again, the comment as it was written.
+    const pages = [`GET ${LIST}?per_page=100`, `GET ${LIST}?per_page=100&page=2`]
+    expect(calls()).toEqual([...pages, `PATCH ${ONE(own.id)}`, ...pages])
     noWarnings()
-    expect(updated.state.body).toContain('❌ failure')
+    expect(api.comments).toHaveLength(102)
+    expect(own.body).toContain('❌ failure')
   })
 
   it("never edits a person's comment that quotes or even copies the marker", async () => {
-    const created = kept(3)
-    const scope = nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, [comment(1, `> ${marker}\n> ✅ success`), comment(2, `${marker}\ncopied`)])
-      .post(LIST, created.take)
-      .reply(201, created.reply)
-      // Listed once more after creating: only this run's comment is the action's.
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [comment(2, `${marker}\ncopied`), ...created.list()])
-    expect(await write('always', 'success')).toContain('issuecomment-3')
-    scope.done()
+    const { api, written } = github([
+      [`> ${marker}\n> ✅ success`, person],
+      [`${marker}\ncopied`, person]
+    ])
+    expect(await write('always', 'success')).toBe(api.comments[2].html_url)
+    expect(written.map((comment) => comment.body)).toEqual([
+      `> ${marker}\n> ✅ success`,
+      `${marker}\ncopied`
+    ])
     noWarnings()
   })
 
   it('another gate of the same pull request keeps its own comment', async () => {
     const other = gateMarker(context, { ...gate, branchId: 'br-2' })
     expect(other).not.toBe(marker)
-    const created = kept(8)
-    const scope = nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, [comment(7, `${other}\nother gate`, bot)])
-      .post(LIST, created.take)
-      .reply(201, created.reply)
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [comment(7, `${other}\nother gate`, bot), ...created.list()])
-    expect(await write('always', 'success')).toContain('issuecomment-8')
-    scope.done()
+    const { api, written } = github([[`${other}\nother gate`, bot]])
+    expect(await write('always', 'success')).toBe(api.comments[1].html_url)
+    expect(written[0].body).toBe(`${other}\nother gate`)
     noWarnings()
   })
 
   it('failure: creates nothing while the gate passes, but turns an existing red comment green', async () => {
-    nock(API).get(LIST).query(true).reply(200, [])
+    const { api } = github()
     expect(await write('failure', 'success')).toBeUndefined()
+    expect(api.comments).toEqual([])
     expect(lines).toContain('info: pr_comment: failure, and the gate passed: no comment written')
     // A comment of an earlier run (or of an older version, without results): replaced.
-    const red = kept(4, bot, `${marker}\n❌ failure`)
-    nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, red.list)
-      .patch('/repos/octo/app/issues/comments/4', red.take)
-      .reply(200, red.reply)
-      .get(LIST)
-      .query(true)
-      .reply(200, red.list)
-    expect(await write('failure', 'success')).toContain('issuecomment-4')
-    expect(red.state.body).toContain('✅ success')
-    expect(red.state.body).not.toContain('❌ failure')
-    const created = kept(5)
-    nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, [])
-      .post(LIST, created.take)
-      .reply(201, created.reply)
-      .get(LIST)
-      .query(true)
-      .reply(200, created.list)
-    expect(await write('failure', 'timeout')).toContain('issuecomment-5')
+    const red = api.addComment(REPOSITORY, 42, `${marker}\n❌ failure`, bot)
+    expect(await write('failure', 'success')).toBe(red.html_url)
+    expect(red.body).toContain('✅ success')
+    expect(red.body).not.toContain('❌ failure')
+    api.comments.length = 0
+    const url = await write('failure', 'timeout')
+    expect(url).toBe(api.comments[0].html_url)
     noWarnings()
   })
 
@@ -238,18 +192,25 @@ describe('the sticky pull-request comment', () => {
     [404, 'Not Found', 'the pull request or repository was not found'],
     [500, 'Server Error', 'HTTP 500']
   ])('HTTP %i is one warning, never a throw', async (status, message, hint) => {
-    nock(API).get(LIST).query(true).reply(status, { message })
+    const { api } = github()
+    // A read-only token (a fork's) is refused the write; no token GitHub knows, every call; a
+    // pull request that is gone, and GitHub failing, the first list.
+    if (status === 403) api.tokens.set(TOKEN, { user: bot, canWrite: false })
+    else if (status === 401) api.tokens.delete(TOKEN)
+    else api.faults.push({ method: 'GET', after: 0, status, message })
     expect(await write('always', 'success')).toBeUndefined()
-    const warnings = lines.filter((line) => line.startsWith('warning:'))
-    expect(warnings).toHaveLength(1)
-    expect(warnings[0]).toContain(message)
-    expect(warnings[0]).toContain(hint)
+    expect(warnings()).toHaveLength(1)
+    expect(warnings()[0]).toContain(message)
+    expect(warnings()[0]).toContain(hint)
   })
 
   it('a network error is one warning', async () => {
-    nock(API).get(LIST).query(true).replyWithError('connect ECONNREFUSED')
-    expect(await write('always', 'success', 2000)).toBeUndefined()
-    expect(lines.filter((line) => line.startsWith('warning:'))).toHaveLength(1)
+    // Nothing listens on the discard port.
+    letThrough('http://127.0.0.1:9')
+    expect(await write('always', 'success', 2000, TOKEN, undefined, 'http://127.0.0.1:9')).toBe(
+      undefined
+    )
+    expect(warnings()).toHaveLength(1)
   })
 
   it('a GitHub API that never answers is one warning at the time limit', async () => {
@@ -283,6 +244,7 @@ describe('the sticky pull-request comment', () => {
   })
 
   it('outside a pull request: one line and no call; off: nothing', async () => {
+    const { api } = github()
     const push = { ...context, eventName: 'push', pullRequest: undefined }
     const result = await writePullRequestComment({
       mode: 'always',
@@ -300,74 +262,59 @@ describe('the sticky pull-request comment', () => {
     lines.length = 0
     expect(await write('off', 'failure')).toBeUndefined()
     expect(lines).toEqual([])
+    expect(api.requests).toEqual([])
   })
 })
 
 describe('with a personal access token as github_token', () => {
-  const PAT = 'github_pat_unit_test_0123456789'
   const writeWithPat = () => write('always', 'success', undefined, PAT)
 
   it('asks GitHub who the token is, and updates that account’s comment, not a bot’s', async () => {
-    const own = kept(2, person, `${marker}\nold`)
-    const byTheBot = comment(1, `${marker}\nby the bot`, bot)
-    const scope = nock(API, { reqheaders: { authorization: `token ${PAT}` } })
-      .get('/user')
-      .reply(200, person)
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [byTheBot, ...own.list()])
-      .patch('/repos/octo/app/issues/comments/2', own.take)
-      .reply(200, own.reply)
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [byTheBot, ...own.list()])
-    expect(await writeWithPat()).toContain('issuecomment-2')
-    scope.done()
+    const { written, calls, api } = github([
+      [`${marker}\nby the bot`, bot],
+      [`${marker}\nold`, person]
+    ])
+    const [byTheBot, own] = written
+    expect(await writeWithPat()).toBe(own.html_url)
+    expect(calls()).toEqual([
+      'GET /user',
+      `GET ${LIST}?per_page=100`,
+      `PATCH ${ONE(own.id)}`,
+      `GET ${LIST}?per_page=100`
+    ])
+    for (const request of api.requests) expect(request.headers.authorization).toBe(`token ${PAT}`)
+    expect(byTheBot.body).toBe(`${marker}\nby the bot`)
     noWarnings()
   })
 
   it('never edits another person’s comment that copies the marker', async () => {
-    const copied = comment(1, `${marker}\ncopied`, { login: 'mallory', type: 'User' })
-    const created = kept(3, person)
-    const scope = nock(API)
-      .get('/user')
-      .reply(200, person)
-      .get(LIST)
-      .query(true)
-      .reply(200, [copied])
-      .post(LIST, created.take)
-      .reply(201, created.reply)
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [copied, ...created.list()])
-    expect(await writeWithPat()).toContain('issuecomment-3')
-    scope.done()
+    const mallory: GitHubUser = { login: 'mallory', type: 'User' }
+    const { api, written } = github([[`${marker}\ncopied`, mallory]])
+    expect(await writeWithPat()).toBe(api.comments[1].html_url)
+    expect(api.comments[1].user).toEqual(person)
+    expect(written[0].body).toBe(`${marker}\ncopied`)
     noWarnings()
   })
 
   it('a token GitHub will not identify (403 on /user) looks for github-actions[bot]’s comment', async () => {
-    const byAPerson = comment(1, `${marker}\nby a person`)
-    const own = kept(4, bot, `${marker}\nold`)
-    const scope = nock(API)
-      .get('/user')
-      .reply(403, { message: 'Resource not accessible by integration' })
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [byAPerson, ...own.list()])
-      .patch('/repos/octo/app/issues/comments/4', own.take)
-      .reply(200, own.reply)
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [byAPerson, ...own.list()])
-    expect(await writeWithPat()).toContain('issuecomment-4')
-    scope.done()
+    const { api, written } = github([
+      [`${marker}\nby a person`, person],
+      [`${marker}\nold`, bot]
+    ])
+    // GitHub answers /user with 403 for a token of an App's bot.
+    api.tokens.set(PAT, { user: bot, canWrite: true })
+    const [byAPerson, own] = written
+    expect(await writeWithPat()).toBe(own.html_url)
+    expect(api.requests[0]).toMatchObject({ path: '/user', status: 403 })
+    expect(byAPerson.body).toBe(`${marker}\nby a person`)
     noWarnings()
   })
 
   it('a rejected token is one warning, before any comment is read', async () => {
-    const scope = nock(API).get('/user').reply(401, { message: 'Bad credentials' })
+    const { api, calls } = github()
+    api.tokens.delete(PAT)
     expect(await writeWithPat()).toBeUndefined()
-    scope.done()
+    expect(calls()).toEqual(['GET /user'])
     expect(lines).toEqual([
       'warning: Could not write the pull-request comment: Bad credentials (HTTP 401): github_token is missing or invalid'
     ])
@@ -375,80 +322,55 @@ describe('with a personal access token as github_token', () => {
 })
 
 describe("whose comment is the action's", () => {
-  const chatops = { login: 'chatops[bot]', type: 'Bot' }
-  const myApp = { login: 'my-app[bot]', type: 'Bot' }
-
   it('with the GITHUB_TOKEN, another bot’s comment that starts with the marker is left alone', async () => {
-    const byChatops = comment(1, `${marker}\nby chatops`, chatops)
-    const created = kept(2)
-    const scope = nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, [byChatops])
-      .post(LIST, created.take)
-      .reply(201, created.reply)
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [byChatops, ...created.list()])
-    expect(await write('always', 'success')).toContain('issuecomment-2')
-    scope.done()
+    const chatops: GitHubUser = { login: 'chatops[bot]', type: 'Bot' }
+    const { api, written } = github([[`${marker}\nby chatops`, chatops]])
+    expect(await write('always', 'success')).toBe(api.comments[1].html_url)
+    expect(written[0].body).toBe(`${marker}\nby chatops`)
     noWarnings()
   })
 
   it('pr_comment_author names another GitHub App’s bot: only its comment is updated', async () => {
-    const byTheBot = comment(1, `${marker}\nold`, bot)
-    const own = kept(2, myApp, `${marker}\nold`)
-    const scope = nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [byTheBot, ...own.list()])
-      .patch('/repos/octo/app/issues/comments/2', own.take)
-      .reply(200, own.reply)
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [byTheBot, ...own.list()])
-    expect(await write('always', 'success', undefined, TOKEN, 'my-app[bot]')).toContain(
-      'issuecomment-2'
-    )
-    scope.done()
+    const { written } = github([
+      [`${marker}\nold`, bot],
+      [`${marker}\nold`, myApp]
+    ])
+    const [byTheBot, own] = written
+    expect(await write('always', 'success', undefined, TOKEN, 'my-app[bot]')).toBe(own.html_url)
+    expect(byTheBot.body).toBe(`${marker}\nold`)
+    expect(own.body).toContain('✅ success')
     noWarnings()
   })
 
   it('a comment written as someone else than expected: a warning that says what to set', async () => {
-    const scope = nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, [])
-      .post(LIST)
-      .reply(201, comment(5, 'x', myApp))
-    expect(await write('always', 'success')).toContain('issuecomment-5')
-    scope.done()
+    const { api } = github()
+    // The token writes as the App's bot, where github-actions[bot] was expected.
+    api.tokens.set(TOKEN, { user: myApp, canWrite: true })
+    expect(await write('always', 'success')).toBe(api.comments[0].html_url)
     expect(lines).toContainEqual(expect.stringContaining('set pr_comment_author: my-app[bot]'))
   })
 
   it('two legs that both created a comment converge on the oldest, with both results, and delete the other', async () => {
-    const otherLeg = kept(8, bot, legComment('leg-other', 'failure'))
-    const created = kept(9)
-    const scope = nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, [])
-      .post(LIST, created.take)
-      .reply(201, created.reply)
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [...otherLeg.list(), ...created.list()])
-      .patch('/repos/octo/app/issues/comments/8', otherLeg.take)
-      .reply(200, otherLeg.reply)
-      .delete('/repos/octo/app/issues/comments/9')
-      .reply(204)
-      .get(LIST)
-      .query(true)
-      .reply(200, otherLeg.list)
-    expect(await write('always', 'success')).toContain('issuecomment-8')
-    scope.done()
+    const { api, calls } = github()
+    // The other leg creates its comment between this leg's list and its create.
+    let otherLeg: ReturnType<typeof api.addComment> | undefined
+    api.onRequest = (request) => {
+      if (request.method !== 'POST' || otherLeg) return
+      otherLeg = api.addComment(REPOSITORY, 42, legComment('leg-other', 'failure'), bot)
+    }
+    expect(await write('always', 'success')).toBe(otherLeg!.html_url)
+    const created = otherLeg!.id + 1
+    expect(calls()).toEqual([
+      `GET ${LIST}?per_page=100`,
+      `POST ${LIST}`,
+      `GET ${LIST}?per_page=100`,
+      `PATCH ${ONE(otherLeg!.id)}`,
+      `DELETE ${ONE(created)}`,
+      `GET ${LIST}?per_page=100`
+    ])
+    expect(api.comments).toEqual([otherLeg])
     noWarnings()
-    const body = otherLeg.state.body
+    const body = otherLeg!.body
     expect(body).toMatch(
       new RegExp(`^${marker}\n<h2>Neon operations gate</h2>\n<p>leg-other details`)
     )
@@ -459,80 +381,60 @@ describe("whose comment is the action's", () => {
   })
 
   it('an update also deletes leftover duplicates; one already deleted is no error', async () => {
-    const own = kept(3, bot, `${marker}\na`)
-    const scope = nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, () => [...own.list(), comment(4, `${marker}\nb`, bot)])
-      .patch('/repos/octo/app/issues/comments/3', own.take)
-      .reply(200, own.reply)
-      .delete('/repos/octo/app/issues/comments/4')
-      .reply(404, { message: 'Not Found' })
-      .get(LIST)
-      .query(true)
-      .reply(200, own.list)
-    expect(await write('always', 'success')).toContain('issuecomment-3')
-    scope.done()
+    const { api, written } = github([
+      [`${marker}\na`, bot],
+      [`${marker}\nb`, bot]
+    ])
+    const [own, duplicate] = written
+    // Another leg deletes the duplicate first.
+    api.onRequest = (request) => {
+      if (request.method === 'DELETE') api.comments.splice(api.comments.indexOf(duplicate), 1)
+    }
+    expect(await write('always', 'success')).toBe(own.html_url)
+    expect(api.requests.find((request) => request.method === 'DELETE')?.status).toBe(404)
+    expect(api.comments).toEqual([own])
     noWarnings()
   })
 })
 
 describe('written is written: a later call that fails keeps the comment that holds the result', () => {
   it('listing again after creating fails: the new comment, and the warning says what failed', async () => {
-    const created = kept(7)
-    const scope = nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, [])
-      .post(LIST, created.take)
-      .reply(201, created.reply)
-      .get(LIST)
-      .query(true)
-      .reply(502, { message: 'Bad Gateway' })
-    expect(await write('always', 'success')).toBe(comment(7, '').html_url)
-    scope.done()
+    const { api } = github()
+    api.faults.push({ method: 'GET', after: 1, status: 502, message: 'Bad Gateway' })
+    const url = await write('always', 'success')
+    expect(url).toBe(api.comments[0].html_url)
     expect(lines).toEqual([
       expect.stringMatching(
-        /^warning: pr_comment: created https:\/\/github\.com\/octo\/app\/pull\/42#issuecomment-7, but listing the comments again to find duplicates from other runs of this gate failed, so a duplicate comment may be left behind: /
+        new RegExp(
+          `^warning: pr_comment: created ${url!.replace(/[.?]/g, '\\$&')}, but listing the comments again to find duplicates from other runs of this gate failed, so a duplicate comment may be left behind: `
+        )
       )
     ])
   })
 
   it('reading back after an update fails: the updated comment, and the warning says what that may leave', async () => {
-    const own = kept(3, bot, `${marker}\nold`)
-    const scope = nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, own.list)
-      .patch('/repos/octo/app/issues/comments/3', own.take)
-      .reply(200, own.reply)
-      .get(LIST)
-      .query(true)
-      .reply(502, { message: 'Bad Gateway' })
-    expect(await write('always', 'success')).toBe(comment(3, '').html_url)
-    scope.done()
+    const { api, written } = github([[`${marker}\nold`, bot]])
+    api.faults.push({ method: 'GET', after: 1, status: 502, message: 'Bad Gateway' })
+    const [own] = written
+    expect(await write('always', 'success')).toBe(own.html_url)
     expect(lines).toEqual([
-      expect.stringMatching(
-        /^warning: pr_comment: updated https:\/\/github\.com\/octo\/app\/pull\/42#issuecomment-3, but listing the comments again to check that no other leg's write replaced this result failed, so another leg's result may be missing from it: Bad Gateway \(HTTP 502\)$/
-      )
+      `warning: pr_comment: updated ${own.html_url}, but listing the comments again to check that no other leg's write replaced this result failed, so another leg's result may be missing from it: Bad Gateway (HTTP 502)`
     ])
   })
 
   it('deleting a duplicate fails: the updated comment, and the warning names the duplicate', async () => {
-    const own = kept(3, bot, `${marker}\na`)
-    const scope = nock(API)
-      .get(LIST)
-      .query(true)
-      .reply(200, [comment(3, `${marker}\na`, bot), comment(4, `${marker}\nb`, bot)])
-      .patch('/repos/octo/app/issues/comments/3', own.take)
-      .reply(200, own.reply)
-      .delete('/repos/octo/app/issues/comments/4')
-      .reply(500, { message: 'Server Error' })
-    expect(await write('always', 'success')).toBe(comment(3, '').html_url)
-    scope.done()
+    const { api, written } = github([
+      [`${marker}\na`, bot],
+      [`${marker}\nb`, bot]
+    ])
+    api.faults.push({ method: 'DELETE', after: 0, status: 500, message: 'Server Error' })
+    const [own, duplicate] = written
+    expect(await write('always', 'success')).toBe(own.html_url)
     expect(lines).toEqual([
       expect.stringMatching(
-        /^warning: pr_comment: updated https:\/\/github\.com\/octo\/app\/pull\/42#issuecomment-3, but deleting the duplicate comment https:\/\/github\.com\/octo\/app\/pull\/42#issuecomment-4 failed/
+        new RegExp(
+          `^warning: pr_comment: updated ${own.html_url.replace(/[.?]/g, '\\$&')}, but deleting the duplicate comment ${duplicate.html_url.replace(/[.?]/g, '\\$&')} failed`
+        )
       )
     ])
   })

@@ -11,8 +11,8 @@ import {
   RecentOperations,
   warnRecentFailures
 } from '../src/wait/recent-failures.js'
-import { collectingLogger } from './fixtures/logger.js'
-import { operation } from './fixtures/operations.js'
+import { collectingLogger } from './support/logger.js'
+import { operation } from './support/neon/operations.js'
 
 const STARTED_AT = Date.parse('2026-11-21T12:00:00Z')
 const MINUTE = 60_000
@@ -20,9 +20,11 @@ const WINDOW = 15 * MINUTE
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** An operation created `agoMs` before the gate started and last updated 5 s later. */
+/** An operation that ended in `status` `agoMs` before the gate started, 5 s after its creation; no error text unless `fields` give one (the API may leave it out). */
 function ended(status: string, agoMs: number, fields: Partial<Operation> = {}): Operation {
   const created = STARTED_AT - agoMs
-  return operation({ status, created_at: iso(created), updated_at: iso(created + 5000), ...fields })
+  const times = { created_at: iso(created), updated_at: iso(created + 5000) }
+  return operation({ status, error: undefined, ...times, ...fields })
 }
 
 const ids = (failures: RecentFailure[]) => failures.map((failure) => failure.operation.id)
@@ -96,20 +98,14 @@ describe('RecentOperations: what is in the window is judged wherever it is liste
 })
 
 describe('RecentOperations: the newest of each action on each branch decides', () => {
-  it('on the gated branch an error fails the gate, a cancelled does not', () => {
+  it.each([
+    ['on the gated branch an error fails the gate, a cancelled does not', true],
+    ['on the whole project no failure fails the gate', false]
+  ])('%s', (_case, gatedBranch) => {
     const error = ended('error', MINUTE, { action: 'start_compute' })
     const cancelled = ended('cancelled', 2 * MINUTE, { action: 'apply_config' })
-    expect(judged([error, cancelled], true)).toEqual([
-      { operation: error, failsGate: true },
-      { operation: cancelled, failsGate: false }
-    ])
-  })
-
-  it('on the whole project no failure fails the gate', () => {
-    const error = ended('error', MINUTE, { action: 'start_compute' })
-    const cancelled = ended('cancelled', 2 * MINUTE, { action: 'apply_config' })
-    expect(judged([error, cancelled], false)).toEqual([
-      { operation: error, failsGate: false },
+    expect(judged([error, cancelled], gatedBranch)).toEqual([
+      { operation: error, failsGate: gatedBranch },
       { operation: cancelled, failsGate: false }
     ])
   })

@@ -6,7 +6,7 @@ import {
   RetryPolicy,
   withRetries
 } from '../src/api/retry-policy.js'
-import { FakeClock } from './fixtures/fake-clock.js'
+import { FakeClock } from './support/time/clock.js'
 
 /** Pacing with the next poll at the minimum, as a gate that met no 429. */
 const paced = (minimumMs: number, nextPollMs = minimumMs) => ({ minimumMs, nextPollMs })

@@ -13,8 +13,8 @@ import type { Operation } from '../src/domain/schemas.js'
 import { renderSummary } from '../src/report/summary.js'
 import { renderTimeline } from '../src/report/timeline.js'
 import { type Outcome, waitForOperations } from '../src/wait/wait-for-operations.js'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { operation } from './fixtures/operations.js'
+import { FakeClock } from './support/time/clock.js'
+import { operation } from './support/neon/operations.js'
 
 const T0 = Date.parse('2026-11-21T12:00:00Z')
 const iso = (ms: number) => new Date(T0 + ms).toISOString()

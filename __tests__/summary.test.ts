@@ -1,14 +1,23 @@
 import { describe, expect, it } from '@jest/globals'
 import { buildOutputs } from '../src/report/outputs.js'
 import type { RunReport } from '../src/report/report.js'
+import type { Operation } from '../src/domain/schemas.js'
+import type { WaitResult } from '../src/wait/wait-for-operations.js'
 import { renderSummary } from '../src/report/summary.js'
-import { withoutTimeline } from './fixtures/e2e.js'
-import { operation } from './fixtures/operations.js'
+import { withoutTimeline } from './support/bundles/action.js'
+import { operation } from './support/neon/operations.js'
 
 const report = (overrides: Partial<RunReport> = {}): RunReport => ({
   requests: { requests: 3, retries: 1 },
   ...overrides
 })
+
+/** A wait of one poll that read everything (`operations`), `elapsedMs` long. */
+const waited = (
+  outcome: WaitResult['outcome'],
+  operations: Operation[],
+  elapsedMs = 1
+): WaitResult => ({ outcome, polls: 1, observed: true, readAt: new Map(), elapsedMs, operations })
 
 describe('summary', () => {
   it('shows the outcome, the wait, polls, requests, retries and one row per operation', () => {
@@ -40,15 +49,15 @@ describe('summary', () => {
       })
     )
     expect(html).toContain(
-      '<p><b>⌛ timeout</b> after 2 min 05 s: 1 still in flight: <code>apply_config</code> on <code>br-main-123456</code>, <code>failed</code> for 2 min 05 s so far</p>\n<p>waited 2 min 05 s · 4 polls · 3 requests · 1 retry · project <code>p-1</code></p>'
+      '<p><b>⌛ timeout</b> after 2 min 05 s: 1 still in flight: <code>apply_config</code> on <code>br-main-000001</code>, <code>failed</code> for 2 min 05 s so far</p>\n<p>waited 2 min 05 s · 4 polls · 3 requests · 1 retry · project <code>p-1</code></p>'
     )
     expect(html).toContain(
-      '<tr><td><code>op-1</code></td><td>apply_config</td><td><code>br-main-123456</code></td><td><code>ep-quiet-sound-123456</code></td><td>🔁 Failed (retrying) (2 failures)<br>disk &lt;full&gt;</td><td>2 min 05 s so far</td><td>2026-11-21 10:00:00 UTC</td></tr>'
+      '<tr><td><code>op-1</code></td><td>apply_config</td><td><code>br-main-000001</code></td><td><code>ep-main-000001</code></td><td>🔁 Failed (retrying) (2 failures)<br>disk &lt;full&gt;</td><td>2 min 05 s so far</td><td>2026-11-21 10:00:00 UTC</td></tr>'
     )
     // No blank line may end the HTML block early; only the timeline stands between blank lines.
     expect(withoutTimeline(html)).not.toMatch(/\n\s*\n/)
     expect(html).toContain(
-      '\n\n```mermaid\ngantt\n    %%{init: {"gantt": {"leftPadding": 100}}}%%\n    dateFormat x\n    axisFormat %H:%M:%S\n    tickInterval 30second\n    section apply_config\n    ▸ br-main-123456 failed :crit, active, 1795255200000, 1795255325000\n```\n\n'
+      '\n\n```mermaid\ngantt\n    %%{init: {"gantt": {"leftPadding": 100}}}%%\n    dateFormat x\n    axisFormat %H:%M:%S\n    tickInterval 30second\n    section apply_config\n    ▸ br-main-000001 failed :crit, active, 1795255200000, 1795255325000\n```\n\n'
     )
   })
 
@@ -149,14 +158,7 @@ describe('nothing read', () => {
     const idle = report({
       projectId: 'p-1',
       outcome: 'success',
-      wait: {
-        outcome: 'success',
-        polls: 1,
-        observed: true,
-        readAt: new Map(),
-        elapsedMs: 900,
-        operations: []
-      }
+      wait: waited('success', [], 900)
     })
     expect(renderSummary(idle)).toContain('No operation in flight')
     expect(buildOutputs(idle).outputs.operations).toBe('[]')
@@ -171,14 +173,7 @@ describe('outputs', () => {
     const { outputs, notes } = buildOutputs(
       report({
         outcome: 'pending',
-        wait: {
-          outcome: 'pending',
-          polls: 1,
-          observed: true,
-          readAt: new Map(),
-          elapsedMs: 1,
-          operations
-        }
+        wait: waited('pending', operations)
       })
     )
     // Every output together, names included, under GitHub's 1 MB a job, counted as UTF-16.
@@ -207,14 +202,7 @@ describe('outputs', () => {
         report({
           outcome: 'pending',
           listing: { projects: projects(projectCount), unavailableProjectIds: [] },
-          wait: {
-            outcome: 'pending',
-            polls: 1,
-            observed: true,
-            readAt: new Map(),
-            elapsedMs: 1,
-            operations: ops(operationCount)
-          }
+          wait: waited('pending', ops(operationCount))
         })
       )
     const size = (outputs: Record<string, string>) =>
@@ -281,14 +269,7 @@ describe('outputs', () => {
         report({
           outcome: 'failure',
           failFast,
-          wait: {
-            outcome: 'failure',
-            polls: 1,
-            observed: true,
-            readAt: new Map(),
-            elapsedMs: 10,
-            operations
-          }
+          wait: waited('failure', operations, 10)
         })
       ).outputs
     expect(outputs([running, failed])).toMatchObject({
@@ -316,14 +297,7 @@ describe('outputs', () => {
     const outputs = (op: typeof withTotal) =>
       buildOutputs(
         report({
-          wait: {
-            outcome: 'success',
-            polls: 1,
-            observed: true,
-            readAt: new Map(),
-            elapsedMs: 1,
-            operations: [op]
-          }
+          wait: waited('success', [op])
         })
       ).outputs
     expect(outputs(withTotal).duration_ms).toBe('777')

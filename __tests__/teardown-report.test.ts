@@ -15,7 +15,7 @@ import { renderSummary, renderTextReport } from '../src/report/summary.js'
 import { failedWhileIdling, teardownNotes } from '../src/report/teardown-words.js'
 import { phraseText } from '../src/domain/phrase.js'
 import type { TeardownCheck } from '../src/wait/teardown-check.js'
-import { operation } from './fixtures/operations.js'
+import { operation } from './support/neon/operations.js'
 
 const target: TeardownBranch = {
   id: 'br-preview-7',
@@ -212,7 +212,7 @@ describe('warnings and notices', () => {
     ).map(phraseText)
     expect(warnings).toHaveLength(6)
     expect(warnings[0]).toBe(
-      'Ended in failure while the gate waited: start_compute op-0 on br-main-123456, error: "no capacity"; before a delete, a failure is no reason to stop'
+      'Ended in failure while the gate waited: start_compute op-0 on br-main-000001, error: "no capacity"; before a delete, a failure is no reason to stop'
     )
     expect(warnings[5]).toBe(
       '… and 2 more operations ended in failure while the gate waited; the summary lists them'

@@ -11,6 +11,10 @@ import { NoSuchBranchError } from '../src/wait/branch-resolver.js'
 import { checkTeardown, type TeardownReader } from '../src/wait/teardown-check.js'
 
 const CHILD_OF_MAIN = { parent_id: 'br-main-1' }
+/** The branch with every blocker a branch itself can hold: root, default, protected, restricted. */
+const everyBlocker = (restrictions: TeardownBranch['restricted_actions']) =>
+  branch({ parent_id: null, default: true, protected: true, restricted_actions: restrictions })
+
 const branch = (fields: Partial<TeardownBranch> = {}): TeardownBranch => ({
   id: 'br-preview-7',
   name: 'preview/pr-7',
@@ -84,11 +88,9 @@ describe('before a delete', () => {
       { name: 'restore', reason: 'a restore is running' },
       { name: 'delete', reason: 'it is the production branch' }
     ]
-    const judged = judgeTeardown(
-      'delete',
-      branch({ parent_id: null, default: true, protected: true, restricted_actions: restrictions }),
-      [related('br-a', 'br-preview-7')]
-    )
+    const judged = judgeTeardown('delete', everyBlocker(restrictions), [
+      related('br-a', 'br-preview-7')
+    ])
     expect(reasons(judged)).toEqual(['root', 'default', 'protected', 'children', 'restricted'])
     expect(judged.blockers.at(-1)).toEqual({
       reason: 'restricted',
@@ -115,11 +117,7 @@ describe('before a reset', () => {
       { name: 'restore', reason: 'a restore is running' },
       { name: 'delete-rw-endpoint', reason: 'used by an integration' }
     ]
-    const judged = judgeTeardown(
-      'reset',
-      branch({ parent_id: null, default: true, protected: true, restricted_actions: restrictions }),
-      children
-    )
+    const judged = judgeTeardown('reset', everyBlocker(restrictions), children)
     expect(reasons(judged)).toEqual(['root', 'protected', 'restricted'])
     expect(judged.childrenBeforeReset).toEqual(children)
     expect(judged.otherRestrictions).toEqual([restrictions[1]])

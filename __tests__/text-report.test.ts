@@ -8,7 +8,7 @@ import { describe, expect, it } from '@jest/globals'
 import { forJsonLine, forLogLines } from '../src/domain/untrusted-text.js'
 import type { RunReport } from '../src/report/report.js'
 import { renderTextReport } from '../src/report/summary.js'
-import { operation } from './fixtures/operations.js'
+import { operation } from './support/neon/operations.js'
 
 const created = Date.parse('2026-11-21T10:00:00Z')
 
@@ -21,7 +21,7 @@ const failedRun = (error: string): RunReport =>
   report({
     projectId: 'p-1',
     outcome: 'failure',
-    branch: { id: 'br-main-123456', name: 'main', current_state: 'ready' } as RunReport['branch'],
+    branch: { id: 'br-main-000001', name: 'main', current_state: 'ready' } as RunReport['branch'],
     elapsedMs: 9000,
     wait: {
       outcome: 'failure',
@@ -55,19 +55,19 @@ describe('the plain-text report', () => {
     const text = renderTextReport(failedRun('compute failed: out of capacity'))
     const lines = text.split('\n')
     expect(lines[0]).toBe(
-      '❌ failure: start_compute on br-main-123456 ended in error after 4.1 s: "compute failed: out of capacity"'
+      '❌ failure: start_compute on br-main-000001 ended in error after 4.1 s: "compute failed: out of capacity"'
     )
     expect(lines[1]).toBe(
-      '⏳ 1 still in flight: apply_config on br-main-123456, running for 9.0 s so far'
+      '⏳ 1 still in flight: apply_config on br-main-000001, running for 9.0 s so far'
     )
     expect(lines[2]).toBe(
-      'waited 9.0 s · 2 polls · 3 requests · 1 retry · project p-1 · branch main br-main-123456 · branch state ready'
+      'waited 9.0 s · 2 polls · 3 requests · 1 retry · project p-1 · branch main br-main-000001 · branch state ready'
     )
     expect(text).toContain('\nOperations (2)\n')
     const table = lines.slice(lines.indexOf('Operations (2)') + 1)
     expect(table[0]).toMatch(/^OPERATION +ACTION +BRANCH +COMPUTE +STATUS +DURATION +DATE$/)
     expect(table[1]).toMatch(
-      /^op-1 +start_compute +br-main-123456 +ep-quiet-sound-123456 +error +4\.1 s +2026-11-21 10:00:00 UTC$/
+      /^op-1 +start_compute +br-main-000001 +ep-main-000001 +error +4\.1 s +2026-11-21 10:00:00 UTC$/
     )
     expect(table[2]).toBe('    compute failed: out of capacity')
     expect(table[3]).toMatch(

@@ -7,7 +7,7 @@ import { scaleTime, timeDay, timeFormat, timeHour, timeMinute, timeMonth, timeSe
 import { JSDOM } from 'jsdom'
 import { MAX_TIMELINE_TASKS, renderTimeline } from '../src/report/timeline.js'
 import type { DatabaseProbe } from '../src/wait/database-probe.js'
-import { operation } from './fixtures/operations.js'
+import { operation } from './support/neon/operations.js'
 
 type Mermaid = typeof import('mermaid').default
 let mermaid: Mermaid

@@ -6,10 +6,11 @@ import type { Branch, Operation } from '../src/domain/schemas.js'
 import { OperationIdsSource, type OperationSource } from '../src/wait/operation-sources.js'
 import { Pace } from '../src/api/pace.js'
 import { type WaitOptions, waitForOperations } from '../src/wait/wait-for-operations.js'
-import { FakeClock } from './fixtures/fake-clock.js'
-import { collectingLogger } from './fixtures/logger.js'
-import { OP_A, OP_B, OP_C, PROJECT, operation } from './fixtures/operations.js'
-import { ScriptedReader, deadlineError } from './fixtures/scripted-reader.js'
+import { FakeClock } from './support/time/clock.js'
+import { collectingLogger } from './support/logger.js'
+import { operation } from './support/neon/operations.js'
+import { ScriptedReader, deadlineError } from './support/neon/scripted-reader.js'
+import { OP_A, OP_B, OP_C, PROJECT } from './support/neon/ids.js'
 
 function setup(
   scripts: ConstructorParameters<typeof ScriptedReader>[0],
@@ -59,7 +60,7 @@ describe('waitForOperations: one operation', () => {
     expect(result.elapsedMs).toBe(10_000)
     expect(result.operations[0]).toMatchObject({ id: OP_A, status: final })
     expect(lines).toContain(
-      `info: [+10.0 s] ${OP_A} start_compute on br-main-123456: running → ${final}`
+      `info: [+10.0 s] ${OP_A} start_compute on br-main-000001: running → ${final}`
     )
     expect(lines).toContain(`info: [+10.0 s] outcome: ${outcome}`)
   })
@@ -76,9 +77,9 @@ describe('waitForOperations: one operation', () => {
     })
     await run()
     expect(lines.filter((line) => line.includes(OP_A))).toEqual([
-      `info: [+0 ms] ${OP_A} start_compute on br-main-123456: scheduling`,
-      `info: [+5.0 s] ${OP_A} start_compute on br-main-123456: scheduling → running`,
-      `info: [+20.0 s] ${OP_A} start_compute on br-main-123456: running → finished`
+      `info: [+0 ms] ${OP_A} start_compute on br-main-000001: scheduling`,
+      `info: [+5.0 s] ${OP_A} start_compute on br-main-000001: scheduling → running`,
+      `info: [+20.0 s] ${OP_A} start_compute on br-main-000001: running → finished`
     ])
   })
 
@@ -225,6 +226,20 @@ class ScriptedSource implements OperationSource {
   }
 }
 
+/** The wait over `source` from 1,000 s to 1,600 s of `clock`, at a pace of 5 s. */
+function waitOnIds(source: OperationSource, clock: FakeClock, logger: Logger) {
+  return waitForOperations(
+    {
+      wait: true,
+      startedAt: 1_000_000,
+      deadline: 1_600_000,
+      failFast: false,
+      databaseCheckNext: false
+    },
+    { source, pace: new Pace(5000, clock, logger, () => 0.5), clock, logger }
+  )
+}
+
 function scripted(
   steps: (Partial<Operation>[] | Error)[],
   options: Partial<WaitOptions> = {},
@@ -340,16 +355,7 @@ describe('waitForOperations: when each state was read', () => {
     const source = new OperationIdsSource(reader, PROJECT, [OP_A, OP_B], (op) =>
       isFinal(op.status, false)
     )
-    const result = await waitForOperations(
-      {
-        wait: true,
-        startedAt: 1_000_000,
-        deadline: 1_600_000,
-        failFast: false,
-        databaseCheckNext: false
-      },
-      { source, pace: new Pace(5000, clock, logger, () => 0.5), clock, logger }
-    )
+    const result = await waitOnIds(source, clock, logger)
     expect(result.outcome).toBe('success')
     expect(result.readAt).toEqual(
       new Map([
@@ -369,8 +375,8 @@ describe('waitForOperations: when each state was read', () => {
     )
     const result = await run()
     expect(lines).toEqual([
-      `info: [+2.0 s] ${OP_A} start_compute on br-main-123456: running`,
-      `info: [+7.0 s] ${OP_A} start_compute on br-main-123456: running → finished`,
+      `info: [+2.0 s] ${OP_A} start_compute on br-main-000001: running`,
+      `info: [+7.0 s] ${OP_A} start_compute on br-main-000001: running → finished`,
       'info: [+7.0 s] outcome: success'
     ])
     expect(result.elapsedMs).toBe(7000)
@@ -417,16 +423,7 @@ describe('waitForOperations: when each state was read', () => {
     const source = new OperationIdsSource(reader, PROJECT, [OP_A, OP_B], (op) =>
       isFinal(op.status, false)
     )
-    const result = await waitForOperations(
-      {
-        wait: true,
-        startedAt: 1_000_000,
-        deadline: 1_600_000,
-        failFast: false,
-        databaseCheckNext: false
-      },
-      { source, pace: new Pace(5000, clock, logger, () => 0.5), clock, logger }
-    )
+    const result = await waitOnIds(source, clock, logger)
     expect(result.outcome).toBe('timeout')
     // The second poll read OP_A, finished, then OP_B's read found no time left.
     expect(result.operations.map((op) => op.status)).toEqual(['finished', 'running'])

@@ -4,7 +4,9 @@
  * answers. The rules themselves, both ways and at the edges, are in simulated/api-clock.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const BRANCH = 'br-preview-pr-42'
 const MINUTE = 60_000
@@ -33,10 +35,10 @@ describe("bundle end to end: the windows are measured on the API's clock", () =>
 
   it('a runner 25 hours ahead: an operation in flight is found by the first read and waited on', async () => {
     const { world, server } = await serve({ clockSkewMs: -25 * 60 * MINUTE })
-    const running = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      createdAt: world.now() - 5000,
-      timeline: [{ status: 'running', reads: 2 }, { status: 'finished' }]
+    const running = operationIn(world, 'running', {
+      reads: 2,
+      then: 'finished',
+      createdAt: world.now() - 5000
     })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.code).toBe(0)

@@ -5,7 +5,9 @@
  * action, cancelled, the whole project) are proven on simulated time (simulated/recent-failures).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const BRANCH = 'br-preview-pr-42'
 
@@ -117,11 +119,10 @@ describe('bundle end to end: what ended before the first read', () => {
 
   it('under fail_fast, a failed operation at the first read is a final failure', async () => {
     const { world, server, now } = await branchCreated()
-    const failed = world.addOperation(PROJECT, {
+    const failed = operationIn(world, 'failed', {
       action: 'start_compute',
       branchId: BRANCH,
-      createdAt: now - 10_000,
-      timeline: [{ status: 'failed' }]
+      createdAt: now - 10_000
     })
     const run = await runAction(server, { project_id: PROJECT, fail_fast: 'true', timeout: '1m' })
     expect(run.code).toBe(1)

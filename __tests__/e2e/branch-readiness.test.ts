@@ -4,8 +4,8 @@
  * the gate makes of the branch and when it passes is tested in process (simulated/branch-readiness).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import { hostile, json } from '../fixtures/hostile-servers.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 describe('the branch must be ready, not just created', () => {
   it('a branch that is init, then ready: the gate waits, then passes; the log and summary say so', async () => {
@@ -58,12 +58,16 @@ describe('the branch must be ready, not just created', () => {
 
 describe('a branch the API states no state of is not ready', () => {
   it('current_state missing: warned about and waited on, not passed', async () => {
-    const server = await hostile((request, response) => {
-      if (request.url?.includes('/branches/')) {
-        json(response, 200, {
-          branch: { id: 'br-vague-000001', name: 'vague', project_id: PROJECT }
-        })
-      } else json(response, 200, { operations: [], pagination: {} })
+    const { world, server } = await serve()
+    world.addBranch(PROJECT, { id: 'br-vague-000001', name: 'vague' })
+    server.addFault({
+      kind: 'altered',
+      route: 'branch',
+      alter: (body) => {
+        const branch = { ...(body as { branch: Record<string, unknown> }).branch }
+        delete branch.current_state
+        return { ...(body as object), branch }
+      }
     })
     const run = await runAction(server, {
       project_id: PROJECT,

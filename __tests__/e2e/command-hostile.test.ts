@@ -5,53 +5,16 @@
  * that writes late, and signals before the first answer and during the database probe. The rest of
  * the review's cases run in process: command-run.test.ts.
  */
-import { afterEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { createServer as createTcpServer, type Socket } from 'node:net'
 import { readFileSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { COMMAND_BUNDLE, nodeWith, runCommandBundle } from '../../script/runner/run-bundle.ts'
-import { KEYS, PROJECT, serve, terminateOn } from '../fixtures/e2e.js'
-import { gateCommand, inTempDir, secretForms } from '../fixtures/command.js'
-
-const OP = '11111111-1111-4111-8111-111111111111'
-
-/** A hostile API on 127.0.0.1: `handler` answers every request. */
-const hostile: Server[] = []
-afterEach(async () => {
-  await Promise.all(hostile.splice(0).map((s) => new Promise((r) => s.close(r))))
-})
-async function hostileApi(
-  handler: (request: IncomingMessage, response: ServerResponse) => void
-): Promise<{ apiHost: string }> {
-  const server = createServer(handler)
-  hostile.push(server)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return { apiHost: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
-}
-
-/** One operation in error whose fields are what `fields` makes of the request's key. */
-const oneOperation = (fields: (key: string) => Record<string, unknown>) =>
-  hostileApi((request, response) => {
-    const key = (request.headers.authorization ?? '').replace(/^Bearer /, '')
-    response.setHeader('content-type', 'application/json')
-    response.end(
-      JSON.stringify({
-        operation: {
-          id: OP,
-          project_id: 'p1',
-          status: 'error',
-          action: 'apply_config',
-          branch_id: 'br-x',
-          created_at: '2026-01-01T00:00:00Z',
-          updated_at: '2026-01-01T00:00:01Z',
-          ...fields(key)
-        }
-      })
-    )
-  })
+import { COMMAND_BUNDLE, nodeWith, runCommandBundle } from '../support/bundles/run-bundle.ts'
+import { serve, terminateOn } from '../support/bundles/action.js'
+import { gateCommand, inTempDir, secretForms } from '../support/bundles/command.js'
+import { KEYS, ORG, PROJECT } from '../support/neon/ids.js'
+import { silentServer } from '../support/postgres/databases.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('the command, hostile: secrets', () => {
   // The other forms, and the files, are in command-run.test.ts: here, the variable as a process gets it.
@@ -59,14 +22,20 @@ describe('the command, hostile: secrets', () => {
     'NEON_API_KEY with %s: a server that echoes the key cannot put it on any stream or file',
     async (_, raw) => {
       const key = raw.trim()
-      const server = await oneOperation((sent) => ({ error: `the key was ${sent}` }))
+      const { world, server } = await serve()
+      world.addKey({ token: key, type: 'organization', accountId: ORG, orgIds: [ORG] })
+      // An operation in error whose text echoes the key the request carried.
+      const op = operationIn(world, 'error')
+      server.onRequest = (record) => {
+        op.error = `the key was ${String(record.headers.authorization).replace(/^Bearer /, '')}`
+      }
       await inTempDir(async (dir) => {
         const dotenv = join(dir, 'gate.env')
         const summary = join(dir, 'summary.md')
         const run = await gateCommand(
           server,
-          ['--operation-id', OP, '--dotenv', dotenv, '--summary', summary],
-          { env: { NEON_API_KEY: raw, NEON_PROJECT_ID: 'p1' } }
+          ['--operation-id', op.id, '--dotenv', dotenv, '--summary', summary],
+          { env: { NEON_API_KEY: raw } }
         )
         expect(run.code).toBe(1)
         const files = readFileSync(dotenv, 'utf8') + readFileSync(summary, 'utf8')
@@ -123,10 +92,7 @@ describe('the command, hostile: streams and exit codes', () => {
 
   it('--api-key-file <(…): a pipe whose writer is slow is read as its bytes come', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     // bash's process substitution: /dev/fd/N, a pipe whose writer sleeps before it writes the key.
     const run = await shell(
       `exec ${commandLine(server.apiHost)} --operation-id ${op.id} --api-key-file <(sleep 0.5; printf '%s\\n' "$KEY")`,
@@ -145,68 +111,52 @@ describe('the command, hostile: streams and exit codes', () => {
   })
 
   describe('a database that accepts connections and never answers', () => {
-    const sockets: Socket[] = []
+    /** A database URL whose server accepts connections and never says a word. */
     const silent = async () => {
-      const tcp = createTcpServer((socket) => sockets.push(socket))
-      await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve))
-      const port = (tcp.address() as AddressInfo).port
-      return {
-        url: `postgresql://u:silent-pw-123@127.0.0.1:${port}/db?sslmode=disable`,
-        close: () => {
-          for (const socket of sockets.splice(0)) socket.destroy()
-          tcp.close()
-        }
-      }
+      const { port } = await silentServer()
+      return `postgresql://u:silent-pw-123@127.0.0.1:${port}/db?sslmode=disable`
     }
 
     it('timeout during the database probe: elapsed_ms and "timeout after …" count the probe', async () => {
       const { world, server } = await serve({ history: 0 })
-      world.addOperation(PROJECT, { action: 'start_compute', timeline: [{ status: 'finished' }] })
+      operationIn(world, 'finished', { action: 'start_compute' })
       const database = await silent()
-      try {
-        await inTempDir(async (dir) => {
-          const summary = join(dir, 'summary.md')
-          const run = await gateCommand(server, [
-            '--database-url',
-            database.url,
-            '--timeout',
-            '2s',
-            '--output',
-            'json',
-            '--summary',
-            summary
-          ])
-          expect(run.code).toBe(124)
-          const result = JSON.parse(run.stdout) as { elapsed_ms: number; database_state: string }
-          expect(result.database_state).toBe('unreachable')
-          // The deadline counts from the command's start, and so does elapsed_ms.
-          expect(result.elapsed_ms).toBeGreaterThanOrEqual(2000)
-          expect(readFileSync(summary, 'utf8')).toMatch(/<b>⌛ timeout<\/b> after [2-9]\.\d s/)
-          expect(run.stderr).toContain('control plane done; the database check comes next')
-          expect(run.stderr).not.toContain('outcome: success')
-        })
-      } finally {
-        database.close()
-      }
+      await inTempDir(async (dir) => {
+        const summary = join(dir, 'summary.md')
+        const run = await gateCommand(server, [
+          '--database-url',
+          database,
+          '--timeout',
+          '2s',
+          '--output',
+          'json',
+          '--summary',
+          summary
+        ])
+        expect(run.code).toBe(124)
+        const result = JSON.parse(run.stdout) as { elapsed_ms: number; database_state: string }
+        expect(result.database_state).toBe('unreachable')
+        // The deadline counts from the command's start, and so does elapsed_ms.
+        expect(result.elapsed_ms).toBeGreaterThanOrEqual(2000)
+        expect(readFileSync(summary, 'utf8')).toMatch(/<b>⌛ timeout<\/b> after [2-9]\.\d s/)
+        expect(run.stderr).toContain('control plane done; the database check comes next')
+        expect(run.stderr).not.toContain('outcome: success')
+      })
     })
 
     it('SIGTERM during the database probe: exit 143, promptly', async () => {
       const { server } = await serve()
       const database = await silent()
-      try {
-        let child: { kill(signal: NodeJS.Signals): boolean } | undefined
-        const timer = setTimeout(() => child?.kill('SIGTERM'), 2500)
-        const started = Date.now()
-        const run = await gateCommand(server, ['--database-url', database.url, '--timeout', '1m'], {
-          onStart: (started) => (child = started)
-        })
-        clearTimeout(timer)
-        expect(run.code).toBe(143)
-        expect(Date.now() - started).toBeLessThan(6000)
-        expect(run.stdout + run.stderr).not.toContain('silent-pw-123')
-      } finally {
-        database.close()
-      }
+      let child: { kill(signal: NodeJS.Signals): boolean } | undefined
+      const timer = setTimeout(() => child?.kill('SIGTERM'), 2500)
+      const started = Date.now()
+      const run = await gateCommand(server, ['--database-url', database, '--timeout', '1m'], {
+        onStart: (started) => (child = started)
+      })
+      clearTimeout(timer)
+      expect(run.code).toBe(143)
+      expect(Date.now() - started).toBeLessThan(6000)
+      expect(run.stdout + run.stderr).not.toContain('silent-pw-123')
     })
   })
 })

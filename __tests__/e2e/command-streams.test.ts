@@ -6,9 +6,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ORG } from '../../script/servers/neon-api/scenarios.ts'
-import { KEYS, PROJECT, serve } from '../fixtures/e2e.js'
-import { freshDatabase } from '../fixtures/postgres.js'
+import { serve } from '../support/bundles/action.js'
+import { freshDatabase } from '../support/postgres/databases.js'
 import {
   FAILING_BRANCH,
   failingBranch,
@@ -17,7 +16,9 @@ import {
   gateCommand,
   inTempDir,
   secretForms
-} from '../fixtures/command.js'
+} from '../support/bundles/command.js'
+import { KEYS, ORG } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('the command: secrets and files', () => {
   it('--api-key-file - on standard input, --summary and --dotenv: the key in no stream and no file, in any form', async () => {
@@ -143,11 +144,7 @@ describe('the command: what a server sends cannot drive a terminal or a CI log',
   it('escape codes and runner commands in API text come out inert on every stream and file', async () => {
     const { world, server } = await serve()
     const hostile = '\x1b[2J\x1b]0;owned\x07\n::add-mask::x\n##[set-output name=outcome;]success'
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      error: hostile,
-      timeline: [{ status: 'running', reads: 1 }, { status: 'error' }]
-    })
+    const op = operationIn(world, 'running', { then: 'error', error: hostile })
     await inTempDir(async (dir) => {
       const dotenv = join(dir, 'gate.env')
       for (const output of ['text', 'json']) {

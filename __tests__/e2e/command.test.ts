@@ -5,7 +5,7 @@
  * the terminal: command-streams.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, serve, terminateOn } from '../fixtures/e2e.js'
+import { serve, terminateOn } from '../support/bundles/action.js'
 import {
   failingBranch,
   finishingBranch,
@@ -13,7 +13,9 @@ import {
   gateCommand,
   secretForms,
   START_ERROR
-} from '../fixtures/command.js'
+} from '../support/bundles/command.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('the command: outcomes and exit codes', () => {
   it('a branch whose operations finish: exit 0, the report on stdout headline first, progress on stderr', async () => {
@@ -124,10 +126,7 @@ describe('the command: outcomes and exit codes', () => {
 
   it('--no-wait with work in flight: exit 75, outcome pending', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(world, 'running')
     const run = await gateCommand(server, [
       '--operation-id',
       op.id,
@@ -156,10 +155,7 @@ describe('the command: outcomes and exit codes', () => {
     ['SIGTERM', 143]
   ] as const)('%s mid-wait: exit %d, what it had seen reported', async (signal, code) => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(world, 'running')
     // The signal goes as the second read comes: the first answer has been seen.
     let reads = 0
     const { onStart } = terminateOn((listener) => {

@@ -1,7 +1,7 @@
 /*
  * The local servers and the bundle's requests held to the services' own descriptions: Neon's
  * OpenAPI document and GitHub's REST description, checked by the servers in test mode
- * (script/servers/openapi-contract.ts). One violation fails. Here, the bundle's own requests over
+ * (support/openapi-contract.ts). One violation fails. Here, the bundle's own requests over
  * the wire (the project gate; the comment's list, create and update) and answers no run asks for;
  * every other endpoint and status the action uses is checked in process, with the same request
  * code, in simulated/contract.test.ts.
@@ -10,22 +10,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { neonContract } from '../../script/servers/neon-api/contract.ts'
-import { demoWorld, KEYS, PROJECT } from '../../script/servers/neon-api/scenarios.ts'
-import {
-  type ApiServer,
-  createApiHandler,
-  startApiServer
-} from '../../script/servers/neon-api/server.ts'
-import type { World } from '../../script/servers/neon-api/world.ts'
-import { githubContract } from '../../script/servers/github-api/contract.ts'
-import {
-  ACTIONS_BOT,
-  type GitHubServer,
-  startGitHubServer
-} from '../../script/servers/github-api/server.ts'
-import type { Contract } from '../../script/servers/openapi-contract.ts'
-import { runAction } from '../fixtures/e2e.js'
+import { neonContract } from '../support/neon/contract.ts'
+import { demoWorld, operationIn } from '../support/neon/scenarios.ts'
+import { type ApiServer, createApiHandler, startApiServer } from '../support/neon/server.ts'
+import type { World } from '../support/neon/world.ts'
+import { githubContract } from '../support/github/contract.ts'
+import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
+import type { Contract } from '../support/openapi-contract.ts'
+import { runAction } from '../support/bundles/action.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 let contract: Contract
 beforeAll(async () => {
@@ -104,10 +97,7 @@ describe('Neon’s OpenAPI document: the local server and the bundle', () => {
 
   it('the project gate: the operations list, operations in flight and finished', async () => {
     const { world, server } = await serve()
-    world.addOperation(PROJECT, {
-      action: 'start_compute',
-      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
-    })
+    operationIn(world, 'running', { action: 'start_compute', then: 'finished' })
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.outputs.outcome).toBe('success')
     expect(
@@ -190,10 +180,7 @@ describe('GitHub’s REST description: the local GitHub API and the comment’s 
     github.tokens.set(PAT, { user: { login: 'octocat', type: 'User' }, canWrite: true })
     github.tokens.set(READ_ONLY_TOKEN, { user: ACTIONS_BOT, canWrite: false })
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     const inputs = {
       project_id: PROJECT,
       operation_id: op.id,

@@ -6,7 +6,7 @@
  * certificate this process does not trust among them, is tested in process (database-probe.test).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve, terminateOn } from '../fixtures/e2e.js'
+import { runAction, serve, terminateOn } from '../support/bundles/action.js'
 import {
   admin,
   answerWith,
@@ -16,11 +16,13 @@ import {
   scriptedPostgres,
   silentServer,
   wire
-} from '../fixtures/postgres.js'
-import { TLS } from '../fixtures/hostile-servers.js'
+} from '../support/postgres/databases.js'
+import { TLS } from '../support/neon/hostile.js'
 import { join } from 'node:path'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
-/** The child trusts the throw-away CA of the run's PostgreSQL (fixtures/tls/README.md). */
+/** The child trusts the throw-away CA of the run's PostgreSQL (support/tls/README.md). */
 const TRUST_TEST_CA = { NODE_EXTRA_CA_CERTS: join(TLS, 'postgres-ca.pem') }
 
 const PASSWORD = 'pw-7Qk!x/+=%-database'
@@ -28,10 +30,7 @@ const PASSWORD = 'pw-7Qk!x/+=%-database'
 /** A finished operation to gate on: the probe starts at the first poll. */
 async function finishedGate() {
   const { world, server } = await serve({ history: 0 })
-  const op = world.addOperation(PROJECT, {
-    action: 'start_compute',
-    timeline: [{ status: 'finished' }]
-  })
+  const op = operationIn(world, 'finished', { action: 'start_compute' })
   return { world, server, inputs: { project_id: PROJECT, operation_id: op.id } }
 }
 

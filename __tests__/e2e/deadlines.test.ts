@@ -5,25 +5,21 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { join } from 'node:path'
-import { hostile, json } from '../fixtures/hostile-servers.js'
-import { PROJECT, runAction, serve, terminateOnFirstRequest } from '../fixtures/e2e.js'
+import { runAction, serve, terminateOnFirstRequest } from '../support/bundles/action.js'
 import { pathToFileURL } from 'node:url'
-
-const errorBody = (message: string) => ({ code: '', message, request_id: 'req-1' })
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('a wall clock that steps moves no deadline', () => {
   const stepped = (stepMs: number) => ({
-    NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'clock-step.mjs'))}`,
+    NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, '..', 'support', 'time', 'clock-step.mjs'))}`,
     CLOCK_STEP_MS: String(stepMs),
     CLOCK_STEP_AFTER_MS: '300'
   })
 
   it('the wall clock stepping back an hour does not stretch timeout: 2s', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(world, 'running')
     // A wait on the wall clock would run an hour more: the kill after 20 s would end it.
     const run = await runAction(
       server,
@@ -36,10 +32,7 @@ describe('a wall clock that steps moves no deadline', () => {
 
   it('the wall clock stepping forward an hour does not end a wait early', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running', reads: 2 }, { status: 'finished' }]
-    })
+    const op = operationIn(world, 'running', { reads: 2, then: 'finished' })
     const run = await runAction(
       server,
       { project_id: PROJECT, operation_id: op.id, timeout: '30s', interval: '1s' },
@@ -52,9 +45,8 @@ describe('a wall clock that steps moves no deadline', () => {
 
 describe('nothing read is not "nothing in flight"', () => {
   it('503 until the timeout: the log, summary, annotation and outputs say nothing could be read', async () => {
-    const server = await hostile((_request, response) =>
-      json(response, 503, errorBody('maintenance'))
-    )
+    const { server } = await serve()
+    server.addFault({ kind: 'status', status: 503, message: 'maintenance' })
     // An interval longer than the timeout: whenever the first 503 comes, its retry (at least one
     // interval later) cannot fit, however quick or slow the machine.
     const run = await runAction(server, { project_id: PROJECT, timeout: '2s', interval: '3s' })
@@ -80,10 +72,8 @@ describe('nothing read is not "nothing in flight"', () => {
   })
 
   it('a 429 with Retry-After: 30 and 4 s left: no retry fits, said with the numbers, at once', async () => {
-    const server = await hostile((_request, response) => {
-      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' })
-      response.end(JSON.stringify(errorBody('slow down')))
-    })
+    const { server } = await serve()
+    server.addFault({ kind: 'status', status: 429, retryAfter: '30', message: 'slow down' })
     const run = await runAction(server, { project_id: PROJECT, timeout: '4s' })
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('timeout')

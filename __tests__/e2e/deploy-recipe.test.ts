@@ -8,7 +8,8 @@ import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import YAML from 'yaml'
-import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 const recipe = YAML.parse(
   readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'deploy-after-gate.yml'), 'utf8')

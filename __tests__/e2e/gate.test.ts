@@ -7,7 +7,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('bundle end to end: project gate and listing', () => {
   it('a project with nothing in flight passes at once, in one poll', async () => {
@@ -25,9 +27,9 @@ describe('bundle end to end: project gate and listing', () => {
 
   it('the gate fails when an operation in flight ends in error', async () => {
     const { world, server } = await serve()
-    world.addOperation(PROJECT, {
+    operationIn(world, 'running', {
       action: 'apply_storage_config',
-      timeline: [{ status: 'running', reads: 1 }, { status: 'error' }],
+      then: 'error',
       error: 'storage <unavailable>'
     })
     const run = await runAction(server, { project_id: PROJECT })
@@ -71,10 +73,7 @@ describe('bundle end to end: project gate and listing', () => {
 describe('npm run local', () => {
   it('runs the bundle with the given inputs, and warns about one action.yml does not declare', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     const child = spawn(
       process.execPath,
       [

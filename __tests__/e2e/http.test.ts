@@ -5,7 +5,9 @@
  * (simulated/answers.test.ts); each input's problems in input-helper.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { KEYS, PROJECT, runAction, serve, terminateOnFirstRequest } from '../fixtures/e2e.js'
+import { runAction, serve, terminateOnFirstRequest } from '../support/bundles/action.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('bundle end to end: HTTP behaviour', () => {
   it('401 for a revoked key: fails at once, no retry', async () => {
@@ -21,10 +23,7 @@ describe('bundle end to end: HTTP behaviour', () => {
 
   it('a key revoked in the middle of a wait: fails at once on the next read', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(world, 'running')
     // Revoked once the server has answered the first read: the second one meets it.
     server.onRequest = () => {
       if (server.requests.length === 2) world.keys.get(KEYS.organization)!.revoked = true
@@ -48,10 +47,7 @@ describe('bundle end to end: HTTP behaviour', () => {
 
   it('a server that holds the request open: the process still ends at the deadline', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(world, 'running')
     server.addFault({ kind: 'slow', delayMs: 60_000 })
     const run = await runAction(
       server,
@@ -70,10 +66,7 @@ describe('bundle end to end: HTTP behaviour', () => {
 
   it('SIGTERM while a request hangs: exits at once, with cancelled', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(world, 'running')
     server.addFault({ kind: 'slow', delayMs: 60_000 })
     const terminate = terminateOnFirstRequest(server)
     const run = await runAction(

@@ -5,8 +5,11 @@
  * (http-transport.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { hostile, OP, runningOp } from '../fixtures/hostile-servers.js'
-import { PROJECT, runAction } from '../fixtures/e2e.js'
+import { operation } from '../support/neon/operations.js'
+import { hostile } from '../support/neon/hostile.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { operationIn } from '../support/neon/scenarios.js'
+import { OP_A, PROJECT } from '../support/neon/ids.js'
 
 describe('bodies are capped', () => {
   it('an endless body fails at once, saying the answer was too large', async () => {
@@ -22,7 +25,7 @@ describe('bodies are capped', () => {
     })
     const run = await runAction(server, {
       project_id: PROJECT,
-      operation_id: OP,
+      operation_id: OP_A,
       timeout: '30s'
     })
     expect(run.code).toBe(1)
@@ -35,24 +38,32 @@ describe('bodies are capped', () => {
 
 describe('the cost of an answer follows what the action reads', () => {
   it('2.7 million strings in an ignored field do not hold the step past timeout: 2s', async () => {
-    const junk = JSON.stringify(Array.from({ length: 2_700_000 }, () => ''))
-    const body = `{"operation":${JSON.stringify(runningOp())},"junk":${junk}}`
-    expect(body.length).toBeLessThan(8 * 1024 * 1024)
-    const server = await hostile((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' })
-      response.end(body)
+    const { world, server } = await serve()
+    const op = operationIn(world, 'running')
+    const junk = Array.from({ length: 2_700_000 }, () => '')
+    let sent = 0
+    server.addFault({
+      kind: 'altered',
+      alter: (body) => {
+        const altered = { ...(body as object), junk }
+        sent = JSON.stringify(altered).length
+        return altered
+      }
     })
     const run = await runAction(
       server,
       // Two secrets to keep out of every string, as when github_token is given too.
       {
         project_id: PROJECT,
-        operation_id: OP,
+        operation_id: op.id,
         timeout: '2s',
         github_token: 'ghs_0123456789abcdef'
       },
       { killAfterMs: 40_000 }
     )
+    // Within the body cap: read whole, and parsed.
+    expect(sent).toBeGreaterThan(0)
+    expect(sent).toBeLessThan(8 * 1024 * 1024)
     expect(run.outputs.outcome).toBe('timeout')
     // A 2 s timeout, its 1 s grace, the parse of 8 MB (the CPU of a loaded machine); redacting
     // each of the 2.7 million strings would take far longer. Start-up not counted.
@@ -70,16 +81,20 @@ describe('the cost of an answer follows what the action reads', () => {
         response.writeHead(200, { 'content-type': 'application/json' })
         response.end(
           field === 'junk'
-            ? `{"operation":${JSON.stringify(runningOp())},"junk":${deep}}`
+            ? `{"operation":${JSON.stringify(operation({ id: OP_A }))},"junk":${deep}}`
             : `{"operation":${deep}}`
         )
       })
-      const run = await runAction(server, { project_id: PROJECT, operation_id: OP, wait: 'false' })
+      const run = await runAction(server, {
+        project_id: PROJECT,
+        operation_id: OP_A,
+        wait: 'false'
+      })
       expect(run.stdout).not.toContain('Maximum call stack')
       expect(run.outputs.outcome).toBe(outcome)
       if (!outcome) {
         expect(run.stdout).toContain(
-          `::error::Unexpected response from GET /projects/${PROJECT}/operations/${OP}: field "operation"`
+          `::error::Unexpected response from GET /projects/${PROJECT}/operations/${OP_A}: field "operation"`
         )
       }
     }

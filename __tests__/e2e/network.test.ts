@@ -9,32 +9,21 @@ import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { createServer as createTlsServer } from 'node:tls'
-import {
-  hostile,
-  json,
-  listen,
-  OP,
-  proxy,
-  runningOp,
-  TLS,
-  tlsBehindProxy
-} from '../fixtures/hostile-servers.js'
-import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import { runBundle } from '../../script/runner/run-bundle.ts'
-import { createServer as createHttpServer } from 'node:http'
+import { hostile, json, listen, proxy, TLS, tlsBehindProxy } from '../support/neon/hostile.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { runBundle } from '../support/bundles/run-bundle.ts'
+import { KEYS, OP_A, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('a host name that does not resolve', () => {
   const resolverFails = (failures: string) => ({
-    NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'resolver-fails.mjs'))}`,
+    NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, '..', 'support', 'bundles', 'resolver-fails.mjs'))}`,
     RESOLVER_FAILURES: failures
   })
 
   it('for a moment: retried at the pace, and the gate goes on', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     const apiHost = server.apiHost.replace('127.0.0.1', 'localhost')
     const run = await runAction(
       server,
@@ -54,7 +43,7 @@ describe('a host name that does not resolve', () => {
     const apiHost = server.apiHost.replace('127.0.0.1', 'localhost')
     const run = await runAction(
       server,
-      { project_id: PROJECT, operation_id: OP, api_host: apiHost, timeout: '5m' },
+      { project_id: PROJECT, operation_id: OP_A, api_host: apiHost, timeout: '5m' },
       { env: resolverFails('all') }
     )
     expect(run.code).toBe(1)
@@ -71,10 +60,7 @@ describe('a host name that does not resolve', () => {
 describe('addresses and certificates', () => {
   it('IPv6 loopback works as api_host', async () => {
     const { world, server } = await serve({ host: '::1' })
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     expect(server.apiHost).toMatch(/^http:\/\/\[::1\]:\d+\/api\/v2$/)
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(0)
@@ -92,7 +78,7 @@ describe('addresses and certificates', () => {
     const port = await listen(tlsServer)
     const run = await runAction({ apiHost: '' } as never, {
       project_id: PROJECT,
-      operation_id: OP,
+      operation_id: OP_A,
       api_host: `https://127.0.0.1:${port}/api/v2`,
       timeout: '2m'
     })
@@ -121,7 +107,7 @@ describe('HTTPS proxies', () => {
       {
         api_key: KEYS.organization,
         project_id: PROJECT,
-        operation_id: OP,
+        operation_id: OP_A,
         api_host: remote,
         timeout: '2s',
         interval: '1s'
@@ -140,7 +126,7 @@ describe('HTTPS proxies', () => {
       socket.end('HTTP/1.1 407 Proxy Authentication Required\r\n\r\n')
     )
     const run = await runBundle(
-      { api_key: KEYS.organization, project_id: PROJECT, operation_id: OP, api_host: remote },
+      { api_key: KEYS.organization, project_id: PROJECT, operation_id: OP_A, api_host: remote },
       { env: { HTTPS_PROXY: `http://user:proxy-password@${refusing.url.slice(7)}` } }
     )
     expect(run.code).toBe(1)
@@ -152,10 +138,7 @@ describe('HTTPS proxies', () => {
 
   it('through a working proxy the key reaches only the API, over TLS', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     // TLS termination in front of the local API server, as api.neon.test.
     const working = await tlsBehindProxy(Number(new URL(server.url).port), {
       cert: 'cert.pem',
@@ -178,14 +161,10 @@ describe('HTTPS proxies', () => {
   })
 
   it('through a proxy, an IP api_host is checked against its own IP, not the proxy’s name', async () => {
-    const received: string[] = []
-    const api = createHttpServer((request, response) => {
-      received.push(request.headers.authorization ?? '')
-      json(response, 200, { operation: runningOp({ status: 'finished' }) })
-    })
-    const apiPort = await listen(api)
+    const { world, server } = await serve()
+    const op = operationIn(world, 'finished')
     // TLS in front of it with a certificate that names only localhost, the proxy's name.
-    const tunnel = await tlsBehindProxy(apiPort, {
+    const tunnel = await tlsBehindProxy(Number(new URL(server.url).port), {
       cert: 'localhost-cert.pem',
       key: 'localhost-key.pem'
     })
@@ -193,7 +172,7 @@ describe('HTTPS proxies', () => {
       {
         api_key: KEYS.organization,
         project_id: PROJECT,
-        operation_id: OP,
+        operation_id: op.id,
         api_host: 'https://203.0.113.7/api/v2'
       },
       {
@@ -206,7 +185,7 @@ describe('HTTPS proxies', () => {
     expect(tunnel.targets).toEqual(['203.0.113.7:443'])
     expect(run.code).toBe(1)
     expect(run.stdout).toMatch(/ERR_TLS_CERT_ALTNAME_INVALID|IP: 203\.0\.113\.7 is not in the cert/)
-    expect(received).toEqual([])
+    expect(server.requests).toEqual([])
   })
 
   it('a bare % in the proxy password is an error naming HTTPS_PROXY, never its value', async () => {
@@ -215,7 +194,7 @@ describe('HTTPS proxies', () => {
       {
         api_key: KEYS.organization,
         project_id: PROJECT,
-        operation_id: OP,
+        operation_id: OP_A,
         api_host: 'https://api.neon.test/api/v2'
       },
       { env: { HTTPS_PROXY: `http://user:100%secret@${tunnel.url.slice(7)}` } }
@@ -237,7 +216,7 @@ describe('redirects', () => {
     })
     const run = await runAction(server, {
       project_id: PROJECT,
-      operation_id: OP
+      operation_id: OP_A
     })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('answered with a redirect (HTTP 302')

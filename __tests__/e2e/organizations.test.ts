@@ -3,8 +3,8 @@
  * organization is listed and named in the log; several are an input error naming `org_id`.
  */
 import { describe, expect, it } from '@jest/globals'
-import { runAction, serve } from '../fixtures/e2e.js'
-import { KEYS, ORG } from '../../script/servers/neon-api/scenarios.ts'
+import { runAction, serve } from '../support/bundles/action.js'
+import { KEYS, ORG } from '../support/neon/ids.js'
 
 describe('personal keys find their organization', () => {
   it('in one organization: listed, and the log says which', async () => {

@@ -4,10 +4,14 @@
  * the machine's speed; how far apart the reads are is proven on simulated time (simulated/pace).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import { addFailingPreview } from '../../script/servers/neon-api/scenarios.ts'
+import { runAction, serve } from '../support/bundles/action.js'
+import { addFailingPreview, operationIn } from '../support/neon/scenarios.ts'
+import { PROJECT } from '../support/neon/ids.js'
 
 const opPath = (id: string) => `/api/v2/projects/${PROJECT}/operations/${id}`
+
+/** The inputs that gate operation `id` of the project. */
+const gating = (id: string) => ({ project_id: PROJECT, operation_id: id })
 
 describe('bundle end to end: statuses and outcomes', () => {
   it('waits for a created branch: running → finished, each read until final, then success', async () => {
@@ -68,10 +72,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     ['error', 1, 'failure']
   ])('running → %s: exit %d, outcome %s', async (final, code, outcome) => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running', reads: 1 }, { status: final }]
-    })
+    const op = operationIn(world, 'running', { then: final })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(code)
     expect(run.outputs).toMatchObject({ outcome, status: final, action: 'apply_config' })
@@ -84,15 +85,8 @@ describe('bundle end to end: statuses and outcomes', () => {
 
   it('failed with fail_fast: failure at once', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'start_compute',
-      timeline: [{ status: 'failed', reads: 5 }, { status: 'finished' }]
-    })
-    const run = await runAction(server, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      fail_fast: 'true'
-    })
+    const op = operationIn(world, 'failed', { action: 'start_compute', reads: 5, then: 'finished' })
+    const run = await runAction(server, { ...gating(op.id), fail_fast: 'true' })
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({ outcome: 'failure', status: 'failed' })
     expect(run.outputs.error).toContain('compute failed to start')
@@ -102,10 +96,7 @@ describe('bundle end to end: statuses and outcomes', () => {
 
   it('an unknown status: warned once, waited through', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'tenant_reattach',
-      timeline: [{ status: 'reattaching', reads: 1 }, { status: 'finished' }]
-    })
+    const op = operationIn(world, 'reattaching', { action: 'tenant_reattach', then: 'finished' })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(0)
     expect(run.stdout.match(/::warning::Unknown operation status "reattaching"/g)).toHaveLength(1)
@@ -116,10 +107,7 @@ describe('bundle end to end: statuses and outcomes', () => {
 
   it('timeout while running: exit 1, outcome timeout, the error line and the summary say so', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(world, 'running')
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, timeout: '1s' })
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({ outcome: 'timeout', status: 'running' })
@@ -135,11 +123,7 @@ describe('bundle end to end: statuses and outcomes', () => {
   it('wait: false reads once and reports pending without failing', async () => {
     const { world, server } = await serve()
     const [create] = world.createBranch(PROJECT, { byReads: true })
-    const run = await runAction(server, {
-      project_id: PROJECT,
-      operation_id: create.id,
-      wait: 'false'
-    })
+    const run = await runAction(server, { ...gating(create.id), wait: 'false' })
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ outcome: 'pending', status: 'running' })
     expect(run.summary).toContain('⏳ pending')
@@ -150,10 +134,7 @@ describe('bundle end to end: statuses and outcomes', () => {
     '%s during a wait: stops at once, writes the summary, exits non-zero',
     async (signal) => {
       const { world, server } = await serve()
-      const op = world.addOperation(PROJECT, {
-        action: 'apply_config',
-        timeline: [{ status: 'running' }]
-      })
+      const op = operationIn(world, 'running')
       let sentAt = 0
       // The next poll would be 30 s on: a step that stops well before it stopped at the signal.
       const run = await runAction(

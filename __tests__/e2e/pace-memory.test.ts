@@ -8,7 +8,7 @@
  * exit within 1.2 intervals of the operation's end are proven on simulated time, with gate() in
  * process (simulated/pace.test.ts). What only a process shows is that the built bundle feeds its
  * pace the clock that its waits run on, as Node gives them (`performance.now`, `setTimeout`). So
- * the bundle runs here with both 20 times faster (fixtures/time-lapse.mjs, loaded with --import as
+ * the bundle runs here with both 20 times faster (support/time/time-lapse.mjs, loaded with --import as
  * clock-step.mjs is): 150 s of its time pass in 7.5 s, and the three cases run side by side, about
  * 12 s of mostly waiting beside the rest of the suite. The server's log is in real time: a gap
  * times 20 is the bundle's own.
@@ -22,8 +22,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { RequestRecord } from '../../script/servers/neon-api/server.ts'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import type { RequestRecord } from '../support/neon/server.ts'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 const LAPSE = 20
 const INTERVAL = 5000
@@ -33,7 +34,7 @@ const BACK = 'No 429 for 2 min 30 s: polling every 5.0 s again'
 const READS_AFTER = 8
 
 const timeLapse = {
-  NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'time-lapse.mjs'))}`,
+  NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, '..', 'support', 'time', 'time-lapse.mjs'))}`,
   TIME_LAPSE: String(LAPSE)
 }
 

@@ -6,69 +6,53 @@
  * simulated/paging.test.ts and simulated/project-gate.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import { hostile, json, OP, runningOp } from '../fixtures/hostile-servers.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 /**
- * The operations list of `all` (newest first), `pageSize` a page whatever `limit` asks; the cursor is
- * the creation time of the page's last one. A read of one operation by id goes to `readOne`.
+ * The local API server with `count` operations of the project, finished, a second apart from now
+ * (newest first), its pages capped at `pageCap` whatever `limit` asks; `fields(i)` for the i-th.
  */
-function cappedOperations(
-  all: ReturnType<typeof runningOp>[],
-  pageSize: number,
-  readOne: (id: string) => unknown = () => undefined
+async function cappedHistory(
+  count: number,
+  pageCap: number,
+  fields: (i: number) => Parameters<typeof operationIn>[2] & { status?: string } = () => ({})
 ) {
-  return hostile((request, response) => {
-    const url = new URL(request.url ?? '', 'http://127.0.0.1')
-    const byId = /\/operations\/([^/?]+)$/.exec(url.pathname)?.[1]
-    if (byId) return json(response, 200, { operation: readOne(byId) })
-    const cursor = url.searchParams.get('cursor')
-    const page = all.filter((op) => !cursor || op.created_at < cursor).slice(0, pageSize)
-    json(response, 200, {
-      operations: page,
-      pagination: { cursor: page.at(-1)?.created_at ?? cursor ?? '' }
-    })
+  const { world, server } = await serve({ history: 0 })
+  world.operationsPageCap = pageCap
+  const now = world.now()
+  const all = Array.from({ length: count }, (_, i) => {
+    const { status = 'finished', ...rest } = fields(i) ?? {}
+    return operationIn(world, status, { createdAt: now - i * 1000, ...rest })
   })
-}
-
-/** `count` operations, newest first, a second apart from now; `fields(i)` for the i-th. */
-function history(count: number, fields: (i: number) => Record<string, unknown> = () => ({})) {
-  const start = Date.now()
-  return Array.from({ length: count }, (_, i) =>
-    runningOp({
-      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      status: 'finished',
-      created_at: new Date(start - i * 1000).toISOString(),
-      ...fields(i)
-    })
-  )
+  return { world, server, all }
 }
 
 describe('discovery does not end on a short page', () => {
   it('a server that caps pages at 25 from the first poll: an operation on page 2 is waited on', async () => {
-    // 40 finished, then the one in flight, then 19 finished more.
-    const all = history(60, (i) => (i === 40 ? { id: OP, status: 'running' } : {}))
-    let reads = 0
-    const server = await cappedOperations(all, 25, () => {
-      reads++
-      return { ...all[40], status: reads < 2 ? 'running' : 'finished' }
-    })
+    // 40 finished, then the one in flight (running at its discovery and its first read by id,
+    // finished at its second), then 19 finished more.
+    const { server, all } = await cappedHistory(60, 25, (i) =>
+      i === 40 ? { status: 'running', reads: 2, then: 'finished' } : {}
+    )
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.outputs.outcome).toBe('success')
-    expect(reads).toBe(2)
+    // A later poll ends on the short first page, and reads it by id: twice.
+    expect(server.requests.filter((request) => request.route === 'operation')).toHaveLength(2)
     expect(JSON.parse(run.outputs.operations)).toContainEqual(
-      expect.objectContaining({ id: OP, status: 'finished' })
+      expect.objectContaining({ id: all[40].id, status: 'finished' })
     )
   })
 
   it('a server that caps pages at 1: the page cap warning counts what was read, and its span', async () => {
-    const all = history(30)
-    const server = await cappedOperations(all, 1)
+    const { server, all } = await cappedHistory(30, 1)
+    const created = (i: number) => new Date(all[i].createdAt).toISOString()
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.outputs.outcome).toBe('success')
-    expect(server.hits).toHaveLength(20)
+    expect(server.requests).toHaveLength(20)
     expect(run.stdout).toContain(
-      `::warning::Project gate: read 20 operations in 20 pages, created from ${all[19].created_at} to ${all[0].created_at}, and stopped there (the page cap); older ones, back to 24 h ago, were not read`
+      `::warning::Project gate: read 20 operations in 20 pages, created from ${created(19)} to ${created(0)}, and stopped there (the page cap); older ones, back to 24 h ago, were not read`
     )
   })
 })
@@ -94,20 +78,14 @@ describe('bundle end to end: a later poll reads back to what the previous one ha
     server.onRequest = (record) => {
       if (record.route !== 'branch' || ++branchReads !== 2) return
       const now = world.now()
-      start = world.addOperation(PROJECT, {
+      start = operationIn(world, 'error', {
         action: 'start_compute',
         branchId: branch,
         createdAt: now - 150,
-        error: 'out of capacity',
-        timeline: [{ status: 'error' }]
+        error: 'out of capacity'
       })
       for (let i = 1; i <= 150; i++) {
-        world.addOperation(PROJECT, {
-          action: 'apply_config',
-          branchId: 'br-main-000001',
-          createdAt: now - 150 + i,
-          timeline: [{ status: 'finished' }]
-        })
+        operationIn(world, 'finished', { branchId: 'br-main-000001', createdAt: now - 150 + i })
       }
     }
     const run = await runAction(server, { project_id: PROJECT, branch_id: branch })

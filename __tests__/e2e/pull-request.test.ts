@@ -8,12 +8,10 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import {
-  ACTIONS_BOT,
-  type GitHubServer,
-  startGitHubServer
-} from '../../script/servers/github-api/server.ts'
+import { runAction, serve } from '../support/bundles/action.js'
+import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const REPOSITORY = 'octo/app'
 const WRITE_TOKEN = 'ghs_local_write_token_0123456789'
@@ -313,11 +311,7 @@ describe('pull requests: one sticky comment', () => {
 describe('pull requests: annotations', () => {
   it('a timeout is one annotation naming the action and branch', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'create_branch',
-      branchId: 'br-slow-1',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(world, 'running', { action: 'create_branch', branchId: 'br-slow-1' })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, timeout: '1s' })
     expect(run.outputs.outcome).toBe('timeout')
     const annotations = run.stdout.split('\n').filter((line) => line.startsWith('::error title='))
@@ -337,11 +331,10 @@ describe('pull requests: whose comment, and only one', () => {
     api.holdListsUntil = 2
     const { world, server } = await serve()
     // The first read finds the operation failed, the second finished: one red leg, one green.
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
+    const op = operationIn(world, 'error', {
+      then: 'finished',
       branchId: 'br-preview-42',
-      error: 'out of capacity',
-      timeline: [{ status: 'error', reads: 1 }, { status: 'finished' }]
+      error: 'out of capacity'
     })
     server.holdUntil(2)
     const env = runnerEnv(api)
@@ -379,11 +372,10 @@ describe('pull requests: whose comment, and only one', () => {
   it('legs of the same run one after the other: each adds its result, and a red one stays the headline', async () => {
     const api = await github()
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
+    const op = operationIn(world, 'error', {
+      then: 'finished',
       branchId: 'br-preview-42',
-      error: 'out of capacity',
-      timeline: [{ status: 'error', reads: 1 }, { status: 'finished' }]
+      error: 'out of capacity'
     })
     const env = runnerEnv(api)
     const legInputs = {
@@ -405,10 +397,8 @@ describe('pull requests: whose comment, and only one', () => {
   it('the key, base64-encoded after "Bearer ", never reaches the comment', async () => {
     const api = await github()
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      error: `gateway echo: ${Buffer.from(`Bearer ${KEYS.organization}`).toString('base64')}`,
-      timeline: [{ status: 'error' }]
+    const op = operationIn(world, 'error', {
+      error: `gateway echo: ${Buffer.from(`Bearer ${KEYS.organization}`).toString('base64')}`
     })
     const run = await runAction(
       server,

@@ -5,7 +5,7 @@
  * checked-out commit (`…/gate@<SHA>`, which gitlab-ci-local reads from the repository, as GitLab's
  * own docs test a component in its project) instead of the release `@0.1.0`, and the command comes
  * from the packed tarball (`--input version=file:…`), offline. Neon's API is the local API server
- * behind a front that creates branches and answers the connection URI (fixtures/neon-writes.ts,
+ * behind a front that creates branches and answers the connection URI (support/neon/writes.ts,
  * held to Neon's OpenAPI document); the database is the suite's real PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
@@ -13,11 +13,11 @@ import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse, parseAllDocuments } from 'yaml'
-import { runCommandBundle } from '../../script/runner/run-bundle.ts'
-import { inTempDir } from '../fixtures/command.js'
-import { KEYS, secretForms, serve } from '../fixtures/e2e.js'
-import { startWritingFront, type WritingFront } from '../fixtures/neon-writes.js'
-import { freshDatabase } from '../fixtures/postgres.js'
+import { runCommandBundle } from '../support/bundles/run-bundle.ts'
+import { inTempDir } from '../support/bundles/command.js'
+import { secretForms, serve } from '../support/bundles/action.js'
+import { startWritingFront, type WritingFront } from '../support/neon/writes.js'
+import { freshDatabase } from '../support/postgres/databases.js'
 import {
   branches,
   imageProblem,
@@ -25,9 +25,9 @@ import {
   migrations,
   onPath,
   packedTarball,
-  PROJECT,
   root
-} from '../fixtures/recipes.js'
+} from '../support/bundles/recipes.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 const GITLAB_CI_LOCAL = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js')
 const RECIPE = join(root, 'examples', 'command', 'gitlab-ci.yml')

@@ -11,19 +11,19 @@
 import { describe, expect, it } from '@jest/globals'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runCommandBundle } from '../../script/runner/run-bundle.ts'
-import { inTempDir } from '../fixtures/command.js'
-import { KEYS, secretForms } from '../fixtures/e2e.js'
-import { freshDatabase } from '../fixtures/postgres.js'
+import { runCommandBundle } from '../support/bundles/run-bundle.ts'
+import { inTempDir } from '../support/bundles/command.js'
+import { secretForms } from '../support/bundles/action.js'
+import { freshDatabase } from '../support/postgres/databases.js'
 import {
   branches,
   gateCommandLine,
   migration,
   migrations,
   onPath,
-  PROJECT,
   root
-} from '../fixtures/recipes.js'
+} from '../support/bundles/recipes.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 const RECIPE = join(root, 'examples', 'command', 'terraform')
 const read = (file: string) => readFileSync(join(RECIPE, file), 'utf8')

@@ -7,10 +7,10 @@
 import { describe, expect, it } from '@jest/globals'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runCommandBundle } from '../../script/runner/run-bundle.ts'
-import { inTempDir } from '../fixtures/command.js'
-import { KEYS, PROJECT } from '../fixtures/e2e.js'
-import { branches, gateCommandLine, root } from '../fixtures/recipes.js'
+import { runCommandBundle } from '../support/bundles/run-bundle.ts'
+import { inTempDir } from '../support/bundles/command.js'
+import { branches, gateCommandLine, root } from '../support/bundles/recipes.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 describe("docs/cli.md's shell script: gate, then migrate", () => {
   const cli = readFileSync(join(root, 'docs', 'cli.md'), 'utf8')

@@ -5,16 +5,14 @@
  * an early error or a cancellation says, are in process (simulated/report-limits.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('stay within GitHub limits; say what is known', () => {
   it('a 5 MB operation error gives small outputs and a small summary', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'error' }],
-      error: 'E'.repeat(5_000_000)
-    })
+    const op = operationIn(world, 'error', { error: 'E'.repeat(5_000_000) })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.outputs.outcome).toBe('failure')
     expect(run.outputs.error.length).toBeLessThan(5000)

@@ -5,15 +5,14 @@
  * 5xx and 423 answers, are proven on simulated time (simulated/pace.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('bundle end to end: retries', () => {
   it('a dropped connection, a 429 with Retry-After and a slow answer: retried, then success', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     server.addFault({ kind: 'drop', times: 1 })
     server.addFault({ kind: 'status', status: 429, retryAfter: '1', times: 1 })
     server.addFault({ kind: 'slow', delayMs: 300, times: 1 })

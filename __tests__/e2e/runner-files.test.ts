@@ -9,7 +9,9 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PROJECT, runAction, serve } from '../fixtures/e2e.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const dirs: string[] = []
 
@@ -58,10 +60,7 @@ describe('runner files that nobody reads', () => {
 describe('runner files that cannot be written', () => {
   it('an unwritable GITHUB_OUTPUT is one clear error; the summary is still written', async () => {
     const { world, server } = await serve()
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(world, 'finished')
     const dir = mkdtempSync(join(tmpdir(), 'output-dir-'))
     try {
       const run = await runAction(

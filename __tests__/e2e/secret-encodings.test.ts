@@ -7,9 +7,10 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PROJECT, runAction } from '../fixtures/e2e.js'
-import { hostile, json, OP, runningOp } from '../fixtures/hostile-servers.js'
-import { ACTIONS_BOT, startGitHubServer } from '../../script/servers/github-api/server.ts'
+import { runAction, serve } from '../support/bundles/action.js'
+import { ACTIONS_BOT, startGitHubServer } from '../support/github/server.ts'
+import { ORG, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const KEY = "napi_~!'()*+/=_Secret_Key_0123456789"
 const TOKEN = 'ghs_local_write_token_for_encodings'
@@ -31,11 +32,9 @@ const ECHOES = [
 
 describe('every common encoding of the key is redacted', () => {
   it('echoed in an operation error: not in the log, outputs, summary or comment', async () => {
-    const server = await hostile((_request, response) =>
-      json(response, 200, {
-        operation: runningOp({ status: 'error', error: `rejected ${ECHOES.join(' | ')}` })
-      })
-    )
+    const { world, server } = await serve()
+    world.addKey({ token: KEY, type: 'organization', accountId: ORG, orgIds: [ORG] })
+    const op = operationIn(world, 'error', { error: `rejected ${ECHOES.join(' | ')}` })
     const dir = mkdtempSync(join(tmpdir(), 'event-'))
     closers.push(async () => rmSync(dir, { recursive: true, force: true }))
     const event = join(dir, 'event.json')
@@ -53,7 +52,7 @@ describe('every common encoding of the key is redacted', () => {
       {
         api_key: KEY,
         project_id: PROJECT,
-        operation_id: OP,
+        operation_id: op.id,
         pr_comment: 'always',
         github_token: TOKEN
       },

@@ -3,8 +3,9 @@
  * get an axis of years with about a dozen ticks at most, never hundreds.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runAction } from '../fixtures/e2e.js'
-import { hostile, json, runningOp } from '../fixtures/hostile-servers.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const YEAR_MS = 365.25 * 86_400_000
 
@@ -12,19 +13,8 @@ describe('the timeline over years', () => {
   it('operations created 5 years ago, now and in 2031: ticks a year apart', async () => {
     const now = Date.now()
     const times = [now - 5 * YEAR_MS, now, Date.parse('2031-06-01T00:00:00Z')]
-    const operations = times.map((time, i) =>
-      runningOp({
-        id: `00000000-0000-4000-8000-00000000000${i}`,
-        status: 'finished',
-        created_at: new Date(time).toISOString(),
-        updated_at: new Date(time + 60_000).toISOString()
-      })
-    )
-    const server = await hostile((request, response) =>
-      json(response, 200, {
-        operation: operations.find((operation) => request.url?.endsWith(operation.id))
-      })
-    )
+    const { world, server } = await serve()
+    const operations = times.map((createdAt) => operationIn(world, 'finished', { createdAt }))
     const ids = operations.map((operation) => operation.id).join(',')
     const run = await runAction(server, { project_id: PROJECT, operation_id: ids })
     expect(run.outputs.outcome).toBe('success')

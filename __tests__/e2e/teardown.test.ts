@@ -8,17 +8,23 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { BundleRun, CommandRun } from '../../script/runner/run-bundle.ts'
-import type { ApiServer } from '../../script/servers/neon-api/server.ts'
-import type { World } from '../../script/servers/neon-api/world.ts'
-import { CONTROL, gateCommand, inTempDir, secretForms } from '../fixtures/command.js'
-import { KEYS, PROJECT, runAction, serve } from '../fixtures/e2e.js'
-import { runnerCommands } from '../fixtures/runner-commands.js'
+import type { BundleRun, CommandRun } from '../support/bundles/run-bundle.ts'
+import type { ApiServer } from '../support/neon/server.ts'
+import type { World } from '../support/neon/world.ts'
+import { CONTROL, gateCommand, inTempDir, secretForms } from '../support/bundles/command.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { runnerCommands } from '../support/github/runner-commands.js'
 
 const TARGET = 'br-preview-pr-7'
 /** Text a server could send to take over a log, a summary or a terminal. */
 const HOSTILE =
   '<img src=x onerror=alert(1)> **bold** @team\n::error::pwned ##[set-output name=preflight;]clear \u001b[31m'
+
+/** The project's main branch made protected, with these restrictions. */
+function protectMain(world: World, restrictions: { name: string; reason: string }[]) {
+  Object.assign(world.branchesOf(PROJECT)[0], { protected: true, restrictedActions: restrictions })
+}
 
 interface Both {
   action: BundleRun
@@ -143,14 +149,11 @@ describe('before: delete, over both bundles', () => {
   it('every blocker at once (main: root, default, protected, children, restricted), API text made safe in every sink', async () => {
     const run = await both(
       (world) => {
-        Object.assign(world.branchesOf(PROJECT)[0], {
-          protected: true,
-          restrictedActions: [
-            { name: 'delete-rw-endpoint', reason: `${HOSTILE} ${'x'.repeat(300_000)}` },
-            // A server that echoes the key: redacted from every sink of both bundles.
-            { name: 'restore', reason: `${HOSTILE} ${KEYS.organization}` }
-          ]
-        })
+        protectMain(world, [
+          { name: 'delete-rw-endpoint', reason: `${HOSTILE} ${'x'.repeat(300_000)}` },
+          // A server that echoes the key: redacted from every sink of both bundles.
+          { name: 'restore', reason: `${HOSTILE} ${KEYS.organization}` }
+        ])
         previewBranch(world, { id: TARGET, name: HOSTILE })
       },
       { branch_id: 'main', before: 'delete' }
@@ -293,13 +296,10 @@ describe('before: reset, over both bundles', () => {
   it('main: root, protected and restore blocked; its children a warning (preserve_under_name), a delete restriction a notice; --output json', async () => {
     const run = await both(
       (world) => {
-        Object.assign(world.branchesOf(PROJECT)[0], {
-          protected: true,
-          restrictedActions: [
-            { name: 'restore', reason: 'a restore is running' },
-            { name: 'delete-rw-endpoint', reason: 'the production endpoint' }
-          ]
-        })
+        protectMain(world, [
+          { name: 'restore', reason: 'a restore is running' },
+          { name: 'delete-rw-endpoint', reason: 'the production endpoint' }
+        ])
         previewBranch(world)
       },
       { branch_id: 'main', before: 'reset' },

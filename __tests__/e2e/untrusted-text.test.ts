@@ -3,11 +3,12 @@
  * `##[`), an ANSI escape or Markdown, and the key it echoes, in any encoding, reaches no sink.
  */
 import { describe, expect, it } from '@jest/globals'
-import { hostile, json, OP, runningOp } from '../fixtures/hostile-servers.js'
-import { KEYS, PROJECT, runAction, serve, withoutTimeline } from '../fixtures/e2e.js'
-import { runBundle } from '../../script/runner/run-bundle.ts'
-import type { ServerResponse } from 'node:http'
-import { runnerCommands } from '../fixtures/runner-commands.js'
+import { hostile } from '../support/neon/hostile.js'
+import { runAction, serve, withoutTimeline } from '../support/bundles/action.js'
+import { runBundle } from '../support/bundles/run-bundle.ts'
+import { runnerCommands } from '../support/github/runner-commands.js'
+import { KEYS, OP_A, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 /** Carriage returns, ANSI escapes and right-to-left overrides: none may reach a sink. */
 const hasUnsafeText = (text: string): boolean =>
@@ -23,8 +24,6 @@ function expectNoInjectedCommand(stdout: string): void {
   // Stricter than the runner: `##[` stands nowhere in the log, not even in a line `::` claims.
   expect(stdout).not.toContain('##[')
 }
-
-const errorBody = (message: string) => ({ code: '', message, request_id: 'req-1' })
 
 /** Whether `text` holds base64 (or base64url) that decodes, at any alignment, to the key's middle. */
 function leaksBase64(text: string, key: string): boolean {
@@ -63,18 +62,19 @@ describe('never inject, never leak', () => {
   }
 
   it('API text cannot become a workflow command, an ANSI escape or a reversed line', async () => {
-    const server = await hostile((_request, response) => {
-      if (server.hits.length === 1) {
-        json(response, 500, { message: injection, code: injection, request_id: 'r\n::endgroup::' })
-      } else {
-        json(response, 200, {
-          operation: runningOp({ action: injection, status: `running\r::set-env name=X::1` })
-        })
-      }
+    const { world, server } = await serve()
+    const op = operationIn(world, `running\r::set-env name=X::1`, { action: injection })
+    server.addFault({
+      kind: 'status',
+      status: 500,
+      message: injection,
+      code: injection,
+      requestId: 'r\n::endgroup::',
+      times: 1
     })
     const run = await runAction(server, {
       project_id: PROJECT,
-      operation_id: OP,
+      operation_id: op.id,
       wait: 'false'
     })
     for (const line of commands(run.stdout)) {
@@ -104,10 +104,10 @@ describe('never inject, never leak', () => {
       const escaped = JSON.stringify(key).slice(1, -1).replace('n', '\\u006e')
       response.writeHead(200, { 'content-type': 'application/json' })
       response.end(
-        `{"operation": {"id": "${OP}", "status": "cancelled", "action": "${escaped}", "error": "key ${escaped} & ${Buffer.from(key).toString('base64')}"}}`
+        `{"operation": {"id": "${OP_A}", "status": "cancelled", "action": "${escaped}", "error": "key ${escaped} & ${Buffer.from(key).toString('base64')}"}}`
       )
     })
-    const run = await runAction(raw, { api_key: key, project_id: PROJECT, operation_id: OP })
+    const run = await runAction(raw, { api_key: key, project_id: PROJECT, operation_id: OP_A })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('::error::An operation ended in failure')
     expect(run.outputs.error).toContain('key *** &')
@@ -128,28 +128,17 @@ describe('never inject, never leak', () => {
 
 describe('##[ in server text runs no workflow command', () => {
   it('in a status, in the status-change line and the unknown-status warning', async () => {
-    const server = await hostile((_request, response) =>
-      json(response, 200, { operation: runningOp({ status: `running ${INJECTED}` }) })
-    )
-    const run = await runAction(server, { project_id: PROJECT, operation_id: OP, wait: 'false' })
+    const { world, server } = await serve()
+    const op = operationIn(world, `running ${INJECTED}`)
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, wait: 'false' })
     expect(run.outputs.outcome).toBe('pending')
     expect(run.stdout).toContain('running ##\\u005bset-output name=outcome;]')
     expectNoInjectedCommand(run.stdout)
   })
 
   it('in a branch name, in the "Gating branch" line', async () => {
-    const server = await hostile((request, response) => {
-      if (request.url?.includes('/branches/')) {
-        json(response, 200, {
-          branch: {
-            id: 'br-evil-000001',
-            name: INJECTED,
-            project_id: PROJECT,
-            current_state: 'ready'
-          }
-        })
-      } else json(response, 200, { operations: [], pagination: {} })
-    })
+    const { world, server } = await serve()
+    world.addBranch(PROJECT, { id: 'br-evil-000001', name: INJECTED })
     const run = await runAction(server, { project_id: PROJECT, branch_id: 'br-evil-000001' })
     expect(run.outputs.outcome).toBe('success')
     expect(run.stdout).toContain('Gating branch ##\\u005bset-output')
@@ -157,44 +146,30 @@ describe('##[ in server text runs no workflow command', () => {
   })
 
   it('in an API error message, in the timeout line, the error and the annotation', async () => {
-    const server = await hostile((_request, response) =>
-      json(response, 503, errorBody(`overloaded ${INJECTED}`))
-    )
-    const run = await runAction(server, {
-      project_id: PROJECT,
-      operation_id: OP,
-      timeout: '2s'
-    })
+    const { world, server } = await serve()
+    const op = operationIn(world, 'running')
+    server.addFault({ kind: 'status', status: 503, message: `overloaded ${INJECTED}` })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, timeout: '2s' })
     expect(run.outputs.outcome).toBe('timeout')
     expect(run.stdout).toContain('API says: "overloaded ##\\u005bset-output')
     expectNoInjectedCommand(run.stdout)
   })
 
   it('in a Retry-After value, in the retry line', async () => {
-    let hits = 0
-    const server = await hostile((_request, response: ServerResponse) => {
-      if (hits++ === 0) {
-        // V8 reads this as an HTTP date (1 January 2026), so the retry line quotes it.
-        response.writeHead(429, {
-          'content-type': 'application/json',
-          'retry-after': `${INJECTED} 2026`
-        })
-        response.end(JSON.stringify(errorBody('slow down')))
-      } else json(response, 200, { operation: runningOp({ status: 'finished' }) })
-    })
-    const run = await runAction(server, { project_id: PROJECT, operation_id: OP })
+    const { world, server } = await serve()
+    const op = operationIn(world, 'finished')
+    // V8 reads this as an HTTP date (1 January 2026), so the retry line quotes it.
+    server.addFault({ kind: 'status', status: 429, retryAfter: `${INJECTED} 2026`, times: 1 })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.outputs.outcome).toBe('success')
     expect(run.stdout).toContain('Retry-After ##\\u005bset-output')
     expectNoInjectedCommand(run.stdout)
   })
 
   it('in an operation’s action and error, in the failure annotations', async () => {
-    const server = await hostile((_request, response) =>
-      json(response, 200, {
-        operation: runningOp({ status: 'error', action: INJECTED, error: `boom ${INJECTED}` })
-      })
-    )
-    const run = await runAction(server, { project_id: PROJECT, operation_id: OP })
+    const { world, server } = await serve()
+    const op = operationIn(world, 'error', { action: INJECTED, error: `boom ${INJECTED}` })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.outputs.outcome).toBe('failure')
     expect(run.stdout).toMatch(/^::error title=.*##\\u005bset-output/m)
     expectNoInjectedCommand(run.stdout)
@@ -206,15 +181,13 @@ describe('the key in any encoding', () => {
     const { world, server } = await serve()
     const key = KEYS.organization
     const echoes = [`Bearer ${key}`, `Authorization: Bearer ${key}`, `x${key}`, `xy${key}`]
-    const op = world.addOperation(PROJECT, {
-      action: 'apply_config',
+    const op = operationIn(world, 'error', {
       error: echoes
         .flatMap((echo) => [
           Buffer.from(echo).toString('base64'),
           Buffer.from(echo).toString('base64url')
         ])
-        .join(' '),
-      timeline: [{ status: 'error' }]
+        .join(' ')
     })
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
     expect(run.code).toBe(1)
@@ -229,7 +202,7 @@ describe('the key in any encoding', () => {
       response.writeHead(302, { location: `https://elsewhere.test/${'x'.repeat(162)}?k=${key}` })
       response.end()
     })
-    const run = await runAction(server, { project_id: PROJECT, operation_id: OP })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: OP_A })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('answered with a redirect')
     expect(written(run, key)).not.toContain(key.slice(0, 8))
@@ -238,14 +211,9 @@ describe('the key in any encoding', () => {
 
 describe('API text as table keys and invisible characters', () => {
   it('a status named like a property of a plain object is an unknown status', async () => {
-    const server = await hostile((_request, response) =>
-      json(response, 200, { operation: runningOp({ status: 'constructor' }) })
-    )
-    const run = await runAction(server, {
-      project_id: PROJECT,
-      operation_id: OP,
-      wait: 'false'
-    })
+    const { world, server } = await serve()
+    const op = operationIn(world, 'constructor')
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, wait: 'false' })
     expect(run.outputs.outcome).toBe('pending')
     expect(run.stdout).toContain('::warning::Unknown operation status "constructor"')
     expect(run.summary).not.toContain('native code')
@@ -255,14 +223,9 @@ describe('API text as table keys and invisible characters', () => {
 
   it('invisible characters are shown escaped in every sink', async () => {
     const invisible = 'finished\u2060\u200b\ufeff\u{e0041}'
-    const server = await hostile((_request, response) =>
-      json(response, 200, { operation: runningOp({ status: invisible, action: invisible }) })
-    )
-    const run = await runAction(server, {
-      project_id: PROJECT,
-      operation_id: OP,
-      wait: 'false'
-    })
+    const { world, server } = await serve()
+    const op = operationIn(world, invisible, { action: invisible })
+    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, wait: 'false' })
     expect(run.outputs.outcome).toBe('pending')
     expect(run.stdout).toContain('finished\\u2060\\u200b\\ufeff\\u{e0041}')
     for (const sink of [run.stdout, run.summary]) {

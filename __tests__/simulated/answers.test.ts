@@ -7,10 +7,11 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/report/headline.js'
-import { KEYS } from '../../script/servers/neon-api/scenarios.ts'
-import type { IncomingRequest } from '../../script/servers/neon-api/server.ts'
-import type { SimulatedHandling } from '../../script/servers/simulated-network.ts'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import type { IncomingRequest } from '../support/neon/server.ts'
+import type { SimulatedHandling } from '../support/neon/simulated-network.ts'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('error answers of the API', () => {
   it.each([
@@ -53,10 +54,7 @@ describe('error answers of the API', () => {
 
   it('a body that is not JSON is an error naming the endpoint', async () => {
     const setup = simulatedWorld({ history: 0 })
-    const op = setup.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(setup.world, 'running')
     setup.api.addFault({ kind: 'malformed', times: 1 })
     const run = await runSimulated(setup, { project_id: PROJECT, operation_id: op.id })
     expect(run.report.outcome).toBe('error')
@@ -71,10 +69,7 @@ describe('a host name that does not resolve', () => {
   /** The local API server behind a resolver that fails the first `failures` lookups. */
   function behindResolver(failures: number) {
     const setup = simulatedWorld({ history: 0 })
-    const op = setup.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
-    })
+    const op = operationIn(setup.world, 'running', { then: 'finished' })
     const lookups: number[] = []
     const serve = (request: IncomingRequest, now: number): SimulatedHandling => {
       lookups.push(now)
@@ -132,10 +127,7 @@ describe('a host name that does not resolve', () => {
 
   it('a name that resolved before and stops resolving near the deadline: a timeout, since work was in flight', async () => {
     const setup = simulatedWorld({ history: 0 })
-    const op = setup.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running' }]
-    })
+    const op = operationIn(setup.world, 'running')
     let requests = 0
     const serve = (request: IncomingRequest): SimulatedHandling =>
       ++requests === 1 ? setup.api.handle(request) : { kind: 'unresolved' }
@@ -149,10 +141,7 @@ describe('a host name that does not resolve', () => {
 
   it('an answer in between starts the count again', async () => {
     const setup = simulatedWorld({ history: 0 })
-    const op = setup.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running', reads: 8 }, { status: 'finished' }]
-    })
+    const op = operationIn(setup.world, 'running', { reads: 8, then: 'finished' })
     // Resolves on every third request only: each streak is short, however long the whole is.
     let requests = 0
     const serve = (request: IncomingRequest): SimulatedHandling =>

@@ -5,7 +5,8 @@
  * over the bundle and real HTTP is e2e/api-clock.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 const BRANCH = 'br-preview-000042'
 const MINUTE = 60_000

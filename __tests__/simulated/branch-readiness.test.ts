@@ -5,7 +5,9 @@
  * What the step shows of it (the warning lines, the annotation, branch_state) is e2e/branch-readiness.
  */
 import { describe, expect, it } from '@jest/globals'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const reads = (run: { requests: { route?: string }[] }, route: string) =>
   run.requests.filter((request) => request.route === route).length
@@ -24,10 +26,10 @@ describe('the branch is read after its operations, not remembered', () => {
         { current: 'ready' }
       ]
     })
-    setup.world.addOperation(PROJECT, {
+    operationIn(setup.world, 'running', {
       action: 'timeline_unarchive',
-      branchId: 'br-staging-000021',
-      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
+      then: 'finished',
+      branchId: 'br-staging-000021'
     })
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'br-staging-000021' })
     expect(run.report.outcome).toBe('success')
@@ -50,10 +52,10 @@ describe('the branch is read after its operations, not remembered', () => {
     let started: { id: string } | undefined
     setup.api.onRequest = (request) => {
       if (started || request.route !== 'branch' || reads(setup.api, 'branch') < 2) return
-      started = setup.world.addOperation(PROJECT, {
+      started = operationIn(setup.world, 'running', {
         action: 'start_compute',
-        branchId: 'br-preview-pr-44',
-        timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
+        then: 'finished',
+        branchId: 'br-preview-pr-44'
       })
     }
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'preview/pr-44' })

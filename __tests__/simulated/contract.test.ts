@@ -6,20 +6,16 @@
  * The bundle's own requests over the wire are checked too, in e2e/contract.test.ts.
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals'
-import { neonContract } from '../../script/servers/neon-api/contract.ts'
-import { KEYS } from '../../script/servers/neon-api/scenarios.ts'
-import type { ApiHandler } from '../../script/servers/neon-api/server.ts'
-import { githubContract } from '../../script/servers/github-api/contract.ts'
-import {
-  ACTIONS_BOT,
-  type GitHubServer,
-  startGitHubServer
-} from '../../script/servers/github-api/server.ts'
-import type { Contract } from '../../script/servers/openapi-contract.ts'
+import { neonContract } from '../support/neon/contract.ts'
+import type { ApiHandler } from '../support/neon/server.ts'
+import { githubContract } from '../support/github/contract.ts'
+import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
+import type { Contract } from '../support/openapi-contract.ts'
 import { writePullRequestComment } from '../../src/runner/pr-comment.js'
-import { pullRequestContext } from '../fixtures/github.js'
-import { collectingLogger } from '../fixtures/logger.js'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { pullRequestContext } from '../support/github/context.js'
+import { collectingLogger } from '../support/logger.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 describe('Neon’s OpenAPI document: gate() and the local API server', () => {
   let contract: Contract

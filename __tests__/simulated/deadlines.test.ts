@@ -8,16 +8,23 @@ import { describe, expect, it } from '@jest/globals'
 import { annotationsFor } from '../../src/runner/annotations.js'
 import { errorLine } from '../../src/report/headline.js'
 import { renderSummary } from '../../src/report/summary.js'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 /** Requests may run this long past the deadline (api-core.ts), so the last read can happen. */
 const GRACE_MS = 1000
 
 function runningOperation(setup: ReturnType<typeof simulatedWorld>) {
-  return setup.world.addOperation(PROJECT, {
-    action: 'apply_config',
-    timeline: [{ status: 'running' }]
-  })
+  return operationIn(setup.world, 'running')
+}
+
+/** A running operation gated within `timeout`, its first read answered 429 with this Retry-After. */
+async function rateLimitedFor(retryAfter: string, timeout: string) {
+  const setup = simulatedWorld({ history: 0 })
+  const op = runningOperation(setup)
+  setup.api.addFault({ kind: 'status', status: 429, retryAfter })
+  return runSimulated(setup, { project_id: PROJECT, operation_id: op.id, timeout })
 }
 
 describe('the deadline', () => {
@@ -44,10 +51,7 @@ describe('the deadline', () => {
     'a request without an answer is cut after 3 intervals (interval %s: %d ms) and retried at once',
     async (interval, cutMs) => {
       const setup = simulatedWorld({ history: 0 })
-      const op = setup.world.addOperation(PROJECT, {
-        action: 'apply_config',
-        timeline: [{ status: 'finished' }]
-      })
+      const op = operationIn(setup.world, 'finished')
       setup.api.addFault({ kind: 'slow', delayMs: 20_000, times: 1 })
       const run = await runSimulated(setup, {
         project_id: PROJECT,
@@ -99,14 +103,7 @@ describe('the deadline', () => {
   })
 
   it('a Retry-After longer than the time left ends the wait at once, with timeout', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = runningOperation(setup)
-    setup.api.addFault({ kind: 'status', status: 429, retryAfter: '120' })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      timeout: '30s'
-    })
+    const run = await rateLimitedFor('120', '30s')
     expect(run.report.outcome).toBe('timeout')
     expect(run.report.wait?.reason).toMatch(/^no retry fits before the deadline: /)
     expect(run.requests).toHaveLength(1)
@@ -114,29 +111,14 @@ describe('the deadline', () => {
   })
 
   it('listing projects: endless new cursors, each page 250 ms late, stop at the deadline', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    let page = 0
-    const run = await runSimulated(
-      setup,
-      { list_projects: 'true', timeout: '2s' },
-      {
-        serve: () => ({
-          kind: 'slow',
-          delayMs: 250,
-          answer: () => ({
-            status: 200,
-            body: {
-              projects: Array.from({ length: 400 }, (_, i) => ({ id: `p-${page}-${i}` })),
-              pagination: { cursor: `c-${++page}` }
-            }
-          })
-        })
-      }
-    )
+    // More projects than the 50-page cap reads.
+    const setup = simulatedWorld({ history: 0, extraProjects: 50 * 400 })
+    setup.api.addFault({ kind: 'slow', delayMs: 250 })
+    const run = await runSimulated(setup, { list_projects: 'true', timeout: '2s' })
     expect(run.report.outcome).toBe('timeout')
     // The 50-page cap would take 12.5 s: only the deadline ends it this soon.
     expect(run.endedAt).toBeLessThanOrEqual(2000 + GRACE_MS)
-    expect(page).toBeLessThan(50)
+    expect(run.requests.length).toBeLessThan(50)
   })
 
   it('cancelled during a wait: stops at once', async () => {
@@ -154,14 +136,7 @@ describe('the deadline', () => {
 
 describe('no retry fits before the deadline: said with the numbers, never "timeout ran out"', () => {
   it('a 429 with Retry-After: 30 and 4 s left, at the first read', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = runningOperation(setup)
-    setup.api.addFault({ kind: 'status', status: 429, retryAfter: '30' })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      timeout: '4s'
-    })
+    const run = await rateLimitedFor('30', '4s')
     expect(run.report.outcome).toBe('timeout')
     expect(run.endedAt).toBeLessThan(100)
     // Retry-After 30, then late in the interval after it (5 s, jitter 0.5): 34.8 s; 4 s less the

@@ -5,22 +5,23 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/report/headline.js'
-import { runningOp } from '../fixtures/hostile-servers.js'
-import { ok, PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('answers are held to the question', () => {
   it('50 running operations with unreadable created_at keep the gate closed', async () => {
-    const operations = Array.from({ length: 50 }, (_, i) =>
-      runningOp({
-        id: `5a1f2c3d-4e5f-4a6b-8c7d-${String(i).padStart(12, '0')}`,
-        created_at: 'yesterday-ish'
-      })
-    )
-    const run = await runSimulated(
-      simulatedWorld(),
-      { project_id: PROJECT, wait: 'false' },
-      { serve: () => ok({ operations, pagination: {} }) }
-    )
+    const setup = simulatedWorld({ history: 0 })
+    for (let i = 0; i < 50; i++) operationIn(setup.world, 'running')
+    setup.api.addFault({
+      kind: 'altered',
+      alter: (body) => {
+        const page = body as { operations: object[] }
+        const operations = page.operations.map((op) => ({ ...op, created_at: 'yesterday-ish' }))
+        return { ...page, operations }
+      }
+    })
+    const run = await runSimulated(setup, { project_id: PROJECT, wait: 'false' })
     expect(run.report.outcome).toBe('pending')
     expect(run.report.wait?.operations).toHaveLength(50)
     expect(run.lines).toContainEqual(expect.stringContaining('has no readable created_at'))
@@ -30,25 +31,30 @@ describe('answers are held to the question', () => {
     ['read by id', 'br-main-000001'],
     ['found by name', 'main']
   ])('a branch of another project, %s, fails the step', async (_case, input) => {
-    const stranger = { id: 'br-main-000001', name: 'main', project_id: 'someone-else-123' }
-    const paths: string[] = []
-    const run = await runSimulated(
-      simulatedWorld(),
-      { project_id: PROJECT, branch_id: input },
-      {
-        serve: (request) => {
-          paths.push(request.url)
-          if (request.url.includes('/branches/')) return ok({ branch: stranger })
-          if (request.url.includes('/branches')) return ok({ branches: [stranger] })
-          return ok({ operations: [], pagination: {} })
-        }
+    const setup = simulatedWorld({ history: 0 })
+    const stranger = (branch: object) => ({ ...branch, project_id: 'someone-else-123' })
+    setup.api.addFault({
+      kind: 'altered',
+      route: 'branch',
+      alter: (body) => ({
+        ...(body as object),
+        branch: stranger((body as { branch: object }).branch)
+      })
+    })
+    setup.api.addFault({
+      kind: 'altered',
+      route: 'branches',
+      alter: (body) => {
+        const page = body as { branches: object[] }
+        return { ...page, branches: page.branches.map(stranger) }
       }
-    )
+    })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: input })
     expect(run.report.outcome).toBe('error')
     expect(errorLine(run.report)).toContain(
       'belongs to project "someone-else-123", not the one asked for'
     )
-    expect(paths.some((path) => path.includes('/operations'))).toBe(false)
+    expect(run.requests.some((request) => request.route === 'operations')).toBe(false)
   })
 })
 
@@ -68,10 +74,7 @@ describe('branch_id: an id or a name, never an empty gate', () => {
       branchName: 'preview/pr-12'
     })
     create.timeline = start.timeline = [{ status: 'running', reads: 1 }, { status: 'finished' }]
-    const onMain = setup.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
-    })
+    const onMain = operationIn(setup.world, 'running', { then: 'finished' })
     const main = await runSimulated(setup, { project_id: PROJECT, branch_id: 'main' })
     expect(main.report.outcome).toBe('success')
     expect(main.report.wait?.operations.map((op) => op.id)).toEqual([onMain.id])
@@ -88,7 +91,7 @@ describe('branch_id: an id or a name, never an empty gate', () => {
     const setup = simulatedWorld({ history: 0 })
     setup.world.addBranch(PROJECT, { id: 'br-twin-000001', name: 'twin' })
     setup.world.addBranch(PROJECT, { id: 'br-twin-000002', name: 'twin' })
-    setup.world.addOperation(PROJECT, { action: 'apply_config', timeline: [{ status: 'running' }] })
+    operationIn(setup.world, 'running')
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: input })
     expect(run.report.outcome).toBe('error')
     expect(run.report.error).toMatch(/^input "branch_id": /)

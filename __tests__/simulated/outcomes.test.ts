@@ -6,7 +6,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { buildOutputs } from '../../src/report/outputs.js'
 import { renderSummary } from '../../src/report/summary.js'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
 
 function gateOn(timeline: { status: string; reads?: number }[], values = {}) {
   const setup = simulatedWorld({ history: 0 })

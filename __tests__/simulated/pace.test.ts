@@ -9,11 +9,12 @@ import { describe, expect, it } from '@jest/globals'
 import {
   EPOCH,
   gapsBetween,
-  PROJECT,
   runSimulated,
   type SimulatedRun,
   simulatedWorld
-} from '../fixtures/simulated-gate.js'
+} from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const INTERVAL = 5000
 /** A request and its answer cross the simulated network in 2 ms; a poll's read is a few ms long. */
@@ -52,10 +53,7 @@ describe('retries keep the pace', () => {
     '503, 423, a dropped connection and a slow answer: each retried no sooner than interval, within 3 (draw %d)',
     async (draw) => {
       const setup = simulatedWorld({ history: 0 })
-      const op = setup.world.addOperation(PROJECT, {
-        action: 'apply_config',
-        timeline: [{ status: 'finished' }]
-      })
+      const op = operationIn(setup.world, 'finished')
       setup.api.addFault({ kind: 'status', status: 503, times: 1 })
       setup.api.addFault({ kind: 'status', status: 423, times: 1 })
       setup.api.addFault({ kind: 'drop', times: 1 })
@@ -89,10 +87,7 @@ describe('retries keep the pace', () => {
 
   it('once trouble ends, however long it lasted, the next request comes within 3 intervals', async () => {
     const setup = simulatedWorld({ history: 0 })
-    const op = setup.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
-    })
+    const op = operationIn(setup.world, 'running', { then: 'finished' })
     const troubleEnds = 180_000
     setup.api.addFault({
       kind: 'status',
@@ -121,10 +116,7 @@ describe('429s', () => {
         history: 0,
         limits: { perMinute: 2, accountWindowMs: 20_000, retryAfter }
       })
-      const op = setup.world.addOperation(PROJECT, {
-        action: 'apply_config',
-        timeline: [{ status: 'running', reads: 3 }, { status: 'finished' }]
-      })
+      const op = operationIn(setup.world, 'running', { reads: 3, then: 'finished' })
       const run = await runSimulated(setup, { project_id: PROJECT, operation_id: op.id })
       expect(run.report.outcome).toBe('success')
       const limited = run.requests.findIndex((request) => request.status === 429)
@@ -148,10 +140,7 @@ describe('429s', () => {
       history: 0,
       limits: { perMinute: 3, accountWindowMs: 20_000, retryAfter: 'none' }
     })
-    const op = setup.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'running', reads: 12 }, { status: 'finished' }]
-    })
+    const op = operationIn(setup.world, 'running', { reads: 12, then: 'finished' })
     const run = await runSimulated(setup, {
       project_id: PROJECT,
       operation_id: op.id,

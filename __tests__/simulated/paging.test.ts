@@ -6,8 +6,9 @@
  * are shown over the bundle too (e2e/paging.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { OP, runningOp } from '../fixtures/hostile-servers.js'
-import { ok, PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { ok, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 /** A server of our own: `answer` gets each request's address, and says what to answer. */
 const scripted = (answer: (url: URL) => unknown) => (request: { url: string }) =>
@@ -45,10 +46,6 @@ async function expectMainFound(search: ReturnType<typeof pagedSearch>) {
   expect(run.report.outcome).toBe('success')
   expect(run.lines).toContain('info: Gating branch main (br-the-main-000001)')
 }
-
-/** An operation created a minute before the simulated clock's start: within the first read's 24 h. */
-const operation = (fields: Record<string, unknown> = {}) =>
-  runningOp({ created_at: '2025-12-31T23:59:00.000Z', ...fields })
 
 describe('the branch search ends where pagination.next does', () => {
   it('pages cut to 25 that carry next: the exact name on page 3 is found', async () => {
@@ -98,35 +95,22 @@ describe('the branch search ends where pagination.next does', () => {
 
 describe('the operations list ends on a short page', () => {
   it('a server that caps pages at 25: an operation pushed off the first page is still waited on', async () => {
-    const finished = (i: number) =>
-      operation({
-        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-        status: 'finished'
-      })
-    let lists = 0
-    let reads = 0
-    const run = await runSimulated(
-      simulatedWorld(),
-      { project_id: PROJECT },
-      {
-        serve: scripted((url) => {
-          if (url.pathname.endsWith(`/operations/${OP}`)) {
-            reads++
-            return { operation: operation({ status: reads < 2 ? 'running' : 'finished' }) }
-          }
-          // First page: the running one among 24 finished; later, 25 newer finished ones hide it.
-          const page =
-            lists++ === 0
-              ? [operation(), ...Array.from({ length: 24 }, (_, i) => finished(i))]
-              : Array.from({ length: 25 }, (_, i) => finished(100 + i))
-          return { operations: page, pagination: { cursor: page.at(-1)!.created_at } }
-        })
-      }
-    )
+    const setup = simulatedWorld({ history: 24 })
+    setup.world.operationsPageCap = 25
+    // The running one, newest, among 24 finished: running in its first two answers (the first
+    // page, then the later poll that reads on to it), finished from its third.
+    const op = operationIn(setup.world, 'running', { reads: 2, then: 'finished' })
+    // From the first read's second request on, 25 newer finished ones push it off the first page:
+    // the poll after next sees a short page without it, so only a read by id can see it finish.
+    setup.api.onRequest = () => {
+      if (setup.api.requests.length !== 2) return
+      for (let i = 0; i < 25; i++) operationIn(setup.world, 'finished')
+    }
+    const run = await runSimulated(setup, { project_id: PROJECT })
     expect(run.report.outcome).toBe('success')
-    expect(reads).toBe(2)
+    expect(run.requests.filter((request) => request.route === 'operation')).toHaveLength(1)
     expect(run.report.wait?.operations).toContainEqual(
-      expect.objectContaining({ id: OP, status: 'finished' })
+      expect.objectContaining({ id: op.id, status: 'finished' })
     )
   })
 })
@@ -153,19 +137,13 @@ describe('listing projects ends, whatever the cursors', () => {
   })
 
   it('the number of pages is capped, with a warning', async () => {
-    let page = 0
-    const run = await runSimulated(
-      simulatedWorld(),
-      { list_projects: 'true', timeout: '2m' },
-      {
-        serve: scripted(() => ({
-          projects: Array.from({ length: 400 }, (_, i) => ({ id: `p-${page}-${i}` })),
-          pagination: { cursor: `c-${++page}` }
-        }))
-      }
-    )
+    const setup = simulatedWorld({
+      extraProjects: 50 * 400,
+      limits: { perSecondPerRoute: Infinity }
+    })
+    const run = await runSimulated(setup, { list_projects: 'true', timeout: '2m' })
     expect(run.report.outcome).toBe('success')
-    expect(page).toBe(50)
+    expect(run.requests).toHaveLength(50)
     expect(run.lines).toContainEqual(
       expect.stringContaining('warning: Listed the first 50 pages of projects only')
     )

@@ -4,8 +4,9 @@
  * personal key. What the step shows of them over real HTTP is e2e/gate.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { KEYS } from '../../script/servers/neon-api/scenarios.ts'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('the project gate', () => {
   it('waits for everything in flight behind a long history, one request per later poll', async () => {
@@ -33,11 +34,7 @@ describe('the project gate', () => {
 
   it('with branch_id only that branch counts; the branch is read before the first poll and after the last', async () => {
     const setup = simulatedWorld()
-    setup.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      branchId: 'br-other',
-      timeline: [{ status: 'running' }]
-    })
+    operationIn(setup.world, 'running', { branchId: 'br-other' })
     const [create] = setup.world.createBranch(PROJECT, { branchId: 'br-mine', byReads: true })
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'br-mine' })
     expect(run.report.outcome).toBe('success')
@@ -82,12 +79,7 @@ describe('each later poll reads back to what the previous one had seen', () => {
         timeline
       })
       for (let i = 1; i <= burst; i++) {
-        setup.world.addOperation(PROJECT, {
-          action: 'apply_config',
-          branchId: `br-other-${i % 7}`,
-          createdAt: now + i,
-          timeline: [{ status: 'finished' }]
-        })
+        operationIn(setup.world, 'finished', { branchId: `br-other-${i % 7}`, createdAt: now + i })
       }
     })
     return { setup, start: () => start! }

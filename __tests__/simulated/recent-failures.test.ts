@@ -6,8 +6,10 @@
 import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/report/headline.js'
 import { renderSummary } from '../../src/report/summary.js'
-import type { IncomingRequest } from '../../script/servers/neon-api/server.ts'
-import { ok, PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import type { IncomingRequest } from '../support/neon/server.ts'
+import { ok, runSimulated, type SimulatedRun, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const BRANCH = 'br-preview-000042'
 const MINUTE = 60_000
@@ -35,6 +37,13 @@ function world() {
   return { setup, ended }
 }
 
+/** The gate passed and said nothing of a failure: no recent failure, no warning. */
+function expectQuietPass(run: SimulatedRun) {
+  expect(run.report.outcome).toBe('success')
+  expect(run.report.recentFailures).toBeUndefined()
+  expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([])
+}
+
 describe('the gate on a branch: what ended just before it started', () => {
   it('a start_compute that ended in error 25 s before the first read fails the gate, named with its error', async () => {
     const { setup, ended } = world()
@@ -59,9 +68,7 @@ describe('the gate on a branch: what ended just before it started', () => {
     ended('start_compute', 'error', 120_000, { error: 'first try failed' })
     ended('start_compute', 'finished', 60_000)
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
-    expect(run.report.outcome).toBe('success')
-    expect(run.report.recentFailures).toBeUndefined()
-    expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([])
+    expectQuietPass(run)
   })
 
   it("a replica's start that finished 10 s before does not hide the read-write compute's start that ended in error 20 s before", async () => {
@@ -152,9 +159,7 @@ describe('the gate on a branch: what ended just before it started', () => {
     ended('start_compute', 'error', 30 * MINUTE)
     ended('apply_config', 'error', 25 * 60 * MINUTE)
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
-    expect(run.report.outcome).toBe('success')
-    expect(run.report.recentFailures).toBeUndefined()
-    expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([])
+    expectQuietPass(run)
   })
 
   it('the whole project: an earlier error is not reported (that gate answers whether the project is idle)', async () => {
@@ -270,11 +275,10 @@ describe('a recent failure repeated across a page boundary', () => {
 describe('fail_fast on the first read', () => {
   it('a failed operation already there is a final failure, not "nothing in flight"', async () => {
     const { setup } = world()
-    const failed = setup.world.addOperation(PROJECT, {
+    const failed = operationIn(setup.world, 'failed', {
       action: 'start_compute',
       branchId: BRANCH,
-      createdAt: setup.time.wallNow() - 20_000,
-      timeline: [{ status: 'failed' }]
+      createdAt: setup.time.wallNow() - 20_000
     })
     const strict = await runSimulated(setup, {
       project_id: PROJECT,

@@ -7,18 +7,15 @@
 import { describe, expect, it } from '@jest/globals'
 import { buildOutputs } from '../../src/report/outputs.js'
 import { MAX_SUMMARY_BYTES, renderSummaryWithin } from '../../src/report/summary.js'
-import { KEYS } from '../../script/servers/neon-api/scenarios.ts'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 describe('stay within GitHub limits; say what is known', () => {
   it('10,000 operations in flight: the summary stays far below 1 MiB, the outputs under 1 MB as UTF-16', async () => {
     const setup = simulatedWorld({ history: 0 })
     for (let i = 0; i < 10_000; i++) {
-      setup.world.addOperation(PROJECT, {
-        action: 'apply_config',
-        createdAt: setup.world.now() - i * 1000,
-        timeline: [{ status: 'running' }]
-      })
+      operationIn(setup.world, 'running', { createdAt: setup.world.now() - i * 1000 })
     }
     const run = await runSimulated(setup, { project_id: PROJECT, wait: 'false' })
     expect(run.report.outcome).toBe('pending')

@@ -6,9 +6,11 @@
  * simulated/contract.test.ts; what the step shows of it, over both bundles: e2e/teardown.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import type { BranchRecord } from '../../script/servers/neon-api/world.ts'
 import { typedOutputs } from '../../src/report/outputs.js'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import type { BranchRecord } from '../support/neon/world.ts'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 
 const TARGET = 'br-preview-pr-7'
 const OTHER = 'br-preview-pr-8'
@@ -27,10 +29,11 @@ const routes = (run: { requests: { route?: string; t: number }[] }) =>
 describe('the wait: the whole project, until it is idle', () => {
   it("another branch's operation delays the check; the branch stuck in init does not", async () => {
     const setup = world({ state: { current: 'init' } })
-    setup.world.addOperation(PROJECT, {
+    operationIn(setup.world, 'running', {
       action: 'apply_config',
       branchId: OTHER,
-      timeline: [{ status: 'running', reads: 2 }, { status: 'finished' }]
+      reads: 2,
+      then: 'finished'
     })
     const run = await runSimulated(setup, {
       project_id: PROJECT,
@@ -83,11 +86,7 @@ describe('the wait: the whole project, until it is idle', () => {
 
   it('timeout while something is in flight: no verdict, preflight and blockers empty', async () => {
     const setup = world()
-    setup.world.addOperation(PROJECT, {
-      action: 'start_compute',
-      branchId: OTHER,
-      timeline: [{ status: 'running' }]
-    })
+    operationIn(setup.world, 'running', { action: 'start_compute', branchId: OTHER })
     const run = await runSimulated(setup, {
       project_id: PROJECT,
       branch_id: 'preview/pr-7',
@@ -105,11 +104,7 @@ describe('the wait: the whole project, until it is idle', () => {
 
   it('wait: false while something is in flight: pending, no verdict', async () => {
     const setup = world()
-    setup.world.addOperation(PROJECT, {
-      action: 'start_compute',
-      branchId: TARGET,
-      timeline: [{ status: 'running' }]
-    })
+    operationIn(setup.world, 'running', { action: 'start_compute', branchId: TARGET })
     const run = await runSimulated(setup, {
       project_id: PROJECT,
       branch_id: TARGET,
@@ -122,10 +117,11 @@ describe('the wait: the whole project, until it is idle', () => {
 
   it('fail_fast is ignored: a failed operation is waited on until it is final', async () => {
     const setup = world()
-    setup.world.addOperation(PROJECT, {
+    operationIn(setup.world, 'failed', {
       action: 'start_compute',
       branchId: TARGET,
-      timeline: [{ status: 'failed', reads: 2 }, { status: 'finished' }]
+      reads: 2,
+      then: 'finished'
     })
     const run = await runSimulated(setup, {
       project_id: PROJECT,
@@ -229,10 +225,11 @@ describe('the check', () => {
   it('the branch deleted while the gate waited: gone before a delete, an input error before a reset', async () => {
     for (const before of ['delete', 'reset']) {
       const setup = world()
-      setup.world.addOperation(PROJECT, {
+      operationIn(setup.world, 'running', {
         action: 'start_compute',
         branchId: OTHER,
-        timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
+        reads: 1,
+        then: 'finished'
       })
       setup.api.onRequest = (request) => {
         if (request.route !== 'operations' || request.query.cursor) return

@@ -7,16 +7,17 @@ import { describe, expect, it } from '@jest/globals'
 import type { QueryDatabase } from '../../src/api/postgres.js'
 import { buildOutputs } from '../../src/report/outputs.js'
 import { renderSummary, renderTextReport } from '../../src/report/summary.js'
-import { KEYS } from '../../script/servers/neon-api/scenarios.ts'
-import { PROJECT, runSimulated, simulatedWorld } from '../fixtures/simulated-gate.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 /** An operation running until its third read, then finished, and the gate that waits on it. */
 function runningOperation() {
   const setup = simulatedWorld({ history: 0 })
-  const op = setup.world.addOperation(PROJECT, {
-    action: 'apply_config',
-    branchId: 'br-main-1',
-    timeline: [{ status: 'running', reads: 2 }, { status: 'finished' }]
+  const op = operationIn(setup.world, 'running', {
+    reads: 2,
+    then: 'finished',
+    branchId: 'br-main-1'
   })
   return { setup, op }
 }

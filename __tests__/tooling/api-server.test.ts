@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
-import { type ApiServer, startApiServer } from '../../script/servers/neon-api/server.ts'
-import { demoWorld, KEYS, PROJECT } from '../../script/servers/neon-api/scenarios.ts'
-import { operationJson, World } from '../../script/servers/neon-api/world.ts'
+import { type ApiServer, startApiServer } from '../support/neon/server.ts'
+import { demoWorld } from '../support/neon/scenarios.ts'
+import { operationJson, World } from '../support/neon/world.ts'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 let server: ApiServer | undefined
 afterEach(async () => {

@@ -22,8 +22,8 @@ import {
 import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../../src/api/resources/branches.js'
 import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../../src/api/retry-policy.js'
 import { REFUSED_GRACE_INTERVALS } from '../../src/wait/database-probe.js'
-import { depcruise } from '../fixtures/depcruise.js'
-import { messageTemplates } from '../fixtures/messages.js'
+import { depcruise } from '../support/tooling/depcruise.js'
+import { messageTemplates } from '../support/tooling/messages.js'
 import { ACTION_NAME, ACTION_VERSION } from '../../src/domain/version.js'
 
 const root = join(import.meta.dirname, '..', '..')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { type Attempt, fleetFloor } from '../../script/bench/fleet-floor.ts'
+import { type Attempt, fleetFloor } from '../support/fleet/fleet-floor.ts'
 
 const admitted = (gate: string, at: number): Attempt => ({ gate, at, admitted: true })
 const refused = (gate: string, at: number, retryAfterMs: number): Attempt => ({

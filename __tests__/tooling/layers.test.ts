@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { IForbiddenRuleType } from 'dependency-cruiser'
-import { depcruise } from '../fixtures/depcruise.js'
+import { depcruise } from '../support/tooling/depcruise.js'
 
 const root = join(import.meta.dirname, '..', '..')
 

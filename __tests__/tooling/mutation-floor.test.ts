@@ -237,6 +237,14 @@ describe('survivors: none but the accepted ones (npm run mutation)', () => {
 
 describe('the incremental baseline (stryker.incremental.json)', () => {
   const position = (line: number, column: number) => ({ line, column })
+  /** A mutant no test covers, as the normalized baseline keeps it. */
+  const uncovered = {
+    id: '0',
+    mutatorName: 'BooleanLiteral',
+    replacement: 'false',
+    location: { start: position(1, 18), end: position(1, 22) },
+    status: 'NoCoverage'
+  }
   // Stryker's own file, as it writes it: test ids in the order tests happened to finish, failure
   // messages with the sandbox's paths, the checkout's absolute path and the whole configuration.
   const raw = (order: 'first' | 'second') => {
@@ -278,18 +286,7 @@ describe('the incremental baseline (stryker.incremental.json)', () => {
         'src/a.ts': {
           language: 'typescript',
           source: 'export const a = true\n',
-          mutants: [
-            {
-              id: '0',
-              mutatorName: 'BooleanLiteral',
-              replacement: 'false',
-              location: { start: position(1, 18), end: position(1, 22) },
-              status: 'NoCoverage',
-              static: false,
-              coveredBy: [],
-              killedBy: []
-            }
-          ]
+          mutants: [{ ...uncovered, static: false, coveredBy: [], killedBy: [] }]
         }
       },
       testFiles: {
@@ -314,15 +311,7 @@ describe('the incremental baseline (stryker.incremental.json)', () => {
         'src/a.ts': {
           language: 'typescript',
           source: 'export const a = true\n',
-          mutants: [
-            {
-              id: '0',
-              mutatorName: 'BooleanLiteral',
-              replacement: 'false',
-              location: { start: position(1, 18), end: position(1, 22) },
-              status: 'NoCoverage'
-            }
-          ]
+          mutants: [uncovered]
         },
         'src/b.ts': {
           language: 'typescript',

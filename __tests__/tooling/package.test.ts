@@ -12,10 +12,11 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { runCommandBundle } from '../../script/runner/run-bundle.ts'
-import { FAILING_BRANCH, failingBranch, finishingBranch } from '../fixtures/command.js'
-import { KEYS, PROJECT, secretForms, serve } from '../fixtures/e2e.js'
-import { freshDatabase } from '../fixtures/postgres.js'
+import { runCommandBundle } from '../support/bundles/run-bundle.ts'
+import { FAILING_BRANCH, failingBranch, finishingBranch } from '../support/bundles/command.js'
+import { secretForms, serve } from '../support/bundles/action.js'
+import { freshDatabase } from '../support/postgres/databases.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 const root = join(import.meta.dirname, '..', '..')
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {

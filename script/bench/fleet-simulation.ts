@@ -1,13 +1,13 @@
 /*
  * npm run simulate: the fleet benchmark and the lone gate in a storm, with the action's own gate()
- * on a simulated clock and network (script/bench/simulation.ts), in seconds instead of minutes per
+ * on a simulated clock and network (__tests__/support/fleet/simulation.ts), in seconds instead of minutes per
  * design. Designs are compared here first, then measured with the real bundle (npm run benchmark
  * -- storm fleet). Nothing is asserted. Beside each fleet's figures, the fewest 429s a gate that any
- * pacing within the contract could have had (script/bench/fleet-floor.ts).
+ * pacing within the contract could have had (__tests__/support/fleet/fleet-floor.ts).
  *
  *   npm run simulate [-- runs [first seed]]
  */
-import type { Attempt } from './fleet-floor.ts'
+import type { Attempt } from '../../__tests__/support/fleet/fleet-floor.ts'
 import {
   FLEET_PER_SECOND_PER_ROUTE,
   FLEET_WINDOW,
@@ -17,11 +17,16 @@ import {
   PACKED_SPREAD_MS,
   seeded,
   SPREAD_MS
-} from './fleet-plan.ts'
-import { RateLimiter } from '../servers/neon-api/limits.ts'
-import { rateLimitedAnswer } from '../servers/neon-api/routes.ts'
-import { operationAnswer, simulatedTransport, startGate } from './simulation.ts'
-import { type SimulatedHandling, SimulatedTime } from '../servers/simulated-network.ts'
+} from '../../__tests__/support/fleet/fleet-plan.ts'
+import { RateLimiter } from '../../__tests__/support/neon/limits.ts'
+import { rateLimitedAnswer } from '../../__tests__/support/neon/routes.ts'
+import {
+  operationAnswer,
+  simulatedTransport,
+  startGate
+} from '../../__tests__/support/fleet/simulation.ts'
+import type { SimulatedHandling } from '../../__tests__/support/neon/simulated-network.ts'
+import { SimulatedTime } from '../../__tests__/support/time/clock.ts'
 
 /** From a gate's planned start to its first request: a bundle's start-up (START_MS to change it). */
 const START_MS = Number(process.env.START_MS ?? 150)

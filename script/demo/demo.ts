@@ -16,7 +16,7 @@ import {
   TITLES,
   withScenario
 } from './scenarios.ts'
-import { type BundleRun, runBundle } from '../runner/run-bundle.ts'
+import { type BundleRun, runBundle } from '../../__tests__/support/bundles/run-bundle.ts'
 import { logPrinter, renderRun, renderSummaryText } from './terminal-render.ts'
 
 const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text)

@@ -10,11 +10,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ApiServer, startApiServer } from '../servers/neon-api/server.ts'
-import { addFailingPreview, demoWorld, KEYS, PROJECT } from '../servers/neon-api/scenarios.ts'
+import { type ApiServer, startApiServer } from '../../__tests__/support/neon/server.ts'
+import { addFailingPreview, demoWorld } from '../../__tests__/support/neon/scenarios.ts'
 import pg from 'pg'
-import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../servers/github-api/server.ts'
-import { type LocalPostgres, startPostgres } from '../servers/postgres.ts'
+import {
+  ACTIONS_BOT,
+  type GitHubServer,
+  startGitHubServer
+} from '../../__tests__/support/github/server.ts'
+import { type LocalPostgres, startPostgres } from '../../__tests__/support/postgres/server.ts'
+import { KEYS, PROJECT } from '../../__tests__/support/neon/ids.ts'
 
 /** The outcomes, each pictured by `npm run screenshots`. */
 export const SCENARIOS = ['success', 'failure', 'timeout'] as const

@@ -12,7 +12,7 @@ import { Marked } from 'marked'
 import { chromium } from 'playwright-core'
 import { SCENARIOS, withScenario } from './scenarios.ts'
 import { ensureFreshBundle, ROOT } from '../build/fresh-bundle.ts'
-import { runBundle } from '../runner/run-bundle.ts'
+import { runBundle } from '../../__tests__/support/bundles/run-bundle.ts'
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
 const IMAGES = join(ROOT, 'docs', 'images')

@@ -1,5 +1,5 @@
 /** Shows a bundle run readably in a terminal: the log, the outputs and the job summary as text. */
-import type { BundleRun } from '../runner/run-bundle.ts'
+import type { BundleRun } from '../../__tests__/support/bundles/run-bundle.ts'
 
 const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text)
 

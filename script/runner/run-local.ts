@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureFreshBundle, ROOT } from '../build/fresh-bundle.ts'
-import { runBundle } from './run-bundle.ts'
+import { runBundle } from '../../__tests__/support/bundles/run-bundle.ts'
 import { logPrinter, renderRun } from '../demo/terminal-render.ts'
 
 // The inputs action.yml declares; the runner warns about any other, and so does this script.

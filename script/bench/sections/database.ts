@@ -4,9 +4,10 @@
  */
 import { connect, createServer } from 'node:net'
 import pg from 'pg'
-import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
-import { startPostgres } from '../../servers/postgres.ts'
+import { demoWorld } from '../../../__tests__/support/neon/scenarios.ts'
+import { startPostgres } from '../../../__tests__/support/postgres/server.ts'
 import { median, type Row, run, withServer } from '../common.ts'
+import { PROJECT } from '../../../__tests__/support/neon/ids.ts'
 
 export async function database(row: Row): Promise<void> {
   const postgres = await startPostgres()

@@ -1,5 +1,5 @@
 /*
- * Fleet: the plan of script/bench/fleet-plan.ts (90 gates of one account, each on its own operation
+ * Fleet: the plan of __tests__/support/fleet/fleet-plan.ts (90 gates of one account, each on its own operation
  * of 40–60 intervals, 700 requests per sliding minute, interval 5 s: 1.5x the budget once all have
  * started), with real bundles against the local API server. A run takes about 5 minutes; with
  * FLEET_SPEEDUP=5 (interval 1 s, a 12 s window) about one, but it does not measure the gates'
@@ -15,11 +15,11 @@
  * A run whose gates did not start on time (p90 of first request − planned start over 1 s) is
  * invalid: it is reported as such and not counted.
  */
-import { KEYS, PROJECT, demoWorld } from '../../servers/neon-api/scenarios.ts'
-import type { Limits } from '../../servers/neon-api/limits.ts'
-import { BASE_PATH } from '../../servers/neon-api/routes.ts'
-import type { ApiServer } from '../../servers/neon-api/server.ts'
-import { runBundle } from '../../runner/run-bundle.ts'
+import { demoWorld } from '../../../__tests__/support/neon/scenarios.ts'
+import type { Limits } from '../../../__tests__/support/neon/limits.ts'
+import { BASE_PATH } from '../../../__tests__/support/neon/routes.ts'
+import type { ApiServer } from '../../../__tests__/support/neon/server.ts'
+import { runBundle } from '../../../__tests__/support/bundles/run-bundle.ts'
 import { percentile, type Row, sleep, withServer } from '../common.ts'
 import {
   FLEET_PER_SECOND_PER_ROUTE,
@@ -30,8 +30,9 @@ import {
   fleetPlan,
   PACKED_SPREAD_MS,
   SPREAD_MS
-} from '../fleet-plan.ts'
+} from '../../../__tests__/support/fleet/fleet-plan.ts'
 import { simulateFleet } from '../fleet-simulation.ts'
+import { KEYS, PROJECT } from '../../../__tests__/support/neon/ids.ts'
 
 const FLEET_RUNS = Number(process.env.FLEET_RUNS ?? 3)
 const FLEET_SEED = Number(process.env.FLEET_SEED ?? 1)

@@ -2,8 +2,9 @@
  * Several ids: each read until it is final, never again; and 10 ids against an account allowed 6
  * requests per 5 s.
  */
-import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
+import { demoWorld } from '../../../__tests__/support/neon/scenarios.ts'
 import { polls, type Row, run, withServer } from '../common.ts'
+import { PROJECT } from '../../../__tests__/support/neon/ids.ts'
 
 export async function ids(row: Row): Promise<void> {
   await readUntilFinal(row)

@@ -1,6 +1,7 @@
 /* Latency: from the moment the operation is final to the action's exit, at interval 1 s and 5 s. */
-import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
+import { demoWorld } from '../../../__tests__/support/neon/scenarios.ts'
 import { type Row, run, withServer } from '../common.ts'
+import { PROJECT } from '../../../__tests__/support/neon/ids.ts'
 
 export async function latency(row: Row): Promise<void> {
   for (const interval of ['1s', '5s']) {

@@ -1,6 +1,7 @@
 /* The project gate: cost of the first and of each later poll, by history size and in-flight count. */
-import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
+import { demoWorld } from '../../../__tests__/support/neon/scenarios.ts'
 import { polls, type Row, run, withServer } from '../common.ts'
+import { PROJECT } from '../../../__tests__/support/neon/ids.ts'
 
 const CASES: [history: number, everyMs: number, inFlight: number][] = [
   [100, 600_000, 1],

@@ -1,6 +1,7 @@
 /* A server that holds the request open: the process must still end at the deadline. */
-import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
+import { demoWorld } from '../../../__tests__/support/neon/scenarios.ts'
 import { type Row, run, withServer } from '../common.ts'
+import { PROJECT } from '../../../__tests__/support/neon/ids.ts'
 
 export async function silent(row: Row): Promise<void> {
   const world = demoWorld()

@@ -6,10 +6,14 @@
 import { execFile } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { demoWorld, PROJECT } from '../../servers/neon-api/scenarios.ts'
-import { BUNDLE, COMMAND_BUNDLE, runCommandBundle } from '../../runner/run-bundle.ts'
-import { KEYS } from '../../servers/neon-api/scenarios.ts'
+import { demoWorld } from '../../../__tests__/support/neon/scenarios.ts'
+import {
+  BUNDLE,
+  COMMAND_BUNDLE,
+  runCommandBundle
+} from '../../../__tests__/support/bundles/run-bundle.ts'
 import { median, type Row, run, withServer } from '../common.ts'
+import { KEYS, PROJECT } from '../../../__tests__/support/neon/ids.ts'
 
 const DIST = join(BUNDLE, '..')
 

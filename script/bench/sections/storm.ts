@@ -7,10 +7,11 @@
  * Retry-After plus one interval), the exit within that plus one interval. Every storm of a run at
  * once (lone gates, each with its own server), STORM_RUNS runs (3).
  */
-import type { Fault } from '../../servers/neon-api/faults.ts'
-import { demoWorld, KEYS, PROJECT } from '../../servers/neon-api/scenarios.ts'
-import { runBundle } from '../../runner/run-bundle.ts'
+import type { Fault } from '../../../__tests__/support/neon/faults.ts'
+import { demoWorld } from '../../../__tests__/support/neon/scenarios.ts'
+import { runBundle } from '../../../__tests__/support/bundles/run-bundle.ts'
 import { type Row, withServer } from '../common.ts'
+import { KEYS, PROJECT } from '../../../__tests__/support/neon/ids.ts'
 
 const STORM_RUNS = Number(process.env.STORM_RUNS ?? 3)
 const INTERVAL_MS = 5000

@@ -1,0 +1,58 @@
+/*
+ * The command in process: runCommand() with streams, an environment and signals of the test's
+ * own, against a local API server over real HTTP on 127.0.0.1. What only a process shows (its real
+ * streams, a terminal, signals, pipes) is run from the bundle instead (support/bundles/command.ts).
+ */
+import { EventEmitter } from 'node:events'
+import { Readable } from 'node:stream'
+import { runCommand } from '../../../src/command/main.js'
+import { type Clock, systemClock } from '../../../src/domain/clock.js'
+import { KEYS, PROJECT } from '../neon/ids.js'
+
+export interface InProcessOptions {
+  env?: Record<string, string>
+  stdin?: string | Readable
+  clock?: Clock
+  /** Standard error is a terminal. */
+  terminal?: boolean
+  /** Where the test sends signals to the command. */
+  signals?: EventEmitter
+  /** Standard output fails as it is written. */
+  brokenStdout?: boolean
+}
+
+export interface InProcessRun {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/**
+ * `neon-gate --api-host <server> ...args` in process, with the organization key in NEON_API_KEY
+ * and the demo project in NEON_PROJECT_ID unless `env` says otherwise; what it wrote.
+ */
+export async function commandInProcess(
+  server: { apiHost: string },
+  args: string[],
+  options: InProcessOptions = {}
+): Promise<InProcessRun> {
+  let stdout = ''
+  let stderr = ''
+  const code = await runCommand(['--api-host', server.apiHost, ...args], {
+    env: { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT, ...options.env },
+    stdin: options.stdin instanceof Readable ? options.stdin : Readable.from([options.stdin ?? '']),
+    clock: options.clock ?? systemClock,
+    stdout: {
+      write: (text: string) => {
+        if (options.brokenStdout) throw new Error('the stream broke')
+        stdout += text
+      }
+    },
+    stderr: { write: (text: string) => (stderr += text), isTTY: options.terminal, columns: 80 },
+    signals: (options.signals ?? new EventEmitter()) as unknown as Pick<
+      NodeJS.Process,
+      'once' | 'off'
+    >
+  })
+  return { code, stdout, stderr }
+}

@@ -1,0 +1,113 @@
+/*
+ * What the recipes' suites share: the command as a recipe runs it (pointed at the local API
+ * server), a world with a ready branch and a failing one, the package as npm would install it,
+ * and the check that an image can run a package spec.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { COMMAND_BUNDLE, nodeWith } from './run-bundle.ts'
+import { FAILING_BRANCH, failingBranch } from './command.js'
+import { serve } from './action.js'
+import { PROJECT } from '../neon/ids.js'
+
+export const root = join(import.meta.dirname, '..', '..', '..')
+
+/** The command as a recipe runs it, pointed at the local API server. */
+export const gateCommandLine = (server: { apiHost: string }): string =>
+  [...nodeWith(COMMAND_BUNDLE, {}), '--api-host', server.apiHost, '--interval', '1s'].join(' ')
+
+/**
+ * A branch whose operations finished, and one whose start_compute failed a moment ago, with the
+ * API's `error` text.
+ */
+export async function branches(error?: string) {
+  const { world, server } = await serve()
+  world.addBranch(PROJECT, { id: 'br-ready-000007', name: 'ready' })
+  world.addOperation(PROJECT, {
+    action: 'create_branch',
+    branchId: 'br-ready-000007',
+    createdAt: world.now() - 60_000,
+    timeline: [{ status: 'running', ms: 2000 }, { status: 'finished' }]
+  })
+  failingBranch(world, error)
+  return { world, server, ready: 'br-ready-000007', failing: FAILING_BRANCH }
+}
+
+export const onPath = (program: string): boolean => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * `npm pack` of the repository into a folder of its own: the tarball's path, for `npm_config_*`
+ * offline installs (`npx neon-operations-gate@file:<tarball>`). `remove` deletes the folder.
+ */
+export function packedTarball(): { tarball: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'packed-'))
+  execFileSync('npm', ['pack', '--pack-destination', dir, '--loglevel=error'], {
+    cwd: root,
+    stdio: 'ignore',
+    env: { ...process.env, npm_config_cache: join(dir, 'cache') }
+  })
+  const [name] = readdirSync(dir).filter((file) => file.endsWith('.tgz'))
+  return { tarball: join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/**
+ * Why `image` cannot run `npx <spec>` for the command, or undefined when it can: the command needs
+ * Node 20.20+ or 24, and npm fetches a git spec (`github:…`, `git+…`) with git, which the official
+ * node images have in their Debian form (`node:24`, `node:24-bookworm`) and not in `-slim` or
+ * `-alpine`.
+ */
+export function imageProblem(image: string, spec: string): string | undefined {
+  const match = /^node:(\d+)(?:\.[\d.]+)?(?:-([a-z]+))?$/.exec(image)
+  if (!match) return `${image} is not an official node image`
+  if (![20, 24].includes(Number(match[1]))) return `${image} has no Node 20 or 24`
+  const gitSpec = /(^|@)(github:|gitlab:|bitbucket:|git\+|git:\/\/|[\w.-]+\/[\w.-]+(#|$))/.test(
+    spec
+  )
+  const withGit = match[2] === undefined || ['bookworm', 'bullseye', 'trixie'].includes(match[2])
+  return gitSpec && !withGit ? `${image} has no git, which npm needs for ${spec}` : undefined
+}
+
+/**
+ * A migration that really migrates, as a command line: a row in a table on the database at
+ * DATABASE_URL, and `migrated` on standard output.
+ */
+export function migration(dir: string): string {
+  const file = join(dir, 'migrate.mjs')
+  writeFileSync(
+    file,
+    [
+      `import pg from ${JSON.stringify(join(root, 'node_modules', 'pg', 'lib', 'index.js'))}`,
+      'const client = new pg.Client({ connectionString: process.env.DATABASE_URL, ssl: false })',
+      'await client.connect()',
+      "await client.query('CREATE TABLE IF NOT EXISTS preview_migrated (at timestamptz)')",
+      "await client.query('INSERT INTO preview_migrated VALUES (now())')",
+      'await client.end()',
+      "console.log('migrated')"
+    ].join('\n')
+  )
+  return `node ${file}`
+}
+
+/** How many times the migration ran on the database at `url`. */
+export async function migrations(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url, ssl: false })
+  await client.connect()
+  try {
+    const result = await client.query('SELECT count(*)::int AS n FROM preview_migrated')
+    return (result.rows[0] as { n: number }).n
+  } catch {
+    return 0
+  } finally {
+    await client.end()
+  }
+}

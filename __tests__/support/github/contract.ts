@@ -1,0 +1,37 @@
+/*
+ * GitHub's REST description (@octokit/openapi's api.github.com.json, read from node_modules) as the
+ * contract of the local GitHub API: the calls the pull-request comment makes, trimmed at load time
+ * to those paths and what they reference (support/openapi-contract.ts).
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import {
+  type ApiDocument,
+  type Contract,
+  openApiContract,
+  trimDocument
+} from '../openapi-contract.ts'
+
+const GITHUB_DESCRIPTION = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'node_modules',
+  '@octokit',
+  'openapi',
+  'generated',
+  'api.github.com.json'
+)
+
+/** List, create, update and delete issue comments, and who the token is. */
+const GITHUB_PATHS_USED = {
+  '/repos/{owner}/{repo}/issues/{issue_number}/comments': ['get', 'post'],
+  '/repos/{owner}/{repo}/issues/comments/{comment_id}': ['patch', 'delete'],
+  '/user': ['get']
+}
+
+export async function githubContract(): Promise<Contract> {
+  const description = JSON.parse(readFileSync(GITHUB_DESCRIPTION, 'utf8')) as ApiDocument
+  return openApiContract(trimDocument(description, GITHUB_PATHS_USED))
+}

@@ -1,0 +1,58 @@
+/*
+ * Faults on demand for the local API server: any status (with the message and code an API error
+ * would hold), dropped connections, slow answers, malformed JSON, or the normal answer altered as
+ * no contract allows, for a number of requests or over a time, on one route or all.
+ */
+import type { Route } from './routes.ts'
+
+export type Fault = (
+  | {
+      kind: 'status'
+      status: number
+      retryAfter?: string
+      /** The error body's fields, the API's own words unless given. */
+      message?: string
+      code?: string
+      requestId?: string
+    }
+  | { kind: 'drop' }
+  | { kind: 'slow'; delayMs: number }
+  | { kind: 'malformed'; status?: number }
+  /** The normal answer, its body changed as a server that strays from the contract would. */
+  | { kind: 'altered'; alter: (body: unknown) => unknown }
+) & {
+  /** Only requests to this route; all routes when absent. */
+  route?: Route
+  /** For this many matching requests ... */
+  times?: number
+  /** ... or until this clock time. Without either, until removed. */
+  until?: number
+  /** Not before this clock time. */
+  from?: number
+}
+
+/** The faults still to happen, in the order they were added. */
+export class Faults {
+  private faults: Fault[] = []
+
+  add(fault: Fault): void {
+    this.faults.push({ ...fault })
+  }
+
+  clear(): void {
+    this.faults = []
+  }
+
+  /** The fault for a request of `route` at `now`, counted down; undefined: answer normally. */
+  take(route: Route | undefined, now: number): Fault | undefined {
+    this.faults = this.faults.filter(
+      (fault) => (fault.times ?? 1) > 0 && (fault.until ?? Infinity) > now
+    )
+    const fault = this.faults.find(
+      (candidate) =>
+        (!candidate.route || candidate.route === route) && (candidate.from ?? -Infinity) <= now
+    )
+    if (fault?.times !== undefined) fault.times--
+    return fault
+  }
+}
