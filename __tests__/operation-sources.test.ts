@@ -110,6 +110,14 @@ function gate(history: History, options: { branchId?: string; failFast?: boolean
   return { source, clock, warnings }
 }
 
+/** The gate's source over `reader` after its first poll, with the reader's calls cleared. */
+async function afterFirstPoll(reader: History, options: Parameters<typeof gate>[1] = {}) {
+  const { source } = gate(reader, options)
+  await source.poll()
+  reader.calls.length = 0
+  return source
+}
+
 /** The wait over `source` on `clock`, from NOW until `timeoutMs` later, at a pace of 5 s. */
 function waitOn(source: ProjectGateSource, clock: FakeClock, timeoutMs = 600_000) {
   return waitForOperations(
@@ -124,6 +132,13 @@ function waitOn(source: ProjectGateSource, clock: FakeClock, timeoutMs = 600_000
   )
 }
 
+/** A history of `count` old, finished operations, one a minute from a minute ago. */
+function historyOf(count: number): History {
+  const history = new History()
+  fill(history, count)
+  return history
+}
+
 /** Old, finished history: `count` operations, one a minute, starting `from` minutes ago. */
 function fill(history: History, count: number, from = 1): void {
   for (let i = 0; i < count; i++)
@@ -132,8 +147,7 @@ function fill(history: History, count: number, from = 1): void {
 
 describe('ProjectGateSource', () => {
   it('a project with nothing in flight passes at once, in one poll', async () => {
-    const history = new History()
-    fill(history, 30)
+    const history = historyOf(30)
     const { source, clock } = gate(history)
     const result = await waitOn(source, clock)
     expect(result).toMatchObject({ outcome: 'success', operations: [], polls: 1 })
@@ -156,8 +170,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('stops the first read at the horizon even when history goes on', async () => {
-    const history = new History()
-    fill(history, 3 * GATE_DISCOVERY_PAGE_LIMIT)
+    const history = historyOf(3 * GATE_DISCOVERY_PAGE_LIMIT)
     for (let i = 0; i < 3 * GATE_DISCOVERY_PAGE_LIMIT; i++) history.operations.pop()
     for (let i = 0; i < 3 * GATE_DISCOVERY_PAGE_LIMIT; i++)
       history.add(1 + i * 2, { status: 'finished' })
@@ -168,8 +181,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('later polls read from the top down to the oldest pending operation only', async () => {
-    const history = new History()
-    fill(history, 1000)
+    const history = historyOf(1000)
     const pending = history.add(150.5, { status: 'running' })
     const { source } = gate(history)
     await source.poll()
@@ -187,14 +199,11 @@ describe('ProjectGateSource', () => {
   })
 
   it('reads by id a pending operation deeper than the per-poll page limit', async () => {
-    const history = new History()
-    fill(history, 1000)
+    const history = historyOf(1000)
     const deep = history.add(GATE_MAX_POLL_PAGES * GATE_POLL_PAGE_LIMIT + 50.5, {
       status: 'running'
     })
-    const { source } = gate(history)
-    await source.poll()
-    history.calls.length = 0
+    const source = await afterFirstPoll(history)
     history.set(deep.id, 'finished')
     await source.poll()
     expect(history.calls.filter((call) => call.startsWith('list'))).toHaveLength(
@@ -205,8 +214,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('waits for operations created after the gate started, and fails on their failure', async () => {
-    const history = new History()
-    fill(history, 10)
+    const history = historyOf(10)
     const first = history.add(0.5, { status: 'running' })
     const { source } = gate(history)
     await source.poll()
@@ -220,8 +228,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('with branch_id, only operations on that branch count', async () => {
-    const history = new History()
-    fill(history, 10)
+    const history = historyOf(10)
     const other = history.add(0.2, { status: 'running', branch_id: 'br-other' })
     const mine = history.add(0.4, { status: 'running', branch_id: 'br-mine' })
     const { source } = gate(history, { branchId: 'br-mine' })
@@ -235,8 +242,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('the whole gate: waits until the in-flight operations finish', async () => {
-    const history = new History()
-    fill(history, 20)
+    const history = historyOf(20)
     const a = history.add(0.3, { status: 'running', action: 'create_branch' })
     const b = history.add(0.2, { status: 'scheduling', action: 'start_compute' })
     const { source, clock } = gate(history)
@@ -338,14 +344,11 @@ describe('ProjectGateSource: each later poll reads back to what the previous one
   }
 
   it('a burst of 150 on other branches does not hide a new operation on the gated branch', async () => {
-    const history = new History()
-    fill(history, 30)
-    const { source } = gate(history, { branchId: 'br-mine' })
-    await source.poll()
+    const history = historyOf(30)
+    const source = await afterFirstPoll(history, { branchId: 'br-mine' })
     expect(source.operations).toEqual([])
     const mine = history.add(0.01, { status: 'running', branch_id: 'br-mine' })
     burst(history, 150)
-    history.calls.length = 0
     await source.poll()
     expect(source.operations.map((op) => op.id)).toEqual([mine.id])
     // Two pages: the second reaches what the first read had seen.
@@ -353,8 +356,7 @@ describe('ProjectGateSource: each later poll reads back to what the previous one
   })
 
   it('one that ended in error under the burst, while the gate waits for the branch, fails the gate', async () => {
-    const history = new History()
-    fill(history, 30)
+    const history = historyOf(30)
     const states = [
       { current_state: 'init' },
       { current_state: 'init' },
@@ -374,33 +376,26 @@ describe('ProjectGateSource: each later poll reads back to what the previous one
   })
 
   it('the usual poll is still one request: its page holds what the previous poll saw', async () => {
-    const history = new History()
-    fill(history, 300)
-    const { source } = gate(history, { branchId: 'br-mine' })
-    await source.poll()
+    const history = historyOf(300)
+    const source = await afterFirstPoll(history, { branchId: 'br-mine' })
     burst(history, 99)
-    history.calls.length = 0
     await source.poll()
     expect(history.calls).toEqual(['list top'])
   })
 
   it('a page shorter than asked does not end a read that has not got back there', async () => {
-    const history = new History()
-    fill(history, 30)
-    const { source } = gate(history, { branchId: 'br-mine' })
-    await source.poll()
+    const history = historyOf(30)
+    const source = await afterFirstPoll(history, { branchId: 'br-mine' })
     history.pageCap = 40
     const mine = history.add(0.01, { status: 'running', branch_id: 'br-mine' })
     burst(history, 60)
-    history.calls.length = 0
     await source.poll()
     expect(source.operations.map((op) => op.id)).toEqual([mine.id])
     expect(history.calls).toHaveLength(2)
   })
 
   it('at the page cap it warns and does not pass; the next poll reads on from where it stopped', async () => {
-    const history = new History()
-    fill(history, 30)
+    const history = historyOf(30)
     const first = history.add(0.5, { status: 'running', branch_id: 'br-mine' })
     const { source, clock, warnings } = gate(history, { branchId: 'br-mine' })
     const cap = GATE_MAX_CATCH_UP_PAGES * GATE_POLL_PAGE_LIMIT
@@ -431,8 +426,7 @@ describe('ProjectGateSource: each later poll reads back to what the previous one
   })
 
   it('a timeout before the read gets back there is a timeout, not a pass, and says why', async () => {
-    const history = new History()
-    fill(history, 30)
+    const history = historyOf(30)
     const first = history.add(0.5, { status: 'running' })
     const { source, clock } = gate(history)
     const cap = GATE_MAX_CATCH_UP_PAGES * GATE_POLL_PAGE_LIMIT
@@ -533,8 +527,7 @@ describe('ProjectGateSource: the gated branch', () => {
       ]
     ]
   ])('%s', async (_case, reads, said) => {
-    const history = new History()
-    fill(history, 5)
+    const history = historyOf(5)
     const { source, lines } = branchGate(history, reads)
     for (let i = 0; i < reads.length; i++) await source.poll()
     expect(lines).toEqual(said)
@@ -542,8 +535,7 @@ describe('ProjectGateSource: the gated branch', () => {
   })
 
   it('the state the branch was resolved in counts as the last one said', async () => {
-    const history = new History()
-    fill(history, 5)
+    const history = historyOf(5)
     const running = history.add(0.5, { status: 'running', branch_id: 'br-mine' })
     const { source, lines } = branchGate(history, [{ current_state: 'ready' }])
     // The first poll finds its operation in flight: the branch is not read.
@@ -571,13 +563,10 @@ describe('ProjectGateSource: how far each read goes', () => {
   })
 
   it('a later poll ends on the page that reaches the oldest pending operation', async () => {
-    const history = new History()
-    fill(history, 150)
+    const history = historyOf(150)
     // The 100th newest: the last of the first page of a later poll.
     const pending = history.add(99.5, { status: 'running' })
-    const { source } = gate(history)
-    await source.poll()
-    history.calls.length = 0
+    const source = await afterFirstPoll(history)
     await source.poll()
     expect(history.calls).toEqual(['list top'])
     expect(source.operations.map((op) => op.id)).toEqual([pending.id])
@@ -592,9 +581,7 @@ describe('ProjectGateSource: how far each read goes', () => {
     const reader = new ScriptedPages([[unreadable, older], [], [newer, older]], () => ({
       ...unreadable
     }))
-    const { source } = gate(reader as unknown as History)
-    await source.poll()
-    reader.calls.length = 0
+    const source = await afterFirstPoll(reader as unknown as History)
     await source.poll()
     // Two operations where 100 were asked for: the last page. The pending one was not on it.
     expect(reader.calls).toEqual(['list top', `get ${unreadable.id}`])
@@ -612,9 +599,7 @@ describe('ProjectGateSource: how far each read goes', () => {
         ...unreadable
       })
     )
-    const { source } = gate(reader as unknown as History)
-    await source.poll()
-    reader.calls.length = 0
+    const source = await afterFirstPoll(reader as unknown as History)
     await source.poll()
     // Three full pages (the first got back to what had been seen), and the operation was on none
     // of them: read by id.
@@ -622,8 +607,7 @@ describe('ProjectGateSource: how far each read goes', () => {
   })
 
   it('an operation that is final is read no more, by list or by id', async () => {
-    const history = new History()
-    fill(history, 1000)
+    const history = historyOf(1000)
     const deep = history.add(GATE_MAX_POLL_PAGES * GATE_POLL_PAGE_LIMIT + 50.5, {
       status: 'running'
     })
@@ -639,8 +623,7 @@ describe('ProjectGateSource: how far each read goes', () => {
   })
 
   it('at most 20 pending operations read by id a poll, those read longest ago first', async () => {
-    const history = new History()
-    fill(history, 1000)
+    const history = historyOf(1000)
     const deep = Array.from({ length: GATE_MAX_READS_BY_ID + 5 }, (_, i) =>
       history.add(GATE_MAX_POLL_PAGES * GATE_POLL_PAGE_LIMIT + 10.5 + i, { status: 'running' })
     )
