@@ -31,11 +31,11 @@ export class ScriptedReader implements OperationsReading {
    * `scripts`: for each operation id, a status a read by id (the last one repeats); an Error in
    * the script is thrown by that read. `now`: the time `add` counts back from.
    */
-  constructor(
-    scripts: StatusScripts = {},
-    private readonly now = Date.now()
-  ) {
+  private readonly now: number
+
+  constructor(scripts: StatusScripts = {}, now = Date.now()) {
     for (const [id, steps] of Object.entries(scripts)) this.scripts.set(id, [...steps])
+    this.now = now
   }
 
   /**
