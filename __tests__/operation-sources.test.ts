@@ -15,12 +15,13 @@ import {
   ProjectGateSource
 } from '../src/wait/operation-sources.js'
 import { Pace } from '../src/api/pace.js'
-import type { Branch, Operation, OperationList } from '../src/domain/schemas.js'
+import type { Branch, Operation } from '../src/domain/schemas.js'
 import { waitForOperations } from '../src/wait/wait-for-operations.js'
 import { FakeClock } from './support/time/clock.js'
 import { collectingLogger } from './support/logger.js'
 import { operation } from './support/neon/operations.js'
 import { PROJECT } from './support/neon/ids.js'
+import { ScriptedReader } from './support/neon/scripted-reader.js'
 
 const NOW = Date.parse('2026-11-21T12:00:00Z')
 const silent: Logger = {
@@ -31,53 +32,7 @@ const silent: Logger = {
 }
 const iso = (ms: number) => new Date(ms).toISOString()
 
-/** The operations list endpoint over an in-memory history, paged like the API (cursor = created_at). */
-class History implements OperationsReading {
-  readonly calls: string[] = []
-  operations: Operation[] = []
-  /** The most a page holds, whatever `limit` asked for (a server may cap it). */
-  pageCap = Infinity
-
-  add(minutesAgo: number, fields: Partial<Operation> = {}): Operation {
-    const created = NOW - minutesAgo * 60_000
-    const op = operation({ created_at: iso(created), updated_at: iso(created + 1000), ...fields })
-    // Keep newest first: append when it is the oldest, else insert before the first older one.
-    const last = this.operations.at(-1)
-    if (!last || Date.parse(last.created_at!) >= created) {
-      this.operations.push(op)
-    } else {
-      const index = this.operations.findIndex((other) => Date.parse(other.created_at!) < created)
-      this.operations.splice(index, 0, op)
-    }
-    return op
-  }
-
-  set(id: string, status: string): void {
-    const op = this.operations.find((candidate) => candidate.id === id)!
-    op.status = status
-  }
-
-  async listOperations(
-    _projectId: string,
-    { limit, cursor }: { limit: number; cursor?: string }
-  ): Promise<OperationList> {
-    this.calls.push(`list ${cursor ?? 'top'}`)
-    const older = cursor
-      ? this.operations.filter((op) => Date.parse(op.created_at!) < Date.parse(cursor))
-      : this.operations
-    const page = older
-      .slice(0, Math.min(limit, this.pageCap))
-      .map((op) => ({ ...op, created_at: op.created_at! }))
-    return { operations: page, pagination: { cursor: page.at(-1)?.created_at } }
-  }
-
-  async getOperation(_projectId: string, id: string): Promise<Operation> {
-    this.calls.push(`get ${id}`)
-    return { ...this.operations.find((op) => op.id === id)! }
-  }
-}
-
-function gate(history: History, options: { branchId?: string; failFast?: boolean } = {}) {
+function gate(history: ScriptedReader, options: { branchId?: string; failFast?: boolean } = {}) {
   const clock = new FakeClock(NOW)
   const warnings: string[] = []
   const logger: Logger = {
@@ -110,6 +65,14 @@ function gate(history: History, options: { branchId?: string; failFast?: boolean
   return { source, clock, warnings }
 }
 
+/** The gate's source over `reader` after its first poll, with the reader's calls cleared. */
+async function afterFirstPoll(reader: ScriptedReader, options: Parameters<typeof gate>[1] = {}) {
+  const { source } = gate(reader, options)
+  await source.poll()
+  reader.calls.length = 0
+  return source
+}
+
 /** The wait over `source` on `clock`, from NOW until `timeoutMs` later, at a pace of 5 s. */
 function waitOn(source: ProjectGateSource, clock: FakeClock, timeoutMs = 600_000) {
   return waitForOperations(
@@ -124,16 +87,22 @@ function waitOn(source: ProjectGateSource, clock: FakeClock, timeoutMs = 600_000
   )
 }
 
+/** A history of `count` old, finished operations, one a minute from a minute ago. */
+function historyOf(count: number): ScriptedReader {
+  const history = new ScriptedReader({}, NOW)
+  fill(history, count)
+  return history
+}
+
 /** Old, finished history: `count` operations, one a minute, starting `from` minutes ago. */
-function fill(history: History, count: number, from = 1): void {
+function fill(history: ScriptedReader, count: number, from = 1): void {
   for (let i = 0; i < count; i++)
     history.add(from + i, { status: 'finished', action: 'check_availability' })
 }
 
 describe('ProjectGateSource', () => {
   it('a project with nothing in flight passes at once, in one poll', async () => {
-    const history = new History()
-    fill(history, 30)
+    const history = historyOf(30)
     const { source, clock } = gate(history)
     const result = await waitOn(source, clock)
     expect(result).toMatchObject({ outcome: 'success', operations: [], polls: 1 })
@@ -142,7 +111,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('finds in-flight operations across pages, back to the 24 h horizon and no further', async () => {
-    const history = new History()
+    const history = new ScriptedReader({}, NOW)
     fill(history, 1200) // one a minute: 20 hours
     const deep = history.add(1000.5, { status: 'failed', action: 'apply_config' })
     const fresh = history.add(0.5, { status: 'running', action: 'create_branch' })
@@ -156,8 +125,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('stops the first read at the horizon even when history goes on', async () => {
-    const history = new History()
-    fill(history, 3 * GATE_DISCOVERY_PAGE_LIMIT)
+    const history = historyOf(3 * GATE_DISCOVERY_PAGE_LIMIT)
     for (let i = 0; i < 3 * GATE_DISCOVERY_PAGE_LIMIT; i++) history.operations.pop()
     for (let i = 0; i < 3 * GATE_DISCOVERY_PAGE_LIMIT; i++)
       history.add(1 + i * 2, { status: 'finished' })
@@ -168,8 +136,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('later polls read from the top down to the oldest pending operation only', async () => {
-    const history = new History()
-    fill(history, 1000)
+    const history = historyOf(1000)
     const pending = history.add(150.5, { status: 'running' })
     const { source } = gate(history)
     await source.poll()
@@ -187,14 +154,11 @@ describe('ProjectGateSource', () => {
   })
 
   it('reads by id a pending operation deeper than the per-poll page limit', async () => {
-    const history = new History()
-    fill(history, 1000)
+    const history = historyOf(1000)
     const deep = history.add(GATE_MAX_POLL_PAGES * GATE_POLL_PAGE_LIMIT + 50.5, {
       status: 'running'
     })
-    const { source } = gate(history)
-    await source.poll()
-    history.calls.length = 0
+    const source = await afterFirstPoll(history)
     history.set(deep.id, 'finished')
     await source.poll()
     expect(history.calls.filter((call) => call.startsWith('list'))).toHaveLength(
@@ -205,8 +169,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('waits for operations created after the gate started, and fails on their failure', async () => {
-    const history = new History()
-    fill(history, 10)
+    const history = historyOf(10)
     const first = history.add(0.5, { status: 'running' })
     const { source } = gate(history)
     await source.poll()
@@ -220,8 +183,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('with branch_id, only operations on that branch count', async () => {
-    const history = new History()
-    fill(history, 10)
+    const history = historyOf(10)
     const other = history.add(0.2, { status: 'running', branch_id: 'br-other' })
     const mine = history.add(0.4, { status: 'running', branch_id: 'br-mine' })
     const { source } = gate(history, { branchId: 'br-mine' })
@@ -235,8 +197,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('the whole gate: waits until the in-flight operations finish', async () => {
-    const history = new History()
-    fill(history, 20)
+    const history = historyOf(20)
     const a = history.add(0.3, { status: 'running', action: 'create_branch' })
     const b = history.add(0.2, { status: 'scheduling', action: 'start_compute' })
     const { source, clock } = gate(history)
@@ -254,7 +215,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('warns when the first read reaches its page cap before the horizon, with what it read', async () => {
-    const history = new History()
+    const history = new ScriptedReader({}, NOW)
     const count = (GATE_MAX_DISCOVERY_PAGES + 1) * GATE_DISCOVERY_PAGE_LIMIT
     for (let i = 0; i < count; i++) history.add(0.01 + i * 0.1, { status: 'finished' }) // one every 6 s
     const { source, warnings } = gate(history)
@@ -267,7 +228,7 @@ describe('ProjectGateSource', () => {
   })
 
   it('a server that caps its pages at one operation: the warning counts what was read, not pages × limit', async () => {
-    const history = new History()
+    const history = new ScriptedReader({}, NOW)
     for (let i = 0; i < 30; i++) history.add(1 + i, { status: 'finished' })
     history.pageCap = 1
     const { source, warnings } = gate(history)
@@ -283,7 +244,7 @@ describe('ProjectGateSource', () => {
 
 describe("ProjectGateSource: the window before the gate, on the API's clock", () => {
   it('is measured from when the gate started, however long before the first answer that was', async () => {
-    const history = new History()
+    const history = new ScriptedReader({}, NOW)
     fill(history, 5, 30)
     // 15 minutes and 10 s before the gate started, and 15 minutes less 10 s: the gate started a
     // minute before the first answer, which came at NOW on the API's clock.
@@ -331,21 +292,18 @@ describe("ProjectGateSource: the window before the gate, on the API's clock", ()
 
 describe('ProjectGateSource: each later poll reads back to what the previous one had seen', () => {
   /** `count` finished operations on another branch, 2 ms apart from `fromMs` after NOW. */
-  const burst = (history: History, count: number, fromMs = -500) => {
+  const burst = (history: ScriptedReader, count: number, fromMs = -500) => {
     for (let i = 0; i < count; i++) {
       history.add(-(fromMs + 2 * i) / 60_000, { status: 'finished', branch_id: 'br-other' })
     }
   }
 
   it('a burst of 150 on other branches does not hide a new operation on the gated branch', async () => {
-    const history = new History()
-    fill(history, 30)
-    const { source } = gate(history, { branchId: 'br-mine' })
-    await source.poll()
+    const history = historyOf(30)
+    const source = await afterFirstPoll(history, { branchId: 'br-mine' })
     expect(source.operations).toEqual([])
     const mine = history.add(0.01, { status: 'running', branch_id: 'br-mine' })
     burst(history, 150)
-    history.calls.length = 0
     await source.poll()
     expect(source.operations.map((op) => op.id)).toEqual([mine.id])
     // Two pages: the second reaches what the first read had seen.
@@ -353,8 +311,7 @@ describe('ProjectGateSource: each later poll reads back to what the previous one
   })
 
   it('one that ended in error under the burst, while the gate waits for the branch, fails the gate', async () => {
-    const history = new History()
-    fill(history, 30)
+    const history = historyOf(30)
     const states = [
       { current_state: 'init' },
       { current_state: 'init' },
@@ -374,33 +331,26 @@ describe('ProjectGateSource: each later poll reads back to what the previous one
   })
 
   it('the usual poll is still one request: its page holds what the previous poll saw', async () => {
-    const history = new History()
-    fill(history, 300)
-    const { source } = gate(history, { branchId: 'br-mine' })
-    await source.poll()
+    const history = historyOf(300)
+    const source = await afterFirstPoll(history, { branchId: 'br-mine' })
     burst(history, 99)
-    history.calls.length = 0
     await source.poll()
     expect(history.calls).toEqual(['list top'])
   })
 
   it('a page shorter than asked does not end a read that has not got back there', async () => {
-    const history = new History()
-    fill(history, 30)
-    const { source } = gate(history, { branchId: 'br-mine' })
-    await source.poll()
+    const history = historyOf(30)
+    const source = await afterFirstPoll(history, { branchId: 'br-mine' })
     history.pageCap = 40
     const mine = history.add(0.01, { status: 'running', branch_id: 'br-mine' })
     burst(history, 60)
-    history.calls.length = 0
     await source.poll()
     expect(source.operations.map((op) => op.id)).toEqual([mine.id])
     expect(history.calls).toHaveLength(2)
   })
 
   it('at the page cap it warns and does not pass; the next poll reads on from where it stopped', async () => {
-    const history = new History()
-    fill(history, 30)
+    const history = historyOf(30)
     const first = history.add(0.5, { status: 'running', branch_id: 'br-mine' })
     const { source, clock, warnings } = gate(history, { branchId: 'br-mine' })
     const cap = GATE_MAX_CATCH_UP_PAGES * GATE_POLL_PAGE_LIMIT
@@ -431,8 +381,7 @@ describe('ProjectGateSource: each later poll reads back to what the previous one
   })
 
   it('a timeout before the read gets back there is a timeout, not a pass, and says why', async () => {
-    const history = new History()
-    fill(history, 30)
+    const history = historyOf(30)
     const first = history.add(0.5, { status: 'running' })
     const { source, clock } = gate(history)
     const cap = GATE_MAX_CATCH_UP_PAGES * GATE_POLL_PAGE_LIMIT
@@ -473,36 +422,6 @@ function branchGate(history: OperationsReading, states: Partial<Branch>[], resol
   return { source, lines }
 }
 
-/** The operations list as a script: one answer per call, whatever the cursor; every call kept. */
-class ScriptedPages implements OperationsReading {
-  readonly calls: string[] = []
-  private lists = 0
-  constructor(
-    private readonly pages: Operation[][],
-    private readonly byId: (id: string) => Operation = (id) => operation({ id })
-  ) {}
-
-  async listOperations(
-    _projectId: string,
-    { cursor }: { limit: number; cursor?: string }
-  ): Promise<OperationList> {
-    this.calls.push(`list ${cursor ?? 'top'}`)
-    const index = this.lists++
-    const page = this.pages[Math.min(index, this.pages.length - 1)]
-    return {
-      // As the API sent them: a missing created_at too (the schema would refuse it; the source must
-      // not trip over it).
-      operations: page.map((op) => ({ ...op, created_at: op.created_at as string })),
-      pagination: { cursor: page.length > 0 ? `c${index}` : undefined }
-    }
-  }
-
-  async getOperation(_projectId: string, id: string): Promise<Operation> {
-    this.calls.push(`get ${id}`)
-    return this.byId(id)
-  }
-}
-
 describe('ProjectGateSource: the gated branch', () => {
   const states = (...names: string[]) => names.map((name) => ({ current_state: name }))
   it.each([
@@ -533,8 +452,7 @@ describe('ProjectGateSource: the gated branch', () => {
       ]
     ]
   ])('%s', async (_case, reads, said) => {
-    const history = new History()
-    fill(history, 5)
+    const history = historyOf(5)
     const { source, lines } = branchGate(history, reads)
     for (let i = 0; i < reads.length; i++) await source.poll()
     expect(lines).toEqual(said)
@@ -542,8 +460,7 @@ describe('ProjectGateSource: the gated branch', () => {
   })
 
   it('the state the branch was resolved in counts as the last one said', async () => {
-    const history = new History()
-    fill(history, 5)
+    const history = historyOf(5)
     const running = history.add(0.5, { status: 'running', branch_id: 'br-mine' })
     const { source, lines } = branchGate(history, [{ current_state: 'ready' }])
     // The first poll finds its operation in flight: the branch is not read.
@@ -558,7 +475,7 @@ describe('ProjectGateSource: the gated branch', () => {
 
 describe('ProjectGateSource: how far each read goes', () => {
   it('the first read goes on past a page that ends exactly at the 24 h horizon', async () => {
-    const history = new History()
+    const history = new ScriptedReader({}, NOW)
     history.add(1, { status: 'finished' })
     const atHorizon = history.add(GATE_LOOKBACK_MS / 60_000, { status: 'running' })
     history.add(GATE_LOOKBACK_MS / 60_000 + 1, { status: 'running' })
@@ -571,13 +488,10 @@ describe('ProjectGateSource: how far each read goes', () => {
   })
 
   it('a later poll ends on the page that reaches the oldest pending operation', async () => {
-    const history = new History()
-    fill(history, 150)
+    const history = historyOf(150)
     // The 100th newest: the last of the first page of a later poll.
     const pending = history.add(99.5, { status: 'running' })
-    const { source } = gate(history)
-    await source.poll()
-    history.calls.length = 0
+    const source = await afterFirstPoll(history)
     await source.poll()
     expect(history.calls).toEqual(['list top'])
     expect(source.operations.map((op) => op.id)).toEqual([pending.id])
@@ -589,12 +503,10 @@ describe('ProjectGateSource: how far each read goes', () => {
     const unreadable = operation({ status: 'running', created_at: 'not a time' })
     const older = operation({ status: 'finished', created_at: iso(NOW - 120_000) })
     const newer = operation({ status: 'finished', created_at: iso(NOW - 60_000) })
-    const reader = new ScriptedPages([[unreadable, older], [], [newer, older]], () => ({
+    const reader = ScriptedReader.pages([[unreadable, older], [], [newer, older]], () => ({
       ...unreadable
     }))
-    const { source } = gate(reader as unknown as History)
-    await source.poll()
-    reader.calls.length = 0
+    const source = await afterFirstPoll(reader)
     await source.poll()
     // Two operations where 100 were asked for: the last page. The pending one was not on it.
     expect(reader.calls).toEqual(['list top', `get ${unreadable.id}`])
@@ -606,15 +518,13 @@ describe('ProjectGateSource: how far each read goes', () => {
     const full = Array.from({ length: GATE_POLL_PAGE_LIMIT }, (_, i) =>
       operation({ status: 'finished', created_at: iso(NOW - (i + 1) * 60_000) })
     )
-    const reader = new ScriptedPages(
+    const reader = ScriptedReader.pages(
       [[unreadable, older], [], [...full.slice(1), older], full],
       () => ({
         ...unreadable
       })
     )
-    const { source } = gate(reader as unknown as History)
-    await source.poll()
-    reader.calls.length = 0
+    const source = await afterFirstPoll(reader)
     await source.poll()
     // Three full pages (the first got back to what had been seen), and the operation was on none
     // of them: read by id.
@@ -622,8 +532,7 @@ describe('ProjectGateSource: how far each read goes', () => {
   })
 
   it('an operation that is final is read no more, by list or by id', async () => {
-    const history = new History()
-    fill(history, 1000)
+    const history = historyOf(1000)
     const deep = history.add(GATE_MAX_POLL_PAGES * GATE_POLL_PAGE_LIMIT + 50.5, {
       status: 'running'
     })
@@ -639,8 +548,7 @@ describe('ProjectGateSource: how far each read goes', () => {
   })
 
   it('at most 20 pending operations read by id a poll, those read longest ago first', async () => {
-    const history = new History()
-    fill(history, 1000)
+    const history = historyOf(1000)
     const deep = Array.from({ length: GATE_MAX_READS_BY_ID + 5 }, (_, i) =>
       history.add(GATE_MAX_POLL_PAGES * GATE_POLL_PAGE_LIMIT + 10.5 + i, { status: 'running' })
     )
@@ -661,14 +569,14 @@ describe('ProjectGateSource: how far each read goes', () => {
 
 describe('ProjectGateSource: what the first read warns about', () => {
   it('an operation without a readable creation time: one warning, however many there are', async () => {
-    const reader = new ScriptedPages([
+    const reader = ScriptedReader.pages([
       [
         operation({ status: 'running', created_at: 'not a time' }),
         operation({ status: 'running', created_at: 'nor this' })
       ],
       []
     ])
-    const { source, warnings } = gate(reader as unknown as History)
+    const { source, warnings } = gate(reader)
     await source.poll()
     const [first] = source.operations
     expect(source.operations).toHaveLength(2)
@@ -679,7 +587,7 @@ describe('ProjectGateSource: what the first read warns about', () => {
 
   it('an operation without any creation time: the warning quotes it as empty', async () => {
     const timeless = operation({ status: 'running', created_at: undefined })
-    const { source, warnings } = gate(new ScriptedPages([[timeless], []]) as unknown as History)
+    const { source, warnings } = gate(ScriptedReader.pages([[timeless], []]))
     await source.poll()
     expect(source.operations).toEqual([timeless])
     expect(warnings).toEqual([
@@ -691,8 +599,8 @@ describe('ProjectGateSource: what the first read warns about', () => {
     const pages = Array.from({ length: GATE_MAX_DISCOVERY_PAGES + 1 }, () => [
       operation({ status: 'finished', created_at: 'not a time' })
     ])
-    const reader = new ScriptedPages(pages)
-    const { source, warnings } = gate(reader as unknown as History)
+    const reader = ScriptedReader.pages(pages)
+    const { source, warnings } = gate(reader)
     await source.poll()
     expect(warnings.at(-1)).toBe(
       'Project gate: read 20 operations in 20 pages, and stopped there (the page cap); older ones, back to 24 h ago, were not read, and any still in flight among them is not waited on'
@@ -704,19 +612,19 @@ describe('ProjectGateSource: what the first read warns about', () => {
     const pages = Array.from({ length: GATE_MAX_DISCOVERY_PAGES + 1 }, (_, i) => [
       operation({ status: 'finished', created_at: i === 3 ? iso(at) : 'not a time' })
     ])
-    const { source, warnings } = gate(new ScriptedPages(pages) as unknown as History)
+    const { source, warnings } = gate(ScriptedReader.pages(pages))
     await source.poll()
     expect(warnings.at(-1)).toContain(`, created from ${iso(at)} to ${iso(at)}, and stopped there`)
   })
 
   it('a cursor handed out twice ends the first read, with a warning', async () => {
-    const reader = new ScriptedPages([[operation({ status: 'running' })]])
+    const reader = ScriptedReader.pages([[operation({ status: 'running' })]])
     const pageWithCursor = reader.listOperations.bind(reader)
     reader.listOperations = async (projectId, query) => ({
       ...(await pageWithCursor(projectId, query)),
       pagination: { cursor: 'same' }
     })
-    const { source, warnings } = gate(reader as unknown as History)
+    const { source, warnings } = gate(reader)
     await source.poll()
     expect(reader.calls).toEqual(['list top', 'list same'])
     expect(warnings).toEqual(['Project gate: the API handed out a page cursor it had given before'])

@@ -9,14 +9,14 @@ import { type WaitOptions, waitForOperations } from '../src/wait/wait-for-operat
 import { FakeClock } from './support/time/clock.js'
 import { collectingLogger } from './support/logger.js'
 import { operation } from './support/neon/operations.js'
-import { ScriptedReader, deadlineError } from './support/neon/scripted-reader.js'
+import {
+  ScriptedReader,
+  type StatusScripts,
+  deadlineError
+} from './support/neon/scripted-reader.js'
 import { OP_A, OP_B, OP_C, PROJECT } from './support/neon/ids.js'
 
-function setup(
-  scripts: ConstructorParameters<typeof ScriptedReader>[0],
-  options: Partial<WaitOptions> = {},
-  intervalMs = 5000
-) {
+function setup(scripts: StatusScripts, options: Partial<WaitOptions> = {}, intervalMs = 5000) {
   const clock = new FakeClock(0)
   const lines: string[] = []
   const logger: Logger = {

@@ -7,32 +7,41 @@
 import { describe, expect, it } from '@jest/globals'
 import { runAction, serve } from '../support/bundles/action.js'
 import { PROJECT } from '../support/neon/ids.js'
+import type { OperationRecord } from '../support/neon/world.ts'
 import { operationIn } from '../support/neon/scenarios.js'
 
 const BRANCH = 'br-preview-pr-42'
 
+/**
+ * The branch, created 31 s ago, and `ended`: adds an operation of it (start_compute unless `fields`
+ * say), created `agoMs` before now, running for `runningMs` and then in `status`.
+ */
 async function branchCreated() {
   const { world, server } = await serve()
   world.addBranch(PROJECT, { id: BRANCH, name: 'preview/pr-42' })
   const now = world.now()
-  world.addOperation(PROJECT, {
-    action: 'create_branch',
-    branchId: BRANCH,
-    createdAt: now - 31_000,
-    timeline: [{ status: 'running', ms: 2000 }, { status: 'finished' }]
-  })
-  return { world, server, now }
+  const ended = (
+    agoMs: number,
+    runningMs: number,
+    status: string,
+    fields: Partial<Omit<OperationRecord, 'timeline'>> = {}
+  ) =>
+    world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: BRANCH,
+      createdAt: now - agoMs,
+      ...fields,
+      timeline: [{ status: 'running', ms: runningMs }, { status }]
+    })
+  ended(31_000, 2000, 'finished', { action: 'create_branch' })
+  return { world, server, now, ended }
 }
 
 describe('bundle end to end: what ended before the first read', () => {
   it("the new branch's start_compute ended in error 25 s before the gate: failure, naming the action, the operation and the error", async () => {
-    const { world, server, now } = await branchCreated()
-    const start = world.addOperation(PROJECT, {
-      action: 'start_compute',
-      branchId: BRANCH,
-      createdAt: now - 30_000,
-      error: 'could not start the compute: quota exceeded',
-      timeline: [{ status: 'running', ms: 5000 }, { status: 'error' }]
+    const { server, ended } = await branchCreated()
+    const start = ended(30_000, 5000, 'error', {
+      error: 'could not start the compute: quota exceeded'
     })
     const run = await runAction(server, { project_id: PROJECT, branch_id: 'preview/pr-42' })
     expect(run.code).toBe(1)
@@ -50,22 +59,12 @@ describe('bundle end to end: what ended before the first read', () => {
   })
 
   it("a replica's start that finished 10 s before does not hide the read-write compute's failed start 20 s before: failure", async () => {
-    const { world, server, now } = await branchCreated()
-    const readWrite = world.addOperation(PROJECT, {
-      action: 'start_compute',
-      branchId: BRANCH,
+    const { server, ended } = await branchCreated()
+    const readWrite = ended(25_000, 5000, 'error', {
       endpointId: 'ep-read-write-000042',
-      createdAt: now - 25_000,
-      error: 'out of capacity',
-      timeline: [{ status: 'running', ms: 5000 }, { status: 'error' }]
+      error: 'out of capacity'
     })
-    world.addOperation(PROJECT, {
-      action: 'start_compute',
-      branchId: BRANCH,
-      endpointId: 'ep-replica-000042',
-      createdAt: now - 12_000,
-      timeline: [{ status: 'running', ms: 2000 }, { status: 'finished' }]
-    })
+    ended(12_000, 2000, 'finished', { endpointId: 'ep-replica-000042' })
     const run = await runAction(server, { project_id: PROJECT, branch_id: BRANCH })
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({
@@ -77,13 +76,8 @@ describe('bundle end to end: what ended before the first read', () => {
   })
 
   it('a cancelled one is a warning; the gate passes', async () => {
-    const { world, server, now } = await branchCreated()
-    const cancelled = world.addOperation(PROJECT, {
-      action: 'start_compute',
-      branchId: BRANCH,
-      createdAt: now - 30_000,
-      timeline: [{ status: 'running', ms: 5000 }, { status: 'cancelled' }]
-    })
+    const { server, ended } = await branchCreated()
+    const cancelled = ended(30_000, 5000, 'cancelled')
     const run = await runAction(server, { project_id: PROJECT, branch_id: BRANCH })
     expect(run.code).toBe(0)
     expect(run.outputs.outcome).toBe('success')
@@ -96,14 +90,10 @@ describe('bundle end to end: what ended before the first read', () => {
   })
 
   it('a re-run 16 minutes after the start_compute error passes, with a warning naming the error and its age, in the log and the summary', async () => {
-    const { world, server, now } = await branchCreated()
-    const error = world.addOperation(PROJECT, {
-      action: 'start_compute',
-      branchId: BRANCH,
+    const { server, ended } = await branchCreated()
+    const error = ended(16 * 60_000 + 40_000, 5000, 'error', {
       endpointId: 'ep-read-write-000042',
-      createdAt: now - 16 * 60_000 - 40_000,
-      error: 'out of capacity',
-      timeline: [{ status: 'running', ms: 5000 }, { status: 'error' }]
+      error: 'out of capacity'
     })
     const run = await runAction(server, { project_id: PROJECT, branch_id: BRANCH })
     expect(run.code).toBe(0)

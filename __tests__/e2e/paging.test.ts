@@ -8,7 +8,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { runAction, serve } from '../support/bundles/action.js'
 import { PROJECT } from '../support/neon/ids.js'
-import { operationIn } from '../support/neon/scenarios.js'
+import { addBranchInitTwice, operationIn } from '../support/neon/scenarios.js'
 
 /**
  * The local API server with `count` operations of the project, finished, a second apart from now
@@ -61,17 +61,8 @@ describe('bundle end to end: a later poll reads back to what the previous one ha
   it("a start_compute that ended in error under a burst of 150 on other branches fails the branch's gate", async () => {
     const { world, server } = await serve({ history: 20 })
     const branch = 'br-preview-000042'
-    world.addBranch(PROJECT, {
-      id: branch,
-      name: 'preview/pr-42',
-      // Resolved ready, then init for two polls: the gate polls on with nothing in flight.
-      statesByRead: [
-        { current: 'ready' },
-        { current: 'init' },
-        { current: 'init' },
-        { current: 'ready' }
-      ]
-    })
+    // Resolved ready, then init for two polls: the gate polls on with nothing in flight.
+    addBranchInitTwice(world, branch)
     let start: { id: string } | undefined
     let branchReads = 0
     // As the first poll reads the branch (after its list): the start, then 150 elsewhere.

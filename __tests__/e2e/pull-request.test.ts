@@ -90,11 +90,48 @@ async function gate(status: 'finished' | 'error' = 'finished') {
   return { world, server, op, inputs: { project_id: PROJECT, operation_id: op.id } }
 }
 
+const WITH_COMMENT = { pr_comment: 'always', github_token: WRITE_TOKEN }
+
+/**
+ * The action run on one operation (finished unless said) with these inputs added, in the
+ * environment `env` makes for a fresh local GitHub API (a pull_request run unless said).
+ */
+async function runOnEvent(
+  extra: Record<string, string>,
+  env: (api: GitHubServer) => Record<string, string> = runnerEnv,
+  options: {
+    status?: 'finished' | 'error'
+    prepare?: (api: GitHubServer) => void
+    killAfterMs?: number
+  } = {}
+) {
+  const api = await github()
+  options.prepare?.(api)
+  const { server, inputs } = await gate(options.status)
+  const run = await runAction(
+    server,
+    { ...inputs, ...extra },
+    { env: env(api), killAfterMs: options.killAfterMs }
+  )
+  return { api, server, run }
+}
+
+/** A local GitHub API and an operation whose first read fails and whose next finishes: two legs' inputs. */
+async function redThenGreen() {
+  const api = await github()
+  const { world, server } = await serve()
+  const op = operationIn(world, 'error', {
+    then: 'finished',
+    branchId: 'br-preview-42',
+    error: 'out of capacity'
+  })
+  const legInputs = { project_id: PROJECT, operation_id: op.id, ...WITH_COMMENT }
+  return { api, server, env: runnerEnv(api), legInputs }
+}
+
 describe('pull requests: context', () => {
   it('the first log line and the summary name the pull request and its head commit', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const run = await runAction(server, inputs, { env: runnerEnv(api) })
+    const { api, run } = await runOnEvent({})
     expect(run.code).toBe(0)
     expect(run.stdout.split('\n')[1]).toBe(
       'Neon operations gate 0.1.0 for pull request #42 (head 1a2b3c4)'
@@ -106,13 +143,7 @@ describe('pull requests: context', () => {
   })
 
   it('on a push, the commit; with pr_comment, one log line and no GitHub call', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const run = await runAction(
-      server,
-      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
-      { env: runnerEnv(api, { event: 'push' }) }
-    )
+    const { api, run } = await runOnEvent(WITH_COMMENT, (api) => runnerEnv(api, { event: 'push' }))
     expect(run.stdout).toContain('Neon operations gate 0.1.0 for commit fffffff')
     expect(run.summary).toContain('commit <code>fffffff</code>')
     expect(run.stdout).toContain(
@@ -125,13 +156,7 @@ describe('pull requests: context', () => {
 
 describe('pull requests: issue_comment runs (ChatOps)', () => {
   it('a comment on a pull request: the run names it, and the sticky comment goes to it', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const run = await runAction(
-      server,
-      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
-      { env: issueCommentEnv(api) }
-    )
+    const { api, run } = await runOnEvent(WITH_COMMENT, issueCommentEnv)
     expect(run.code).toBe(0)
     // The event carries no head commit (GITHUB_SHA is the default branch's): none is named.
     expect(run.stdout).toMatch(/^Neon operations gate 0\.1\.0 for pull request #42$/m)
@@ -145,13 +170,7 @@ describe('pull requests: issue_comment runs (ChatOps)', () => {
   })
 
   it('a comment on an issue that is no pull request: one line, and no GitHub call', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const run = await runAction(
-      server,
-      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
-      { env: issueCommentEnv(api, false) }
-    )
+    const { api, run } = await runOnEvent(WITH_COMMENT, (api) => issueCommentEnv(api, false))
     expect(run.code).toBe(0)
     expect(run.stdout).toContain(
       'pr_comment: issue_comment run is not for a pull request; no comment written'
@@ -162,12 +181,8 @@ describe('pull requests: issue_comment runs (ChatOps)', () => {
 
 describe('pull requests: forks and Dependabot', () => {
   it('an empty api_key on a fork pull request says why, and how to skip the step; no request', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const run = await runAction(
-      server,
-      { ...inputs, api_key: '' },
-      { env: runnerEnv(api, { headRepository: 'stranger/app' }) }
+    const { api, server, run } = await runOnEvent({ api_key: '' }, (api) =>
+      runnerEnv(api, { headRepository: 'stranger/app' })
     )
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('pull request from the fork stranger/app')
@@ -180,12 +195,8 @@ describe('pull requests: forks and Dependabot', () => {
   })
 
   it('an empty api_key on pull_request_target, from a fork too, is a secret not set or misnamed, never blamed on GitHub', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const run = await runAction(
-      server,
-      { ...inputs, api_key: '' },
-      { env: runnerEnv(api, { event: 'pull_request_target', headRepository: 'stranger/app' }) }
+    const { server, run } = await runOnEvent({ api_key: '' }, (api) =>
+      runnerEnv(api, { event: 'pull_request_target', headRepository: 'stranger/app' })
     )
     expect(run.code).toBe(1)
     expect(run.stdout).toContain(
@@ -197,12 +208,8 @@ describe('pull requests: forks and Dependabot', () => {
   })
 
   it('an empty api_key on a Dependabot run says so', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const run = await runAction(
-      server,
-      { ...inputs, api_key: '' },
-      { env: runnerEnv(api, { actor: 'dependabot[bot]' }) }
+    const { server, run } = await runOnEvent({ api_key: '' }, (api) =>
+      runnerEnv(api, { actor: 'dependabot[bot]' })
     )
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('started by Dependabot')
@@ -215,7 +222,7 @@ describe('pull requests: one sticky comment', () => {
     const api = await github()
     const { server, inputs } = await gate()
     const env = runnerEnv(api)
-    const withComment = { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN }
+    const withComment = { ...inputs, ...WITH_COMMENT }
     const first = await runAction(server, withComment, { env })
     expect(first.code).toBe(0)
     expect(api.comments).toHaveLength(1)
@@ -253,13 +260,7 @@ describe('pull requests: one sticky comment', () => {
   })
 
   it('a read-only token (a fork): one warning; outcome, outputs and exit code unchanged', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    const run = await runAction(
-      server,
-      { ...inputs, pr_comment: 'always', github_token: READ_ONLY_TOKEN },
-      { env: runnerEnv(api) }
-    )
+    const { run } = await runOnEvent({ pr_comment: 'always', github_token: READ_ONLY_TOKEN })
     expect(run.code).toBe(0)
     expect(run.outputs.outcome).toBe('success')
     expect(run.outputs.comment_url).toBe('')
@@ -270,12 +271,10 @@ describe('pull requests: one sticky comment', () => {
   })
 
   it('an empty github_token (a secret Dependabot runs do not get): one warning, no comment, and the gate runs', async () => {
-    const api = await github()
-    const { server, inputs } = await gate('error')
-    const run = await runAction(
-      server,
-      { ...inputs, pr_comment: 'always', github_token: '' },
-      { env: runnerEnv(api, { actor: 'dependabot[bot]' }) }
+    const { api, run } = await runOnEvent(
+      { pr_comment: 'always', github_token: '' },
+      (api) => runnerEnv(api, { actor: 'dependabot[bot]' }),
+      { status: 'error' }
     )
     // The gate ran and failed on its own: the operation, never the comment's input.
     expect(run.code).toBe(1)
@@ -290,14 +289,11 @@ describe('pull requests: one sticky comment', () => {
   })
 
   it('a GitHub API that never answers: one warning within a few seconds', async () => {
-    const api = await github()
-    api.silent = true
-    const { server, inputs } = await gate('error')
-    const run = await runAction(
-      server,
-      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
-      { env: runnerEnv(api), killAfterMs: 60_000 }
-    )
+    const { run } = await runOnEvent(WITH_COMMENT, runnerEnv, {
+      status: 'error',
+      prepare: (api) => (api.silent = true),
+      killAfterMs: 60_000
+    })
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('failure')
     expect(run.stdout).toContain(
@@ -324,26 +320,13 @@ describe('pull requests: annotations', () => {
 
 describe('pull requests: whose comment, and only one', () => {
   it('two matrix legs of the same gate at once leave one comment with both results, the worst first; later runs update it', async () => {
-    const api = await github()
+    // The first read finds the operation failed, the second finished: one red leg, one green.
+    const { api, server, env, legInputs } = await redThenGreen()
     // Both legs list before either creates, as two legs started together can. The API server
     // holds both legs' first reads until both came, so they reach GitHub together, however long
     // each one's start-up took; the comment's own 5 s then cannot run out between them.
     api.holdListsUntil = 2
-    const { world, server } = await serve()
-    // The first read finds the operation failed, the second finished: one red leg, one green.
-    const op = operationIn(world, 'error', {
-      then: 'finished',
-      branchId: 'br-preview-42',
-      error: 'out of capacity'
-    })
     server.holdUntil(2)
-    const env = runnerEnv(api)
-    const legInputs = {
-      project_id: PROJECT,
-      operation_id: op.id,
-      pr_comment: 'always',
-      github_token: WRITE_TOKEN
-    }
     const legs = await Promise.all([
       runAction(server, legInputs, { env }),
       runAction(server, legInputs, { env })
@@ -370,20 +353,7 @@ describe('pull requests: whose comment, and only one', () => {
   })
 
   it('legs of the same run one after the other: each adds its result, and a red one stays the headline', async () => {
-    const api = await github()
-    const { world, server } = await serve()
-    const op = operationIn(world, 'error', {
-      then: 'finished',
-      branchId: 'br-preview-42',
-      error: 'out of capacity'
-    })
-    const env = runnerEnv(api)
-    const legInputs = {
-      project_id: PROJECT,
-      operation_id: op.id,
-      pr_comment: 'always',
-      github_token: WRITE_TOKEN
-    }
+    const { api, server, env, legInputs } = await redThenGreen()
     const red = await runAction(server, legInputs, { env })
     const green = await runAction(server, legInputs, { env })
     expect([red.code, green.code]).toEqual([1, 0])
@@ -402,7 +372,7 @@ describe('pull requests: whose comment, and only one', () => {
     })
     const run = await runAction(
       server,
-      { project_id: PROJECT, operation_id: op.id, pr_comment: 'always', github_token: WRITE_TOKEN },
+      { project_id: PROJECT, operation_id: op.id, ...WITH_COMMENT },
       { env: runnerEnv(api) }
     )
     expect(run.code).toBe(1)
@@ -421,15 +391,10 @@ describe('pull requests: whose comment, and only one', () => {
 
 describe('pull requests: written is written', () => {
   it('listing again after creating fails: comment_url is the new comment, and the warning says what failed', async () => {
-    const api = await github()
-    const { server, inputs } = await gate()
-    // The first list answers; the one after creating gets a 502.
-    api.faults.push({ method: 'GET', after: 1, status: 502 })
-    const run = await runAction(
-      server,
-      { ...inputs, pr_comment: 'always', github_token: WRITE_TOKEN },
-      { env: runnerEnv(api) }
-    )
+    const { api, run } = await runOnEvent(WITH_COMMENT, runnerEnv, {
+      // The first list answers; the one after creating gets a 502.
+      prepare: (api) => api.faults.push({ method: 'GET', after: 1, status: 502 })
+    })
     expect(run.code).toBe(0)
     expect(api.comments).toHaveLength(1)
     expect(run.outputs.comment_url).toBe(api.comments[0].html_url)

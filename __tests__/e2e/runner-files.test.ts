@@ -27,14 +27,19 @@ function fifo(): string {
   return path
 }
 
+/** The action, with the runner file `variable` names a FIFO that nobody reads. */
+async function runWithFifoAs(variable: string) {
+  const { server } = await serve()
+  return runAction(
+    server,
+    { project_id: PROJECT, timeout: '3s' },
+    { env: { [variable]: fifo() }, killAfterMs: 15_000 }
+  )
+}
+
 describe('runner files that nobody reads', () => {
   it('GITHUB_STEP_SUMMARY is a FIFO: a warning, and the step ends by itself', async () => {
-    const { server } = await serve()
-    const run = await runAction(
-      server,
-      { project_id: PROJECT, timeout: '3s' },
-      { env: { GITHUB_STEP_SUMMARY: fifo() }, killAfterMs: 15_000 }
-    )
+    const run = await runWithFifoAs('GITHUB_STEP_SUMMARY')
     expect(run.signal).toBeNull()
     expect(run.code).toBe(0)
     expect(run.outputs.outcome).toBe('success')
@@ -44,12 +49,7 @@ describe('runner files that nobody reads', () => {
   })
 
   it('GITHUB_OUTPUT is a FIFO: an error naming GITHUB_OUTPUT, and the step ends by itself', async () => {
-    const { server } = await serve()
-    const run = await runAction(
-      server,
-      { project_id: PROJECT, timeout: '3s' },
-      { env: { GITHUB_OUTPUT: fifo() }, killAfterMs: 15_000 }
-    )
+    const run = await runWithFifoAs('GITHUB_OUTPUT')
     expect(run.signal).toBeNull()
     expect(run.code).toBe(1)
     expect(run.stdout).toMatch(/^::error::Could not write the step's outputs \(GITHUB_OUTPUT\): /m)

@@ -127,51 +127,68 @@ describe('never inject, never leak', () => {
 })
 
 describe('##[ in server text runs no workflow command', () => {
-  it('in a status, in the status-change line and the unknown-status warning', async () => {
-    const { world, server } = await serve()
-    const op = operationIn(world, `running ${INJECTED}`)
-    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, wait: 'false' })
-    expect(run.outputs.outcome).toBe('pending')
-    expect(run.stdout).toContain('running ##\\u005bset-output name=outcome;]')
-    expectNoInjectedCommand(run.stdout)
-  })
-
-  it('in a branch name, in the "Gating branch" line', async () => {
-    const { world, server } = await serve()
-    world.addBranch(PROJECT, { id: 'br-evil-000001', name: INJECTED })
-    const run = await runAction(server, { project_id: PROJECT, branch_id: 'br-evil-000001' })
-    expect(run.outputs.outcome).toBe('success')
-    expect(run.stdout).toContain('Gating branch ##\\u005bset-output')
-    expectNoInjectedCommand(run.stdout)
-  })
-
-  it('in an API error message, in the timeout line, the error and the annotation', async () => {
-    const { world, server } = await serve()
-    const op = operationIn(world, 'running')
-    server.addFault({ kind: 'status', status: 503, message: `overloaded ${INJECTED}` })
-    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, timeout: '2s' })
-    expect(run.outputs.outcome).toBe('timeout')
-    expect(run.stdout).toContain('API says: "overloaded ##\\u005bset-output')
-    expectNoInjectedCommand(run.stdout)
-  })
-
-  it('in a Retry-After value, in the retry line', async () => {
-    const { world, server } = await serve()
-    const op = operationIn(world, 'finished')
-    // V8 reads this as an HTTP date (1 January 2026), so the retry line quotes it.
-    server.addFault({ kind: 'status', status: 429, retryAfter: `${INJECTED} 2026`, times: 1 })
-    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
-    expect(run.outputs.outcome).toBe('success')
-    expect(run.stdout).toContain('Retry-After ##\\u005bset-output')
-    expectNoInjectedCommand(run.stdout)
-  })
-
-  it('in an operation’s action and error, in the failure annotations', async () => {
-    const { world, server } = await serve()
-    const op = operationIn(world, 'error', { action: INJECTED, error: `boom ${INJECTED}` })
-    const run = await runAction(server, { project_id: PROJECT, operation_id: op.id })
-    expect(run.outputs.outcome).toBe('failure')
-    expect(run.stdout).toMatch(/^::error title=.*##\\u005bset-output/m)
+  type Served = Awaited<ReturnType<typeof serve>>
+  it.each<{
+    where: string
+    /** Puts the injected text in the world or the server; the inputs that reach it. */
+    arrange: (served: Served) => Record<string, string>
+    outcome: string
+    /** Where the text shows, escaped. */
+    shows: string | RegExp
+  }>([
+    {
+      where: 'in a status, in the status-change line and the unknown-status warning',
+      arrange: ({ world }) => ({
+        operation_id: operationIn(world, `running ${INJECTED}`).id,
+        wait: 'false'
+      }),
+      outcome: 'pending',
+      shows: 'running ##\\u005bset-output name=outcome;]'
+    },
+    {
+      where: 'in a branch name, in the "Gating branch" line',
+      arrange: ({ world }) => {
+        world.addBranch(PROJECT, { id: 'br-evil-000001', name: INJECTED })
+        return { branch_id: 'br-evil-000001' }
+      },
+      outcome: 'success',
+      shows: 'Gating branch ##\\u005bset-output'
+    },
+    {
+      where: 'in an API error message, in the timeout line, the error and the annotation',
+      arrange: ({ world, server }) => {
+        const op = operationIn(world, 'running')
+        server.addFault({ kind: 'status', status: 503, message: `overloaded ${INJECTED}` })
+        return { operation_id: op.id, timeout: '2s' }
+      },
+      outcome: 'timeout',
+      shows: 'API says: "overloaded ##\\u005bset-output'
+    },
+    {
+      where: 'in a Retry-After value, in the retry line',
+      arrange: ({ world, server }) => {
+        const op = operationIn(world, 'finished')
+        // V8 reads this as an HTTP date (1 January 2026), so the retry line quotes it.
+        server.addFault({ kind: 'status', status: 429, retryAfter: `${INJECTED} 2026`, times: 1 })
+        return { operation_id: op.id }
+      },
+      outcome: 'success',
+      shows: 'Retry-After ##\\u005bset-output'
+    },
+    {
+      where: 'in an operation’s action and error, in the failure annotations',
+      arrange: ({ world }) => ({
+        operation_id: operationIn(world, 'error', { action: INJECTED, error: `boom ${INJECTED}` })
+          .id
+      }),
+      outcome: 'failure',
+      shows: /^::error title=.*##\\u005bset-output/m
+    }
+  ])('$where', async ({ arrange, outcome, shows }) => {
+    const served = await serve()
+    const run = await runAction(served.server, { project_id: PROJECT, ...arrange(served) })
+    expect(run.outputs.outcome).toBe(outcome)
+    expect(run.stdout).toMatch(shows)
     expectNoInjectedCommand(run.stdout)
   })
 })

@@ -3,93 +3,89 @@
  * whatever a page's length (a server may cap `limit`) and counts a branch repeated at a page
  * boundary once; the project gate keeps waiting on an operation a capped page no longer shows; a
  * listing of projects ends at a repeated cursor or its page cap. Two of the project gate's cases
- * are shown over the bundle too (e2e/paging.test.ts).
+ * are shown over the bundle too (e2e/paging.test.ts). All over the local API server (its page
+ * caps, an altered answer), but for one scripted search: a branch repeated at a page boundary is
+ * what a server paging by offset sends, and the local server pages by cursor, so it cannot.
  */
 import { describe, expect, it } from '@jest/globals'
 import { ok, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
 
-/** A server of our own: `answer` gets each request's address, and says what to answer. */
-const scripted = (answer: (url: URL) => unknown) => (request: { url: string }) =>
-  ok(answer(new URL(request.url, 'http://127.0.0.1')))
-
-const branch = (id: string, name: string) => ({
-  id,
-  name,
-  project_id: PROJECT,
-  current_state: 'ready'
-})
-
-/** A branch search that answers `pages` as they are, whatever `limit` asks, with `next` while more follow. */
-function pagedSearch(pages: ReturnType<typeof branch>[][]) {
-  const searches: URL[] = []
-  const serve = scripted((url) => {
+/**
+ * The one answer the local API server cannot give honestly, scripted: a branch search that pages
+ * by offset, so that a branch created between two pages pushes the last of one to the top of the
+ * next. The local server pages by cursor (the last branch's id) and never repeats a branch.
+ */
+function offsetPagedSearch(pages: { id: string; name: string }[][]) {
+  return (request: { url: string }) => {
+    const url = new URL(request.url, 'http://127.0.0.1')
     const byId = /\/branches\/([^/?]+)/.exec(url.pathname)?.[1]
-    if (byId) return { branch: branch(byId, 'main') }
-    if (!url.pathname.endsWith('/branches')) return { operations: [], pagination: {} }
-    searches.push(url)
+    const branch = (id: string, name: string) => ({
+      id,
+      name,
+      project_id: PROJECT,
+      current_state: 'ready'
+    })
+    if (byId) return ok({ branch: branch(byId, 'main') })
+    if (!url.pathname.endsWith('/branches')) return ok({ operations: [], pagination: {} })
     const index = Number(url.searchParams.get('cursor') ?? '0')
     const next = index + 1 < pages.length ? { next: String(index + 1) } : {}
-    return { branches: pages[index], pagination: next }
-  })
-  return { serve, searches }
-}
-
-/** Gates branch `main` over `search` and expects the one branch named exactly so to be found. */
-async function expectMainFound(search: ReturnType<typeof pagedSearch>) {
-  const run = await runSimulated(
-    simulatedWorld(),
-    { project_id: PROJECT, branch_id: 'main' },
-    { serve: search.serve }
-  )
-  expect(run.report.outcome).toBe('success')
-  expect(run.lines).toContain('info: Gating branch main (br-the-main-000001)')
+    return ok({
+      branches: pages[index].map(({ id, name }) => branch(id, name)),
+      pagination: next
+    })
+  }
 }
 
 describe('the branch search ends where pagination.next does', () => {
-  it('pages cut to 25 that carry next: the exact name on page 3 is found', async () => {
-    const pages = [0, 1, 2].map((page) =>
-      Array.from({ length: 25 }, (_, i) =>
-        page === 2 && i === 24
-          ? branch('br-the-main-000001', 'main')
-          : branch(`br-main-x-${page}-${i}`, `main-x-${page}-${i}`)
-      )
-    )
-    const search = pagedSearch(pages)
-    await expectMainFound(search)
-    expect(search.searches).toHaveLength(3)
-  })
+  it.each([
+    { pages: 'pages of 100', newer: 250, pageCap: Infinity },
+    { pages: 'pages cut to 25 whatever limit asks, that carry next', newer: 74, pageCap: 25 }
+  ])(
+    '$pages: the branch named exactly "main", the oldest, on page 3 of the search is found',
+    async ({ newer, pageCap }) => {
+      const setup = simulatedWorld()
+      setup.world.branchesPageCap = pageCap
+      // Newer branches whose names contain "main": main itself, the oldest, comes last.
+      for (let i = 0; i < newer; i++) {
+        setup.world.addBranch(PROJECT, {
+          id: `br-feature-${String(i).padStart(6, '0')}`,
+          name: `main-feature-${i}`
+        })
+      }
+      const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'main' })
+      expect(run.report.outcome).toBe('success')
+      expect(run.lines).toContain('info: Gating branch main (br-main-000001)')
+      const searches = run.requests.filter((request) => request.route === 'branches')
+      expect(searches.map((request) => [request.query.search, request.query.limit])).toEqual([
+        ['main', '100'],
+        ['main', '100'],
+        ['main', '100']
+      ])
+      expect(searches[0].query.cursor).toBeUndefined()
+      expect(searches[2].query.cursor).toBeDefined()
+    }
+  )
 
   it('the exact name at the end of a full page and the start of the next counts once', async () => {
-    const main = branch('br-the-main-000001', 'main')
-    const search = pagedSearch([
-      [...Array.from({ length: 99 }, (_, i) => branch(`br-main-x-${i}`, `main-x-${i}`)), main],
-      [main, branch('br-main-y-000001', 'main-y')]
-    ])
-    await expectMainFound(search)
-  })
-
-  it('the branch named exactly "main" on page 3 of the local server’s search is found', async () => {
-    const setup = simulatedWorld()
-    // 250 newer branches whose names contain "main": main itself, the oldest, comes last.
-    for (let i = 0; i < 250; i++) {
-      setup.world.addBranch(PROJECT, {
-        id: `br-feature-${String(i).padStart(6, '0')}`,
-        name: `main-feature-${i}`
-      })
-    }
-    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'main' })
+    const main = { id: 'br-the-main-000001', name: 'main' }
+    const others = Array.from({ length: 99 }, (_, i) => ({
+      id: `br-main-x-${i}`,
+      name: `main-x-${i}`
+    }))
+    const run = await runSimulated(
+      simulatedWorld(),
+      { project_id: PROJECT, branch_id: 'main' },
+      {
+        serve: offsetPagedSearch([
+          [...others, main],
+          [main, { id: 'br-main-y-000001', name: 'main-y' }]
+        ])
+      }
+    )
     expect(run.report.outcome).toBe('success')
-    expect(run.lines).toContain('info: Gating branch main (br-main-000001)')
-    const searches = run.requests.filter((request) => request.route === 'branches')
-    expect(searches.map((request) => [request.query.search, request.query.limit])).toEqual([
-      ['main', '100'],
-      ['main', '100'],
-      ['main', '100']
-    ])
-    expect(searches[0].query.cursor).toBeUndefined()
-    expect(searches[2].query.cursor).toBeDefined()
+    expect(run.lines).toContain('info: Gating branch main (br-the-main-000001)')
   })
 })
 
@@ -117,23 +113,22 @@ describe('the operations list ends on a short page', () => {
 
 describe('listing projects ends, whatever the cursors', () => {
   it('a cursor handed out before ends the walk with a warning', async () => {
-    let page = 0
-    const run = await runSimulated(
-      simulatedWorld(),
-      { list_projects: 'true' },
-      {
-        serve: scripted(() => ({
-          projects: Array.from({ length: 400 }, (_, i) => ({ id: `p-${i}` })),
-          pagination: { cursor: page++ % 2 === 0 ? 'a' : 'b' }
-        }))
-      }
-    )
+    const setup = simulatedWorld({ extraProjects: 3 * 400 })
+    // A server that lost the cursor: its third answer is its first again, cursor and all.
+    const answers: unknown[] = []
+    setup.api.addFault({
+      kind: 'altered',
+      route: 'projects',
+      alter: (body) => (answers.push(body) === 3 ? answers[0] : body)
+    })
+    const run = await runSimulated(setup, { list_projects: 'true' })
     expect(run.report.outcome).toBe('success')
-    expect(run.report.listing?.projects).toHaveLength(400)
+    // Two pages' worth: the first page, read twice, counts once.
+    expect(run.report.listing?.projects).toHaveLength(800)
     expect(run.lines).toContainEqual(
       expect.stringContaining('warning: The API handed out a page cursor it had given before')
     )
-    expect(page).toBe(3)
+    expect(run.requests).toHaveLength(3)
   })
 
   it('the number of pages is capped, with a warning', async () => {

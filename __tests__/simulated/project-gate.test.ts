@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
-import { operationIn } from '../support/neon/scenarios.js'
+import { addBranchInitTwice, operationIn } from '../support/neon/scenarios.js'
 
 describe('the project gate', () => {
   it('waits for everything in flight behind a long history, one request per later poll', async () => {
@@ -52,21 +52,13 @@ describe('each later poll reads back to what the previous one had seen', () => {
 
   /**
    * A branch that reads `init` twice after its resolution, so the gate polls on; 2.5 s after the
-   * gate's start (between its first two polls) a start_compute of the branch begins, with `timeline`,
-   * and then `burst` operations on other branches.
+   * gate's start (between its first two polls) a start_compute of the branch begins, running for
+   * `runningMs` and then `then`, and then `burst` operations on other branches. The branch's gate
+   * run on that, and the start_compute.
    */
-  function burstBetweenPolls(timeline: { status: string; ms?: number }[], burst: number) {
+  async function gateUnderBurst(runningMs: number, then: string, burst: number) {
     const setup = simulatedWorld({ history: 50, historyEveryMs: 60_000 })
-    setup.world.addBranch(PROJECT, {
-      id: BRANCH,
-      name: 'preview/pr-42',
-      statesByRead: [
-        { current: 'ready' },
-        { current: 'init' },
-        { current: 'init' },
-        { current: 'ready' }
-      ]
-    })
+    addBranchInitTwice(setup.world, BRANCH)
     let start: { id: string } | undefined
     setup.time.at(2500, () => {
       const now = setup.world.now()
@@ -76,13 +68,14 @@ describe('each later poll reads back to what the previous one had seen', () => {
         endpointId: 'ep-preview-000042',
         createdAt: now,
         error: 'out of capacity',
-        timeline
+        timeline: [{ status: 'running', ms: runningMs }, { status: then }]
       })
       for (let i = 1; i <= burst; i++) {
         operationIn(setup.world, 'finished', { branchId: `br-other-${i % 7}`, createdAt: now + i })
       }
     })
-    return { setup, start: () => start! }
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    return { run, start: start! }
   }
 
   const listReads = (
@@ -92,40 +85,28 @@ describe('each later poll reads back to what the previous one had seen', () => {
   ) => run.requests.filter((r) => r.route === 'operations' && r.t >= from && r.t < to).length
 
   it('a start_compute that ends in error under a burst of 150 on other branches fails the gate', async () => {
-    const { setup, start } = burstBetweenPolls(
-      [{ status: 'running', ms: 1000 }, { status: 'error' }],
-      150
-    )
-    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    const { run, start } = await gateUnderBurst(1000, 'error', 150)
     expect(run.report.outcome).toBe('failure')
-    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([start().id])
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([start.id])
     expect(run.report.wait?.polls).toBe(2)
     // The second poll read two pages of 100: the second got back to what the first had seen.
     expect(listReads(run, 5000, 6000)).toBe(2)
   })
 
   it('one still running under the burst is waited on until it finishes', async () => {
-    const { setup, start } = burstBetweenPolls(
-      [{ status: 'running', ms: 20_000 }, { status: 'finished' }],
-      150
-    )
-    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    const { run, start } = await gateUnderBurst(20_000, 'finished', 150)
     expect(run.report.outcome).toBe('success')
     expect(run.report.wait?.operations).toEqual([
-      expect.objectContaining({ id: start().id, status: 'finished' })
+      expect.objectContaining({ id: start.id, status: 'finished' })
     ])
     // It finished 22.5 s after the gate's start: the poll at 25 s saw it.
     expect(run.endedAt).toBeGreaterThanOrEqual(25_000)
   })
 
   it('a burst past the page cap: a warning, no pass; the next poll reads on and finds the operation', async () => {
-    const { setup, start } = burstBetweenPolls(
-      [{ status: 'running', ms: 1000 }, { status: 'error' }],
-      1050
-    )
-    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    const { run, start } = await gateUnderBurst(1000, 'error', 1050)
     expect(run.report.outcome).toBe('failure')
-    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([start().id])
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([start.id])
     expect(run.lines).toContain(
       'warning: Project gate: read 1000 operations listed since the previous poll in 10 pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then'
     )

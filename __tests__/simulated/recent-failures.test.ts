@@ -1,22 +1,26 @@
 /*
  * What ended just before the project gate started, in process over the local API server on
  * simulated time: the 15-minute window, the newest operation of each action, `error` against
- * `cancelled`, the gated branch against the whole project, and `failed` under fail_fast.
+ * `cancelled`, the gated branch against the whole project, and `failed` under fail_fast. What no
+ * contract allows (an unreadable time, no action, an operation repeated across a page boundary) is
+ * the local server's own answer, altered by a fault.
  */
 import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/report/headline.js'
 import { renderSummary } from '../../src/report/summary.js'
-import type { IncomingRequest } from '../support/neon/server.ts'
-import { ok, runSimulated, type SimulatedRun, simulatedWorld } from '../support/simulated-gate.js'
+import { runSimulated, type SimulatedRun, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
 
 const BRANCH = 'br-preview-000042'
 const MINUTE = 60_000
 
-/** A world with the preview branch, ready, and nothing in flight; `at` is the gate's start. */
-function world() {
-  const setup = simulatedWorld()
+/**
+ * A world with the preview branch, ready, and nothing in flight (with the demo's history of finished
+ * operations unless `options` say otherwise); `at` is the gate's start.
+ */
+function world(options: Parameters<typeof simulatedWorld>[0] = {}) {
+  const setup = simulatedWorld(options)
   setup.world.addBranch(PROJECT, { id: BRANCH, name: 'preview/pr-42' })
   const at = setup.time.wallNow()
   /** An operation of the branch created `agoMs` before the gate started, ended `tookMs` later. */
@@ -226,49 +230,45 @@ describe('the whole project: recent failures are warnings', () => {
 
 describe('a recent failure repeated across a page boundary', () => {
   it('counts once: one warning, one row in the summary', async () => {
-    const created = (secondsAgo: number) =>
-      new Date(Date.parse('2026-01-01T00:00:00Z') - secondsAgo * 1000).toISOString()
-    const errorId = '6b2f3d4e-5f60-4b7c-9d8e-000000000001'
-    const error = op({
-      id: errorId,
-      branch_id: 'br-other-000001',
-      status: 'error',
-      error: 'out of capacity',
-      created_at: created(40)
+    const setup = simulatedWorld({ history: 0 })
+    // Pages of two: a start on the branch and the error on another on the first, one 25 h old on
+    // the second.
+    setup.world.operationsPageCap = 2
+    const at = setup.time.wallNow()
+    const other = { action: 'start_compute', branchId: 'br-other-000001' }
+    operationIn(setup.world, 'finished', { ...other, createdAt: at - 25 * 3600_000 })
+    const error = operationIn(setup.world, 'error', {
+      ...other,
+      createdAt: at - 40_000,
+      error: 'out of capacity'
     })
-    const old = op({ id: '6b2f3d4e-5f60-4b7c-9d8e-000000000002', status: 'finished' })
+    operationIn(setup.world, 'finished', {
+      action: 'start_compute',
+      branchId: BRANCH,
+      createdAt: at - 10_000
+    })
     // The second page starts with the last one of the first, as a server paging by `created_at`
-    // with `<=` would list it.
-    const pages: Record<string, unknown>[][] = [
-      [
-        op({
-          id: '6b2f3d4e-5f60-4b7c-9d8e-000000000003',
-          status: 'finished',
-          created_at: created(10)
-        }),
-        error
-      ],
-      [error, { ...old, created_at: created(25 * 3600) }],
-      []
-    ]
-    let read = 0
-    const run = await runSimulated(
-      simulatedWorld(),
-      { project_id: PROJECT },
-      {
-        serve: () =>
-          ok({ operations: pages[Math.min(read, 2)], pagination: { cursor: `c${read++}` } })
+    // with `<=` would list it (the local server pages with `<`).
+    const pages: { operations: unknown[] }[] = []
+    setup.api.addFault({
+      kind: 'altered',
+      route: 'operations',
+      alter: (body) => {
+        const page = body as { operations: unknown[] }
+        if (pages.push(page) !== 2) return page
+        return { ...page, operations: [pages[0].operations.at(-1), ...page.operations] }
       }
-    )
-    expect(read).toBe(2)
+    })
+    const run = await runSimulated(setup, { project_id: PROJECT })
+    expect(pages).toHaveLength(2)
     expect(run.report.outcome).toBe('success')
-    expect(run.report.recentFailures?.map((failure) => failure.operation.id)).toEqual([errorId])
+    expect(run.report.recentFailures?.map((failure) => failure.operation.id)).toEqual([error.id])
     const warnings = run.lines.filter((line) => line.startsWith('warning'))
     expect(warnings).toHaveLength(1)
-    expect(warnings[0]).toContain(errorId)
+    expect(warnings[0]).toContain(error.id)
     const summary = renderSummary(run.report)
     expect(summary).toContain('Ended in failure before the gate started (1)')
-    expect(summary.split(errorId)).toHaveLength(2)
+    expect(summary.split(error.id)).toHaveLength(2)
   })
 })
 
@@ -294,23 +294,6 @@ describe('fail_fast on the first read', () => {
   })
 })
 
-/** A scripted API: the branch (ready) and one page of operations, as given (newest first). */
-function scripted(operations: Record<string, unknown>[]) {
-  const branch = { id: BRANCH, name: 'preview/pr-42', project_id: PROJECT, current_state: 'ready' }
-  return (request: IncomingRequest) => {
-    if (request.url.includes('/branches')) return ok({ branch })
-    if (request.url.includes('cursor=')) return ok({ operations: [], pagination: {} })
-    return ok({ operations, pagination: { cursor: 'next' } })
-  }
-}
-
-const op = (fields: Record<string, unknown>) => ({
-  project_id: PROJECT,
-  branch_id: BRANCH,
-  action: 'start_compute',
-  ...fields
-})
-
 describe('which operation is newer: the list says, not a time that may not be there', () => {
   it('an error followed by a newer CANCELLED operation of the same action still fails the gate', async () => {
     // Contract: "An error followed by a newer operation of the same action that did NOT fail ...
@@ -323,28 +306,43 @@ describe('which operation is newer: the list says, not a time that may not be th
     expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([error.id])
   })
 
-  /** Minutes before the gate started (its start is the simulated world's epoch). */
-  const ago = (minutes: number) =>
-    new Date(Date.parse('2026-01-01T00:00:00Z') - minutes * MINUTE).toISOString()
-  const id = (n: number) => `5a1f2c3d-4e5f-4a6b-8c7d-00000000000${n}`
+  /**
+   * An operation of the branch, final, created `minutesAgo` before the gate started; `listedAs`: what
+   * the list says of it instead, as no contract allows (an unreadable time, no action).
+   */
+  interface Listed {
+    action: string
+    status: string
+    minutesAgo: number
+    error?: string
+    listedAs?: Record<string, unknown>
+  }
+  const unreadableTime = { created_at: 'not a time' }
+  const noAction = { action: undefined }
 
-  it.each([
+  it.each<[string, Listed[], string]>([
     [
       // The list is newest first: the finished one, listed after the error, is older than it.
       'a finished operation whose created_at cannot be read, listed after a recent error, does not hide it',
       [
-        op({ id: id(1), status: 'error', error: 'quota', created_at: ago(0.5) }),
-        op({ id: id(2), status: 'finished', created_at: 'not a time' }),
-        op({ id: id(3), action: 'create_branch', status: 'finished', created_at: ago(25 * 60) })
+        { action: 'start_compute', status: 'error', error: 'quota', minutesAgo: 0.5 },
+        { action: 'start_compute', status: 'finished', minutesAgo: 1, listedAs: unreadableTime },
+        { action: 'create_branch', status: 'finished', minutesAgo: 25 * 60 }
       ],
       'failure'
     ],
     [
       'operations with no action are not "the same action": a finished one does not supersede an error',
       [
-        op({ id: id(2), action: undefined, status: 'finished', created_at: ago(1 / 3) }),
-        op({ id: id(1), action: undefined, status: 'error', error: 'boom', created_at: ago(0.5) }),
-        op({ id: id(3), action: 'create_branch', status: 'finished', created_at: ago(25 * 60) })
+        { action: 'start_compute', status: 'finished', minutesAgo: 1 / 3, listedAs: noAction },
+        {
+          action: 'start_compute',
+          status: 'error',
+          error: 'boom',
+          minutesAgo: 0.5,
+          listedAs: noAction
+        },
+        { action: 'create_branch', status: 'finished', minutesAgo: 25 * 60 }
       ],
       'failure'
     ],
@@ -352,18 +350,35 @@ describe('which operation is newer: the list says, not a time that may not be th
       // It would otherwise fail every gate on the branch while it is in the first read.
       'an error whose created_at cannot be read, listed after an operation hours old, is not recent',
       [
-        op({ id: id(3), action: 'create_branch', status: 'finished', created_at: ago(3 * 60) }),
-        op({ id: id(1), status: 'error', error: 'old', created_at: 'not a time' }),
-        op({ id: id(4), action: 'apply_config', status: 'finished', created_at: ago(25 * 60) })
+        { action: 'create_branch', status: 'finished', minutesAgo: 3 * 60 },
+        {
+          action: 'start_compute',
+          status: 'error',
+          error: 'old',
+          minutesAgo: 4 * 60,
+          listedAs: unreadableTime
+        },
+        { action: 'apply_config', status: 'finished', minutesAgo: 25 * 60 }
       ],
       'success'
     ]
-  ])('%s', async (_, operations, outcome) => {
-    const run = await runSimulated(
-      simulatedWorld(),
-      { project_id: PROJECT, branch_id: BRANCH },
-      { serve: scripted(operations) }
-    )
+  ])('%s', async (_, listed, outcome) => {
+    const { setup, ended } = world({ history: 0 })
+    const listedAs = new Map<string, Record<string, unknown>>()
+    for (const { action, status, minutesAgo, error, listedAs: fields } of listed) {
+      const record = ended(action, status, minutesAgo * MINUTE, { error, tookMs: 1000 })
+      if (fields) listedAs.set(record.id, fields)
+    }
+    setup.api.addFault({
+      kind: 'altered',
+      route: 'operations',
+      alter: (body) => {
+        const page = body as { operations: { id: string }[] }
+        const operations = page.operations.map((op) => ({ ...op, ...listedAs.get(op.id) }))
+        return { ...page, operations }
+      }
+    })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
     expect(run.report.outcome).toBe(outcome)
   })
 })

@@ -23,23 +23,35 @@ function world(fields: Partial<BranchRecord> = {}) {
   return setup
 }
 
+/** One `action` on `branchId`, in `status` for its first `reads` reads, then finished. */
+function finishesAfter(
+  setup: ReturnType<typeof world>,
+  reads: number,
+  status: string,
+  action: string,
+  branchId: string
+) {
+  return operationIn(setup.world, status, { action, branchId, reads, then: 'finished' })
+}
+
+/** The gate run on `setup` before `before` of `branchId`, with `extra` inputs. */
+function check(
+  setup: ReturnType<typeof world>,
+  branchId: string,
+  before: string,
+  extra: Record<string, string> = {}
+) {
+  return runSimulated(setup, { project_id: PROJECT, branch_id: branchId, before, ...extra })
+}
+
 const routes = (run: { requests: { route?: string; t: number }[] }) =>
   run.requests.map((request) => `${request.route}@${Math.round(request.t / 1000)}s`)
 
 describe('the wait: the whole project, until it is idle', () => {
   it("another branch's operation delays the check; the branch stuck in init does not", async () => {
     const setup = world({ state: { current: 'init' } })
-    operationIn(setup.world, 'running', {
-      action: 'apply_config',
-      branchId: OTHER,
-      reads: 2,
-      then: 'finished'
-    })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      branch_id: 'preview/pr-7',
-      before: 'delete'
-    })
+    finishesAfter(setup, 2, 'running', 'apply_config', OTHER)
+    const run = await check(setup, 'preview/pr-7', 'delete')
     expect(run.report.outcome).toBe('success')
     expect(run.report.teardown?.preflight).toBe('clear')
     // Resolved by name; the operations read at the wait's pace (the first read's empty page after
@@ -71,11 +83,7 @@ describe('the wait: the whole project, until it is idle', () => {
   it('a 429 while it checks: the retry keeps the pace, and the check still decides', async () => {
     const setup = world()
     setup.api.addFault({ kind: 'status', status: 429, route: 'branch', times: 1 })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      branch_id: 'preview/pr-7',
-      before: 'reset'
-    })
+    const run = await check(setup, 'preview/pr-7', 'reset')
     expect(run.report.teardown?.preflight).toBe('clear')
     const reads = run.requests.filter((request) => request.route === 'branch')
     // The refused read, and its retry no sooner than one interval after it.
@@ -87,12 +95,7 @@ describe('the wait: the whole project, until it is idle', () => {
   it('timeout while something is in flight: no verdict, preflight and blockers empty', async () => {
     const setup = world()
     operationIn(setup.world, 'running', { action: 'start_compute', branchId: OTHER })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      branch_id: 'preview/pr-7',
-      before: 'delete',
-      timeout: '12s'
-    })
+    const run = await check(setup, 'preview/pr-7', 'delete', { timeout: '12s' })
     expect(run.report.outcome).toBe('timeout')
     expect(run.report.teardown).toBeUndefined()
     const { values } = typedOutputs(run.report)
@@ -105,30 +108,15 @@ describe('the wait: the whole project, until it is idle', () => {
   it('wait: false while something is in flight: pending, no verdict', async () => {
     const setup = world()
     operationIn(setup.world, 'running', { action: 'start_compute', branchId: TARGET })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      branch_id: TARGET,
-      before: 'delete',
-      wait: 'false'
-    })
+    const run = await check(setup, TARGET, 'delete', { wait: 'false' })
     expect(run.report.outcome).toBe('pending')
     expect(run.report.teardown).toBeUndefined()
   })
 
   it('fail_fast is ignored: a failed operation is waited on until it is final', async () => {
     const setup = world()
-    operationIn(setup.world, 'failed', {
-      action: 'start_compute',
-      branchId: TARGET,
-      reads: 2,
-      then: 'finished'
-    })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      branch_id: TARGET,
-      before: 'delete',
-      fail_fast: 'true'
-    })
+    finishesAfter(setup, 2, 'failed', 'start_compute', TARGET)
+    const run = await check(setup, TARGET, 'delete', { fail_fast: 'true' })
     expect(run.report.outcome).toBe('success')
     expect(run.report.teardown?.preflight).toBe('clear')
     expect(run.report.wait?.polls).toBe(3)
@@ -152,11 +140,7 @@ describe('failures are warnings before a teardown', () => {
       error: 'could not apply',
       timeline: [{ status: 'running', reads: 1 }, { status: 'error' }]
     })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      branch_id: TARGET,
-      before: 'delete'
-    })
+    const run = await check(setup, TARGET, 'delete')
     expect(run.report.outcome).toBe('success')
     expect(run.report.teardown?.preflight).toBe('clear')
     expect(run.lines).toContain(
@@ -182,11 +166,7 @@ describe('the check', () => {
     // The child the oldest: created before the others.
     setup.world.branchesOf(PROJECT).find((branch) => branch.id === 'br-child-000001')!.createdAt =
       setup.world.now() - 60_000
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      branch_id: TARGET,
-      before: 'delete'
-    })
+    const run = await check(setup, TARGET, 'delete')
     expect(run.report.outcome).toBe('failure')
     expect(typedOutputs(run.report).values.blockers).toEqual([
       {
@@ -208,11 +188,7 @@ describe('the check', () => {
         { name: 'restore', reason: 'a restore is running' }
       ]
     })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      branch_id: 'main',
-      before: 'delete'
-    })
+    const run = await check(setup, 'main', 'delete')
     expect(run.report.outcome).toBe('failure')
     expect(
       (typedOutputs(run.report).values.blockers as { reason: string }[]).map((b) => b.reason)
@@ -225,23 +201,14 @@ describe('the check', () => {
   it('the branch deleted while the gate waited: gone before a delete, an input error before a reset', async () => {
     for (const before of ['delete', 'reset']) {
       const setup = world()
-      operationIn(setup.world, 'running', {
-        action: 'start_compute',
-        branchId: OTHER,
-        reads: 1,
-        then: 'finished'
-      })
+      finishesAfter(setup, 1, 'running', 'start_compute', OTHER)
       setup.api.onRequest = (request) => {
         if (request.route !== 'operations' || request.query.cursor) return
         const branches = setup.world.branchesOf(PROJECT)
         const index = branches.findIndex((branch) => branch.id === TARGET)
         if (index >= 0) branches.splice(index, 1)
       }
-      const run = await runSimulated(setup, {
-        project_id: PROJECT,
-        branch_id: TARGET,
-        before
-      })
+      const run = await check(setup, TARGET, before)
       if (before === 'delete') {
         expect(run.report.outcome).toBe('success')
         expect(run.report.teardown?.preflight).toBe('gone')
@@ -260,11 +227,7 @@ describe('the check', () => {
 
   it('a branch gone before the gate started: gone at once before a delete, no operation read', async () => {
     const setup = world()
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      branch_id: 'br-hotfix-7',
-      before: 'delete'
-    })
+    const run = await check(setup, 'br-hotfix-7', 'delete')
     expect(run.report.outcome).toBe('success')
     expect(run.report.teardown).toEqual({
       action: 'delete',
@@ -279,11 +242,7 @@ describe('the check', () => {
   it('a branch named like an id is found by its name, and checked by its id', async () => {
     const setup = world()
     setup.world.addBranch(PROJECT, { id: 'br-real-000009', name: 'br-hotfix-7' })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      branch_id: 'br-hotfix-7',
-      before: 'delete'
-    })
+    const run = await check(setup, 'br-hotfix-7', 'delete')
     expect(run.report.teardown?.preflight).toBe('clear')
     expect(run.requests.filter((request) => request.route === 'branch').map((r) => r.path)).toEqual(
       [

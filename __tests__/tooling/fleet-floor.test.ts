@@ -9,22 +9,29 @@ const refused = (gate: string, at: number, retryAfterMs: number): Attempt => ({
   retryAfterMs
 })
 
+/** Attempts written `gate@at` (admitted) or `gate@at!retryAfterMs` (refused), in order. */
+function attempts(...parts: string[]): Attempt[] {
+  return parts
+    .join(' ')
+    .split(' ')
+    .map((word) => {
+      const [, gate, at, retryAfterMs] = /^(\w+)@(-?\d+)(?:!(\d+))?$/.exec(word)!
+      return retryAfterMs === undefined
+        ? admitted(gate, Number(at))
+        : refused(gate, Number(at), Number(retryAfterMs))
+    })
+}
+
 /**
  * Three slots; gates a, b and c fill them at 0, 300 and 600 ms; d, then a, b and c are refused
  * before any retry may go out (R0 = 10 s, a's refusal plus its Retry-After). Their retries are due
  * by 11.0 (a), 11.3 (b), 11.6 (c) and 11.9 s (d).
  */
-const crunch: Attempt[] = [
-  admitted('a', 0),
-  admitted('b', 300),
-  admitted('c', 600),
-  refused('d', 900, 10_000),
-  refused('a', 1000, 9000),
-  refused('b', 1300, 9000),
-  refused('c', 1600, 9000),
+const crunch = attempts(
+  'a@0 b@300 c@600 d@900!10000 a@1000!9000 b@1300!9000 c@1600!9000',
   // After R0: a crunch gate's retry, not counted as a slot taken before it.
-  admitted('a', 10_800)
-]
+  'a@10800'
+)
 
 describe('fleetFloor: the retries of the gates refused in the crunch', () => {
   it('counts the gates that no slot can serve by their deadlines', () => {
@@ -84,18 +91,9 @@ describe('fleetFloor: the retries of the gates refused in the crunch', () => {
  * so R0 is 1.02 s. p and q, not refused by then, poll at the interval; s starts at 2.5 s; f's
  * operation was final when it was admitted.
  */
-const fullWindow: Attempt[] = [
-  admitted('p', 0),
-  admitted('q', 10),
-  admitted('f', 15),
-  refused('c', 20, 0),
-  refused('p', 1030, 0),
-  refused('q', 1040, 0),
-  refused('s', 2500, 0),
-  refused('p', 5000, 0),
-  refused('q', 5000, 0),
-  refused('s', 5000, 0)
-]
+const fullWindow = attempts(
+  'p@0 q@10 f@15 c@20!0 p@1030!0 q@1040!0 s@2500!0 p@5000!0 q@5000!0 s@5000!0'
+)
 const limits = { capacity: 3, windowMs: 10_000, intervalMs: 1000 }
 const fFinal = new Map([['f', 15]])
 

@@ -130,3 +130,20 @@ export function operationIn(
     then === undefined ? [{ status }] : [{ status, reads: reads ?? 1 }, { status: then }]
   return world.addOperation(projectId, { action: 'apply_config', ...fields, timeline })
 }
+
+/**
+ * The preview branch `id` (preview/pr-42) of the project: ready when the gate resolves it, then
+ * `init` for two reads, then ready again, so that the gate polls on with nothing of it in flight.
+ */
+export function addBranchInitTwice(world: World, id: string) {
+  return world.addBranch(PROJECT, {
+    id,
+    name: 'preview/pr-42',
+    statesByRead: [
+      { current: 'ready' },
+      { current: 'init' },
+      { current: 'init' },
+      { current: 'ready' }
+    ]
+  })
+}
