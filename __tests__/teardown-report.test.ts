@@ -175,6 +175,20 @@ describe('clear and gone', () => {
     expect(typedOutputs(report).values).toMatchObject({ preflight: 'gone', blockers: [] })
     expect(renderSummary(report)).not.toContain('423')
   })
+
+  it('gone found before the first poll: no error claimed, nothing said of unread operations', () => {
+    const report: RunReport = {
+      requests: { requests: 1, retries: 0 },
+      projectId: 'p-1',
+      before: 'delete',
+      teardown: { action: 'delete', preflight: 'gone', branch: { name: 'preview/pr-7' } },
+      outcome: 'success'
+    }
+    for (const text of [renderSummary(report), renderTextReport(report)]) {
+      expect(text).not.toContain('error')
+      expect(text).not.toContain('unknown')
+    }
+  })
 })
 
 describe('warnings and notices', () => {
