@@ -158,6 +158,16 @@ describe('clear and gone', () => {
     expect(renderSummary(report)).toContain('should still retry a 423 (Locked)')
   })
 
+  it('clear after operations that ended in failure: the first line does not say they all finished', () => {
+    const report = reportOf(checked('delete'), [
+      operation({ id: 'op-1', status: 'finished' }),
+      operation({ id: 'op-2', status: 'error', error: 'out of capacity' })
+    ])
+    expect(renderTextReport(report).split('\n')[0]).toBe(
+      '✅ success: branch preview/pr-7 (br-preview-7) can be deleted now: nothing blocks it; the project is idle: all 2 operations ended in 1.2 s, 1 of them in failure'
+    )
+  })
+
   it('gone: nothing to delete, as the first line and as a notice; blockers []', () => {
     const report: RunReport = {
       requests: { requests: 2, retries: 0 },
