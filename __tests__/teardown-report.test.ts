@@ -168,6 +168,24 @@ describe('clear and gone', () => {
     )
   })
 
+  it('idle, then the check itself cut short by the timeout: the annotation and the first line say so', () => {
+    const error =
+      'No retry fits before the deadline: the retry after HTTP 429, Retry-After 3600 would wait 1 h 00 min, with 20.0 s of the timeout left'
+    const report: RunReport = {
+      ...reportOf(checked('delete')),
+      teardown: undefined,
+      outcome: 'timeout',
+      noRetryFits: 'the retry after HTTP 429 would wait 1 h 00 min',
+      error
+    }
+    const [annotation] = annotationsFor(report)
+    expect(annotation.title).toBe('timeout: the project is idle, but the branch was not checked')
+    expect(annotation.message).toBe(error)
+    expect(renderTextReport(report).split('\n')[0]).toBe(
+      '⌛ timeout after 1.2 s: the project is idle, but the branch was not checked'
+    )
+  })
+
   it('gone: nothing to delete, as the first line and as a notice; blockers []', () => {
     const report: RunReport = {
       requests: { requests: 2, retries: 0 },

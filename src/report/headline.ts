@@ -142,7 +142,7 @@ export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | 
       ]
     default:
       if (facts.inFlight.length > 0) return inFlightPhrase(facts)
-      return branchNotReady(report)
+      return uncheckedBranch(report) ?? branchNotReady(report)
   }
 }
 
@@ -177,6 +177,12 @@ function teardownLine(report: RunReport, facts: OperationFacts): Phrase {
   const phrase = teardownPhrase(check)
   if (check.preflight !== 'clear') return phrase
   return [...phrase, `; the project is idle: ${idleText(report, facts)}`]
+}
+
+/** Before a teardown, the project idle but the run cut short before the branch check decided. */
+export function uncheckedBranch(report: RunReport): Phrase | undefined {
+  if (!report.before || report.teardown) return undefined
+  return ['the project is idle, but the branch was not checked']
 }
 
 /**
