@@ -158,6 +158,34 @@ describe('clear and gone', () => {
     expect(renderSummary(report)).toContain('should still retry a 423 (Locked)')
   })
 
+  it('clear after operations that ended in failure: the first line does not say they all finished', () => {
+    const report = reportOf(checked('delete'), [
+      operation({ id: 'op-1', status: 'finished' }),
+      operation({ id: 'op-2', status: 'error', error: 'out of capacity' })
+    ])
+    expect(renderTextReport(report).split('\n')[0]).toBe(
+      '✅ success: branch preview/pr-7 (br-preview-7) can be deleted now: nothing blocks it; the project is idle: all 2 operations ended in 1.2 s, 1 of them in failure'
+    )
+  })
+
+  it('idle, then the check itself cut short by the timeout: the annotation and the first line say so', () => {
+    const error =
+      'No retry fits before the deadline: the retry after HTTP 429, Retry-After 3600 would wait 1 h 00 min, with 20.0 s of the timeout left'
+    const report: RunReport = {
+      ...reportOf(checked('delete')),
+      teardown: undefined,
+      outcome: 'timeout',
+      noRetryFits: 'the retry after HTTP 429 would wait 1 h 00 min',
+      error
+    }
+    const [annotation] = annotationsFor(report)
+    expect(annotation.title).toBe('timeout: the project is idle, but the branch was not checked')
+    expect(annotation.message).toBe(error)
+    expect(renderTextReport(report).split('\n')[0]).toBe(
+      '⌛ timeout after 1.2 s: the project is idle, but the branch was not checked'
+    )
+  })
+
   it('gone: nothing to delete, as the first line and as a notice; blockers []', () => {
     const report: RunReport = {
       requests: { requests: 2, retries: 0 },
@@ -174,6 +202,20 @@ describe('clear and gone', () => {
     ])
     expect(typedOutputs(report).values).toMatchObject({ preflight: 'gone', blockers: [] })
     expect(renderSummary(report)).not.toContain('423')
+  })
+
+  it('gone found before the first poll: no error claimed, nothing said of unread operations', () => {
+    const report: RunReport = {
+      requests: { requests: 1, retries: 0 },
+      projectId: 'p-1',
+      before: 'delete',
+      teardown: { action: 'delete', preflight: 'gone', branch: { name: 'preview/pr-7' } },
+      outcome: 'success'
+    }
+    for (const text of [renderSummary(report), renderTextReport(report)]) {
+      expect(text).not.toContain('error')
+      expect(text).not.toContain('unknown')
+    }
   })
 })
 

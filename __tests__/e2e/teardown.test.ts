@@ -140,6 +140,9 @@ describe('before: delete, over both bundles', () => {
     )
     expect(run.command.stderr).toContain('notice: branch br-hotfix-7 is gone: nothing to delete')
     expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBe('gone')
+    // No error happened, and no operation was left to read: neither is claimed.
+    expect(run.action.summary).not.toContain('Nothing could be read')
+    expect(run.command.stdout).not.toContain('Nothing could be read')
     // Read by id, then searched as a name; no operation read.
     for (const server of run.servers) {
       expect(server.requests.map((request) => request.route)).toEqual(['branch', 'branches'])

@@ -142,7 +142,7 @@ export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | 
       ]
     default:
       if (facts.inFlight.length > 0) return inFlightPhrase(facts)
-      return branchNotReady(report)
+      return uncheckedBranch(report) ?? branchNotReady(report)
   }
 }
 
@@ -155,6 +155,20 @@ function finishedText({ wait }: RunReport, facts: OperationFacts): string {
 }
 
 /**
+ * Before a teardown, what ended in failure does not stop the gate: `all 2 operations ended in
+ * 3.1 s, 1 of them in failure`, never that they all finished.
+ */
+function idleText(report: RunReport, facts: OperationFacts): string {
+  const failed = facts.failed.length
+  if (failed === 0) return finishedText(report, facts)
+  const took = report.wait ? ` in ${formatDuration(report.wait.elapsedMs)}` : ''
+  const ended = facts.seen?.length ?? failed
+  return ended === 1
+    ? `the operation ended${took}, in failure`
+    : `all ${ended} operations ended${took}, ${failed} of them in failure`
+}
+
+/**
  * Before a teardown: what blocks the branch, or that nothing does and the project is idle, or that
  * the branch is gone.
  */
@@ -162,7 +176,13 @@ function teardownLine(report: RunReport, facts: OperationFacts): Phrase {
   const check = report.teardown!
   const phrase = teardownPhrase(check)
   if (check.preflight !== 'clear') return phrase
-  return [...phrase, `; the project is idle: ${finishedText(report, facts)}`]
+  return [...phrase, `; the project is idle: ${idleText(report, facts)}`]
+}
+
+/** Before a teardown, the project idle but the run cut short before the branch check decided. */
+export function uncheckedBranch(report: RunReport): Phrase | undefined {
+  if (!report.before || report.teardown) return undefined
+  return ['the project is idle, but the branch was not checked']
 }
 
 /**

@@ -171,7 +171,8 @@ function operationsSection(
 ): string[] {
   const operations = facts.seen
   if (operations === undefined) {
-    return report.projectId
+    // A branch gone before the first poll ends a delete at once: no error, nothing left to read.
+    return report.projectId && report.teardown?.preflight !== 'gone'
       ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
       : []
   }

@@ -3,7 +3,14 @@
  * from the report's facts (src/report/) for the step's error annotations (`core.error`).
  */
 import { databaseFailed } from '../report/database-words.js'
-import { branchNotReady, errorLine, inFlightPhrase, operationFacts } from '../report/headline.js'
+import {
+  branchNotReady,
+  errorLine,
+  inFlightPhrase,
+  operationFacts,
+  type OperationFacts,
+  uncheckedBranch
+} from '../report/headline.js'
 import { phraseText, plural } from '../domain/phrase.js'
 import { nothingRead, type RunReport } from '../report/report.js'
 import { truncate } from '../domain/untrusted-text.js'
@@ -68,27 +75,40 @@ export function annotationsFor(report: RunReport): Annotation[] {
       message: truncate(`${nothingRead(report)}${why ? `: ${why}` : ''}`, 1000)
     })
   } else if (report.outcome === 'timeout') {
-    // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
-    const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out'
-    const reason = report.noRetryFits ? ` (${report.wait?.reason})` : ''
-    const first = facts.inFlight[0]
-    const branch = !first && branchNotReady(report)
-    annotations.push({
-      title: first
-        ? truncate(
-            `timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`,
-            200
-          )
-        : branch
-          ? truncate(`timeout: ${phraseText(branch)}`, 200)
-          : 'timeout',
-      message: truncate(
-        branch
-          ? `${cut} while ${phraseText(branch)}${reason}`
-          : `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`,
-        1000
-      )
-    })
+    annotations.push(timeoutAnnotation(report, facts))
   }
   return annotations
+}
+
+/** A timeout with something read: what was still in flight, or what the gate was still waiting for. */
+function timeoutAnnotation(report: RunReport, facts: OperationFacts): Annotation {
+  // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
+  const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out'
+  const reason = report.noRetryFits ? ` (${report.wait?.reason})` : ''
+  const first = facts.inFlight[0]
+  const unchecked = !first && uncheckedBranch(report)
+  // The wait ended; the branch check after it was cut short: the error says how.
+  if (unchecked) {
+    return {
+      title: `timeout: ${phraseText(unchecked)}`,
+      message: truncate(report.error ?? '', 1000)
+    }
+  }
+  const branch = !first && branchNotReady(report)
+  return {
+    title: first
+      ? truncate(
+          `timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`,
+          200
+        )
+      : branch
+        ? truncate(`timeout: ${phraseText(branch)}`, 200)
+        : 'timeout',
+    message: truncate(
+      branch
+        ? `${cut} while ${phraseText(branch)}${reason}`
+        : `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`,
+      1000
+    )
+  }
 }
