@@ -45086,7 +45086,7 @@ function outcomeLine(report, facts) {
         default:
             if (facts.inFlight.length > 0)
                 return inFlightPhrase(facts);
-            return branchNotReady(report);
+            return uncheckedBranch(report) ?? branchNotReady(report);
     }
 }
 /** `all 2 operations finished in 3.1 s`, or `no operation in flight`. */
@@ -45098,6 +45098,20 @@ function finishedText({ wait }, facts) {
     return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took}`;
 }
 /**
+ * Before a teardown, what ended in failure does not stop the gate: `all 2 operations ended in
+ * 3.1 s, 1 of them in failure`, never that they all finished.
+ */
+function idleText(report, facts) {
+    const failed = facts.failed.length;
+    if (failed === 0)
+        return finishedText(report, facts);
+    const took = report.wait ? ` in ${formatDuration(report.wait.elapsedMs)}` : '';
+    const ended = facts.seen?.length ?? failed;
+    return ended === 1
+        ? `the operation ended${took}, in failure`
+        : `all ${ended} operations ended${took}, ${failed} of them in failure`;
+}
+/**
  * Before a teardown: what blocks the branch, or that nothing does and the project is idle, or that
  * the branch is gone.
  */
@@ -45106,7 +45120,13 @@ function teardownLine(report, facts) {
     const phrase = teardownPhrase(check);
     if (check.preflight !== 'clear')
         return phrase;
-    return [...phrase, `; the project is idle: ${finishedText(report, facts)}`];
+    return [...phrase, `; the project is idle: ${idleText(report, facts)}`];
+}
+/** Before a teardown, the project idle but the run cut short before the branch check decided. */
+function uncheckedBranch(report) {
+    if (!report.before || report.teardown)
+        return undefined;
+    return ['the project is idle, but the branch was not checked'];
 }
 /**
  * `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet (never before a
@@ -45565,7 +45585,8 @@ function renderTextReport(report) {
 function operationsSection(format, report, facts, limits) {
     const operations = facts.seen;
     if (operations === undefined) {
-        return report.projectId
+        // A branch gone before the first poll ends a delete at once: no error, nothing left to read.
+        return report.projectId && report.teardown?.preflight !== 'gone'
             ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
             : [];
     }
@@ -45719,23 +45740,35 @@ function annotationsFor(report) {
         });
     }
     else if (report.outcome === 'timeout') {
-        // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
-        const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out';
-        const reason = report.noRetryFits ? ` (${report.wait?.reason})` : '';
-        const first = facts.inFlight[0];
-        const branch = !first && branchNotReady(report);
-        annotations.push({
-            title: first
-                ? truncate(`timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`, 200)
-                : branch
-                    ? truncate(`timeout: ${phraseText(branch)}`, 200)
-                    : 'timeout',
-            message: truncate(branch
-                ? `${cut} while ${phraseText(branch)}${reason}`
-                : `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`, 1000)
-        });
+        annotations.push(timeoutAnnotation(report, facts));
     }
     return annotations;
+}
+/** A timeout with something read: what was still in flight, or what the gate was still waiting for. */
+function timeoutAnnotation(report, facts) {
+    // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
+    const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out';
+    const reason = report.noRetryFits ? ` (${report.wait?.reason})` : '';
+    const first = facts.inFlight[0];
+    const unchecked = !first && uncheckedBranch(report);
+    // The wait ended; the branch check after it was cut short: the error says how.
+    if (unchecked) {
+        return {
+            title: `timeout: ${phraseText(unchecked)}`,
+            message: truncate(report.error ?? '', 1000)
+        };
+    }
+    const branch = !first && branchNotReady(report);
+    return {
+        title: first
+            ? truncate(`timeout: ${first.action ?? 'operation'} still ${first.status} on ${first.branch_id ?? 'its branch'}`, 200)
+            : branch
+                ? truncate(`timeout: ${phraseText(branch)}`, 200)
+                : 'timeout',
+        message: truncate(branch
+            ? `${cut} while ${phraseText(branch)}${reason}`
+            : `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`, 1000)
+    };
 }
 
 // EXTERNAL MODULE: external "node:crypto"

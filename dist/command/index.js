@@ -13601,7 +13601,7 @@ function outcomeLine(report, facts) {
         default:
             if (facts.inFlight.length > 0)
                 return inFlightPhrase(facts);
-            return branchNotReady(report);
+            return uncheckedBranch(report) ?? branchNotReady(report);
     }
 }
 /** `all 2 operations finished in 3.1 s`, or `no operation in flight`. */
@@ -13613,6 +13613,20 @@ function finishedText({ wait }, facts) {
     return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took}`;
 }
 /**
+ * Before a teardown, what ended in failure does not stop the gate: `all 2 operations ended in
+ * 3.1 s, 1 of them in failure`, never that they all finished.
+ */
+function idleText(report, facts) {
+    const failed = facts.failed.length;
+    if (failed === 0)
+        return finishedText(report, facts);
+    const took = report.wait ? ` in ${formatDuration(report.wait.elapsedMs)}` : '';
+    const ended = facts.seen?.length ?? failed;
+    return ended === 1
+        ? `the operation ended${took}, in failure`
+        : `all ${ended} operations ended${took}, ${failed} of them in failure`;
+}
+/**
  * Before a teardown: what blocks the branch, or that nothing does and the project is idle, or that
  * the branch is gone.
  */
@@ -13621,7 +13635,13 @@ function teardownLine(report, facts) {
     const phrase = teardownPhrase(check);
     if (check.preflight !== 'clear')
         return phrase;
-    return [...phrase, `; the project is idle: ${finishedText(report, facts)}`];
+    return [...phrase, `; the project is idle: ${idleText(report, facts)}`];
+}
+/** Before a teardown, the project idle but the run cut short before the branch check decided. */
+function uncheckedBranch(report) {
+    if (!report.before || report.teardown)
+        return undefined;
+    return ['the project is idle, but the branch was not checked'];
 }
 /**
  * `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet (never before a
@@ -14595,7 +14615,8 @@ function renderTextReport(report) {
 function operationsSection(format, report, facts, limits) {
     const operations = facts.seen;
     if (operations === undefined) {
-        return report.projectId
+        // A branch gone before the first poll ends a delete at once: no error, nothing left to read.
+        return report.projectId && report.teardown?.preflight !== 'gone'
             ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
             : [];
     }
