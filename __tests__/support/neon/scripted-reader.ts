@@ -60,7 +60,12 @@ export class ScriptedReader implements OperationsReading {
   add(minutesAgo: number, fields: Partial<Operation> = {}): Operation {
     const created = this.now - minutesAgo * 60_000
     const op = operation({ created_at: iso(created), updated_at: iso(created + 1000), ...fields })
-    const index = this.operations.findIndex((other) => Date.parse(other.created_at!) < created)
+    // Newest first. Tests add in that order (one adds 2,100), so the oldest goes on the end at once.
+    const last = this.operations.at(-1)
+    const index =
+      !last || Date.parse(last.created_at!) >= created
+        ? -1
+        : this.operations.findIndex((other) => Date.parse(other.created_at!) < created)
     this.operations.splice(index < 0 ? this.operations.length : index, 0, op)
     return op
   }
