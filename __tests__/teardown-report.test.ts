@@ -187,13 +187,7 @@ describe('clear and gone', () => {
   })
 
   it('gone: nothing to delete, as the first line and as a notice; blockers []', () => {
-    const report: RunReport = {
-      requests: { requests: 2, retries: 0 },
-      projectId: 'p-1',
-      before: 'delete',
-      teardown: { action: 'delete', preflight: 'gone', branch: { name: 'preview/pr-7' } },
-      outcome: 'success'
-    }
+    const report = goneBranch(2)
     expect(renderTextReport(report).split('\n')[0]).toBe(
       '✅ success: branch preview/pr-7 is gone: nothing to delete'
     )
@@ -205,13 +199,7 @@ describe('clear and gone', () => {
   })
 
   it('gone found before the first poll: no error claimed, nothing said of unread operations', () => {
-    const report: RunReport = {
-      requests: { requests: 1, retries: 0 },
-      projectId: 'p-1',
-      before: 'delete',
-      teardown: { action: 'delete', preflight: 'gone', branch: { name: 'preview/pr-7' } },
-      outcome: 'success'
-    }
+    const report = goneBranch(1)
     for (const text of [renderSummary(report), renderTextReport(report)]) {
       expect(text).not.toContain('error')
       expect(text).not.toContain('unknown')
@@ -282,3 +270,14 @@ describe('API text stays text', () => {
     expect(text).toContain('\\n::error::pwned ##\\u005bset-output')
   })
 })
+
+/** A delete whose branch was gone, after `requests` requests. */
+function goneBranch(requests: number): RunReport {
+  return {
+    requests: { requests, retries: 0 },
+    projectId: 'p-1',
+    before: 'delete',
+    teardown: { action: 'delete', preflight: 'gone', branch: { name: 'preview/pr-7' } },
+    outcome: 'success'
+  }
+}
