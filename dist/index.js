@@ -45094,8 +45094,11 @@ function finishedText({ wait }, facts) {
     const finished = facts.seen?.length ?? 0;
     if (finished === 0)
         return 'no operation in flight';
-    const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
-    return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took}`;
+    return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took(wait)}`;
+}
+/** ` in 3.1 s`: how long the wait took, when there was one. */
+function took(wait) {
+    return wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
 }
 /**
  * Before a teardown, what ended in failure does not stop the gate: `all 2 operations ended in
@@ -45105,11 +45108,10 @@ function idleText(report, facts) {
     const failed = facts.failed.length;
     if (failed === 0)
         return finishedText(report, facts);
-    const took = report.wait ? ` in ${formatDuration(report.wait.elapsedMs)}` : '';
     const ended = facts.seen?.length ?? failed;
     return ended === 1
-        ? `the operation ended${took}, in failure`
-        : `all ${ended} operations ended${took}, ${failed} of them in failure`;
+        ? `the operation ended${took(report.wait)}, in failure`
+        : `all ${ended} operations ended${took(report.wait)}, ${failed} of them in failure`;
 }
 /**
  * Before a teardown: what blocks the branch, or that nothing does and the project is idle, or that
@@ -45694,10 +45696,6 @@ function renderSummaryWithin(report, maxBytes, { limits = SUMMARY_LIMITS, about 
  * own failure message is one of them.
  */
 const MAX_OPERATION_ANNOTATIONS = 5;
-/**
- * What goes to the checks list and the run's summary page: each operation that ended in a final
- * failure, and a timeout, titled with the action and the branch.
- */
 /** Before a teardown: what blocks the branch, titled with the action, the branch and the reasons. */
 function blockedAnnotation(report) {
     const { teardown } = report;
@@ -45709,6 +45707,10 @@ function blockedAnnotation(report) {
         message: truncate(errorLine(report) ?? '', 1000)
     };
 }
+/**
+ * What goes to the checks list and the run's summary page: what blocks a teardown, each operation that ended
+ * in a final failure, a database that failed, and a timeout, titled with the action and the branch.
+ */
 function annotationsFor(report) {
     const facts = operationFacts(report);
     const blocked = blockedAnnotation(report);

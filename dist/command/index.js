@@ -13609,8 +13609,11 @@ function finishedText({ wait }, facts) {
     const finished = facts.seen?.length ?? 0;
     if (finished === 0)
         return 'no operation in flight';
-    const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
-    return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took}`;
+    return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took(wait)}`;
+}
+/** ` in 3.1 s`: how long the wait took, when there was one. */
+function took(wait) {
+    return wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
 }
 /**
  * Before a teardown, what ended in failure does not stop the gate: `all 2 operations ended in
@@ -13620,11 +13623,10 @@ function idleText(report, facts) {
     const failed = facts.failed.length;
     if (failed === 0)
         return finishedText(report, facts);
-    const took = report.wait ? ` in ${formatDuration(report.wait.elapsedMs)}` : '';
     const ended = facts.seen?.length ?? failed;
     return ended === 1
-        ? `the operation ended${took}, in failure`
-        : `all ${ended} operations ended${took}, ${failed} of them in failure`;
+        ? `the operation ended${took(report.wait)}, in failure`
+        : `all ${ended} operations ended${took(report.wait)}, ${failed} of them in failure`;
 }
 /**
  * Before a teardown: what blocks the branch, or that nothing does and the project is idle, or that

@@ -150,8 +150,12 @@ export function outcomeLine(report: RunReport, facts: OperationFacts): Phrase | 
 function finishedText({ wait }: RunReport, facts: OperationFacts): string {
   const finished = facts.seen?.length ?? 0
   if (finished === 0) return 'no operation in flight'
-  const took = wait ? ` in ${formatDuration(wait.elapsedMs)}` : ''
-  return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took}`
+  return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took(wait)}`
+}
+
+/** ` in 3.1 s`: how long the wait took, when there was one. */
+function took(wait: RunReport['wait']): string {
+  return wait ? ` in ${formatDuration(wait.elapsedMs)}` : ''
 }
 
 /**
@@ -161,11 +165,10 @@ function finishedText({ wait }: RunReport, facts: OperationFacts): string {
 function idleText(report: RunReport, facts: OperationFacts): string {
   const failed = facts.failed.length
   if (failed === 0) return finishedText(report, facts)
-  const took = report.wait ? ` in ${formatDuration(report.wait.elapsedMs)}` : ''
   const ended = facts.seen?.length ?? failed
   return ended === 1
-    ? `the operation ended${took}, in failure`
-    : `all ${ended} operations ended${took}, ${failed} of them in failure`
+    ? `the operation ended${took(report.wait)}, in failure`
+    : `all ${ended} operations ended${took(report.wait)}, ${failed} of them in failure`
 }
 
 /**

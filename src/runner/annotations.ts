@@ -26,10 +26,6 @@ export interface Annotation {
   message: string
 }
 
-/**
- * What goes to the checks list and the run's summary page: each operation that ended in a final
- * failure, and a timeout, titled with the action and the branch.
- */
 /** Before a teardown: what blocks the branch, titled with the action, the branch and the reasons. */
 function blockedAnnotation(report: RunReport): Annotation | undefined {
   const { teardown } = report
@@ -41,6 +37,10 @@ function blockedAnnotation(report: RunReport): Annotation | undefined {
   }
 }
 
+/**
+ * What goes to the checks list and the run's summary page: what blocks a teardown, each operation that ended
+ * in a final failure, a database that failed, and a timeout, titled with the action and the branch.
+ */
 export function annotationsFor(report: RunReport): Annotation[] {
   const facts = operationFacts(report)
   const blocked = blockedAnnotation(report)
