@@ -21,6 +21,7 @@ export default {
   // V8's own counts (blocks, branches, functions), handed raw to monocart-coverage-reports, which
   // script/build/coverage.ts merges with the bundle runs'.
   coverageProvider: 'v8',
+  runtime: '<rootDir>/script/build/coverage-runtime.mjs',
   coverageReporters: ['none'],
   reporters: [
     'default',
