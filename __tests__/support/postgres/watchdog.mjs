@@ -1,17 +1,17 @@
 // Keeps the test PostgreSQL (support/postgres/server.ts) from outliving whoever started it: runs
 // the server (as its own user when given one), passes its log on, and when its standard input ends
-// (the starter closed it, or died however it died) shuts the server down and removes its folder.
+// (the starter closed it, or died however it died) shuts the server down and removes its folders.
 // So a run that crashes or is killed leaves no server and no folder behind, as one that ends well.
 //
-//   node postgres-watchdog.mjs FOLDER '{"bin": …, "args": […], "uid": …, "gid": …}'
+//   node watchdog.mjs '{"bin": …, "args": […], "uid": …, "gid": …}' FOLDER [DATA_FOLDER]
 import { spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { setTimeout } from 'node:timers'
 
-const [folder, spec] = process.argv.slice(2)
+const [spec, ...folders] = process.argv.slice(2)
 const { bin, args, uid, gid } = JSON.parse(spec)
 const server = spawn(bin, args, {
-  cwd: folder,
+  cwd: folders[0],
   stdio: ['ignore', 'ignore', 'inherit'],
   ...(uid === undefined ? {} : { uid, gid })
 })
@@ -31,7 +31,7 @@ process.stdin.resume()
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, stop)
 
 server.on('exit', (code, signal) => {
-  rmSync(folder, { recursive: true, force: true })
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true })
   process.exitCode = stopping ? 0 : (code ?? (signal ? 1 : 0))
   process.stdin.destroy()
 })
