@@ -42,9 +42,10 @@ export default {
   // dist/ is rebuilt first if its build stamp is not src/'s: the e2e suites run it.
   globalSetup: '<rootDir>/__tests__/global-setup.mjs',
   // From the machine's cores: the e2e suites spawn the bundles and partly wait on 1 s intervals
-  // (the command's, the recipes', a resolver failing for 3 intervals), so three workers a core
-  // (on 2 cores, 2026-11-25: 4 workers 55.9 s, 6 46.4 s, 8 44.0 s, at the same CPU).
-  maxWorkers: 3 * availableParallelism(),
+  // (the command's, the recipes', a resolver failing for 3 intervals), so four workers a core (on
+  // 2 cores, 2026-11-26: 6 workers 49.1-50.8 s, 8 46.4-46.7 s, 10 47.9 s, 12 49.7 s, at the same
+  // CPU time).
+  maxWorkers: 4 * availableParallelism(),
   // A worker ends on its own 400-550 ms after its last test on 2 cores (its 'exit' event comes at
   // once; the rest is the process tearing down, all workers at once), so Jest's 500 ms called
   // workers that hold nothing open leaking. A handle held for longer still shows.
