@@ -45708,8 +45708,9 @@ function blockedAnnotation(report) {
     };
 }
 /**
- * What goes to the checks list and the run's summary page: what blocks a teardown, each operation that ended
- * in a final failure, a database that failed, and a timeout, titled with the action and the branch.
+ * What goes to the checks list and the run's summary page: what blocks a teardown, each operation
+ * that ended in a final failure, a database that failed, and a timeout, titled with the action and
+ * the branch.
  */
 function annotationsFor(report) {
     const facts = operationFacts(report);
@@ -45748,9 +45749,6 @@ function annotationsFor(report) {
 }
 /** A timeout with something read: what was still in flight, or what the gate was still waiting for. */
 function timeoutAnnotation(report, facts) {
-    // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
-    const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out';
-    const reason = report.noRetryFits ? ` (${report.wait?.reason})` : '';
     const first = facts.inFlight[0];
     const unchecked = !first && uncheckedBranch(report);
     // The wait ended; the branch check after it was cut short: the error says how.
@@ -45760,6 +45758,9 @@ function timeoutAnnotation(report, facts) {
             message: truncate(report.error ?? '', 1000)
         };
     }
+    // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
+    const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out';
+    const reason = report.noRetryFits ? ` (${report.wait?.reason})` : '';
     const branch = !first && branchNotReady(report);
     return {
         title: first

@@ -5,11 +5,9 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { timelineText } from '../../script/demo/terminal-render.ts'
-import { folderPrefix } from '../support/postgres/server.ts'
+import { serverFolders } from '../support/postgres/server.ts'
 
 const root = join(import.meta.dirname, '..', '..')
 
@@ -27,26 +25,12 @@ function demo(...args: string[]): Promise<{ code: number | null; output: string;
   })
 }
 
-/** The folders of the test PostgreSQL that process `pid` started (support/postgres/server.ts). */
-const serverFolders = (pid: number) =>
-  [...new Set([tmpdir(), '/tmp', '/var/tmp', '/dev/shm'])]
-    .filter((root) => existsSync(root))
-    .flatMap((root) =>
-      readdirSync(root)
-        .filter((name) =>
-          [folderPrefix('server', pid), folderPrefix('data', pid)].some((prefix) =>
-            name.startsWith(prefix)
-          )
-        )
-        .map((name) => join(root, name))
-    )
-
 describe('npm run demo', () => {
   it('shows the branch gate passing, then a failure a person can read, and exits 0', async () => {
     const { code, output, pid } = await demo()
     expect(code).toBe(0)
     // Its own PostgreSQL left no folder behind.
-    expect(serverFolders(pid)).toEqual([])
+    expect(serverFolders().filter((folder) => folder.pid === pid)).toEqual([])
     const [green, red] = output.split(/^Scenario 2 of 2, failure: .*$/m)
     expect(green).toContain('Scenario 1 of 2, success: ')
     expect(green).toContain('with the branch gate on preview/pr-42, then its database:')

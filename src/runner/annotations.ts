@@ -38,8 +38,9 @@ function blockedAnnotation(report: RunReport): Annotation | undefined {
 }
 
 /**
- * What goes to the checks list and the run's summary page: what blocks a teardown, each operation that ended
- * in a final failure, a database that failed, and a timeout, titled with the action and the branch.
+ * What goes to the checks list and the run's summary page: what blocks a teardown, each operation
+ * that ended in a final failure, a database that failed, and a timeout, titled with the action and
+ * the branch.
  */
 export function annotationsFor(report: RunReport): Annotation[] {
   const facts = operationFacts(report)
@@ -82,9 +83,6 @@ export function annotationsFor(report: RunReport): Annotation[] {
 
 /** A timeout with something read: what was still in flight, or what the gate was still waiting for. */
 function timeoutAnnotation(report: RunReport, facts: OperationFacts): Annotation {
-  // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
-  const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out'
-  const reason = report.noRetryFits ? ` (${report.wait?.reason})` : ''
   const first = facts.inFlight[0]
   const unchecked = !first && uncheckedBranch(report)
   // The wait ended; the branch check after it was cut short: the error says how.
@@ -94,6 +92,9 @@ function timeoutAnnotation(report: RunReport, facts: OperationFacts): Annotation
       message: truncate(report.error ?? '', 1000)
     }
   }
+  // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
+  const cut = report.noRetryFits ? 'Gave up' : 'timeout ran out'
+  const reason = report.noRetryFits ? ` (${report.wait?.reason})` : ''
   const branch = !first && branchNotReady(report)
   return {
     title: first

@@ -26,13 +26,12 @@ export class ScriptedReader implements OperationsReading {
   pageCap = Infinity
   private readonly scripts = new Map<string, Step[]>()
   private scripted?: { pages: Operation[][]; byId: (id: string) => Operation; lists: number }
-
-  /**
-   * `scripts`: for each operation id, a status a read by id (the last one repeats); an Error in
-   * the script is thrown by that read. `now`: the time `add` counts back from.
-   */
   private readonly now: number
 
+  /**
+   * `scripts`: for each operation id, its status at each read by id (the last one repeats); an
+   * Error in the script is thrown by that read. `now`: the time `add` counts back from.
+   */
   constructor(scripts: StatusScripts = {}, now = Date.now()) {
     for (const [id, steps] of Object.entries(scripts)) this.scripts.set(id, [...steps])
     this.now = now

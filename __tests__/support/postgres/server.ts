@@ -115,26 +115,33 @@ const folderRoots = () => [...new Set([tmpdir(), '/tmp', '/var/tmp', '/dev/shm']
 export const folderPrefix = (kind: 'server' | 'data', pid = process.pid) =>
   `gate-postgres-${kind === 'data' ? 'data-' : ''}${pid}-`
 
+/** The test servers' folders in the temp roots, each with the pid of the process that started it. */
+export function serverFolders(): { path: string; pid: number }[] {
+  return folderRoots().flatMap((root) => {
+    let names: string[]
+    try {
+      names = readdirSync(root)
+    } catch {
+      return []
+    }
+    return names.flatMap((name) => {
+      const pid = /^gate-postgres-(?:data-)?(\d+)-/.exec(name)?.[1]
+      return pid ? [{ path: join(root, name), pid: Number(pid) }] : []
+    })
+  })
+}
+
 /**
  * Removes the folders of servers whose starter is gone: a run killed before its watchdog started
  * (during initdb, say) leaves them, and a data folder in memory holds memory until the next boot.
  */
 export function removeAbandonedFolders(): void {
-  for (const root of folderRoots()) {
-    let names: string[]
+  for (const { path, pid } of serverFolders()) {
+    if (alive(pid)) continue
     try {
-      names = readdirSync(root)
+      rmSync(path, { recursive: true, force: true })
     } catch {
-      continue
-    }
-    for (const name of names) {
-      const pid = /^gate-postgres-(?:data-)?(\d+)-/.exec(name)?.[1]
-      if (!pid || alive(Number(pid))) continue
-      try {
-        rmSync(join(root, name), { recursive: true, force: true })
-      } catch {
-        // Another user's: theirs to remove.
-      }
+      // Another user's: theirs to remove.
     }
   }
 }
@@ -157,7 +164,12 @@ function serverFolder(user: { uid: number } | undefined): string {
       `running as root, the test PostgreSQL runs as the user "postgres", which cannot enter any of ${roots.join(', ')}; set TMPDIR to a folder every user can enter`
     )
   }
-  const dir = mkdtempSync(join(root, folderPrefix('server')))
+  return freshFolder(root, 'server')
+}
+
+/** A new folder of this process's server in `root`, that every user may enter. */
+function freshFolder(root: string, kind: 'server' | 'data'): string {
+  const dir = mkdtempSync(join(root, folderPrefix(kind)))
   chmodSync(dir, 0o755)
   return dir
 }
@@ -173,9 +185,7 @@ function memoryFolder(user: { uid: number } | undefined): string | undefined {
   try {
     const { bavail, bsize } = statfsSync(root)
     if (bavail * bsize < 1024 ** 3 || (user && !enterableByAll(root))) return undefined
-    const dir = mkdtempSync(join(root, folderPrefix('data')))
-    chmodSync(dir, 0o755)
-    return dir
+    return freshFolder(root, 'data')
   } catch {
     return undefined
   }
