@@ -4,6 +4,7 @@
  * the machines are noisy.
  *
  *   npm run benchmark [-- section ...]   (startup latency gate ids silent storm database fleet)
+ *   npm run benchmark -- suite           (npm test against the loop; only when named)
  */
 import type { Row } from './common.ts'
 import { database } from './sections/database.ts'
@@ -14,8 +15,10 @@ import { projectGate } from './sections/project-gate.ts'
 import { silent } from './sections/silent.ts'
 import { startup } from './sections/startup.ts'
 import { storms } from './sections/storm.ts'
+import { suiteSpeed } from './sections/suite.ts'
 
-const SECTIONS: [string, (row: Row) => Promise<void>][] = [
+/** A section's name, its body, and whether it runs only when named (it takes minutes). */
+const SECTIONS: [string, (row: Row) => Promise<void>, 'named only'?][] = [
   ['startup', startup],
   ['latency', latency],
   ['gate', projectGate],
@@ -23,7 +26,8 @@ const SECTIONS: [string, (row: Row) => Promise<void>][] = [
   ['silent', silent],
   ['storm', storms],
   ['database', database],
-  ['fleet', fleet]
+  ['fleet', fleet],
+  ['suite', suiteSpeed, 'named only']
 ]
 
 const chosen = process.argv.slice(2)
@@ -37,8 +41,8 @@ const row: Row = (...cells) => {
   rows.push(cells.map(String))
   console.error(`measured: ${cells[0]}`)
 }
-for (const [name, section] of SECTIONS) {
-  if (chosen.length === 0 || chosen.includes(name)) await section(row)
+for (const [name, section, namedOnly] of SECTIONS) {
+  if (chosen.includes(name) || (chosen.length === 0 && !namedOnly)) await section(row)
 }
 console.log('| scenario | measured | requests / result |')
 console.log('|---|---|---|')
