@@ -33,7 +33,9 @@ const SECTIONS: [string, (row: Row) => Promise<void>, 'named only'?][] = [
 const chosen = process.argv.slice(2)
 const unknown = chosen.filter((name) => !SECTIONS.some(([section]) => section === name))
 if (unknown.length > 0) {
-  console.error(`No such section: ${unknown.join(', ')}`)
+  console.error(
+    `No such section: ${unknown.join(', ')} (sections: ${SECTIONS.map(([name]) => name).join(' ')})`
+  )
   process.exit(2)
 }
 const rows: string[][] = []
@@ -41,9 +43,13 @@ const row: Row = (...cells) => {
   rows.push(cells.map(String))
   console.error(`measured: ${cells[0]}`)
 }
-for (const [name, section, namedOnly] of SECTIONS) {
-  if (chosen.includes(name) || (chosen.length === 0 && !namedOnly)) await section(row)
+try {
+  for (const [name, section, namedOnly] of SECTIONS) {
+    if (chosen.includes(name) || (chosen.length === 0 && !namedOnly)) await section(row)
+  }
+} finally {
+  // What was measured before a section failed is printed too.
+  console.log('| scenario | measured | requests / result |')
+  console.log('|---|---|---|')
+  for (const cells of rows) console.log(`| ${cells.join(' | ')} |`)
 }
-console.log('| scenario | measured | requests / result |')
-console.log('|---|---|---|')
-for (const cells of rows) console.log(`| ${cells.join(' | ')} |`)

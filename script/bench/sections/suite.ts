@@ -1,54 +1,88 @@
 /*
  * The test suite against its yardstick: `npm test` (coverage check included) timed whole, in turn
- * with `node -e "let s=0;for(let i=0;i<1e9;i++)s+=i"` run by the Node that runs this, the
- * project's own (the one `npm test` and .ci/run put first on PATH), pair by pair. The bound is 8
- * times the loop. A set whose loops differ by more than 15 % shared the machine with other work:
- * it is printed as invalid, never as a pass. Runs only when named (`npm run benchmark -- suite`):
- * it takes minutes.
+ * with `node -e "let s=0;for(let i=0;i<1e9;i++)s+=i"` run by the project's Node
+ * (node_modules/.bin/node, the one `npm test` and .ci/run put first on PATH), pair by pair. The
+ * bound is 8 times the loop. A set is invalid, never a pass, when the machine was busy before it
+ * (load average over 1) or its load changed during it (the loop's times spread over 10 %). Runs
+ * only when named (`npm run benchmark -- suite`): it takes minutes. A SIGINT or SIGTERM ends the
+ * running command's whole process group (`npm run benchmark` execs Node, so npm's SIGTERM gets here).
  */
-import { spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { median, type Row } from '../common.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..', '..')
+const NODE = join(ROOT, 'node_modules', '.bin', 'node')
 const LOOP = 'let s=0;for(let i=0;i<1e9;i++)s+=i'
 const PAIRS = 3
 const BOUND = 8
-/** The largest spread of the loop's times (slowest over fastest) a valid set may have. */
-const STEADY = 1.15
+const MAX_LOAD_BEFORE = 1
+const MAX_LOOP_SPREAD = 1.1
+/** What a failing command printed last, shown with its failure. */
+const TAIL_BYTES = 4000
 
-/** Seconds from the spawn to the exit, monotonic; throws when the command fails. */
+/** The command running now, in a process group of its own: a signal to the benchmark ends it. */
+let running: ChildProcess | undefined
+
+function endRunning(signal: NodeJS.Signals) {
+  if (running?.pid) process.kill(-running.pid, 'SIGTERM')
+  process.exit(signal === 'SIGINT' ? 130 : 143)
+}
+
+/** Seconds from the spawn to the exit, monotonic; throws with the output's end when it fails. */
 function timed(program: string, args: string[]): Promise<number> {
   const start = performance.now()
-  const child = spawn(program, args, { cwd: ROOT, stdio: 'ignore' })
+  const child = spawn(program, args, { cwd: ROOT, detached: true, stdio: 'pipe' })
+  running = child
+  let output = ''
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-TAIL_BYTES))
+  child.stdout.on('data', keep)
+  child.stderr.on('data', keep)
   return new Promise((resolve, reject) => {
     child.on('error', reject)
-    child.on('exit', (code, signal) => {
-      if (code === 0) resolve((performance.now() - start) / 1000)
-      else reject(new Error(`${program} ${args.join(' ')} ended with ${signal ?? `exit ${code}`}`))
+    child.on('close', (code, signal) => {
+      running = undefined
+      if (code === 0) return resolve((performance.now() - start) / 1000)
+      const ended = signal ?? `exit ${code}`
+      reject(
+        new Error(`${program} ${args.join(' ')} ended with ${ended}; its last output:\n${output}`)
+      )
     })
   })
 }
 
-const loop = () => timed(process.execPath, ['-e', LOOP])
+const loop = () => timed(NODE, ['-e', LOOP])
 const suite = () => timed('npm', ['test'])
 
+/** Why a set says nothing of the suite, or undefined when it is valid. */
+function whyInvalid(loadBefore: number, loopSpread: number): string | undefined {
+  if (loadBefore > MAX_LOAD_BEFORE)
+    return `the machine was busy before the set (load average ${loadBefore.toFixed(2)})`
+  if (loopSpread > MAX_LOOP_SPREAD)
+    return `the loop's times spread ${loopSpread.toFixed(2)}×: the machine's load changed`
+  return undefined
+}
+
 export async function suiteSpeed(row: Row): Promise<void> {
+  process.once('SIGINT', endRunning).once('SIGTERM', endRunning)
+  const nodeVersion = execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim()
+  const loadBefore = loadavg()[0]
   await loop()
   await suite()
   const pairs: { loop: number; suite: number }[] = []
   for (let i = 0; i < PAIRS; i++) pairs.push({ loop: await loop(), suite: await suite() })
   const loops = pairs.map((pair) => pair.loop)
   const ratios = pairs.map((pair) => pair.suite / pair.loop)
-  const spread = Math.max(...loops) / Math.min(...loops)
-  const verdict =
-    spread > STEADY
-      ? `invalid: the loop's times spread ${spread.toFixed(2)}×, the machine was busy`
-      : `${median(ratios).toFixed(2)}× the loop (bound ${BOUND}×)`
+  const ratio = median(ratios)
+  const invalid = whyInvalid(loadBefore, Math.max(...loops) / Math.min(...loops))
+  const verdict = invalid
+    ? `INVALID: ${invalid}`
+    : `${ratio.toFixed(2)}× the loop: ${ratio <= BOUND ? 'within' : 'OVER'} the bound of ${BOUND}×`
   row(
-    `npm test against the loop (Node ${process.versions.node}), ${PAIRS} pairs after a warm-up`,
+    `${invalid ? 'INVALID: ' : ''}npm test against the loop (Node ${nodeVersion}), ${PAIRS} pairs after a warm-up`,
     `median ${median(pairs.map((pair) => pair.suite)).toFixed(1)} s against ${median(loops).toFixed(2)} s`,
-    `${verdict}; pair by pair ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`
+    `${verdict}; pair by pair ${ratios.map((each) => each.toFixed(2)).join(', ')}`
   )
 }
