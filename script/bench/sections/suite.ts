@@ -77,9 +77,9 @@ export async function suiteSpeed(row: Row): Promise<void> {
   const ratios = pairs.map((pair) => pair.suite / pair.loop)
   const ratio = median(ratios)
   const invalid = whyInvalid(loadBefore, Math.max(...loops) / Math.min(...loops))
-  const verdict = invalid
-    ? `INVALID: ${invalid}`
-    : `${ratio.toFixed(2)}× the loop: ${ratio <= BOUND ? 'within' : 'OVER'} the bound of ${BOUND}×`
+  const verdict =
+    invalid ??
+    `${ratio.toFixed(2)}× the loop: ${ratio <= BOUND ? 'within' : 'OVER'} the bound of ${BOUND}×`
   row(
     `${invalid ? 'INVALID: ' : ''}npm test against the loop (Node ${nodeVersion}), ${PAIRS} pairs after a warm-up`,
     `median ${median(pairs.map((pair) => pair.suite)).toFixed(1)} s against ${median(loops).toFixed(2)} s`,
