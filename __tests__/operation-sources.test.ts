@@ -242,50 +242,58 @@ describe('ProjectGateSource', () => {
   })
 })
 
-describe("ProjectGateSource: the window before the gate, on the API's clock", () => {
-  it('is measured from when the gate started, however long before the first answer that was', async () => {
+describe("ProjectGateSource: what ended before the gate, on the API's clock", () => {
+  /** A gate that started a minute before its first answer, which came at NOW on the API's clock. */
+  async function firstRead(branchGated: boolean) {
     const history = new ScriptedReader({}, NOW)
     fill(history, 5, 30)
-    // 15 minutes and 10 s before the gate started, and 15 minutes less 10 s: the gate started a
-    // minute before the first answer, which came at NOW on the API's clock.
-    const outside = history.add(16 + 1 / 6, {
-      status: 'error',
-      action: 'apply_config',
-      branch_id: 'br-mine'
-    })
-    const inside = history.add(16 - 1 / 6, {
-      status: 'error',
-      action: 'start_compute',
-      branch_id: 'br-mine'
-    })
+    // 15 minutes and 10 s before the gate started, and 15 minutes less 10 s; each ended 1 s later.
+    const outside = history.add(16 + 1 / 6, { status: 'error', branch_id: 'br-mine' })
+    const inside = history.add(16 - 1 / 6, { status: 'error', branch_id: 'br-mine' })
     const monotonicAtStart = 1_000_000
     const clock = {
       now: () => monotonicAtStart + 60_000,
       wallNow: () => NOW,
       sleep: async () => undefined
     }
+    const ready = { id: 'br-mine', name: 'preview', current_state: 'ready' }
     const source = new ProjectGateSource({
       reader: history,
       projectId: PROJECT,
-      branch: {
-        branch: { id: 'br-mine', name: 'preview', current_state: 'ready' },
-        reader: {
-          getBranch: async (_project: string, id: string) => ({
-            id,
-            name: id,
-            current_state: 'ready'
-          })
-        }
-      },
+      branch: branchGated ? { branch: ready, reader: { getBranch: async () => ready } } : undefined,
       isDone: (op) => isFinal(op.status, false),
       startedAt: monotonicAtStart,
       clock,
       logger: silent
     })
     await source.poll()
+    return { source, inside, outside }
+  }
+
+  it("the whole project's window is measured from when the gate started, however long before the first answer that was", async () => {
+    const { source, inside } = await firstRead(false)
     expect(source.recentFailures).toEqual([
-      { operation: expect.objectContaining({ id: inside.id }), failsGate: true },
-      { operation: expect.objectContaining({ id: outside.id }), failsGate: false, earlier: true }
+      {
+        operation: expect.objectContaining({ id: inside.id }),
+        failsGate: false,
+        endedAgoMs: 889_000
+      }
+    ])
+  })
+
+  it('on a gated branch both fail the gate, whatever their age, aged from when the gate started', async () => {
+    const { source, inside, outside } = await firstRead(true)
+    expect(source.recentFailures).toEqual([
+      {
+        operation: expect.objectContaining({ id: inside.id }),
+        failsGate: true,
+        endedAgoMs: 889_000
+      },
+      {
+        operation: expect.objectContaining({ id: outside.id }),
+        failsGate: true,
+        endedAgoMs: 909_000
+      }
     ])
   })
 })

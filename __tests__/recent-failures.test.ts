@@ -1,8 +1,10 @@
 /*
- * The judgement of what ended just before the project gate started (recent-failures.ts), rule by
- * rule: the 15-minute window, the newest operation of each action on each branch (the list's order
- * says which is newer), which failures fail the gate, and the warnings for the rest. The same rules over the local API server are in
- * simulated/recent-failures.test.ts.
+ * The judgement of what ended before the project gate started (recent-failures.ts), rule by rule:
+ * the newest operation on each compute (or of each action on the branch) decides whatever its age
+ * on a gated branch (the list's order says which is newer), the whole project's 15-minute window
+ * for warnings, which failures fail the gate, and the warnings for the rest. The same rules over
+ * the local API server are in simulated/recent-failures.test.ts; the invariants over generated
+ * histories in simulated/verdict-properties.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
 import type { Operation } from '../src/domain/schemas.js'
@@ -19,7 +21,6 @@ const MINUTE = 60_000
 const WINDOW = 15 * MINUTE
 const iso = (ms: number) => new Date(ms).toISOString()
 
-/** An operation created `agoMs` before the gate started and last updated 5 s later. */
 /** An operation that ended in `status` `agoMs` before the gate started, 5 s after its creation; no error text unless `fields` give one (the API may leave it out). */
 function ended(status: string, agoMs: number, fields: Partial<Operation> = {}): Operation {
   const created = STARTED_AT - agoMs
@@ -31,7 +32,7 @@ const ids = (failures: RecentFailure[]) => failures.map((failure) => failure.ope
 
 function warnings(failures: RecentFailure[]): string[] {
   const { logger, lines } = collectingLogger()
-  warnRecentFailures(failures, STARTED_AT, logger)
+  warnRecentFailures(failures, logger)
   return lines
 }
 
@@ -42,103 +43,118 @@ function judged(operations: Operation[], branchGated = true): RecentFailure[] {
   return recent.failures(branchGated)
 }
 
-describe('RecentOperations: the window, 15 minutes before the gate started', () => {
-  it('created exactly 15 minutes before counts; a millisecond earlier is only an earlier error', () => {
-    const edge = ended('error', WINDOW)
-    expect(judged([edge])).toEqual([{ operation: edge, failsGate: true }])
-    const before = ended('error', WINDOW + 1)
-    expect(judged([before])).toEqual([{ operation: before, failsGate: false, earlier: true }])
-    const hours = ended('error', 3 * 60 * MINUTE)
-    expect(judged([hours])).toEqual([{ operation: hours, failsGate: false, earlier: true }])
+/** A failure as judged: `ended` operations ended 5 s after their creation. */
+const failure = (operation: Operation, failsGate: boolean, endedAgoMs?: number) => ({
+  operation,
+  failsGate,
+  endedAgoMs: endedAgoMs ?? STARTED_AT - Date.parse(operation.updated_at as string)
+})
+
+describe('RecentOperations on a gated branch: the state decides, whatever its age', () => {
+  it('an error still the newest on its compute fails the gate, minutes, hours or 23 h 59 min old', () => {
+    for (const agoMs of [
+      0,
+      MINUTE,
+      WINDOW,
+      WINDOW + 1,
+      20 * MINUTE,
+      3 * 60 * MINUTE,
+      1439 * MINUTE
+    ]) {
+      const error = ended('error', agoMs)
+      expect(judged([error])).toEqual([failure(error, true, Math.max(0, agoMs - 5000))])
+    }
   })
 
-  it('created after the gate started counts too', () => {
+  it('created after the gate started counts too, as ended when it started', () => {
     const after = ended('error', -MINUTE)
-    expect(judged([after])).toEqual([{ operation: after, failsGate: true }])
+    expect(judged([after])).toEqual([failure(after, true, 0)])
   })
 
-  it('a creation time that cannot be read counts, while nothing older than the window came before it', () => {
+  it('an unreadable time counts wherever it is listed, its age unknown', () => {
     for (const created_at of [undefined, null, '', 'yesterday']) {
-      const unreadable = ended('error', MINUTE, { created_at })
-      expect(judged([ended('finished', 0, { action: 'other' }), unreadable])).toEqual([
-        { operation: unreadable, failsGate: true }
+      const unreadable = ended('error', MINUTE, { created_at, updated_at: undefined })
+      const old = ended('finished', WINDOW + 1, { action: 'old', endpoint_id: null })
+      expect(judged([old, unreadable])).toEqual([
+        { operation: unreadable, failsGate: true, endedAgoMs: undefined }
       ])
     }
   })
 
-  it('listed after one older than the window, an unreadable time is older too: not recent', () => {
-    const old = ended('finished', WINDOW + 1, { action: 'old' })
-    const unreadable = ended('error', MINUTE, { created_at: 'not a time' })
-    const earlier = [{ operation: unreadable, failsGate: false, earlier: true }]
-    expect(judged([old, unreadable])).toEqual(earlier)
-    // A recent one in between changes nothing: the list has gone past the window.
-    const recent = ended('finished', MINUTE, { action: 'recent' })
-    expect(judged([old, recent, unreadable])).toEqual(earlier)
-    // Only a readable time past the window says so: an unreadable one before it does not.
-    const first = ended('cancelled', MINUTE, { created_at: undefined, action: 'first' })
-    expect(judged([first, unreadable, old])).toEqual([
-      { operation: first, failsGate: false },
-      { operation: unreadable, failsGate: true }
-    ])
+  it('a cancelled one still the newest on its compute is a warning, whatever its age', () => {
+    const cancelled = ended('cancelled', 3 * 60 * MINUTE)
+    expect(judged([cancelled])).toEqual([failure(cancelled, false)])
   })
 })
 
-describe('RecentOperations: what is in the window is judged wherever it is listed', () => {
-  it('a readable time in the window counts even after one past it', () => {
-    const old = ended('finished', WINDOW + 1, { action: 'old' })
-    const error = ended('error', MINUTE)
-    expect(judged([old, error])).toEqual([{ operation: error, failsGate: true }])
+describe('RecentOperations on the whole project: a warning for what failed in the 15 minutes before', () => {
+  it('created exactly 15 minutes before counts; a millisecond earlier does not', () => {
+    const edge = ended('error', WINDOW)
+    expect(judged([edge], false)).toEqual([failure(edge, false)])
+    expect(judged([ended('error', WINDOW + 1)], false)).toEqual([])
+    expect(judged([ended('error', 3 * 60 * MINUTE)], false)).toEqual([])
   })
 
-  it('one created exactly at the start of the window is in it: an unreadable time after it still counts', () => {
-    const edge = ended('finished', WINDOW, { action: 'edge' })
-    const unreadable = ended('error', MINUTE, { created_at: 'not a time' })
-    expect(judged([edge, unreadable])).toEqual([{ operation: unreadable, failsGate: true }])
+  it('a creation time that cannot be read counts, while nothing older than the window came before it', () => {
+    const unreadable = ended('error', MINUTE, { created_at: 'not a time', endpoint_id: 'ep-u' })
+    const first = ended('finished', 0, { action: 'other', endpoint_id: null })
+    expect(judged([first, unreadable], false)).toEqual([failure(unreadable, false)])
+    const old = ended('finished', WINDOW + 1, { action: 'old', endpoint_id: null })
+    expect(judged([old, unreadable], false)).toEqual([])
+    // A readable time in the window counts even after one past it.
+    const error = ended('error', MINUTE, { endpoint_id: 'ep-r' })
+    expect(judged([old, error], false)).toEqual([failure(error, false)])
   })
 })
 
-describe('RecentOperations: the newest of each action on each branch decides', () => {
+describe('RecentOperations: the newest on each compute, or of each action on the branch, decides', () => {
   it.each([
     ['on the gated branch an error fails the gate, a cancelled does not', true],
     ['on the whole project no failure fails the gate', false]
   ])('%s', (_case, gatedBranch) => {
-    const error = ended('error', MINUTE, { action: 'start_compute' })
-    const cancelled = ended('cancelled', 2 * MINUTE, { action: 'apply_config' })
+    const error = ended('error', MINUTE, { endpoint_id: 'ep-a' })
+    const cancelled = ended('cancelled', 2 * MINUTE, { endpoint_id: 'ep-b' })
     expect(judged([error, cancelled], gatedBranch)).toEqual([
-      { operation: error, failsGate: gatedBranch },
-      { operation: cancelled, failsGate: false }
+      failure(error, gatedBranch),
+      failure(cancelled, false)
     ])
   })
 
   it('only what ended in failure: finished, skipped, failed (retried) and in-flight ones are not', () => {
     const others = ['finished', 'skipped', 'failed', 'running', 'scheduling', 'teleporting'].map(
-      (status, index) => ended(status, MINUTE + index, { action: `action_${index}` })
+      (status, index) => ended(status, MINUTE + index, { endpoint_id: `ep-${index}` })
     )
     expect(judged(others)).toEqual([])
   })
 
-  it('a newer operation of the same action on the same branch that did not fail supersedes the failures before it', () => {
-    const newer = ended('finished', MINUTE)
-    const older = ended('error', 2 * MINUTE)
-    const oldest = ended('cancelled', 3 * MINUTE)
-    expect(judged([newer, older, oldest])).toEqual([])
+  it('a newer operation on the same compute that succeeded supersedes the failures before it, whatever its action', () => {
+    for (const status of ['finished', 'skipped']) {
+      const newer = ended(status, MINUTE, { action: 'suspend_compute' })
+      const older = ended('error', 2 * MINUTE, { action: 'start_compute' })
+      const oldest = ended('cancelled', 3 * MINUTE, { action: 'apply_config' })
+      expect(judged([newer, older, oldest])).toEqual([])
+    }
+    // A finished start_compute after a failed suspend_compute.
+    const started = ended('finished', MINUTE, { action: 'start_compute' })
+    const suspend = ended('error', 2 * MINUTE, { action: 'suspend_compute' })
+    expect(judged([started, suspend])).toEqual([])
   })
 
-  it('the failures newer than the newest that did not fail all count, a newer cancelled too', () => {
+  it('a newer one still in flight decides once it ends: the older error does not fail the gate now', () => {
+    for (const status of ['running', 'scheduling', 'failed']) {
+      expect(judged([ended(status, MINUTE), ended('error', 2 * MINUTE)])).toEqual([])
+    }
+  })
+
+  it('the failures newer than the newest that succeeded all count, a newer cancelled too', () => {
     const cancelled = ended('cancelled', MINUTE)
     const error = ended('error', 2 * MINUTE)
     const finished = ended('finished', 3 * MINUTE)
     const before = ended('error', 4 * MINUTE)
     expect(judged([cancelled, error, finished, before])).toEqual([
-      { operation: cancelled, failsGate: false },
-      { operation: error, failsGate: true }
+      failure(cancelled, false),
+      failure(error, true)
     ])
-  })
-
-  it('an older operation that did not fail hides no newer failure', () => {
-    const newer = ended('error', MINUTE)
-    const older = ended('finished', 2 * MINUTE)
-    expect(ids(judged([newer, older]))).toEqual([newer.id])
   })
 
   it('the list says which is newer, not the times: the first listed counts', () => {
@@ -147,29 +163,25 @@ describe('RecentOperations: the newest of each action on each branch decides', (
     expect(ids(judged([first, second]))).toEqual([first.id])
   })
 
-  it('another action, or the same action on another branch, supersedes nothing', () => {
-    const otherAction = ended('finished', MINUTE, { action: 'apply_config', branch_id: 'br-a' })
-    const otherBranch = ended('finished', MINUTE, { action: 'start_compute', branch_id: 'br-b' })
-    const failure = ended('error', 2 * MINUTE, { action: 'start_compute', branch_id: 'br-a' })
-    expect(ids(judged([otherAction, otherBranch, failure]))).toEqual([failure.id])
+  it('another compute, another action without a compute, or another branch supersedes nothing', () => {
+    const otherAction = ended('finished', MINUTE, {
+      action: 'apply_config',
+      branch_id: 'br-a',
+      endpoint_id: null
+    })
+    const otherBranch = ended('finished', MINUTE, { branch_id: 'br-b', endpoint_id: 'ep-a' })
+    const failed = ended('error', 2 * MINUTE, { branch_id: 'br-a', endpoint_id: 'ep-a' })
+    expect(ids(judged([otherAction, otherBranch, failed]))).toEqual([failed.id])
   })
 
-  it("the same action on another compute supersedes nothing: a replica's start never hides the read-write compute's failed one", () => {
-    const replica = ended('finished', 10_000, {
-      action: 'start_compute',
-      endpoint_id: 'ep-replica'
-    })
+  it("a replica's start never hides the read-write compute's failed one; the same compute does", () => {
+    const replica = ended('finished', 10_000, { endpoint_id: 'ep-replica' })
     const readWrite = ended('error', 20_000, {
-      action: 'start_compute',
       endpoint_id: 'ep-read-write',
       error: 'out of capacity'
     })
-    expect(judged([replica, readWrite])).toEqual([{ operation: readWrite, failsGate: true }])
-    // The same compute does supersede it.
-    const retried = ended('finished', 5_000, {
-      action: 'start_compute',
-      endpoint_id: 'ep-read-write'
-    })
+    expect(judged([replica, readWrite])).toEqual([failure(readWrite, true)])
+    const retried = ended('finished', 5_000, { endpoint_id: 'ep-read-write' })
     expect(judged([retried, replica, readWrite])).toEqual([])
   })
 
@@ -180,44 +192,44 @@ describe('RecentOperations: the newest of each action on each branch decides', (
     const withCompute = ended('finished', MINUTE, { endpoint_id: 'ep-read-write' })
     const withoutCompute = ended('error', 2 * MINUTE, { endpoint_id: null })
     expect(ids(judged([withCompute, withoutCompute]))).toEqual([withoutCompute.id])
-    // Two without a compute (an action on the branch itself) are the same action.
+    // Two without a compute are the same when their action is.
     const again = ended('finished', MINUTE, { action: 'create_branch', endpoint_id: undefined })
     const failed = ended('error', 2 * MINUTE, { action: 'create_branch', endpoint_id: null })
     expect(judged([again, failed])).toEqual([])
+    const other = ended('finished', MINUTE, { action: 'restore_branch', endpoint_id: '' })
+    expect(ids(judged([other, failed]))).toEqual([failed.id])
   })
 
   it('an operation listed twice (repeated across a page boundary) counts once, where it was first listed', () => {
-    const error = ended('error', MINUTE, { action: 'start_compute' })
-    const cancelled = ended('cancelled', 2 * MINUTE, { action: 'apply_config' })
+    const error = ended('error', MINUTE, { endpoint_id: 'ep-a' })
+    const cancelled = ended('cancelled', 2 * MINUTE, { endpoint_id: 'ep-b' })
     expect(judged([error, cancelled, { ...cancelled }, { ...error }])).toEqual([
-      { operation: error, failsGate: true },
-      { operation: cancelled, failsGate: false }
+      failure(error, true),
+      failure(cancelled, false)
     ])
-    // As first listed, whatever the repeat says.
     const [first] = judged([error, { ...error, status: 'finished' }])
     expect(first.operation).toBe(error)
   })
 
-  it('an operation without a branch or an action stands alone: nothing supersedes it', () => {
+  it('an operation without a branch, or with neither an action nor a compute, stands alone', () => {
     for (const fields of [
-      { action: undefined },
-      { action: null },
-      { action: '' },
+      { action: undefined, endpoint_id: null },
+      { action: '', endpoint_id: '' },
       { branch_id: undefined },
       { branch_id: '' },
       { action: undefined, branch_id: undefined }
     ]) {
       const newer = ended('finished', MINUTE, fields)
-      const failure = ended('error', 2 * MINUTE, fields)
-      expect(ids(judged([newer, failure]))).toEqual([failure.id])
+      const failed = ended('error', 2 * MINUTE, fields)
+      expect(ids(judged([newer, failed]))).toEqual([failed.id])
     }
   })
 
-  it('newest first, in the order listed, across actions', () => {
-    const a = ended('error', MINUTE, { action: 'a' })
-    const b = ended('cancelled', 2 * MINUTE, { action: 'b' })
-    const c = ended('error', 3 * MINUTE, { action: 'a', branch_id: 'br-c' })
-    const d = ended('error', 4 * MINUTE, { action: 'b' })
+  it('newest first, in the order listed, across computes', () => {
+    const a = ended('error', MINUTE, { endpoint_id: 'ep-a' })
+    const b = ended('cancelled', 2 * MINUTE, { endpoint_id: 'ep-b' })
+    const c = ended('error', 3 * MINUTE, { endpoint_id: 'ep-a', branch_id: 'br-c' })
+    const d = ended('error', 4 * MINUTE, { endpoint_id: 'ep-b' })
     expect(ids(judged([a, b, c, d], false))).toEqual([a.id, b.id, c.id, d.id])
   })
 
@@ -226,70 +238,9 @@ describe('RecentOperations: the newest of each action on each branch decides', (
   })
 })
 
-describe('RecentOperations: an error before the window, still the newest of its action (gated branch)', () => {
-  it('the newest of its action on its compute, created before the window: a warning, marked earlier', () => {
-    const error = ended('error', WINDOW + 60_000, {
-      action: 'start_compute',
-      error: 'out of capacity'
-    })
-    expect(judged([error], true)).toEqual([{ operation: error, failsGate: false, earlier: true }])
-    // Hours old, within the first read's look-back (the source adds nothing older): the same.
-    const hoursOld = ended('error', 20 * 60 * MINUTE, { action: 'apply_config' })
-    expect(judged([hoursOld], true)).toEqual([
-      { operation: hoursOld, failsGate: false, earlier: true }
-    ])
-  })
-
-  it('on the whole project an earlier error is not reported: that gate answers whether the project is idle', () => {
-    expect(judged([ended('error', WINDOW + 60_000)], false)).toEqual([])
-  })
-
-  it('only an error: an earlier cancelled one, finished or in flight is not', () => {
-    for (const status of ['cancelled', 'finished', 'running', 'failed']) {
-      expect(judged([ended(status, WINDOW + 60_000)], true)).toEqual([])
-    }
-  })
-
-  it('not when anything newer of its action on its compute came after it, whatever its status', () => {
-    for (const status of ['finished', 'running', 'cancelled', 'error']) {
-      const newer = ended(status, WINDOW + 30_000)
-      const error = ended('error', WINDOW + 60_000)
-      expect(ids(judged([newer, error], true))).toEqual(status === 'error' ? [newer.id] : [])
-    }
-    // A recent one: it decides alone (an error fails the gate, a cancelled one is a warning).
-    const recent = ended('cancelled', MINUTE)
-    const earlier = ended('error', WINDOW + 60_000)
-    expect(judged([recent, earlier], true)).toEqual([{ operation: recent, failsGate: false }])
-  })
-
-  it('another compute, action or branch does not hide it', () => {
-    const replica = ended('finished', WINDOW + 30_000, { endpoint_id: 'ep-replica' })
-    const otherAction = ended('finished', MINUTE, { action: 'apply_config' })
-    const otherBranch = ended('finished', MINUTE, { branch_id: 'br-other' })
-    const error = ended('error', WINDOW + 60_000, { endpoint_id: 'ep-read-write' })
-    expect(judged([otherAction, otherBranch, replica, error], true)).toEqual([
-      { operation: error, failsGate: false, earlier: true }
-    ])
-  })
-
-  it('an unreadable time listed after one older than the window is earlier too', () => {
-    const old = ended('finished', WINDOW + 1, { action: 'old' })
-    const unreadable = ended('error', MINUTE, { created_at: 'not a time' })
-    expect(judged([old, unreadable], true)).toEqual([
-      { operation: unreadable, failsGate: false, earlier: true }
-    ])
-  })
-
-  it('recent failures first, in the order listed, then the earlier errors', () => {
-    const recent = ended('cancelled', MINUTE, { action: 'a' })
-    const earlier = ended('error', WINDOW + MINUTE, { action: 'b' })
-    const later = ended('error', WINDOW + 2 * MINUTE, { action: 'c' })
-    expect(ids(judged([recent, earlier, later], true))).toEqual([recent.id, earlier.id, later.id])
-  })
-})
-
 describe('warnRecentFailures', () => {
-  const warn = (operation: Operation, failsGate = false) => warnings([{ operation, failsGate }])
+  /** The warnings for `operation` as the whole project's first read judges it. */
+  const warn = (operation: Operation) => warnings(judged([operation], false))
 
   it('one warning for each failure that does not fail the gate, naming it and when it ended', () => {
     const cancelled = ended('cancelled', 40_000, {
@@ -307,7 +258,7 @@ describe('warnRecentFailures', () => {
   })
 
   it('a failure that fails the gate is not warned about: the error line names it', () => {
-    expect(warn(ended('error', 40_000), true)).toEqual([])
+    expect(warnings([{ operation: ended('error', 40_000), failsGate: true }])).toEqual([])
   })
 
   it('without an action, a branch or an error message, the warning says so plainly', () => {
@@ -334,7 +285,8 @@ describe('warnRecentFailures', () => {
     })
     expect(warn(fits)[0]).not.toContain('more characters')
     const status = 's'.repeat(41)
-    expect(warn(ended(status, 40_000))[0]).toContain(`, ${'s'.repeat(40)}… [1 more characters] `)
+    const odd = { operation: ended(status, 40_000), failsGate: false, endedAgoMs: 35_000 }
+    expect(warnings([odd])[0]).toContain(`, ${'s'.repeat(40)}… [1 more characters] `)
   })
 
   it('when it ended: its last update, else its creation, before the gate started', () => {
@@ -377,54 +329,6 @@ describe('warnRecentFailures', () => {
     expect(eight).toHaveLength(6)
     expect(eight[5]).toBe(
       'warning: … and 3 more operations ended in failure before the gate started; the summary lists them'
-    )
-  })
-
-  it('an earlier error: named with its age (from its creation), its compute and its error; the gate does not fail on it', () => {
-    const error = ended('error', 16 * MINUTE + 40_000, {
-      action: 'start_compute',
-      branch_id: 'br-x',
-      endpoint_id: 'ep-rw',
-      error: 'out of capacity'
-    })
-    expect(warnings([{ operation: error, failsGate: false, earlier: true }])).toEqual([
-      `warning: An error older than the 15-minute window, still the newest of its action: start_compute ${error.id} on br-x (compute ep-rw), created 16 min 40 s before the gate started: "out of capacity"; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`
-    ])
-    const bare = ended('error', 2 * 60 * MINUTE, {
-      action: null,
-      branch_id: undefined,
-      endpoint_id: null,
-      error: null
-    })
-    expect(warnings([{ operation: bare, failsGate: false, earlier: true }])).toEqual([
-      `warning: An error older than the 15-minute window, still the newest of its action: operation ${bare.id} on its branch, created 2 h 00 min before the gate started; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`
-    ])
-    const timeless = ended('error', WINDOW, {
-      created_at: 'not a time',
-      endpoint_id: 'e'.repeat(81)
-    })
-    const [line] = warnings([{ operation: timeless, failsGate: false, earlier: true }])
-    expect(line).toContain(
-      ` (compute ${'e'.repeat(80)}… [1 more characters]), created more than 15 minutes before the gate started;`
-    )
-  })
-
-  it('earlier errors count among the five, after the recent failures', () => {
-    const recent = Array.from({ length: 4 }, (_, index) => ({
-      operation: ended('cancelled', MINUTE + index, { action: `recent_${index}` }),
-      failsGate: false
-    }))
-    const earlier = Array.from({ length: 3 }, (_, index) => ({
-      operation: ended('error', WINDOW + MINUTE + index, { action: `earlier_${index}` }),
-      failsGate: false,
-      earlier: true as const
-    }))
-    const lines = warnings([...recent, ...earlier])
-    expect(lines).toHaveLength(6)
-    expect(lines[4]).toContain('An error older than the 15-minute window')
-    expect(lines[4]).toContain('earlier_0')
-    expect(lines[5]).toBe(
-      'warning: … and 2 more operations ended in failure before the gate started; the summary lists them'
     )
   })
 

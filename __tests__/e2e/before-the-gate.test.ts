@@ -1,11 +1,13 @@
 /*
  * What had ended before the project gate's first read, over the bundle: the README's first recipe
  * (a branch created, then gated) when the branch's start_compute fails in the seconds between, and
- * a `failed` operation under fail_fast. The rules themselves (the window, the newest of each
- * action, cancelled, the whole project) are proven on simulated time (simulated/recent-failures).
+ * a `failed` operation under fail_fast, and a re-run long after a failure that nothing has fixed.
+ * The rules themselves (the newest on each compute, cancelled, the whole project's window) are
+ * proven on simulated time (simulated/recent-failures, simulated/verdict-properties).
  */
 import { describe, expect, it } from '@jest/globals'
 import { runAction, serve } from '../support/bundles/action.js'
+import { gateCommand } from '../support/bundles/command.js'
 import { PROJECT } from '../support/neon/ids.js'
 import type { OperationRecord } from '../support/neon/world.ts'
 import { operationIn } from '../support/neon/scenarios.js'
@@ -52,8 +54,12 @@ describe('bundle end to end: what ended before the first read', () => {
       action: 'start_compute',
       error: 'could not start the compute: quota exceeded'
     })
+    // Its age on the runner's wall clock: a busy machine may add a tenth of a second.
     expect(run.stdout).toContain(
-      `::error::An operation ended in failure before the gate started: ${start.id} (start_compute on ${BRANCH} ended in error after 5.0 s: "could not start the compute: quota exceeded")`
+      `::error::An operation ended in failure before the gate started: ${start.id} (start_compute on ${BRANCH} ended in error after 5.0 s, 25.`
+    )
+    expect(run.stdout).toContain(
+      ` s before the gate started: "could not start the compute: quota exceeded"); nothing has succeeded there since, so a re-run fails again: re-create the branch (or run the action again), then re-run the gate`
     )
     expect(run.summary).toContain('before the gate started')
   })
@@ -89,22 +95,24 @@ describe('bundle end to end: what ended before the first read', () => {
     expect(run.summary).toContain('Ended in failure before the gate started (1)')
   })
 
-  it('a re-run 16 minutes after the start_compute error passes, with a warning naming the error and its age, in the log and the summary', async () => {
+  it('a re-run 16 minutes after the start_compute error fails again, naming the error, its age and the way out: the action and the command', async () => {
     const { server, ended } = await branchCreated()
     const error = ended(16 * 60_000 + 40_000, 5000, 'error', {
       endpointId: 'ep-read-write-000042',
       error: 'out of capacity'
     })
-    const run = await runAction(server, { project_id: PROJECT, branch_id: BRANCH })
-    expect(run.code).toBe(0)
-    expect(run.outputs.outcome).toBe('success')
-    expect(run.stdout).toMatch(
-      new RegExp(
-        `::warning::An error older than the 15-minute window, still the newest of its action: start_compute ${error.id} on ${BRANCH} \\(compute ep-read-write-000042\\), created 16 min 4\\d s before the gate started: "out of capacity"`
-      )
+    const named = new RegExp(
+      `${error.id} \\(start_compute on ${BRANCH} ended in error after 5\\.0 s, 16 min 3\\d s before the gate started: "out of capacity"\\); nothing has succeeded there since, so a re-run fails again: start the compute again \\(or re-create the branch\\), then re-run the gate`
     )
-    expect(run.summary).toContain('Ended in error earlier, and nothing has run since (1)')
+    const run = await runAction(server, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({ outcome: 'failure', operation_id: error.id })
+    expect(run.stdout).toMatch(named)
     expect(run.summary).toContain(error.id)
+    const command = await gateCommand(server, ['--branch-id', BRANCH])
+    expect(command.code).toBe(1)
+    expect(command.stderr).toMatch(named)
+    expect(command.stdout).toContain('16 min 3')
   })
 
   it('under fail_fast, a failed operation at the first read is a final failure', async () => {

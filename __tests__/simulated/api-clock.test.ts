@@ -5,6 +5,7 @@
  * over the bundle and real HTTP is e2e/api-clock.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
+import { errorLine } from '../../src/report/headline.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 
@@ -63,24 +64,24 @@ describe("the API's clock: windows are measured on the server's Date header", ()
     ])
   })
 
-  it('a runner 16 minutes behind: an error 20 minutes old is an earlier error, not a failure', async () => {
+  it("a runner 16 minutes behind: an error 20 minutes old fails the gate, aged on the API's clock", async () => {
     const { setup, ended } = world(-16 * MINUTE)
     const error = ended('error', 20 * MINUTE)
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
-    expect(run.report.outcome).toBe('success')
+    expect(run.report.outcome).toBe('failure')
     expect(run.report.recentFailures).toEqual([
       expect.objectContaining({
         operation: expect.objectContaining({ id: error.id }),
-        earlier: true
+        failsGate: true
       })
     ])
-    const lines = warnings(run.lines)
-    expect(lines[0]).toBe(
+    // It ended 5 s after its creation: 19 min 55 s before the gate started, as the API tells time.
+    expect(errorLine(run.report)).toContain(
+      `${error.id} (start_compute on ${BRANCH} ended in error after 5.0 s, 19 min 55 s before the gate started`
+    )
+    expect(warnings(run.lines)).toEqual([
       "warning: The runner's clock is 16 min 00 s behind the API's (its Date header): the gate measures the API's timestamps on the API's clock"
-    )
-    expect(lines[1]).toContain(
-      `${error.id} on ${BRANCH}, created 20 min 00 s before the gate started`
-    )
+    ])
   })
 
   it("a runner 25 hours behind: an operation stuck in flight for 30 hours is past the look-back, on the API's clock", async () => {

@@ -1,7 +1,8 @@
 /*
- * What ended just before the project gate started, in process over the local API server on
- * simulated time: the 15-minute window, the newest operation of each action, `error` against
- * `cancelled`, the gated branch against the whole project, and `failed` under fail_fast. What no
+ * What ended before the project gate started, in process over the local API server on simulated
+ * time: on a gated branch the state decides whatever its age (the newest operation on each compute,
+ * or of each action on the branch), the whole project's 15-minute window for warnings, `error`
+ * against `cancelled`, and `failed` under fail_fast. What no
  * contract allows (an unreadable time, no action, an operation repeated across a page boundary) is
  * the local server's own answer, altered by a fault.
  */
@@ -58,10 +59,10 @@ describe('the gate on a branch: what ended just before it started', () => {
     expect(run.report.wait?.polls).toBe(1)
     expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([start.id])
     expect(errorLine(run.report)).toBe(
-      `An operation ended in failure before the gate started: ${start.id} (start_compute on ${BRANCH} ended in error after 5.0 s: "compute quota exceeded")`
+      `An operation ended in failure before the gate started: ${start.id} (start_compute on ${BRANCH} ended in error after 5.0 s, 25.0 s before the gate started: "compute quota exceeded"); nothing has succeeded there since, so a re-run fails again: re-create the branch (or run the action again), then re-run the gate`
     )
     expect(renderSummary(run.report)).toContain(
-      'ended in <code>error</code> after 5.0 s, before the gate started'
+      'ended in <code>error</code> after 5.0 s, 25.0 s before the gate started'
     )
     // The first poll found it; the gate ended at once, with no second poll.
     expect(run.endedAt).toBeLessThan(1000)
@@ -112,29 +113,23 @@ describe('the gate on a branch: what ended just before it started', () => {
     expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([failed.id])
   })
 
-  it('the window is 15 minutes before the gate started: created just inside fails, just outside does not', async () => {
-    const inside = world()
-    inside.ended('start_compute', 'error', 15 * MINUTE)
-    const failed = await runSimulated(inside.setup, { project_id: PROJECT, branch_id: BRANCH })
-    expect(failed.report.outcome).toBe('failure')
-
-    const outside = world()
-    outside.ended('start_compute', 'error', 15 * MINUTE + 1)
-    const passed = await runSimulated(outside.setup, { project_id: PROJECT, branch_id: BRANCH })
-    expect(passed.report.outcome).toBe('success')
-    expect(passed.report.recentFailures).toEqual([
-      expect.objectContaining({ failsGate: false, earlier: true })
-    ])
+  it('no window: the same error fails the gate 15 minutes, 15 minutes and 1 ms, 20 minutes or 23 hours after it', async () => {
+    for (const agoMs of [
+      15 * MINUTE,
+      15 * MINUTE + 1,
+      20 * MINUTE,
+      3 * 60 * MINUTE,
+      23 * 60 * MINUTE
+    ]) {
+      const { setup, ended } = world()
+      const error = ended('start_compute', 'error', agoMs, { endpointId: 'ep-read-write-000042' })
+      const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+      expect(run.report.outcome).toBe('failure')
+      expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([error.id])
+    }
   })
 
-  it('an error hours old does not fail the gate', async () => {
-    const { setup, ended } = world()
-    ended('start_compute', 'error', 3 * 60 * MINUTE)
-    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
-    expect(run.report.outcome).toBe('success')
-  })
-
-  it('a re-run 16 minutes after the start_compute error passes, with a warning naming the error and its age, listed in the summary', async () => {
+  it('a re-run 16 minutes after the start_compute error fails again, naming the error, its age and the way out', async () => {
     const { setup, ended } = world()
     ended('create_branch', 'finished', 16 * MINUTE + 45_000, { tookMs: 2000 })
     const error = ended('start_compute', 'error', 16 * MINUTE + 40_000, {
@@ -144,20 +139,22 @@ describe('the gate on a branch: what ended just before it started', () => {
     // Another compute's start since does not fix this one.
     ended('start_compute', 'finished', 10 * MINUTE, { endpointId: 'ep-replica-000042' })
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
-    expect(run.report.outcome).toBe('success')
+    expect(run.report.outcome).toBe('failure')
     expect(run.report.recentFailures).toEqual([
-      { operation: expect.objectContaining({ id: error.id }), failsGate: false, earlier: true }
+      {
+        operation: expect.objectContaining({ id: error.id }),
+        failsGate: true,
+        endedAgoMs: 16 * MINUTE + 35_000
+      }
     ])
-    expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([
-      `warning: An error older than the 15-minute window, still the newest of its action: start_compute ${error.id} on ${BRANCH} (compute ep-read-write-000042), created 16 min 40 s before the gate started: "out of capacity"; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`
-    ])
-    const summary = renderSummary(run.report)
-    expect(summary).toContain('Ended in error earlier, and nothing has run since (1)')
-    expect(summary).toContain(error.id)
-    expect(summary).not.toContain('Ended in failure before the gate started')
+    expect(errorLine(run.report)).toBe(
+      `An operation ended in failure before the gate started: ${error.id} (start_compute on ${BRANCH} ended in error after 5.0 s, 16 min 35 s before the gate started: "out of capacity"); nothing has succeeded there since, so a re-run fails again: start the compute again (or re-create the branch), then re-run the gate`
+    )
+    expect(run.lines.filter((line) => line.startsWith('warning'))).toEqual([])
+    expect(renderSummary(run.report)).toContain('16 min 35 s before the gate started')
   })
 
-  it('an earlier error superseded since by its own action passes in silence; past the look-back it is not read', async () => {
+  it('an error superseded since on its compute passes in silence; past the look-back it is not read', async () => {
     const { setup, ended } = world()
     ended('start_compute', 'finished', 20 * MINUTE)
     ended('start_compute', 'error', 30 * MINUTE)
@@ -166,7 +163,7 @@ describe('the gate on a branch: what ended just before it started', () => {
     expectQuietPass(run)
   })
 
-  it('the whole project: an earlier error is not reported (that gate answers whether the project is idle)', async () => {
+  it('the whole project: an error older than 15 minutes is not reported (that gate answers whether the project is idle)', async () => {
     const { setup, ended } = world()
     ended('start_compute', 'error', 20 * MINUTE)
     const run = await runSimulated(setup, { project_id: PROJECT })
@@ -180,7 +177,11 @@ describe('the gate on a branch: what ended just before it started', () => {
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
     expect(run.report.outcome).toBe('success')
     expect(run.report.recentFailures).toEqual([
-      { operation: expect.objectContaining({ id: cancelled.id }), failsGate: false }
+      {
+        operation: expect.objectContaining({ id: cancelled.id }),
+        failsGate: false,
+        endedAgoMs: 35_000
+      }
     ])
     expect(run.lines).toContain(
       `warning: Ended in failure before the gate started: apply_config ${cancelled.id} on ${BRANCH}, cancelled 35.0 s before the gate started; a cancelled operation does not fail the gate`
@@ -347,8 +348,8 @@ describe('which operation is newer: the list says, not a time that may not be th
       'failure'
     ],
     [
-      // It would otherwise fail every gate on the branch while it is in the first read.
-      'an error whose created_at cannot be read, listed after an operation hours old, is not recent',
+      // Still the newest of its action on the branch: its age, readable or not, changes nothing.
+      'an error whose created_at cannot be read, listed after an operation hours old, still fails',
       [
         { action: 'create_branch', status: 'finished', minutesAgo: 3 * 60 },
         {
@@ -360,7 +361,7 @@ describe('which operation is newer: the list says, not a time that may not be th
         },
         { action: 'apply_config', status: 'finished', minutesAgo: 25 * 60 }
       ],
-      'success'
+      'failure'
     ]
   ])('%s', async (_, listed, outcome) => {
     const { setup, ended } = world({ history: 0 })

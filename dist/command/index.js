@@ -12091,8 +12091,12 @@ class LaterPolls {
 
 
 
-/** How long before the gate started an operation still counts as the newest of its action. */
-const RECENT_FAILURE_WINDOW_MS = 15 * 60 * 1000;
+/**
+ * How long before the gate started a failure on the whole project is still worth a warning: that
+ * gate answers whether the project is idle, so what failed earlier is no news to it. The branch
+ * gate has no such window: its verdict comes from the state, whenever it is asked.
+ */
+const PROJECT_WARNING_WINDOW_MS = 15 * 60 * 1000;
 /** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
 const MAX_RECENT_FAILURE_WARNINGS = 5;
 /**
@@ -12102,6 +12106,7 @@ const MAX_RECENT_FAILURE_WARNINGS = 5;
  * the newest).
  */
 class RecentOperations {
+    startedAt;
     windowStart;
     /**
      * Every one by id, newest first: an operation repeated across a page boundary counts once, where
@@ -12109,14 +12114,15 @@ class RecentOperations {
      */
     listed = new Map();
     /**
-     * The same by action on its compute (or on the branch itself, for an action without one); an
-     * operation without a branch or an action stands alone.
+     * The same by compute (any action on it), or by action on the branch for an action without a
+     * compute; an operation without a branch, or with neither an action nor a compute, stands alone.
      */
-    byAction = new Map();
+    byTarget = new Map();
     /** An operation older than the window was listed: what follows it without a time is older too. */
     pastWindow = false;
     constructor(startedAt) {
-        this.windowStart = startedAt - RECENT_FAILURE_WINDOW_MS;
+        this.startedAt = startedAt;
+        this.windowStart = startedAt - PROJECT_WARNING_WINDOW_MS;
     }
     /** The next operation of the list (one that concerns the gate, within the look-back). */
     add(operation) {
@@ -12126,57 +12132,58 @@ class RecentOperations {
         if ((created ?? Infinity) < this.windowStart)
             this.pastWindow = true;
         const recent = created === undefined ? !this.pastWindow : created >= this.windowStart;
-        const { branch_id: branch, action, endpoint_id: compute } = operation;
-        // A replica's start is not the read-write compute's: the same action means on the same compute.
-        const key = branch && action ? JSON.stringify([branch, action, compute || null]) : `#${operation.id}`;
         const listed = { operation, recent };
         this.listed.set(operation.id, listed);
-        const ofAction = this.byAction.get(key);
-        if (ofAction)
-            ofAction.push(listed);
+        const key = targetOf(operation);
+        const ofTarget = this.byTarget.get(key);
+        if (ofTarget)
+            ofTarget.push(listed);
         else
-            this.byAction.set(key, [listed]);
+            this.byTarget.set(key, [listed]);
     }
     /**
-     * For each action on each compute, the recent failures newer than its newest operation that did
-     * not fail (a newer one that did not fail supersedes them; a newer `cancelled` does not). With
-     * `branchGated`, an `error` fails the gate and a `cancelled` is a warning, and an `error` older
-     * than the window that is still the newest of its action is a warning (`earlier`); on the whole
-     * project every recent failure is a warning, since the project is idle, which is what that gate
-     * answers. In the list's order, newest first.
+     * For each compute (and each action without one), the failures newer than its newest operation
+     * that succeeded (a newer `finished` or `skipped` supersedes them; a newer `cancelled` does not;
+     * one still in flight decides once it ends, since the gate waits on it). With `branchGated`, an
+     * `error` fails the gate whatever its age within the look-back, and a `cancelled` is a warning;
+     * on the whole project (or before a teardown) only those created in the 15 minutes before the
+     * gate started are reported, as warnings. In the list's order, newest first.
      */
     failures(branchGated) {
         const found = new Map();
-        for (const ofAction of this.byAction.values()) {
-            const [newest] = ofAction;
-            if (!newest.recent) {
-                const { operation } = newest;
-                if (branchGated && operation.status === 'error') {
-                    found.set(newest, { operation, failsGate: false, earlier: true });
-                }
-                continue;
-            }
-            for (const listed of ofAction) {
+        for (const ofTarget of this.byTarget.values()) {
+            for (const listed of ofTarget) {
                 const { operation, recent } = listed;
-                if (!recent || classifyStatus(operation.status) !== 'failure')
+                if (!(branchGated || recent) || classifyStatus(operation.status) !== 'failure')
                     break;
-                found.set(listed, { operation, failsGate: branchGated && operation.status === 'error' });
+                const failsGate = branchGated && operation.status === 'error';
+                found.set(listed, { operation, failsGate, endedAgoMs: endedAgo(operation, this.startedAt) });
             }
         }
         return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? []);
     }
 }
+/** What an operation acts on: its compute, else its action on its branch, else itself alone. */
+function targetOf({ id, branch_id: branch, action, endpoint_id: compute }) {
+    // A replica's start is not the read-write compute's: the same target means the same compute.
+    if (branch && compute)
+        return JSON.stringify([branch, 'compute', compute]);
+    if (branch && action)
+        return JSON.stringify([branch, 'action', action]);
+    return `#${id}`;
+}
+/** How long before `startedAt` it ended: its last update, else its creation; 0 if after. */
+function endedAgo(operation, startedAt) {
+    const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at);
+    return ended === undefined ? undefined : Math.max(0, startedAt - ended);
+}
 /**
  * One warning for each failure that does not fail the gate (the first few, then a count); before a
  * teardown (`teardown`), none does.
  */
-function warnRecentFailures(failures, startedAt, logger, teardown) {
+function warnRecentFailures(failures, logger, teardown) {
     const warned = failures.filter((failure) => !failure.failsGate);
-    for (const { operation, earlier } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
-        if (earlier) {
-            logger.warning(earlierErrorWarning(operation, startedAt));
-            continue;
-        }
+    for (const { operation, endedAgoMs } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
         const action = truncate(operation.action ?? 'operation', 80);
         const branch = truncate(operation.branch_id ?? 'its branch', 80);
         const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
@@ -12185,28 +12192,17 @@ function warnRecentFailures(failures, startedAt, logger, teardown) {
             : operation.status === 'cancelled'
                 ? 'a cancelled operation does not fail the gate'
                 : 'the project gate does not fail on it; gate on its branch (branch_id) to fail on it';
-        logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBefore(operation, startedAt)}${error}; ${gated}`);
+        logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`);
     }
     if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
         logger.warning(`… and ${plural(warned.length - MAX_RECENT_FAILURE_WARNINGS, 'more operation')} ended in failure before the gate started; the summary lists them`);
     }
 }
-/** `25.0 s before the gate started`, from the operation's last update (else its creation). */
-function endedBefore(operation, startedAt) {
-    const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at);
-    if (ended === undefined || ended >= startedAt)
+/** `25.0 s before the gate started`, or `as the gate started` (also when no time is readable). */
+function endedBeforePhrase(endedAgoMs) {
+    if (!endedAgoMs)
         return 'as the gate started';
-    return `${formatDuration(startedAt - ended)} before the gate started`;
-}
-/** An error older than the window that nothing of its action has followed: named, with its age. */
-function earlierErrorWarning(operation, startedAt) {
-    const action = truncate(operation.action ?? 'operation', 80);
-    const branch = truncate(operation.branch_id ?? 'its branch', 80);
-    const compute = operation.endpoint_id ? ` (compute ${truncate(operation.endpoint_id, 80)})` : '';
-    const created = apiTime(operation.created_at);
-    const age = created === undefined ? 'more than 15 minutes' : formatDuration(startedAt - created);
-    const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
-    return `An error older than the 15-minute window, still the newest of its action: ${action} ${operation.id} on ${branch}${compute}, created ${age} before the gate started${error}; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`;
+    return `${formatDuration(endedAgoMs)} before the gate started`;
 }
 
 ;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
@@ -12276,9 +12272,9 @@ const DISCOVERY_WALK = {
  *
  * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
  * operations that are not final, `failed` included whatever `fail_fast` says (under `fail_fast` it
- * is a final failure, never "nothing in flight"). What ended in failure in the 15 minutes before
- * the gate started is judged too (recent-failures.ts): on the gated branch an `error` fails the
- * gate; elsewhere it is a warning. Why the 24 h are safe: the gate waits for work that was just started,
+ * is a final failure, never "nothing in flight"). What ended in failure before the gate started is
+ * judged too (recent-failures.ts): on the gated branch an `error` still the newest on its compute
+ * fails the gate, whatever its age; on the whole project a recent one is a warning. Why the 24 h are safe: the gate waits for work that was just started,
  * by this workflow or a concurrent one; the control plane finishes operations in seconds to
  * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
  * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
@@ -12390,17 +12386,17 @@ class ProjectGateSource {
         const now = clock.wallNow();
         const startedAt = now - (clock.now() - this.options.startedAt);
         this.laterPolls.horizon = now - GATE_LOOKBACK_MS;
-        return { horizon: now - GATE_LOOKBACK_MS, startedAt, recent: new RecentOperations(startedAt) };
+        return { horizon: now - GATE_LOOKBACK_MS, recent: new RecentOperations(startedAt) };
     }
     /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
-    judgeRecentFailures({ recent, startedAt }) {
+    judgeRecentFailures({ recent }) {
         this.recentFailures = recent.failures(this.options.branch !== undefined);
         for (const { operation, failsGate } of this.recentFailures) {
             if (failsGate)
                 this.tracked.set(operation.id, operation);
         }
         const { logger, teardown } = this.options;
-        warnRecentFailures(this.recentFailures, startedAt, logger, teardown);
+        warnRecentFailures(this.recentFailures, logger, teardown);
     }
     /**
      * A later poll: from the top back to what earlier polls had seen, and on where an earlier poll
@@ -13493,6 +13489,7 @@ function nothingRead(report) {
 
 
 
+
 /** How many operations a line names; the table has them all. */
 const NAMED_IN_LINE = 3;
 /** `start_compute on br-preview-7` */
@@ -13504,19 +13501,28 @@ function actionOnBranch(operation) {
     ];
 }
 /**
- * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `before the
- * gate started` when the first read found it so.
+ * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `20 min
+ * before the gate started` when the first read found it so.
  */
 function failedClause(operation, facts) {
     const duration = operationDuration(operation, facts.readAt.get(operation.id));
+    const before = facts.endedBeforeStart.get(operation.id);
     return [
         ...actionOnBranch(operation),
         ' ended in ',
         { code: operation.status },
         duration ? ` after ${formatDuration(duration.ms)}` : '',
-        facts.endedBeforeStart.has(operation.id) ? ', before the gate started' : '',
+        before ? `, ${endedBeforePhrase(before.endedAgoMs)}` : '',
         ...(operation.error ? [': ', { quote: operation.error }] : [])
     ];
+}
+/**
+ * The way out of a failure the first read found: nothing on its compute (or of its action) has
+ * succeeded since, so a re-run alone fails again.
+ */
+function wayOut(facts) {
+    const onCompute = facts.failed.some((operation) => facts.endedBeforeStart.has(operation.id) && operation.endpoint_id);
+    return `; nothing has succeeded there since, so a re-run fails again: ${onCompute ? 'start the compute again (or re-create the branch)' : 're-create the branch (or run the action again)'}, then re-run the gate`;
 }
 /** `apply_config on br-main-1, running for 7.1 s so far` */
 function inFlightClause(operation, readAt) {
@@ -13549,9 +13555,9 @@ function headline_operationFacts(report) {
     const seen = seenOperations(report);
     const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
     const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
-    const endedBeforeStart = new Set((report.recentFailures ?? [])
+    const endedBeforeStart = new Map((report.recentFailures ?? [])
         .filter((failure) => failure.failsGate)
-        .map((failure) => failure.operation.id));
+        .map((failure) => [failure.operation.id, failure]));
     return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map(), endedBeforeStart };
 }
 /** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
@@ -13694,10 +13700,10 @@ function errorLine(report) {
         const what = count === 1 ? 'An operation' : `${count} operations`;
         const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : '';
         // When every failure was over before the gate started, the line says so once, up front.
-        const before = facts.failed.every((operation) => facts.endedBeforeStart.has(operation.id));
-        const when = before ? ' before the gate started' : '';
-        const named = before ? { ...facts, endedBeforeStart: new Set() } : facts;
-        return `${what} ended in failure${when}: ${phraseText(failedList(named, true))}${beside}`;
+        const ended = facts.failed.filter((operation) => facts.endedBeforeStart.has(operation.id));
+        const when = ended.length === count ? ' before the gate started' : '';
+        const way = ended.length > 0 ? wayOut(facts) : '';
+        return `${what} ended in failure${when}: ${phraseText(failedList(facts, true))}${beside}${way}`;
     }
     const branch = !inFlight && branchNotReady(report);
     if (branch)
@@ -14657,22 +14663,23 @@ function operationsTable(format, operations, facts, limits) {
     return table(format, headings, operations, { maxRows: limits.operationRows, what: 'operations' }, row);
 }
 /**
- * What the first read found over in failure that did not fail the gate (a warning each): in the 15
- * minutes before the gate started, and (gated branch) an older `error` still the newest of its action.
+ * What the first read found over in failure that did not fail the gate (a warning each): on the
+ * gated branch a `cancelled` one still the newest on its compute; on the whole project (or before a
+ * teardown) what failed in the 15 minutes before the gate started.
  */
 function recentFailuresSection(format, report, facts, limits) {
-    const warned = (report.recentFailures ?? []).filter((failure) => !failure.failsGate);
-    const section = (earlier, heading, why) => {
-        const operations = warned.flatMap((failure) => (failure.earlier ?? false) === earlier ? [failure.operation] : []);
-        if (operations.length === 0)
-            return [];
-        const title = format.heading(`⚠️ ${heading} (${operations.length})`, 3);
-        const paragraph = format.paragraph(`The newest operation of its action on its compute, ${why}.`);
-        return [title, paragraph, operationsTable(format, operations, facts, limits)];
-    };
+    const operations = (report.recentFailures ?? []).flatMap((failure) => failure.failsGate ? [] : [failure.operation]);
+    if (operations.length === 0)
+        return [];
+    const why = report.before
+        ? `in the 15 minutes before the gate started; before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}`
+        : report.branch
+            ? 'still the newest on its compute (or of its action on the branch); a cancelled operation does not fail the gate'
+            : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch (branch_id) to fail on its own';
     return [
-        ...section(false, 'Ended in failure before the gate started', `in the 15 minutes before the gate started; ${report.before ? `before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}` : report.branch ? 'a cancelled operation does not fail the gate' : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'}`),
-        ...section(true, 'Ended in error earlier, and nothing has run since', 'created more than 15 minutes before the gate started (within its 24-hour look-back): the gate does not fail on it, but nothing of its action has run since, so it may not be fixed')
+        format.heading(`⚠️ Ended in failure before the gate started (${operations.length})`, 3),
+        format.paragraph(`The newest operation on its compute or of its action, ${why}.`),
+        operationsTable(format, operations, facts, limits)
     ];
 }
 function projectsSection(format, listing, limits) {

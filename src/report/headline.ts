@@ -11,6 +11,7 @@ import { operationDuration, type RunReport, seenOperations } from './report.js'
 import type { Operation } from '../domain/schemas.js'
 import { branchStatePhrase, type Phrase, phraseText, plural } from '../domain/phrase.js'
 import { capitalized, teardownPhrase } from './teardown-words.js'
+import { endedBeforePhrase, type RecentFailure } from '../wait/recent-failures.js'
 
 /** How many operations a line names; the table has them all. */
 const NAMED_IN_LINE = 3
@@ -25,19 +26,31 @@ function actionOnBranch(operation: Operation): Phrase {
 }
 
 /**
- * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `before the
- * gate started` when the first read found it so.
+ * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `20 min
+ * before the gate started` when the first read found it so.
  */
 function failedClause(operation: Operation, facts: OperationFacts): Phrase {
   const duration = operationDuration(operation, facts.readAt.get(operation.id))
+  const before = facts.endedBeforeStart.get(operation.id)
   return [
     ...actionOnBranch(operation),
     ' ended in ',
     { code: operation.status },
     duration ? ` after ${formatDuration(duration.ms)}` : '',
-    facts.endedBeforeStart.has(operation.id) ? ', before the gate started' : '',
+    before ? `, ${endedBeforePhrase(before.endedAgoMs)}` : '',
     ...(operation.error ? [': ', { quote: operation.error }] : [])
   ]
+}
+
+/**
+ * The way out of a failure the first read found: nothing on its compute (or of its action) has
+ * succeeded since, so a re-run alone fails again.
+ */
+function wayOut(facts: OperationFacts): string {
+  const onCompute = facts.failed.some(
+    (operation) => facts.endedBeforeStart.has(operation.id) && operation.endpoint_id
+  )
+  return `; nothing has succeeded there since, so a re-run fails again: ${onCompute ? 'start the compute again (or re-create the branch)' : 're-create the branch (or run the action again)'}, then re-run the gate`
 }
 
 /** `apply_config on br-main-1, running for 7.1 s so far` */
@@ -78,8 +91,8 @@ export interface OperationFacts {
   /** Neither succeeded nor failed for good: still in flight, retrying or of unknown status. */
   inFlight: Operation[]
   readAt: ReadonlyMap<string, number>
-  /** Ids of the failures that the gate's first read found already over (recent failures). */
-  endedBeforeStart: ReadonlySet<string>
+  /** The failures that the gate's first read found already over, by id (they fail the gate). */
+  endedBeforeStart: ReadonlyMap<string, RecentFailure>
 }
 
 export function operationFacts(report: RunReport): OperationFacts {
@@ -89,10 +102,10 @@ export function operationFacts(report: RunReport): OperationFacts {
   const inFlight = (seen ?? []).filter(
     (operation) => !succeeded(operation.status) && !failed.includes(operation)
   )
-  const endedBeforeStart = new Set(
+  const endedBeforeStart = new Map(
     (report.recentFailures ?? [])
       .filter((failure) => failure.failsGate)
-      .map((failure) => failure.operation.id)
+      .map((failure) => [failure.operation.id, failure])
   )
   return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map(), endedBeforeStart }
 }
@@ -237,10 +250,10 @@ export function errorLine(report: RunReport): string | undefined {
     const what = count === 1 ? 'An operation' : `${count} operations`
     const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : ''
     // When every failure was over before the gate started, the line says so once, up front.
-    const before = facts.failed.every((operation) => facts.endedBeforeStart.has(operation.id))
-    const when = before ? ' before the gate started' : ''
-    const named = before ? { ...facts, endedBeforeStart: new Set<string>() } : facts
-    return `${what} ended in failure${when}: ${phraseText(failedList(named, true))}${beside}`
+    const ended = facts.failed.filter((operation) => facts.endedBeforeStart.has(operation.id))
+    const when = ended.length === count ? ' before the gate started' : ''
+    const way = ended.length > 0 ? wayOut(facts) : ''
+    return `${what} ended in failure${when}: ${phraseText(failedList(facts, true))}${beside}${way}`
   }
   const branch = !inFlight && branchNotReady(report)
   if (branch) return `${cut} while ${phraseText(branch)}${report.noRetryFits ? reason : ''}`

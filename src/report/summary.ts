@@ -222,8 +222,9 @@ function operationsTable(
 }
 
 /**
- * What the first read found over in failure that did not fail the gate (a warning each): in the 15
- * minutes before the gate started, and (gated branch) an older `error` still the newest of its action.
+ * What the first read found over in failure that did not fail the gate (a warning each): on the
+ * gated branch a `cancelled` one still the newest on its compute; on the whole project (or before a
+ * teardown) what failed in the 15 minutes before the gate started.
  */
 function recentFailuresSection(
   format: ReportFormat,
@@ -231,27 +232,19 @@ function recentFailuresSection(
   facts: OperationFacts,
   limits: SummaryLimits
 ): string[] {
-  const warned = (report.recentFailures ?? []).filter((failure) => !failure.failsGate)
-  const section = (earlier: boolean, heading: string, why: string): string[] => {
-    const operations = warned.flatMap((failure) =>
-      (failure.earlier ?? false) === earlier ? [failure.operation] : []
-    )
-    if (operations.length === 0) return []
-    const title = format.heading(`⚠️ ${heading} (${operations.length})`, 3)
-    const paragraph = format.paragraph(`The newest operation of its action on its compute, ${why}.`)
-    return [title, paragraph, operationsTable(format, operations, facts, limits)]
-  }
+  const operations = (report.recentFailures ?? []).flatMap((failure) =>
+    failure.failsGate ? [] : [failure.operation]
+  )
+  if (operations.length === 0) return []
+  const why = report.before
+    ? `in the 15 minutes before the gate started; before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}`
+    : report.branch
+      ? 'still the newest on its compute (or of its action on the branch); a cancelled operation does not fail the gate'
+      : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'
   return [
-    ...section(
-      false,
-      'Ended in failure before the gate started',
-      `in the 15 minutes before the gate started; ${report.before ? `before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}` : report.branch ? 'a cancelled operation does not fail the gate' : 'the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'}`
-    ),
-    ...section(
-      true,
-      'Ended in error earlier, and nothing has run since',
-      'created more than 15 minutes before the gate started (within its 24-hour look-back): the gate does not fail on it, but nothing of its action has run since, so it may not be fixed'
-    )
+    format.heading(`⚠️ Ended in failure before the gate started (${operations.length})`, 3),
+    format.paragraph(`The newest operation on its compute or of its action, ${why}.`),
+    operationsTable(format, operations, facts, limits)
   ]
 }
 

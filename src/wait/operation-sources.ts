@@ -96,8 +96,6 @@ const DISCOVERY_WALK: OperationsWalk = {
 interface LookBack {
   /** 24 hours before the first answer. */
   horizon: number
-  /** When the gate started. */
-  startedAt: number
   recent: RecentOperations
 }
 
@@ -126,9 +124,9 @@ export interface ProjectGateOptions {
  *
  * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
  * operations that are not final, `failed` included whatever `fail_fast` says (under `fail_fast` it
- * is a final failure, never "nothing in flight"). What ended in failure in the 15 minutes before
- * the gate started is judged too (recent-failures.ts): on the gated branch an `error` fails the
- * gate; elsewhere it is a warning. Why the 24 h are safe: the gate waits for work that was just started,
+ * is a final failure, never "nothing in flight"). What ended in failure before the gate started is
+ * judged too (recent-failures.ts): on the gated branch an `error` still the newest on its compute
+ * fails the gate, whatever its age; on the whole project a recent one is a warning. Why the 24 h are safe: the gate waits for work that was just started,
  * by this workflow or a concurrent one; the control plane finishes operations in seconds to
  * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
  * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
@@ -246,17 +244,17 @@ export class ProjectGateSource implements OperationSource {
     const now = clock.wallNow()
     const startedAt = now - (clock.now() - this.options.startedAt)
     this.laterPolls.horizon = now - GATE_LOOKBACK_MS
-    return { horizon: now - GATE_LOOKBACK_MS, startedAt, recent: new RecentOperations(startedAt) }
+    return { horizon: now - GATE_LOOKBACK_MS, recent: new RecentOperations(startedAt) }
   }
 
   /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
-  private judgeRecentFailures({ recent, startedAt }: LookBack): void {
+  private judgeRecentFailures({ recent }: LookBack): void {
     this.recentFailures = recent.failures(this.options.branch !== undefined)
     for (const { operation, failsGate } of this.recentFailures) {
       if (failsGate) this.tracked.set(operation.id, operation)
     }
     const { logger, teardown } = this.options
-    warnRecentFailures(this.recentFailures, startedAt, logger, teardown)
+    warnRecentFailures(this.recentFailures, logger, teardown)
   }
 
   /**

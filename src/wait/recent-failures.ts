@@ -12,24 +12,24 @@ import type { Operation } from '../domain/schemas.js'
 import type { TeardownAction } from '../domain/teardown.js'
 import { truncate } from '../domain/untrusted-text.js'
 
-/** How long before the gate started an operation still counts as the newest of its action. */
-const RECENT_FAILURE_WINDOW_MS = 15 * 60 * 1000
+/**
+ * How long before the gate started a failure on the whole project is still worth a warning: that
+ * gate answers whether the project is idle, so what failed earlier is no news to it. The branch
+ * gate has no such window: its verdict comes from the state, whenever it is asked.
+ */
+const PROJECT_WARNING_WINDOW_MS = 15 * 60 * 1000
 /** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
 const MAX_RECENT_FAILURE_WARNINGS = 5
 
 export interface RecentFailure {
   operation: Operation
-  /** An `error` on the gated branch fails the gate; anything else is a warning. */
+  /** An `error` still the newest on its compute (or of its action) on the gated branch. */
   failsGate: boolean
-  /**
-   * Created before the 15-minute window (within the first read's look-back): an `error` that is
-   * still the newest of its action on its compute on the gated branch. A warning with its age: a
-   * re-run long after a failure must not pass in silence.
-   */
-  earlier?: true
+  /** How long before the gate started it ended (API clock); undefined when no time is readable. */
+  endedAgoMs?: number
 }
 
-/** An operation of the first read, and whether it was created within the 15-minute window. */
+/** An operation of the first read, and whether it was created within the project's window. */
 interface Listed {
   operation: Operation
   recent: boolean
@@ -49,15 +49,15 @@ export class RecentOperations {
    */
   private readonly listed = new Map<string, Listed>()
   /**
-   * The same by action on its compute (or on the branch itself, for an action without one); an
-   * operation without a branch or an action stands alone.
+   * The same by compute (any action on it), or by action on the branch for an action without a
+   * compute; an operation without a branch, or with neither an action nor a compute, stands alone.
    */
-  private readonly byAction = new Map<string, Listed[]>()
+  private readonly byTarget = new Map<string, Listed[]>()
   /** An operation older than the window was listed: what follows it without a time is older too. */
   private pastWindow = false
 
-  constructor(startedAt: number) {
-    this.windowStart = startedAt - RECENT_FAILURE_WINDOW_MS
+  constructor(private readonly startedAt: number) {
+    this.windowStart = startedAt - PROJECT_WARNING_WINDOW_MS
   }
 
   /** The next operation of the list (one that concerns the gate, within the look-back). */
@@ -66,44 +66,48 @@ export class RecentOperations {
     const created = apiTime(operation.created_at)
     if ((created ?? Infinity) < this.windowStart) this.pastWindow = true
     const recent = created === undefined ? !this.pastWindow : created >= this.windowStart
-    const { branch_id: branch, action, endpoint_id: compute } = operation
-    // A replica's start is not the read-write compute's: the same action means on the same compute.
-    const key =
-      branch && action ? JSON.stringify([branch, action, compute || null]) : `#${operation.id}`
     const listed = { operation, recent }
     this.listed.set(operation.id, listed)
-    const ofAction = this.byAction.get(key)
-    if (ofAction) ofAction.push(listed)
-    else this.byAction.set(key, [listed])
+    const key = targetOf(operation)
+    const ofTarget = this.byTarget.get(key)
+    if (ofTarget) ofTarget.push(listed)
+    else this.byTarget.set(key, [listed])
   }
 
   /**
-   * For each action on each compute, the recent failures newer than its newest operation that did
-   * not fail (a newer one that did not fail supersedes them; a newer `cancelled` does not). With
-   * `branchGated`, an `error` fails the gate and a `cancelled` is a warning, and an `error` older
-   * than the window that is still the newest of its action is a warning (`earlier`); on the whole
-   * project every recent failure is a warning, since the project is idle, which is what that gate
-   * answers. In the list's order, newest first.
+   * For each compute (and each action without one), the failures newer than its newest operation
+   * that succeeded (a newer `finished` or `skipped` supersedes them; a newer `cancelled` does not;
+   * one still in flight decides once it ends, since the gate waits on it). With `branchGated`, an
+   * `error` fails the gate whatever its age within the look-back, and a `cancelled` is a warning;
+   * on the whole project (or before a teardown) only those created in the 15 minutes before the
+   * gate started are reported, as warnings. In the list's order, newest first.
    */
   failures(branchGated: boolean): RecentFailure[] {
     const found = new Map<Listed, RecentFailure>()
-    for (const ofAction of this.byAction.values()) {
-      const [newest] = ofAction
-      if (!newest.recent) {
-        const { operation } = newest
-        if (branchGated && operation.status === 'error') {
-          found.set(newest, { operation, failsGate: false, earlier: true })
-        }
-        continue
-      }
-      for (const listed of ofAction) {
+    for (const ofTarget of this.byTarget.values()) {
+      for (const listed of ofTarget) {
         const { operation, recent } = listed
-        if (!recent || classifyStatus(operation.status) !== 'failure') break
-        found.set(listed, { operation, failsGate: branchGated && operation.status === 'error' })
+        if (!(branchGated || recent) || classifyStatus(operation.status) !== 'failure') break
+        const failsGate = branchGated && operation.status === 'error'
+        found.set(listed, { operation, failsGate, endedAgoMs: endedAgo(operation, this.startedAt) })
       }
     }
     return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? [])
   }
+}
+
+/** What an operation acts on: its compute, else its action on its branch, else itself alone. */
+function targetOf({ id, branch_id: branch, action, endpoint_id: compute }: Operation): string {
+  // A replica's start is not the read-write compute's: the same target means the same compute.
+  if (branch && compute) return JSON.stringify([branch, 'compute', compute])
+  if (branch && action) return JSON.stringify([branch, 'action', action])
+  return `#${id}`
+}
+
+/** How long before `startedAt` it ended: its last update, else its creation; 0 if after. */
+function endedAgo(operation: Operation, startedAt: number): number | undefined {
+  const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at)
+  return ended === undefined ? undefined : Math.max(0, startedAt - ended)
 }
 
 /**
@@ -112,16 +116,11 @@ export class RecentOperations {
  */
 export function warnRecentFailures(
   failures: RecentFailure[],
-  startedAt: number,
   logger: Logger,
   teardown?: TeardownAction
 ): void {
   const warned = failures.filter((failure) => !failure.failsGate)
-  for (const { operation, earlier } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
-    if (earlier) {
-      logger.warning(earlierErrorWarning(operation, startedAt))
-      continue
-    }
+  for (const { operation, endedAgoMs } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
     const action = truncate(operation.action ?? 'operation', 80)
     const branch = truncate(operation.branch_id ?? 'its branch', 80)
     const error = operation.error ? `: "${truncate(operation.error, 300)}"` : ''
@@ -131,7 +130,7 @@ export function warnRecentFailures(
         ? 'a cancelled operation does not fail the gate'
         : 'the project gate does not fail on it; gate on its branch (branch_id) to fail on it'
     logger.warning(
-      `Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBefore(operation, startedAt)}${error}; ${gated}`
+      `Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`
     )
   }
   if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
@@ -141,20 +140,8 @@ export function warnRecentFailures(
   }
 }
 
-/** `25.0 s before the gate started`, from the operation's last update (else its creation). */
-function endedBefore(operation: Operation, startedAt: number): string {
-  const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at)
-  if (ended === undefined || ended >= startedAt) return 'as the gate started'
-  return `${formatDuration(startedAt - ended)} before the gate started`
-}
-
-/** An error older than the window that nothing of its action has followed: named, with its age. */
-function earlierErrorWarning(operation: Operation, startedAt: number): string {
-  const action = truncate(operation.action ?? 'operation', 80)
-  const branch = truncate(operation.branch_id ?? 'its branch', 80)
-  const compute = operation.endpoint_id ? ` (compute ${truncate(operation.endpoint_id, 80)})` : ''
-  const created = apiTime(operation.created_at)
-  const age = created === undefined ? 'more than 15 minutes' : formatDuration(startedAt - created)
-  const error = operation.error ? `: "${truncate(operation.error, 300)}"` : ''
-  return `An error older than the 15-minute window, still the newest of its action: ${action} ${operation.id} on ${branch}${compute}, created ${age} before the gate started${error}; nothing of its action has run there since, so it may not be fixed; the gate does not fail on it`
+/** `25.0 s before the gate started`, or `as the gate started` (also when no time is readable). */
+export function endedBeforePhrase(endedAgoMs: number | undefined): string {
+  if (!endedAgoMs) return 'as the gate started'
+  return `${formatDuration(endedAgoMs)} before the gate started`
 }
