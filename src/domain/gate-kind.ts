@@ -1,0 +1,7 @@
+/*
+ * What a run checks, in one word (the output `gate`): the operations `operation_id` names, one
+ * branch of a project, the whole project, a project before the teardown of one of its branches, or
+ * (listing only) no gate but the list of the projects.
+ */
+export const GATE_KINDS = ['operations', 'branch', 'project', 'teardown', 'projects'] as const
+export type GateKind = (typeof GATE_KINDS)[number]
