@@ -3,5 +3,4 @@
  * branch of a project, the whole project, a project before the teardown of one of its branches, or
  * (listing only) no gate but the list of the projects.
  */
-export const GATE_KINDS = ['operations', 'branch', 'project', 'teardown', 'projects'] as const
-export type GateKind = (typeof GATE_KINDS)[number]
+export type GateKind = 'operations' | 'branch' | 'project' | 'teardown' | 'projects'

@@ -25,7 +25,7 @@ export function gateKindOf(inputs: GateInputs): GateKind {
 }
 
 /** Whether the run ends with a query of the database: with a gate, and never before a teardown. */
-export function queriesDatabase(inputs: GateInputs): boolean {
+function queriesDatabase(inputs: GateInputs): boolean {
   const kind = gateKindOf(inputs)
   return inputs.database !== undefined && kind !== 'projects' && kind !== 'teardown'
 }
