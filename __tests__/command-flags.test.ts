@@ -126,6 +126,60 @@ describe('parseCommandLine', () => {
     )
   })
 
+  describe('issue 58: what would weaken the gate is an error, named as typed', () => {
+    const OP = '0b2e9d1c-1a2b-4c3d-8e4f-5a6b7c8d9e0f'
+    const problem = (argv: string[], env: Record<string, string> = {}) => {
+      const { values, naming } = request(argv, env)
+      try {
+        parseInputs((name) => ({ ...values, api_key: 'k' })[name] ?? '', naming)
+      } catch (error) {
+        return (error as Error).message
+      }
+      throw new Error('no input error')
+    }
+
+    it.each([[[',']], [[' , , ']], [[',\n,']], [[',', ' ,']]])(
+      '--operation-id %j holds no id: an input error, never the project gate',
+      (values) => {
+        const argv = values.flatMap((value) => ['--operation-id', value])
+        expect(problem(argv, { NEON_PROJECT_ID: 'p' })).toBe(
+          'Invalid input: --operation-id: holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave it empty to gate the project or a branch (--project-id, --branch-id)'
+        )
+      }
+    )
+
+    it('an empty or blank --branch-id or --operation-id: a usage error before any input is read', () => {
+      for (const flag of ['--branch-id', '--operation-id']) {
+        for (const value of ['', ' ', '\n']) {
+          expect(usage([flag, value])).toBe(
+            `${flag}: an empty value (an unset variable?); give one, or leave the flag out`
+          )
+        }
+      }
+    })
+
+    it('--branch-id with --operation-id', () => {
+      expect(problem(['--branch-id', 'main', '--operation-id', OP], { NEON_PROJECT_ID: 'p' })).toBe(
+        "Invalid input: --branch-id: cannot be combined with --operation-id: only the listed operations would be waited for, and the branch's readiness never checked; give --branch-id alone to gate the branch, or --operation-id alone"
+      )
+    })
+
+    it('--list-projects with --branch-id or --database-url and no project', () => {
+      expect(problem(['--list-projects', '--branch-id', 'main'])).toBe(
+        'Invalid input: --branch-id: needs --project-id: with --list-projects and no project, only the projects are listed and the branch would never be checked; give the project, or leave --branch-id out'
+      )
+      expect(
+        problem([
+          '--list-projects',
+          '--database-url',
+          'postgresql://a:b@127.0.0.1/d?sslmode=disable'
+        ])
+      ).toContain(
+        '--database-url: needs --project-id: with --list-projects and no project, only the projects are listed and the database would never be queried'
+      )
+    })
+  })
+
   it('a negative number after a flag is its value, which the flag then refuses', () => {
     expect(request(['--timeout', '-5', '--interval', '-1.5m']).values).toEqual({
       timeout: '-5',

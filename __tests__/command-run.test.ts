@@ -230,7 +230,7 @@ describe('runCommand', () => {
     })
   })
 
-  it('a gate that could not say an outcome (HTTP 404): the dotenv file still says why, and the code; the JSON is {}', async () => {
+  it('a gate that could not say an outcome (HTTP 404): the dotenv file still says why, and the code; the JSON names the gate alone', async () => {
     await inTempDir(async (dir) => {
       const dotenv = join(dir, 'gate.env')
       const run = await command([
@@ -242,8 +242,9 @@ describe('runCommand', () => {
         'json'
       ])
       expect(run.code).toBe(3)
-      expect(run.stdout).toBe('{}\n')
+      expect(run.stdout).toBe('{"gate":"project"}\n')
       const text = readFileSync(dotenv, 'utf8')
+      expect(text).toMatch(/^GATE_GATE=project$/m)
       expect(text).toMatch(/^GATE_MESSAGE=Project "no-such-project" was not found \(HTTP 404/m)
       expect(text).toMatch(/^GATE_EXIT_CODE=3$/m)
       expect(text).not.toMatch(/^GATE_OUTCOME=/m)

@@ -90,7 +90,7 @@ describe('GateRun', () => {
     expect(run.signal.reason).toEqual(new CancelledError('SIGINT'))
   })
 
-  it('gate(): the warnings, then the banner, then the gate; no signal heard once it is done', async () => {
+  it('gate(): the banner, the gate in words, then the warnings; no signal heard once it is done', async () => {
     const { run, lines, signals } = gateRun()
     expect(lines).toEqual([])
     expect(signals.listenerCount('SIGINT')).toBe(1)
@@ -99,9 +99,10 @@ describe('GateRun', () => {
       CONTRACT_NAMING
     )
     expect(report.outcome).toBe('success')
-    expect(lines.slice(0, 2)).toEqual([
-      'warning: org_id is ignored unless list_projects is true',
-      `info: Neon operations gate ${ACTION_VERSION}`
+    expect(lines.slice(0, 3)).toEqual([
+      `info: Neon operations gate ${ACTION_VERSION}`,
+      `info: Gate: operation ${OP_A} of project ${PROJECT}; no database query`,
+      'warning: org_id is ignored unless list_projects is true'
     ])
     expect(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM')).toBe(0)
   })

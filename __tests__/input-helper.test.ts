@@ -248,16 +248,13 @@ describe('getInputs', () => {
     expect(errorOf({ ...base, interval: '-1m' })).toContain('input "interval": "-1m" is negative')
   })
 
-  it('warns about inputs that the combination ignores', () => {
+  it('warns about inputs that the combination ignores, when no check is lost by it', () => {
     expect(
       ignoredInputWarnings(
-        parse({ ...base, operation_id: OP_A, branch_id: 'br-1', org_id: 'org-1' }),
+        parse({ ...base, operation_id: OP_A, org_id: 'org-1' }),
         ACTION_INPUT_NAMING
       )
-    ).toEqual([
-      'branch_id is ignored when operation_id is given: the listed operations are used',
-      'org_id is ignored unless list_projects is true'
-    ])
+    ).toEqual(['org_id is ignored unless list_projects is true'])
   })
 
   it('before: delete or reset, in any case; with project_id and branch_id; never with operation_id', () => {
@@ -294,18 +291,49 @@ describe('getInputs', () => {
       'fail_fast is ignored with before: the gate waits until the project is idle, and a failure is no reason to stop a teardown'
     ])
   })
+})
 
-  it('warns that database_url is ignored without project_id (listing projects alone)', () => {
-    expect(
-      ignoredInputWarnings(
-        parse({
-          api_key: base.api_key,
-          list_projects: 'true',
-          database_url: 'postgresql://app:pw@127.0.0.1/app?sslmode=disable'
-        }),
-        ACTION_INPUT_NAMING
+/** Issue 58: an input that another would make the gate ignore, to its loss, is an input error. */
+describe('inputs that would weaken the gate', () => {
+  const url = 'postgresql://app:pw@127.0.0.1/app?sslmode=disable'
+
+  it('branch_id with operation_id: an input error, not a warning (the branch would go unchecked)', () => {
+    expect(errorOf({ ...base, operation_id: OP_A, branch_id: 'br-1' })).toBe(
+      'Invalid input: input "branch_id": cannot be combined with operation_id: only the listed operations would be waited for, and the branch\'s readiness never checked; give branch_id alone to gate the branch, or operation_id alone'
+    )
+  })
+
+  it('branch_id or database_url with list_projects and no project_id: an input error each', () => {
+    const listing = { api_key: 'k', list_projects: 'true' }
+    expect(errorOf({ ...listing, branch_id: 'preview/pr-12' })).toBe(
+      'Invalid input: input "branch_id": needs project_id: with list_projects: true and no project, only the projects are listed and the branch would never be checked; give the project, or leave branch_id out'
+    )
+    expect(errorOf({ ...listing, database_url: url, branch_id: 'main' })).toBe(
+      'Invalid input: input "branch_id": needs project_id: with list_projects: true and no project, only the projects are listed and the branch would never be checked; give the project, or leave branch_id out; input "database_url": needs project_id: with list_projects: true and no project, only the projects are listed and the database would never be queried; give the project, or leave database_url out'
+    )
+    // With the project, each is checked: no error, no warning.
+    const inputs = parse({ ...base, ...listing, branch_id: 'main', database_url: url })
+    expect(ignoredInputWarnings(inputs, ACTION_INPUT_NAMING)).toEqual([])
+  })
+
+  it('an empty branch_id is not given: the project gate', () => {
+    expect(parse({ ...base, branch_id: '' }).branchId).toBeUndefined()
+    expect(parse({ ...base, branch_id: ' \n ' }).branchId).toBeUndefined()
+  })
+})
+
+describe('operation_id that holds no id (issue 58)', () => {
+  it.each([',', ' , , ', ',,\n,', ' ', '\n', '\t\r\n', ', \n'])(
+    '%j: an input error, never "no ids given" (which would be the project gate)',
+    (value) => {
+      expect(errorOf({ ...base, operation_id: value })).toBe(
+        'Invalid input: input "operation_id": holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave it empty to gate the project or a branch (project_id, branch_id)'
       )
-    ).toEqual(['database_url is ignored without project_id: there is no gate to end with a query'])
+    }
+  )
+
+  it('empty: not given', () => {
+    expect(parse({ ...base, operation_id: '' }).operationIds).toEqual([])
   })
 })
 

@@ -80,6 +80,7 @@ describe('run', () => {
     expect(await runWith(clock)).toBe('success')
     expect(runner.outputs).toEqual({
       outcome: 'success',
+      gate: 'operations',
       status: 'finished',
       operation_id: op.id,
       action: 'create_branch',

@@ -64,6 +64,10 @@ describe('the plain-text report', () => {
       'waited 9.0 s · 2 polls · 3 requests · 1 retry · project p-1 · branch main br-main-000001 · branch state ready'
     )
     expect(text).toContain('\nOperations (2)\n')
+    // The gate that ran, once the run has one (issue 58): in the counts, before the project.
+    expect(renderTextReport({ ...failedRun('x'), gate: 'branch' }).split('\n')[2]).toBe(
+      'waited 9.0 s · 2 polls · 3 requests · 1 retry · gate branch · project p-1 · branch main br-main-000001 · branch state ready'
+    )
     const table = lines.slice(lines.indexOf('Operations (2)') + 1)
     expect(table[0]).toMatch(/^OPERATION +ACTION +BRANCH +COMPUTE +STATUS +DURATION +DATE$/)
     expect(table[1]).toMatch(

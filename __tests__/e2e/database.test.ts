@@ -281,17 +281,19 @@ describe('database_url as an input', () => {
     }
   )
 
-  it('with list_projects alone: a warning that names database_url, and no connection', async () => {
+  it('with list_projects and no project_id: an input error that names database_url (issue 58: a warning and exit 0 before), no connection', async () => {
     const { server } = await serve({ history: 0 })
     const silent = await silentServer()
     const url = `postgresql://app:${encodeURIComponent(PASSWORD)}@127.0.0.1:${silent.port}/app?sslmode=disable`
     const run = await runAction(server, { list_projects: 'true', database_url: url })
-    expect(run.code).toBe(0)
+    expect(run.code).toBe(1)
     expect(run.stdout).toContain(
-      '::warning::database_url is ignored without project_id: there is no gate to end with a query'
+      '::error::Invalid input: input "database_url": needs project_id: with list_projects: true and no project, only the projects are listed and the database would never be queried'
     )
     expect(silent.connections()).toBe(0)
+    expect(server.requests).toHaveLength(0)
     expect(run.outputs.database_state).toBeUndefined()
+    expectNoDatabaseSecret(run, url)
   })
 
   it('not a connection string: an input error naming database_url, never echoing it', async () => {

@@ -72,6 +72,7 @@ describe('documentation and metadata agree with the code', () => {
     expect([...outputs].sort()).toEqual(
       [
         'outcome',
+        'gate',
         'status',
         'operation_id',
         'action',

@@ -26,7 +26,7 @@ import type { ResultTargets } from './flags.js'
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects'])
 /**
  * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the scalar
- * outputs (16, or with `before` 16 with `preflight` and `blockers` and without the database's two)
+ * outputs (17, or with `before` 17 with `preflight` and `blockers` and without the database's two)
  * and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8 bytes) to
  * this, the texts longer, stay within both (at most 4.4 KB).
  */

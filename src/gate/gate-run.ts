@@ -1,9 +1,10 @@
 /*
  * One run of the gate, as either front end starts it: the seam below the action's runner and the
  * command. It owns what both do around gate(): every form of a secret into the redactor, SIGINT and
- * SIGTERM turned into an abort, the banner, the warnings about ignored inputs, and the production
- * dependencies (a harness swaps the clock, the network or the database for simulated ones). A front
- * end reads its inputs, runs them here, and publishes the report.
+ * SIGTERM turned into an abort, the banner, the line that says which gate runs, the warnings about
+ * ignored inputs, and the production dependencies (a harness swaps the clock, the network or the
+ * database for simulated ones). A front end reads its inputs, runs them here, and publishes the
+ * report.
  */
 import { httpGet } from '../api/http-transport.js'
 import { queryDatabase } from '../api/postgres.js'
@@ -18,6 +19,7 @@ import { ACTION_VERSION } from '../domain/version.js'
 import type { RunReport } from '../report/report.js'
 import { gate, type GateDependencies } from './gate.js'
 import { ignoredInputWarnings, type Inputs } from './inputs.js'
+import { gateKindOf, gateLine } from './gate-kind.js'
 
 /** What a run stands on outside the process: the production parts unless a harness swaps one. */
 export type Surroundings = Pick<
@@ -36,8 +38,8 @@ export interface GateRunOptions extends Partial<Surroundings> {
   about?: string
   /**
    * The banner as the run begins (the action: its first log line names the pull request, whatever
-   * follows); else just before the gate, after the warnings (the command: a bad flag is one error
-   * line on standard error, with nothing before it).
+   * follows); else once the inputs are read, just before the gate (the command: a bad flag is one
+   * error line on standard error, with nothing before it). The gate's line follows it.
    */
   bannerFirst?: boolean
   /** Where SIGINT and SIGTERM are heard: process, or a stand-in. */
@@ -97,15 +99,17 @@ export class GateRun {
   }
 
   /**
-   * The gate on `inputs`, their problems named as the front end names them; never throws. Warns
-   * about the inputs this combination ignores first; stops listening for signals once it is done.
+   * The gate on `inputs`, their problems named as the front end names them; never throws. Says
+   * which gate runs (after the banner), then warns about the inputs this combination ignores;
+   * stops listening for signals once it is done.
    */
   async gate(inputs: Inputs, naming: InputNaming): Promise<RunReport> {
     const { logger, redactor } = this.options
-    for (const warning of ignoredInputWarnings(inputs, naming)) logger.warning(warning)
     if (!this.options.bannerFirst) this.sayBanner()
+    logger.info(gateLine(inputs, naming))
+    for (const warning of ignoredInputWarnings(inputs, naming)) logger.warning(warning)
     try {
-      return await gate(inputs, {
+      const report = await gate(inputs, {
         clock: this.clock,
         stepStartedAt: this.startedAt,
         retryPolicy: this.options.retryPolicy ?? new RetryPolicy(),
@@ -117,6 +121,8 @@ export class GateRun {
         signal: this.signal,
         naming
       })
+      // What ran, as the line above said it: the output `gate`.
+      return { ...report, gate: gateKindOf(inputs) }
     } finally {
       this.end()
     }

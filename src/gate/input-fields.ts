@@ -92,6 +92,15 @@ export function idInput(pattern: RegExp, accepted: string) {
 export function operationIdsInput(gateInstead: string) {
   return z.string().transform((raw, ctx) => {
     const given = raw.split(/[\s,]+/).filter((id) => id !== '')
+    // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
+    // which would be the project gate in their place. Only an empty value is not given.
+    if (given.length === 0 && raw !== '') {
+      ctx.addIssue({
+        code: 'custom',
+        message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave it empty to gate the project or a branch (${gateInstead})`
+      })
+      return z.NEVER
+    }
     // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
     const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()))
     if (invalid.length > 0) {

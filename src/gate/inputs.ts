@@ -90,11 +90,44 @@ function checkTogether(inputs: Fields, ctx: z.RefinementCtx, naming: InputNaming
       message: `required with ${naming.mention('operation_id')}; give the project the operations belong to`
     })
   }
+  checkIgnoredToTheGatesLoss(inputs, ctx, naming)
   if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
     ctx.addIssue({
       code: 'custom',
       path: ['project_id'],
       message: `required; give ${naming.mention('project_id')} to wait for operations, or set ${naming.enabled('list_projects')}`
+    })
+  }
+}
+
+/**
+ * An input that another would make the gate ignore, to its loss, is refused rather than warned
+ * about: `branch_id` beside `operation_id` (the branch's readiness would go unchecked), and a gate's
+ * input beside `list_projects` with no project (only the projects would be listed, and exit 0).
+ */
+function checkIgnoredToTheGatesLoss(
+  inputs: Fields,
+  ctx: z.RefinementCtx,
+  { mention, enabled }: InputNaming
+): void {
+  if (inputs.branch_id && inputs.operation_id.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['branch_id'],
+      message: `cannot be combined with ${mention('operation_id')}: only the listed operations would be waited for, and the branch's readiness never checked; give ${mention('branch_id')} alone to gate the branch, or ${mention('operation_id')} alone`
+    })
+  }
+  if (inputs.project_id || !inputs.list_projects) return
+  const unchecked = {
+    branch_id: inputs.branch_id && 'the branch would never be checked',
+    database_url: inputs.database_url && 'the database would never be queried'
+  }
+  for (const [name, loss] of Object.entries(unchecked)) {
+    if (!loss) continue
+    ctx.addIssue({
+      code: 'custom',
+      path: [name],
+      message: `needs ${mention('project_id')}: with ${enabled('list_projects')} and no project, only the projects are listed and ${loss}; give the project, or leave ${mention(name as 'branch_id' | 'database_url')} out`
     })
   }
 }
@@ -151,25 +184,13 @@ function inputsSchema(naming: InputNaming) {
 
 export type Inputs = z.output<ReturnType<typeof inputsSchema>>
 
-/** Inputs that are accepted but ignored in this combination, worth a warning. */
+/**
+ * Inputs that are accepted but ignored in this combination, worth a warning: only those whose
+ * absence takes no check away (parseInputs refuses the others).
+ */
 export function ignoredInputWarnings(inputs: Inputs, naming: InputNaming): string[] {
   const { mention } = naming
   const warnings: string[] = []
-  if (inputs.branchId && inputs.operationIds.length > 0) {
-    warnings.push(
-      `${mention('branch_id')} is ignored when ${mention('operation_id')} is given: the listed operations are used`
-    )
-  }
-  if (inputs.branchId && !inputs.projectId) {
-    warnings.push(
-      `${mention('branch_id')} is ignored without ${mention('project_id')}: there is no project gate to narrow`
-    )
-  }
-  if (inputs.database && !inputs.projectId) {
-    warnings.push(
-      `${mention('database_url')} is ignored without ${mention('project_id')}: there is no gate to end with a query`
-    )
-  }
   if (inputs.before && inputs.database) {
     warnings.push(
       `${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`

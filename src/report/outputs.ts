@@ -103,6 +103,7 @@ export function typedOutputs(
   const notes: string[] = []
   const lists: JsonList[] = []
   if (report.outcome && report.outcome !== 'error') values.outcome = report.outcome
+  if (report.gate) values.gate = report.gate
   if (report.listing) {
     lists.push(jsonList('projects', report.listing.projects))
     // Set below, once the rest is measured: here for the order of the outputs.

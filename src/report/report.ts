@@ -9,6 +9,7 @@ import { apiTime } from '../domain/api-time.js'
 import type { RecentFailure } from '../wait/recent-failures.js'
 import type { TeardownAction } from '../domain/teardown.js'
 import type { TeardownCheck } from '../wait/teardown-check.js'
+import type { GateKind } from '../domain/gate-kind.js'
 
 /** How a run ended: the wait's outcome, or `error` when it could not run (inputs, keys, files). */
 export type RunOutcome = Outcome | 'error'
@@ -17,6 +18,8 @@ export type RunOutcome = Outcome | 'error'
 export interface RunReport {
   /** How the run ended; `error` when an error failed the step. */
   outcome?: RunOutcome
+  /** What the run checked (the output `gate`), once its inputs were read. */
+  gate?: GateKind
   /** `fail_fast`: whether `failed` counts as a final failure. */
   failFast?: boolean
   projectId?: string

@@ -69,6 +69,7 @@ function countsLine(format: ReportFormat, report: RunReport, about: string[]): s
     facts.push(`${report.pace.rateLimited} × HTTP 429`)
     facts.push(`slowest pace ${formatDuration(report.pace.slowestMs)}`)
   }
+  if (report.gate) facts.push(`gate ${code(report.gate)}`)
   if (report.projectId) facts.push(`project ${code(report.projectId)}`)
   if (report.branch) {
     facts.push(`branch ${format.text(report.branch.name)} ${code(report.branch.id)}`)

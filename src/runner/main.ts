@@ -33,7 +33,9 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
   try {
     const withheld = apiKey ? undefined : withheldSecretReason(context)
     if (withheld) throw new InputError(withheld)
-    inputs = getInputs((name) => core.getInput(name))
+    // As given: every input trims its own value, but `operation_id: " "` (unset outputs joined
+    // by a space) holds no id, which only the untrimmed value tells from an empty one.
+    inputs = getInputs((name) => core.getInput(name, { trimWhitespace: false }))
     report = await gateRun.gate(inputs, ACTION_INPUT_NAMING)
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)

@@ -1,0 +1,304 @@
+/*
+ * Issue 58's invariants of the inputs, held by fast-check over generated combinations, in both
+ * front ends' spellings (the action's inputs as the runner hands them over, untrimmed; the
+ * command's flags and NEON_PROJECT_ID), on a simulated run of the gate:
+ * (a) any spelling of "no ids" in operation_id (separators, spaces, new lines, words in any case)
+ *     is an input error, never a different gate;
+ * (b) no input that names a check (project_id, operation_id, branch_id, before, database_url,
+ *     list_projects) is silently skipped: the check runs (the `gate` output, the line that says
+ *     which gate runs, and the requests show it), or the combination is an input error; an input
+ *     whose absence takes no check away may be ignored, with a warning that names it.
+ * The cases the properties found before the fix stay below as plain tests.
+ */
+import { describe, expect, it } from '@jest/globals'
+import fc from 'fast-check'
+import { parseCommandLine, UsageError } from '../../src/command/flags.js'
+import { InputError } from '../../src/domain/errors.js'
+import { CONTRACT_NAMING, type InputNaming } from '../../src/domain/input-naming.js'
+import { parseInputs } from '../../src/gate/inputs.js'
+import { buildOutputs } from '../../src/report/outputs.js'
+import { getInputs } from '../../src/runner/input-helper.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { KEYS, ORG, PROJECT } from '../support/neon/ids.js'
+
+const BRANCH = { id: 'br-prop-000001', name: 'prop/branch' }
+const DATABASE_URL = 'postgresql://app:prop-pw@127.0.0.1:5432/app?sslmode=disable'
+
+/** Separators, spaces and new lines, and words that name nothing, in any case. */
+const noIds = fc
+  .array(
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(',', ' ', '\n', '\t', '\r\n', ', ', ' ,', ',,') },
+      { weight: 1, arbitrary: fc.constantFrom('null', 'NULL', 'None', 'undefined', 'nil', '""') }
+    ),
+    { minLength: 1, maxLength: 8 }
+  )
+  .map((parts) => parts.join(''))
+  // Empty is "not given"; each front end's empty spelling is held below on its own.
+  .filter((text) => text !== '')
+
+const combination = fc.record({
+  frontEnd: fc.constantFrom('action', 'command'),
+  /** The command: by flag or by NEON_PROJECT_ID. */
+  project: fc.constantFrom('absent', 'given', 'given', 'env'),
+  operation: fc.constantFrom('absent', 'absent', 'absent', 'one', 'one', 'noIds'),
+  noIds,
+  branch: fc.constantFrom('absent', 'absent', 'id', 'name', 'empty', 'blank'),
+  before: fc.constantFrom('absent', 'absent', 'absent', 'absent', 'absent', 'delete', 'reset'),
+  database: fc.boolean(),
+  listProjects: fc.boolean(),
+  orgId: fc.boolean(),
+  wait: fc.boolean(),
+  failFast: fc.boolean()
+})
+type Combination = typeof combination extends fc.Arbitrary<infer T> ? T : never
+
+/** The inputs by their contract names, the operation's id given; `''` where one is empty. */
+function contractValues(c: Combination, operationId: string): Record<string, string> {
+  const values: Record<string, string> = { api_key: KEYS.organization }
+  if (c.project !== 'absent') values.project_id = PROJECT
+  if (c.operation !== 'absent') values.operation_id = c.operation === 'one' ? operationId : c.noIds
+  const branch = { id: BRANCH.id, name: BRANCH.name, empty: '', blank: ' \n' }[c.branch as string]
+  if (branch !== undefined) values.branch_id = branch
+  if (c.before !== 'absent') values.before = c.before
+  if (c.database) values.database_url = DATABASE_URL
+  if (c.listProjects) values.list_projects = 'true'
+  if (c.orgId) values.org_id = ORG
+  if (!c.wait) values.wait = 'false'
+  if (c.failFast) values.fail_fast = 'true'
+  return values
+}
+
+/** The same combination as the command's flags and environment. */
+function commandLine(c: Combination, values: Record<string, string>) {
+  const flags: Record<string, string> = {
+    project_id: '--project-id',
+    operation_id: '--operation-id',
+    branch_id: '--branch-id',
+    before: '--before',
+    database_url: '--database-url',
+    org_id: '--org-id'
+  }
+  const argv: string[] = []
+  const env: Record<string, string> = {}
+  for (const [name, flag] of Object.entries(flags)) {
+    if (values[name] === undefined) continue
+    if (name === 'project_id' && c.project === 'env') env.NEON_PROJECT_ID = values[name]
+    else argv.push(`${flag}=${values[name]}`)
+  }
+  if (c.listProjects) argv.push('--list-projects')
+  if (!c.wait) argv.push('--no-wait')
+  if (c.failFast) argv.push('--fail-fast')
+  return { argv, env }
+}
+
+type Read =
+  { error: string } | { values: Record<string, string | undefined>; naming: InputNaming<string> }
+
+/** The inputs as the front end reads them: what the gate then runs on, or the input error. */
+function readAs(c: Combination, values: Record<string, string>): Read {
+  try {
+    if (c.frontEnd === 'action') {
+      // As the runner hands them over: untrimmed (src/runner/main.ts).
+      getInputs((name) => values[name] ?? '')
+      return { values, naming: CONTRACT_NAMING }
+    }
+    const { argv, env } = commandLine(c, values)
+    const parsed = parseCommandLine(argv, env)
+    if (!('request' in parsed)) throw new Error('not a request')
+    const { request } = parsed
+    const read = { ...request.values, api_key: values.api_key }
+    parseInputs((name) => read[name] ?? '', request.naming)
+    return { values: read, naming: request.naming }
+  } catch (error) {
+    if (error instanceof InputError || error instanceof UsageError) return { error: error.message }
+    throw error
+  }
+}
+
+/** The world: a branch with one operation running for a read, then finished. */
+function world() {
+  const setup = simulatedWorld({ history: 3 })
+  setup.world.addBranch(PROJECT, BRANCH)
+  const operation = setup.world.addOperation(PROJECT, {
+    action: 'apply_config',
+    branchId: BRANCH.id,
+    timeline: [{ status: 'running', reads: 1 }, { status: 'finished' }]
+  })
+  return { setup, operation }
+}
+
+/** A database that answers at once, counting its queries. */
+function answeringDatabase() {
+  const database = { queries: 0 }
+  const query = () => {
+    database.queries++
+    return Promise.resolve({ results: [{ rows: [[1]], command: 'SELECT' }] })
+  }
+  return { database, query }
+}
+
+/** How many combinations the gate ran (not an input error), for the property to show. */
+const ran = { count: 0 }
+
+/** Runs one combination; throws, with the combination, when it breaks invariant (b). */
+async function holdsEveryCheck(c: Combination): Promise<void> {
+  const { setup, operation } = world()
+  const values = contractValues(c, operation.id)
+  const read = readAs(c, values)
+  if ('error' in read) return
+  ran.count++
+  const given = (name: string) => (read.values[name] ?? '').trim() !== ''
+  const { database, query } = answeringDatabase()
+  const run = await runSimulated(
+    setup,
+    Object.fromEntries(
+      Object.entries(read.values).filter((entry): entry is [string, string] => !!entry[1])
+    ),
+    { queryDatabase: query }
+  )
+  const { report, lines, requests } = run
+  const fail = (what: string) => {
+    throw new Error(`${what}\n${JSON.stringify({ c, values: read.values, report, lines })}`)
+  }
+  const routes = new Set(requests.map((request) => request.route))
+  const expected = !given('project_id')
+    ? 'projects'
+    : given('before')
+      ? 'teardown'
+      : given('operation_id')
+        ? 'operations'
+        : given('branch_id')
+          ? 'branch'
+          : 'project'
+  if (report.gate !== expected) fail(`gate ${report.gate}, expected ${expected}`)
+  if (buildOutputs(report).outputs.gate !== expected) fail('the gate output')
+  // The line after the banner says the same in words.
+  if (!lines[0]?.startsWith('info: Neon operations gate')) fail('the banner first')
+  const said = lines[1] ?? ''
+  const words = {
+    projects: 'info: Gate: none, only a list of the projects',
+    teardown: `info: Gate: before a ${read.values.before?.trim()} of branch ${read.values.branch_id?.trim()},`,
+    operations: `info: Gate: operation ${operation.id} of project ${PROJECT}`,
+    branch: `info: Gate: branch ${read.values.branch_id?.trim()} of project ${PROJECT}`,
+    project: `info: Gate: the whole project ${PROJECT}`
+  }[expected]
+  if (!said.startsWith(words)) fail(`the first line: ${said}`)
+  const queried = expected !== 'projects' && expected !== 'teardown' && given('database_url')
+  if (said.includes('then a query of the database') !== queried) fail('the line and the database')
+
+  // Each check asked for ran, or the run did not pass.
+  const passed = report.outcome === 'success'
+  if (given('list_projects') && read.values.list_projects === 'true') {
+    if (!routes.has('projects') || (passed && !report.listing)) fail('the projects not listed')
+  }
+  if (expected !== 'projects' && !routes.has('operation') && !routes.has('operations')) {
+    fail('the project was never read')
+  }
+  if (given('operation_id')) {
+    const read = requests.some((request) => request.path.endsWith(`/operations/${operation.id}`))
+    if (!read) fail('the operation was never read')
+  }
+  if (given('branch_id')) {
+    if (!routes.has('branch') && !routes.has('branches')) fail('the branch was never resolved')
+    if (passed && expected === 'branch' && report.branch?.current_state !== 'ready') {
+      fail('the branch passed without its readiness')
+    }
+    if (passed && expected === 'teardown' && !report.teardown) fail('no teardown check')
+  }
+  if (given('database_url')) {
+    const warned = lines.some((line) => line.startsWith('warning: database_url is ignored with'))
+    if (expected === 'teardown' && !warned) fail('database_url dropped without a word')
+    if (queried && passed && database.queries === 0) fail('passed without the database')
+    if (queried && !passed && !report.databaseRequested) fail('the database silently dropped')
+  }
+}
+
+describe('inputs that name a check (issue 58, fast-check)', () => {
+  it('(a) any spelling of "no ids" is an input error in both front ends, never a different gate', () => {
+    fc.assert(
+      fc.property(combination, (c) => {
+        // The command stops at the first empty flag: a blank --branch-id would be named first.
+        const blank = c.frontEnd === 'command' && ['empty', 'blank'].includes(c.branch)
+        const values = contractValues(
+          { ...c, operation: 'noIds', branch: blank ? 'absent' : c.branch },
+          'unused'
+        )
+        const read = readAs(c, values)
+        const named = c.frontEnd === 'action' ? 'input "operation_id": ' : '--operation-id'
+        if (!('error' in read) || !read.error.includes(named)) {
+          throw new Error(`no input error for ${JSON.stringify(values.operation_id)}`)
+        }
+      }),
+      { seed: 58, numRuns: 300 }
+    )
+  })
+
+  it('(b) every check asked for runs, or the combination is an input error', async () => {
+    await fc.assert(fc.asyncProperty(combination, holdsEveryCheck), {
+      seed: 58,
+      numRuns: 200,
+      endOnFailure: true
+    })
+    // Most combinations run the gate: the property is not held by input errors alone.
+    expect(ran.count).toBeGreaterThan(70)
+  }, 60_000)
+})
+
+describe('what the properties found before the fix, as plain cases', () => {
+  const baseline: Combination = {
+    frontEnd: 'action',
+    project: 'given',
+    operation: 'absent',
+    noIds: ',',
+    branch: 'absent',
+    before: 'absent',
+    database: false,
+    listProjects: false,
+    orgId: false,
+    wait: true,
+    failFast: false
+  }
+  const error = (changes: Record<string, unknown>) => {
+    const c = { ...baseline, ...changes } as Combination
+    return readAs(c, contractValues(c, '0b2e9d1c-1a2b-4c3d-8e4f-5a6b7c8d9e0f'))
+  }
+
+  it.each(['action', 'command'])(
+    '%s: operation_id "," was no ids given, and the project gate ran in its place',
+    (frontEnd) => {
+      expect(error({ frontEnd, operation: 'noIds', noIds: ',' })).toHaveProperty('error')
+      expect(error({ frontEnd, operation: 'noIds', noIds: ' , , ' })).toHaveProperty('error')
+    }
+  )
+
+  it('action: operation_id " " (outputs joined by a space) was no ids given too', () => {
+    expect(error({ operation: 'noIds', noIds: ' ' })).toHaveProperty('error')
+  })
+
+  it.each(['action', 'command'])(
+    '%s: branch_id beside operation_id went unchecked with a warning',
+    (frontEnd) => {
+      expect(error({ frontEnd, operation: 'one', branch: 'name' })).toHaveProperty('error')
+    }
+  )
+
+  it.each(['action', 'command'])(
+    '%s: branch_id or database_url beside list_projects with no project passed as a listing',
+    (frontEnd) => {
+      const listing = { frontEnd, project: 'absent', listProjects: true }
+      expect(error({ ...listing, branch: 'id' })).toHaveProperty('error')
+      expect(error({ ...listing, database: true })).toHaveProperty('error')
+    }
+  )
+
+  it('action: an empty branch_id is not given, and the run says a project gate ran', async () => {
+    await holdsEveryCheck({ ...baseline, branch: 'empty' })
+    const { setup } = world()
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: '' })
+    expect(run.report.gate).toBe('project')
+    expect(run.lines[1]).toBe(
+      `info: Gate: the whole project ${PROJECT}, every operation in flight on any branch (no branch_id); no database query`
+    )
+  })
+})
