@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2814);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1806);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: what could not
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2814:
+/***/ 1806:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -13023,6 +13023,15 @@ function idInput(pattern, accepted) {
 function operationIdsInput(gateInstead) {
     return schemas_string().transform((raw, ctx) => {
         const given = raw.split(/[\s,]+/).filter((id) => id !== '');
+        // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
+        // which would be the project gate in their place. Only an empty value is not given.
+        if (given.length === 0 && raw !== '') {
+            ctx.addIssue({
+                code: 'custom',
+                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave it empty to gate the project or a branch (${gateInstead})`
+            });
+            return NEVER;
+        }
         // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
         const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
         if (invalid.length > 0) {
@@ -13141,11 +13150,41 @@ function checkTogether(inputs, ctx, naming) {
             message: `required with ${naming.mention('operation_id')}; give the project the operations belong to`
         });
     }
+    checkIgnoredToTheGatesLoss(inputs, ctx, naming);
     if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
         ctx.addIssue({
             code: 'custom',
             path: ['project_id'],
             message: `required; give ${naming.mention('project_id')} to wait for operations, or set ${naming.enabled('list_projects')}`
+        });
+    }
+}
+/**
+ * An input that another would make the gate ignore, to its loss, is refused rather than warned
+ * about: `branch_id` beside `operation_id` (the branch's readiness would go unchecked), and a gate's
+ * input beside `list_projects` with no project (only the projects would be listed, and exit 0).
+ */
+function checkIgnoredToTheGatesLoss(inputs, ctx, { mention, enabled }) {
+    if (inputs.branch_id && inputs.operation_id.length > 0) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['branch_id'],
+            message: `cannot be combined with ${mention('operation_id')}: only the listed operations would be waited for, and the branch's readiness never checked; give ${mention('branch_id')} alone to gate the branch, or ${mention('operation_id')} alone`
+        });
+    }
+    if (inputs.project_id || !inputs.list_projects)
+        return;
+    const unchecked = {
+        branch_id: inputs.branch_id && 'the branch would never be checked',
+        database_url: inputs.database_url && 'the database would never be queried'
+    };
+    for (const [name, loss] of Object.entries(unchecked)) {
+        if (!loss)
+            continue;
+        ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `needs ${mention('project_id')}: with ${enabled('list_projects')} and no project, only the projects are listed and ${loss}; give the project, or leave ${mention(name)} out`
         });
     }
 }
@@ -13196,19 +13235,13 @@ function inputsSchema(naming) {
         before: inputs.before
     }));
 }
-/** Inputs that are accepted but ignored in this combination, worth a warning. */
+/**
+ * Inputs that are accepted but ignored in this combination, worth a warning: only those whose
+ * absence takes no check away (parseInputs refuses the others).
+ */
 function ignoredInputWarnings(inputs, naming) {
     const { mention } = naming;
     const warnings = [];
-    if (inputs.branchId && inputs.operationIds.length > 0) {
-        warnings.push(`${mention('branch_id')} is ignored when ${mention('operation_id')} is given: the listed operations are used`);
-    }
-    if (inputs.branchId && !inputs.projectId) {
-        warnings.push(`${mention('branch_id')} is ignored without ${mention('project_id')}: there is no project gate to narrow`);
-    }
-    if (inputs.database && !inputs.projectId) {
-        warnings.push(`${mention('database_url')} is ignored without ${mention('project_id')}: there is no gate to end with a query`);
-    }
     if (inputs.before && inputs.database) {
         warnings.push(`${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`);
     }
@@ -13258,14 +13291,62 @@ function invalidInput(problems) {
     return new InputError(`Invalid input: ${problems.join('; ')}`);
 }
 
+;// CONCATENATED MODULE: ./src/gate/gate-kind.ts
+
+/**
+ * The gate the inputs ask for. parseInputs has refused every combination in which an input would
+ * be left out to the gate's loss: what is given here is checked.
+ */
+function gateKindOf(inputs) {
+    if (!inputs.projectId)
+        return 'projects';
+    if (inputs.before)
+        return 'teardown';
+    if (inputs.operationIds.length > 0)
+        return 'operations';
+    return inputs.branchId ? 'branch' : 'project';
+}
+/** Whether the run ends with a query of the database: with a gate, and never before a teardown. */
+function queriesDatabase(inputs) {
+    const kind = gateKindOf(inputs);
+    return inputs.database !== undefined && kind !== 'projects' && kind !== 'teardown';
+}
+/**
+ * `Gate: branch preview/pr-12 of project …, its operations and then its readiness, then a query of
+ * the database (database_url)`: what this run checks, said before it starts.
+ */
+function gateLine(inputs, { mention }) {
+    const kind = gateKindOf(inputs);
+    const listed = inputs.orgId ? ` in organization ${inputs.orgId}` : '';
+    if (kind === 'projects') {
+        return `Gate: none, only a list of the projects the key can see${listed}; no database query`;
+    }
+    const project = `project ${inputs.projectId ?? ''}`;
+    const what = {
+        operations: () => `${inputs.operationIds.length === 1 ? `operation ${inputs.operationIds[0]}` : plural(inputs.operationIds.length, 'operation')} of ${project}`,
+        branch: () => `branch ${inputs.branchId ?? ''} of ${project}, its operations and then its readiness`,
+        project: () => `the whole ${project}, every operation in flight on any branch (no ${mention('branch_id')})`,
+        teardown: () => `before a ${inputs.before ?? ''} of branch ${inputs.branchId ?? ''}, the whole ${project} until it is idle, then whether the branch can go`
+    }[kind]();
+    const database = queriesDatabase(inputs)
+        ? `, then a query of the database (${mention('database_url')})`
+        : '; no database query';
+    const listing = inputs.listProjects
+        ? `; first, a list of the projects the key can see${listed}`
+        : '';
+    return `Gate: ${what}${database}${listing}`;
+}
+
 ;// CONCATENATED MODULE: ./src/gate/gate-run.ts
 /*
  * One run of the gate, as either front end starts it: the seam below the action's runner and the
  * command. It owns what both do around gate(): every form of a secret into the redactor, SIGINT and
- * SIGTERM turned into an abort, the banner, the warnings about ignored inputs, and the production
- * dependencies (a harness swaps the clock, the network or the database for simulated ones). A front
- * end reads its inputs, runs them here, and publishes the report.
+ * SIGTERM turned into an abort, the banner, the line that says which gate runs, the warnings about
+ * ignored inputs, and the production dependencies (a harness swaps the clock, the network or the
+ * database for simulated ones). A front end reads its inputs, runs them here, and publishes the
+ * report.
  */
+
 
 
 
@@ -13322,17 +13403,19 @@ class GateRun {
         return this.controller.signal;
     }
     /**
-     * The gate on `inputs`, their problems named as the front end names them; never throws. Warns
-     * about the inputs this combination ignores first; stops listening for signals once it is done.
+     * The gate on `inputs`, their problems named as the front end names them; never throws. Says
+     * which gate runs (after the banner), then warns about the inputs this combination ignores;
+     * stops listening for signals once it is done.
      */
     async gate(inputs, naming) {
         const { logger, redactor } = this.options;
-        for (const warning of ignoredInputWarnings(inputs, naming))
-            logger.warning(warning);
         if (!this.options.bannerFirst)
             this.sayBanner();
+        logger.info(gateLine(inputs, naming));
+        for (const warning of ignoredInputWarnings(inputs, naming))
+            logger.warning(warning);
         try {
-            return await gate(inputs, {
+            const report = await gate(inputs, {
                 clock: this.clock,
                 stepStartedAt: this.startedAt,
                 retryPolicy: this.options.retryPolicy ?? new RetryPolicy(),
@@ -13344,6 +13427,8 @@ class GateRun {
                 signal: this.signal,
                 naming
             });
+            // What ran, as the line above said it: the output `gate`.
+            return { ...report, gate: gateKindOf(inputs) };
         }
         finally {
             this.end();
@@ -14218,6 +14303,8 @@ function typedOutputs(report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
     const lists = [];
     if (report.outcome && report.outcome !== 'error')
         values.outcome = report.outcome;
+    if (report.gate)
+        values.gate = report.gate;
     if (report.listing) {
         lists.push(jsonList('projects', report.listing.projects));
         // Set below, once the rest is measured: here for the order of the outputs.
@@ -14545,6 +14632,8 @@ function countsLine(format, report, about) {
         facts.push(`${report.pace.rateLimited} × HTTP 429`);
         facts.push(`slowest pace ${formatDuration(report.pace.slowestMs)}`);
     }
+    if (report.gate)
+        facts.push(`gate ${code(report.gate)}`);
     if (report.projectId)
         facts.push(`project ${code(report.projectId)}`);
     if (report.branch) {
@@ -14738,7 +14827,7 @@ function renderSummaryWithin(report, maxBytes, { limits = SUMMARY_LIMITS, about 
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects']);
 /**
  * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the scalar
- * outputs (16, or with `before` 16 with `preflight` and `blockers` and without the database's two)
+ * outputs (17, or with `before` 17 with `preflight` and `blockers` and without the database's two)
  * and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8 bytes) to
  * this, the texts longer, stay within both (at most 4.4 KB).
  */
