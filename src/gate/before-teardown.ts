@@ -1,14 +1,16 @@
 /*
  * `before`: once the whole project is idle, the check that decides whether the branch can be
  * deleted or reset now (wait/teardown-check.ts), its outcome in the report, and its warnings and
- * notices in the log, worded by the report (report/teardown-words.ts).
+ * notices in the log, worded by the report (report/teardown-words.ts); or, when work was still in
+ * flight at the end, `busy`.
  */
 import type { ApiClient } from '../api/api-client.js'
 import type { Logger } from '../domain/logger.js'
 import { phraseText } from '../domain/phrase.js'
 import type { Branch } from '../domain/schemas.js'
 import type { TeardownAction } from '../domain/teardown.js'
-import type { RunReport } from '../report/report.js'
+import { type RunReport, seenOperations } from '../report/report.js'
+import { isUnfinished } from '../domain/operation-status.js'
 import {
   capitalized,
   failedWhileIdling,
@@ -24,14 +26,14 @@ import { checkTeardown, type TeardownCheck } from '../wait/teardown-check.js'
 export async function checkBeforeTeardown(
   client: ApiClient,
   action: TeardownAction,
-  { projectId, branch }: { projectId: string; branch: Branch },
+  { projectId, branch, input }: { projectId: string; branch: Branch; input: string },
   report: RunReport,
   logger: Logger
 ): Promise<void> {
   for (const warning of failedWhileIdling(report.wait?.operations ?? [], action)) {
     logger.warning(phraseText(warning))
   }
-  const check = await checkTeardown(action, branch, { reader: client.branches, projectId })
+  const check = await checkTeardown(action, branch, { reader: client.branches, projectId, input })
   if (check.preflight !== 'gone') report.branch = check.branch
   teardownDecided(report, check, logger)
 }
@@ -44,4 +46,20 @@ export function teardownDecided(report: RunReport, check: TeardownCheck, logger:
   for (const warning of warnings) logger.warning(phraseText(warning))
   for (const notice of notices) logger.notice(phraseText(notice))
   if (check.preflight === 'clear') logger.info(phraseText(capitalized(teardownPhrase(check))))
+}
+
+/**
+ * Before a teardown, the run ended while work was still in flight (a timeout, or `wait: false`):
+ * the branch is `busy`, with a warning that a teardown now would meet 423 Locked. Not when nothing
+ * was seen in flight (the first read never answered): then nothing is known.
+ */
+export function teardownBusy(report: RunReport, action: TeardownAction, logger: Logger): void {
+  const { branch, outcome } = report
+  if (report.teardown || !branch || (outcome !== 'timeout' && outcome !== 'pending')) return
+  const seen = seenOperations(report) ?? []
+  if (!seen.some((operation) => isUnfinished(operation.status))) return
+  report.teardown = { action, preflight: 'busy', branch }
+  for (const warning of teardownNotes(report.teardown).warnings) {
+    logger.warning(phraseText(warning))
+  }
 }
