@@ -8,7 +8,6 @@ import type { ApiClient } from '../api/api-client.js'
 import type { Logger } from '../domain/logger.js'
 import { phraseText } from '../domain/phrase.js'
 import type { Branch } from '../domain/schemas.js'
-import type { TeardownAction } from '../domain/teardown.js'
 import { type RunReport, seenOperations } from '../report/report.js'
 import { isUnfinished } from '../domain/operation-status.js'
 import {
@@ -18,6 +17,7 @@ import {
   teardownPhrase
 } from '../report/teardown-words.js'
 import { checkTeardown, type TeardownCheck } from '../wait/teardown-check.js'
+import type { Inputs } from './inputs.js'
 
 /**
  * Before a teardown, once the project is idle: what ended in failure while the gate waited is
@@ -25,11 +25,14 @@ import { checkTeardown, type TeardownCheck } from '../wait/teardown-check.js'
  */
 export async function checkBeforeTeardown(
   client: ApiClient,
-  action: TeardownAction,
-  { projectId, branch, input }: { projectId: string; branch: Branch; input: string },
+  { before: action, branchId }: Pick<Inputs, 'before' | 'branchId'>,
+  { projectId, branch }: { projectId: string; branch: Branch },
   report: RunReport,
   logger: Logger
 ): Promise<void> {
+  if (!action) return
+  // What `branch_id` said: should the branch go while the gate waits, it is resolved again.
+  const input = branchId ?? branch.id
   for (const warning of failedWhileIdling(report.wait?.operations ?? [], action)) {
     logger.warning(phraseText(warning))
   }
@@ -53,9 +56,14 @@ export function teardownDecided(report: RunReport, check: TeardownCheck, logger:
  * the branch is `busy`, with a warning that a teardown now would meet 423 Locked. Not when nothing
  * was seen in flight (the first read never answered): then nothing is known.
  */
-export function teardownBusy(report: RunReport, action: TeardownAction, logger: Logger): void {
+export function teardownBusy(
+  report: RunReport,
+  { before: action }: Pick<Inputs, 'before'>,
+  logger: Logger
+): void {
   const { branch, outcome } = report
-  if (report.teardown || !branch || (outcome !== 'timeout' && outcome !== 'pending')) return
+  if (!action || report.teardown || !branch) return
+  if (outcome !== 'timeout' && outcome !== 'pending') return
   const seen = seenOperations(report) ?? []
   if (!seen.some((operation) => isUnfinished(operation.status))) return
   report.teardown = { action, preflight: 'busy', branch }

@@ -85,14 +85,7 @@ export async function gate(given: Inputs, dependencies: GateDependencies): Promi
         source = createSource(client, inputs, { ...gated, branch }, { logger, clock })
         await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run })
         if (inputs.before && branch && report.outcome === 'success') {
-          const input = inputs.branchId ?? branch.id
-          await checkBeforeTeardown(
-            client,
-            inputs.before,
-            { ...gated, branch, input },
-            report,
-            logger
-          )
+          await checkBeforeTeardown(client, inputs, { ...gated, branch }, report, logger)
         }
       }
     }
@@ -100,7 +93,7 @@ export async function gate(given: Inputs, dependencies: GateDependencies): Promi
     // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
     recordError(report, error, dependencies)
   }
-  if (inputs.before) teardownBusy(report, inputs.before, logger)
+  teardownBusy(report, inputs, logger)
   // The whole run, the database check included.
   report.elapsedMs = clock.now() - stepStartedAt
   if (source?.branch) report.branch = source.branch
