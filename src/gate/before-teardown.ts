@@ -17,7 +17,13 @@ import {
   teardownPhrase
 } from '../report/teardown-words.js'
 import { checkTeardown, type TeardownCheck } from '../wait/teardown-check.js'
-import type { Inputs } from './inputs.js'
+import type { TeardownAction } from '../domain/teardown.js'
+
+/** The inputs a teardown needs: `before`, and `branch_id` as given. */
+interface TeardownInputs {
+  before?: TeardownAction
+  branchId?: string
+}
 
 /**
  * Before a teardown, once the project is idle: what ended in failure while the gate waited is
@@ -25,7 +31,7 @@ import type { Inputs } from './inputs.js'
  */
 export async function checkBeforeTeardown(
   client: ApiClient,
-  { before: action, branchId }: Pick<Inputs, 'before' | 'branchId'>,
+  { before: action, branchId }: TeardownInputs,
   { projectId, branch }: { projectId: string; branch: Branch },
   report: RunReport,
   logger: Logger
@@ -58,7 +64,7 @@ export function teardownDecided(report: RunReport, check: TeardownCheck, logger:
  */
 export function teardownBusy(
   report: RunReport,
-  { before: action }: Pick<Inputs, 'before'>,
+  { before: action }: TeardownInputs,
   logger: Logger
 ): void {
   const { branch, outcome } = report
