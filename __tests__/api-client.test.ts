@@ -7,7 +7,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { ApiClient } from '../src/api/api-client.js'
 import { type HttpGet, httpGet } from '../src/api/http-transport.js'
-import { resolveBranch } from '../src/wait/branch-resolver.js'
+import { NoSuchBranchError, resolveBranch } from '../src/wait/branch-resolver.js'
 import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../src/api/resources/branches.js'
 import { PROJECTS_PAGE_LIMIT } from '../src/api/resources/projects.js'
 import type { Branch } from '../src/domain/schemas.js'
@@ -643,13 +643,21 @@ describe('ApiClient: a personal key finds its organization', () => {
 })
 
 describe('resolveBranch', () => {
-  const reader = (answers: { byId?: Branch | Error; found?: Branch[] }) => ({
+  const reader = (answers: {
+    byId?: Branch | Error
+    found?: Branch[]
+    every?: Branch[] | Error
+  }) => ({
     getBranch: async () => {
       if (answers.byId instanceof Error) throw answers.byId
       if (!answers.byId) throw new Error('not asked')
       return answers.byId
     },
-    searchBranches: async () => answers.found ?? []
+    searchBranches: async () => answers.found ?? [],
+    listBranches: async () => {
+      if (answers.every instanceof Error) throw answers.every
+      return answers.every ?? [{ id: 'br-main-1', name: 'main' }]
+    }
   })
   const notFound = new ApiError({ status: 404, endpoint: 'GET /x', subject: 'branch' })
 
@@ -663,6 +671,56 @@ describe('resolveBranch', () => {
   it('any other error of the read by id is not hidden by a search', async () => {
     const denied = new ApiError({ status: 403, endpoint: 'GET /x', subject: 'branch' })
     await expect(resolveBranch(reader({ byId: denied }), PROJECT, 'br-x-1')).rejects.toBe(denied)
+  })
+
+  it('no exact match in the search: every branch is read, and an exact match there counts', async () => {
+    const named = { id: 'br-x-1', name: 'Preview/PR-12' }
+    await expect(
+      resolveBranch(
+        reader({ found: [], every: [{ id: 'br-main-1', name: 'main' }, named] }),
+        PROJECT,
+        'Preview/PR-12'
+      )
+    ).resolves.toEqual(named)
+  })
+
+  it.each([
+    ['case', 'Preview/PR-12'],
+    ['a space for the slash', 'preview pr-12'],
+    ['no slash, spaces around', ' previewpr-12'],
+    ['an id in upper case', 'BR-PREVIEW-PR-12']
+  ])(
+    'a near match (%s) is an input error that names the branch found, never NoSuchBranchError',
+    async (_case, input) => {
+      const branch = { id: 'br-preview-pr-12', name: 'preview/pr-12' }
+      const resolving = resolveBranch(reader({ found: [], every: [branch] }), PROJECT, input)
+      await expect(resolving).rejects.toBeInstanceOf(InputError)
+      await expect(resolving).rejects.not.toBeInstanceOf(NoSuchBranchError)
+      await expect(resolving).rejects.toThrow(
+        `input "branch_id": project "${PROJECT}" has no branch named "${input}", but has preview/pr-12 (br-preview-pr-12): names are exact (case, spaces and slashes count); give that name or the branch id`
+      )
+    }
+  )
+
+  it('not a near match: a hyphen for the slash, another number; then NoSuchBranchError', async () => {
+    for (const input of ['preview-pr-12', 'preview/pr-1', 'preview/pr-123']) {
+      const every = [{ id: 'br-preview-pr-12', name: 'preview/pr-12' }]
+      await expect(resolveBranch(reader({ every }), PROJECT, input)).rejects.toBeInstanceOf(
+        NoSuchBranchError
+      )
+    }
+  })
+
+  it('a project that lists no branch at all, or whose list fails: never NoSuchBranchError', async () => {
+    const empty = resolveBranch(reader({ every: [] }), PROJECT, 'preview/pr-12')
+    await expect(empty).rejects.not.toBeInstanceOf(NoSuchBranchError)
+    await expect(empty).rejects.toThrow(
+      `input "project_id": project "${PROJECT}" lists no branch at all, though every project has its root branch; check project_id`
+    )
+    const missing = new ApiError({ status: 404, endpoint: 'GET /x', subject: 'project' })
+    await expect(
+      resolveBranch(reader({ byId: notFound, every: missing }), PROJECT, 'br-x-1')
+    ).rejects.toBe(missing)
   })
 
   it('a name that fits more than 5 branches lists 5 and counts the rest', async () => {

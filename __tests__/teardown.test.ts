@@ -100,6 +100,18 @@ describe('before a delete', () => {
     expect(judged.childrenBeforeReset).toEqual([])
   })
 
+  it('older answers: primary: true where default is absent is the default; default, when given, decides', () => {
+    const reasonsOf = (fields: Partial<TeardownBranch>) =>
+      reasons(judgeTeardown('delete', branch(fields), []))
+    expect(reasonsOf({ primary: true })).toEqual(['default'])
+    expect(reasonsOf({ default: null, primary: true })).toEqual(['default'])
+    expect(reasonsOf({ default: false, primary: true })).toEqual([])
+    expect(reasonsOf({ default: true, primary: false })).toEqual(['default'])
+    expect(reasonsOf({ primary: false })).toEqual([])
+    // A reset does not care which branch is the default.
+    expect(reasons(judgeTeardown('reset', branch({ primary: true }), []))).toEqual([])
+  })
+
   it('default, protected and restricted_actions absent or null block nothing', () => {
     const judged = judgeTeardown(
       'delete',
@@ -134,16 +146,31 @@ describe('before a reset', () => {
 
 describe('the check: one fresh read of the branch, then every branch of the project', () => {
   const resolved = { id: 'br-preview-7', name: 'preview/pr-7' }
-  const reader = (read: () => Promise<TeardownBranch>, family: RelatedBranch[] = []) => {
+  const input = 'preview/pr-7'
+  const ids = { projectId: 'p-1', input }
+  /** A reader whose branch read gives `read`; every branch of the project: `family`. */
+  const reader = (
+    read: (id: string) => Promise<TeardownBranch>,
+    family: RelatedBranch[] | (() => Promise<RelatedBranch[]>) = [related('br-main-1', null)]
+  ) => {
     const calls: string[] = []
     const fake: TeardownReader = {
       getTeardownBranch: async (projectId, id) => {
         calls.push(`branch ${projectId} ${id}`)
-        return read()
+        return read(id)
+      },
+      getBranch: async (projectId, id) => {
+        calls.push(`by id ${projectId} ${id}`)
+        return read(id)
+      },
+      searchBranches: async (projectId, search) => {
+        calls.push(`search ${projectId} ${search}`)
+        const every = typeof family === 'function' ? await family() : family
+        return every.filter((item) => item.name.toLowerCase().includes(search.toLowerCase()))
       },
       listBranches: async (projectId) => {
         calls.push(`list ${projectId}`)
-        return family
+        return typeof family === 'function' ? family() : family
       }
     }
     return { fake, calls }
@@ -153,9 +180,7 @@ describe('the check: one fresh read of the branch, then every branch of the proj
 
   it('clear and blocked, from what the two reads found', async () => {
     const clear = reader(async () => branch())
-    expect(
-      await checkTeardown('delete', resolved, { reader: clear.fake, projectId: 'p-1' })
-    ).toEqual({
+    expect(await checkTeardown('delete', resolved, { ...ids, reader: clear.fake })).toEqual({
       action: 'delete',
       preflight: 'clear',
       branch: branch(),
@@ -163,25 +188,47 @@ describe('the check: one fresh read of the branch, then every branch of the proj
     })
     expect(clear.calls).toEqual(['branch p-1 br-preview-7', 'list p-1'])
     const blocked = reader(async () => branch({ protected: true }))
-    const check = await checkTeardown('reset', resolved, { reader: blocked.fake, projectId: 'p-1' })
+    const check = await checkTeardown('reset', resolved, { ...ids, reader: blocked.fake })
     expect(check).toMatchObject({ action: 'reset', preflight: 'blocked' })
   })
 
-  it('a branch gone before a delete: gone, without reading the list', async () => {
+  it('a branch gone before a delete: gone, once the project answered with its branches', async () => {
     const gone = reader(notFound)
-    expect(
-      await checkTeardown('delete', resolved, { reader: gone.fake, projectId: 'p-1' })
-    ).toEqual({
+    expect(await checkTeardown('delete', resolved, { ...ids, reader: gone.fake })).toEqual({
       action: 'delete',
       preflight: 'gone',
       branch: resolved
     })
-    expect(gone.calls).toEqual(['branch p-1 br-preview-7'])
+    expect(gone.calls).toEqual(['branch p-1 br-preview-7', 'search p-1 preview/pr-7', 'list p-1'])
+  })
+
+  it('the branch read 404 and the project does not answer (404, 403), or lists no branch: never gone', async () => {
+    for (const status of [404, 403]) {
+      const refusal = new ApiError({ status, endpoint: 'GET /x', subject: 'project' })
+      const missing = reader(notFound, () => Promise.reject(refusal))
+      await expect(
+        checkTeardown('delete', resolved, { ...ids, reader: missing.fake })
+      ).rejects.toBe(refusal)
+    }
+    const empty = reader(notFound, [])
+    const checking = checkTeardown('delete', resolved, { ...ids, reader: empty.fake })
+    await expect(checking).rejects.toBeInstanceOf(InputError)
+    await expect(checking).rejects.toThrow('lists no branch at all')
+  })
+
+  it('a branch gone, and another under its name: the other is read and judged', async () => {
+    const other = branch({ id: 'br-preview-8', protected: true })
+    const renamed = reader(
+      (id) => (id === other.id ? Promise.resolve(other) : notFound()),
+      [related('br-main-1', null), { ...related('br-preview-8', 'br-main-1'), name: input }]
+    )
+    const check = await checkTeardown('delete', resolved, { ...ids, reader: renamed.fake })
+    expect(check).toMatchObject({ preflight: 'blocked', branch: { id: 'br-preview-8' } })
   })
 
   it('a branch gone before a reset: an input error naming branch_id', async () => {
     const gone = reader(notFound)
-    const checking = checkTeardown('reset', resolved, { reader: gone.fake, projectId: 'p-1' })
+    const checking = checkTeardown('reset', resolved, { ...ids, reader: gone.fake })
     await expect(checking).rejects.toBeInstanceOf(NoSuchBranchError)
     await expect(checking).rejects.toBeInstanceOf(InputError)
     await expect(checking).rejects.toThrow(
@@ -194,7 +241,7 @@ describe('the check: one fresh read of the branch, then every branch of the proj
       Promise.reject(new ApiError({ status: 403, endpoint: 'GET /x', subject: 'branch' }))
     )
     await expect(
-      checkTeardown('delete', resolved, { reader: refused.fake, projectId: 'p-1' })
+      checkTeardown('delete', resolved, { ...ids, reader: refused.fake })
     ).rejects.toBeInstanceOf(ApiError)
   })
 })

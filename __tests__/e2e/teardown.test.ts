@@ -140,13 +140,63 @@ describe('before: delete, over both bundles', () => {
     )
     expect(run.command.stderr).toContain('notice: branch br-hotfix-7 is gone: nothing to delete')
     expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBe('gone')
+    // A run that started says how long it took, gone included.
+    expect(run.action.outputs.elapsed_ms).toMatch(/^\d+$/)
+    expect(dotenvValue(run.dotenv, 'ELAPSED_MS')).toMatch(/^\d+$/)
     // No error happened, and no operation was left to read: neither is claimed.
     expect(run.action.summary).not.toContain('Nothing could be read')
     expect(run.command.stdout).not.toContain('Nothing could be read')
-    // Read by id, then searched as a name; no operation read.
+    // Read by id, searched as a name, then every branch of the project (it answers, and no
+    // branch is near the name); no operation read.
     for (const server of run.servers) {
-      expect(server.requests.map((request) => request.route)).toEqual(['branch', 'branches'])
+      expect(server.requests.map((request) => request.route)).toEqual([
+        'branch',
+        'branches',
+        'branches'
+      ])
     }
+  })
+
+  it('a name that matches only with case set aside (Preview/PR-7): an input error naming the branch, never gone', async () => {
+    const run = await both(previewBranch, { branch_id: 'Preview/PR-7', before: 'delete' })
+    const why = `project "${PROJECT}" has no branch named "Preview/PR-7", but has preview/pr-7 (br-preview-pr-7): names are exact (case, spaces and slashes count); give that name or the branch id`
+    expect(run.action.code).toBe(1)
+    expect(run.action.stdout).toContain(`::error::input "branch_id": ${why}`)
+    expect(run.command.code).toBe(2)
+    expect(run.command.stderr).toContain(`error: --branch-id: ${why}`)
+    for (const preflight of [run.action.outputs.preflight, dotenvValue(run.dotenv, 'PREFLIGHT')]) {
+      expect(preflight).toBeUndefined()
+    }
+    expect(run.action.stdout).not.toContain('is gone')
+    expect(run.command.stdout + run.command.stderr).not.toContain('is gone')
+  })
+
+  it('a project the API does not know: an error (the command exits 3), never gone', async () => {
+    const run = await both(
+      previewBranch,
+      { project_id: 'no-such-project', branch_id: 'preview/pr-7', before: 'delete' },
+      ['--project-id', 'no-such-project']
+    )
+    expect(run.action.code).toBe(1)
+    expect(run.action.stdout).toMatch(/::error::.*"no-such-project".*HTTP 404/)
+    expect(run.command.code).toBe(3)
+    expect(run.command.stderr).toMatch(/error: .*"no-such-project".*HTTP 404/)
+    expect(run.action.outputs.preflight).toBeUndefined()
+    expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBeUndefined()
+  })
+
+  it('an older answer, primary: true without default: the default branch, blocked', async () => {
+    const run = await both(
+      (world) => {
+        Object.assign(world.branchesOf(PROJECT)[0], { primaryOnly: true, parentId: 'br-root-0' })
+      },
+      { branch_id: 'main', before: 'delete' }
+    )
+    for (const code of [run.action.code, run.command.code]) expect(code).toBe(1)
+    const reasons = (text: string) =>
+      (JSON.parse(text) as { reason: string }[]).map((blocker) => blocker.reason)
+    expect(reasons(run.action.outputs.blockers)).toEqual(['default'])
+    expect(reasons(dotenvValue(run.dotenv, 'BLOCKERS') ?? '[]')).toEqual(['default'])
   })
 
   it('every blocker at once (main: root, default, protected, children, restricted), API text made safe in every sink', async () => {
@@ -272,7 +322,7 @@ describe('before: delete, over both bundles', () => {
     )
   })
 
-  it('wait: false while something is in flight: pending, preflight empty; the command exits 75', async () => {
+  it('wait: false while something is in flight: pending, preflight busy with a 423 warning, no blockers; the command exits 75', async () => {
     const run = await both(
       (world) => {
         previewBranch(world)
@@ -283,12 +333,19 @@ describe('before: delete, over both bundles', () => {
       },
       { branch_id: TARGET, before: 'delete', wait: 'false' }
     )
+    const warning =
+      'Branch preview/pr-7 (br-preview-pr-7) was not checked: the project still has work in flight, so a delete now would meet 423 Locked; let the gate wait until the project is idle, or retry the delete on 423'
     expect(run.action.code).toBe(0)
     expect(run.action.outputs.outcome).toBe('pending')
-    expect(run.action.outputs.preflight).toBeUndefined()
+    expect(run.action.outputs.preflight).toBe('busy')
     expect(run.action.outputs.blockers).toBeUndefined()
+    expect(run.action.outputs.elapsed_ms).toMatch(/^\d+$/)
+    expect(run.action.stdout).toContain(`::warning::${warning}`)
+    expect(run.action.summary).toContain('<h3>Before a delete: busy</h3>')
     expect(run.command.code).toBe(75)
-    expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBeUndefined()
+    expect(run.command.stderr).toContain(`warning: ${warning}`)
+    expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBe('busy')
+    expect(dotenvValue(run.dotenv, 'BLOCKERS')).toBeUndefined()
     for (const server of run.servers) {
       expect(server.requests.filter((request) => request.route === 'branch')).toHaveLength(1)
     }

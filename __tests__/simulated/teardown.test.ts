@@ -8,7 +8,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { typedOutputs } from '../../src/report/outputs.js'
 import type { BranchRecord } from '../support/neon/world.ts'
-import { PROJECT } from '../support/neon/ids.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 
@@ -92,25 +92,45 @@ describe('the wait: the whole project, until it is idle', () => {
     expect(run.report.pace?.rateLimited).toBe(1)
   })
 
-  it('timeout while something is in flight: no verdict, preflight and blockers empty', async () => {
+  it('timeout while something is in flight: busy, no blockers, a warning that a delete now meets 423', async () => {
     const setup = world()
     operationIn(setup.world, 'running', { action: 'start_compute', branchId: OTHER })
     const run = await check(setup, 'preview/pr-7', 'delete', { timeout: '12s' })
     expect(run.report.outcome).toBe('timeout')
-    expect(run.report.teardown).toBeUndefined()
+    expect(run.report.teardown?.preflight).toBe('busy')
     const { values } = typedOutputs(run.report)
-    expect(values).not.toHaveProperty('preflight')
+    expect(values).toMatchObject({ outcome: 'timeout', preflight: 'busy' })
     expect(values).not.toHaveProperty('blockers')
+    expect(values.elapsed_ms).toBe(run.endedAt)
+    expect(run.lines).toContain(
+      'warning: Branch preview/pr-7 (br-preview-pr-7) was not checked: the project still has work in flight, so a delete now would meet 423 Locked; let the gate wait until the project is idle, or retry the delete on 423'
+    )
     expect(run.requests.some((request) => request.route === 'branch')).toBe(false)
     expect(run.endedAt).toBeLessThanOrEqual(13_000)
   })
 
-  it('wait: false while something is in flight: pending, no verdict', async () => {
+  it('wait: false while something is in flight: pending and busy, no verdict', async () => {
     const setup = world()
     operationIn(setup.world, 'running', { action: 'start_compute', branchId: TARGET })
-    const run = await check(setup, TARGET, 'delete', { wait: 'false' })
+    const run = await check(setup, TARGET, 'reset', { wait: 'false' })
     expect(run.report.outcome).toBe('pending')
-    expect(run.report.teardown).toBeUndefined()
+    expect(run.report.teardown).toEqual({
+      action: 'reset',
+      preflight: 'busy',
+      branch: expect.objectContaining({ id: TARGET })
+    })
+    expect(typedOutputs(run.report).values).toMatchObject({ outcome: 'pending', preflight: 'busy' })
+    expect(run.lines).toContain(
+      'warning: Branch preview/pr-7 (br-preview-pr-7) was not checked: the project still has work in flight, so a reset now would meet 423 Locked; let the gate wait until the project is idle, or retry the reset on 423'
+    )
+  })
+
+  it('timeout before anything could be read: nothing is known in flight, so not busy', async () => {
+    const setup = world()
+    setup.api.addFault({ kind: 'status', status: 503, route: 'operations' })
+    const run = await check(setup, TARGET, 'delete', { timeout: '12s' })
+    expect(run.report.outcome).toBe('timeout')
+    expect(typedOutputs(run.report).values).not.toHaveProperty('preflight')
   })
 
   it('fail_fast is ignored: a failed operation is waited on until it is final', async () => {
@@ -234,9 +254,14 @@ describe('the check', () => {
       preflight: 'gone',
       branch: { name: 'br-hotfix-7' }
     })
-    // Shaped like an id: read by id, then searched as a name; nothing else.
-    expect(run.requests.map((request) => request.route)).toEqual(['branch', 'branches'])
+    // Shaped like an id: read by id, searched as a name, then every branch of the project read
+    // (the project answers, and nothing is a near match); no operation read.
+    expect(run.requests.map((request) => request.route)).toEqual(['branch', 'branches', 'branches'])
     expect(run.lines).toContain('notice: branch br-hotfix-7 is gone: nothing to delete')
+    expect(typedOutputs(run.report).values).toMatchObject({
+      preflight: 'gone',
+      elapsed_ms: run.endedAt
+    })
   })
 
   it('a branch named like an id is found by its name, and checked by its id', async () => {
@@ -250,5 +275,120 @@ describe('the check', () => {
         `/api/v2/projects/${PROJECT}/branches/br-real-000009`
       ]
     )
+  })
+})
+
+describe('which branch, and whether it is gone', () => {
+  it.each([
+    ['case', 'Preview/PR-7'],
+    ['spaces for the slash', 'preview pr-7'],
+    ['a space inside', 'preview /pr-7'],
+    ['no slash', 'previewpr-7']
+  ])(
+    'a name that differs only in %s: an input error naming the branch found, never gone',
+    async (_case, input) => {
+      for (const before of ['delete', 'reset']) {
+        const setup = world()
+        const run = await check(setup, input, before)
+        expect(run.report.outcome).toBe('error')
+        expect(run.report.errorCause).toBe('input')
+        expect(run.report.teardown).toBeUndefined()
+        expect(run.report.error).toBe(
+          `input "branch_id": project "${PROJECT}" has no branch named "${input}", but has preview/pr-7 (br-preview-pr-7): names are exact (case, spaces and slashes count); give that name or the branch id`
+        )
+        expect(typedOutputs(run.report).values).not.toHaveProperty('preflight')
+        expect(run.requests.some((request) => request.route === 'operations')).toBe(false)
+      }
+    }
+  )
+
+  it('the branch gate (without before) names the branch found too', async () => {
+    const setup = world()
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'PREVIEW/PR-7' })
+    expect(run.report.outcome).toBe('error')
+    expect(run.report.error).toContain('but has preview/pr-7 (br-preview-pr-7)')
+  })
+
+  it('a project the API does not know, or that the key cannot see: an error, never gone', async () => {
+    const unknown = await check(world(), 'preview/pr-7', 'delete', {
+      project_id: 'no-such-project'
+    })
+    expect(unknown.report.outcome).toBe('error')
+    expect(unknown.report.error).toMatch(/HTTP 404/)
+    const hidden = await check(world(), TARGET, 'delete', { api_key: KEYS.otherProject })
+    expect(hidden.report.outcome).toBe('error')
+    expect(hidden.report.error).toMatch(/HTTP 403/)
+    for (const run of [unknown, hidden]) {
+      expect(run.report.teardown).toBeUndefined()
+      expect(typedOutputs(run.report).values).not.toHaveProperty('preflight')
+    }
+  })
+
+  it('an answer that lists no branch at all proves no project: an error naming project_id, never gone', async () => {
+    const setup = world()
+    setup.api.addFault({
+      kind: 'altered',
+      route: 'branches',
+      alter: (body) => ({ ...(body as object), branches: [] })
+    })
+    const run = await check(setup, 'br-preview-pr-9', 'delete')
+    expect(run.report.outcome).toBe('error')
+    expect(run.report.errorCause).toBe('input')
+    expect(run.report.error).toBe(
+      `input "project_id": project "${PROJECT}" lists no branch at all, though every project has its root branch; check project_id`
+    )
+    expect(run.report.teardown).toBeUndefined()
+  })
+
+  it('the project deleted while the gate waited: an error, never gone', async () => {
+    const setup = world()
+    finishesAfter(setup, 1, 'running', 'start_compute', OTHER)
+    // Gone when the check reads the branch, once the project was idle.
+    setup.api.onRequest = (request) => {
+      if (request.route !== 'branch') return
+      const index = setup.world.projects.findIndex((project) => project.id === PROJECT)
+      if (index >= 0) setup.world.projects.splice(index, 1)
+    }
+    const run = await check(setup, 'preview/pr-7', 'delete')
+    expect(run.report.outcome).toBe('error')
+    expect(run.report.error).toMatch(/HTTP 404/)
+    expect(run.report.teardown).toBeUndefined()
+    expect(run.requests.map((request) => `${request.route} ${request.status}`).slice(-2)).toEqual([
+      'branch 404',
+      'branches 404'
+    ])
+  })
+
+  it('a branch deleted, and another made under its name, while the gate waited: the new one is checked', async () => {
+    const setup = world()
+    finishesAfter(setup, 1, 'running', 'start_compute', OTHER)
+    setup.api.onRequest = (request) => {
+      if (request.route !== 'operations' || request.query.cursor) return
+      const branches = setup.world.branchesOf(PROJECT)
+      const index = branches.findIndex((branch) => branch.id === TARGET)
+      if (index < 0) return
+      branches.splice(index, 1)
+      setup.world.addBranch(PROJECT, {
+        id: 'br-preview-pr-7b',
+        name: 'preview/pr-7',
+        protected: true
+      })
+    }
+    const run = await check(setup, 'preview/pr-7', 'delete')
+    expect(run.report.outcome).toBe('failure')
+    expect(run.report.teardown).toMatchObject({
+      preflight: 'blocked',
+      branch: { id: 'br-preview-pr-7b' }
+    })
+  })
+
+  it('an older answer: primary: true without default is the default branch', async () => {
+    const setup = world()
+    Object.assign(setup.world.branchesOf(PROJECT)[0], { primaryOnly: true, parentId: 'br-root-0' })
+    const run = await check(setup, 'main', 'delete')
+    expect(run.report.outcome).toBe('failure')
+    expect(
+      (typedOutputs(run.report).values.blockers as { reason: string }[]).map((b) => b.reason)
+    ).toEqual(['default', 'children'])
   })
 })

@@ -89,6 +89,8 @@ export const BranchListSchema = z.object({
 const TeardownBranchSchema = BranchSchema.extend({
   parent_id: optionalString,
   default: z.boolean().nullish(),
+  /** Older answers' name of `default` (deprecated): counts only where `default` is absent. */
+  primary: z.boolean().nullish(),
   protected: z.boolean().nullish(),
   restricted_actions: z.array(z.object({ name: z.string(), reason: optionalString })).nullish()
 })

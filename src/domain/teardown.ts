@@ -40,6 +40,14 @@ export function restrictionCovers(name: string, action: TeardownAction): boolean
   return prefixes.some((prefix) => restricted.startsWith(prefix))
 }
 
+/**
+ * Whether `branch` is the project's default branch: `default: true`, or in older answers, which
+ * lack `default`, `primary: true`.
+ */
+function isDefault(branch: Pick<TeardownBranch, 'default' | 'primary'>): boolean {
+  return (branch.default ?? branch.primary) === true
+}
+
 /** What would make the API refuse `action` on `branch`, given every branch of its project. */
 export function judgeTeardown(
   action: TeardownAction,
@@ -53,7 +61,7 @@ export function judgeTeardown(
   const covering = restrictions.filter((entry) => restrictionCovers(entry.name, action))
   const blockers: Blocker[] = []
   if (!branch.parent_id) blockers.push({ reason: 'root' })
-  if (action === 'delete' && branch.default === true) blockers.push({ reason: 'default' })
+  if (action === 'delete' && isDefault(branch)) blockers.push({ reason: 'default' })
   if (branch.protected === true) blockers.push({ reason: 'protected' })
   if (action === 'delete' && children.length > 0) blockers.push({ reason: 'children', children })
   if (covering.length > 0) blockers.push({ reason: 'restricted', restrictions: covering })

@@ -19,7 +19,7 @@ import { plural } from '../domain/phrase.js'
 import type { Branch } from '../domain/schemas.js'
 import type { Redactor } from '../domain/untrusted-text.js'
 import type { RunReport } from '../report/report.js'
-import { checkBeforeTeardown, teardownDecided } from './before-teardown.js'
+import { checkBeforeTeardown, teardownBusy, teardownDecided } from './before-teardown.js'
 import { NoSuchBranchError, resolveBranch } from '../wait/branch-resolver.js'
 import { goneBeforeDelete } from '../wait/teardown-check.js'
 import {
@@ -85,7 +85,7 @@ export async function gate(given: Inputs, dependencies: GateDependencies): Promi
         source = createSource(client, inputs, { ...gated, branch }, { logger, clock })
         await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run })
         if (inputs.before && branch && report.outcome === 'success') {
-          await checkBeforeTeardown(client, inputs.before, { ...gated, branch }, report, logger)
+          await checkBeforeTeardown(client, inputs, { ...gated, branch }, report, logger)
         }
       }
     }
@@ -93,6 +93,7 @@ export async function gate(given: Inputs, dependencies: GateDependencies): Promi
     // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
     recordError(report, error, dependencies)
   }
+  teardownBusy(report, inputs, logger)
   // The whole run, the database check included.
   report.elapsedMs = clock.now() - stepStartedAt
   if (source?.branch) report.branch = source.branch

@@ -114,10 +114,11 @@ export function typedOutputs(
     const state = report.branch.current_state
     values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined
   }
-  // Before a teardown, once the check has decided: never while something was still in flight.
+  // Before a teardown, once the check has decided, or `busy` while something was still in flight.
   if (report.teardown) {
     values.preflight = report.teardown.preflight
-    values.blockers = blockersOutput(report.teardown)
+    // `busy`: the branch was not checked, so nothing is said of what blocks it.
+    if (report.teardown.preflight !== 'busy') values.blockers = blockersOutput(report.teardown)
   }
   if (report.database) {
     values.database_state = report.database.state
@@ -125,7 +126,10 @@ export function typedOutputs(
     values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined
   }
   const { wait } = report
-  if (wait && report.elapsedMs !== undefined) values.elapsed_ms = Math.round(report.elapsedMs)
+  // Every run that started: a wait, or a teardown decided before one (`gone`).
+  if ((wait || report.teardown) && report.elapsedMs !== undefined) {
+    values.elapsed_ms = Math.round(report.elapsedMs)
+  }
   // Nothing read is no operation, not an empty list of them: those outputs stay unset.
   const seen = wait && seenOperations(report)
   if (wait && seen) {

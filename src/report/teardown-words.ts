@@ -76,11 +76,18 @@ function blockerPhrase(blocker: Blocker, action: TeardownAction): Phrase {
 
 /**
  * The check in one line: `branch preview/pr-7 (br-…) cannot be deleted: it is protected; …`, `… can
- * be deleted now: nothing blocks it`, or `branch preview/pr-7 is gone: nothing to delete`.
+ * be deleted now: nothing blocks it`, `branch preview/pr-7 is gone: nothing to delete`, or that it
+ * was not checked, because work was still in flight (`busy`).
  */
 export function teardownPhrase(check: TeardownCheck): Phrase {
   const branch = ['branch ', ...branchNamed(check.branch)]
   if (check.preflight === 'gone') return [...branch, ' is gone: nothing to delete']
+  if (check.preflight === 'busy') {
+    return [
+      ...branch,
+      ` was not checked: the project still has work in flight, so a ${check.action} now would meet 423 Locked`
+    ]
+  }
   const done = DONE[check.action]
   if (check.preflight === 'clear') return [...branch, ` can be ${done} now: nothing blocks it`]
   return [
@@ -94,7 +101,7 @@ export function teardownPhrase(check: TeardownCheck): Phrase {
 
 /** Each blocker's reason, and what it is and what to do about it; none when nothing blocks. */
 function blockerDetails(check: TeardownCheck): { reason: string; detail: Phrase }[] {
-  if (check.preflight === 'gone') return []
+  if (check.preflight === 'gone' || check.preflight === 'busy') return []
   return check.judgement.blockers.map((blocker) => ({
     reason: blocker.reason,
     detail: blockerPhrase(blocker, check.action)
@@ -108,10 +115,15 @@ export function blockersOutput(check: TeardownCheck): { reason: string; detail: 
 
 /**
  * What is worth a warning or a notice beside the outcome: child branches before a reset (it must
- * keep the current state under another name), and restrictions that stop neither action.
+ * keep the current state under another name), and restrictions that stop neither action; a branch
+ * gone (a notice), or not checked while work was in flight (a warning: a teardown now meets 423).
  */
 export function teardownNotes(check: TeardownCheck): { warnings: Phrase[]; notices: Phrase[] } {
   if (check.preflight === 'gone') return { warnings: [], notices: [teardownPhrase(check)] }
+  if (check.preflight === 'busy') {
+    const wayOut = `; let the gate wait until the project is idle, or retry the ${check.action} on 423`
+    return { warnings: [[...capitalized(teardownPhrase(check)), wayOut]], notices: [] }
+  }
   const branch = ['Branch ', ...branchNamed(check.branch)]
   const { childrenBeforeReset: children, otherRestrictions } = check.judgement
   const warnings: Phrase[] = []
@@ -194,6 +206,8 @@ export function teardownSection(format: ReportFormat, report: RunReport): string
   const { warnings, notices } = teardownNotes(check)
   for (const warning of warnings) parts.push(format.paragraph(`⚠️ ${format.phrase(warning)}`))
   for (const notice of notices) parts.push(format.paragraph(`ℹ️ ${format.phrase(notice)}`))
-  if (check.preflight !== 'gone') parts.push(format.paragraph(TEARDOWN_RACE))
+  if (check.preflight === 'clear' || check.preflight === 'blocked') {
+    parts.push(format.paragraph(TEARDOWN_RACE))
+  }
   return parts
 }

@@ -2,12 +2,16 @@
  * `before`: once the whole project is idle, one fresh read of the branch and of every branch of the
  * project decides whether the branch can be deleted or reset now (domain/teardown.ts has the
  * rules). A branch that is gone passes a delete, whose goal holds; a reset of it is an input error.
+ * Gone means what resolving `branch_id` says (wait/branch-resolver.ts): the project answers, and
+ * no branch has that id or exactly that name; a project that went (404) or hides (403) is an error.
+ * While something is still in flight at the end (a timeout, or `wait: false`), the check never ran:
+ * the branch is `busy`, and a teardown now would meet 423 Locked.
  */
 import { ApiError } from '../domain/errors.js'
 import type { BranchesReader } from '../api/resources/branches.js'
 import type { Branch, TeardownBranch } from '../domain/schemas.js'
 import { judgeTeardown, type TeardownAction, type TeardownJudgement } from '../domain/teardown.js'
-import { NoSuchBranchError } from './branch-resolver.js'
+import { NoSuchBranchError, type ResolvingReader, resolveBranch } from './branch-resolver.js'
 
 export type TeardownCheck =
   | {
@@ -23,9 +27,18 @@ export type TeardownCheck =
       /** The branch as `branch_id` named it, or as it was last read before it went. */
       branch: Pick<Branch, 'name'> & Partial<Branch>
     }
+  | {
+      action: TeardownAction
+      preflight: 'busy'
+      /** The branch as resolved before the wait: it was not checked. */
+      branch: Branch
+    }
 
-/** What the check reads: the branch with its restrictions, and every branch with its parent. */
-export type TeardownReader = Pick<BranchesReader, 'getTeardownBranch' | 'listBranches'>
+/**
+ * What the check reads: the branch with its restrictions, and every branch with its parent; what
+ * resolving `branch_id` again reads when the branch went.
+ */
+export type TeardownReader = Pick<BranchesReader, 'getTeardownBranch'> & ResolvingReader
 
 /** Before a delete, a branch that `branch_id` names no more: nothing to delete. */
 export function goneBeforeDelete(branch: TeardownCheck['branch']): TeardownCheck {
@@ -34,24 +47,23 @@ export function goneBeforeDelete(branch: TeardownCheck['branch']): TeardownCheck
 
 /**
  * Reads `branch` anew, then every branch of the project (every page), and judges: `blocked` when
- * the API would refuse `action` now, else `clear`; `gone` when a branch to delete no longer exists.
- * A branch to reset that no longer exists is an input error, as it is when the gate starts.
+ * the API would refuse `action` now, else `clear`. When the branch went while the gate waited,
+ * `branch_id` (`input`) is resolved again: a branch that has its name now is checked instead;
+ * `gone` when it names none before a delete; an input error before a reset, as when the gate starts.
  */
 export async function checkTeardown(
   action: TeardownAction,
   branch: Branch,
-  { reader, projectId }: { reader: TeardownReader; projectId: string }
+  { reader, projectId, input }: { reader: TeardownReader; projectId: string; input: string }
 ): Promise<TeardownCheck> {
   let fresh: TeardownBranch
   try {
     fresh = await reader.getTeardownBranch(projectId, branch.id)
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw error
-    if (action === 'delete') return goneBeforeDelete(branch)
-    throw new NoSuchBranchError(
-      ({ label }) =>
-        `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`
-    )
+    const now = await resolvedAgain(action, branch, { reader, projectId, input })
+    if (now === 'gone') return goneBeforeDelete(branch)
+    fresh = await reader.getTeardownBranch(projectId, now.id)
   }
   const judgement = judgeTeardown(action, fresh, await reader.listBranches(projectId))
   return {
@@ -59,5 +71,26 @@ export async function checkTeardown(
     preflight: judgement.blockers.length > 0 ? 'blocked' : 'clear',
     branch: fresh,
     judgement
+  }
+}
+
+/**
+ * `branch` answered 404: the branch `input` names now (another made under its name), or `gone`
+ * before a delete; an error when the project itself does not answer.
+ */
+async function resolvedAgain(
+  action: TeardownAction,
+  branch: Branch,
+  { reader, projectId, input }: { reader: TeardownReader; projectId: string; input: string }
+): Promise<Branch | 'gone'> {
+  try {
+    return await resolveBranch(reader, projectId, input)
+  } catch (error) {
+    if (!(error instanceof NoSuchBranchError)) throw error
+    if (action === 'delete') return 'gone'
+    throw new NoSuchBranchError(
+      ({ label }) =>
+        `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`
+    )
   }
 }

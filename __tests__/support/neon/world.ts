@@ -37,6 +37,11 @@ export interface BranchRecord {
   parentId?: string | null
   /** The project's default branch (`main`, unless set). */
   default?: boolean
+  /**
+   * As older answers had it: `primary` (the deprecated name of `default`) instead of `default`,
+   * which is then absent.
+   */
+  primaryOnly?: boolean
   protected?: boolean
   /** `restricted_actions`: what the API refuses on this branch now, and why. */
   restrictedActions?: { name: string; reason: string }[]
@@ -384,7 +389,9 @@ export function branchJson(branch: BranchRecord) {
     ...(state.pending ? { pending_state: state.pending } : {}),
     state_changed_at: iso(branch.createdAt),
     creation_source: 'console',
-    default: branch.default ?? false,
+    ...(branch.primaryOnly
+      ? { primary: branch.default ?? false }
+      : { default: branch.default ?? false }),
     protected: branch.protected ?? false,
     ...(branch.restrictedActions ? { restricted_actions: branch.restrictedActions } : {}),
     cpu_used_sec: 0,
