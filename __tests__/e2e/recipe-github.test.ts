@@ -97,7 +97,11 @@ describe('GitHub: examples/preview.yml, as written', () => {
  * `part` is `whole` with keys or steps left out. Steps pair by `id`, else `name`, else `uses`.
  */
 function differences(part: unknown, whole: unknown, path = ''): string[] {
-  if (Array.isArray(part) && Array.isArray(whole) && part.some((item) => typeof item !== 'object')) {
+  if (
+    Array.isArray(part) &&
+    Array.isArray(whole) &&
+    part.some((item) => typeof item !== 'object')
+  ) {
     const [a, b] = [JSON.stringify(part), JSON.stringify(whole)]
     return a === b ? [] : [`${path}: ${a} against ${b}`]
   }
@@ -105,7 +109,9 @@ function differences(part: unknown, whole: unknown, path = ''): string[] {
     const key = (step: Step) => step.id ?? step.name ?? step.uses
     return part.flatMap((item: Step) => {
       const match = (whole as Step[]).find((other) => key(other) === key(item))
-      return match ? differences(item, match, `${path}[${key(item)}]`) : [`${path}: no ${key(item)}`]
+      return match
+        ? differences(item, match, `${path}[${key(item)}]`)
+        : [`${path}: no ${key(item)}`]
     })
   }
   if (part && typeof part === 'object' && whole && typeof whole === 'object') {
