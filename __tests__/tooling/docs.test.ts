@@ -130,6 +130,45 @@ describe('documentation and metadata agree with the code', () => {
     expect(offending).toEqual([])
   })
 
+  it('no recipe puts the API key on a command line (ps shows it): curl reads it from standard input', () => {
+    const recipes: [string, string][] = [
+      ...workflowTexts(),
+      ...readdirSync(join(root, 'examples', 'command'), { recursive: true, encoding: 'utf8' })
+        .filter((name) => /\.(ya?ml|tf)$/.test(name))
+        .map((name): [string, string] => [name, read(`examples/command/${name}`)]),
+      ['templates/gate.yml', read('templates/gate.yml')],
+      ...markdownFiles().flatMap((file) =>
+        [...read(file).matchAll(/```(?:sh|bash|hcl)\n([\s\S]*?)```/g)].map(
+          (match): [string, string] => [file, match[1]]
+        )
+      )
+    ]
+    const onCommandLine = recipes.flatMap(([where, text]) =>
+      text
+        .split('\n')
+        .filter(
+          (line) => /\$\{?NEON_API_KEY\b/.test(line) && /Authorization|Bearer|-H\b/.test(line)
+        )
+        // The one accepted form: printf (a shell built-in, no process) into curl --config -.
+        .filter(
+          (line) =>
+            !/^\s*printf 'header = "Authorization: Bearer %s"\\n' "\$NEON_API_KEY" \|$/.test(line)
+        )
+        .map((line) => `${where}: ${line.trim()}`)
+    )
+    expect(onCommandLine).toEqual([])
+    // The accepted form is really there, followed by curl --config -.
+    const piped = recipes.filter(([, text]) =>
+      /printf 'header = "Authorization: Bearer %s"\\n' "\$NEON_API_KEY" \|\n\s*curl --config -/.test(
+        text
+      )
+    )
+    expect(piped.map(([where]) => where).sort()).toEqual([
+      'examples/wait-for-api-call.yml',
+      'gitlab-ci.yml'
+    ])
+  })
+
   it('README and action.yml give the same defaults, and they are the ones the code applies', () => {
     const defaults = Object.fromEntries(
       inputs.map((name) => {
