@@ -274,15 +274,34 @@ describe('documentation and metadata agree with the code', () => {
     )
     expect(pinned.length).toBeGreaterThan(4)
     expect(pinned.filter((entry) => !entry.endsWith(`: ${version}`))).toEqual([])
-    expect(readme).toContain(`npx --yes neon-operations-gate@${version}`)
-    expect(read('docs/cli.md')).toContain(`npx --yes neon-operations-gate@${version} --help`)
-    // The github: way comes second, pinned to a full commit, and says it needs git.
-    const cli = read('docs/cli.md')
-    expect(cli.indexOf('github:OWNER/neon-operations-gate#<full commit SHA>')).toBeGreaterThan(
-      cli.indexOf(`neon-operations-gate@${version}`)
+    // What works today comes first; npm and @v0 only "after the first release".
+    const install = readme.split('\n## Install\n')[1].split('\n## ')[0]
+    const after = install.indexOf('After the first release')
+    for (const today of [
+      'uses: OWNER/neon-operations-gate@<full commit SHA>',
+      'npx --yes github:OWNER/neon-operations-gate#<full commit SHA> --help',
+      'npm pack',
+      'npm install --global ./neon-operations-gate-'
+    ])
+      expect([today, install.includes(today), install.indexOf(today) < after]).toEqual([
+        today,
+        true,
+        true
+      ])
+    expect(install.indexOf('npm pack')).toBeGreaterThan(0)
+    expect(install.indexOf('npm pack')).toBeLessThan(after)
+    expect(install.slice(after).replace(/\s+/g, ' ')).toContain(
+      `uses: OWNER/neon-operations-gate@v0\`, \`npx --yes neon-operations-gate@${version}\``
     )
-    expect(readme).toMatch(
-      /github:OWNER\/neon-operations-gate#<full commit\s+SHA>`, which needs `git`/
+    expect(install).toContain('`node:24`, not `node:24-slim`')
+    // Everywhere else, an npm version follows the words "after the first release".
+    const cli = read('docs/cli.md')
+    const afterRelease = cli.indexOf('After the first release, from npm:')
+    expect(cli.indexOf('github:OWNER/neon-operations-gate#<full commit SHA>')).toBeLessThan(
+      afterRelease
+    )
+    expect(cli.indexOf(`npx --yes neon-operations-gate@${version} --help`)).toBeGreaterThan(
+      afterRelease
     )
   })
 

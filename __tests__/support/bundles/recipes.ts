@@ -69,7 +69,7 @@ export function packedTarball(): { tarball: string; remove: () => void } {
 export function imageProblem(image: string, spec: string): string | undefined {
   const match = /^node:(\d+)(?:\.[\d.]+)?(?:-([a-z]+))?$/.exec(image)
   if (!match) return `${image} is not an official node image`
-  if (![20, 22, 24].includes(Number(match[1]))) return `${image} has no Node 20, 22 or 24`
+  if (![20, 24].includes(Number(match[1]))) return `${image} has no Node 20 or 24`
   const gitSpec = /(^|@)(github:|gitlab:|bitbucket:|git\+|git:\/\/|[\w.-]+\/[\w.-]+(#|$))/.test(
     spec
   )
