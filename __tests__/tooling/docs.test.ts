@@ -353,6 +353,62 @@ describe('documentation and metadata agree with the code', () => {
   })
 })
 
+/**
+ * The sentences of a Markdown text, as a reader meets them: code blocks, tables, headings and HTML
+ * left out; a code span or a link counts as one word; a list item starts a sentence.
+ */
+export function sentences(markdown: string): string[] {
+  return markdown
+    .replace(/```[\s\S]*?```/g, '\n\n')
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .split('\n')
+    .filter((line) => !/^\s*(\||#|<\/?(details|summary)|!\[)/.test(line))
+    .map((line) => line.replace(/^\s*(?:[-*]|\d+\.)\s+/, '\n\n'))
+    .join('\n')
+    .replace(/([^\n])\n(?=[^\n])/g, '$1 ')
+    .replace(/`[^`]*`/g, 'CODE')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .split(/\n\s*\n/)
+    .flatMap((paragraph) =>
+      paragraph
+        .replace(/\s+/g, ' ')
+        .trim()
+        .split(/(?<=[.!?])\s+(?=[A-Z`"“(*0-9])/)
+    )
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence !== '')
+}
+
+describe('the users’ docs read easily', () => {
+  const USERS_DOCS = [
+    'README.md',
+    'docs/usage.md',
+    'docs/cli.md',
+    'docs/recipes.md',
+    'docs/teardown.md',
+    'docs/troubleshooting.md',
+    'docs/pull-requests.md',
+    'docs/security.md'
+  ]
+
+  it('the sentence splitter counts what a reader reads', () => {
+    expect(
+      sentences(
+        'One `two three.four` [five six](x.md). Seven?\n\n- Eight\n- nine ten\n\n| a | b |\n\n```sh\nx. Y\n```'
+      )
+    ).toEqual(['One CODE five six.', 'Seven?', 'Eight', 'nine ten'])
+  })
+
+  it('no sentence over 40 words in the README and the users’ docs', () => {
+    const long = USERS_DOCS.flatMap((file) =>
+      sentences(read(file))
+        .filter((sentence) => sentence.split(' ').length > 40)
+        .map((sentence) => `${file} (${sentence.split(' ').length}): ${sentence.slice(0, 80)}…`)
+    )
+    expect(long).toEqual([])
+  })
+})
+
 describe('every message a user can meet has a troubleshooting entry', () => {
   const troubleshooting = read('docs/troubleshooting.md').replace(/\s+/g, ' ')
   const templates = messageTemplates(root)
