@@ -92,6 +92,59 @@ describe('GitHub: examples/preview.yml, as written', () => {
   })
 })
 
+/**
+ * Where `part` says something that `whole` does not (a key it lacks, another value): empty when
+ * `part` is `whole` with keys or steps left out. Steps pair by `id`, else `name`, else `uses`.
+ */
+function differences(part: unknown, whole: unknown, path = ''): string[] {
+  if (
+    Array.isArray(part) &&
+    Array.isArray(whole) &&
+    part.some((item) => typeof item !== 'object')
+  ) {
+    const [a, b] = [JSON.stringify(part), JSON.stringify(whole)]
+    return a === b ? [] : [`${path}: ${a} against ${b}`]
+  }
+  if (Array.isArray(part) && Array.isArray(whole)) {
+    const key = (step: Step) => step.id ?? step.name ?? step.uses
+    return part.flatMap((item: Step) => {
+      const match = (whole as Step[]).find((other) => key(other) === key(item))
+      return match
+        ? differences(item, match, `${path}[${key(item)}]`)
+        : [`${path}: no ${key(item)}`]
+    })
+  }
+  if (part && typeof part === 'object' && whole && typeof whole === 'object') {
+    return Object.entries(part).flatMap(([name, value]) =>
+      name in whole
+        ? differences(value, (whole as Record<string, unknown>)[name], `${path}.${name}`)
+        : [`${path}.${name}: not in the example`]
+    )
+  }
+  return part === whole ? [] : [`${path}: ${String(part)} against ${String(whole)}`]
+}
+
+describe("GitHub: README.md's preview snippet", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8')
+  const snippet = parse(/```yaml\n([\s\S]*?)```/.exec(readme)![1])
+
+  it('is examples/preview.yml with steps and keys left out, never changed', () => {
+    expect(differences(snippet, workflow)).toEqual([])
+  })
+
+  it('keeps what a copy needs to work: the permissions, the concurrency group, the gate step with its id', () => {
+    expect(snippet.permissions).toEqual(workflow.permissions)
+    expect(snippet.concurrency).toEqual(workflow.concurrency)
+    expect(snippet.jobs.preview.permissions).toEqual(job.permissions)
+    const gate = (snippet.jobs.preview.steps as Step[]).find((step) => step.id === 'gate')
+    expect(Object.keys(gate!.with!).sort()).toEqual(
+      Object.keys(gateStep.with!)
+        .filter((name) => name !== 'timeout')
+        .sort()
+    )
+  })
+})
+
 describe('GitHub: the gate step of examples/preview.yml, through the bundle as the runner runs it', () => {
   /** The gate step's inputs and the runner's environment, after create-branch-action made `branch`. */
   async function run(branchId: string, databaseUrl: string, apiHost: string) {
@@ -200,6 +253,15 @@ describe('GitHub: examples/teardown.yml, the gate before the delete', () => {
     expect(remove.with?.branch).toBe(gate.with?.branch_id)
   })
 
+  it("shares the preview's concurrency group: a close cancels a queued preview run or waits for a running one", () => {
+    // A preview run queued behind a running one, then the close: GitHub keeps one pending run a
+    // group, so the teardown replaces the queued preview instead of running before it.
+    expect(teardown.concurrency).toEqual(workflow.concurrency)
+    expect(teardown.concurrency['cancel-in-progress']).toBe(false)
+    // The same pull request number on both sides, from the same event field.
+    expect(gate.with?.branch_id).toBe('preview/pr-${{ github.event.pull_request.number }}')
+  })
+
   it.each([
     ['clear', 0, true],
     ['gone', 0, false],
@@ -216,7 +278,7 @@ describe('GitHub: examples/teardown.yml, the gate before the delete', () => {
       const context = {
         vars: { NEON_PROJECT_ID: PROJECT },
         secrets: { NEON_API_KEY: KEYS.organization },
-        github: { event: { number: 7 } }
+        github: { event: { number: 7, pull_request: { number: 7 } } }
       }
       const inputs = Object.fromEntries(
         Object.entries(gate.with!).map(([name, value]) => [name, evaluate(String(value), context)])

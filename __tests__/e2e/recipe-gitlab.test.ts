@@ -1,18 +1,28 @@
 /*
  * The GitLab recipe as GitLab would run it: examples/command/gitlab-ci.yml under gitlab-ci-local
  * (npm) and its shell executor, in a repository that holds the component (templates/gate.yml), as
- * a merge-request pipeline. The one change to the recipe: its include names the component at the
- * checked-out commit (`…/gate@<SHA>`, which gitlab-ci-local reads from the repository, as GitLab's
- * own docs test a component in its project) instead of the release `@0.1.0`, and the command comes
- * from the packed tarball (`--input version=file:…`), offline. Neon's API is the local API server
- * behind a front that creates branches and answers the connection URI (support/neon/writes.ts,
- * held to Neon's OpenAPI document); the database is the suite's real PostgreSQL.
+ * a merge-request pipeline, then its review environment's stop job. The one change to the recipe:
+ * its includes name the component at the checked-out commit (`…/gate@<SHA>`, which gitlab-ci-local
+ * reads from the repository, as GitLab's own docs test a component in its project) instead of the
+ * release `@0.1.0`, and the command comes from the packed tarball (`--input version=file:…`),
+ * offline. Neon's API is the local API server behind a front that creates, deletes and answers the
+ * connection URI (support/neon/writes.ts, held to Neon's OpenAPI document); the database is the
+ * suite's real PostgreSQL. curl runs through a wrapper that writes down its command lines, to show
+ * that the key is never on one.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync
+} from 'node:fs'
 import { join } from 'node:path'
-import { parse, parseAllDocuments } from 'yaml'
+import { parse, parseAllDocuments, type Tags } from 'yaml'
 import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { inTempDir } from '../support/bundles/command.js'
 import { secretForms, serve } from '../support/bundles/action.js'
@@ -20,6 +30,7 @@ import { startWritingFront, type WritingFront } from '../support/neon/writes.js'
 import { freshDatabase } from '../support/postgres/databases.js'
 import {
   branches,
+  deployment,
   imageProblem,
   migration,
   migrations,
@@ -53,6 +64,13 @@ const [componentSpec, componentJobs] = parseAllDocuments(readFileSync(COMPONENT,
 type Input = { type?: string; default?: string; options?: string[]; description?: string }
 const inputs = componentSpec.spec.inputs as Record<string, Input>
 
+/** GitLab's `!reference [job, key]`, read as the list it names (enough to look at the recipe). */
+const referenceTag: Tags[number] = {
+  tag: '!reference',
+  collection: 'seq',
+  resolve: (value) => value
+}
+
 /** A git repository with the component committed and `recipe` as its .gitlab-ci.yml. */
 function repository(dir: string, recipe: string): string {
   const repo = join(dir, 'repo')
@@ -78,7 +96,7 @@ function repository(dir: string, recipe: string): string {
   git('update-ref', 'refs/remotes/origin/main', 'HEAD')
   git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
   const text = readFileSync(recipe, 'utf8')
-  const local = text.replace(
+  const local = text.replaceAll(
     `/OWNER/neon-operations-gate/gate@${version}`,
     `/OWNER/neon-operations-gate/gate@${git('rev-parse', 'HEAD')}`
   )
@@ -87,14 +105,37 @@ function repository(dir: string, recipe: string): string {
   return repo
 }
 
+/** A folder with `curl` that writes its command line into `argv.log`, then runs the real curl. */
+function recordingCurl(dir: string): { bin: string; log: string } {
+  const bin = join(dir, 'bin')
+  const log = join(dir, 'curl-argv.log')
+  const real = execFileSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim()
+  mkdirSync(bin, { recursive: true })
+  writeFileSync(
+    join(bin, 'curl'),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(real)} "$@"\n`
+  )
+  chmodSync(join(bin, 'curl'), 0o755)
+  writeFileSync(log, '')
+  return { bin, log }
+}
+
 /**
  * A pipeline of `recipe` with these `variables`, as GitLab would run it: its jobs on this machine's
- * shell, the command from the packed tarball, offline; its output, every job's log and the dotenv
- * reports.
+ * shell, the command from the packed tarball, offline; its output, every job's log, the dotenv
+ * reports and every command line curl was given. `jobs` names the jobs to run (a manual one
+ * included), instead of the whole pipeline; a second run in the same `dir` uses the same
+ * repository, as GitLab runs the stop job of a pipeline that ran earlier.
  */
-async function runPipeline(dir: string, recipe: string, variables: Record<string, string>) {
-  const repo = repository(dir, recipe)
-  mkdirSync(join(dir, 'home'))
+async function runPipeline(
+  dir: string,
+  recipe: string,
+  variables: Record<string, string>,
+  jobs: string[] = []
+) {
+  const repo = existsSync(join(dir, 'repo')) ? join(dir, 'repo') : repository(dir, recipe)
+  mkdirSync(join(dir, 'home'), { recursive: true })
+  const curl = recordingCurl(dir)
   const all = {
     ...variables,
     // npx installs the packed tarball, and nothing from the registry.
@@ -103,11 +144,12 @@ async function runPipeline(dir: string, recipe: string, variables: Record<string
   }
   const run = await runCommandBundle(
     [],
-    { HOME: join(dir, 'home') },
+    { HOME: join(dir, 'home'), PATH: `${curl.bin}:${process.env.PATH}` },
     {
       program: [
         process.execPath,
         GITLAB_CI_LOCAL,
+        ...jobs,
         '--no-color',
         // The recipe's jobs name images; run them on this machine's shell instead.
         '--force-shell-executor',
@@ -129,17 +171,23 @@ async function runPipeline(dir: string, recipe: string, variables: Record<string
     .filter((file) => file.endsWith('.env'))
     .map((file) => readFileSync(join(state, 'artifacts', file), 'utf8'))
     .join('\n')
-  return { ...run, output: run.stdout + run.stderr, logs, dotenv }
+  const curlArgv = readFileSync(curl.log, 'utf8')
+  return { ...run, output: run.stdout + run.stderr, logs, dotenv, curlArgv }
 }
 
-/** A job's exit code, as gitlab-ci-local reports it; undefined when it did not run. */
+/**
+ * A job's exit code, as gitlab-ci-local reports it (`FAIL 1`, or `WARN 1` for a job that may fail,
+ * `allow_failure: true`); undefined when it did not run.
+ */
 const jobExit = (output: string, job: string) => {
-  const match = new RegExp(`^${job}\\s+finished in .*?(?:FAIL (\\d+))?\\s*$`, 'm').exec(output)
+  const match = new RegExp(`^${job}\\s+finished in .*?(?:(?:FAIL|WARN) (\\d+))?\\s*$`, 'm').exec(
+    output
+  )
   return match ? (match[1] ?? '0') : undefined
 }
 
 describe('the component, templates/gate.yml', () => {
-  it('takes typed inputs: the branch (required), the rest with defaults', () => {
+  it('takes typed inputs: the branch and the version (required), the rest with defaults', () => {
     expect(Object.keys(inputs).sort()).toEqual(
       [
         'api-host',
@@ -163,13 +211,20 @@ describe('the component, templates/gate.yml', () => {
     expect(inputs.timeout.default).toBe('10m')
   })
 
-  it("runs this release's command on an image that can fetch it, and passes --before only when set", () => {
-    expect(inputs.version.default).toBe(version)
-    expect(imageProblem(inputs.image.default!, `neon-operations-gate@${version}`)).toBeUndefined()
-    // What the check tells apart (npm fetches a github: spec with git, which -slim lacks).
+  it('asks for the version plainly (nothing resolves before the first release), on an image that can fetch what works today', () => {
+    // No default that cannot install: GitLab refuses an include without it, naming the input.
+    expect(inputs.version.default).toBeUndefined()
+    expect(inputs.version.description).toContain(
+      'github:OWNER/neon-operations-gate#<full commit SHA>'
+    )
+    expect(inputs.version.description).toContain(
+      `After the first release, a version on npm: ${version}`
+    )
+    // The default image fetches both (npm fetches a github: spec with git, which -slim lacks).
     const github = 'neon-operations-gate@github:OWNER/neon-operations-gate#0123456789abcdef'
+    expect(imageProblem(inputs.image.default!, github)).toBeUndefined()
+    expect(imageProblem(inputs.image.default!, `neon-operations-gate@${version}`)).toBeUndefined()
     expect(imageProblem('node:24-slim', github)).toMatch(/has no git/)
-    expect(imageProblem('node:24', github)).toBeUndefined()
     expect(imageProblem('node:22', `neon-operations-gate@${version}`)).toMatch(/no Node 20 or 24/)
     const script = (Object.values(componentJobs)[0] as { script: string[] }).script.join('\n')
     expect(script).toContain('npx --yes "neon-operations-gate@$NEON_GATE_VERSION" "$@"')
@@ -179,80 +234,167 @@ describe('the component, templates/gate.yml', () => {
   })
 })
 
-describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge request', () => {
+describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge request, to its end', () => {
+  type Job = Record<string, unknown> & { environment?: Record<string, string> }
+  const recipe = parse(readFileSync(RECIPE, 'utf8'), { customTags: [referenceTag] }) as Record<
+    string,
+    Job
+  >
+
   it('rsync is installed (gitlab-ci-local copies the repository with it; .ci/run installs it)', () => {
     expect(onPath('rsync')).toBe(true)
   })
 
-  it('as written, every job names an image that can run what it runs', () => {
-    const recipe = parse(readFileSync(RECIPE, 'utf8'))
-    const [include] = recipe.include as { component: string; inputs: Record<string, string> }[]
-    expect(include.component).toBe(`$CI_SERVER_FQDN/OWNER/neon-operations-gate/gate@${version}`)
-    // The gate's job writes the database URL file with curl: node:24 has it, -slim has not.
-    expect(include.inputs.image).toBe('node:24')
-    expect(imageProblem(include.inputs.image, `neon-operations-gate@${version}`)).toBeUndefined()
-    for (const job of ['create-branch', 'migrate']) expect(recipe[job].image).toBe('node:24')
+  it("as written: one pipeline; the component as the gate, and again before the delete in the review environment's stop job", () => {
+    const includes = recipe.include as unknown as {
+      component: string
+      inputs: Record<string, string>
+    }[]
+    expect(includes.map((include) => include.component)).toEqual([
+      `$CI_SERVER_FQDN/OWNER/neon-operations-gate/gate@${version}`,
+      `$CI_SERVER_FQDN/OWNER/neon-operations-gate/gate@${version}`
+    ])
+    const [gate, beforeDelete] = includes.map((include) => include.inputs)
+    expect(gate.version).toBe(version)
+    expect(beforeDelete).toMatchObject({
+      version,
+      'job-name': '.neon-gate-before-delete',
+      before: 'delete',
+      branch: gate.branch
+    })
+    // Every job runs on node:24 (curl, node, git): the component's default image too.
+    for (const include of [gate, beforeDelete]) expect(include.image).toBeUndefined()
+    expect(imageProblem(inputs.image.default!, `neon-operations-gate@${version}`)).toBeUndefined()
+    for (const job of ['create-branch', 'migrate', 'deploy', 'gate-failed'])
+      expect([job, recipe[job].image]).toEqual([job, 'node:24'])
     expect(recipe['neon-gate'].needs).toEqual(['create-branch'])
+    // The review environment, and the job that stops it.
+    expect(recipe.deploy.environment).toEqual({
+      name: 'preview/mr-$CI_MERGE_REQUEST_IID',
+      on_stop: 'stop-preview'
+    })
+    expect(recipe['stop-preview']).toMatchObject({
+      extends: '.neon-gate-before-delete',
+      environment: { name: recipe.deploy.environment!.name, action: 'stop' },
+      rules: [{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"', when: 'manual' }]
+    })
   })
 
-  /** A merge-request pipeline of the recipe for !`mr`, as GitLab would run it. */
-  const pipeline = (dir: string, front: WritingFront, mr: number, migrate: string) =>
-    runPipeline(dir, RECIPE, {
-      CI_PIPELINE_SOURCE: 'merge_request_event',
-      CI_MERGE_REQUEST_IID: String(mr),
-      NEON_API_KEY: KEYS.organization,
-      NEON_PROJECT_ID: PROJECT,
-      NEON_API_HOST: front.apiHost,
-      MIGRATE: migrate
-    })
+  /** A merge-request pipeline of the recipe for !`mr`, as GitLab would run it (or only `jobs`). */
+  const pipeline = (dir: string, front: WritingFront, mr: number, jobs: string[] = []) => {
+    mkdirSync(dir, { recursive: true })
+    return runPipeline(
+      dir,
+      RECIPE,
+      {
+        CI_PIPELINE_SOURCE: 'merge_request_event',
+        CI_MERGE_REQUEST_IID: String(mr),
+        NEON_API_KEY: KEYS.organization,
+        NEON_PROJECT_ID: PROJECT,
+        NEON_API_HOST: front.apiHost,
+        MIGRATE: migration(dir),
+        DEPLOY: deployment(dir),
+        NEON_DELETE_PAUSE: '0'
+      },
+      jobs
+    )
+  }
 
-  it('a new merge request: the branch is created, gated until a query answers, migrated, deployed; a second pipeline finds it again', async () => {
+  it('a merge request from its first push to its end: created, gated, migrated, deployed with its database; found again on every page; deleted by the stop job after a 423; gone the second time', async () => {
     const { world, server } = await branches()
+    // Branches whose names hold the merge request's, one a page: only the exact name counts.
+    world.branchesPageCap = 1
+    for (const name of ['preview/mr-120', 'preview/mr-121'])
+      world.addBranch(PROJECT, {
+        id: `br-${name.slice(8)}-000001`,
+        name,
+        createdAt: world.now() - 60_000
+      })
     const password = 'preview-database-password'
     const database = await freshDatabase(password)
-    const front = await startWritingFront(world, server, { databaseUrl: database.url() })
+    const front = await startWritingFront(world, server, {
+      databaseUrl: database.url(),
+      lockedDeletes: 1
+    })
     fronts.push(front)
     await inTempDir(async (dir) => {
-      const first = await pipeline(dir, front, 12, migration(dir))
+      const first = await pipeline(join(dir, 'first'), front, 12)
       expect(
-        ['create-branch', 'neon-gate', 'migrate', 'deploy', 'gate-failed'].map((job) => [
-          job,
-          jobExit(first.output, job)
-        ])
+        ['create-branch', 'neon-gate', 'migrate', 'deploy', 'gate-failed', 'stop-preview'].map(
+          (job) => [job, jobExit(first.output, job)]
+        )
       ).toEqual([
         ['create-branch', '0'],
         ['neon-gate', '0'],
         ['migrate', '0'],
         ['deploy', '0'],
-        ['gate-failed', undefined]
+        ['gate-failed', undefined],
+        ['stop-preview', undefined]
       ])
       expect(first.code).toBe(0)
-      const created = world.branchesOf(PROJECT).find((branch) => branch.name === 'preview/mr-12')
-      expect(created).toBeDefined()
-      expect(first.output).toContain(`branch preview/mr-12: ${created!.id}`)
+      const created = world.branchesOf(PROJECT).filter((branch) => branch.name === 'preview/mr-12')
+      expect(created).toHaveLength(1)
+      expect(first.output).toContain(`branch preview/mr-12: ${created[0].id}`)
       expect(first.output).toMatch(/^migrate\s+> gate success, branch ready, database ready$/m)
       expect(first.output).toMatch(/^migrate\s+> migrated$/m)
+      // The deploy got the database URL, and the database had been migrated.
+      expect(first.output).toMatch(/^deploy\s+> deployed on a database migrated 1 times$/m)
       expect(await migrations(database.url())).toBe(1)
 
-      // The next push to the merge request: the same branch, no second one.
-      const second = await pipeline(join(dir, 'again'), front, 12, migration(dir))
-      expect([second.code, jobExit(second.output, 'migrate')]).toEqual([0, '0'])
+      // The next push, after a newer branch whose name holds this one's: found on a later page.
+      world.addBranch(PROJECT, {
+        id: 'br-123-000001',
+        name: 'preview/mr-123',
+        createdAt: world.now() + 60_000
+      })
+      const second = await pipeline(join(dir, 'second'), front, 12)
+      expect([second.code, jobExit(second.output, 'deploy')]).toEqual([0, '0'])
       expect(front.answered.filter((call) => call.startsWith('POST'))).toEqual([
         `POST /projects/${PROJECT}/branches`
       ])
-      expect(front.answered.filter((call) => call.endsWith('/connection_uri'))).toHaveLength(4)
       expect(await migrations(database.url())).toBe(2)
+
+      // The merge request is merged: GitLab runs the environment's stop job. The delete meets
+      // 423 Locked once (work started after the check) and is tried again.
+      const stop = await pipeline(join(dir, 'second'), front, 12, ['stop-preview'])
+      expect([stop.code, jobExit(stop.output, 'stop-preview')]).toEqual([0, '0'])
+      expect(stop.output).toMatch(/^stop-preview\s+> .*success/m)
+      expect(stop.output).toMatch(/^stop-preview\s+> 423 Locked: work started on the project/m)
+      expect(stop.output).toContain(`branch preview/mr-12 (${created[0].id}) deleted`)
+      expect(stop.dotenv).toContain('GATE_PREFLIGHT=clear')
+      expect(world.branchesOf(PROJECT).some((branch) => branch.name === 'preview/mr-12')).toBe(
+        false
+      )
+      expect(front.answered.filter((call) => call.startsWith('DELETE'))).toEqual([
+        `DELETE /projects/${PROJECT}/branches/${created[0].id}`,
+        `DELETE /projects/${PROJECT}/branches/${created[0].id}`
+      ])
+
+      // Stopped again (a retry, a second close): the branch is gone, nothing to delete.
+      const again = await pipeline(join(dir, 'again'), front, 12, ['stop-preview'])
+      expect([again.code, jobExit(again.output, 'stop-preview')]).toEqual([0, '0'])
+      expect(again.output).toContain('branch preview/mr-12 is gone: nothing to delete')
+      expect(again.dotenv).toContain('GATE_PREFLIGHT=gone')
+      expect(front.answered.filter((call) => call.startsWith('DELETE'))).toHaveLength(2)
+
       expect(front.violations).toEqual([])
-      // The key and the database password reach no log, no output and no dotenv report.
-      for (const run of [first, second]) {
+      // The key is on no command line (curl read it from its standard input); the key and the
+      // database password reach no log, no output and no dotenv report.
+      for (const run of [first, second, stop]) {
+        expect(run.curlArgv).toContain(`${front.apiHost}/projects/${PROJECT}/branches`)
+      }
+      for (const run of [first, second, stop, again]) {
+        for (const secret of secretForms(KEYS.organization)) {
+          expect(run.curlArgv).not.toContain(secret)
+        }
         for (const secret of [KEYS.organization, password].flatMap(secretForms)) {
           expect(run.output + run.logs + run.dotenv).not.toContain(secret)
         }
       }
     })
-  }, 120_000)
+  }, 180_000)
 
-  it('a branch whose compute failed: the gate exits 1, nothing migrates, gate-failed says why', async () => {
+  it('a branch whose compute failed: the gate exits 1, nothing migrates or deploys, gate-failed says why', async () => {
     const { world, server } = await branches('out of capacity; see $NEON_API_KEY')
     // The merge request's branch, made by an earlier pipeline; its compute failed to start.
     world.branchesOf(PROJECT).find((branch) => branch.id === 'br-preview-pr-7')!.name =
@@ -261,7 +403,7 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
     const front = await startWritingFront(world, server, { databaseUrl: database.url() })
     fronts.push(front)
     await inTempDir(async (dir) => {
-      const run = await pipeline(dir, front, 7, migration(dir))
+      const run = await pipeline(dir, front, 7)
       expect(run.code).toBe(1)
       expect(
         ['create-branch', 'neon-gate', 'migrate', 'deploy', 'gate-failed'].map((job) =>
@@ -275,73 +417,36 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
       expect(front.answered.filter((call) => call.startsWith('POST'))).toEqual([])
       expect(await migrations(database.url())).toBe(0)
       for (const secret of secretForms(KEYS.organization)) {
-        expect(run.output + run.logs + run.dotenv).not.toContain(secret)
+        expect(run.output + run.logs + run.dotenv + run.curlArgv).not.toContain(secret)
       }
     })
   }, 120_000)
-})
 
-describe('GitLab CI: examples/command/gitlab-teardown.yml, the component before a delete', () => {
-  const TEARDOWN = join(root, 'examples', 'command', 'gitlab-teardown.yml')
-
-  it('as written: the component with before: delete, the delete after it, a job that says why', () => {
-    const recipe = parse(readFileSync(TEARDOWN, 'utf8'))
-    const [include] = recipe.include as { component: string; inputs: Record<string, string> }[]
-    expect(include.component).toBe(`$CI_SERVER_FQDN/OWNER/neon-operations-gate/gate@${version}`)
-    expect(include.inputs).toMatchObject({ branch: '$NEON_BRANCH', before: 'delete' })
-    expect(recipe['delete-branch'].needs).toEqual(['neon-gate'])
-    expect(recipe['teardown-blocked']).toMatchObject({ needs: ['neon-gate'], when: 'on_failure' })
-  })
-
-  it.each([
-    [
-      'preview/mr-7',
-      'clear',
-      0,
-      /^delete-branch\s+> neonctl branches delete preview\/mr-7 --project-id demo-project-000001$/m
-    ],
-    [
-      'preview/mr-1',
-      'gone',
-      0,
-      /^delete-branch\s+> branch preview\/mr-1 is gone: nothing to delete$/m
-    ],
-    [
-      'preview/mr-8',
-      'blocked',
-      1,
-      /^teardown-blocked\s+> gate failure, exit code 1, Branch preview\/mr-8 \(br-preview-mr-8\) cannot be deleted: it has 1 child branch, to delete first: preview\/mr-8-a \(br-preview-mr-8-a\)$/m
-    ]
-  ] as const)(
-    '%s is %s: the gate exits %d, and the next job acts on GATE_PREFLIGHT',
-    async (branch, preflight, code, next) => {
-      const { world, server } = await serve()
-      world.addBranch(PROJECT, { id: 'br-preview-mr-7', name: 'preview/mr-7' })
-      world.addBranch(PROJECT, { id: 'br-preview-mr-8', name: 'preview/mr-8' })
-      world.addBranch(PROJECT, {
-        id: 'br-preview-mr-8-a',
-        name: 'preview/mr-8-a',
-        parentId: 'br-preview-mr-8'
-      })
-      await inTempDir(async (dir) => {
-        const run = await runPipeline(dir, TEARDOWN, {
-          NEON_BRANCH: branch,
-          NEON_API_KEY: KEYS.organization,
-          NEON_PROJECT_ID: PROJECT,
-          NEON_API_HOST: server.apiHost,
-          // neonctl as the recipe runs it, here a stand-in that says what it was asked.
-          NEONCTL: 'echo neonctl'
-        })
-        expect(run.code).toBe(code)
-        expect(jobExit(run.output, 'neon-gate')).toBe(String(code))
-        expect(run.output).toMatch(next)
-        expect(run.dotenv).toContain(`GATE_PREFLIGHT=${preflight}`)
-        if (preflight !== 'clear') expect(run.output).not.toContain('neonctl branches delete')
-        for (const secret of secretForms(KEYS.organization)) {
-          expect(run.output + run.logs + run.dotenv).not.toContain(secret)
-        }
-      })
-    },
-    120_000
-  )
+  it('the stop job on a branch with a child: the gate exits 1 with what blocks it, and nothing is deleted', async () => {
+    const { world, server } = await serve()
+    world.addBranch(PROJECT, { id: 'br-preview-mr-8', name: 'preview/mr-8' })
+    world.addBranch(PROJECT, {
+      id: 'br-preview-mr-8-a',
+      name: 'preview/mr-8-a',
+      parentId: 'br-preview-mr-8'
+    })
+    const database = await freshDatabase('unused-password')
+    const front = await startWritingFront(world, server, { databaseUrl: database.url() })
+    fronts.push(front)
+    await inTempDir(async (dir) => {
+      const run = await pipeline(dir, front, 8, ['stop-preview'])
+      // The job fails; a stop job may fail (allow_failure), so that it never blocks the pipeline.
+      expect([run.code, jobExit(run.output, 'stop-preview')]).toEqual([0, '1'])
+      expect(run.output).toMatch(/^stop-preview\s+finished in .* WARN 1\s*$/m)
+      expect(run.output).toMatch(
+        /^stop-preview\s+> .*Branch preview\/mr-8 \(br-preview-mr-8\) cannot be deleted: it has 1 child branch, to delete first: preview\/mr-8-a \(br-preview-mr-8-a\)/m
+      )
+      expect(run.dotenv).toContain('GATE_PREFLIGHT=blocked')
+      expect(front.answered.filter((call) => call.startsWith('DELETE'))).toEqual([])
+      expect(world.branchesOf(PROJECT).map((branch) => branch.id)).toContain('br-preview-mr-8')
+      for (const secret of secretForms(KEYS.organization)) {
+        expect(run.output + run.logs + run.dotenv + run.curlArgv).not.toContain(secret)
+      }
+    })
+  }, 120_000)
 })

@@ -1,5 +1,6 @@
 /*
- * The Terraform recipe, examples/command/terraform/, as far as this machine allows. Neon's provider
+ * The Terraform recipe, examples/command/terraform/, as far as this machine allows: the gate and
+ * the migrations on apply, the gate with --before delete on destroy. Neon's provider
  * (kislerdm/neon) cannot be downloaded here (no registry but npm's), so its part, main.tf, is
  * checked statically: `terraform fmt -check` parses both files, main.tf names the provider and
  * defines every `local.neon_*` that gate.tf reads. gate.tf, the gate and the migrations, runs for
@@ -96,6 +97,32 @@ describe('Terraform: main.tf, the provider part, checked statically', () => {
   })
 })
 
+describe('Terraform: gate.tf as written', () => {
+  const gate = read('gate.tf')
+
+  it('runs the commands through a shell, so that quotes in them work', () => {
+    expect(gate).toContain('DATABASE_URL="$(cat .neon-migrate-database-url)" sh -c "$MIGRATE"')
+    expect(gate.match(/sh -c "\$NEON_GATE"' "\$@"' neon-gate/g)).toHaveLength(2)
+    expect(gate).not.toMatch(/^\s*\$(MIGRATE|NEON_GATE)\b/m)
+  })
+
+  it('has a destroy-time step that runs the gate with --before delete, from what it kept in input', () => {
+    const teardown =
+      /resource "terraform_data" "neon_teardown" \{[\s\S]*?\n\}/.exec(gate)?.[0] ?? ''
+    expect(teardown).toContain('when    = destroy')
+    expect(teardown).toContain('--before delete')
+    expect(teardown).toContain('depends_on = [terraform_data.neon_gate]')
+    // A destroy-time provisioner may read only self.
+    expect(teardown.split('provisioner')[1]).not.toMatch(/\b(var|local)\./)
+  })
+
+  it('asks for neon_gate plainly: nothing is on npm before the first release', () => {
+    const variable = /variable "neon_gate" \{[\s\S]*?\n\}/.exec(gate)![0]
+    expect(variable).not.toContain('default')
+    expect(variable).toContain('github:OWNER/neon-operations-gate#<full commit SHA>')
+  })
+})
+
 describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
   ;(terraform ? it : it.skip)(
     'gates, then migrates; the same branch again changes nothing; another branch gates and migrates again; a failed one fails the apply',
@@ -145,7 +172,12 @@ describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
 
         const replaced = await apply(other)
         expect(replaced.code).toBe(0)
-        expect(replaced.stdout).toContain('2 added, 0 changed, 2 destroyed')
+        // The gate, the migrations and the check before a delete, each for the new branch; the
+        // old branch was checked first (the provider would delete it next).
+        expect(replaced.stdout).toContain('3 added, 0 changed, 3 destroyed')
+        expect(replaced.stdout).toMatch(
+          /terraform_data\.neon_teardown \(local-exec\): .*br-ready-000007.*can be deleted now/
+        )
         expect(await migrations(database.url())).toBe(2)
 
         const failed = await apply(failing)
@@ -169,5 +201,89 @@ describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
       })
     },
     120_000
+  )
+})
+
+describe('Terraform: gate.tf, destroyed', () => {
+  ;(terraform ? it : it.skip)(
+    "a branch with a child fails the destroy with the gate's reason and keeps the check; once the child is gone the destroy passes; a gone branch passes",
+    async () => {
+      const { world, server } = await branches()
+      world.addBranch(PROJECT, { id: 'br-preview-tf-000001', name: 'preview/tf-1' })
+      const child = world.addBranch(PROJECT, {
+        id: 'br-preview-tf-000002',
+        name: 'preview/tf-1-debug',
+        parentId: 'br-preview-tf-000001'
+      })
+      world.addBranch(PROJECT, { id: 'br-preview-tf-000003', name: 'preview/tf-3' })
+      const database = await freshDatabase('terraform-destroy-password')
+      await inTempDir(async (dir) => {
+        const run = async (work: string, branchId: string, command: string) => {
+          if (!existsSync(work)) {
+            mkdirSync(work)
+            copyFileSync(join(RECIPE, 'gate.tf'), join(work, 'gate.tf'))
+            writeFileSync(join(work, 'neon.tf'), STAND_IN)
+            expect((await terraformRun(dir, work, {}, ['init', '-input=false'])).code).toBe(0)
+          }
+          return terraformRun(
+            dir,
+            work,
+            {
+              TF_VAR_neon_gate: gateCommandLine(server),
+              TF_VAR_migrate_command: migration(dir),
+              TF_VAR_project_id: PROJECT,
+              TF_VAR_branch_id: branchId,
+              TF_VAR_database_url: database.url(),
+              NEON_API_KEY: KEYS.organization
+            },
+            [command, '-auto-approve', '-input=false']
+          )
+        }
+        const blockedDir = join(dir, 'blocked')
+        expect((await run(blockedDir, 'br-preview-tf-000001', 'apply')).code).toBe(0)
+        const blocked = await run(blockedDir, 'br-preview-tf-000001', 'destroy')
+        expect(blocked.code).toBe(1)
+        const said = (blocked.stdout + blocked.stderr).replace(/\s+/g, ' ')
+        expect(said).toContain(
+          'Branch preview/tf-1 (br-preview-tf-000001) cannot be deleted: it has 1 child branch, to delete first: preview/tf-1-debug (br-preview-tf-000002)'
+        )
+        expect(said).toContain('exit status 1')
+        // The check stays, and runs again next time; so does the gate, and through it the branch
+        // and its compute (main.tf), which Terraform destroys only after the check. (The
+        // migrations' resource, which holds nothing, goes meanwhile.)
+        const state = readFileSync(join(blockedDir, 'terraform.tfstate'), 'utf8')
+        expect(state).toContain('"neon_teardown"')
+        expect(state).toContain('"neon_gate"')
+
+        const branches = world.branchesOf(PROJECT)
+        branches.splice(branches.indexOf(child), 1)
+        const cleared = await run(blockedDir, 'br-preview-tf-000001', 'destroy')
+        expect(cleared.code).toBe(0)
+        expect(cleared.stdout).toMatch(
+          /terraform_data\.neon_teardown \(local-exec\): .*can be deleted now/
+        )
+        expect(cleared.stdout).toContain('Destroy complete! Resources: 2 destroyed.')
+
+        // A branch deleted meanwhile (by hand, say): nothing to delete, and the destroy passes.
+        const goneDir = join(dir, 'gone')
+        expect((await run(goneDir, 'br-preview-tf-000003', 'apply')).code).toBe(0)
+        branches.splice(
+          branches.findIndex((branch) => branch.id === 'br-preview-tf-000003'),
+          1
+        )
+        const gone = await run(goneDir, 'br-preview-tf-000003', 'destroy')
+        expect(gone.code).toBe(0)
+        expect(gone.stdout).toMatch(
+          /terraform_data\.neon_teardown \(local-exec\): .*nothing to delete/
+        )
+
+        for (const each of [blocked, cleared, gone]) {
+          for (const secret of secretForms(KEYS.organization)) {
+            expect(each.stdout + each.stderr).not.toContain(secret)
+          }
+        }
+      })
+    },
+    180_000
   )
 })

@@ -40,6 +40,13 @@ describe('npm run demo', () => {
     for (const bar of ['create_branch  br-preview-pr-42 finished', 'database  preview_app ready'])
       expect(green).toMatch(new RegExp(`^  ${bar} +\\|[ █]{40}\\|  from \\d+\\.\\d s$`, 'm'))
     expect(green).toContain('Green: the step passed (exit code 0)')
+    // Each scenario names one pull request: its branch, its event, its comment.
+    expect(green).toContain('as a pull_request run for #42 of octo/app')
+    expect(green).toContain('https://github.com/octo/app/pull/42#issuecomment-')
+    expect(red).toContain('as a pull_request run for #7 of octo/app')
+    expect(red).toContain('pull request #7 (head ')
+    expect(red).toContain('https://github.com/octo/app/pull/7#issuecomment-')
+    expect(red).not.toMatch(/#42\b|pull\/42/)
 
     expect(red).toContain('with the project gate (every operation of the project):')
     expect(red).toContain(

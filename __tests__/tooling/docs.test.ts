@@ -131,6 +131,45 @@ describe('documentation and metadata agree with the code', () => {
     expect(offending).toEqual([])
   })
 
+  it('no recipe puts the API key on a command line (ps shows it): curl reads it from standard input', () => {
+    const recipes: [string, string][] = [
+      ...workflowTexts(),
+      ...readdirSync(join(root, 'examples', 'command'), { recursive: true, encoding: 'utf8' })
+        .filter((name) => /\.(ya?ml|tf)$/.test(name))
+        .map((name): [string, string] => [name, read(`examples/command/${name}`)]),
+      ['templates/gate.yml', read('templates/gate.yml')],
+      ...markdownFiles().flatMap((file) =>
+        [...read(file).matchAll(/```(?:sh|bash|hcl)\n([\s\S]*?)```/g)].map(
+          (match): [string, string] => [file, match[1]]
+        )
+      )
+    ]
+    const onCommandLine = recipes.flatMap(([where, text]) =>
+      text
+        .split('\n')
+        .filter(
+          (line) => /\$\{?NEON_API_KEY\b/.test(line) && /Authorization|Bearer|-H\b/.test(line)
+        )
+        // The one accepted form: printf (a shell built-in, no process) into curl --config -.
+        .filter(
+          (line) =>
+            !/^\s*printf 'header = "Authorization: Bearer %s"\\n' "\$NEON_API_KEY" \|$/.test(line)
+        )
+        .map((line) => `${where}: ${line.trim()}`)
+    )
+    expect(onCommandLine).toEqual([])
+    // The accepted form is really there, followed by curl --config -.
+    const piped = recipes.filter(([, text]) =>
+      /printf 'header = "Authorization: Bearer %s"\\n' "\$NEON_API_KEY" \|\n\s*curl --config -/.test(
+        text
+      )
+    )
+    expect(piped.map(([where]) => where).sort()).toEqual([
+      'examples/wait-for-api-call.yml',
+      'gitlab-ci.yml'
+    ])
+  })
+
   it('README and action.yml give the same defaults, and they are the ones the code applies', () => {
     const defaults = Object.fromEntries(
       inputs.map((name) => {
@@ -207,13 +246,14 @@ describe('documentation and metadata agree with the code', () => {
     }
   })
 
-  it('the README says first what breaks without the gate, then that it is an action and a command, then shows the preview recipe, all in 40 lines', () => {
-    const first = readme.split('\n').slice(0, 40).join('\n')
+  it('the README says first what breaks without the gate, then that it is an action and a command, then shows the preview recipe, all in 55 lines', () => {
+    // 55: the snippet is examples/preview.yml with its permissions and concurrency (recipe-github).
+    const first = readme.split('\n').slice(0, 55).join('\n')
     const at = (text: string) => first.indexOf(text)
     expect(at('a migration against a branch still `init`')).toBeGreaterThan(0)
     expect(at('**GitHub Action**')).toBeGreaterThan(at('a migration against a branch still `init`'))
     expect(at('`neon-gate`')).toBeGreaterThan(at('**GitHub Action**'))
-    // The recipe, whole: its block opens and closes within the first 40 lines.
+    // The recipe, whole: its block opens and closes within the first 55 lines.
     const recipe = /```yaml\n([\s\S]*?)```/.exec(first)?.[1] ?? ''
     expect(at('```yaml')).toBeGreaterThan(at('`neon-gate`'))
     expect(recipe).toContain('uses: neondatabase/create-branch-action@')
@@ -235,15 +275,34 @@ describe('documentation and metadata agree with the code', () => {
     )
     expect(pinned.length).toBeGreaterThan(4)
     expect(pinned.filter((entry) => !entry.endsWith(`: ${version}`))).toEqual([])
-    expect(readme).toContain(`npx --yes neon-operations-gate@${version}`)
-    expect(read('docs/cli.md')).toContain(`npx --yes neon-operations-gate@${version} --help`)
-    // The github: way comes second, pinned to a full commit, and says it needs git.
-    const cli = read('docs/cli.md')
-    expect(cli.indexOf('github:OWNER/neon-operations-gate#<full commit SHA>')).toBeGreaterThan(
-      cli.indexOf(`neon-operations-gate@${version}`)
+    // What works today comes first; npm and @v0 only "after the first release".
+    const install = readme.split('\n## Install\n')[1].split('\n## ')[0]
+    const after = install.indexOf('After the first release')
+    for (const today of [
+      'uses: OWNER/neon-operations-gate@<full commit SHA>',
+      'npx --yes github:OWNER/neon-operations-gate#<full commit SHA> --help',
+      'npm pack',
+      'npm install --global ./neon-operations-gate-'
+    ])
+      expect([today, install.includes(today), install.indexOf(today) < after]).toEqual([
+        today,
+        true,
+        true
+      ])
+    expect(install.indexOf('npm pack')).toBeGreaterThan(0)
+    expect(install.indexOf('npm pack')).toBeLessThan(after)
+    expect(install.slice(after).replace(/\s+/g, ' ')).toContain(
+      `uses: OWNER/neon-operations-gate@v0\`, \`npx --yes neon-operations-gate@${version}\``
     )
-    expect(readme).toMatch(
-      /github:OWNER\/neon-operations-gate#<full commit\s+SHA>`, which needs `git`/
+    expect(install).toContain('`node:24`, not `node:24-slim`')
+    // Everywhere else, an npm version follows the words "after the first release".
+    const cli = read('docs/cli.md')
+    const afterRelease = cli.indexOf('After the first release, from npm:')
+    expect(cli.indexOf('github:OWNER/neon-operations-gate#<full commit SHA>')).toBeLessThan(
+      afterRelease
+    )
+    expect(cli.indexOf(`npx --yes neon-operations-gate@${version} --help`)).toBeGreaterThan(
+      afterRelease
     )
   })
 
@@ -292,6 +351,62 @@ describe('documentation and metadata agree with the code', () => {
 
   it('the tests run on Node 24, the runtime the action declares', () => {
     expect(Number(process.versions.node.split('.')[0])).toBe(24)
+  })
+})
+
+/**
+ * The sentences of a Markdown text, as a reader meets them: code blocks, tables, headings and HTML
+ * left out; a code span or a link counts as one word; a list item starts a sentence.
+ */
+export function sentences(markdown: string): string[] {
+  return markdown
+    .replace(/```[\s\S]*?```/g, '\n\n')
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .split('\n')
+    .filter((line) => !/^\s*(\||#|<\/?(details|summary)|!\[)/.test(line))
+    .map((line) => line.replace(/^\s*(?:[-*]|\d+\.)\s+/, '\n\n'))
+    .join('\n')
+    .replace(/([^\n])\n(?=[^\n])/g, '$1 ')
+    .replace(/`[^`]*`/g, 'CODE')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .split(/\n\s*\n/)
+    .flatMap((paragraph) =>
+      paragraph
+        .replace(/\s+/g, ' ')
+        .trim()
+        .split(/(?<=[.!?])\s+(?=[A-Z`"“(*0-9])/)
+    )
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence !== '')
+}
+
+describe('the users’ docs read easily', () => {
+  const USERS_DOCS = [
+    'README.md',
+    'docs/usage.md',
+    'docs/cli.md',
+    'docs/recipes.md',
+    'docs/teardown.md',
+    'docs/troubleshooting.md',
+    'docs/pull-requests.md',
+    'docs/security.md'
+  ]
+
+  it('the sentence splitter counts what a reader reads', () => {
+    expect(
+      sentences(
+        'One `two three.four` [five six](x.md). Seven?\n\n- Eight\n- nine ten\n\n| a | b |\n\n```sh\nx. Y\n```'
+      )
+    ).toEqual(['One CODE five six.', 'Seven?', 'Eight', 'nine ten'])
+  })
+
+  it('no sentence over 40 words in the README and the users’ docs', () => {
+    const long = USERS_DOCS.flatMap((file) =>
+      sentences(read(file))
+        .filter((sentence) => sentence.split(' ').length > 40)
+        .map((sentence) => `${file} (${sentence.split(' ').length}): ${sentence.slice(0, 80)}…`)
+    )
+    expect(long).toEqual([])
   })
 })
 

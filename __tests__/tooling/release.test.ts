@@ -4,7 +4,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
-import { release, ReleaseRefused, releaseNotes } from '../../script/build/release.ts'
+import { copyFileSync, mkdirSync } from 'node:fs'
+import {
+  catalogProblems,
+  release,
+  ReleaseRefused,
+  releaseNotes,
+  TARBALL_NEEDS
+} from '../../script/build/release.ts'
 
 const root = join(import.meta.dirname, '..', '..')
 const dirs: string[] = []
@@ -93,6 +100,93 @@ describe('script/build/release.ts', () => {
   })
 })
 
+describe('npm run release -- --dry-run: the whole release rehearsed, nothing changed', () => {
+  /** The scratch repository with this repository's release workflow, component and GitLab job. */
+  function complete() {
+    const repo = repository()
+    for (const file of ['.github/workflows/release.yml', 'templates/gate.yml', '.gitlab-ci.yml']) {
+      mkdirSync(join(repo.cwd, file, '..'), { recursive: true })
+      copyFileSync(join(root, file), join(repo.cwd, file))
+    }
+    repo.git('add', '.')
+    repo.git('commit', '--quiet', '-m', 'release files')
+    return repo
+  }
+  const packs = () => [...TARBALL_NEEDS, 'dist/command/index.js.map', 'docs/usage.md']
+
+  it('passes when every step holds: prints the notes, the tarball, the tags and both platforms, and tags nothing', () => {
+    const { cwd, git } = complete()
+    git('tag', 'v1', 'HEAD')
+    const ran: string[] = []
+    const logged: string[] = []
+    const result = release({
+      cwd,
+      dryRun: true,
+      npm: (script) => ran.push(script),
+      pack: packs,
+      log: (line) => logged.push(line)
+    })
+    expect(result).toEqual({ tag: 'v1.4.2' })
+    expect(ran).toEqual(['check-dist', 'test'])
+    expect(git('tag', '--list')).toBe('v1')
+    const text = logged.join('\n')
+    expect(text).not.toContain('MISSING')
+    for (const step of [
+      'ok      version 1.4.2',
+      "ok      CHANGELOG.md section [1.4.2], the GitHub release's notes",
+      '          | - Fixed a thing.',
+      'ok      npm run test',
+      'ok      the npm tarball: 9 files',
+      `ok      tags: v1.4.2 and 1.4.2 (GitLab's catalog) at ${git('rev-parse', 'HEAD')}, then v1 moves there`,
+      'ok      GitHub: .github/workflows/release.yml publishes to npm with provenance',
+      'ok      GitLab: the component, released in the catalog as 1.4.2',
+      'Rehearsal passed'
+    ])
+      expect([step, text.includes(step)]).toEqual([step, true])
+  })
+
+  it('fails naming everything missing at once, and still tags nothing', () => {
+    const { cwd, git } = repository('# Changelog\n')
+    git('tag', '1.4.2')
+    writeFileSync(join(cwd, 'stray.txt'), 'x')
+    const logged: string[] = []
+    const rehearsal = () =>
+      release({
+        cwd,
+        dryRun: true,
+        npm: (script) => {
+          if (script === 'test') throw new Error('red')
+        },
+        pack: () => ['package.json', 'src/index.ts'],
+        log: (line) => logged.push(line)
+      })
+    expect(rehearsal).toThrow(ReleaseRefused)
+    let message = ''
+    try {
+      rehearsal()
+    } catch (error) {
+      message = (error as Error).message
+    }
+    for (const gap of [
+      'CHANGELOG.md has no "## [1.4.2]" section',
+      'the work tree is not clean',
+      'the tests fail',
+      'it lacks dist/command/index.js',
+      'it holds src/index.ts',
+      '1.4.2 exists already',
+      '.github/workflows/release.yml lacks the npm publish with provenance',
+      'templates/gate.yml is not a component',
+      '.gitlab-ci.yml has no job that releases a tag'
+    ])
+      expect([gap, message.includes(gap)]).toEqual([gap, true])
+    expect(git('tag', '--list')).toBe('1.4.2')
+  })
+
+  it("this repository's component and GitLab job are ready for the catalog", () => {
+    expect(catalogProblems(root)).toEqual([])
+  })
+})
+
 describe('releaseNotes: the CHANGELOG.md section of a version, for the GitHub release', () => {
   const changelog = [
     '# Changelog',
@@ -153,6 +247,8 @@ describe('.github/workflows/release.yml', () => {
     expect(workflow.jobs.release.needs).toBe('publish')
     expect(runs('release')).toContain('gh release create "$TAG" --verify-tag')
     expect(runs('release')).toContain('major="${TAG%%.*}"')
+    // The tag without v, which GitLab's catalog releases the component under (.gitlab-ci.yml).
+    expect(runs('release')).toContain('-f ref="refs/tags/${TAG#v}"')
   })
 
   it('publishes with provenance, and only that job may ask for an OIDC token', () => {

@@ -5,11 +5,16 @@
  * (.github/workflows/release.yml), which checks again, publishes to npm, writes the GitHub release
  * and moves the major tag vX.
  *
+ * `npm run release -- --dry-run` rehearses all of it and changes nothing: the version and its
+ * CHANGELOG.md section, the checks, what the npm tarball holds, the tags vX.Y.Z and vX (and X.Y.Z
+ * for GitLab's catalog), the GitHub release's notes, and the GitLab catalog step (the component
+ * and the job that releases it). It prints each step, and fails naming everything missing.
+ *
  * `node script/build/release.ts notes X.Y.Z` prints the CHANGELOG.md section of that version (the
  * workflow's release notes), or fails when there is none.
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 export interface ReleaseOptions {
@@ -18,6 +23,42 @@ export interface ReleaseOptions {
   /** Runs `npm run <script>`; throws when it fails. */
   npm?: (script: string) => void
   log?: (line: string) => void
+  /** Rehearse: check and print every step, change nothing, throw naming all that is missing. */
+  dryRun?: boolean
+  /** The paths `npm pack` would put in the tarball (default: `npm pack --dry-run --json`). */
+  pack?: () => string[]
+}
+
+/** What the npm tarball must hold (the command and what npm shows), and must not. */
+export const TARBALL_NEEDS = [
+  'package.json',
+  'README.md',
+  'LICENSE',
+  'dist/command/index.js',
+  'dist/command/package.json',
+  'docs/cli.md',
+  'docs/recipes.md'
+]
+export const TARBALL_REFUSES =
+  /^(src|__tests__|script|node_modules|\.github|examples)\/|^dist\/index\.js$/
+
+/** What is missing from the repository for the GitLab catalog: the component, and its release job. */
+export function catalogProblems(cwd: string): string[] {
+  const problems: string[] = []
+  const component = join(cwd, 'templates', 'gate.yml')
+  const text = existsSync(component) ? readFileSync(component, 'utf8') : ''
+  if (!/^spec:\n {2}inputs:\n/m.test(text) || !/^---$/m.test(text)) {
+    problems.push('templates/gate.yml is not a component (a spec: with inputs, ---, a job)')
+  }
+  const ci = existsSync(join(cwd, '.gitlab-ci.yml'))
+    ? readFileSync(join(cwd, '.gitlab-ci.yml'), 'utf8')
+    : ''
+  if (!/^\s+release:\n\s+tag_name: \$CI_COMMIT_TAG$/m.test(ci)) {
+    problems.push(
+      '.gitlab-ci.yml has no job that releases a tag (release: tag_name: $CI_COMMIT_TAG)'
+    )
+  }
+  return problems
 }
 
 export class ReleaseRefused extends Error {
@@ -45,6 +86,7 @@ export function release(options: ReleaseOptions): { tag: string } {
     ((script: string) => execFileSync('npm', ['run', script], { cwd, stdio: 'inherit' }))
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
+  if (options.dryRun) return rehearse(options, log, npm, git)
 
   const { version } = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8')) as {
     version: string
@@ -80,6 +122,109 @@ export function release(options: ReleaseOptions): { tag: string } {
   return { tag }
 }
 
+/** The release, step by step, changing nothing; throws ReleaseRefused naming every gap. */
+function rehearse(
+  options: ReleaseOptions,
+  log: (line: string) => void,
+  npm: (script: string) => void,
+  git: (...args: string[]) => string
+): { tag: string } {
+  const { cwd } = options
+  const missing: string[] = []
+  const step = (title: string, problems: string[], details: string[] = []) => {
+    log(`${problems.length === 0 ? 'ok     ' : 'MISSING'} ${title}`)
+    for (const line of [...problems, ...details]) log(`          ${line}`)
+    missing.push(...problems)
+  }
+  const { version } = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8')) as {
+    version: string
+  }
+  const semver = /^\d+\.\d+\.\d+$/.test(version)
+  const tag = `v${version}`
+  const major = `v${version.split('.')[0]}`
+  step(`version ${version}`, semver ? [] : [`version "${version}" is not X.Y.Z`])
+  const notes = releaseNotes(readFileSync(join(cwd, 'CHANGELOG.md'), 'utf8'), version)
+  step(
+    `CHANGELOG.md section [${version}], the GitHub release's notes`,
+    notes ? [] : [`CHANGELOG.md has no "## [${version}]" section, or it is empty`],
+    notes
+      ? notes
+          .split('\n')
+          .slice(0, 8)
+          .map((line) => `| ${line}`)
+      : []
+  )
+  step(
+    'the work tree is clean',
+    git('status', '--porcelain') === '' ? [] : ['the work tree is not clean: commit or stash first']
+  )
+  for (const [script, what] of [
+    ['check-dist', 'dist/ is not the bundle of src/: npm run bundle, commit dist/'],
+    ['test', 'the tests fail']
+  ]) {
+    let failed = false
+    try {
+      npm(script)
+    } catch {
+      failed = true
+    }
+    step(`npm run ${script}`, failed ? [what] : [])
+  }
+  const files = (options.pack ?? (() => packedFiles(cwd)))()
+  step(
+    `the npm tarball: ${files.length} files`,
+    [
+      ...TARBALL_NEEDS.filter((file) => !files.includes(file)).map((file) => `it lacks ${file}`),
+      ...files.filter((file) => TARBALL_REFUSES.test(file)).map((file) => `it holds ${file}`)
+    ],
+    TARBALL_NEEDS.filter((file) => files.includes(file))
+  )
+  const head = git('rev-parse', 'HEAD')
+  const existing = (name: string) => git('tag', '--list', name) !== ''
+  step(
+    `tags: ${tag} and ${version} (GitLab's catalog) at ${head}, then ${major} moves there`,
+    [tag, version].filter(existing).map((name) => `${name} exists already`),
+    [
+      existing(major)
+        ? `${major} is at ${git('rev-parse', `${major}^{commit}`)} now`
+        : `${major} is new`
+    ]
+  )
+  step(
+    'GitHub: .github/workflows/release.yml publishes to npm with provenance and writes the release',
+    workflowProblems(cwd)
+  )
+  step(`GitLab: the component, released in the catalog as ${version}`, catalogProblems(cwd))
+  if (missing.length > 0) {
+    throw new ReleaseRefused(`the rehearsal found ${missing.length} missing: ${missing.join('; ')}`)
+  }
+  log(`Rehearsal passed: npm run release would tag ${tag} at ${head}. Nothing was changed.`)
+  return { tag }
+}
+
+/** What `npm pack` would put in the tarball, as paths. */
+function packedFiles(cwd: string): string[] {
+  const json = execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], {
+    cwd,
+    encoding: 'utf8'
+  })
+  return (JSON.parse(json) as { files: { path: string }[] }[])[0].files.map((file) => file.path)
+}
+
+/** What the release workflow lacks of its steps. */
+function workflowProblems(cwd: string): string[] {
+  const file = join(cwd, '.github', 'workflows', 'release.yml')
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : ''
+  return [
+    ['npm publish --provenance --access public', 'the npm publish with provenance'],
+    ['gh release create "$TAG" --verify-tag', 'the GitHub release'],
+    ['major="${TAG%%.*}"', 'the move of the major tag'],
+    ['refs/tags/${TAG#v}', "the tag of GitLab's catalog (X.Y.Z)"]
+  ]
+    .filter(([needle]) => !text.includes(needle))
+    .map(([, what]) => `.github/workflows/release.yml lacks ${what}`)
+}
+
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
   const root = join(import.meta.dirname, '..', '..')
   if (process.argv[2] === 'notes') {
@@ -92,7 +237,7 @@ if (process.argv[1] && import.meta.filename === process.argv[1]) {
     }
   } else {
     try {
-      release({ cwd: root })
+      release({ cwd: root, dryRun: process.argv.includes('--dry-run') })
     } catch (error) {
       console.error(`Release refused: ${(error as Error).message}`)
       process.exitCode = 1

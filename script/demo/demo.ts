@@ -11,6 +11,7 @@ import { ensureFreshBundle } from '../build/fresh-bundle.ts'
 import {
   DEFAULT_SCENARIOS,
   DEMOS,
+  PULL_REQUESTS,
   type Scenario,
   type ScenarioName,
   TITLES,
@@ -64,7 +65,9 @@ async function show(name: ScenarioName, scenario: Scenario): Promise<boolean> {
     const secret = ['api_key', 'github_token', 'database_url'].includes(input)
     console.log(`  INPUT_${input.toUpperCase()}=${secret ? '***' : value}`)
   }
-  console.log(`  as a pull_request run for #42 of octo/app, GITHUB_API_URL=${github.apiUrl}`)
+  console.log(
+    `  as a pull_request run for #${PULL_REQUESTS[name]} of octo/app, GITHUB_API_URL=${github.apiUrl}`
+  )
   const runOnce = async (): Promise<BundleRun> => {
     console.log('')
     const run = await runBundle(inputs, { onStdout: logPrinter(), env })

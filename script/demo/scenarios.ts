@@ -55,6 +55,14 @@ export interface Scenario {
 }
 
 const GITHUB_TOKEN = 'ghs_local_demo_token_not_a_secret'
+
+/** The pull request of each scenario: the number in its branch (preview/pr-N) and in its event. */
+export const PULL_REQUESTS: Record<ScenarioName, number> = {
+  success: 42,
+  failure: 7,
+  timeout: 9,
+  teardown: 42
+}
 const DATABASE_PASSWORD = 'local-demo-password-not-a-secret'
 
 /** Sets up `name`, hands it to `use`, and closes everything after. */
@@ -67,12 +75,14 @@ export async function withScenario<T>(
   const github = await startGitHubServer()
   github.tokens.set(GITHUB_TOKEN, { user: ACTIONS_BOT, canWrite: true })
   const eventDir = mkdtempSync(join(tmpdir(), 'demo-event-'))
+  const number = PULL_REQUESTS[name]
   writeFileSync(
     join(eventDir, 'event.json'),
     JSON.stringify({
+      number,
       pull_request: {
-        number: 42,
-        html_url: 'https://github.com/octo/app/pull/42',
+        number,
+        html_url: `https://github.com/octo/app/pull/${number}`,
         head: { sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d', repo: { full_name: 'octo/app' } }
       }
     })
@@ -84,7 +94,7 @@ export async function withScenario<T>(
     GITHUB_SHA: 'ffffffffffffffffffffffffffffffffffffffff',
     GITHUB_WORKFLOW: 'Preview',
     GITHUB_JOB: 'gate',
-    GITHUB_RUN_ID: '42000',
+    GITHUB_RUN_ID: `${number}000`,
     GITHUB_API_URL: github.apiUrl
   }
   const inputs: Record<string, string> = {

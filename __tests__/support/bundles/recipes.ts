@@ -78,8 +78,9 @@ export function imageProblem(image: string, spec: string): string | undefined {
 }
 
 /**
- * A migration that really migrates, as a command line: a row in a table on the database at
- * DATABASE_URL, and `migrated` on standard output.
+ * A migration that really migrates, as a shell command line with a quoted argument (as `psql
+ * "$DATABASE_URL" -c '…'` has): a row in a table on the database at DATABASE_URL, and `migrated` on
+ * standard output. Run without a shell (its words split on spaces), it fails and migrates nothing.
  */
 export function migration(dir: string): string {
   const file = join(dir, 'migrate.mjs')
@@ -87,6 +88,10 @@ export function migration(dir: string): string {
     file,
     [
       `import pg from ${JSON.stringify(join(root, 'node_modules', 'pg', 'lib', 'index.js'))}`,
+      "if (process.argv[2] !== 'preview migrated') {",
+      '  console.error(`not run by a shell: ${JSON.stringify(process.argv.slice(2))}`)',
+      '  process.exit(1)',
+      '}',
       'const client = new pg.Client({ connectionString: process.env.DATABASE_URL, ssl: false })',
       'await client.connect()',
       "await client.query('CREATE TABLE IF NOT EXISTS preview_migrated (at timestamptz)')",
@@ -95,7 +100,27 @@ export function migration(dir: string): string {
       "console.log('migrated')"
     ].join('\n')
   )
-  return `node ${file}`
+  return `node ${file} 'preview migrated'`
+}
+
+/**
+ * A deploy that needs the database, as a shell command line: it connects to DATABASE_URL, counts
+ * the migrations, and says `deployed on a database migrated N times`.
+ */
+export function deployment(dir: string): string {
+  const file = join(dir, 'deploy.mjs')
+  writeFileSync(
+    file,
+    [
+      `import pg from ${JSON.stringify(join(root, 'node_modules', 'pg', 'lib', 'index.js'))}`,
+      'const client = new pg.Client({ connectionString: process.env.DATABASE_URL, ssl: false })',
+      'await client.connect()',
+      "const { rows } = await client.query('SELECT count(*)::int AS n FROM preview_migrated')",
+      'await client.end()',
+      'console.log(`deployed on a database migrated ${rows[0].n} times`)'
+    ].join('\n')
+  )
+  return `node ${file} --preview "$CI_MERGE_REQUEST_IID"`
 }
 
 /** How many times the migration ran on the database at `url`. */

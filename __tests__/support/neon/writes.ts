@@ -1,8 +1,9 @@
 /*
  * What a recipe asks of Neon's API besides what the gate reads: a new branch (POST
- * /projects/{id}/branches, with a read-write compute) and its database's connection URI (GET
- * /projects/{id}/connection_uri). The local API server answers reads only; this front answers
- * those two from the same world (so the gate then finds the new branch and its operations) and
+ * /projects/{id}/branches, with a read-write compute), its database's connection URI (GET
+ * /projects/{id}/connection_uri) and its deletion (DELETE /projects/{id}/branches/{branch_id},
+ * `423 Locked` the first `lockedDeletes` times, as while an operation of the project runs). The
+ * local API server answers reads only; this front answers those from the same world (so the gate then finds the new branch and its operations) and
  * passes every other request to the server. Both are held to Neon's OpenAPI document: `violations`
  * lists what a request or an answer broke.
  */
@@ -28,6 +29,8 @@ export interface WritingFront {
   violations: ContractViolation[]
   /** Every request the front answered itself, as `POST /projects/p/branches`. */
   answered: string[]
+  /** How many DELETE requests are still to be answered 423 Locked. */
+  lockedDeletes: number
   close(): Promise<void>
 }
 
@@ -67,25 +70,40 @@ function endpointJson(projectId: string, branchId: string, endpointId: string, a
 export async function startWritingFront(
   world: World,
   server: ApiServer,
-  options: { databaseUrl: string }
+  options: { databaseUrl: string; lockedDeletes?: number }
 ): Promise<WritingFront> {
   const document = YAML.parse(readFileSync(NEON_DOCUMENT, 'utf8')) as ApiDocument
   const contract = await openApiContract(
     trimDocument(document, {
       '/projects/{project_id}/branches': ['post'],
+      '/projects/{project_id}/branches/{branch_id}': ['delete'],
       '/projects/{project_id}/connection_uri': ['get']
     }),
     { basePath: BASE_PATH }
   )
   const violations: ContractViolation[] = []
   const answered: string[] = []
+  const handle: WritingFront = {
+    apiHost: '',
+    violations,
+    answered,
+    lockedDeletes: options.lockedDeletes ?? 0,
+    close: async () => undefined
+  }
 
   function answer(method: string, path: string, query: URLSearchParams, body: unknown) {
-    const [, projectId, resource] =
-      new RegExp(`^${BASE_PATH}/projects/([^/]+)/(branches|connection_uri)$`).exec(path) ?? []
+    const [, projectId, resource, branchId] =
+      new RegExp(`^${BASE_PATH}/projects/([^/]+)/(branches|connection_uri)(?:/([^/]+))?$`).exec(
+        path
+      ) ?? []
     if (!resource) return undefined
     const project = world.project(projectId)
     if (!project) return { status: 404, body: { code: '', message: 'project not found' } }
+    if (branchId !== undefined) {
+      return method === 'DELETE' && resource === 'branches'
+        ? deleteBranch(project.id, decodeURIComponent(branchId))
+        : undefined
+    }
     if (method === 'POST' && resource === 'branches') {
       const name = (body as { branch?: { name?: string } } | undefined)?.branch?.name
       const endpointId = `ep-${randomUUID().slice(0, 8)}`
@@ -116,6 +134,18 @@ export async function startWritingFront(
       return { status: 200, body: { uri: options.databaseUrl } }
     }
     return undefined
+  }
+
+  function deleteBranch(projectId: string, branchId: string) {
+    const list = world.branchesOf(projectId)
+    const branch = list.find((item) => item.id === branchId)
+    if (!branch) return { status: 404, body: { code: '', message: 'branch not found' } }
+    if (handle.lockedDeletes > 0) {
+      handle.lockedDeletes--
+      return { status: 423, body: { code: '', message: 'project already has running operations' } }
+    }
+    list.splice(list.indexOf(branch), 1)
+    return { status: 200, body: { branch: branchJson(branch), operations: [] } }
   }
 
   const front = createServer((request, response) => {
@@ -167,14 +197,13 @@ export async function startWritingFront(
   })
   await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`
-  return {
+  Object.assign(handle, {
     apiHost: `${url}${BASE_PATH}`,
-    violations,
-    answered,
     close: () =>
       new Promise<void>((resolve) => {
         front.closeAllConnections()
         front.close(() => resolve())
       })
-  }
+  })
+  return handle
 }

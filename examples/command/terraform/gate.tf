@@ -1,10 +1,17 @@
-# The gate, then the migrations, for the branch of main.tf (local.neon_*): each a terraform_data
-# resource with local-exec provisioners, run by `terraform apply` on its own machine.
+# The gate, then the migrations, for the branch of main.tf (local.neon_*), and the gate again
+# before the branch is deleted: each a terraform_data resource with local-exec provisioners, run by
+# `terraform apply` and `terraform destroy` on their own machine.
 #
 # - The gate runs again whenever the branch is replaced (triggers_replace on its id), and the
 #   migrations whenever the gate ran again or migrations_version changes. A failure fails
 #   `terraform apply` (local-exec provisioner error ... exit status N) and taints the resource, so
 #   the next apply tries again.
+# - Before the branch goes (`terraform destroy`, or a new branch_name that replaces it), a
+#   destroy-time step runs the gate with --before delete: it waits until the project is idle, then
+#   fails the destroy, with the gate's reason in the log, when the API would refuse the delete (a
+#   child branch, a protected or default branch). Nothing is deleted then; fix it and destroy again.
+# - Commands run through a shell (sh -c), so quotes in neon_gate and migrate_command work as in a
+#   terminal: psql "$DATABASE_URL" -c 'select 1' is one command, not words split on spaces.
 # - The database URL is sensitive, and Terraform hides all the output of a provisioner whose
 #   command or environment holds a sensitive value ("output suppressed due to sensitive value in
 #   config"). So a first, silent provisioner writes it into a file only this user can read, and the
@@ -12,8 +19,11 @@
 
 variable "neon_gate" {
   type        = string
-  description = "How to run the gate command. Pin the version you have reviewed; a github: spec needs git."
-  default     = "npx --yes neon-operations-gate@0.1.0"
+  description = <<-EOT
+    How to run the gate command, pinned to what you have reviewed. Before the first release:
+    npx --yes github:OWNER/neon-operations-gate#<full commit SHA> (needs git). After it:
+    npx --yes neon-operations-gate@0.1.0.
+  EOT
 }
 
 variable "migrate_command" {
@@ -40,8 +50,8 @@ resource "terraform_data" "neon_gate" {
     # Values reach the command through its environment, so no quoting is needed; the key comes
     # from terraform's own environment (NEON_API_KEY).
     command = <<-EOT
-      $NEON_GATE --project-id "$GATE_PROJECT_ID" --branch-id "$GATE_BRANCH_ID" \
-        --database-url-file .neon-gate-database-url --timeout 15m
+      sh -c "$NEON_GATE"' "$@"' neon-gate --project-id "$GATE_PROJECT_ID" \
+        --branch-id "$GATE_BRANCH_ID" --database-url-file .neon-gate-database-url --timeout 15m
       status=$?
       rm -f .neon-gate-database-url
       exit $status
@@ -64,11 +74,37 @@ resource "terraform_data" "migrate" {
 
   provisioner "local-exec" {
     command     = <<-EOT
-      DATABASE_URL="$(cat .neon-migrate-database-url)" $MIGRATE
+      DATABASE_URL="$(cat .neon-migrate-database-url)" sh -c "$MIGRATE"
       status=$?
       rm -f .neon-migrate-database-url
       exit $status
     EOT
     environment = { MIGRATE = var.migrate_command }
+  }
+}
+
+# Before the branch is deleted: the gate with --before delete. A destroy-time step can read only
+# its own resource (self), so what it needs is kept in `input`. It depends on the gate, and through
+# it on the branch and its compute: Terraform destroys it, and runs this check, before them.
+resource "terraform_data" "neon_teardown" {
+  triggers_replace = [local.neon_project_id, local.neon_branch_id]
+  input = {
+    gate       = var.neon_gate
+    project_id = local.neon_project_id
+    branch_id  = local.neon_branch_id
+  }
+  depends_on = [terraform_data.neon_gate]
+
+  provisioner "local-exec" {
+    when    = destroy
+    command = <<-EOT
+      sh -c "$NEON_GATE"' "$@"' neon-gate --project-id "$GATE_PROJECT_ID" \
+        --branch-id "$GATE_BRANCH_ID" --before delete --timeout 10m
+    EOT
+    environment = {
+      NEON_GATE       = self.input.gate
+      GATE_PROJECT_ID = self.input.project_id
+      GATE_BRANCH_ID  = self.input.branch_id
+    }
   }
 }

@@ -1,7 +1,7 @@
 # Terraform: a Neon branch with its compute (Neon's provider, kislerdm/neon), gated before its
-# migrations run (gate.tf). The machine that runs `terraform apply` needs Node 24 (or 20.20 or
-# later) with npm, and a way to the npm registry, for `npx neon-operations-gate`; git only for a
-# github: package spec. docs/recipes.md explains each part.
+# migrations run, and checked before it is deleted (gate.tf). The machine that runs `terraform
+# apply` and `terraform destroy` needs Node 24 or 20.20+ with npm, and git for a github:
+# package spec (the only one before the first release). docs/recipes.md explains each part.
 #
 # The API key is never a Terraform variable: both the provider and the gate read NEON_API_KEY from
 # the environment that `terraform apply` runs in, so the key is in neither the configuration, the
