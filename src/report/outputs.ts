@@ -114,12 +114,7 @@ export function typedOutputs(
     const state = report.branch.current_state
     values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined
   }
-  // Before a teardown, once the check has decided, or `busy` while something was still in flight.
-  if (report.teardown) {
-    values.preflight = report.teardown.preflight
-    // `busy`: the branch was not checked, so nothing is said of what blocks it.
-    if (report.teardown.preflight !== 'busy') values.blockers = blockersOutput(report.teardown)
-  }
+  Object.assign(values, teardownOutputs(report))
   if (report.database) {
     values.database_state = report.database.state
     const ready = report.database.readyMs
@@ -160,6 +155,16 @@ export function typedOutputs(
     lists.forEach((list, index) => (values[list.name] = kept[index]))
   }
   return { values, notes }
+}
+
+/**
+ * Before a teardown, once the check has decided, or `busy` while something was still in flight:
+ * then the branch was not checked, so nothing is said of what blocks it.
+ */
+function teardownOutputs({ teardown }: RunReport): Record<string, OutputValue> {
+  if (!teardown) return {}
+  const { preflight } = teardown
+  return preflight === 'busy' ? { preflight } : { preflight, blockers: blockersOutput(teardown) }
 }
 
 export interface BuiltOutputs {
