@@ -8,12 +8,8 @@ import { FakeClock } from './support/time/clock.js'
 import { describe, expect, it } from '@jest/globals'
 import { letThrough, withoutNetwork } from './support/nock.js'
 import { octokitCommentApi } from '../src/runner/github-comments.js'
-import {
-  type LegResult,
-  legResult,
-  readComment,
-  renderComment
-} from '../src/runner/comment-results.js'
+import { type LegResult, legResult, readComment } from '../src/runner/comment-results.js'
+import { renderComment } from '../src/runner/comment-render.js'
 import type { CommentMode } from '../src/runner/comment-writes.js'
 import { gateMarker, writePullRequestComment } from '../src/runner/pr-comment.js'
 import type { RunReport } from '../src/report/report.js'
@@ -227,6 +223,10 @@ describe('the sticky pull-request comment', () => {
         authenticatedLogin: () => new Promise(() => undefined),
         // eslint-disable-next-line require-yield
         async *listComments() {
+          await new Promise(() => undefined)
+        },
+        // eslint-disable-next-line require-yield
+        async *listJobs() {
           await new Promise(() => undefined)
         },
         createComment: () => new Promise(() => undefined),

@@ -11,8 +11,21 @@ export interface IssueComment {
   user?: { login: string; type?: string } | null
 }
 
-/** The issue-comments endpoints of one pull request. */
+/** A job of a workflow run attempt, as GitHub's jobs API lists it (the fields read here). */
+export interface WorkflowJob {
+  name: string
+  status: string
+  runner_name?: string | null
+}
+
+/** The issue-comments endpoints of one pull request, and the jobs of one workflow run attempt. */
 export interface CommentApi {
+  /**
+   * The jobs of attempt `attempt` of workflow run `runId`, a page at a time
+   * (`GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs`, which needs
+   * `actions: read`).
+   */
+  listJobs(runId: number, attempt: number): AsyncIterable<WorkflowJob[]>
   /** The login the token writes as; undefined when GitHub will not say (403 for an app's token). */
   authenticatedLogin(): Promise<string | undefined>
   /** Every comment, a page at a time. */
@@ -55,6 +68,16 @@ export async function octokitCommentApi(options: {
         if ((error as { status?: unknown }).status === 403) return undefined
         throw error
       }
+    },
+    async *listJobs(runId, attempt) {
+      const pages = octokit.paginate.iterator(octokit.rest.actions.listJobsForWorkflowRunAttempt, {
+        owner,
+        repo,
+        run_id: runId,
+        attempt_number: attempt,
+        per_page: 100
+      })
+      for await (const page of pages) yield page.data as WorkflowJob[]
     },
     async *listComments() {
       const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {

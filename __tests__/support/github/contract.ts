@@ -24,8 +24,9 @@ const GITHUB_DESCRIPTION = join(
   'api.github.com.json'
 )
 
-/** List, create, update and delete issue comments, and who the token is. */
+/** List, create, update and delete issue comments, who the token is, and a run attempt's jobs. */
 const GITHUB_PATHS_USED = {
+  '/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs': ['get'],
   '/repos/{owner}/{repo}/issues/{issue_number}/comments': ['get', 'post'],
   '/repos/{owner}/{repo}/issues/comments/{comment_id}': ['patch', 'delete'],
   '/user': ['get']
