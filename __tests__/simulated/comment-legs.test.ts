@@ -81,3 +81,97 @@ describe('eight legs that finish in the same second keep every result', () => {
     }
   )
 })
+
+describe('a re-run of some legs keeps the others, on the simulated network', () => {
+  /** Leg i of attempt `attempt`, on its own runner, whose job the jobs API lists as `gate (i)`. */
+  function legOf(api: GitHubApi, random: () => number, i: number, attempt: number, red: boolean) {
+    const runnerName = `GitHub Actions ${attempt * 100 + i}`
+    api.jobs.push({ runId: 9, attempt, name: `gate (${i})`, runnerName, status: 'in_progress' })
+    // Another attempt's job on a runner of the same name must not be taken for this one.
+    api.jobs.push({
+      runId: 9,
+      attempt: attempt + 50,
+      name: 'other',
+      runnerName,
+      status: 'completed'
+    })
+    const leg: Leg = {
+      name: `leg-${i}-attempt-${attempt}`,
+      outcome: red ? 'failure' : 'success',
+      startMs: random() * 1000,
+      halfTripMs: latency(random, 20 + 100 * random()),
+      runnerName
+    }
+    return leg
+  }
+
+  const newest = (api: GitHubApi) =>
+    theComment(api)
+      .results.map(([name, outcome, attempt]) => `${name} ${outcome} ${attempt}`)
+      .sort()
+
+  it.each([1, 2, 3, 4, 5])(
+    'seed %i: told apart by the jobs API (actions: read), a re-run replaces only the legs it re-ran, and turns green once every red leg passed',
+    async (seed) => {
+      const random = seeded(100 + seed)
+      const api = github({ actionsRead: true })
+      const time = new SimulatedTime()
+      const first = Array.from({ length: 8 }, (_, i) =>
+        legOf(api, random, i, 1, i === 2 || i === 5)
+      )
+      await runLegs(time, api, first, { seed, attempt: '1' })
+      // "Re-run failed jobs": legs 2 and 5 at once; 2 passes, 5 fails again.
+      const second = [legOf(api, random, 2, 2, false), legOf(api, random, 5, 2, true)]
+      const { lines } = await runLegs(time, api, second, { seed, attempt: '2' })
+      expect(warningsOf(lines)).toEqual([])
+      expect(newest(api)).toEqual(
+        [0, 1, 3, 4, 6, 7]
+          .map((i) => `gate (${i}) success 1`)
+          .concat('gate (2) success 2', 'gate (5) failure 2')
+          .sort()
+      )
+      const red = theComment(api)
+      expect(red.comment.body).toContain(
+        '<b>❌ failure</b>: <code>action_of_leg-5-attempt-2</code>'
+      )
+      expect(red.comment.body).toContain('Results of earlier attempts stay')
+      // Leg 5 again, and it passes: every leg's newest result is green.
+      const { urls } = await runLegs(time, api, [legOf(api, random, 5, 3, false)], {
+        seed,
+        attempt: '3'
+      })
+      expect(newest(api)).toContain('gate (5) success 3')
+      expect(newest(api)).toHaveLength(8)
+      const green = theComment(api)
+      expect(green.comment.body).toMatch(/\n<p><b>✅ success<\/b>/)
+      expect(urls).toEqual([green.comment.html_url])
+      expect(api.violations).toEqual([])
+    }
+  )
+
+  it.each([1, 2, 3])(
+    'seed %i: without actions: read, one warning a leg, and a re-run’s green never hides the red it could not replace',
+    async (seed) => {
+      const random = seeded(200 + seed)
+      const api = github({ actionsRead: false })
+      const time = new SimulatedTime()
+      const first = Array.from({ length: 4 }, (_, i) => legOf(api, random, i, 1, i < 2))
+      await runLegs(time, api, first, { seed, attempt: '1' })
+      const second = [legOf(api, random, 0, 2, false), legOf(api, random, 1, 2, false)]
+      const { lines } = await runLegs(time, api, second, { seed, attempt: '2' })
+      for (const own of lines) {
+        const warnings = own.filter((line) => line.startsWith('warning'))
+        expect(warnings).toHaveLength(1)
+        expect(warnings[0]).toContain('permissions: actions: read')
+        expect(warnings[0]).toContain('Resource not accessible by integration (HTTP 403)')
+      }
+      const { comment, results } = theComment(api)
+      // Every result stays, the two red ones of attempt 1 among them, and they head the comment.
+      expect(results).toHaveLength(6)
+      expect(results.filter(([, outcome]) => outcome === 'failure')).toHaveLength(2)
+      expect(comment.body).toContain('<b>❌ failure</b>')
+      expect(comment.body).toContain('cannot be told apart')
+      expect(api.violations).toEqual([])
+    }
+  )
+})

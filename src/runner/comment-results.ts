@@ -199,7 +199,7 @@ export function mostSevere(results: LegResult[], count: number): LegResult[] {
 export class RunRecord {
   /** Other legs' results, as comments held them (this leg's own, when a comment held it, too). */
   private readonly seen: LegResult[] = []
-  /** Details of a leg's result, as a comment that showed it held them. */
+  /** Details of a result (by its identity), as a comment that showed it held them. */
   private readonly details = new Map<string, string>()
 
   constructor(private readonly own: OwnResult) {}
@@ -216,7 +216,8 @@ export class RunRecord {
     for (const { results, details } of comments.filter((content) => content !== undefined)) {
       if (results.run !== this.own.run) continue
       this.seen.push(...results.results)
-      if (!this.details.has(results.shown)) this.details.set(results.shown, details)
+      const shown = results.results.find((result) => result.leg === results.shown)
+      if (shown && !this.details.has(identity(shown))) this.details.set(identity(shown), details)
     }
     const result = this.own.result
     result.replaces ??= replacing(result, this.newest())
@@ -228,7 +229,7 @@ export class RunRecord {
     const results = mostSevere(this.newest(), MAX_RESULTS)
     const [shown] = mostSevere(results, 1)
     const carried =
-      shown.leg === this.own.result.leg ? this.own.details : this.details.get(shown.leg)
+      shown.leg === this.own.result.leg ? this.own.details : this.details.get(identity(shown))
     // Another leg's details, as its comment holds them: within their budget, or its line alone.
     const details =
       carried !== undefined && Buffer.byteLength(carried) <= DETAILS_BUDGET_BYTES

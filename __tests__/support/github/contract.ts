@@ -34,5 +34,22 @@ const GITHUB_PATHS_USED = {
 
 export async function githubContract(): Promise<Contract> {
   const description = JSON.parse(readFileSync(GITHUB_DESCRIPTION, 'utf8')) as ApiDocument
-  return openApiContract(trimDocument(description, GITHUB_PATHS_USED))
+  const trimmed = trimDocument(description, GITHUB_PATHS_USED)
+  nullableEnums(trimmed)
+  return openApiContract(trimmed)
+}
+
+/**
+ * A field the description marks `nullable` with an `enum` (a job's `conclusion`, null while it
+ * runs, as GitHub sends it) takes null too: the validator reads the enum alone, without the null
+ * that `nullable` adds in OpenAPI 3.0.
+ */
+function nullableEnums(value: unknown): void {
+  if (Array.isArray(value)) return value.forEach(nullableEnums)
+  if (value === null || typeof value !== 'object') return
+  const schema = value as { nullable?: unknown; enum?: unknown[] }
+  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) {
+    schema.enum = [...schema.enum, null]
+  }
+  Object.values(value).forEach(nullableEnums)
 }
