@@ -48,7 +48,9 @@ const LegResultSchema = z.object({
     .max(4 * MAX_NAME_CHARS)
     .optional(),
   /** The one result of an earlier attempt that this one took the place of (see `replacing`). */
-  replaces: z.string().max(64).optional()
+  replaces: z.string().max(64).optional(),
+  /** The leg's slowest round trip to GitHub (ms): the other legs pause longer than it. */
+  trip: z.number().int().min(0).max(60_000).optional()
 })
 export type LegResult = z.infer<typeof LegResultSchema>
 
@@ -237,6 +239,11 @@ export class RunRecord {
         : fallbackDetails(shown)
     const attempt = String(Math.max(...results.map(attemptOf), Number(this.own.attempt) || 0))
     return { results: { run: this.own.run, attempt, shown: shown.leg, results }, details }
+  }
+
+  /** The slowest round trip to GitHub that a leg of the run has written (ms). */
+  slowestTrip(): number {
+    return Math.max(0, ...this.newest().map((result) => result.trip ?? 0))
   }
 
   /** Whether `content` already holds everything this leg knows, and shows the worst of it. */

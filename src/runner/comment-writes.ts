@@ -98,7 +98,9 @@ async function ownComments(
 
 /** Round trips to GitHub, timed, and the pauses they call for. */
 class Pacing {
-  private slowest = 0
+  /** The slowest round trip of this leg's, and the slowest that other legs wrote in the comment. */
+  slowest = 0
+  others = 0
   constructor(private readonly write: CommentWrite) {}
 
   async trip<T>(call: () => Promise<T>): Promise<T> {
@@ -116,7 +118,7 @@ class Pacing {
    */
   async pause(): Promise<boolean> {
     const { clock, random, deadline, signal } = this.write
-    const pauseMs = Math.max(MIN_PAUSE_MS, this.slowest) * (1 + random())
+    const pauseMs = Math.max(MIN_PAUSE_MS, this.slowest, this.others) * (1 + random())
     if (clock.now() + pauseMs + 2 * this.slowest > deadline) return false
     await clock.sleep(pauseMs, signal)
     return true
@@ -177,6 +179,9 @@ export async function upsertComment(
       )
       return 'written'
     }
+    // This leg's slowest round trip goes with its result, so that other legs pause longer than it.
+    write.own.result.trip = Math.round(pacing.slowest)
+    pacing.others = record.slowestTrip()
     const body = renderComment(marker, record.content(), footer)
     if (kept) {
       const held = record.heldBy(contents[0])
