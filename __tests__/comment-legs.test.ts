@@ -18,6 +18,7 @@ import {
 import { renderComment, RESULTS_BUDGET_BYTES } from '../src/runner/comment-render.js'
 import type { CommentMode } from '../src/runner/comment-writes.js'
 import type { CommentApi, IssueComment } from '../src/runner/github-comments.js'
+import { legInputName } from '../src/runner/comment-leg.js'
 import { gateMarker, writePullRequestComment } from '../src/runner/pr-comment.js'
 import { pullRequestContext } from './support/github/context.js'
 import { collectingLogger } from './support/logger.js'
@@ -471,5 +472,15 @@ describe('the results within the comment’s size', () => {
     expect(merged.details).toMatch(
       /^<h2>Neon operations gate<\/h2>\n<p>(&gt;){150,200}… \[\d+ more characters\]<\/p>\n$/
     )
+  })
+})
+
+describe('pr_comment_leg names the leg as GitHub names a matrix job', () => {
+  it('a matrix’s values, a job without a matrix by its id, other text as it is', () => {
+    expect(legInputName('{\n  "region": "eu-west",\n  "node": 16\n}', 'gate')).toBe('eu-west, 16')
+    expect(legInputName('{"os": {"name": "linux"}}', 'gate')).toBe('{"name":"linux"}')
+    expect(legInputName('null', 'gate')).toBe('gate')
+    expect(legInputName('"eu"', 'gate')).toBe('eu')
+    expect(legInputName('  eu  west ', 'gate')).toBe('eu west')
   })
 })

@@ -17,7 +17,7 @@ const MAX_RESULTS = 30
 /** A result's line, as the comment's table and its hidden data hold it. */
 export const MAX_LINE_CHARS = 200
 /** A leg's name (its job's name, or the `pr_comment_leg` input), as the comment shows it. */
-export const MAX_NAME_CHARS = 80
+const MAX_NAME_CHARS = 80
 /**
  * What the details of the result shown may take: with the results, the marker and the footer, the
  * body stays under 60,000 UTF-8 bytes (GitHub refuses a comment over 65,536 characters).
@@ -154,7 +154,7 @@ const identity = (result: LegResult): string =>
  * `replaces` an earlier attempt's takes its place. Of two results with the same identity, the one
  * seen first stays (a leg's own, with its line uncut).
  */
-export function newestOfEachLeg(results: LegResult[]): LegResult[] {
+function newestOfEachLeg(results: LegResult[]): LegResult[] {
   const byLeg = new Map<string, LegResult>()
   for (const result of results) {
     const held = byLeg.get(result.leg)
@@ -178,7 +178,7 @@ export function newestOfEachLeg(results: LegResult[]): LegResult[] {
  * leg cannot be told apart: only when those attempts left exactly one result, of a leg that could
  * not be told apart either (a gate of one leg, re-run). Several: none, and they stay.
  */
-export function replacing(own: LegResult, results: LegResult[]): string | undefined {
+function replacing(own: LegResult, results: LegResult[]): string | undefined {
   const earlier = results.filter((result) => attemptOf(result) < attemptOf(own))
   const [only] = earlier
   return earlier.length === 1 && !only.name && only.leg !== own.leg ? only.leg : undefined

@@ -21,6 +21,7 @@
 import type { Clock } from '../domain/clock.js'
 import type { Logger } from '../domain/logger.js'
 import {
+  type CommentContent,
   type LegResult,
   type OwnResult,
   holdsLaterRun,
@@ -151,15 +152,9 @@ export async function upsertComment(
     const contents = comments.map((comment) => readComment(comment.body ?? '', marker))
     const [kept, ...duplicates] = comments
     if (!record) {
-      if (!kept && write.mode === 'failure' && !write.failed) return 'not needed'
-      if (holdsLaterRun(contents, write.own)) {
-        logger.info(
-          `pr_comment: ${kept.html_url} holds the results of a later run of this gate; left as it is`
-        )
-        return 'later run'
-      }
-      Object.assign(write.own.result, await write.identify())
-      record = new RunRecord(write.own)
+      const first = await firstRead(write, kept, contents)
+      if (typeof first === 'string') return first
+      record = first
     }
     if (record.absorb(contents) === 'later') {
       logger.info(`pr_comment: a later run of this gate wrote ${kept.html_url}; left as it is`)
@@ -191,16 +186,7 @@ export async function upsertComment(
       progress.written = { action: 'created', url: created.html_url }
       if (writtenAsAnother(created, write)) return 'written'
     }
-    progress.step = kept
-      ? {
-          doing:
-            "listing the comments again to check that no other leg's write replaced this result",
-          risk: MISSING_RISK
-        }
-      : {
-          doing: 'listing the comments again to find duplicates from other runs of this gate',
-          risk: DUPLICATE_RISK
-        }
+    progress.step = kept ? CHECK_STEP : FIND_DUPLICATES_STEP
     if (!(await pacing.pause())) {
       logger.warning(
         `pr_comment: ${progress.written!.action} ${progress.written!.url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`
@@ -208,6 +194,35 @@ export async function upsertComment(
       return 'written'
     }
   }
+}
+
+const CHECK_STEP = {
+  doing: "listing the comments again to check that no other leg's write replaced this result",
+  risk: MISSING_RISK
+}
+const FIND_DUPLICATES_STEP = {
+  doing: 'listing the comments again to find duplicates from other runs of this gate',
+  risk: DUPLICATE_RISK
+}
+
+/**
+ * After the first read: nothing to write (`failure` and a pass, or a later run's comment), or what
+ * this leg knows, once it is told apart.
+ */
+async function firstRead(
+  write: CommentWrite,
+  kept: IssueComment | undefined,
+  contents: (CommentContent | undefined)[]
+): Promise<RunRecord | Upserted> {
+  if (!kept && write.mode === 'failure' && !write.failed) return 'not needed'
+  if (kept && holdsLaterRun(contents, write.own)) {
+    write.logger.info(
+      `pr_comment: ${kept.html_url} holds the results of a later run of this gate; left as it is`
+    )
+    return 'later run'
+  }
+  Object.assign(write.own.result, await write.identify())
+  return new RunRecord(write.own)
 }
 
 /** The merged body to the oldest comment, unless it holds it already; the others deleted. */

@@ -36,6 +36,23 @@ export interface CommentApi {
   deleteComment(id: number): Promise<void>
 }
 
+type Octokit = ReturnType<(typeof import('@actions/github'))['getOctokit']>
+
+/** The jobs of one workflow run attempt, a page at a time. */
+async function* jobsOf(
+  octokit: Octokit,
+  options: { owner: string; repo: string; runId: number; attempt: number }
+): AsyncIterable<WorkflowJob[]> {
+  const pages = octokit.paginate.iterator(octokit.rest.actions.listJobsForWorkflowRunAttempt, {
+    owner: options.owner,
+    repo: options.repo,
+    run_id: options.runId,
+    attempt_number: options.attempt,
+    per_page: 100
+  })
+  for await (const page of pages) yield page.data as WorkflowJob[]
+}
+
 /** The issue-comments API through @actions/github's Octokit, with its proxy support. */
 export async function octokitCommentApi(options: {
   token: string
@@ -69,16 +86,7 @@ export async function octokitCommentApi(options: {
         throw error
       }
     },
-    async *listJobs(runId, attempt) {
-      const pages = octokit.paginate.iterator(octokit.rest.actions.listJobsForWorkflowRunAttempt, {
-        owner,
-        repo,
-        run_id: runId,
-        attempt_number: attempt,
-        per_page: 100
-      })
-      for await (const page of pages) yield page.data as WorkflowJob[]
-    },
+    listJobs: (runId, attempt) => jobsOf(octokit, { owner, repo, runId, attempt }),
     async *listComments() {
       const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
         ...target,

@@ -19,13 +19,13 @@ import { type GitHubApi } from './server.ts'
 import { simulatedCommentApi } from './simulated.ts'
 
 export const TOKEN = 'ghs_simulated_legs_token_0123456'
-export const REPOSITORY = 'octo/app'
-export const context = pullRequestContext('https://api.github.com')
-export const gate = { projectId: 'p-1', branchId: 'br-1', operationIds: [] }
-export const marker = gateMarker(context, gate)
+const REPOSITORY = 'octo/app'
+const context = pullRequestContext('https://api.github.com')
+const gate = { projectId: 'p-1', branchId: 'br-1', operationIds: [] }
+const marker = gateMarker(context, gate)
 
 /** A report of `outcome` on one operation (its action names the leg). */
-export function report(outcome: Outcome, action: string): RunReport {
+function report(outcome: Outcome, action: string): RunReport {
   const status = outcome === 'success' ? 'finished' : outcome === 'failure' ? 'error' : 'running'
   const operations = [
     operation({ action, status, error: status === 'error' ? 'no capacity' : undefined })

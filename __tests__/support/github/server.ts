@@ -27,7 +27,7 @@ interface IssueComment {
 }
 
 /** A job of a workflow run attempt: a matrix leg, on its runner. */
-export interface GitHubJob {
+interface GitHubJob {
   runId: number
   attempt: number
   /** As GitHub names a matrix leg's job: `gate (a)`. */
