@@ -6,18 +6,19 @@
  * and the bundle's legs over the local GitHub server are e2e/pull-request.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
+import type { Clock } from '../src/domain/clock.js'
 import type { Outcome } from '../src/wait/wait-for-operations.js'
 import type { RunReport } from '../src/report/report.js'
 import {
   DETAILS_BUDGET_BYTES,
   legResult,
   mergeResults,
-  readComment,
-  renderComment,
-  RESULTS_BUDGET_BYTES
+  readComment
 } from '../src/runner/comment-results.js'
+import { renderComment, RESULTS_BUDGET_BYTES } from '../src/runner/comment-render.js'
 import type { CommentMode } from '../src/runner/comment-writes.js'
 import type { CommentApi, IssueComment } from '../src/runner/github-comments.js'
+import { legInputName } from '../src/runner/comment-leg.js'
 import { gateMarker, writePullRequestComment } from '../src/runner/pr-comment.js'
 import { pullRequestContext } from './support/github/context.js'
 import { collectingLogger } from './support/logger.js'
@@ -28,6 +29,25 @@ const context = pullRequestContext('http://127.0.0.1:9')
 const gate = { projectId: 'p-1', branchId: 'br-1', operationIds: [] }
 const marker = gateMarker(context, gate)
 const url = (id: number) => `https://github.com/octo/app/pull/42#issuecomment-${id}`
+
+/**
+ * A clock whose pauses between a leg's writes end at the next turn of the event loop, and whose
+ * time limit (5 s) never comes unless aborted: the order of the legs' calls is the test's alone.
+ */
+let quickTime = 0
+function quickClock(): Clock {
+  return {
+    now: () => quickTime,
+    wallNow: () => Date.parse('2026-11-21T12:00:00Z') + quickTime++,
+    sleep: (ms, signal) =>
+      new Promise((resolve, reject) => {
+        signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
+        if (ms >= 5000) return
+        quickTime += ms
+        setImmediate(resolve)
+      })
+  }
+}
 
 /** A promise and the function that settles it. */
 function deferred(): { promise: Promise<void>; release: () => void } {
@@ -51,6 +71,10 @@ class MemoryGitHub {
   api(): CommentApi {
     return {
       authenticatedLogin: async () => BOT.login,
+      // eslint-disable-next-line require-yield -- no jobs API here: legs cannot be told apart
+      listJobs: async function* () {
+        throw Object.assign(new Error('Resource not accessible by integration'), { status: 403 })
+      },
       listComments: () => this.list(),
       createComment: async (body) => {
         this.calls.push('POST')
@@ -106,8 +130,9 @@ function leg(
   {
     runId = '9',
     runAttempt = '1',
-    mode = 'always'
-  }: { runId?: string; runAttempt?: string; mode?: CommentMode } = {}
+    mode = 'always',
+    legInput
+  }: { runId?: string; runAttempt?: string; mode?: CommentMode; legInput?: string } = {}
 ) {
   const { logger, lines } = collectingLogger()
   const written = writePullRequestComment({
@@ -119,7 +144,10 @@ function leg(
     logger,
     redact: (text) => text,
     api: async () => github.api(),
-    leg: name
+    leg: name,
+    legInput,
+    clock: quickClock(),
+    random: () => 0.5
   })
   return { written, lines }
 }
@@ -164,15 +192,22 @@ describe('legs of one run and attempt add their results; the worst heads the com
     expect(github.only().content.results.shown).toBe('c')
   })
 
-  it('a new attempt, or a new run, starts the list afresh; a later run’s comment is left alone', async () => {
+  it('a re-run keeps the results of earlier attempts, marked with their attempt; a new run starts afresh; a later run’s comment is left alone', async () => {
     const github = new MemoryGitHub()
     await leg(github, 'a', 'failure').written
     await leg(github, 'b', 'success').written
+    // Legs that cannot be told apart: the re-run's green result is added, and the red one stays.
     expect(await leg(github, 'c', 'success', { runAttempt: '2' }).written).toBe(url(100))
     const { comment, content } = github.only()
-    expect(legsOf(content)).toEqual([['c', 'success']])
-    expect(comment.body).toContain('<b>✅ success</b>')
-    expect(comment.body).not.toContain('results of this workflow run')
+    expect(legsOf(content)).toEqual([
+      ['a', 'failure'],
+      ['b', 'success'],
+      ['c', 'success']
+    ])
+    expect(content.results.results.map((result) => result.attempt)).toEqual(['1', '1', '2'])
+    expect(comment.body).toContain('<b>❌ failure</b>')
+    expect(comment.body).toContain('<h3>3 results of this workflow run</h3>')
+    expect(comment.body).toContain('cannot be told apart')
     await leg(github, 'd', 'timeout', { runId: '10' }).written
     expect(legsOf(github.only().content)).toEqual([['d', 'timeout']])
     // A leg of run 9 that finishes last does not overwrite run 10's results.
@@ -182,6 +217,55 @@ describe('legs of one run and attempt add their results; the worst heads the com
       `info: pr_comment: ${url(100)} holds the results of a later run of this gate; left as it is`
     ])
     expect(legsOf(github.only().content)).toEqual([['d', 'timeout']])
+  })
+
+  it('legs named by pr_comment_leg: a re-run of some replaces their results only, and a re-run that fixes every red one turns the comment green', async () => {
+    const github = new MemoryGitHub()
+    const named = (name: string, outcome: Outcome, runAttempt: string) =>
+      leg(github, `${name}${runAttempt}`, outcome, {
+        runAttempt,
+        legInput: `{\n  "region": "${name}"\n}`
+      }).written
+    await Promise.all([
+      named('a', 'failure', '1'),
+      named('b', 'failure', '1'),
+      named('c', 'success', '1')
+    ])
+    // Attempt 2 re-runs a alone, and it passes: b's failure stays, and heads the comment.
+    await named('a', 'success', '2')
+    const second = github.only()
+    expect(second.content.results.results.map((r) => [r.name, r.outcome, r.attempt])).toEqual([
+      ['b', 'failure', '1'],
+      ['c', 'success', '1'],
+      ['a', 'success', '2']
+    ])
+    // b's details, or its line where the comment no longer holds them.
+    expect(second.comment.body).toMatch(/\n<p>(<b>)?❌ failure(<\/b>)?: (<code>)?action_of_b1/)
+    expect(second.comment.body).toContain('Results of earlier attempts stay')
+    expect(second.comment.body).not.toContain('cannot be told apart')
+    // Attempt 3 re-runs b, and it passes: every leg's newest result is green.
+    await named('b', 'success', '3')
+    const third = github.only()
+    expect(third.content.results.results.map((r) => [r.name, r.outcome, r.attempt])).toEqual([
+      ['c', 'success', '1'],
+      ['a', 'success', '2'],
+      ['b', 'success', '3']
+    ])
+    expect(third.comment.body).toMatch(/\n<p><b>✅ success<\/b>/)
+  })
+
+  it('a gate of one leg, re-run: its new result takes the place of the old one, as before (always and failure)', async () => {
+    for (const mode of ['always', 'failure'] as const) {
+      const github = new MemoryGitHub()
+      await leg(github, 'first', 'failure', { mode }).written
+      await leg(github, 'again', 'success', { mode, runAttempt: '2' }).written
+      const { comment, content } = github.only()
+      expect(legsOf(content)).toEqual([['again', 'success']])
+      expect(comment.body).toMatch(/\n<p><b>✅ success<\/b>/)
+      expect(comment.body).not.toContain('results of this workflow run')
+      await leg(github, 'third', 'timeout', { mode, runAttempt: '3' }).written
+      expect(legsOf(github.only().content)).toEqual([['third', 'timeout']])
+    }
   })
 
   it('pr_comment: failure adds a green leg to a red comment of its run; it creates none alone', async () => {
@@ -305,7 +389,7 @@ describe('legs that write at once', () => {
     ])
   })
 
-  it('legs that keep overwriting each other: at most 3 writes each, then a warning', async () => {
+  it('legs that keep overwriting each other: at most 5 writes each, then a warning', async () => {
     const github = new MemoryGitHub()
     await leg(github, 'first', 'success').written
     // Another leg that overwrites every write of this one with a comment that lacks it.
@@ -323,9 +407,9 @@ describe('legs that write at once', () => {
     })
     const stubborn = leg(github, 'a', 'failure')
     expect(await stubborn.written).toBe(url(100))
-    expect(writes).toBe(3)
+    expect(writes).toBe(5)
     expect(stubborn.lines).toEqual([
-      `warning: pr_comment: other runs of this gate kept writing ${url(100)} at the same time; after 3 writes it may lack a result (each run's own check and summary keep theirs)`,
+      `warning: pr_comment: other runs of this gate kept writing ${url(100)} at the same time; after 5 writes it may lack a result (each run's own check and summary keep theirs)`,
       `info: pr_comment: updated ${url(100)}`
     ])
   })
@@ -388,5 +472,15 @@ describe('the results within the comment’s size', () => {
     expect(merged.details).toMatch(
       /^<h2>Neon operations gate<\/h2>\n<p>(&gt;){150,200}… \[\d+ more characters\]<\/p>\n$/
     )
+  })
+})
+
+describe('pr_comment_leg names the leg as GitHub names a matrix job', () => {
+  it('a matrix’s values, a job without a matrix by its id, other text as it is', () => {
+    expect(legInputName('{\n  "region": "eu-west",\n  "node": 16\n}', 'gate')).toBe('eu-west, 16')
+    expect(legInputName('{"os": {"name": "linux"}}', 'gate')).toBe('{"name":"linux"}')
+    expect(legInputName('null', 'gate')).toBe('gate')
+    expect(legInputName('"eu"', 'gate')).toBe('eu')
+    expect(legInputName('  eu  west ', 'gate')).toBe('eu west')
   })
 })

@@ -37,6 +37,7 @@ describe('getInputs', () => {
       failFast: false,
       apiHost: DEFAULT_API_HOST,
       prComment: 'off',
+      prCommentLeg: '',
       githubToken: ''
     })
   })

@@ -8,12 +8,8 @@ import { FakeClock } from './support/time/clock.js'
 import { describe, expect, it } from '@jest/globals'
 import { letThrough, withoutNetwork } from './support/nock.js'
 import { octokitCommentApi } from '../src/runner/github-comments.js'
-import {
-  type LegResult,
-  legResult,
-  readComment,
-  renderComment
-} from '../src/runner/comment-results.js'
+import { type LegResult, legResult, readComment } from '../src/runner/comment-results.js'
+import { renderComment } from '../src/runner/comment-render.js'
 import type { CommentMode } from '../src/runner/comment-writes.js'
 import { gateMarker, writePullRequestComment } from '../src/runner/pr-comment.js'
 import type { RunReport } from '../src/report/report.js'
@@ -229,6 +225,10 @@ describe('the sticky pull-request comment', () => {
         async *listComments() {
           await new Promise(() => undefined)
         },
+        // eslint-disable-next-line require-yield
+        async *listJobs() {
+          await new Promise(() => undefined)
+        },
         createComment: () => new Promise(() => undefined),
         updateComment: () => new Promise(() => undefined),
         deleteComment: () => new Promise(() => undefined)
@@ -435,6 +435,74 @@ describe('written is written: a later call that fails keeps the comment that hol
         new RegExp(
           `^warning: pr_comment: updated ${own.html_url.replace(/[.?]/g, '\\$&')}, but deleting the duplicate comment ${duplicate.html_url.replace(/[.?]/g, '\\$&')} failed`
         )
+      )
+    ])
+  })
+})
+
+describe('telling matrix legs apart through the jobs API (Octokit)', () => {
+  function legWrite(runnerName: string, outcome: RunReport['outcome']) {
+    return writePullRequestComment({
+      mode: 'always',
+      token: TOKEN,
+      context: { ...context, runnerName },
+      report: { outcome, requests: { requests: 1, retries: 0 } },
+      gate,
+      logger,
+      redact: (text) => text,
+      api: (signal) =>
+        octokitCommentApi({
+          token: TOKEN,
+          apiUrl: GITHUB_ORIGIN,
+          repository: REPOSITORY,
+          issueNumber: 42,
+          signal,
+          fetch: globalThis.fetch
+        })
+    })
+  }
+
+  it('the job in progress on this runner names the leg, every page of jobs read', async () => {
+    const { api } = github()
+    api.tokens.set(TOKEN, { user: bot, canWrite: true, actionsRead: true })
+    for (let i = 0; i < 120; i++) {
+      const status = i === 110 ? 'in_progress' : 'completed'
+      api.jobs.push({
+        runId: 9,
+        attempt: 1,
+        name: `gate (${i})`,
+        runnerName: `runner-${i}`,
+        status
+      })
+    }
+    expect(await legWrite('runner-110', 'success')).toBe(api.comments[0].html_url)
+    const jobsCalls = api.requests.filter((request) => request.path.endsWith('/jobs'))
+    expect(jobsCalls.map((request) => request.query.page ?? '1')).toEqual(['1', '2'])
+    expect(resultsOf(api.comments[0].body)).toHaveLength(1)
+    expect(readComment(api.comments[0].body, marker)?.results.results[0].name).toBe('gate (110)')
+    noWarnings()
+  })
+
+  it('no job on this runner: a log line, and the result is kept as a leg not told apart', async () => {
+    const { api } = github()
+    api.tokens.set(TOKEN, { user: bot, canWrite: true, actionsRead: true })
+    await legWrite('runner-elsewhere', 'failure')
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^info: pr_comment: no job of this run attempt is in progress on runner runner-elsewhere alone/
+      )
+    )
+    expect(readComment(api.comments[0].body, marker)?.results.results[0].name).toBeUndefined()
+    noWarnings()
+  })
+
+  it('without actions: read: one warning naming the permission; the comment is still written', async () => {
+    const { api } = github()
+    await legWrite('runner-1', 'success')
+    expect(api.comments).toHaveLength(1)
+    expect(warnings()).toEqual([
+      expect.stringContaining(
+        'pr_comment: could not tell this leg apart, because the jobs API failed: Resource not accessible by integration (HTTP 403). Grant the job "permissions: actions: read"'
       )
     ])
   })

@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6507);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2682);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6507:
+/***/ 2682:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -42037,6 +42037,8 @@ const BranchListSchema = object({
 const TeardownBranchSchema = BranchSchema.extend({
     parent_id: optionalString,
     default: schemas_boolean().nullish(),
+    /** Older answers' name of `default` (deprecated): counts only where `default` is absent. */
+    primary: schemas_boolean().nullish(),
     protected: schemas_boolean().nullish(),
     restricted_actions: array(object({ name: schemas_string(), reason: optionalString })).nullish()
 });
@@ -42811,6 +42813,60 @@ function statusLabel(status) {
     return LABELS.get(status) ?? `❔ ${status}`;
 }
 
+;// CONCATENATED MODULE: ./src/report/report.ts
+
+
+/**
+ * The operations as far as the run saw them, or undefined when nothing could be read (an error,
+ * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
+ */
+function seenOperations(report) {
+    const { wait } = report;
+    if (wait && (wait.observed || wait.operations.length > 0))
+        return wait.operations;
+    return undefined;
+}
+/**
+ * The operation the single-operation outputs describe: the first one (output order) that ended in a
+ * final failure (under `failFast`, `failed` too), so that a failure is never described by an
+ * operation still running beside it; else the first that did not finish; else the first one.
+ */
+function primaryOperation(operations, failFast) {
+    return (operations.find((operation) => isFinalFailure(operation.status, failFast)) ??
+        operations.find((operation) => operation.status !== 'finished') ??
+        operations[0]);
+}
+/**
+ * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
+ * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
+ * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
+ */
+function operationDuration(operation, readAt) {
+    const created = apiTime(operation.created_at);
+    if (isUnfinished(operation.status) && readAt !== undefined && created !== undefined) {
+        return { ms: Math.max(0, readAt - created), soFar: true };
+    }
+    if (operation.total_duration_ms != null)
+        return { ms: operation.total_duration_ms, soFar: false };
+    const updated = apiTime(operation.updated_at);
+    if (created === undefined || updated === undefined)
+        return undefined;
+    return { ms: Math.max(0, updated - created), soFar: false };
+}
+/** Why nothing could be read; the reason itself is quoted beside it. */
+function nothingRead(report) {
+    switch (report.outcome) {
+        case 'timeout':
+            return report.noRetryFits
+                ? 'Nothing could be read before the gate gave up'
+                : 'Nothing could be read before the timeout ran out';
+        case 'cancelled':
+            return 'Nothing could be read before the job was cancelled';
+        default:
+            return 'Nothing could be read before the error';
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/report/teardown-words.ts
 /*
  * What the report says of the check before a teardown (`before`), once: whether the branch can be
@@ -42879,12 +42935,19 @@ function blockerPhrase(blocker, action) {
 }
 /**
  * The check in one line: `branch preview/pr-7 (br-…) cannot be deleted: it is protected; …`, `… can
- * be deleted now: nothing blocks it`, or `branch preview/pr-7 is gone: nothing to delete`.
+ * be deleted now: nothing blocks it`, `branch preview/pr-7 is gone: nothing to delete`, or that it
+ * was not checked, because work was still in flight (`busy`).
  */
 function teardownPhrase(check) {
     const branch = ['branch ', ...branchNamed(check.branch)];
     if (check.preflight === 'gone')
         return [...branch, ' is gone: nothing to delete'];
+    if (check.preflight === 'busy') {
+        return [
+            ...branch,
+            ` was not checked: the project still has work in flight, so a ${check.action} now would meet 423 Locked`
+        ];
+    }
     const done = DONE[check.action];
     if (check.preflight === 'clear')
         return [...branch, ` can be ${done} now: nothing blocks it`];
@@ -42896,7 +42959,7 @@ function teardownPhrase(check) {
 }
 /** Each blocker's reason, and what it is and what to do about it; none when nothing blocks. */
 function blockerDetails(check) {
-    if (check.preflight === 'gone')
+    if (check.preflight === 'gone' || check.preflight === 'busy')
         return [];
     return check.judgement.blockers.map((blocker) => ({
         reason: blocker.reason,
@@ -42909,11 +42972,16 @@ function blockersOutput(check) {
 }
 /**
  * What is worth a warning or a notice beside the outcome: child branches before a reset (it must
- * keep the current state under another name), and restrictions that stop neither action.
+ * keep the current state under another name), and restrictions that stop neither action; a branch
+ * gone (a notice), or not checked while work was in flight (a warning: a teardown now meets 423).
  */
 function teardownNotes(check) {
     if (check.preflight === 'gone')
         return { warnings: [], notices: [teardownPhrase(check)] };
+    if (check.preflight === 'busy') {
+        const wayOut = `; let the gate wait until the project is idle, or retry the ${check.action} on 423`;
+        return { warnings: [[...capitalized(teardownPhrase(check)), wayOut]], notices: [] };
+    }
     const branch = ['Branch ', ...branchNamed(check.branch)];
     const { childrenBeforeReset: children, otherRestrictions } = check.judgement;
     const warnings = [];
@@ -42989,8 +43057,9 @@ function teardownSection(format, report) {
         parts.push(format.paragraph(`⚠️ ${format.phrase(warning)}`));
     for (const notice of notices)
         parts.push(format.paragraph(`ℹ️ ${format.phrase(notice)}`));
-    if (check.preflight !== 'gone')
+    if (check.preflight === 'clear' || check.preflight === 'blocked') {
         parts.push(format.paragraph(TEARDOWN_RACE));
+    }
     return parts;
 }
 
@@ -43007,6 +43076,13 @@ function restrictionCovers(name, action) {
     const prefixes = action === 'delete' ? ['delete'] : ['restore', 'reset'];
     return prefixes.some((prefix) => restricted.startsWith(prefix));
 }
+/**
+ * Whether `branch` is the project's default branch: `default: true`, or in older answers, which
+ * lack `default`, `primary: true`.
+ */
+function isDefault(branch) {
+    return (branch.default ?? branch.primary) === true;
+}
 /** What would make the API refuse `action` on `branch`, given every branch of its project. */
 function judgeTeardown(action, branch, projectBranches) {
     const children = projectBranches.filter((other) => other.parent_id === branch.id && other.id !== branch.id);
@@ -43015,7 +43091,7 @@ function judgeTeardown(action, branch, projectBranches) {
     const blockers = [];
     if (!branch.parent_id)
         blockers.push({ reason: 'root' });
-    if (action === 'delete' && branch.default === true)
+    if (action === 'delete' && isDefault(branch))
         blockers.push({ reason: 'default' });
     if (branch.protected === true)
         blockers.push({ reason: 'protected' });
@@ -43035,16 +43111,29 @@ function judgeTeardown(action, branch, projectBranches) {
  * `branch_id` as users write it: a branch id (`br-wild-frost-123456`) or a branch name (`main`,
  * `preview/pr-12`). The gate filters operations by branch id, so a name that matches nothing would
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
+ * "No such branch" is said only after every branch of the project was read: the project answers,
+ * has a branch at all, and none has that id or exactly that name, nor one set apart from it only
+ * by case, spaces or slashes (`Preview/PR-12` for `preview/pr-12`: an input error that names it).
  */
+
 
 /** Every branch id the API hands out starts with `br-`. */
 const BRANCH_ID = /^br-[a-z0-9-]+$/;
 /** How many candidates an ambiguity error lists. */
 const MAX_LISTED = 5;
+/** A branch name (the server's text) an error quotes is cut here. */
+const MAX_NAME_CHARS = 80;
 const branch_resolver_ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of the project';
-/** `branch_id` names no branch of the project (before a delete, the teardown's goal holds). */
+/**
+ * `branch_id` names no branch of a project that answers and has branches, nor one near it (before
+ * a delete, the teardown's goal holds).
+ */
 class NoSuchBranchError extends InputError {
     name = 'NoSuchBranchError';
+}
+/** A name or id with case, white space and slashes set aside: `Preview/PR-12` is `previewpr-12`. */
+function loosely(text) {
+    return text.toLowerCase().replace(/[\s/]+/gu, '');
 }
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
@@ -43053,8 +43142,7 @@ class NoSuchBranchError extends InputError {
  * InputError naming `branch_id` when it names no branch or several.
  */
 async function resolveBranch(reader, projectId, input) {
-    const shapedLikeId = BRANCH_ID.test(input);
-    if (shapedLikeId) {
+    if (BRANCH_ID.test(input)) {
         try {
             return await reader.getBranch(projectId, input);
         }
@@ -43063,20 +43151,47 @@ async function resolveBranch(reader, projectId, input) {
                 throw error;
         }
     }
-    const found = await reader.searchBranches(projectId, input);
-    const byId = found.find((branch) => branch.id === input);
+    const found = exactly(await reader.searchBranches(projectId, input), projectId, input);
+    if (found)
+        return found;
+    // No exact match in the search: every branch of the project, which must answer and have some.
+    const every = await reader.listBranches(projectId);
+    if (every.length === 0) {
+        throw new InputError(({ label, mention }) => `${label('project_id')}: project "${projectId}" lists no branch at all, though every project has its root branch; check ${mention('project_id')}`);
+    }
+    return exactly(every, projectId, input) ?? noSuchBranch(every, projectId, input);
+}
+/** The one branch with the id or exactly the name `input`; undefined when none; throws for several. */
+function exactly(branches, projectId, input) {
+    const byId = branches.find((branch) => branch.id === input);
     if (byId)
         return byId;
-    const byName = found.filter((branch) => branch.name === input);
-    if (byName.length === 1)
+    const byName = branches.filter((branch) => branch.name === input);
+    if (byName.length <= 1)
         return byName[0];
-    if (byName.length === 0) {
-        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${branch_resolver_ACCEPTED}`);
-    }
     const listed = byName.slice(0, MAX_LISTED).map((branch) => branch.id);
     if (byName.length > MAX_LISTED)
         listed.push(`and ${byName.length - MAX_LISTED} more`);
     throw new InputError(({ label }) => `${label('branch_id')}: ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`);
+}
+/**
+ * `input` names none of `every` branch of the project: an input error that names the branches set
+ * apart from it only by case, spaces or slashes, if any; else NoSuchBranchError.
+ */
+function noSuchBranch(every, projectId, input) {
+    const near = every.filter((branch) => loosely(branch.name) === loosely(input) || loosely(branch.id) === loosely(input));
+    const none = BRANCH_ID.test(input)
+        ? `with the id "${input}", and none is named so`
+        : `named "${input}"`;
+    if (near.length === 0) {
+        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}; ${branch_resolver_ACCEPTED}`);
+    }
+    const listed = near
+        .slice(0, MAX_LISTED)
+        .map((branch) => `${truncate(branch.name, MAX_NAME_CHARS)} (${branch.id})`);
+    if (near.length > MAX_LISTED)
+        listed.push(`and ${near.length - MAX_LISTED} more`);
+    throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact (case, spaces and slashes count); give that name or the branch id`);
 }
 
 ;// CONCATENATED MODULE: ./src/wait/teardown-check.ts
@@ -43084,6 +43199,10 @@ async function resolveBranch(reader, projectId, input) {
  * `before`: once the whole project is idle, one fresh read of the branch and of every branch of the
  * project decides whether the branch can be deleted or reset now (domain/teardown.ts has the
  * rules). A branch that is gone passes a delete, whose goal holds; a reset of it is an input error.
+ * Gone means what resolving `branch_id` says (wait/branch-resolver.ts): the project answers, and
+ * no branch has that id or exactly that name; a project that went (404) or hides (403) is an error.
+ * While something is still in flight at the end (a timeout, or `wait: false`), the check never ran:
+ * the branch is `busy`, and a teardown now would meet 423 Locked.
  */
 
 
@@ -43094,10 +43213,11 @@ function goneBeforeDelete(branch) {
 }
 /**
  * Reads `branch` anew, then every branch of the project (every page), and judges: `blocked` when
- * the API would refuse `action` now, else `clear`; `gone` when a branch to delete no longer exists.
- * A branch to reset that no longer exists is an input error, as it is when the gate starts.
+ * the API would refuse `action` now, else `clear`. When the branch went while the gate waited,
+ * `branch_id` (`input`) is resolved again: a branch that has its name now is checked instead;
+ * `gone` when it names none before a delete; an input error before a reset, as when the gate starts.
  */
-async function checkTeardown(action, branch, { reader, projectId }) {
+async function checkTeardown(action, branch, { reader, projectId, input }) {
     let fresh;
     try {
         fresh = await reader.getTeardownBranch(projectId, branch.id);
@@ -43105,9 +43225,10 @@ async function checkTeardown(action, branch, { reader, projectId }) {
     catch (error) {
         if (!(error instanceof ApiError && error.status === 404))
             throw error;
-        if (action === 'delete')
+        const now = await resolvedAgain(action, branch, { reader, projectId, input });
+        if (now === 'gone')
             return goneBeforeDelete(branch);
-        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
+        fresh = await reader.getTeardownBranch(projectId, now.id);
     }
     const judgement = judgeTeardown(action, fresh, await reader.listBranches(projectId));
     return {
@@ -43117,8 +43238,26 @@ async function checkTeardown(action, branch, { reader, projectId }) {
         judgement
     };
 }
+/**
+ * `branch` answered 404: the branch `input` names now (another made under its name), or `gone`
+ * before a delete; an error when the project itself does not answer.
+ */
+async function resolvedAgain(action, branch, { reader, projectId, input }) {
+    try {
+        return await resolveBranch(reader, projectId, input);
+    }
+    catch (error) {
+        if (!(error instanceof NoSuchBranchError))
+            throw error;
+        if (action === 'delete')
+            return 'gone';
+        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/gate/before-teardown.ts
+
+
 
 
 
@@ -43126,11 +43265,15 @@ async function checkTeardown(action, branch, { reader, projectId }) {
  * Before a teardown, once the project is idle: what ended in failure while the gate waited is
  * warned about, then one fresh read of the branch and of the project's branches decides.
  */
-async function checkBeforeTeardown(client, action, { projectId, branch }, report, logger) {
+async function checkBeforeTeardown(client, { before: action, branchId }, { projectId, branch }, report, logger) {
+    if (!action)
+        return;
+    // What `branch_id` said: should the branch go while the gate waits, it is resolved again.
+    const input = branchId ?? branch.id;
     for (const warning of failedWhileIdling(report.wait?.operations ?? [], action)) {
         logger.warning(phraseText(warning));
     }
-    const check = await checkTeardown(action, branch, { reader: client.branches, projectId });
+    const check = await checkTeardown(action, branch, { reader: client.branches, projectId, input });
     if (check.preflight !== 'gone')
         report.branch = check.branch;
     teardownDecided(report, check, logger);
@@ -43146,6 +43289,25 @@ function teardownDecided(report, check, logger) {
         logger.notice(phraseText(notice));
     if (check.preflight === 'clear')
         logger.info(phraseText(capitalized(teardownPhrase(check))));
+}
+/**
+ * Before a teardown, the run ended while work was still in flight (a timeout, or `wait: false`):
+ * the branch is `busy`, with a warning that a teardown now would meet 423 Locked. Not when nothing
+ * was seen in flight (the first read never answered): then nothing is known.
+ */
+function teardownBusy(report, { before: action }, logger) {
+    const { branch, outcome } = report;
+    if (!action || report.teardown || !branch)
+        return;
+    if (outcome !== 'timeout' && outcome !== 'pending')
+        return;
+    const seen = seenOperations(report) ?? [];
+    if (!seen.some((operation) => isUnfinished(operation.status)))
+        return;
+    report.teardown = { action, preflight: 'busy', branch };
+    for (const warning of teardownNotes(report.teardown).warnings) {
+        logger.warning(phraseText(warning));
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/domain/branch-state.ts
@@ -44000,7 +44162,7 @@ async function gate(given, dependencies) {
                 source = createSource(client, inputs, { ...gated, branch }, { logger, clock });
                 await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run });
                 if (inputs.before && branch && report.outcome === 'success') {
-                    await checkBeforeTeardown(client, inputs.before, { ...gated, branch }, report, logger);
+                    await checkBeforeTeardown(client, inputs, { ...gated, branch }, report, logger);
                 }
             }
         }
@@ -44009,6 +44171,7 @@ async function gate(given, dependencies) {
         // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
         recordError(report, error, dependencies);
     }
+    teardownBusy(report, inputs, logger);
     // The whole run, the database check included.
     report.elapsedMs = clock.now() - stepStartedAt;
     if (source?.branch)
@@ -44829,6 +44992,8 @@ function readGitHubContext(env = process.env) {
         apiUrl: (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
         runId: env.GITHUB_RUN_ID ?? '',
         runAttempt: env.GITHUB_RUN_ATTEMPT ?? '',
+        runnerName: env.RUNNER_NAME ?? '',
+        step: env.GITHUB_ACTION ?? '',
         pullRequest
     };
 }
@@ -44890,7 +45055,8 @@ function withheldSecretReason(context) {
 ;// CONCATENATED MODULE: ./src/runner/input-helper.ts
 /*
  * The action's inputs, as action.yml names them, in one typed object: the gate's shared inputs and
- * the action's own for the pull request (`pr_comment`, `pr_comment_author`, `github_token`), read
+ * the action's own for the pull request (`pr_comment`, `pr_comment_author`, `pr_comment_leg`,
+ * `github_token`), read
  * and checked together, so that one error names every bad input.
  */
 
@@ -44898,9 +45064,16 @@ function withheldSecretReason(context) {
 
 
 /** The inputs only the action has: the pull-request comment's. */
-const ACTION_ONLY_INPUT_NAMES = ['pr_comment', 'pr_comment_author', 'github_token'];
+const ACTION_ONLY_INPUT_NAMES = [
+    'pr_comment',
+    'pr_comment_author',
+    'pr_comment_leg',
+    'github_token'
+];
 /** The action names its inputs as action.yml does. */
 const ACTION_INPUT_NAMING = CONTRACT_NAMING;
+/** The `pr_comment_leg` input at most (`${{ toJSON(matrix) }}` of a large matrix leg). */
+const MAX_LEG_CHARS = 2000;
 const PR_COMMENT_MODES = ['off', 'always', 'failure'];
 /** A user's or a bot's login. */
 const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
@@ -44915,11 +45088,17 @@ const actionOnlySchema = object({
         return NEVER;
     }),
     pr_comment_author: idInput(GITHUB_LOGIN_PATTERN, 'the GitHub login the token writes as, such as my-app[bot]'),
+    pr_comment_leg: schemas_string()
+        .transform((raw) => raw.trim())
+        .refine((text) => text.length <= MAX_LEG_CHARS, {
+        message: `is longer than ${MAX_LEG_CHARS} characters; name the leg by fewer matrix values`
+    }),
     github_token: schemas_string().transform((raw) => raw.trim())
 })
     .transform((inputs) => ({
     prComment: inputs.pr_comment,
     prCommentAuthor: inputs.pr_comment_author,
+    prCommentLeg: inputs.pr_comment_leg,
     githubToken: inputs.github_token
 }));
 /** Reads and validates every input of the action before any request (one InputError for all). */
@@ -44989,60 +45168,6 @@ function databaseNotTried(report) {
             return 'with wait: false, the control plane was not done at the one read';
         default:
             return 'the error above came first';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/report/report.ts
-
-
-/**
- * The operations as far as the run saw them, or undefined when nothing could be read (an error,
- * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
- */
-function seenOperations(report) {
-    const { wait } = report;
-    if (wait && (wait.observed || wait.operations.length > 0))
-        return wait.operations;
-    return undefined;
-}
-/**
- * The operation the single-operation outputs describe: the first one (output order) that ended in a
- * final failure (under `failFast`, `failed` too), so that a failure is never described by an
- * operation still running beside it; else the first that did not finish; else the first one.
- */
-function primaryOperation(operations, failFast) {
-    return (operations.find((operation) => isFinalFailure(operation.status, failFast)) ??
-        operations.find((operation) => operation.status !== 'finished') ??
-        operations[0]);
-}
-/**
- * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
- * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
- * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
- */
-function operationDuration(operation, readAt) {
-    const created = apiTime(operation.created_at);
-    if (isUnfinished(operation.status) && readAt !== undefined && created !== undefined) {
-        return { ms: Math.max(0, readAt - created), soFar: true };
-    }
-    if (operation.total_duration_ms != null)
-        return { ms: operation.total_duration_ms, soFar: false };
-    const updated = apiTime(operation.updated_at);
-    if (created === undefined || updated === undefined)
-        return undefined;
-    return { ms: Math.max(0, updated - created), soFar: false };
-}
-/** Why nothing could be read; the reason itself is quoted beside it. */
-function nothingRead(report) {
-    switch (report.outcome) {
-        case 'timeout':
-            return report.noRetryFits
-                ? 'Nothing could be read before the gate gave up'
-                : 'Nothing could be read before the timeout ran out';
-        case 'cancelled':
-            return 'Nothing could be read before the job was cancelled';
-        default:
-            return 'Nothing could be read before the error';
     }
 }
 
@@ -45368,19 +45493,17 @@ function typedOutputs(report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
         const state = report.branch.current_state;
         values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined;
     }
-    // Before a teardown, once the check has decided: never while something was still in flight.
-    if (report.teardown) {
-        values.preflight = report.teardown.preflight;
-        values.blockers = blockersOutput(report.teardown);
-    }
+    Object.assign(values, teardownOutputs(report));
     if (report.database) {
         values.database_state = report.database.state;
         const ready = report.database.readyMs;
         values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined;
     }
     const { wait } = report;
-    if (wait && report.elapsedMs !== undefined)
+    // Every run that started: a wait, or a teardown decided before one (`gone`).
+    if ((wait || report.teardown) && report.elapsedMs !== undefined) {
         values.elapsed_ms = Math.round(report.elapsedMs);
+    }
     // Nothing read is no operation, not an empty list of them: those outputs stay unset.
     const seen = wait && seenOperations(report);
     if (wait && seen) {
@@ -45409,6 +45532,16 @@ function typedOutputs(report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
     }
     return { values, notes };
 }
+/**
+ * Before a teardown, once the check has decided, or `busy` while something was still in flight:
+ * then the branch was not checked, so nothing is said of what blocks it.
+ */
+function teardownOutputs({ teardown }) {
+    if (!teardown)
+        return {};
+    const { preflight } = teardown;
+    return preflight === 'busy' ? { preflight } : { preflight, blockers: blockersOutput(teardown) };
+}
 /** An output as text: empty when unset, JSON for objects and arrays. */
 function outputText(value) {
     if (value === undefined)
@@ -45426,7 +45559,7 @@ function buildOutputs(report) {
 
 /** More operations than this and the chart would be unreadable: the table alone is shown. */
 const MAX_TIMELINE_TASKS = 30;
-const MAX_NAME_CHARS = 40;
+const timeline_MAX_NAME_CHARS = 40;
 /** A task shorter than this would be drawn with no width. */
 const MIN_TASK_MS = 1000;
 /**
@@ -45435,7 +45568,7 @@ const MIN_TASK_MS = 1000;
  */
 function mermaidName(text) {
     const safe = text.replace(/[^A-Za-z0-9_.\- ]/g, '_').trim();
-    return safe.slice(0, MAX_NAME_CHARS).trim() || '_';
+    return safe.slice(0, timeline_MAX_NAME_CHARS).trim() || '_';
 }
 const TAGS = {
     success: 'done, ',
@@ -45872,14 +46005,90 @@ function timeoutAnnotation(report, facts) {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/runner/comment-leg.ts
+/*
+ * Which leg of the workflow run this is, so that a re-run's result takes the place of the same
+ * leg's older one. No variable names a matrix leg; two sources can: the `pr_comment_leg` input (such as
+ * `pr_comment_leg: ${{ toJSON(matrix) }}`), or the jobs API, whose list of the run attempt's jobs gives each
+ * job's name (`gate (a)`) with the runner it runs on (RUNNER_NAME). The jobs API needs
+ * `actions: read`; without it the leg cannot be told apart, which is one warning, never a failure.
+ */
+
+/** Jobs read from the jobs API at most (a matrix has at most 256 legs). */
+const MAX_JOBS = 1000;
+/** A leg's key: the same name (and step) in every attempt gives the same key. */
+function keyOf(kind, name, step) {
+    return `n-${(0,external_node_crypto_.createHash)('sha256').update(`${kind}\n${name}\n${step}`).digest('hex').slice(0, 24)}`;
+}
+/**
+ * The `pr_comment_leg` input as the comment shows it: a matrix's values (`a, 1`), as GitHub names its legs'
+ * jobs, or the text itself; the job's id for `null` (a job without a matrix).
+ */
+function legInputName(input, job) {
+    let json;
+    try {
+        json = JSON.parse(input);
+    }
+    catch {
+        return input.replace(/\s+/g, ' ').trim();
+    }
+    if (json === null)
+        return job || 'null';
+    if (typeof json !== 'object')
+        return String(json);
+    return Object.values(json)
+        .map((value) => (typeof value === 'object' ? JSON.stringify(value) : String(value)))
+        .join(', ');
+}
+/** The one job of the attempt in progress on this runner; undefined when none or several. */
+async function jobOnThisRunner(api, context) {
+    const mine = [];
+    let read = 0;
+    for await (const page of api.listJobs(Number(context.runId), Number(context.runAttempt))) {
+        mine.push(...page.filter((job) => job.runner_name === context.runnerName && job.status === 'in_progress'));
+        read += page.length;
+        if (read >= MAX_JOBS)
+            break;
+    }
+    return mine.length === 1 ? mine[0] : undefined;
+}
+/**
+ * This leg's key and name: from the `pr_comment_leg` input, else from the jobs API by this runner's name;
+ * `fallback` (a key of this run's own, no name) when neither tells it apart.
+ */
+async function identifyLeg(options) {
+    const { api, context, input, logger } = options;
+    if (input) {
+        const name = legInputName(input, context.job);
+        return { leg: keyOf('leg', input.replace(/\s+/g, ''), context.step), name };
+    }
+    const onRunner = context.runnerName && /^\d+$/.test(context.runId);
+    if (!onRunner || !/^\d+$/.test(context.runAttempt))
+        return { leg: options.fallback };
+    try {
+        const job = await jobOnThisRunner(api, context);
+        if (job)
+            return { leg: keyOf('job', job.name, context.step), name: job.name };
+        logger.info(`pr_comment: no job of this run attempt is in progress on runner ${context.runnerName} alone, so this leg cannot be told apart; its result is added beside earlier attempts' (set the pr_comment_leg input to name it)`);
+    }
+    catch (error) {
+        if (options.signal?.aborted)
+            throw error;
+        const { status, message } = (error ?? {});
+        const why = `${typeof message === 'string' ? message : String(error)}${typeof status === 'number' ? ` (HTTP ${status})` : ''}`;
+        logger.warning(`pr_comment: could not tell this leg apart, because the jobs API failed: ${why}. Grant the job "permissions: actions: read", or set the pr_comment_leg input (pr_comment_leg: \${{ toJSON(matrix) }}), so that a re-run's result replaces the one it re-ran; until then earlier attempts' results stay beside it`);
+    }
+    return { leg: options.fallback };
+}
+
 ;// CONCATENATED MODULE: ./src/runner/comment-results.ts
 /*
- * What the sticky comment holds when several runs of one gate share it: the legs of one workflow
- * run and attempt (a matrix) each add their result, and the comment shows the worst of them first,
- * with its details, then every result. The results are kept in the comment itself, as JSON in a
- * hidden last line, so that a leg can read what the others wrote and merge its own in; GitHub's
- * REST API has nothing else to keep them in, and no conditional update (pr-comment.ts says what
- * that leaves). A new run or a new attempt starts the list afresh.
+ * What the sticky comment holds when several runs of one gate share it: every result of the
+ * workflow run, each leg's newest (a re-run of some legs keeps the others', marked with their
+ * attempt), and the worst of them first, with its details. The results are kept in the comment
+ * itself, as JSON in a hidden last line, so that a leg can read what the others wrote and merge its
+ * own in; GitHub's REST API has nothing else to keep them in, and no conditional update
+ * (comment-writes.ts says how legs that write at once keep every result). A new run starts afresh.
  */
 
 
@@ -45889,8 +46098,8 @@ const BY_SEVERITY = ['success', 'pending', 'cancelled', 'timeout', 'error', 'fai
 const MAX_RESULTS = 30;
 /** A result's line, as the comment's table and its hidden data hold it. */
 const MAX_LINE_CHARS = 200;
-/** What the table and the hidden data may take of the comment, in UTF-8 bytes. */
-const RESULTS_BUDGET_BYTES = 18_000;
+/** A leg's name (its job's name, or the `pr_comment_leg` input), as the comment shows it. */
+const comment_results_MAX_NAME_CHARS = 80;
 /**
  * What the details of the result shown may take: with the results, the marker and the footer, the
  * body stays under 60,000 UTF-8 bytes (GitHub refuses a comment over 65,536 characters).
@@ -45901,27 +46110,48 @@ const DATA_END = ' -->';
 /** Ends the details of the result shown, which start right after the marker's line. */
 const DETAILS_END = '<!-- neon-operations-gate-details-end -->';
 const LegResultSchema = object({
-    /** One run of the action: a random id of its own (no variable tells matrix legs apart). */
+    /**
+     * The leg: a hash of its name when it can be told apart (its job's name, or the `pr_comment_leg` input),
+     * else a random id of this run of the action's own.
+     */
     leg: schemas_string().min(1).max(64),
     outcome: schemas_enum(BY_SEVERITY),
     /** The report's first line, plain text. */
     line: schemas_string().max(4 * MAX_LINE_CHARS),
     /** When it was written (ISO 8601). */
-    at: schemas_string().max(40)
+    at: schemas_string().max(40),
+    /** The run attempt that wrote it; absent in comments written before attempts were kept. */
+    attempt: schemas_string().max(40).optional(),
+    /** The leg's name, when it can be told apart. */
+    name: schemas_string()
+        .max(4 * comment_results_MAX_NAME_CHARS)
+        .optional(),
+    /** The one result of an earlier attempt that this one took the place of (see `replacing`). */
+    replaces: schemas_string().max(64).optional(),
+    /** The leg's slowest round trip to GitHub (ms): the other legs pause longer than it. */
+    trip: schemas_number().int().min(0).max(60_000).optional()
 });
 const RunResultsSchema = object({
     run: schemas_string().max(40),
+    /** The newest attempt among the results. */
     attempt: schemas_string().max(40),
     /** The leg whose details the comment shows: the most severe result, the newest of those. */
     shown: schemas_string().max(64),
     results: array(LegResultSchema).max(MAX_RESULTS)
 });
-function legResult(leg, outcome, line, at) {
-    return { leg, outcome, line: truncate(line, MAX_LINE_CHARS), at: new Date(at).toISOString() };
+function legResult(leg, outcome, line, at, about = {}) {
+    return {
+        leg,
+        outcome,
+        line: truncate(line, MAX_LINE_CHARS),
+        at: new Date(at).toISOString(),
+        ...(about.attempt ? { attempt: about.attempt } : {}),
+        ...(about.name ? { name: truncate(about.name, comment_results_MAX_NAME_CHARS) } : {})
+    };
 }
 /**
  * What a comment of the action's holds; undefined when it holds no results (a comment written
- * before legs added theirs, or one edited by hand).
+ * before legs added theirs, or one edited by hand). Every result carries its attempt.
  */
 function readComment(body, marker) {
     const lastLine = body.slice(body.lastIndexOf('\n') + 1);
@@ -45939,9 +46169,15 @@ function readComment(body, marker) {
     const parsed = RunResultsSchema.safeParse(json);
     if (!parsed.success)
         return undefined;
-    return { results: parsed.data, details: body.slice(marker.length + 1, detailsEnd + 1) };
+    const { attempt } = parsed.data;
+    const results = parsed.data.results.map((result) => ({ attempt, ...result }));
+    return {
+        results: { ...parsed.data, results },
+        details: body.slice(marker.length + 1, detailsEnd + 1)
+    };
 }
 const severity = (result) => BY_SEVERITY.indexOf(result.outcome);
+const attemptOf = (result) => Number(result.attempt ?? 0) || 0;
 /** Whether run `a` (and attempt) came after run `b`: run ids only grow. */
 function isLater(a, b) {
     const [runA, runB, attemptA, attemptB] = [a.run, b.run, a.attempt, b.attempt].map(Number);
@@ -45949,38 +46185,45 @@ function isLater(a, b) {
         return false;
     return runA > runB || (runA === runB && attemptA > attemptB);
 }
+/** Whether a comment holds the results of a run (or attempt) later than `own`'s. */
+function holdsLaterRun(comments, own) {
+    return comments.some((content) => content !== undefined && isLater(content.results, own));
+}
+/** Whether `a` is a newer result of its leg than `b`: a later attempt, then a later time. */
+function isNewer(a, b) {
+    return attemptOf(a) - attemptOf(b) > 0 || (attemptOf(a) === attemptOf(b) && a.at > b.at);
+}
+/** One result's identity: its leg, attempt and time (its line may be cut in the comment). */
+const identity = (result) => `${result.leg}\n${result.attempt ?? ''}\n${result.at}\n${result.replaces ?? ''}`;
 /**
- * The comment's content once this run's result is in: the results that comments of the same run
- * and attempt hold (several, when legs created one each at once), with this one added (or put in
- * place of its earlier self), and the details of the most severe, the newest of those. Another
- * run's results are left behind; `later` when a comment already holds a later run's.
+ * Each leg's newest result, in the order they were written (attempt, then time): a result that
+ * `replaces` an earlier attempt's takes its place. Of two results with the same identity, the one
+ * seen first stays (a leg's own, with its line uncut).
  */
-function mergeResults(comments, own) {
-    const found = comments.filter((content) => content !== undefined);
-    if (found.some((content) => isLater(content.results, own)))
-        return 'later';
-    const sameRun = own.run
-        ? found.filter(({ results }) => results.run === own.run && results.attempt === own.attempt)
-        : [];
+function newestOfEachLeg(results) {
     const byLeg = new Map();
-    for (const result of sameRun.flatMap((content) => content.results.results)) {
-        if (!byLeg.has(result.leg))
+    for (const result of results) {
+        const held = byLeg.get(result.leg);
+        if (!held || isNewer(result, held))
             byLeg.set(result.leg, result);
     }
-    byLeg.set(own.result.leg, own.result);
-    const results = mostSevere([...byLeg.values()], MAX_RESULTS);
-    const shown = mostSevere(results, 1)[0];
-    const carried = shown.leg === own.result.leg
-        ? own.details
-        : sameRun.find((content) => content.results.shown === shown.leg)?.details;
-    // Another leg's details, as its comment holds them: within their budget, or its line alone.
-    const details = carried !== undefined && Buffer.byteLength(carried) <= DETAILS_BUDGET_BYTES
-        ? carried
-        : fallbackDetails(shown);
-    return {
-        results: { run: own.run, attempt: own.attempt, shown: shown.leg, results },
-        details
-    };
+    const all = [...byLeg.values()];
+    const replaced = new Set(all.flatMap((result) => all
+        .filter((old) => old.leg === result.replaces && attemptOf(old) < attemptOf(result))
+        .map((old) => old.leg)));
+    return all
+        .filter((result) => !replaced.has(result.leg))
+        .sort((a, b) => attemptOf(a) - attemptOf(b) || a.at.localeCompare(b.at));
+}
+/**
+ * The earlier attempts' one result that a result of a later attempt takes the place of, when its
+ * leg cannot be told apart: only when those attempts left exactly one result, of a leg that could
+ * not be told apart either (a gate of one leg, re-run). Several: none, and they stay.
+ */
+function replacing(own, results) {
+    const earlier = results.filter((result) => attemptOf(result) < attemptOf(own));
+    const [only] = earlier;
+    return earlier.length === 1 && !only.name && only.leg !== own.leg ? only.leg : undefined;
 }
 /** The `count` most severe results (the newest of equals), in the order they were written. */
 function mostSevere(results, count) {
@@ -45990,10 +46233,91 @@ function mostSevere(results, count) {
         .slice(0, count);
     return ranked.sort((a, b) => a.order - b.order).map(({ result }) => result);
 }
+/**
+ * What one leg knows of its run's results: its own, and every result of the same run it has read
+ * in a comment since, each leg's newest. A leg writes all of it, never only what the comment held
+ * at its last read, so that a result one leg's write dropped comes back with the next leg's.
+ */
+class RunRecord {
+    own;
+    /** Other legs' results, as comments held them (this leg's own, when a comment held it, too). */
+    seen = [];
+    /** Details of a result (by its identity), as a comment that showed it held them. */
+    details = new Map();
+    constructor(own) {
+        this.own = own;
+    }
+    /** Each leg's newest result, this leg's own written last of those written at once. */
+    newest() {
+        return newestOfEachLeg([...this.seen, this.own.result]);
+    }
+    /** Adds what comments of the same run hold; `later` when one holds a later run's results. */
+    absorb(comments) {
+        if (holdsLaterRun(comments, this.own))
+            return 'later';
+        if (!this.own.run)
+            return undefined;
+        for (const { results, details } of comments.filter((content) => content !== undefined)) {
+            if (results.run !== this.own.run)
+                continue;
+            this.seen.push(...results.results);
+            const shown = results.results.find((result) => result.leg === results.shown);
+            if (shown && !this.details.has(identity(shown)))
+                this.details.set(identity(shown), details);
+        }
+        const result = this.own.result;
+        result.replaces ??= replacing(result, this.newest());
+        return undefined;
+    }
+    /** The content to write: at most MAX_RESULTS results, the most severe kept, and the worst's details. */
+    content() {
+        const results = mostSevere(this.newest(), MAX_RESULTS);
+        const [shown] = mostSevere(results, 1);
+        const carried = shown.leg === this.own.result.leg ? this.own.details : this.details.get(identity(shown));
+        // Another leg's details, as its comment holds them: within their budget, or its line alone.
+        const details = carried !== undefined && Buffer.byteLength(carried) <= DETAILS_BUDGET_BYTES
+            ? carried
+            : fallbackDetails(shown);
+        const attempt = String(Math.max(...results.map(attemptOf), Number(this.own.attempt) || 0));
+        return { results: { run: this.own.run, attempt, shown: shown.leg, results }, details };
+    }
+    /** The slowest round trip to GitHub that a leg of the run has written (ms). */
+    slowestTrip() {
+        return Math.max(0, ...this.newest().map((result) => result.trip ?? 0));
+    }
+    /** Whether `content` already holds everything this leg knows, and shows the worst of it. */
+    heldBy(content) {
+        if (!content)
+            return false;
+        const want = this.content().results;
+        const have = content.results;
+        const ids = (results) => results.map(identity).sort().join('\n\n');
+        return (have.run === want.run && have.shown === want.shown && ids(have.results) === ids(want.results));
+    }
+}
+/**
+ * The comment's content once this run's result is in (see RunRecord); `later` when a comment
+ * already holds a later run's results.
+ */
+function mergeResults(comments, own) {
+    const record = new RunRecord(own);
+    return record.absorb(comments) ?? record.content();
+}
 /** Details for a result whose own are not at hand (its comment was edited): its line. */
 function fallbackDetails(result) {
     return `<h2>Neon operations gate</h2>\n<p>${forHtml(result.line, MAX_LINE_CHARS)}</p>\n`;
 }
+
+;// CONCATENATED MODULE: ./src/runner/comment-render.ts
+/*
+ * The sticky comment's body: the marker, the details of the worst result, a table of every result
+ * of the run (with each leg's name and attempt), the footer, and the results as data on the last
+ * line (comment-results.ts reads them back).
+ */
+
+
+/** What the table and the hidden data may take of the comment, in UTF-8 bytes. */
+const RESULTS_BUDGET_BYTES = 18_000;
 /**
  * The comment: the marker, the details of the result shown (the worst), every result of the run
  * when there are several, the footer, and the results as data on the last line. The table and the
@@ -46004,7 +46328,7 @@ function renderComment(marker, content, footer) {
     const { results } = content;
     for (let lineChars = MAX_LINE_CHARS, rows = results.results.length;;) {
         const shown = mostSevere(results.results, rows);
-        const table = shown.length > 1 ? resultsTable(shown, results.results.length, lineChars) : '';
+        const table = shown.length > 1 ? resultsTable(shown, results, lineChars) : '';
         const data = dataLine({ ...results, results: shown }, lineChars);
         const fits = Buffer.byteLength(table + data) <= RESULTS_BUDGET_BYTES;
         if (fits || rows === 1) {
@@ -46018,26 +46342,46 @@ function renderComment(marker, content, footer) {
             rows--;
     }
 }
-function resultsTable(results, total, lineChars) {
-    const rows = results.map((result, index) => `<tr><td>${index + 1}</td><td>${forHtml(result.line, lineChars)}</td><td>${forHtml(result.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'), 40)}</td></tr>`);
+/**
+ * What the table says of attempts: results of earlier attempts stay, and when legs cannot be told
+ * apart, a re-run's result cannot take the place of the one it re-ran.
+ */
+function attemptsNote(results) {
+    const attempts = new Set(results.map((result) => result.attempt ?? ''));
+    if (attempts.size < 2)
+        return '';
+    const newest = Math.max(...results.map((result) => Number(result.attempt) || 0));
+    const unnamed = results.some((result) => !result.name && Number(result.attempt) === newest);
+    const kept = 'Results of earlier attempts stay until a re-run of the same leg replaces them.';
+    return unnamed
+        ? `<p>${kept} The legs of this workflow cannot be told apart (grant the job <code>actions: read</code>, or set the <code>pr_comment_leg</code> input), so a re-run's result is added beside the one it re-ran, which stays.</p>`
+        : `<p>${kept}</p>`;
+}
+function resultsTable(results, all, lineChars) {
+    const rows = results.map((result, index) => `<tr><td>${index + 1}</td><td>${forHtml(result.line, lineChars)}</td><td>${result.name ? forHtml(result.name, lineChars) : '—'}</td><td>${forHtml(result.attempt ?? '', 40)}</td><td>${forHtml(result.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'), 40)}</td></tr>`);
+    const total = all.results.length;
     const left = total - results.length;
     if (left > 0)
-        rows.push(`<tr><td colspan="3">… and ${left} more results not shown</td></tr>`);
+        rows.push(`<tr><td colspan="5">… and ${left} more results not shown</td></tr>`);
     return [
         `<h3>${total} results of this workflow run</h3>`,
         '<p>Its legs (a matrix) share this comment; the worst outcome is shown above.</p>',
+        attemptsNote(all.results),
         '<table>',
-        '<tr><th>#</th><th>Result</th><th>Reported</th></tr>',
+        '<tr><th>#</th><th>Result</th><th>Leg</th><th>Attempt</th><th>Reported</th></tr>',
         ...rows,
         '</table>',
         ''
-    ].join('\n');
+    ]
+        .filter((line, index, lines) => line !== '' || index === lines.length - 1)
+        .join('\n');
 }
 /** The results as one line of JSON in an HTML comment: no `<` or `>` can end it early. */
 function dataLine(results, lineChars) {
     const cut = results.results.map((result) => ({
         ...result,
-        line: truncate(result.line, lineChars)
+        line: truncate(result.line, lineChars),
+        ...(result.name ? { name: truncate(result.name, lineChars) } : {})
     }));
     const json = JSON.stringify({ ...results, results: cut })
         .replace(/</g, '\\u003c')
@@ -46047,8 +46391,11 @@ function dataLine(results, lineChars) {
 
 ;// CONCATENATED MODULE: ./src/runner/comment-writes.ts
 
+
 /** Writes of one run's comment: the first, and again while other legs' writes leave it short. */
-const MAX_WRITES = 3;
+const MAX_WRITES = 5;
+/** The shortest pause before a check, whatever the round trips measured. */
+const MIN_PAUSE_MS = 250;
 /** What a failure after the first write may leave: the step's risk. */
 const DUPLICATE_RISK = 'so a duplicate comment may be left behind';
 const MISSING_RISK = "so another leg's result may be missing from it";
@@ -46069,48 +46416,69 @@ async function ownComments(api, { marker, author }, created) {
         own.push(created);
     return own.sort((a, b) => a.id - b.id);
 }
-/** A comment of this run's result alone. */
-function alone(own) {
-    const results = { run: own.run, attempt: own.attempt, shown: own.result.leg };
-    return { results: { ...results, results: [own.result] }, details: own.details };
+/** Round trips to GitHub, timed, and the pauses they call for. */
+class Pacing {
+    write;
+    /** The slowest round trip of this leg's, and the slowest that other legs wrote in the comment. */
+    slowest = 0;
+    others = 0;
+    constructor(write) {
+        this.write = write;
+    }
+    async trip(call) {
+        const start = this.write.clock.now();
+        try {
+            return await call();
+        }
+        finally {
+            this.slowest = Math.max(this.slowest, this.write.clock.now() - start);
+        }
+    }
+    /**
+     * Pauses before the next check, longer than the slowest round trip so far; false, without a
+     * pause, when the pause and the check would not end before the deadline.
+     */
+    async pause() {
+        const { clock, random, deadline, signal } = this.write;
+        const pauseMs = Math.max(MIN_PAUSE_MS, this.slowest, this.others) * (1 + random());
+        if (clock.now() + pauseMs + 2 * this.slowest > deadline)
+            return false;
+        await clock.sleep(pauseMs, signal);
+        return true;
+    }
 }
 /**
  * Adds this run's result to this gate's comment, or creates the comment: `always`, or `failure`
  * when the run failed. With `failure` an existing comment is updated whatever the outcome, so a red
  * comment turns green (or, with legs of the same run, lists a green result under a red headline).
  *
- * Each round reads every comment of the gate's (oldest first), merges this result into what those
- * of the same run and attempt hold, and writes it to the oldest, deleting the others (duplicates
- * that legs created at once). It ends when a read finds the oldest already saying so, alone.
+ * Each round reads every comment of the gate's (oldest first), adds what those of the same run hold
+ * to what this leg knows, and writes all of it to the oldest, deleting the others (duplicates that
+ * legs created at once), then pauses. It ends on a read that finds the oldest holding all of it,
+ * alone.
  */
 async function upsertComment(api, progress, write) {
-    const { marker, own, footer, logger } = write;
+    const { marker, footer, logger } = write;
+    const pacing = new Pacing(write);
+    let record;
     let created;
     for (let writes = 0;; writes++) {
-        const comments = await ownComments(api, write, created);
+        const comments = await pacing.trip(() => ownComments(api, write, created));
         // Only the list right after creating may lag behind; later, a comment gone is gone.
         created = undefined;
-        if (comments.length === 0) {
-            if (write.mode === 'failure' && !write.failed)
-                return 'not needed';
-            created = await api.createComment(renderComment(marker, alone(own), footer));
-            progress.written = { action: 'created', url: created.html_url };
-            if (writtenAsAnother(created, write))
-                return 'written';
-            progress.step = {
-                doing: 'listing the comments again to find duplicates from other runs of this gate',
-                risk: DUPLICATE_RISK
-            };
-            continue;
-        }
-        const merged = mergeResults(comments.map((comment) => readComment(comment.body ?? '', marker)), own);
+        const contents = comments.map((comment) => readComment(comment.body ?? '', marker));
         const [kept, ...duplicates] = comments;
-        if (merged === 'later') {
-            logger.info(`pr_comment: ${kept.html_url} holds the results of a later run of this gate; left as it is`);
+        if (!record) {
+            const first = await firstRead(write, kept, contents);
+            if (typeof first === 'string')
+                return first;
+            record = first;
+        }
+        if (record.absorb(contents) === 'later') {
+            logger.info(`pr_comment: a later run of this gate wrote ${kept.html_url}; left as it is`);
             return 'later run';
         }
-        const body = renderComment(marker, merged, footer);
-        if (kept.body === body && duplicates.length === 0) {
+        if (kept && duplicates.length === 0 && record.heldBy(contents[0])) {
             // The comment that holds this result: not the one this run created, when another leg merged
             // that one into its own and deleted it.
             if (progress.written?.url !== kept.html_url) {
@@ -46119,30 +46487,68 @@ async function upsertComment(api, progress, write) {
             return 'written';
         }
         if (writes === MAX_WRITES) {
-            logger.warning(`pr_comment: other runs of this gate kept writing ${kept.html_url} at the same time; after ${MAX_WRITES} writes it may lack a result (each run's own check and summary keep theirs)`);
+            logger.warning(`pr_comment: other runs of this gate kept writing ${kept?.html_url ?? 'the comment'} at the same time; after ${MAX_WRITES} writes it may lack a result (each run's own check and summary keep theirs)`);
             return 'written';
         }
-        await writeMerged(api, progress, { kept, duplicates, body });
+        // This leg's slowest round trip goes with its result, so that other legs pause longer than it.
+        write.own.result.trip = Math.round(pacing.slowest);
+        pacing.others = record.slowestTrip();
+        const body = renderComment(marker, record.content(), footer);
+        if (kept) {
+            const held = record.heldBy(contents[0]);
+            await pacing.trip(() => writeMerged(api, progress, { kept, duplicates, body, held }));
+        }
+        else {
+            created = await pacing.trip(() => api.createComment(body));
+            progress.written = { action: 'created', url: created.html_url };
+            if (writtenAsAnother(created, write))
+                return 'written';
+        }
+        progress.step = kept ? CHECK_STEP : FIND_DUPLICATES_STEP;
+        if (!(await pacing.pause())) {
+            logger.warning(`pr_comment: ${progress.written.action} ${progress.written.url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`);
+            return 'written';
+        }
     }
 }
-/** The merged body to the oldest comment, when it does not say it yet; the others deleted. */
-async function writeMerged(api, progress, { kept, duplicates, body }) {
-    if (kept.body !== body) {
+const CHECK_STEP = {
+    doing: "listing the comments again to check that no other leg's write replaced this result",
+    risk: MISSING_RISK
+};
+const FIND_DUPLICATES_STEP = {
+    doing: 'listing the comments again to find duplicates from other runs of this gate',
+    risk: DUPLICATE_RISK
+};
+/**
+ * After the first read: nothing to write (`failure` and a pass, or a later run's comment), or what
+ * this leg knows, once it is told apart.
+ */
+async function firstRead(write, kept, contents) {
+    if (!kept && write.mode === 'failure' && !write.failed)
+        return 'not needed';
+    if (kept && holdsLaterRun(contents, write.own)) {
+        write.logger.info(`pr_comment: ${kept.html_url} holds the results of a later run of this gate; left as it is`);
+        return 'later run';
+    }
+    Object.assign(write.own.result, await write.identify());
+    return new RunRecord(write.own);
+}
+/** The merged body to the oldest comment, unless it holds it already; the others deleted. */
+async function writeMerged(api, progress, options) {
+    const { kept, duplicates } = options;
+    if (!options.held) {
         progress.step = { doing: `updating the comment ${kept.html_url}`, risk: MISSING_RISK };
-        const updated = await api.updateComment(kept.id, body);
+        const updated = await api.updateComment(kept.id, options.body);
         progress.written = { action: 'updated', url: updated.html_url };
     }
-    for (const duplicate of duplicates) {
-        progress.step = {
-            doing: `deleting the duplicate comment ${duplicate.html_url}`,
-            risk: DUPLICATE_RISK
-        };
-        await api.deleteComment(duplicate.id);
-    }
+    if (duplicates.length === 0)
+        return;
     progress.step = {
-        doing: "listing the comments again to check that no other leg's write replaced this result",
-        risk: MISSING_RISK
+        doing: `deleting the duplicate comment${duplicates.length > 1 ? 's' : ''} ${duplicates.map((duplicate) => duplicate.html_url).join(', ')}`,
+        risk: DUPLICATE_RISK
     };
+    // At once: every leg that found them deletes them, and one already gone is no error.
+    await Promise.all(duplicates.map((duplicate) => api.deleteComment(duplicate.id)));
 }
 /** A comment that came back written as someone other than expected: later runs would not find it. */
 function writtenAsAnother(created, { author, logger }) {
@@ -46159,6 +46565,18 @@ function writtenAsAnother(created, { author, logger }) {
  * Octokit is loaded only here, only when a comment is to be written (ncc turns the dynamic import
  * into a chunk of its own).
  */
+/** The jobs of one workflow run attempt, a page at a time. */
+async function* jobsOf(octokit, options) {
+    const pages = octokit.paginate.iterator(octokit.rest.actions.listJobsForWorkflowRunAttempt, {
+        owner: options.owner,
+        repo: options.repo,
+        run_id: options.runId,
+        attempt_number: options.attempt,
+        per_page: 100
+    });
+    for await (const page of pages)
+        yield page.data;
+}
 /** The issue-comments API through @actions/github's Octokit, with its proxy support. */
 async function octokitCommentApi(options) {
     const [{ getOctokit }, { defaults }] = await Promise.all([
@@ -46186,6 +46604,7 @@ async function octokitCommentApi(options) {
                 throw error;
             }
         },
+        listJobs: (runId, attempt) => jobsOf(octokit, { owner, repo, runId, attempt }),
         async *listComments() {
             const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
                 ...target,
@@ -46219,6 +46638,7 @@ async function octokitCommentApi(options) {
  * failure is one warning, bounded in time, and never changes the outcome. GitHub's side is
  * github-comments.ts.
  */
+
 
 
 
@@ -46298,18 +46718,26 @@ async function writePullRequestComment(options) {
         return undefined;
     }
     const progress = {};
+    const clock = options.clock ?? systemClock;
+    const deadline = clock.now() + (options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS);
     try {
         const upserted = await withinTimeLimit(options, async (signal) => {
             const api = await (options.api ?? defaultApi(options, pullRequest.number))(signal);
             const author = await commentAuthor(api, options.token, options.author);
+            const fallback = options.leg ?? (0,external_node_crypto_.randomUUID)();
             return upsertComment(api, progress, {
                 marker: gateMarker(context, options.gate),
                 author,
-                own: ownResult(options),
+                own: ownResult(options, fallback),
                 footer: footer(context),
                 mode: options.mode,
                 failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
-                logger
+                logger,
+                identify: () => identifyLeg({ api, context, input: options.legInput ?? '', fallback, logger, signal }),
+                clock,
+                random: options.random ?? Math.random,
+                deadline,
+                signal
             });
         });
         if (upserted === 'not needed') {
@@ -46332,13 +46760,14 @@ async function writePullRequestComment(options) {
     }
 }
 /** This run's result as the comment holds it: its headline and details, secrets out. */
-function ownResult({ context, report, redact, clock, leg }) {
+function ownResult({ context, report, redact, clock }, leg) {
     const line = redact(headlineText(report));
     const at = (clock ?? systemClock).wallNow();
+    const attempt = context.runAttempt;
     return {
         run: context.runId,
-        attempt: context.runAttempt,
-        result: legResult(leg ?? (0,external_node_crypto_.randomUUID)(), report.outcome ?? 'error', line, at),
+        attempt,
+        result: legResult(leg, report.outcome ?? 'error', line, at, { attempt }),
         details: redact(details(report, context))
     };
 }
@@ -46458,6 +46887,7 @@ async function publish(report, inputs, context, sinks) {
             mode: inputs.prComment,
             token: inputs.githubToken,
             author: inputs.prCommentAuthor,
+            legInput: inputs.prCommentLeg,
             context,
             report,
             gate: {

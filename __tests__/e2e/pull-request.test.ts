@@ -343,13 +343,15 @@ describe('pull requests: whose comment, and only one', () => {
     expect(kept.body).toContain('<h3>2 results of this workflow run</h3>')
     expect(kept.body).toMatch(/<td>❌ failure: apply_config on br-preview-42 ended in error/)
     expect(kept.body).toMatch(/<td>✅ success: the operation finished/)
-    // A new attempt starts afresh: its one result, green.
+    // A re-run (attempt 2) of a leg that cannot be told apart: its green result is added beside
+    // the earlier ones, and the red one it may have re-run stays at the head.
     api.holdListsUntil = 0
     const later = await runAction(server, legInputs, { env: { ...env, GITHUB_RUN_ATTEMPT: '2' } })
     expect(later.outputs.comment_url).toBe(kept.html_url)
     expect(api.comments).toHaveLength(1)
-    expect(api.comments[0].body).toMatch(/\n<p><b>✅ success<\/b>/)
-    expect(api.comments[0].body).not.toContain('results of this workflow run')
+    expect(api.comments[0].body).toMatch(/\n<p><b>❌ failure<\/b>/)
+    expect(api.comments[0].body).toContain('<h3>3 results of this workflow run</h3>')
+    expect(api.comments[0].body).toContain('cannot be told apart')
   })
 
   it('legs of the same run one after the other: each adds its result, and a red one stays the headline', async () => {

@@ -10825,6 +10825,8 @@ const BranchListSchema = object({
 const TeardownBranchSchema = BranchSchema.extend({
     parent_id: optionalString,
     default: schemas_boolean().nullish(),
+    /** Older answers' name of `default` (deprecated): counts only where `default` is absent. */
+    primary: schemas_boolean().nullish(),
     protected: schemas_boolean().nullish(),
     restricted_actions: array(object({ name: schemas_string(), reason: optionalString })).nullish()
 });
@@ -11599,6 +11601,60 @@ function statusLabel(status) {
     return LABELS.get(status) ?? `❔ ${status}`;
 }
 
+;// CONCATENATED MODULE: ./src/report/report.ts
+
+
+/**
+ * The operations as far as the run saw them, or undefined when nothing could be read (an error,
+ * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
+ */
+function seenOperations(report) {
+    const { wait } = report;
+    if (wait && (wait.observed || wait.operations.length > 0))
+        return wait.operations;
+    return undefined;
+}
+/**
+ * The operation the single-operation outputs describe: the first one (output order) that ended in a
+ * final failure (under `failFast`, `failed` too), so that a failure is never described by an
+ * operation still running beside it; else the first that did not finish; else the first one.
+ */
+function primaryOperation(operations, failFast) {
+    return (operations.find((operation) => isFinalFailure(operation.status, failFast)) ??
+        operations.find((operation) => operation.status !== 'finished') ??
+        operations[0]);
+}
+/**
+ * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
+ * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
+ * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
+ */
+function operationDuration(operation, readAt) {
+    const created = apiTime(operation.created_at);
+    if (isUnfinished(operation.status) && readAt !== undefined && created !== undefined) {
+        return { ms: Math.max(0, readAt - created), soFar: true };
+    }
+    if (operation.total_duration_ms != null)
+        return { ms: operation.total_duration_ms, soFar: false };
+    const updated = apiTime(operation.updated_at);
+    if (created === undefined || updated === undefined)
+        return undefined;
+    return { ms: Math.max(0, updated - created), soFar: false };
+}
+/** Why nothing could be read; the reason itself is quoted beside it. */
+function nothingRead(report) {
+    switch (report.outcome) {
+        case 'timeout':
+            return report.noRetryFits
+                ? 'Nothing could be read before the gate gave up'
+                : 'Nothing could be read before the timeout ran out';
+        case 'cancelled':
+            return 'Nothing could be read before the job was cancelled';
+        default:
+            return 'Nothing could be read before the error';
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/report/teardown-words.ts
 /*
  * What the report says of the check before a teardown (`before`), once: whether the branch can be
@@ -11667,12 +11723,19 @@ function blockerPhrase(blocker, action) {
 }
 /**
  * The check in one line: `branch preview/pr-7 (br-…) cannot be deleted: it is protected; …`, `… can
- * be deleted now: nothing blocks it`, or `branch preview/pr-7 is gone: nothing to delete`.
+ * be deleted now: nothing blocks it`, `branch preview/pr-7 is gone: nothing to delete`, or that it
+ * was not checked, because work was still in flight (`busy`).
  */
 function teardownPhrase(check) {
     const branch = ['branch ', ...branchNamed(check.branch)];
     if (check.preflight === 'gone')
         return [...branch, ' is gone: nothing to delete'];
+    if (check.preflight === 'busy') {
+        return [
+            ...branch,
+            ` was not checked: the project still has work in flight, so a ${check.action} now would meet 423 Locked`
+        ];
+    }
     const done = DONE[check.action];
     if (check.preflight === 'clear')
         return [...branch, ` can be ${done} now: nothing blocks it`];
@@ -11684,7 +11747,7 @@ function teardownPhrase(check) {
 }
 /** Each blocker's reason, and what it is and what to do about it; none when nothing blocks. */
 function blockerDetails(check) {
-    if (check.preflight === 'gone')
+    if (check.preflight === 'gone' || check.preflight === 'busy')
         return [];
     return check.judgement.blockers.map((blocker) => ({
         reason: blocker.reason,
@@ -11697,11 +11760,16 @@ function blockersOutput(check) {
 }
 /**
  * What is worth a warning or a notice beside the outcome: child branches before a reset (it must
- * keep the current state under another name), and restrictions that stop neither action.
+ * keep the current state under another name), and restrictions that stop neither action; a branch
+ * gone (a notice), or not checked while work was in flight (a warning: a teardown now meets 423).
  */
 function teardownNotes(check) {
     if (check.preflight === 'gone')
         return { warnings: [], notices: [teardownPhrase(check)] };
+    if (check.preflight === 'busy') {
+        const wayOut = `; let the gate wait until the project is idle, or retry the ${check.action} on 423`;
+        return { warnings: [[...capitalized(teardownPhrase(check)), wayOut]], notices: [] };
+    }
     const branch = ['Branch ', ...branchNamed(check.branch)];
     const { childrenBeforeReset: children, otherRestrictions } = check.judgement;
     const warnings = [];
@@ -11777,8 +11845,9 @@ function teardownSection(format, report) {
         parts.push(format.paragraph(`⚠️ ${format.phrase(warning)}`));
     for (const notice of notices)
         parts.push(format.paragraph(`ℹ️ ${format.phrase(notice)}`));
-    if (check.preflight !== 'gone')
+    if (check.preflight === 'clear' || check.preflight === 'blocked') {
         parts.push(format.paragraph(TEARDOWN_RACE));
+    }
     return parts;
 }
 
@@ -11795,6 +11864,13 @@ function restrictionCovers(name, action) {
     const prefixes = action === 'delete' ? ['delete'] : ['restore', 'reset'];
     return prefixes.some((prefix) => restricted.startsWith(prefix));
 }
+/**
+ * Whether `branch` is the project's default branch: `default: true`, or in older answers, which
+ * lack `default`, `primary: true`.
+ */
+function isDefault(branch) {
+    return (branch.default ?? branch.primary) === true;
+}
 /** What would make the API refuse `action` on `branch`, given every branch of its project. */
 function judgeTeardown(action, branch, projectBranches) {
     const children = projectBranches.filter((other) => other.parent_id === branch.id && other.id !== branch.id);
@@ -11803,7 +11879,7 @@ function judgeTeardown(action, branch, projectBranches) {
     const blockers = [];
     if (!branch.parent_id)
         blockers.push({ reason: 'root' });
-    if (action === 'delete' && branch.default === true)
+    if (action === 'delete' && isDefault(branch))
         blockers.push({ reason: 'default' });
     if (branch.protected === true)
         blockers.push({ reason: 'protected' });
@@ -11823,16 +11899,29 @@ function judgeTeardown(action, branch, projectBranches) {
  * `branch_id` as users write it: a branch id (`br-wild-frost-123456`) or a branch name (`main`,
  * `preview/pr-12`). The gate filters operations by branch id, so a name that matches nothing would
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
+ * "No such branch" is said only after every branch of the project was read: the project answers,
+ * has a branch at all, and none has that id or exactly that name, nor one set apart from it only
+ * by case, spaces or slashes (`Preview/PR-12` for `preview/pr-12`: an input error that names it).
  */
+
 
 /** Every branch id the API hands out starts with `br-`. */
 const BRANCH_ID = /^br-[a-z0-9-]+$/;
 /** How many candidates an ambiguity error lists. */
 const MAX_LISTED = 5;
+/** A branch name (the server's text) an error quotes is cut here. */
+const MAX_NAME_CHARS = 80;
 const branch_resolver_ACCEPTED = 'give a branch id (br-…) or the exact name of one branch of the project';
-/** `branch_id` names no branch of the project (before a delete, the teardown's goal holds). */
+/**
+ * `branch_id` names no branch of a project that answers and has branches, nor one near it (before
+ * a delete, the teardown's goal holds).
+ */
 class NoSuchBranchError extends InputError {
     name = 'NoSuchBranchError';
+}
+/** A name or id with case, white space and slashes set aside: `Preview/PR-12` is `previewpr-12`. */
+function loosely(text) {
+    return text.toLowerCase().replace(/[\s/]+/gu, '');
 }
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
@@ -11841,8 +11930,7 @@ class NoSuchBranchError extends InputError {
  * InputError naming `branch_id` when it names no branch or several.
  */
 async function resolveBranch(reader, projectId, input) {
-    const shapedLikeId = BRANCH_ID.test(input);
-    if (shapedLikeId) {
+    if (BRANCH_ID.test(input)) {
         try {
             return await reader.getBranch(projectId, input);
         }
@@ -11851,20 +11939,47 @@ async function resolveBranch(reader, projectId, input) {
                 throw error;
         }
     }
-    const found = await reader.searchBranches(projectId, input);
-    const byId = found.find((branch) => branch.id === input);
+    const found = exactly(await reader.searchBranches(projectId, input), projectId, input);
+    if (found)
+        return found;
+    // No exact match in the search: every branch of the project, which must answer and have some.
+    const every = await reader.listBranches(projectId);
+    if (every.length === 0) {
+        throw new InputError(({ label, mention }) => `${label('project_id')}: project "${projectId}" lists no branch at all, though every project has its root branch; check ${mention('project_id')}`);
+    }
+    return exactly(every, projectId, input) ?? noSuchBranch(every, projectId, input);
+}
+/** The one branch with the id or exactly the name `input`; undefined when none; throws for several. */
+function exactly(branches, projectId, input) {
+    const byId = branches.find((branch) => branch.id === input);
     if (byId)
         return byId;
-    const byName = found.filter((branch) => branch.name === input);
-    if (byName.length === 1)
+    const byName = branches.filter((branch) => branch.name === input);
+    if (byName.length <= 1)
         return byName[0];
-    if (byName.length === 0) {
-        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${shapedLikeId ? `with the id "${input}", and none is named so` : `named "${input}"`}; ${branch_resolver_ACCEPTED}`);
-    }
     const listed = byName.slice(0, MAX_LISTED).map((branch) => branch.id);
     if (byName.length > MAX_LISTED)
         listed.push(`and ${byName.length - MAX_LISTED} more`);
     throw new InputError(({ label }) => `${label('branch_id')}: ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`);
+}
+/**
+ * `input` names none of `every` branch of the project: an input error that names the branches set
+ * apart from it only by case, spaces or slashes, if any; else NoSuchBranchError.
+ */
+function noSuchBranch(every, projectId, input) {
+    const near = every.filter((branch) => loosely(branch.name) === loosely(input) || loosely(branch.id) === loosely(input));
+    const none = BRANCH_ID.test(input)
+        ? `with the id "${input}", and none is named so`
+        : `named "${input}"`;
+    if (near.length === 0) {
+        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}; ${branch_resolver_ACCEPTED}`);
+    }
+    const listed = near
+        .slice(0, MAX_LISTED)
+        .map((branch) => `${truncate(branch.name, MAX_NAME_CHARS)} (${branch.id})`);
+    if (near.length > MAX_LISTED)
+        listed.push(`and ${near.length - MAX_LISTED} more`);
+    throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact (case, spaces and slashes count); give that name or the branch id`);
 }
 
 ;// CONCATENATED MODULE: ./src/wait/teardown-check.ts
@@ -11872,6 +11987,10 @@ async function resolveBranch(reader, projectId, input) {
  * `before`: once the whole project is idle, one fresh read of the branch and of every branch of the
  * project decides whether the branch can be deleted or reset now (domain/teardown.ts has the
  * rules). A branch that is gone passes a delete, whose goal holds; a reset of it is an input error.
+ * Gone means what resolving `branch_id` says (wait/branch-resolver.ts): the project answers, and
+ * no branch has that id or exactly that name; a project that went (404) or hides (403) is an error.
+ * While something is still in flight at the end (a timeout, or `wait: false`), the check never ran:
+ * the branch is `busy`, and a teardown now would meet 423 Locked.
  */
 
 
@@ -11882,10 +12001,11 @@ function goneBeforeDelete(branch) {
 }
 /**
  * Reads `branch` anew, then every branch of the project (every page), and judges: `blocked` when
- * the API would refuse `action` now, else `clear`; `gone` when a branch to delete no longer exists.
- * A branch to reset that no longer exists is an input error, as it is when the gate starts.
+ * the API would refuse `action` now, else `clear`. When the branch went while the gate waited,
+ * `branch_id` (`input`) is resolved again: a branch that has its name now is checked instead;
+ * `gone` when it names none before a delete; an input error before a reset, as when the gate starts.
  */
-async function checkTeardown(action, branch, { reader, projectId }) {
+async function checkTeardown(action, branch, { reader, projectId, input }) {
     let fresh;
     try {
         fresh = await reader.getTeardownBranch(projectId, branch.id);
@@ -11893,9 +12013,10 @@ async function checkTeardown(action, branch, { reader, projectId }) {
     catch (error) {
         if (!(error instanceof ApiError && error.status === 404))
             throw error;
-        if (action === 'delete')
+        const now = await resolvedAgain(action, branch, { reader, projectId, input });
+        if (now === 'gone')
             return goneBeforeDelete(branch);
-        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
+        fresh = await reader.getTeardownBranch(projectId, now.id);
     }
     const judgement = judgeTeardown(action, fresh, await reader.listBranches(projectId));
     return {
@@ -11905,8 +12026,26 @@ async function checkTeardown(action, branch, { reader, projectId }) {
         judgement
     };
 }
+/**
+ * `branch` answered 404: the branch `input` names now (another made under its name), or `gone`
+ * before a delete; an error when the project itself does not answer.
+ */
+async function resolvedAgain(action, branch, { reader, projectId, input }) {
+    try {
+        return await resolveBranch(reader, projectId, input);
+    }
+    catch (error) {
+        if (!(error instanceof NoSuchBranchError))
+            throw error;
+        if (action === 'delete')
+            return 'gone';
+        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/gate/before-teardown.ts
+
+
 
 
 
@@ -11914,11 +12053,15 @@ async function checkTeardown(action, branch, { reader, projectId }) {
  * Before a teardown, once the project is idle: what ended in failure while the gate waited is
  * warned about, then one fresh read of the branch and of the project's branches decides.
  */
-async function checkBeforeTeardown(client, action, { projectId, branch }, report, logger) {
+async function checkBeforeTeardown(client, { before: action, branchId }, { projectId, branch }, report, logger) {
+    if (!action)
+        return;
+    // What `branch_id` said: should the branch go while the gate waits, it is resolved again.
+    const input = branchId ?? branch.id;
     for (const warning of failedWhileIdling(report.wait?.operations ?? [], action)) {
         logger.warning(phraseText(warning));
     }
-    const check = await checkTeardown(action, branch, { reader: client.branches, projectId });
+    const check = await checkTeardown(action, branch, { reader: client.branches, projectId, input });
     if (check.preflight !== 'gone')
         report.branch = check.branch;
     teardownDecided(report, check, logger);
@@ -11934,6 +12077,25 @@ function teardownDecided(report, check, logger) {
         logger.notice(phraseText(notice));
     if (check.preflight === 'clear')
         logger.info(phraseText(capitalized(teardownPhrase(check))));
+}
+/**
+ * Before a teardown, the run ended while work was still in flight (a timeout, or `wait: false`):
+ * the branch is `busy`, with a warning that a teardown now would meet 423 Locked. Not when nothing
+ * was seen in flight (the first read never answered): then nothing is known.
+ */
+function teardownBusy(report, { before: action }, logger) {
+    const { branch, outcome } = report;
+    if (!action || report.teardown || !branch)
+        return;
+    if (outcome !== 'timeout' && outcome !== 'pending')
+        return;
+    const seen = seenOperations(report) ?? [];
+    if (!seen.some((operation) => isUnfinished(operation.status)))
+        return;
+    report.teardown = { action, preflight: 'busy', branch };
+    for (const warning of teardownNotes(report.teardown).warnings) {
+        logger.warning(phraseText(warning));
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/domain/branch-state.ts
@@ -12788,7 +12950,7 @@ async function gate(given, dependencies) {
                 source = createSource(client, inputs, { ...gated, branch }, { logger, clock });
                 await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run });
                 if (inputs.before && branch && report.outcome === 'success') {
-                    await checkBeforeTeardown(client, inputs.before, { ...gated, branch }, report, logger);
+                    await checkBeforeTeardown(client, inputs, { ...gated, branch }, report, logger);
                 }
             }
         }
@@ -12797,6 +12959,7 @@ async function gate(given, dependencies) {
         // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
         recordError(report, error, dependencies);
     }
+    teardownBusy(report, inputs, logger);
     // The whole run, the database check included.
     report.elapsedMs = clock.now() - stepStartedAt;
     if (source?.branch)
@@ -13504,60 +13667,6 @@ function databaseNotTried(report) {
             return 'with wait: false, the control plane was not done at the one read';
         default:
             return 'the error above came first';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/report/report.ts
-
-
-/**
- * The operations as far as the run saw them, or undefined when nothing could be read (an error,
- * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
- */
-function seenOperations(report) {
-    const { wait } = report;
-    if (wait && (wait.observed || wait.operations.length > 0))
-        return wait.operations;
-    return undefined;
-}
-/**
- * The operation the single-operation outputs describe: the first one (output order) that ended in a
- * final failure (under `failFast`, `failed` too), so that a failure is never described by an
- * operation still running beside it; else the first that did not finish; else the first one.
- */
-function primaryOperation(operations, failFast) {
-    return (operations.find((operation) => isFinalFailure(operation.status, failFast)) ??
-        operations.find((operation) => operation.status !== 'finished') ??
-        operations[0]);
-}
-/**
- * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
- * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
- * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
- */
-function operationDuration(operation, readAt) {
-    const created = apiTime(operation.created_at);
-    if (isUnfinished(operation.status) && readAt !== undefined && created !== undefined) {
-        return { ms: Math.max(0, readAt - created), soFar: true };
-    }
-    if (operation.total_duration_ms != null)
-        return { ms: operation.total_duration_ms, soFar: false };
-    const updated = apiTime(operation.updated_at);
-    if (created === undefined || updated === undefined)
-        return undefined;
-    return { ms: Math.max(0, updated - created), soFar: false };
-}
-/** Why nothing could be read; the reason itself is quoted beside it. */
-function nothingRead(report) {
-    switch (report.outcome) {
-        case 'timeout':
-            return report.noRetryFits
-                ? 'Nothing could be read before the gate gave up'
-                : 'Nothing could be read before the timeout ran out';
-        case 'cancelled':
-            return 'Nothing could be read before the job was cancelled';
-        default:
-            return 'Nothing could be read before the error';
     }
 }
 
@@ -14315,19 +14424,17 @@ function typedOutputs(report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
         const state = report.branch.current_state;
         values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined;
     }
-    // Before a teardown, once the check has decided: never while something was still in flight.
-    if (report.teardown) {
-        values.preflight = report.teardown.preflight;
-        values.blockers = blockersOutput(report.teardown);
-    }
+    Object.assign(values, teardownOutputs(report));
     if (report.database) {
         values.database_state = report.database.state;
         const ready = report.database.readyMs;
         values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined;
     }
     const { wait } = report;
-    if (wait && report.elapsedMs !== undefined)
+    // Every run that started: a wait, or a teardown decided before one (`gone`).
+    if ((wait || report.teardown) && report.elapsedMs !== undefined) {
         values.elapsed_ms = Math.round(report.elapsedMs);
+    }
     // Nothing read is no operation, not an empty list of them: those outputs stay unset.
     const seen = wait && seenOperations(report);
     if (wait && seen) {
@@ -14356,6 +14463,16 @@ function typedOutputs(report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
     }
     return { values, notes };
 }
+/**
+ * Before a teardown, once the check has decided, or `busy` while something was still in flight:
+ * then the branch was not checked, so nothing is said of what blocks it.
+ */
+function teardownOutputs({ teardown }) {
+    if (!teardown)
+        return {};
+    const { preflight } = teardown;
+    return preflight === 'busy' ? { preflight } : { preflight, blockers: blockersOutput(teardown) };
+}
 /** An output as text: empty when unset, JSON for objects and arrays. */
 function outputText(value) {
     if (value === undefined)
@@ -14373,7 +14490,7 @@ function buildOutputs(report) {
 
 /** More operations than this and the chart would be unreadable: the table alone is shown. */
 const MAX_TIMELINE_TASKS = 30;
-const MAX_NAME_CHARS = 40;
+const timeline_MAX_NAME_CHARS = 40;
 /** A task shorter than this would be drawn with no width. */
 const MIN_TASK_MS = 1000;
 /**
@@ -14382,7 +14499,7 @@ const MIN_TASK_MS = 1000;
  */
 function mermaidName(text) {
     const safe = text.replace(/[^A-Za-z0-9_.\- ]/g, '_').trim();
-    return safe.slice(0, MAX_NAME_CHARS).trim() || '_';
+    return safe.slice(0, timeline_MAX_NAME_CHARS).trim() || '_';
 }
 const TAGS = {
     success: 'done, ',

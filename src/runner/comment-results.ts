@@ -1,10 +1,10 @@
 /*
- * What the sticky comment holds when several runs of one gate share it: the legs of one workflow
- * run and attempt (a matrix) each add their result, and the comment shows the worst of them first,
- * with its details, then every result. The results are kept in the comment itself, as JSON in a
- * hidden last line, so that a leg can read what the others wrote and merge its own in; GitHub's
- * REST API has nothing else to keep them in, and no conditional update (pr-comment.ts says what
- * that leaves). A new run or a new attempt starts the list afresh.
+ * What the sticky comment holds when several runs of one gate share it: every result of the
+ * workflow run, each leg's newest (a re-run of some legs keeps the others', marked with their
+ * attempt), and the worst of them first, with its details. The results are kept in the comment
+ * itself, as JSON in a hidden last line, so that a leg can read what the others wrote and merge its
+ * own in; GitHub's REST API has nothing else to keep them in, and no conditional update
+ * (comment-writes.ts says how legs that write at once keep every result). A new run starts afresh.
  */
 import { z } from 'zod'
 import { forHtml, truncate } from '../domain/untrusted-text.js'
@@ -15,39 +15,54 @@ const BY_SEVERITY = ['success', 'pending', 'cancelled', 'timeout', 'error', 'fai
 /** Results kept in one comment (a matrix has at most 256 legs); the most severe stay. */
 const MAX_RESULTS = 30
 /** A result's line, as the comment's table and its hidden data hold it. */
-const MAX_LINE_CHARS = 200
-/** What the table and the hidden data may take of the comment, in UTF-8 bytes. */
-export const RESULTS_BUDGET_BYTES = 18_000
+export const MAX_LINE_CHARS = 200
+/** A leg's name (its job's name, or the `pr_comment_leg` input), as the comment shows it. */
+const MAX_NAME_CHARS = 80
 /**
  * What the details of the result shown may take: with the results, the marker and the footer, the
  * body stays under 60,000 UTF-8 bytes (GitHub refuses a comment over 65,536 characters).
  */
 export const DETAILS_BUDGET_BYTES = 40_000
 
-const DATA_START = '<!-- neon-operations-gate-results '
-const DATA_END = ' -->'
+export const DATA_START = '<!-- neon-operations-gate-results '
+export const DATA_END = ' -->'
 /** Ends the details of the result shown, which start right after the marker's line. */
-const DETAILS_END = '<!-- neon-operations-gate-details-end -->'
+export const DETAILS_END = '<!-- neon-operations-gate-details-end -->'
 
 const LegResultSchema = z.object({
-  /** One run of the action: a random id of its own (no variable tells matrix legs apart). */
+  /**
+   * The leg: a hash of its name when it can be told apart (its job's name, or the `pr_comment_leg` input),
+   * else a random id of this run of the action's own.
+   */
   leg: z.string().min(1).max(64),
   outcome: z.enum(BY_SEVERITY),
   /** The report's first line, plain text. */
   line: z.string().max(4 * MAX_LINE_CHARS),
   /** When it was written (ISO 8601). */
-  at: z.string().max(40)
+  at: z.string().max(40),
+  /** The run attempt that wrote it; absent in comments written before attempts were kept. */
+  attempt: z.string().max(40).optional(),
+  /** The leg's name, when it can be told apart. */
+  name: z
+    .string()
+    .max(4 * MAX_NAME_CHARS)
+    .optional(),
+  /** The one result of an earlier attempt that this one took the place of (see `replacing`). */
+  replaces: z.string().max(64).optional(),
+  /** The leg's slowest round trip to GitHub (ms): the other legs pause longer than it. */
+  trip: z.number().int().min(0).max(60_000).optional()
 })
 export type LegResult = z.infer<typeof LegResultSchema>
 
 const RunResultsSchema = z.object({
   run: z.string().max(40),
+  /** The newest attempt among the results. */
   attempt: z.string().max(40),
   /** The leg whose details the comment shows: the most severe result, the newest of those. */
   shown: z.string().max(64),
   results: z.array(LegResultSchema).max(MAX_RESULTS)
 })
-type RunResults = z.infer<typeof RunResultsSchema>
+export type RunResults = z.infer<typeof RunResultsSchema>
 
 /** What one comment holds: its run's results, and the details of the one it shows. */
 export interface CommentContent {
@@ -64,13 +79,26 @@ export interface OwnResult {
   details: string
 }
 
-export function legResult(leg: string, outcome: RunOutcome, line: string, at: number): LegResult {
-  return { leg, outcome, line: truncate(line, MAX_LINE_CHARS), at: new Date(at).toISOString() }
+export function legResult(
+  leg: string,
+  outcome: RunOutcome,
+  line: string,
+  at: number,
+  about: { attempt?: string; name?: string } = {}
+): LegResult {
+  return {
+    leg,
+    outcome,
+    line: truncate(line, MAX_LINE_CHARS),
+    at: new Date(at).toISOString(),
+    ...(about.attempt ? { attempt: about.attempt } : {}),
+    ...(about.name ? { name: truncate(about.name, MAX_NAME_CHARS) } : {})
+  }
 }
 
 /**
  * What a comment of the action's holds; undefined when it holds no results (a comment written
- * before legs added theirs, or one edited by hand).
+ * before legs added theirs, or one edited by hand). Every result carries its attempt.
  */
 export function readComment(body: string, marker: string): CommentContent | undefined {
   const lastLine = body.slice(body.lastIndexOf('\n') + 1)
@@ -86,10 +114,16 @@ export function readComment(body: string, marker: string): CommentContent | unde
   }
   const parsed = RunResultsSchema.safeParse(json)
   if (!parsed.success) return undefined
-  return { results: parsed.data, details: body.slice(marker.length + 1, detailsEnd + 1) }
+  const { attempt } = parsed.data
+  const results = parsed.data.results.map((result) => ({ attempt, ...result }))
+  return {
+    results: { ...parsed.data, results },
+    details: body.slice(marker.length + 1, detailsEnd + 1)
+  }
 }
 
 const severity = (result: LegResult): number => BY_SEVERITY.indexOf(result.outcome)
+const attemptOf = (result: LegResult): number => Number(result.attempt ?? 0) || 0
 
 /** Whether run `a` (and attempt) came after run `b`: run ids only grow. */
 function isLater(a: { run: string; attempt: string }, b: { run: string; attempt: string }) {
@@ -98,45 +132,60 @@ function isLater(a: { run: string; attempt: string }, b: { run: string; attempt:
   return runA > runB || (runA === runB && attemptA > attemptB)
 }
 
-/**
- * The comment's content once this run's result is in: the results that comments of the same run
- * and attempt hold (several, when legs created one each at once), with this one added (or put in
- * place of its earlier self), and the details of the most severe, the newest of those. Another
- * run's results are left behind; `later` when a comment already holds a later run's.
- */
-export function mergeResults(
+/** Whether a comment holds the results of a run (or attempt) later than `own`'s. */
+export function holdsLaterRun(
   comments: (CommentContent | undefined)[],
-  own: OwnResult
-): CommentContent | 'later' {
-  const found = comments.filter((content) => content !== undefined)
-  if (found.some((content) => isLater(content.results, own))) return 'later'
-  const sameRun = own.run
-    ? found.filter(({ results }) => results.run === own.run && results.attempt === own.attempt)
-    : []
+  own: Pick<OwnResult, 'run' | 'attempt'>
+): boolean {
+  return comments.some((content) => content !== undefined && isLater(content.results, own))
+}
+
+/** Whether `a` is a newer result of its leg than `b`: a later attempt, then a later time. */
+function isNewer(a: LegResult, b: LegResult): boolean {
+  return attemptOf(a) - attemptOf(b) > 0 || (attemptOf(a) === attemptOf(b) && a.at > b.at)
+}
+
+/** One result's identity: its leg, attempt and time (its line may be cut in the comment). */
+const identity = (result: LegResult): string =>
+  `${result.leg}\n${result.attempt ?? ''}\n${result.at}\n${result.replaces ?? ''}`
+
+/**
+ * Each leg's newest result, in the order they were written (attempt, then time): a result that
+ * `replaces` an earlier attempt's takes its place. Of two results with the same identity, the one
+ * seen first stays (a leg's own, with its line uncut).
+ */
+function newestOfEachLeg(results: LegResult[]): LegResult[] {
   const byLeg = new Map<string, LegResult>()
-  for (const result of sameRun.flatMap((content) => content.results.results)) {
-    if (!byLeg.has(result.leg)) byLeg.set(result.leg, result)
+  for (const result of results) {
+    const held = byLeg.get(result.leg)
+    if (!held || isNewer(result, held)) byLeg.set(result.leg, result)
   }
-  byLeg.set(own.result.leg, own.result)
-  const results = mostSevere([...byLeg.values()], MAX_RESULTS)
-  const shown = mostSevere(results, 1)[0]
-  const carried =
-    shown.leg === own.result.leg
-      ? own.details
-      : sameRun.find((content) => content.results.shown === shown.leg)?.details
-  // Another leg's details, as its comment holds them: within their budget, or its line alone.
-  const details =
-    carried !== undefined && Buffer.byteLength(carried) <= DETAILS_BUDGET_BYTES
-      ? carried
-      : fallbackDetails(shown)
-  return {
-    results: { run: own.run, attempt: own.attempt, shown: shown.leg, results },
-    details
-  }
+  const all = [...byLeg.values()]
+  const replaced = new Set(
+    all.flatMap((result) =>
+      all
+        .filter((old) => old.leg === result.replaces && attemptOf(old) < attemptOf(result))
+        .map((old) => old.leg)
+    )
+  )
+  return all
+    .filter((result) => !replaced.has(result.leg))
+    .sort((a, b) => attemptOf(a) - attemptOf(b) || a.at.localeCompare(b.at))
+}
+
+/**
+ * The earlier attempts' one result that a result of a later attempt takes the place of, when its
+ * leg cannot be told apart: only when those attempts left exactly one result, of a leg that could
+ * not be told apart either (a gate of one leg, re-run). Several: none, and they stay.
+ */
+function replacing(own: LegResult, results: LegResult[]): string | undefined {
+  const earlier = results.filter((result) => attemptOf(result) < attemptOf(own))
+  const [only] = earlier
+  return earlier.length === 1 && !only.name && only.leg !== own.leg ? only.leg : undefined
 }
 
 /** The `count` most severe results (the newest of equals), in the order they were written. */
-function mostSevere(results: LegResult[], count: number): LegResult[] {
+export function mostSevere(results: LegResult[], count: number): LegResult[] {
   const ranked = results
     .map((result, order) => ({ result, order }))
     .sort((a, b) => severity(b.result) - severity(a.result) || b.order - a.order)
@@ -144,60 +193,84 @@ function mostSevere(results: LegResult[], count: number): LegResult[] {
   return ranked.sort((a, b) => a.order - b.order).map(({ result }) => result)
 }
 
-/** Details for a result whose own are not at hand (its comment was edited): its line. */
-function fallbackDetails(result: LegResult): string {
-  return `<h2>Neon operations gate</h2>\n<p>${forHtml(result.line, MAX_LINE_CHARS)}</p>\n`
-}
-
 /**
- * The comment: the marker, the details of the result shown (the worst), every result of the run
- * when there are several, the footer, and the results as data on the last line. The table and the
- * data stay within RESULTS_BUDGET_BYTES: lines are cut shorter, then the least severe results are
- * left out of the table.
+ * What one leg knows of its run's results: its own, and every result of the same run it has read
+ * in a comment since, each leg's newest. A leg writes all of it, never only what the comment held
+ * at its last read, so that a result one leg's write dropped comes back with the next leg's.
  */
-export function renderComment(marker: string, content: CommentContent, footer: string): string {
-  const { results } = content
-  for (let lineChars = MAX_LINE_CHARS, rows = results.results.length; ;) {
-    const shown = mostSevere(results.results, rows)
-    const table = shown.length > 1 ? resultsTable(shown, results.results.length, lineChars) : ''
-    const data = dataLine({ ...results, results: shown }, lineChars)
-    const fits = Buffer.byteLength(table + data) <= RESULTS_BUDGET_BYTES
-    if (fits || rows === 1) {
-      // The details end with a line break, so that the end of the details stands on its own line.
-      const details = content.details.endsWith('\n') ? content.details : `${content.details}\n`
-      return `${marker}\n${details}${DETAILS_END}\n${table}${footer}${data}`
+export class RunRecord {
+  /** Other legs' results, as comments held them (this leg's own, when a comment held it, too). */
+  private readonly seen: LegResult[] = []
+  /** Details of a result (by its identity), as a comment that showed it held them. */
+  private readonly details = new Map<string, string>()
+
+  constructor(private readonly own: OwnResult) {}
+
+  /** Each leg's newest result, this leg's own written last of those written at once. */
+  private newest(): LegResult[] {
+    return newestOfEachLeg([...this.seen, this.own.result])
+  }
+
+  /** Adds what comments of the same run hold; `later` when one holds a later run's results. */
+  absorb(comments: (CommentContent | undefined)[]): 'later' | undefined {
+    if (holdsLaterRun(comments, this.own)) return 'later'
+    if (!this.own.run) return undefined
+    for (const { results, details } of comments.filter((content) => content !== undefined)) {
+      if (results.run !== this.own.run) continue
+      this.seen.push(...results.results)
+      const shown = results.results.find((result) => result.leg === results.shown)
+      if (shown && !this.details.has(identity(shown))) this.details.set(identity(shown), details)
     }
-    if (lineChars > 20) lineChars = Math.floor(lineChars / 2)
-    else rows--
+    const result = this.own.result
+    result.replaces ??= replacing(result, this.newest())
+    return undefined
+  }
+
+  /** The content to write: at most MAX_RESULTS results, the most severe kept, and the worst's details. */
+  content(): CommentContent {
+    const results = mostSevere(this.newest(), MAX_RESULTS)
+    const [shown] = mostSevere(results, 1)
+    const carried =
+      shown.leg === this.own.result.leg ? this.own.details : this.details.get(identity(shown))
+    // Another leg's details, as its comment holds them: within their budget, or its line alone.
+    const details =
+      carried !== undefined && Buffer.byteLength(carried) <= DETAILS_BUDGET_BYTES
+        ? carried
+        : fallbackDetails(shown)
+    const attempt = String(Math.max(...results.map(attemptOf), Number(this.own.attempt) || 0))
+    return { results: { run: this.own.run, attempt, shown: shown.leg, results }, details }
+  }
+
+  /** The slowest round trip to GitHub that a leg of the run has written (ms). */
+  slowestTrip(): number {
+    return Math.max(0, ...this.newest().map((result) => result.trip ?? 0))
+  }
+
+  /** Whether `content` already holds everything this leg knows, and shows the worst of it. */
+  heldBy(content: CommentContent | undefined): boolean {
+    if (!content) return false
+    const want = this.content().results
+    const have = content.results
+    const ids = (results: LegResult[]) => results.map(identity).sort().join('\n\n')
+    return (
+      have.run === want.run && have.shown === want.shown && ids(have.results) === ids(want.results)
+    )
   }
 }
 
-function resultsTable(results: LegResult[], total: number, lineChars: number): string {
-  const rows = results.map(
-    (result, index) =>
-      `<tr><td>${index + 1}</td><td>${forHtml(result.line, lineChars)}</td><td>${forHtml(result.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'), 40)}</td></tr>`
-  )
-  const left = total - results.length
-  if (left > 0) rows.push(`<tr><td colspan="3">… and ${left} more results not shown</td></tr>`)
-  return [
-    `<h3>${total} results of this workflow run</h3>`,
-    '<p>Its legs (a matrix) share this comment; the worst outcome is shown above.</p>',
-    '<table>',
-    '<tr><th>#</th><th>Result</th><th>Reported</th></tr>',
-    ...rows,
-    '</table>',
-    ''
-  ].join('\n')
+/**
+ * The comment's content once this run's result is in (see RunRecord); `later` when a comment
+ * already holds a later run's results.
+ */
+export function mergeResults(
+  comments: (CommentContent | undefined)[],
+  own: OwnResult
+): CommentContent | 'later' {
+  const record = new RunRecord(own)
+  return record.absorb(comments) ?? record.content()
 }
 
-/** The results as one line of JSON in an HTML comment: no `<` or `>` can end it early. */
-function dataLine(results: RunResults, lineChars: number): string {
-  const cut = results.results.map((result) => ({
-    ...result,
-    line: truncate(result.line, lineChars)
-  }))
-  const json = JSON.stringify({ ...results, results: cut })
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-  return `${DATA_START}${json}${DATA_END}`
+/** Details for a result whose own are not at hand (its comment was edited): its line. */
+function fallbackDetails(result: LegResult): string {
+  return `<h2>Neon operations gate</h2>\n<p>${forHtml(result.line, MAX_LINE_CHARS)}</p>\n`
 }

@@ -11,8 +11,21 @@ export interface IssueComment {
   user?: { login: string; type?: string } | null
 }
 
-/** The issue-comments endpoints of one pull request. */
+/** A job of a workflow run attempt, as GitHub's jobs API lists it (the fields read here). */
+export interface WorkflowJob {
+  name: string
+  status: string
+  runner_name?: string | null
+}
+
+/** The issue-comments endpoints of one pull request, and the jobs of one workflow run attempt. */
 export interface CommentApi {
+  /**
+   * The jobs of attempt `attempt` of workflow run `runId`, a page at a time
+   * (`GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs`, which needs
+   * `actions: read`).
+   */
+  listJobs(runId: number, attempt: number): AsyncIterable<WorkflowJob[]>
   /** The login the token writes as; undefined when GitHub will not say (403 for an app's token). */
   authenticatedLogin(): Promise<string | undefined>
   /** Every comment, a page at a time. */
@@ -21,6 +34,23 @@ export interface CommentApi {
   updateComment(id: number, body: string): Promise<IssueComment>
   /** Deletes a comment; one already gone is no error. */
   deleteComment(id: number): Promise<void>
+}
+
+type Octokit = ReturnType<(typeof import('@actions/github'))['getOctokit']>
+
+/** The jobs of one workflow run attempt, a page at a time. */
+async function* jobsOf(
+  octokit: Octokit,
+  options: { owner: string; repo: string; runId: number; attempt: number }
+): AsyncIterable<WorkflowJob[]> {
+  const pages = octokit.paginate.iterator(octokit.rest.actions.listJobsForWorkflowRunAttempt, {
+    owner: options.owner,
+    repo: options.repo,
+    run_id: options.runId,
+    attempt_number: options.attempt,
+    per_page: 100
+  })
+  for await (const page of pages) yield page.data as WorkflowJob[]
 }
 
 /** The issue-comments API through @actions/github's Octokit, with its proxy support. */
@@ -56,6 +86,7 @@ export async function octokitCommentApi(options: {
         throw error
       }
     },
+    listJobs: (runId, attempt) => jobsOf(octokit, { owner, repo, runId, attempt }),
     async *listComments() {
       const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
         ...target,

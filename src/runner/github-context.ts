@@ -55,6 +55,10 @@ export interface GitHubContext {
   runId: string
   /** GITHUB_RUN_ATTEMPT: 1, then 2 and on for each re-run of the same run. */
   runAttempt: string
+  /** RUNNER_NAME: the runner this job runs on (the jobs API names each job's runner). */
+  runnerName: string
+  /** GITHUB_ACTION: the step's id, or the action's name with a count (`__owner_repo_2`). */
+  step: string
   pullRequest?: PullRequest
 }
 
@@ -110,6 +114,8 @@ export function readGitHubContext(env: NodeJS.ProcessEnv = process.env): GitHubC
     apiUrl: (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
     runId: env.GITHUB_RUN_ID ?? '',
     runAttempt: env.GITHUB_RUN_ATTEMPT ?? '',
+    runnerName: env.RUNNER_NAME ?? '',
+    step: env.GITHUB_ACTION ?? '',
     pullRequest
   }
 }

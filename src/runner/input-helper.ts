@@ -1,6 +1,7 @@
 /*
  * The action's inputs, as action.yml names them, in one typed object: the gate's shared inputs and
- * the action's own for the pull request (`pr_comment`, `pr_comment_author`, `github_token`), read
+ * the action's own for the pull request (`pr_comment`, `pr_comment_author`, `pr_comment_leg`,
+ * `github_token`), read
  * and checked together, so that one error names every bad input.
  */
 import { z } from 'zod'
@@ -9,11 +10,19 @@ import { idInput } from '../gate/input-fields.js'
 import { type Inputs, parseInputs } from '../gate/inputs.js'
 
 /** The inputs only the action has: the pull-request comment's. */
-export const ACTION_ONLY_INPUT_NAMES = ['pr_comment', 'pr_comment_author', 'github_token'] as const
+export const ACTION_ONLY_INPUT_NAMES = [
+  'pr_comment',
+  'pr_comment_author',
+  'pr_comment_leg',
+  'github_token'
+] as const
 type ActionOnlyInputName = (typeof ACTION_ONLY_INPUT_NAMES)[number]
 
 /** The action names its inputs as action.yml does. */
 export const ACTION_INPUT_NAMING: InputNaming<InputName | ActionOnlyInputName> = CONTRACT_NAMING
+
+/** The `pr_comment_leg` input at most (`${{ toJSON(matrix) }}` of a large matrix leg). */
+const MAX_LEG_CHARS = 2000
 
 const PR_COMMENT_MODES = ['off', 'always', 'failure'] as const
 
@@ -34,11 +43,18 @@ const actionOnlySchema = z
       GITHUB_LOGIN_PATTERN,
       'the GitHub login the token writes as, such as my-app[bot]'
     ),
+    pr_comment_leg: z
+      .string()
+      .transform((raw) => raw.trim())
+      .refine((text) => text.length <= MAX_LEG_CHARS, {
+        message: `is longer than ${MAX_LEG_CHARS} characters; name the leg by fewer matrix values`
+      }),
     github_token: z.string().transform((raw) => raw.trim())
   })
   .transform((inputs) => ({
     prComment: inputs.pr_comment,
     prCommentAuthor: inputs.pr_comment_author,
+    prCommentLeg: inputs.pr_comment_leg,
     githubToken: inputs.github_token
   }))
 

@@ -12,6 +12,7 @@ import { type GitHubContext, summaryFacts } from './github-context.js'
 import type { Logger } from '../domain/logger.js'
 import type { RunReport } from '../report/report.js'
 import { headlineText, renderSummaryWithin } from '../report/summary.js'
+import { identifyLeg } from './comment-leg.js'
 import { DETAILS_BUDGET_BYTES, legResult, type OwnResult } from './comment-results.js'
 import {
   type CommentMode,
@@ -102,8 +103,12 @@ export interface PullRequestCommentOptions {
   timeLimitMs?: number
   /** What the time limit is measured by, and when the result was reported; the system clock by default. */
   clock?: Clock
-  /** This run's id among the legs that share the comment; a random one by default. */
+  /** This run's id among the legs that share the comment, when it cannot be told apart; a random one by default. */
   leg?: string
+  /** The `pr_comment_leg` input: names this leg (`${{ toJSON(matrix) }}`); empty: the jobs API is asked. */
+  legInput?: string
+  /** The pauses' jitter; Math.random by default. */
+  random?: () => number
 }
 
 /**
@@ -130,18 +135,27 @@ export async function writePullRequestComment(
     return undefined
   }
   const progress: CommentProgress = {}
+  const clock = options.clock ?? systemClock
+  const deadline = clock.now() + (options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS)
   try {
     const upserted = await withinTimeLimit(options, async (signal) => {
       const api = await (options.api ?? defaultApi(options, pullRequest.number))(signal)
       const author = await commentAuthor(api, options.token, options.author)
+      const fallback = options.leg ?? randomUUID()
       return upsertComment(api, progress, {
         marker: gateMarker(context, options.gate),
         author,
-        own: ownResult(options),
+        own: ownResult(options, fallback),
         footer: footer(context),
         mode: options.mode,
         failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
-        logger
+        logger,
+        identify: () =>
+          identifyLeg({ api, context, input: options.legInput ?? '', fallback, logger, signal }),
+        clock,
+        random: options.random ?? Math.random,
+        deadline,
+        signal
       })
     })
     if (upserted === 'not needed') {
@@ -165,13 +179,17 @@ export async function writePullRequestComment(
 }
 
 /** This run's result as the comment holds it: its headline and details, secrets out. */
-function ownResult({ context, report, redact, clock, leg }: PullRequestCommentOptions): OwnResult {
+function ownResult(
+  { context, report, redact, clock }: PullRequestCommentOptions,
+  leg: string
+): OwnResult {
   const line = redact(headlineText(report))
   const at = (clock ?? systemClock).wallNow()
+  const attempt = context.runAttempt
   return {
     run: context.runId,
-    attempt: context.runAttempt,
-    result: legResult(leg ?? randomUUID(), report.outcome ?? 'error', line, at),
+    attempt,
+    result: legResult(leg, report.outcome ?? 'error', line, at, { attempt }),
     details: redact(details(report, context))
   }
 }

@@ -46,6 +46,7 @@ export async function publish(
       mode: inputs.prComment,
       token: inputs.githubToken,
       author: inputs.prCommentAuthor,
+      legInput: inputs.prCommentLeg,
       context,
       report,
       gate: {

@@ -13,6 +13,8 @@ export function pullRequestContext(apiUrl: string): GitHubContext {
     apiUrl,
     runId: '9',
     runAttempt: '1',
+    runnerName: '',
+    step: '__octo_neon-operations-gate',
     pullRequest: { number: 42, headSha: 'a'.repeat(40), headRepository: 'octo/app' }
   }
 }

@@ -24,8 +24,9 @@ const GITHUB_DESCRIPTION = join(
   'api.github.com.json'
 )
 
-/** List, create, update and delete issue comments, and who the token is. */
+/** List, create, update and delete issue comments, who the token is, and a run attempt's jobs. */
 const GITHUB_PATHS_USED = {
+  '/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs': ['get'],
   '/repos/{owner}/{repo}/issues/{issue_number}/comments': ['get', 'post'],
   '/repos/{owner}/{repo}/issues/comments/{comment_id}': ['patch', 'delete'],
   '/user': ['get']
@@ -33,5 +34,22 @@ const GITHUB_PATHS_USED = {
 
 export async function githubContract(): Promise<Contract> {
   const description = JSON.parse(readFileSync(GITHUB_DESCRIPTION, 'utf8')) as ApiDocument
-  return openApiContract(trimDocument(description, GITHUB_PATHS_USED))
+  const trimmed = trimDocument(description, GITHUB_PATHS_USED)
+  nullableEnums(trimmed)
+  return openApiContract(trimmed)
+}
+
+/**
+ * A field the description marks `nullable` with an `enum` (a job's `conclusion`, null while it
+ * runs, as GitHub sends it) takes null too: the validator reads the enum alone, without the null
+ * that `nullable` adds in OpenAPI 3.0.
+ */
+function nullableEnums(value: unknown): void {
+  if (Array.isArray(value)) return value.forEach(nullableEnums)
+  if (value === null || typeof value !== 'object') return
+  const schema = value as { nullable?: unknown; enum?: unknown[] }
+  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) {
+    schema.enum = [...schema.enum, null]
+  }
+  Object.values(value).forEach(nullableEnums)
 }

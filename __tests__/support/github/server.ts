@@ -2,7 +2,9 @@
  * A local GitHub REST API on 127.0.0.1: the endpoints the pull-request comment uses (issue comments:
  * list with per_page/page and a Link header, create, update, delete; GET /user, which a bot's token may not
  * call, as on GitHub), with tokens that can write, tokens that are read-only (a fork's GITHUB_TOKEN:
- * 403 "Resource not accessible by integration"), and a log of every request. Not bundled into dist/.
+ * 403 "Resource not accessible by integration"), and a log of every request; and a run attempt's jobs
+ * (GET …/actions/runs/{run_id}/attempts/{attempt_number}/jobs, paged, 403 for a token without
+ * `actions: read`), which tell matrix legs apart by their runner's name. Not bundled into dist/.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -22,6 +24,16 @@ interface IssueComment {
   repository: string
   createdAt: string
   updatedAt: string
+}
+
+/** A job of a workflow run attempt: a matrix leg, on its runner. */
+interface GitHubJob {
+  runId: number
+  attempt: number
+  /** As GitHub names a matrix leg's job: `gate (a)`. */
+  name: string
+  runnerName: string | null
+  status: 'queued' | 'in_progress' | 'completed'
 }
 
 interface GitHubRequestRecord {
@@ -59,8 +71,13 @@ export interface GitHubApi {
   apiUrl: string
   comments: IssueComment[]
   requests: GitHubRequestRecord[]
-  /** Who each token writes as; a token absent here is unknown (401). */
-  tokens: Map<string, { user: GitHubUser; canWrite: boolean }>
+  /**
+   * Who each token writes as; a token absent here is unknown (401). `actionsRead`: the jobs API
+   * answers it (the job was granted `actions: read`); 403 otherwise.
+   */
+  tokens: Map<string, { user: GitHubUser; canWrite: boolean; actionsRead?: boolean }>
+  /** The jobs of every workflow run attempt, as the jobs API lists them. */
+  jobs: GitHubJob[]
   addComment(repository: string, issueNumber: number, body: string, user: GitHubUser): IssueComment
   /** Answer nothing at all (a GitHub API that never answers). */
   silent: boolean
@@ -135,6 +152,7 @@ export function createGitHubApi(
     comments: [],
     requests: [],
     tokens: new Map(),
+    jobs: [],
     silent: false,
     holdListsUntil: 0,
     faults: [],
@@ -226,6 +244,15 @@ export function createGitHubApi(
         body: { message: fault.message ?? `injected HTTP ${fault.status}` }
       }
     }
+    const jobs = /^\/repos\/([^/]+\/[^/]+)\/actions\/runs\/(\d+)\/attempts\/(\d+)\/jobs$/.exec(
+      url.pathname
+    )
+    if (jobs && request.method === 'GET') {
+      if (!identity.actionsRead) {
+        return { status: 403, body: { message: 'Resource not accessible by integration' } }
+      }
+      return jobsPage(url, jobs[1], Number(jobs[2]), Number(jobs[3]))
+    }
     const list = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname)
     const one = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname)
     let payload: { body?: unknown } = {}
@@ -297,11 +324,54 @@ export function createGitHubApi(
 
   /** One page of an issue's comments (per_page, page), with GitHub's Link header. */
   function listPage(url: URL, repository: string, issueNumber: number): GitHubAnswer {
-    const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30))
-    const page = Number(url.searchParams.get('page') ?? 1)
     const all = state.comments.filter(
       (comment) => comment.repository === repository && comment.issueNumber === issueNumber
     )
+    const { items, headers } = paged(url, all)
+    return { status: 200, body: items.map(view), headers }
+  }
+
+  /** One page of a run attempt's jobs, as GitHub's `job` schema has them, every required field. */
+  function jobsPage(url: URL, repository: string, runId: number, attempt: number): GitHubAnswer {
+    const all = state.jobs.filter((job) => job.runId === runId && job.attempt === attempt)
+    const { items, headers } = paged(url, all)
+    const base = `${state.apiUrl}/repos/${repository}/actions`
+    const jobsOfPage = items.map((job) => {
+      const id = runId * 1000 + state.jobs.indexOf(job)
+      const assigned = job.runnerName !== null
+      return {
+        id,
+        run_id: runId,
+        run_url: `${base}/runs/${runId}`,
+        run_attempt: attempt,
+        node_id: `CR_local${id}`,
+        head_sha: 'a'.repeat(40),
+        url: `${base}/jobs/${id}`,
+        html_url: `https://github.com/${repository}/actions/runs/${runId}/job/${id}`,
+        status: job.status,
+        conclusion: null,
+        created_at: '2026-01-01T00:00:00Z',
+        started_at: '2026-01-01T00:00:01Z',
+        completed_at: null,
+        name: job.name,
+        steps: [],
+        check_run_url: `${state.apiUrl}/repos/${repository}/check-runs/${id}`,
+        labels: ['ubuntu-latest'],
+        runner_id: assigned ? id : null,
+        runner_name: job.runnerName,
+        runner_group_id: assigned ? 2 : null,
+        runner_group_name: assigned ? 'GitHub Actions' : null,
+        workflow_name: 'Preview',
+        head_branch: 'feature'
+      }
+    })
+    return { status: 200, body: { total_count: all.length, jobs: jobsOfPage }, headers }
+  }
+
+  /** `all`'s page that `url` asks for (per_page, page), with GitHub's Link header. */
+  function paged<T>(url: URL, all: T[]): { items: T[]; headers: Record<string, string> } {
+    const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30))
+    const page = Number(url.searchParams.get('page') ?? 1)
     const last = Math.max(1, Math.ceil(all.length / perPage))
     const links: string[] = []
     const link = (n: number, rel: string) =>
@@ -309,8 +379,7 @@ export function createGitHubApi(
     if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'))
     if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'))
     return {
-      status: 200,
-      body: all.slice((page - 1) * perPage, page * perPage).map(view),
+      items: all.slice((page - 1) * perPage, page * perPage),
       headers: links.length > 0 ? { link: links.join(', ') } : {}
     }
   }

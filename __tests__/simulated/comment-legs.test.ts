@@ -1,0 +1,177 @@
+/*
+ * Matrix legs that write the sticky comment at once, and re-runs of some legs, on the simulated
+ * network: each leg is the action's own comment code, and every request of every leg takes its own
+ * time each way to the local GitHub API (held to GitHub's REST description), so that the legs'
+ * reads and writes reach GitHub interleaved in any order, as concurrent legs' do. Every result must
+ * survive, in every trial. The order of two legs' calls set by hand is ../comment-legs.test.ts's.
+ */
+import { beforeAll, describe, expect, it } from '@jest/globals'
+import { githubContract } from '../support/github/contract.ts'
+import {
+  gateComments,
+  latency,
+  type Leg,
+  runLegs,
+  staleWrites,
+  TOKEN
+} from '../support/github/matrix-legs.ts'
+import { ACTIONS_BOT, createGitHubApi, type GitHubApi } from '../support/github/server.ts'
+import { seeded } from '../support/fleet/fleet-plan.ts'
+import type { Contract } from '../support/openapi-contract.ts'
+import { SimulatedTime } from '../support/time/clock.ts'
+
+let contract: Contract
+beforeAll(async () => {
+  contract = await githubContract()
+})
+
+function github(options: { actionsRead?: boolean } = {}): GitHubApi {
+  const api = createGitHubApi({ apiUrl: 'https://api.github.com', contract })
+  api.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: true, actionsRead: options.actionsRead })
+  return api
+}
+
+/** Eight legs of one run, the sixth failing, each with its own round trip (40 to 240 ms). */
+function eightLegs(random: () => number, spreadMs: number): Leg[] {
+  return Array.from({ length: 8 }, (_, i) => ({
+    name: `leg-${i}`,
+    outcome: i === 5 ? 'failure' : 'success',
+    startMs: random() * spreadMs,
+    halfTripMs: latency(random, 20 + 100 * random())
+  }))
+}
+
+/** What the comment holds: one comment, its results (leg, outcome, attempt) and the leg shown. */
+function theComment(api: GitHubApi) {
+  const comments = gateComments(api)
+  expect(comments).toHaveLength(1)
+  const [{ comment, content }] = comments
+  expect(content).toBeDefined()
+  const results = content!.results.results.map((r) => [r.name ?? r.leg, r.outcome, r.attempt])
+  return { comment, content: content!, results }
+}
+
+const warningsOf = (lines: string[][]) => lines.flat().filter((line) => line.startsWith('warning'))
+
+describe('eight legs that finish in the same second keep every result', () => {
+  const trials = Array.from({ length: 24 }, (_, i) => i + 1)
+
+  it.each(trials)(
+    'trial %i: 8 results, the worst headline, every comment_url holds its leg',
+    async (seed) => {
+      const random = seeded(seed)
+      const api = github()
+      const time = new SimulatedTime()
+      // Trials 1-4 start every leg at the same instant; the others within one second.
+      const legs = eightLegs(random, seed <= 4 ? 0 : 1000)
+      const { urls, lines } = await runLegs(time, api, legs, { seed })
+      // The race happened: some leg wrote from a read older than another leg's write.
+      expect(staleWrites(api)).toBeGreaterThan(0)
+      const { comment, content, results } = theComment(api)
+      expect(results.map(([leg]) => leg).sort()).toEqual(legs.map((leg) => leg.name).sort())
+      expect(content.results.shown).toBe('leg-5')
+      expect(comment.body).toContain('<b>❌ failure</b>: <code>action_of_leg-5</code>')
+      expect(comment.body).toContain('<h3>8 results of this workflow run</h3>')
+      // The failed leg's comment_url (and every other leg's) is the comment that holds its result.
+      expect(urls).toEqual(legs.map(() => comment.html_url))
+      expect(warningsOf(lines)).toEqual([])
+      expect(api.violations).toEqual([])
+      // Within the comment's 5 s.
+      expect(time.now()).toBeLessThan(1000 + 5000)
+    }
+  )
+})
+
+describe('a re-run of some legs keeps the others, on the simulated network', () => {
+  /** Leg i of attempt `attempt`, on its own runner, whose job the jobs API lists as `gate (i)`. */
+  function legOf(api: GitHubApi, random: () => number, i: number, attempt: number, red: boolean) {
+    const runnerName = `GitHub Actions ${attempt * 100 + i}`
+    api.jobs.push({ runId: 9, attempt, name: `gate (${i})`, runnerName, status: 'in_progress' })
+    // Another attempt's job on a runner of the same name must not be taken for this one.
+    api.jobs.push({
+      runId: 9,
+      attempt: attempt + 50,
+      name: 'other',
+      runnerName,
+      status: 'completed'
+    })
+    const leg: Leg = {
+      name: `leg-${i}-attempt-${attempt}`,
+      outcome: red ? 'failure' : 'success',
+      startMs: random() * 1000,
+      halfTripMs: latency(random, 20 + 100 * random()),
+      runnerName
+    }
+    return leg
+  }
+
+  const newest = (api: GitHubApi) =>
+    theComment(api)
+      .results.map(([name, outcome, attempt]) => `${name} ${outcome} ${attempt}`)
+      .sort()
+
+  it.each([1, 2, 3, 4, 5])(
+    'seed %i: told apart by the jobs API (actions: read), a re-run replaces only the legs it re-ran, and turns green once every red leg passed',
+    async (seed) => {
+      const random = seeded(100 + seed)
+      const api = github({ actionsRead: true })
+      const time = new SimulatedTime()
+      const first = Array.from({ length: 8 }, (_, i) =>
+        legOf(api, random, i, 1, i === 2 || i === 5)
+      )
+      await runLegs(time, api, first, { seed, attempt: '1' })
+      // "Re-run failed jobs": legs 2 and 5 at once; 2 passes, 5 fails again.
+      const second = [legOf(api, random, 2, 2, false), legOf(api, random, 5, 2, true)]
+      const { lines } = await runLegs(time, api, second, { seed, attempt: '2' })
+      expect(warningsOf(lines)).toEqual([])
+      expect(newest(api)).toEqual(
+        [0, 1, 3, 4, 6, 7]
+          .map((i) => `gate (${i}) success 1`)
+          .concat('gate (2) success 2', 'gate (5) failure 2')
+          .sort()
+      )
+      const red = theComment(api)
+      expect(red.comment.body).toContain(
+        '<b>❌ failure</b>: <code>action_of_leg-5-attempt-2</code>'
+      )
+      expect(red.comment.body).toContain('Results of earlier attempts stay')
+      // Leg 5 again, and it passes: every leg's newest result is green.
+      const { urls } = await runLegs(time, api, [legOf(api, random, 5, 3, false)], {
+        seed,
+        attempt: '3'
+      })
+      expect(newest(api)).toContain('gate (5) success 3')
+      expect(newest(api)).toHaveLength(8)
+      const green = theComment(api)
+      expect(green.comment.body).toMatch(/\n<p><b>✅ success<\/b>/)
+      expect(urls).toEqual([green.comment.html_url])
+      expect(api.violations).toEqual([])
+    }
+  )
+
+  it.each([1, 2, 3])(
+    'seed %i: without actions: read, one warning a leg, and a re-run’s green never hides the red it could not replace',
+    async (seed) => {
+      const random = seeded(200 + seed)
+      const api = github({ actionsRead: false })
+      const time = new SimulatedTime()
+      const first = Array.from({ length: 4 }, (_, i) => legOf(api, random, i, 1, i < 2))
+      await runLegs(time, api, first, { seed, attempt: '1' })
+      const second = [legOf(api, random, 0, 2, false), legOf(api, random, 1, 2, false)]
+      const { lines } = await runLegs(time, api, second, { seed, attempt: '2' })
+      for (const own of lines) {
+        const warnings = own.filter((line) => line.startsWith('warning'))
+        expect(warnings).toHaveLength(1)
+        expect(warnings[0]).toContain('permissions: actions: read')
+        expect(warnings[0]).toContain('Resource not accessible by integration (HTTP 403)')
+      }
+      const { comment, results } = theComment(api)
+      // Every result stays, the two red ones of attempt 1 among them, and they head the comment.
+      expect(results).toHaveLength(6)
+      expect(results.filter(([, outcome]) => outcome === 'failure')).toHaveLength(2)
+      expect(comment.body).toContain('<b>❌ failure</b>')
+      expect(comment.body).toContain('cannot be told apart')
+      expect(api.violations).toEqual([])
+    }
+  )
+})
