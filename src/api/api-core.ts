@@ -11,6 +11,7 @@ import {
   ApiError,
   DeadlineExceededError,
   NetworkError,
+  NotJsonError,
   ResponseFormatError,
   UnrecoverableRequestError
 } from '../domain/errors.js'
@@ -142,7 +143,7 @@ export class ApiCore {
           if (raw.status < 200 || raw.status > 299) {
             throw this.apiErrorFrom(raw, endpoint, subject)
           }
-          return raw
+          return this.jsonOf(raw, endpoint)
         },
         {
           policy: this.options.retryPolicy,
@@ -163,7 +164,7 @@ export class ApiCore {
         }
       )
     )
-    const parsed = this.parseBody(answer.body, schema, endpoint)
+    const parsed = this.parseBody(answer, schema, endpoint)
     const problem = mismatch?.(parsed)
     if (problem) throw new ResponseFormatError(endpoint, problem)
     return parsed
@@ -285,18 +286,32 @@ export class ApiCore {
   }
 
   /**
+   * The body of a 2xx answer as JSON. One that is not JSON at all (a proxy's or a gateway's HTML
+   * page with status 200, a body cut short) is retried like an answer cut off in transit: only a
+   * run of them until the deadline ends the gate. JSON of the wrong shape is the API's answer, and
+   * an error at once (parseBody).
+   */
+  private jsonOf(raw: HttpAnswer, endpoint: string): unknown {
+    try {
+      return JSON.parse(raw.body)
+    } catch {
+      const { redactor } = this.options
+      const type = raw.headers['content-type']
+      const bytes = `${Buffer.byteLength(raw.body)} bytes`
+      // Redacted before it is cut: a cut through the key would leave a part no redaction matches.
+      const said =
+        typeof type === 'string' ? `${bytes} of ${truncate(redactor.redact(type), 80)}` : bytes
+      throw new NotJsonError(endpoint, `${said}, a proxy's page?`)
+    }
+  }
+
+  /**
    * JSON checked against the schema, which drops every field the action does not use, then the
    * secrets redacted from every string that is left: the cost follows what the action reads, not
    * what the server sends (millions of strings in an ignored field, or JSON nested a million deep).
    */
-  private parseBody<S extends z.ZodType>(body: string, schema: S, endpoint: string): z.output<S> {
+  private parseBody<S extends z.ZodType>(json: unknown, schema: S, endpoint: string): z.output<S> {
     const { redactor } = this.options
-    let json: unknown
-    try {
-      json = JSON.parse(body)
-    } catch {
-      throw new ResponseFormatError(endpoint, 'the body is not JSON')
-    }
     const parsed = schema.safeParse(json)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]

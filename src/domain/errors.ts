@@ -93,6 +93,18 @@ export class NetworkError extends Error {
 }
 
 /**
+ * A 2xx answer whose body is not JSON at all (a proxy's or a gateway's HTML page, a body cut
+ * short): no answer of the API's, retried as a request that got none.
+ */
+export class NotJsonError extends NetworkError {
+  override name = 'NotJsonError'
+  constructor(endpoint: string, detail: string) {
+    super(endpoint, detail)
+    this.message = `${endpoint} answered with a body that is not JSON: ${detail}`
+  }
+}
+
+/**
  * A request that no retry can help: api_host's name does not resolve, its certificate does not
  * match, the proxy refuses us, or the answer is over the size cap. Fails the step at once.
  */
