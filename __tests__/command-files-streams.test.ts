@@ -259,3 +259,29 @@ describe('a key stored with its quotes is the input error, and no request goes o
     expect((error as Error).message).toContain('input "api_key": is wrapped in quotes')
   })
 })
+
+describe('the command’s messages name its own flags and variables, never the action’s inputs', () => {
+  it('a refused key (401): NEON_API_KEY, or --api-key-file, is missing, invalid or revoked', async () => {
+    const fromEnv = await command(['--project-id', PROJECT], {
+      env: { NEON_API_KEY: KEYS.revoked }
+    })
+    expect(fromEnv.code).toBe(3)
+    expect(fromEnv.stderr).toContain('NEON_API_KEY is missing, invalid or revoked')
+    await inTempDir(async (dir) => {
+      const file = join(dir, 'key')
+      writeFileSync(file, KEYS.revoked)
+      const fromFile = await command(['--api-key-file', file])
+      expect(fromFile.code).toBe(3)
+      expect(fromFile.stderr).toContain('--api-key-file is missing, invalid or revoked')
+      expect(fromEnv.stderr + fromFile.stderr).not.toMatch(/\bapi_key\b/)
+    })
+  })
+
+  it('a redirect: check --api-host', async () => {
+    server.addFault({ kind: 'status', status: 301, times: 1 })
+    const run = await command(['--project-id', PROJECT])
+    expect(run.code).toBe(3)
+    expect(run.stderr).toContain('the key goes only to --api-host; check --api-host')
+    expect(run.stderr).not.toMatch(/\bapi_host\b/)
+  })
+})

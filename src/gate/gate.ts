@@ -6,11 +6,11 @@
 import { ApiClient } from '../api/api-client.js'
 import { ApiClock } from '../api/api-clock.js'
 import { Pace } from '../api/pace.js'
-import { requestTimeLimitMs, type RetryPolicy } from '../api/retry-policy.js'
+import { RECOVERY_INTERVALS, requestTimeLimitMs, type RetryPolicy } from '../api/retry-policy.js'
 import type { HttpGet } from '../api/http-transport.js'
 import type { QueryDatabase } from '../api/postgres.js'
 import type { Clock } from '../domain/clock.js'
-import { DeadlineExceededError, InputError } from '../domain/errors.js'
+import { DeadlineExceededError, InputError, WordedError } from '../domain/errors.js'
 import type { InputNaming } from '../domain/input-naming.js'
 import type { Logger } from '../domain/logger.js'
 import { formatDuration } from '../domain/duration.js'
@@ -168,7 +168,7 @@ function recordError(
       ? 'timeout'
       : 'error'
   const message =
-    error instanceof InputError
+    error instanceof WordedError
       ? error.worded(naming)
       : error instanceof Error
         ? error.message
@@ -291,6 +291,7 @@ function apiClient(
     logger,
     redactor,
     deadline,
+    readOnceWithinMs: inputs.wait ? undefined : RECOVERY_INTERVALS * inputs.intervalMs,
     signal,
     transport
   })
