@@ -6,6 +6,7 @@
  * before any request. What only a process shows (SIGKILL, `> /dev/full`): e2e/command-files.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import fc from 'fast-check'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -161,6 +162,48 @@ describe('a standard output that cannot be written', () => {
     const run = await command(['--help'], { stdoutFails: 'ENOSPC' })
     expect(run.code).toBe(2)
     expect(run.stderr).toContain('error: Could not write standard output (ENOSPC)')
+  })
+})
+
+describe('never exit 0 with the result lost (fast-check)', () => {
+  /** What a write to standard output can fail with, EPIPE (a reader that left) aside. */
+  const writeError = fc.oneof(
+    fc.constantFrom('ENOSPC', 'EIO', 'EBADF', 'EDQUOT', 'EFBIG', 'ERR_STREAM_DESTROYED'),
+    fc.stringMatching(/^E[A-Z]{2,10}$/).filter((code) => code !== 'EPIPE')
+  )
+  const ending = fc.constantFrom('finished', 'error', 'running')
+
+  it('whatever the write error, the output and the gate’s outcome: exit 2, and the dotenv file says 2', async () => {
+    await inTempDir(async (dir) => {
+      const dotenv = join(dir, 'gate.env')
+      await fc.assert(
+        fc.asyncProperty(
+          writeError,
+          ending,
+          fc.constantFrom('text', 'json'),
+          async (code, status, output) => {
+            const op = world.addOperation(PROJECT, {
+              action: 'apply_config',
+              timeline: [{ status }]
+            })
+            const args = [
+              '--operation-id',
+              op.id,
+              '--no-wait',
+              '--output',
+              output,
+              '--dotenv',
+              dotenv
+            ]
+            const run = await command(args, { stdoutFails: code })
+            expect(run.code).toBe(2)
+            expect(run.stderr).toContain(`Could not write standard output (${code})`)
+            expect(readFileSync(dotenv, 'utf8')).toMatch(/^GATE_EXIT_CODE=2$/m)
+          }
+        ),
+        { seed: 58, numRuns: 30, endOnFailure: true }
+      )
+    })
   })
 })
 
