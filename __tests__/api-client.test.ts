@@ -16,6 +16,7 @@ import {
   DeadlineExceededError,
   InputError,
   NetworkError,
+  NotJsonError,
   ResponseFormatError
 } from '../src/domain/errors.js'
 import type { Logger } from '../src/domain/logger.js'
@@ -69,6 +70,9 @@ function client(
 }
 
 /** The world behind nock on a fresh fake clock, with one operation of the project in flight. */
+/** What a proxy or a gateway sends in place of the API's answer, with status 200. */
+const PROXY_PAGE = '<html><body><h1>Please wait…</h1></body></html>'
+
 function world(options: Parameters<typeof nockWorld>[1] = {}) {
   const clock = new FakeClock()
   const { world, api } = nockWorld(clock, options)
@@ -368,13 +372,25 @@ describe('ApiClient errors', () => {
     expect(clock.sleeps.reduce((sum, ms) => sum + ms, 0)).toBeLessThanOrEqual(5000)
   })
 
-  it('a body that is not JSON names the endpoint', async () => {
-    const { api, op } = world()
+  it('one body that is not JSON (a proxy’s page with status 200) is retried like a cut-off body', async () => {
+    const { clock, api, op } = world()
+    api.addFault({ kind: 'malformed', body: PROXY_PAGE, contentType: 'text/html', times: 1 })
+    const reader = client(clock)
+    const operation = await reader.operations.getOperation(PROJECT, op.id)
+    expect(operation.id).toBe(op.id)
+    expect(reader.stats).toEqual({ requests: 2, retries: 1 })
+  })
+
+  it('a run of bodies that are not JSON until the deadline: the deadline, naming the endpoint', async () => {
+    const { clock, api, op } = world()
     api.addFault({ kind: 'malformed' })
-    const error = await failure(client().operations.getOperation(PROJECT, op.id))
-    expect(error).toBeInstanceOf(ResponseFormatError)
-    expect(error.message).toBe(
-      `Unexpected response from GET /projects/${PROJECT}/operations/${op.id}: the body is not JSON`
+    const error = await failure(
+      client(clock, { deadlineMs: 60_000 }).operations.getOperation(PROJECT, op.id)
+    )
+    expect(error).toBeInstanceOf(DeadlineExceededError)
+    expect((error as DeadlineExceededError).lastError).toBeInstanceOf(NotJsonError)
+    expect(error.message).toContain(
+      `last error: GET /projects/${PROJECT}/operations/${op.id} answered with a body that is not JSON: 31 bytes, a proxy's page?`
     )
   })
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { EventEmitter } from 'node:events'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
 import { exitCodeOf } from '../src/command/exit-codes.js'
@@ -275,14 +275,32 @@ describe('runCommand', () => {
 })
 
 describe('runCommand: its own errors, signals and colour', () => {
-  it('a file that passed the check but cannot take the write (a full disk): an error line, exit 2 after a success', async () => {
+  it('a file that passed the check but cannot take a write (a full disk): exit 2 before any request', async () => {
     const op = finalOperation('finished')
+    const before = server.requests.length
     const run = await command(['--operation-id', op.id, '--dotenv', '/dev/full'])
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain('error: Could not write the result files: --dotenv: ENOSPC')
+    expect(run.stderr).toContain('error: --dotenv: it cannot be written (ENOSPC)')
+    expect(server.requests).toHaveLength(before)
+  })
+
+  it('a file that cannot take the result at the end (its folder gone): an error line, exit 2 after a success', async () => {
+    const run = (status: string) =>
+      inTempDir(async (dir) => {
+        const folder = join(dir, 'results')
+        mkdirSync(folder)
+        const op = finalOperation(status)
+        server.onRequest = () => {
+          server.onRequest = undefined
+          rmSync(folder, { recursive: true })
+        }
+        return command(['--operation-id', op.id, '--dotenv', join(folder, 'gate.env')])
+      })
+    const passed = await run('finished')
+    expect(passed.code).toBe(2)
+    expect(passed.stderr).toContain('error: Could not write the result files: --dotenv: ENOENT')
     // After a failure the failure's code stands.
-    const failed = finalOperation('error')
-    expect((await command(['--operation-id', failed.id, '--dotenv', '/dev/full'])).code).toBe(1)
+    expect((await run('error')).code).toBe(1)
   })
 
   it('an error of its own past every other catch: one redacted error line, exit 3', async () => {

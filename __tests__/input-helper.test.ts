@@ -346,12 +346,14 @@ describe('parseDuration', () => {
     ['1m', 60_000],
     ['1.5m', 90_000],
     ['2h', 7_200_000],
-    [' 10 s ', 10_000]
+    [' 10 s ', 10_000],
+    ['5d', 432_000_000],
+    ['0.5d', 43_200_000]
   ])('%s is %d ms', (text, ms) => {
     expect(parseDuration(text)).toBe(ms)
   })
 
-  it.each(['', 'abc', '-5', '5 minutes', '1d'])('rejects %j', (text) => {
+  it.each(['', 'abc', '-5', '5 minutes', '1w', '1dd'])('rejects %j', (text) => {
     expect(parseDuration(text)).toBeUndefined()
   })
 })

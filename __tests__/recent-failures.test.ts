@@ -253,7 +253,7 @@ describe('warnRecentFailures', () => {
     ])
     const error = ended('error', 40_000, { action: 'start_compute', branch_id: 'br-y' })
     expect(warn(error)).toEqual([
-      `warning: Ended in failure before the gate started: start_compute ${error.id} on br-y, error 35.0 s before the gate started; the project gate does not fail on it; gate on its branch (branch_id) to fail on it`
+      `warning: Ended in failure before the gate started: start_compute ${error.id} on br-y, error 35.0 s before the gate started; the project gate does not fail on it; gate on its branch to fail on it`
     ])
   })
 
@@ -264,7 +264,7 @@ describe('warnRecentFailures', () => {
   it('without an action, a branch or an error message, the warning says so plainly', () => {
     const bare = ended('error', 40_000, { action: null, branch_id: undefined, error: '' })
     expect(warn(bare)).toEqual([
-      `warning: Ended in failure before the gate started: operation ${bare.id} on its branch, error 35.0 s before the gate started; the project gate does not fail on it; gate on its branch (branch_id) to fail on it`
+      `warning: Ended in failure before the gate started: operation ${bare.id} on its branch, error 35.0 s before the gate started; the project gate does not fail on it; gate on its branch to fail on it`
     ])
   })
 

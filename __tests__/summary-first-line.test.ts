@@ -186,7 +186,7 @@ describe('the database, when the gate was to end with a query and never got that
       '<p>The database was not tried: an operation failed.</p>'
     )
     expect(renderSummary({ ...failed, outcome: 'pending', databaseRequested: true })).toContain(
-      '<p>The database was not tried: with wait: false, the control plane was not done at the one read.</p>'
+      '<p>The database was not tried: the gate read once without waiting, and the control plane was not done at that read.</p>'
     )
     expect(
       renderSummary({ ...failed, outcome: 'error', error: 'HTTP 500', databaseRequested: true })

@@ -53,7 +53,7 @@ describe('the command, hostile: streams and exit codes', () => {
   const commandLine = (apiHost: string) =>
     [...nodeWith(COMMAND_BUNDLE, {}), '--api-host', apiHost, '--interval', '1s'].join(' ')
 
-  it('a standard output that cannot be written (disk full): no stack trace, not exit 1, the dotenv file still written', async () => {
+  it('a standard output that cannot be written (disk full): no stack trace, exit 2, the dotenv file still written', async () => {
     const { server } = await serve()
     await inTempDir(async (dir) => {
       const dotenv = join(dir, 'gate.env')
@@ -62,7 +62,8 @@ describe('the command, hostile: streams and exit codes', () => {
         { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT }
       )
       expect(run.stderr).not.toContain('Unhandled')
-      expect(run.code).not.toBe(1) // 1 says "an operation failed"; none did
+      // Not 1 ("an operation failed"), never 0 with the result lost: 2 (command-files.test.ts).
+      expect(run.code).toBe(2)
       expect(readFileSync(dotenv, 'utf8')).toMatch(/^GATE_OUTCOME=/m)
     })
   })

@@ -1,7 +1,7 @@
 /*
  * What each answer of the API makes of the gate, in process over the local API server (simulated
  * time, so nothing waits): a refused key fails at once, a 403 and a 404 name what the key could not
- * reach, a body that is not JSON names the endpoint, a host name that does not resolve is retried for
+ * reach, a body that is not JSON is retried until the timeout, a host name that does not resolve is retried for
  * 3 intervals. The error line is the step's, as the runner
  * shows it (e2e/http.test.ts shows one of them over the bundle).
  */
@@ -52,16 +52,43 @@ describe('error answers of the API', () => {
     expect(setup.api.requests.map((request) => request.status)).toEqual([404, 404])
   })
 
-  it('a body that is not JSON is an error naming the endpoint', async () => {
+  it('one page that is not JSON (a proxy’s HTML, status 200) is retried at the pace, and the gate goes on', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = operationIn(setup.world, 'running', { then: 'finished' })
+    setup.api.addFault({
+      kind: 'malformed',
+      body: '<html>Bad gateway</html>',
+      contentType: 'text/html',
+      times: 1
+    })
+    const run = await runSimulated(setup, { project_id: PROJECT, operation_id: op.id })
+    expect(run.report.outcome).toBe('success')
+    expect(run.lines).toContainEqual(
+      expect.stringMatching(
+        /: a body that is not JSON \(24 bytes of text\/html, a proxy's page\?\); retrying in /
+      )
+    )
+    // Retried no sooner than the next poll would have gone, and within the recovery bound.
+    const [first, retry] = run.requests.map((request) => request.t)
+    expect(retry - first).toBeGreaterThanOrEqual(5000)
+    expect(retry - first).toBeLessThanOrEqual(15_000)
+  })
+
+  it('only a run of them until timeout ends the gate: a timeout naming the endpoint', async () => {
     const setup = simulatedWorld({ history: 0 })
     const op = operationIn(setup.world, 'running')
-    setup.api.addFault({ kind: 'malformed', times: 1 })
-    const run = await runSimulated(setup, { project_id: PROJECT, operation_id: op.id })
-    expect(run.report.outcome).toBe('error')
-    expect(errorLine(run.report)).toBe(
-      `Unexpected response from GET /projects/${PROJECT}/operations/${op.id}: the body is not JSON`
+    setup.api.addFault({ kind: 'malformed' })
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      operation_id: op.id,
+      timeout: '1m'
+    })
+    expect(run.report.outcome).toBe('timeout')
+    expect(errorLine(run.report)).toContain(
+      `GET /projects/${PROJECT}/operations/${op.id} answered with a body that is not JSON: 31 bytes, a proxy's page?`
     )
-    expect(run.requests).toHaveLength(1)
+    expect(run.requests.length).toBeGreaterThan(3)
+    expect(run.endedAt).toBeLessThanOrEqual(61_000)
   })
 })
 

@@ -217,7 +217,7 @@ describe('the whole project: recent failures are warnings', () => {
     const warnings = run.lines.filter((line) => line.startsWith('warning'))
     expect(warnings).toHaveLength(6)
     expect(warnings[0]).toBe(
-      `warning: Ended in failure before the gate started: action_0 ${failures[0].id} on br-other-0, error 55.0 s before the gate started: "failure 0"; the project gate does not fail on it; gate on its branch (branch_id) to fail on it`
+      `warning: Ended in failure before the gate started: action_0 ${failures[0].id} on br-other-0, error 55.0 s before the gate started: "failure 0"; the project gate does not fail on it; gate on its branch to fail on it`
     )
     expect(warnings[5]).toBe(
       'warning: … and 2 more operations ended in failure before the gate started; the summary lists them'

@@ -418,7 +418,7 @@ describe('every message a user can meet has a troubleshooting entry', () => {
     // A floor, so that a collector that stops finding messages cannot pass by finding none.
     expect(templates.length).toBeGreaterThan(60)
     expect(templates.map((template) => template.quote)).toContain(
-      'api_key is missing, invalid or revoked'
+      'The API rejected the key (HTTP 401 on'
     )
     // Text passed to a helper that builds the message (`explained(why)` in projects.ts).
     expect(templates.map((template) => template.quote)).toContain(

@@ -14,6 +14,7 @@ import {
   ResponseFormatError,
   UnrecoverableRequestError
 } from '../domain/errors.js'
+import { apiErrorFrom, jsonOf, parseBody } from './answers.js'
 import type { HttpAnswer, HttpGet } from './http-transport.js'
 import { TransportError } from './transport-error.js'
 import type { Logger } from '../domain/logger.js'
@@ -24,8 +25,7 @@ import {
   type RetryPolicy,
   withRetries
 } from './retry-policy.js'
-import { type ErrorBody, ErrorBodySchema } from '../domain/schemas.js'
-import { truncate, type Redactor } from '../domain/untrusted-text.js'
+import type { Redactor } from '../domain/untrusted-text.js'
 import { ACTION_NAME, ACTION_VERSION } from '../domain/version.js'
 
 /** The first wait before retrying a request that is not a poll (it is not paced by polling). */
@@ -56,6 +56,12 @@ export interface ApiCoreOptions {
   redactor: Redactor
   /** Monotonic clock time: no retry starts after it, no request runs more than 1 s past it. */
   deadline: number
+  /**
+   * With `wait: false`, the gate reads once: how long one request may go on without a usable
+   * answer (RECOVERY_INTERVALS intervals) before that is an error, instead of retrying until
+   * `timeout`. Unset while waiting.
+   */
+  readOnceWithinMs?: number
   signal?: AbortSignal
   /** Sends one GET: `httpGet` (the network), or a simulated one (npm run simulate). */
   transport: HttpGet
@@ -128,49 +134,57 @@ export class ApiCore {
     }
     const target = `${path}${search.size > 0 ? `?${search}` : ''}`
     const url = new URL(`${this.baseUrl}${target}`)
-    const { clock, logger, pace } = this.options
+    const { clock, logger, pace, readOnceWithinMs } = this.options
+    // Reading once, a request gives up when its time is over, before the deadline if that is later.
+    const giveUpAt = readOnceWithinMs === undefined ? Infinity : clock.now() + readOnceWithinMs
+    const deadline = Math.min(this.options.deadline, giveUpAt)
 
-    const answer = await this.unresolvedToTheEnd(endpoint, () =>
-      withRetries(
-        async () => {
-          if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
-            throw new DeadlineExceededError()
-          }
-          this.stats.requests++
-          logger.debug(`GET ${target}`)
-          const raw = await this.send(url, endpoint)
-          if (raw.status < 200 || raw.status > 299) {
-            throw this.apiErrorFrom(raw, endpoint, subject)
-          }
-          return raw
-        },
-        {
-          policy: this.options.retryPolicy,
-          clock,
-          pacing,
-          deadline: this.options.deadline,
-          signal: this.options.signal,
-          onFailure: (error) => {
-            if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
+    const answer = await this.readOnce(endpoint, giveUpAt, () =>
+      this.unresolvedToTheEnd(endpoint, () =>
+        withRetries(
+          async () => {
+            if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
+              throw new DeadlineExceededError()
+            }
+            this.stats.requests++
+            logger.debug(`GET ${target}`)
+            const raw = await this.send(url, endpoint, giveUpAt)
+            if (raw.status < 200 || raw.status > 299) {
+              throw apiErrorFrom(raw, endpoint, subject, this.options.redactor)
+            }
+            return jsonOf(raw, endpoint, this.options.redactor)
           },
-          onRetry: (decision, error) => {
-            this.stats.retries++
-            logger.debug(error.message)
-            logger.info(
-              `${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`
-            )
+          {
+            policy: this.options.retryPolicy,
+            clock,
+            pacing,
+            deadline,
+            signal: this.options.signal,
+            onFailure: (error) => {
+              if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
+            },
+            onRetry: (decision, error) => {
+              this.stats.retries++
+              logger.debug(error.message)
+              logger.info(
+                `${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`
+              )
+            }
           }
-        }
+        )
       )
     )
-    const parsed = this.parseBody(answer.body, schema, endpoint)
+    const parsed = parseBody(answer, schema, endpoint, this.options.redactor)
     const problem = mismatch?.(parsed)
     if (problem) throw new ResponseFormatError(endpoint, problem)
     return parsed
   }
 
-  /** One request, bounded by the per-request limit, the deadline (plus grace) and the signal. */
-  private async send(url: URL, endpoint: string): Promise<HttpAnswer> {
+  /**
+   * One request, bounded by the per-request limit, the deadline (plus grace), the time a read
+   * without waiting gives it (`giveUpAt`), and the signal.
+   */
+  private async send(url: URL, endpoint: string, giveUpAt: number): Promise<HttpAnswer> {
     const { clock, signal } = this.options
     signal?.throwIfAborted()
     // Cut at the deadline; only a request started in its last second (the last read) gets the grace.
@@ -179,7 +193,8 @@ export class ApiCore {
       1,
       Math.min(
         this.options.requestTimeoutMs,
-        untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS
+        untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS,
+        giveUpAt - clock.now()
       )
     )
     const sentAt = clock.now()
@@ -210,6 +225,31 @@ export class ApiCore {
         )
       }
       throw new UnrecoverableRequestError(endpoint, detail, error.culprit)
+    }
+  }
+
+  /**
+   * Reading once (`wait: false`), a request that got no usable answer before `giveUpAt` is an
+   * error no retry within the run can fix (the command's exit code 3), not a timeout: the gate did
+   * not wait, and `timeout` did not run out. When `timeout` ends first, it is the timeout.
+   */
+  private async readOnce<T>(
+    endpoint: string,
+    giveUpAt: number,
+    request: () => Promise<T>
+  ): Promise<T> {
+    try {
+      return await request()
+    } catch (error) {
+      const windowEnded = giveUpAt <= this.options.deadline
+      if (!(error instanceof DeadlineExceededError) || !windowEnded) throw error
+      const withinMs = this.options.readOnceWithinMs ?? 0
+      const last = error.lastError ? `; last error: ${error.lastError.message}` : ''
+      throw new UnrecoverableRequestError(
+        endpoint,
+        `no usable answer within ${formatDuration(withinMs)} (${RECOVERY_INTERVALS} intervals), as long as a read without waiting tries${last}`,
+        'the API'
+      )
     }
   }
 
@@ -255,54 +295,5 @@ export class ApiCore {
         error.culprit
       )
     }
-  }
-
-  private apiErrorFrom(raw: HttpAnswer, endpoint: string, subject: string): ApiError {
-    let body: ErrorBody = {}
-    try {
-      const parsed = ErrorBodySchema.safeParse(JSON.parse(raw.body))
-      if (parsed.success) body = this.options.redactor.redactJson(parsed.data) as ErrorBody
-    } catch {
-      // An error answer without a JSON body still has its status.
-    }
-    // Redacted before it is cut: a cut through the key would leave a part no redaction matches.
-    const header = (name: string): string | undefined => {
-      const value = raw.headers[name]
-      return typeof value === 'string'
-        ? truncate(this.options.redactor.redact(value), 200)
-        : undefined
-    }
-    return new ApiError({
-      status: raw.status,
-      endpoint,
-      subject,
-      code: body.code ?? undefined,
-      apiMessage: body.message ?? undefined,
-      requestId: body.request_id ?? undefined,
-      retryAfter: header('retry-after'),
-      location: header('location')
-    })
-  }
-
-  /**
-   * JSON checked against the schema, which drops every field the action does not use, then the
-   * secrets redacted from every string that is left: the cost follows what the action reads, not
-   * what the server sends (millions of strings in an ignored field, or JSON nested a million deep).
-   */
-  private parseBody<S extends z.ZodType>(body: string, schema: S, endpoint: string): z.output<S> {
-    const { redactor } = this.options
-    let json: unknown
-    try {
-      json = JSON.parse(body)
-    } catch {
-      throw new ResponseFormatError(endpoint, 'the body is not JSON')
-    }
-    const parsed = schema.safeParse(json)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      const field = issue.path.length > 0 ? issue.path.join('.') : '(body)'
-      throw new ResponseFormatError(endpoint, redactor.redact(`field "${field}": ${issue.message}`))
-    }
-    return redactor.redactJson(parsed.data) as z.output<S>
   }
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.js'
-import { ApiError, DeadlineExceededError, NetworkError } from '../domain/errors.js'
+import { ApiError, DeadlineExceededError, NetworkError, NotJsonError } from '../domain/errors.js'
 
 /** Statuses that say "try again later"; every request of the action is a GET, so retrying is safe. */
 const RETRYABLE_STATUSES = new Set([408, 423, 429, 500, 502, 503, 504])
@@ -97,7 +97,8 @@ export class RetryPolicy {
   ): RetryDecision | undefined {
     if (error instanceof NetworkError) {
       const delayMs = Math.max(0, this.backoff(attempt, pacing) - spentMs)
-      return { delayMs, reason: `no answer (${error.detail})` }
+      const what = error instanceof NotJsonError ? 'a body that is not JSON' : 'no answer'
+      return { delayMs, reason: `${what} (${error.detail})` }
     }
     if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status)) return undefined
     const retryAfterMs = parseRetryAfter(error.retryAfter, wallNow)

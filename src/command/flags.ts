@@ -191,7 +191,8 @@ export function parseCommandLine(
       values,
       naming: {
         label: (name) => labels.get(name) ?? flagOf(name),
-        mention: flagOf,
+        // A secret by where it comes from (NEON_API_KEY, --api-key-file): it has no flag of its own.
+        mention: (name) => (SECRET_INPUTS.has(name) && labels.get(name)) || flagOf(name),
         enabled: flagOf
       },
       apiKeyFile: flags['api-key-file'],
@@ -203,6 +204,9 @@ export function parseCommandLine(
     }
   }
 }
+
+/** The inputs that are secrets: never a flag's value, named by the variable or file they come from. */
+const SECRET_INPUTS = new Set<InputName>(['api_key', 'database_url'])
 
 type Parsed = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; tokens: true }>>
 

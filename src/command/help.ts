@@ -29,9 +29,10 @@ What to wait for:
                             clear or, for delete, already gone
 
 How:
-  --no-wait                 read once and report (exit 75 while work is in flight)
+  --no-wait                 read once and report (exit 75 while work is in flight; an API
+                            that does not answer ends it within 3 intervals, exit 3)
   --interval DURATION       time between polls: 5, 5s, 90s, 1m (default 5s)
-  --timeout DURATION        longest wait (default 10m)
+  --timeout DURATION        longest wait: 90s, 15m, 2h, 5d at most (default 10m)
   --fail-fast               treat the first "failed" status as final
   --api-host URL            the API (default ${DEFAULT_API_HOST})
 
@@ -50,7 +51,7 @@ Output:
 Exit codes:
   0    success
   1    an operation failed, the database check failed, or --before found a blocker
-  2    bad flags or input
+  2    bad flags or input; standard output or a result file could not be written
   3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix
   75   --no-wait, and work is still in flight: try again later
   124  the timeout ran out

@@ -2,8 +2,8 @@
 import { systemClock } from '../domain/clock.js'
 import { runCommand } from './main.js'
 
-// A reader that went away (`| head`) or a full disk is no reason for a stack trace: what could not
-// be written is lost, and the exit code still says how the gate ended.
+// A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
+// a failed write of the result through its callback (exit 2, but for EPIPE: the reader had enough).
 const lost = (): void => undefined
 process.stdout.on('error', lost)
 process.stderr.on('error', lost)

@@ -22,13 +22,20 @@ import {
 } from './flags.js'
 import { HELP_TEXT, VERSION_TEXT } from './help.js'
 import { Progress, type ProgressStream } from './progress.js'
-import { checkResultTargets, standardOutput, writeResultFiles } from './results.js'
+import {
+  checkResultTargets,
+  filesFailed,
+  markRunning,
+  type TargetCheck,
+  writeResultFiles
+} from './result-files.js'
+import { handOver, type OutputStream, standardOutput } from './results.js'
 import { readApiKey, readSecretFile } from './secrets.js'
 
 export interface CommandEnvironment {
   env: Record<string, string | undefined>
   stdin: Readable
-  stdout: { write(text: string): unknown }
+  stdout: OutputStream
   stderr: ProgressStream
   /** Where SIGINT and SIGTERM are heard: process, or a stand-in. */
   signals: Pick<NodeJS.Process, 'once' | 'off'>
@@ -64,8 +71,10 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
     return endWithError(error, undefined, resultTargetsOf(argv, env), environment, voice)
   }
   if (!('request' in parsed)) {
-    stdout.write('help' in parsed ? HELP_TEXT : VERSION_TEXT)
-    return EXIT.success
+    const lost = await handOver(stdout, 'help' in parsed ? HELP_TEXT : VERSION_TEXT)
+    if (!lost) return EXIT.success
+    environment.stderr.write(`error: ${outputLost(lost)}\n`)
+    return EXIT.usage
   }
   const { request } = parsed
   // A database URL given as a flag is known at once too.
@@ -83,19 +92,26 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
     signals: environment.signals,
     onRepeatedSignal: (signal) => process.exit(EXIT[signal])
   })
-  const { writable, problems } = checkResultTargets(request)
+  const files = checkResultTargets(request)
+  for (const warning of files.warnings) progress.warning(warning)
+  // Before anything can take time: a file of an earlier run stops claiming that run's outcome.
+  if (files.problems.length === 0) {
+    markRunning(files, redactor, new Date(environment.clock.wallNow()))
+  }
+  const { writable } = files
   try {
     let inputs: Inputs
     try {
-      if (problems.length > 0) throw new UsageError(problems.join('; '))
+      if (files.problems.length > 0) throw new UsageError(files.problems.join('; '))
       inputs = await readInputs(request, environment, gateRun, redactor)
     } catch (error) {
-      return await endWithError(error, gateRun.stoppedBy, writable, output, voice)
+      return await endWithError(error, gateRun.stoppedBy, files, output, voice)
     }
-    return await gateAndReport(inputs, request, { ...output, redactor, gateRun })
+    const targets = { summary: writable.summary, dotenvFile: writable.dotenvFile }
+    return await gateAndReport(inputs, { ...request, ...targets }, { ...output, redactor, gateRun })
   } catch (error) {
     // Nothing is expected here; the error line says what it was.
-    return endWithError(error, undefined, writable, output, voice)
+    return endWithError(error, undefined, files, output, voice)
   } finally {
     gateRun.end()
   }
@@ -110,7 +126,7 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
 async function endWithError(
   error: unknown,
   stoppedBy: StopSignal | undefined,
-  targets: ResultTargets,
+  targets: ResultTargets | TargetCheck,
   { stderr, progress }: Pick<CommandEnvironment, 'stderr'> & { progress?: Progress },
   { color, clean, redactor }: Voice
 ): Promise<number> {
@@ -131,13 +147,15 @@ async function endWithError(
   lines.error(report.error)
   if (code === EXIT.usage) stderr.write('Run neon-gate --help for the flags.\n')
   // Read from a command line that did not parse, the paths were not checked yet.
-  const { writable, problems } = checkResultTargets(targets)
-  for (const problem of problems) if (!report.error.includes(problem)) lines.error(problem)
-  try {
-    await writeResultFiles(report, writable, { redactor, code })
-  } catch (writeError) {
-    lines.error(`Could not write the result files: ${(writeError as Error).message}`)
+  if (!('writable' in targets)) {
+    const check = checkResultTargets(targets)
+    for (const warning of check.warnings) lines.warning(warning)
+    targets = check
   }
+  for (const problem of targets.problems) if (!report.error.includes(problem)) lines.error(problem)
+  const written = await writeResultFiles(report, targets.writable, { redactor, code })
+  for (const warning of written.warnings) lines.warning(warning)
+  if (written.failed.length > 0) lines.error(filesFailed(written.failed))
   return code
 }
 
@@ -190,13 +208,21 @@ async function gateAndReport(
   progress.finish()
   const line = errorLine(report)
   if (line) progress.error(line)
-  stdout.write(standardOutput(report, request.output, redactor))
-  const code = exitCodeOf(report, gateRun.stoppedBy)
-  try {
-    await writeResultFiles(report, request, { redactor, code })
-  } catch (error) {
-    progress.error(`Could not write the result files: ${(error as Error).message}`)
-    return report.outcome === 'success' ? EXIT.usage : code
+  let code = exitCodeOf(report, gateRun.stoppedBy)
+  let message: string | undefined
+  // The files are final only once standard output is out, and say how the command really ends.
+  const lost = await handOver(stdout, standardOutput(report, request.output, redactor))
+  if (lost) {
+    message = outputLost(lost)
+    progress.error(message)
+    code = EXIT.usage
   }
-  return code
+  const written = await writeResultFiles(report, request, { redactor, code, message })
+  for (const warning of written.warnings) progress.warning(warning)
+  if (written.failed.length > 0) progress.error(filesFailed(written.failed))
+  return written.code
 }
+
+/** Standard output failed (a full disk, an I/O error, a closed descriptor): the result is lost. */
+const outputLost = (code: string): string =>
+  `Could not write standard output (${code}): the result is lost; the exit code says so, not how the gate ended`

@@ -4,7 +4,6 @@
  * dotenv reports). Secrets are taken out of each, and API text made harmless for a terminal and a
  * CI log, here.
  */
-import { appendFile, writeFile } from 'node:fs/promises'
 import {
   CUT_MARKER,
   forJsonLine,
@@ -13,11 +12,9 @@ import {
   truncateBytes
 } from '../domain/untrusted-text.js'
 import { errorLine } from '../report/headline.js'
-import { outputFileProblem } from '../gate/output-files.js'
 import { outputText, typedOutputs } from '../report/outputs.js'
 import type { RunReport } from '../report/report.js'
-import { MAX_SUMMARY_BYTES, renderSummaryWithin, renderTextReport } from '../report/summary.js'
-import type { ResultTargets } from './flags.js'
+import { renderTextReport } from '../report/summary.js'
 
 /**
  * Outputs that are JSON documents of any size: in the JSON result, never in a dotenv line (the
@@ -50,14 +47,19 @@ export function standardOutput(report: RunReport, output: 'text' | 'json', redac
  * needs when the gate could not even say an outcome: `GATE_EXIT_CODE` and `GATE_MESSAGE` (the
  * error line of standard error, when there is one).
  */
-function dotenvText(report: RunReport, { redactor, code }: ResultContext): string {
+export function dotenvText(report: RunReport, { redactor, code, message }: ResultContext): string {
   const { values } = typedOutputs(report, Infinity)
   const lines = Object.entries(values)
     .filter(([name]) => !JSON_OUTPUTS.has(name))
     .map(([name, value]) => [name, outputText(value)])
   lines.push(['exit_code', String(code)])
-  const message = errorLine(report)
-  if (message) lines.push(['message', message])
+  const said = message ?? errorLine(report)
+  if (said) lines.push(['message', said])
+  return dotenvLines(lines, redactor)
+}
+
+/** `GATE_NAME=value` lines, each value redacted, made safe and cut. */
+export function dotenvLines(lines: string[][], redactor: Redactor): string {
   return lines
     .map(([name, text]) => {
       const bytes = DOTENV_TEXTS.has(name) ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES
@@ -83,60 +85,38 @@ function dotenvValue(text: string, maxBytes: number): string {
   return lastRun.length % 2 === 1 ? kept.slice(0, -1) + CUT_MARKER : value
 }
 
-/** What the files are written with: the redactor, and the exit code the command ends with. */
-interface ResultContext {
+/** What the dotenv file is written with: the redactor, the exit code the command ends with, and the
+ * error line (by default the report's). */
+export interface ResultContext {
   redactor: Redactor
   code: number
+  message?: string
+}
+
+/** Where the result goes: process.stdout, or anything that takes text and calls back the same way. */
+export interface OutputStream {
+  write(text: string, callback?: (error?: Error | null) => void): unknown
 }
 
 /**
- * Which of the result files can take a write, and why the others cannot, found before the gate
- * runs. The problem never repeats a path: a secret is sometimes given where a path belongs.
+ * Writes `text`, then resolves once it has been handed over (a pipe's writes are asynchronous in
+ * Node, and process.exit() drops what is still queued): undefined when it was, or when the reader
+ * left (EPIPE: `| head` took what it wanted); else the write's error (ENOSPC, EIO, EBADF), which
+ * means the result is lost.
  */
-export function checkResultTargets(targets: ResultTargets): {
-  writable: ResultTargets
-  problems: string[]
-} {
-  const writable: ResultTargets = {}
-  const problems: string[] = []
-  const summaryProblem = targets.summary && outputFileProblem(targets.summary.path, true)
-  if (summaryProblem) problems.push(`--summary: ${summaryProblem}`)
-  else writable.summary = targets.summary
-  const dotenvProblem = targets.dotenvFile && outputFileProblem(targets.dotenvFile, true)
-  if (dotenvProblem) problems.push(`--dotenv: ${dotenvProblem}`)
-  else writable.dotenvFile = targets.dotenvFile
-  return { writable, problems }
-}
-
-/**
- * Writes the summary and the dotenv file, whatever the outcome (a later job reads why it failed),
- * bad input included; each replaces what an earlier run left there (the step's summary inside
- * GitHub Actions is appended to). One that fails does not keep the other from being written; the
- * error names the flag and the error's code, never the path.
- */
-export async function writeResultFiles(
-  report: RunReport,
-  { summary, dotenvFile }: ResultTargets,
-  context: ResultContext
-): Promise<void> {
-  const writes: [string, () => Promise<void>][] = []
-  if (summary) {
-    const markdown = context.redactor.redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES))
-    writes.push([
-      '--summary',
-      () => (summary.append ? appendFile : writeFile)(summary.path, markdown)
-    ])
-  }
-  if (dotenvFile) {
-    writes.push(['--dotenv', () => writeFile(dotenvFile, dotenvText(report, context))])
-  }
-  const failed: string[] = []
-  for (const [flag, write] of writes) {
-    try {
-      await write()
-    } catch (error) {
-      failed.push(`${flag}: ${(error as NodeJS.ErrnoException).code ?? 'an error without a code'}`)
+export function handOver(stream: OutputStream, text: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let failure: NodeJS.ErrnoException | undefined
+    const note = (error?: Error | null): void => {
+      // A write queued behind the one that failed hears only that the stream was destroyed.
+      const earlier = failure && failure.code !== 'ERR_STREAM_DESTROYED'
+      if (error && !earlier) failure = error
     }
-  }
-  if (failed.length > 0) throw new Error(failed.join('; '))
+    stream.write(text, note)
+    stream.write('', (error) => {
+      note(error)
+      const code = failure && (failure.code ?? 'an error without a code')
+      resolve(code === 'EPIPE' ? undefined : code)
+    })
+  })
 }

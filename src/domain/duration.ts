@@ -1,7 +1,13 @@
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000
+}
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/
 
-/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h` into milliseconds; a bare number is seconds. */
+/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h`, `5d` into milliseconds; a bare number is seconds. */
 export function parseDuration(text: string): number | undefined {
   const match = DURATION.exec(text.trim().toLowerCase())
   if (!match) return undefined

@@ -2,11 +2,11 @@ import { formatDuration } from './duration.js'
 import { CONTRACT_NAMING, type InputNaming } from './input-naming.js'
 
 /**
- * A bad input: found before any request, or by one (a branch that does not exist). Its message names
- * inputs as the contract does; `worded` names them as a front end does.
+ * An error whose message names inputs (`api_key`, `api_host`): as the contract does in its message,
+ * and as a front end does in `worded` (the command's `NEON_API_KEY`, `--api-host`).
  */
-export class InputError extends Error {
-  override name = 'InputError'
+export class WordedError extends Error {
+  override name = 'WordedError'
   private readonly words: (naming: InputNaming) => string
 
   constructor(words: string | ((naming: InputNaming) => string)) {
@@ -18,6 +18,14 @@ export class InputError extends Error {
   worded(naming: InputNaming): string {
     return this.words(naming)
   }
+}
+
+/**
+ * A bad input: found before any request, or by one (a branch that does not exist). Its message names
+ * inputs as the contract does; `worded` names them as a front end does.
+ */
+export class InputError extends WordedError {
+  override name = 'InputError'
 }
 
 export interface ApiErrorDetails {
@@ -34,7 +42,7 @@ export interface ApiErrorDetails {
 }
 
 /** An HTTP error answer of the API. */
-export class ApiError extends Error {
+export class ApiError extends WordedError {
   override name = 'ApiError'
   readonly status: number
   readonly endpoint: string
@@ -44,7 +52,7 @@ export class ApiError extends Error {
   readonly retryAfter?: string
 
   constructor(details: ApiErrorDetails) {
-    super(describeApiError(details))
+    super((naming) => describeApiError(details, naming))
     this.status = details.status
     this.endpoint = details.endpoint
     this.code = details.code
@@ -54,18 +62,19 @@ export class ApiError extends Error {
   }
 }
 
-function describeApiError(details: ApiErrorDetails): string {
+function describeApiError(details: ApiErrorDetails, { mention }: InputNaming): string {
   const { status, endpoint, subject } = details
   let text: string
   if (status === 401) {
-    text = `The API rejected the key (HTTP 401 on ${endpoint}): api_key is missing, invalid or revoked`
+    text = `The API rejected the key (HTTP 401 on ${endpoint}): ${mention('api_key')} is missing, invalid or revoked`
   } else if (status === 403) {
     text = `The key has no access to ${subject} (HTTP 403 on ${endpoint}); a project-scoped key reaches only its own project`
   } else if (status === 404) {
     text = `${capitalize(subject)} was not found (HTTP 404 on ${endpoint})`
   } else if (status >= 300 && status <= 399) {
     const target = details.location ? ` to ${details.location}` : ''
-    text = `${endpoint} answered with a redirect (HTTP ${status}${target}), which was not followed: the API never redirects and the key goes only to api_host; check api_host`
+    const host = mention('api_host')
+    text = `${endpoint} answered with a redirect (HTTP ${status}${target}), which was not followed: the API never redirects and the key goes only to ${host}; check ${host}`
   } else {
     text = `${endpoint} failed with HTTP ${status}`
   }
@@ -93,19 +102,33 @@ export class NetworkError extends Error {
 }
 
 /**
+ * A 2xx answer whose body is not JSON at all (a proxy's or a gateway's HTML page, a body cut
+ * short): no answer of the API's, retried as a request that got none.
+ */
+export class NotJsonError extends NetworkError {
+  override name = 'NotJsonError'
+  constructor(endpoint: string, detail: string) {
+    super(endpoint, detail)
+    this.message = `${endpoint} answered with a body that is not JSON: ${detail}`
+  }
+}
+
+/**
  * A request that no retry can help: api_host's name does not resolve, its certificate does not
  * match, the proxy refuses us, or the answer is over the size cap. Fails the step at once.
  */
-export class UnrecoverableRequestError extends Error {
+export class UnrecoverableRequestError extends WordedError {
   override name = 'UnrecoverableRequestError'
   constructor(endpoint: string, detail: string, culprit: 'api_host' | 'HTTPS_PROXY' | 'the API') {
-    const check =
-      culprit === 'the API'
-        ? ''
-        : culprit === 'HTTPS_PROXY'
-          ? '; no retry can fix that: check HTTPS_PROXY and NO_PROXY'
-          : '; no retry can fix that: check api_host'
-    super(`${endpoint} failed: ${detail}${check}`)
+    super(({ mention }) => {
+      const check =
+        culprit === 'the API'
+          ? ''
+          : culprit === 'HTTPS_PROXY'
+            ? '; no retry can fix that: check HTTPS_PROXY and NO_PROXY'
+            : `; no retry can fix that: check ${mention('api_host')}`
+      return `${endpoint} failed: ${detail}${check}`
+    })
   }
 }
 

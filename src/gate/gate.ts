@@ -6,11 +6,11 @@
 import { ApiClient } from '../api/api-client.js'
 import { ApiClock } from '../api/api-clock.js'
 import { Pace } from '../api/pace.js'
-import { requestTimeLimitMs, type RetryPolicy } from '../api/retry-policy.js'
+import { RECOVERY_INTERVALS, requestTimeLimitMs, type RetryPolicy } from '../api/retry-policy.js'
 import type { HttpGet } from '../api/http-transport.js'
 import type { QueryDatabase } from '../api/postgres.js'
 import type { Clock } from '../domain/clock.js'
-import { DeadlineExceededError, InputError } from '../domain/errors.js'
+import { DeadlineExceededError, InputError, WordedError } from '../domain/errors.js'
 import type { InputNaming } from '../domain/input-naming.js'
 import type { Logger } from '../domain/logger.js'
 import { formatDuration } from '../domain/duration.js'
@@ -115,15 +115,9 @@ async function waitThenQuery(
   source: OperationSource,
   inputs: Inputs,
   report: RunReport,
-  {
-    clock,
-    logger,
-    signal,
-    pace,
-    run,
-    queryDatabase
-  }: GateDependencies & { pace: Pace; run: RunTimes }
+  dependencies: GateDependencies & { pace: Pace; run: RunTimes }
 ): Promise<void> {
+  const { clock, logger, signal, pace, run, queryDatabase } = dependencies
   const { stepStartedAt, deadline } = run
   const wait = await waitForOperations(
     {
@@ -169,7 +163,7 @@ function recordError(
       ? 'timeout'
       : 'error'
   const message =
-    error instanceof InputError
+    error instanceof WordedError
       ? error.worded(naming)
       : error instanceof Error
         ? error.message
@@ -292,6 +286,7 @@ function apiClient(
     logger,
     redactor,
     deadline,
+    readOnceWithinMs: inputs.wait ? undefined : RECOVERY_INTERVALS * inputs.intervalMs,
     signal,
     transport
   })

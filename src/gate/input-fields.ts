@@ -27,6 +27,8 @@ export const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000
 export const MAX_OPERATION_IDS = 40
 /** What an HTTP header can carry: visible ASCII, no spaces. */
 export const API_KEY_PATTERN = /^[\x21-\x7e]+$/
+/** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
+export const QUOTED_KEY = /^["'`]|["'`]$/
 /** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
 export const MAX_API_KEY_CHARS = 1024
 

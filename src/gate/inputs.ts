@@ -23,6 +23,7 @@ import {
   operationIdsInput,
   ORG_ID_PATTERN,
   quotedAsGiven,
+  QUOTED_KEY,
   type ShowValue
 } from './input-fields.js'
 
@@ -36,6 +37,10 @@ function inputFields(naming: InputNaming) {
       .string()
       .transform((raw) => raw.trim())
       .refine((key) => key !== '', 'required; pass the API key secret')
+      .refine(
+        (key) => !QUOTED_KEY.test(key),
+        'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them'
+      )
       .refine(
         (key) => key === '' || API_KEY_PATTERN.test(key),
         'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'

@@ -57,7 +57,7 @@ export function databaseNotTried(report: RunReport): string | undefined {
     case 'cancelled':
       return 'the job was cancelled before the control plane was done'
     case 'pending':
-      return 'with wait: false, the control plane was not done at the one read'
+      return 'the gate read once without waiting, and the control plane was not done at that read'
     default:
       return 'the error above came first'
   }

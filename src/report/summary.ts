@@ -241,7 +241,7 @@ function recentFailuresSection(
     ? `in the 15 minutes before the gate started; before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}`
     : report.branch
       ? 'still the newest on its compute (or of its action on the branch); a cancelled operation does not fail the gate'
-      : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch (branch_id) to fail on its own'
+      : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch to fail on its own'
   return [
     format.heading(`⚠️ Ended in failure before the gate started (${operations.length})`, 3),
     format.paragraph(`The newest operation on its compute or of its action, ${why}.`),

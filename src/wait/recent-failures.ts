@@ -128,7 +128,7 @@ export function warnRecentFailures(
       ? `before a ${teardown}, a failure is no reason to stop: a broken branch is one to ${teardown}`
       : operation.status === 'cancelled'
         ? 'a cancelled operation does not fail the gate'
-        : 'the project gate does not fail on it; gate on its branch (branch_id) to fail on it'
+        : 'the project gate does not fail on it; gate on its branch to fail on it'
     logger.warning(
       `Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`
     )

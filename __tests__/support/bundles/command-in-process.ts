@@ -19,6 +19,8 @@ export interface InProcessOptions {
   signals?: EventEmitter
   /** Standard output fails as it is written. */
   brokenStdout?: boolean
+  /** Standard output takes no byte: each write calls back with an error of this code (ENOSPC). */
+  stdoutFails?: string
 }
 
 export interface InProcessRun {
@@ -43,9 +45,14 @@ export async function commandInProcess(
     stdin: options.stdin instanceof Readable ? options.stdin : Readable.from([options.stdin ?? '']),
     clock: options.clock ?? systemClock,
     stdout: {
-      write: (text: string) => {
+      write: (text: string, callback?: (error?: Error | null) => void) => {
         if (options.brokenStdout) throw new Error('the stream broke')
-        stdout += text
+        const code = options.stdoutFails
+        if (!code) stdout += text
+        // As a stream calls back: later, with the write's error if it failed.
+        const error = code ? Object.assign(new Error(`write ${code}`), { code }) : null
+        setImmediate(() => callback?.(error))
+        return !code
       }
     },
     stderr: { write: (text: string) => (stderr += text), isTTY: options.terminal, columns: 80 },

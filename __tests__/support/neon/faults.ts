@@ -17,7 +17,8 @@ export type Fault = (
     }
   | { kind: 'drop' }
   | { kind: 'slow'; delayMs: number }
-  | { kind: 'malformed'; status?: number }
+  /** A body that is not JSON: cut short unless `body` says (a proxy's HTML page), `contentType`. */
+  | { kind: 'malformed'; status?: number; body?: string; contentType?: string }
   /** The normal answer, its body changed as a server that strays from the contract would. */
   | { kind: 'altered'; alter: (body: unknown) => unknown }
 ) & {

@@ -211,8 +211,8 @@ export function createApiHandler(world: World, options: ApiOptions = {}): ApiHan
           return {
             kind: 'malformed',
             status: record.status,
-            body: MALFORMED_BODY,
-            headers: dated()
+            body: fault.body ?? MALFORMED_BODY,
+            headers: dated(fault.contentType ? { 'Content-Type': fault.contentType } : {})
           }
         case 'altered': {
           const answer = normal()

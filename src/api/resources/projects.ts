@@ -3,7 +3,7 @@
  * on the live API; without one, the key's organizations are read and the only one is used.
  */
 import type { ApiCore } from '../api-core.js'
-import { ApiError, InputError } from '../../domain/errors.js'
+import { ApiError, InputError, WordedError } from '../../domain/errors.js'
 import type { Logger } from '../../domain/logger.js'
 import { walkPages } from '../paging.js'
 import { type Organization, type Project, ProjectListSchema } from '../../domain/schemas.js'
@@ -54,8 +54,9 @@ export class ProjectsReader {
   /** The key's one organization; an input error naming `org_id` when it has several. */
   private async onlyOrganization(refusal: ApiError): Promise<Organization> {
     const explained = (why: string) =>
-      new Error(
-        `${refusal.message}. The key must name its organization (input "org_id"), and ${why}`
+      new WordedError(
+        (naming) =>
+          `${refusal.worded(naming)}. The key must name its organization (${naming.label('org_id')}), and ${why}`
       )
     let organizations: Organization[]
     try {

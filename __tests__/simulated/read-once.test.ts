@@ -1,0 +1,97 @@
+/*
+ * `wait: false` (the command's `--no-wait`) reads once (contract: "Command line", amended turn 9):
+ * an API that does not answer ends the run within 3 intervals, as an error (the command's exit
+ * code 3), or as the timeout when `timeout` is shorter; it never waits out the whole `timeout`. One
+ * failed request is still retried. On simulated time, over the core both front ends run.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { errorLine } from '../../src/report/headline.js'
+import { exitCodeOf } from '../../src/command/exit-codes.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
+import type { Fault } from '../support/neon/faults.ts'
+
+const READ_ONCE = { wait: 'false', timeout: '10m', interval: '5s' }
+
+describe('wait: false with an API that does not answer', () => {
+  it.each<[string, Fault]>([
+    ['every answer a 503', { kind: 'status', status: 503 }],
+    ['every connection dropped', { kind: 'drop' }],
+    ['no answer at all', { kind: 'slow', delayMs: 3_600_000 }],
+    ['every answer a proxy page', { kind: 'malformed', body: '<html></html>' }]
+  ])('%s: an error within 3 intervals, not after the whole timeout', async (_, fault) => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = operationIn(setup.world, 'running')
+    setup.api.addFault(fault)
+    const run = await runSimulated(setup, {
+      ...READ_ONCE,
+      project_id: PROJECT,
+      operation_id: op.id
+    })
+    expect(run.report.outcome).toBe('error')
+    expect(exitCodeOf(run.report, undefined)).toBe(3)
+    // 3 intervals, give or take the simulated network's trip of a millisecond.
+    expect(run.endedAt).toBeLessThanOrEqual(15_000 + 2)
+    expect(errorLine(run.report)).toMatch(
+      new RegExp(
+        `^GET /projects/${PROJECT}/operations/${op.id} failed: no usable answer within 15\\.0 s \\(3 intervals\\), as long as a read without waiting tries; last error: `
+      )
+    )
+  })
+
+  it('the project gate, and a branch to resolve first, read once the same way', async () => {
+    const gates: Record<string, string>[] = [
+      { project_id: PROJECT },
+      { project_id: PROJECT, branch_id: 'main' }
+    ]
+    for (const values of gates) {
+      const setup = simulatedWorld({ history: 0 })
+      setup.api.addFault({ kind: 'status', status: 502 })
+      const run = await runSimulated(setup, { ...READ_ONCE, ...values })
+      expect([values, run.report.outcome]).toEqual([values, 'error'])
+      expect(run.endedAt).toBeLessThanOrEqual(15_000)
+    }
+  })
+
+  it('a timeout shorter than 3 intervals ends it first: the timeout (the command’s 124)', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = operationIn(setup.world, 'running')
+    setup.api.addFault({ kind: 'status', status: 503 })
+    const run = await runSimulated(setup, {
+      ...READ_ONCE,
+      timeout: '8s',
+      project_id: PROJECT,
+      operation_id: op.id
+    })
+    expect(run.report.outcome).toBe('timeout')
+    expect(exitCodeOf(run.report, undefined)).toBe(124)
+    expect(run.endedAt).toBeLessThanOrEqual(9000)
+  })
+
+  it('one failed request is still retried, and the one read answers', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = operationIn(setup.world, 'running')
+    setup.api.addFault({ kind: 'status', status: 503, times: 1 })
+    const run = await runSimulated(setup, {
+      ...READ_ONCE,
+      project_id: PROJECT,
+      operation_id: op.id
+    })
+    expect(run.report.outcome).toBe('pending')
+    expect(run.requests).toHaveLength(2)
+  })
+
+  it('while waiting (wait: true), the same API is retried until the timeout, as before', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = operationIn(setup.world, 'running')
+    setup.api.addFault({ kind: 'status', status: 503 })
+    const run = await runSimulated(setup, {
+      timeout: '2m',
+      project_id: PROJECT,
+      operation_id: op.id
+    })
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.endedAt).toBeGreaterThan(100_000)
+  })
+})
