@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2682);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9994);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2682:
+/***/ 9994:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31340,9 +31340,15 @@ function getIDToken(aud) {
 
 //# sourceMappingURL=core.js.map
 ;// CONCATENATED MODULE: ./src/domain/duration.ts
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
-/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h` into milliseconds; a bare number is seconds. */
+const UNIT_MS = {
+    ms: 1,
+    s: 1000,
+    m: 60_000,
+    h: 3_600_000,
+    d: 86_400_000
+};
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/;
+/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h`, `5d` into milliseconds; a bare number is seconds. */
 function parseDuration(text) {
     const match = DURATION.exec(text.trim().toLowerCase());
     if (!match)
@@ -31397,11 +31403,11 @@ const CONTRACT_NAMING = {
 
 
 /**
- * A bad input: found before any request, or by one (a branch that does not exist). Its message names
- * inputs as the contract does; `worded` names them as a front end does.
+ * An error whose message names inputs (`api_key`, `api_host`): as the contract does in its message,
+ * and as a front end does in `worded` (the command's `NEON_API_KEY`, `--api-host`).
  */
-class InputError extends Error {
-    name = 'InputError';
+class WordedError extends Error {
+    name = 'WordedError';
     words;
     constructor(words) {
         const wordsFor = typeof words === 'string' ? () => words : words;
@@ -31412,8 +31418,15 @@ class InputError extends Error {
         return this.words(naming);
     }
 }
+/**
+ * A bad input: found before any request, or by one (a branch that does not exist). Its message names
+ * inputs as the contract does; `worded` names them as a front end does.
+ */
+class InputError extends WordedError {
+    name = 'InputError';
+}
 /** An HTTP error answer of the API. */
-class ApiError extends Error {
+class ApiError extends WordedError {
     name = 'ApiError';
     status;
     endpoint;
@@ -31422,7 +31435,7 @@ class ApiError extends Error {
     requestId;
     retryAfter;
     constructor(details) {
-        super(describeApiError(details));
+        super((naming) => describeApiError(details, naming));
         this.status = details.status;
         this.endpoint = details.endpoint;
         this.code = details.code;
@@ -31431,11 +31444,11 @@ class ApiError extends Error {
         this.retryAfter = details.retryAfter;
     }
 }
-function describeApiError(details) {
+function describeApiError(details, { mention }) {
     const { status, endpoint, subject } = details;
     let text;
     if (status === 401) {
-        text = `The API rejected the key (HTTP 401 on ${endpoint}): api_key is missing, invalid or revoked`;
+        text = `The API rejected the key (HTTP 401 on ${endpoint}): ${mention('api_key')} is missing, invalid or revoked`;
     }
     else if (status === 403) {
         text = `The key has no access to ${subject} (HTTP 403 on ${endpoint}); a project-scoped key reaches only its own project`;
@@ -31445,7 +31458,8 @@ function describeApiError(details) {
     }
     else if (status >= 300 && status <= 399) {
         const target = details.location ? ` to ${details.location}` : '';
-        text = `${endpoint} answered with a redirect (HTTP ${status}${target}), which was not followed: the API never redirects and the key goes only to api_host; check api_host`;
+        const host = mention('api_host');
+        text = `${endpoint} answered with a redirect (HTTP ${status}${target}), which was not followed: the API never redirects and the key goes only to ${host}; check ${host}`;
     }
     else {
         text = `${endpoint} failed with HTTP ${status}`;
@@ -31472,18 +31486,31 @@ class NetworkError extends Error {
     }
 }
 /**
+ * A 2xx answer whose body is not JSON at all (a proxy's or a gateway's HTML page, a body cut
+ * short): no answer of the API's, retried as a request that got none.
+ */
+class NotJsonError extends NetworkError {
+    name = 'NotJsonError';
+    constructor(endpoint, detail) {
+        super(endpoint, detail);
+        this.message = `${endpoint} answered with a body that is not JSON: ${detail}`;
+    }
+}
+/**
  * A request that no retry can help: api_host's name does not resolve, its certificate does not
  * match, the proxy refuses us, or the answer is over the size cap. Fails the step at once.
  */
-class UnrecoverableRequestError extends Error {
+class UnrecoverableRequestError extends WordedError {
     name = 'UnrecoverableRequestError';
     constructor(endpoint, detail, culprit) {
-        const check = culprit === 'the API'
-            ? ''
-            : culprit === 'HTTPS_PROXY'
-                ? '; no retry can fix that: check HTTPS_PROXY and NO_PROXY'
-                : '; no retry can fix that: check api_host';
-        super(`${endpoint} failed: ${detail}${check}`);
+        super(({ mention }) => {
+            const check = culprit === 'the API'
+                ? ''
+                : culprit === 'HTTPS_PROXY'
+                    ? '; no retry can fix that: check HTTPS_PROXY and NO_PROXY'
+                    : `; no retry can fix that: check ${mention('api_host')}`;
+            return `${endpoint} failed: ${detail}${check}`;
+        });
     }
 }
 /** A 2xx answer whose body is not what the action needs. */
@@ -32150,7 +32177,8 @@ class RetryPolicy {
     decide(error, attempt, wallNow, pacing, spentMs = 0) {
         if (error instanceof NetworkError) {
             const delayMs = Math.max(0, this.backoff(attempt, pacing) - spentMs);
-            return { delayMs, reason: `no answer (${error.detail})` };
+            const what = error instanceof NotJsonError ? 'a body that is not JSON' : 'no answer';
+            return { delayMs, reason: `${what} (${error.detail})` };
         }
         if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status))
             return undefined;
@@ -42056,8 +42084,71 @@ const ErrorBodySchema = object({
     request_id: optionalString
 });
 
-;// CONCATENATED MODULE: ./src/api/api-core.ts
+;// CONCATENATED MODULE: ./src/api/answers.ts
 
+
+
+/** The error an answer with a status other than 2xx is, with what its body and headers say. */
+function apiErrorFrom(raw, endpoint, subject, redactor) {
+    let body = {};
+    try {
+        const parsed = ErrorBodySchema.safeParse(JSON.parse(raw.body));
+        if (parsed.success)
+            body = redactor.redactJson(parsed.data);
+    }
+    catch {
+        // An error answer without a JSON body still has its status.
+    }
+    // Redacted before it is cut: a cut through the key would leave a part no redaction matches.
+    const header = (name) => {
+        const value = raw.headers[name];
+        return typeof value === 'string' ? truncate(redactor.redact(value), 200) : undefined;
+    };
+    return new ApiError({
+        status: raw.status,
+        endpoint,
+        subject,
+        code: body.code ?? undefined,
+        apiMessage: body.message ?? undefined,
+        requestId: body.request_id ?? undefined,
+        retryAfter: header('retry-after'),
+        location: header('location')
+    });
+}
+/**
+ * The body of a 2xx answer as JSON. One that is not JSON at all (a proxy's or a gateway's HTML
+ * page with status 200, a body cut short) is retried like an answer cut off in transit: only a
+ * run of them until the deadline ends the gate. JSON of the wrong shape is the API's answer, and
+ * an error at once (parseBody).
+ */
+function jsonOf(raw, endpoint, redactor) {
+    try {
+        return JSON.parse(raw.body);
+    }
+    catch {
+        const type = raw.headers['content-type'];
+        const bytes = `${Buffer.byteLength(raw.body)} bytes`;
+        // Redacted before it is cut: a cut through the key would leave a part no redaction matches.
+        const said = typeof type === 'string' ? `${bytes} of ${truncate(redactor.redact(type), 80)}` : bytes;
+        throw new NotJsonError(endpoint, `${said}, a proxy's page?`);
+    }
+}
+/**
+ * JSON checked against the schema, which drops every field the action does not use, then the
+ * secrets redacted from every string that is left: the cost follows what the action reads, not
+ * what the server sends (millions of strings in an ignored field, or JSON nested a million deep).
+ */
+function parseBody(json, schema, endpoint, redactor) {
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue.path.length > 0 ? issue.path.join('.') : '(body)';
+        throw new ResponseFormatError(endpoint, redactor.redact(`field "${field}": ${issue.message}`));
+    }
+    return redactor.redactJson(parsed.data);
+}
+
+;// CONCATENATED MODULE: ./src/api/api-core.ts
 
 
 
@@ -42114,23 +42205,26 @@ class ApiCore {
         }
         const target = `${path}${search.size > 0 ? `?${search}` : ''}`;
         const url = new URL(`${this.baseUrl}${target}`);
-        const { clock, logger, pace } = this.options;
-        const answer = await this.unresolvedToTheEnd(endpoint, () => withRetries(async () => {
+        const { clock, logger, pace, readOnceWithinMs } = this.options;
+        // Reading once, a request gives up when its time is over, before the deadline if that is later.
+        const giveUpAt = readOnceWithinMs === undefined ? Infinity : clock.now() + readOnceWithinMs;
+        const deadline = Math.min(this.options.deadline, giveUpAt);
+        const answer = await this.readOnce(endpoint, giveUpAt, () => this.unresolvedToTheEnd(endpoint, () => withRetries(async () => {
             if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
                 throw new DeadlineExceededError();
             }
             this.stats.requests++;
             logger.debug(`GET ${target}`);
-            const raw = await this.send(url, endpoint);
+            const raw = await this.send(url, endpoint, giveUpAt);
             if (raw.status < 200 || raw.status > 299) {
-                throw this.apiErrorFrom(raw, endpoint, subject);
+                throw apiErrorFrom(raw, endpoint, subject, this.options.redactor);
             }
-            return raw;
+            return jsonOf(raw, endpoint, this.options.redactor);
         }, {
             policy: this.options.retryPolicy,
             clock,
             pacing,
-            deadline: this.options.deadline,
+            deadline,
             signal: this.options.signal,
             onFailure: (error) => {
                 if (error instanceof ApiError && error.status === 429)
@@ -42141,20 +42235,23 @@ class ApiCore {
                 logger.debug(error.message);
                 logger.info(`${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`);
             }
-        }));
-        const parsed = this.parseBody(answer.body, schema, endpoint);
+        })));
+        const parsed = parseBody(answer, schema, endpoint, this.options.redactor);
         const problem = mismatch?.(parsed);
         if (problem)
             throw new ResponseFormatError(endpoint, problem);
         return parsed;
     }
-    /** One request, bounded by the per-request limit, the deadline (plus grace) and the signal. */
-    async send(url, endpoint) {
+    /**
+     * One request, bounded by the per-request limit, the deadline (plus grace), the time a read
+     * without waiting gives it (`giveUpAt`), and the signal.
+     */
+    async send(url, endpoint, giveUpAt) {
         const { clock, signal } = this.options;
         signal?.throwIfAborted();
         // Cut at the deadline; only a request started in its last second (the last read) gets the grace.
         const untilDeadline = this.options.deadline - clock.now();
-        const timeLimitMs = Math.max(1, Math.min(this.options.requestTimeoutMs, untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS));
+        const timeLimitMs = Math.max(1, Math.min(this.options.requestTimeoutMs, untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS, giveUpAt - clock.now()));
         const sentAt = clock.now();
         try {
             const answer = await this.options.transport(url, {
@@ -42182,6 +42279,24 @@ class ApiCore {
                 throw new NetworkError(endpoint, timedOut ? `no answer within ${formatDuration(timeLimitMs)}` : detail);
             }
             throw new UnrecoverableRequestError(endpoint, detail, error.culprit);
+        }
+    }
+    /**
+     * Reading once (`wait: false`), a request that got no usable answer before `giveUpAt` is an
+     * error no retry within the run can fix (the command's exit code 3), not a timeout: the gate did
+     * not wait, and `timeout` did not run out. When `timeout` ends first, it is the timeout.
+     */
+    async readOnce(endpoint, giveUpAt, request) {
+        try {
+            return await request();
+        }
+        catch (error) {
+            const windowEnded = giveUpAt <= this.options.deadline;
+            if (!(error instanceof DeadlineExceededError) || !windowEnded)
+                throw error;
+            const withinMs = this.options.readOnceWithinMs ?? 0;
+            const last = error.lastError ? `; last error: ${error.lastError.message}` : '';
+            throw new UnrecoverableRequestError(endpoint, `no usable answer within ${formatDuration(withinMs)} (${RECOVERY_INTERVALS} intervals), as long as a read without waiting tries${last}`, 'the API');
         }
     }
     /**
@@ -42219,56 +42334,6 @@ class ApiCore {
         if (lastedMs >= RECOVERY_INTERVALS * this.options.pace.intervalMs) {
             throw new UnrecoverableRequestError(endpoint, `${detail}; the name has not resolved for ${formatDuration(lastedMs)}`, error.culprit);
         }
-    }
-    apiErrorFrom(raw, endpoint, subject) {
-        let body = {};
-        try {
-            const parsed = ErrorBodySchema.safeParse(JSON.parse(raw.body));
-            if (parsed.success)
-                body = this.options.redactor.redactJson(parsed.data);
-        }
-        catch {
-            // An error answer without a JSON body still has its status.
-        }
-        // Redacted before it is cut: a cut through the key would leave a part no redaction matches.
-        const header = (name) => {
-            const value = raw.headers[name];
-            return typeof value === 'string'
-                ? truncate(this.options.redactor.redact(value), 200)
-                : undefined;
-        };
-        return new ApiError({
-            status: raw.status,
-            endpoint,
-            subject,
-            code: body.code ?? undefined,
-            apiMessage: body.message ?? undefined,
-            requestId: body.request_id ?? undefined,
-            retryAfter: header('retry-after'),
-            location: header('location')
-        });
-    }
-    /**
-     * JSON checked against the schema, which drops every field the action does not use, then the
-     * secrets redacted from every string that is left: the cost follows what the action reads, not
-     * what the server sends (millions of strings in an ignored field, or JSON nested a million deep).
-     */
-    parseBody(body, schema, endpoint) {
-        const { redactor } = this.options;
-        let json;
-        try {
-            json = JSON.parse(body);
-        }
-        catch {
-            throw new ResponseFormatError(endpoint, 'the body is not JSON');
-        }
-        const parsed = schema.safeParse(json);
-        if (!parsed.success) {
-            const issue = parsed.error.issues[0];
-            const field = issue.path.length > 0 ? issue.path.join('.') : '(body)';
-            throw new ResponseFormatError(endpoint, redactor.redact(`field "${field}": ${issue.message}`));
-        }
-        return redactor.redactJson(parsed.data);
     }
 }
 
@@ -42493,7 +42558,7 @@ class ProjectsReader {
     }
     /** The key's one organization; an input error naming `org_id` when it has several. */
     async onlyOrganization(refusal) {
-        const explained = (why) => new Error(`${refusal.message}. The key must name its organization (input "org_id"), and ${why}`);
+        const explained = (why) => new WordedError((naming) => `${refusal.worded(naming)}. The key must name its organization (${naming.label('org_id')}), and ${why}`);
         let organizations;
         try {
             organizations = await this.organizations.listOrganizations();
@@ -43565,7 +43630,7 @@ function warnRecentFailures(failures, logger, teardown) {
             ? `before a ${teardown}, a failure is no reason to stop: a broken branch is one to ${teardown}`
             : operation.status === 'cancelled'
                 ? 'a cancelled operation does not fail the gate'
-                : 'the project gate does not fail on it; gate on its branch (branch_id) to fail on it';
+                : 'the project gate does not fail on it; gate on its branch to fail on it';
         logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`);
     }
     if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
@@ -44184,7 +44249,8 @@ async function gate(given, dependencies) {
  * The wait for the operations, then, when they succeeded and `database_url` asks for it, the
  * database check; throws the error that cut the wait short, once what was read is in the report.
  */
-async function waitThenQuery(source, inputs, report, { clock, logger, signal, pace, run, queryDatabase }) {
+async function waitThenQuery(source, inputs, report, dependencies) {
+    const { clock, logger, signal, pace, run, queryDatabase } = dependencies;
     const { stepStartedAt, deadline } = run;
     const wait = await waitForOperations({
         wait: inputs.wait,
@@ -44224,7 +44290,7 @@ function recordError(report, error, { signal, naming, redactor }) {
         : error instanceof DeadlineExceededError
             ? 'timeout'
             : 'error';
-    const message = error instanceof InputError
+    const message = error instanceof WordedError
         ? error.worded(naming)
         : error instanceof Error
             ? error.message
@@ -44308,6 +44374,7 @@ function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal, trans
         logger,
         redactor,
         deadline,
+        readOnceWithinMs: inputs.wait ? undefined : RECOVERY_INTERVALS * inputs.intervalMs,
         signal,
         transport
     });
@@ -44341,6 +44408,8 @@ const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
 const MAX_OPERATION_IDS = 40;
 /** What an HTTP header can carry: visible ASCII, no spaces. */
 const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
+/** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
+const QUOTED_KEY = /^["'`]|["'`]$/;
 /** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
 const MAX_API_KEY_CHARS = 1024;
 function booleanInput(defaultValue) {
@@ -44480,6 +44549,7 @@ function inputFields(naming) {
         api_key: schemas_string()
             .transform((raw) => raw.trim())
             .refine((key) => key !== '', 'required; pass the API key secret')
+            .refine((key) => !QUOTED_KEY.test(key), 'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them')
             .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
             .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
         project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
@@ -45165,7 +45235,7 @@ function databaseNotTried(report) {
         case 'cancelled':
             return 'the job was cancelled before the control plane was done';
         case 'pending':
-            return 'with wait: false, the control plane was not done at the one read';
+            return 'the gate read once without waiting, and the control plane was not done at that read';
         default:
             return 'the error above came first';
     }
@@ -45867,7 +45937,7 @@ function recentFailuresSection(format, report, facts, limits) {
         ? `in the 15 minutes before the gate started; before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}`
         : report.branch
             ? 'still the newest on its compute (or of its action on the branch); a cancelled operation does not fail the gate'
-            : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch (branch_id) to fail on its own';
+            : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch to fail on its own';
     return [
         format.heading(`⚠️ Ended in failure before the gate started (${operations.length})`, 3),
         format.paragraph(`The newest operation on its compute or of its action, ${why}.`),

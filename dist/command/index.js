@@ -7,11 +7,11 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1806);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5199);
 
 
-// A reader that went away (`| head`) or a full disk is no reason for a stack trace: what could not
-// be written is lost, and the exit code still says how the gate ended.
+// A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
+// a failed write of the result through its callback (exit 2, but for EPIPE: the reader had enough).
 const lost = () => undefined;
 process.stdout.on('error', lost);
 process.stderr.on('error', lost);
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1806:
+/***/ 5199:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -57,9 +57,15 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 ;// CONCATENATED MODULE: ./src/domain/duration.ts
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
-/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h` into milliseconds; a bare number is seconds. */
+const UNIT_MS = {
+    ms: 1,
+    s: 1000,
+    m: 60_000,
+    h: 3_600_000,
+    d: 86_400_000
+};
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/;
+/** Parses `5`, `500ms`, `5s`, `1.5m`, `1h`, `5d` into milliseconds; a bare number is seconds. */
 function parseDuration(text) {
     const match = DURATION.exec(text.trim().toLowerCase());
     if (!match)
@@ -114,11 +120,11 @@ const CONTRACT_NAMING = {
 
 
 /**
- * A bad input: found before any request, or by one (a branch that does not exist). Its message names
- * inputs as the contract does; `worded` names them as a front end does.
+ * An error whose message names inputs (`api_key`, `api_host`): as the contract does in its message,
+ * and as a front end does in `worded` (the command's `NEON_API_KEY`, `--api-host`).
  */
-class InputError extends Error {
-    name = 'InputError';
+class WordedError extends Error {
+    name = 'WordedError';
     words;
     constructor(words) {
         const wordsFor = typeof words === 'string' ? () => words : words;
@@ -129,8 +135,15 @@ class InputError extends Error {
         return this.words(naming);
     }
 }
+/**
+ * A bad input: found before any request, or by one (a branch that does not exist). Its message names
+ * inputs as the contract does; `worded` names them as a front end does.
+ */
+class InputError extends WordedError {
+    name = 'InputError';
+}
 /** An HTTP error answer of the API. */
-class ApiError extends Error {
+class ApiError extends WordedError {
     name = 'ApiError';
     status;
     endpoint;
@@ -139,7 +152,7 @@ class ApiError extends Error {
     requestId;
     retryAfter;
     constructor(details) {
-        super(describeApiError(details));
+        super((naming) => describeApiError(details, naming));
         this.status = details.status;
         this.endpoint = details.endpoint;
         this.code = details.code;
@@ -148,11 +161,11 @@ class ApiError extends Error {
         this.retryAfter = details.retryAfter;
     }
 }
-function describeApiError(details) {
+function describeApiError(details, { mention }) {
     const { status, endpoint, subject } = details;
     let text;
     if (status === 401) {
-        text = `The API rejected the key (HTTP 401 on ${endpoint}): api_key is missing, invalid or revoked`;
+        text = `The API rejected the key (HTTP 401 on ${endpoint}): ${mention('api_key')} is missing, invalid or revoked`;
     }
     else if (status === 403) {
         text = `The key has no access to ${subject} (HTTP 403 on ${endpoint}); a project-scoped key reaches only its own project`;
@@ -162,7 +175,8 @@ function describeApiError(details) {
     }
     else if (status >= 300 && status <= 399) {
         const target = details.location ? ` to ${details.location}` : '';
-        text = `${endpoint} answered with a redirect (HTTP ${status}${target}), which was not followed: the API never redirects and the key goes only to api_host; check api_host`;
+        const host = mention('api_host');
+        text = `${endpoint} answered with a redirect (HTTP ${status}${target}), which was not followed: the API never redirects and the key goes only to ${host}; check ${host}`;
     }
     else {
         text = `${endpoint} failed with HTTP ${status}`;
@@ -189,18 +203,31 @@ class NetworkError extends Error {
     }
 }
 /**
+ * A 2xx answer whose body is not JSON at all (a proxy's or a gateway's HTML page, a body cut
+ * short): no answer of the API's, retried as a request that got none.
+ */
+class NotJsonError extends NetworkError {
+    name = 'NotJsonError';
+    constructor(endpoint, detail) {
+        super(endpoint, detail);
+        this.message = `${endpoint} answered with a body that is not JSON: ${detail}`;
+    }
+}
+/**
  * A request that no retry can help: api_host's name does not resolve, its certificate does not
  * match, the proxy refuses us, or the answer is over the size cap. Fails the step at once.
  */
-class UnrecoverableRequestError extends Error {
+class UnrecoverableRequestError extends WordedError {
     name = 'UnrecoverableRequestError';
     constructor(endpoint, detail, culprit) {
-        const check = culprit === 'the API'
-            ? ''
-            : culprit === 'HTTPS_PROXY'
-                ? '; no retry can fix that: check HTTPS_PROXY and NO_PROXY'
-                : '; no retry can fix that: check api_host';
-        super(`${endpoint} failed: ${detail}${check}`);
+        super(({ mention }) => {
+            const check = culprit === 'the API'
+                ? ''
+                : culprit === 'HTTPS_PROXY'
+                    ? '; no retry can fix that: check HTTPS_PROXY and NO_PROXY'
+                    : `; no retry can fix that: check ${mention('api_host')}`;
+            return `${endpoint} failed: ${detail}${check}`;
+        });
     }
 }
 /** A 2xx answer whose body is not what the action needs. */
@@ -958,7 +985,8 @@ class RetryPolicy {
     decide(error, attempt, wallNow, pacing, spentMs = 0) {
         if (error instanceof NetworkError) {
             const delayMs = Math.max(0, this.backoff(attempt, pacing) - spentMs);
-            return { delayMs, reason: `no answer (${error.detail})` };
+            const what = error instanceof NotJsonError ? 'a body that is not JSON' : 'no answer';
+            return { delayMs, reason: `${what} (${error.detail})` };
         }
         if (!(error instanceof ApiError) || !RETRYABLE_STATUSES.has(error.status))
             return undefined;
@@ -10844,8 +10872,71 @@ const ErrorBodySchema = object({
     request_id: optionalString
 });
 
-;// CONCATENATED MODULE: ./src/api/api-core.ts
+;// CONCATENATED MODULE: ./src/api/answers.ts
 
+
+
+/** The error an answer with a status other than 2xx is, with what its body and headers say. */
+function apiErrorFrom(raw, endpoint, subject, redactor) {
+    let body = {};
+    try {
+        const parsed = ErrorBodySchema.safeParse(JSON.parse(raw.body));
+        if (parsed.success)
+            body = redactor.redactJson(parsed.data);
+    }
+    catch {
+        // An error answer without a JSON body still has its status.
+    }
+    // Redacted before it is cut: a cut through the key would leave a part no redaction matches.
+    const header = (name) => {
+        const value = raw.headers[name];
+        return typeof value === 'string' ? truncate(redactor.redact(value), 200) : undefined;
+    };
+    return new ApiError({
+        status: raw.status,
+        endpoint,
+        subject,
+        code: body.code ?? undefined,
+        apiMessage: body.message ?? undefined,
+        requestId: body.request_id ?? undefined,
+        retryAfter: header('retry-after'),
+        location: header('location')
+    });
+}
+/**
+ * The body of a 2xx answer as JSON. One that is not JSON at all (a proxy's or a gateway's HTML
+ * page with status 200, a body cut short) is retried like an answer cut off in transit: only a
+ * run of them until the deadline ends the gate. JSON of the wrong shape is the API's answer, and
+ * an error at once (parseBody).
+ */
+function jsonOf(raw, endpoint, redactor) {
+    try {
+        return JSON.parse(raw.body);
+    }
+    catch {
+        const type = raw.headers['content-type'];
+        const bytes = `${Buffer.byteLength(raw.body)} bytes`;
+        // Redacted before it is cut: a cut through the key would leave a part no redaction matches.
+        const said = typeof type === 'string' ? `${bytes} of ${truncate(redactor.redact(type), 80)}` : bytes;
+        throw new NotJsonError(endpoint, `${said}, a proxy's page?`);
+    }
+}
+/**
+ * JSON checked against the schema, which drops every field the action does not use, then the
+ * secrets redacted from every string that is left: the cost follows what the action reads, not
+ * what the server sends (millions of strings in an ignored field, or JSON nested a million deep).
+ */
+function parseBody(json, schema, endpoint, redactor) {
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue.path.length > 0 ? issue.path.join('.') : '(body)';
+        throw new ResponseFormatError(endpoint, redactor.redact(`field "${field}": ${issue.message}`));
+    }
+    return redactor.redactJson(parsed.data);
+}
+
+;// CONCATENATED MODULE: ./src/api/api-core.ts
 
 
 
@@ -10902,23 +10993,26 @@ class ApiCore {
         }
         const target = `${path}${search.size > 0 ? `?${search}` : ''}`;
         const url = new URL(`${this.baseUrl}${target}`);
-        const { clock, logger, pace } = this.options;
-        const answer = await this.unresolvedToTheEnd(endpoint, () => withRetries(async () => {
+        const { clock, logger, pace, readOnceWithinMs } = this.options;
+        // Reading once, a request gives up when its time is over, before the deadline if that is later.
+        const giveUpAt = readOnceWithinMs === undefined ? Infinity : clock.now() + readOnceWithinMs;
+        const deadline = Math.min(this.options.deadline, giveUpAt);
+        const answer = await this.readOnce(endpoint, giveUpAt, () => this.unresolvedToTheEnd(endpoint, () => withRetries(async () => {
             if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
                 throw new DeadlineExceededError();
             }
             this.stats.requests++;
             logger.debug(`GET ${target}`);
-            const raw = await this.send(url, endpoint);
+            const raw = await this.send(url, endpoint, giveUpAt);
             if (raw.status < 200 || raw.status > 299) {
-                throw this.apiErrorFrom(raw, endpoint, subject);
+                throw apiErrorFrom(raw, endpoint, subject, this.options.redactor);
             }
-            return raw;
+            return jsonOf(raw, endpoint, this.options.redactor);
         }, {
             policy: this.options.retryPolicy,
             clock,
             pacing,
-            deadline: this.options.deadline,
+            deadline,
             signal: this.options.signal,
             onFailure: (error) => {
                 if (error instanceof ApiError && error.status === 429)
@@ -10929,20 +11023,23 @@ class ApiCore {
                 logger.debug(error.message);
                 logger.info(`${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`);
             }
-        }));
-        const parsed = this.parseBody(answer.body, schema, endpoint);
+        })));
+        const parsed = parseBody(answer, schema, endpoint, this.options.redactor);
         const problem = mismatch?.(parsed);
         if (problem)
             throw new ResponseFormatError(endpoint, problem);
         return parsed;
     }
-    /** One request, bounded by the per-request limit, the deadline (plus grace) and the signal. */
-    async send(url, endpoint) {
+    /**
+     * One request, bounded by the per-request limit, the deadline (plus grace), the time a read
+     * without waiting gives it (`giveUpAt`), and the signal.
+     */
+    async send(url, endpoint, giveUpAt) {
         const { clock, signal } = this.options;
         signal?.throwIfAborted();
         // Cut at the deadline; only a request started in its last second (the last read) gets the grace.
         const untilDeadline = this.options.deadline - clock.now();
-        const timeLimitMs = Math.max(1, Math.min(this.options.requestTimeoutMs, untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS));
+        const timeLimitMs = Math.max(1, Math.min(this.options.requestTimeoutMs, untilDeadline >= DEADLINE_GRACE_MS ? untilDeadline : untilDeadline + DEADLINE_GRACE_MS, giveUpAt - clock.now()));
         const sentAt = clock.now();
         try {
             const answer = await this.options.transport(url, {
@@ -10970,6 +11067,24 @@ class ApiCore {
                 throw new NetworkError(endpoint, timedOut ? `no answer within ${formatDuration(timeLimitMs)}` : detail);
             }
             throw new UnrecoverableRequestError(endpoint, detail, error.culprit);
+        }
+    }
+    /**
+     * Reading once (`wait: false`), a request that got no usable answer before `giveUpAt` is an
+     * error no retry within the run can fix (the command's exit code 3), not a timeout: the gate did
+     * not wait, and `timeout` did not run out. When `timeout` ends first, it is the timeout.
+     */
+    async readOnce(endpoint, giveUpAt, request) {
+        try {
+            return await request();
+        }
+        catch (error) {
+            const windowEnded = giveUpAt <= this.options.deadline;
+            if (!(error instanceof DeadlineExceededError) || !windowEnded)
+                throw error;
+            const withinMs = this.options.readOnceWithinMs ?? 0;
+            const last = error.lastError ? `; last error: ${error.lastError.message}` : '';
+            throw new UnrecoverableRequestError(endpoint, `no usable answer within ${formatDuration(withinMs)} (${RECOVERY_INTERVALS} intervals), as long as a read without waiting tries${last}`, 'the API');
         }
     }
     /**
@@ -11007,56 +11122,6 @@ class ApiCore {
         if (lastedMs >= RECOVERY_INTERVALS * this.options.pace.intervalMs) {
             throw new UnrecoverableRequestError(endpoint, `${detail}; the name has not resolved for ${formatDuration(lastedMs)}`, error.culprit);
         }
-    }
-    apiErrorFrom(raw, endpoint, subject) {
-        let body = {};
-        try {
-            const parsed = ErrorBodySchema.safeParse(JSON.parse(raw.body));
-            if (parsed.success)
-                body = this.options.redactor.redactJson(parsed.data);
-        }
-        catch {
-            // An error answer without a JSON body still has its status.
-        }
-        // Redacted before it is cut: a cut through the key would leave a part no redaction matches.
-        const header = (name) => {
-            const value = raw.headers[name];
-            return typeof value === 'string'
-                ? truncate(this.options.redactor.redact(value), 200)
-                : undefined;
-        };
-        return new ApiError({
-            status: raw.status,
-            endpoint,
-            subject,
-            code: body.code ?? undefined,
-            apiMessage: body.message ?? undefined,
-            requestId: body.request_id ?? undefined,
-            retryAfter: header('retry-after'),
-            location: header('location')
-        });
-    }
-    /**
-     * JSON checked against the schema, which drops every field the action does not use, then the
-     * secrets redacted from every string that is left: the cost follows what the action reads, not
-     * what the server sends (millions of strings in an ignored field, or JSON nested a million deep).
-     */
-    parseBody(body, schema, endpoint) {
-        const { redactor } = this.options;
-        let json;
-        try {
-            json = JSON.parse(body);
-        }
-        catch {
-            throw new ResponseFormatError(endpoint, 'the body is not JSON');
-        }
-        const parsed = schema.safeParse(json);
-        if (!parsed.success) {
-            const issue = parsed.error.issues[0];
-            const field = issue.path.length > 0 ? issue.path.join('.') : '(body)';
-            throw new ResponseFormatError(endpoint, redactor.redact(`field "${field}": ${issue.message}`));
-        }
-        return redactor.redactJson(parsed.data);
     }
 }
 
@@ -11281,7 +11346,7 @@ class ProjectsReader {
     }
     /** The key's one organization; an input error naming `org_id` when it has several. */
     async onlyOrganization(refusal) {
-        const explained = (why) => new Error(`${refusal.message}. The key must name its organization (input "org_id"), and ${why}`);
+        const explained = (why) => new WordedError((naming) => `${refusal.worded(naming)}. The key must name its organization (${naming.label('org_id')}), and ${why}`);
         let organizations;
         try {
             organizations = await this.organizations.listOrganizations();
@@ -12353,7 +12418,7 @@ function warnRecentFailures(failures, logger, teardown) {
             ? `before a ${teardown}, a failure is no reason to stop: a broken branch is one to ${teardown}`
             : operation.status === 'cancelled'
                 ? 'a cancelled operation does not fail the gate'
-                : 'the project gate does not fail on it; gate on its branch (branch_id) to fail on it';
+                : 'the project gate does not fail on it; gate on its branch to fail on it';
         logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`);
     }
     if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
@@ -12972,7 +13037,8 @@ async function gate(given, dependencies) {
  * The wait for the operations, then, when they succeeded and `database_url` asks for it, the
  * database check; throws the error that cut the wait short, once what was read is in the report.
  */
-async function waitThenQuery(source, inputs, report, { clock, logger, signal, pace, run, queryDatabase }) {
+async function waitThenQuery(source, inputs, report, dependencies) {
+    const { clock, logger, signal, pace, run, queryDatabase } = dependencies;
     const { stepStartedAt, deadline } = run;
     const wait = await waitForOperations({
         wait: inputs.wait,
@@ -13012,7 +13078,7 @@ function recordError(report, error, { signal, naming, redactor }) {
         : error instanceof DeadlineExceededError
             ? 'timeout'
             : 'error';
-    const message = error instanceof InputError
+    const message = error instanceof WordedError
         ? error.worded(naming)
         : error instanceof Error
             ? error.message
@@ -13096,6 +13162,7 @@ function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal, trans
         logger,
         redactor,
         deadline,
+        readOnceWithinMs: inputs.wait ? undefined : RECOVERY_INTERVALS * inputs.intervalMs,
         signal,
         transport
     });
@@ -13129,6 +13196,8 @@ const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
 const MAX_OPERATION_IDS = 40;
 /** What an HTTP header can carry: visible ASCII, no spaces. */
 const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
+/** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
+const QUOTED_KEY = /^["'`]|["'`]$/;
 /** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
 const MAX_API_KEY_CHARS = 1024;
 function booleanInput(defaultValue) {
@@ -13268,6 +13337,7 @@ function inputFields(naming) {
         api_key: schemas_string()
             .transform((raw) => raw.trim())
             .refine((key) => key !== '', 'required; pass the API key secret')
+            .refine((key) => !QUOTED_KEY.test(key), 'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them')
             .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
             .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
         project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
@@ -13664,7 +13734,7 @@ function databaseNotTried(report) {
         case 'cancelled':
             return 'the job was cancelled before the control plane was done';
         case 'pending':
-            return 'with wait: false, the control plane was not done at the one read';
+            return 'the gate read once without waiting, and the control plane was not done at that read';
         default:
             return 'the error above came first';
     }
@@ -14096,7 +14166,8 @@ function parseCommandLine(argv, env) {
             values,
             naming: {
                 label: (name) => labels.get(name) ?? flagOf(name),
-                mention: flagOf,
+                // A secret by where it comes from (NEON_API_KEY, --api-key-file): it has no flag of its own.
+                mention: (name) => (SECRET_INPUTS.has(name) && labels.get(name)) || flagOf(name),
                 enabled: flagOf
             },
             apiKeyFile: flags['api-key-file'],
@@ -14108,6 +14179,8 @@ function parseCommandLine(argv, env) {
         }
     };
 }
+/** The inputs that are secrets: never a flag's value, named by the variable or file they come from. */
+const SECRET_INPUTS = new Set(['api_key', 'database_url']);
 /**
  * The gate's inputs as text, from their flags or else their variables, and the name each came by:
  * the flag as the user typed it (`--no-wait`; the last, where a flag is repeated), or the variable.
@@ -14196,9 +14269,10 @@ What to wait for:
                             clear or, for delete, already gone
 
 How:
-  --no-wait                 read once and report (exit 75 while work is in flight)
+  --no-wait                 read once and report (exit 75 while work is in flight; an API
+                            that does not answer ends it within 3 intervals, exit 3)
   --interval DURATION       time between polls: 5, 5s, 90s, 1m (default 5s)
-  --timeout DURATION        longest wait (default 10m)
+  --timeout DURATION        longest wait: 90s, 15m, 2h, 5d at most (default 10m)
   --fail-fast               treat the first "failed" status as final
   --api-host URL            the API (default ${DEFAULT_API_HOST})
 
@@ -14217,7 +14291,7 @@ Output:
 Exit codes:
   0    success
   1    an operation failed, the database check failed, or --before found a blocker
-  2    bad flags or input
+  2    bad flags or input; standard output or a result file could not be written
   3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix
   75   --no-wait, and work is still in flight: try again later
   124  the timeout ran out
@@ -14297,10 +14371,10 @@ class Progress {
     }
 }
 
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: ./src/gate/output-files.ts
 /*
  * The files a run writes its result to: the runner's (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY), which
@@ -14338,151 +14412,6 @@ function outputFileProblem(path, create = false) {
     finally {
         (0,external_node_fs_namespaceObject.closeSync)(descriptor);
     }
-}
-
-;// CONCATENATED MODULE: ./src/report/outputs.ts
-
-
-
-/**
- * GitHub allows 1 MB of outputs per job, counted as UTF-16 (two bytes a code unit), names
- * included: a job that maps more fails after the step passed. All of one step's outputs stay under
- * this, with room for `comment_url`, written after the rest. The JSON arrays are cut first.
- */
-const MAX_OUTPUTS_UTF16_BYTES = 990_000;
-const MAX_FIELD_CHARS = 200;
-const MAX_ERROR_CHARS = 4000;
-/** What an output costs against GitHub's limit: its name and its text, as UTF-16. */
-function utf16Bytes(name, text) {
-    return 2 * (name.length + text.length);
-}
-/** Every string field of an API object cut to size (the error text longer than the rest). */
-function bounded(record) {
-    return Object.fromEntries(Object.entries(record).map(([key, value]) => [
-        key,
-        typeof value === 'string'
-            ? truncate(value, key === 'error' ? MAX_ERROR_CHARS : MAX_FIELD_CHARS)
-            : value
-    ]));
-}
-function jsonList(name, items) {
-    const cut = items.map(bounded);
-    const costs = cut.map((item) => utf16Bytes('', JSON.stringify(item)) + 2);
-    return {
-        name,
-        items: cut,
-        costs,
-        need: utf16Bytes(name, '[]') + costs.reduce((a, b) => a + b, 0)
-    };
-}
-/** As many items (from the first) as fit in `budget`; notes the rest. */
-function fitting(list, budget, notes) {
-    let bytes = utf16Bytes(list.name, '[]');
-    let count = 0;
-    while (count < list.items.length && bytes + list.costs[count] <= budget) {
-        bytes += list.costs[count++];
-    }
-    if (count < list.items.length) {
-        notes.push(`The ${list.name} output holds the first ${count} of ${list.items.length}: GitHub allows 1 MB of outputs per job, counted as UTF-16`);
-    }
-    return list.items.slice(0, count);
-}
-/**
- * The JSON arrays within what the other outputs leave: each gets what it needs when both fit;
- * else one that needs less than half keeps all of it and the other the rest; else half each.
- */
-function fittingLists(lists, budget, notes) {
-    const [first, second] = lists;
-    if (!second)
-        return [fitting(first, budget, notes)];
-    const half = budget / 2;
-    return [
-        fitting(first, Math.max(half, budget - second.need), notes),
-        fitting(second, Math.max(half, budget - first.need), notes)
-    ];
-}
-/**
- * The outputs with their types: what the command's JSON holds, and the action's text comes from.
- * `maxBytes`: what all of them may take, as UTF-16 (the action's, for GitHub's limit); the
- * command's standard output has no such limit (Infinity).
- */
-function typedOutputs(report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
-    const values = {};
-    const notes = [];
-    const lists = [];
-    if (report.outcome && report.outcome !== 'error')
-        values.outcome = report.outcome;
-    if (report.gate)
-        values.gate = report.gate;
-    if (report.listing) {
-        lists.push(jsonList('projects', report.listing.projects));
-        // Set below, once the rest is measured: here for the order of the outputs.
-        values.projects = undefined;
-        values.project_count = report.listing.projects.length;
-    }
-    if (report.branch) {
-        const state = report.branch.current_state;
-        values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined;
-    }
-    Object.assign(values, teardownOutputs(report));
-    if (report.database) {
-        values.database_state = report.database.state;
-        const ready = report.database.readyMs;
-        values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined;
-    }
-    const { wait } = report;
-    // Every run that started: a wait, or a teardown decided before one (`gone`).
-    if ((wait || report.teardown) && report.elapsedMs !== undefined) {
-        values.elapsed_ms = Math.round(report.elapsedMs);
-    }
-    // Nothing read is no operation, not an empty list of them: those outputs stay unset.
-    const seen = wait && seenOperations(report);
-    if (wait && seen) {
-        const found = primaryOperation(seen, report.failFast ?? false);
-        const operation = found && bounded(found);
-        Object.assign(values, {
-            status: operation?.status,
-            operation_id: operation?.id,
-            action: operation?.action ?? undefined,
-            branch_id: operation?.branch_id ?? undefined,
-            endpoint_id: operation?.endpoint_id ?? undefined,
-            failures_count: operation?.failures_count ?? undefined,
-            error: operation?.error || undefined,
-            created_at: operation?.created_at ?? undefined,
-            updated_at: operation?.updated_at ?? undefined,
-            duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
-            operation,
-            operations: undefined
-        });
-        lists.unshift(jsonList('operations', seen));
-    }
-    const rest = Object.entries(values).reduce((sum, [name, value]) => sum + utf16Bytes(name, outputText(value)), 0);
-    if (lists.length > 0) {
-        const kept = fittingLists(lists, maxBytes - rest, notes);
-        lists.forEach((list, index) => (values[list.name] = kept[index]));
-    }
-    return { values, notes };
-}
-/**
- * Before a teardown, once the check has decided, or `busy` while something was still in flight:
- * then the branch was not checked, so nothing is said of what blocks it.
- */
-function teardownOutputs({ teardown }) {
-    if (!teardown)
-        return {};
-    const { preflight } = teardown;
-    return preflight === 'busy' ? { preflight } : { preflight, blockers: blockersOutput(teardown) };
-}
-/** An output as text: empty when unset, JSON for objects and arrays. */
-function outputText(value) {
-    if (value === undefined)
-        return '';
-    return typeof value === 'object' ? JSON.stringify(value) : String(value);
-}
-function buildOutputs(report) {
-    const { values, notes } = typedOutputs(report);
-    const outputs = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, outputText(value)]));
-    return { outputs, notes };
 }
 
 ;// CONCATENATED MODULE: ./src/report/timeline.ts
@@ -14722,7 +14651,7 @@ const OUTCOME_LABELS = {
 const SUMMARY_LIMITS = { operationRows: 50, projectRows: 100 };
 /** GitHub drops a step summary over 1 MiB; the action's stays within half of that, in UTF-8 bytes. */
 const MAX_SUMMARY_BYTES = 512 * 1024;
-const summary_MAX_ERROR_CHARS = 500;
+const MAX_ERROR_CHARS = 500;
 const MAX_MESSAGE_CHARS = 2000;
 const MAX_UNAVAILABLE_IDS = 20;
 /** A table of the first `maxRows` rows, with a last row saying how many more there are. */
@@ -14860,7 +14789,7 @@ function operationsTable(format, operations, facts, limits) {
             code(operation.branch_id),
             code(operation.endpoint_id),
             operation.error
-                ? format.below(status, format.text(operation.error, summary_MAX_ERROR_CHARS))
+                ? format.below(status, format.text(operation.error, MAX_ERROR_CHARS))
                 : status,
             duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
             formatDate(format, operation.created_at)
@@ -14881,7 +14810,7 @@ function recentFailuresSection(format, report, facts, limits) {
         ? `in the 15 minutes before the gate started; before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}`
         : report.branch
             ? 'still the newest on its compute (or of its action on the branch); a cancelled operation does not fail the gate'
-            : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch (branch_id) to fail on its own';
+            : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch to fail on its own';
     return [
         format.heading(`⚠️ Ended in failure before the gate started (${operations.length})`, 3),
         format.paragraph(`The newest operation on its compute or of its action, ${why}.`),
@@ -14924,6 +14853,151 @@ function renderSummaryWithin(report, maxBytes, { limits = SUMMARY_LIMITS, about 
     }
 }
 
+;// CONCATENATED MODULE: ./src/report/outputs.ts
+
+
+
+/**
+ * GitHub allows 1 MB of outputs per job, counted as UTF-16 (two bytes a code unit), names
+ * included: a job that maps more fails after the step passed. All of one step's outputs stay under
+ * this, with room for `comment_url`, written after the rest. The JSON arrays are cut first.
+ */
+const MAX_OUTPUTS_UTF16_BYTES = 990_000;
+const MAX_FIELD_CHARS = 200;
+const outputs_MAX_ERROR_CHARS = 4000;
+/** What an output costs against GitHub's limit: its name and its text, as UTF-16. */
+function utf16Bytes(name, text) {
+    return 2 * (name.length + text.length);
+}
+/** Every string field of an API object cut to size (the error text longer than the rest). */
+function bounded(record) {
+    return Object.fromEntries(Object.entries(record).map(([key, value]) => [
+        key,
+        typeof value === 'string'
+            ? truncate(value, key === 'error' ? outputs_MAX_ERROR_CHARS : MAX_FIELD_CHARS)
+            : value
+    ]));
+}
+function jsonList(name, items) {
+    const cut = items.map(bounded);
+    const costs = cut.map((item) => utf16Bytes('', JSON.stringify(item)) + 2);
+    return {
+        name,
+        items: cut,
+        costs,
+        need: utf16Bytes(name, '[]') + costs.reduce((a, b) => a + b, 0)
+    };
+}
+/** As many items (from the first) as fit in `budget`; notes the rest. */
+function fitting(list, budget, notes) {
+    let bytes = utf16Bytes(list.name, '[]');
+    let count = 0;
+    while (count < list.items.length && bytes + list.costs[count] <= budget) {
+        bytes += list.costs[count++];
+    }
+    if (count < list.items.length) {
+        notes.push(`The ${list.name} output holds the first ${count} of ${list.items.length}: GitHub allows 1 MB of outputs per job, counted as UTF-16`);
+    }
+    return list.items.slice(0, count);
+}
+/**
+ * The JSON arrays within what the other outputs leave: each gets what it needs when both fit;
+ * else one that needs less than half keeps all of it and the other the rest; else half each.
+ */
+function fittingLists(lists, budget, notes) {
+    const [first, second] = lists;
+    if (!second)
+        return [fitting(first, budget, notes)];
+    const half = budget / 2;
+    return [
+        fitting(first, Math.max(half, budget - second.need), notes),
+        fitting(second, Math.max(half, budget - first.need), notes)
+    ];
+}
+/**
+ * The outputs with their types: what the command's JSON holds, and the action's text comes from.
+ * `maxBytes`: what all of them may take, as UTF-16 (the action's, for GitHub's limit); the
+ * command's standard output has no such limit (Infinity).
+ */
+function typedOutputs(report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
+    const values = {};
+    const notes = [];
+    const lists = [];
+    if (report.outcome && report.outcome !== 'error')
+        values.outcome = report.outcome;
+    if (report.gate)
+        values.gate = report.gate;
+    if (report.listing) {
+        lists.push(jsonList('projects', report.listing.projects));
+        // Set below, once the rest is measured: here for the order of the outputs.
+        values.projects = undefined;
+        values.project_count = report.listing.projects.length;
+    }
+    if (report.branch) {
+        const state = report.branch.current_state;
+        values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined;
+    }
+    Object.assign(values, teardownOutputs(report));
+    if (report.database) {
+        values.database_state = report.database.state;
+        const ready = report.database.readyMs;
+        values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined;
+    }
+    const { wait } = report;
+    // Every run that started: a wait, or a teardown decided before one (`gone`).
+    if ((wait || report.teardown) && report.elapsedMs !== undefined) {
+        values.elapsed_ms = Math.round(report.elapsedMs);
+    }
+    // Nothing read is no operation, not an empty list of them: those outputs stay unset.
+    const seen = wait && seenOperations(report);
+    if (wait && seen) {
+        const found = primaryOperation(seen, report.failFast ?? false);
+        const operation = found && bounded(found);
+        Object.assign(values, {
+            status: operation?.status,
+            operation_id: operation?.id,
+            action: operation?.action ?? undefined,
+            branch_id: operation?.branch_id ?? undefined,
+            endpoint_id: operation?.endpoint_id ?? undefined,
+            failures_count: operation?.failures_count ?? undefined,
+            error: operation?.error || undefined,
+            created_at: operation?.created_at ?? undefined,
+            updated_at: operation?.updated_at ?? undefined,
+            duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
+            operation,
+            operations: undefined
+        });
+        lists.unshift(jsonList('operations', seen));
+    }
+    const rest = Object.entries(values).reduce((sum, [name, value]) => sum + utf16Bytes(name, outputText(value)), 0);
+    if (lists.length > 0) {
+        const kept = fittingLists(lists, maxBytes - rest, notes);
+        lists.forEach((list, index) => (values[list.name] = kept[index]));
+    }
+    return { values, notes };
+}
+/**
+ * Before a teardown, once the check has decided, or `busy` while something was still in flight:
+ * then the branch was not checked, so nothing is said of what blocks it.
+ */
+function teardownOutputs({ teardown }) {
+    if (!teardown)
+        return {};
+    const { preflight } = teardown;
+    return preflight === 'busy' ? { preflight } : { preflight, blockers: blockersOutput(teardown) };
+}
+/** An output as text: empty when unset, JSON for objects and arrays. */
+function outputText(value) {
+    if (value === undefined)
+        return '';
+    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+function buildOutputs(report) {
+    const { values, notes } = typedOutputs(report);
+    const outputs = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, outputText(value)]));
+    return { outputs, notes };
+}
+
 ;// CONCATENATED MODULE: ./src/command/results.ts
 /*
  * What the command hands on: standard output (a plain report, or the outputs as one JSON object),
@@ -14931,8 +15005,6 @@ function renderSummaryWithin(report, maxBytes, { limits = SUMMARY_LIMITS, about 
  * dotenv reports). Secrets are taken out of each, and API text made harmless for a terminal and a
  * CI log, here.
  */
-
-
 
 
 
@@ -14967,15 +15039,19 @@ function standardOutput(report, output, redactor) {
  * needs when the gate could not even say an outcome: `GATE_EXIT_CODE` and `GATE_MESSAGE` (the
  * error line of standard error, when there is one).
  */
-function dotenvText(report, { redactor, code }) {
+function dotenvText(report, { redactor, code, message }) {
     const { values } = typedOutputs(report, Infinity);
     const lines = Object.entries(values)
         .filter(([name]) => !JSON_OUTPUTS.has(name))
         .map(([name, value]) => [name, outputText(value)]);
     lines.push(['exit_code', String(code)]);
-    const message = errorLine(report);
-    if (message)
-        lines.push(['message', message]);
+    const said = message ?? errorLine(report);
+    if (said)
+        lines.push(['message', said]);
+    return dotenvLines(lines, redactor);
+}
+/** `GATE_NAME=value` lines, each value redacted, made safe and cut. */
+function dotenvLines(lines, redactor) {
     return lines
         .map(([name, text]) => {
         const bytes = DOTENV_TEXTS.has(name) ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES;
@@ -14998,53 +15074,148 @@ function dotenvValue(text, maxBytes) {
     return lastRun.length % 2 === 1 ? kept.slice(0, -1) + CUT_MARKER : value;
 }
 /**
+ * Writes `text`, then resolves once it has been handed over (a pipe's writes are asynchronous in
+ * Node, and process.exit() drops what is still queued): undefined when it was, or when the reader
+ * left (EPIPE: `| head` took what it wanted); else the write's error (ENOSPC, EIO, EBADF), which
+ * means the result is lost.
+ */
+function handOver(stream, text) {
+    return new Promise((resolve) => {
+        let failure;
+        const note = (error) => {
+            // A write queued behind the one that failed hears only that the stream was destroyed.
+            const earlier = failure && failure.code !== 'ERR_STREAM_DESTROYED';
+            if (error && !earlier)
+                failure = error;
+        };
+        stream.write(text, note);
+        stream.write('', (error) => {
+            note(error);
+            const code = failure && (failure.code ?? 'an error without a code');
+            resolve(code === 'EPIPE' ? undefined : code);
+        });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/command/result-files.ts
+/*
+ * The command's result files over a run: checked before the gate runs, marked "running" at once
+ * (a file an earlier run left never goes on claiming that run's outcome while this one waits, nor
+ * after it is killed), and written with the result once standard output has drained, with the exit
+ * code the command really ends with. A path the user named (--summary, --dotenv) that cannot take
+ * a write fails the run; the default summary (GITHUB_STEP_SUMMARY, inside GitHub Actions) is a
+ * warning. No message repeats a path: a secret is sometimes given where a path belongs.
+ */
+
+
+
+
+
+/**
  * Which of the result files can take a write, and why the others cannot, found before the gate
- * runs. The problem never repeats a path: a secret is sometimes given where a path belongs.
+ * runs.
  */
 function checkResultTargets(targets) {
-    const writable = {};
-    const problems = [];
-    const summaryProblem = targets.summary && outputFileProblem(targets.summary.path, true);
-    if (summaryProblem)
-        problems.push(`--summary: ${summaryProblem}`);
-    else
-        writable.summary = targets.summary;
-    const dotenvProblem = targets.dotenvFile && outputFileProblem(targets.dotenvFile, true);
+    const check = { writable: {}, problems: [], warnings: [] };
+    const { summary, dotenvFile } = targets;
+    const summaryProblem = summary && outputFileProblem(summary.path, true);
+    if (summary && summaryProblem) {
+        if (summary.append)
+            check.warnings.push(defaultSummaryLeftOut(summaryProblem));
+        else
+            check.problems.push(`--summary: ${summaryProblem}`);
+    }
+    else {
+        check.writable.summary = summary;
+    }
+    const dotenvProblem = dotenvFile && outputFileProblem(dotenvFile, true);
     if (dotenvProblem)
-        problems.push(`--dotenv: ${dotenvProblem}`);
+        check.problems.push(`--dotenv: ${dotenvProblem}`);
     else
-        writable.dotenvFile = targets.dotenvFile;
-    return { writable, problems };
+        check.writable.dotenvFile = dotenvFile;
+    return check;
 }
+const defaultSummaryLeftOut = (problem) => `GITHUB_STEP_SUMMARY: ${problem}; the job summary is left out (give --summary FILE to write it elsewhere)`;
 /**
- * Writes the summary and the dotenv file, whatever the outcome (a later job reads why it failed),
- * bad input included; each replaces what an earlier run left there (the step's summary inside
- * GitHub Actions is appended to). One that fails does not keep the other from being written; the
- * error names the flag and the error's code, never the path.
+ * Replaces what an earlier run left in the files with a "running" record, at once and before any
+ * request: a run killed mid-wait (SIGKILL, a runner's time-out) leaves that, never an earlier
+ * `GATE_OUTCOME=success`. The step summary inside GitHub Actions is the step's own and appended
+ * to: it is left alone. A file that does not take it is one more problem of `check` (exit 2), and
+ * is no longer written.
  */
-async function writeResultFiles(report, { summary, dotenvFile }, context) {
-    const writes = [];
-    if (summary) {
-        const markdown = context.redactor.redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES));
-        writes.push([
+function markRunning(check, redactor, startedAt) {
+    const { summary, dotenvFile } = check.writable;
+    const since = startedAt.toISOString();
+    const running = `neon-gate started at ${since} and has not ended; a file still saying this means it was killed before it could write its result`;
+    const attempts = [];
+    if (summary && !summary.append) {
+        attempts.push([
             '--summary',
-            () => (summary.append ? promises_namespaceObject.appendFile : promises_namespaceObject.writeFile)(summary.path, markdown)
+            () => (0,external_node_fs_namespaceObject.writeFileSync)(summary.path, `<h2>Neon operations gate</h2>\n\n⏳ running: ${running}\n`),
+            () => delete check.writable.summary
         ]);
     }
     if (dotenvFile) {
-        writes.push(['--dotenv', () => (0,promises_namespaceObject.writeFile)(dotenvFile, dotenvText(report, context))]);
+        const lines = [
+            ['outcome', 'running'],
+            ['message', running]
+        ];
+        attempts.push([
+            '--dotenv',
+            () => (0,external_node_fs_namespaceObject.writeFileSync)(dotenvFile, dotenvLines(lines, redactor)),
+            () => delete check.writable.dotenvFile
+        ]);
     }
-    const failed = [];
-    for (const [flag, write] of writes) {
+    for (const [flag, write, drop] of attempts) {
         try {
-            await write();
+            write();
         }
         catch (error) {
-            failed.push(`${flag}: ${error.code ?? 'an error without a code'}`);
+            check.problems.push(`${flag}: it cannot be written (${codeOf(error)})`);
+            drop();
         }
     }
-    if (failed.length > 0)
-        throw new Error(failed.join('; '));
+}
+const codeOf = (error) => error.code ?? 'an error without a code';
+/** A run that passed fails when a file the user named cannot hold its result. */
+const FILE_FAILURE_CODE = 2;
+const filesFailed = (failed) => `Could not write the result files: ${failed.join('; ')}`;
+/**
+ * Writes the summary, then the dotenv file, whatever the outcome (a later job reads why it failed),
+ * bad input included; each replaces what is there (the step's summary inside GitHub Actions is
+ * appended to). A named summary that cannot be written turns a success into exit 2, and the
+ * dotenv file, written last, carries that code. One that fails does not keep the other from being
+ * written.
+ */
+async function writeResultFiles(report, { summary, dotenvFile }, context) {
+    const result = { code: context.code, failed: [], warnings: [] };
+    const failedNamed = (problem) => {
+        result.failed.push(problem);
+        if (result.code === 0)
+            result.code = FILE_FAILURE_CODE;
+    };
+    if (summary) {
+        const markdown = context.redactor.redact(renderSummaryWithin(report, MAX_SUMMARY_BYTES));
+        try {
+            await (summary.append ? promises_namespaceObject.appendFile : promises_namespaceObject.writeFile)(summary.path, markdown);
+        }
+        catch (error) {
+            if (!summary.append)
+                failedNamed(`--summary: ${codeOf(error)}`);
+            else
+                result.warnings.push(defaultSummaryLeftOut(`it cannot be written (${codeOf(error)})`));
+        }
+    }
+    if (dotenvFile) {
+        const message = result.failed.length > 0 ? filesFailed(result.failed) : context.message;
+        try {
+            await (0,promises_namespaceObject.writeFile)(dotenvFile, dotenvText(report, { ...context, code: result.code, message }));
+        }
+        catch (error) {
+            failedNamed(`--dotenv: ${codeOf(error)}`);
+        }
+    }
+    return result;
 }
 
 ;// CONCATENATED MODULE: ./src/command/secrets.ts
@@ -15193,6 +15364,7 @@ async function readApiKey(file, env, reading) {
 
 
 
+
 /** Colour unless NO_COLOR is set to something (no-color.org: an empty value does not count). */
 const colourWanted = (env) => !env.NO_COLOR;
 /** Runs the command; resolves to its exit code, never rejects. */
@@ -15214,8 +15386,11 @@ async function runCommand(argv, environment) {
         return endWithError(error, undefined, resultTargetsOf(argv, env), environment, voice);
     }
     if (!('request' in parsed)) {
-        stdout.write('help' in parsed ? HELP_TEXT : VERSION_TEXT);
-        return EXIT.success;
+        const lost = await handOver(stdout, 'help' in parsed ? HELP_TEXT : VERSION_TEXT);
+        if (!lost)
+            return EXIT.success;
+        environment.stderr.write(`error: ${outputLost(lost)}\n`);
+        return EXIT.usage;
     }
     const { request } = parsed;
     // A database URL given as a flag is known at once too.
@@ -15234,22 +15409,30 @@ async function runCommand(argv, environment) {
         signals: environment.signals,
         onRepeatedSignal: (signal) => process.exit(EXIT[signal])
     });
-    const { writable, problems } = checkResultTargets(request);
+    const files = checkResultTargets(request);
+    for (const warning of files.warnings)
+        progress.warning(warning);
+    // Before anything can take time: a file of an earlier run stops claiming that run's outcome.
+    if (files.problems.length === 0) {
+        markRunning(files, redactor, new Date(environment.clock.wallNow()));
+    }
+    const { writable } = files;
     try {
         let inputs;
         try {
-            if (problems.length > 0)
-                throw new UsageError(problems.join('; '));
+            if (files.problems.length > 0)
+                throw new UsageError(files.problems.join('; '));
             inputs = await readInputs(request, environment, gateRun, redactor);
         }
         catch (error) {
-            return await endWithError(error, gateRun.stoppedBy, writable, output, voice);
+            return await endWithError(error, gateRun.stoppedBy, files, output, voice);
         }
-        return await gateAndReport(inputs, request, { ...output, redactor, gateRun });
+        const targets = { summary: writable.summary, dotenvFile: writable.dotenvFile };
+        return await gateAndReport(inputs, { ...request, ...targets }, { ...output, redactor, gateRun });
     }
     catch (error) {
         // Nothing is expected here; the error line says what it was.
-        return endWithError(error, undefined, writable, output, voice);
+        return endWithError(error, undefined, files, output, voice);
     }
     finally {
         gateRun.end();
@@ -15282,16 +15465,20 @@ async function endWithError(error, stoppedBy, targets, { stderr, progress }, { c
     if (code === EXIT.usage)
         stderr.write('Run neon-gate --help for the flags.\n');
     // Read from a command line that did not parse, the paths were not checked yet.
-    const { writable, problems } = checkResultTargets(targets);
-    for (const problem of problems)
+    if (!('writable' in targets)) {
+        const check = checkResultTargets(targets);
+        for (const warning of check.warnings)
+            lines.warning(warning);
+        targets = check;
+    }
+    for (const problem of targets.problems)
         if (!report.error.includes(problem))
             lines.error(problem);
-    try {
-        await writeResultFiles(report, writable, { redactor, code });
-    }
-    catch (writeError) {
-        lines.error(`Could not write the result files: ${writeError.message}`);
-    }
+    const written = await writeResultFiles(report, targets.writable, { redactor, code });
+    for (const warning of written.warnings)
+        lines.warning(warning);
+    if (written.failed.length > 0)
+        lines.error(filesFailed(written.failed));
     return code;
 }
 /**
@@ -15329,17 +15516,24 @@ async function gateAndReport(inputs, request, { stdout, progress, redactor, gate
     const line = errorLine(report);
     if (line)
         progress.error(line);
-    stdout.write(standardOutput(report, request.output, redactor));
-    const code = exitCodeOf(report, gateRun.stoppedBy);
-    try {
-        await writeResultFiles(report, request, { redactor, code });
+    let code = exitCodeOf(report, gateRun.stoppedBy);
+    let message;
+    // The files are final only once standard output is out, and say how the command really ends.
+    const lost = await handOver(stdout, standardOutput(report, request.output, redactor));
+    if (lost) {
+        message = outputLost(lost);
+        progress.error(message);
+        code = EXIT.usage;
     }
-    catch (error) {
-        progress.error(`Could not write the result files: ${error.message}`);
-        return report.outcome === 'success' ? EXIT.usage : code;
-    }
-    return code;
+    const written = await writeResultFiles(report, request, { redactor, code, message });
+    for (const warning of written.warnings)
+        progress.warning(warning);
+    if (written.failed.length > 0)
+        progress.error(filesFailed(written.failed));
+    return written.code;
 }
+/** Standard output failed (a full disk, an I/O error, a closed descriptor): the result is lost. */
+const outputLost = (code) => `Could not write standard output (${code}): the result is lost; the exit code says so, not how the gate ended`;
 
 
 /***/ }),
