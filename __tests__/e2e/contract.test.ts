@@ -215,15 +215,17 @@ describe('GitHub’s REST description: the local GitHub API and the comment’s 
 
   it('list, create, list again; then list, update and list again, with the GITHUB_TOKEN', async () => {
     const { github, run } = await gate(WRITE_TOKEN)
-    expect((await run()).outputs.comment_url).toMatch(/#issuecomment-/)
-    expect((await run()).outputs.comment_url).toMatch(/#issuecomment-/)
-    expect(github.requests.map((request) => `${request.method} ${request.status}`)).toEqual([
-      'GET 200',
-      'POST 201',
-      'GET 200',
-      'GET 200',
-      'PATCH 200',
-      'GET 200'
-    ])
+    const expected: string[] = []
+    for (const write of ['POST 201', 'PATCH 200']) {
+      const { outputs, stdout } = await run()
+      expect(outputs.comment_url).toMatch(/#issuecomment-/)
+      // The read-back after the write: left out, with a warning that says so, only when the
+      // comment's 5 s ran out first (a machine too busy to answer in time).
+      const checked = !stdout.includes('but no time was left to check')
+      expected.push('GET 200', write, ...(checked ? ['GET 200'] : []))
+    }
+    expect(github.requests.map((request) => `${request.method} ${request.status}`)).toEqual(
+      expected
+    )
   })
 })
