@@ -704,7 +704,11 @@ describe('resolveBranch', () => {
     ['case', 'Preview/PR-12'],
     ['a space for the slash', 'preview pr-12'],
     ['no slash, spaces around', ' previewpr-12'],
-    ['an id in upper case', 'BR-PREVIEW-PR-12']
+    ['an id in upper case', 'BR-PREVIEW-PR-12'],
+    ['a hyphen for the slash', 'preview-pr-12'],
+    ['underscores for the separators', 'preview_pr_12'],
+    ['the quotes it was stored with', '"preview/pr-12"'],
+    ['single quotes', "'preview/pr-12'"]
   ])(
     'a near match (%s) is an input error that names the branch found, never NoSuchBranchError',
     async (_case, input) => {
@@ -713,18 +717,45 @@ describe('resolveBranch', () => {
       await expect(resolving).rejects.toBeInstanceOf(InputError)
       await expect(resolving).rejects.not.toBeInstanceOf(NoSuchBranchError)
       await expect(resolving).rejects.toThrow(
-        `input "branch_id": project "${PROJECT}" has no branch named "${input}", but has preview/pr-12 (br-preview-pr-12): names are exact (case, spaces and slashes count); give that name or the branch id`
+        `input "branch_id": project "${PROJECT}" has no branch named "${input}", but has preview/pr-12 (br-preview-pr-12): names are exact (case, spaces, quotes and separators count); give that name or the branch id`
       )
     }
   )
 
-  it('not a near match: a hyphen for the slash, another number; then NoSuchBranchError', async () => {
-    for (const input of ['preview-pr-12', 'preview/pr-1', 'preview/pr-123']) {
+  it('not a near match: another number, another word; then NoSuchBranchError', async () => {
+    for (const input of ['preview/pr-1', 'preview/pr-123', 'preview/mr-12', 'pr-12']) {
       const every = [{ id: 'br-preview-pr-12', name: 'preview/pr-12' }]
       await expect(resolveBranch(reader({ every }), PROJECT, input)).rejects.toBeInstanceOf(
         NoSuchBranchError
       )
     }
+  })
+
+  it.each([
+    ['ends in a hyphen (an empty pull-request number)', 'preview/pr-'],
+    ['ends in a slash', 'preview/'],
+    ['ends in an underscore or a dot', 'preview_'],
+    ['a shell variable never expanded', 'preview/mr-$CI_MERGE_REQUEST_IID'],
+    ['a braced one', 'preview/mr-${MR}'],
+    ['a workflow expression left as text', 'preview/pr-{{ github.event.number }}']
+  ])(
+    'a name that matches none and looks unfinished (%s) is an input error, never NoSuchBranchError',
+    async (_case, input) => {
+      const every = [{ id: 'br-preview-pr-12', name: 'preview/pr-12' }]
+      const resolving = resolveBranch(reader({ every }), PROJECT, input)
+      await expect(resolving).rejects.toBeInstanceOf(InputError)
+      await expect(resolving).rejects.not.toBeInstanceOf(NoSuchBranchError)
+      await expect(resolving).rejects.toThrow(
+        `input "branch_id": project "${PROJECT}" has no branch named "${input}", and the name looks unfinished (it ends in a separator, or holds a variable that was not expanded), as a name made from an empty variable does; give a branch id (br-…) or the exact name of one branch of the project`
+      )
+    }
+  )
+
+  it('a name that looks unfinished but is a branch of the project is that branch', async () => {
+    const named = { id: 'br-x-1', name: 'release/' }
+    await expect(resolveBranch(reader({ every: [named] }), PROJECT, 'release/')).resolves.toEqual(
+      named
+    )
   })
 
   it('a project that lists no branch at all, or whose list fails: never NoSuchBranchError', async () => {

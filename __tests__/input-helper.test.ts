@@ -319,8 +319,16 @@ describe('inputs that would weaken the gate', () => {
 
   it('an empty branch_id is not given: the project gate', () => {
     expect(parse({ ...base, branch_id: '' }).branchId).toBeUndefined()
-    expect(parse({ ...base, branch_id: ' \n ' }).branchId).toBeUndefined()
   })
+
+  it.each(['branch_id', 'project_id', 'org_id'])(
+    '%s of white space alone is an input error, never "not given" (which would gate something else)',
+    (name) => {
+      expect(errorOf({ ...base, list_projects: 'true', [name]: ' \n ' })).toContain(
+        `input "${name}": holds only white space: an unset value? Give one, or leave it empty`
+      )
+    }
+  )
 })
 
 describe('operation_id that holds no id (issue 58)', () => {

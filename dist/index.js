@@ -43178,7 +43178,10 @@ function judgeTeardown(action, branch, projectBranches) {
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
  * "No such branch" is said only after every branch of the project was read: the project answers,
  * has a branch at all, and none has that id or exactly that name, nor one set apart from it only
- * by case, spaces or slashes (`Preview/PR-12` for `preview/pr-12`: an input error that names it).
+ * by case, spaces, quotes or separators (`Preview/PR-12` or `preview-pr-12` for `preview/pr-12`:
+ * an input error that names it). A name that looks cut short (`preview/pr-`, a template whose
+ * variable was empty) or unexpanded (`preview/pr-$MR_IID`) is an input error too: before a delete,
+ * "no such branch" would read `gone` and skip the delete of the branch that was meant.
  */
 
 
@@ -43196,10 +43199,18 @@ const branch_resolver_ACCEPTED = 'give a branch id (br-…) or the exact name of
 class NoSuchBranchError extends InputError {
     name = 'NoSuchBranchError';
 }
-/** A name or id with case, white space and slashes set aside: `Preview/PR-12` is `previewpr-12`. */
+/**
+ * A name or id with case, white space, quotes and separators set aside: `Preview/PR-12`,
+ * `"preview-pr-12"` and `preview_pr_12` are all `previewpr12`.
+ */
 function loosely(text) {
-    return text.toLowerCase().replace(/[\s/]+/gu, '');
+    return text.toLowerCase().replace(/[\s"'`/_.-]+/gu, '');
 }
+/**
+ * A name whose end or placeholder says it was made from a template whose variable was empty or
+ * never expanded: `preview/pr-`, `preview/pr-$CI_MERGE_REQUEST_IID`, `preview/pr-${{ … }}`.
+ */
+const UNFINISHED = /[/_.-]$|\$[A-Za-z_{]|\{\{/u;
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
  * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
@@ -43241,13 +43252,17 @@ function exactly(branches, projectId, input) {
 }
 /**
  * `input` names none of `every` branch of the project: an input error that names the branches set
- * apart from it only by case, spaces or slashes, if any; else NoSuchBranchError.
+ * apart from it only by case, spaces, quotes or separators, if any, or that says the name looks
+ * unfinished; else NoSuchBranchError.
  */
 function noSuchBranch(every, projectId, input) {
     const near = every.filter((branch) => loosely(branch.name) === loosely(input) || loosely(branch.id) === loosely(input));
     const none = BRANCH_ID.test(input)
         ? `with the id "${input}", and none is named so`
         : `named "${input}"`;
+    if (near.length === 0 && UNFINISHED.test(input)) {
+        throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, and the name looks unfinished (it ends in a separator, or holds a variable that was not expanded), as a name made from an empty variable does; ${branch_resolver_ACCEPTED}`);
+    }
     if (near.length === 0) {
         throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}; ${branch_resolver_ACCEPTED}`);
     }
@@ -43256,7 +43271,7 @@ function noSuchBranch(every, projectId, input) {
         .map((branch) => `${truncate(branch.name, MAX_NAME_CHARS)} (${branch.id})`);
     if (near.length > MAX_LISTED)
         listed.push(`and ${near.length - MAX_LISTED} more`);
-    throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact (case, spaces and slashes count); give that name or the branch id`);
+    throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact (case, spaces, quotes and separators count); give that name or the branch id`);
 }
 
 ;// CONCATENATED MODULE: ./src/wait/teardown-check.ts
@@ -44454,8 +44469,16 @@ function durationInput(defaultText, maxMs, maxText, show = input_fields_quotedAs
 function idInput(pattern, accepted) {
     return schemas_string().transform((raw, ctx) => {
         const text = raw.trim();
-        if (text === '')
+        if (raw === '')
             return undefined;
+        // White space alone is no value, and never "not given", which would gate something else.
+        if (text === '') {
+            ctx.addIssue({
+                code: 'custom',
+                message: 'holds only white space: an unset value? Give one, or leave it empty'
+            });
+            return NEVER;
+        }
         if (!pattern.test(text)) {
             ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` });
             return NEVER;

@@ -159,7 +159,7 @@ describe('before: delete, over both bundles', () => {
 
   it('a name that matches only with case set aside (Preview/PR-7): an input error naming the branch, never gone', async () => {
     const run = await both(previewBranch, { branch_id: 'Preview/PR-7', before: 'delete' })
-    const why = `project "${PROJECT}" has no branch named "Preview/PR-7", but has preview/pr-7 (br-preview-pr-7): names are exact (case, spaces and slashes count); give that name or the branch id`
+    const why = `project "${PROJECT}" has no branch named "Preview/PR-7", but has preview/pr-7 (br-preview-pr-7): names are exact (case, spaces, quotes and separators count); give that name or the branch id`
     expect(run.action.code).toBe(1)
     expect(run.action.stdout).toContain(`::error::input "branch_id": ${why}`)
     expect(run.command.code).toBe(2)
@@ -170,6 +170,28 @@ describe('before: delete, over both bundles', () => {
     expect(run.action.stdout).not.toContain('is gone')
     expect(run.command.stdout + run.command.stderr).not.toContain('is gone')
   })
+
+  it.each([
+    [
+      'a hyphen for the slash',
+      'preview-pr-7',
+      'but has preview/pr-7 (br-preview-pr-7): names are exact'
+    ],
+    ['an empty pull-request number', 'preview/pr-', 'and the name looks unfinished']
+  ])(
+    'a name that is not the branch but near it (%s): an input error, never gone',
+    async (_case, branchId, why) => {
+      const run = await both(previewBranch, { branch_id: branchId, before: 'delete' })
+      expect(run.action.code).toBe(1)
+      expect(run.action.stdout).toContain(
+        `::error::input "branch_id": project "${PROJECT}" has no branch named "${branchId}", ${why}`
+      )
+      expect(run.command.code).toBe(2)
+      expect(run.command.stderr).toContain(`error: --branch-id: project "${PROJECT}"`)
+      expect(run.action.outputs.preflight).toBeUndefined()
+      expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBeUndefined()
+    }
+  )
 
   it('a project the API does not know: an error (the command exits 3), never gone', async () => {
     const run = await both(

@@ -241,7 +241,7 @@ describe('inputs that name a check (issue 58, fast-check)', () => {
       endOnFailure: true
     })
     // Most combinations run the gate: the property is not held by input errors alone.
-    expect(ran.count).toBeGreaterThan(70)
+    expect(ran.count).toBeGreaterThan(60)
   }, 60_000)
 })
 

@@ -81,7 +81,15 @@ export function durationInput(
 export function idInput(pattern: RegExp, accepted: string) {
   return z.string().transform((raw, ctx) => {
     const text = raw.trim()
-    if (text === '') return undefined
+    if (raw === '') return undefined
+    // White space alone is no value, and never "not given", which would gate something else.
+    if (text === '') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'holds only white space: an unset value? Give one, or leave it empty'
+      })
+      return z.NEVER
+    }
     if (!pattern.test(text)) {
       ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` })
       return z.NEVER

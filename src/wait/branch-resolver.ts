@@ -4,7 +4,10 @@
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
  * "No such branch" is said only after every branch of the project was read: the project answers,
  * has a branch at all, and none has that id or exactly that name, nor one set apart from it only
- * by case, spaces or slashes (`Preview/PR-12` for `preview/pr-12`: an input error that names it).
+ * by case, spaces, quotes or separators (`Preview/PR-12` or `preview-pr-12` for `preview/pr-12`:
+ * an input error that names it). A name that looks cut short (`preview/pr-`, a template whose
+ * variable was empty) or unexpanded (`preview/pr-$MR_IID`) is an input error too: before a delete,
+ * "no such branch" would read `gone` and skip the delete of the branch that was meant.
  */
 import { ApiError, InputError } from '../domain/errors.js'
 import type { BranchesReader } from '../api/resources/branches.js'
@@ -31,10 +34,19 @@ export class NoSuchBranchError extends InputError {
 /** What resolving reads: a branch by id, the search, and every branch of the project. */
 export type ResolvingReader = Pick<BranchesReader, 'getBranch' | 'searchBranches' | 'listBranches'>
 
-/** A name or id with case, white space and slashes set aside: `Preview/PR-12` is `previewpr-12`. */
+/**
+ * A name or id with case, white space, quotes and separators set aside: `Preview/PR-12`,
+ * `"preview-pr-12"` and `preview_pr_12` are all `previewpr12`.
+ */
 function loosely(text: string): string {
-  return text.toLowerCase().replace(/[\s/]+/gu, '')
+  return text.toLowerCase().replace(/[\s"'`/_.-]+/gu, '')
 }
+
+/**
+ * A name whose end or placeholder says it was made from a template whose variable was empty or
+ * never expanded: `preview/pr-`, `preview/pr-$CI_MERGE_REQUEST_IID`, `preview/pr-${{ … }}`.
+ */
+const UNFINISHED = /[/_.-]$|\$[A-Za-z_{]|\{\{/u
 
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
@@ -83,7 +95,8 @@ function exactly(branches: Branch[], projectId: string, input: string): Branch |
 
 /**
  * `input` names none of `every` branch of the project: an input error that names the branches set
- * apart from it only by case, spaces or slashes, if any; else NoSuchBranchError.
+ * apart from it only by case, spaces, quotes or separators, if any, or that says the name looks
+ * unfinished; else NoSuchBranchError.
  */
 function noSuchBranch(every: Branch[], projectId: string, input: string): never {
   const near = every.filter(
@@ -92,6 +105,12 @@ function noSuchBranch(every: Branch[], projectId: string, input: string): never 
   const none = BRANCH_ID.test(input)
     ? `with the id "${input}", and none is named so`
     : `named "${input}"`
+  if (near.length === 0 && UNFINISHED.test(input)) {
+    throw new InputError(
+      ({ label }) =>
+        `${label('branch_id')}: project "${projectId}" has no branch ${none}, and the name looks unfinished (it ends in a separator, or holds a variable that was not expanded), as a name made from an empty variable does; ${ACCEPTED}`
+    )
+  }
   if (near.length === 0) {
     throw new NoSuchBranchError(
       ({ label }) =>
@@ -104,6 +123,6 @@ function noSuchBranch(every: Branch[], projectId: string, input: string): never 
   if (near.length > MAX_LISTED) listed.push(`and ${near.length - MAX_LISTED} more`)
   throw new InputError(
     ({ label }) =>
-      `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact (case, spaces and slashes count); give that name or the branch id`
+      `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact (case, spaces, quotes and separators count); give that name or the branch id`
   )
 }
