@@ -101,6 +101,9 @@ describe('RecentOperations on the whole project: a warning for what failed in th
     expect(judged([first, unreadable], false)).toEqual([failure(unreadable, false)])
     const old = ended('finished', WINDOW + 1, { action: 'old', endpoint_id: null })
     expect(judged([old, unreadable], false)).toEqual([])
+    // One created exactly at the start of the window is in it: an unreadable time after it counts.
+    const edge = ended('finished', WINDOW, { action: 'edge', endpoint_id: null })
+    expect(judged([edge, unreadable], false)).toEqual([failure(unreadable, false)])
     // A readable time in the window counts even after one past it.
     const error = ended('error', MINUTE, { endpoint_id: 'ep-r' })
     expect(judged([old, error], false)).toEqual([failure(error, false)])

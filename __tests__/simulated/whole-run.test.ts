@@ -70,12 +70,13 @@ describe('an HTTP error mid-wait keeps the last-seen state', () => {
     expect(renderTextReport(run.report)).toMatch(/ running +\d+ ms so far /)
   })
 
-  it('an error at the first read: nothing was read, and no operation output is set (only the gate)', async () => {
+  it('an error at the first read: nothing was read, and no operation output is set (only the gate and its time)', async () => {
     const { setup, op } = runningOperation()
     setup.world.keys.get(KEYS.organization)!.revoked = true
     const run = await runSimulated(setup, { project_id: PROJECT, operation_id: op.id })
     expect(run.report.outcome).toBe('error')
-    expect(buildOutputs(run.report).outputs).toEqual({ gate: 'operations' })
+    // The one request's round trip on the simulated network.
+    expect(buildOutputs(run.report).outputs).toEqual({ gate: 'operations', elapsed_ms: '2' })
   })
 })
 

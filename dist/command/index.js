@@ -14967,10 +14967,9 @@ function typedOutputs(report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
         values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined;
     }
     const { wait } = report;
-    // Every run that started: a wait, or a teardown decided before one (`gone`).
-    if ((wait || report.teardown) && report.elapsedMs !== undefined) {
+    // Every run that started, whatever ended it (`gone`, an error before the first poll).
+    if (report.elapsedMs !== undefined)
         values.elapsed_ms = Math.round(report.elapsedMs);
-    }
     // Nothing read is no operation, not an empty list of them: those outputs stay unset.
     const seen = wait && seenOperations(report);
     if (wait && seen) {

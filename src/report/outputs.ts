@@ -121,10 +121,8 @@ export function typedOutputs(
     values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined
   }
   const { wait } = report
-  // Every run that started: a wait, or a teardown decided before one (`gone`).
-  if ((wait || report.teardown) && report.elapsedMs !== undefined) {
-    values.elapsed_ms = Math.round(report.elapsedMs)
-  }
+  // Every run that started, whatever ended it (`gone`, an error before the first poll).
+  if (report.elapsedMs !== undefined) values.elapsed_ms = Math.round(report.elapsedMs)
   // Nothing read is no operation, not an empty list of them: those outputs stay unset.
   const seen = wait && seenOperations(report)
   if (wait && seen) {
