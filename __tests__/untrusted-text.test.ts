@@ -48,9 +48,20 @@ describe('Redactor', () => {
     ],
     ['URI-encoded', encodeURI(key)],
     ['base64', Buffer.from(key).toString('base64')],
-    ['base64url', Buffer.from(key).toString('base64url')]
+    ['base64url', Buffer.from(key).toString('base64url')],
+    ['hex', Buffer.from(key).toString('hex')],
+    ['hex in upper case', Buffer.from(key).toString('hex').toUpperCase()],
+    ['in upper case', key.toUpperCase()],
+    ['in lower case', key.toLowerCase()],
+    ['URL-encoded in upper case', encodeURIComponent(key).toUpperCase()]
   ])('hides the secret %s', (_form, text) => {
     expect(redactor.redact(`before ${text} after`)).toBe('before *** after')
+  })
+
+  it('a short secret (under 12 characters) is hidden as written, not in every letter case', () => {
+    const short = new Redactor(['pgPass1'])
+    expect(short.redact('pgPass1 PGPASS1')).toBe('*** PGPASS1')
+    expect(new Redactor(['pgPassword12']).redact('PGPASSWORD12')).toBe('***')
   })
 
   it('redacts every string of parsed JSON, keys included, before anything reads it', () => {

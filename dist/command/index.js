@@ -276,9 +276,11 @@ class CancelledError extends Error {
  * they could travel in, before any escaping.
  */
 const REDACTED = '***';
-/** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
 /** The longest secret that is also matched in every percent-encoding (percentPattern). */
 const MAX_PATTERN_CHARS = 1024;
+/** A secret at least this long is hidden in any letter case as well. */
+const MIN_CASELESS_CHARS = 12;
+/** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
 class Redactor {
     forms = [];
     patterns = [];
@@ -293,6 +295,11 @@ class Redactor {
         // at the first redaction); one that long is no key, and keeps its other forms.
         if (secret.length >= 4 && secret.length <= MAX_PATTERN_CHARS) {
             this.patterns.push({ length: secret.length, pattern: percentPattern(secret) });
+            // In any letter case too, once a secret is long enough that no word of ours is one: a key
+            // echoed in upper case is the key.
+            if (secret.length >= MIN_CASELESS_CHARS) {
+                this.patterns.push({ length: secret.length, pattern: percentPattern(secret, 'gi') });
+            }
             // A secret that holds another is hidden whole first.
             this.patterns.sort((a, b) => b.length - a.length);
         }
@@ -300,6 +307,8 @@ class Redactor {
             secret,
             JSON.stringify(secret).slice(1, -1),
             escapeHtmlEntities(secret),
+            Buffer.from(secret).toString('hex'),
+            Buffer.from(secret).toString('hex').toUpperCase(),
             ...htmlEntityForms(secret),
             ...[secret, `Bearer ${secret}`, `Authorization: Bearer ${secret}`].flatMap(base64Forms)
         ];
@@ -348,7 +357,7 @@ function htmlEntityForms(secret) {
  * `encodeURIComponent`, `encodeURI`, RFC 3986 escapers (`!'()*` too), form encoding and lower-case
  * escapers, and any mix of them.
  */
-function percentPattern(secret) {
+function percentPattern(secret, flags = 'g') {
     const characters = [...secret].map((character) => {
         const escapes = [...Buffer.from(character)]
             .map((byte) => {
@@ -359,7 +368,7 @@ function percentPattern(secret) {
         const literal = character.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
         return `(?:${literal}|${escapes}${character === ' ' ? '|\\+' : ''})`;
     });
-    return new RegExp(characters.join(''), 'g');
+    return new RegExp(characters.join(''), flags);
 }
 /**
  * The base64 and base64url text of `secret` wherever it stands in an encoded stream: base64 encodes

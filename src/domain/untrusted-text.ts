@@ -7,10 +7,13 @@
 
 const REDACTED = '***'
 
-/** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
 /** The longest secret that is also matched in every percent-encoding (percentPattern). */
 const MAX_PATTERN_CHARS = 1024
 
+/** A secret at least this long is hidden in any letter case as well. */
+const MIN_CASELESS_CHARS = 12
+
+/** Hides secrets in any text, in the forms an escaper or encoder could have turned them into. */
 export class Redactor {
   private forms: string[] = []
   private patterns: { length: number; pattern: RegExp }[] = []
@@ -25,6 +28,11 @@ export class Redactor {
     // at the first redaction); one that long is no key, and keeps its other forms.
     if (secret.length >= 4 && secret.length <= MAX_PATTERN_CHARS) {
       this.patterns.push({ length: secret.length, pattern: percentPattern(secret) })
+      // In any letter case too, once a secret is long enough that no word of ours is one: a key
+      // echoed in upper case is the key.
+      if (secret.length >= MIN_CASELESS_CHARS) {
+        this.patterns.push({ length: secret.length, pattern: percentPattern(secret, 'gi') })
+      }
       // A secret that holds another is hidden whole first.
       this.patterns.sort((a, b) => b.length - a.length)
     }
@@ -32,6 +40,8 @@ export class Redactor {
       secret,
       JSON.stringify(secret).slice(1, -1),
       escapeHtmlEntities(secret),
+      Buffer.from(secret).toString('hex'),
+      Buffer.from(secret).toString('hex').toUpperCase(),
       ...htmlEntityForms(secret),
       ...[secret, `Bearer ${secret}`, `Authorization: Bearer ${secret}`].flatMap(base64Forms)
     ]
@@ -84,7 +94,7 @@ function htmlEntityForms(secret: string): string[] {
  * `encodeURIComponent`, `encodeURI`, RFC 3986 escapers (`!'()*` too), form encoding and lower-case
  * escapers, and any mix of them.
  */
-function percentPattern(secret: string): RegExp {
+function percentPattern(secret: string, flags = 'g'): RegExp {
   const characters = [...secret].map((character) => {
     const escapes = [...Buffer.from(character)]
       .map((byte) => {
@@ -95,7 +105,7 @@ function percentPattern(secret: string): RegExp {
     const literal = character.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
     return `(?:${literal}|${escapes}${character === ' ' ? '|\\+' : ''})`
   })
-  return new RegExp(characters.join(''), 'g')
+  return new RegExp(characters.join(''), flags)
 }
 
 /**

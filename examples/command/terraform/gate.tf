@@ -11,11 +11,14 @@
 #   fails the destroy, with the gate's reason in the log, when the API would refuse the delete (a
 #   child branch, a protected or default branch). Nothing is deleted then; fix it and destroy again.
 # - Commands run through a shell (sh -c), so quotes in neon_gate and migrate_command work as in a
-#   terminal: psql "$DATABASE_URL" -c 'select 1' is one command, not words split on spaces.
+#   terminal: npm run migrate -- --tag 'release 7' is one command, not words split on spaces.
+#   Prefer a migration tool that reads DATABASE_URL from its environment: one given the URL as an
+#   argument (psql "$DATABASE_URL") shows its password to anyone who can run ps on this machine.
 # - The database URL is sensitive, and Terraform hides all the output of a provisioner whose
 #   command or environment holds a sensitive value ("output suppressed due to sensitive value in
 #   config"). So a first, silent provisioner writes it into a file only this user can read, and the
-#   gate and the migrations, which print what they do, read it from there and remove it.
+#   gate and the migrations, which print what they do, read it from there and remove it, also when
+#   they are stopped (a trap on EXIT; only SIGKILL can leave it).
 
 variable "neon_gate" {
   type        = string
@@ -50,11 +53,11 @@ resource "terraform_data" "neon_gate" {
     # Values reach the command through its environment, so no quoting is needed; the key comes
     # from terraform's own environment (NEON_API_KEY).
     command = <<-EOT
+      trap 'rm -f .neon-gate-database-url' EXIT
+      trap 'exit 143' TERM HUP
+      trap 'exit 130' INT
       sh -c "$NEON_GATE"' "$@"' neon-gate --project-id "$GATE_PROJECT_ID" \
         --branch-id "$GATE_BRANCH_ID" --database-url-file .neon-gate-database-url --timeout 15m
-      status=$?
-      rm -f .neon-gate-database-url
-      exit $status
     EOT
     environment = {
       NEON_GATE       = var.neon_gate
@@ -74,10 +77,10 @@ resource "terraform_data" "migrate" {
 
   provisioner "local-exec" {
     command     = <<-EOT
+      trap 'rm -f .neon-migrate-database-url' EXIT
+      trap 'exit 143' TERM HUP
+      trap 'exit 130' INT
       DATABASE_URL="$(cat .neon-migrate-database-url)" sh -c "$MIGRATE"
-      status=$?
-      rm -f .neon-migrate-database-url
-      exit $status
     EOT
     environment = { MIGRATE = var.migrate_command }
   }
