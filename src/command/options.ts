@@ -57,3 +57,12 @@ export const GATE_FLAGS = inputEntries().flatMap(([, { command }]) =>
 /** An input's flag as typed: `--project-id` (a secret without a flag: its contract name). */
 export const flagOf = (name: InputName): string =>
   `--${inputEntry(name).command.flag?.name ?? name}`
+
+/** An input's value in its environment variable, when it has one (NEON_API_KEY, NEON_PROJECT_ID). */
+export function variableValue(
+  name: InputName,
+  env: Record<string, string | undefined>
+): string | undefined {
+  const { env: variable } = inputEntry(name).command
+  return variable === undefined ? undefined : env[variable]
+}
