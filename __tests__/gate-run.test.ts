@@ -1,5 +1,6 @@
 /*
- * The gate's run (src/gate/gate-run.ts), the seam both front ends start: the secrets in every form,
+ * The gate's run (src/gate/gate-run.ts), the seam both front ends start: the secrets in every form
+ * (which inputs are secrets: the input catalog's), the report of an error outside the gate,
  * signals to an abort (a repeated one as the front end asks), the banner and the warnings in their
  * order, and the timeout counted from the run's start. A unit test, with a transport of its own:
  * how each front end shows it is main.test.ts and command-run.test.ts (in process) and e2e/.
@@ -12,7 +13,15 @@ import { CancelledError } from '../src/domain/errors.js'
 import { CONTRACT_NAMING } from '../src/domain/input-naming.js'
 import { Redactor } from '../src/domain/untrusted-text.js'
 import { ACTION_VERSION } from '../src/domain/version.js'
-import { addSecret, GateRun, type GateRunOptions } from '../src/gate/gate-run.js'
+import {
+  addSecret,
+  addSecretInput,
+  addSecretInputs,
+  errorReport,
+  GateRun,
+  type GateRunOptions,
+  messageOf
+} from '../src/gate/gate-run.js'
 import { parseInputs } from '../src/gate/inputs.js'
 import { FakeClock } from './support/time/clock.js'
 import { collectingLogger } from './support/logger.js'
@@ -64,6 +73,69 @@ describe('addSecret', () => {
     ).toEqual(['postgresql://app:p%40ss@db.example.test/app', 'p%40ss', 'p@ss'])
     expect(addSecret(redactor, '')).toEqual([])
     expect(redactor.redact(`${KEY} p@ss p%40ss`)).not.toMatch(/napi_|p@ss|p%40ss/)
+  })
+})
+
+describe('addSecretInputs', () => {
+  const URL = 'postgresql://app:p%40ss@db.example.test/app'
+
+  it('reads only the secret inputs, each handed on before the next is read, without white space', () => {
+    const redactor = new Redactor()
+    const events: string[] = []
+    const values: Record<string, string> = {
+      api_key: ` ${KEY}\n`,
+      database_url: URL,
+      project_id: 'calm-sea-123456'
+    }
+    const read = addSecretInputs(
+      redactor,
+      (name) => {
+        events.push(`read ${name}`)
+        return values[name]
+      },
+      (form) => events.push(`secret ${form}`)
+    )
+    expect(events).toEqual([
+      'read api_key',
+      `secret ${KEY}`,
+      'read database_url',
+      `secret ${URL}`,
+      'secret p%40ss',
+      'secret p@ss'
+    ])
+    expect(read).toEqual({ api_key: ` ${KEY}\n`, database_url: URL })
+    expect(redactor.redact('calm-sea-123456')).toBe('calm-sea-123456')
+  })
+
+  it('one input: a secret by the catalog, in its kind; nothing for one that is none, or empty', () => {
+    const redactor = new Redactor()
+    expect(addSecretInput(redactor, 'database_url', ` ${URL} `)).toEqual([URL, 'p%40ss', 'p@ss'])
+    expect(addSecretInput(redactor, 'api_key', KEY)).toEqual([KEY])
+    expect(addSecretInput(redactor, 'project_id', 'calm-sea-123456')).toEqual([])
+    expect(addSecretInput(redactor, 'api_key', undefined)).toEqual([])
+    expect(redactor.redact(`${KEY} p@ss calm-sea-123456`)).not.toMatch(/napi_|p@ss/)
+  })
+})
+
+describe('errorReport', () => {
+  it('an error outside the gate: no request, the words redacted, the facts given kept', () => {
+    const redactor = new Redactor([KEY])
+    expect(errorReport(`refused ${KEY}`, redactor)).toEqual({
+      requests: { requests: 0, retries: 0 },
+      outcome: 'error',
+      error: 'refused ***'
+    })
+    expect(errorReport('SIGINT', redactor, { outcome: 'cancelled' })).toEqual({
+      requests: { requests: 0, retries: 0 },
+      outcome: 'cancelled',
+      error: 'SIGINT'
+    })
+    expect(errorReport('bad', redactor, { errorCause: 'input' })).toMatchObject({
+      outcome: 'error',
+      errorCause: 'input'
+    })
+    expect(messageOf(new Error('words'))).toBe('words')
+    expect(messageOf('thrown text')).toBe('thrown text')
   })
 })
 

@@ -12,7 +12,7 @@ import { RetryPolicy } from '../../src/api/retry-policy.js'
 import { CONTRACT_NAMING } from '../../src/domain/input-naming.js'
 import type { Logger } from '../../src/domain/logger.js'
 import { Redactor } from '../../src/domain/untrusted-text.js'
-import { addSecret, GateRun } from '../../src/gate/gate-run.js'
+import { addSecretInputs, GateRun } from '../../src/gate/gate-run.js'
 import { parseInputs } from '../../src/gate/inputs.js'
 import type { RunReport } from '../../src/report/report.js'
 import { demoWorld } from './neon/scenarios.ts'
@@ -56,8 +56,7 @@ export function simulatedGate(
   }
 ): Promise<RunReport> {
   const redactor = new Redactor()
-  addSecret(redactor, values.api_key ?? '')
-  addSecret(redactor, values.database_url ?? '', 'database_url')
+  addSecretInputs(redactor, (name) => values[name])
   const inputs = parseInputs((name) => values[name] ?? '', CONTRACT_NAMING)
   const { random } = dependencies
   const run = new GateRun({

@@ -5,7 +5,9 @@ import { COMMENT_TIME_LIMIT_MS } from '../../src/runner/pr-comment.js'
 import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../../src/api/api-core.js'
 import { ApiError } from '../../src/domain/errors.js'
 import { MAX_INTERVAL_MS, MAX_OPERATION_IDS, MAX_TIMEOUT_MS } from '../../src/gate/input-fields.js'
-import { INPUT_NAMES } from '../../src/domain/input-naming.js'
+import { inputEntries, INPUT_NAMES } from '../../src/domain/input-catalog.js'
+import { HELP_TEXT } from '../../src/command/help.js'
+import { OPTIONS } from '../../src/command/options.js'
 import { ACTION_ONLY_INPUT_NAMES } from '../../src/runner/input-helper.js'
 import { getInputs } from '../../src/runner/input-helper.js'
 import {
@@ -351,6 +353,81 @@ describe('documentation and metadata agree with the code', () => {
 
   it('the tests run on Node 24, the runtime the action declares', () => {
     expect(Number(process.versions.node.split('.')[0])).toBe(24)
+  })
+})
+
+/** The description of an input of action.yml. */
+function inputDescription(yaml: string, name: string): string {
+  return yaml.split(new RegExp(`^ {2}${name}:\\n`, 'm'))[1].split(/^ {2}\S/m)[0]
+}
+
+/** The rows of the first Markdown table under a heading (its header and rule left out), as cells. */
+function tableUnder(markdown: string, heading: string): string[][] {
+  const body = markdown.split(`\n${heading}\n`)[1]?.split('\n#')[0] ?? ''
+  const table = /(?:^\|.*\|$\n?)+/m.exec(body)?.[0] ?? ''
+  return table
+    .trim()
+    .split('\n')
+    .slice(2)
+    .map((row) =>
+      row
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim())
+    )
+}
+
+describe('the input catalog (src/domain/input-catalog.ts) holds action.yml, docs/usage.md and docs/cli.md', () => {
+  const actionYml = read('action.yml')
+  const inputs = section(actionYml, 'inputs')
+  const masked = (name: string) => /\bmasked\b/i.test(inputDescription(actionYml, name))
+  const catalog = new Map(inputEntries())
+
+  it('action.yml declares each input of the catalog, and masks exactly its secrets', () => {
+    for (const [name, entry] of catalog) {
+      expect([name, inputs.includes(name), masked(name)]).toEqual([name, true, !!entry.secret])
+    }
+  })
+
+  it('docs/usage.md gives each input of action.yml its flag, file and variable, and says which are secrets', () => {
+    const rows = tableUnder(read('docs/usage.md'), '## Inputs')
+    expect(rows.map(([input]) => input)).toEqual(inputs.map((name) => `\`${name}\``))
+    for (const [input, command, secret] of rows) {
+      const name = input.replace(/`/g, '')
+      const entry = catalog.get(name as never)
+      const { flag, file, env } = entry?.command ?? {}
+      const ways = [flag && `--${flag.name}`, file && `--${file}`, env].filter(Boolean)
+      const expected = entry ? ways.map((way) => `\`${way}\``).join(', ') : 'the action only'
+      expect([name, command, secret]).toEqual([name, expected, masked(name) ? 'yes' : ''])
+    }
+  })
+
+  it('docs/cli.md documents every flag the command takes, and no other; and each input’s variable', () => {
+    const cli = read('docs/cli.md')
+    const documented = tableUnder(cli, '## Flags').flatMap(([flags]) =>
+      [...flags.matchAll(/`--([a-z-]+)/g)].map(([, flag]) =>
+        flag.startsWith('no-') && flag.slice(3) in OPTIONS ? flag.slice(3) : flag
+      )
+    )
+    expect([...new Set(documented)].sort()).toEqual(Object.keys(OPTIONS).sort())
+    const variables = tableUnder(cli, '## Environment').flatMap(([names]) =>
+      [...names.matchAll(/`([A-Z_]+)`/g)].map(([, variable]) => variable)
+    )
+    for (const [, { command }] of catalog) {
+      if (command.env) expect(variables).toContain(command.env)
+    }
+  })
+
+  it('--help names each input’s flag and file', () => {
+    for (const [name, { command }] of catalog) {
+      const named = [command.flag?.name, command.file].filter((flag) => flag !== undefined)
+      for (const flag of named) {
+        expect([
+          name,
+          HELP_TEXT.includes(`--${flag}`) || HELP_TEXT.includes(`--no-${flag}`)
+        ]).toEqual([name, true])
+      }
+    }
   })
 })
 

@@ -3,52 +3,15 @@
  * only a command has (where the key comes from, the output, the files for CI). Secrets never come
  * from a flag's value: a flag shows in `ps` and in shell history.
  */
-import { parseArgs, type ParseArgsOptionsConfig } from 'node:util'
+import { parseArgs } from 'node:util'
+import { inputEntries, inputEntry } from '../domain/input-catalog.js'
 import type { InputName, InputNaming } from '../domain/input-naming.js'
+import { flagOf, GATE_FLAGS, OPTIONS } from './options.js'
 
 /** Bad flags or input: the command's usage error (exit code 2), naming the flag as typed. */
 export class UsageError extends Error {
   override name = 'UsageError'
 }
-
-/** The gate's inputs that the command takes as flags, and the environment variable behind each. */
-const INPUT_FLAGS: Partial<Record<InputName, { flag: string; boolean?: true; env?: string }>> = {
-  project_id: { flag: 'project-id', env: 'NEON_PROJECT_ID' },
-  operation_id: { flag: 'operation-id' },
-  branch_id: { flag: 'branch-id' },
-  database_url: { flag: 'database-url' },
-  list_projects: { flag: 'list-projects', boolean: true },
-  org_id: { flag: 'org-id' },
-  wait: { flag: 'wait', boolean: true },
-  interval: { flag: 'interval' },
-  timeout: { flag: 'timeout' },
-  fail_fast: { flag: 'fail-fast', boolean: true },
-  api_host: { flag: 'api-host' },
-  before: { flag: 'before' }
-}
-
-const OPTIONS = {
-  'project-id': { type: 'string' },
-  'operation-id': { type: 'string', multiple: true },
-  'branch-id': { type: 'string' },
-  'database-url': { type: 'string' },
-  'database-url-file': { type: 'string' },
-  'api-key-file': { type: 'string' },
-  'list-projects': { type: 'boolean' },
-  'org-id': { type: 'string' },
-  wait: { type: 'boolean' },
-  interval: { type: 'string' },
-  timeout: { type: 'string' },
-  'fail-fast': { type: 'boolean' },
-  'api-host': { type: 'string' },
-  before: { type: 'string' },
-  output: { type: 'string' },
-  summary: { type: 'string' },
-  dotenv: { type: 'string' },
-  quiet: { type: 'boolean', short: 'q' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean' }
-} satisfies ParseArgsOptionsConfig
 
 /** What the command was asked to do, before any secret is read. */
 export interface CommandRequest {
@@ -132,19 +95,6 @@ function negativeValuesJoined(argv: string[]): string[] {
   return joined
 }
 
-/**
- * The flags that ask for a gate: with any of them, NEON_PROJECT_ID is the project; only
- * `--list-projects` without them ignores it.
- */
-const GATE_FLAGS = [
-  'project-id',
-  'branch-id',
-  'operation-id',
-  'database-url',
-  'database-url-file',
-  'before'
-]
-
 export function parseCommandLine(
   argv: string[],
   env: Record<string, string | undefined>
@@ -185,14 +135,13 @@ export function parseCommandLine(
     // Not quoted: a secret given by mistake is not known to the redactor yet.
     throw new UsageError('--output: not one of text, json (the value is not repeated here)')
   }
-  const flagOf = (name: InputName): string => `--${INPUT_FLAGS[name]?.flag ?? name}`
   return {
     request: {
       values,
       naming: {
         label: (name) => labels.get(name) ?? flagOf(name),
         // A secret by where it comes from (NEON_API_KEY, --api-key-file): it has no flag of its own.
-        mention: (name) => (SECRET_INPUTS.has(name) && labels.get(name)) || flagOf(name),
+        mention: (name) => (inputEntry(name).secret && labels.get(name)) || flagOf(name),
         enabled: flagOf
       },
       apiKeyFile: flags['api-key-file'],
@@ -204,9 +153,6 @@ export function parseCommandLine(
     }
   }
 }
-
-/** The inputs that are secrets: never a flag's value, named by the variable or file they come from. */
-const SECRET_INPUTS = new Set<InputName>(['api_key', 'database_url'])
 
 type Parsed = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; tokens: true }>>
 
@@ -227,23 +173,20 @@ function inputValues(
   const labels = new Map<InputName, string>()
   // NEON_PROJECT_ID is the project to gate, but --list-projects alone only lists.
   const onlyLists = flags['list-projects'] && !GATE_FLAGS.some((flag) => typed.has(flag))
-  for (const [name, spec] of Object.entries(INPUT_FLAGS) as [
-    InputName,
-    NonNullable<(typeof INPUT_FLAGS)[InputName]>
-  ][]) {
-    const given = flags[spec.flag as keyof typeof flags]
-    if (given !== undefined) {
+  for (const [name, { command }] of inputEntries()) {
+    const { flag, env: variable, file } = command
+    const given = flag && flags[flag.name as keyof typeof flags]
+    if (flag && given !== undefined) {
       values[name] = Array.isArray(given) ? given.join(',') : String(given)
-      labels.set(name, typed.get(spec.flag) ?? `--${spec.flag}`)
-    } else if (spec.env && env[spec.env] && !(name === 'project_id' && onlyLists)) {
-      values[name] = env[spec.env]
-      labels.set(name, spec.env)
+      labels.set(name, typed.get(flag.name) ?? `--${flag.name}`)
+    } else if (flag && variable && env[variable] && !(name === 'project_id' && onlyLists)) {
+      values[name] = env[variable]
+      labels.set(name, variable)
     }
+    // A secret is named by where it comes from: its file as typed, else its flag or variable.
+    const from = (file && typed.get(file)) || labels.get(name) || variable
+    if (file && from) labels.set(name, from)
   }
-  // The secrets are named by where they come from.
-  labels.set('api_key', typed.get('api-key-file') ?? 'NEON_API_KEY')
-  const urlFile = typed.get('database-url-file')
-  if (urlFile) labels.set('database_url', urlFile)
   return { values, labels }
 }
 

@@ -1,5 +1,23 @@
-import { DEFAULT_API_HOST } from '../gate/input-fields.js'
+/*
+ * The command's --help: its usage, then the inputs' lines from the input catalog (each flag where
+ * its part of the catalog puts it), then the command's own flags, its exit codes and variables.
+ */
+import { type FlagHelp, inputEntries, type InputHelp } from '../domain/input-catalog.js'
 import { ACTION_VERSION } from '../domain/version.js'
+
+/** The inputs' help in one part: a paragraph as it is, a flag's lines beside it (column 29). */
+function inputHelp(part: InputHelp['part']): string {
+  const helps = inputEntries()
+    .map(([, entry]) => entry.help)
+    .filter((help) => help.part === part)
+  const flagLines = ([usage, first, ...more]: FlagHelp): string[] => [
+    `  ${usage.padEnd(26)}${first ?? ''}`,
+    ...more.map((line) => `${' '.repeat(28)}${line}`)
+  ]
+  return helps
+    .flatMap((help) => ('text' in help ? help.text : help.flags.flatMap(flagLines)))
+    .join('\n')
+}
 
 export const VERSION_TEXT = `neon-gate ${ACTION_VERSION}\n`
 
@@ -11,30 +29,13 @@ Usage:
   neon-gate --project-id ID --branch-id BRANCH --before delete|reset [options]
   neon-gate --list-projects [--org-id ORG] [options]
 
-The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);
-never from a flag, which ps and shell history would show.
+${inputHelp('intro')}
 
 What to wait for:
-  --project-id ID           the project (default: NEON_PROJECT_ID)
-  --branch-id BRANCH        only this branch's operations (an id, br-..., or a name); then
-                            also wait until the branch is ready
-  --operation-id UUID       only these operations (repeat it, or separate ids by commas)
-  --database-url URL        then connect and run SELECT 1 (a secret: prefer the file)
-  --database-url-file PATH  the database URL from a file (- reads standard input)
-  --list-projects           also list the projects the key can see
-  --org-id ORG              the organization whose projects to list
-  --before delete|reset     before a teardown of --branch-id: wait until the whole project
-                            is idle, then check that the branch can be deleted (or reset to
-                            its parent) now: exit 1 when something blocks it, 0 when it is
-                            clear or, for delete, already gone
+${inputHelp('what')}
 
 How:
-  --no-wait                 read once and report (exit 75 while work is in flight; an API
-                            that does not answer ends it within 3 intervals, exit 3)
-  --interval DURATION       time between polls: 5, 5s, 90s, 1m (default 5s)
-  --timeout DURATION        longest wait: 90s, 15m, 2h, 5d at most (default 10m)
-  --fail-fast               treat the first "failed" status as final
-  --api-host URL            the API (default ${DEFAULT_API_HOST})
+${inputHelp('how')}
 
 Output:
   --output text|json        standard output: a plain report (default), or one JSON object

@@ -7,10 +7,16 @@ import type { Readable } from 'node:stream'
 import type { Clock } from '../domain/clock.js'
 import { CancelledError, InputError } from '../domain/errors.js'
 import { forLog, forLogLines, Redactor } from '../domain/untrusted-text.js'
-import { addSecret, GateRun, type StopSignal } from '../gate/gate-run.js'
+import {
+  addSecretInput,
+  addSecretInputs,
+  errorReport,
+  GateRun,
+  messageOf,
+  type StopSignal
+} from '../gate/gate-run.js'
 import { type Inputs, parseInputs, parseTimeout } from '../gate/inputs.js'
 import { errorLine } from '../report/headline.js'
-import type { RunReport } from '../report/report.js'
 import { EXIT, exitCodeOf } from './exit-codes.js'
 import {
   type CommandRequest,
@@ -21,6 +27,7 @@ import {
   UsageError
 } from './flags.js'
 import { HELP_TEXT, VERSION_TEXT } from './help.js'
+import { variableValue } from './options.js'
 import { Progress, type ProgressStream } from './progress.js'
 import {
   checkResultTargets,
@@ -57,8 +64,9 @@ const colourWanted = (env: Record<string, string | undefined>): boolean => !env.
 export async function runCommand(argv: string[], environment: CommandEnvironment): Promise<number> {
   const { env, stdout } = environment
   const redactor = new Redactor()
-  // The key in the environment is known at once: redacted before any message could quote it.
-  addSecret(redactor, (env.NEON_API_KEY ?? '').trim())
+  // A secret in the environment (the key) is known at once: redacted before any message could
+  // quote it.
+  addSecretInputs(redactor, (name) => variableValue(name, env))
   const voice: Voice = {
     color: colourWanted(env),
     clean: (text) => forLogLines(forLog(redactor.redact(text))),
@@ -77,9 +85,8 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
     return EXIT.usage
   }
   const { request } = parsed
-  // A database URL given as a flag is known at once too.
-  const urlFlag = request.values.database_url?.trim()
-  if (urlFlag) addSecret(redactor, urlFlag, 'database_url')
+  // A secret given as a flag (a database URL) is known at once too.
+  addSecretInputs(redactor, (name) => request.values[name])
   const progress = new Progress(environment.stderr, { quiet: request.quiet, ...voice })
   const output = { ...environment, progress }
   // --timeout bounds the whole run, the reading of its secrets included. SIGINT and SIGTERM while
@@ -130,17 +137,14 @@ async function endWithError(
   { stderr, progress }: Pick<CommandEnvironment, 'stderr'> & { progress?: Progress },
   { color, clean, redactor }: Voice
 ): Promise<number> {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = messageOf(error)
   const usage = error instanceof UsageError || error instanceof InputError
-  const report: RunReport = { requests: { requests: 0, retries: 0 } }
-  if (error instanceof CancelledError && stoppedBy) {
-    report.outcome = 'cancelled'
-    report.error = redactor.redact(`${message}, before the gate started`)
-  } else {
-    report.outcome = 'error'
-    report.error = redactor.redact(usage ? message : `neon-gate failed unexpectedly: ${message}`)
-    if (usage) report.errorCause = 'input'
-  }
+  const report =
+    error instanceof CancelledError && stoppedBy
+      ? errorReport(`${message}, before the gate started`, redactor, { outcome: 'cancelled' })
+      : usage
+        ? errorReport(message, redactor, { errorCause: 'input' })
+        : errorReport(`neon-gate failed unexpectedly: ${message}`, redactor)
   const code = exitCodeOf(report, stoppedBy)
   // Errors stand whatever --quiet says; the request's own progress clears its line first.
   const lines = progress ?? new Progress(stderr, { quiet: true, color, clean })
@@ -180,12 +184,12 @@ async function readInputs(
     signal
   })
   const apiKey = await readApiKey(request.apiKeyFile, env, reading())
-  addSecret(redactor, apiKey)
+  addSecretInput(redactor, 'api_key', apiKey)
   const databaseUrl =
     request.databaseUrlFile !== undefined
       ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading())
       : request.values.database_url?.trim()
-  if (databaseUrl) addSecret(redactor, databaseUrl, 'database_url')
+  addSecretInput(redactor, 'database_url', databaseUrl)
   const values: Record<string, string | undefined> = {
     ...request.values,
     api_key: apiKey,

@@ -5,22 +5,10 @@
  * variable the user typed (`--project-id`, `NEON_PROJECT_ID`). An error about an input, wherever it
  * is found, is worded with the naming of the front end that shows it.
  */
-export const INPUT_NAMES = [
-  'api_key',
-  'project_id',
-  'operation_id',
-  'branch_id',
-  'list_projects',
-  'org_id',
-  'wait',
-  'interval',
-  'timeout',
-  'fail_fast',
-  'api_host',
-  'database_url',
-  'before'
-] as const
-export type InputName = (typeof INPUT_NAMES)[number]
+import type { InputName } from './input-catalog.js'
+
+// The names themselves are the catalog's keys.
+export { INPUT_NAMES, type InputName } from './input-catalog.js'
 
 /** How a front end names its inputs in messages (a front end's own inputs too: `Name`). */
 export interface InputNaming<Name extends string = InputName> {

@@ -1,9 +1,9 @@
 /*
  * One run of the gate, as either front end starts it: the seam below the action's runner and the
- * command. It owns what both do around gate(): every form of a secret into the redactor, SIGINT and
- * SIGTERM turned into an abort, the banner, the line that says which gate runs, the warnings about
- * ignored inputs, and the production dependencies (a harness swaps the clock, the network or the
- * database for simulated ones). A front end reads its inputs, runs them here, and publishes the
+ * command. It owns what both do around gate(): every form of a secret into the redactor (which
+ * inputs are secrets is the input catalog's), SIGINT and SIGTERM turned into an abort, the banner, the line that says which gate runs, the warnings about
+ * ignored inputs, the report of a run that ended on an error of its own, and the production
+ * dependencies (a harness swaps the clock, the network or the database for simulated ones). A front end reads its inputs, runs them here, and publishes the
  * report.
  */
 import { httpGet } from '../api/http-transport.js'
@@ -12,6 +12,7 @@ import { RetryPolicy } from '../api/retry-policy.js'
 import { type Clock, systemClock } from '../domain/clock.js'
 import { databaseSecrets } from '../domain/database.js'
 import { CancelledError } from '../domain/errors.js'
+import { inputEntries, inputEntry, type InputName } from '../domain/input-catalog.js'
 import type { InputNaming } from '../domain/input-naming.js'
 import type { Logger } from '../domain/logger.js'
 import type { Redactor } from '../domain/untrusted-text.js'
@@ -60,6 +61,60 @@ export function addSecret(
   const forms = (kind === 'database_url' ? databaseSecrets(value) : [value]).filter(Boolean)
   for (const form of forms) redactor.add(form)
   return forms
+}
+
+/**
+ * An input's value into `redactor` when the input catalog says it is a secret, without the white
+ * space around it; returns the forms added (none for an input that is no secret).
+ */
+export function addSecretInput(
+  redactor: Redactor,
+  name: InputName,
+  value: string | undefined
+): string[] {
+  const { secret } = inputEntry(name)
+  if (!secret || !value) return []
+  return addSecret(redactor, value.trim(), secret === 'database_url' ? secret : 'secret')
+}
+
+/**
+ * Every secret input into `redactor`, each read with `read` and handed on form by form to
+ * `onSecret` before the next is read (the action masks it with the runner); returns them as read.
+ */
+export function addSecretInputs(
+  redactor: Redactor,
+  read: (name: InputName) => string | undefined,
+  onSecret: (form: string) => void = () => undefined
+): Partial<Record<InputName, string>> {
+  const values: Partial<Record<InputName, string>> = {}
+  for (const [name, { secret }] of inputEntries()) {
+    if (!secret) continue
+    values[name] = read(name)
+    addSecretInput(redactor, name, values[name]).forEach(onSecret)
+  }
+  return values
+}
+
+/** What was thrown, in words. */
+export const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error)
+
+/**
+ * The report of a run that ended on an error of its own, outside the gate (bad input, a signal
+ * while a secret was read, something unexpected): no request counted, `text` redacted; `facts`
+ * say otherwise (`cancelled`, an error of the input).
+ */
+export function errorReport(
+  text: string,
+  redactor: Redactor,
+  facts: Pick<RunReport, 'outcome' | 'errorCause'> = {}
+): RunReport & { error: string } {
+  return {
+    requests: { requests: 0, retries: 0 },
+    outcome: 'error',
+    error: redactor.redact(text),
+    ...facts
+  }
 }
 
 /**

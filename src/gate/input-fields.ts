@@ -3,11 +3,12 @@
  * API's address, each with what it accepts and its default.
  */
 import { z } from 'zod'
+import { DEFAULT_API_HOST } from '../domain/input-catalog.js'
 import { parseDuration } from '../domain/duration.js'
 import { isLoopbackHost } from '../domain/loopback.js'
 import { UNSAFE_CHARACTER_CLASS } from '../domain/untrusted-text.js'
 
-export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
+export { DEFAULT_API_HOST }
 export const DEFAULT_TIMEOUT = '10m'
 export const ID_PATTERN = /^[a-z0-9-]{1,60}$/
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */

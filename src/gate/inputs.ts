@@ -30,7 +30,7 @@ import {
 const timeoutInput = (show: ShowValue) =>
   durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show)
 
-/** Each input on its own: what it accepts, its default, and what is wrong with it. */
+/** Each input of the catalog on its own: what it accepts, its default, and what is wrong with it. */
 function inputFields(naming: InputNaming) {
   return {
     api_key: z
@@ -80,7 +80,7 @@ function inputFields(naming: InputNaming) {
       ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` })
       return z.NEVER
     })
-  }
+  } satisfies Record<InputName, z.ZodType<unknown, string>>
 }
 
 type Fields = z.output<z.ZodObject<ReturnType<typeof inputFields>>>

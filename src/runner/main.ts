@@ -3,7 +3,14 @@ import { InputError } from '../domain/errors.js'
 import type { Logger } from '../domain/logger.js'
 import { forLog, Redactor } from '../domain/untrusted-text.js'
 import type { RunOutcome, RunReport } from '../report/report.js'
-import { addSecret, GateRun, type Surroundings } from '../gate/gate-run.js'
+import {
+  addSecret,
+  addSecretInputs,
+  errorReport,
+  GateRun,
+  messageOf,
+  type Surroundings
+} from '../gate/gate-run.js'
 import { describeRun, readGitHubContext, withheldSecretReason } from './github-context.js'
 import { type ActionInputs, ACTION_INPUT_NAMING, getInputs } from './input-helper.js'
 import { publish } from './publish.js'
@@ -38,8 +45,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
     inputs = getInputs((name) => core.getInput(name, { trimWhitespace: false }))
     report = await gateRun.gate(inputs, ACTION_INPUT_NAMING)
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    report = { requests: { requests: 0, retries: 0 }, outcome: 'error', error: redact(message) }
+    report = errorReport(messageOf(error), redactor)
   } finally {
     gateRun.end()
   }
@@ -48,18 +54,17 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
 }
 
 /**
- * The secret inputs into `redactor`, in every form redaction must find (the URL's password too),
- * each handed to `onSecret` as soon as it is read; the API key as given.
+ * The secret inputs into `redactor` (the gate's, then the action's own token), in every form
+ * redaction must find (the URL's password too), each handed to `onSecret` as soon as it is read;
+ * the API key as given.
  */
 function readSecrets(redactor: Redactor, onSecret: (secret: string) => void = () => undefined) {
-  const read = (name: string, kind?: 'database_url'): string => {
-    const value = core.getInput(name)
-    addSecret(redactor, value, kind).forEach(onSecret)
-    return value
-  }
-  const apiKey = read('api_key')
-  read('github_token')
-  read('database_url', 'database_url')
+  const { api_key: apiKey = '' } = addSecretInputs(
+    redactor,
+    (name) => core.getInput(name),
+    onSecret
+  )
+  addSecret(redactor, core.getInput('github_token')).forEach(onSecret)
   return apiKey
 }
 
@@ -70,7 +75,6 @@ function readSecrets(redactor: Redactor, onSecret: (secret: string) => void = ()
 export function failUnexpectedly(error: unknown): RunOutcome {
   const redactor = new Redactor()
   readSecrets(redactor)
-  const message = error instanceof Error ? error.message : String(error)
-  core.setFailed(forLog(redactor.redact(`The action failed unexpectedly: ${message}`)))
+  core.setFailed(forLog(redactor.redact(`The action failed unexpectedly: ${messageOf(error)}`)))
   return 'error'
 }
