@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9994);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(15);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9994:
+/***/ 15:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31369,29 +31369,135 @@ function formatDuration(ms) {
     return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
-;// CONCATENATED MODULE: ./src/domain/input-naming.ts
+;// CONCATENATED MODULE: ./src/domain/input-catalog.ts
 /*
- * The gate's inputs by name (those both front ends share; the action's own for the pull request
- * are the runner's), and how each front end names them in its messages: the action as action.yml
- * does (`input "project_id"`, `list_projects: true`), the command as the flag or the
- * variable the user typed (`--project-id`, `NEON_PROJECT_ID`). An error about an input, wherever it
- * is found, is worded with the naming of the front end that shows it.
+ * The gate's inputs, one entry each: the one place an input is named. Its key is the action's
+ * input (as action.yml spells it, the contract's name); the entry says how the command takes it
+ * (its flag, the variable behind it, the flag of a file that holds it), whether it is a secret, and
+ * its lines in the command's --help. What the front ends list (the action's inputs, the command's
+ * flags, the flags that ask for a gate, the secrets to redact, the help) is derived from here, and
+ * a tooling test holds action.yml, docs/usage.md and docs/cli.md to it. The order is the help's.
+ * The action's own inputs for the pull request are the runner's (src/runner/input-helper.ts).
  */
-const INPUT_NAMES = [
-    'api_key',
-    'project_id',
-    'operation_id',
-    'branch_id',
-    'list_projects',
-    'org_id',
-    'wait',
-    'interval',
-    'timeout',
-    'fail_fast',
-    'api_host',
-    'database_url',
-    'before'
-];
+/** The API's address when none is given. */
+const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+const INPUT_CATALOG = {
+    api_key: {
+        secret: 'text',
+        command: { env: 'NEON_API_KEY', file: 'api-key-file' },
+        help: {
+            part: 'intro',
+            text: [
+                'The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);',
+                'never from a flag, which ps and shell history would show.'
+            ]
+        }
+    },
+    project_id: {
+        command: { flag: { name: 'project-id', gate: true }, env: 'NEON_PROJECT_ID' },
+        help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] }
+    },
+    branch_id: {
+        command: { flag: { name: 'branch-id', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--branch-id BRANCH',
+                    "only this branch's operations (an id, br-..., or a name); then",
+                    'also wait until the branch is ready'
+                ]
+            ]
+        }
+    },
+    operation_id: {
+        command: { flag: { name: 'operation-id', multiple: true, gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                ['--operation-id UUID', 'only these operations (repeat it, or separate ids by commas)']
+            ]
+        }
+    },
+    database_url: {
+        secret: 'database_url',
+        command: { flag: { name: 'database-url', gate: true }, file: 'database-url-file' },
+        help: {
+            part: 'what',
+            flags: [
+                ['--database-url URL', 'then connect and run SELECT 1 (a secret: prefer the file)'],
+                ['--database-url-file PATH', 'the database URL from a file (- reads standard input)']
+            ]
+        }
+    },
+    list_projects: {
+        command: { flag: { name: 'list-projects', boolean: true } },
+        help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] }
+    },
+    org_id: {
+        command: { flag: { name: 'org-id' } },
+        help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] }
+    },
+    before: {
+        command: { flag: { name: 'before', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--before delete|reset',
+                    'before a teardown of --branch-id: wait until the whole project',
+                    'is idle, then check that the branch can be deleted (or reset to',
+                    'its parent) now: exit 1 when something blocks it, 0 when it is',
+                    'clear or, for delete, already gone'
+                ]
+            ]
+        }
+    },
+    wait: {
+        command: { flag: { name: 'wait', boolean: true } },
+        help: {
+            part: 'how',
+            flags: [
+                [
+                    '--no-wait',
+                    'read once and report (exit 75 while work is in flight; an API',
+                    'that does not answer ends it within 3 intervals, exit 3)'
+                ]
+            ]
+        }
+    },
+    interval: {
+        command: { flag: { name: 'interval' } },
+        help: {
+            part: 'how',
+            flags: [['--interval DURATION', 'time between polls: 5, 5s, 90s, 1m (default 5s)']]
+        }
+    },
+    timeout: {
+        command: { flag: { name: 'timeout' } },
+        help: {
+            part: 'how',
+            flags: [['--timeout DURATION', 'longest wait: 90s, 15m, 2h, 5d at most (default 10m)']]
+        }
+    },
+    fail_fast: {
+        command: { flag: { name: 'fail-fast', boolean: true } },
+        help: { part: 'how', flags: [['--fail-fast', 'treat the first "failed" status as final']] }
+    },
+    api_host: {
+        command: { flag: { name: 'api-host' } },
+        help: { part: 'how', flags: [['--api-host URL', `the API (default ${DEFAULT_API_HOST})`]] }
+    }
+};
+/** Every input by name, in the catalog's order. */
+const INPUT_NAMES = Object.keys(INPUT_CATALOG);
+/** Each entry, typed as an entry (the catalog's literal types are for its names). */
+const inputEntries = () => Object.entries(INPUT_CATALOG);
+const inputEntry = (name) => INPUT_CATALOG[name];
+
+;// CONCATENATED MODULE: ./src/domain/input-naming.ts
+// The names themselves are the catalog's keys.
+
 /** The contract's names, as action.yml spells them: the action's naming, and every message's default. */
 const CONTRACT_NAMING = {
     label: (name) => `input "${name}"`,
@@ -44413,7 +44519,8 @@ function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal, trans
 
 
 
-const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+
+
 const DEFAULT_TIMEOUT = '10m';
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
@@ -44575,7 +44682,7 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
 
 
 const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
-/** Each input on its own: what it accepts, its default, and what is wrong with it. */
+/** Each input of the catalog on its own: what it accepts, its default, and what is wrong with it. */
 function inputFields(naming) {
     return {
         api_key: schemas_string()
@@ -44817,12 +44924,13 @@ function gateLine(inputs, { mention }) {
 ;// CONCATENATED MODULE: ./src/gate/gate-run.ts
 /*
  * One run of the gate, as either front end starts it: the seam below the action's runner and the
- * command. It owns what both do around gate(): every form of a secret into the redactor, SIGINT and
- * SIGTERM turned into an abort, the banner, the line that says which gate runs, the warnings about
- * ignored inputs, and the production dependencies (a harness swaps the clock, the network or the
- * database for simulated ones). A front end reads its inputs, runs them here, and publishes the
+ * command. It owns what both do around gate(): every form of a secret into the redactor (which
+ * inputs are secrets is the input catalog's), SIGINT and SIGTERM turned into an abort, the banner, the line that says which gate runs, the warnings about
+ * ignored inputs, the report of a run that ended on an error of its own, and the production
+ * dependencies (a harness swaps the clock, the network or the database for simulated ones). A front end reads its inputs, runs them here, and publishes the
  * report.
  */
+
 
 
 
@@ -44842,6 +44950,45 @@ function addSecret(redactor, value, kind = 'secret') {
     for (const form of forms)
         redactor.add(form);
     return forms;
+}
+/**
+ * An input's value into `redactor` when the input catalog says it is a secret, without the white
+ * space around it; returns the forms added (none for an input that is no secret).
+ */
+function addSecretInput(redactor, name, value) {
+    const { secret } = inputEntry(name);
+    if (!secret || !value)
+        return [];
+    return addSecret(redactor, value.trim(), secret === 'database_url' ? secret : 'secret');
+}
+/**
+ * Every secret input into `redactor`, each read with `read` and handed on form by form to
+ * `onSecret` before the next is read (the action masks it with the runner); returns them as read.
+ */
+function addSecretInputs(redactor, read, onSecret = () => undefined) {
+    const values = {};
+    for (const [name, { secret }] of inputEntries()) {
+        if (!secret)
+            continue;
+        values[name] = read(name);
+        addSecretInput(redactor, name, values[name]).forEach(onSecret);
+    }
+    return values;
+}
+/** What was thrown, in words. */
+const messageOf = (error) => error instanceof Error ? error.message : String(error);
+/**
+ * The report of a run that ended on an error of its own, outside the gate (bad input, a signal
+ * while a secret was read, something unexpected): no request counted, `text` redacted; `facts`
+ * say otherwise (`cancelled`, an error of the input).
+ */
+function errorReport(text, redactor, facts = {}) {
+    return {
+        requests: { requests: 0, retries: 0 },
+        outcome: 'error',
+        error: redactor.redact(text),
+        ...facts
+    };
 }
 /**
  * The run begins when it is made: from then on until end() (gate() ends it too), the first SIGINT
@@ -47071,8 +47218,7 @@ async function run(dependencies = {}) {
         report = await gateRun.gate(inputs, ACTION_INPUT_NAMING);
     }
     catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        report = { requests: { requests: 0, retries: 0 }, outcome: 'error', error: redact(message) };
+        report = errorReport(messageOf(error), redactor);
     }
     finally {
         gateRun.end();
@@ -47081,18 +47227,13 @@ async function run(dependencies = {}) {
     return report.outcome ?? 'error';
 }
 /**
- * The secret inputs into `redactor`, in every form redaction must find (the URL's password too),
- * each handed to `onSecret` as soon as it is read; the API key as given.
+ * The secret inputs into `redactor` (the gate's, then the action's own token), in every form
+ * redaction must find (the URL's password too), each handed to `onSecret` as soon as it is read;
+ * the API key as given.
  */
 function readSecrets(redactor, onSecret = () => undefined) {
-    const read = (name, kind) => {
-        const value = getInput(name);
-        addSecret(redactor, value, kind).forEach(onSecret);
-        return value;
-    };
-    const apiKey = read('api_key');
-    read('github_token');
-    read('database_url', 'database_url');
+    const { api_key: apiKey = '' } = addSecretInputs(redactor, (name) => getInput(name), onSecret);
+    addSecret(redactor, getInput('github_token')).forEach(onSecret);
     return apiKey;
 }
 /**
@@ -47102,8 +47243,7 @@ function readSecrets(redactor, onSecret = () => undefined) {
 function failUnexpectedly(error) {
     const redactor = new Redactor();
     readSecrets(redactor);
-    const message = error instanceof Error ? error.message : String(error);
-    setFailed(forLog(redactor.redact(`The action failed unexpectedly: ${message}`)));
+    setFailed(forLog(redactor.redact(`The action failed unexpectedly: ${messageOf(error)}`)));
     return 'error';
 }
 

@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5199);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(316);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5199:
+/***/ 316:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -86,29 +86,135 @@ function formatDuration(ms) {
     return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
-;// CONCATENATED MODULE: ./src/domain/input-naming.ts
+;// CONCATENATED MODULE: ./src/domain/input-catalog.ts
 /*
- * The gate's inputs by name (those both front ends share; the action's own for the pull request
- * are the runner's), and how each front end names them in its messages: the action as action.yml
- * does (`input "project_id"`, `list_projects: true`), the command as the flag or the
- * variable the user typed (`--project-id`, `NEON_PROJECT_ID`). An error about an input, wherever it
- * is found, is worded with the naming of the front end that shows it.
+ * The gate's inputs, one entry each: the one place an input is named. Its key is the action's
+ * input (as action.yml spells it, the contract's name); the entry says how the command takes it
+ * (its flag, the variable behind it, the flag of a file that holds it), whether it is a secret, and
+ * its lines in the command's --help. What the front ends list (the action's inputs, the command's
+ * flags, the flags that ask for a gate, the secrets to redact, the help) is derived from here, and
+ * a tooling test holds action.yml, docs/usage.md and docs/cli.md to it. The order is the help's.
+ * The action's own inputs for the pull request are the runner's (src/runner/input-helper.ts).
  */
-const INPUT_NAMES = [
-    'api_key',
-    'project_id',
-    'operation_id',
-    'branch_id',
-    'list_projects',
-    'org_id',
-    'wait',
-    'interval',
-    'timeout',
-    'fail_fast',
-    'api_host',
-    'database_url',
-    'before'
-];
+/** The API's address when none is given. */
+const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+const INPUT_CATALOG = {
+    api_key: {
+        secret: 'text',
+        command: { env: 'NEON_API_KEY', file: 'api-key-file' },
+        help: {
+            part: 'intro',
+            text: [
+                'The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);',
+                'never from a flag, which ps and shell history would show.'
+            ]
+        }
+    },
+    project_id: {
+        command: { flag: { name: 'project-id', gate: true }, env: 'NEON_PROJECT_ID' },
+        help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] }
+    },
+    branch_id: {
+        command: { flag: { name: 'branch-id', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--branch-id BRANCH',
+                    "only this branch's operations (an id, br-..., or a name); then",
+                    'also wait until the branch is ready'
+                ]
+            ]
+        }
+    },
+    operation_id: {
+        command: { flag: { name: 'operation-id', multiple: true, gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                ['--operation-id UUID', 'only these operations (repeat it, or separate ids by commas)']
+            ]
+        }
+    },
+    database_url: {
+        secret: 'database_url',
+        command: { flag: { name: 'database-url', gate: true }, file: 'database-url-file' },
+        help: {
+            part: 'what',
+            flags: [
+                ['--database-url URL', 'then connect and run SELECT 1 (a secret: prefer the file)'],
+                ['--database-url-file PATH', 'the database URL from a file (- reads standard input)']
+            ]
+        }
+    },
+    list_projects: {
+        command: { flag: { name: 'list-projects', boolean: true } },
+        help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] }
+    },
+    org_id: {
+        command: { flag: { name: 'org-id' } },
+        help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] }
+    },
+    before: {
+        command: { flag: { name: 'before', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--before delete|reset',
+                    'before a teardown of --branch-id: wait until the whole project',
+                    'is idle, then check that the branch can be deleted (or reset to',
+                    'its parent) now: exit 1 when something blocks it, 0 when it is',
+                    'clear or, for delete, already gone'
+                ]
+            ]
+        }
+    },
+    wait: {
+        command: { flag: { name: 'wait', boolean: true } },
+        help: {
+            part: 'how',
+            flags: [
+                [
+                    '--no-wait',
+                    'read once and report (exit 75 while work is in flight; an API',
+                    'that does not answer ends it within 3 intervals, exit 3)'
+                ]
+            ]
+        }
+    },
+    interval: {
+        command: { flag: { name: 'interval' } },
+        help: {
+            part: 'how',
+            flags: [['--interval DURATION', 'time between polls: 5, 5s, 90s, 1m (default 5s)']]
+        }
+    },
+    timeout: {
+        command: { flag: { name: 'timeout' } },
+        help: {
+            part: 'how',
+            flags: [['--timeout DURATION', 'longest wait: 90s, 15m, 2h, 5d at most (default 10m)']]
+        }
+    },
+    fail_fast: {
+        command: { flag: { name: 'fail-fast', boolean: true } },
+        help: { part: 'how', flags: [['--fail-fast', 'treat the first "failed" status as final']] }
+    },
+    api_host: {
+        command: { flag: { name: 'api-host' } },
+        help: { part: 'how', flags: [['--api-host URL', `the API (default ${DEFAULT_API_HOST})`]] }
+    }
+};
+/** Every input by name, in the catalog's order. */
+const INPUT_NAMES = Object.keys(INPUT_CATALOG);
+/** Each entry, typed as an entry (the catalog's literal types are for its names). */
+const inputEntries = () => Object.entries(INPUT_CATALOG);
+const inputEntry = (name) => INPUT_CATALOG[name];
+
+;// CONCATENATED MODULE: ./src/domain/input-naming.ts
+// The names themselves are the catalog's keys.
+
 /** The contract's names, as action.yml spells them: the action's naming, and every message's default. */
 const CONTRACT_NAMING = {
     label: (name) => `input "${name}"`,
@@ -13201,7 +13307,8 @@ function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal, trans
 
 
 
-const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+
+
 const DEFAULT_TIMEOUT = '10m';
 const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
@@ -13363,7 +13470,7 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
 
 
 const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
-/** Each input on its own: what it accepts, its default, and what is wrong with it. */
+/** Each input of the catalog on its own: what it accepts, its default, and what is wrong with it. */
 function inputFields(naming) {
     return {
         api_key: schemas_string()
@@ -13605,12 +13712,13 @@ function gateLine(inputs, { mention }) {
 ;// CONCATENATED MODULE: ./src/gate/gate-run.ts
 /*
  * One run of the gate, as either front end starts it: the seam below the action's runner and the
- * command. It owns what both do around gate(): every form of a secret into the redactor, SIGINT and
- * SIGTERM turned into an abort, the banner, the line that says which gate runs, the warnings about
- * ignored inputs, and the production dependencies (a harness swaps the clock, the network or the
- * database for simulated ones). A front end reads its inputs, runs them here, and publishes the
+ * command. It owns what both do around gate(): every form of a secret into the redactor (which
+ * inputs are secrets is the input catalog's), SIGINT and SIGTERM turned into an abort, the banner, the line that says which gate runs, the warnings about
+ * ignored inputs, the report of a run that ended on an error of its own, and the production
+ * dependencies (a harness swaps the clock, the network or the database for simulated ones). A front end reads its inputs, runs them here, and publishes the
  * report.
  */
+
 
 
 
@@ -13630,6 +13738,45 @@ function addSecret(redactor, value, kind = 'secret') {
     for (const form of forms)
         redactor.add(form);
     return forms;
+}
+/**
+ * An input's value into `redactor` when the input catalog says it is a secret, without the white
+ * space around it; returns the forms added (none for an input that is no secret).
+ */
+function addSecretInput(redactor, name, value) {
+    const { secret } = inputEntry(name);
+    if (!secret || !value)
+        return [];
+    return addSecret(redactor, value.trim(), secret === 'database_url' ? secret : 'secret');
+}
+/**
+ * Every secret input into `redactor`, each read with `read` and handed on form by form to
+ * `onSecret` before the next is read (the action masks it with the runner); returns them as read.
+ */
+function addSecretInputs(redactor, read, onSecret = () => undefined) {
+    const values = {};
+    for (const [name, { secret }] of inputEntries()) {
+        if (!secret)
+            continue;
+        values[name] = read(name);
+        addSecretInput(redactor, name, values[name]).forEach(onSecret);
+    }
+    return values;
+}
+/** What was thrown, in words. */
+const messageOf = (error) => error instanceof Error ? error.message : String(error);
+/**
+ * The report of a run that ended on an error of its own, outside the gate (bad input, a signal
+ * while a secret was read, something unexpected): no request counted, `text` redacted; `facts`
+ * say otherwise (`cancelled`, an error of the input).
+ */
+function errorReport(text, redactor, facts = {}) {
+    return {
+        requests: { requests: 0, retries: 0 },
+        outcome: 'error',
+        error: redactor.redact(text),
+        ...facts
+    };
 }
 /**
  * The run begins when it is made: from then on until end() (gate() ends it too), the first SIGINT
@@ -14045,47 +14192,9 @@ function exitCodeOf(report, signal) {
 
 ;// CONCATENATED MODULE: external "node:util"
 const external_node_util_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
-;// CONCATENATED MODULE: ./src/command/flags.ts
-/*
- * The command's flags, read with node:util's parseArgs: the gate's inputs in kebab-case, and what
- * only a command has (where the key comes from, the output, the files for CI). Secrets never come
- * from a flag's value: a flag shows in `ps` and in shell history.
- */
+;// CONCATENATED MODULE: ./src/command/options.ts
 
-/** Bad flags or input: the command's usage error (exit code 2), naming the flag as typed. */
-class UsageError extends Error {
-    name = 'UsageError';
-}
-/** The gate's inputs that the command takes as flags, and the environment variable behind each. */
-const INPUT_FLAGS = {
-    project_id: { flag: 'project-id', env: 'NEON_PROJECT_ID' },
-    operation_id: { flag: 'operation-id' },
-    branch_id: { flag: 'branch-id' },
-    database_url: { flag: 'database-url' },
-    list_projects: { flag: 'list-projects', boolean: true },
-    org_id: { flag: 'org-id' },
-    wait: { flag: 'wait', boolean: true },
-    interval: { flag: 'interval' },
-    timeout: { flag: 'timeout' },
-    fail_fast: { flag: 'fail-fast', boolean: true },
-    api_host: { flag: 'api-host' },
-    before: { flag: 'before' }
-};
-const OPTIONS = {
-    'project-id': { type: 'string' },
-    'operation-id': { type: 'string', multiple: true },
-    'branch-id': { type: 'string' },
-    'database-url': { type: 'string' },
-    'database-url-file': { type: 'string' },
-    'api-key-file': { type: 'string' },
-    'list-projects': { type: 'boolean' },
-    'org-id': { type: 'string' },
-    wait: { type: 'boolean' },
-    interval: { type: 'string' },
-    timeout: { type: 'string' },
-    'fail-fast': { type: 'boolean' },
-    'api-host': { type: 'string' },
-    before: { type: 'string' },
+const COMMAND_OPTIONS = {
     output: { type: 'string' },
     summary: { type: 'string' },
     dotenv: { type: 'string' },
@@ -14093,6 +14202,47 @@ const OPTIONS = {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' }
 };
+function inputOptions() {
+    const options = {};
+    for (const [, { command }] of inputEntries()) {
+        const { flag, file } = command;
+        if (flag?.boolean)
+            options[flag.name] = { type: 'boolean' };
+        else if (flag)
+            options[flag.name] = { type: 'string', ...(flag.multiple && { multiple: true }) };
+        if (file)
+            options[file] = { type: 'string' };
+    }
+    return options;
+}
+/** Every flag of the command, by name without its dashes. */
+const OPTIONS = { ...inputOptions(), ...COMMAND_OPTIONS };
+/**
+ * The flags that ask for a gate (an input's that does, and the file that holds it): with any of
+ * them, NEON_PROJECT_ID is the project; only `--list-projects` without them ignores it.
+ */
+const GATE_FLAGS = inputEntries().flatMap(([, { command }]) => command.flag?.gate ? [command.flag.name, ...(command.file ? [command.file] : [])] : []);
+/** An input's flag as typed: `--project-id` (a secret without a flag: its contract name). */
+const flagOf = (name) => `--${inputEntry(name).command.flag?.name ?? name}`;
+/** An input's value in its environment variable, when it has one (NEON_API_KEY, NEON_PROJECT_ID). */
+function variableValue(name, env) {
+    const { env: variable } = inputEntry(name).command;
+    return variable === undefined ? undefined : env[variable];
+}
+
+;// CONCATENATED MODULE: ./src/command/flags.ts
+/*
+ * The command's flags, read with node:util's parseArgs: the gate's inputs in kebab-case, and what
+ * only a command has (where the key comes from, the output, the files for CI). Secrets never come
+ * from a flag's value: a flag shows in `ps` and in shell history.
+ */
+
+
+
+/** Bad flags or input: the command's usage error (exit code 2), naming the flag as typed. */
+class UsageError extends Error {
+    name = 'UsageError';
+}
 /**
  * An unknown flag is named only when it looks like one: what is not (`--napi_…`, a long token) may
  * be a secret given by mistake, and this error comes before every secret is known to the redactor.
@@ -14144,18 +14294,6 @@ function negativeValuesJoined(argv) {
     }
     return joined;
 }
-/**
- * The flags that ask for a gate: with any of them, NEON_PROJECT_ID is the project; only
- * `--list-projects` without them ignores it.
- */
-const GATE_FLAGS = [
-    'project-id',
-    'branch-id',
-    'operation-id',
-    'database-url',
-    'database-url-file',
-    'before'
-];
 function parseCommandLine(argv, env) {
     let parsed;
     try {
@@ -14192,14 +14330,13 @@ function parseCommandLine(argv, env) {
         // Not quoted: a secret given by mistake is not known to the redactor yet.
         throw new UsageError('--output: not one of text, json (the value is not repeated here)');
     }
-    const flagOf = (name) => `--${INPUT_FLAGS[name]?.flag ?? name}`;
     return {
         request: {
             values,
             naming: {
                 label: (name) => labels.get(name) ?? flagOf(name),
                 // A secret by where it comes from (NEON_API_KEY, --api-key-file): it has no flag of its own.
-                mention: (name) => (SECRET_INPUTS.has(name) && labels.get(name)) || flagOf(name),
+                mention: (name) => (inputEntry(name).secret && labels.get(name)) || flagOf(name),
                 enabled: flagOf
             },
             apiKeyFile: flags['api-key-file'],
@@ -14211,8 +14348,6 @@ function parseCommandLine(argv, env) {
         }
     };
 }
-/** The inputs that are secrets: never a flag's value, named by the variable or file they come from. */
-const SECRET_INPUTS = new Set(['api_key', 'database_url']);
 /**
  * The gate's inputs as text, from their flags or else their variables, and the name each came by:
  * the flag as the user typed it (`--no-wait`; the last, where a flag is repeated), or the variable.
@@ -14227,22 +14362,22 @@ function inputValues(flags, tokens, env) {
     const labels = new Map();
     // NEON_PROJECT_ID is the project to gate, but --list-projects alone only lists.
     const onlyLists = flags['list-projects'] && !GATE_FLAGS.some((flag) => typed.has(flag));
-    for (const [name, spec] of Object.entries(INPUT_FLAGS)) {
-        const given = flags[spec.flag];
-        if (given !== undefined) {
+    for (const [name, { command }] of inputEntries()) {
+        const { flag, env: variable, file } = command;
+        const given = flag && flags[flag.name];
+        if (flag && given !== undefined) {
             values[name] = Array.isArray(given) ? given.join(',') : String(given);
-            labels.set(name, typed.get(spec.flag) ?? `--${spec.flag}`);
+            labels.set(name, typed.get(flag.name) ?? `--${flag.name}`);
         }
-        else if (spec.env && env[spec.env] && !(name === 'project_id' && onlyLists)) {
-            values[name] = env[spec.env];
-            labels.set(name, spec.env);
+        else if (flag && variable && env[variable] && !(name === 'project_id' && onlyLists)) {
+            values[name] = env[variable];
+            labels.set(name, variable);
         }
+        // A secret is named by where it comes from: its file as typed, else its flag or variable.
+        const from = (file && typed.get(file)) || labels.get(name) || variable;
+        if (file && from)
+            labels.set(name, from);
     }
-    // The secrets are named by where they come from.
-    labels.set('api_key', typed.get('api-key-file') ?? 'NEON_API_KEY');
-    const urlFile = typed.get('database-url-file');
-    if (urlFile)
-        labels.set('database_url', urlFile);
     return { values, labels };
 }
 /**
@@ -14272,8 +14407,25 @@ function summaryTarget(flag, env) {
 }
 
 ;// CONCATENATED MODULE: ./src/command/help.ts
+/*
+ * The command's --help: its usage, then the inputs' lines from the input catalog (each flag where
+ * its part of the catalog puts it), then the command's own flags, its exit codes and variables.
+ */
 
 
+/** The inputs' help in one part: a paragraph as it is, a flag's lines beside it (column 29). */
+function inputHelp(part) {
+    const helps = inputEntries()
+        .map(([, entry]) => entry.help)
+        .filter((help) => help.part === part);
+    const flagLines = ([usage, first, ...more]) => [
+        `  ${usage.padEnd(26)}${first ?? ''}`,
+        ...more.map((line) => `${' '.repeat(28)}${line}`)
+    ];
+    return helps
+        .flatMap((help) => ('text' in help ? help.text : help.flags.flatMap(flagLines)))
+        .join('\n');
+}
 const VERSION_TEXT = `neon-gate ${ACTION_VERSION}\n`;
 const HELP_TEXT = `neon-gate ${ACTION_VERSION}: wait until a Neon project's operations are done, then exit 0.
 
@@ -14283,30 +14435,13 @@ Usage:
   neon-gate --project-id ID --branch-id BRANCH --before delete|reset [options]
   neon-gate --list-projects [--org-id ORG] [options]
 
-The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);
-never from a flag, which ps and shell history would show.
+${inputHelp('intro')}
 
 What to wait for:
-  --project-id ID           the project (default: NEON_PROJECT_ID)
-  --branch-id BRANCH        only this branch's operations (an id, br-..., or a name); then
-                            also wait until the branch is ready
-  --operation-id UUID       only these operations (repeat it, or separate ids by commas)
-  --database-url URL        then connect and run SELECT 1 (a secret: prefer the file)
-  --database-url-file PATH  the database URL from a file (- reads standard input)
-  --list-projects           also list the projects the key can see
-  --org-id ORG              the organization whose projects to list
-  --before delete|reset     before a teardown of --branch-id: wait until the whole project
-                            is idle, then check that the branch can be deleted (or reset to
-                            its parent) now: exit 1 when something blocks it, 0 when it is
-                            clear or, for delete, already gone
+${inputHelp('what')}
 
 How:
-  --no-wait                 read once and report (exit 75 while work is in flight; an API
-                            that does not answer ends it within 3 intervals, exit 3)
-  --interval DURATION       time between polls: 5, 5s, 90s, 1m (default 5s)
-  --timeout DURATION        longest wait: 90s, 15m, 2h, 5d at most (default 10m)
-  --fail-fast               treat the first "failed" status as final
-  --api-host URL            the API (default ${DEFAULT_API_HOST})
+${inputHelp('how')}
 
 Output:
   --output text|json        standard output: a plain report (default), or one JSON object
@@ -15396,14 +15531,16 @@ async function readApiKey(file, env, reading) {
 
 
 
+
 /** Colour unless NO_COLOR is set to something (no-color.org: an empty value does not count). */
 const colourWanted = (env) => !env.NO_COLOR;
 /** Runs the command; resolves to its exit code, never rejects. */
 async function runCommand(argv, environment) {
     const { env, stdout } = environment;
     const redactor = new Redactor();
-    // The key in the environment is known at once: redacted before any message could quote it.
-    addSecret(redactor, (env.NEON_API_KEY ?? '').trim());
+    // A secret in the environment (the key) is known at once: redacted before any message could
+    // quote it.
+    addSecretInputs(redactor, (name) => variableValue(name, env));
     const voice = {
         color: colourWanted(env),
         clean: (text) => untrusted_text_forLogLines(forLog(redactor.redact(text))),
@@ -15424,10 +15561,8 @@ async function runCommand(argv, environment) {
         return EXIT.usage;
     }
     const { request } = parsed;
-    // A database URL given as a flag is known at once too.
-    const urlFlag = request.values.database_url?.trim();
-    if (urlFlag)
-        addSecret(redactor, urlFlag, 'database_url');
+    // A secret given as a flag (a database URL) is known at once too.
+    addSecretInputs(redactor, (name) => request.values[name]);
     const progress = new Progress(environment.stderr, { quiet: request.quiet, ...voice });
     const output = { ...environment, progress };
     // --timeout bounds the whole run, the reading of its secrets included. SIGINT and SIGTERM while
@@ -15476,19 +15611,13 @@ async function runCommand(argv, environment) {
  * that a later job reads why (a file from an earlier run never stays claiming that run's outcome).
  */
 async function endWithError(error, stoppedBy, targets, { stderr, progress }, { color, clean, redactor }) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     const usage = error instanceof UsageError || error instanceof InputError;
-    const report = { requests: { requests: 0, retries: 0 } };
-    if (error instanceof CancelledError && stoppedBy) {
-        report.outcome = 'cancelled';
-        report.error = redactor.redact(`${message}, before the gate started`);
-    }
-    else {
-        report.outcome = 'error';
-        report.error = redactor.redact(usage ? message : `neon-gate failed unexpectedly: ${message}`);
-        if (usage)
-            report.errorCause = 'input';
-    }
+    const report = error instanceof CancelledError && stoppedBy
+        ? errorReport(`${message}, before the gate started`, redactor, { outcome: 'cancelled' })
+        : usage
+            ? errorReport(message, redactor, { errorCause: 'input' })
+            : errorReport(`neon-gate failed unexpectedly: ${message}`, redactor);
     const code = exitCodeOf(report, stoppedBy);
     // Errors stand whatever --quiet says; the request's own progress clears its line first.
     const lines = progress ?? new Progress(stderr, { quiet: true, color, clean });
@@ -15528,12 +15657,11 @@ async function readInputs(request, { env, stdin }, { clock, startedAt, signal },
         signal
     });
     const apiKey = await readApiKey(request.apiKeyFile, env, reading());
-    addSecret(redactor, apiKey);
+    addSecretInput(redactor, 'api_key', apiKey);
     const databaseUrl = request.databaseUrlFile !== undefined
         ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading())
         : request.values.database_url?.trim();
-    if (databaseUrl)
-        addSecret(redactor, databaseUrl, 'database_url');
+    addSecretInput(redactor, 'database_url', databaseUrl);
     const values = {
         ...request.values,
         api_key: apiKey,
