@@ -708,7 +708,9 @@ describe('resolveBranch', () => {
     ['a hyphen for the slash', 'preview-pr-12'],
     ['underscores for the separators', 'preview_pr_12'],
     ['the quotes it was stored with', '"preview/pr-12"'],
-    ['single quotes', "'preview/pr-12'"]
+    ['single quotes', "'preview/pr-12'"],
+    ['the last part of its name only', 'pr-12'],
+    ['the last part, in another case', 'PR-12']
   ])(
     'a near match (%s) is an input error that names the branch found, never NoSuchBranchError',
     async (_case, input) => {
@@ -723,7 +725,7 @@ describe('resolveBranch', () => {
   )
 
   it('not a near match: another number, another word; then NoSuchBranchError', async () => {
-    for (const input of ['preview/pr-1', 'preview/pr-123', 'preview/mr-12', 'pr-12']) {
+    for (const input of ['preview/pr-1', 'preview/pr-123', 'preview/mr-12', 'r-12', 'pr-1']) {
       const every = [{ id: 'br-preview-pr-12', name: 'preview/pr-12' }]
       await expect(resolveBranch(reader({ every }), PROJECT, input)).rejects.toBeInstanceOf(
         NoSuchBranchError

@@ -73,7 +73,8 @@ describe('GitHub: examples/preview.yml, as written', () => {
       'neondatabase/create-branch-action@72ed4f69a12b6be9c16aebfad893f6a21e9aba8b'
     )
     expect(gateStep.with).toMatchObject({
-      branch_id: '${{ steps.branch.outputs.branch_id }}',
+      // The branch by the name it was created with: an empty step output is no project gate.
+      branch_id: 'preview/pr-${{ github.event.pull_request.number }}',
       database_url: '${{ steps.branch.outputs.db_url }}'
     })
     // A failed gate stops the job: nothing after it runs unless it says so.
@@ -146,8 +147,11 @@ describe("GitHub: README.md's preview snippet", () => {
 })
 
 describe('GitHub: the gate step of examples/preview.yml, through the bundle as the runner runs it', () => {
-  /** The gate step's inputs and the runner's environment, after create-branch-action made `branch`. */
-  async function run(branchId: string, databaseUrl: string, apiHost: string) {
+  /**
+   * The gate step's inputs and the runner's environment, on pull request `number`, after
+   * create-branch-action made its branch `branchId` (preview/pr-<number>).
+   */
+  async function run(number: number, branchId: string, databaseUrl: string, apiHost: string) {
     const github = await startGitHubServer()
     cleanups.push(github.close)
     const token = 'ghs_local_preview_token_0123456789'
@@ -155,14 +159,11 @@ describe('GitHub: the gate step of examples/preview.yml, through the bundle as t
     const dir = mkdtempSync(join(tmpdir(), 'preview-event-'))
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     const pullRequest = {
-      number: 42,
-      html_url: 'https://github.com/octo/app/pull/42',
+      number,
+      html_url: `https://github.com/octo/app/pull/${number}`,
       head: { sha: 'a'.repeat(40), repo: { full_name: 'octo/app' } }
     }
-    writeFileSync(
-      join(dir, 'event.json'),
-      JSON.stringify({ number: 42, pull_request: pullRequest })
-    )
+    writeFileSync(join(dir, 'event.json'), JSON.stringify({ number, pull_request: pullRequest }))
     const context = {
       vars: { NEON_PROJECT_ID: PROJECT },
       secrets: { NEON_API_KEY: KEYS.organization },
@@ -205,7 +206,7 @@ describe('GitHub: the gate step of examples/preview.yml, through the bundle as t
     })
     const password = 'preview-recipe-password'
     const database = await freshDatabase(password)
-    const { result, github } = await run(create.branchId, database.url(), server.apiHost)
+    const { result, github } = await run(42, create.branchId, database.url(), server.apiHost)
     expect([result.code, result.outputs.outcome, result.outputs.status]).toEqual([
       0,
       'success',
@@ -231,7 +232,7 @@ describe('GitHub: the gate step of examples/preview.yml, through the bundle as t
     const { world, server } = await serve()
     failingBranch(world)
     const database = await freshDatabase('unused-password')
-    const { result, github } = await run(FAILING_BRANCH, database.url(), server.apiHost)
+    const { result, github } = await run(7, FAILING_BRANCH, database.url(), server.apiHost)
     expect([result.code, result.outputs.outcome]).toEqual([1, 'failure'])
     expect(result.stdout).toMatch(/^::error title=.*start_compute.*/m)
     expect(github.comments[0].body).toContain('failure')

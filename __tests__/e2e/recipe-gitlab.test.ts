@@ -268,11 +268,13 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
     for (const job of ['create-branch', 'migrate', 'deploy', 'gate-failed'])
       expect([job, recipe[job].image]).toEqual([job, 'node:24'])
     expect(recipe['neon-gate'].needs).toEqual(['create-branch'])
-    // The review environment, and the job that stops it.
-    expect(recipe.deploy.environment).toEqual({
+    // The review environment starts with the branch (a gate that never passes still leaves a
+    // stop job), the deploy deploys to it, and one job stops it.
+    expect(recipe['create-branch'].environment).toEqual({
       name: 'preview/mr-$CI_MERGE_REQUEST_IID',
       on_stop: 'stop-preview'
     })
+    expect(recipe.deploy.environment).toEqual({ name: 'preview/mr-$CI_MERGE_REQUEST_IID' })
     expect(recipe['stop-preview']).toMatchObject({
       extends: '.neon-gate-before-delete',
       environment: { name: recipe.deploy.environment!.name, action: 'stop' },

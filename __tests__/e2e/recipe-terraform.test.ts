@@ -10,7 +10,14 @@
  * no `terraform` is on the PATH.
  */
 import { describe, expect, it } from '@jest/globals'
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync
+} from 'node:fs'
 import { join } from 'node:path'
 import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { inTempDir } from '../support/bundles/command.js'
@@ -100,8 +107,21 @@ describe('Terraform: main.tf, the provider part, checked statically', () => {
 describe('Terraform: gate.tf as written', () => {
   const gate = read('gate.tf')
 
+  it("keeps the database URL in a file of each resource's own, so that instances side by side (for_each) never read each other's", () => {
+    const files = [...gate.matchAll(/URL_FILE\s*=\s*"([^"]+)"/g)].map((match) => match[1])
+    expect(files).toEqual([
+      '.neon-gate-${self.id}.url',
+      '.neon-gate-${self.id}.url',
+      '.neon-migrate-${self.id}.url',
+      '.neon-migrate-${self.id}.url'
+    ])
+    expect(gate).not.toMatch(/\.neon-(gate|migrate)-database-url/)
+    // A missing file is no migration against an empty DATABASE_URL.
+    expect(gate).toContain('[ -s "$URL_FILE" ] ||')
+  })
+
   it('runs the commands through a shell, so that quotes in them work', () => {
-    expect(gate).toContain('DATABASE_URL="$(cat .neon-migrate-database-url)" sh -c "$MIGRATE"')
+    expect(gate).toContain('DATABASE_URL="$(cat "$URL_FILE")" sh -c "$MIGRATE"')
     expect(gate.match(/sh -c "\$NEON_GATE"' "\$@"' neon-gate/g)).toHaveLength(2)
     expect(gate).not.toMatch(/^\s*\$(MIGRATE|NEON_GATE)\b/m)
   })
@@ -188,9 +208,7 @@ describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
 
         // The URL files are gone, and no secret is in the logs or the state.
         expect(
-          ['.neon-gate-database-url', '.neon-migrate-database-url'].filter((file) =>
-            existsSync(join(work, file))
-          )
+          readdirSync(work).filter((file) => file.startsWith('.neon-') && file.endsWith('.url'))
         ).toEqual([])
         const state = readFileSync(join(work, 'terraform.tfstate'), 'utf8')
         for (const run of [first, again, replaced, failed]) {

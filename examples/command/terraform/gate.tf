@@ -16,7 +16,9 @@
 #   argument (psql "$DATABASE_URL") shows its password to anyone who can run ps on this machine.
 # - The database URL is sensitive, and Terraform hides all the output of a provisioner whose
 #   command or environment holds a sensitive value ("output suppressed due to sensitive value in
-#   config"). So a first, silent provisioner writes it into a file only this user can read, and the
+#   config"). So a first, silent provisioner writes it into a file only this user can read (named
+#   after the resource's id, so that instances of this module for several branches, side by side
+#   with for_each, never read each other's), and the
 #   gate and the migrations, which print what they do, read it from there and remove it, also when
 #   they are stopped (a trap on EXIT; only SIGKILL can leave it).
 
@@ -45,24 +47,25 @@ resource "terraform_data" "neon_gate" {
   triggers_replace = [local.neon_project_id, local.neon_branch_id]
 
   provisioner "local-exec" {
-    command     = "umask 077 && printf '%s' \"$DATABASE_URL\" > .neon-gate-database-url"
-    environment = { DATABASE_URL = local.neon_database_url }
+    command     = "umask 077 && printf '%s' \"$DATABASE_URL\" > \"$URL_FILE\""
+    environment = { DATABASE_URL = local.neon_database_url, URL_FILE = ".neon-gate-${self.id}.url" }
   }
 
   provisioner "local-exec" {
     # Values reach the command through its environment, so no quoting is needed; the key comes
     # from terraform's own environment (NEON_API_KEY).
     command = <<-EOT
-      trap 'rm -f .neon-gate-database-url' EXIT
+      trap 'rm -f "$URL_FILE"' EXIT
       trap 'exit 143' TERM HUP
       trap 'exit 130' INT
       sh -c "$NEON_GATE"' "$@"' neon-gate --project-id "$GATE_PROJECT_ID" \
-        --branch-id "$GATE_BRANCH_ID" --database-url-file .neon-gate-database-url --timeout 15m
+        --branch-id "$GATE_BRANCH_ID" --database-url-file "$URL_FILE" --timeout 15m
     EOT
     environment = {
       NEON_GATE       = var.neon_gate
       GATE_PROJECT_ID = local.neon_project_id
       GATE_BRANCH_ID  = local.neon_branch_id
+      URL_FILE        = ".neon-gate-${self.id}.url"
     }
   }
 }
@@ -71,18 +74,19 @@ resource "terraform_data" "migrate" {
   triggers_replace = [terraform_data.neon_gate.id, var.migrations_version]
 
   provisioner "local-exec" {
-    command     = "umask 077 && printf '%s' \"$DATABASE_URL\" > .neon-migrate-database-url"
-    environment = { DATABASE_URL = local.neon_database_url }
+    command     = "umask 077 && printf '%s' \"$DATABASE_URL\" > \"$URL_FILE\""
+    environment = { DATABASE_URL = local.neon_database_url, URL_FILE = ".neon-migrate-${self.id}.url" }
   }
 
   provisioner "local-exec" {
     command     = <<-EOT
-      trap 'rm -f .neon-migrate-database-url' EXIT
+      trap 'rm -f "$URL_FILE"' EXIT
       trap 'exit 143' TERM HUP
       trap 'exit 130' INT
-      DATABASE_URL="$(cat .neon-migrate-database-url)" sh -c "$MIGRATE"
+      [ -s "$URL_FILE" ] || { echo "no database URL in $URL_FILE: nothing migrated" >&2; exit 1; }
+      DATABASE_URL="$(cat "$URL_FILE")" sh -c "$MIGRATE"
     EOT
-    environment = { MIGRATE = var.migrate_command }
+    environment = { MIGRATE = var.migrate_command, URL_FILE = ".neon-migrate-${self.id}.url" }
   }
 }
 

@@ -106,7 +106,7 @@ export class BranchesReader {
           segments: ['projects', projectId, 'branches'],
           query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
           schema,
-          subject: `the branches of project "${projectId}"`,
+          subject: `the branch list of project "${projectId}"`,
           pacing: 'poll',
           mismatch: (list) => strangerIn(list.branches, projectId, 'branch')
         }),
