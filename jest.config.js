@@ -80,10 +80,13 @@ export default {
         logging: 'error'
       }
     ],
-    // A line a tier after Jest's summary; a failure of tooling alone is told apart.
+    // A line a tier before Jest's summary, in this order; a failure of tooling alone told apart.
     [
       '<rootDir>/script/build/tier-reporter.mjs',
-      { apart: { tooling: "the docs and the project's own tools, not the gate" } }
+      {
+        order: tiers.map((tier) => tier.displayName.name),
+        apart: { tooling: "the docs and the project's own tools, not the gate" }
+      }
     ]
   ],
   globalTeardown: '<rootDir>/__tests__/global-teardown.mjs',

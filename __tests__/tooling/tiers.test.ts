@@ -133,7 +133,7 @@ function reported(names: string[], results: object[]): string {
   try {
     const reporter = new reporterModule.default(
       { rootDir: root },
-      { apart: { tooling: 'the docs and the tools' } }
+      { order: [...TIERS], apart: { tooling: 'the docs and the tools' } }
     )
     reporter.onRunComplete(contexts(...names), { testResults: results })
     return write.mock.calls.map(([text]) => String(text)).join('')
@@ -149,8 +149,8 @@ describe('the tier reporter', () => {
     result('e2e', '__tests__/e2e/gate.test.ts')
   ]
 
-  it('gives a line a tier that ran a file: its files and tests, passed', () => {
-    expect(reported(['unit', 'simulated', 'e2e'], passing)).toBe(
+  it('gives a line a tier that ran a file, in their order: its files and tests, passed', () => {
+    expect(reported(['e2e', 'simulated', 'unit'], passing)).toBe(
       [
         'By tier (docs/development.md, "Tiers"):',
         '  unit  2 files, 6 tests: passed',

@@ -1,7 +1,8 @@
 /*
  * A Jest reporter: the run by tier (jest.config.js `projects`), before Jest's summary, so that a
  * failure of the docs or the project's tools reads apart from a failure of the product. Each tier
- * that ran a file gets a line: its files and tests, and the files that failed. The tiers named in the
+ * that ran a file gets a line, in the order of the option `order`: its files and tests, and the
+ * files that failed. The tiers named in the
  * option `apart` (tooling) check the docs and the tools, not the gate: when only they failed, a
  * last line says so, and which of the product's tiers passed.
  *
@@ -59,13 +60,21 @@ export default class TierReporter {
   constructor(globalConfig, options = {}) {
     this.rootDir = globalConfig.rootDir
     this.apart = options.apart ?? {}
+    this.order = options.order ?? []
+  }
+
+  /** The tiers in the configured order (Jest hands them in the order it set them up). */
+  ordered(tiers) {
+    const rank = (tier) =>
+      this.order.includes(tier) ? this.order.indexOf(tier) : this.order.length
+    return [...tiers].sort((a, b) => rank(a) - rank(b))
   }
 
   onRunComplete(testContexts, results) {
     const selected = [...testContexts].map((context) => context.config.displayName?.name ?? '')
     globalThis[TIERS_RAN] = selected
     // The tiers with a file in this run (a run of some files leaves the others out).
-    const tiers = selected.filter(
+    const tiers = this.ordered(selected).filter(
       (tier) => tier !== '' && results.testResults.some((result) => tierOf(result) === tier)
     )
     if (tiers.length === 0) return
