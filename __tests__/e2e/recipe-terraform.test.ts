@@ -6,8 +6,8 @@
  * defines every `local.neon_*` that gate.tf reads. gate.tf, the gate and the migrations, runs for
  * real with `terraform apply` (terraform_data is built in: init downloads nothing), over a
  * stand-in for main.tf that gives the same locals from variables: the command against the local
- * API server, the database check and the migrations on the suite's real PostgreSQL. Skipped when
- * no `terraform` is on the PATH.
+ * API server, the database check and the migrations on the suite's real PostgreSQL. Where no
+ * `terraform` is on the PATH, its tests fail under CI=true and are skipped elsewhere (itWith).
  */
 import { describe, expect, it } from '@jest/globals'
 import {
@@ -26,17 +26,16 @@ import { freshDatabase } from '../support/postgres/databases.js'
 import {
   branches,
   gateCommandLine,
+  itWith,
   migration,
   migrations,
-  onPath,
   root
 } from '../support/bundles/recipes.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 const RECIPE = join(root, 'examples', 'command', 'terraform')
 const read = (file: string) => readFileSync(join(RECIPE, file), 'utf8')
-const terraform = onPath('terraform')
-if (!terraform) console.log('terraform is not on the PATH: the Terraform recipe is not run here')
+const withTerraform = itWith('terraform')
 
 /** main.tf's part for the test: the branch and its database URL, given as variables. */
 const STAND_IN = `
@@ -75,7 +74,7 @@ const terraformRun = (dir: string, cwd: string, env: Record<string, string>, arg
 describe('Terraform: main.tf, the provider part, checked statically', () => {
   const main = read('main.tf')
 
-  ;(terraform ? it : it.skip)('terraform fmt -check parses and passes both files', async () => {
+  withTerraform('terraform fmt -check parses and passes both files', async () => {
     await inTempDir(async (dir) => {
       const run = await terraformRun(dir, RECIPE, {}, ['fmt', '-check', '-diff'])
       expect([run.code, run.stdout]).toEqual([0, ''])
@@ -144,7 +143,7 @@ describe('Terraform: gate.tf as written', () => {
 })
 
 describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
-  ;(terraform ? it : it.skip)(
+  withTerraform(
     'gates, then migrates; the same branch again changes nothing; another branch gates and migrates again; a failed one fails the apply',
     async () => {
       const { world, server, ready, failing } = await branches()
@@ -223,7 +222,7 @@ describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
 })
 
 describe('Terraform: gate.tf, destroyed', () => {
-  ;(terraform ? it : it.skip)(
+  withTerraform(
     "a branch with a child fails the destroy with the gate's reason and keeps the check; once the child is gone the destroy passes; a gone branch passes",
     async () => {
       const { world, server } = await branches()

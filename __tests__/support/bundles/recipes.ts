@@ -3,6 +3,7 @@
  * server), a world with a ready branch and a failing one, the package as npm would install it,
  * and the check that an image can run a package spec.
  */
+import { it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -43,6 +44,25 @@ export const onPath = (program: string): boolean => {
   } catch {
     return false
   }
+}
+
+/**
+ * `it` for the tests that run `program`. Where it is not on the PATH, they fail under `CI=true`
+ * (GitHub's runners set it; CI must install every tool a recipe test runs), and are skipped
+ * elsewhere, with a note that says so.
+ */
+export function itWith(
+  program: string
+): (name: string, fn: () => Promise<void>, ms?: number) => void {
+  if (onPath(program)) return (name, fn, ms) => it(name, fn, ms)
+  if (process.env.CI === 'true') {
+    return (name) =>
+      it(name, () => {
+        throw new Error(`${program} is not on the PATH, and under CI=true this test must run`)
+      })
+  }
+  console.log(`${program} is not on the PATH: its tests are skipped here (under CI=true they fail)`)
+  return (name, fn, ms) => it.skip(name, fn, ms)
 }
 
 /**
