@@ -42555,7 +42555,7 @@ class BranchesReader {
             segments: ['projects', projectId, 'branches'],
             query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
             schema,
-            subject: `the branches of project "${projectId}"`,
+            subject: `the branch list of project "${projectId}"`,
             pacing: 'poll',
             mismatch: (list) => strangerIn(list.branches, projectId, 'branch')
         }), {
@@ -43293,8 +43293,8 @@ function judgeTeardown(action, branch, projectBranches) {
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
  * "No such branch" is said only after every branch of the project was read: the project answers,
  * has a branch at all, and none has that id or exactly that name, nor one set apart from it only
- * by case, spaces, quotes or separators (`Preview/PR-12` or `preview-pr-12` for `preview/pr-12`:
- * an input error that names it). A name that looks cut short (`preview/pr-`, a template whose
+ * by case, spaces, quotes or separators (`Preview/PR-12` or `preview-pr-12` for `preview/pr-12`),
+ * or only the last part of its name (`pr-12`): an input error that names it. A name that looks cut short (`preview/pr-`, a template whose
  * variable was empty) or unexpanded (`preview/pr-$MR_IID`) is an input error too: before a delete,
  * "no such branch" would read `gone` and skip the delete of the branch that was meant.
  */
@@ -43371,7 +43371,10 @@ function exactly(branches, projectId, input) {
  * unfinished; else NoSuchBranchError.
  */
 function noSuchBranch(every, projectId, input) {
-    const near = every.filter((branch) => loosely(branch.name) === loosely(input) || loosely(branch.id) === loosely(input));
+    const near = every.filter((branch) => loosely(branch.name) === loosely(input) ||
+        loosely(branch.id) === loosely(input) ||
+        // The last part of a name (`pr-42` for `preview/pr-42`): a prefix left out on one side.
+        branch.name.toLowerCase().endsWith(`/${input.toLowerCase()}`));
     const none = BRANCH_ID.test(input)
         ? `with the id "${input}", and none is named so`
         : `named "${input}"`;
