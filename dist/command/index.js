@@ -13092,12 +13092,59 @@ function wait_for_operations_describe(operation) {
         .join(' ');
 }
 
+;// CONCATENATED MODULE: ./src/gate/gate-kind.ts
+
+/**
+ * The gate the inputs ask for. parseInputs has refused every combination in which an input would
+ * be left out to the gate's loss: what is given here is checked.
+ */
+function gateKindOf(inputs) {
+    if (!inputs.projectId)
+        return 'projects';
+    if (inputs.before)
+        return 'teardown';
+    if (inputs.operationIds.length > 0)
+        return 'operations';
+    return inputs.branchId ? 'branch' : 'project';
+}
+/** Whether the run ends with a query of the database: with a gate, and never before a teardown. */
+function queriesDatabase(inputs) {
+    const kind = gateKindOf(inputs);
+    return inputs.database !== undefined && kind !== 'projects' && kind !== 'teardown';
+}
+/**
+ * `Gate: branch preview/pr-12 of project …, its operations and then its readiness, then a query of
+ * the database (database_url)`: what this run checks, said before it starts.
+ */
+function gateLine(inputs, { mention }) {
+    const kind = gateKindOf(inputs);
+    const listed = inputs.orgId ? ` in organization ${inputs.orgId}` : '';
+    if (kind === 'projects') {
+        return `Gate: none, only a list of the projects the key can see${listed}; no database query`;
+    }
+    const project = `project ${inputs.projectId ?? ''}`;
+    const what = {
+        operations: () => `${inputs.operationIds.length === 1 ? `operation ${inputs.operationIds[0]}` : plural(inputs.operationIds.length, 'operation')} of ${project}`,
+        branch: () => `branch ${inputs.branchId ?? ''} of ${project}, its operations and then its readiness`,
+        project: () => `the whole ${project}, every operation in flight on any branch (no ${mention('branch_id')})`,
+        teardown: () => `before a ${inputs.before ?? ''} of branch ${inputs.branchId ?? ''}, the whole ${project} until it is idle, then whether the branch can go`
+    }[kind]();
+    const database = queriesDatabase(inputs)
+        ? `, then a query of the database (${mention('database_url')})`
+        : '; no database query';
+    const listing = inputs.listProjects
+        ? `; first, a list of the projects the key can see${listed}`
+        : '';
+    return `Gate: ${what}${database}${listing}`;
+}
+
 ;// CONCATENATED MODULE: ./src/gate/gate.ts
 /*
  * The whole job, from typed inputs to a report: list projects, resolve the branch, wait. It touches
  * neither the runner nor GitHub (run() in main.ts publishes what it returns), so a test can run it
  * end to end with fakes. Every error ends here as the report's outcome and message.
  */
+
 
 
 
@@ -13123,6 +13170,7 @@ async function gate(given, dependencies) {
     const inputs = given.before ? { ...given, failFast: false, database: undefined } : given;
     const report = {
         requests: { requests: 0, retries: 0 },
+        gate: gateKindOf(given),
         failFast: inputs.failFast,
         before: inputs.before
     };
@@ -13666,60 +13714,15 @@ function invalidInput(problems) {
     return new InputError(`Invalid input: ${problems.join('; ')}`);
 }
 
-;// CONCATENATED MODULE: ./src/gate/gate-kind.ts
-
-/**
- * The gate the inputs ask for. parseInputs has refused every combination in which an input would
- * be left out to the gate's loss: what is given here is checked.
- */
-function gateKindOf(inputs) {
-    if (!inputs.projectId)
-        return 'projects';
-    if (inputs.before)
-        return 'teardown';
-    if (inputs.operationIds.length > 0)
-        return 'operations';
-    return inputs.branchId ? 'branch' : 'project';
-}
-/** Whether the run ends with a query of the database: with a gate, and never before a teardown. */
-function queriesDatabase(inputs) {
-    const kind = gateKindOf(inputs);
-    return inputs.database !== undefined && kind !== 'projects' && kind !== 'teardown';
-}
-/**
- * `Gate: branch preview/pr-12 of project …, its operations and then its readiness, then a query of
- * the database (database_url)`: what this run checks, said before it starts.
- */
-function gateLine(inputs, { mention }) {
-    const kind = gateKindOf(inputs);
-    const listed = inputs.orgId ? ` in organization ${inputs.orgId}` : '';
-    if (kind === 'projects') {
-        return `Gate: none, only a list of the projects the key can see${listed}; no database query`;
-    }
-    const project = `project ${inputs.projectId ?? ''}`;
-    const what = {
-        operations: () => `${inputs.operationIds.length === 1 ? `operation ${inputs.operationIds[0]}` : plural(inputs.operationIds.length, 'operation')} of ${project}`,
-        branch: () => `branch ${inputs.branchId ?? ''} of ${project}, its operations and then its readiness`,
-        project: () => `the whole ${project}, every operation in flight on any branch (no ${mention('branch_id')})`,
-        teardown: () => `before a ${inputs.before ?? ''} of branch ${inputs.branchId ?? ''}, the whole ${project} until it is idle, then whether the branch can go`
-    }[kind]();
-    const database = queriesDatabase(inputs)
-        ? `, then a query of the database (${mention('database_url')})`
-        : '; no database query';
-    const listing = inputs.listProjects
-        ? `; first, a list of the projects the key can see${listed}`
-        : '';
-    return `Gate: ${what}${database}${listing}`;
-}
-
 ;// CONCATENATED MODULE: ./src/gate/gate-run.ts
 /*
  * One run of the gate, as either front end starts it: the seam below the action's runner and the
  * command. It owns what both do around gate(): every form of a secret into the redactor (which
- * inputs are secrets is the input catalog's), SIGINT and SIGTERM turned into an abort, the banner, the line that says which gate runs, the warnings about
- * ignored inputs, the report of a run that ended on an error of its own, and the production
- * dependencies (a harness swaps the clock, the network or the database for simulated ones). A front end reads its inputs, runs them here, and publishes the
- * report.
+ * inputs are secrets is the input catalog's), SIGINT and SIGTERM turned into an abort, the banner,
+ * the line that says which gate runs, the warnings about ignored inputs, the report of a run that
+ * ended on an error of its own, and the production dependencies (a harness swaps the clock, the
+ * network or the database for simulated ones). A front end reads its inputs, runs them here, and
+ * publishes the report.
  */
 
 
@@ -13830,7 +13833,7 @@ class GateRun {
         for (const warning of ignoredInputWarnings(inputs, naming))
             logger.warning(warning);
         try {
-            const report = await gate(inputs, {
+            return await gate(inputs, {
                 clock: this.clock,
                 stepStartedAt: this.startedAt,
                 retryPolicy: this.options.retryPolicy ?? new RetryPolicy(),
@@ -13842,8 +13845,6 @@ class GateRun {
                 signal: this.signal,
                 naming
             });
-            // What ran, as the line above said it: the output `gate`.
-            return { ...report, gate: gateKindOf(inputs) };
         }
         finally {
             this.end();
@@ -13966,8 +13967,8 @@ function failedClause(operation, facts) {
  * The way out of a failure the first read found: nothing on its compute (or of its action) has
  * succeeded since, so a re-run alone fails again.
  */
-function wayOut(facts) {
-    const onCompute = facts.failed.some((operation) => facts.endedBeforeStart.has(operation.id) && operation.endpoint_id);
+function wayOut(endedBefore) {
+    const onCompute = endedBefore.some((operation) => operation.endpoint_id);
     return `; nothing has succeeded there since, so a re-run fails again: ${onCompute ? 'start the compute again (or re-create the branch)' : 're-create the branch (or run the action again)'}, then re-run the gate`;
 }
 /** `apply_config on br-main-1, running for 7.1 s so far` */
@@ -14148,7 +14149,7 @@ function errorLine(report) {
         // When every failure was over before the gate started, the line says so once, up front.
         const ended = facts.failed.filter((operation) => facts.endedBeforeStart.has(operation.id));
         const when = ended.length === count ? ' before the gate started' : '';
-        const way = ended.length > 0 ? wayOut(facts) : '';
+        const way = ended.length > 0 ? wayOut(ended) : '';
         return `${what} ended in failure${when}: ${phraseText(failedList(facts, true))}${beside}${way}`;
     }
     const branch = !inFlight && branchNotReady(report);

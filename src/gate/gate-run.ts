@@ -1,10 +1,11 @@
 /*
  * One run of the gate, as either front end starts it: the seam below the action's runner and the
  * command. It owns what both do around gate(): every form of a secret into the redactor (which
- * inputs are secrets is the input catalog's), SIGINT and SIGTERM turned into an abort, the banner, the line that says which gate runs, the warnings about
- * ignored inputs, the report of a run that ended on an error of its own, and the production
- * dependencies (a harness swaps the clock, the network or the database for simulated ones). A front end reads its inputs, runs them here, and publishes the
- * report.
+ * inputs are secrets is the input catalog's), SIGINT and SIGTERM turned into an abort, the banner,
+ * the line that says which gate runs, the warnings about ignored inputs, the report of a run that
+ * ended on an error of its own, and the production dependencies (a harness swaps the clock, the
+ * network or the database for simulated ones). A front end reads its inputs, runs them here, and
+ * publishes the report.
  */
 import { httpGet } from '../api/http-transport.js'
 import { queryDatabase } from '../api/postgres.js'
@@ -20,7 +21,7 @@ import { ACTION_VERSION } from '../domain/version.js'
 import type { RunReport } from '../report/report.js'
 import { gate, type GateDependencies } from './gate.js'
 import { ignoredInputWarnings, type Inputs } from './inputs.js'
-import { gateKindOf, gateLine } from './gate-kind.js'
+import { gateLine } from './gate-kind.js'
 
 /** What a run stands on outside the process: the production parts unless a harness swaps one. */
 export type Surroundings = Pick<
@@ -164,7 +165,7 @@ export class GateRun {
     logger.info(gateLine(inputs, naming))
     for (const warning of ignoredInputWarnings(inputs, naming)) logger.warning(warning)
     try {
-      const report = await gate(inputs, {
+      return await gate(inputs, {
         clock: this.clock,
         stepStartedAt: this.startedAt,
         retryPolicy: this.options.retryPolicy ?? new RetryPolicy(),
@@ -176,8 +177,6 @@ export class GateRun {
         signal: this.signal,
         naming
       })
-      // What ran, as the line above said it: the output `gate`.
-      return { ...report, gate: gateKindOf(inputs) }
     } finally {
       this.end()
     }

@@ -30,6 +30,7 @@ import {
 import { probeDatabase } from '../wait/database-probe.js'
 import { waitForOperations } from '../wait/wait-for-operations.js'
 import type { Inputs } from './inputs.js'
+import { gateKindOf } from './gate-kind.js'
 
 export interface GateDependencies {
   clock: Clock
@@ -61,6 +62,7 @@ export async function gate(given: Inputs, dependencies: GateDependencies): Promi
   const inputs = given.before ? { ...given, failFast: false, database: undefined } : given
   const report: RunReport = {
     requests: { requests: 0, retries: 0 },
+    gate: gateKindOf(given),
     failFast: inputs.failFast,
     before: inputs.before
   }

@@ -46,10 +46,8 @@ function failedClause(operation: Operation, facts: OperationFacts): Phrase {
  * The way out of a failure the first read found: nothing on its compute (or of its action) has
  * succeeded since, so a re-run alone fails again.
  */
-function wayOut(facts: OperationFacts): string {
-  const onCompute = facts.failed.some(
-    (operation) => facts.endedBeforeStart.has(operation.id) && operation.endpoint_id
-  )
+function wayOut(endedBefore: Operation[]): string {
+  const onCompute = endedBefore.some((operation) => operation.endpoint_id)
   return `; nothing has succeeded there since, so a re-run fails again: ${onCompute ? 'start the compute again (or re-create the branch)' : 're-create the branch (or run the action again)'}, then re-run the gate`
 }
 
@@ -252,7 +250,7 @@ export function errorLine(report: RunReport): string | undefined {
     // When every failure was over before the gate started, the line says so once, up front.
     const ended = facts.failed.filter((operation) => facts.endedBeforeStart.has(operation.id))
     const when = ended.length === count ? ' before the gate started' : ''
-    const way = ended.length > 0 ? wayOut(facts) : ''
+    const way = ended.length > 0 ? wayOut(ended) : ''
     return `${what} ended in failure${when}: ${phraseText(failedList(facts, true))}${beside}${way}`
   }
   const branch = !inFlight && branchNotReady(report)

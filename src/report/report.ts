@@ -43,8 +43,8 @@ export interface RunReport {
   /** `input`: the error blames an input (a branch that does not exist, say), not the API. */
   errorCause?: 'input'
   /**
-   * The project gate: what had ended in failure in the 15 minutes before it started, the newest of
-   * its action on its branch. Those that fail the gate are among the wait's operations too.
+   * The project gate: what had ended in failure before it started, still the newest on its compute
+   * (or of its action on its branch). Those that fail the gate are among the wait's operations too.
    */
   recentFailures?: RecentFailure[]
   /** From the gate's start to its end, the database check included (milliseconds). */
