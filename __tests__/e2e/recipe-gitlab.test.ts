@@ -225,7 +225,10 @@ describe('the component, templates/gate.yml', () => {
     expect(imageProblem(inputs.image.default!, github)).toBeUndefined()
     expect(imageProblem(inputs.image.default!, `neon-operations-gate@${version}`)).toBeUndefined()
     expect(imageProblem('node:24-slim', github)).toMatch(/has no git/)
-    expect(imageProblem('node:22', `neon-operations-gate@${version}`)).toMatch(/no Node 20 or 24/)
+    expect(imageProblem('node:22', `neon-operations-gate@${version}`)).toBeUndefined()
+    expect(imageProblem('node:18', `neon-operations-gate@${version}`)).toMatch(
+      /no Node that engines names \(20, 22, 24\)/
+    )
     const script = (Object.values(componentJobs)[0] as { script: string[] }).script.join('\n')
     expect(script).toContain('npx --yes "neon-operations-gate@$NEON_GATE_VERSION" "$@"')
     expect(script).toContain(

@@ -3,13 +3,22 @@
  * token: it uploads nothing and asks the registry nothing). `npm pack`, then an install of the
  * tarball into an empty folder (offline: the package ships a bundle and depends on nothing), then
  * the installed `neon-gate` on every Node version that `engines` names, each a binary of this
- * machine (the system's Node 20, the project's own Node 24): `--version`, and a real gate against
- * the local API server and PostgreSQL, passed and failed. A version line that engines names and
- * this machine lacks fails the suite: engines says only what is tested.
+ * machine (the system's Node 20, the project's own Node 24, and the Node 22 that `npm ci` nests in
+ * __tests__/support/node22): `--version`, and a real gate against the local API server and
+ * PostgreSQL, passed and failed. A version line that engines names and this machine lacks fails the
+ * suite: engines says only what is tested.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { runCommandBundle } from '../support/bundles/run-bundle.ts'
@@ -59,12 +68,22 @@ function versionLines(range: string): number[][] {
   })
 }
 
-/** Every Node binary of this machine: the one running the suite and each `node` on the PATH. */
+/**
+ * The project's Node 22: a dependency of __tests__/support/node22, nested there so that its `node`
+ * never takes the place of node_modules/.bin/node (Node 24). Missing off Linux x64 (it is optional).
+ */
+const node22 = join(root, '__tests__', 'support', 'node22', 'node_modules', '.bin', 'node')
+
+/**
+ * Every Node binary of this machine: the one running the suite, each `node` on the PATH, and the
+ * project's Node 22.
+ */
 function nodeBinaries(): { path: string; version: number[] }[] {
   const onPath = execFileSync('sh', ['-c', 'which -a node || true'], { encoding: 'utf8' })
     .split('\n')
     .filter(Boolean)
-  const paths = [...new Set([process.execPath, ...onPath].map((path) => realpathSync(path)))]
+  const found = [process.execPath, ...onPath, ...(existsSync(node22) ? [node22] : [])]
+  const paths = [...new Set(found.map((path) => realpathSync(path)))]
   return paths.map((path) => ({
     path,
     version: execFileSync(path, ['--version'], { encoding: 'utf8' })
@@ -91,8 +110,9 @@ describe('package.json can be published', () => {
   })
 
   it('engines names version lines, each one a Node binary of this machine runs', () => {
-    expect(versionLines('^20.20.0 || ^24.0.0')).toEqual([
+    expect(versionLines('^20.20.0 || ^22.22.0 || ^24.0.0')).toEqual([
       [20, 20, 0],
+      [22, 22, 0],
       [24, 0, 0]
     ])
     expect(() => versionLines('>=20')).toThrow('is not ^X.Y.Z')
@@ -100,6 +120,9 @@ describe('package.json can be published', () => {
       realpathSync(process.execPath)
     )
     expect(binaryFor([7, 0, 0])).toBeUndefined()
+    // The Node 22 is nested: node_modules/.bin/node, which every npm script runs, stays Node 24.
+    const projectNode = join(root, 'node_modules', '.bin', 'node')
+    expect(execFileSync(projectNode, ['--version'], { encoding: 'utf8' })).toMatch(/^v24\./)
     const lines = versionLines(manifest.engines.node)
     expect(lines.map((line) => [line.join('.'), binaryFor(line) !== undefined])).toEqual(
       lines.map((line) => [line.join('.'), true])

@@ -5,7 +5,7 @@
  */
 import { it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -80,16 +80,24 @@ export function packedTarball(): { tarball: string; remove: () => void } {
   return { tarball: join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
+/** The Node majors that package.json's `engines` names (20, 22, 24). */
+const engineMajors = [
+  ...(
+    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } }
+  ).engines.node.matchAll(/\^(\d+)\./g)
+].map((match) => Number(match[1]))
+
 /**
  * Why `image` cannot run `npx <spec>` for the command, or undefined when it can: the command needs
- * Node 20.20+ or 24, and npm fetches a git spec (`github:…`, `git+…`) with git, which the official
- * node images have in their Debian form (`node:24`, `node:24-bookworm`) and not in `-slim` or
- * `-alpine`.
+ * a Node that `engines` names (20.20+, 22.22+ or 24), and npm fetches a git spec (`github:…`,
+ * `git+…`) with git, which the official node images have in their Debian form (`node:24`,
+ * `node:24-bookworm`) and not in `-slim` or `-alpine`.
  */
 export function imageProblem(image: string, spec: string): string | undefined {
   const match = /^node:(\d+)(?:\.[\d.]+)?(?:-([a-z]+))?$/.exec(image)
   if (!match) return `${image} is not an official node image`
-  if (![20, 24].includes(Number(match[1]))) return `${image} has no Node 20 or 24`
+  if (!engineMajors.includes(Number(match[1])))
+    return `${image} has no Node that engines names (${engineMajors.join(', ')})`
   const gitSpec = /(^|@)(github:|gitlab:|bitbucket:|git\+|git:\/\/|[\w.-]+\/[\w.-]+(#|$))/.test(
     spec
   )
