@@ -62,7 +62,7 @@ const colourWanted = (env: Record<string, string | undefined>): boolean => !env.
 
 /** Runs the command; resolves to its exit code, never rejects. */
 export async function runCommand(argv: string[], environment: CommandEnvironment): Promise<number> {
-  const { env, stdout } = environment
+  const { env } = environment
   const redactor = new Redactor()
   // A secret in the environment (the key) is known at once: redacted before any message could
   // quote it.
@@ -78,12 +78,7 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
   } catch (error) {
     return endWithError(error, undefined, resultTargetsOf(argv, env), environment, voice)
   }
-  if (!('request' in parsed)) {
-    const lost = await handOver(stdout, 'help' in parsed ? HELP_TEXT : VERSION_TEXT)
-    if (!lost) return EXIT.success
-    environment.stderr.write(`error: ${outputLost(lost)}\n`)
-    return EXIT.usage
-  }
+  if (!('request' in parsed)) return helpOrVersion('help' in parsed, environment)
   const { request } = parsed
   // A secret given as a flag (a database URL) is known at once too.
   addSecretInputs(redactor, (name) => request.values[name])
@@ -122,6 +117,17 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
   } finally {
     gateRun.end()
   }
+}
+
+/** --help or --version: the text on standard output, and exit 2 if it could not be written. */
+async function helpOrVersion(
+  help: boolean,
+  { stdout, stderr }: Pick<CommandEnvironment, 'stdout' | 'stderr'>
+): Promise<number> {
+  const lost = await handOver(stdout, help ? HELP_TEXT : VERSION_TEXT)
+  if (!lost) return EXIT.success
+  stderr.write(`error: ${outputLost(lost)}\n`)
+  return EXIT.usage
 }
 
 /**
