@@ -1,5 +1,6 @@
 /** Ready-made worlds for the demo, the end-to-end tests and the benchmark. */
-import { type OperationRecord, World } from './world.ts'
+import type { OperationRecord } from './records.ts'
+import { World } from './world.ts'
 
 import { KEYS, MAIN_ENDPOINT, ORG, OTHER_ORG, OTHER_PROJECT, PROJECT } from './ids.ts'
 

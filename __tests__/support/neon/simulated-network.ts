@@ -3,14 +3,14 @@
  * minutes of its time in milliseconds of ours: the fleet simulation (npm run simulate) and the
  * suite's in-process scenarios (__tests__/simulated/) run on it. Nothing sleeps: time moves only when every
  * piece of code waits, from one scheduled event to the next. The server is any function from a
- * request to what the local API server would do with it (server.ts's Handling): `simulatedApi`
+ * request to what the local API server would do with it (handler.ts's Handling): `simulatedApi`
  * puts the local API server itself there, its world's clock on the simulated one.
  */
 import type { HttpAnswer, HttpGet, HttpGetOptions } from '../../../src/api/http-transport.js'
 import { classify, TransportError } from '../../../src/api/transport-error.js'
 import type { SimulatedTime } from '../time/clock.ts'
-import type { ApiHandler, Handling, IncomingRequest } from './server.ts'
-import type { Answer } from './routes.ts'
+import type { ApiHandler, Handling, IncomingRequest } from './handler.ts'
+import type { Answer } from './answers.ts'
 
 /**
  * What the simulated server does with a request: what the local API server would, or nothing; or

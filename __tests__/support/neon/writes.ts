@@ -21,7 +21,8 @@ import {
 import { NEON_DOCUMENT } from './contract.ts'
 import { BASE_PATH } from './routes.ts'
 import type { ApiServer } from './server.ts'
-import { branchJson, operationJson, type World } from './world.ts'
+import { branchJson, operationJson } from './api-json.ts'
+import type { World } from './world.ts'
 
 export interface WritingFront {
   /** The api_host to give a recipe: writes here, reads passed on to the local API server. */
