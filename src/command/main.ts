@@ -8,14 +8,13 @@ import type { Clock } from '../domain/clock.js'
 import { CancelledError, InputError } from '../domain/errors.js'
 import { forLog, forLogLines, Redactor } from '../domain/untrusted-text.js'
 import {
-  addSecretInput,
   addSecretInputs,
   errorReport,
   GateRun,
   messageOf,
   type StopSignal
 } from '../gate/gate-run.js'
-import { type Inputs, parseInputs, parseTimeout } from '../gate/inputs.js'
+import type { Inputs } from '../gate/inputs.js'
 import { errorLine } from '../report/headline.js'
 import { EXIT, exitCodeOf } from './exit-codes.js'
 import {
@@ -29,6 +28,7 @@ import {
 import { HELP_TEXT, VERSION_TEXT } from './help.js'
 import { variableValue } from './options.js'
 import { Progress, type ProgressStream } from './progress.js'
+import { readInputs } from './read-inputs.js'
 import {
   checkResultTargets,
   filesFailed,
@@ -37,7 +37,6 @@ import {
   writeResultFiles
 } from './result-files.js'
 import { handOver, type OutputStream, standardOutput } from './results.js'
-import { readApiKey, readSecretFile } from './secrets.js'
 
 export interface CommandEnvironment {
   env: Record<string, string | undefined>
@@ -167,41 +166,6 @@ async function endWithError(
   for (const warning of written.warnings) lines.warning(warning)
   if (written.failed.length > 0) lines.error(filesFailed(written.failed))
   return code
-}
-
-/**
- * The timeout checked, then the secrets read within what is left of it (each added to the
- * redactor at once; a signal ends the reading with its CancelledError), then every input checked,
- * with every secret already redacted.
- */
-async function readInputs(
-  request: CommandRequest,
-  { env, stdin }: CommandEnvironment,
-  { clock, startedAt, signal }: GateRun,
-  redactor: Redactor
-): Promise<Inputs> {
-  // A bad --timeout is said at once, not after a pipe that nobody writes to has had five days;
-  // unless the key is known to the redactor already (NEON_API_KEY), it does not repeat the value.
-  const keyKnown = request.apiKeyFile === undefined && (env.NEON_API_KEY ?? '').trim() !== ''
-  const timeoutMs = parseTimeout(request.values.timeout ?? '', request.naming, keyKnown)
-  const reading = () => ({
-    stdin,
-    limitMs: Math.max(0, startedAt + timeoutMs - clock.now()),
-    signal
-  })
-  const apiKey = await readApiKey(request.apiKeyFile, env, reading())
-  addSecretInput(redactor, 'api_key', apiKey)
-  const databaseUrl =
-    request.databaseUrlFile !== undefined
-      ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading())
-      : request.values.database_url?.trim()
-  addSecretInput(redactor, 'database_url', databaseUrl)
-  const values: Record<string, string | undefined> = {
-    ...request.values,
-    api_key: apiKey,
-    database_url: databaseUrl
-  }
-  return parseInputs((name) => values[name] ?? '', request.naming)
 }
 
 async function gateAndReport(
