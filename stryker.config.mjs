@@ -27,6 +27,7 @@ export default {
     'src/api/pace.ts',
     'src/wait/operation-sources.ts',
     'src/wait/project-gate-source.ts',
+    'src/wait/gated-branch.ts',
     'src/wait/later-polls.ts',
     'src/wait/recent-failures.ts',
     'src/domain/teardown.ts',

@@ -10,18 +10,18 @@ import { formatDuration } from '../domain/duration.js'
 import {
   ApiError,
   DeadlineExceededError,
-  NetworkError,
   ResponseFormatError,
   UnrecoverableRequestError
 } from '../domain/errors.js'
 import { apiErrorFrom, jsonOf, parseBody } from './answers.js'
 import type { HttpAnswer, HttpGet } from './http-transport.js'
-import { TransportError } from './transport-error.js'
+import { requestErrorOf, TransportError } from './transport-error.js'
 import { HostResolution } from './host-resolution.js'
 import type { Logger } from '../domain/logger.js'
 import type { Pace } from './pace.js'
 import {
   RECOVERY_INTERVALS,
+  type RetryContext,
   type RetryPacing,
   type RetryPolicy,
   withRetries
@@ -126,7 +126,7 @@ export class ApiCore {
     const { path, target } = pathOf(segments, query)
     const endpoint = `GET ${path}`
     const url = new URL(`${this.baseUrl}${target}`)
-    const { clock, logger, pace, readOnceWithinMs } = this.options
+    const { clock, logger, readOnceWithinMs } = this.options
     // Reading once, a request gives up when its time is over, before the deadline if that is later.
     const giveUpAt = readOnceWithinMs === undefined ? Infinity : clock.now() + readOnceWithinMs
     const deadline = Math.min(this.options.deadline, giveUpAt)
@@ -152,16 +152,7 @@ export class ApiCore {
             pacing,
             deadline,
             signal: this.options.signal,
-            onFailure: (error) => {
-              if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
-            },
-            onRetry: (decision, error) => {
-              this.stats.retries++
-              logger.debug(error.message)
-              logger.info(
-                `${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`
-              )
-            }
+            ...this.retryHooks(endpoint)
           }
         )
       )
@@ -170,6 +161,23 @@ export class ApiCore {
     const problem = mismatch?.(parsed)
     if (problem) throw new ResponseFormatError(endpoint, problem)
     return parsed
+  }
+
+  /** What the retries of a request do beside retrying: a 429 slows the pace; each retry is told. */
+  private retryHooks(endpoint: string): Pick<RetryContext, 'onFailure' | 'onRetry'> {
+    const { logger, pace } = this.options
+    return {
+      onFailure: (error) => {
+        if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
+      },
+      onRetry: (decision, error) => {
+        this.stats.retries++
+        logger.debug(error.message)
+        logger.info(
+          `${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`
+        )
+      }
+    }
   }
 
   /**
@@ -208,14 +216,7 @@ export class ApiCore {
       if (signal?.aborted || !(error instanceof TransportError)) throw error
       const detail = this.options.redactor.redact(error.detail)
       this.host.check(error, endpoint, detail)
-      if (error.retryable) {
-        const timedOut = detail.startsWith('no answer within')
-        throw new NetworkError(
-          endpoint,
-          timedOut ? `no answer within ${formatDuration(timeLimitMs)}` : detail
-        )
-      }
-      throw new UnrecoverableRequestError(endpoint, detail, error.culprit)
+      throw requestErrorOf(error, endpoint, detail, timeLimitMs)
     }
   }
 

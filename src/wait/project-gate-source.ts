@@ -1,5 +1,4 @@
-import { branchReadiness } from '../domain/branch-state.js'
-import { branchStatePhrase, phraseText, plural } from '../domain/phrase.js'
+import { plural } from '../domain/phrase.js'
 import type { Clock } from '../domain/clock.js'
 import type { Logger } from '../domain/logger.js'
 import { type PageWalk, type PageWalkEnd, walkPages } from '../api/paging.js'
@@ -7,9 +6,9 @@ import type { BranchReader } from '../api/resources/branches.js'
 import { operationsCursor } from '../api/resources/operations.js'
 import type { Branch, Operation, OperationList } from '../domain/schemas.js'
 import type { TeardownAction } from '../domain/teardown.js'
-import { truncate } from '../domain/untrusted-text.js'
 import { apiTime, createdBefore } from '../domain/api-time.js'
 import { isUnfinished } from '../domain/operation-status.js'
+import { GatedBranch } from './gated-branch.js'
 import { GATE_POLL_PAGE_LIMIT, LaterPolls } from './later-polls.js'
 import type { IsDone, OperationSource, OperationsReading } from './operation-sources.js'
 import { type RecentFailure, RecentOperations, warnRecentFailures } from './recent-failures.js'
@@ -95,14 +94,16 @@ export class ProjectGateSource implements OperationSource {
   private readonly readByIdAt = new Map<string, number>()
   completedPolls = 0
   private warnedUnreadableTime = false
-  /** The branch as last read: its `current_state` decides, once its operations are final. */
-  branch?: Branch
-  private readonly warnedBranchStates = new Set<string>()
+  /** The branch the gate is narrowed to (gated-branch.ts), read anew once its operations are final. */
+  private readonly gated?: GatedBranch
   recentFailures: RecentFailure[] = []
 
   constructor(private readonly options: ProjectGateOptions) {
-    this.branch = options.branch?.branch
     const { reader, projectId, logger } = options
+    if (options.branch) {
+      const { branch, reader: branches } = options.branch
+      this.gated = new GatedBranch(branch, () => branches.getBranch(projectId, branch.id), logger)
+    }
     this.laterPolls = new LaterPolls(
       (cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }),
       logger
@@ -111,6 +112,11 @@ export class ProjectGateSource implements OperationSource {
 
   get behind(): string | undefined {
     return this.laterPolls.behind
+  }
+
+  /** The branch as last read: its `current_state` decides, once its operations are final. */
+  get branch(): Branch | undefined {
+    return this.gated?.branch
   }
 
   get operations(): Operation[] {
@@ -124,30 +130,13 @@ export class ProjectGateSource implements OperationSource {
     this.completedPolls++
   }
 
-  /**
-   * Whether the branch can be queried, read anew in every poll that finds its operations final (only
-   * with `branch_id`): what was read at resolution or before its operations ran says nothing of now.
-   */
+  /** The branch read anew in every poll that finds its operations final (only with `branch_id`). */
   private async readBranch(): Promise<void> {
-    const gated = this.options.branch
+    const { gated } = this
     if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
       return
     }
-    const previous = this.branch && branchStateText(this.branch)
-    this.branch = await gated.reader.getBranch(this.options.projectId, gated.branch.id)
-    const state = branchStateText(this.branch)
-    const readiness = branchReadiness(this.branch)
-    const name = `Branch ${truncate(this.branch.name, 80)} (${this.branch.id})`
-    if (readiness === 'archived') {
-      this.options.logger.warning(`${name} is archived: its first queries will be slow`)
-    } else if (readiness === 'unknown' && !this.warnedBranchStates.has(state)) {
-      this.warnedBranchStates.add(state)
-      this.options.logger.warning(
-        `${name} is in an unknown state, ${state}; waiting until it is ready`
-      )
-    } else if (state !== previous || this.completedPolls === 0) {
-      this.options.logger.info(`${name} is ${state}`)
-    }
+    await gated.read(this.completedPolls === 0)
   }
 
   private async discover(): Promise<void> {
@@ -272,8 +261,4 @@ export class ProjectGateSource implements OperationSource {
 /** Newest first; an operation whose time cannot be read sorts as the newest. */
 function sortTime(operation: Operation): number {
   return apiTime(operation.created_at) ?? Infinity
-}
-
-function branchStateText(branch: Branch): string {
-  return phraseText(branchStatePhrase(branch))
 }
