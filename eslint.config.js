@@ -31,11 +31,12 @@ export default tseslint.config(
     }
   },
   {
-    // Small pieces in src/: a function a reader can hold in mind, a module about one thing.
-    files: ['src/**/*.ts'],
+    // Small pieces in src/ and in the test support: a function a reader can hold in mind, a module
+    // about one thing. Split one along its seams as it nears a limit, not when a feature hits it.
+    files: ['src/**/*.ts', '__tests__/support/**/*.ts'],
     rules: {
-      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
-      'max-lines': ['error', { max: 250, skipBlankLines: true, skipComments: true }]
+      'max-lines-per-function': ['error', { max: 50, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 200, skipBlankLines: true, skipComments: true }]
     }
   },
   {
@@ -54,13 +55,6 @@ export default tseslint.config(
           message: 'An input of the action alone: keep it in src/runner/.'
         }
       ]
-    }
-  },
-  {
-    // run() is the runner's one catch: mask, inputs, gate, publish.
-    files: ['src/runner/main.ts'],
-    rules: {
-      'max-lines-per-function': ['error', { max: 50, skipBlankLines: true, skipComments: true }]
     }
   },
   {

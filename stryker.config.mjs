@@ -26,6 +26,8 @@ export default {
     'src/wait/wait-for-operations.ts',
     'src/api/pace.ts',
     'src/wait/operation-sources.ts',
+    'src/wait/project-gate-source.ts',
+    'src/wait/gated-branch.ts',
     'src/wait/later-polls.ts',
     'src/wait/recent-failures.ts',
     'src/domain/teardown.ts',

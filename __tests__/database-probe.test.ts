@@ -15,13 +15,8 @@ import { phraseText } from '../src/domain/phrase.js'
 import { databasePhrase } from '../src/report/database-words.js'
 import { SimulatedTime } from './support/time/clock.js'
 import { collectingLogger } from './support/logger.js'
-import {
-  answerWith,
-  freshDatabase,
-  scriptedPostgres,
-  serverWithoutTls,
-  wire
-} from './support/postgres/databases.js'
+import { freshDatabase, serverWithoutTls } from './support/postgres/databases.js'
+import { answerWith, scriptedPostgres, wire } from './support/postgres/scripted-server.js'
 
 const TARGET: DatabaseTarget = {
   host: '127.0.0.1',

@@ -10,7 +10,7 @@ import { withoutNetwork } from './support/nock.js'
 import { FakeClock } from './support/time/clock.js'
 import { KEYS, PROJECT } from './support/neon/ids.js'
 import { API_HOST, nockWorld } from './support/neon/nock.js'
-import { operationJson } from './support/neon/world.js'
+import { operationJson } from './support/neon/api-json.js'
 
 jest.unstable_mockModule('@actions/core', () => runner)
 const { run } = await import('../src/runner/main.js')

@@ -6,14 +6,14 @@ import {
   GATE_MAX_POLL_PAGES,
   GATE_POLL_PAGE_LIMIT
 } from '../src/wait/later-polls.js'
+import type { OperationsReading } from '../src/wait/operation-sources.js'
 import {
   GATE_DISCOVERY_PAGE_LIMIT,
   GATE_LOOKBACK_MS,
   GATE_MAX_DISCOVERY_PAGES,
   GATE_MAX_READS_BY_ID,
-  type OperationsReading,
   ProjectGateSource
-} from '../src/wait/operation-sources.js'
+} from '../src/wait/project-gate-source.js'
 import { Pace } from '../src/api/pace.js'
 import type { Branch, Operation } from '../src/domain/schemas.js'
 import { waitForOperations } from '../src/wait/wait-for-operations.js'

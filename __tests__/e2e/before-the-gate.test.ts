@@ -9,7 +9,7 @@ import { describe, expect, it } from '@jest/globals'
 import { runAction, serve } from '../support/bundles/action.js'
 import { gateCommand } from '../support/bundles/command.js'
 import { PROJECT } from '../support/neon/ids.js'
-import type { OperationRecord } from '../support/neon/world.ts'
+import type { OperationRecord } from '../support/neon/records.ts'
 import { operationIn } from '../support/neon/scenarios.js'
 
 const BRANCH = 'br-preview-pr-42'

@@ -7,16 +7,13 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { runAction, serve, terminateOn } from '../support/bundles/action.js'
+import { admin, freshDatabase, lateServer, silentServer } from '../support/postgres/databases.js'
 import {
-  admin,
   answerWith,
-  freshDatabase,
-  lateServer,
   refusingServer,
   scriptedPostgres,
-  silentServer,
   wire
-} from '../support/postgres/databases.js'
+} from '../support/postgres/scripted-server.js'
 import { TLS } from '../support/neon/hostile.js'
 import { join } from 'node:path'
 import { PROJECT } from '../support/neon/ids.js'

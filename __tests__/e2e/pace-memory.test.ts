@@ -22,7 +22,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { RequestRecord } from '../support/neon/server.ts'
+import type { RequestRecord } from '../support/neon/handler.ts'
 import { runAction, serve } from '../support/bundles/action.js'
 import { PROJECT } from '../support/neon/ids.js'
 

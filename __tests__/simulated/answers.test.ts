@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/report/headline.js'
-import type { IncomingRequest } from '../support/neon/server.ts'
+import type { IncomingRequest } from '../support/neon/handler.ts'
 import type { SimulatedHandling } from '../support/neon/simulated-network.ts'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import { neonContract } from '../support/neon/contract.ts'
-import type { ApiHandler } from '../support/neon/server.ts'
+import type { ApiHandler } from '../support/neon/handler.ts'
 import { githubContract } from '../support/github/contract.ts'
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
 import type { Contract } from '../support/openapi-contract.ts'

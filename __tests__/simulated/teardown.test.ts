@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { typedOutputs } from '../../src/report/outputs.js'
-import type { BranchRecord } from '../support/neon/world.ts'
+import type { BranchRecord } from '../support/neon/records.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'

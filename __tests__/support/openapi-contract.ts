@@ -82,30 +82,13 @@ export async function openApiContract(
   document: ApiDocument,
   options: { basePath?: string } = {}
 ): Promise<Contract> {
-  const api = new OpenAPIBackend({
-    definition: document as never,
-    quick: true,
-    validate: true,
-    ajvOpts: { strict: false, allErrors: true },
-    customizeAjv: (ajv) => {
-      addFormats.default(ajv)
-      return ajv
-    }
-  })
-  await api.init()
+  const api = await validatorOf(document)
   const basePath = options.basePath ?? ''
-  const describe = (errors: { instancePath?: string; message?: string }[] | null | undefined) =>
-    (errors ?? []).map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''}`.trim())
-
   return {
     check(request, answer) {
       const path = request.path.startsWith(basePath) ? request.path.slice(basePath.length) : ''
       const exchange = `${request.method} ${request.path} → ${answer.status}`
-      const headers = Object.fromEntries(
-        Object.entries(request.headers).filter(
-          (entry): entry is [string, string | string[]] => entry[1] !== undefined
-        )
-      )
+      const headers = definedHeaders(request.headers)
       const asked = {
         method: request.method,
         path,
@@ -119,15 +102,8 @@ export async function openApiContract(
       }
       const violations: ContractViolation[] = []
       const requestProblems = describe(api.validateRequest(asked, operation).errors)
-      const security = (operation as { security?: ApiDocument['security'] }).security
-      const bearer = (security ?? document.security ?? []).some((requirement) =>
-        Object.keys(requirement).some((name) => {
-          const scheme = document.components?.securitySchemes?.[name]
-          return scheme?.type === 'http' && scheme.scheme?.toLowerCase() === 'bearer'
-        })
-      )
       const authorization = String(request.headers.authorization ?? '')
-      if (bearer && !/^Bearer \S+$/.test(authorization)) {
+      if (bearerRequired(operation, document) && !/^Bearer \S+$/.test(authorization)) {
         requestProblems.push('Authorization is not "Bearer <token>"')
       }
       if (requestProblems.length > 0) {
@@ -142,4 +118,47 @@ export async function openApiContract(
       return violations
     }
   }
+}
+
+/** openapi-backend over the document, with ajv's formats (date-time, uuid). */
+async function validatorOf(document: ApiDocument): Promise<OpenAPIBackend> {
+  const api = new OpenAPIBackend({
+    definition: document as never,
+    quick: true,
+    validate: true,
+    ajvOpts: { strict: false, allErrors: true },
+    customizeAjv: (ajv) => {
+      addFormats.default(ajv)
+      return ajv
+    }
+  })
+  await api.init()
+  return api
+}
+
+/** The request's headers that it has (node:http gives absent ones as undefined). */
+function definedHeaders(headers: ContractRequest['headers']): Record<string, string | string[]> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(
+      (entry): entry is [string, string | string[]] => entry[1] !== undefined
+    )
+  )
+}
+
+/** Whether the operation (or else the document) asks for an HTTP bearer token. */
+function bearerRequired(operation: object, document: ApiDocument): boolean {
+  const security = (operation as { security?: ApiDocument['security'] }).security
+  return (security ?? document.security ?? []).some((requirement) =>
+    Object.keys(requirement).some((name) => {
+      const scheme = document.components?.securitySchemes?.[name]
+      return scheme?.type === 'http' && scheme.scheme?.toLowerCase() === 'bearer'
+    })
+  )
+}
+
+/** The validator's errors, one line each. */
+function describe(errors: { instancePath?: string; message?: string }[] | null | undefined) {
+  return (errors ?? []).map((error) =>
+    `${error.instancePath || '(body)'} ${error.message ?? ''}`.trim()
+  )
 }

@@ -22,7 +22,7 @@ import {
   createApiHandler,
   type IncomingRequest,
   type RequestRecord
-} from './neon/server.ts'
+} from './neon/handler.ts'
 import type { World } from './neon/world.ts'
 import { type SimulatedHandling, simulatedApi, simulatedNetwork } from './neon/simulated-network.ts'
 import { EPOCH, SimulatedTime } from './time/clock.ts'

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { type ApiServer, startApiServer } from '../support/neon/server.ts'
 import { demoWorld } from '../support/neon/scenarios.ts'
-import { operationJson, World } from '../support/neon/world.ts'
+import { operationJson } from '../support/neon/api-json.ts'
+import { World } from '../support/neon/world.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 let server: ApiServer | undefined

@@ -7,7 +7,7 @@ import { describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { timelineText } from '../../script/demo/terminal-render.ts'
-import { serverFolders } from '../support/postgres/server.ts'
+import { serverFolders } from '../support/postgres/folders.ts'
 
 const root = join(import.meta.dirname, '..', '..')
 

@@ -20,7 +20,7 @@ import {
   GATE_LOOKBACK_MS,
   GATE_MAX_DISCOVERY_PAGES,
   GATE_MAX_READS_BY_ID
-} from '../../src/wait/operation-sources.js'
+} from '../../src/wait/project-gate-source.js'
 import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../../src/api/resources/branches.js'
 import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../../src/api/retry-policy.js'
 import { REFUSED_GRACE_INTERVALS } from '../../src/wait/database-probe.js'

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { folderPrefix, removeAbandonedFolders } from '../support/postgres/server.ts'
+import { folderPrefix, removeAbandonedFolders } from '../support/postgres/folders.ts'
 
 const WATCHDOG = join(import.meta.dirname, '..', 'support', 'postgres', 'watchdog.mjs')
 

@@ -3,11 +3,8 @@
  * polls read off its request log, the table's rows, and the statistics.
  */
 import type { Limits } from '../../__tests__/support/neon/limits.ts'
-import {
-  type ApiServer,
-  type RequestRecord,
-  startApiServer
-} from '../../__tests__/support/neon/server.ts'
+import type { RequestRecord } from '../../__tests__/support/neon/handler.ts'
+import { type ApiServer, startApiServer } from '../../__tests__/support/neon/server.ts'
 import type { World } from '../../__tests__/support/neon/world.ts'
 import { runBundle } from '../../__tests__/support/bundles/run-bundle.ts'
 import { KEYS, PROJECT } from '../../__tests__/support/neon/ids.ts'

@@ -19,7 +19,7 @@ import {
   SPREAD_MS
 } from '../../__tests__/support/fleet/fleet-plan.ts'
 import { RateLimiter } from '../../__tests__/support/neon/limits.ts'
-import { rateLimitedAnswer } from '../../__tests__/support/neon/routes.ts'
+import { rateLimitedAnswer } from '../../__tests__/support/neon/answers.ts'
 import {
   operationAnswer,
   simulatedTransport,

@@ -1,7 +1,8 @@
 /*
  * What an answer of the API holds, read for the request core (api-core.ts): an error answer's
  * status, body and headers as an ApiError; a 2xx body as JSON (one that is not JSON is retried);
- * that JSON checked against what the reader needs. Secrets are redacted from what is kept.
+ * that JSON checked against what the reader needs, and whether it holds another project's branch
+ * or operation than asked. Secrets are redacted from what is kept.
  */
 import type { z } from 'zod'
 import { ApiError, NotJsonError, ResponseFormatError } from '../domain/errors.js'
@@ -77,4 +78,17 @@ export function parseBody<S extends z.ZodType>(
     throw new ResponseFormatError(endpoint, redactor.redact(`field "${field}": ${issue.message}`))
   }
   return redactor.redactJson(parsed.data) as z.output<S>
+}
+
+/** What is wrong when an answer holds a branch or an operation of another project than asked. */
+export function strangerIn(
+  items: { id: string; project_id?: string | null }[],
+  projectId: string,
+  what: 'branch' | 'operation'
+): string | undefined {
+  const stranger = items.find((item) => item.project_id && item.project_id !== projectId)
+  return (
+    stranger &&
+    `${what} "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`
+  )
 }

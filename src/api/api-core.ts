@@ -10,17 +10,19 @@ import { formatDuration } from '../domain/duration.js'
 import {
   ApiError,
   DeadlineExceededError,
-  NetworkError,
   ResponseFormatError,
   UnrecoverableRequestError
 } from '../domain/errors.js'
 import { apiErrorFrom, jsonOf, parseBody } from './answers.js'
+import { type ApiRequest, pathOf } from './api-request.js'
 import type { HttpAnswer, HttpGet } from './http-transport.js'
-import { TransportError } from './transport-error.js'
+import { requestErrorOf, TransportError } from './transport-error.js'
+import { HostResolution } from './host-resolution.js'
 import type { Logger } from '../domain/logger.js'
 import type { Pace } from './pace.js'
 import {
   RECOVERY_INTERVALS,
+  type RetryContext,
   type RetryPacing,
   type RetryPolicy,
   withRetries
@@ -77,43 +79,10 @@ export interface RequestStats {
   retries: number
 }
 
-/** One GET, as a resource reader describes it. */
-export interface ApiRequest<S extends z.ZodType> {
-  /** Path segments under the base address, each URL-encoded. */
-  segments: string[]
-  query?: Record<string, string | undefined>
-  /** What the answer must hold; every other field is dropped. */
-  schema: S
-  /** What the request is about, for messages: `project "x"`, `operation "y" of project "x"`. */
-  subject: string
-  /** `poll`: a retry never goes out sooner than the next poll would; `listing`: from 2 s. */
-  pacing: 'poll' | 'listing'
-  /** What is wrong with a well-formed answer that is not the one asked for. */
-  mismatch?: (answer: z.output<S>) => string | false | null | undefined
-}
-
-/** What is wrong when an answer holds a branch or an operation of another project than asked. */
-export function strangerIn(
-  items: { id: string; project_id?: string | null }[],
-  projectId: string,
-  what: 'branch' | 'operation'
-): string | undefined {
-  const stranger = items.find((item) => item.project_id && item.project_id !== projectId)
-  return (
-    stranger &&
-    `${what} "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`
-  )
-}
-
 export class ApiCore {
   readonly stats: RequestStats = { requests: 0, retries: 0 }
   private readonly baseUrl: string
-  /** When the host name first failed to resolve, in the streak of such failures now running. */
-  private unresolvedSince?: number
-  /** The last such failure, and what to check for it. */
-  private lastUnresolved?: { detail: string; culprit: TransportError['culprit'] }
-  /** Whether a host name of this run resolved at least once (an answer, or another failure). */
-  private resolvedOnce = false
+  private readonly host: HostResolution
   private readonly pollPacing = (): RetryPacing => ({
     minimumMs: this.options.pace.intervalMs,
     nextPollMs: this.options.pace.nextPollDelayMs()
@@ -121,26 +90,22 @@ export class ApiCore {
 
   constructor(private readonly options: ApiCoreOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+    this.host = new HostResolution(options.clock, options.pace)
   }
 
   async get<S extends z.ZodType>(request: ApiRequest<S>): Promise<z.output<S>> {
     const { segments, query = {}, schema, subject, mismatch } = request
     const pacing = request.pacing === 'poll' ? this.pollPacing : LISTING_PACING
-    const path = '/' + segments.map(encodeURIComponent).join('/')
+    const { path, target } = pathOf(segments, query)
     const endpoint = `GET ${path}`
-    const search = new URLSearchParams()
-    for (const [name, value] of Object.entries(query)) {
-      if (value !== undefined) search.set(name, value)
-    }
-    const target = `${path}${search.size > 0 ? `?${search}` : ''}`
     const url = new URL(`${this.baseUrl}${target}`)
-    const { clock, logger, pace, readOnceWithinMs } = this.options
+    const { clock, logger, readOnceWithinMs } = this.options
     // Reading once, a request gives up when its time is over, before the deadline if that is later.
     const giveUpAt = readOnceWithinMs === undefined ? Infinity : clock.now() + readOnceWithinMs
     const deadline = Math.min(this.options.deadline, giveUpAt)
 
     const answer = await this.readOnce(endpoint, giveUpAt, () =>
-      this.unresolvedToTheEnd(endpoint, () =>
+      this.host.toTheEnd(endpoint, () =>
         withRetries(
           async () => {
             if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
@@ -160,16 +125,7 @@ export class ApiCore {
             pacing,
             deadline,
             signal: this.options.signal,
-            onFailure: (error) => {
-              if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
-            },
-            onRetry: (decision, error) => {
-              this.stats.retries++
-              logger.debug(error.message)
-              logger.info(
-                `${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`
-              )
-            }
+            ...this.retryHooks(endpoint)
           }
         )
       )
@@ -178,6 +134,23 @@ export class ApiCore {
     const problem = mismatch?.(parsed)
     if (problem) throw new ResponseFormatError(endpoint, problem)
     return parsed
+  }
+
+  /** What the retries of a request do beside retrying: a 429 slows the pace; each retry is told. */
+  private retryHooks(endpoint: string): Pick<RetryContext, 'onFailure' | 'onRetry'> {
+    const { logger, pace } = this.options
+    return {
+      onFailure: (error) => {
+        if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
+      },
+      onRetry: (decision, error) => {
+        this.stats.retries++
+        logger.debug(error.message)
+        logger.info(
+          `${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`
+        )
+      }
+    }
   }
 
   /**
@@ -209,22 +182,14 @@ export class ApiCore {
         maxBodyBytes: MAX_BODY_BYTES,
         signal
       })
-      this.unresolvedSince = undefined
-      this.resolvedOnce = true
+      this.host.resolved()
       this.options.onDate?.(answer.headers.date, sentAt)
       return answer
     } catch (error) {
       if (signal?.aborted || !(error instanceof TransportError)) throw error
       const detail = this.options.redactor.redact(error.detail)
-      this.checkUnresolved(error, endpoint, detail)
-      if (error.retryable) {
-        const timedOut = detail.startsWith('no answer within')
-        throw new NetworkError(
-          endpoint,
-          timedOut ? `no answer within ${formatDuration(timeLimitMs)}` : detail
-        )
-      }
-      throw new UnrecoverableRequestError(endpoint, detail, error.culprit)
+      this.host.check(error, endpoint, detail)
+      throw requestErrorOf(error, endpoint, detail, timeLimitMs)
     }
   }
 
@@ -249,50 +214,6 @@ export class ApiCore {
         endpoint,
         `no usable answer within ${formatDuration(withinMs)} (${RECOVERY_INTERVALS} intervals), as long as a read without waiting tries${last}`,
         'the API'
-      )
-    }
-  }
-
-  /**
-   * The deadline came while no host name of this run had ever resolved (every request failed so):
-   * a misspelled api_host, not a gate that waited too long. It ends as the error it would have
-   * become after RECOVERY_INTERVALS intervals, naming what to check, also when `timeout` is shorter
-   * than that. A name that resolved once and then failed is the resolver's moment: a timeout.
-   */
-  private async unresolvedToTheEnd<T>(endpoint: string, request: () => Promise<T>): Promise<T> {
-    try {
-      return await request()
-    } catch (error) {
-      const last = this.lastUnresolved
-      const neverResolved = !this.resolvedOnce && this.unresolvedSince !== undefined && last
-      if (!(error instanceof DeadlineExceededError) || !neverResolved) throw error
-      throw new UnrecoverableRequestError(
-        endpoint,
-        `${last.detail}; the name never resolved before the timeout ran out`,
-        last.culprit
-      )
-    }
-  }
-
-  /**
-   * A host name that does not resolve is retried for RECOVERY_INTERVALS intervals from the first
-   * such answer (a runner's resolver fails briefly now and then); past that, it is an error.
-   */
-  private checkUnresolved(error: TransportError, endpoint: string, detail: string): void {
-    if (!error.unresolved) {
-      this.unresolvedSince = undefined
-      this.resolvedOnce = true
-      return
-    }
-    this.lastUnresolved = { detail, culprit: error.culprit }
-    const now = this.options.clock.now()
-    this.unresolvedSince ??= now
-    const lastedMs = now - this.unresolvedSince
-    if (lastedMs >= RECOVERY_INTERVALS * this.options.pace.intervalMs) {
-      throw new UnrecoverableRequestError(
-        endpoint,
-        `${detail}; the name has not resolved for ${formatDuration(lastedMs)}`,
-        error.culprit
       )
     }
   }

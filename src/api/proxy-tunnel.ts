@@ -48,6 +48,17 @@ export function describeProxy(proxy: URL): string {
   return `${proxy.hostname}:${proxy.port || (proxy.protocol === 'https:' ? 443 : 80)}`
 }
 
+/** The CONNECT request's headers: the target, and the proxy's credentials when it has some. */
+function connectHeaders(proxy: URL, authority: string): Record<string, string> {
+  const headers: Record<string, string> = { Host: authority }
+  if (proxy.username || proxy.password) {
+    // Already decoded by the toolkit's URL.
+    const credentials = `${proxy.username}:${proxy.password}`
+    headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`
+  }
+  return headers
+}
+
 /** CONNECT through the proxy; resolves with the raw tunnel socket to the target. */
 export function openTunnel(
   proxy: URL,
@@ -56,12 +67,7 @@ export function openTunnel(
   signal: AbortSignal
 ): Promise<Socket> {
   const authority = `${target.hostname}:${target.port || 443}`
-  const headers: Record<string, string> = { Host: authority }
-  if (proxy.username || proxy.password) {
-    // Already decoded by the toolkit's URL.
-    const credentials = `${proxy.username}:${proxy.password}`
-    headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`
-  }
+  const headers = connectHeaders(proxy, authority)
   const via = describeProxy(proxy)
   return new Promise<Socket>((resolve, reject) => {
     const request = (proxy.protocol === 'https:' ? https : http).request({

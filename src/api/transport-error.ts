@@ -1,12 +1,15 @@
 /*
- * What a request that got no usable answer failed of, for the transport and the proxy tunnel alike.
+ * What a request that got no usable answer failed of, for the transport and the proxy tunnel alike,
+ * and what that is to the request (api-core.ts): an error to retry or one that ends it.
  */
+import { formatDuration } from '../domain/duration.js'
+import { NetworkError, UnrecoverableRequestError } from '../domain/errors.js'
 
 /**
  * Why a request got no usable answer. `retryable: false` means that sending it again cannot help
  * (a certificate that does not match, a body over the cap, a proxy that refuses us); `culprit`
  * names what to check. `unresolved`: the host name did not resolve, which a runner's resolver does
- * now and then for a moment, so it is retried, but only for a while (api-core.ts).
+ * now and then for a moment, so it is retried, but only for a while (host-resolution.ts).
  */
 export class TransportError extends Error {
   override name = 'TransportError'
@@ -64,4 +67,24 @@ export function classify(error: unknown): TransportError {
     'api_host',
     UNRESOLVED_CODES.has(known)
   )
+}
+
+/**
+ * What a transport failure is to a request of `endpoint` (its `detail` redacted): a NetworkError,
+ * which the retry policy retries, or an UnrecoverableRequestError naming what to check.
+ */
+export function requestErrorOf(
+  error: TransportError,
+  endpoint: string,
+  detail: string,
+  timeLimitMs: number
+): NetworkError | UnrecoverableRequestError {
+  if (error.retryable) {
+    const timedOut = detail.startsWith('no answer within')
+    return new NetworkError(
+      endpoint,
+      timedOut ? `no answer within ${formatDuration(timeLimitMs)}` : detail
+    )
+  }
+  return new UnrecoverableRequestError(endpoint, detail, error.culprit)
 }

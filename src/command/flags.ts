@@ -122,14 +122,7 @@ export function parseCommandLine(
     }
   }
   const { values, labels } = inputValues(flags, tokens, env)
-  if (flags['database-url'] !== undefined && flags['database-url-file'] !== undefined) {
-    throw new UsageError('give --database-url or --database-url-file, not both')
-  }
-  if (flags['api-key-file'] === '-' && flags['database-url-file'] === '-') {
-    throw new UsageError(
-      'standard input can hold one secret: --api-key-file - and --database-url-file - cannot both read it'
-    )
-  }
+  checkSecretSources(flags)
   const output = flags.output ?? 'text'
   if (output !== 'text' && output !== 'json') {
     // Not quoted: a secret given by mistake is not known to the redactor yet.
@@ -151,6 +144,18 @@ export function parseCommandLine(
       summary: summaryTarget(flags.summary, env),
       dotenvFile: flags.dotenv
     }
+  }
+}
+
+/** Each secret from one place: the database URL by its flag or its file, standard input for one. */
+function checkSecretSources(flags: Parsed['values']): void {
+  if (flags['database-url'] !== undefined && flags['database-url-file'] !== undefined) {
+    throw new UsageError('give --database-url or --database-url-file, not both')
+  }
+  if (flags['api-key-file'] === '-' && flags['database-url-file'] === '-') {
+    throw new UsageError(
+      'standard input can hold one secret: --api-key-file - and --database-url-file - cannot both read it'
+    )
   }
 }
 

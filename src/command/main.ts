@@ -8,14 +8,13 @@ import type { Clock } from '../domain/clock.js'
 import { CancelledError, InputError } from '../domain/errors.js'
 import { forLog, forLogLines, Redactor } from '../domain/untrusted-text.js'
 import {
-  addSecretInput,
   addSecretInputs,
   errorReport,
   GateRun,
   messageOf,
   type StopSignal
 } from '../gate/gate-run.js'
-import { type Inputs, parseInputs, parseTimeout } from '../gate/inputs.js'
+import type { Inputs } from '../gate/inputs.js'
 import { errorLine } from '../report/headline.js'
 import { EXIT, exitCodeOf } from './exit-codes.js'
 import {
@@ -29,6 +28,7 @@ import {
 import { HELP_TEXT, VERSION_TEXT } from './help.js'
 import { variableValue } from './options.js'
 import { Progress, type ProgressStream } from './progress.js'
+import { readInputs } from './read-inputs.js'
 import {
   checkResultTargets,
   filesFailed,
@@ -37,7 +37,6 @@ import {
   writeResultFiles
 } from './result-files.js'
 import { handOver, type OutputStream, standardOutput } from './results.js'
-import { readApiKey, readSecretFile } from './secrets.js'
 
 export interface CommandEnvironment {
   env: Record<string, string | undefined>
@@ -62,7 +61,7 @@ const colourWanted = (env: Record<string, string | undefined>): boolean => !env.
 
 /** Runs the command; resolves to its exit code, never rejects. */
 export async function runCommand(argv: string[], environment: CommandEnvironment): Promise<number> {
-  const { env, stdout } = environment
+  const { env } = environment
   const redactor = new Redactor()
   // A secret in the environment (the key) is known at once: redacted before any message could
   // quote it.
@@ -78,12 +77,7 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
   } catch (error) {
     return endWithError(error, undefined, resultTargetsOf(argv, env), environment, voice)
   }
-  if (!('request' in parsed)) {
-    const lost = await handOver(stdout, 'help' in parsed ? HELP_TEXT : VERSION_TEXT)
-    if (!lost) return EXIT.success
-    environment.stderr.write(`error: ${outputLost(lost)}\n`)
-    return EXIT.usage
-  }
+  if (!('request' in parsed)) return helpOrVersion('help' in parsed, environment)
   const { request } = parsed
   // A secret given as a flag (a database URL) is known at once too.
   addSecretInputs(redactor, (name) => request.values[name])
@@ -124,6 +118,17 @@ export async function runCommand(argv: string[], environment: CommandEnvironment
   }
 }
 
+/** --help or --version: the text on standard output, and exit 2 if it could not be written. */
+async function helpOrVersion(
+  help: boolean,
+  { stdout, stderr }: Pick<CommandEnvironment, 'stdout' | 'stderr'>
+): Promise<number> {
+  const lost = await handOver(stdout, help ? HELP_TEXT : VERSION_TEXT)
+  if (!lost) return EXIT.success
+  stderr.write(`error: ${outputLost(lost)}\n`)
+  return EXIT.usage
+}
+
 /**
  * The command ended on an error of its own, mostly before the gate ran: bad flags or input (exit
  * 2), a signal while a secret was read, or something unexpected (exit 3). One error line on
@@ -161,41 +166,6 @@ async function endWithError(
   for (const warning of written.warnings) lines.warning(warning)
   if (written.failed.length > 0) lines.error(filesFailed(written.failed))
   return code
-}
-
-/**
- * The timeout checked, then the secrets read within what is left of it (each added to the
- * redactor at once; a signal ends the reading with its CancelledError), then every input checked,
- * with every secret already redacted.
- */
-async function readInputs(
-  request: CommandRequest,
-  { env, stdin }: CommandEnvironment,
-  { clock, startedAt, signal }: GateRun,
-  redactor: Redactor
-): Promise<Inputs> {
-  // A bad --timeout is said at once, not after a pipe that nobody writes to has had five days;
-  // unless the key is known to the redactor already (NEON_API_KEY), it does not repeat the value.
-  const keyKnown = request.apiKeyFile === undefined && (env.NEON_API_KEY ?? '').trim() !== ''
-  const timeoutMs = parseTimeout(request.values.timeout ?? '', request.naming, keyKnown)
-  const reading = () => ({
-    stdin,
-    limitMs: Math.max(0, startedAt + timeoutMs - clock.now()),
-    signal
-  })
-  const apiKey = await readApiKey(request.apiKeyFile, env, reading())
-  addSecretInput(redactor, 'api_key', apiKey)
-  const databaseUrl =
-    request.databaseUrlFile !== undefined
-      ? await readSecretFile('--database-url-file', request.databaseUrlFile, reading())
-      : request.values.database_url?.trim()
-  addSecretInput(redactor, 'database_url', databaseUrl)
-  const values: Record<string, string | undefined> = {
-    ...request.values,
-    api_key: apiKey,
-    database_url: databaseUrl
-  }
-  return parseInputs((name) => values[name] ?? '', request.naming)
 }
 
 async function gateAndReport(

@@ -22,11 +22,8 @@ import type { RunReport } from '../report/report.js'
 import { checkBeforeTeardown, teardownBusy, teardownDecided } from './before-teardown.js'
 import { NoSuchBranchError, resolveBranch } from '../wait/branch-resolver.js'
 import { goneBeforeDelete } from '../wait/teardown-check.js'
-import {
-  type OperationSource,
-  OperationIdsSource,
-  ProjectGateSource
-} from '../wait/operation-sources.js'
+import { type OperationSource, OperationIdsSource } from '../wait/operation-sources.js'
+import { ProjectGateSource } from '../wait/project-gate-source.js'
 import { probeDatabase } from '../wait/database-probe.js'
 import { waitForOperations } from '../wait/wait-for-operations.js'
 import type { Inputs } from './inputs.js'

@@ -148,29 +148,21 @@ export async function waitForOperations(
   options: WaitOptions,
   { source, pace, clock, logger, signal }: WaitDependencies
 ): Promise<WaitResult> {
-  const { startedAt } = options
-  const elapsed = (): string => `+${formatDuration(clock.now() - startedAt)}`
+  const elapsed = (): string => `+${formatDuration(clock.now() - options.startedAt)}`
   const reads = new ReadTimes(clock)
   const statusLog = new StatusLog(logger, elapsed)
-  const { isDone, hasFailed } = finalityOf(options.failFast)
+  const finality = finalityOf(options.failFast)
   let polls = 0
   /** What was read until now, stamped. */
   const seen = () => {
     reads.stamp(source.operations)
     const observed = source.completedPolls > 0
-    const timing = { readAt: reads.readAt, elapsedMs: clock.now() - startedAt }
+    const timing = { readAt: reads.readAt, elapsedMs: clock.now() - options.startedAt }
     return { operations: source.operations, polls, observed, ...timing }
   }
   const finish = (outcome: Outcome, reason?: string, noRetryFits?: string): WaitResult => {
     const result = seen()
-    const unread = result.observed ? '' : ', before the operations could be read'
-    const ending =
-      outcome === 'success' && options.databaseCheckNext
-        ? 'control plane done; the database check comes next'
-        : outcome === 'success' && options.untilIdle
-          ? 'the project is idle; the branch check comes next'
-          : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`
-    logger.info(`[${elapsed()}] ${ending}`)
+    logger.info(`[${elapsed()}] ${endingOf(outcome, options, result.observed, reason)}`)
     const why = noRetryFits ? { reason, noRetryFits } : reason ? { reason } : {}
     return { outcome, ...result, ...why }
   }
@@ -191,14 +183,11 @@ export async function waitForOperations(
     const operations = source.operations
     reads.stamp(operations)
     statusLog.record(operations)
-    if (!options.untilIdle && operations.some(hasFailed)) return finish('failure')
-    const branchOpen = source.branch !== undefined && !canBeQueried(source.branch)
-    // Never a pass on a read that did not get back to what an earlier poll had seen.
-    const { behind } = source
-    if (operations.every(isDone) && !branchOpen && !behind) return finish('success')
+    const verdict = verdictOf(operations, source, options.untilIdle, finality)
+    if (verdict) return finish(verdict)
     if (!options.wait) return finish('pending')
     const remaining = options.deadline - clock.now()
-    if (remaining <= 0) return finish('timeout', behind)
+    if (remaining <= 0) return finish('timeout', source.behind)
     try {
       await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal)
     } catch (error) {
@@ -206,6 +195,35 @@ export async function waitForOperations(
       throw error
     }
   }
+}
+
+/** What a poll's read decides: a failure, a pass, or nothing yet. */
+function verdictOf(
+  operations: Operation[],
+  source: OperationSource,
+  untilIdle: boolean | undefined,
+  { isDone, hasFailed }: ReturnType<typeof finalityOf>
+): 'failure' | 'success' | undefined {
+  if (!untilIdle && operations.some(hasFailed)) return 'failure'
+  const branchOpen = source.branch !== undefined && !canBeQueried(source.branch)
+  // Never a pass on a read that did not get back to what an earlier poll had seen.
+  if (operations.every(isDone) && !branchOpen && !source.behind) return 'success'
+  return undefined
+}
+
+/** The wait's last log line: its outcome, or what comes next after a success. */
+function endingOf(
+  outcome: Outcome,
+  { databaseCheckNext, untilIdle }: WaitOptions,
+  observed: boolean,
+  reason: string | undefined
+): string {
+  const unread = observed ? '' : ', before the operations could be read'
+  return outcome === 'success' && databaseCheckNext
+    ? 'control plane done; the database check comes next'
+    : outcome === 'success' && untilIdle
+      ? 'the project is idle; the branch check comes next'
+      : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`
 }
 
 function describe(operation: Operation): string {

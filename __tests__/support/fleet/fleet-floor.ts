@@ -85,16 +85,7 @@ export function fleetFloor(
   // The excess only grows when a request falls due, so it is largest at one of those moments.
   // From R0 + window on, a slot taken at R0 is free again (a request counts while it is younger
   // than the window), so one slot can serve two requests: the bound no longer holds.
-  const moments = [
-    ...refusedGates.flatMap(({ retryBy }) => dueTimes(retryBy, spacingMs, horizon)),
-    ...pollers.flatMap(({ firstPoll, periodMs, retryBy }) => [
-      ...dueTimes(firstPoll, periodMs, horizon),
-      ...dueTimes(retryBy, spacingMs, horizon)
-    ])
-  ]
-    // A poll due before R0 by the interval goes out at R0 at the earliest (the record has none).
-    .map((moment) => Math.max(moment, r0))
-    .filter((moment) => moment < horizon)
+  const moments = dueMoments(refusedGates, pollers, spacingMs, [r0, horizon])
   // At each moment, what is forced whichever pollers are refused, less the free slots; then, for
   // each poller, what it forces never refused and what refused at its first poll.
   const base = moments.map(
@@ -107,14 +98,26 @@ export function fleetFloor(
     )
   )
   const refused = pollers.map((poller) => moments.map((moment) => afterRefusal(poller, moment)))
+  return {
+    refusedInCrunch: crunch.length,
+    refusedAfterCrunch: fewestRefusals(base, polling, refused)
+  }
+}
+
+/**
+ * The fewest refusals from R0 on, given at each moment what is forced whichever pollers are
+ * refused (`base`), and for each poller what it forces never refused (`polling`) and refused at
+ * its first poll (`refused`).
+ */
+function fewestRefusals(base: number[], polling: number[][], refused: number[][]): number {
   // With none refused, then the earliest one, two, ... refused: the fewest 429s is one of these.
   const excess = base.map((forced, m) => forced + sum(polling.map((counts) => counts[m])))
-  let refusedAfterCrunch = Math.max(0, ...excess)
-  pollers.forEach((_, index) => {
+  let fewest = Math.max(0, ...excess)
+  polling.forEach((_, index) => {
     excess.forEach((_, m) => (excess[m] += refused[index][m] - polling[index][m]))
-    refusedAfterCrunch = Math.min(refusedAfterCrunch, index + 1 + Math.max(0, ...excess))
+    fewest = Math.min(fewest, index + 1 + Math.max(0, ...excess))
   })
-  return { refusedInCrunch: crunch.length, refusedAfterCrunch }
+  return fewest
 }
 
 /** R0, the earliest a retry can go out, and the gates refused before it. */
@@ -129,6 +132,30 @@ function crunchOf(sorted: Attempt[], intervalMs: number): { r0: number; crunch: 
     ...refusals.map((refusal) => refusal.at + Math.max(refusal.retryAfterMs ?? 0, intervalMs))
   )
   return { r0, crunch: refusals.filter((refusal) => refusal.at < r0) }
+}
+
+/**
+ * When a request falls due from R0 to the horizon: the retries of the gates refused in the crunch
+ * and what follows them, and each poller's polls and its retry's course were it refused.
+ */
+function dueMoments(
+  refusedGates: { retryBy: number }[],
+  pollers: { firstPoll: number; periodMs: number; retryBy: number }[],
+  spacingMs: number,
+  [r0, horizon]: [number, number]
+): number[] {
+  return (
+    [
+      ...refusedGates.flatMap(({ retryBy }) => dueTimes(retryBy, spacingMs, horizon)),
+      ...pollers.flatMap(({ firstPoll, periodMs, retryBy }) => [
+        ...dueTimes(firstPoll, periodMs, horizon),
+        ...dueTimes(retryBy, spacingMs, horizon)
+      ])
+    ]
+      // A poll due before R0 by the interval goes out at R0 at the earliest (the record has none).
+      .map((moment) => Math.max(moment, r0))
+      .filter((moment) => moment < horizon)
+  )
 }
 
 /** `first`, `first + every`, ... before `horizon`. */

@@ -12,7 +12,7 @@
 import type { HttpGet } from '../../../src/api/http-transport.js'
 import type { RunReport } from '../../../src/report/report.js'
 import { type SimulatedHandling, simulatedNetwork } from '../neon/simulated-network.ts'
-import { operationJson } from '../neon/world.ts'
+import { operationJson } from '../neon/api-json.ts'
 import { simulatedGate } from '../simulated-gate.ts'
 import { EPOCH, type SimulatedTime } from '../time/clock.ts'
 import { KEYS, PROJECT } from '../neon/ids.ts'

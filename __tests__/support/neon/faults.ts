@@ -1,8 +1,10 @@
 /*
  * Faults on demand for the local API server: any status (with the message and code an API error
  * would hold), dropped connections, slow answers, malformed JSON, or the normal answer altered as
- * no contract allows, for a number of requests or over a time, on one route or all.
+ * no contract allows, for a number of requests or over a time, on one route or all; and the body a
+ * status or malformed fault answers with.
  */
+import { errorBody } from './answers.ts'
 import type { Route } from './routes.ts'
 
 export type Fault = (
@@ -55,5 +57,18 @@ export class Faults {
     )
     if (fault?.times !== undefined) fault.times--
     return fault
+  }
+}
+
+/** A malformed fault's body unless it gives one: JSON cut short. */
+export const MALFORMED_BODY = '{"operation": {"id": "truncated'
+
+/** The error body of a status fault: the API's shape, with the fields the fault gives. */
+export function faultBody(fault: Extract<Fault, { kind: 'status' }>) {
+  const body = errorBody(fault.message ?? `injected HTTP ${fault.status}`)
+  return {
+    ...body,
+    code: fault.code ?? body.code,
+    request_id: fault.requestId ?? body.request_id
   }
 }

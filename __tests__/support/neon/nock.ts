@@ -1,13 +1,13 @@
 /*
- * The world's handler (server.ts's createApiHandler: keys, limits, faults, the log, the contract
+ * The world's handler (handler.ts's createApiHandler: keys, limits, faults, the log, the contract
  * checks) behind nock, for the unit tests that run the real HTTP transport in process: the same
  * answers the local API server gives over HTTP and on the simulated network.
  */
 import type { Clock } from '../../../src/domain/clock.js'
 import { answerFrom, DROPPED, type InterceptedAnswer } from '../nock.ts'
-import type { Answer } from './routes.ts'
+import type { Answer } from './answers.ts'
 import { demoWorld } from './scenarios.ts'
-import { type ApiHandler, type ApiOptions, createApiHandler } from './server.ts'
+import { type ApiHandler, type ApiOptions, createApiHandler } from './handler.ts'
 import type { World } from './world.ts'
 
 /** Where the unit tests' API is: nothing listens there; nock answers. */

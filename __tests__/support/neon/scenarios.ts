@@ -1,5 +1,6 @@
 /** Ready-made worlds for the demo, the end-to-end tests and the benchmark. */
-import { type OperationRecord, World } from './world.ts'
+import type { OperationRecord } from './records.ts'
+import { World } from './world.ts'
 
 import { KEYS, MAIN_ENDPOINT, ORG, OTHER_ORG, OTHER_PROJECT, PROJECT } from './ids.ts'
 
@@ -26,6 +27,29 @@ export function demoWorld(
   const world = new World(() => base() + skew)
   world.addOrganization(ORG, 'Demo org')
   world.addOrganization(OTHER_ORG, 'Other team')
+  addDemoKeys(world)
+  world.addProject({
+    id: PROJECT,
+    name: 'Demo app',
+    orgId: ORG,
+    regionId: 'aws-eu-central-1',
+    pgVersion: 17
+  })
+  world.addProject({ id: OTHER_PROJECT, name: 'Other team', orgId: OTHER_ORG, pgVersion: 16 })
+  for (let i = 1; i <= (options.extraProjects ?? 2); i++) {
+    world.addProject({
+      id: `extra-project-${String(i).padStart(6, '0')}`,
+      name: `Extra ${i}`,
+      orgId: ORG,
+      pgVersion: 15 + (i % 3)
+    })
+  }
+  world.addHistory(PROJECT, options.history ?? 40, { everyMs: options.historyEveryMs })
+  return world
+}
+
+/** Every kind of key of spec 2.1, in the demo organization and the other one, plus a revoked one. */
+function addDemoKeys(world: World): void {
   world.addKey({ token: KEYS.personal, type: 'personal', accountId: 'user-1', orgIds: [ORG] })
   world.addKey({ token: KEYS.organization, type: 'organization', accountId: ORG, orgIds: [ORG] })
   world.addKey({
@@ -55,24 +79,6 @@ export function demoWorld(
     orgIds: [ORG],
     revoked: true
   })
-  world.addProject({
-    id: PROJECT,
-    name: 'Demo app',
-    orgId: ORG,
-    regionId: 'aws-eu-central-1',
-    pgVersion: 17
-  })
-  world.addProject({ id: OTHER_PROJECT, name: 'Other team', orgId: OTHER_ORG, pgVersion: 16 })
-  for (let i = 1; i <= (options.extraProjects ?? 2); i++) {
-    world.addProject({
-      id: `extra-project-${String(i).padStart(6, '0')}`,
-      name: `Extra ${i}`,
-      orgId: ORG,
-      pgVersion: 15 + (i % 3)
-    })
-  }
-  world.addHistory(PROJECT, options.history ?? 40, { everyMs: options.historyEveryMs })
-  return world
 }
 
 /**

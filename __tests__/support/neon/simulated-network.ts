@@ -3,14 +3,14 @@
  * minutes of its time in milliseconds of ours: the fleet simulation (npm run simulate) and the
  * suite's in-process scenarios (__tests__/simulated/) run on it. Nothing sleeps: time moves only when every
  * piece of code waits, from one scheduled event to the next. The server is any function from a
- * request to what the local API server would do with it (server.ts's Handling): `simulatedApi`
+ * request to what the local API server would do with it (handler.ts's Handling): `simulatedApi`
  * puts the local API server itself there, its world's clock on the simulated one.
  */
 import type { HttpAnswer, HttpGet, HttpGetOptions } from '../../../src/api/http-transport.js'
 import { classify, TransportError } from '../../../src/api/transport-error.js'
 import type { SimulatedTime } from '../time/clock.ts'
-import type { ApiHandler, Handling, IncomingRequest } from './server.ts'
-import type { Answer } from './routes.ts'
+import type { ApiHandler, Handling, IncomingRequest } from './handler.ts'
+import type { Answer } from './answers.ts'
 
 /**
  * What the simulated server does with a request: what the local API server would, or nothing; or
@@ -51,49 +51,64 @@ export function simulatedNetwork(
       const limit = time.at(time.now() + options.timeLimitMs, () =>
         settle(() => reject(new TransportError(`no answer within ${limitMs} ms`, true)))
       )
-      const answer = (status: number, headers: Answer['headers'], body: string) =>
-        time.at(time.now() + halfTrip(), () =>
-          settle(() => resolve({ status, headers: lowerCaseNames(headers ?? {}), body }))
-        )
-      const respond = (json: Answer) =>
-        answer(json.status, json.headers, JSON.stringify(json.body ?? {}))
+      const link: Link = {
+        time,
+        hostname: url.hostname,
+        settled: () => settled,
+        answer: (status, headers, body) =>
+          time.at(time.now() + halfTrip(), () =>
+            settle(() => resolve({ status, headers: lowerCaseNames(headers ?? {}), body }))
+          ),
+        fail: (error) => settle(() => reject(error))
+      }
       time.at(time.now() + halfTrip(), () => {
         if (settled) return
         const headers = lowerCaseNames(options.headers)
         const request = { method: 'GET', url: url.pathname + url.search, headers }
-        const handling = serve(request, time.now())
-        switch (handling.kind) {
-          case 'answer':
-            return void respond(handling.answer)
-          case 'slow':
-            return void time.at(time.now() + handling.delayMs, () => {
-              if (!settled) respond(handling.answer())
-            })
-          case 'held':
-            return void handling.released.then(() => {
-              if (!settled) respond(handling.answer())
-            })
-          case 'drop':
-            return void settle(() =>
-              reject(new TransportError('ECONNRESET (socket hang up)', true))
-            )
-          case 'malformed':
-            return void answer(handling.status, handling.headers, handling.body)
-          case 'unresolved':
-            // As node:dns fails a lookup, through the transport's own reading of it.
-            return void settle(() =>
-              reject(
-                classify({
-                  code: 'ENOTFOUND',
-                  message: `getaddrinfo ENOTFOUND ${url.hostname}`
-                })
-              )
-            )
-          case 'none':
-            return
-        }
+        deliver(serve(request, time.now()), link)
       })
     })
+}
+
+/** One request's way back to the client, until it is settled (answered, failed or aborted). */
+interface Link {
+  time: SimulatedTime
+  /** The host name the request asked for. */
+  hostname: string
+  settled: () => boolean
+  /** An answer, back after half a round trip. */
+  answer: (status: number, headers: Answer['headers'], body: string) => void
+  fail: (error: Error) => void
+}
+
+/** What the client gets of what the server did with its request. */
+function deliver(
+  handling: SimulatedHandling,
+  { time, hostname, settled, answer, fail }: Link
+): void {
+  const respond = (json: Answer) =>
+    answer(json.status, json.headers, JSON.stringify(json.body ?? {}))
+  switch (handling.kind) {
+    case 'answer':
+      return void respond(handling.answer)
+    case 'slow':
+      return void time.at(time.now() + handling.delayMs, () => {
+        if (!settled()) respond(handling.answer())
+      })
+    case 'held':
+      return void handling.released.then(() => {
+        if (!settled()) respond(handling.answer())
+      })
+    case 'drop':
+      return fail(new TransportError('ECONNRESET (socket hang up)', true))
+    case 'malformed':
+      return answer(handling.status, handling.headers, handling.body)
+    case 'unresolved':
+      // As node:dns fails a lookup, through the transport's own reading of it.
+      return fail(classify({ code: 'ENOTFOUND', message: `getaddrinfo ENOTFOUND ${hostname}` }))
+    case 'none':
+      return
+  }
 }
 
 /** Header names in lower case, as node:http gives them. */

