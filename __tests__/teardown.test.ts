@@ -6,9 +6,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { ApiError, InputError } from '../src/domain/errors.js'
 import type { RelatedBranch, TeardownBranch } from '../src/domain/schemas.js'
-import { judgeTeardown, restrictionCovers } from '../src/domain/teardown.js'
+import { judgeTeardown, restrictionCovers } from '../src/steps/teardown/teardown-rules.js'
 import { NoSuchBranchError } from '../src/wait/branch-resolver.js'
-import { checkTeardown, type TeardownReader } from '../src/wait/teardown-check.js'
+import { checkTeardown, type TeardownReader } from '../src/steps/teardown/teardown-check.js'
 
 const CHILD_OF_MAIN = { parent_id: 'br-main-1' }
 /** The branch with every blocker a branch itself can hold: root, default, protected, restricted. */
