@@ -1,8 +1,8 @@
 /*
- * What the report says of the check before a teardown (report/teardown-words.ts and the parts that
- * use it): the first line and the error line say what blocks the branch, the `blockers` output
- * gives each reason with what to do, long lists are cut with a count, and API text (branch names,
- * restriction reasons) stays text in every format.
+ * What the report says of the check before a teardown (steps/teardown/teardown-words.ts and the
+ * parts that use it): the first line and the error line say what blocks the branch, the `blockers`
+ * output gives each reason with what to do, long lists are cut with a count, and API text (branch
+ * names, restriction reasons) stays text in every format.
  */
 import { describe, expect, it } from '@jest/globals'
 import { judgeTeardown } from '../src/steps/teardown/teardown-rules.js'

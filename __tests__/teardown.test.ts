@@ -1,7 +1,8 @@
 /*
  * Before a teardown (`before`): the rules that decide whether the API would refuse to delete or
- * reset a branch now (domain/teardown.ts), and the check that reads the branch and every branch of
- * its project once to apply them (wait/teardown-check.ts), with readers of its own.
+ * reset a branch now (steps/teardown/teardown-rules.ts), and the check that reads the branch and
+ * every branch of its project once to apply them (steps/teardown/teardown-check.ts), with readers
+ * of its own.
  */
 import { describe, expect, it } from '@jest/globals'
 import { ApiError, InputError } from '../src/domain/errors.js'
