@@ -74,8 +74,8 @@ export async function gate(given: Inputs, dependencies: GateDependencies): Promi
   const client = apiClient(inputs, { ...dependencies, clock }, pace, deadline)
   report.requests = client.stats
   const context = { ...dependencies, clock, client, pace, stepStartedAt, deadline }
+  for (const step of STEPS) step.start?.(inputs, report)
   const steps = STEPS.filter((step) => step.applies(inputs))
-  for (const step of steps) step.start?.(inputs, report)
   let source: OperationSource | undefined
   try {
     for (const step of stepsIn('before-wait', steps)) await step.run(inputs, report, context)

@@ -6,11 +6,12 @@
 import { z } from 'zod'
 import { InputError } from '../domain/errors.js'
 import { INPUT_NAMES, type InputName, type InputNaming } from '../domain/input-naming.js'
-import { databaseUrlInput } from '../steps/database/database-step.js'
+import { DATABASE_INPUTS } from '../steps/database/database-step.js'
+import { PROJECTS_INPUTS } from '../steps/projects/projects-step.js'
 import {
-  beforeInput,
   checkBefore,
-  ignoredBeforeTeardown
+  ignoredBeforeTeardown,
+  TEARDOWN_INPUTS
 } from '../steps/teardown/teardown-input.js'
 import {
   API_KEY_PATTERN,
@@ -25,7 +26,6 @@ import {
   MAX_INTERVAL_MS,
   MAX_TIMEOUT_MS,
   operationIdsInput,
-  ORG_ID_PATTERN,
   quotedAsGiven,
   QUOTED_KEY,
   type ShowValue
@@ -61,15 +61,14 @@ function inputFields(naming: InputNaming) {
       BRANCH_PATTERN,
       'a branch id (br-…) or a branch name of at most 256 visible characters'
     ),
-    list_projects: booleanInput(false),
-    org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
+    ...PROJECTS_INPUTS,
     wait: booleanInput(true),
     interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
     timeout: timeoutInput(quotedAsGiven),
     fail_fast: booleanInput(false),
     api_host: apiHostInput,
-    database_url: databaseUrlInput,
-    before: beforeInput
+    ...DATABASE_INPUTS,
+    ...TEARDOWN_INPUTS
   } satisfies Record<InputName, z.ZodType<unknown, string>>
 }
 

@@ -32,7 +32,7 @@ export interface Step<Given, Needs = object> {
   section: ReportSection
   /** Whether the inputs ask for it. */
   applies(inputs: Given): boolean
-  /** What the report says of the step from the start, whatever the run comes to. */
+  /** What the report says of the step from the start, whether it applies or not. */
   start?(inputs: Given, report: RunReport): void
   /** Its run, when it applies: ahead of the wait, or once the wait succeeded (section.phase). */
   run(inputs: Given, report: RunReport, context: StepContext & Needs): Promise<void>

@@ -11,14 +11,16 @@ import { probeDatabase } from './database-probe.js'
 import { DATABASE_SECTION } from './database-section.js'
 import type { QueryDatabase } from './postgres.js'
 
-/** `database_url`: where to connect, checked before any request; empty is none. */
-export const databaseUrlInput = z.string().transform((raw, ctx) => {
-  if (!raw.trim()) return undefined
-  const target = parseDatabaseUrl(raw.trim())
-  if (typeof target !== 'string') return target
-  ctx.addIssue({ code: 'custom', message: target })
-  return z.NEVER
-})
+/** Its input, by name: `database_url`, where to connect, checked before any request; empty is none. */
+export const DATABASE_INPUTS = {
+  database_url: z.string().transform((raw, ctx) => {
+    if (!raw.trim()) return undefined
+    const target = parseDatabaseUrl(raw.trim())
+    if (typeof target !== 'string') return target
+    ctx.addIssue({ code: 'custom', message: target })
+    return z.NEVER
+  })
+}
 
 /** The inputs the check reads. */
 interface DatabaseInputs {

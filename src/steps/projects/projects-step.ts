@@ -4,6 +4,7 @@
  * the table below the operations, and the outputs `projects` and `project_count`.
  */
 import type { ProjectListing } from '../../api/resources/projects.js'
+import { booleanInput, idInput, ORG_ID_PATTERN } from '../../domain/input-fields.js'
 import { plural } from '../../domain/phrase.js'
 import { formatDate, type ReportFormat } from '../../report/report-format.js'
 import { limitedTable } from '../../report/operations-section.js'
@@ -18,6 +19,12 @@ declare module '../../report/report.js' {
 }
 
 const MAX_UNAVAILABLE_IDS = 20
+
+/** Its inputs, by name: whether to list, and the organization whose projects to list. */
+export const PROJECTS_INPUTS = {
+  list_projects: booleanInput(false),
+  org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678')
+}
 
 function projectsSection(
   format: ReportFormat,

@@ -6,15 +6,18 @@ import { z } from 'zod'
 import type { InputNaming } from '../../domain/input-naming.js'
 import { TEARDOWN_ACTIONS, type TeardownAction } from '../../domain/teardown-action.js'
 
-export const beforeInput = z.string().transform((raw, ctx) => {
-  const text = raw.trim()
-  if (text === '') return undefined
-  const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase())
-  if (action) return action
-  // Quoted as given: a value folded in case would slip past the redactor.
-  ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` })
-  return z.NEVER
-})
+/** Its input, by name: `before`, the teardown to check for. */
+export const TEARDOWN_INPUTS = {
+  before: z.string().transform((raw, ctx) => {
+    const text = raw.trim()
+    if (text === '') return undefined
+    const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase())
+    if (action) return action
+    // Quoted as given: a value folded in case would slip past the redactor.
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` })
+    return z.NEVER
+  })
+}
 
 /** The inputs `before` is checked with, as the schema reads them. */
 interface BeforeFields {
