@@ -2,9 +2,9 @@
  * The whole job, from typed inputs to a report: the steps before the wait (list projects), resolve
  * the branch, wait, then the steps after it (steps.ts: the database, the teardown's check). The
  * core knows `before` where it shapes the wait: the whole project until idle, no `fail_fast`, no
- * database, no branch readiness, a branch that is gone asked of the steps. It touches
- * neither the runner nor GitHub (run() in main.ts publishes what it returns), so a test can run it
- * end to end with fakes. Every error ends here as the report's outcome and message.
+ * database, no branch readiness, and a branch that is gone asked of the steps. It touches neither
+ * the runner nor GitHub (run() in main.ts publishes what it returns), so a test can run it end to
+ * end with fakes. Every error ends here as the report's outcome and message (run-error.ts).
  */
 import { ApiClient } from '../api/api-client.js'
 import { ApiClock } from '../api/api-clock.js'

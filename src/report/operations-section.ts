@@ -8,7 +8,7 @@ import type { Operation } from '../domain/schemas.js'
 import type { OperationFacts } from './operation-facts.js'
 import { formatDate, type ReportFormat } from './report-format.js'
 import { nothingRead, operationDuration, type RunReport } from './report.js'
-import type { ReportSection, SummaryLimits } from './section.js'
+import { firstOf, type ReportSection, type SummaryLimits } from './section.js'
 import { renderTimeline } from './timeline.js'
 
 const MAX_ERROR_CHARS = 500
@@ -43,7 +43,7 @@ export function operationsSection(
   }
   if (operations.length === 0) return [format.paragraph('No operation in flight.')]
   const parts = [format.heading(`Operations (${operations.length})`, 3)]
-  const after = sections.flatMap((section) => section.timelineTask?.(report) ?? [])[0]
+  const after = firstOf(sections, (section) => section.timelineTask?.(report))
   const timeline = renderTimeline(operations, facts.readAt, after)
   const chart = timeline && format.chart(timeline)
   if (chart) parts.push(chart)

@@ -9,7 +9,7 @@ import { SECTIONS } from '../gate/steps.js'
 import { branchNotReady, unfinishedStep } from '../report/headline.js'
 import { inFlightPhrase, type OperationFacts, operationFacts } from '../report/operation-facts.js'
 import { nothingRead, type RunReport } from '../report/report.js'
-import type { Annotation } from '../report/section.js'
+import { type Annotation, firstOf } from '../report/section.js'
 
 /**
  * At most this many operation annotations: GitHub shows 10 error annotations a step, and the step's
@@ -25,7 +25,7 @@ export const MAX_OPERATION_ANNOTATIONS = 5
 export function annotationsFor(report: RunReport): Annotation[] {
   const facts = operationFacts(report)
   const line = errorLine(report) ?? ''
-  const decided = SECTIONS.flatMap((section) => section.annotation?.(report, line) ?? [])[0]
+  const decided = firstOf(SECTIONS, (section) => section.annotation?.(report, line))
   if (decided?.alone) return [decided.annotation]
   // Before a teardown, an operation that ended in failure is no failure of the gate's.
   const failed = report.before ? [] : facts.failed

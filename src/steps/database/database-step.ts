@@ -1,7 +1,8 @@
 /*
  * The database check (`database_url`): once the control plane is done, a query must answer
- * (database-probe.ts). Its input is read by database-input.ts, its words are database-words.ts,
- * and its section of the report is database-section.ts.
+ * (database-probe.ts, one attempt in postgres.ts); its input is read here against
+ * database-target.ts, its words are database-words.ts, and its section of the report is
+ * database-section.ts.
  */
 import { z } from 'zod'
 import { formatDuration } from '../../domain/duration.js'
