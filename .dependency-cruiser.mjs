@@ -1,17 +1,21 @@
 /*
- * The layers of src/, one direction: domain → api → wait → report → gate → the two front ends, the
- * action's runner and the command (each may import those before it, never those after; the front
- * ends never import each other). The front ends run the gate through its run (src/gate/gate-run.ts:
- * secrets, signals, banner, warnings, the production dependencies), never gate.ts, the API or the
- * wait themselves. Only the runner touches the runner's toolkit and GitHub.
+ * The layers of src/, one direction: domain → api → wait → report → steps → gate → the two front
+ * ends, the action's runner and the command (each may import those before it, never those after;
+ * the front ends never import each other). Each optional step is a folder of src/steps/ that imports
+ * no other step, and report/ imports none: it loops over the steps' sections. The front ends run
+ * the gate through its run (src/gate/gate-run.ts: secrets, signals, banner, warnings, the production
+ * dependencies), never gate.ts, the API, the wait or a step themselves. Only the runner touches the
+ * runner's toolkit and GitHub.
  * `npm run lint` runs it; docs/development.md draws the same graph (npm run graph), and
  * __tests__/tooling/layers.test.ts shows each rule failing on a tree that breaks it.
  */
 const LATER = {
-  domain: 'api|wait|report|gate|runner|command',
-  api: 'wait|report|gate|runner|command',
-  wait: 'report|gate|runner|command',
+  domain: 'api|wait|report|steps|gate|runner|command',
+  api: 'wait|report|steps|gate|runner|command',
+  wait: 'report|steps|gate|runner|command',
+  // report/ and src/steps/: report-imports-no-step below.
   report: 'gate|runner|command',
+  steps: 'gate|runner|command',
   gate: 'runner|command'
 }
 
@@ -31,6 +35,22 @@ export default {
       from: { path: `^src/${layer}/` },
       to: { path: `^src/(${later})/` }
     })),
+    {
+      name: 'step-imports-no-step',
+      severity: 'error',
+      comment:
+        'A step (a folder of src/steps/) stands alone: it imports no other step, only src/steps/step.ts and the layers before it.',
+      from: { path: '^src/steps/([^/]+)/' },
+      to: { path: '^src/steps/[^/]+/', pathNot: '^src/steps/$1/' }
+    },
+    {
+      name: 'report-imports-no-step',
+      severity: 'error',
+      comment:
+        'report/ knows no step: it loops over the sections the steps bring (src/report/section.ts).',
+      from: { path: '^src/report/' },
+      to: { path: '^src/steps/' }
+    },
     {
       name: 'runner-imports-no-command',
       severity: 'error',
@@ -57,9 +77,9 @@ export default {
       name: 'front-ends-reach-the-api-only-through-the-run',
       severity: 'error',
       comment:
-        'The production dependencies (the transport, the database, the retry policy) and the wait are the run’s, not each front end’s.',
+        'The production dependencies (the transport, the database, the retry policy), the wait and the steps are the run’s, not each front end’s.',
       from: { path: '^src/(runner|command)/' },
-      to: { path: '^src/(api|wait)/' }
+      to: { path: '^src/(api|wait|steps)/' }
     },
     {
       name: 'only-index-imports-nothing-but-runner',

@@ -42,7 +42,7 @@ export default tseslint.config(
   {
     // The pull request is the action's alone: below the front ends, nothing names the action's own
     // inputs (src/runner/input-helper.ts reads them), so the gate stays the same for both.
-    files: ['src/{domain,api,wait,report,gate}/**/*.ts'],
+    files: ['src/{domain,api,wait,report,steps,gate}/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -30,8 +30,8 @@ export default {
     'src/wait/gated-branch.ts',
     'src/wait/later-polls.ts',
     'src/wait/recent-failures.ts',
-    'src/domain/teardown.ts',
-    'src/wait/teardown-check.ts'
+    'src/steps/teardown/teardown-rules.ts',
+    'src/steps/teardown/teardown-check.ts'
   ],
   ignorePatterns: ['dist', 'docs', 'examples', 'coverage', 'build', 'reports'],
   thresholds: { high: 95, low: 90, break: 90 },

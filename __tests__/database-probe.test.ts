@@ -7,12 +7,16 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { Pace } from '../src/api/pace.js'
-import { type DatabaseAnswer, type QueryDatabase, queryDatabase } from '../src/api/postgres.js'
+import {
+  type DatabaseAnswer,
+  type QueryDatabase,
+  queryDatabase
+} from '../src/steps/database/postgres.js'
 import { systemClock } from '../src/domain/clock.js'
-import { type DatabaseTarget, parseDatabaseUrl } from '../src/domain/database.js'
-import { type DatabaseProbe, probeDatabase } from '../src/wait/database-probe.js'
+import { type DatabaseTarget, parseDatabaseUrl } from '../src/steps/database/database-target.js'
+import { type DatabaseProbe, probeDatabase } from '../src/steps/database/database-probe.js'
 import { phraseText } from '../src/domain/phrase.js'
-import { databasePhrase } from '../src/report/database-words.js'
+import { databasePhrase } from '../src/steps/database/database-words.js'
 import { SimulatedTime } from './support/time/clock.js'
 import { collectingLogger } from './support/logger.js'
 import { freshDatabase, serverWithoutTls } from './support/postgres/databases.js'

@@ -4,7 +4,7 @@ import {
   databaseSecrets,
   parseDatabaseUrl,
   wrongAnswer
-} from '../src/domain/database.js'
+} from '../src/steps/database/database-target.js'
 import { isLoopbackHost } from '../src/domain/loopback.js'
 
 describe('parseDatabaseUrl', () => {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunReport } from '../src/report/report.js'
-import { renderSummary } from '../src/report/summary.js'
+import { renderSummary } from '../src/gate/run-report.js'
 import {
   describeRun,
   headSha,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { parseDuration } from '../src/domain/duration.js'
 import { InputError } from '../src/domain/errors.js'
-import { DEFAULT_API_HOST, MAX_OPERATION_IDS } from '../src/gate/input-fields.js'
+import { DEFAULT_API_HOST, MAX_OPERATION_IDS } from '../src/domain/input-fields.js'
 import { ignoredInputWarnings } from '../src/gate/inputs.js'
 import { ACTION_INPUT_NAMING, getInputs } from '../src/runner/input-helper.js'
 import { OP_A, OP_B } from './support/neon/ids.js'

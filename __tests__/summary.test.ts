@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals'
-import { buildOutputs } from '../src/report/outputs.js'
+import { buildOutputs } from '../src/gate/run-report.js'
 import type { RunReport } from '../src/report/report.js'
 import type { Operation } from '../src/domain/schemas.js'
 import type { WaitResult } from '../src/wait/wait-for-operations.js'
-import { renderSummary } from '../src/report/summary.js'
+import { renderSummary } from '../src/gate/run-report.js'
 import { withoutTimeline } from './support/bundles/action.js'
 import { operation } from './support/neon/operations.js'
 

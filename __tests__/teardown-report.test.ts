@@ -1,20 +1,20 @@
 /*
- * What the report says of the check before a teardown (report/teardown-words.ts and the parts that
- * use it): the first line and the error line say what blocks the branch, the `blockers` output
- * gives each reason with what to do, long lists are cut with a count, and API text (branch names,
- * restriction reasons) stays text in every format.
+ * What the report says of the check before a teardown (steps/teardown/teardown-words.ts and the
+ * parts that use it): the first line and the error line say what blocks the branch, the `blockers`
+ * output gives each reason with what to do, long lists are cut with a count, and API text (branch
+ * names, restriction reasons) stays text in every format.
  */
 import { describe, expect, it } from '@jest/globals'
-import { judgeTeardown } from '../src/domain/teardown.js'
+import { judgeTeardown } from '../src/steps/teardown/teardown-rules.js'
 import type { Operation, RelatedBranch, TeardownBranch } from '../src/domain/schemas.js'
 import { annotationsFor } from '../src/runner/annotations.js'
-import { errorLine } from '../src/report/headline.js'
-import { typedOutputs } from '../src/report/outputs.js'
+import { errorLine } from '../src/gate/run-report.js'
+import { typedOutputs } from '../src/gate/run-report.js'
 import type { RunReport } from '../src/report/report.js'
-import { renderSummary, renderTextReport } from '../src/report/summary.js'
-import { failedWhileIdling, teardownNotes } from '../src/report/teardown-words.js'
+import { renderSummary, renderTextReport } from '../src/gate/run-report.js'
+import { failedWhileIdling, teardownNotes } from '../src/steps/teardown/teardown-words.js'
 import { phraseText } from '../src/domain/phrase.js'
-import type { TeardownCheck } from '../src/wait/teardown-check.js'
+import type { TeardownCheck } from '../src/steps/teardown/teardown-check.js'
 import { operation } from './support/neon/operations.js'
 
 const target: TeardownBranch = {

@@ -1,14 +1,15 @@
 /*
  * Before a teardown (`before`): the rules that decide whether the API would refuse to delete or
- * reset a branch now (domain/teardown.ts), and the check that reads the branch and every branch of
- * its project once to apply them (wait/teardown-check.ts), with readers of its own.
+ * reset a branch now (steps/teardown/teardown-rules.ts), and the check that reads the branch and
+ * every branch of its project once to apply them (steps/teardown/teardown-check.ts), with readers
+ * of its own.
  */
 import { describe, expect, it } from '@jest/globals'
 import { ApiError, InputError } from '../src/domain/errors.js'
 import type { RelatedBranch, TeardownBranch } from '../src/domain/schemas.js'
-import { judgeTeardown, restrictionCovers } from '../src/domain/teardown.js'
+import { judgeTeardown, restrictionCovers } from '../src/steps/teardown/teardown-rules.js'
 import { NoSuchBranchError } from '../src/wait/branch-resolver.js'
-import { checkTeardown, type TeardownReader } from '../src/wait/teardown-check.js'
+import { checkTeardown, type TeardownReader } from '../src/steps/teardown/teardown-check.js'
 
 const CHILD_OF_MAIN = { parent_id: 'br-main-1' }
 /** The branch with every blocker a branch itself can hold: root, default, protected, restricted. */

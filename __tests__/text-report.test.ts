@@ -7,7 +7,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { forJsonLine, forLogLines } from '../src/domain/untrusted-text.js'
 import type { RunReport } from '../src/report/report.js'
-import { renderTextReport } from '../src/report/summary.js'
+import { renderTextReport } from '../src/gate/run-report.js'
 import { operation } from './support/neon/operations.js'
 
 const created = Date.parse('2026-11-21T10:00:00Z')

@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from '@jest/globals'
 import { scaleTime, timeDay, timeFormat, timeHour, timeMinute, timeMonth, timeSecond } from 'd3'
 import { JSDOM } from 'jsdom'
 import { MAX_TIMELINE_TASKS, renderTimeline } from '../src/report/timeline.js'
-import type { DatabaseProbe } from '../src/wait/database-probe.js'
+import type { DatabaseProbe } from '../src/steps/database/database-probe.js'
+import { databaseTask } from '../src/steps/database/database-section.js'
 import { operation } from './support/neon/operations.js'
 
 type Mermaid = typeof import('mermaid').default
@@ -117,7 +118,7 @@ describe('renderTimeline', () => {
       [probe('timeout', 'unreachable'), '▸ neondb unreachable :active, ']
     ] as const
     for (const [ended, task] of cases) {
-      const text = renderTimeline([finished], new Map(), ended)!
+      const text = renderTimeline([finished], new Map(), databaseTask(ended))!
       const lines = text.split('\n')
       expect(lines.slice(-2)).toEqual([
         '    section database',

@@ -6,7 +6,7 @@
  * shows it (e2e/http.test.ts shows one of them over the bundle).
  */
 import { describe, expect, it } from '@jest/globals'
-import { errorLine } from '../../src/report/headline.js'
+import { errorLine } from '../../src/gate/run-report.js'
 import type { IncomingRequest } from '../support/neon/handler.ts'
 import type { SimulatedHandling } from '../support/neon/simulated-network.ts'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'

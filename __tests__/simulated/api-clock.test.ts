@@ -5,7 +5,7 @@
  * over the bundle and real HTTP is e2e/api-clock.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { errorLine } from '../../src/report/headline.js'
+import { errorLine } from '../../src/gate/run-report.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 

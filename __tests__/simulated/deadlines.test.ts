@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { annotationsFor } from '../../src/runner/annotations.js'
-import { errorLine } from '../../src/report/headline.js'
-import { renderSummary } from '../../src/report/summary.js'
+import { errorLine } from '../../src/gate/run-report.js'
+import { renderSummary } from '../../src/gate/run-report.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'

@@ -4,7 +4,7 @@
  * Two of them are shown over the bundle too (e2e/no-false-green.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { errorLine } from '../../src/report/headline.js'
+import { errorLine } from '../../src/gate/run-report.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'

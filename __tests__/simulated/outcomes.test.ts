@@ -4,8 +4,8 @@
  * code, the error line and the outputs of the same are shown over the bundle (e2e/outcomes).
  */
 import { describe, expect, it } from '@jest/globals'
-import { buildOutputs } from '../../src/report/outputs.js'
-import { renderSummary } from '../../src/report/summary.js'
+import { buildOutputs } from '../../src/gate/run-report.js'
+import { renderSummary } from '../../src/gate/run-report.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 

@@ -5,7 +5,7 @@
  * failed request is still retried. On simulated time, over the core both front ends run.
  */
 import { describe, expect, it } from '@jest/globals'
-import { errorLine } from '../../src/report/headline.js'
+import { errorLine } from '../../src/gate/run-report.js'
 import { exitCodeOf } from '../../src/command/exit-codes.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'

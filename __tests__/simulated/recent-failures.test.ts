@@ -7,8 +7,8 @@
  * the local server's own answer, altered by a fault.
  */
 import { describe, expect, it } from '@jest/globals'
-import { errorLine } from '../../src/report/headline.js'
-import { renderSummary } from '../../src/report/summary.js'
+import { errorLine } from '../../src/gate/run-report.js'
+import { renderSummary } from '../../src/gate/run-report.js'
 import { runSimulated, type SimulatedRun, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'

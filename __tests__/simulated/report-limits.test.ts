@@ -5,8 +5,9 @@
  * multi-byte text is shown over the bundle (e2e/report-limits.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
-import { buildOutputs } from '../../src/report/outputs.js'
-import { MAX_SUMMARY_BYTES, renderSummaryWithin } from '../../src/report/summary.js'
+import { buildOutputs } from '../../src/gate/run-report.js'
+import { renderSummaryWithin } from '../../src/gate/run-report.js'
+import { MAX_SUMMARY_BYTES } from '../../src/report/summary.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'

@@ -6,7 +6,7 @@
  * simulated/contract.test.ts; what the step shows of it, over both bundles: e2e/teardown.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { typedOutputs } from '../../src/report/outputs.js'
+import { typedOutputs } from '../../src/gate/run-report.js'
 import type { BranchRecord } from '../support/neon/records.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'

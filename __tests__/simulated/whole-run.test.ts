@@ -4,9 +4,9 @@
  * log line claims success before the database answered.
  */
 import { describe, expect, it } from '@jest/globals'
-import type { QueryDatabase } from '../../src/api/postgres.js'
-import { buildOutputs } from '../../src/report/outputs.js'
-import { renderSummary, renderTextReport } from '../../src/report/summary.js'
+import type { QueryDatabase } from '../../src/steps/database/postgres.js'
+import { buildOutputs } from '../../src/gate/run-report.js'
+import { renderSummary, renderTextReport } from '../../src/gate/run-report.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'

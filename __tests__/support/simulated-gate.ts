@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { HttpGet } from '../../src/api/http-transport.js'
-import type { QueryDatabase } from '../../src/api/postgres.js'
+import type { QueryDatabase } from '../../src/steps/database/postgres.js'
 import { RetryPolicy } from '../../src/api/retry-policy.js'
 import { CONTRACT_NAMING } from '../../src/domain/input-naming.js'
 import type { Logger } from '../../src/domain/logger.js'

@@ -4,7 +4,11 @@ import { basename, dirname, join } from 'node:path'
 import { COMMENT_TIME_LIMIT_MS } from '../../src/runner/pr-comment.js'
 import { DEADLINE_GRACE_MS, MAX_BODY_BYTES } from '../../src/api/api-core.js'
 import { ApiError } from '../../src/domain/errors.js'
-import { MAX_INTERVAL_MS, MAX_OPERATION_IDS, MAX_TIMEOUT_MS } from '../../src/gate/input-fields.js'
+import {
+  MAX_INTERVAL_MS,
+  MAX_OPERATION_IDS,
+  MAX_TIMEOUT_MS
+} from '../../src/domain/input-fields.js'
 import { inputEntries, INPUT_NAMES } from '../../src/domain/input-catalog.js'
 import { HELP_TEXT } from '../../src/command/help.js'
 import { OPTIONS } from '../../src/command/options.js'
@@ -23,7 +27,7 @@ import {
 } from '../../src/wait/project-gate-source.js'
 import { BRANCH_PAGE_LIMIT, MAX_BRANCH_PAGES } from '../../src/api/resources/branches.js'
 import { RECOVERY_INTERVALS, requestTimeLimitMs, RetryPolicy } from '../../src/api/retry-policy.js'
-import { REFUSED_GRACE_INTERVALS } from '../../src/wait/database-probe.js'
+import { REFUSED_GRACE_INTERVALS } from '../../src/steps/database/database-probe.js'
 import { depcruise } from '../support/tooling/depcruise.js'
 import { messageTemplates } from '../support/tooling/messages.js'
 import { ACTION_NAME, ACTION_VERSION } from '../../src/domain/version.js'

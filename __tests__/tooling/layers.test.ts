@@ -2,11 +2,21 @@
  * The layers' rules (.dependency-cruiser.mjs, and eslint.config.js's rule that keeps the action's
  * own inputs in the runner; both run by `npm run lint`) can fail: a small tree that breaks each of
  * them once makes dependency-cruiser name every rule, and ESLint flags the action's inputs named
- * below the front ends. `npm run lint` shows that the real src/ breaks none.
+ * below the front ends. `npm run lint` shows that the real src/ breaks none. And each optional step
+ * stays in its folder: outside it, few files of the real src/ name it.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -23,7 +33,18 @@ const BROKEN: Record<string, string[]> = {
   'src/wait/loop.ts': ['../report/words.js'],
   // The runner's toolkit and GitHub below the runner (any @actions/ package but the http-client's
   // proxy rules, which the API layer keeps).
-  'src/report/words.ts': ['../gate/gate.js', '@actions/github', '@actions/io'],
+  'src/report/words.ts': [
+    '../gate/gate.js',
+    '@actions/github',
+    '@actions/io',
+    // report/ naming a step.
+    '../steps/a/step.js'
+  ],
+  // A step importing another step, and a later layer; its own folder and src/steps/step.ts are its.
+  'src/steps/a/step.ts': ['../b/step.js', './words.js', '../step.js'],
+  'src/steps/a/words.ts': [],
+  'src/steps/step.ts': [],
+  'src/steps/b/step.ts': ['../../gate/gate.js'],
   'src/api/proxy.ts': ['@actions/http-client/lib/proxy'],
   'src/gate/gate.ts': ['../runner/main.js'],
   // The gate's run, which the front ends go through.
@@ -97,6 +118,16 @@ describe('the rules of the layers', () => {
     expect(broken('src/report/words.ts', '@actions/io')).toEqual(['toolkit-only-in-runner'])
     expect(broken('src/api/proxy.ts', '@actions/http-client')).toEqual([])
   })
+
+  it('a step imports no other step and no later layer, and report/ imports no step', () => {
+    expect(broken('src/steps/a/step.ts', 'src/steps/b/step.ts')).toEqual(['step-imports-no-step'])
+    expect(broken('src/steps/a/step.ts', 'src/steps/a/words.ts')).toEqual([])
+    expect(broken('src/steps/a/step.ts', 'src/steps/step.ts')).toEqual([])
+    expect(broken('src/steps/b/step.ts', 'src/gate/gate.ts')).toEqual([
+      'steps-imports-no-later-layer'
+    ])
+    expect(broken('src/report/words.ts', 'src/steps/a/step.ts')).toEqual(['report-imports-no-step'])
+  })
 })
 
 /**
@@ -131,6 +162,54 @@ function eslintRules(files: string[], code: string): Record<string, string[]> {
   return JSON.parse(run.stdout) as Record<string, string[]>
 }
 
+/** The code of a file of the real src/, its comments left out. */
+function codeOf(file: string): string {
+  return readFileSync(join(root, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/.*$/gm, '')
+}
+
+/**
+ * The files of src/ outside `src/steps/<step>/` that name the step: that import a module of its
+ * folder, or name (in code, comments aside) an identifier one of its modules exports.
+ */
+function filesNaming(step: string): string[] {
+  const folder = `src/steps/${step}/`
+  const files = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => `src/${file}`)
+  const exported = files
+    .filter((file) => file.startsWith(folder))
+    .flatMap((file) => [
+      ...codeOf(file).matchAll(
+        /export\s+(?:async\s+)?(?:function|const|let|class|interface|type|enum)\s+(\w+)/g
+      )
+    ])
+    .map((match) => new RegExp(`\\b${match[1]}\\b`))
+  expect(exported.length).toBeGreaterThan(0)
+  return files
+    .filter((file) => !file.startsWith(folder))
+    .filter((file) => {
+      const code = codeOf(file)
+      return code.includes(`steps/${step}/`) || exported.some((name) => name.test(code))
+    })
+}
+
+describe('each optional step stays in its folder', () => {
+  it.each(['teardown', 'database', 'projects'])(
+    'outside src/steps/%s/, at most 5 files of src/ name it',
+    (step) => {
+      const naming = filesNaming(step)
+      expect([step, naming.length <= 5 ? 'at most 5' : naming]).toEqual([step, 'at most 5'])
+    }
+  )
+
+  it('a file that imports a step, or names what it exports, counts', () => {
+    expect(filesNaming('teardown')).toEqual(expect.arrayContaining(['src/gate/steps.ts']))
+    expect(filesNaming('database')).toEqual(expect.arrayContaining(['src/gate/gate-run.ts']))
+  })
+})
+
 describe('the action’s own inputs stay in the runner', () => {
   it('named anywhere below the front ends, they fail the lint; in src/runner/, they pass', () => {
     const code = [
@@ -138,7 +217,9 @@ describe('the action’s own inputs stay in the runner', () => {
       'export const inputs = { prComment: 1, prCommentAuthor: 2, githubToken: 3 }',
       ''
     ].join('\n')
-    const below = ['domain', 'api', 'wait', 'report', 'gate'].map((layer) => `src/${layer}/x.ts`)
+    const below = ['domain', 'api', 'wait', 'report', 'steps', 'gate'].map(
+      (layer) => `src/${layer}/x.ts`
+    )
     const said = eslintRules([...below, 'src/runner/x.ts', 'src/command/x.ts'], code)
     const six = Array(6).fill('no-restricted-syntax')
     expect(said).toEqual({

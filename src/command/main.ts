@@ -15,7 +15,7 @@ import {
   type StopSignal
 } from '../gate/gate-run.js'
 import type { Inputs } from '../gate/inputs.js'
-import { errorLine } from '../report/headline.js'
+import { errorLine } from '../gate/run-report.js'
 import { EXIT, exitCodeOf } from './exit-codes.js'
 import {
   type CommandRequest,

@@ -11,10 +11,9 @@ import {
   type Redactor,
   truncateBytes
 } from '../domain/untrusted-text.js'
-import { errorLine } from '../report/headline.js'
-import { outputText, typedOutputs } from '../report/outputs.js'
+import { errorLine, renderTextReport, typedOutputs } from '../gate/run-report.js'
+import { outputText } from '../report/outputs.js'
 import type { RunReport } from '../report/report.js'
-import { renderTextReport } from '../report/summary.js'
 
 /**
  * Outputs that are JSON documents of any size: in the JSON result, never in a dotenv line (the

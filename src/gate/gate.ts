@@ -1,35 +1,35 @@
 /*
- * The whole job, from typed inputs to a report: list projects, resolve the branch, wait. It touches
- * neither the runner nor GitHub (run() in main.ts publishes what it returns), so a test can run it
- * end to end with fakes. Every error ends here as the report's outcome and message.
+ * The whole job, from typed inputs to a report: the steps before the wait (list projects), resolve
+ * the branch, wait, then the steps after it (steps.ts: the database, the teardown's check). The
+ * core knows `before` where it shapes the wait: the whole project until idle, no `fail_fast`, no
+ * database, no branch readiness, and a branch that is gone asked of the steps. It touches neither
+ * the runner nor GitHub (run() in main.ts publishes what it returns), so a test can run it end to
+ * end with fakes. Every error ends here as the report's outcome and message (run-error.ts).
  */
 import { ApiClient } from '../api/api-client.js'
 import { ApiClock } from '../api/api-clock.js'
 import { Pace } from '../api/pace.js'
 import { RECOVERY_INTERVALS, requestTimeLimitMs, type RetryPolicy } from '../api/retry-policy.js'
 import type { HttpGet } from '../api/http-transport.js'
-import type { QueryDatabase } from '../api/postgres.js'
 import type { Clock } from '../domain/clock.js'
-import { DeadlineExceededError, InputError, WordedError } from '../domain/errors.js'
 import type { InputNaming } from '../domain/input-naming.js'
 import type { Logger } from '../domain/logger.js'
-import { formatDuration } from '../domain/duration.js'
 import { finalityOf } from '../domain/operation-status.js'
-import { plural } from '../domain/phrase.js'
 import type { Branch } from '../domain/schemas.js'
 import type { Redactor } from '../domain/untrusted-text.js'
 import type { RunReport } from '../report/report.js'
-import { checkBeforeTeardown, teardownBusy, teardownDecided } from './before-teardown.js'
+import type { ReportSection } from '../report/section.js'
+import type { Step, StepContext } from '../steps/step.js'
 import { NoSuchBranchError, resolveBranch } from '../wait/branch-resolver.js'
-import { goneBeforeDelete } from '../wait/teardown-check.js'
 import { type OperationSource, OperationIdsSource } from '../wait/operation-sources.js'
 import { ProjectGateSource } from '../wait/project-gate-source.js'
-import { probeDatabase } from '../wait/database-probe.js'
 import { waitForOperations } from '../wait/wait-for-operations.js'
 import type { Inputs } from './inputs.js'
+import { recordError } from './run-error.js'
 import { gateKindOf } from './gate-kind.js'
+import { type StepNeeds, STEPS } from './steps.js'
 
-export interface GateDependencies {
+export interface GateDependencies extends StepNeeds {
   clock: Clock
   /** When the run started on `clock`, if before gate() (the command reads its secrets first). */
   stepStartedAt?: number
@@ -42,8 +42,6 @@ export interface GateDependencies {
   random?: () => number
   /** Sends one GET of the API: `httpGet`, or a simulated network (npm run simulate). */
   transport: HttpGet
-  /** One attempt at the database: `queryDatabase`, or a simulated one. */
-  queryDatabase: QueryDatabase
   /** How the front end names inputs, in the errors that blame one. */
   naming: InputNaming
 }
@@ -57,67 +55,84 @@ export async function gate(given: Inputs, dependencies: GateDependencies): Promi
   // Before a teardown the gate waits for the project to be idle: a `failed` operation is still in
   // flight, and a branch about to go is not queried (the front ends warn that these are ignored).
   const inputs = given.before ? { ...given, failFast: false, database: undefined } : given
+  const pace = new Pace(inputs.intervalMs, clock, logger, dependencies.random)
   const report: RunReport = {
     requests: { requests: 0, retries: 0 },
     gate: gateKindOf(given),
     failFast: inputs.failFast,
-    before: inputs.before
+    before: inputs.before,
+    pace
   }
-  // One deadline for the whole run: listing, every poll, retry and back-off, the database.
+  // One deadline for the whole run: listing, every poll, retry and back-off, the steps after.
   const stepStartedAt = dependencies.stepStartedAt ?? clock.now()
   // What ended just before this moment is judged too (on the API's clock, once it has answered).
   const startedAt = clock.now()
-  const run: RunTimes = { stepStartedAt, deadline: stepStartedAt + inputs.timeoutMs }
-  const pace = new Pace(inputs.intervalMs, clock, logger, dependencies.random)
-  report.pace = pace
-  const client = apiClient(inputs, { ...dependencies, clock }, pace, run.deadline)
+  const deadline = stepStartedAt + inputs.timeoutMs
+  const client = apiClient(inputs, { ...dependencies, clock }, pace, deadline)
   report.requests = client.stats
-  report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined
+  const context = { ...dependencies, clock, client, pace, stepStartedAt, deadline }
+  for (const step of STEPS) step.start?.(inputs, report)
+  const steps = STEPS.filter((step) => step.applies(inputs))
   let source: OperationSource | undefined
   try {
-    if (inputs.listProjects) await listProjects(client, inputs, report, logger)
+    for (const step of stepsIn('before-wait', steps)) await step.run(inputs, report, context)
     if (inputs.projectId) {
-      report.projectId = inputs.projectId
       const gated = { projectId: inputs.projectId, startedAt }
-      const branch = await gatedBranch(client, inputs, gated, report, dependencies)
-      if (branch !== 'gone') {
-        source = createSource(client, inputs, { ...gated, branch }, { logger, clock })
-        await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run })
-        if (inputs.before && branch && report.outcome === 'success') {
-          await checkBeforeTeardown(client, inputs, { ...gated, branch }, report, logger)
-        }
-      }
+      source = await gateProject(gated, inputs, report, context, steps)
     }
   } catch (error) {
     // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
     recordError(report, error, dependencies)
   }
-  teardownBusy(report, inputs, logger)
-  // The whole run, the database check included.
+  for (const step of steps) step.end?.(inputs, report, logger)
+  // The whole run, the steps after the wait included.
   report.elapsedMs = clock.now() - stepStartedAt
   if (source?.branch) report.branch = source.branch
   if (source?.recentFailures?.length) report.recentFailures = source.recentFailures
   return report
 }
 
-/** When the run started, and when it must end (monotonic clock time). */
-interface RunTimes {
-  stepStartedAt: number
-  deadline: number
+type GateSteps = readonly Step<Inputs, StepNeeds>[]
+type GateContext = StepContext & GateDependencies
+
+function stepsIn(phase: ReportSection['phase'], steps: GateSteps): GateSteps {
+  return steps.filter((step) => step.section.phase === phase)
 }
 
 /**
- * The wait for the operations, then, when they succeeded and `database_url` asks for it, the
- * database check; throws the error that cut the wait short, once what was read is in the report.
+ * The project gate: its branch resolved, the wait, then, when it succeeded, each step after it;
+ * the source of operations, once read. Throws the error that cut it short.
  */
-async function waitThenQuery(
+async function gateProject(
+  gated: Gated,
+  inputs: Inputs,
+  report: RunReport,
+  context: GateContext,
+  steps: GateSteps
+): Promise<OperationSource | undefined> {
+  const { projectId } = gated
+  report.projectId = projectId
+  const branch = await gatedBranch(inputs, gated, report, context, steps)
+  if (branch === 'gone') return undefined
+  const source = createSource(context.client, inputs, { ...gated, branch }, context)
+  await waitFor(source, inputs, report, context)
+  for (const step of stepsIn('after-wait', steps)) {
+    if (report.outcome !== 'success') break
+    await step.run(inputs, report, { ...context, projectId, branch })
+  }
+  return source
+}
+
+/**
+ * The wait for the operations; throws the error that cut it short, once what was read is in the
+ * report.
+ */
+async function waitFor(
   source: OperationSource,
   inputs: Inputs,
   report: RunReport,
-  dependencies: GateDependencies & { pace: Pace; run: RunTimes }
+  { clock, logger, signal, pace, stepStartedAt, deadline }: GateContext
 ): Promise<void> {
-  const { clock, logger, signal, pace, run, queryDatabase } = dependencies
-  const { stepStartedAt, deadline } = run
   const wait = await waitForOperations(
     {
       wait: inputs.wait,
@@ -137,64 +152,6 @@ async function waitThenQuery(
   report.wait = wait
   report.outcome = wait.outcome
   if (wait.noRetryFits) report.noRetryFits = wait.noRetryFits
-  if (!inputs.database || report.outcome !== 'success') return
-  const probeOptions = { wait: inputs.wait, deadline, intervalMs: inputs.intervalMs, stepStartedAt }
-  report.database = await probeDatabase(inputs.database, probeOptions, {
-    pace,
-    clock,
-    logger,
-    signal,
-    query: queryDatabase
-  })
-  report.outcome = report.database.outcome
-  logger.info(`[+${formatDuration(clock.now() - stepStartedAt)}] outcome: ${report.outcome}`)
-}
-
-/** The run cut short by `error`: its outcome, and its message as the front end names inputs. */
-function recordError(
-  report: RunReport,
-  error: unknown,
-  { signal, naming, redactor }: Pick<GateDependencies, 'signal' | 'naming' | 'redactor'>
-): void {
-  report.outcome = signal.aborted
-    ? 'cancelled'
-    : error instanceof DeadlineExceededError
-      ? 'timeout'
-      : 'error'
-  const message =
-    error instanceof WordedError
-      ? error.worded(naming)
-      : error instanceof Error
-        ? error.message
-        : String(error)
-  const noRetryFits =
-    report.outcome === 'timeout' ? (error as DeadlineExceededError).noRetryFits : undefined
-  if (noRetryFits) report.noRetryFits = noRetryFits
-  // Gave up because no retry fitted: the message says so with the numbers (`no retry fits …`).
-  const text =
-    report.outcome !== 'timeout'
-      ? message
-      : noRetryFits
-        ? message.charAt(0).toUpperCase() + message.slice(1)
-        : `timeout ran out: ${message}`
-  report.error = redactor.redact(text)
-  if (error instanceof InputError) report.errorCause = 'input'
-}
-
-async function listProjects(
-  client: ApiClient,
-  inputs: Inputs,
-  report: RunReport,
-  logger: Logger
-): Promise<void> {
-  report.listing = await client.projects.listProjects(inputs.orgId)
-  logger.info(`Found ${plural(report.listing.projects.length, 'project')}`)
-  if (report.listing.unavailableProjectIds.length > 0) {
-    logger.warning(
-      `Some projects are unavailable right now: ${report.listing.unavailableProjectIds.join(', ')}`
-    )
-  }
-  report.outcome = 'success'
 }
 
 /** What the gate is on: a project, and when it started (wall clock, epoch ms). */
@@ -205,23 +162,23 @@ interface Gated {
 
 /**
  * The branch `branch_id` names, resolved before the first poll (none without it, or with
- * `operation_id`); `gone` when it names no branch before a delete, whose goal then holds.
+ * `operation_id`); `gone` when it names no branch and a step's goal then holds (a delete's).
  */
 async function gatedBranch(
-  client: ApiClient,
   inputs: Inputs,
   { projectId }: Gated,
   report: RunReport,
-  { logger }: Pick<GateDependencies, 'logger'>
+  { client, logger }: GateContext,
+  steps: GateSteps
 ): Promise<Branch | 'gone' | undefined> {
   if (!inputs.branchId || inputs.operationIds.length > 0) return undefined
   let branch: Branch
   try {
     branch = await resolveBranch(client.branches, projectId, inputs.branchId)
   } catch (error) {
-    if (!(inputs.before === 'delete' && error instanceof NoSuchBranchError)) throw error
-    teardownDecided(report, goneBeforeDelete({ name: inputs.branchId }), logger)
-    return 'gone'
+    if (!(error instanceof NoSuchBranchError)) throw error
+    if (steps.some((step) => step.branchGone?.(inputs, report, logger))) return 'gone'
+    throw error
   }
   if (!inputs.before) {
     logger.info(`Gating branch ${branch.name} (${branch.id})`)
@@ -263,17 +220,11 @@ function createSource(
 
 function apiClient(
   inputs: Inputs,
-  {
-    clock,
-    logger,
-    redactor,
-    retryPolicy,
-    signal,
-    transport
-  }: Omit<GateDependencies, 'clock'> & { clock: ApiClock },
+  dependencies: Omit<GateDependencies, 'clock'> & { clock: ApiClock },
   pace: Pace,
   deadline: number
 ): ApiClient {
+  const { clock, logger, redactor, retryPolicy, signal, transport } = dependencies
   return new ApiClient({
     onDate: (date, sentAt) => clock.observe(date, sentAt),
     baseUrl: inputs.apiHost,

@@ -4,10 +4,15 @@
  * (the action's for the pull request) are its own schema, checked beside these (OwnInputs).
  */
 import { z } from 'zod'
-import { parseDatabaseUrl } from '../domain/database.js'
 import { InputError } from '../domain/errors.js'
 import { INPUT_NAMES, type InputName, type InputNaming } from '../domain/input-naming.js'
-import { TEARDOWN_ACTIONS } from '../domain/teardown.js'
+import { DATABASE_INPUTS } from '../steps/database/database-step.js'
+import { PROJECTS_INPUTS } from '../steps/projects/projects-step.js'
+import {
+  checkBefore,
+  ignoredBeforeTeardown,
+  TEARDOWN_INPUTS
+} from '../steps/teardown/teardown-input.js'
 import {
   API_KEY_PATTERN,
   apiHostInput,
@@ -21,11 +26,10 @@ import {
   MAX_INTERVAL_MS,
   MAX_TIMEOUT_MS,
   operationIdsInput,
-  ORG_ID_PATTERN,
   quotedAsGiven,
   QUOTED_KEY,
   type ShowValue
-} from './input-fields.js'
+} from '../domain/input-fields.js'
 
 const timeoutInput = (show: ShowValue) =>
   durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show)
@@ -57,29 +61,14 @@ function inputFields(naming: InputNaming) {
       BRANCH_PATTERN,
       'a branch id (br-…) or a branch name of at most 256 visible characters'
     ),
-    list_projects: booleanInput(false),
-    org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
+    ...PROJECTS_INPUTS,
     wait: booleanInput(true),
     interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
     timeout: timeoutInput(quotedAsGiven),
     fail_fast: booleanInput(false),
     api_host: apiHostInput,
-    database_url: z.string().transform((raw, ctx) => {
-      if (!raw.trim()) return undefined
-      const target = parseDatabaseUrl(raw.trim())
-      if (typeof target !== 'string') return target
-      ctx.addIssue({ code: 'custom', message: target })
-      return z.NEVER
-    }),
-    before: z.string().transform((raw, ctx) => {
-      const text = raw.trim()
-      if (text === '') return undefined
-      const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase())
-      if (action) return action
-      // Quoted as given: a value folded in case would slip past the redactor.
-      ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` })
-      return z.NEVER
-    })
+    ...DATABASE_INPUTS,
+    ...TEARDOWN_INPUTS
   } satisfies Record<InputName, z.ZodType<unknown, string>>
 }
 
@@ -137,35 +126,6 @@ function checkIgnoredToTheGatesLoss(
   }
 }
 
-/**
- * `before` checks one branch of a project once the whole project is idle: it needs both, and no
- * operations of its own.
- */
-function checkBefore(inputs: Fields, ctx: z.RefinementCtx, { mention }: InputNaming): void {
-  const before = `${mention('before')} ${inputs.before ?? ''}`
-  if (!inputs.project_id) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['project_id'],
-      message: `required with ${before}; give the project of the branch`
-    })
-  }
-  if (!inputs.branch_id) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['branch_id'],
-      message: `required with ${before}; give the branch to check (an id, br-…, or its name)`
-    })
-  }
-  if (inputs.operation_id.length > 0) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['operation_id'],
-      message: `cannot be combined with ${before}, which waits until the whole project is idle; leave it out`
-    })
-  }
-}
-
 function inputsSchema(naming: InputNaming) {
   return z
     .object(inputFields(naming))
@@ -195,17 +155,7 @@ export type Inputs = z.output<ReturnType<typeof inputsSchema>>
  */
 export function ignoredInputWarnings(inputs: Inputs, naming: InputNaming): string[] {
   const { mention } = naming
-  const warnings: string[] = []
-  if (inputs.before && inputs.database) {
-    warnings.push(
-      `${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`
-    )
-  }
-  if (inputs.before && inputs.failFast) {
-    warnings.push(
-      `${mention('fail_fast')} is ignored with ${mention('before')}: the gate waits until the project is idle, and a failure is no reason to stop a teardown`
-    )
-  }
+  const warnings = ignoredBeforeTeardown(inputs, naming)
   if (inputs.orgId && !inputs.listProjects) {
     warnings.push(`${mention('org_id')} is ignored unless ${mention('list_projects')} is true`)
   }

@@ -1,6 +1,7 @@
-import { type RunReport, operationDuration, primaryOperation, seenOperations } from './report.js'
+import type { Operation } from '../domain/schemas.js'
 import { truncate } from '../domain/untrusted-text.js'
-import { blockersOutput } from './teardown-words.js'
+import { type RunReport, operationDuration, primaryOperation, seenOperations } from './report.js'
+import type { OutputValue, ReportSection } from './section.js'
 
 /**
  * GitHub allows 1 MB of outputs per job, counted as UTF-16 (two bytes a code unit), names
@@ -77,9 +78,6 @@ function fittingLists(lists: JsonList[], budget: number, notes: string[]): objec
   ]
 }
 
-/** An output's value with its type: text, a number, or JSON (an object or an array). */
-export type OutputValue = string | number | object
-
 export interface TypedOutputs {
   /**
    * Every output the run sets. `undefined`: set but empty (a field the operation does not have);
@@ -93,61 +91,44 @@ export interface TypedOutputs {
 /**
  * The outputs with their types: what the command's JSON holds, and the action's text comes from.
  * `maxBytes`: what all of them may take, as UTF-16 (the action's, for GitHub's limit); the
- * command's standard output has no such limit (Infinity).
+ * command's standard output has no such limit (Infinity). The steps' outputs come from their
+ * sections: those before the wait ahead of `branch_state`, those after it behind.
  */
 export function typedOutputs(
+  sections: readonly ReportSection[],
   report: RunReport,
   maxBytes: number = MAX_OUTPUTS_UTF16_BYTES
 ): TypedOutputs {
   const values: Record<string, OutputValue | undefined> = {}
-  const notes: string[] = []
   const lists: JsonList[] = []
+  const stepOutputs = (phase: ReportSection['phase']) => {
+    for (const section of sections.filter((each) => each.phase === phase)) {
+      const outputs = section.outputs?.(report)
+      if (!outputs) continue
+      Object.assign(values, outputs.values)
+      if (outputs.list) lists.push(jsonList(outputs.list.name, outputs.list.items))
+    }
+  }
   if (report.outcome && report.outcome !== 'error') values.outcome = report.outcome
   if (report.gate) values.gate = report.gate
-  if (report.listing) {
-    lists.push(jsonList('projects', report.listing.projects))
-    // Set below, once the rest is measured: here for the order of the outputs.
-    values.projects = undefined
-    values.project_count = report.listing.projects.length
-  }
+  stepOutputs('before-wait')
   if (report.branch) {
     const state = report.branch.current_state
     values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined
   }
-  Object.assign(values, teardownOutputs(report))
-  if (report.database) {
-    values.database_state = report.database.state
-    const ready = report.database.readyMs
-    values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined
-  }
-  const { wait } = report
+  stepOutputs('after-wait')
   // Every run that started, whatever ended it (`gone`, an error before the first poll).
   if (report.elapsedMs !== undefined) values.elapsed_ms = Math.round(report.elapsedMs)
-  // Nothing read is no operation, not an empty list of them: those outputs stay unset.
-  const seen = wait && seenOperations(report)
-  if (wait && seen) {
-    const found = primaryOperation(seen, report.failFast ?? false)
-    const operation = found && bounded(found)
-    Object.assign(values, {
-      status: operation?.status,
-      operation_id: operation?.id,
-      action: operation?.action ?? undefined,
-      branch_id: operation?.branch_id ?? undefined,
-      endpoint_id: operation?.endpoint_id ?? undefined,
-      failures_count: operation?.failures_count ?? undefined,
-      error: operation?.error || undefined,
-      created_at: operation?.created_at ?? undefined,
-      updated_at: operation?.updated_at ?? undefined,
-      duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
-      operation,
-      operations: undefined
-    })
-    lists.unshift(jsonList('operations', seen))
+  const operations = operationOutputs(report)
+  if (operations) {
+    Object.assign(values, operations.values)
+    lists.unshift(jsonList('operations', operations.seen))
   }
   const rest = Object.entries(values).reduce(
     (sum, [name, value]) => sum + utf16Bytes(name, outputText(value)),
     0
   )
+  const notes: string[] = []
   if (lists.length > 0) {
     const kept = fittingLists(lists, maxBytes - rest, notes)
     lists.forEach((list, index) => (values[list.name] = kept[index]))
@@ -156,13 +137,32 @@ export function typedOutputs(
 }
 
 /**
- * Before a teardown, once the check has decided, or `busy` while something was still in flight:
- * then the branch was not checked, so nothing is said of what blocks it.
+ * The outputs of the operation that describes the run (primaryOperation), and every operation
+ * seen; none when nothing was read (no operation, not an empty list of them).
  */
-function teardownOutputs({ teardown }: RunReport): Record<string, OutputValue> {
-  if (!teardown) return {}
-  const { preflight } = teardown
-  return preflight === 'busy' ? { preflight } : { preflight, blockers: blockersOutput(teardown) }
+function operationOutputs(
+  report: RunReport
+): { values: Record<string, OutputValue | undefined>; seen: Operation[] } | undefined {
+  const { wait } = report
+  const seen = wait && seenOperations(report)
+  if (!wait || !seen) return undefined
+  const found = primaryOperation(seen, report.failFast ?? false)
+  const operation = found && bounded(found)
+  const values = {
+    status: operation?.status,
+    operation_id: operation?.id,
+    action: operation?.action ?? undefined,
+    branch_id: operation?.branch_id ?? undefined,
+    endpoint_id: operation?.endpoint_id ?? undefined,
+    failures_count: operation?.failures_count ?? undefined,
+    error: operation?.error || undefined,
+    created_at: operation?.created_at ?? undefined,
+    updated_at: operation?.updated_at ?? undefined,
+    duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
+    operation,
+    operations: undefined
+  }
+  return { values, seen }
 }
 
 export interface BuiltOutputs {
@@ -178,8 +178,8 @@ export function outputText(value: OutputValue | undefined): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value)
 }
 
-export function buildOutputs(report: RunReport): BuiltOutputs {
-  const { values, notes } = typedOutputs(report)
+export function buildOutputs(sections: readonly ReportSection[], report: RunReport): BuiltOutputs {
+  const { values, notes } = typedOutputs(sections, report)
   const outputs = Object.fromEntries(
     Object.entries(values).map(([name, value]) => [name, outputText(value)])
   )

@@ -1,20 +1,21 @@
-import type { DatabaseProbe } from '../wait/database-probe.js'
 import type { RequestStats } from '../api/api-core.js'
-import type { ProjectListing } from '../api/resources/projects.js'
 import { isFinalFailure, isUnfinished } from '../domain/operation-status.js'
 import type { Pace } from '../api/pace.js'
 import type { Branch, Operation } from '../domain/schemas.js'
 import type { Outcome, WaitResult } from '../wait/wait-for-operations.js'
 import { apiTime } from '../domain/api-time.js'
 import type { RecentFailure } from '../wait/recent-failures.js'
-import type { TeardownAction } from '../domain/teardown.js'
-import type { TeardownCheck } from '../wait/teardown-check.js'
+import type { TeardownAction } from '../domain/teardown-action.js'
 import type { GateKind } from '../domain/gate-kind.js'
 
 /** How a run ended: the wait's outcome, or `error` when it could not run (inputs, keys, files). */
 export type RunOutcome = Outcome | 'error'
 
-/** Everything one run found out: the input of outputs.ts and summary.ts. */
+/**
+ * Everything one run found out: the input of outputs.ts and summary.ts. The core's findings are
+ * here; each step's folder adds its result to this interface (`declare module`), so that report/
+ * names no step.
+ */
 export interface RunReport {
   /** How the run ended; `error` when an error failed the step. */
   outcome?: RunOutcome
@@ -25,16 +26,12 @@ export interface RunReport {
   projectId?: string
   /** The branch the project gate is narrowed to, as resolved from `branch_id` and last read. */
   branch?: Branch
-  /** `before`: the teardown the gate checks for, once the whole project is idle. */
+  /**
+   * `before`: the teardown the gate runs ahead of. The core knows it where it shapes the wait and
+   * its words: the whole project until idle, a failure only warned about, no branch readiness.
+   */
   before?: TeardownAction
-  /** With `before`: what the check found (none while something was in flight, or on an error). */
-  teardown?: TeardownCheck
-  listing?: ProjectListing
   wait?: WaitResult
-  /** Whether `database_url` was given (with `project_id`): the gate was to end with a query. */
-  databaseRequested?: boolean
-  /** With `database_url`, once the control plane was done: whether a query answered. */
-  database?: DatabaseProbe
   requests: RequestStats
   /** The polling pace: how many 429s were met, the slowest pace. */
   pace?: Pick<Pace, 'rateLimited' | 'slowestMs'>

@@ -1,6 +1,5 @@
 import { classifyStatus, isUnfinished, type StatusClass } from '../domain/operation-status.js'
 import type { Operation } from '../domain/schemas.js'
-import type { DatabaseProbe } from '../wait/database-probe.js'
 import { apiTime } from '../domain/api-time.js'
 
 /** More operations than this and the chart would be unreadable: the table alone is shown. */
@@ -92,22 +91,19 @@ function operationTask(
   }
 }
 
-/** The probe, from the control plane being done to the query's answer or the last attempt. */
-function databaseTask(probe: DatabaseProbe): Task {
-  const statusClass: StatusClass =
-    probe.outcome === 'success' ? 'success' : probe.outcome === 'failure' ? 'failure' : 'in_flight'
-  return {
-    section: 'database',
-    name: `${probe.target.database} ${probe.state}`,
-    tag: TAGS[statusClass],
-    start: probe.span.start,
-    end: probe.span.end
-  }
+/** A step's task, drawn after the operations (the database query): its section, name and span. */
+export interface TimelineTask {
+  section: string
+  name: string
+  ended: StatusClass
+  /** Wall-clock start and end (epoch ms), beside the operations' API timestamps. */
+  start: number
+  end: number
 }
 
 /**
  * The operations as a Mermaid gantt chart, from `created_at` to the last update, one section per
- * action, marked by status (done, active, crit), and the database probe after them. An operation
+ * action, marked by status (done, active, crit), and a step's task after them. An operation
  * that has not finished runs to the time it was last read (`readAt`, wall clock), not to its last
  * update. Undefined when there is nothing to draw or too much to read, operations or years (the
  * table says it all then).
@@ -115,13 +111,13 @@ function databaseTask(probe: DatabaseProbe): Task {
 export function renderTimeline(
   operations: Operation[],
   readAt: ReadonlyMap<string, number> = new Map(),
-  probe?: DatabaseProbe
+  after?: TimelineTask
 ): string | undefined {
   const tasks = [...operations]
     .reverse()
     .flatMap((operation) => operationTask(operation, readAt) ?? [])
   if (tasks.length === 0 || tasks.length > MAX_TIMELINE_TASKS) return undefined
-  if (probe) tasks.push(databaseTask(probe))
+  if (after) tasks.push({ ...after, tag: TAGS[after.ended] })
   const bySection = new Map<string, string[]>()
   let first = Infinity
   let last = -Infinity

@@ -2,18 +2,14 @@
  * The runner's annotations: what GitHub shows on the checks list and the run's summary page, worded
  * from the report's facts (src/report/) for the step's error annotations (`core.error`).
  */
-import { databaseFailed } from '../report/database-words.js'
-import {
-  branchNotReady,
-  errorLine,
-  inFlightPhrase,
-  operationFacts,
-  type OperationFacts,
-  uncheckedBranch
-} from '../report/headline.js'
 import { phraseText, plural } from '../domain/phrase.js'
-import { nothingRead, type RunReport } from '../report/report.js'
 import { truncate } from '../domain/untrusted-text.js'
+import { errorLine } from '../gate/run-report.js'
+import { SECTIONS } from '../gate/steps.js'
+import { branchNotReady, unfinishedStep } from '../report/headline.js'
+import { inFlightPhrase, type OperationFacts, operationFacts } from '../report/operation-facts.js'
+import { nothingRead, type RunReport } from '../report/report.js'
+import { type Annotation, firstOf } from '../report/section.js'
 
 /**
  * At most this many operation annotations: GitHub shows 10 error annotations a step, and the step's
@@ -21,31 +17,16 @@ import { truncate } from '../domain/untrusted-text.js'
  */
 export const MAX_OPERATION_ANNOTATIONS = 5
 
-export interface Annotation {
-  title: string
-  message: string
-}
-
-/** Before a teardown: what blocks the branch, titled with the action, the branch and the reasons. */
-function blockedAnnotation(report: RunReport): Annotation | undefined {
-  const { teardown } = report
-  if (teardown?.preflight !== 'blocked') return undefined
-  const reasons = teardown.judgement.blockers.map((blocker) => blocker.reason).join(', ')
-  return {
-    title: truncate(`cannot ${teardown.action} branch ${teardown.branch.name}: ${reasons}`, 200),
-    message: truncate(errorLine(report) ?? '', 1000)
-  }
-}
-
 /**
- * What goes to the checks list and the run's summary page: what blocks a teardown, each operation
- * that ended in a final failure, a database that failed, and a timeout, titled with the action and
- * the branch.
+ * What goes to the checks list and the run's summary page: a step's that decided (alone, or beside
+ * the operations'), each operation that ended in a final failure, and a timeout, titled with the
+ * action and the branch.
  */
 export function annotationsFor(report: RunReport): Annotation[] {
   const facts = operationFacts(report)
-  const blocked = blockedAnnotation(report)
-  if (blocked) return [blocked]
+  const line = errorLine(report) ?? ''
+  const decided = firstOf(SECTIONS, (section) => section.annotation?.(report, line))
+  if (decided?.alone) return [decided.annotation]
   // Before a teardown, an operation that ended in failure is no failure of the gate's.
   const failed = report.before ? [] : facts.failed
   const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
@@ -64,11 +45,8 @@ export function annotationsFor(report: RunReport): Annotation[] {
       message: 'The job summary lists every operation.'
     })
   }
-  if (databaseFailed(report.database)) {
-    annotations.push({
-      title: `database ${report.database.state}`,
-      message: truncate(errorLine(report) ?? '', 1000)
-    })
+  if (decided) {
+    annotations.push(decided.annotation)
   } else if (report.outcome === 'timeout' && !facts.seen) {
     const why = report.wait?.reason ?? report.error
     annotations.push({
@@ -84,7 +62,7 @@ export function annotationsFor(report: RunReport): Annotation[] {
 /** A timeout with something read: what was still in flight, or what the gate was still waiting for. */
 function timeoutAnnotation(report: RunReport, facts: OperationFacts): Annotation {
   const first = facts.inFlight[0]
-  const unchecked = !first && uncheckedBranch(report)
+  const unchecked = !first && unfinishedStep(SECTIONS, report)
   // The wait ended; the branch check after it was cut short: the error says how.
   if (unchecked) {
     return {

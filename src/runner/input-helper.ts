@@ -6,7 +6,7 @@
  */
 import { z } from 'zod'
 import { CONTRACT_NAMING, type InputName, type InputNaming } from '../domain/input-naming.js'
-import { idInput } from '../gate/input-fields.js'
+import { idInput } from '../domain/input-fields.js'
 import { type Inputs, parseInputs } from '../gate/inputs.js'
 
 /** The inputs only the action has: the pull-request comment's. */

@@ -11,7 +11,7 @@ import { type Clock, systemClock } from '../domain/clock.js'
 import { type GitHubContext, summaryFacts } from './github-context.js'
 import type { Logger } from '../domain/logger.js'
 import type { RunReport } from '../report/report.js'
-import { headlineText, renderSummaryWithin } from '../report/summary.js'
+import { headlineText, renderSummaryWithin } from '../gate/run-report.js'
 import { identifyLeg } from './comment-leg.js'
 import { DETAILS_BUDGET_BYTES, legResult, type OwnResult } from './comment-results.js'
 import {

@@ -6,10 +6,9 @@
  */
 import * as core from '@actions/core'
 import type { Logger } from '../domain/logger.js'
-import { errorLine } from '../report/headline.js'
-import { buildOutputs } from '../report/outputs.js'
+import { buildOutputs, errorLine, renderSummaryWithin } from '../gate/run-report.js'
 import type { RunReport } from '../report/report.js'
-import { MAX_SUMMARY_BYTES, renderSummaryWithin } from '../report/summary.js'
+import { MAX_SUMMARY_BYTES } from '../report/summary.js'
 import { annotationsFor } from './annotations.js'
 import { type GitHubContext, summaryFacts } from './github-context.js'
 import type { ActionInputs } from './input-helper.js'

@@ -9,7 +9,7 @@ import type { Logger } from '../domain/logger.js'
 import { classifyStatus } from '../domain/operation-status.js'
 import { plural } from '../domain/phrase.js'
 import type { Operation } from '../domain/schemas.js'
-import type { TeardownAction } from '../domain/teardown.js'
+import type { TeardownAction } from '../domain/teardown-action.js'
 import { truncate } from '../domain/untrusted-text.js'
 
 /**

@@ -1,17 +1,22 @@
 /*
  * `before`: once the whole project is idle, one fresh read of the branch and of every branch of the
- * project decides whether the branch can be deleted or reset now (domain/teardown.ts has the
+ * project decides whether the branch can be deleted or reset now (teardown-rules.ts has the
  * rules). A branch that is gone passes a delete, whose goal holds; a reset of it is an input error.
  * Gone means what resolving `branch_id` says (wait/branch-resolver.ts): the project answers, and
  * no branch has that id or exactly that name; a project that went (404) or hides (403) is an error.
  * While something is still in flight at the end (a timeout, or `wait: false`), the check never ran:
  * the branch is `busy`, and a teardown now would meet 423 Locked.
  */
-import { ApiError } from '../domain/errors.js'
-import type { BranchesReader } from '../api/resources/branches.js'
-import type { Branch, TeardownBranch } from '../domain/schemas.js'
-import { judgeTeardown, type TeardownAction, type TeardownJudgement } from '../domain/teardown.js'
-import { NoSuchBranchError, type ResolvingReader, resolveBranch } from './branch-resolver.js'
+import type { BranchesReader } from '../../api/resources/branches.js'
+import { ApiError } from '../../domain/errors.js'
+import type { Branch, TeardownBranch } from '../../domain/schemas.js'
+import type { TeardownAction } from '../../domain/teardown-action.js'
+import {
+  NoSuchBranchError,
+  type ResolvingReader,
+  resolveBranch
+} from '../../wait/branch-resolver.js'
+import { judgeTeardown, type TeardownJudgement } from './teardown-rules.js'
 
 export type TeardownCheck =
   | {

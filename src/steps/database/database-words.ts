@@ -2,10 +2,9 @@
  * What the report says of the database probe, once: that a query answered (after how many attempts,
  * how long after the control plane was done, which server), or why none did.
  */
-import { formatDuration } from '../domain/duration.js'
-import { type Phrase, plural } from '../domain/phrase.js'
-import type { DatabaseProbe } from '../wait/database-probe.js'
-import type { RunReport } from './report.js'
+import { formatDuration } from '../../domain/duration.js'
+import { type Phrase, plural } from '../../domain/phrase.js'
+import type { DatabaseProbe } from './database-probe.js'
 
 /** `the database app on ep-1.neon.tech answered after 2 attempts, 4.1 s after the control plane …` */
 export function databasePhrase(probe: DatabaseProbe): Phrase {
@@ -35,30 +34,5 @@ export function databasePhrase(probe: DatabaseProbe): Phrase {
       return [...where, ' did not answer', ...(failure ? [': ', ...cause] : [])]
     default:
       return [...where, ' answered with an error: ', ...cause]
-  }
-}
-
-/** The probe, when it is what the gate ended on: it ran and no query answered. */
-export function databaseFailed(probe: DatabaseProbe | undefined): probe is DatabaseProbe {
-  return probe !== undefined && probe.state !== 'ready'
-}
-
-/**
- * Why the database was not tried, when the gate was to end with a query and never got that far;
- * undefined when it was tried or not asked for.
- */
-export function databaseNotTried(report: RunReport): string | undefined {
-  if (!report.databaseRequested || report.database) return undefined
-  switch (report.outcome) {
-    case 'failure':
-      return 'an operation failed'
-    case 'timeout':
-      return 'the timeout ran out before the control plane was done'
-    case 'cancelled':
-      return 'the job was cancelled before the control plane was done'
-    case 'pending':
-      return 'the gate read once without waiting, and the control plane was not done at that read'
-    default:
-      return 'the error above came first'
   }
 }

@@ -4,25 +4,25 @@
  * at the request time limit or at the deadline, whichever comes first: nothing answered after the
  * deadline counts. A refused role or password is tried again for 3 intervals from the first attempt
  * (a new role can lag behind its operation); what no wait can change ends the probe at once
- * (domain/database.ts decides which is which, and what counts as an answer).
+ * (database-target.ts decides which is which, and what counts as an answer).
  */
-import type { DatabaseAnswer, QueryDatabase } from '../api/postgres.js'
-import type { Pace } from '../api/pace.js'
-import { requestTimeLimitMs } from '../api/retry-policy.js'
-import type { Clock } from '../domain/clock.js'
+import type { DatabaseAnswer, QueryDatabase } from './postgres.js'
+import type { Pace } from '../../api/pace.js'
+import { requestTimeLimitMs } from '../../api/retry-policy.js'
+import type { Clock } from '../../domain/clock.js'
 import {
   classifyDatabaseError,
   type DatabaseFailure,
   type DatabaseState,
   type DatabaseTarget,
   wrongAnswer
-} from '../domain/database.js'
-import { formatDuration } from '../domain/duration.js'
-import { DeadlineExceededError } from '../domain/errors.js'
-import { phraseText } from '../domain/phrase.js'
-import type { Logger } from '../domain/logger.js'
-import { truncate } from '../domain/untrusted-text.js'
-import type { Outcome } from './wait-for-operations.js'
+} from './database-target.js'
+import { formatDuration } from '../../domain/duration.js'
+import { DeadlineExceededError } from '../../domain/errors.js'
+import { phraseText } from '../../domain/phrase.js'
+import type { Logger } from '../../domain/logger.js'
+import { truncate } from '../../domain/untrusted-text.js'
+import type { Outcome } from '../../wait/wait-for-operations.js'
 
 /** How long a refused role or password is tried again, in intervals from the first attempt. */
 export const REFUSED_GRACE_INTERVALS = 3
@@ -73,15 +73,12 @@ export interface ProbeDependencies {
   query: QueryDatabase
 }
 
-export async function probeDatabase(
-  target: DatabaseTarget,
-  options: ProbeOptions,
-  dependencies: ProbeDependencies
-): Promise<DatabaseProbe> {
-  const { clock, logger, pace, signal } = dependencies
-  const startedAt = clock.now()
-  const where = `${target.database} on ${target.host} as ${target.user}`
-  const probe = newProbe(target, clock)
+/** How a probe ends: its outcome and times set, with what the last attempt said. */
+function probeEnds(
+  probe: DatabaseProbe,
+  { clock, logger }: Pick<ProbeDependencies, 'clock' | 'logger'>,
+  { where, startedAt, stepStartedAt }: { where: string; startedAt: number; stepStartedAt: number }
+) {
   const end = (outcome: Outcome): DatabaseProbe => {
     probe.outcome = outcome
     probe.afterControlPlaneMs = clock.now() - startedAt
@@ -98,12 +95,30 @@ export async function probeDatabase(
   const ready = (answer: DatabaseAnswer): DatabaseProbe => {
     Object.assign(probe, { state: 'ready', serverVersion: answer.serverVersion })
     probe.failure = undefined
-    probe.readyMs = clock.now() - options.stepStartedAt
+    probe.readyMs = clock.now() - stepStartedAt
     const { serverVersion } = answer
     const version = serverVersion ? ` (PostgreSQL ${truncate(serverVersion, 40)})` : ''
     logger.info(`The database answered${version}, attempt ${probe.attempts}`)
     return end('success')
   }
+  return { end, timedOut, ready }
+}
+
+export async function probeDatabase(
+  target: DatabaseTarget,
+  options: ProbeOptions,
+  dependencies: ProbeDependencies
+): Promise<DatabaseProbe> {
+  const { clock, logger, pace, signal } = dependencies
+  const startedAt = clock.now()
+  const where = `${target.database} on ${target.host} as ${target.user}`
+  const probe = newProbe(target, clock)
+  const { stepStartedAt } = options
+  const { end, timedOut, ready } = probeEnds(probe, dependencies, {
+    where,
+    startedAt,
+    stepStartedAt
+  })
   logger.info(`Querying the database ${where}`)
   for (;;) {
     if (clock.now() >= options.deadline) return timedOut()

@@ -3,8 +3,8 @@
  * each way a connection or a query can fail means for a gate (retried, the role refused, or an
  * answer that no wait will change).
  */
-import { isLoopbackHost } from './loopback.js'
-import { type Phrase, plural } from './phrase.js'
+import { isLoopbackHost } from '../../domain/loopback.js'
+import { type Phrase, plural } from '../../domain/phrase.js'
 
 /** Where to connect, as `database_url` says; the password never leaves this object but to the driver. */
 export interface DatabaseTarget {

@@ -1,15 +1,14 @@
 /*
  * What the report says of the check before a teardown (`before`), once: whether the branch can be
  * deleted or reset now, what blocks it and what to do about it, what is only worth a warning or a
- * notice, and the `blockers` output.
+ * notice, and the `blockers` output (its section of the summary is teardown-section.ts).
  */
-import { classifyStatus } from '../domain/operation-status.js'
-import { type Phrase, phraseText, plural } from '../domain/phrase.js'
-import type { Operation, RelatedBranch, RestrictedAction } from '../domain/schemas.js'
-import type { Blocker, TeardownAction } from '../domain/teardown.js'
-import type { TeardownCheck } from '../wait/teardown-check.js'
-import type { ReportFormat } from './report-format.js'
-import type { RunReport } from './report.js'
+import { classifyStatus } from '../../domain/operation-status.js'
+import { type Phrase, phraseText, plural } from '../../domain/phrase.js'
+import type { Operation, RelatedBranch, RestrictedAction } from '../../domain/schemas.js'
+import type { TeardownAction } from '../../domain/teardown-action.js'
+import type { TeardownCheck } from './teardown-check.js'
+import type { Blocker } from './teardown-rules.js'
 
 /** Child branches a line names, then a count. */
 const NAMED_CHILDREN = 10
@@ -100,7 +99,7 @@ export function teardownPhrase(check: TeardownCheck): Phrase {
 }
 
 /** Each blocker's reason, and what it is and what to do about it; none when nothing blocks. */
-function blockerDetails(check: TeardownCheck): { reason: string; detail: Phrase }[] {
+export function blockerDetails(check: TeardownCheck): { reason: string; detail: Phrase }[] {
   if (check.preflight === 'gone' || check.preflight === 'busy') return []
   return check.judgement.blockers.map((blocker) => ({
     reason: blocker.reason,
@@ -180,34 +179,4 @@ export function failedWhileIdling(operations: Operation[], action: TeardownActio
     ])
   }
   return warnings
-}
-
-/** Why the check may still meet a 423: it reads, and the control plane can start work after it. */
-const TEARDOWN_RACE =
-  'The check reads and never writes: the control plane can start an operation between it and the teardown, so the teardown step should still retry a 423 (Locked).'
-
-/**
- * Before a teardown, once the check decided: what blocks the branch (a table: the reason, what to
- * do), what is only a warning or a notice, and why the teardown step should still retry a 423.
- */
-export function teardownSection(format: ReportFormat, report: RunReport): string[] {
-  const check = report.teardown
-  if (!check) return []
-  const parts = [format.heading(`Before a ${check.action}: ${check.preflight}`, 3)]
-  const blockers = blockerDetails(check)
-  if (blockers.length > 0) {
-    parts.push(
-      format.table(
-        ['Blocker', 'What it is, and what to do'],
-        blockers.map(({ reason, detail }) => [format.code(reason), format.phrase(detail)])
-      )
-    )
-  }
-  const { warnings, notices } = teardownNotes(check)
-  for (const warning of warnings) parts.push(format.paragraph(`⚠️ ${format.phrase(warning)}`))
-  for (const notice of notices) parts.push(format.paragraph(`ℹ️ ${format.phrase(notice)}`))
-  if (check.preflight === 'clear' || check.preflight === 'blocked') {
-    parts.push(format.paragraph(TEARDOWN_RACE))
-  }
-  return parts
 }

@@ -3,10 +3,10 @@
  * API's address, each with what it accepts and its default.
  */
 import { z } from 'zod'
-import { DEFAULT_API_HOST } from '../domain/input-catalog.js'
-import { parseDuration } from '../domain/duration.js'
-import { isLoopbackHost } from '../domain/loopback.js'
-import { UNSAFE_CHARACTER_CLASS } from '../domain/untrusted-text.js'
+import { DEFAULT_API_HOST } from './input-catalog.js'
+import { parseDuration } from './duration.js'
+import { isLoopbackHost } from './loopback.js'
+import { UNSAFE_CHARACTER_CLASS } from './untrusted-text.js'
 
 export { DEFAULT_API_HOST }
 export const DEFAULT_TIMEOUT = '10m'

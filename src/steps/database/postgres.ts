@@ -7,7 +7,7 @@
  * attempt's end, and the connection is destroyed whatever happened.
  */
 import type { Socket } from 'node:net'
-import type { DatabaseTarget, QueryAnswer } from '../domain/database.js'
+import type { DatabaseTarget, QueryAnswer } from './database-target.js'
 
 export interface DatabaseAnswer extends QueryAnswer {
   /** As the server reported it at start-up (ParameterStatus), when it did: best effort. */

@@ -1,23 +1,20 @@
 /*
- * `before`: once the whole project is idle, the check that decides whether the branch can be
- * deleted or reset now (wait/teardown-check.ts), its outcome in the report, and its warnings and
- * notices in the log, worded by the report (report/teardown-words.ts); or, when work was still in
- * flight at the end, `busy`.
+ * The teardown step (`before`): once the whole project is idle, the check that decides whether the
+ * branch can be deleted or reset now (teardown-check.ts), its outcome in the report, and its
+ * warnings and notices in the log (teardown-words.ts); `gone` when `branch_id` names no branch
+ * before a delete; or, when work was still in flight at the end, `busy`.
  */
-import type { ApiClient } from '../api/api-client.js'
-import type { Logger } from '../domain/logger.js'
-import { phraseText } from '../domain/phrase.js'
-import type { Branch } from '../domain/schemas.js'
-import { type RunReport, seenOperations } from '../report/report.js'
-import { isUnfinished } from '../domain/operation-status.js'
-import {
-  capitalized,
-  failedWhileIdling,
-  teardownNotes,
-  teardownPhrase
-} from '../report/teardown-words.js'
-import { checkTeardown, type TeardownCheck } from '../wait/teardown-check.js'
-import type { TeardownAction } from '../domain/teardown.js'
+import type { ApiClient } from '../../api/api-client.js'
+import type { Logger } from '../../domain/logger.js'
+import { isUnfinished } from '../../domain/operation-status.js'
+import { phraseText } from '../../domain/phrase.js'
+import type { Branch } from '../../domain/schemas.js'
+import type { TeardownAction } from '../../domain/teardown-action.js'
+import { type RunReport, seenOperations } from '../../report/report.js'
+import type { Step } from '../step.js'
+import { checkTeardown, goneBeforeDelete, type TeardownCheck } from './teardown-check.js'
+import { TEARDOWN_SECTION } from './teardown-section.js'
+import { capitalized, failedWhileIdling, teardownNotes, teardownPhrase } from './teardown-words.js'
 
 /** The inputs a teardown needs: `before`, and `branch_id` as given. */
 interface TeardownInputs {
@@ -29,7 +26,7 @@ interface TeardownInputs {
  * Before a teardown, once the project is idle: what ended in failure while the gate waited is
  * warned about, then one fresh read of the branch and of the project's branches decides.
  */
-export async function checkBeforeTeardown(
+async function checkBeforeTeardown(
   client: ApiClient,
   { before: action, branchId }: TeardownInputs,
   { projectId, branch }: { projectId: string; branch: Branch },
@@ -48,7 +45,7 @@ export async function checkBeforeTeardown(
 }
 
 /** The check's outcome in the report, and its warnings and notices in the log. */
-export function teardownDecided(report: RunReport, check: TeardownCheck, logger: Logger): void {
+function teardownDecided(report: RunReport, check: TeardownCheck, logger: Logger): void {
   report.teardown = check
   report.outcome = check.preflight === 'blocked' ? 'failure' : 'success'
   const { warnings, notices } = teardownNotes(check)
@@ -62,11 +59,7 @@ export function teardownDecided(report: RunReport, check: TeardownCheck, logger:
  * the branch is `busy`, with a warning that a teardown now would meet 423 Locked. Not when nothing
  * was seen in flight (the first read never answered): then nothing is known.
  */
-export function teardownBusy(
-  report: RunReport,
-  { before: action }: TeardownInputs,
-  logger: Logger
-): void {
+function teardownBusy(report: RunReport, { before: action }: TeardownInputs, logger: Logger): void {
   const { branch, outcome } = report
   if (!action || report.teardown || !branch) return
   if (outcome !== 'timeout' && outcome !== 'pending') return
@@ -76,4 +69,19 @@ export function teardownBusy(
   for (const warning of teardownNotes(report.teardown).warnings) {
     logger.warning(phraseText(warning))
   }
+}
+
+export const TEARDOWN_STEP: Step<TeardownInputs> = {
+  section: TEARDOWN_SECTION,
+  applies: (inputs) => inputs.before !== undefined,
+  run: async (inputs, report, { client, projectId, branch, logger }) => {
+    if (projectId && branch)
+      await checkBeforeTeardown(client, inputs, { projectId, branch }, report, logger)
+  },
+  branchGone: (inputs, report, logger) => {
+    if (inputs.before !== 'delete' || !inputs.branchId) return false
+    teardownDecided(report, goneBeforeDelete({ name: inputs.branchId }), logger)
+    return true
+  },
+  end: (inputs, report, logger) => teardownBusy(report, inputs, logger)
 }

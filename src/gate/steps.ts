@@ -1,0 +1,25 @@
+/*
+ * The gate's optional steps, in order (src/steps/<step>/): the project listing ahead of the wait,
+ * then, once the wait succeeded, the database check and the check before a teardown. gate.ts runs
+ * them; their sections, in the same order, make the report's steps (run-report.ts).
+ */
+import type { ReportSection } from '../report/section.js'
+import { DATABASE_STEP } from '../steps/database/database-step.js'
+import type { QueryDatabase } from '../steps/database/postgres.js'
+import { PROJECTS_STEP } from '../steps/projects/projects-step.js'
+import type { Step } from '../steps/step.js'
+import { TEARDOWN_STEP } from '../steps/teardown/teardown-step.js'
+import type { Inputs } from './inputs.js'
+
+/** What the steps need beside their context: one attempt at the database (or a simulated one). */
+export interface StepNeeds {
+  queryDatabase: QueryDatabase
+}
+
+export const STEPS: readonly Step<Inputs, StepNeeds>[] = [
+  PROJECTS_STEP,
+  TEARDOWN_STEP,
+  DATABASE_STEP
+]
+
+export const SECTIONS: readonly ReportSection[] = STEPS.map((step) => step.section)

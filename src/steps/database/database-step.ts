@@ -1,0 +1,56 @@
+/*
+ * The database check (`database_url`): once the control plane is done, a query must answer
+ * (database-probe.ts, one attempt in postgres.ts); its input is read here against
+ * database-target.ts, its words are database-words.ts, and its section of the report is
+ * database-section.ts.
+ */
+import { z } from 'zod'
+import { formatDuration } from '../../domain/duration.js'
+import type { Step } from '../step.js'
+import { type DatabaseTarget, parseDatabaseUrl } from './database-target.js'
+import { probeDatabase } from './database-probe.js'
+import { DATABASE_SECTION } from './database-section.js'
+import type { QueryDatabase } from './postgres.js'
+
+/** Its input, by name: `database_url`, where to connect, checked before any request; empty is none. */
+export const DATABASE_INPUTS = {
+  database_url: z.string().transform((raw, ctx) => {
+    if (!raw.trim()) return undefined
+    const target = parseDatabaseUrl(raw.trim())
+    if (typeof target !== 'string') return target
+    ctx.addIssue({ code: 'custom', message: target })
+    return z.NEVER
+  })
+}
+
+/** The inputs the check reads. */
+interface DatabaseInputs {
+  database?: DatabaseTarget
+  projectId?: string
+  wait: boolean
+  intervalMs: number
+}
+
+export const DATABASE_STEP: Step<DatabaseInputs, { queryDatabase: QueryDatabase }> = {
+  section: DATABASE_SECTION,
+  applies: (inputs) => inputs.database !== undefined,
+  start: (inputs, report) => {
+    report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined
+  },
+  run: async (inputs, report, context) => {
+    if (!inputs.database) return
+    const { clock, logger, stepStartedAt, deadline } = context
+    const probeOptions = {
+      wait: inputs.wait,
+      deadline,
+      intervalMs: inputs.intervalMs,
+      stepStartedAt
+    }
+    report.database = await probeDatabase(inputs.database, probeOptions, {
+      ...context,
+      query: context.queryDatabase
+    })
+    report.outcome = report.database.outcome
+    logger.info(`[+${formatDuration(clock.now() - stepStartedAt)}] outcome: ${report.outcome}`)
+  }
+}

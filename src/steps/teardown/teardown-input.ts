@@ -1,0 +1,81 @@
+/*
+ * The teardown's input, `before`: what it accepts, what it needs beside it, and what it makes the
+ * gate ignore. gate/inputs.ts puts it in the one schema of the inputs.
+ */
+import { z } from 'zod'
+import type { InputNaming } from '../../domain/input-naming.js'
+import { TEARDOWN_ACTIONS, type TeardownAction } from '../../domain/teardown-action.js'
+
+/** Its input, by name: `before`, the teardown to check for. */
+export const TEARDOWN_INPUTS = {
+  before: z.string().transform((raw, ctx) => {
+    const text = raw.trim()
+    if (text === '') return undefined
+    const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase())
+    if (action) return action
+    // Quoted as given: a value folded in case would slip past the redactor.
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` })
+    return z.NEVER
+  })
+}
+
+/** The inputs `before` is checked with, as the schema reads them. */
+interface BeforeFields {
+  before?: TeardownAction
+  project_id?: string
+  branch_id?: string
+  operation_id: string[]
+}
+
+/**
+ * `before` checks one branch of a project once the whole project is idle: it needs both, and no
+ * operations of its own.
+ */
+export function checkBefore(
+  inputs: BeforeFields,
+  ctx: z.RefinementCtx,
+  { mention }: InputNaming
+): void {
+  const before = `${mention('before')} ${inputs.before ?? ''}`
+  if (!inputs.project_id) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['project_id'],
+      message: `required with ${before}; give the project of the branch`
+    })
+  }
+  if (!inputs.branch_id) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['branch_id'],
+      message: `required with ${before}; give the branch to check (an id, br-…, or its name)`
+    })
+  }
+  if (inputs.operation_id.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['operation_id'],
+      message: `cannot be combined with ${before}, which waits until the whole project is idle; leave it out`
+    })
+  }
+}
+
+/** What `before` makes the gate ignore, worth a warning. */
+export function ignoredBeforeTeardown(
+  inputs: { before?: TeardownAction; database?: unknown; failFast: boolean },
+  { mention }: InputNaming
+): string[] {
+  if (!inputs.before) return []
+  const warnings: string[] = []
+  if (inputs.database) {
+    warnings.push(
+      `${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`
+    )
+  }
+  if (inputs.failFast) {
+    warnings.push(
+      `${mention('fail_fast')} is ignored with ${mention('before')}: the gate waits until the project is idle, and a failure is no reason to stop a teardown`
+    )
+  }
+  return warnings
+}
