@@ -19,6 +19,7 @@
  * Everything stays within the comment's time limit; a check that no longer fits is one warning.
  */
 import type { Clock } from '../domain/clock.js'
+import { Pacing } from './comment-pacing.js'
 import type { Logger } from '../domain/logger.js'
 import {
   type CommentContent,
@@ -35,8 +36,6 @@ export type CommentMode = 'off' | 'always' | 'failure'
 
 /** Writes of one run's comment: the first, and again while other legs' writes leave it short. */
 const MAX_WRITES = 5
-/** The shortest pause before a check, whatever the round trips measured. */
-const MIN_PAUSE_MS = 250
 
 /** What a failure after the first write may leave: the step's risk. */
 const DUPLICATE_RISK = 'so a duplicate comment may be left behind'
@@ -80,50 +79,20 @@ function isOwnComment(comment: IssueComment, marker: string, author: string): bo
   return (comment.body ?? '').startsWith(marker) && comment.user?.login === author
 }
 
-/**
- * Every comment of the action's with this marker, oldest first, with `created` among them: a list
- * may not show a comment created a moment before yet, and it is there all the same.
- */
-async function ownComments(
-  api: CommentApi,
-  { marker, author }: CommentWrite,
-  created: IssueComment | undefined
-) {
+/** Every comment of the action's with this marker, oldest first. */
+async function ownComments(api: CommentApi, { marker, author }: CommentWrite) {
   const own: IssueComment[] = []
   for await (const page of api.listComments()) {
     own.push(...page.filter((comment) => isOwnComment(comment, marker, author)))
   }
-  if (created && !own.some((comment) => comment.id === created.id)) own.push(created)
   return own.sort((a, b) => a.id - b.id)
 }
 
-/** Round trips to GitHub, timed, and the pauses they call for. */
-class Pacing {
-  /** The slowest round trip of this leg's, and the slowest that other legs wrote in the comment. */
-  slowest = 0
-  others = 0
-  constructor(private readonly write: CommentWrite) {}
-
-  async trip<T>(call: () => Promise<T>): Promise<T> {
-    const start = this.write.clock.now()
-    try {
-      return await call()
-    } finally {
-      this.slowest = Math.max(this.slowest, this.write.clock.now() - start)
-    }
-  }
-
-  /**
-   * Pauses before the next check, longer than the slowest round trip so far; false, without a
-   * pause, when the pause and the check would not end before the deadline.
-   */
-  async pause(): Promise<boolean> {
-    const { clock, random, deadline, signal } = this.write
-    const pauseMs = Math.max(MIN_PAUSE_MS, this.slowest, this.others) * (1 + random())
-    if (clock.now() + pauseMs + 2 * this.slowest > deadline) return false
-    await clock.sleep(pauseMs, signal)
-    return true
-  }
+/** One read: every comment of the gate's, oldest first, and what each holds. */
+interface Read {
+  kept: IssueComment | undefined
+  duplicates: IssueComment[]
+  contents: (CommentContent | undefined)[]
 }
 
 /**
@@ -133,66 +102,138 @@ class Pacing {
  *
  * Each round reads every comment of the gate's (oldest first), adds what those of the same run hold
  * to what this leg knows, and writes all of it to the oldest, deleting the others (duplicates that
- * legs created at once), then pauses. It ends on a read that finds the oldest holding all of it,
- * alone.
+ * legs created at once), then pauses. From a read that is not fresh (comment-pacing.ts), before
+ * its result is on the pull request, a leg creates a comment of its own instead, which no leg
+ * overwrites, and merges it from the next read. It ends on a read that finds the oldest holding
+ * all of it, alone.
  */
-export async function upsertComment(
+export function upsertComment(
   api: CommentApi,
   progress: CommentProgress,
   write: CommentWrite
 ): Promise<Upserted> {
-  const { marker, footer, logger } = write
-  const pacing = new Pacing(write)
-  let record: RunRecord | undefined
-  let created: IssueComment | undefined
-  for (let writes = 0; ; writes++) {
-    const comments = await pacing.trip(() => ownComments(api, write, created))
-    // Only the list right after creating may lag behind; later, a comment gone is gone.
-    created = undefined
-    const contents = comments.map((comment) => readComment(comment.body ?? '', marker))
-    const [kept, ...duplicates] = comments
-    if (!record) {
-      const first = await firstRead(write, kept, contents)
-      if (typeof first === 'string') return first
-      record = first
+  return new CommentRounds(api, progress, write).run()
+}
+
+class CommentRounds {
+  private readonly pacing: Pacing
+  private record: RunRecord | undefined
+  /** The comment this leg created last, until the next read: a list may not show it yet. */
+  private created: IssueComment | undefined
+  private writes = 0
+
+  constructor(
+    private readonly api: CommentApi,
+    private readonly progress: CommentProgress,
+    private readonly write: CommentWrite
+  ) {
+    this.pacing = new Pacing(write)
+  }
+
+  async run(): Promise<Upserted> {
+    // Told apart before the first read when a result is to be written, so that no call comes
+    // between a read and the write made from it.
+    const early = this.write.mode !== 'failure' || this.write.failed
+    if (early) await this.identify()
+    for (;;) {
+      const read = await this.read()
+      if (!this.record) {
+        const first = firstRead(this.write, read)
+        if (first) return first
+        this.record = new RunRecord(this.write.own)
+        if (!early) {
+          await this.identify()
+          continue
+        }
+      }
+      const ended = this.settled(read, this.record)
+      if (ended) return ended
+      const next = await this.writeFrom(read, this.record)
+      if (next !== 'check') return next
     }
+  }
+
+  private async identify(): Promise<void> {
+    Object.assign(this.write.own.result, await this.write.identify())
+  }
+
+  private async read(): Promise<Read> {
+    const { marker } = this.write
+    const comments = await this.pacing.trip(() => ownComments(this.api, this.write), 'read')
+    const read = (all: IssueComment[]) => all.map((c) => readComment(c.body ?? '', marker))
+    // A list may not show a comment created a moment before yet, and it is there all the same;
+    // unless another leg merged it already (the list shows this result elsewhere) and deleted it.
+    const created = this.created
+    this.created = undefined
+    const missing = created && !comments.some((comment) => comment.id === created.id)
+    if (missing && !this.record?.shownIn(read(comments))) {
+      comments.push(created)
+      comments.sort((a, b) => a.id - b.id)
+    }
+    const [kept, ...duplicates] = comments
+    return { kept, duplicates, contents: read(comments) }
+  }
+
+  /** How the comment ends after `read`: left to a later run, written, or not yet (undefined). */
+  private settled({ kept, duplicates, contents }: Read, record: RunRecord): Upserted | undefined {
+    const { logger } = this.write
     if (record.absorb(contents) === 'later') {
-      logger.info(`pr_comment: a later run of this gate wrote ${kept.html_url}; left as it is`)
+      logger.info(`pr_comment: a later run of this gate wrote ${kept!.html_url}; left as it is`)
       return 'later run'
     }
     if (kept && duplicates.length === 0 && record.heldBy(contents[0])) {
       // The comment that holds this result: not the one this run created, when another leg merged
       // that one into its own and deleted it.
-      if (progress.written?.url !== kept.html_url) {
-        progress.written = { action: 'updated', url: kept.html_url }
+      if (this.progress.written?.url !== kept.html_url) {
+        this.progress.written = { action: 'updated', url: kept.html_url }
       }
       return 'written'
     }
-    if (writes === MAX_WRITES) {
+    if (this.writes === MAX_WRITES) {
       logger.warning(
         `pr_comment: other runs of this gate kept writing ${kept?.html_url ?? 'the comment'} at the same time; after ${MAX_WRITES} writes it may lack a result (each run's own check and summary keep theirs)`
       )
       return 'written'
     }
+    return undefined
+  }
+
+  /** Writes what this leg knows; `check` when a check is to follow (after a pause, or at once). */
+  private async writeFrom(read: Read, record: RunRecord): Promise<Upserted | 'check'> {
+    const { kept, duplicates, contents } = read
+    this.writes++
     // This leg's slowest round trip goes with its result, so that other legs pause longer than it.
-    write.own.result.trip = Math.round(pacing.slowest)
-    pacing.others = record.slowestTrip()
-    const body = renderComment(marker, record.content(), footer)
-    if (kept) {
+    this.write.own.result.trip = Math.round(this.pacing.slowest)
+    this.pacing.others = record.slowestTrip()
+    const body = renderComment(this.write.marker, record.content(), this.write.footer)
+    const fresh = this.pacing.fresh()
+    if (kept && (fresh || record.shownIn(contents))) {
       const held = record.heldBy(contents[0])
-      await pacing.trip(() => writeMerged(api, progress, { kept, duplicates, body, held }))
-    } else {
-      created = await pacing.trip(() => api.createComment(body))
-      progress.written = { action: 'created', url: created.html_url }
-      if (writtenAsAnother(created, write)) return 'written'
-    }
-    progress.step = kept ? CHECK_STEP : FIND_DUPLICATES_STEP
-    if (!(await pacing.pause())) {
-      logger.warning(
-        `pr_comment: ${progress.written!.action} ${progress.written!.url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`
+      await this.pacing.trip(() =>
+        writeMerged(this.api, this.progress, { kept, duplicates, body, held, together: !fresh })
       )
-      return 'written'
+      return this.pause(CHECK_STEP)
     }
+    // No comment yet, or a read too old to update the shared one from: a comment of its own.
+    const created = await this.pacing.trip(() => this.api.createComment(body))
+    this.created = created
+    this.progress.written = { action: 'created', url: created.html_url }
+    if (writtenAsAnother(created, this.write)) return 'written'
+    if (!kept) return this.pause(FIND_DUPLICATES_STEP)
+    // Merged at once from the next read: no other leg overwrites a comment of this leg's own.
+    this.progress.step = FIND_DUPLICATES_STEP
+    return 'check'
+  }
+
+  /** The pause before a check; `written` with a warning when no time is left for it. */
+  private async pause(step: CommentProgress['step']): Promise<Upserted | 'check'> {
+    this.progress.step = step
+    if (await this.pacing.pause()) return 'check'
+    const { action, url } = this.progress.written!
+    this.write.logger.warning(
+      `pr_comment: ${action} ${url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`
+    )
+    return 'written'
   }
 }
 
@@ -206,14 +247,10 @@ const FIND_DUPLICATES_STEP = {
 }
 
 /**
- * After the first read: nothing to write (`failure` and a pass, or a later run's comment), or what
- * this leg knows, once it is told apart.
+ * After the first read: nothing to write (`failure` and a pass, or a later run's comment), or
+ * undefined: this leg's result is to be written.
  */
-async function firstRead(
-  write: CommentWrite,
-  kept: IssueComment | undefined,
-  contents: (CommentContent | undefined)[]
-): Promise<RunRecord | Upserted> {
+function firstRead(write: CommentWrite, { kept, contents }: Read): Upserted | undefined {
   if (!kept && write.mode === 'failure' && !write.failed) return 'not needed'
   if (kept && holdsLaterRun(contents, write.own)) {
     write.logger.info(
@@ -221,20 +258,37 @@ async function firstRead(
     )
     return 'later run'
   }
-  Object.assign(write.own.result, await write.identify())
-  return new RunRecord(write.own)
+  return undefined
 }
 
-/** The merged body to the oldest comment, unless it holds it already; the others deleted. */
+/**
+ * The merged body to the oldest comment, unless it holds it already; the others deleted, after it
+ * or, `together` (a slow leg, short of time), at the same time.
+ */
 async function writeMerged(
   api: CommentApi,
   progress: CommentProgress,
-  options: { kept: IssueComment; duplicates: IssueComment[]; body: string; held: boolean }
+  { kept, duplicates, body, held, together }: MergedWrite
 ): Promise<void> {
-  const { kept, duplicates } = options
-  if (!options.held) {
+  // At once: every leg that found them deletes them, and one already gone is no error.
+  const deleteAll = () =>
+    Promise.all(duplicates.map((duplicate) => api.deleteComment(duplicate.id)))
+  const deleting = together && duplicates.length > 0 ? deleteAll() : undefined
+  deleting?.catch(() => undefined)
+  if (held) {
+    // Another leg wrote this result there already.
+    progress.written = { action: 'updated', url: kept.html_url }
+  } else if (deleting) {
+    // The duplicates are on their way out and this result on its way here: the comment it is in.
+    progress.written = { action: 'updated', url: kept.html_url }
+    progress.step = {
+      doing: `updating it, with ${duplicates.map((d) => d.html_url).join(', ')} merged in and deleted at the same time`,
+      risk: MISSING_RISK
+    }
+    await api.updateComment(kept.id, body)
+  } else {
     progress.step = { doing: `updating the comment ${kept.html_url}`, risk: MISSING_RISK }
-    const updated = await api.updateComment(kept.id, options.body)
+    const updated = await api.updateComment(kept.id, body)
     progress.written = { action: 'updated', url: updated.html_url }
   }
   if (duplicates.length === 0) return
@@ -242,8 +296,15 @@ async function writeMerged(
     doing: `deleting the duplicate comment${duplicates.length > 1 ? 's' : ''} ${duplicates.map((duplicate) => duplicate.html_url).join(', ')}`,
     risk: DUPLICATE_RISK
   }
-  // At once: every leg that found them deletes them, and one already gone is no error.
-  await Promise.all(duplicates.map((duplicate) => api.deleteComment(duplicate.id)))
+  await (deleting ?? deleteAll())
+}
+
+interface MergedWrite {
+  kept: IssueComment
+  duplicates: IssueComment[]
+  body: string
+  held: boolean
+  together: boolean
 }
 
 /** A comment that came back written as someone other than expected: later runs would not find it. */
