@@ -37,6 +37,8 @@ export interface Trial {
   legMs: number[]
   /** Writes from a read older than another leg's write: the race happened. */
   stale: number
+  /** The leg whose result the (first) comment shows: the red one, when it is there. */
+  shown?: string
   /** Every leg's comment_url is the comment that holds the results. */
   urlsAgree: boolean
   violations: number
@@ -87,6 +89,7 @@ export async function runTrial(
     comments: comments.length,
     legMs: legs.map((leg, i) => endMs[i] - (leg.startMs ?? 0)),
     stale: staleWrites(github),
+    shown: first?.content?.results.shown,
     urlsAgree: comments.length === 1 && urls.every((url) => url === first.comment.html_url),
     violations: github.violations.length
   }
