@@ -5,18 +5,20 @@
  *
  * Legs that write at once: GitHub's REST API has no conditional update (no ETag or version on an
  * issue comment), so a leg's write, made from its read, can land after another leg's write and
- * drop that leg's result. Two rules close that:
+ * drop that leg's result. Three rules close that:
  * - A leg writes everything it has read of its run (RunRecord), never only its own result on top of
  *   the last read: a result one write dropped comes back with the next write of any leg that read it.
  * - A leg ends only on a read, made at least a pause after its last write landed, that holds
- *   everything it knows. The pause is longer than the leg's slowest round trip to GitHub (1 to 2
- *   times it, at random, so that legs drift apart). A write from an older read lands within about
- *   one round trip of that read; so a result dropped by a write that lands before a leg's check is
- *   seen missing there and written again, and a write that lands after every check of the legs that
- *   knew the result would have needed a read older than those legs' last writes by more than a
- *   pause. What is left is a leg whose read-to-write takes longer than a pause of the others (a
- *   round trip several times slower than theirs); docs/pull-requests.md gives the measured rate.
- * Everything stays within the comment's time limit; a check that no longer fits is one warning.
+ *   everything it knows. The pause is at least MIN_PAUSE_MS and longer than every round trip it
+ *   knows: its own, and those the other legs wrote beside their results (comment-pacing.ts).
+ * - A write from a read lands about one round trip of the writer's after that read. A leg updates
+ *   the shared comment only when that is within MIN_PAUSE_MS (a fresh read), or once its result is
+ *   on the pull request, where the others read its round trip and watch that long. Otherwise it
+ *   creates a comment of its own, which no leg overwrites, and merges it from its next read. So
+ *   every write that drops a result lands while the leg that wrote that result still watches.
+ * What is left is a single request far slower than its leg's earlier ones; docs/pull-requests.md
+ * gives the measured rates. Everything stays within the comment's time limit; a check that no
+ * longer fits is one warning.
  */
 import type { Clock } from '../domain/clock.js'
 import { Pacing } from './comment-pacing.js'
@@ -31,25 +33,20 @@ import {
 } from './comment-results.js'
 import { renderComment } from './comment-render.js'
 import type { CommentApi, IssueComment } from './github-comments.js'
+import {
+  CHECK_STEP,
+  type CommentProgress,
+  FIND_DUPLICATES_STEP,
+  MISSING_RISK,
+  ownComments,
+  writeMerged,
+  writtenAsAnother
+} from './comment-calls.js'
 
 export type CommentMode = 'off' | 'always' | 'failure'
 
 /** Writes of one run's comment: the first, and again while other legs' writes leave it short. */
 const MAX_WRITES = 5
-
-/** What a failure after the first write may leave: the step's risk. */
-const DUPLICATE_RISK = 'so a duplicate comment may be left behind'
-const MISSING_RISK = "so another leg's result may be missing from it"
-
-/**
- * How far the comment got: the comment that holds this run's result once one was written, and the
- * step under way after that, so that a later failure still reports the comment and says what failed
- * and what that may leave.
- */
-export interface CommentProgress {
-  written?: { action: 'created' | 'updated'; url: string }
-  step?: { doing: string; risk: string }
-}
 
 /** What became of the comment: written, not needed (`failure` and a pass), or left to a later run. */
 export type Upserted = 'written' | 'not needed' | 'later run'
@@ -72,20 +69,6 @@ export interface CommentWrite {
   random: () => number
   deadline: number
   signal?: AbortSignal
-}
-
-/** A comment the action wrote: it starts with the marker, and its author is the token's identity. */
-function isOwnComment(comment: IssueComment, marker: string, author: string): boolean {
-  return (comment.body ?? '').startsWith(marker) && comment.user?.login === author
-}
-
-/** Every comment of the action's with this marker, oldest first. */
-async function ownComments(api: CommentApi, { marker, author }: CommentWrite) {
-  const own: IssueComment[] = []
-  for await (const page of api.listComments()) {
-    own.push(...page.filter((comment) => isOwnComment(comment, marker, author)))
-  }
-  return own.sort((a, b) => a.id - b.id)
 }
 
 /** One read: every comment of the gate's, oldest first, and what each holds. */
@@ -237,15 +220,6 @@ class CommentRounds {
   }
 }
 
-const CHECK_STEP = {
-  doing: "listing the comments again to check that no other leg's write replaced this result",
-  risk: MISSING_RISK
-}
-const FIND_DUPLICATES_STEP = {
-  doing: 'listing the comments again to find duplicates from other runs of this gate',
-  risk: DUPLICATE_RISK
-}
-
 /**
  * After the first read: nothing to write (`failure` and a pass, or a later run's comment), or
  * undefined: this leg's result is to be written.
@@ -259,60 +233,4 @@ function firstRead(write: CommentWrite, { kept, contents }: Read): Upserted | un
     return 'later run'
   }
   return undefined
-}
-
-/**
- * The merged body to the oldest comment, unless it holds it already; the others deleted, after it
- * or, `together` (a slow leg, short of time), at the same time.
- */
-async function writeMerged(
-  api: CommentApi,
-  progress: CommentProgress,
-  { kept, duplicates, body, held, together }: MergedWrite
-): Promise<void> {
-  // At once: every leg that found them deletes them, and one already gone is no error.
-  const deleteAll = () =>
-    Promise.all(duplicates.map((duplicate) => api.deleteComment(duplicate.id)))
-  const deleting = together && duplicates.length > 0 ? deleteAll() : undefined
-  deleting?.catch(() => undefined)
-  if (held) {
-    // Another leg wrote this result there already.
-    progress.written = { action: 'updated', url: kept.html_url }
-  } else if (deleting) {
-    // The duplicates are on their way out and this result on its way here: the comment it is in.
-    progress.written = { action: 'updated', url: kept.html_url }
-    progress.step = {
-      doing: `updating it, with ${duplicates.map((d) => d.html_url).join(', ')} merged in and deleted at the same time`,
-      risk: MISSING_RISK
-    }
-    await api.updateComment(kept.id, body)
-  } else {
-    progress.step = { doing: `updating the comment ${kept.html_url}`, risk: MISSING_RISK }
-    const updated = await api.updateComment(kept.id, body)
-    progress.written = { action: 'updated', url: updated.html_url }
-  }
-  if (duplicates.length === 0) return
-  progress.step = {
-    doing: `deleting the duplicate comment${duplicates.length > 1 ? 's' : ''} ${duplicates.map((duplicate) => duplicate.html_url).join(', ')}`,
-    risk: DUPLICATE_RISK
-  }
-  await (deleting ?? deleteAll())
-}
-
-interface MergedWrite {
-  kept: IssueComment
-  duplicates: IssueComment[]
-  body: string
-  held: boolean
-  together: boolean
-}
-
-/** A comment that came back written as someone other than expected: later runs would not find it. */
-function writtenAsAnother(created: IssueComment, { author, logger }: CommentWrite): boolean {
-  const writer = created.user?.login
-  if (!writer || writer === author) return false
-  logger.warning(
-    `pr_comment: the comment was written as ${writer}, not ${author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`
-  )
-  return true
 }
