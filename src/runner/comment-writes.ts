@@ -104,6 +104,8 @@ class CommentRounds {
   /** The comment this leg created last, until the next read: a list may not show it yet. */
   private created: IssueComment | undefined
   private writes = 0
+  /** Read twice before a write from a slow read, when no other leg of the run was in sight. */
+  private lookedAgain = false
 
   constructor(
     private readonly api: CommentApi,
@@ -184,13 +186,20 @@ class CommentRounds {
   /** Writes what this leg knows; `check` when a check is to follow (after a pause, or at once). */
   private async writeFrom(read: Read, record: RunRecord): Promise<Upserted | 'check'> {
     const { kept, duplicates, contents } = read
+    const fresh = this.pacing.fresh()
+    const alone = !record.hasSiblings() && !record.shownIn(contents)
+    if (kept && !fresh && alone && !this.lookedAgain) {
+      // A slow read, and no other leg of this run in sight: another may have written since, and
+      // a second read shows it (a gate of one leg then writes from that read).
+      this.lookedAgain = true
+      return 'check'
+    }
     this.writes++
     // This leg's slowest round trip goes with its result, so that other legs pause longer than it.
     this.write.own.result.trip = Math.round(this.pacing.slowest)
     this.pacing.others = record.slowestTrip()
     const body = renderComment(this.write.marker, record.content(), this.write.footer)
-    const fresh = this.pacing.fresh()
-    if (kept && (fresh || record.shownIn(contents))) {
+    if (kept && (fresh || alone || record.shownIn(contents))) {
       const held = record.heldBy(contents[0])
       await this.pacing.trip(() =>
         writeMerged(this.api, this.progress, { kept, duplicates, body, held, together: !fresh })

@@ -17,8 +17,8 @@ import { ACTIONS_BOT, createGitHubApi } from './server.ts'
  * one half trip in 20 five times longer; `slow leg`: one leg's half trips 5 to 10 times the
  * others' mean (175 to 1,050 ms).
  */
-export type NetworkShape = 'even' | 'spikes' | 'slow leg'
-export const NETWORK_SHAPES: NetworkShape[] = ['even', 'spikes', 'slow leg']
+export type NetworkShape = 'even' | 'spikes' | 'slow leg' | 'slow leg first'
+export const NETWORK_SHAPES: NetworkShape[] = ['even', 'spikes', 'slow leg', 'slow leg first']
 
 export const RED_LEG = 5
 const LEGS = 8
@@ -52,19 +52,25 @@ function halfTrips(random: () => number, base: number, spikes: boolean): () => n
 /** Eight legs of one run, the sixth red, starting within `spreadMs`, on network `shape`. */
 export function legsOf(shape: NetworkShape, random: () => number, spreadMs: number): Leg[] {
   const slow = Math.floor(random() * LEGS)
+  const first = shape === 'slow leg first'
   return Array.from({ length: LEGS }, (_, i) => {
     const base =
-      shape === 'slow leg' && i === slow ? MEAN_BASE_MS * (5 + 5 * random()) : 20 + 100 * random()
+      shape.startsWith('slow leg') && i === slow
+        ? MEAN_BASE_MS * (5 + 5 * random())
+        : 20 + 100 * random()
     return {
       name: `leg-${i}`,
       outcome: i === RED_LEG ? 'failure' : 'success',
-      startMs: random() * spreadMs,
+      startMs: first ? (i === slow ? 0 : 200 + 800 * random()) : random() * spreadMs,
       halfTripMs: halfTrips(random, base, shape === 'spikes')
     }
   })
 }
 
-/** One trial of `shape` from `seed`: legs start within 1 s (at the same instant for seeds 1-4). */
+/**
+ * One trial of `shape` from `seed`: legs start within 1 s (at the same instant for seeds 1-4), on a
+ * pull request with no comment of the gate (odd seeds) or an earlier run's (even seeds).
+ */
 export async function runTrial(
   shape: NetworkShape,
   seed: number,
@@ -74,6 +80,11 @@ export async function runTrial(
   const github = createGitHubApi({ apiUrl: 'https://api.github.com', contract })
   github.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: true })
   const time = new SimulatedTime()
+  // Even seeds: the pull request has the comment of an earlier run (a push before), red.
+  if (seed % 2 === 0) {
+    const earlier = { name: 'earlier', outcome: 'failure' as const, halfTripMs: () => 50 }
+    await runLegs(time, github, [earlier], { seed, runId: '8' })
+  }
   const legs = legsOf(shape, random, seed <= 4 ? 0 : 1000)
   const { urls, lines, endMs } = await runLegs(time, github, legs, { seed })
   const comments = gateComments(github)
