@@ -118,7 +118,14 @@ describe(`the loss rate, ${MEASURED_TRIALS} trials of 8 legs on each network sha
 
 describe('a re-run of some legs keeps the others, on the simulated network', () => {
   /** Leg i of attempt `attempt`, on its own runner, whose job the jobs API lists as `gate (i)`. */
-  function legOf(api: GitHubApi, random: () => number, i: number, attempt: number, red: boolean) {
+  function legOf(
+    api: GitHubApi,
+    random: () => number,
+    i: number,
+    attempt: number,
+    red: boolean,
+    slow = false
+  ) {
     const runnerName = `GitHub Actions ${attempt * 100 + i}`
     api.jobs.push({ runId: 9, attempt, name: `gate (${i})`, runnerName, status: 'in_progress' })
     // Another attempt's job on a runner of the same name must not be taken for this one.
@@ -133,7 +140,8 @@ describe('a re-run of some legs keeps the others, on the simulated network', () 
       name: `leg-${i}-attempt-${attempt}`,
       outcome: red ? 'failure' : 'success',
       startMs: random() * 1000,
-      halfTripMs: latency(random, 20 + 100 * random()),
+      // A slow leg's round trips are 5 to 10 times the others' mean.
+      halfTripMs: latency(random, slow ? 70 * (5 + 5 * random()) : 20 + 100 * random()),
       runnerName
     }
     return leg
@@ -179,6 +187,32 @@ describe('a re-run of some legs keeps the others, on the simulated network', () 
       const green = theComment(api)
       expect(green.comment.body).toMatch(/\n<p><b>✅ success<\/b>/)
       expect(urls).toEqual([green.comment.html_url])
+      expect(api.violations).toEqual([])
+    }
+  )
+
+  it.each([1, 2, 3, 4, 5])(
+    'seed %i: a re-run whose red leg is 5 to 10 times slower keeps the legs it did not re-run, and its red over the green',
+    async (seed) => {
+      const random = seeded(300 + seed)
+      const api = github({ actionsRead: true })
+      const time = new SimulatedTime()
+      const first = Array.from({ length: 8 }, (_, i) =>
+        legOf(api, random, i, 1, i === 2 || i === 5, i === 5)
+      )
+      await runLegs(time, api, first, { seed, attempt: '1' })
+      const second = [legOf(api, random, 2, 2, false), legOf(api, random, 5, 2, true, true)]
+      const { urls } = await runLegs(time, api, second, { seed, attempt: '2' })
+      expect(newest(api)).toEqual(
+        [0, 1, 3, 4, 6, 7]
+          .map((i) => `gate (${i}) success 1`)
+          .concat('gate (2) success 2', 'gate (5) failure 2')
+          .sort()
+      )
+      const { comment } = theComment(api)
+      expect(comment.body).toContain('<b>❌ failure</b>: <code>action_of_leg-5-attempt-2</code>')
+      // The slow leg may run out of time for its last check (a warning), never point elsewhere.
+      expect(urls[0]).toBe(comment.html_url)
       expect(api.violations).toEqual([])
     }
   )

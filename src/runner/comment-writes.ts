@@ -116,20 +116,19 @@ class CommentRounds {
   }
 
   async run(): Promise<Upserted> {
-    // Told apart before the first read when a result is to be written, so that no call comes
-    // between a read and the write made from it.
+    // Told apart while the first read is under way when a result is to be written, so that no
+    // call comes between a read and the write made from it.
     const early = this.write.mode !== 'failure' || this.write.failed
-    if (early) await this.identify()
+    const identified = early ? this.identify() : undefined
+    identified?.catch(() => undefined)
     for (;;) {
       const read = await this.read()
       if (!this.record) {
         const first = firstRead(this.write, read)
         if (first) return first
         this.record = new RunRecord(this.write.own)
-        if (!early) {
-          await this.identify()
-          continue
-        }
+        await (identified ?? this.identify())
+        if (!early) continue
       }
       const ended = this.settled(read, this.record)
       if (ended) return ended
