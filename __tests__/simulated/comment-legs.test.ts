@@ -103,6 +103,39 @@ describe('one leg 5 to 10 times slower than the others keeps every result too', 
   )
 })
 
+describe('a gate of one leg, on a network slower than any pause', () => {
+  it.each([1, 2, 3])(
+    'seed %i: a later run and a re-run update the one comment in place, never create a second',
+    async (seed) => {
+      const random = seeded(400 + seed)
+      const api = github()
+      const time = new SimulatedTime()
+      // Round trips of 0.35 to 2.1 s: every read is slower than the shortest pause.
+      const only = (outcome: 'success' | 'failure'): Leg => ({
+        name: 'only',
+        outcome,
+        halfTripMs: latency(random, 70 * (5 + 5 * random()))
+      })
+      await runLegs(time, api, [only('failure')], { seed, runId: '8' })
+      const [{ comment: first }] = gateComments(api)
+      const posts = () => api.requests.filter((request) => request.method === 'POST').length
+      expect(posts()).toBe(1)
+      const later = await runLegs(time, api, [only('failure')], { seed, runId: '9' })
+      const rerun = await runLegs(time, api, [only('success')], { seed, runId: '9', attempt: '2' })
+      expect(posts()).toBe(1)
+      const { comment, results } = theComment(api)
+      expect(comment.id).toBe(first.id)
+      expect([later.urls, rerun.urls]).toEqual([[first.html_url], [first.html_url]])
+      // The re-run's green took the place of the one result it re-ran.
+      expect(results.map(([, outcome, attempt]) => `${outcome} ${attempt}`)).toEqual(['success 2'])
+      // Round trips this slow leave no time for the last check, as before: its warning alone.
+      for (const warning of warningsOf([...later.lines, ...rerun.lines])) {
+        expect(warning).toContain('but no time was left to check')
+      }
+    }
+  )
+})
+
 /** Trials of each network shape; COMMENT_LEGS_TRIALS=300 gives docs/pull-requests.md's figures. */
 const MEASURED_TRIALS = Number(process.env.COMMENT_LEGS_TRIALS ?? 20)
 

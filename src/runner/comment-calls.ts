@@ -7,7 +7,7 @@ import type { Logger } from '../domain/logger.js'
 import type { CommentApi, IssueComment } from './github-comments.js'
 
 /** What a failure after the first write may leave: the step's risk. */
-export const DUPLICATE_RISK = 'so a duplicate comment may be left behind'
+const DUPLICATE_RISK = 'so a duplicate comment may be left behind'
 export const MISSING_RISK = "so another leg's result may be missing from it"
 
 /**

@@ -1,14 +1,12 @@
 /*
  * The timing of the sticky comment's writes when legs write at once (comment-writes.ts): each
- * round trip to GitHub timed, whether a write made now from the last read may update the shared
- * comment, and the pause before a check.
+ * round trip to GitHub timed, whether the last read was fresh, and the pause before a check.
  *
  * A write from a read lands about one round trip of the writer's after GitHub answered that read,
  * and drops whatever another leg wrote in between. That leg sees the loss only if it is still
  * watching: every leg checks at least MIN_PAUSE_MS after each write of its own, longer when it
- * knows a slower leg. So a leg updates the shared comment only from a read whose round trip was
- * within MIN_PAUSE_MS (a fresh read), or once its own result is on the pull request, where every
- * leg that reads learns its round trip and waits for it.
+ * knows a slower leg. So a read is fresh when its round trip was within MIN_PAUSE_MS: a write from
+ * it lands while every leg that wrote since still watches.
  */
 import type { Clock } from '../domain/clock.js'
 
@@ -16,7 +14,7 @@ import type { Clock } from '../domain/clock.js'
  * The shortest pause before a check, whatever the round trips measured; and the longest round trip
  * of a read from which the shared comment is updated before this leg's result is on GitHub.
  */
-export const MIN_PAUSE_MS = 250
+const MIN_PAUSE_MS = 250
 
 /** Round trips to GitHub, timed, and the pauses they call for. */
 export class Pacing {
