@@ -6,6 +6,7 @@
  * survive, in every trial. The order of two legs' calls set by hand is ../comment-legs.test.ts's.
  */
 import { beforeAll, describe, expect, it } from '@jest/globals'
+import fc from 'fast-check'
 import { githubContract } from '../support/github/contract.ts'
 import {
   gateComments,
@@ -134,6 +135,56 @@ describe('a gate of one leg, on a network slower than any pause', () => {
       }
     }
   )
+})
+
+describe('never green over a red, never a lost result unsaid', () => {
+  // Any matrix: 2 to 8 legs, each with its own round trips (20 to 480 ms) and start (within 1 s),
+  // one red, at most one leg 5 to 10 times slower than 70 ms each way, on a pull request with or
+  // without an earlier run's comment. (When every leg is that slow, the 5 s run out for all of
+  // them: each warns.)
+  const matrix = fc.record({
+    legs: fc.array(
+      fc.record({
+        startMs: fc.integer({ min: 0, max: 1000 }),
+        baseMs: fc.integer({ min: 10, max: 120 })
+      }),
+      { minLength: 2, maxLength: 8 }
+    ),
+    red: fc.nat(),
+    slow: fc.option(
+      fc.record({ leg: fc.nat(), factor: fc.double({ min: 5, max: 10, noNaN: true }) })
+    ),
+    earlier: fc.boolean(),
+    seed: fc.integer({ min: 1, max: 1_000_000 })
+  })
+
+  it('the red result heads the comment; every other is in it, or a leg says it may not be', async () => {
+    await fc.assert(
+      fc.asyncProperty(matrix, async ({ legs: drawn, red, slow, earlier, seed }) => {
+        const random = seeded(seed)
+        const api = github()
+        const time = new SimulatedTime()
+        if (earlier) {
+          const older: Leg = { name: 'older', outcome: 'failure', halfTripMs: () => 50 }
+          await runLegs(time, api, [older], { seed, runId: '8' })
+        }
+        const legs: Leg[] = drawn.map(({ startMs, baseMs }, i) => ({
+          name: `leg-${i}`,
+          outcome: i === red % drawn.length ? 'failure' : 'success',
+          startMs,
+          halfTripMs: latency(random, slow?.leg === i % drawn.length ? 70 * slow.factor : baseMs)
+        }))
+        const { lines } = await runLegs(time, api, legs, { seed })
+        const [kept] = gateComments(api)
+        const held = kept?.content?.results.results.map((result) => result.leg) ?? []
+        // The red result heads the comment, always; any other is there, or a leg says it may not be.
+        expect(kept?.content?.results.shown).toBe(`leg-${red % drawn.length}`)
+        const whole = legs.every((leg) => held.includes(leg.name))
+        expect(whole || warningsOf(lines).length > 0).toBe(true)
+      }),
+      { seed: 60, numRuns: 100, endOnFailure: true }
+    )
+  })
 })
 
 /** Trials of each network shape; COMMENT_LEGS_TRIALS=300 gives docs/pull-requests.md's figures. */
