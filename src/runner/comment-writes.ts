@@ -13,12 +13,14 @@
  *   knows: its own, and those the other legs wrote beside their results (comment-pacing.ts).
  * - A write from a read lands about one round trip of the writer's after that read. A leg updates
  *   the shared comment only when that is within MIN_PAUSE_MS (a fresh read), or once its result is
- *   on the pull request, where the others read its round trip and watch that long. Otherwise it
- *   creates a comment of its own, which no leg overwrites, and merges it from its next read. So
- *   every write that drops a result lands while the leg that wrote that result still watches.
- * What is left is a single request far slower than its leg's earlier ones; docs/pull-requests.md
- * gives the measured rates. Everything stays within the comment's time limit; a check that no
- * longer fits is one warning.
+ *   on the pull request, where the others read its round trip and watch that long. Otherwise, once
+ *   it has seen another leg of its run, it creates a comment of its own, which no leg overwrites,
+ *   and merges it from its next read. So a write that drops a result lands while the leg that
+ *   wrote that result still watches. With no other leg in sight (a gate of one leg, or the first
+ *   leg to write), a slow read is read once more, and the comment updated from that read.
+ * What is left are legs that wait for a slow one and run out of time before their last check, each
+ * with a warning; docs/pull-requests.md gives the measured rates. Everything stays within the
+ * comment's time limit; a check that no longer fits is one warning.
  */
 import type { Clock } from '../domain/clock.js'
 import { Pacing } from './comment-pacing.js'
