@@ -17,7 +17,7 @@
  *   it has seen another leg of its run, it creates a comment of its own, which no leg overwrites,
  *   and merges it from its next read. So a write that drops a result lands while the leg that
  *   wrote that result still watches. With no other leg in sight (a gate of one leg, or the first
- *   leg to write), a slow read is read once more, and the comment updated from that read.
+ *   leg to write) it updates the comment, as a gate of one leg always did.
  * What is left are legs that wait for a slow one and run out of time before their last check, each
  * with a warning; docs/pull-requests.md gives the measured rates. Everything stays within the
  * comment's time limit; a check that no longer fits is one warning.
@@ -106,8 +106,6 @@ class CommentRounds {
   /** The comment this leg created last, until the next read: a list may not show it yet. */
   private created: IssueComment | undefined
   private writes = 0
-  /** Read twice before a write from a slow read, when no other leg of the run was in sight. */
-  private lookedAgain = false
 
   constructor(
     private readonly api: CommentApi,
@@ -188,19 +186,13 @@ class CommentRounds {
   private async writeFrom(read: Read, record: RunRecord): Promise<Upserted | 'check'> {
     const { kept, duplicates, contents } = read
     const fresh = this.pacing.fresh()
-    const alone = !record.hasSiblings() && !record.shownIn(contents)
-    if (kept && !fresh && alone && !this.lookedAgain) {
-      // A slow read, and no other leg of this run in sight: another may have written since, and
-      // a second read shows it (a gate of one leg then writes from that read).
-      this.lookedAgain = true
-      return 'check'
-    }
     this.writes++
     // This leg's slowest round trip goes with its result, so that other legs pause longer than it.
     this.write.own.result.trip = Math.round(this.pacing.slowest)
     this.pacing.others = record.slowestTrip()
     const body = renderComment(this.write.marker, record.content(), this.write.footer)
-    if (kept && (fresh || alone || record.shownIn(contents))) {
+    // With no other leg of the run in sight (a gate of one leg), as fresh: a comment is updated.
+    if (kept && (fresh || !record.hasSiblings() || record.shownIn(contents))) {
       const held = record.heldBy(contents[0])
       await this.pacing.trip(() =>
         writeMerged(this.api, this.progress, { kept, duplicates, body, held, together: !fresh })
