@@ -194,8 +194,10 @@ class CommentRounds {
     // With no other leg of the run in sight (a gate of one leg), as fresh: a comment is updated.
     if (kept && (fresh || !record.hasSiblings() || record.shownIn(contents))) {
       const held = record.heldBy(contents[0])
+      // A slow leg of a matrix, short of time, deletes the duplicates while it updates.
+      const together = !fresh && record.hasSiblings()
       await this.pacing.trip(() =>
-        writeMerged(this.api, this.progress, { kept, duplicates, body, held, together: !fresh })
+        writeMerged(this.api, this.progress, { kept, duplicates, body, held, together })
       )
       return this.pause(CHECK_STEP)
     }
