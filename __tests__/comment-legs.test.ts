@@ -368,9 +368,11 @@ describe('legs that write at once', () => {
     expect(github.calls.filter((call) => call.startsWith('PATCH'))).toHaveLength(3)
   })
 
-  it('what the REST API cannot prevent: a write from a read older than another leg’s read-back drops that leg’s result', async () => {
-    // As pr-comment.ts says: leg b reads, leg a writes and reads back (its result is there), then
-    // b's write, made from its older read, lands; nobody reads again. a's own check keeps its result.
+  it('a leg whose read is older than the shortest watch writes a comment of its own, so the result another leg wrote after that read survives', async () => {
+    // Leg b reads, leg a writes and reads back (its result is there) and ends, then b's answer
+    // comes: b's read took longer than any leg watches after its write. b's update would drop a's
+    // result after a stopped watching (as it did before), so b creates a comment of its own instead,
+    // then merges it into the oldest from a new read, and deletes it.
     const github = new MemoryGitHub()
     await leg(github, 'first', 'success').written
     const aDone = deferred()
@@ -379,14 +381,25 @@ describe('legs that write at once', () => {
     github.afterSnapshot = () => (++lists === 1 ? aDone.promise : undefined)
     const b = leg(github, 'b', 'success')
     await new Promise((resolve) => setImmediate(resolve))
+    const callsBefore = github.calls.length
     const a = leg(github, 'a', 'failure')
     expect(await a.written).toBe(url(100))
+    const callsOfA = github.calls.length - callsBefore
     aDone.release()
-    await b.written
+    expect(await b.written).toBe(url(100))
     expect(legsOf(github.only().content)).toEqual([
       ['first', 'success'],
-      ['b', 'success']
+      ['b', 'success'],
+      ['a', 'failure']
     ])
+    expect(github.calls.slice(callsBefore + callsOfA)).toEqual([
+      'POST',
+      'GET',
+      'PATCH 100',
+      'DELETE 101',
+      'GET'
+    ])
+    expect(b.lines).toEqual([`info: pr_comment: updated ${url(100)}`])
   })
 
   it('legs that keep overwriting each other: at most 5 writes each, then a warning', async () => {

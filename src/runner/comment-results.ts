@@ -246,6 +246,23 @@ export class RunRecord {
     return Math.max(0, ...this.newest().map((result) => result.trip ?? 0))
   }
 
+  /** Whether this leg knows a result of another leg of its run and attempt: it is in a matrix. */
+  hasSiblings(): boolean {
+    const { leg, attempt } = this.own.result
+    return this.newest().some((result) => result.leg !== leg && result.attempt === attempt)
+  }
+
+  /**
+   * Whether one of `comments` holds this leg's result: then every leg that reads them knows it, and
+   * its round trip.
+   */
+  shownIn(comments: (CommentContent | undefined)[]): boolean {
+    const own = identity(this.own.result)
+    return comments.some((content) =>
+      content?.results.results.some((result) => identity(result) === own)
+    )
+  }
+
   /** Whether `content` already holds everything this leg knows, and shows the worst of it. */
   heldBy(content: CommentContent | undefined): boolean {
     if (!content) return false

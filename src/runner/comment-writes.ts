@@ -5,20 +5,25 @@
  *
  * Legs that write at once: GitHub's REST API has no conditional update (no ETag or version on an
  * issue comment), so a leg's write, made from its read, can land after another leg's write and
- * drop that leg's result. Two rules close that:
+ * drop that leg's result. Three rules close that:
  * - A leg writes everything it has read of its run (RunRecord), never only its own result on top of
  *   the last read: a result one write dropped comes back with the next write of any leg that read it.
  * - A leg ends only on a read, made at least a pause after its last write landed, that holds
- *   everything it knows. The pause is longer than the leg's slowest round trip to GitHub (1 to 2
- *   times it, at random, so that legs drift apart). A write from an older read lands within about
- *   one round trip of that read; so a result dropped by a write that lands before a leg's check is
- *   seen missing there and written again, and a write that lands after every check of the legs that
- *   knew the result would have needed a read older than those legs' last writes by more than a
- *   pause. What is left is a leg whose read-to-write takes longer than a pause of the others (a
- *   round trip several times slower than theirs); docs/pull-requests.md gives the measured rate.
- * Everything stays within the comment's time limit; a check that no longer fits is one warning.
+ *   everything it knows. The pause is at least MIN_PAUSE_MS and longer than every round trip it
+ *   knows: its own, and those the other legs wrote beside their results (comment-pacing.ts).
+ * - A write from a read lands about one round trip of the writer's after that read. A leg updates
+ *   the shared comment only when that is within MIN_PAUSE_MS (a fresh read), or once its result is
+ *   on the pull request, where the others read its round trip and watch that long. Otherwise, once
+ *   it has seen another leg of its run, it creates a comment of its own, which no leg overwrites,
+ *   and merges it from its next read. So a write that drops a result lands while the leg that
+ *   wrote that result still watches. With no other leg in sight (a gate of one leg, or the first
+ *   leg to write) it updates the comment, as a gate of one leg always did.
+ * What is left are legs that wait for a slow one and run out of time before their last check, each
+ * with a warning; docs/pull-requests.md gives the measured rates. Everything stays within the
+ * comment's time limit; a check that no longer fits is one warning.
  */
 import type { Clock } from '../domain/clock.js'
+import { Pacing } from './comment-pacing.js'
 import type { Logger } from '../domain/logger.js'
 import {
   type CommentContent,
@@ -30,27 +35,20 @@ import {
 } from './comment-results.js'
 import { renderComment } from './comment-render.js'
 import type { CommentApi, IssueComment } from './github-comments.js'
+import {
+  CHECK_STEP,
+  type CommentProgress,
+  FIND_DUPLICATES_STEP,
+  MISSING_RISK,
+  ownComments,
+  writeMerged,
+  writtenAsAnother
+} from './comment-calls.js'
 
 export type CommentMode = 'off' | 'always' | 'failure'
 
 /** Writes of one run's comment: the first, and again while other legs' writes leave it short. */
 const MAX_WRITES = 5
-/** The shortest pause before a check, whatever the round trips measured. */
-const MIN_PAUSE_MS = 250
-
-/** What a failure after the first write may leave: the step's risk. */
-const DUPLICATE_RISK = 'so a duplicate comment may be left behind'
-const MISSING_RISK = "so another leg's result may be missing from it"
-
-/**
- * How far the comment got: the comment that holds this run's result once one was written, and the
- * step under way after that, so that a later failure still reports the comment and says what failed
- * and what that may leave.
- */
-export interface CommentProgress {
-  written?: { action: 'created' | 'updated'; url: string }
-  step?: { doing: string; risk: string }
-}
 
 /** What became of the comment: written, not needed (`failure` and a pass), or left to a later run. */
 export type Upserted = 'written' | 'not needed' | 'later run'
@@ -75,55 +73,11 @@ export interface CommentWrite {
   signal?: AbortSignal
 }
 
-/** A comment the action wrote: it starts with the marker, and its author is the token's identity. */
-function isOwnComment(comment: IssueComment, marker: string, author: string): boolean {
-  return (comment.body ?? '').startsWith(marker) && comment.user?.login === author
-}
-
-/**
- * Every comment of the action's with this marker, oldest first, with `created` among them: a list
- * may not show a comment created a moment before yet, and it is there all the same.
- */
-async function ownComments(
-  api: CommentApi,
-  { marker, author }: CommentWrite,
-  created: IssueComment | undefined
-) {
-  const own: IssueComment[] = []
-  for await (const page of api.listComments()) {
-    own.push(...page.filter((comment) => isOwnComment(comment, marker, author)))
-  }
-  if (created && !own.some((comment) => comment.id === created.id)) own.push(created)
-  return own.sort((a, b) => a.id - b.id)
-}
-
-/** Round trips to GitHub, timed, and the pauses they call for. */
-class Pacing {
-  /** The slowest round trip of this leg's, and the slowest that other legs wrote in the comment. */
-  slowest = 0
-  others = 0
-  constructor(private readonly write: CommentWrite) {}
-
-  async trip<T>(call: () => Promise<T>): Promise<T> {
-    const start = this.write.clock.now()
-    try {
-      return await call()
-    } finally {
-      this.slowest = Math.max(this.slowest, this.write.clock.now() - start)
-    }
-  }
-
-  /**
-   * Pauses before the next check, longer than the slowest round trip so far; false, without a
-   * pause, when the pause and the check would not end before the deadline.
-   */
-  async pause(): Promise<boolean> {
-    const { clock, random, deadline, signal } = this.write
-    const pauseMs = Math.max(MIN_PAUSE_MS, this.slowest, this.others) * (1 + random())
-    if (clock.now() + pauseMs + 2 * this.slowest > deadline) return false
-    await clock.sleep(pauseMs, signal)
-    return true
-  }
+/** One read: every comment of the gate's, oldest first, and what each holds. */
+interface Read {
+  kept: IssueComment | undefined
+  duplicates: IssueComment[]
+  contents: (CommentContent | undefined)[]
 }
 
 /**
@@ -133,87 +87,148 @@ class Pacing {
  *
  * Each round reads every comment of the gate's (oldest first), adds what those of the same run hold
  * to what this leg knows, and writes all of it to the oldest, deleting the others (duplicates that
- * legs created at once), then pauses. It ends on a read that finds the oldest holding all of it,
- * alone.
+ * legs created at once), then pauses. From a read that is not fresh (comment-pacing.ts), before
+ * its result is on the pull request, a leg creates a comment of its own instead, which no leg
+ * overwrites, and merges it from the next read. It ends on a read that finds the oldest holding
+ * all of it, alone.
  */
-export async function upsertComment(
+export function upsertComment(
   api: CommentApi,
   progress: CommentProgress,
   write: CommentWrite
 ): Promise<Upserted> {
-  const { marker, footer, logger } = write
-  const pacing = new Pacing(write)
-  let record: RunRecord | undefined
-  let created: IssueComment | undefined
-  for (let writes = 0; ; writes++) {
-    const comments = await pacing.trip(() => ownComments(api, write, created))
-    // Only the list right after creating may lag behind; later, a comment gone is gone.
-    created = undefined
-    const contents = comments.map((comment) => readComment(comment.body ?? '', marker))
-    const [kept, ...duplicates] = comments
-    if (!record) {
-      const first = await firstRead(write, kept, contents)
-      if (typeof first === 'string') return first
-      record = first
+  return new CommentRounds(api, progress, write).run()
+}
+
+class CommentRounds {
+  private readonly pacing: Pacing
+  private record: RunRecord | undefined
+  /** The comment this leg created last, until the next read: a list may not show it yet. */
+  private created: IssueComment | undefined
+  private writes = 0
+
+  constructor(
+    private readonly api: CommentApi,
+    private readonly progress: CommentProgress,
+    private readonly write: CommentWrite
+  ) {
+    this.pacing = new Pacing(write)
+  }
+
+  async run(): Promise<Upserted> {
+    // Told apart while the first read is under way when a result is to be written, so that no
+    // call comes between a read and the write made from it.
+    const early = this.write.mode !== 'failure' || this.write.failed
+    const identified = early ? this.identify() : undefined
+    identified?.catch(() => undefined)
+    for (;;) {
+      const read = await this.read()
+      if (!this.record) {
+        const first = firstRead(this.write, read)
+        if (first) return first
+        this.record = new RunRecord(this.write.own)
+        await (identified ?? this.identify())
+        if (!early) continue
+      }
+      const ended = this.settled(read, this.record)
+      if (ended) return ended
+      const next = await this.writeFrom(read, this.record)
+      if (next !== 'check') return next
     }
+  }
+
+  private async identify(): Promise<void> {
+    Object.assign(this.write.own.result, await this.write.identify())
+  }
+
+  private async read(): Promise<Read> {
+    const { marker } = this.write
+    const comments = await this.pacing.trip(() => ownComments(this.api, this.write), 'read')
+    const read = (all: IssueComment[]) => all.map((c) => readComment(c.body ?? '', marker))
+    // A list may not show a comment created a moment before yet, and it is there all the same;
+    // unless another leg merged it already (the list shows this result elsewhere) and deleted it.
+    const created = this.created
+    this.created = undefined
+    const missing = created && !comments.some((comment) => comment.id === created.id)
+    if (missing && !this.record?.shownIn(read(comments))) {
+      comments.push(created)
+      comments.sort((a, b) => a.id - b.id)
+    }
+    const [kept, ...duplicates] = comments
+    return { kept, duplicates, contents: read(comments) }
+  }
+
+  /** How the comment ends after `read`: left to a later run, written, or not yet (undefined). */
+  private settled({ kept, duplicates, contents }: Read, record: RunRecord): Upserted | undefined {
+    const { logger } = this.write
     if (record.absorb(contents) === 'later') {
-      logger.info(`pr_comment: a later run of this gate wrote ${kept.html_url}; left as it is`)
+      logger.info(`pr_comment: a later run of this gate wrote ${kept!.html_url}; left as it is`)
       return 'later run'
     }
     if (kept && duplicates.length === 0 && record.heldBy(contents[0])) {
       // The comment that holds this result: not the one this run created, when another leg merged
       // that one into its own and deleted it.
-      if (progress.written?.url !== kept.html_url) {
-        progress.written = { action: 'updated', url: kept.html_url }
+      if (this.progress.written?.url !== kept.html_url) {
+        this.progress.written = { action: 'updated', url: kept.html_url }
       }
       return 'written'
     }
-    if (writes === MAX_WRITES) {
+    if (this.writes === MAX_WRITES) {
       logger.warning(
         `pr_comment: other runs of this gate kept writing ${kept?.html_url ?? 'the comment'} at the same time; after ${MAX_WRITES} writes it may lack a result (each run's own check and summary keep theirs)`
       )
       return 'written'
     }
+    return undefined
+  }
+
+  /** Writes what this leg knows; `check` when a check is to follow (after a pause, or at once). */
+  private async writeFrom(read: Read, record: RunRecord): Promise<Upserted | 'check'> {
+    const { kept, duplicates, contents } = read
+    const fresh = this.pacing.fresh()
+    this.writes++
     // This leg's slowest round trip goes with its result, so that other legs pause longer than it.
-    write.own.result.trip = Math.round(pacing.slowest)
-    pacing.others = record.slowestTrip()
-    const body = renderComment(marker, record.content(), footer)
-    if (kept) {
+    this.write.own.result.trip = Math.round(this.pacing.slowest)
+    this.pacing.others = record.slowestTrip()
+    const body = renderComment(this.write.marker, record.content(), this.write.footer)
+    // With no other leg of the run in sight (a gate of one leg), as fresh: a comment is updated.
+    if (kept && (fresh || !record.hasSiblings() || record.shownIn(contents))) {
       const held = record.heldBy(contents[0])
-      await pacing.trip(() => writeMerged(api, progress, { kept, duplicates, body, held }))
-    } else {
-      created = await pacing.trip(() => api.createComment(body))
-      progress.written = { action: 'created', url: created.html_url }
-      if (writtenAsAnother(created, write)) return 'written'
-    }
-    progress.step = kept ? CHECK_STEP : FIND_DUPLICATES_STEP
-    if (!(await pacing.pause())) {
-      logger.warning(
-        `pr_comment: ${progress.written!.action} ${progress.written!.url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`
+      // A slow leg of a matrix, short of time, deletes the duplicates while it updates.
+      const together = !fresh && record.hasSiblings()
+      await this.pacing.trip(() =>
+        writeMerged(this.api, this.progress, { kept, duplicates, body, held, together })
       )
-      return 'written'
+      return this.pause(CHECK_STEP)
     }
+    // No comment yet, or a read too old to update the shared one from: a comment of its own.
+    const created = await this.pacing.trip(() => this.api.createComment(body))
+    this.created = created
+    this.progress.written = { action: 'created', url: created.html_url }
+    if (writtenAsAnother(created, this.write)) return 'written'
+    if (!kept) return this.pause(FIND_DUPLICATES_STEP)
+    // Merged at once from the next read: no other leg overwrites a comment of this leg's own.
+    this.progress.step = FIND_DUPLICATES_STEP
+    return 'check'
+  }
+
+  /** The pause before a check; `written` with a warning when no time is left for it. */
+  private async pause(step: CommentProgress['step']): Promise<Upserted | 'check'> {
+    this.progress.step = step
+    if (await this.pacing.pause()) return 'check'
+    const { action, url } = this.progress.written!
+    this.write.logger.warning(
+      `pr_comment: ${action} ${url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`
+    )
+    return 'written'
   }
 }
 
-const CHECK_STEP = {
-  doing: "listing the comments again to check that no other leg's write replaced this result",
-  risk: MISSING_RISK
-}
-const FIND_DUPLICATES_STEP = {
-  doing: 'listing the comments again to find duplicates from other runs of this gate',
-  risk: DUPLICATE_RISK
-}
-
 /**
- * After the first read: nothing to write (`failure` and a pass, or a later run's comment), or what
- * this leg knows, once it is told apart.
+ * After the first read: nothing to write (`failure` and a pass, or a later run's comment), or
+ * undefined: this leg's result is to be written.
  */
-async function firstRead(
-  write: CommentWrite,
-  kept: IssueComment | undefined,
-  contents: (CommentContent | undefined)[]
-): Promise<RunRecord | Upserted> {
+function firstRead(write: CommentWrite, { kept, contents }: Read): Upserted | undefined {
   if (!kept && write.mode === 'failure' && !write.failed) return 'not needed'
   if (kept && holdsLaterRun(contents, write.own)) {
     write.logger.info(
@@ -221,37 +236,5 @@ async function firstRead(
     )
     return 'later run'
   }
-  Object.assign(write.own.result, await write.identify())
-  return new RunRecord(write.own)
-}
-
-/** The merged body to the oldest comment, unless it holds it already; the others deleted. */
-async function writeMerged(
-  api: CommentApi,
-  progress: CommentProgress,
-  options: { kept: IssueComment; duplicates: IssueComment[]; body: string; held: boolean }
-): Promise<void> {
-  const { kept, duplicates } = options
-  if (!options.held) {
-    progress.step = { doing: `updating the comment ${kept.html_url}`, risk: MISSING_RISK }
-    const updated = await api.updateComment(kept.id, options.body)
-    progress.written = { action: 'updated', url: updated.html_url }
-  }
-  if (duplicates.length === 0) return
-  progress.step = {
-    doing: `deleting the duplicate comment${duplicates.length > 1 ? 's' : ''} ${duplicates.map((duplicate) => duplicate.html_url).join(', ')}`,
-    risk: DUPLICATE_RISK
-  }
-  // At once: every leg that found them deletes them, and one already gone is no error.
-  await Promise.all(duplicates.map((duplicate) => api.deleteComment(duplicate.id)))
-}
-
-/** A comment that came back written as someone other than expected: later runs would not find it. */
-function writtenAsAnother(created: IssueComment, { author, logger }: CommentWrite): boolean {
-  const writer = created.user?.login
-  if (!writer || writer === author) return false
-  logger.warning(
-    `pr_comment: the comment was written as ${writer}, not ${author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`
-  )
-  return true
+  return undefined
 }

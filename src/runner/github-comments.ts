@@ -76,7 +76,6 @@ export async function octokitCommentApi(options: {
     }
   })
   const [owner, repo] = options.repository.split('/')
-  const target = { owner, repo, issue_number: options.issueNumber }
   return {
     async authenticatedLogin() {
       try {
@@ -87,6 +86,17 @@ export async function octokitCommentApi(options: {
       }
     },
     listJobs: (runId, attempt) => jobsOf(octokit, { owner, repo, runId, attempt }),
+    ...commentsOf(octokit, { owner, repo, issue_number: options.issueNumber })
+  }
+}
+
+/** The comment endpoints of one issue (a pull request). */
+function commentsOf(
+  octokit: Octokit,
+  target: { owner: string; repo: string; issue_number: number }
+): Omit<CommentApi, 'authenticatedLogin' | 'listJobs'> {
+  const { owner, repo } = target
+  return {
     async *listComments() {
       const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
         ...target,

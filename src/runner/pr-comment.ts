@@ -14,12 +14,8 @@ import type { RunReport } from '../report/report.js'
 import { headlineText, renderSummaryWithin } from '../gate/run-report.js'
 import { identifyLeg } from './comment-leg.js'
 import { DETAILS_BUDGET_BYTES, legResult, type OwnResult } from './comment-results.js'
-import {
-  type CommentMode,
-  type CommentProgress,
-  upsertComment,
-  type Upserted
-} from './comment-writes.js'
+import type { CommentProgress } from './comment-calls.js'
+import { type CommentMode, upsertComment, type Upserted } from './comment-writes.js'
 import { type CommentApi, octokitCommentApi } from './github-comments.js'
 
 /** The longest the comment may take, listing, creating or updating included. */
@@ -118,46 +114,14 @@ export interface PullRequestCommentOptions {
 export async function writePullRequestComment(
   options: PullRequestCommentOptions
 ): Promise<string | undefined> {
-  const { context, logger } = options
-  const pullRequest = context.pullRequest
-  if (options.mode === 'off') return undefined
-  if (!pullRequest) {
-    logger.info(
-      `pr_comment: ${context.eventName || 'this'} run is not for a pull request; no comment written`
-    )
-    return undefined
-  }
-  if (!options.token) {
-    // A side effect, never the gate's result: a secret a run does not get must not fail the gate.
-    logger.warning(
-      "pr_comment: github_token is empty, so no comment is written (a run that gets no secrets, such as Dependabot's, passes an empty secret; leave github_token out to use the job's token)"
-    )
-    return undefined
-  }
+  const pullRequest = commentedPullRequest(options)
+  if (pullRequest === undefined) return undefined
+  const { logger } = options
   const progress: CommentProgress = {}
-  const clock = options.clock ?? systemClock
-  const deadline = clock.now() + (options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS)
   try {
-    const upserted = await withinTimeLimit(options, async (signal) => {
-      const api = await (options.api ?? defaultApi(options, pullRequest.number))(signal)
-      const author = await commentAuthor(api, options.token, options.author)
-      const fallback = options.leg ?? randomUUID()
-      return upsertComment(api, progress, {
-        marker: gateMarker(context, options.gate),
-        author,
-        own: ownResult(options, fallback),
-        footer: footer(context),
-        mode: options.mode,
-        failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
-        logger,
-        identify: () =>
-          identifyLeg({ api, context, input: options.legInput ?? '', fallback, logger, signal }),
-        clock,
-        random: options.random ?? Math.random,
-        deadline,
-        signal
-      })
-    })
+    const upserted = await withinTimeLimit(options, (signal) =>
+      upsert(options, { progress, pullRequest, signal })
+    )
     if (upserted === 'not needed') {
       logger.info('pr_comment: failure, and the gate passed: no comment written')
     }
@@ -176,6 +140,54 @@ export async function writePullRequestComment(
     logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`)
     return undefined
   }
+}
+
+/** The number of the pull request to comment on; undefined, with a line, when there is none. */
+function commentedPullRequest({ mode, context, token, logger }: PullRequestCommentOptions) {
+  if (mode === 'off') return undefined
+  if (!context.pullRequest) {
+    logger.info(
+      `pr_comment: ${context.eventName || 'this'} run is not for a pull request; no comment written`
+    )
+    return undefined
+  }
+  if (!token) {
+    // A side effect, never the gate's result: a secret a run does not get must not fail the gate.
+    logger.warning(
+      "pr_comment: github_token is empty, so no comment is written (a run that gets no secrets, such as Dependabot's, passes an empty secret; leave github_token out to use the job's token)"
+    )
+    return undefined
+  }
+  return context.pullRequest.number
+}
+
+/** The comment written within the time limit (`deadline` on `clock`). */
+async function upsert(
+  options: PullRequestCommentOptions,
+  run: { progress: CommentProgress; pullRequest: number; signal: AbortSignal }
+): Promise<Upserted> {
+  const { context, logger } = options
+  const { signal } = run
+  const clock = options.clock ?? systemClock
+  const deadline = clock.now() + (options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS)
+  const api = await (options.api ?? defaultApi(options, run.pullRequest))(signal)
+  const author = await commentAuthor(api, options.token, options.author)
+  const fallback = options.leg ?? randomUUID()
+  return upsertComment(api, run.progress, {
+    marker: gateMarker(context, options.gate),
+    author,
+    own: ownResult(options, fallback),
+    footer: footer(context),
+    mode: options.mode,
+    failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
+    logger,
+    identify: () =>
+      identifyLeg({ api, context, input: options.legInput ?? '', fallback, logger, signal }),
+    clock,
+    random: options.random ?? Math.random,
+    deadline,
+    signal
+  })
 }
 
 /** This run's result as the comment holds it: its headline and details, secrets out. */

@@ -12,6 +12,7 @@ import type { RunReport } from '../../../src/report/report.js'
 import type { Outcome } from '../../../src/wait/wait-for-operations.js'
 import { seeded } from '../fleet/fleet-plan.ts'
 import { collectingLogger } from '../logger.ts'
+import type { Logger } from '../../../src/domain/logger.js'
 import { operation } from '../neon/operations.ts'
 import type { SimulatedTime } from '../time/clock.ts'
 import { pullRequestContext } from './context.ts'
@@ -56,54 +57,70 @@ export interface LegsRun {
   seed: number
 }
 
-/** Runs `legs` at once on `time` against `github`; each leg's comment_url and log lines. */
+/** Leg `index`'s comment, as the action writes it, with its own logger and network. */
+function writeLegComment(
+  time: SimulatedTime,
+  github: GitHubApi,
+  { leg, index, run }: { leg: Leg; index: number; run: LegsRun },
+  logger: Logger
+): Promise<string | undefined> {
+  return writePullRequestComment({
+    mode: run.mode ?? 'always',
+    token: TOKEN,
+    context: {
+      ...context,
+      runId: run.runId ?? '9',
+      runAttempt: run.attempt ?? '1',
+      runnerName: leg.runnerName ?? ''
+    },
+    report: report(leg.outcome, `action_of_${leg.name}`),
+    gate,
+    logger,
+    redact: (text) => text,
+    clock: time,
+    random: seeded(run.seed * 1000 + index),
+    leg: leg.name,
+    legInput: leg.legInput,
+    api: async (signal) =>
+      simulatedCommentApi(time, github, {
+        signal,
+        token: TOKEN,
+        repository: REPOSITORY,
+        issueNumber: 42,
+        halfTrip: leg.halfTripMs,
+        agent: leg.name
+      })
+  })
+}
+
+/**
+ * Runs `legs` at once on `time` against `github`; each leg's comment_url, log lines, and when it
+ * ended (ms from the run's start).
+ */
 export async function runLegs(
   time: SimulatedTime,
   github: GitHubApi,
   legs: Leg[],
   run: LegsRun
-): Promise<{ urls: (string | undefined)[]; lines: string[][] }> {
+): Promise<{ urls: (string | undefined)[]; lines: string[][]; endMs: number[] }> {
   const start = time.now()
   const lines: string[][] = []
-  const written: Promise<string | undefined>[] = []
-  legs.forEach((leg, index) => {
-    const { logger, lines: own } = collectingLogger()
-    lines.push(own)
-    let settle: (url: Promise<string | undefined>) => void = () => undefined
-    written.push(new Promise((resolve) => (settle = resolve)))
-    time.at(start + (leg.startMs ?? 0), () =>
-      settle(
-        writePullRequestComment({
-          mode: run.mode ?? 'always',
-          token: TOKEN,
-          context: {
-            ...context,
-            runId: run.runId ?? '9',
-            runAttempt: run.attempt ?? '1',
-            runnerName: leg.runnerName ?? ''
-          },
-          report: report(leg.outcome, `action_of_${leg.name}`),
-          gate,
-          logger,
-          redact: (text) => text,
-          clock: time,
-          random: seeded(run.seed * 1000 + index),
-          leg: leg.name,
-          legInput: leg.legInput,
-          api: async () =>
-            simulatedCommentApi(time, github, {
-              token: TOKEN,
-              repository: REPOSITORY,
-              issueNumber: 42,
-              halfTrip: leg.halfTripMs,
-              agent: leg.name
-            })
+  const endMs: number[] = []
+  const written = legs.map(
+    (leg, index) =>
+      new Promise<string | undefined>((resolve) => {
+        const { logger, lines: own } = collectingLogger()
+        lines.push(own)
+        time.at(start + (leg.startMs ?? 0), () => {
+          void writeLegComment(time, github, { leg, index, run }, logger).then((url) => {
+            endMs[index] = time.now() - start
+            resolve(url)
+          })
         })
-      )
-    )
-  })
+      })
+  )
   await time.run()
-  return { urls: await Promise.all(written), lines }
+  return { urls: await Promise.all(written), lines, endMs }
 }
 
 /** The comments of the gate on the pull request, and what each holds. */

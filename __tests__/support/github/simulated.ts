@@ -22,43 +22,40 @@ function nextPage(headers: Record<string, string> | undefined, apiUrl: string) {
   return next?.startsWith(apiUrl) ? next.slice(apiUrl.length) : undefined
 }
 
+interface SimulatedLeg {
+  token: string
+  repository: string
+  issueNumber: number
+  halfTrip: () => number
+  /** Sent as the User-Agent, so that the log of requests tells the legs apart. */
+  agent: string
+  /** Aborts the leg's calls, as Octokit's fetch does: a request already sent still reaches GitHub. */
+  signal?: AbortSignal
+}
+
 /**
- * A leg's CommentApi on issue 42 of `repository`, through `github` on simulated `time`: each
- * request reaches GitHub `halfTrip()` ms after it is sent, and its answer comes back `halfTrip()` ms
- * after GitHub handled it. An answer over 299 rejects as Octokit's RequestError does (`status`).
+ * One request of a leg: it reaches GitHub `halfTrip()` ms after it is sent, and its answer comes
+ * back `halfTrip()` ms after GitHub handled it. An answer over 299 rejects as Octokit's
+ * RequestError does (`status`); so does an abort, at once.
  */
-export function simulatedCommentApi(
-  time: SimulatedTime,
-  github: GitHubApi,
-  options: {
-    token: string
-    repository: string
-    issueNumber: number
-    halfTrip: () => number
-    /** Sent as the User-Agent, so that the log of requests tells the legs apart. */
-    agent: string
-  }
-): CommentApi {
-  const { repository, issueNumber, halfTrip } = options
+function exchanger(time: SimulatedTime, github: GitHubApi, leg: SimulatedLeg) {
   const headers = {
-    'user-agent': options.agent,
-    authorization: `token ${options.token}`,
+    'user-agent': leg.agent,
+    authorization: `token ${leg.token}`,
     accept: 'application/vnd.github.v3+json',
     'content-type': 'application/json; charset=utf-8'
   }
-  const exchange = (method: string, url: string, body?: unknown): Promise<Exchange> =>
+  return (method: string, url: string, body?: unknown): Promise<Exchange> =>
     new Promise((resolve, reject) => {
-      time.at(time.now() + halfTrip(), () => {
-        const request = {
-          method,
-          url,
-          headers,
-          body: body === undefined ? undefined : JSON.stringify(body)
-        }
-        void github.handle(request).then((answer) => {
+      const { signal } = leg
+      if (signal?.aborted) return reject(signal.reason)
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
+      const json = body === undefined ? undefined : JSON.stringify(body)
+      time.at(time.now() + leg.halfTrip(), () => {
+        void github.handle({ method, url, headers, body: json }).then((answer) => {
           // A silent GitHub never answers.
           if (!answer) return
-          time.at(time.now() + halfTrip(), () => {
+          time.at(time.now() + leg.halfTrip(), () => {
             if (answer.status < 300) return resolve(answer)
             const message = (answer.body as { message?: string } | undefined)?.message
             reject(Object.assign(new Error(message ?? `HTTP ${answer.status}`), answer))
@@ -66,6 +63,15 @@ export function simulatedCommentApi(
         })
       })
     })
+}
+
+/** A leg's CommentApi on issue `issueNumber` of `repository`, through `github` on simulated `time`. */
+export function simulatedCommentApi(
+  time: SimulatedTime,
+  github: GitHubApi,
+  leg: SimulatedLeg
+): CommentApi {
+  const exchange = exchanger(time, github, leg)
   async function* pages<T>(first: string, items: (body: unknown) => T[]) {
     for (let url: string | undefined = first; url;) {
       const answer = await exchange('GET', url)
@@ -73,20 +79,27 @@ export function simulatedCommentApi(
       url = nextPage(answer.headers, github.apiUrl)
     }
   }
-  const comments = `/repos/${repository}/issues/${issueNumber}/comments`
-  const one = (id: number) => `/repos/${repository}/issues/comments/${id}`
+  const comments = `/repos/${leg.repository}/issues/${leg.issueNumber}/comments`
+  const one = (id: number) => `/repos/${leg.repository}/issues/comments/${id}`
+  /** `call`, with a 4xx of `status` as `fallback`'s answer (a call GitHub may refuse). */
+  const unless = async <T>(status: number, call: () => Promise<T>, fallback: T) => {
+    try {
+      return await call()
+    } catch (error) {
+      if ((error as { status?: number }).status === status) return fallback
+      throw error
+    }
+  }
   return {
-    async authenticatedLogin() {
-      try {
-        return ((await exchange('GET', '/user')).body as { login: string }).login
-      } catch (error) {
-        if ((error as { status?: number }).status === 403) return undefined
-        throw error
-      }
-    },
+    authenticatedLogin: () =>
+      unless(
+        403,
+        async () => ((await exchange('GET', '/user')).body as { login: string }).login,
+        undefined
+      ),
     listJobs: (runId, attempt) =>
       pages(
-        `/repos/${repository}/actions/runs/${runId}/attempts/${attempt}/jobs?per_page=100`,
+        `/repos/${leg.repository}/actions/runs/${runId}/attempts/${attempt}/jobs?per_page=100`,
         (body) => (body as { jobs: WorkflowJob[] }).jobs
       ),
     listComments: () => pages(`${comments}?per_page=100`, (body) => body as IssueComment[]),
@@ -94,12 +107,7 @@ export function simulatedCommentApi(
       (await exchange('POST', comments, { body })).body as IssueComment,
     updateComment: async (id, body) =>
       (await exchange('PATCH', one(id), { body })).body as IssueComment,
-    async deleteComment(id) {
-      try {
-        await exchange('DELETE', one(id))
-      } catch (error) {
-        if ((error as { status?: number }).status !== 404) throw error
-      }
-    }
+    deleteComment: (id) =>
+      unless(404, async () => void (await exchange('DELETE', one(id))), undefined)
   }
 }
