@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(15);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4825);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 15:
+/***/ 4825:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31897,13 +31897,16 @@ var external_node_tls_ = __nccwpck_require__(1692);
 var external_node_zlib_ = __nccwpck_require__(8522);
 ;// CONCATENATED MODULE: ./src/api/transport-error.ts
 /*
- * What a request that got no usable answer failed of, for the transport and the proxy tunnel alike.
+ * What a request that got no usable answer failed of, for the transport and the proxy tunnel alike,
+ * and what that is to the request (api-core.ts): an error to retry or one that ends it.
  */
+
+
 /**
  * Why a request got no usable answer. `retryable: false` means that sending it again cannot help
  * (a certificate that does not match, a body over the cap, a proxy that refuses us); `culprit`
  * names what to check. `unresolved`: the host name did not resolve, which a runner's resolver does
- * now and then for a moment, so it is retried, but only for a while (api-core.ts).
+ * now and then for a moment, so it is retried, but only for a while (host-resolution.ts).
  */
 class TransportError extends Error {
     detail;
@@ -31952,6 +31955,17 @@ function classify(error) {
     const known = typeof code === 'string' ? code : '';
     return new TransportError(detail, !UNRECOVERABLE_CODES.has(known), 'api_host', UNRESOLVED_CODES.has(known));
 }
+/**
+ * What a transport failure is to a request of `endpoint` (its `detail` redacted): a NetworkError,
+ * which the retry policy retries, or an UnrecoverableRequestError naming what to check.
+ */
+function requestErrorOf(error, endpoint, detail, timeLimitMs) {
+    if (error.retryable) {
+        const timedOut = detail.startsWith('no answer within');
+        return new NetworkError(endpoint, timedOut ? `no answer within ${formatDuration(timeLimitMs)}` : detail);
+    }
+    return new UnrecoverableRequestError(endpoint, detail, error.culprit);
+}
 
 ;// CONCATENATED MODULE: ./src/api/proxy-tunnel.ts
 /*
@@ -31995,15 +32009,20 @@ function proxyFor(target) {
 function describeProxy(proxy) {
     return `${proxy.hostname}:${proxy.port || (proxy.protocol === 'https:' ? 443 : 80)}`;
 }
-/** CONNECT through the proxy; resolves with the raw tunnel socket to the target. */
-function openTunnel(proxy, target, sockets, signal) {
-    const authority = `${target.hostname}:${target.port || 443}`;
+/** The CONNECT request's headers: the target, and the proxy's credentials when it has some. */
+function connectHeaders(proxy, authority) {
     const headers = { Host: authority };
     if (proxy.username || proxy.password) {
         // Already decoded by the toolkit's URL.
         const credentials = `${proxy.username}:${proxy.password}`;
         headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
     }
+    return headers;
+}
+/** CONNECT through the proxy; resolves with the raw tunnel socket to the target. */
+function openTunnel(proxy, target, sockets, signal) {
+    const authority = `${target.hostname}:${target.port || 443}`;
+    const headers = connectHeaders(proxy, authority);
     const via = describeProxy(proxy);
     return new Promise((resolve, reject) => {
         const request = (proxy.protocol === 'https:' ? external_node_https_namespaceObject : external_node_http_).request({
@@ -32181,55 +32200,6 @@ function decoder(encoding) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/api/postgres.ts
-/** Resolves with what `SELECT 1` answered; rejects with the driver's error or `signal.reason`. */
-async function queryDatabase(target, signal) {
-    const { default: pg } = await __nccwpck_require__.e(/* import() */ 849).then(__nccwpck_require__.bind(__nccwpck_require__, 3849));
-    signal.throwIfAborted();
-    const client = new pg.Client({
-        host: target.host,
-        port: target.port,
-        user: target.user,
-        password: target.password,
-        database: target.database,
-        // Set here, never from the URL: TLS with the certificate verified against the host; pg sends
-        // the host name as SNI, which Neon's proxy needs to find the endpoint.
-        ssl: target.tls ? { rejectUnauthorized: true } : false,
-        application_name: 'neon-operations-gate'
-    });
-    const connection = client
-        .connection;
-    // The version comes with the start-up, so reading it can neither fail nor delay the verdict.
-    let serverVersion;
-    connection.on('parameterStatus', (status) => {
-        if (status.parameterName === 'server_version')
-            serverVersion = status.parameterValue;
-    });
-    // An error after the connection broke surfaces through the pending call; this keeps it quiet.
-    client.on('error', ignore);
-    const aborted = new Promise((_, reject) => {
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    });
-    aborted.catch(ignore);
-    try {
-        await Promise.race([client.connect(), aborted]);
-        const result = await Promise.race([
-            client.query({ text: 'SELECT 1', rowMode: 'array' }),
-            aborted
-        ]);
-        // Several statements' answers come as an array of results.
-        const results = [].concat(result);
-        return {
-            results: results.map(({ rows, command }) => ({ rows, command })),
-            serverVersion
-        };
-    }
-    finally {
-        connection.stream.destroy();
-    }
-}
-function ignore() { }
-
 ;// CONCATENATED MODULE: ./src/api/retry-policy.ts
 
 /** Statuses that say "try again later"; every request of the action is a GET, so retrying is safe. */
@@ -32393,6 +32363,11 @@ const systemClock = {
     })
 };
 
+;// CONCATENATED MODULE: ./src/domain/version.ts
+// Kept equal to package.json's version by a test.
+const ACTION_NAME = 'neon-operations-gate';
+const ACTION_VERSION = '0.1.0';
+
 ;// CONCATENATED MODULE: ./src/domain/loopback.ts
 /**
  * The hosts a connection without TLS may go to: `localhost` (any case), an IPv4 literal inside
@@ -32438,7 +32413,7 @@ function branchStatePhrase(branch) {
     ];
 }
 
-;// CONCATENATED MODULE: ./src/domain/database.ts
+;// CONCATENATED MODULE: ./src/steps/database/database-target.ts
 /*
  * The database the gate ends on: where `database_url` points, what counts as an answer, and what
  * each way a connection or a query can fail means for a gate (retried, the role refused, or an
@@ -32565,10 +32540,54 @@ function classifyDatabaseError(error) {
     return { state: 'error', retry: 'stop', code, message };
 }
 
-;// CONCATENATED MODULE: ./src/domain/version.ts
-// Kept equal to package.json's version by a test.
-const ACTION_NAME = 'neon-operations-gate';
-const ACTION_VERSION = '0.1.0';
+;// CONCATENATED MODULE: ./src/steps/database/postgres.ts
+/** Resolves with what `SELECT 1` answered; rejects with the driver's error or `signal.reason`. */
+async function queryDatabase(target, signal) {
+    const { default: pg } = await __nccwpck_require__.e(/* import() */ 849).then(__nccwpck_require__.bind(__nccwpck_require__, 3849));
+    signal.throwIfAborted();
+    const client = new pg.Client({
+        host: target.host,
+        port: target.port,
+        user: target.user,
+        password: target.password,
+        database: target.database,
+        // Set here, never from the URL: TLS with the certificate verified against the host; pg sends
+        // the host name as SNI, which Neon's proxy needs to find the endpoint.
+        ssl: target.tls ? { rejectUnauthorized: true } : false,
+        application_name: 'neon-operations-gate'
+    });
+    const connection = client
+        .connection;
+    // The version comes with the start-up, so reading it can neither fail nor delay the verdict.
+    let serverVersion;
+    connection.on('parameterStatus', (status) => {
+        if (status.parameterName === 'server_version')
+            serverVersion = status.parameterValue;
+    });
+    // An error after the connection broke surfaces through the pending call; this keeps it quiet.
+    client.on('error', ignore);
+    const aborted = new Promise((_, reject) => {
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+    aborted.catch(ignore);
+    try {
+        await Promise.race([client.connect(), aborted]);
+        const result = await Promise.race([
+            client.query({ text: 'SELECT 1', rowMode: 'array' }),
+            aborted
+        ]);
+        // Several statements' answers come as an array of results.
+        const results = [].concat(result);
+        return {
+            results: results.map(({ rows, command }) => ({ rows, command })),
+            serverVersion
+        };
+    }
+    finally {
+        connection.stream.destroy();
+    }
+}
+function ignore() { }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
@@ -42262,8 +42281,87 @@ function parseBody(json, schema, endpoint, redactor) {
     }
     return redactor.redactJson(parsed.data);
 }
+/** What is wrong when an answer holds a branch or an operation of another project than asked. */
+function strangerIn(items, projectId, what) {
+    const stranger = items.find((item) => item.project_id && item.project_id !== projectId);
+    return (stranger &&
+        `${what} "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`);
+}
+
+;// CONCATENATED MODULE: ./src/api/api-request.ts
+/** The request's path (each segment URL-encoded) and its target: the path with the query set. */
+function pathOf(segments, query) {
+    const path = '/' + segments.map(encodeURIComponent).join('/');
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+        if (value !== undefined)
+            search.set(name, value);
+    }
+    return { path, target: `${path}${search.size > 0 ? `?${search}` : ''}` };
+}
+
+;// CONCATENATED MODULE: ./src/api/host-resolution.ts
+
+
+
+class HostResolution {
+    clock;
+    pace;
+    /** When the host name first failed to resolve, in the streak of such failures now running. */
+    unresolvedSince;
+    /** The last such failure, and what to check for it. */
+    lastUnresolved;
+    /** Whether a host name of this run resolved at least once (an answer, or another failure). */
+    resolvedOnce = false;
+    constructor(clock, pace) {
+        this.clock = clock;
+        this.pace = pace;
+    }
+    /** An answer came: the name resolved. */
+    resolved() {
+        this.unresolvedSince = undefined;
+        this.resolvedOnce = true;
+    }
+    /**
+     * A host name that does not resolve is retried for RECOVERY_INTERVALS intervals from the first
+     * such answer; past that, it is an error.
+     */
+    check(error, endpoint, detail) {
+        if (!error.unresolved) {
+            this.resolved();
+            return;
+        }
+        this.lastUnresolved = { detail, culprit: error.culprit };
+        const now = this.clock.now();
+        this.unresolvedSince ??= now;
+        const lastedMs = now - this.unresolvedSince;
+        if (lastedMs >= RECOVERY_INTERVALS * this.pace.intervalMs) {
+            throw new UnrecoverableRequestError(endpoint, `${detail}; the name has not resolved for ${formatDuration(lastedMs)}`, error.culprit);
+        }
+    }
+    /**
+     * The deadline came while no host name of this run had ever resolved (every request failed so):
+     * a misspelled api_host, not a gate that waited too long. It ends as the error it would have
+     * become after RECOVERY_INTERVALS intervals, naming what to check, also when `timeout` is shorter
+     * than that. A name that resolved once and then failed is the resolver's moment: a timeout.
+     */
+    async toTheEnd(endpoint, request) {
+        try {
+            return await request();
+        }
+        catch (error) {
+            const last = this.lastUnresolved;
+            const neverResolved = !this.resolvedOnce && this.unresolvedSince !== undefined && last;
+            if (!(error instanceof DeadlineExceededError) || !neverResolved)
+                throw error;
+            throw new UnrecoverableRequestError(endpoint, `${last.detail}; the name never resolved before the timeout ran out`, last.culprit);
+        }
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/api/api-core.ts
+
+
 
 
 
@@ -42284,22 +42382,11 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
  * deadline can happen): nothing the client does outlives `timeout` by more than this.
  */
 const DEADLINE_GRACE_MS = 1000;
-/** What is wrong when an answer holds a branch or an operation of another project than asked. */
-function strangerIn(items, projectId, what) {
-    const stranger = items.find((item) => item.project_id && item.project_id !== projectId);
-    return (stranger &&
-        `${what} "${stranger.id}" belongs to project "${stranger.project_id}", not the one asked for`);
-}
 class ApiCore {
     options;
     stats = { requests: 0, retries: 0 };
     baseUrl;
-    /** When the host name first failed to resolve, in the streak of such failures now running. */
-    unresolvedSince;
-    /** The last such failure, and what to check for it. */
-    lastUnresolved;
-    /** Whether a host name of this run resolved at least once (an answer, or another failure). */
-    resolvedOnce = false;
+    host;
     pollPacing = () => ({
         minimumMs: this.options.pace.intervalMs,
         nextPollMs: this.options.pace.nextPollDelayMs()
@@ -42307,24 +42394,19 @@ class ApiCore {
     constructor(options) {
         this.options = options;
         this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+        this.host = new HostResolution(options.clock, options.pace);
     }
     async get(request) {
         const { segments, query = {}, schema, subject, mismatch } = request;
         const pacing = request.pacing === 'poll' ? this.pollPacing : LISTING_PACING;
-        const path = '/' + segments.map(encodeURIComponent).join('/');
+        const { path, target } = pathOf(segments, query);
         const endpoint = `GET ${path}`;
-        const search = new URLSearchParams();
-        for (const [name, value] of Object.entries(query)) {
-            if (value !== undefined)
-                search.set(name, value);
-        }
-        const target = `${path}${search.size > 0 ? `?${search}` : ''}`;
         const url = new URL(`${this.baseUrl}${target}`);
-        const { clock, logger, pace, readOnceWithinMs } = this.options;
+        const { clock, logger, readOnceWithinMs } = this.options;
         // Reading once, a request gives up when its time is over, before the deadline if that is later.
         const giveUpAt = readOnceWithinMs === undefined ? Infinity : clock.now() + readOnceWithinMs;
         const deadline = Math.min(this.options.deadline, giveUpAt);
-        const answer = await this.readOnce(endpoint, giveUpAt, () => this.unresolvedToTheEnd(endpoint, () => withRetries(async () => {
+        const answer = await this.readOnce(endpoint, giveUpAt, () => this.host.toTheEnd(endpoint, () => withRetries(async () => {
             if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
                 throw new DeadlineExceededError();
             }
@@ -42341,6 +42423,18 @@ class ApiCore {
             pacing,
             deadline,
             signal: this.options.signal,
+            ...this.retryHooks(endpoint)
+        })));
+        const parsed = parseBody(answer, schema, endpoint, this.options.redactor);
+        const problem = mismatch?.(parsed);
+        if (problem)
+            throw new ResponseFormatError(endpoint, problem);
+        return parsed;
+    }
+    /** What the retries of a request do beside retrying: a 429 slows the pace; each retry is told. */
+    retryHooks(endpoint) {
+        const { logger, pace } = this.options;
+        return {
             onFailure: (error) => {
                 if (error instanceof ApiError && error.status === 429)
                     pace.onRateLimited();
@@ -42350,12 +42444,7 @@ class ApiCore {
                 logger.debug(error.message);
                 logger.info(`${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`);
             }
-        })));
-        const parsed = parseBody(answer, schema, endpoint, this.options.redactor);
-        const problem = mismatch?.(parsed);
-        if (problem)
-            throw new ResponseFormatError(endpoint, problem);
-        return parsed;
+        };
     }
     /**
      * One request, bounded by the per-request limit, the deadline (plus grace), the time a read
@@ -42379,8 +42468,7 @@ class ApiCore {
                 maxBodyBytes: MAX_BODY_BYTES,
                 signal
             });
-            this.unresolvedSince = undefined;
-            this.resolvedOnce = true;
+            this.host.resolved();
             this.options.onDate?.(answer.headers.date, sentAt);
             return answer;
         }
@@ -42388,12 +42476,8 @@ class ApiCore {
             if (signal?.aborted || !(error instanceof TransportError))
                 throw error;
             const detail = this.options.redactor.redact(error.detail);
-            this.checkUnresolved(error, endpoint, detail);
-            if (error.retryable) {
-                const timedOut = detail.startsWith('no answer within');
-                throw new NetworkError(endpoint, timedOut ? `no answer within ${formatDuration(timeLimitMs)}` : detail);
-            }
-            throw new UnrecoverableRequestError(endpoint, detail, error.culprit);
+            this.host.check(error, endpoint, detail);
+            throw requestErrorOf(error, endpoint, detail, timeLimitMs);
         }
     }
     /**
@@ -42412,42 +42496,6 @@ class ApiCore {
             const withinMs = this.options.readOnceWithinMs ?? 0;
             const last = error.lastError ? `; last error: ${error.lastError.message}` : '';
             throw new UnrecoverableRequestError(endpoint, `no usable answer within ${formatDuration(withinMs)} (${RECOVERY_INTERVALS} intervals), as long as a read without waiting tries${last}`, 'the API');
-        }
-    }
-    /**
-     * The deadline came while no host name of this run had ever resolved (every request failed so):
-     * a misspelled api_host, not a gate that waited too long. It ends as the error it would have
-     * become after RECOVERY_INTERVALS intervals, naming what to check, also when `timeout` is shorter
-     * than that. A name that resolved once and then failed is the resolver's moment: a timeout.
-     */
-    async unresolvedToTheEnd(endpoint, request) {
-        try {
-            return await request();
-        }
-        catch (error) {
-            const last = this.lastUnresolved;
-            const neverResolved = !this.resolvedOnce && this.unresolvedSince !== undefined && last;
-            if (!(error instanceof DeadlineExceededError) || !neverResolved)
-                throw error;
-            throw new UnrecoverableRequestError(endpoint, `${last.detail}; the name never resolved before the timeout ran out`, last.culprit);
-        }
-    }
-    /**
-     * A host name that does not resolve is retried for RECOVERY_INTERVALS intervals from the first
-     * such answer (a runner's resolver fails briefly now and then); past that, it is an error.
-     */
-    checkUnresolved(error, endpoint, detail) {
-        if (!error.unresolved) {
-            this.unresolvedSince = undefined;
-            this.resolvedOnce = true;
-            return;
-        }
-        this.lastUnresolved = { detail, culprit: error.culprit };
-        const now = this.options.clock.now();
-        this.unresolvedSince ??= now;
-        const lastedMs = now - this.unresolvedSince;
-        if (lastedMs >= RECOVERY_INTERVALS * this.options.pace.intervalMs) {
-            throw new UnrecoverableRequestError(endpoint, `${detail}; the name has not resolved for ${formatDuration(lastedMs)}`, error.culprit);
         }
     }
 }
@@ -42580,7 +42628,6 @@ class BranchesReader {
 }
 
 ;// CONCATENATED MODULE: ./src/api/resources/operations.ts
-/** The operations of a project: one read by id, and the list, newest first. */
 
 
 class OperationsReader {
@@ -42993,299 +43040,6 @@ function statusLabel(status) {
     return LABELS.get(status) ?? `❔ ${status}`;
 }
 
-;// CONCATENATED MODULE: ./src/report/report.ts
-
-
-/**
- * The operations as far as the run saw them, or undefined when nothing could be read (an error,
- * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
- */
-function seenOperations(report) {
-    const { wait } = report;
-    if (wait && (wait.observed || wait.operations.length > 0))
-        return wait.operations;
-    return undefined;
-}
-/**
- * The operation the single-operation outputs describe: the first one (output order) that ended in a
- * final failure (under `failFast`, `failed` too), so that a failure is never described by an
- * operation still running beside it; else the first that did not finish; else the first one.
- */
-function primaryOperation(operations, failFast) {
-    return (operations.find((operation) => isFinalFailure(operation.status, failFast)) ??
-        operations.find((operation) => operation.status !== 'finished') ??
-        operations[0]);
-}
-/**
- * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
- * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
- * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
- */
-function operationDuration(operation, readAt) {
-    const created = apiTime(operation.created_at);
-    if (isUnfinished(operation.status) && readAt !== undefined && created !== undefined) {
-        return { ms: Math.max(0, readAt - created), soFar: true };
-    }
-    if (operation.total_duration_ms != null)
-        return { ms: operation.total_duration_ms, soFar: false };
-    const updated = apiTime(operation.updated_at);
-    if (created === undefined || updated === undefined)
-        return undefined;
-    return { ms: Math.max(0, updated - created), soFar: false };
-}
-/** Why nothing could be read; the reason itself is quoted beside it. */
-function nothingRead(report) {
-    switch (report.outcome) {
-        case 'timeout':
-            return report.noRetryFits
-                ? 'Nothing could be read before the gate gave up'
-                : 'Nothing could be read before the timeout ran out';
-        case 'cancelled':
-            return 'Nothing could be read before the job was cancelled';
-        default:
-            return 'Nothing could be read before the error';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/report/teardown-words.ts
-/*
- * What the report says of the check before a teardown (`before`), once: whether the branch can be
- * deleted or reset now, what blocks it and what to do about it, what is only worth a warning or a
- * notice, and the `blockers` output.
- */
-
-
-/** Child branches a line names, then a count. */
-const NAMED_CHILDREN = 10;
-/** Restrictions a line names, then a count. */
-const NAMED_RESTRICTIONS = 5;
-/** Failures while the gate waited warned about one by one; the summary's table has them all. */
-const MAX_FAILURE_WARNINGS = 5;
-const DONE = { delete: 'deleted', reset: 'reset' };
-/** `preview/pr-7 (br-preview-pr-7)`, or the name alone when that is all there is. */
-function branchNamed(branch) {
-    const id = branch.id && branch.id !== branch.name ? [' (', { code: branch.id }, ')'] : [];
-    return [{ code: branch.name }, ...id];
-}
-/** The first few items, joined with `joint`, and how many more there are. */
-function listed(items, named, joint, item) {
-    const phrase = [];
-    items.slice(0, named).forEach((value, index) => {
-        if (index > 0)
-            phrase.push(joint);
-        phrase.push(...item(value));
-    });
-    if (items.length > named)
-        phrase.push(`${joint}and ${items.length - named} more`);
-    return phrase;
-}
-/** `preview/a (br-a), preview/b (br-b), and 3 more` */
-function childrenList(children) {
-    return listed(children, NAMED_CHILDREN, ', ', branchNamed);
-}
-/** `delete-rw-endpoint: “used by an integration”; restore: …` */
-function restrictionsList(restrictions) {
-    return listed(restrictions, NAMED_RESTRICTIONS, '; ', (entry) => [
-        { code: entry.name },
-        ...(entry.reason ? [': ', { quote: entry.reason }] : [])
-    ]);
-}
-/** What one blocker is, and what a person can do about it. */
-function blockerPhrase(blocker, action) {
-    switch (blocker.reason) {
-        case 'root':
-            return action === 'delete'
-                ? ['it is a root branch (it has no parent_id), which the API does not delete']
-                : ['it is a root branch (it has no parent_id): there is no parent to reset it to'];
-        case 'default':
-            return ["it is the project's default branch; make another branch the default first"];
-        case 'protected':
-            return ['it is protected; remove its protection first'];
-        case 'children':
-            return [
-                `it has ${plural(blocker.children.length, 'child branch', 'child branches')}, to delete first: `,
-                ...childrenList(blocker.children)
-            ];
-        case 'restricted':
-            return [
-                `its restricted_actions refuse a ${action}: `,
-                ...restrictionsList(blocker.restrictions)
-            ];
-    }
-}
-/**
- * The check in one line: `branch preview/pr-7 (br-…) cannot be deleted: it is protected; …`, `… can
- * be deleted now: nothing blocks it`, `branch preview/pr-7 is gone: nothing to delete`, or that it
- * was not checked, because work was still in flight (`busy`).
- */
-function teardownPhrase(check) {
-    const branch = ['branch ', ...branchNamed(check.branch)];
-    if (check.preflight === 'gone')
-        return [...branch, ' is gone: nothing to delete'];
-    if (check.preflight === 'busy') {
-        return [
-            ...branch,
-            ` was not checked: the project still has work in flight, so a ${check.action} now would meet 423 Locked`
-        ];
-    }
-    const done = DONE[check.action];
-    if (check.preflight === 'clear')
-        return [...branch, ` can be ${done} now: nothing blocks it`];
-    return [
-        ...branch,
-        ` cannot be ${done}: `,
-        ...listed(check.judgement.blockers, Infinity, '; ', (blocker) => blockerPhrase(blocker, check.action))
-    ];
-}
-/** Each blocker's reason, and what it is and what to do about it; none when nothing blocks. */
-function blockerDetails(check) {
-    if (check.preflight === 'gone' || check.preflight === 'busy')
-        return [];
-    return check.judgement.blockers.map((blocker) => ({
-        reason: blocker.reason,
-        detail: blockerPhrase(blocker, check.action)
-    }));
-}
-/** The `blockers` output: `{reason, detail}` for each, `[]` when nothing blocks the branch. */
-function blockersOutput(check) {
-    return blockerDetails(check).map(({ reason, detail }) => ({ reason, detail: phraseText(detail) }));
-}
-/**
- * What is worth a warning or a notice beside the outcome: child branches before a reset (it must
- * keep the current state under another name), and restrictions that stop neither action; a branch
- * gone (a notice), or not checked while work was in flight (a warning: a teardown now meets 423).
- */
-function teardownNotes(check) {
-    if (check.preflight === 'gone')
-        return { warnings: [], notices: [teardownPhrase(check)] };
-    if (check.preflight === 'busy') {
-        const wayOut = `; let the gate wait until the project is idle, or retry the ${check.action} on 423`;
-        return { warnings: [[...capitalized(teardownPhrase(check)), wayOut]], notices: [] };
-    }
-    const branch = ['Branch ', ...branchNamed(check.branch)];
-    const { childrenBeforeReset: children, otherRestrictions } = check.judgement;
-    const warnings = [];
-    if (children.length > 0) {
-        warnings.push([
-            ...branch,
-            ` has ${plural(children.length, 'child branch', 'child branches')} (`,
-            ...childrenList(children),
-            '): the reset must keep its current state under another name (preserve_under_name), where the children move'
-        ]);
-    }
-    const notices = [];
-    if (otherRestrictions.length > 0) {
-        notices.push([
-            ...branch,
-            ` lists restricted actions that do not stop a ${check.action}: `,
-            ...restrictionsList(otherRestrictions)
-        ]);
-    }
-    return { warnings, notices };
-}
-/** The phrase as the start of a sentence. */
-function capitalized(phrase) {
-    const [first, ...rest] = phrase;
-    return typeof first === 'string'
-        ? [first.charAt(0).toUpperCase() + first.slice(1), ...rest]
-        : phrase;
-}
-/**
- * Before a teardown the gate waits for the project to be idle, not for its operations to succeed:
- * a warning for each that ended in failure while it waited (the first few, then a count).
- */
-function failedWhileIdling(operations, action) {
-    const failed = operations.filter((operation) => classifyStatus(operation.status) === 'failure');
-    const warnings = failed
-        .slice(0, MAX_FAILURE_WARNINGS)
-        .map((operation) => [
-        'Ended in failure while the gate waited: ',
-        { code: operation.action ?? 'operation' },
-        ' ',
-        { code: operation.id },
-        ' on ',
-        { code: operation.branch_id ?? 'its branch' },
-        ', ',
-        { code: operation.status },
-        ...(operation.error ? [': ', { quote: operation.error }] : []),
-        `; before a ${action}, a failure is no reason to stop`
-    ]);
-    if (failed.length > MAX_FAILURE_WARNINGS) {
-        warnings.push([
-            `… and ${plural(failed.length - MAX_FAILURE_WARNINGS, 'more operation')} ended in failure while the gate waited; the summary lists them`
-        ]);
-    }
-    return warnings;
-}
-/** Why the check may still meet a 423: it reads, and the control plane can start work after it. */
-const TEARDOWN_RACE = 'The check reads and never writes: the control plane can start an operation between it and the teardown, so the teardown step should still retry a 423 (Locked).';
-/**
- * Before a teardown, once the check decided: what blocks the branch (a table: the reason, what to
- * do), what is only a warning or a notice, and why the teardown step should still retry a 423.
- */
-function teardownSection(format, report) {
-    const check = report.teardown;
-    if (!check)
-        return [];
-    const parts = [format.heading(`Before a ${check.action}: ${check.preflight}`, 3)];
-    const blockers = blockerDetails(check);
-    if (blockers.length > 0) {
-        parts.push(format.table(['Blocker', 'What it is, and what to do'], blockers.map(({ reason, detail }) => [format.code(reason), format.phrase(detail)])));
-    }
-    const { warnings, notices } = teardownNotes(check);
-    for (const warning of warnings)
-        parts.push(format.paragraph(`⚠️ ${format.phrase(warning)}`));
-    for (const notice of notices)
-        parts.push(format.paragraph(`ℹ️ ${format.phrase(notice)}`));
-    if (check.preflight === 'clear' || check.preflight === 'blocked') {
-        parts.push(format.paragraph(TEARDOWN_RACE));
-    }
-    return parts;
-}
-
-;// CONCATENATED MODULE: ./src/domain/teardown.ts
-const TEARDOWN_ACTIONS = ['delete', 'reset'];
-/**
- * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
- * `delete-rw-endpoint` as examples: a name that starts with `delete` covers a delete (deleting a
- * branch deletes its read-write endpoint); one that starts with `restore` or `reset` covers a
- * reset (the API's restore endpoint resets a branch to its parent).
- */
-function restrictionCovers(name, action) {
-    const restricted = name.trim().toLowerCase();
-    const prefixes = action === 'delete' ? ['delete'] : ['restore', 'reset'];
-    return prefixes.some((prefix) => restricted.startsWith(prefix));
-}
-/**
- * Whether `branch` is the project's default branch: `default: true`, or in older answers, which
- * lack `default`, `primary: true`.
- */
-function isDefault(branch) {
-    return (branch.default ?? branch.primary) === true;
-}
-/** What would make the API refuse `action` on `branch`, given every branch of its project. */
-function judgeTeardown(action, branch, projectBranches) {
-    const children = projectBranches.filter((other) => other.parent_id === branch.id && other.id !== branch.id);
-    const restrictions = branch.restricted_actions ?? [];
-    const covering = restrictions.filter((entry) => restrictionCovers(entry.name, action));
-    const blockers = [];
-    if (!branch.parent_id)
-        blockers.push({ reason: 'root' });
-    if (action === 'delete' && isDefault(branch))
-        blockers.push({ reason: 'default' });
-    if (branch.protected === true)
-        blockers.push({ reason: 'protected' });
-    if (action === 'delete' && children.length > 0)
-        blockers.push({ reason: 'children', children });
-    if (covering.length > 0)
-        blockers.push({ reason: 'restricted', restrictions: covering });
-    return {
-        blockers,
-        childrenBeforeReset: action === 'reset' ? children : [],
-        otherRestrictions: restrictions.filter((entry) => !covering.includes(entry))
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/wait/branch-resolver.ts
 /*
  * `branch_id` as users write it: a branch id (`br-wild-frost-123456`) or a branch name (`main`,
@@ -43392,119 +43146,32 @@ function noSuchBranch(every, projectId, input) {
     throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact (case, spaces, quotes and separators count); give that name or the branch id`);
 }
 
-;// CONCATENATED MODULE: ./src/wait/teardown-check.ts
-/*
- * `before`: once the whole project is idle, one fresh read of the branch and of every branch of the
- * project decides whether the branch can be deleted or reset now (domain/teardown.ts has the
- * rules). A branch that is gone passes a delete, whose goal holds; a reset of it is an input error.
- * Gone means what resolving `branch_id` says (wait/branch-resolver.ts): the project answers, and
- * no branch has that id or exactly that name; a project that went (404) or hides (403) is an error.
- * While something is still in flight at the end (a timeout, or `wait: false`), the check never ran:
- * the branch is `busy`, and a teardown now would meet 423 Locked.
- */
-
-
-
-/** Before a delete, a branch that `branch_id` names no more: nothing to delete. */
-function goneBeforeDelete(branch) {
-    return { action: 'delete', preflight: 'gone', branch };
-}
-/**
- * Reads `branch` anew, then every branch of the project (every page), and judges: `blocked` when
- * the API would refuse `action` now, else `clear`. When the branch went while the gate waited,
- * `branch_id` (`input`) is resolved again: a branch that has its name now is checked instead;
- * `gone` when it names none before a delete; an input error before a reset, as when the gate starts.
- */
-async function checkTeardown(action, branch, { reader, projectId, input }) {
-    let fresh;
-    try {
-        fresh = await reader.getTeardownBranch(projectId, branch.id);
+;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
+/** The operations named by `operation_id`, read one by one until each is final. */
+class OperationIdsSource {
+    reader;
+    projectId;
+    ids;
+    isDone;
+    states = new Map();
+    completedPolls = 0;
+    constructor(reader, projectId, ids, isDone) {
+        this.reader = reader;
+        this.projectId = projectId;
+        this.ids = ids;
+        this.isDone = isDone;
     }
-    catch (error) {
-        if (!(error instanceof ApiError && error.status === 404))
-            throw error;
-        const now = await resolvedAgain(action, branch, { reader, projectId, input });
-        if (now === 'gone')
-            return goneBeforeDelete(branch);
-        fresh = await reader.getTeardownBranch(projectId, now.id);
+    async poll() {
+        for (const id of this.ids) {
+            const known = this.states.get(id);
+            if (known && this.isDone(known))
+                continue;
+            this.states.set(id, await this.reader.getOperation(this.projectId, id));
+        }
+        this.completedPolls++;
     }
-    const judgement = judgeTeardown(action, fresh, await reader.listBranches(projectId));
-    return {
-        action,
-        preflight: judgement.blockers.length > 0 ? 'blocked' : 'clear',
-        branch: fresh,
-        judgement
-    };
-}
-/**
- * `branch` answered 404: the branch `input` names now (another made under its name), or `gone`
- * before a delete; an error when the project itself does not answer.
- */
-async function resolvedAgain(action, branch, { reader, projectId, input }) {
-    try {
-        return await resolveBranch(reader, projectId, input);
-    }
-    catch (error) {
-        if (!(error instanceof NoSuchBranchError))
-            throw error;
-        if (action === 'delete')
-            return 'gone';
-        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/gate/before-teardown.ts
-
-
-
-
-
-/**
- * Before a teardown, once the project is idle: what ended in failure while the gate waited is
- * warned about, then one fresh read of the branch and of the project's branches decides.
- */
-async function checkBeforeTeardown(client, { before: action, branchId }, { projectId, branch }, report, logger) {
-    if (!action)
-        return;
-    // What `branch_id` said: should the branch go while the gate waits, it is resolved again.
-    const input = branchId ?? branch.id;
-    for (const warning of failedWhileIdling(report.wait?.operations ?? [], action)) {
-        logger.warning(phraseText(warning));
-    }
-    const check = await checkTeardown(action, branch, { reader: client.branches, projectId, input });
-    if (check.preflight !== 'gone')
-        report.branch = check.branch;
-    teardownDecided(report, check, logger);
-}
-/** The check's outcome in the report, and its warnings and notices in the log. */
-function teardownDecided(report, check, logger) {
-    report.teardown = check;
-    report.outcome = check.preflight === 'blocked' ? 'failure' : 'success';
-    const { warnings, notices } = teardownNotes(check);
-    for (const warning of warnings)
-        logger.warning(phraseText(warning));
-    for (const notice of notices)
-        logger.notice(phraseText(notice));
-    if (check.preflight === 'clear')
-        logger.info(phraseText(capitalized(teardownPhrase(check))));
-}
-/**
- * Before a teardown, the run ended while work was still in flight (a timeout, or `wait: false`):
- * the branch is `busy`, with a warning that a teardown now would meet 423 Locked. Not when nothing
- * was seen in flight (the first read never answered): then nothing is known.
- */
-function teardownBusy(report, { before: action }, logger) {
-    const { branch, outcome } = report;
-    if (!action || report.teardown || !branch)
-        return;
-    if (outcome !== 'timeout' && outcome !== 'pending')
-        return;
-    const seen = seenOperations(report) ?? [];
-    if (!seen.some((operation) => isUnfinished(operation.status)))
-        return;
-    report.teardown = { action, preflight: 'busy', branch };
-    for (const warning of teardownNotes(report.teardown).warnings) {
-        logger.warning(phraseText(warning));
+    get operations() {
+        return this.ids.flatMap((id) => this.states.get(id) ?? []);
     }
 }
 
@@ -43527,6 +43194,49 @@ function branchReadiness(branch) {
 function canBeQueried(branch) {
     const readiness = branchReadiness(branch);
     return readiness === 'ready' || readiness === 'archived';
+}
+
+;// CONCATENATED MODULE: ./src/wait/gated-branch.ts
+/*
+ * The branch the project gate is narrowed to (`branch_id`): whether it can be queried, read anew in
+ * every poll that finds its operations final, since what was read at resolution or before its
+ * operations ran says nothing of now. Its state is told when it changes (and at the first poll), an
+ * archived branch warned about at each read, an unknown state once.
+ */
+
+
+
+class GatedBranch {
+    branch;
+    readAgain;
+    logger;
+    warnedStates = new Set();
+    /** `branch`: as resolved, then as last read; `readAgain` reads the resolved branch anew. */
+    constructor(branch, readAgain, logger) {
+        this.branch = branch;
+        this.readAgain = readAgain;
+        this.logger = logger;
+    }
+    async read(firstPoll) {
+        const previous = branchStateText(this.branch);
+        this.branch = await this.readAgain();
+        const state = branchStateText(this.branch);
+        const readiness = branchReadiness(this.branch);
+        const name = `Branch ${truncate(this.branch.name, 80)} (${this.branch.id})`;
+        if (readiness === 'archived') {
+            this.logger.warning(`${name} is archived: its first queries will be slow`);
+        }
+        else if (readiness === 'unknown' && !this.warnedStates.has(state)) {
+            this.warnedStates.add(state);
+            this.logger.warning(`${name} is in an unknown state, ${state}; waiting until it is ready`);
+        }
+        else if (state !== previous || firstPoll) {
+            this.logger.info(`${name} is ${state}`);
+        }
+    }
+}
+function branchStateText(branch) {
+    return phraseText(branchStatePhrase(branch));
 }
 
 ;// CONCATENATED MODULE: ./src/wait/later-polls.ts
@@ -43777,7 +43487,7 @@ function endedBeforePhrase(endedAgoMs) {
     return `${formatDuration(endedAgoMs)} before the gate started`;
 }
 
-;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
+;// CONCATENATED MODULE: ./src/wait/project-gate-source.ts
 
 
 
@@ -43786,34 +43496,6 @@ function endedBeforePhrase(endedAgoMs) {
 
 
 
-
-/** The operations named by `operation_id`, read one by one until each is final. */
-class OperationIdsSource {
-    reader;
-    projectId;
-    ids;
-    isDone;
-    states = new Map();
-    completedPolls = 0;
-    constructor(reader, projectId, ids, isDone) {
-        this.reader = reader;
-        this.projectId = projectId;
-        this.ids = ids;
-        this.isDone = isDone;
-    }
-    async poll() {
-        for (const id of this.ids) {
-            const known = this.states.get(id);
-            if (known && this.isDone(known))
-                continue;
-            this.states.set(id, await this.reader.getOperation(this.projectId, id));
-        }
-        this.completedPolls++;
-    }
-    get operations() {
-        return this.ids.flatMap((id) => this.states.get(id) ?? []);
-    }
-}
 /** How far back the first read looks for operations still in flight. */
 const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 /**
@@ -43867,18 +43549,24 @@ class ProjectGateSource {
     readByIdAt = new Map();
     completedPolls = 0;
     warnedUnreadableTime = false;
-    /** The branch as last read: its `current_state` decides, once its operations are final. */
-    branch;
-    warnedBranchStates = new Set();
+    /** The branch the gate is narrowed to (gated-branch.ts), read anew once its operations are final. */
+    gated;
     recentFailures = [];
     constructor(options) {
         this.options = options;
-        this.branch = options.branch?.branch;
         const { reader, projectId, logger } = options;
+        if (options.branch) {
+            const { branch, reader: branches } = options.branch;
+            this.gated = new GatedBranch(branch, () => branches.getBranch(projectId, branch.id), logger);
+        }
         this.laterPolls = new LaterPolls((cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }), logger);
     }
     get behind() {
         return this.laterPolls.behind;
+    }
+    /** The branch as last read: its `current_state` decides, once its operations are final. */
+    get branch() {
+        return this.gated?.branch;
     }
     get operations() {
         return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0);
@@ -43891,30 +43579,13 @@ class ProjectGateSource {
         await this.readBranch();
         this.completedPolls++;
     }
-    /**
-     * Whether the branch can be queried, read anew in every poll that finds its operations final (only
-     * with `branch_id`): what was read at resolution or before its operations ran says nothing of now.
-     */
+    /** The branch read anew in every poll that finds its operations final (only with `branch_id`). */
     async readBranch() {
-        const gated = this.options.branch;
+        const { gated } = this;
         if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
             return;
         }
-        const previous = this.branch && branchStateText(this.branch);
-        this.branch = await gated.reader.getBranch(this.options.projectId, gated.branch.id);
-        const state = branchStateText(this.branch);
-        const readiness = branchReadiness(this.branch);
-        const name = `Branch ${truncate(this.branch.name, 80)} (${this.branch.id})`;
-        if (readiness === 'archived') {
-            this.options.logger.warning(`${name} is archived: its first queries will be slow`);
-        }
-        else if (readiness === 'unknown' && !this.warnedBranchStates.has(state)) {
-            this.warnedBranchStates.add(state);
-            this.options.logger.warning(`${name} is in an unknown state, ${state}; waiting until it is ready`);
-        }
-        else if (state !== previous || this.completedPolls === 0) {
-            this.options.logger.info(`${name} is ${state}`);
-        }
+        await gated.read(this.completedPolls === 0);
     }
     async discover() {
         const { logger } = this.options;
@@ -44028,11 +43699,239 @@ class ProjectGateSource {
 function sortTime(operation) {
     return apiTime(operation.created_at) ?? Infinity;
 }
-function branchStateText(branch) {
-    return phraseText(branchStatePhrase(branch));
+
+;// CONCATENATED MODULE: ./src/wait/wait-for-operations.ts
+
+
+
+
+
+/** Status changes logged per poll; more are counted in one line (the summary has them all). */
+const MAX_CHANGES_LOGGED = 20;
+/** Distinct unknown statuses warned about. */
+const MAX_UNKNOWN_WARNINGS = 5;
+/**
+ * The log of a wait: each status change once, with the time since the start (at most
+ * MAX_CHANGES_LOGGED a poll, then a count), and each unknown status warned about once.
+ */
+class StatusLog {
+    logger;
+    elapsed;
+    lastStatus = new Map();
+    warnedStatuses = new Set();
+    constructor(logger, elapsed) {
+        this.logger = logger;
+        this.elapsed = elapsed;
+    }
+    record(operations) {
+        let changes = 0;
+        for (const operation of operations) {
+            const previous = this.lastStatus.get(operation.id);
+            if (previous !== operation.status) {
+                this.lastStatus.set(operation.id, operation.status);
+                if (++changes <= MAX_CHANGES_LOGGED) {
+                    this.logger.info(`[${this.elapsed()}] ${wait_for_operations_describe(operation)}: ${previous ? `${previous} → ` : ''}${truncate(operation.status, 40)}`);
+                }
+            }
+            this.warnIfUnknown(operation.status);
+        }
+        if (changes > MAX_CHANGES_LOGGED) {
+            this.logger.info(`[${this.elapsed()}] … and ${changes - MAX_CHANGES_LOGGED} more status changes`);
+        }
+    }
+    warnIfUnknown(status) {
+        if (classifyStatus(status) !== 'unknown' || this.warnedStatuses.has(status))
+            return;
+        this.warnedStatuses.add(status);
+        if (this.warnedStatuses.size <= MAX_UNKNOWN_WARNINGS) {
+            this.logger.warning(`Unknown operation status "${truncate(status, 40)}"; treating it as in flight`);
+        }
+    }
+}
+/** When each operation's last-seen state was read: a read gives it a new object. */
+class ReadTimes {
+    clock;
+    readAt = new Map();
+    states = new WeakSet();
+    constructor(clock) {
+        this.clock = clock;
+    }
+    stamp(operations) {
+        for (const operation of operations) {
+            if (this.states.has(operation))
+                continue;
+            this.states.add(operation);
+            this.readAt.set(operation.id, this.clock.wallNow());
+        }
+    }
+}
+/**
+ * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
+ * The first read is immediate; after each poll the loop waits as long as the pace says (never past
+ * the deadline). An error no retry could help (a key revoked, an operation gone) ends the wait with
+ * the outcome `error` and what was read until then, never throws.
+ */
+async function waitForOperations(options, { source, pace, clock, logger, signal }) {
+    const elapsed = () => `+${formatDuration(clock.now() - options.startedAt)}`;
+    const reads = new ReadTimes(clock);
+    const statusLog = new StatusLog(logger, elapsed);
+    const finality = finalityOf(options.failFast);
+    let polls = 0;
+    /** What was read until now, stamped. */
+    const seen = () => {
+        reads.stamp(source.operations);
+        const observed = source.completedPolls > 0;
+        const timing = { readAt: reads.readAt, elapsedMs: clock.now() - options.startedAt };
+        return { operations: source.operations, polls, observed, ...timing };
+    };
+    const finish = (outcome, reason, noRetryFits) => {
+        const result = seen();
+        logger.info(`[${elapsed()}] ${endingOf(outcome, options, result.observed, reason)}`);
+        const why = noRetryFits ? { reason, noRetryFits } : reason ? { reason } : {};
+        return { outcome, ...result, ...why };
+    };
+    const cancelled = () => finish('cancelled', signal.reason.message);
+    for (;;) {
+        try {
+            polls++;
+            await source.poll();
+        }
+        catch (error) {
+            if (signal?.aborted)
+                return cancelled();
+            if (error instanceof DeadlineExceededError) {
+                return finish('timeout', error.message, error.noRetryFits);
+            }
+            return { outcome: 'error', error, ...seen() };
+        }
+        pace.onPollDone();
+        const operations = source.operations;
+        reads.stamp(operations);
+        statusLog.record(operations);
+        const verdict = verdictOf(operations, source, options.untilIdle, finality);
+        if (verdict)
+            return finish(verdict);
+        if (!options.wait)
+            return finish('pending');
+        const remaining = options.deadline - clock.now();
+        if (remaining <= 0)
+            return finish('timeout', source.behind);
+        try {
+            await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal);
+        }
+        catch (error) {
+            if (signal?.aborted)
+                return cancelled();
+            throw error;
+        }
+    }
+}
+/** What a poll's read decides: a failure, a pass, or nothing yet. */
+function verdictOf(operations, source, untilIdle, { isDone, hasFailed }) {
+    if (!untilIdle && operations.some(hasFailed))
+        return 'failure';
+    const branchOpen = source.branch !== undefined && !canBeQueried(source.branch);
+    // Never a pass on a read that did not get back to what an earlier poll had seen.
+    if (operations.every(isDone) && !branchOpen && !source.behind)
+        return 'success';
+    return undefined;
+}
+/** The wait's last log line: its outcome, or what comes next after a success. */
+function endingOf(outcome, { databaseCheckNext, untilIdle }, observed, reason) {
+    const unread = observed ? '' : ', before the operations could be read';
+    return outcome === 'success' && databaseCheckNext
+        ? 'control plane done; the database check comes next'
+        : outcome === 'success' && untilIdle
+            ? 'the project is idle; the branch check comes next'
+            : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`;
+}
+function wait_for_operations_describe(operation) {
+    const parts = [operation.id, operation.action, operation.branch_id && `on ${operation.branch_id}`];
+    return parts
+        .filter(Boolean)
+        .map((part) => truncate(part, 80))
+        .join(' ');
 }
 
-;// CONCATENATED MODULE: ./src/wait/database-probe.ts
+;// CONCATENATED MODULE: ./src/gate/run-error.ts
+/*
+ * The run cut short by an error (listing projects, resolving the branch, an error no retry could
+ * help in a poll): its outcome and its message in the report, worded as the front end names inputs.
+ */
+
+/** The run cut short by `error`: its outcome, and its message as the front end names inputs. */
+function recordError(report, error, { signal, naming, redactor }) {
+    report.outcome = signal.aborted
+        ? 'cancelled'
+        : error instanceof DeadlineExceededError
+            ? 'timeout'
+            : 'error';
+    const message = error instanceof WordedError
+        ? error.worded(naming)
+        : error instanceof Error
+            ? error.message
+            : String(error);
+    const noRetryFits = report.outcome === 'timeout' ? error.noRetryFits : undefined;
+    if (noRetryFits)
+        report.noRetryFits = noRetryFits;
+    // Gave up because no retry fitted: the message says so with the numbers (`no retry fits …`).
+    const text = report.outcome !== 'timeout'
+        ? message
+        : noRetryFits
+            ? message.charAt(0).toUpperCase() + message.slice(1)
+            : `timeout ran out: ${message}`;
+    report.error = redactor.redact(text);
+    if (error instanceof InputError)
+        report.errorCause = 'input';
+}
+
+;// CONCATENATED MODULE: ./src/gate/gate-kind.ts
+
+/**
+ * The gate the inputs ask for. parseInputs has refused every combination in which an input would
+ * be left out to the gate's loss: what is given here is checked.
+ */
+function gateKindOf(inputs) {
+    if (!inputs.projectId)
+        return 'projects';
+    if (inputs.before)
+        return 'teardown';
+    if (inputs.operationIds.length > 0)
+        return 'operations';
+    return inputs.branchId ? 'branch' : 'project';
+}
+/** Whether the run ends with a query of the database: with a gate, and never before a teardown. */
+function queriesDatabase(inputs) {
+    const kind = gateKindOf(inputs);
+    return inputs.database !== undefined && kind !== 'projects' && kind !== 'teardown';
+}
+/**
+ * `Gate: branch preview/pr-12 of project …, its operations and then its readiness, then a query of
+ * the database (database_url)`: what this run checks, said before it starts.
+ */
+function gateLine(inputs, { mention }) {
+    const kind = gateKindOf(inputs);
+    const listed = inputs.orgId ? ` in organization ${inputs.orgId}` : '';
+    if (kind === 'projects') {
+        return `Gate: none, only a list of the projects the key can see${listed}; no database query`;
+    }
+    const project = `project ${inputs.projectId ?? ''}`;
+    const what = {
+        operations: () => `${inputs.operationIds.length === 1 ? `operation ${inputs.operationIds[0]}` : plural(inputs.operationIds.length, 'operation')} of ${project}`,
+        branch: () => `branch ${inputs.branchId ?? ''} of ${project}, its operations and then its readiness`,
+        project: () => `the whole ${project}, every operation in flight on any branch (no ${mention('branch_id')})`,
+        teardown: () => `before a ${inputs.before ?? ''} of branch ${inputs.branchId ?? ''}, the whole ${project} until it is idle, then whether the branch can go`
+    }[kind]();
+    const database = queriesDatabase(inputs)
+        ? `, then a query of the database (${mention('database_url')})`
+        : '; no database query';
+    const listing = inputs.listProjects
+        ? `; first, a list of the projects the key can see${listed}`
+        : '';
+    return `Gate: ${what}${database}${listing}`;
+}
+
+;// CONCATENATED MODULE: ./src/steps/database/database-probe.ts
 
 
 
@@ -44051,11 +43950,8 @@ function newProbe(target, clock) {
         span: { start: clock.wallNow(), end: clock.wallNow() }
     };
 }
-async function probeDatabase(target, options, dependencies) {
-    const { clock, logger, pace, signal } = dependencies;
-    const startedAt = clock.now();
-    const where = `${target.database} on ${target.host} as ${target.user}`;
-    const probe = newProbe(target, clock);
+/** How a probe ends: its outcome and times set, with what the last attempt said. */
+function probeEnds(probe, { clock, logger }, { where, startedAt, stepStartedAt }) {
     const end = (outcome) => {
         probe.outcome = outcome;
         probe.afterControlPlaneMs = clock.now() - startedAt;
@@ -44072,12 +43968,25 @@ async function probeDatabase(target, options, dependencies) {
     const ready = (answer) => {
         Object.assign(probe, { state: 'ready', serverVersion: answer.serverVersion });
         probe.failure = undefined;
-        probe.readyMs = clock.now() - options.stepStartedAt;
+        probe.readyMs = clock.now() - stepStartedAt;
         const { serverVersion } = answer;
         const version = serverVersion ? ` (PostgreSQL ${truncate(serverVersion, 40)})` : '';
         logger.info(`The database answered${version}, attempt ${probe.attempts}`);
         return end('success');
     };
+    return { end, timedOut, ready };
+}
+async function probeDatabase(target, options, dependencies) {
+    const { clock, logger, pace, signal } = dependencies;
+    const startedAt = clock.now();
+    const where = `${target.database} on ${target.host} as ${target.user}`;
+    const probe = newProbe(target, clock);
+    const { stepStartedAt } = options;
+    const { end, timedOut, ready } = probeEnds(probe, dependencies, {
+        where,
+        startedAt,
+        stepStartedAt
+    });
     logger.info(`Querying the database ${where}`);
     for (;;) {
         if (clock.now() >= options.deadline)
@@ -44159,409 +44068,181 @@ async function attempt(target, options, { clock, signal, query }) {
 }
 function database_probe_ignore() { }
 
-;// CONCATENATED MODULE: ./src/wait/wait-for-operations.ts
-
-
-
-
-
-/** Status changes logged per poll; more are counted in one line (the summary has them all). */
-const MAX_CHANGES_LOGGED = 20;
-/** Distinct unknown statuses warned about. */
-const MAX_UNKNOWN_WARNINGS = 5;
-/**
- * The log of a wait: each status change once, with the time since the start (at most
- * MAX_CHANGES_LOGGED a poll, then a count), and each unknown status warned about once.
- */
-class StatusLog {
-    logger;
-    elapsed;
-    lastStatus = new Map();
-    warnedStatuses = new Set();
-    constructor(logger, elapsed) {
-        this.logger = logger;
-        this.elapsed = elapsed;
-    }
-    record(operations) {
-        let changes = 0;
-        for (const operation of operations) {
-            const previous = this.lastStatus.get(operation.id);
-            if (previous !== operation.status) {
-                this.lastStatus.set(operation.id, operation.status);
-                if (++changes <= MAX_CHANGES_LOGGED) {
-                    this.logger.info(`[${this.elapsed()}] ${wait_for_operations_describe(operation)}: ${previous ? `${previous} → ` : ''}${truncate(operation.status, 40)}`);
-                }
-            }
-            this.warnIfUnknown(operation.status);
-        }
-        if (changes > MAX_CHANGES_LOGGED) {
-            this.logger.info(`[${this.elapsed()}] … and ${changes - MAX_CHANGES_LOGGED} more status changes`);
-        }
-    }
-    warnIfUnknown(status) {
-        if (classifyStatus(status) !== 'unknown' || this.warnedStatuses.has(status))
-            return;
-        this.warnedStatuses.add(status);
-        if (this.warnedStatuses.size <= MAX_UNKNOWN_WARNINGS) {
-            this.logger.warning(`Unknown operation status "${truncate(status, 40)}"; treating it as in flight`);
-        }
-    }
-}
-/** When each operation's last-seen state was read: a read gives it a new object. */
-class ReadTimes {
-    clock;
-    readAt = new Map();
-    states = new WeakSet();
-    constructor(clock) {
-        this.clock = clock;
-    }
-    stamp(operations) {
-        for (const operation of operations) {
-            if (this.states.has(operation))
-                continue;
-            this.states.add(operation);
-            this.readAt.set(operation.id, this.clock.wallNow());
-        }
-    }
-}
-/**
- * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
- * The first read is immediate; after each poll the loop waits as long as the pace says (never past
- * the deadline). An error no retry could help (a key revoked, an operation gone) ends the wait with
- * the outcome `error` and what was read until then, never throws.
- */
-async function waitForOperations(options, { source, pace, clock, logger, signal }) {
-    const { startedAt } = options;
-    const elapsed = () => `+${formatDuration(clock.now() - startedAt)}`;
-    const reads = new ReadTimes(clock);
-    const statusLog = new StatusLog(logger, elapsed);
-    const { isDone, hasFailed } = finalityOf(options.failFast);
-    let polls = 0;
-    /** What was read until now, stamped. */
-    const seen = () => {
-        reads.stamp(source.operations);
-        const observed = source.completedPolls > 0;
-        const timing = { readAt: reads.readAt, elapsedMs: clock.now() - startedAt };
-        return { operations: source.operations, polls, observed, ...timing };
-    };
-    const finish = (outcome, reason, noRetryFits) => {
-        const result = seen();
-        const unread = result.observed ? '' : ', before the operations could be read';
-        const ending = outcome === 'success' && options.databaseCheckNext
-            ? 'control plane done; the database check comes next'
-            : outcome === 'success' && options.untilIdle
-                ? 'the project is idle; the branch check comes next'
-                : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`;
-        logger.info(`[${elapsed()}] ${ending}`);
-        const why = noRetryFits ? { reason, noRetryFits } : reason ? { reason } : {};
-        return { outcome, ...result, ...why };
-    };
-    const cancelled = () => finish('cancelled', signal.reason.message);
-    for (;;) {
-        try {
-            polls++;
-            await source.poll();
-        }
-        catch (error) {
-            if (signal?.aborted)
-                return cancelled();
-            if (error instanceof DeadlineExceededError) {
-                return finish('timeout', error.message, error.noRetryFits);
-            }
-            return { outcome: 'error', error, ...seen() };
-        }
-        pace.onPollDone();
-        const operations = source.operations;
-        reads.stamp(operations);
-        statusLog.record(operations);
-        if (!options.untilIdle && operations.some(hasFailed))
-            return finish('failure');
-        const branchOpen = source.branch !== undefined && !canBeQueried(source.branch);
-        // Never a pass on a read that did not get back to what an earlier poll had seen.
-        const { behind } = source;
-        if (operations.every(isDone) && !branchOpen && !behind)
-            return finish('success');
-        if (!options.wait)
-            return finish('pending');
-        const remaining = options.deadline - clock.now();
-        if (remaining <= 0)
-            return finish('timeout', behind);
-        try {
-            await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal);
-        }
-        catch (error) {
-            if (signal?.aborted)
-                return cancelled();
-            throw error;
-        }
-    }
-}
-function wait_for_operations_describe(operation) {
-    const parts = [operation.id, operation.action, operation.branch_id && `on ${operation.branch_id}`];
-    return parts
-        .filter(Boolean)
-        .map((part) => truncate(part, 80))
-        .join(' ');
-}
-
-;// CONCATENATED MODULE: ./src/gate/gate-kind.ts
-
-/**
- * The gate the inputs ask for. parseInputs has refused every combination in which an input would
- * be left out to the gate's loss: what is given here is checked.
- */
-function gateKindOf(inputs) {
-    if (!inputs.projectId)
-        return 'projects';
-    if (inputs.before)
-        return 'teardown';
-    if (inputs.operationIds.length > 0)
-        return 'operations';
-    return inputs.branchId ? 'branch' : 'project';
-}
-/** Whether the run ends with a query of the database: with a gate, and never before a teardown. */
-function queriesDatabase(inputs) {
-    const kind = gateKindOf(inputs);
-    return inputs.database !== undefined && kind !== 'projects' && kind !== 'teardown';
-}
-/**
- * `Gate: branch preview/pr-12 of project …, its operations and then its readiness, then a query of
- * the database (database_url)`: what this run checks, said before it starts.
- */
-function gateLine(inputs, { mention }) {
-    const kind = gateKindOf(inputs);
-    const listed = inputs.orgId ? ` in organization ${inputs.orgId}` : '';
-    if (kind === 'projects') {
-        return `Gate: none, only a list of the projects the key can see${listed}; no database query`;
-    }
-    const project = `project ${inputs.projectId ?? ''}`;
-    const what = {
-        operations: () => `${inputs.operationIds.length === 1 ? `operation ${inputs.operationIds[0]}` : plural(inputs.operationIds.length, 'operation')} of ${project}`,
-        branch: () => `branch ${inputs.branchId ?? ''} of ${project}, its operations and then its readiness`,
-        project: () => `the whole ${project}, every operation in flight on any branch (no ${mention('branch_id')})`,
-        teardown: () => `before a ${inputs.before ?? ''} of branch ${inputs.branchId ?? ''}, the whole ${project} until it is idle, then whether the branch can go`
-    }[kind]();
-    const database = queriesDatabase(inputs)
-        ? `, then a query of the database (${mention('database_url')})`
-        : '; no database query';
-    const listing = inputs.listProjects
-        ? `; first, a list of the projects the key can see${listed}`
-        : '';
-    return `Gate: ${what}${database}${listing}`;
-}
-
-;// CONCATENATED MODULE: ./src/gate/gate.ts
+;// CONCATENATED MODULE: ./src/steps/database/database-words.ts
 /*
- * The whole job, from typed inputs to a report: list projects, resolve the branch, wait. It touches
- * neither the runner nor GitHub (run() in main.ts publishes what it returns), so a test can run it
- * end to end with fakes. Every error ends here as the report's outcome and message.
+ * What the report says of the database probe, once: that a query answered (after how many attempts,
+ * how long after the control plane was done, which server), or why none did.
+ */
+
+
+/** `the database app on ep-1.neon.tech answered after 2 attempts, 4.1 s after the control plane …` */
+function databasePhrase(probe) {
+    const { target, failure } = probe;
+    const where = ['the database ', { code: target.database }, ' on ', { code: target.host }];
+    if (probe.state === 'ready') {
+        const version = probe.serverVersion
+            ? [' (PostgreSQL ', { code: probe.serverVersion }, ')']
+            : [];
+        return [
+            ...where,
+            ` answered after ${plural(probe.attempts, 'attempt')}, ${formatDuration(probe.afterControlPlaneMs)} after the control plane was done`,
+            ...version
+        ];
+    }
+    if (failure?.answer) {
+        return [...where, ' answered ', { code: 'SELECT 1' }, ' with ', ...failure.answer, ', not 1'];
+    }
+    const cause = failure
+        ? [...(failure.code ? [{ code: failure.code }, ' '] : []), { quote: failure.message }]
+        : [];
+    switch (probe.state) {
+        case 'refused':
+            return [...where, ' refused the role ', { code: target.user }, ' or its password: ', ...cause];
+        case 'unreachable':
+            // Cancelled during the first attempt, nothing is known of why: no colon before nothing.
+            return [...where, ' did not answer', ...(failure ? [': ', ...cause] : [])];
+        default:
+            return [...where, ' answered with an error: ', ...cause];
+    }
+}
+
+;// CONCATENATED MODULE: ./src/steps/database/database-section.ts
+/*
+ * The database check's section of the report: the first line and the error line when no query
+ * answered, why the database was not tried, its outputs, its task in the timeline and its
+ * annotation.
  */
 
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-/** Runs the gate the inputs ask for; never throws. */
-async function gate(given, dependencies) {
-    const { logger } = dependencies;
-    // The runner's clock, its wall time the API's (its answers' Date header): what is compared with
-    // the API's timestamps is measured on the API's clock; deadlines stay on the monotonic one.
-    const clock = new ApiClock(dependencies.clock, logger);
-    // Before a teardown the gate waits for the project to be idle: a `failed` operation is still in
-    // flight, and a branch about to go is not queried (the front ends warn that these are ignored).
-    const inputs = given.before ? { ...given, failFast: false, database: undefined } : given;
-    const report = {
-        requests: { requests: 0, retries: 0 },
-        gate: gateKindOf(given),
-        failFast: inputs.failFast,
-        before: inputs.before
+/** The probe, when it is what the gate ended on: it ran and no query answered. */
+function databaseFailed(probe) {
+    return probe !== undefined && probe.state !== 'ready';
+}
+/**
+ * Why the database was not tried, when the gate was to end with a query and never got that far;
+ * undefined when it was tried or not asked for.
+ */
+function databaseNotTried(report) {
+    if (!report.databaseRequested || report.database)
+        return undefined;
+    switch (report.outcome) {
+        case 'failure':
+            return 'an operation failed';
+        case 'timeout':
+            return 'the timeout ran out before the control plane was done';
+        case 'cancelled':
+            return 'the job was cancelled before the control plane was done';
+        case 'pending':
+            return 'the gate read once without waiting, and the control plane was not done at that read';
+        default:
+            return 'the error above came first';
+    }
+}
+/** The error line when no query answered: how the wait for one ended, and why. */
+function databaseErrorLine({ database, outcome }) {
+    if (!databaseFailed(database))
+        return undefined;
+    const cut = outcome === 'timeout'
+        ? 'timeout ran out'
+        : outcome === 'cancelled'
+            ? 'The wait was cancelled'
+            : 'No query answered';
+    return `${cut}: ${phraseText(databasePhrase(database))}`;
+}
+/** The probe, from the control plane being done to the query's answer or the last attempt. */
+function databaseTask(probe) {
+    return {
+        section: 'database',
+        name: `${probe.target.database} ${probe.state}`,
+        ended: probe.outcome === 'success'
+            ? 'success'
+            : probe.outcome === 'failure'
+                ? 'failure'
+                : 'in_flight',
+        start: probe.span.start,
+        end: probe.span.end
     };
-    // One deadline for the whole run: listing, every poll, retry and back-off, the database.
-    const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
-    // What ended just before this moment is judged too (on the API's clock, once it has answered).
-    const startedAt = clock.now();
-    const run = { stepStartedAt, deadline: stepStartedAt + inputs.timeoutMs };
-    const pace = new Pace(inputs.intervalMs, clock, logger, dependencies.random);
-    report.pace = pace;
-    const client = apiClient(inputs, { ...dependencies, clock }, pace, run.deadline);
-    report.requests = client.stats;
-    report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined;
-    let source;
-    try {
-        if (inputs.listProjects)
-            await listProjects(client, inputs, report, logger);
-        if (inputs.projectId) {
-            report.projectId = inputs.projectId;
-            const gated = { projectId: inputs.projectId, startedAt };
-            const branch = await gatedBranch(client, inputs, gated, report, dependencies);
-            if (branch !== 'gone') {
-                source = createSource(client, inputs, { ...gated, branch }, { logger, clock });
-                await waitThenQuery(source, inputs, report, { ...dependencies, clock, pace, run });
-                if (inputs.before && branch && report.outcome === 'success') {
-                    await checkBeforeTeardown(client, inputs, { ...gated, branch }, report, logger);
-                }
+}
+const DATABASE_SECTION = {
+    phase: 'after-wait',
+    outcomeLine: ({ database }) => (databaseFailed(database) ? databasePhrase(database) : undefined),
+    successLine: ({ database }) => database && databasePhrase(database),
+    errorLine: databaseErrorLine,
+    underOutcome: (format, report) => {
+        const notTried = databaseNotTried(report);
+        return notTried ? [format.paragraph(`The database was not tried: ${notTried}.`)] : [];
+    },
+    outputs: ({ database }) => database
+        ? {
+            values: {
+                database_state: database.state,
+                database_ready_ms: database.readyMs !== undefined ? Math.round(database.readyMs) : undefined
             }
         }
-    }
-    catch (error) {
-        // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
-        recordError(report, error, dependencies);
-    }
-    teardownBusy(report, inputs, logger);
-    // The whole run, the database check included.
-    report.elapsedMs = clock.now() - stepStartedAt;
-    if (source?.branch)
-        report.branch = source.branch;
-    if (source?.recentFailures?.length)
-        report.recentFailures = source.recentFailures;
-    return report;
-}
-/**
- * The wait for the operations, then, when they succeeded and `database_url` asks for it, the
- * database check; throws the error that cut the wait short, once what was read is in the report.
- */
-async function waitThenQuery(source, inputs, report, dependencies) {
-    const { clock, logger, signal, pace, run, queryDatabase } = dependencies;
-    const { stepStartedAt, deadline } = run;
-    const wait = await waitForOperations({
-        wait: inputs.wait,
-        startedAt: stepStartedAt,
-        deadline,
-        failFast: inputs.failFast,
-        untilIdle: inputs.before !== undefined,
-        databaseCheckNext: inputs.database !== undefined
-    }, { source, pace, clock, logger, signal });
-    if (wait.outcome === 'error') {
-        // What was read before the error stays, for the outputs as for the summary.
-        if (wait.observed || wait.operations.length > 0)
-            report.wait = wait;
-        throw wait.error;
-    }
-    report.wait = wait;
-    report.outcome = wait.outcome;
-    if (wait.noRetryFits)
-        report.noRetryFits = wait.noRetryFits;
-    if (!inputs.database || report.outcome !== 'success')
-        return;
-    const probeOptions = { wait: inputs.wait, deadline, intervalMs: inputs.intervalMs, stepStartedAt };
-    report.database = await probeDatabase(inputs.database, probeOptions, {
-        pace,
-        clock,
-        logger,
-        signal,
-        query: queryDatabase
-    });
-    report.outcome = report.database.outcome;
-    logger.info(`[+${formatDuration(clock.now() - stepStartedAt)}] outcome: ${report.outcome}`);
-}
-/** The run cut short by `error`: its outcome, and its message as the front end names inputs. */
-function recordError(report, error, { signal, naming, redactor }) {
-    report.outcome = signal.aborted
-        ? 'cancelled'
-        : error instanceof DeadlineExceededError
-            ? 'timeout'
-            : 'error';
-    const message = error instanceof WordedError
-        ? error.worded(naming)
-        : error instanceof Error
-            ? error.message
-            : String(error);
-    const noRetryFits = report.outcome === 'timeout' ? error.noRetryFits : undefined;
-    if (noRetryFits)
-        report.noRetryFits = noRetryFits;
-    // Gave up because no retry fitted: the message says so with the numbers (`no retry fits …`).
-    const text = report.outcome !== 'timeout'
-        ? message
-        : noRetryFits
-            ? message.charAt(0).toUpperCase() + message.slice(1)
-            : `timeout ran out: ${message}`;
-    report.error = redactor.redact(text);
-    if (error instanceof InputError)
-        report.errorCause = 'input';
-}
-async function listProjects(client, inputs, report, logger) {
-    report.listing = await client.projects.listProjects(inputs.orgId);
-    logger.info(`Found ${plural(report.listing.projects.length, 'project')}`);
-    if (report.listing.unavailableProjectIds.length > 0) {
-        logger.warning(`Some projects are unavailable right now: ${report.listing.unavailableProjectIds.join(', ')}`);
-    }
-    report.outcome = 'success';
-}
-/**
- * The branch `branch_id` names, resolved before the first poll (none without it, or with
- * `operation_id`); `gone` when it names no branch before a delete, whose goal then holds.
- */
-async function gatedBranch(client, inputs, { projectId }, report, { logger }) {
-    if (!inputs.branchId || inputs.operationIds.length > 0)
-        return undefined;
-    let branch;
-    try {
-        branch = await resolveBranch(client.branches, projectId, inputs.branchId);
-    }
-    catch (error) {
-        if (!(inputs.before === 'delete' && error instanceof NoSuchBranchError))
-            throw error;
-        teardownDecided(report, goneBeforeDelete({ name: inputs.branchId }), logger);
-        return 'gone';
-    }
-    if (!inputs.before) {
-        logger.info(`Gating branch ${branch.name} (${branch.id})`);
-        return branch;
-    }
-    logger.info(`Before a ${inputs.before} of branch ${branch.name} (${branch.id}): waiting until the project is idle`);
-    // What the outputs and the summary show of it until the check reads it again.
-    report.branch = branch;
-    return branch;
-}
-/**
- * The operations named by `operation_id`, or the project gate: on one branch with `branch_id`, or
- * on the whole project before a teardown of that branch.
- */
-function createSource(client, inputs, { projectId, startedAt, branch }, { logger, clock }) {
-    const { isDone } = finalityOf(inputs.failFast);
-    if (inputs.operationIds.length > 0) {
-        return new OperationIdsSource(client.operations, projectId, inputs.operationIds, isDone);
-    }
-    return new ProjectGateSource({
-        reader: client.operations,
-        projectId,
-        branch: branch && !inputs.before ? { branch, reader: client.branches } : undefined,
-        isDone,
-        teardown: inputs.before,
-        startedAt,
-        clock,
-        logger
-    });
-}
-function apiClient(inputs, { clock, logger, redactor, retryPolicy, signal, transport }, pace, deadline) {
-    return new ApiClient({
-        onDate: (date, sentAt) => clock.observe(date, sentAt),
-        baseUrl: inputs.apiHost,
-        apiKey: inputs.apiKey,
-        requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
-        retryPolicy,
-        pace,
-        clock,
-        logger,
-        redactor,
-        deadline,
-        readOnceWithinMs: inputs.wait ? undefined : RECOVERY_INTERVALS * inputs.intervalMs,
-        signal,
-        transport
-    });
-}
+        : undefined,
+    timelineTask: ({ database }) => database && databaseTask(database),
+    annotation: (report, errorLine) => databaseFailed(report.database)
+        ? {
+            annotation: {
+                title: `database ${report.database.state}`,
+                message: truncate(errorLine, 1000)
+            },
+            alone: false
+        }
+        : undefined
+};
 
-;// CONCATENATED MODULE: ./src/gate/input-fields.ts
+;// CONCATENATED MODULE: ./src/steps/database/database-step.ts
+/*
+ * The database check (`database_url`): once the control plane is done, a query must answer
+ * (database-probe.ts, one attempt in postgres.ts); its input is read here against
+ * database-target.ts, its words are database-words.ts, and its section of the report is
+ * database-section.ts.
+ */
+
+
+
+
+
+/** Its input, by name: `database_url`, where to connect, checked before any request; empty is none. */
+const DATABASE_INPUTS = {
+    database_url: schemas_string().transform((raw, ctx) => {
+        if (!raw.trim())
+            return undefined;
+        const target = parseDatabaseUrl(raw.trim());
+        if (typeof target !== 'string')
+            return target;
+        ctx.addIssue({ code: 'custom', message: target });
+        return NEVER;
+    })
+};
+const DATABASE_STEP = {
+    section: DATABASE_SECTION,
+    applies: (inputs) => inputs.database !== undefined,
+    start: (inputs, report) => {
+        report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined;
+    },
+    run: async (inputs, report, context) => {
+        if (!inputs.database)
+            return;
+        const { clock, logger, stepStartedAt, deadline } = context;
+        const probeOptions = {
+            wait: inputs.wait,
+            deadline,
+            intervalMs: inputs.intervalMs,
+            stepStartedAt
+        };
+        report.database = await probeDatabase(inputs.database, probeOptions, {
+            ...context,
+            query: context.queryDatabase
+        });
+        report.outcome = report.database.outcome;
+        logger.info(`[+${formatDuration(clock.now() - stepStartedAt)}] outcome: ${report.outcome}`);
+    }
+};
+
+;// CONCATENATED MODULE: ./src/domain/input-fields.ts
 /*
  * How each input of the gate is read from its text: booleans, durations, ids, operation ids and the
  * API's address, each with what it accepts and its default.
@@ -44720,12 +44401,1332 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
     return url.toString().replace(/\/+$/, '');
 });
 
+;// CONCATENATED MODULE: ./src/report/report-format.ts
+/*
+ * How the report is written down: as HTML for the job summary and the pull-request comment (API
+ * text escaped, Markdown kept out), and as plain text for the command's standard output (API text
+ * made safe for a terminal and a CI log, no Markdown). The report itself (summary.ts) says what is
+ * there once; a format only decides how each part looks.
+ */
+
+
+
+
+const MAX_ID_CHARS = 80;
+const MAX_TEXT_CHARS = 120;
+/** `2026-11-25 11:21:23 UTC`, or the API's text when it is no time. */
+function formatDate(format, iso) {
+    if (!iso)
+        return '';
+    const time = apiTime(iso);
+    if (time === undefined)
+        return format.text(iso);
+    return new Date(time)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC');
+}
+const HTML_FORMAT = {
+    code: (text) => (text ? `<code>${forHtml(text, MAX_ID_CHARS)}</code>` : ''),
+    text: (value, maxChars = MAX_TEXT_CHARS) => forHtml(value ?? '', maxChars),
+    phrase: phraseHtml,
+    status: (status, suffix) => forHtml(statusLabel(status) + suffix, MAX_TEXT_CHARS),
+    paragraph: (line) => `<p>${line}</p>`,
+    heading: (title, level) => `<h${level}>${title}</h${level}>`,
+    strong: (text) => `<b>${text}</b>`,
+    below: (first, second) => `${first}<br>${second}`,
+    chart: (mermaid) => `\n\`\`\`mermaid\n${mermaid}\n\`\`\`\n`,
+    table: (headers, rows, more) => {
+        const head = headers.map((header) => `<th>${header}</th>`).join('');
+        const body = rows.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`);
+        if (more)
+            body.push(`<tr><td colspan="${headers.length}">${more}</td></tr>`);
+        return `<table>\n<tr>${head}</tr>\n${body.join('\n')}\n</table>`;
+    },
+    join: (parts) => parts.join('\n') + '\n'
+};
+/** API text for a line of plain text: cut, and no control character or runner command left. */
+function plain(value, maxChars) {
+    return forLog(truncate(value ?? '', maxChars));
+}
+/** Columns padded to their widest cell; a cell's second part (`below`) on a line of its own. */
+function textTable(headers, rows, more) {
+    const split = rows.map((cells) => cells.map((cell) => cell.split('\n')));
+    const widths = headers.map((header, column) => Math.max(header.length, ...split.map((cells) => cells[column][0].length)));
+    const line = (cells) => cells
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd();
+    const lines = [line(headers.map((header) => header.toUpperCase()))];
+    for (const cells of split) {
+        lines.push(line(cells.map((parts) => parts[0])));
+        for (const parts of cells)
+            for (const rest of parts.slice(1))
+                lines.push(`    ${rest}`);
+    }
+    if (more)
+        lines.push(more);
+    return lines.join('\n');
+}
+const report_format_TEXT_FORMAT = {
+    code: (text) => (text ? plain(text, MAX_ID_CHARS) : ''),
+    text: (value, maxChars = MAX_TEXT_CHARS) => plain(value, maxChars),
+    phrase: (phrase) => forLog(phraseText(phrase)),
+    status: (status, suffix) => plain(status, 40) + suffix,
+    paragraph: (line) => line,
+    // The command's report starts with its headline: no title above it.
+    heading: (title, level) => (level === 2 ? '' : `\n${title}`),
+    strong: (text) => text,
+    // Our own mark between the parts; API text holds no line break once `plain` has made it safe.
+    below: (first, second) => `${first}\n${second}`,
+    chart: () => undefined,
+    table: textTable,
+    join: (parts) => parts.filter((part) => part !== '').join('\n') + '\n'
+};
+
+;// CONCATENATED MODULE: ./src/report/report.ts
+
+
+/**
+ * The operations as far as the run saw them, or undefined when nothing could be read (an error,
+ * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
+ */
+function seenOperations(report) {
+    const { wait } = report;
+    if (wait && (wait.observed || wait.operations.length > 0))
+        return wait.operations;
+    return undefined;
+}
+/**
+ * The operation the single-operation outputs describe: the first one (output order) that ended in a
+ * final failure (under `failFast`, `failed` too), so that a failure is never described by an
+ * operation still running beside it; else the first that did not finish; else the first one.
+ */
+function primaryOperation(operations, failFast) {
+    return (operations.find((operation) => isFinalFailure(operation.status, failFast)) ??
+        operations.find((operation) => operation.status !== 'finished') ??
+        operations[0]);
+}
+/**
+ * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
+ * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
+ * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
+ */
+function operationDuration(operation, readAt) {
+    const created = apiTime(operation.created_at);
+    if (isUnfinished(operation.status) && readAt !== undefined && created !== undefined) {
+        return { ms: Math.max(0, readAt - created), soFar: true };
+    }
+    if (operation.total_duration_ms != null)
+        return { ms: operation.total_duration_ms, soFar: false };
+    const updated = apiTime(operation.updated_at);
+    if (created === undefined || updated === undefined)
+        return undefined;
+    return { ms: Math.max(0, updated - created), soFar: false };
+}
+/** Why nothing could be read; the reason itself is quoted beside it. */
+function nothingRead(report) {
+    switch (report.outcome) {
+        case 'timeout':
+            return report.noRetryFits
+                ? 'Nothing could be read before the gate gave up'
+                : 'Nothing could be read before the timeout ran out';
+        case 'cancelled':
+            return 'Nothing could be read before the job was cancelled';
+        default:
+            return 'Nothing could be read before the error';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/report/section.ts
+/** The first part a section gives, in the steps' order. */
+function firstOf(sections, part) {
+    for (const section of sections) {
+        const found = part(section);
+        if (found !== undefined)
+            return found;
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/report/timeline.ts
+
+
+/** More operations than this and the chart would be unreadable: the table alone is shown. */
+const MAX_TIMELINE_TASKS = 30;
+const timeline_MAX_NAME_CHARS = 40;
+/** A task shorter than this would be drawn with no width. */
+const MIN_TASK_MS = 1000;
+/**
+ * Mermaid accepts few characters in a task or section name (`:` separates the task's fields, `#`
+ * and `;` start comments and statements); API text keeps only letters, digits and `_ .-`.
+ */
+function mermaidName(text) {
+    const safe = text.replace(/[^A-Za-z0-9_.\- ]/g, '_').trim();
+    return safe.slice(0, timeline_MAX_NAME_CHARS).trim() || '_';
+}
+const TAGS = {
+    success: 'done, ',
+    failure: 'crit, ',
+    retrying: 'crit, active, ',
+    in_flight: 'active, ',
+    unknown: 'active, '
+};
+/** Ticks on the axis at most; the step is the smallest of TICK_STEPS that keeps within it. */
+const MAX_TICKS = 8;
+/** A span that even the longest step would cover with more ticks than this is not drawn. */
+const MAX_TICKS_AT_LONGEST_STEP = 12;
+const MONTH_MS = 30.44 * 86_400_000;
+/**
+ * Tick steps Mermaid accepts (`tickInterval`), with an axis format that names each tick once: a
+ * step of seconds shows seconds, of minutes or hours the minute, of days the day, of months the
+ * month, of a year the year. d3 puts ticks on whole multiples of the step within the next larger
+ * unit (a month's step counts months within the year), so two ticks never share a label at that
+ * precision, and no step is longer than a year.
+ */
+const TICK_STEPS = [
+    ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 1000, tick: `${n}second`, format: '%H:%M:%S' })),
+    ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 60_000, tick: `${n}minute`, format: '%H:%M' })),
+    ...[1, 2, 3, 6, 12].map((n) => ({ ms: n * 3_600_000, tick: `${n}hour`, format: '%H:%M' })),
+    ...[1, 2, 7, 14].map((n) => ({ ms: n * 86_400_000, tick: `${n}day`, format: '%b %d' })),
+    ...[1, 2, 3, 6].map((n) => ({ ms: n * MONTH_MS, tick: `${n}month`, format: '%b %Y' })),
+    { ms: 12 * MONTH_MS, tick: '12month', format: '%Y' }
+];
+const LONGEST_STEP = TICK_STEPS.at(-1);
+/**
+ * The axis for a chart spanning `spanMs`: `tickInterval` and `axisFormat`; undefined for a span of
+ * more than about 12 years, which no step Mermaid has can mark with few ticks.
+ */
+function axisFor(spanMs) {
+    if (spanMs / LONGEST_STEP.ms > MAX_TICKS_AT_LONGEST_STEP)
+        return undefined;
+    const step = TICK_STEPS.find((candidate) => spanMs / candidate.ms <= MAX_TICKS) ?? LONGEST_STEP;
+    // A span of a day or more shows the day beside the time, or 23:00 and 01:00 would repeat.
+    const format = spanMs >= 86_400_000 && step.format === '%H:%M' ? '%b %d %H:%M' : step.format;
+    return { tick: step.tick, format };
+}
+/** Room on the left for the section names (Mermaid's default, 75 px, fits about 10 characters). */
+function leftPadding(sections) {
+    const longest = Math.max(...sections.map((section) => section.length));
+    return Math.min(320, Math.max(75, Math.round(longest * 7 + 16)));
+}
+/** The operation's bar; undefined when its `created_at` cannot be read (nothing to draw). */
+function operationTask(operation, readAt) {
+    const start = apiTime(operation.created_at);
+    if (start === undefined)
+        return undefined;
+    const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined;
+    const lastKnown = lastRead ?? apiTime(operation.updated_at) ?? start;
+    return {
+        section: operation.action ?? 'operation',
+        name: `${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`,
+        tag: TAGS[classifyStatus(operation.status)],
+        start,
+        end: lastKnown
+    };
+}
+/**
+ * The operations as a Mermaid gantt chart, from `created_at` to the last update, one section per
+ * action, marked by status (done, active, crit), and a step's task after them. An operation
+ * that has not finished runs to the time it was last read (`readAt`, wall clock), not to its last
+ * update. Undefined when there is nothing to draw or too much to read, operations or years (the
+ * table says it all then).
+ */
+function renderTimeline(operations, readAt = new Map(), after) {
+    const tasks = [...operations]
+        .reverse()
+        .flatMap((operation) => operationTask(operation, readAt) ?? []);
+    if (tasks.length === 0 || tasks.length > MAX_TIMELINE_TASKS)
+        return undefined;
+    if (after)
+        tasks.push({ ...after, tag: TAGS[after.ended] });
+    const bySection = new Map();
+    let first = Infinity;
+    let last = -Infinity;
+    for (const task of tasks) {
+        const end = Math.max(task.end, task.start + MIN_TASK_MS);
+        first = Math.min(first, task.start);
+        last = Math.max(last, end);
+        // The fixed prefix keeps a name such as `section` or `click` from being read as a statement.
+        const section = mermaidName(task.section);
+        const lines = bySection.get(section) ?? [];
+        lines.push(`    ▸ ${mermaidName(task.name)} :${task.tag}${task.start}, ${end}`);
+        bySection.set(section, lines);
+    }
+    const axis = axisFor(last - first);
+    if (!axis)
+        return undefined;
+    const lines = [
+        'gantt',
+        `    %%{init: {"gantt": {"leftPadding": ${leftPadding([...bySection.keys()])}}}}%%`,
+        '    dateFormat x',
+        `    axisFormat ${axis.format}`,
+        `    tickInterval ${axis.tick}`
+    ];
+    for (const [section, sectionTasks] of bySection)
+        lines.push(`    section ${section}`, ...sectionTasks);
+    return lines.join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/report/operations-section.ts
+/*
+ * The summary's part on the operations: the timeline and the table of what was read, and what had
+ * ended in failure before the gate started.
+ */
+
+
+
+
+
+
+const MAX_ERROR_CHARS = 500;
+/** A table of the first `maxRows` rows, with a last row saying how many more there are. */
+function limitedTable(format, headers, items, { maxRows, what }, cells) {
+    const more = items.length - maxRows;
+    const left = more > 0 ? `… and ${more} more ${what} not shown` : undefined;
+    return format.table(headers, items.slice(0, maxRows).map(cells), left);
+}
+/** What was read of the operations: the timeline and the table, or why there is none. */
+function operationsSection(sections, format, report, facts, limits) {
+    const operations = facts.seen;
+    if (operations === undefined) {
+        const ended = sections.some((section) => section.endedBeforeWait?.(report));
+        return report.projectId && !ended
+            ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
+            : [];
+    }
+    if (operations.length === 0)
+        return [format.paragraph('No operation in flight.')];
+    const parts = [format.heading(`Operations (${operations.length})`, 3)];
+    const after = firstOf(sections, (section) => section.timelineTask?.(report));
+    const timeline = renderTimeline(operations, facts.readAt, after);
+    const chart = timeline && format.chart(timeline);
+    if (chart)
+        parts.push(chart);
+    parts.push(operationsTable(format, operations, facts, limits));
+    return parts;
+}
+/** The table of operations: what a person checks on the console. */
+function operationsTable(format, operations, facts, limits) {
+    const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'];
+    const row = (operation) => {
+        const duration = operationDuration(operation, facts.readAt.get(operation.id));
+        const failures = operation.failures_count
+            ? ` (${plural(operation.failures_count, 'failure')})`
+            : '';
+        const status = format.status(operation.status, failures);
+        const { code } = format;
+        return [
+            code(operation.id),
+            format.text(operation.action),
+            code(operation.branch_id),
+            code(operation.endpoint_id),
+            operation.error
+                ? format.below(status, format.text(operation.error, MAX_ERROR_CHARS))
+                : status,
+            duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
+            formatDate(format, operation.created_at)
+        ];
+    };
+    const shown = { maxRows: limits.operationRows, what: 'operations' };
+    return limitedTable(format, headings, operations, shown, row);
+}
+/**
+ * What the first read found over in failure that did not fail the gate (a warning each): on the
+ * gated branch a `cancelled` one still the newest on its compute; on the whole project (or before a
+ * teardown) what failed in the 15 minutes before the gate started.
+ */
+function recentFailuresSection(format, report, facts, limits) {
+    const operations = (report.recentFailures ?? []).flatMap((failure) => failure.failsGate ? [] : [failure.operation]);
+    if (operations.length === 0)
+        return [];
+    const why = report.before
+        ? `in the 15 minutes before the gate started; before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}`
+        : report.branch
+            ? 'still the newest on its compute (or of its action on the branch); a cancelled operation does not fail the gate'
+            : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch to fail on its own';
+    return [
+        format.heading(`⚠️ Ended in failure before the gate started (${operations.length})`, 3),
+        format.paragraph(`The newest operation on its compute or of its action, ${why}.`),
+        operationsTable(format, operations, facts, limits)
+    ];
+}
+
+;// CONCATENATED MODULE: ./src/steps/projects/projects-step.ts
+
+
+
+
+const MAX_UNAVAILABLE_IDS = 20;
+/** Its inputs, by name: whether to list, and the organization whose projects to list. */
+const PROJECTS_INPUTS = {
+    list_projects: booleanInput(false),
+    org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678')
+};
+function projectsSection(format, listing, limits) {
+    const { projects, unavailableProjectIds } = listing;
+    const parts = [
+        format.heading(`Projects (${projects.length})`, 3),
+        limitedTable(format, ['Name', 'Id', 'Region', 'Engine version', 'Created'], projects, { maxRows: limits.projectRows, what: 'projects' }, (project) => [
+            format.text(project.name),
+            format.code(project.id),
+            format.text(project.region_id),
+            project.pg_version != null ? String(project.pg_version) : '',
+            formatDate(format, project.created_at)
+        ])
+    ];
+    if (unavailableProjectIds.length > 0) {
+        const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(format.code);
+        const more = unavailableProjectIds.length - shown.length;
+        parts.push(format.paragraph(`Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`));
+    }
+    return parts;
+}
+const PROJECTS_SECTION = {
+    phase: 'before-wait',
+    unwaitedLine: ({ listing }) => listing && [plural(listing.projects.length, 'project')],
+    summary: {
+        place: 'below-operations',
+        render: (format, { listing }, limits) => listing && limits.projectRows > 0 ? projectsSection(format, listing, limits) : []
+    },
+    // `projects` is set once the rest is measured (it is cut to fit); its key here keeps the order.
+    outputs: ({ listing }) => listing && {
+        values: { projects: undefined, project_count: listing.projects.length },
+        list: { name: 'projects', items: listing.projects }
+    }
+};
+const PROJECTS_STEP = {
+    section: PROJECTS_SECTION,
+    applies: (inputs) => inputs.listProjects,
+    run: async (inputs, report, { client, logger }) => {
+        report.listing = await client.projects.listProjects(inputs.orgId);
+        logger.info(`Found ${plural(report.listing.projects.length, 'project')}`);
+        if (report.listing.unavailableProjectIds.length > 0) {
+            logger.warning(`Some projects are unavailable right now: ${report.listing.unavailableProjectIds.join(', ')}`);
+        }
+        report.outcome = 'success';
+    }
+};
+
+;// CONCATENATED MODULE: ./src/steps/teardown/teardown-rules.ts
+/**
+ * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
+ * `delete-rw-endpoint` as examples: a name that starts with `delete` covers a delete (deleting a
+ * branch deletes its read-write endpoint); one that starts with `restore` or `reset` covers a
+ * reset (the API's restore endpoint resets a branch to its parent).
+ */
+function restrictionCovers(name, action) {
+    const restricted = name.trim().toLowerCase();
+    const prefixes = action === 'delete' ? ['delete'] : ['restore', 'reset'];
+    return prefixes.some((prefix) => restricted.startsWith(prefix));
+}
+/**
+ * Whether `branch` is the project's default branch: `default: true`, or in older answers, which
+ * lack `default`, `primary: true`.
+ */
+function isDefault(branch) {
+    return (branch.default ?? branch.primary) === true;
+}
+/** What would make the API refuse `action` on `branch`, given every branch of its project. */
+function judgeTeardown(action, branch, projectBranches) {
+    const children = projectBranches.filter((other) => other.parent_id === branch.id && other.id !== branch.id);
+    const restrictions = branch.restricted_actions ?? [];
+    const covering = restrictions.filter((entry) => restrictionCovers(entry.name, action));
+    const blockers = [];
+    if (!branch.parent_id)
+        blockers.push({ reason: 'root' });
+    if (action === 'delete' && isDefault(branch))
+        blockers.push({ reason: 'default' });
+    if (branch.protected === true)
+        blockers.push({ reason: 'protected' });
+    if (action === 'delete' && children.length > 0)
+        blockers.push({ reason: 'children', children });
+    if (covering.length > 0)
+        blockers.push({ reason: 'restricted', restrictions: covering });
+    return {
+        blockers,
+        childrenBeforeReset: action === 'reset' ? children : [],
+        otherRestrictions: restrictions.filter((entry) => !covering.includes(entry))
+    };
+}
+
+;// CONCATENATED MODULE: ./src/steps/teardown/teardown-check.ts
+
+
+
+/** Before a delete, a branch that `branch_id` names no more: nothing to delete. */
+function goneBeforeDelete(branch) {
+    return { action: 'delete', preflight: 'gone', branch };
+}
+/**
+ * Reads `branch` anew, then every branch of the project (every page), and judges: `blocked` when
+ * the API would refuse `action` now, else `clear`. When the branch went while the gate waited,
+ * `branch_id` (`input`) is resolved again: a branch that has its name now is checked instead;
+ * `gone` when it names none before a delete; an input error before a reset, as when the gate starts.
+ */
+async function checkTeardown(action, branch, { reader, projectId, input }) {
+    let fresh;
+    try {
+        fresh = await reader.getTeardownBranch(projectId, branch.id);
+    }
+    catch (error) {
+        if (!(error instanceof ApiError && error.status === 404))
+            throw error;
+        const now = await resolvedAgain(action, branch, { reader, projectId, input });
+        if (now === 'gone')
+            return goneBeforeDelete(branch);
+        fresh = await reader.getTeardownBranch(projectId, now.id);
+    }
+    const judgement = judgeTeardown(action, fresh, await reader.listBranches(projectId));
+    return {
+        action,
+        preflight: judgement.blockers.length > 0 ? 'blocked' : 'clear',
+        branch: fresh,
+        judgement
+    };
+}
+/**
+ * `branch` answered 404: the branch `input` names now (another made under its name), or `gone`
+ * before a delete; an error when the project itself does not answer.
+ */
+async function resolvedAgain(action, branch, { reader, projectId, input }) {
+    try {
+        return await resolveBranch(reader, projectId, input);
+    }
+    catch (error) {
+        if (!(error instanceof NoSuchBranchError))
+            throw error;
+        if (action === 'delete')
+            return 'gone';
+        throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/report/operation-facts.ts
+/*
+ * What a report tells about its operations, sorted by what they mean for the outcome, and the
+ * phrases that name them (`start_compute on br-7 ended in error: "…"`), for the first line, the
+ * error line and the annotations.
+ */
+
+
+
+
+/** How many operations a line names; the table has them all. */
+const NAMED_IN_LINE = 3;
+/** `start_compute on br-preview-7` */
+function actionOnBranch(operation) {
+    return [
+        { code: operation.action ?? 'operation' },
+        ' on ',
+        { code: operation.branch_id ?? 'its branch' }
+    ];
+}
+/**
+ * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `20 min
+ * before the gate started` when the first read found it so.
+ */
+function failedClause(operation, facts) {
+    const duration = operationDuration(operation, facts.readAt.get(operation.id));
+    const before = facts.endedBeforeStart.get(operation.id);
+    return [
+        ...actionOnBranch(operation),
+        ' ended in ',
+        { code: operation.status },
+        duration ? ` after ${formatDuration(duration.ms)}` : '',
+        before ? `, ${endedBeforePhrase(before.endedAgoMs)}` : '',
+        ...(operation.error ? [': ', { quote: operation.error }] : [])
+    ];
+}
+/** `apply_config on br-main-1, running for 7.1 s so far` */
+function inFlightClause(operation, readAt) {
+    const duration = operationDuration(operation, readAt.get(operation.id));
+    return [
+        ...actionOnBranch(operation),
+        ', ',
+        { code: operation.status },
+        duration ? ` for ${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : ''
+    ];
+}
+/** The first few clauses joined, and how many more the table holds. */
+function listed(operations, clause, withIds) {
+    const phrase = [];
+    operations.slice(0, NAMED_IN_LINE).forEach((operation, index) => {
+        if (index > 0)
+            phrase.push('; ');
+        if (withIds)
+            phrase.push({ code: operation.id }, ' (', ...clause(operation), ')');
+        else
+            phrase.push(...clause(operation));
+    });
+    if (operations.length > NAMED_IN_LINE) {
+        phrase.push(`; and ${operations.length - NAMED_IN_LINE} more`);
+    }
+    return phrase;
+}
+function operationFacts(report) {
+    const failFast = report.failFast ?? false;
+    const seen = seenOperations(report);
+    const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
+    const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
+    const endedBeforeStart = new Map((report.recentFailures ?? [])
+        .filter((failure) => failure.failsGate)
+        .map((failure) => [failure.operation.id, failure]));
+    return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map(), endedBeforeStart };
+}
+/** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
+function failedList(facts, withIds = false) {
+    return listed(facts.failed, (operation) => failedClause(operation, facts), withIds);
+}
+/** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
+function inFlightList(facts, withIds = false) {
+    return listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds);
+}
+/** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */
+function inFlightPhrase(facts, withIds = false) {
+    return [`${facts.inFlight.length} still in flight: `, ...inFlightList(facts, withIds)];
+}
+
+;// CONCATENATED MODULE: ./src/report/headline.ts
+/*
+ * What a report says first: why the gate ended as it did. The facts are put together once, as
+ * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
+ * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
+ * A step that decided the outcome says it through its section (section.ts).
+ */
+
+
+
+
+
+/**
+ * The summary's first line after the outcome's label: on failure what failed, on timeout and
+ * cancellation what was still in flight and for how long, on success how many finished and in how
+ * long. Undefined when the outcome needs no more (an error, which is quoted beside it).
+ */
+function outcomeLine(sections, report, facts) {
+    const { wait, outcome } = report;
+    if (!outcome || outcome === 'error')
+        return undefined;
+    const decided = firstOf(sections, (section) => section.outcomeLine?.(report, facts));
+    if (decided)
+        return decided;
+    if (!facts.seen) {
+        const found = wait ? undefined : firstOf(sections, (section) => section.unwaitedLine?.(report));
+        if (found)
+            return found;
+        return outcome === 'success' ? undefined : ['nothing could be read, so the state is unknown'];
+    }
+    switch (outcome) {
+        case 'success': {
+            const added = sections
+                .map((section) => section.successLine?.(report))
+                .filter((line) => line !== undefined);
+            // Nothing finished: what a step adds says it alone.
+            const finished = facts.seen.length > 0 || added.length === 0 ? [[finishedText(report, facts)]] : [];
+            return [...finished, ...added].flatMap((part, index) => (index > 0 ? ['; ', ...part] : part));
+        }
+        case 'failure':
+            return [
+                facts.failed.length > 1 ? `${facts.failed.length} operations failed: ` : '',
+                ...failedList(facts)
+            ];
+        default:
+            if (facts.inFlight.length > 0)
+                return inFlightPhrase(facts);
+            return unfinishedStep(sections, report) ?? branchNotReady(report);
+    }
+}
+/** `all 2 operations finished in 3.1 s`, or `no operation in flight`. */
+function finishedText({ wait }, facts) {
+    const finished = facts.seen?.length ?? 0;
+    if (finished === 0)
+        return 'no operation in flight';
+    return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took(wait)}`;
+}
+/** ` in 3.1 s`: how long the wait took, when there was one. */
+function took(wait) {
+    return wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
+}
+/** The run cut short with nothing in flight, before a step after the wait could decide. */
+function unfinishedStep(sections, report) {
+    return firstOf(sections, (section) => section.unfinishedLine?.(report));
+}
+/**
+ * `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet (never before a
+ * teardown, which does not wait for that).
+ */
+function branchNotReady(report) {
+    const { branch } = report;
+    if (!branch || report.before || canBeQueried(branch))
+        return undefined;
+    return ['branch ', { code: branch.name }, ' is still ', ...branchStatePhrase(branch)];
+}
+/**
+ * The step's error line: the error, or the operations that failed, by id, and apart from them those
+ * still in flight (with how long so far); on a timeout or a cancellation, what was still in flight.
+ * Undefined when the outcome is no failure.
+ */
+function errorLine(sections, report) {
+    const { outcome } = report;
+    if (report.error)
+        return report.error;
+    if (outcome !== 'failure' && outcome !== 'timeout' && outcome !== 'cancelled')
+        return undefined;
+    const decided = firstOf(sections, (section) => section.errorLine?.(report));
+    if (decided)
+        return decided;
+    const facts = operationFacts(report);
+    if (outcome === 'failure')
+        return failureLine(facts);
+    const reason = report.wait?.reason ? ` (${report.wait.reason})` : '';
+    // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
+    const cut = outcome === 'timeout'
+        ? report.noRetryFits
+            ? 'Gave up'
+            : 'timeout ran out'
+        : 'The wait was cancelled';
+    if (!facts.seen) {
+        return `${cut} before anything could be read${reason}: the state of the operations is unknown`;
+    }
+    const inFlight = facts.inFlight.length > 0;
+    const branch = !inFlight && branchNotReady(report);
+    if (branch)
+        return `${cut} while ${phraseText(branch)}${report.noRetryFits ? reason : ''}`;
+    const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : '';
+    return outcome === 'timeout'
+        ? `${cut} while operations were still in flight${still}${reason}`
+        : `${cut}${still}`;
+}
+/** The operations that failed, by id, and beside them those still in flight. */
+function failureLine(facts) {
+    const count = facts.failed.length;
+    const what = count === 1 ? 'An operation' : `${count} operations`;
+    const beside = facts.inFlight.length > 0 ? `; ${phraseText(inFlightPhrase(facts, true))}` : '';
+    // When every failure was over before the gate started, the line says so once, up front.
+    const ended = facts.failed.filter((operation) => facts.endedBeforeStart.has(operation.id));
+    const when = ended.length === count ? ' before the gate started' : '';
+    const way = ended.length > 0 ? wayOut(ended) : '';
+    return `${what} ended in failure${when}: ${phraseText(failedList(facts, true))}${beside}${way}`;
+}
+/**
+ * The way out of a failure the first read found: nothing on its compute (or of its action) has
+ * succeeded since, so a re-run alone fails again.
+ */
+function wayOut(endedBefore) {
+    const onCompute = endedBefore.some((operation) => operation.endpoint_id);
+    return `; nothing has succeeded there since, so a re-run fails again: ${onCompute ? 'start the compute again (or re-create the branch)' : 're-create the branch (or run the action again)'}, then re-run the gate`;
+}
+
+;// CONCATENATED MODULE: ./src/steps/teardown/teardown-words.ts
+/*
+ * What the report says of the check before a teardown (`before`), once: whether the branch can be
+ * deleted or reset now, what blocks it and what to do about it, what is only worth a warning or a
+ * notice, and the `blockers` output (its section of the summary is teardown-section.ts).
+ */
+
+
+/** Child branches a line names, then a count. */
+const NAMED_CHILDREN = 10;
+/** Restrictions a line names, then a count. */
+const NAMED_RESTRICTIONS = 5;
+/** Failures while the gate waited warned about one by one; the summary's table has them all. */
+const MAX_FAILURE_WARNINGS = 5;
+const DONE = { delete: 'deleted', reset: 'reset' };
+/** `preview/pr-7 (br-preview-pr-7)`, or the name alone when that is all there is. */
+function branchNamed(branch) {
+    const id = branch.id && branch.id !== branch.name ? [' (', { code: branch.id }, ')'] : [];
+    return [{ code: branch.name }, ...id];
+}
+/** The first few items, joined with `joint`, and how many more there are. */
+function teardown_words_listed(items, named, joint, item) {
+    const phrase = [];
+    items.slice(0, named).forEach((value, index) => {
+        if (index > 0)
+            phrase.push(joint);
+        phrase.push(...item(value));
+    });
+    if (items.length > named)
+        phrase.push(`${joint}and ${items.length - named} more`);
+    return phrase;
+}
+/** `preview/a (br-a), preview/b (br-b), and 3 more` */
+function childrenList(children) {
+    return teardown_words_listed(children, NAMED_CHILDREN, ', ', branchNamed);
+}
+/** `delete-rw-endpoint: “used by an integration”; restore: …` */
+function restrictionsList(restrictions) {
+    return teardown_words_listed(restrictions, NAMED_RESTRICTIONS, '; ', (entry) => [
+        { code: entry.name },
+        ...(entry.reason ? [': ', { quote: entry.reason }] : [])
+    ]);
+}
+/** What one blocker is, and what a person can do about it. */
+function blockerPhrase(blocker, action) {
+    switch (blocker.reason) {
+        case 'root':
+            return action === 'delete'
+                ? ['it is a root branch (it has no parent_id), which the API does not delete']
+                : ['it is a root branch (it has no parent_id): there is no parent to reset it to'];
+        case 'default':
+            return ["it is the project's default branch; make another branch the default first"];
+        case 'protected':
+            return ['it is protected; remove its protection first'];
+        case 'children':
+            return [
+                `it has ${plural(blocker.children.length, 'child branch', 'child branches')}, to delete first: `,
+                ...childrenList(blocker.children)
+            ];
+        case 'restricted':
+            return [
+                `its restricted_actions refuse a ${action}: `,
+                ...restrictionsList(blocker.restrictions)
+            ];
+    }
+}
+/**
+ * The check in one line: `branch preview/pr-7 (br-…) cannot be deleted: it is protected; …`, `… can
+ * be deleted now: nothing blocks it`, `branch preview/pr-7 is gone: nothing to delete`, or that it
+ * was not checked, because work was still in flight (`busy`).
+ */
+function teardownPhrase(check) {
+    const branch = ['branch ', ...branchNamed(check.branch)];
+    if (check.preflight === 'gone')
+        return [...branch, ' is gone: nothing to delete'];
+    if (check.preflight === 'busy') {
+        return [
+            ...branch,
+            ` was not checked: the project still has work in flight, so a ${check.action} now would meet 423 Locked`
+        ];
+    }
+    const done = DONE[check.action];
+    if (check.preflight === 'clear')
+        return [...branch, ` can be ${done} now: nothing blocks it`];
+    return [
+        ...branch,
+        ` cannot be ${done}: `,
+        ...teardown_words_listed(check.judgement.blockers, Infinity, '; ', (blocker) => blockerPhrase(blocker, check.action))
+    ];
+}
+/** Each blocker's reason, and what it is and what to do about it; none when nothing blocks. */
+function blockerDetails(check) {
+    if (check.preflight === 'gone' || check.preflight === 'busy')
+        return [];
+    return check.judgement.blockers.map((blocker) => ({
+        reason: blocker.reason,
+        detail: blockerPhrase(blocker, check.action)
+    }));
+}
+/** The `blockers` output: `{reason, detail}` for each, `[]` when nothing blocks the branch. */
+function blockersOutput(check) {
+    return blockerDetails(check).map(({ reason, detail }) => ({ reason, detail: phraseText(detail) }));
+}
+/**
+ * What is worth a warning or a notice beside the outcome: child branches before a reset (it must
+ * keep the current state under another name), and restrictions that stop neither action; a branch
+ * gone (a notice), or not checked while work was in flight (a warning: a teardown now meets 423).
+ */
+function teardownNotes(check) {
+    if (check.preflight === 'gone')
+        return { warnings: [], notices: [teardownPhrase(check)] };
+    if (check.preflight === 'busy') {
+        const wayOut = `; let the gate wait until the project is idle, or retry the ${check.action} on 423`;
+        return { warnings: [[...capitalized(teardownPhrase(check)), wayOut]], notices: [] };
+    }
+    const branch = ['Branch ', ...branchNamed(check.branch)];
+    const { childrenBeforeReset: children, otherRestrictions } = check.judgement;
+    const warnings = [];
+    if (children.length > 0) {
+        warnings.push([
+            ...branch,
+            ` has ${plural(children.length, 'child branch', 'child branches')} (`,
+            ...childrenList(children),
+            '): the reset must keep its current state under another name (preserve_under_name), where the children move'
+        ]);
+    }
+    const notices = [];
+    if (otherRestrictions.length > 0) {
+        notices.push([
+            ...branch,
+            ` lists restricted actions that do not stop a ${check.action}: `,
+            ...restrictionsList(otherRestrictions)
+        ]);
+    }
+    return { warnings, notices };
+}
+/** The phrase as the start of a sentence. */
+function capitalized(phrase) {
+    const [first, ...rest] = phrase;
+    return typeof first === 'string'
+        ? [first.charAt(0).toUpperCase() + first.slice(1), ...rest]
+        : phrase;
+}
+/**
+ * Before a teardown the gate waits for the project to be idle, not for its operations to succeed:
+ * a warning for each that ended in failure while it waited (the first few, then a count).
+ */
+function failedWhileIdling(operations, action) {
+    const failed = operations.filter((operation) => classifyStatus(operation.status) === 'failure');
+    const warnings = failed
+        .slice(0, MAX_FAILURE_WARNINGS)
+        .map((operation) => [
+        'Ended in failure while the gate waited: ',
+        { code: operation.action ?? 'operation' },
+        ' ',
+        { code: operation.id },
+        ' on ',
+        { code: operation.branch_id ?? 'its branch' },
+        ', ',
+        { code: operation.status },
+        ...(operation.error ? [': ', { quote: operation.error }] : []),
+        `; before a ${action}, a failure is no reason to stop`
+    ]);
+    if (failed.length > MAX_FAILURE_WARNINGS) {
+        warnings.push([
+            `… and ${plural(failed.length - MAX_FAILURE_WARNINGS, 'more operation')} ended in failure while the gate waited; the summary lists them`
+        ]);
+    }
+    return warnings;
+}
+
+;// CONCATENATED MODULE: ./src/steps/teardown/teardown-section.ts
+
+
+
+
+/** Why the check may still meet a 423: it reads, and the control plane can start work after it. */
+const TEARDOWN_RACE = 'The check reads and never writes: the control plane can start an operation between it and the teardown, so the teardown step should still retry a 423 (Locked).';
+/**
+ * Before a teardown, once the check decided: what blocks the branch (a table: the reason, what to
+ * do), what is only a warning or a notice, and why the teardown step should still retry a 423.
+ */
+function teardownSection(format, report) {
+    const check = report.teardown;
+    if (!check)
+        return [];
+    const parts = [format.heading(`Before a ${check.action}: ${check.preflight}`, 3)];
+    const blockers = blockerDetails(check);
+    if (blockers.length > 0) {
+        parts.push(format.table(['Blocker', 'What it is, and what to do'], blockers.map(({ reason, detail }) => [format.code(reason), format.phrase(detail)])));
+    }
+    const { warnings, notices } = teardownNotes(check);
+    for (const warning of warnings)
+        parts.push(format.paragraph(`⚠️ ${format.phrase(warning)}`));
+    for (const notice of notices)
+        parts.push(format.paragraph(`ℹ️ ${format.phrase(notice)}`));
+    if (check.preflight === 'clear' || check.preflight === 'blocked') {
+        parts.push(format.paragraph(TEARDOWN_RACE));
+    }
+    return parts;
+}
+/**
+ * Before a teardown, what ended in failure does not stop the gate: `all 2 operations ended in
+ * 3.1 s, 1 of them in failure`, never that they all finished.
+ */
+function idleText(report, facts) {
+    const failed = facts.failed.length;
+    if (failed === 0)
+        return finishedText(report, facts);
+    const ended = facts.seen?.length ?? failed;
+    return ended === 1
+        ? `the operation ended${took(report.wait)}, in failure`
+        : `all ${ended} operations ended${took(report.wait)}, ${failed} of them in failure`;
+}
+/**
+ * The first line once the check decided: what blocks the branch, or that nothing does and the
+ * project is idle, or that the branch is gone.
+ */
+function teardownLine(report, facts) {
+    const check = report.teardown;
+    const { outcome } = report;
+    if (!check || (outcome !== 'success' && outcome !== 'failure'))
+        return undefined;
+    const phrase = teardownPhrase(check);
+    if (check.preflight !== 'clear')
+        return phrase;
+    return [...phrase, `; the project is idle: ${idleText(report, facts)}`];
+}
+/**
+ * Before a teardown, once the check has decided, or `busy` while something was still in flight:
+ * then the branch was not checked, so nothing is said of what blocks it.
+ */
+function teardownOutputs({ teardown }) {
+    if (!teardown)
+        return {};
+    const { preflight } = teardown;
+    return preflight === 'busy' ? { preflight } : { preflight, blockers: blockersOutput(teardown) };
+}
+const TEARDOWN_SECTION = {
+    phase: 'after-wait',
+    outcomeLine: teardownLine,
+    // The project idle, but the run cut short before the branch check decided.
+    unfinishedLine: (report) => report.before && !report.teardown
+        ? ['the project is idle, but the branch was not checked']
+        : undefined,
+    errorLine: ({ teardown }) => teardown?.preflight === 'blocked'
+        ? phraseText(capitalized(teardownPhrase(teardown)))
+        : undefined,
+    summary: { place: 'above-operations', render: teardownSection },
+    // A branch gone before the first poll ends a delete at once: no error, nothing left to read.
+    endedBeforeWait: (report) => report.teardown?.preflight === 'gone',
+    outputs: (report) => ({ values: teardownOutputs(report) }),
+    // What blocks the branch, titled with the action, the branch and the reasons; alone.
+    annotation: ({ teardown }, errorLine) => {
+        if (teardown?.preflight !== 'blocked')
+            return undefined;
+        const reasons = teardown.judgement.blockers.map((blocker) => blocker.reason).join(', ');
+        const title = `cannot ${teardown.action} branch ${teardown.branch.name}: ${reasons}`;
+        return {
+            annotation: { title: truncate(title, 200), message: truncate(errorLine, 1000) },
+            alone: true
+        };
+    }
+};
+
+;// CONCATENATED MODULE: ./src/steps/teardown/teardown-step.ts
+
+
+
+
+
+
+/**
+ * Before a teardown, once the project is idle: what ended in failure while the gate waited is
+ * warned about, then one fresh read of the branch and of the project's branches decides.
+ */
+async function checkBeforeTeardown(client, { before: action, branchId }, { projectId, branch }, report, logger) {
+    if (!action)
+        return;
+    // What `branch_id` said: should the branch go while the gate waits, it is resolved again.
+    const input = branchId ?? branch.id;
+    for (const warning of failedWhileIdling(report.wait?.operations ?? [], action)) {
+        logger.warning(phraseText(warning));
+    }
+    const check = await checkTeardown(action, branch, { reader: client.branches, projectId, input });
+    if (check.preflight !== 'gone')
+        report.branch = check.branch;
+    teardownDecided(report, check, logger);
+}
+/** The check's outcome in the report, and its warnings and notices in the log. */
+function teardownDecided(report, check, logger) {
+    report.teardown = check;
+    report.outcome = check.preflight === 'blocked' ? 'failure' : 'success';
+    const { warnings, notices } = teardownNotes(check);
+    for (const warning of warnings)
+        logger.warning(phraseText(warning));
+    for (const notice of notices)
+        logger.notice(phraseText(notice));
+    if (check.preflight === 'clear')
+        logger.info(phraseText(capitalized(teardownPhrase(check))));
+}
+/**
+ * Before a teardown, the run ended while work was still in flight (a timeout, or `wait: false`):
+ * the branch is `busy`, with a warning that a teardown now would meet 423 Locked. Not when nothing
+ * was seen in flight (the first read never answered): then nothing is known.
+ */
+function teardownBusy(report, { before: action }, logger) {
+    const { branch, outcome } = report;
+    if (!action || report.teardown || !branch)
+        return;
+    if (outcome !== 'timeout' && outcome !== 'pending')
+        return;
+    const seen = seenOperations(report) ?? [];
+    if (!seen.some((operation) => isUnfinished(operation.status)))
+        return;
+    report.teardown = { action, preflight: 'busy', branch };
+    for (const warning of teardownNotes(report.teardown).warnings) {
+        logger.warning(phraseText(warning));
+    }
+}
+const TEARDOWN_STEP = {
+    section: TEARDOWN_SECTION,
+    applies: (inputs) => inputs.before !== undefined,
+    run: async (inputs, report, { client, projectId, branch, logger }) => {
+        if (projectId && branch)
+            await checkBeforeTeardown(client, inputs, { projectId, branch }, report, logger);
+    },
+    branchGone: (inputs, report, logger) => {
+        if (inputs.before !== 'delete' || !inputs.branchId)
+            return false;
+        teardownDecided(report, goneBeforeDelete({ name: inputs.branchId }), logger);
+        return true;
+    },
+    end: (inputs, report, logger) => teardownBusy(report, inputs, logger)
+};
+
+;// CONCATENATED MODULE: ./src/gate/steps.ts
+
+
+
+const STEPS = [
+    PROJECTS_STEP,
+    TEARDOWN_STEP,
+    DATABASE_STEP
+];
+const steps_SECTIONS = STEPS.map((step) => step.section);
+
+;// CONCATENATED MODULE: ./src/gate/gate.ts
+/*
+ * The whole job, from typed inputs to a report: the steps before the wait (list projects), resolve
+ * the branch, wait, then the steps after it (steps.ts: the database, the teardown's check). The
+ * core knows `before` where it shapes the wait: the whole project until idle, no `fail_fast`, no
+ * database, no branch readiness, and a branch that is gone asked of the steps. It touches neither
+ * the runner nor GitHub (run() in main.ts publishes what it returns), so a test can run it end to
+ * end with fakes. Every error ends here as the report's outcome and message (run-error.ts).
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+/** Runs the gate the inputs ask for; never throws. */
+async function gate(given, dependencies) {
+    const { logger } = dependencies;
+    // The runner's clock, its wall time the API's (its answers' Date header): what is compared with
+    // the API's timestamps is measured on the API's clock; deadlines stay on the monotonic one.
+    const clock = new ApiClock(dependencies.clock, logger);
+    // Before a teardown the gate waits for the project to be idle: a `failed` operation is still in
+    // flight, and a branch about to go is not queried (the front ends warn that these are ignored).
+    const inputs = given.before ? { ...given, failFast: false, database: undefined } : given;
+    const pace = new Pace(inputs.intervalMs, clock, logger, dependencies.random);
+    const report = {
+        requests: { requests: 0, retries: 0 },
+        gate: gateKindOf(given),
+        failFast: inputs.failFast,
+        before: inputs.before,
+        pace
+    };
+    // One deadline for the whole run: listing, every poll, retry and back-off, the steps after.
+    const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
+    // What ended just before this moment is judged too (on the API's clock, once it has answered).
+    const startedAt = clock.now();
+    const deadline = stepStartedAt + inputs.timeoutMs;
+    const client = apiClient(inputs, { ...dependencies, clock }, pace, deadline);
+    report.requests = client.stats;
+    const context = { ...dependencies, clock, client, pace, stepStartedAt, deadline };
+    for (const step of STEPS)
+        step.start?.(inputs, report);
+    const steps = STEPS.filter((step) => step.applies(inputs));
+    let source;
+    try {
+        for (const step of stepsIn('before-wait', steps))
+            await step.run(inputs, report, context);
+        if (inputs.projectId) {
+            const gated = { projectId: inputs.projectId, startedAt };
+            source = await gateProject(gated, inputs, report, context, steps);
+        }
+    }
+    catch (error) {
+        // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
+        recordError(report, error, dependencies);
+    }
+    for (const step of steps)
+        step.end?.(inputs, report, logger);
+    // The whole run, the steps after the wait included.
+    report.elapsedMs = clock.now() - stepStartedAt;
+    if (source?.branch)
+        report.branch = source.branch;
+    if (source?.recentFailures?.length)
+        report.recentFailures = source.recentFailures;
+    return report;
+}
+function stepsIn(phase, steps) {
+    return steps.filter((step) => step.section.phase === phase);
+}
+/**
+ * The project gate: its branch resolved, the wait, then, when it succeeded, each step after it;
+ * the source of operations, once read. Throws the error that cut it short.
+ */
+async function gateProject(gated, inputs, report, context, steps) {
+    const { projectId } = gated;
+    report.projectId = projectId;
+    const branch = await gatedBranch(inputs, gated, report, context, steps);
+    if (branch === 'gone')
+        return undefined;
+    const source = createSource(context.client, inputs, { ...gated, branch }, context);
+    await waitFor(source, inputs, report, context);
+    for (const step of stepsIn('after-wait', steps)) {
+        if (report.outcome !== 'success')
+            break;
+        await step.run(inputs, report, { ...context, projectId, branch });
+    }
+    return source;
+}
+/**
+ * The wait for the operations; throws the error that cut it short, once what was read is in the
+ * report.
+ */
+async function waitFor(source, inputs, report, { clock, logger, signal, pace, stepStartedAt, deadline }) {
+    const wait = await waitForOperations({
+        wait: inputs.wait,
+        startedAt: stepStartedAt,
+        deadline,
+        failFast: inputs.failFast,
+        untilIdle: inputs.before !== undefined,
+        databaseCheckNext: inputs.database !== undefined
+    }, { source, pace, clock, logger, signal });
+    if (wait.outcome === 'error') {
+        // What was read before the error stays, for the outputs as for the summary.
+        if (wait.observed || wait.operations.length > 0)
+            report.wait = wait;
+        throw wait.error;
+    }
+    report.wait = wait;
+    report.outcome = wait.outcome;
+    if (wait.noRetryFits)
+        report.noRetryFits = wait.noRetryFits;
+}
+/**
+ * The branch `branch_id` names, resolved before the first poll (none without it, or with
+ * `operation_id`); `gone` when it names no branch and a step's goal then holds (a delete's).
+ */
+async function gatedBranch(inputs, { projectId }, report, { client, logger }, steps) {
+    if (!inputs.branchId || inputs.operationIds.length > 0)
+        return undefined;
+    let branch;
+    try {
+        branch = await resolveBranch(client.branches, projectId, inputs.branchId);
+    }
+    catch (error) {
+        if (!(error instanceof NoSuchBranchError))
+            throw error;
+        if (steps.some((step) => step.branchGone?.(inputs, report, logger)))
+            return 'gone';
+        throw error;
+    }
+    if (!inputs.before) {
+        logger.info(`Gating branch ${branch.name} (${branch.id})`);
+        return branch;
+    }
+    logger.info(`Before a ${inputs.before} of branch ${branch.name} (${branch.id}): waiting until the project is idle`);
+    // What the outputs and the summary show of it until the check reads it again.
+    report.branch = branch;
+    return branch;
+}
+/**
+ * The operations named by `operation_id`, or the project gate: on one branch with `branch_id`, or
+ * on the whole project before a teardown of that branch.
+ */
+function createSource(client, inputs, { projectId, startedAt, branch }, { logger, clock }) {
+    const { isDone } = finalityOf(inputs.failFast);
+    if (inputs.operationIds.length > 0) {
+        return new OperationIdsSource(client.operations, projectId, inputs.operationIds, isDone);
+    }
+    return new ProjectGateSource({
+        reader: client.operations,
+        projectId,
+        branch: branch && !inputs.before ? { branch, reader: client.branches } : undefined,
+        isDone,
+        teardown: inputs.before,
+        startedAt,
+        clock,
+        logger
+    });
+}
+function apiClient(inputs, dependencies, pace, deadline) {
+    const { clock, logger, redactor, retryPolicy, signal, transport } = dependencies;
+    return new ApiClient({
+        onDate: (date, sentAt) => clock.observe(date, sentAt),
+        baseUrl: inputs.apiHost,
+        apiKey: inputs.apiKey,
+        requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
+        retryPolicy,
+        pace,
+        clock,
+        logger,
+        redactor,
+        deadline,
+        readOnceWithinMs: inputs.wait ? undefined : RECOVERY_INTERVALS * inputs.intervalMs,
+        signal,
+        transport
+    });
+}
+
+;// CONCATENATED MODULE: ./src/domain/teardown-action.ts
+/*
+ * `before`: the teardown a gate runs ahead of. The core wait speaks of it where it shapes the wait
+ * (idle means the whole project, and a failure before it is only warned about); what the teardown
+ * step checks and says is src/steps/teardown/'s.
+ */
+const TEARDOWN_ACTIONS = ['delete', 'reset'];
+
+;// CONCATENATED MODULE: ./src/steps/teardown/teardown-input.ts
+/*
+ * The teardown's input, `before`: what it accepts, what it needs beside it, and what it makes the
+ * gate ignore. gate/inputs.ts puts it in the one schema of the inputs.
+ */
+
+
+/** Its input, by name: `before`, the teardown to check for. */
+const TEARDOWN_INPUTS = {
+    before: schemas_string().transform((raw, ctx) => {
+        const text = raw.trim();
+        if (text === '')
+            return undefined;
+        const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase());
+        if (action)
+            return action;
+        // Quoted as given: a value folded in case would slip past the redactor.
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` });
+        return NEVER;
+    })
+};
+/**
+ * `before` checks one branch of a project once the whole project is idle: it needs both, and no
+ * operations of its own.
+ */
+function checkBefore(inputs, ctx, { mention }) {
+    const before = `${mention('before')} ${inputs.before ?? ''}`;
+    if (!inputs.project_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['project_id'],
+            message: `required with ${before}; give the project of the branch`
+        });
+    }
+    if (!inputs.branch_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['branch_id'],
+            message: `required with ${before}; give the branch to check (an id, br-…, or its name)`
+        });
+    }
+    if (inputs.operation_id.length > 0) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['operation_id'],
+            message: `cannot be combined with ${before}, which waits until the whole project is idle; leave it out`
+        });
+    }
+}
+/** What `before` makes the gate ignore, worth a warning. */
+function ignoredBeforeTeardown(inputs, { mention }) {
+    if (!inputs.before)
+        return [];
+    const warnings = [];
+    if (inputs.database) {
+        warnings.push(`${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`);
+    }
+    if (inputs.failFast) {
+        warnings.push(`${mention('fail_fast')} is ignored with ${mention('before')}: the gate waits until the project is idle, and a failure is no reason to stop a teardown`);
+    }
+    return warnings;
+}
+
 ;// CONCATENATED MODULE: ./src/gate/inputs.ts
 /*
  * The gate's inputs, one schema for both front ends: what each accepts, its default and its
  * problems, worded with the names the front end gives them (InputNaming). A front end's own inputs
  * (the action's for the pull request) are its own schema, checked beside these (OwnInputs).
  */
+
 
 
 
@@ -44745,33 +45746,14 @@ function inputFields(naming) {
         project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
         operation_id: operationIdsInput(`${naming.mention('project_id')}, ${naming.mention('branch_id')}`),
         branch_id: idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'),
-        list_projects: booleanInput(false),
-        org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
+        ...PROJECTS_INPUTS,
         wait: booleanInput(true),
         interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
         timeout: timeoutInput(input_fields_quotedAsGiven),
         fail_fast: booleanInput(false),
         api_host: apiHostInput,
-        database_url: schemas_string().transform((raw, ctx) => {
-            if (!raw.trim())
-                return undefined;
-            const target = parseDatabaseUrl(raw.trim());
-            if (typeof target !== 'string')
-                return target;
-            ctx.addIssue({ code: 'custom', message: target });
-            return NEVER;
-        }),
-        before: schemas_string().transform((raw, ctx) => {
-            const text = raw.trim();
-            if (text === '')
-                return undefined;
-            const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase());
-            if (action)
-                return action;
-            // Quoted as given: a value folded in case would slip past the redactor.
-            ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` });
-            return NEVER;
-        })
+        ...DATABASE_INPUTS,
+        ...TEARDOWN_INPUTS
     };
 }
 /** What the inputs must be together. */
@@ -44823,34 +45805,6 @@ function checkIgnoredToTheGatesLoss(inputs, ctx, { mention, enabled }) {
         });
     }
 }
-/**
- * `before` checks one branch of a project once the whole project is idle: it needs both, and no
- * operations of its own.
- */
-function checkBefore(inputs, ctx, { mention }) {
-    const before = `${mention('before')} ${inputs.before ?? ''}`;
-    if (!inputs.project_id) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['project_id'],
-            message: `required with ${before}; give the project of the branch`
-        });
-    }
-    if (!inputs.branch_id) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['branch_id'],
-            message: `required with ${before}; give the branch to check (an id, br-…, or its name)`
-        });
-    }
-    if (inputs.operation_id.length > 0) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['operation_id'],
-            message: `cannot be combined with ${before}, which waits until the whole project is idle; leave it out`
-        });
-    }
-}
 function inputsSchema(naming) {
     return object(inputFields(naming))
         .superRefine((inputs, ctx) => checkTogether(inputs, ctx, naming))
@@ -44876,13 +45830,7 @@ function inputsSchema(naming) {
  */
 function ignoredInputWarnings(inputs, naming) {
     const { mention } = naming;
-    const warnings = [];
-    if (inputs.before && inputs.database) {
-        warnings.push(`${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`);
-    }
-    if (inputs.before && inputs.failFast) {
-        warnings.push(`${mention('fail_fast')} is ignored with ${mention('before')}: the gate waits until the project is idle, and a failure is no reason to stop a teardown`);
-    }
+    const warnings = ignoredBeforeTeardown(inputs, naming);
     if (inputs.orgId && !inputs.listProjects) {
         warnings.push(`${mention('org_id')} is ignored unless ${mention('list_projects')} is true`);
     }
@@ -45075,89 +46023,6 @@ class GateRun {
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/report/report-format.ts
-/*
- * How the report is written down: as HTML for the job summary and the pull-request comment (API
- * text escaped, Markdown kept out), and as plain text for the command's standard output (API text
- * made safe for a terminal and a CI log, no Markdown). The report itself (summary.ts) says what is
- * there once; a format only decides how each part looks.
- */
-
-
-
-
-const MAX_ID_CHARS = 80;
-const MAX_TEXT_CHARS = 120;
-/** `2026-11-25 11:21:23 UTC`, or the API's text when it is no time. */
-function formatDate(format, iso) {
-    if (!iso)
-        return '';
-    const time = apiTime(iso);
-    if (time === undefined)
-        return format.text(iso);
-    return new Date(time)
-        .toISOString()
-        .replace('T', ' ')
-        .replace(/\.\d+Z$/, ' UTC');
-}
-const HTML_FORMAT = {
-    code: (text) => (text ? `<code>${forHtml(text, MAX_ID_CHARS)}</code>` : ''),
-    text: (value, maxChars = MAX_TEXT_CHARS) => forHtml(value ?? '', maxChars),
-    phrase: phraseHtml,
-    status: (status, suffix) => forHtml(statusLabel(status) + suffix, MAX_TEXT_CHARS),
-    paragraph: (line) => `<p>${line}</p>`,
-    heading: (title, level) => `<h${level}>${title}</h${level}>`,
-    strong: (text) => `<b>${text}</b>`,
-    below: (first, second) => `${first}<br>${second}`,
-    chart: (mermaid) => `\n\`\`\`mermaid\n${mermaid}\n\`\`\`\n`,
-    table: (headers, rows, more) => {
-        const head = headers.map((header) => `<th>${header}</th>`).join('');
-        const body = rows.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`);
-        if (more)
-            body.push(`<tr><td colspan="${headers.length}">${more}</td></tr>`);
-        return `<table>\n<tr>${head}</tr>\n${body.join('\n')}\n</table>`;
-    },
-    join: (parts) => parts.join('\n') + '\n'
-};
-/** API text for a line of plain text: cut, and no control character or runner command left. */
-function plain(value, maxChars) {
-    return forLog(truncate(value ?? '', maxChars));
-}
-/** Columns padded to their widest cell; a cell's second part (`below`) on a line of its own. */
-function textTable(headers, rows, more) {
-    const split = rows.map((cells) => cells.map((cell) => cell.split('\n')));
-    const widths = headers.map((header, column) => Math.max(header.length, ...split.map((cells) => cells[column][0].length)));
-    const line = (cells) => cells
-        .map((cell, column) => cell.padEnd(widths[column]))
-        .join('  ')
-        .trimEnd();
-    const lines = [line(headers.map((header) => header.toUpperCase()))];
-    for (const cells of split) {
-        lines.push(line(cells.map((parts) => parts[0])));
-        for (const parts of cells)
-            for (const rest of parts.slice(1))
-                lines.push(`    ${rest}`);
-    }
-    if (more)
-        lines.push(more);
-    return lines.join('\n');
-}
-const report_format_TEXT_FORMAT = {
-    code: (text) => (text ? plain(text, MAX_ID_CHARS) : ''),
-    text: (value, maxChars = MAX_TEXT_CHARS) => plain(value, maxChars),
-    phrase: (phrase) => forLog(phraseText(phrase)),
-    status: (status, suffix) => plain(status, 40) + suffix,
-    paragraph: (line) => line,
-    // The command's report starts with its headline: no title above it.
-    heading: (title, level) => (level === 2 ? '' : `\n${title}`),
-    strong: (text) => text,
-    // Our own mark between the parts; API text holds no line break once `plain` has made it safe.
-    below: (first, second) => `${first}\n${second}`,
-    chart: () => undefined,
-    table: textTable,
-    join: (parts) => parts.filter((part) => part !== '').join('\n') + '\n'
-};
-
 ;// CONCATENATED MODULE: ./src/runner/github-context.ts
 /*
  * What the run is for: the event, the commit, the pull request. Read from the same environment
@@ -45362,308 +46227,7 @@ function getInputs(readInput) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/report/database-words.ts
-/*
- * What the report says of the database probe, once: that a query answered (after how many attempts,
- * how long after the control plane was done, which server), or why none did.
- */
-
-
-/** `the database app on ep-1.neon.tech answered after 2 attempts, 4.1 s after the control plane …` */
-function databasePhrase(probe) {
-    const { target, failure } = probe;
-    const where = ['the database ', { code: target.database }, ' on ', { code: target.host }];
-    if (probe.state === 'ready') {
-        const version = probe.serverVersion
-            ? [' (PostgreSQL ', { code: probe.serverVersion }, ')']
-            : [];
-        return [
-            ...where,
-            ` answered after ${plural(probe.attempts, 'attempt')}, ${formatDuration(probe.afterControlPlaneMs)} after the control plane was done`,
-            ...version
-        ];
-    }
-    if (failure?.answer) {
-        return [...where, ' answered ', { code: 'SELECT 1' }, ' with ', ...failure.answer, ', not 1'];
-    }
-    const cause = failure
-        ? [...(failure.code ? [{ code: failure.code }, ' '] : []), { quote: failure.message }]
-        : [];
-    switch (probe.state) {
-        case 'refused':
-            return [...where, ' refused the role ', { code: target.user }, ' or its password: ', ...cause];
-        case 'unreachable':
-            // Cancelled during the first attempt, nothing is known of why: no colon before nothing.
-            return [...where, ' did not answer', ...(failure ? [': ', ...cause] : [])];
-        default:
-            return [...where, ' answered with an error: ', ...cause];
-    }
-}
-/** The probe, when it is what the gate ended on: it ran and no query answered. */
-function databaseFailed(probe) {
-    return probe !== undefined && probe.state !== 'ready';
-}
-/**
- * Why the database was not tried, when the gate was to end with a query and never got that far;
- * undefined when it was tried or not asked for.
- */
-function databaseNotTried(report) {
-    if (!report.databaseRequested || report.database)
-        return undefined;
-    switch (report.outcome) {
-        case 'failure':
-            return 'an operation failed';
-        case 'timeout':
-            return 'the timeout ran out before the control plane was done';
-        case 'cancelled':
-            return 'the job was cancelled before the control plane was done';
-        case 'pending':
-            return 'the gate read once without waiting, and the control plane was not done at that read';
-        default:
-            return 'the error above came first';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/report/headline.ts
-/*
- * What a report says first: why the gate ended as it did. The facts are put together once, as
- * phrases of our own words and API text kept apart, and told twice: as HTML in the summary and the
- * comment (API text escaped), and as plain text in the step's error line (made safe by the log).
- */
-
-
-
-
-
-
-
-
-/** How many operations a line names; the table has them all. */
-const NAMED_IN_LINE = 3;
-/** `start_compute on br-preview-7` */
-function actionOnBranch(operation) {
-    return [
-        { code: operation.action ?? 'operation' },
-        ' on ',
-        { code: operation.branch_id ?? 'its branch' }
-    ];
-}
-/**
- * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `20 min
- * before the gate started` when the first read found it so.
- */
-function failedClause(operation, facts) {
-    const duration = operationDuration(operation, facts.readAt.get(operation.id));
-    const before = facts.endedBeforeStart.get(operation.id);
-    return [
-        ...actionOnBranch(operation),
-        ' ended in ',
-        { code: operation.status },
-        duration ? ` after ${formatDuration(duration.ms)}` : '',
-        before ? `, ${endedBeforePhrase(before.endedAgoMs)}` : '',
-        ...(operation.error ? [': ', { quote: operation.error }] : [])
-    ];
-}
-/**
- * The way out of a failure the first read found: nothing on its compute (or of its action) has
- * succeeded since, so a re-run alone fails again.
- */
-function wayOut(endedBefore) {
-    const onCompute = endedBefore.some((operation) => operation.endpoint_id);
-    return `; nothing has succeeded there since, so a re-run fails again: ${onCompute ? 'start the compute again (or re-create the branch)' : 're-create the branch (or run the action again)'}, then re-run the gate`;
-}
-/** `apply_config on br-main-1, running for 7.1 s so far` */
-function inFlightClause(operation, readAt) {
-    const duration = operationDuration(operation, readAt.get(operation.id));
-    return [
-        ...actionOnBranch(operation),
-        ', ',
-        { code: operation.status },
-        duration ? ` for ${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : ''
-    ];
-}
-/** The first few clauses joined, and how many more the table holds. */
-function headline_listed(operations, clause, withIds) {
-    const phrase = [];
-    operations.slice(0, NAMED_IN_LINE).forEach((operation, index) => {
-        if (index > 0)
-            phrase.push('; ');
-        if (withIds)
-            phrase.push({ code: operation.id }, ' (', ...clause(operation), ')');
-        else
-            phrase.push(...clause(operation));
-    });
-    if (operations.length > NAMED_IN_LINE) {
-        phrase.push(`; and ${operations.length - NAMED_IN_LINE} more`);
-    }
-    return phrase;
-}
-function operationFacts(report) {
-    const failFast = report.failFast ?? false;
-    const seen = seenOperations(report);
-    const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
-    const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
-    const endedBeforeStart = new Map((report.recentFailures ?? [])
-        .filter((failure) => failure.failsGate)
-        .map((failure) => [failure.operation.id, failure]));
-    return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map(), endedBeforeStart };
-}
-/** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
-function failedList(facts, withIds = false) {
-    return headline_listed(facts.failed, (operation) => failedClause(operation, facts), withIds);
-}
-/** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
-function inFlightList(facts, withIds = false) {
-    return headline_listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds);
-}
-/** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */
-function inFlightPhrase(facts, withIds = false) {
-    return [`${facts.inFlight.length} still in flight: `, ...inFlightList(facts, withIds)];
-}
-/**
- * The summary's first line after the outcome's label: on failure what failed, on timeout and
- * cancellation what was still in flight and for how long, on success how many finished and in how
- * long. Undefined when the outcome needs no more (an error, which is quoted beside it).
- */
-function outcomeLine(report, facts) {
-    const { wait, outcome } = report;
-    if (!outcome || outcome === 'error')
-        return undefined;
-    if (report.teardown && (outcome === 'success' || outcome === 'failure')) {
-        return teardownLine(report, facts);
-    }
-    if (databaseFailed(report.database))
-        return databasePhrase(report.database);
-    if (!facts.seen) {
-        if (!wait && report.listing)
-            return [`${plural(report.listing.projects.length, 'project')}`];
-        return outcome === 'success' ? undefined : ['nothing could be read, so the state is unknown'];
-    }
-    switch (outcome) {
-        case 'success': {
-            const finished = facts.seen.length;
-            if (finished === 0 && report.database)
-                return databasePhrase(report.database);
-            const database = report.database ? ['; ', ...databasePhrase(report.database)] : [];
-            return [finishedText(report, facts), ...database];
-        }
-        case 'failure':
-            return [
-                facts.failed.length > 1 ? `${facts.failed.length} operations failed: ` : '',
-                ...failedList(facts)
-            ];
-        default:
-            if (facts.inFlight.length > 0)
-                return inFlightPhrase(facts);
-            return uncheckedBranch(report) ?? branchNotReady(report);
-    }
-}
-/** `all 2 operations finished in 3.1 s`, or `no operation in flight`. */
-function finishedText({ wait }, facts) {
-    const finished = facts.seen?.length ?? 0;
-    if (finished === 0)
-        return 'no operation in flight';
-    return `${finished === 1 ? 'the operation finished' : `all ${finished} operations finished`}${took(wait)}`;
-}
-/** ` in 3.1 s`: how long the wait took, when there was one. */
-function took(wait) {
-    return wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
-}
-/**
- * Before a teardown, what ended in failure does not stop the gate: `all 2 operations ended in
- * 3.1 s, 1 of them in failure`, never that they all finished.
- */
-function idleText(report, facts) {
-    const failed = facts.failed.length;
-    if (failed === 0)
-        return finishedText(report, facts);
-    const ended = facts.seen?.length ?? failed;
-    return ended === 1
-        ? `the operation ended${took(report.wait)}, in failure`
-        : `all ${ended} operations ended${took(report.wait)}, ${failed} of them in failure`;
-}
-/**
- * Before a teardown: what blocks the branch, or that nothing does and the project is idle, or that
- * the branch is gone.
- */
-function teardownLine(report, facts) {
-    const check = report.teardown;
-    const phrase = teardownPhrase(check);
-    if (check.preflight !== 'clear')
-        return phrase;
-    return [...phrase, `; the project is idle: ${idleText(report, facts)}`];
-}
-/** Before a teardown, the project idle but the run cut short before the branch check decided. */
-function uncheckedBranch(report) {
-    if (!report.before || report.teardown)
-        return undefined;
-    return ['the project is idle, but the branch was not checked'];
-}
-/**
- * `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet (never before a
- * teardown, which does not wait for that).
- */
-function branchNotReady(report) {
-    const { branch } = report;
-    if (!branch || report.before || canBeQueried(branch))
-        return undefined;
-    return ['branch ', { code: branch.name }, ' is still ', ...branchStatePhrase(branch)];
-}
-/**
- * The step's error line: the error, or the operations that failed, by id, and apart from them those
- * still in flight (with how long so far); on a timeout or a cancellation, what was still in flight.
- * Undefined when the outcome is no failure.
- */
-function errorLine(report) {
-    const { outcome } = report;
-    if (report.error)
-        return report.error;
-    if (outcome !== 'failure' && outcome !== 'timeout' && outcome !== 'cancelled')
-        return undefined;
-    if (report.teardown?.preflight === 'blocked') {
-        return phraseText(capitalized(teardownPhrase(report.teardown)));
-    }
-    if (databaseFailed(report.database)) {
-        const cut = outcome === 'timeout'
-            ? 'timeout ran out'
-            : outcome === 'cancelled'
-                ? 'The wait was cancelled'
-                : 'No query answered';
-        return `${cut}: ${phraseText(databasePhrase(report.database))}`;
-    }
-    const facts = operationFacts(report);
-    const reason = report.wait?.reason ? ` (${report.wait.reason})` : '';
-    // Gave up because no retry fitted: say so, with the numbers, never that the timeout ran out.
-    const cut = outcome === 'timeout'
-        ? report.noRetryFits
-            ? 'Gave up'
-            : 'timeout ran out'
-        : 'The wait was cancelled';
-    if (!facts.seen) {
-        return `${cut} before anything could be read${reason}: the state of the operations is unknown`;
-    }
-    const inFlight = facts.inFlight.length > 0;
-    if (outcome === 'failure') {
-        const count = facts.failed.length;
-        const what = count === 1 ? 'An operation' : `${count} operations`;
-        const beside = inFlight ? `; ${phraseText(inFlightPhrase(facts, true))}` : '';
-        // When every failure was over before the gate started, the line says so once, up front.
-        const ended = facts.failed.filter((operation) => facts.endedBeforeStart.has(operation.id));
-        const when = ended.length === count ? ' before the gate started' : '';
-        const way = ended.length > 0 ? wayOut(ended) : '';
-        return `${what} ended in failure${when}: ${phraseText(failedList(facts, true))}${beside}${way}`;
-    }
-    const branch = !inFlight && branchNotReady(report);
-    if (branch)
-        return `${cut} while ${phraseText(branch)}${report.noRetryFits ? reason : ''}`;
-    const still = inFlight ? `: ${phraseText(inFlightList(facts, true))}` : '';
-    return outcome === 'timeout'
-        ? `${cut} while operations were still in flight${still}${reason}`
-        : `${cut}${still}`;
-}
-
 ;// CONCATENATED MODULE: ./src/report/outputs.ts
-
 
 
 /**
@@ -45673,7 +46237,7 @@ function errorLine(report) {
  */
 const MAX_OUTPUTS_UTF16_BYTES = 990_000;
 const MAX_FIELD_CHARS = 200;
-const MAX_ERROR_CHARS = 4000;
+const outputs_MAX_ERROR_CHARS = 4000;
 /** What an output costs against GitHub's limit: its name and its text, as UTF-16. */
 function utf16Bytes(name, text) {
     return 2 * (name.length + text.length);
@@ -45683,7 +46247,7 @@ function bounded(record) {
     return Object.fromEntries(Object.entries(record).map(([key, value]) => [
         key,
         typeof value === 'string'
-            ? truncate(value, key === 'error' ? MAX_ERROR_CHARS : MAX_FIELD_CHARS)
+            ? truncate(value, key === 'error' ? outputs_MAX_ERROR_CHARS : MAX_FIELD_CHARS)
             : value
     ]));
 }
@@ -45726,58 +46290,42 @@ function fittingLists(lists, budget, notes) {
 /**
  * The outputs with their types: what the command's JSON holds, and the action's text comes from.
  * `maxBytes`: what all of them may take, as UTF-16 (the action's, for GitHub's limit); the
- * command's standard output has no such limit (Infinity).
+ * command's standard output has no such limit (Infinity). The steps' outputs come from their
+ * sections: those before the wait ahead of `branch_state`, those after it behind.
  */
-function typedOutputs(report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
+function typedOutputs(sections, report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
     const values = {};
-    const notes = [];
     const lists = [];
+    const stepOutputs = (phase) => {
+        for (const section of sections.filter((each) => each.phase === phase)) {
+            const outputs = section.outputs?.(report);
+            if (!outputs)
+                continue;
+            Object.assign(values, outputs.values);
+            if (outputs.list)
+                lists.push(jsonList(outputs.list.name, outputs.list.items));
+        }
+    };
     if (report.outcome && report.outcome !== 'error')
         values.outcome = report.outcome;
     if (report.gate)
         values.gate = report.gate;
-    if (report.listing) {
-        lists.push(jsonList('projects', report.listing.projects));
-        // Set below, once the rest is measured: here for the order of the outputs.
-        values.projects = undefined;
-        values.project_count = report.listing.projects.length;
-    }
+    stepOutputs('before-wait');
     if (report.branch) {
         const state = report.branch.current_state;
         values.branch_state = state ? truncate(state, MAX_FIELD_CHARS) : undefined;
     }
-    Object.assign(values, teardownOutputs(report));
-    if (report.database) {
-        values.database_state = report.database.state;
-        const ready = report.database.readyMs;
-        values.database_ready_ms = ready !== undefined ? Math.round(ready) : undefined;
-    }
-    const { wait } = report;
+    stepOutputs('after-wait');
     // Every run that started, whatever ended it (`gone`, an error before the first poll).
     if (report.elapsedMs !== undefined)
         values.elapsed_ms = Math.round(report.elapsedMs);
-    // Nothing read is no operation, not an empty list of them: those outputs stay unset.
-    const seen = wait && seenOperations(report);
-    if (wait && seen) {
-        const found = primaryOperation(seen, report.failFast ?? false);
-        const operation = found && bounded(found);
-        Object.assign(values, {
-            status: operation?.status,
-            operation_id: operation?.id,
-            action: operation?.action ?? undefined,
-            branch_id: operation?.branch_id ?? undefined,
-            endpoint_id: operation?.endpoint_id ?? undefined,
-            failures_count: operation?.failures_count ?? undefined,
-            error: operation?.error || undefined,
-            created_at: operation?.created_at ?? undefined,
-            updated_at: operation?.updated_at ?? undefined,
-            duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
-            operation,
-            operations: undefined
-        });
-        lists.unshift(jsonList('operations', seen));
+    const operations = operationOutputs(report);
+    if (operations) {
+        Object.assign(values, operations.values);
+        lists.unshift(jsonList('operations', operations.seen));
     }
     const rest = Object.entries(values).reduce((sum, [name, value]) => sum + utf16Bytes(name, outputText(value)), 0);
+    const notes = [];
     if (lists.length > 0) {
         const kept = fittingLists(lists, maxBytes - rest, notes);
         lists.forEach((list, index) => (values[list.name] = kept[index]));
@@ -45785,14 +46333,31 @@ function typedOutputs(report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
     return { values, notes };
 }
 /**
- * Before a teardown, once the check has decided, or `busy` while something was still in flight:
- * then the branch was not checked, so nothing is said of what blocks it.
+ * The outputs of the operation that describes the run (primaryOperation), and every operation
+ * seen; none when nothing was read (no operation, not an empty list of them).
  */
-function teardownOutputs({ teardown }) {
-    if (!teardown)
-        return {};
-    const { preflight } = teardown;
-    return preflight === 'busy' ? { preflight } : { preflight, blockers: blockersOutput(teardown) };
+function operationOutputs(report) {
+    const { wait } = report;
+    const seen = wait && seenOperations(report);
+    if (!wait || !seen)
+        return undefined;
+    const found = primaryOperation(seen, report.failFast ?? false);
+    const operation = found && bounded(found);
+    const values = {
+        status: operation?.status,
+        operation_id: operation?.id,
+        action: operation?.action ?? undefined,
+        branch_id: operation?.branch_id ?? undefined,
+        endpoint_id: operation?.endpoint_id ?? undefined,
+        failures_count: operation?.failures_count ?? undefined,
+        error: operation?.error || undefined,
+        created_at: operation?.created_at ?? undefined,
+        updated_at: operation?.updated_at ?? undefined,
+        duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
+        operation,
+        operations: undefined
+    };
+    return { values, seen };
 }
 /** An output as text: empty when unset, JSON for objects and arrays. */
 function outputText(value) {
@@ -45800,149 +46365,18 @@ function outputText(value) {
         return '';
     return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
-function buildOutputs(report) {
-    const { values, notes } = typedOutputs(report);
+function buildOutputs(sections, report) {
+    const { values, notes } = typedOutputs(sections, report);
     const outputs = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, outputText(value)]));
     return { outputs, notes };
-}
-
-;// CONCATENATED MODULE: ./src/report/timeline.ts
-
-
-/** More operations than this and the chart would be unreadable: the table alone is shown. */
-const MAX_TIMELINE_TASKS = 30;
-const timeline_MAX_NAME_CHARS = 40;
-/** A task shorter than this would be drawn with no width. */
-const MIN_TASK_MS = 1000;
-/**
- * Mermaid accepts few characters in a task or section name (`:` separates the task's fields, `#`
- * and `;` start comments and statements); API text keeps only letters, digits and `_ .-`.
- */
-function mermaidName(text) {
-    const safe = text.replace(/[^A-Za-z0-9_.\- ]/g, '_').trim();
-    return safe.slice(0, timeline_MAX_NAME_CHARS).trim() || '_';
-}
-const TAGS = {
-    success: 'done, ',
-    failure: 'crit, ',
-    retrying: 'crit, active, ',
-    in_flight: 'active, ',
-    unknown: 'active, '
-};
-/** Ticks on the axis at most; the step is the smallest of TICK_STEPS that keeps within it. */
-const MAX_TICKS = 8;
-/** A span that even the longest step would cover with more ticks than this is not drawn. */
-const MAX_TICKS_AT_LONGEST_STEP = 12;
-const MONTH_MS = 30.44 * 86_400_000;
-/**
- * Tick steps Mermaid accepts (`tickInterval`), with an axis format that names each tick once: a
- * step of seconds shows seconds, of minutes or hours the minute, of days the day, of months the
- * month, of a year the year. d3 puts ticks on whole multiples of the step within the next larger
- * unit (a month's step counts months within the year), so two ticks never share a label at that
- * precision, and no step is longer than a year.
- */
-const TICK_STEPS = [
-    ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 1000, tick: `${n}second`, format: '%H:%M:%S' })),
-    ...[1, 2, 5, 10, 15, 30].map((n) => ({ ms: n * 60_000, tick: `${n}minute`, format: '%H:%M' })),
-    ...[1, 2, 3, 6, 12].map((n) => ({ ms: n * 3_600_000, tick: `${n}hour`, format: '%H:%M' })),
-    ...[1, 2, 7, 14].map((n) => ({ ms: n * 86_400_000, tick: `${n}day`, format: '%b %d' })),
-    ...[1, 2, 3, 6].map((n) => ({ ms: n * MONTH_MS, tick: `${n}month`, format: '%b %Y' })),
-    { ms: 12 * MONTH_MS, tick: '12month', format: '%Y' }
-];
-const LONGEST_STEP = TICK_STEPS.at(-1);
-/**
- * The axis for a chart spanning `spanMs`: `tickInterval` and `axisFormat`; undefined for a span of
- * more than about 12 years, which no step Mermaid has can mark with few ticks.
- */
-function axisFor(spanMs) {
-    if (spanMs / LONGEST_STEP.ms > MAX_TICKS_AT_LONGEST_STEP)
-        return undefined;
-    const step = TICK_STEPS.find((candidate) => spanMs / candidate.ms <= MAX_TICKS) ?? LONGEST_STEP;
-    // A span of a day or more shows the day beside the time, or 23:00 and 01:00 would repeat.
-    const format = spanMs >= 86_400_000 && step.format === '%H:%M' ? '%b %d %H:%M' : step.format;
-    return { tick: step.tick, format };
-}
-/** Room on the left for the section names (Mermaid's default, 75 px, fits about 10 characters). */
-function leftPadding(sections) {
-    const longest = Math.max(...sections.map((section) => section.length));
-    return Math.min(320, Math.max(75, Math.round(longest * 7 + 16)));
-}
-/** The operation's bar; undefined when its `created_at` cannot be read (nothing to draw). */
-function operationTask(operation, readAt) {
-    const start = apiTime(operation.created_at);
-    if (start === undefined)
-        return undefined;
-    const lastRead = isUnfinished(operation.status) ? readAt.get(operation.id) : undefined;
-    const lastKnown = lastRead ?? apiTime(operation.updated_at) ?? start;
-    return {
-        section: operation.action ?? 'operation',
-        name: `${operation.branch_id ?? operation.id.slice(0, 8)} ${operation.status}`,
-        tag: TAGS[classifyStatus(operation.status)],
-        start,
-        end: lastKnown
-    };
-}
-/** The probe, from the control plane being done to the query's answer or the last attempt. */
-function databaseTask(probe) {
-    const statusClass = probe.outcome === 'success' ? 'success' : probe.outcome === 'failure' ? 'failure' : 'in_flight';
-    return {
-        section: 'database',
-        name: `${probe.target.database} ${probe.state}`,
-        tag: TAGS[statusClass],
-        start: probe.span.start,
-        end: probe.span.end
-    };
-}
-/**
- * The operations as a Mermaid gantt chart, from `created_at` to the last update, one section per
- * action, marked by status (done, active, crit), and the database probe after them. An operation
- * that has not finished runs to the time it was last read (`readAt`, wall clock), not to its last
- * update. Undefined when there is nothing to draw or too much to read, operations or years (the
- * table says it all then).
- */
-function renderTimeline(operations, readAt = new Map(), probe) {
-    const tasks = [...operations]
-        .reverse()
-        .flatMap((operation) => operationTask(operation, readAt) ?? []);
-    if (tasks.length === 0 || tasks.length > MAX_TIMELINE_TASKS)
-        return undefined;
-    if (probe)
-        tasks.push(databaseTask(probe));
-    const bySection = new Map();
-    let first = Infinity;
-    let last = -Infinity;
-    for (const task of tasks) {
-        const end = Math.max(task.end, task.start + MIN_TASK_MS);
-        first = Math.min(first, task.start);
-        last = Math.max(last, end);
-        // The fixed prefix keeps a name such as `section` or `click` from being read as a statement.
-        const section = mermaidName(task.section);
-        const lines = bySection.get(section) ?? [];
-        lines.push(`    ▸ ${mermaidName(task.name)} :${task.tag}${task.start}, ${end}`);
-        bySection.set(section, lines);
-    }
-    const axis = axisFor(last - first);
-    if (!axis)
-        return undefined;
-    const lines = [
-        'gantt',
-        `    %%{init: {"gantt": {"leftPadding": ${leftPadding([...bySection.keys()])}}}}%%`,
-        '    dateFormat x',
-        `    axisFormat ${axis.format}`,
-        `    tickInterval ${axis.tick}`
-    ];
-    for (const [section, sectionTasks] of bySection)
-        lines.push(`    section ${section}`, ...sectionTasks);
-    return lines.join('\n');
 }
 
 ;// CONCATENATED MODULE: ./src/report/summary.ts
 /*
  * The report as a person reads it: the job summary and the comment (HTML), and the command's
  * standard output (plain text). What it holds is said here once; report-format.ts writes it down.
+ * Each step's part comes from its section (section.ts), in the steps' order.
  */
-
-
 
 
 
@@ -45957,18 +46391,11 @@ const OUTCOME_LABELS = {
     pending: '⏳ pending',
     cancelled: '🚫 cancelled'
 };
+/** Rows per table of the job summary (the comment has fewer). */
 const SUMMARY_LIMITS = { operationRows: 50, projectRows: 100 };
 /** GitHub drops a step summary over 1 MiB; the action's stays within half of that, in UTF-8 bytes. */
 const MAX_SUMMARY_BYTES = 512 * 1024;
-const summary_MAX_ERROR_CHARS = 500;
 const MAX_MESSAGE_CHARS = 2000;
-const MAX_UNAVAILABLE_IDS = 20;
-/** A table of the first `maxRows` rows, with a last row saying how many more there are. */
-function table(format, headers, items, { maxRows, what }, cells) {
-    const more = items.length - maxRows;
-    const left = more > 0 ? `… and ${more} more ${what} not shown` : undefined;
-    return format.table(headers, items.slice(0, maxRows).map(cells), left);
-}
 /**
  * `waited 7.1 s · 8 polls · 8 requests · 0 retries · project …`: the counts, below the outcome,
  * after what the front end says the run is for (`about`).
@@ -46002,156 +46429,73 @@ function countsLine(format, report, about) {
 /**
  * The first lines, which answer "why": the outcome and what decided it (what failed; what was still
  * in flight, and for how long; how many finished), or the error; on a failure, what was still in
- * flight beside it.
+ * flight beside it; then what a step could not do.
  */
-function outcomeLines(format, report, facts) {
-    const notTried = databaseNotTried(report);
-    const database = notTried ? [format.paragraph(`The database was not tried: ${notTried}.`)] : [];
+function outcomeLines(sections, format, report, facts) {
+    const under = sections.flatMap((section) => section.underOutcome?.(format, report) ?? []);
     if (report.outcome === 'error' || !report.outcome) {
         const error = format.text(report.error, MAX_MESSAGE_CHARS);
-        return [format.paragraph(`${format.strong('❌ Error:')} ${error}`), ...database];
+        return [format.paragraph(`${format.strong('❌ Error:')} ${error}`), ...under];
     }
     const { outcome, elapsedMs } = report;
-    // The whole run: a timeout during the database check is not one "after" the wait alone.
+    // The whole run: a timeout during a step after the wait is not one "after" the wait alone.
     const after = (outcome === 'timeout' || outcome === 'cancelled') && report.wait && elapsedMs !== undefined
         ? ` after ${formatDuration(elapsedMs)}`
         : '';
     const label = `${format.strong(OUTCOME_LABELS[outcome])}${after}`;
-    const line = outcomeLine(report, facts);
+    const line = outcomeLine(sections, report, facts);
     const lines = [format.paragraph(`${label}${line ? `: ${format.phrase(line)}` : ''}`)];
     if (outcome === 'failure' && facts.inFlight.length > 0) {
         lines.push(format.paragraph(`⏳ ${format.phrase(inFlightPhrase(facts))}`));
     }
-    return [...lines, ...database];
+    return [...lines, ...under];
 }
 /**
  * The report's first line as plain text, API text made safe for a log: the outcome and why
  * (`❌ failure: start_compute on br-7 ended in error: "…"`), or the error.
  */
-function headlineText(report) {
-    return untrusted_text_forLogLines(outcomeLines(report_format_TEXT_FORMAT, report, operationFacts(report))[0]);
+function headlineText(sections, report) {
+    return untrusted_text_forLogLines(outcomeLines(sections, report_format_TEXT_FORMAT, report, operationFacts(report))[0]);
 }
-/** The report in `format`: the outcome and why, the counts, the operations, the projects. */
-function renderReport(report, format, { limits = SUMMARY_LIMITS, about = [] }) {
+/** The report in `format`: the outcome and why, the counts, the steps' parts and the operations. */
+function renderReport(sections, report, format, { limits = SUMMARY_LIMITS, about = [] }) {
     const facts = operationFacts(report);
+    const placed = (place) => sections.flatMap((section) => section.summary?.place === place ? section.summary.render(format, report, limits) : []);
     const parts = [
         format.heading('Neon operations gate', 2),
-        ...outcomeLines(format, report, facts),
+        ...outcomeLines(sections, format, report, facts),
         countsLine(format, report, about)
     ];
     if (report.wait?.reason) {
         parts.push(format.paragraph(format.text(report.wait.reason, MAX_MESSAGE_CHARS)));
     }
-    parts.push(...teardownSection(format, report));
-    parts.push(...operationsSection(format, report, facts, limits));
+    parts.push(...placed('above-operations'));
+    parts.push(...operationsSection(sections, format, report, facts, limits));
     parts.push(...recentFailuresSection(format, report, facts, limits));
-    if (report.listing && limits.projectRows > 0)
-        parts.push(...projectsSection(format, report.listing, limits));
+    parts.push(...placed('below-operations'));
     return format.join(parts);
 }
 /**
  * The job summary (and, with smaller limits, the pull-request comment): what a person checks on the
  * console. HTML, in one block, with the timeline as a Mermaid block between blank lines.
  */
-function renderSummary(report, options = {}) {
-    return renderReport(report, HTML_FORMAT, options);
+function renderSummary(sections, report, options = {}) {
+    return renderReport(sections, report, HTML_FORMAT, options);
 }
 /**
  * The same report as plain text, for the command's standard output: the outcome first, no Markdown,
  * and no line a CI log could read as a command.
  */
-function renderTextReport(report) {
-    return forLogLines(renderReport(report, TEXT_FORMAT, {}));
-}
-/** What was read of the operations: the timeline and the table, or why there is none. */
-function operationsSection(format, report, facts, limits) {
-    const operations = facts.seen;
-    if (operations === undefined) {
-        // A branch gone before the first poll ends a delete at once: no error, nothing left to read.
-        return report.projectId && report.teardown?.preflight !== 'gone'
-            ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
-            : [];
-    }
-    if (operations.length === 0)
-        return [format.paragraph('No operation in flight.')];
-    const parts = [format.heading(`Operations (${operations.length})`, 3)];
-    const timeline = renderTimeline(operations, facts.readAt, report.database);
-    const chart = timeline && format.chart(timeline);
-    if (chart)
-        parts.push(chart);
-    parts.push(operationsTable(format, operations, facts, limits));
-    return parts;
-}
-/** The table of operations: what a person checks on the console. */
-function operationsTable(format, operations, facts, limits) {
-    const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'];
-    const row = (operation) => {
-        const duration = operationDuration(operation, facts.readAt.get(operation.id));
-        const failures = operation.failures_count
-            ? ` (${plural(operation.failures_count, 'failure')})`
-            : '';
-        const status = format.status(operation.status, failures);
-        const { code } = format;
-        return [
-            code(operation.id),
-            format.text(operation.action),
-            code(operation.branch_id),
-            code(operation.endpoint_id),
-            operation.error
-                ? format.below(status, format.text(operation.error, summary_MAX_ERROR_CHARS))
-                : status,
-            duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
-            formatDate(format, operation.created_at)
-        ];
-    };
-    return table(format, headings, operations, { maxRows: limits.operationRows, what: 'operations' }, row);
-}
-/**
- * What the first read found over in failure that did not fail the gate (a warning each): on the
- * gated branch a `cancelled` one still the newest on its compute; on the whole project (or before a
- * teardown) what failed in the 15 minutes before the gate started.
- */
-function recentFailuresSection(format, report, facts, limits) {
-    const operations = (report.recentFailures ?? []).flatMap((failure) => failure.failsGate ? [] : [failure.operation]);
-    if (operations.length === 0)
-        return [];
-    const why = report.before
-        ? `in the 15 minutes before the gate started; before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}`
-        : report.branch
-            ? 'still the newest on its compute (or of its action on the branch); a cancelled operation does not fail the gate'
-            : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch to fail on its own';
-    return [
-        format.heading(`⚠️ Ended in failure before the gate started (${operations.length})`, 3),
-        format.paragraph(`The newest operation on its compute or of its action, ${why}.`),
-        operationsTable(format, operations, facts, limits)
-    ];
-}
-function projectsSection(format, listing, limits) {
-    const { projects, unavailableProjectIds } = listing;
-    const parts = [
-        format.heading(`Projects (${projects.length})`, 3),
-        table(format, ['Name', 'Id', 'Region', 'Engine version', 'Created'], projects, { maxRows: limits.projectRows, what: 'projects' }, (project) => [
-            format.text(project.name),
-            format.code(project.id),
-            format.text(project.region_id),
-            project.pg_version != null ? String(project.pg_version) : '',
-            formatDate(format, project.created_at)
-        ])
-    ];
-    if (unavailableProjectIds.length > 0) {
-        const shown = unavailableProjectIds.slice(0, MAX_UNAVAILABLE_IDS).map(format.code);
-        const more = unavailableProjectIds.length - shown.length;
-        parts.push(format.paragraph(`Unavailable projects: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`));
-    }
-    return parts;
+function renderTextReport(sections, report) {
+    return forLogLines(renderReport(sections, report, TEXT_FORMAT, {}));
 }
 /**
  * The summary within `maxBytes` of UTF-8: the tables lose half their rows until it fits, and a
  * last cut catches anything left.
  */
-function renderSummaryWithin(report, maxBytes, { limits = SUMMARY_LIMITS, about } = {}) {
+function renderSummaryWithin(sections, report, maxBytes, { limits = SUMMARY_LIMITS, about } = {}) {
     for (let rows = limits;;) {
-        const text = renderSummary(report, { limits: rows, about });
+        const text = renderSummary(sections, report, { limits: rows, about });
         const fewest = rows.operationRows === 0 && rows.projectRows === 0;
         if (Buffer.byteLength(text) <= maxBytes || fewest)
             return truncateBytes(text, maxBytes);
@@ -46161,6 +46505,23 @@ function renderSummaryWithin(report, maxBytes, { limits = SUMMARY_LIMITS, about 
         };
     }
 }
+
+;// CONCATENATED MODULE: ./src/gate/run-report.ts
+/*
+ * The run's report as the front ends publish it: report/'s summary, first line, error line and
+ * outputs, over the steps' sections in the gate's order (steps.ts).
+ */
+
+
+
+
+const run_report_errorLine = (report) => errorLine(steps_SECTIONS, report);
+const run_report_headlineText = (report) => headlineText(steps_SECTIONS, report);
+const run_report_renderSummary = (report, options) => renderSummaryOf(SECTIONS, report, options);
+const run_report_renderSummaryWithin = (report, maxBytes, options) => renderSummaryWithin(steps_SECTIONS, report, maxBytes, options);
+const run_report_renderTextReport = (report) => renderTextReportOf(SECTIONS, report);
+const run_report_typedOutputs = (report, maxBytes) => typedOutputsOf(SECTIONS, report, maxBytes);
+const run_report_buildOutputs = (report) => buildOutputs(steps_SECTIONS, report);
 
 ;// CONCATENATED MODULE: ./src/runner/annotations.ts
 /*
@@ -46172,32 +46533,25 @@ function renderSummaryWithin(report, maxBytes, { limits = SUMMARY_LIMITS, about 
 
 
 
+
+
+
 /**
  * At most this many operation annotations: GitHub shows 10 error annotations a step, and the step's
  * own failure message is one of them.
  */
 const MAX_OPERATION_ANNOTATIONS = 5;
-/** Before a teardown: what blocks the branch, titled with the action, the branch and the reasons. */
-function blockedAnnotation(report) {
-    const { teardown } = report;
-    if (teardown?.preflight !== 'blocked')
-        return undefined;
-    const reasons = teardown.judgement.blockers.map((blocker) => blocker.reason).join(', ');
-    return {
-        title: truncate(`cannot ${teardown.action} branch ${teardown.branch.name}: ${reasons}`, 200),
-        message: truncate(errorLine(report) ?? '', 1000)
-    };
-}
 /**
- * What goes to the checks list and the run's summary page: what blocks a teardown, each operation
- * that ended in a final failure, a database that failed, and a timeout, titled with the action and
- * the branch.
+ * What goes to the checks list and the run's summary page: a step's that decided (alone, or beside
+ * the operations'), each operation that ended in a final failure, and a timeout, titled with the
+ * action and the branch.
  */
 function annotationsFor(report) {
     const facts = operationFacts(report);
-    const blocked = blockedAnnotation(report);
-    if (blocked)
-        return [blocked];
+    const line = run_report_errorLine(report) ?? '';
+    const decided = firstOf(steps_SECTIONS, (section) => section.annotation?.(report, line));
+    if (decided?.alone)
+        return [decided.annotation];
     // Before a teardown, an operation that ended in failure is no failure of the gate's.
     const failed = report.before ? [] : facts.failed;
     const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
@@ -46210,11 +46564,8 @@ function annotationsFor(report) {
             message: 'The job summary lists every operation.'
         });
     }
-    if (databaseFailed(report.database)) {
-        annotations.push({
-            title: `database ${report.database.state}`,
-            message: truncate(errorLine(report) ?? '', 1000)
-        });
+    if (decided) {
+        annotations.push(decided.annotation);
     }
     else if (report.outcome === 'timeout' && !facts.seen) {
         const why = report.wait?.reason ?? report.error;
@@ -46231,7 +46582,7 @@ function annotationsFor(report) {
 /** A timeout with something read: what was still in flight, or what the gate was still waiting for. */
 function timeoutAnnotation(report, facts) {
     const first = facts.inFlight[0];
-    const unchecked = !first && uncheckedBranch(report);
+    const unchecked = !first && unfinishedStep(steps_SECTIONS, report);
     // The wait ended; the branch check after it was cut short: the error says how.
     if (unchecked) {
         return {
@@ -46537,6 +46888,19 @@ class RunRecord {
     slowestTrip() {
         return Math.max(0, ...this.newest().map((result) => result.trip ?? 0));
     }
+    /** Whether this leg knows a result of another leg of its run and attempt: it is in a matrix. */
+    hasSiblings() {
+        const { leg, attempt } = this.own.result;
+        return this.newest().some((result) => result.leg !== leg && result.attempt === attempt);
+    }
+    /**
+     * Whether one of `comments` holds this leg's result: then every leg that reads them knows it, and
+     * its round trip.
+     */
+    shownIn(comments) {
+        const own = identity(this.own.result);
+        return comments.some((content) => content?.results.results.some((result) => identity(result) === own));
+    }
     /** Whether `content` already holds everything this leg knows, and shows the worst of it. */
     heldBy(content) {
         if (!content)
@@ -46558,6 +46922,57 @@ function mergeResults(comments, own) {
 /** Details for a result whose own are not at hand (its comment was edited): its line. */
 function fallbackDetails(result) {
     return `<h2>Neon operations gate</h2>\n<p>${forHtml(result.line, MAX_LINE_CHARS)}</p>\n`;
+}
+
+;// CONCATENATED MODULE: ./src/runner/comment-pacing.ts
+/**
+ * The shortest pause before a check, whatever the round trips measured; and the longest round trip
+ * of a read from which the shared comment is updated before this leg's result is on GitHub.
+ */
+const MIN_PAUSE_MS = 250;
+/** Round trips to GitHub, timed, and the pauses they call for. */
+class Pacing {
+    options;
+    /** This leg's slowest round trip, and the slowest that other legs wrote in the comment (ms). */
+    slowest = 0;
+    others = 0;
+    /** The round trip of the last read. */
+    lastRead = Infinity;
+    constructor(options) {
+        this.options = options;
+    }
+    /** `call`, timed; a read's time is kept for `fresh`. */
+    async trip(call, kind = 'write') {
+        const start = this.options.clock.now();
+        try {
+            return await call();
+        }
+        finally {
+            const took = this.options.clock.now() - start;
+            this.slowest = Math.max(this.slowest, took);
+            if (kind === 'read')
+                this.lastRead = took;
+        }
+    }
+    /** Whether a write sent now lands within the shortest watch of any leg after the last read. */
+    fresh() {
+        return this.lastRead <= MIN_PAUSE_MS;
+    }
+    /**
+     * Pauses before the next check: 1 to 2 times the longest of MIN_PAUSE_MS and the round trips
+     * known, cut to what leaves time for the check; false, without a pause, when not even the
+     * shortest of those fits before the deadline.
+     */
+    async pause() {
+        const { clock, random, deadline, signal } = this.options;
+        signal?.throwIfAborted();
+        const floor = Math.max(MIN_PAUSE_MS, this.slowest, this.others);
+        const left = deadline - clock.now() - 2 * this.slowest;
+        if (left < floor)
+            return false;
+        await clock.sleep(Math.min(floor * (1 + random()), left), signal);
+        return true;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/runner/comment-render.ts
@@ -46641,128 +47056,10 @@ function dataLine(results, lineChars) {
     return `${DATA_START}${json}${DATA_END}`;
 }
 
-;// CONCATENATED MODULE: ./src/runner/comment-writes.ts
-
-
-/** Writes of one run's comment: the first, and again while other legs' writes leave it short. */
-const MAX_WRITES = 5;
-/** The shortest pause before a check, whatever the round trips measured. */
-const MIN_PAUSE_MS = 250;
+;// CONCATENATED MODULE: ./src/runner/comment-calls.ts
 /** What a failure after the first write may leave: the step's risk. */
 const DUPLICATE_RISK = 'so a duplicate comment may be left behind';
 const MISSING_RISK = "so another leg's result may be missing from it";
-/** A comment the action wrote: it starts with the marker, and its author is the token's identity. */
-function isOwnComment(comment, marker, author) {
-    return (comment.body ?? '').startsWith(marker) && comment.user?.login === author;
-}
-/**
- * Every comment of the action's with this marker, oldest first, with `created` among them: a list
- * may not show a comment created a moment before yet, and it is there all the same.
- */
-async function ownComments(api, { marker, author }, created) {
-    const own = [];
-    for await (const page of api.listComments()) {
-        own.push(...page.filter((comment) => isOwnComment(comment, marker, author)));
-    }
-    if (created && !own.some((comment) => comment.id === created.id))
-        own.push(created);
-    return own.sort((a, b) => a.id - b.id);
-}
-/** Round trips to GitHub, timed, and the pauses they call for. */
-class Pacing {
-    write;
-    /** The slowest round trip of this leg's, and the slowest that other legs wrote in the comment. */
-    slowest = 0;
-    others = 0;
-    constructor(write) {
-        this.write = write;
-    }
-    async trip(call) {
-        const start = this.write.clock.now();
-        try {
-            return await call();
-        }
-        finally {
-            this.slowest = Math.max(this.slowest, this.write.clock.now() - start);
-        }
-    }
-    /**
-     * Pauses before the next check, longer than the slowest round trip so far; false, without a
-     * pause, when the pause and the check would not end before the deadline.
-     */
-    async pause() {
-        const { clock, random, deadline, signal } = this.write;
-        const pauseMs = Math.max(MIN_PAUSE_MS, this.slowest, this.others) * (1 + random());
-        if (clock.now() + pauseMs + 2 * this.slowest > deadline)
-            return false;
-        await clock.sleep(pauseMs, signal);
-        return true;
-    }
-}
-/**
- * Adds this run's result to this gate's comment, or creates the comment: `always`, or `failure`
- * when the run failed. With `failure` an existing comment is updated whatever the outcome, so a red
- * comment turns green (or, with legs of the same run, lists a green result under a red headline).
- *
- * Each round reads every comment of the gate's (oldest first), adds what those of the same run hold
- * to what this leg knows, and writes all of it to the oldest, deleting the others (duplicates that
- * legs created at once), then pauses. It ends on a read that finds the oldest holding all of it,
- * alone.
- */
-async function upsertComment(api, progress, write) {
-    const { marker, footer, logger } = write;
-    const pacing = new Pacing(write);
-    let record;
-    let created;
-    for (let writes = 0;; writes++) {
-        const comments = await pacing.trip(() => ownComments(api, write, created));
-        // Only the list right after creating may lag behind; later, a comment gone is gone.
-        created = undefined;
-        const contents = comments.map((comment) => readComment(comment.body ?? '', marker));
-        const [kept, ...duplicates] = comments;
-        if (!record) {
-            const first = await firstRead(write, kept, contents);
-            if (typeof first === 'string')
-                return first;
-            record = first;
-        }
-        if (record.absorb(contents) === 'later') {
-            logger.info(`pr_comment: a later run of this gate wrote ${kept.html_url}; left as it is`);
-            return 'later run';
-        }
-        if (kept && duplicates.length === 0 && record.heldBy(contents[0])) {
-            // The comment that holds this result: not the one this run created, when another leg merged
-            // that one into its own and deleted it.
-            if (progress.written?.url !== kept.html_url) {
-                progress.written = { action: 'updated', url: kept.html_url };
-            }
-            return 'written';
-        }
-        if (writes === MAX_WRITES) {
-            logger.warning(`pr_comment: other runs of this gate kept writing ${kept?.html_url ?? 'the comment'} at the same time; after ${MAX_WRITES} writes it may lack a result (each run's own check and summary keep theirs)`);
-            return 'written';
-        }
-        // This leg's slowest round trip goes with its result, so that other legs pause longer than it.
-        write.own.result.trip = Math.round(pacing.slowest);
-        pacing.others = record.slowestTrip();
-        const body = renderComment(marker, record.content(), footer);
-        if (kept) {
-            const held = record.heldBy(contents[0]);
-            await pacing.trip(() => writeMerged(api, progress, { kept, duplicates, body, held }));
-        }
-        else {
-            created = await pacing.trip(() => api.createComment(body));
-            progress.written = { action: 'created', url: created.html_url };
-            if (writtenAsAnother(created, write))
-                return 'written';
-        }
-        progress.step = kept ? CHECK_STEP : FIND_DUPLICATES_STEP;
-        if (!(await pacing.pause())) {
-            logger.warning(`pr_comment: ${progress.written.action} ${progress.written.url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`);
-            return 'written';
-        }
-    }
-}
 const CHECK_STEP = {
     doing: "listing the comments again to check that no other leg's write replaced this result",
     risk: MISSING_RISK
@@ -46771,26 +47068,43 @@ const FIND_DUPLICATES_STEP = {
     doing: 'listing the comments again to find duplicates from other runs of this gate',
     risk: DUPLICATE_RISK
 };
-/**
- * After the first read: nothing to write (`failure` and a pass, or a later run's comment), or what
- * this leg knows, once it is told apart.
- */
-async function firstRead(write, kept, contents) {
-    if (!kept && write.mode === 'failure' && !write.failed)
-        return 'not needed';
-    if (kept && holdsLaterRun(contents, write.own)) {
-        write.logger.info(`pr_comment: ${kept.html_url} holds the results of a later run of this gate; left as it is`);
-        return 'later run';
-    }
-    Object.assign(write.own.result, await write.identify());
-    return new RunRecord(write.own);
+/** A comment the action wrote: it starts with the marker, and its author is the token's identity. */
+function isOwnComment(comment, marker, author) {
+    return (comment.body ?? '').startsWith(marker) && comment.user?.login === author;
 }
-/** The merged body to the oldest comment, unless it holds it already; the others deleted. */
-async function writeMerged(api, progress, options) {
-    const { kept, duplicates } = options;
-    if (!options.held) {
+/** Every comment of the action's with this marker, oldest first. */
+async function ownComments(api, { marker, author }) {
+    const own = [];
+    for await (const page of api.listComments()) {
+        own.push(...page.filter((comment) => isOwnComment(comment, marker, author)));
+    }
+    return own.sort((a, b) => a.id - b.id);
+}
+/**
+ * The merged body to the oldest comment, unless it holds it already; the others deleted, after it
+ * or, `together` (a slow leg, short of time), at the same time.
+ */
+async function writeMerged(api, progress, { kept, duplicates, body, held, together }) {
+    // At once: every leg that found them deletes them, and one already gone is no error.
+    const deleteAll = () => Promise.all(duplicates.map((duplicate) => api.deleteComment(duplicate.id)));
+    const deleting = together && duplicates.length > 0 ? deleteAll() : undefined;
+    deleting?.catch(() => undefined);
+    if (held) {
+        // Another leg wrote this result there already.
+        progress.written = { action: 'updated', url: kept.html_url };
+    }
+    else if (deleting) {
+        // The duplicates are on their way out and this result on its way here: the comment it is in.
+        progress.written = { action: 'updated', url: kept.html_url };
+        progress.step = {
+            doing: `updating it, with ${duplicates.map((d) => d.html_url).join(', ')} merged in and deleted at the same time`,
+            risk: MISSING_RISK
+        };
+        await api.updateComment(kept.id, body);
+    }
+    else {
         progress.step = { doing: `updating the comment ${kept.html_url}`, risk: MISSING_RISK };
-        const updated = await api.updateComment(kept.id, options.body);
+        const updated = await api.updateComment(kept.id, body);
         progress.written = { action: 'updated', url: updated.html_url };
     }
     if (duplicates.length === 0)
@@ -46799,8 +47113,7 @@ async function writeMerged(api, progress, options) {
         doing: `deleting the duplicate comment${duplicates.length > 1 ? 's' : ''} ${duplicates.map((duplicate) => duplicate.html_url).join(', ')}`,
         risk: DUPLICATE_RISK
     };
-    // At once: every leg that found them deletes them, and one already gone is no error.
-    await Promise.all(duplicates.map((duplicate) => api.deleteComment(duplicate.id)));
+    await (deleting ?? deleteAll());
 }
 /** A comment that came back written as someone other than expected: later runs would not find it. */
 function writtenAsAnother(created, { author, logger }) {
@@ -46809,6 +47122,161 @@ function writtenAsAnother(created, { author, logger }) {
         return false;
     logger.warning(`pr_comment: the comment was written as ${writer}, not ${author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`);
     return true;
+}
+
+;// CONCATENATED MODULE: ./src/runner/comment-writes.ts
+
+
+
+
+/** Writes of one run's comment: the first, and again while other legs' writes leave it short. */
+const MAX_WRITES = 5;
+/**
+ * Adds this run's result to this gate's comment, or creates the comment: `always`, or `failure`
+ * when the run failed. With `failure` an existing comment is updated whatever the outcome, so a red
+ * comment turns green (or, with legs of the same run, lists a green result under a red headline).
+ *
+ * Each round reads every comment of the gate's (oldest first), adds what those of the same run hold
+ * to what this leg knows, and writes all of it to the oldest, deleting the others (duplicates that
+ * legs created at once), then pauses. From a read that is not fresh (comment-pacing.ts), before
+ * its result is on the pull request, a leg creates a comment of its own instead, which no leg
+ * overwrites, and merges it from the next read. It ends on a read that finds the oldest holding
+ * all of it, alone.
+ */
+function upsertComment(api, progress, write) {
+    return new CommentRounds(api, progress, write).run();
+}
+class CommentRounds {
+    api;
+    progress;
+    write;
+    pacing;
+    record;
+    /** The comment this leg created last, until the next read: a list may not show it yet. */
+    created;
+    writes = 0;
+    constructor(api, progress, write) {
+        this.api = api;
+        this.progress = progress;
+        this.write = write;
+        this.pacing = new Pacing(write);
+    }
+    async run() {
+        // Told apart while the first read is under way when a result is to be written, so that no
+        // call comes between a read and the write made from it.
+        const early = this.write.mode !== 'failure' || this.write.failed;
+        const identified = early ? this.identify() : undefined;
+        identified?.catch(() => undefined);
+        for (;;) {
+            const read = await this.read();
+            if (!this.record) {
+                const first = firstRead(this.write, read);
+                if (first)
+                    return first;
+                this.record = new RunRecord(this.write.own);
+                await (identified ?? this.identify());
+                if (!early)
+                    continue;
+            }
+            const ended = this.settled(read, this.record);
+            if (ended)
+                return ended;
+            const next = await this.writeFrom(read, this.record);
+            if (next !== 'check')
+                return next;
+        }
+    }
+    async identify() {
+        Object.assign(this.write.own.result, await this.write.identify());
+    }
+    async read() {
+        const { marker } = this.write;
+        const comments = await this.pacing.trip(() => ownComments(this.api, this.write), 'read');
+        const read = (all) => all.map((c) => readComment(c.body ?? '', marker));
+        // A list may not show a comment created a moment before yet, and it is there all the same;
+        // unless another leg merged it already (the list shows this result elsewhere) and deleted it.
+        const created = this.created;
+        this.created = undefined;
+        const missing = created && !comments.some((comment) => comment.id === created.id);
+        if (missing && !this.record?.shownIn(read(comments))) {
+            comments.push(created);
+            comments.sort((a, b) => a.id - b.id);
+        }
+        const [kept, ...duplicates] = comments;
+        return { kept, duplicates, contents: read(comments) };
+    }
+    /** How the comment ends after `read`: left to a later run, written, or not yet (undefined). */
+    settled({ kept, duplicates, contents }, record) {
+        const { logger } = this.write;
+        if (record.absorb(contents) === 'later') {
+            logger.info(`pr_comment: a later run of this gate wrote ${kept.html_url}; left as it is`);
+            return 'later run';
+        }
+        if (kept && duplicates.length === 0 && record.heldBy(contents[0])) {
+            // The comment that holds this result: not the one this run created, when another leg merged
+            // that one into its own and deleted it.
+            if (this.progress.written?.url !== kept.html_url) {
+                this.progress.written = { action: 'updated', url: kept.html_url };
+            }
+            return 'written';
+        }
+        if (this.writes === MAX_WRITES) {
+            logger.warning(`pr_comment: other runs of this gate kept writing ${kept?.html_url ?? 'the comment'} at the same time; after ${MAX_WRITES} writes it may lack a result (each run's own check and summary keep theirs)`);
+            return 'written';
+        }
+        return undefined;
+    }
+    /** Writes what this leg knows; `check` when a check is to follow (after a pause, or at once). */
+    async writeFrom(read, record) {
+        const { kept, duplicates, contents } = read;
+        const fresh = this.pacing.fresh();
+        this.writes++;
+        // This leg's slowest round trip goes with its result, so that other legs pause longer than it.
+        this.write.own.result.trip = Math.round(this.pacing.slowest);
+        this.pacing.others = record.slowestTrip();
+        const body = renderComment(this.write.marker, record.content(), this.write.footer);
+        // With no other leg of the run in sight (a gate of one leg), as fresh: a comment is updated.
+        if (kept && (fresh || !record.hasSiblings() || record.shownIn(contents))) {
+            const held = record.heldBy(contents[0]);
+            // A slow leg of a matrix, short of time, deletes the duplicates while it updates.
+            const together = !fresh && record.hasSiblings();
+            await this.pacing.trip(() => writeMerged(this.api, this.progress, { kept, duplicates, body, held, together }));
+            return this.pause(CHECK_STEP);
+        }
+        // No comment yet, or a read too old to update the shared one from: a comment of its own.
+        const created = await this.pacing.trip(() => this.api.createComment(body));
+        this.created = created;
+        this.progress.written = { action: 'created', url: created.html_url };
+        if (writtenAsAnother(created, this.write))
+            return 'written';
+        if (!kept)
+            return this.pause(FIND_DUPLICATES_STEP);
+        // Merged at once from the next read: no other leg overwrites a comment of this leg's own.
+        this.progress.step = FIND_DUPLICATES_STEP;
+        return 'check';
+    }
+    /** The pause before a check; `written` with a warning when no time is left for it. */
+    async pause(step) {
+        this.progress.step = step;
+        if (await this.pacing.pause())
+            return 'check';
+        const { action, url } = this.progress.written;
+        this.write.logger.warning(`pr_comment: ${action} ${url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`);
+        return 'written';
+    }
+}
+/**
+ * After the first read: nothing to write (`failure` and a pass, or a later run's comment), or
+ * undefined: this leg's result is to be written.
+ */
+function firstRead(write, { kept, contents }) {
+    if (!kept && write.mode === 'failure' && !write.failed)
+        return 'not needed';
+    if (kept && holdsLaterRun(contents, write.own)) {
+        write.logger.info(`pr_comment: ${kept.html_url} holds the results of a later run of this gate; left as it is`);
+        return 'later run';
+    }
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/runner/github-comments.ts
@@ -46844,7 +47312,6 @@ async function octokitCommentApi(options) {
         }
     });
     const [owner, repo] = options.repository.split('/');
-    const target = { owner, repo, issue_number: options.issueNumber };
     return {
         async authenticatedLogin() {
             try {
@@ -46857,6 +47324,13 @@ async function octokitCommentApi(options) {
             }
         },
         listJobs: (runId, attempt) => jobsOf(octokit, { owner, repo, runId, attempt }),
+        ...commentsOf(octokit, { owner, repo, issue_number: options.issueNumber })
+    };
+}
+/** The comment endpoints of one issue (a pull request). */
+function commentsOf(octokit, target) {
+    const { owner, repo } = target;
+    return {
         async *listComments() {
             const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
                 ...target,
@@ -46939,7 +47413,7 @@ async function commentAuthor(api, token, configured) {
 }
 /** The summary in Markdown that GitHub renders: this run's details, within their share of the body. */
 function details(report, context) {
-    return renderSummaryWithin(report, DETAILS_BUDGET_BYTES, {
+    return run_report_renderSummaryWithin(report, DETAILS_BUDGET_BYTES, {
         limits: { operationRows: COMMENT_OPERATION_ROWS, projectRows: 0 },
         about: summaryFacts(context)
     });
@@ -46956,42 +47430,13 @@ function footer(context) {
  * request it is skipped with one line, and any GitHub error or silence is one warning.
  */
 async function writePullRequestComment(options) {
-    const { context, logger } = options;
-    const pullRequest = context.pullRequest;
-    if (options.mode === 'off')
+    const pullRequest = commentedPullRequest(options);
+    if (pullRequest === undefined)
         return undefined;
-    if (!pullRequest) {
-        logger.info(`pr_comment: ${context.eventName || 'this'} run is not for a pull request; no comment written`);
-        return undefined;
-    }
-    if (!options.token) {
-        // A side effect, never the gate's result: a secret a run does not get must not fail the gate.
-        logger.warning("pr_comment: github_token is empty, so no comment is written (a run that gets no secrets, such as Dependabot's, passes an empty secret; leave github_token out to use the job's token)");
-        return undefined;
-    }
+    const { logger } = options;
     const progress = {};
-    const clock = options.clock ?? systemClock;
-    const deadline = clock.now() + (options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS);
     try {
-        const upserted = await withinTimeLimit(options, async (signal) => {
-            const api = await (options.api ?? defaultApi(options, pullRequest.number))(signal);
-            const author = await commentAuthor(api, options.token, options.author);
-            const fallback = options.leg ?? (0,external_node_crypto_.randomUUID)();
-            return upsertComment(api, progress, {
-                marker: gateMarker(context, options.gate),
-                author,
-                own: ownResult(options, fallback),
-                footer: footer(context),
-                mode: options.mode,
-                failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
-                logger,
-                identify: () => identifyLeg({ api, context, input: options.legInput ?? '', fallback, logger, signal }),
-                clock,
-                random: options.random ?? Math.random,
-                deadline,
-                signal
-            });
-        });
+        const upserted = await withinTimeLimit(options, (signal) => upsert(options, { progress, pullRequest, signal }));
         if (upserted === 'not needed') {
             logger.info('pr_comment: failure, and the gate passed: no comment written');
         }
@@ -47011,9 +47456,48 @@ async function writePullRequestComment(options) {
         return undefined;
     }
 }
+/** The number of the pull request to comment on; undefined, with a line, when there is none. */
+function commentedPullRequest({ mode, context, token, logger }) {
+    if (mode === 'off')
+        return undefined;
+    if (!context.pullRequest) {
+        logger.info(`pr_comment: ${context.eventName || 'this'} run is not for a pull request; no comment written`);
+        return undefined;
+    }
+    if (!token) {
+        // A side effect, never the gate's result: a secret a run does not get must not fail the gate.
+        logger.warning("pr_comment: github_token is empty, so no comment is written (a run that gets no secrets, such as Dependabot's, passes an empty secret; leave github_token out to use the job's token)");
+        return undefined;
+    }
+    return context.pullRequest.number;
+}
+/** The comment written within the time limit (`deadline` on `clock`). */
+async function upsert(options, run) {
+    const { context, logger } = options;
+    const { signal } = run;
+    const clock = options.clock ?? systemClock;
+    const deadline = clock.now() + (options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS);
+    const api = await (options.api ?? defaultApi(options, run.pullRequest))(signal);
+    const author = await commentAuthor(api, options.token, options.author);
+    const fallback = options.leg ?? (0,external_node_crypto_.randomUUID)();
+    return upsertComment(api, run.progress, {
+        marker: gateMarker(context, options.gate),
+        author,
+        own: ownResult(options, fallback),
+        footer: footer(context),
+        mode: options.mode,
+        failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
+        logger,
+        identify: () => identifyLeg({ api, context, input: options.legInput ?? '', fallback, logger, signal }),
+        clock,
+        random: options.random ?? Math.random,
+        deadline,
+        signal
+    });
+}
 /** This run's result as the comment holds it: its headline and details, secrets out. */
 function ownResult({ context, report, redact, clock }, leg) {
-    const line = redact(headlineText(report));
+    const line = redact(run_report_headlineText(report));
     const at = (clock ?? systemClock).wallNow();
     const attempt = context.runAttempt;
     return {
@@ -47119,20 +47603,19 @@ function outputFileProblem(path, create = false) {
 
 
 
-
 async function publish(report, inputs, context, sinks) {
     const { logger, redact, toLog } = sinks;
-    const line = errorLine(report);
+    const line = run_report_errorLine(report);
     if (line)
         setFailed(toLog(line));
     for (const annotation of annotationsFor(report)) {
         error(toLog(annotation.message), { title: toLog(annotation.title) });
     }
-    const { outputs, notes } = buildOutputs(report);
+    const { outputs, notes } = run_report_buildOutputs(report);
     for (const note of notes)
         logger.warning(note);
     writeOutputs(outputs, sinks);
-    const summary = renderSummaryWithin(report, MAX_SUMMARY_BYTES, { about: summaryFacts(context) });
+    const summary = run_report_renderSummaryWithin(report, MAX_SUMMARY_BYTES, { about: summaryFacts(context) });
     await writeSummary(redact(summary), logger);
     if (inputs && inputs.prComment !== 'off') {
         const url = await writePullRequestComment({
