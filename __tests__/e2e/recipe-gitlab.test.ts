@@ -2,10 +2,10 @@
  * The GitLab recipe as GitLab would run it: examples/command/gitlab-ci.yml under gitlab-ci-local
  * (npm) and its shell executor, in a repository that holds the component (templates/gate.yml), as
  * a merge-request pipeline, then its review environment's stop job. The one change to the recipe:
- * its includes name the component at the checked-out commit (`…/gate@<SHA>`, which gitlab-ci-local
- * reads from the repository, as GitLab's own docs test a component in its project) instead of the
- * release `@0.1.0`, and the command comes from the packed tarball (`--input version=file:…`),
- * offline. Neon's API is the local API server behind a front that creates, deletes and answers the
+ * its `<full commit SHA>` is the checked-out commit, and its `include: remote` (the component from
+ * GitHub at that commit) is served from gitlab-ci-local's include cache, where the test puts
+ * templates/gate.yml under that URL; the command comes from the packed tarball
+ * (`--input version=file:…`). All of it offline. Neon's API is the local API server behind a front that creates, deletes and answers the
  * connection URI (support/neon/writes.ts, held to Neon's OpenAPI document); the database is the
  * suite's real PostgreSQL. curl runs through a wrapper that writes down its command lines, to show
  * that the key is never on one.
@@ -21,7 +21,7 @@ import {
   readFileSync,
   writeFileSync
 } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { parse, parseAllDocuments, type Tags } from 'yaml'
 import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { inTempDir } from '../support/bundles/command.js'
@@ -43,6 +43,9 @@ import { KEYS, PROJECT } from '../support/neon/ids.js'
 const GITLAB_CI_LOCAL = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js')
 const RECIPE = join(root, 'examples', 'command', 'gitlab-ci.yml')
 const COMPONENT = join(root, 'templates', 'gate.yml')
+/** The recipe's placeholder for the commit it pins, and its include of the component at it. */
+const SHA = '<full commit SHA>'
+const REMOTE = `https://raw.githubusercontent.com/OWNER/neon-operations-gate/${SHA}/templates/gate.yml`
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   version: string
 }
@@ -96,12 +99,15 @@ function repository(dir: string, recipe: string): string {
   git('update-ref', 'refs/remotes/origin/main', 'HEAD')
   git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
   const text = readFileSync(recipe, 'utf8')
-  const local = text.replaceAll(
-    `/OWNER/neon-operations-gate/gate@${version}`,
-    `/OWNER/neon-operations-gate/gate@${git('rev-parse', 'HEAD')}`
-  )
+  const commit = git('rev-parse', 'HEAD')
+  const local = text.replaceAll(SHA, commit)
   expect(local).not.toBe(text)
   writeFileSync(join(repo, '.gitlab-ci.yml'), local)
+  // What GitLab would fetch from the remote include's URL: the component at that commit, put
+  // where gitlab-ci-local keeps what it downloaded (it downloads only what it lacks).
+  const cached = join(repo, '.gitlab-ci-local', 'includes', REMOTE.replace(SHA, commit).slice(8))
+  mkdirSync(dirname(cached), { recursive: true })
+  writeFileSync(cached, git('show', `${commit}:templates/gate.yml`) + '\n')
   return repo
 }
 
@@ -250,24 +256,31 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
 
   it("as written: one pipeline; the component as the gate, and again before the delete in the review environment's stop job", () => {
     const includes = recipe.include as unknown as {
-      component: string
+      remote: string
       inputs: Record<string, string>
     }[]
-    expect(includes.map((include) => include.component)).toEqual([
-      `$CI_SERVER_FQDN/OWNER/neon-operations-gate/gate@${version}`,
-      `$CI_SERVER_FQDN/OWNER/neon-operations-gate/gate@${version}`
+    // What works before the first release: the component and the command from GitHub, both at
+    // the same commit (the catalog's gate@X.Y.Z and npm's X.Y.Z come with the first release).
+    expect(includes.map((include) => Object.keys(include).sort())).toEqual([
+      ['inputs', 'remote'],
+      ['inputs', 'remote']
     ])
+    expect(includes.map((include) => include.remote)).toEqual([REMOTE, REMOTE])
+    expect(existsSync(join(root, REMOTE.split(`/${SHA}/`)[1]))).toBe(true)
     const [gate, beforeDelete] = includes.map((include) => include.inputs)
-    expect(gate.version).toBe(version)
+    expect(gate.version).toBe(`github:OWNER/neon-operations-gate#${SHA}`)
     expect(beforeDelete).toMatchObject({
-      version,
+      version: gate.version,
       'job-name': '.neon-gate-before-delete',
       before: 'delete',
       branch: gate.branch
     })
-    // Every job runs on node:24 (curl, node, git): the component's default image too.
+    // Every job runs on node:24 (curl, node, git): the component's default image too, which has
+    // the git that npm needs for a github: version.
     for (const include of [gate, beforeDelete]) expect(include.image).toBeUndefined()
-    expect(imageProblem(inputs.image.default!, `neon-operations-gate@${version}`)).toBeUndefined()
+    expect(
+      imageProblem(inputs.image.default!, `neon-operations-gate@${gate.version}`)
+    ).toBeUndefined()
     for (const job of ['create-branch', 'migrate', 'deploy', 'gate-failed'])
       expect([job, recipe[job].image]).toEqual([job, 'node:24'])
     expect(recipe['neon-gate'].needs).toEqual(['create-branch'])

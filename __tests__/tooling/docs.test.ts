@@ -467,6 +467,7 @@ describe('the users’ docs read easily', () => {
     'docs/usage.md',
     'docs/cli.md',
     'docs/recipes.md',
+    'docs/how-the-wait-works.md',
     'docs/teardown.md',
     'docs/troubleshooting.md',
     'docs/pull-requests.md',

@@ -11,9 +11,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync, spawnSync } from 'node:child_process'
 import {
+  copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -136,6 +139,75 @@ describe('package.json can be published', () => {
     const complaints = run.stderr.split('\n').filter((line) => /^npm (warn|error)/i.test(line))
     expect([run.status, complaints]).toEqual([0, []])
     expect(run.stdout).toContain(`+ ${manifest.name}@${manifest.version}`)
+  }, 60_000)
+})
+
+/**
+ * A folder with what npm packs from the repository (package.json, README.md, LICENSE), and its
+ * bundle when `withCommand`.
+ */
+function packable(name: string, withCommand: boolean): string {
+  const folder = join(dir, name)
+  mkdirSync(folder, { recursive: true })
+  for (const file of ['package.json', 'README.md', 'LICENSE'])
+    copyFileSync(join(root, file), join(folder, file))
+  if (withCommand)
+    cpSync(join(root, 'dist', 'command'), join(folder, 'dist', 'command'), { recursive: true })
+  return folder
+}
+
+describe('npm pack makes a package with its command, or none', () => {
+  const tarball = `${manifest.name}-${manifest.version}.tgz`
+
+  it('without dist/command/index.js (the bundle), fails, says what to run, and leaves no tarball', () => {
+    const folder = packable('without-bundle', false)
+    mkdirSync(join(folder, 'out'))
+    const bare = npm(['pack', '--pack-destination', 'out'], folder)
+    expect(bare.status).not.toBe(0)
+    expect(bare.stderr).toContain(
+      'npm pack: no neon-gate command (dist/command/index.js is missing): run npm run bundle, then pack again.'
+    )
+    expect(readdirSync(join(folder, 'out'))).toEqual([])
+    // The same folder with the bundle packs, and the tarball holds the command.
+    cpSync(join(root, 'dist', 'command'), join(folder, 'dist', 'command'), { recursive: true })
+    const built = npm(['pack', '--json', '--pack-destination', 'out'], folder)
+    expect([built.status, readdirSync(join(folder, 'out'))]).toEqual([0, [tarball]])
+    const [packed] = JSON.parse(built.stdout) as { files: { path: string }[] }[]
+    expect(packed.files.map((file) => file.path)).toContain('dist/command/index.js')
+  }, 60_000)
+
+  it('from a git repository as it is: no script makes npm install the dev dependencies first', () => {
+    // npm (pacote) runs `npm install --force --include=dev` in a git clone whose package.json has
+    // a prepack, prepare, build or install script, before it packs: `npx github:…#<SHA>` would then
+    // download every dev dependency. Hence the guard above is a postpack, which pacote ignores.
+    const repo = packable('git-repository', true)
+    const git = (...args: string[]) =>
+      execFileSync(
+        'git',
+        ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args],
+        {
+          cwd: repo,
+          encoding: 'utf8'
+        }
+      ).trim()
+    git('init', '-q')
+    git('add', '.')
+    git('commit', '-q', '-m', 'the package')
+    const out = join(dir, 'from-git')
+    mkdirSync(out)
+    // Offline, with an empty cache: a dev install would fail (ENOTCACHED).
+    const pack = npm(
+      [
+        'pack',
+        `git+file://${repo}#${git('rev-parse', 'HEAD')}`,
+        '--offline',
+        '--pack-destination',
+        out
+      ],
+      dir
+    )
+    expect([pack.status, pack.stderr]).toEqual([0, ''])
+    expect(readdirSync(out)).toEqual([tarball])
   }, 60_000)
 })
 
