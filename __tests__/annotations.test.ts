@@ -4,6 +4,7 @@ import type { RunReport } from '../src/report/report.js'
 import type { Operation } from '../src/domain/schemas.js'
 import type { WaitResult } from '../src/wait/wait-for-operations.js'
 import { operation } from './support/neon/operations.js'
+import type { DatabaseProbe } from '../src/steps/database/database-probe.js'
 
 function report(
   outcome: RunReport['outcome'],
@@ -69,5 +70,28 @@ describe('annotationsFor', () => {
 
   it('no annotation for a success', () => {
     expect(annotationsFor(report('success', [operation({ status: 'finished' })]))).toEqual([])
+  })
+
+  it('a database that did not answer is annotated only when the gate failed, never with an empty message', () => {
+    const database: DatabaseProbe = {
+      outcome: 'pending',
+      state: 'unreachable',
+      target: { host: '127.0.0.1', database: 'db', user: 'u' },
+      attempts: 1,
+      afterControlPlaneMs: 5,
+      span: { start: 0, end: 5 },
+      failure: { state: 'unreachable', retry: 'retry', message: 'connect ECONNREFUSED' }
+    }
+    // wait: false, one attempt: the outcome is pending, no failure of the gate.
+    expect(annotationsFor(report('pending', [operation()], { database }))).toEqual([])
+    const failed = annotationsFor(
+      report('timeout', [], { database: { ...database, outcome: 'timeout' } })
+    )
+    expect(failed).toEqual([
+      expect.objectContaining({
+        title: 'database unreachable',
+        message: expect.stringMatching(/^timeout ran out: /)
+      })
+    ])
   })
 })

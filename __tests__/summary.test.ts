@@ -166,6 +166,19 @@ describe('nothing read', () => {
 })
 
 describe('outputs', () => {
+  it('gate names what the run checked, and is empty after bad input found during the run', () => {
+    const checked = buildOutputs(report({ gate: 'teardown', outcome: 'success' })).outputs
+    expect(checked.gate).toBe('teardown')
+    // A branch name that only nearly matches one is an input error once the branches are read.
+    const badInput = report({
+      gate: 'teardown',
+      outcome: 'error',
+      error: 'branch_id: …',
+      errorCause: 'input'
+    })
+    expect(buildOutputs(badInput).outputs.gate ?? '').toBe('')
+  })
+
   it('a huge operations list is cut to fit, with a note; long fields carry a marker', () => {
     const operations = Array.from({ length: 20_000 }, (_, i) =>
       operation({ id: `op-${i}`, error: 'e'.repeat(10_000) })

@@ -110,7 +110,8 @@ export function typedOutputs(
     }
   }
   if (report.outcome && report.outcome !== 'error') values.outcome = report.outcome
-  if (report.gate) values.gate = report.gate
+  // Bad input found during the run (a branch name that only nearly matches) checked nothing.
+  if (report.gate && report.errorCause !== 'input') values.gate = report.gate
   stepOutputs('before-wait')
   if (report.branch) {
     const state = report.branch.current_state
