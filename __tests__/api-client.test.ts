@@ -710,7 +710,15 @@ describe('resolveBranch', () => {
     ['the quotes it was stored with', '"preview/pr-12"'],
     ['single quotes', "'preview/pr-12'"],
     ['the last part of its name only', 'pr-12'],
-    ['the last part, in another case', 'PR-12']
+    ['the last part, in another case', 'PR-12'],
+    ['a backslash for the slash', 'preview\\pr-12'],
+    ['a Unicode hyphen (U+2010)', 'preview/pr\u201012'],
+    ['an en dash', 'preview/pr\u201312'],
+    ['an em dash', 'preview/pr\u201412'],
+    ['a minus sign', 'preview/pr\u221212'],
+    ['full-width digits', 'preview/pr-\uff11\uff12'],
+    ['typographic quotes', '\u201cpreview/pr-12\u201d'],
+    ['the last part, with full-width digits', 'pr-\uff11\uff12']
   ])(
     'a near match (%s) is an input error that names the branch found, never NoSuchBranchError',
     async (_case, input) => {
@@ -725,7 +733,10 @@ describe('resolveBranch', () => {
   )
 
   it('not a near match: another number, another word; then NoSuchBranchError', async () => {
-    for (const input of ['preview/pr-1', 'preview/pr-123', 'preview/mr-12', 'r-12', 'pr-1']) {
+    const others = ['preview/pr-1', 'preview/pr-123', 'preview/mr-12', 'r-12', 'pr-1', 'pr-\uff11']
+    // A word of an empty value inside a name, or in a longer word, is no sign of an empty value.
+    others.push('fix-null-check', 'preview/nullable', 'preview/annul', 'preview/undefined-x')
+    for (const input of others) {
       const every = [{ id: 'br-preview-pr-12', name: 'preview/pr-12' }]
       await expect(resolveBranch(reader({ every }), PROJECT, input)).rejects.toBeInstanceOf(
         NoSuchBranchError
@@ -733,22 +744,56 @@ describe('resolveBranch', () => {
     }
   })
 
+  const UNEXPANDED = 'a variable that was not expanded'
+  const EMPTY_VALUE = 'what a template writes for an empty value'
   it.each([
-    ['ends in a hyphen (an empty pull-request number)', 'preview/pr-'],
-    ['ends in a slash', 'preview/'],
-    ['ends in an underscore or a dot', 'preview_'],
-    ['a shell variable never expanded', 'preview/mr-$CI_MERGE_REQUEST_IID'],
-    ['a braced one', 'preview/mr-${MR}'],
-    ['a workflow expression left as text', 'preview/pr-{{ github.event.number }}']
+    ['ends in a hyphen (an empty pull-request number)', 'preview/pr-', 'it ends in "-"'],
+    ['ends in a slash', 'preview/', 'it ends in "/"'],
+    ['ends in an underscore', 'preview_', 'it ends in "_"'],
+    ['ends in a dot', 'preview.', 'it ends in "."'],
+    ['ends in a backslash', 'preview\\', 'it ends in "\\"'],
+    ['ends in an en dash', 'preview/pr\u2013', 'it ends in "\u2013"'],
+    ['starts with a slash (an empty prefix)', '/preview', 'it starts with "/"'],
+    [
+      'a shell variable',
+      'preview/mr-$CI_MERGE_REQUEST_IID',
+      `it holds "$CI_MERGE_REQUEST_IID", ${UNEXPANDED}`
+    ],
+    ['a braced one', 'preview/mr-${MR}', `it holds "\${MR}", ${UNEXPANDED}`],
+    ['a lone dollar', '$', `it holds "$", ${UNEXPANDED}`],
+    ['a trailing dollar', 'preview/pr-$', `it holds "$", ${UNEXPANDED}`],
+    [
+      'a workflow expression',
+      'preview/pr-${{ github.event.number }}',
+      `it holds "\${{ github.event.number }}", ${UNEXPANDED}`
+    ],
+    ['a template', 'preview/pr-{{ .Number }}', `it holds "{{ .Number }}", ${UNEXPANDED}`],
+    ['a Windows variable', 'preview/pr-%CI_MR%', `it holds "%CI_MR%", ${UNEXPANDED}`],
+    [
+      'a GitLab component input',
+      'preview/pr-$[[ inputs.mr ]]',
+      `it holds "$[[ inputs.mr ]]", ${UNEXPANDED}`
+    ],
+    ['an Azure Pipelines macro', 'preview/pr-$(PR)', `it holds "$(PR)", ${UNEXPANDED}`],
+    ['JavaScript undefined', 'preview/pr-undefined', `it holds "undefined", ${EMPTY_VALUE}`],
+    ['null', 'preview/pr-null', `it holds "null", ${EMPTY_VALUE}`],
+    ['Python None', 'preview/pr-None', `it holds "None", ${EMPTY_VALUE}`],
+    ['nil', 'preview/pr_nil', `it holds "nil", ${EMPTY_VALUE}`],
+    ['NaN', 'preview/pr-NaN', `it holds "NaN", ${EMPTY_VALUE}`],
+    ['the word alone', 'undefined', `it holds "undefined", ${EMPTY_VALUE}`],
+    ['Go templates', 'preview/pr-<no value>', `it holds "<no value>", ${EMPTY_VALUE}`],
+    ['Go nil', 'preview/pr-<nil>', `it holds "<nil>", ${EMPTY_VALUE}`],
+    ['C null', 'preview/pr-(null)', `it holds "(null)", ${EMPTY_VALUE}`],
+    ['a JavaScript object', 'preview/[object Object]', `it holds "[object Object]", ${EMPTY_VALUE}`]
   ])(
-    'a name that matches none and looks unfinished (%s) is an input error, never NoSuchBranchError',
-    async (_case, input) => {
+    'a name that matches none and looks unfinished (%s) is an input error naming why, never NoSuchBranchError',
+    async (_case, input, sign) => {
       const every = [{ id: 'br-preview-pr-12', name: 'preview/pr-12' }]
       const resolving = resolveBranch(reader({ every }), PROJECT, input)
       await expect(resolving).rejects.toBeInstanceOf(InputError)
       await expect(resolving).rejects.not.toBeInstanceOf(NoSuchBranchError)
       await expect(resolving).rejects.toThrow(
-        `input "branch_id": project "${PROJECT}" has no branch named "${input}", and the name looks unfinished (it ends in a separator, or holds a variable that was not expanded), as a name made from an empty variable does; give a branch id (br-…) or the exact name of one branch of the project`
+        `input "branch_id": project "${PROJECT}" has no branch named "${input}", and the name looks unfinished (${sign}), as a name made from an empty or unexpanded variable does; give a branch id (br-…) or the exact name of one branch of the project`
       )
     }
   )

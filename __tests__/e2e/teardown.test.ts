@@ -177,17 +177,34 @@ describe('before: delete, over both bundles', () => {
       'preview-pr-7',
       'but has preview/pr-7 (br-preview-pr-7): names are exact'
     ],
-    ['an empty pull-request number', 'preview/pr-', 'and the name looks unfinished']
+    [
+      'a backslash and a Unicode hyphen',
+      'preview\\pr\u20107',
+      'but has preview/pr-7 (br-preview-pr-7): names are exact'
+    ],
+    ['an empty pull-request number', 'preview/pr-', 'and the name looks unfinished'],
+    [
+      'a Windows variable never expanded',
+      'preview/pr-%CI_MR%',
+      'and the name looks unfinished (it holds "%CI_MR%", a variable that was not expanded)'
+    ],
+    [
+      'an empty value',
+      'preview/pr-undefined',
+      'and the name looks unfinished (it holds "undefined", what a template writes for an empty value)'
+    ]
   ])(
     'a name that is not the branch but near it (%s): an input error, never gone',
     async (_case, branchId, why) => {
       const run = await both(previewBranch, { branch_id: branchId, before: 'delete' })
+      const found = `project "${PROJECT}" has no branch named "${branchId}", ${why}`
       expect(run.action.code).toBe(1)
+      // The runner's commands write % as %25.
       expect(run.action.stdout).toContain(
-        `::error::input "branch_id": project "${PROJECT}" has no branch named "${branchId}", ${why}`
+        `::error::input "branch_id": ${found}`.replaceAll('%', '%25')
       )
       expect(run.command.code).toBe(2)
-      expect(run.command.stderr).toContain(`error: --branch-id: project "${PROJECT}"`)
+      expect(run.command.stderr).toContain(`error: --branch-id: ${found}`)
       expect(run.action.outputs.preflight).toBeUndefined()
       expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBeUndefined()
     }

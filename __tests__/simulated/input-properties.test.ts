@@ -7,7 +7,9 @@
  * (b) no input that names a check (project_id, operation_id, branch_id, before, database_url,
  *     list_projects) is silently skipped: the check runs (the `gate` output, the line that says
  *     which gate runs, and the requests show it), or the combination is an input error; an input
- *     whose absence takes no check away may be ignored, with a warning that names it.
+ *     whose absence takes no check away may be ignored, with a warning that names it;
+ * (c) before a delete, a typo of a branch's name, or a name a template left unfinished, is an
+ *     input error that names what it found, never `gone` (issue "Trust 9").
  * The cases the properties found before the fix stay below as plain tests.
  */
 import { describe, expect, it } from '@jest/globals'
@@ -301,4 +303,87 @@ describe('what the properties found before the fix, as plain cases', () => {
       `info: Gate: the whole project ${PROJECT}, every operation in flight on any branch (no branch_id); no database query`
     )
   })
+})
+
+/** The branch to tear down, whose name property (c) gets wrong. */
+const PREVIEW = { id: 'br-preview-pr-42', name: 'preview/pr-42' }
+
+/** `preview/pr-42` as a hand gets it wrong: look-alike separators, case, quotes, wide digits. */
+const nearPreview = fc
+  .record({
+    prefix: fc.constantFrom(
+      'preview/',
+      'Preview/',
+      'preview\\',
+      'preview-',
+      'preview ',
+      'preview',
+      ''
+    ),
+    word: fc.constantFrom('pr', 'PR', 'Pr'),
+    dash: fc.constantFrom(
+      '-',
+      '\u2010',
+      '\u2011',
+      '\u2013',
+      '\u2014',
+      '\u2212',
+      '\uff0d',
+      '_',
+      '.',
+      ''
+    ),
+    number: fc.constantFrom('42', '\uff14\uff12', '4\uff12'),
+    /** The opening quote and the closing one. */
+    quotes: fc.constantFrom('', '""', "''", '``', '\u201c\u201d')
+  })
+  .map(({ prefix, word, dash, number, quotes }) =>
+    [quotes.slice(0, 1), prefix, word, dash, number, quotes.slice(1)].join('')
+  )
+
+/** `preview/pr-42` as a template gets it wrong: its variable empty, or left as text. */
+const unfinishedPreview = fc
+  .record({
+    start: fc.constantFrom('preview/pr-', 'preview/pr_', 'preview/', 'Preview/PR-'),
+    left: fc.constantFrom(
+      ...['', '$', '$CI_MERGE_REQUEST_IID', '${MR}', '${{ github.event.number }}', '{{ .Number }}'],
+      ...['%CI_MR%', '$[[ inputs.mr ]]', '$(PR)'],
+      ...[
+        'undefined',
+        'null',
+        'None',
+        'nil',
+        'NaN',
+        '<no value>',
+        '<nil>',
+        '(null)',
+        '[object Object]'
+      ]
+    )
+  })
+  .map(({ start, left }) => start + left)
+
+describe('a typo of a branch before a delete (issue "Trust 9", fast-check)', () => {
+  it('(c) is an input error that names what it found, never gone', async () => {
+    const typo = fc.oneof(nearPreview, unfinishedPreview).filter((name) => name !== PREVIEW.name)
+    await fc.assert(
+      fc.asyncProperty(typo, async (branchId) => {
+        const setup = simulatedWorld()
+        setup.world.addBranch(PROJECT, PREVIEW)
+        const run = await runSimulated(setup, {
+          project_id: PROJECT,
+          branch_id: branchId,
+          before: 'delete'
+        })
+        const { report } = run
+        const named =
+          report.error?.includes(`but has ${PREVIEW.name} (${PREVIEW.id})`) ||
+          report.error?.includes('and the name looks unfinished (it ')
+        if (report.teardown || report.errorCause !== 'input' || !named) {
+          throw new Error(`${JSON.stringify(branchId)}: ${JSON.stringify(report)}`)
+        }
+      }),
+      { seed: 9, numRuns: 150, endOnFailure: true }
+    )
+  }, 60_000)
 })

@@ -283,7 +283,10 @@ describe('which branch, and whether it is gone', () => {
     ['case', 'Preview/PR-7'],
     ['spaces for the slash', 'preview pr-7'],
     ['a space inside', 'preview /pr-7'],
-    ['no slash', 'previewpr-7']
+    ['no slash', 'previewpr-7'],
+    ['a backslash for the slash', 'preview\\pr-7'],
+    ['a Unicode hyphen (U+2010)', 'preview/pr\u20107'],
+    ['a full-width digit', 'preview/pr-\uff17']
   ])(
     'a name that differs only in %s: an input error naming the branch found, never gone',
     async (_case, input) => {

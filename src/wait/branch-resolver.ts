@@ -4,10 +4,12 @@
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
  * "No such branch" is said only after every branch of the project was read: the project answers,
  * has a branch at all, and none has that id or exactly that name, nor one set apart from it only
- * by case, spaces, quotes or separators (`Preview/PR-12` or `preview-pr-12` for `preview/pr-12`),
- * or only the last part of its name (`pr-12`): an input error that names it. A name that looks cut short (`preview/pr-`, a template whose
- * variable was empty) or unexpanded (`preview/pr-$MR_IID`) is an input error too: before a delete,
- * "no such branch" would read `gone` and skip the delete of the branch that was meant.
+ * by width, case, spaces, quotes or separators (`Preview/PR-12`, `preview-pr-12`, `preview\pr‐12`
+ * for `preview/pr-12`), or only the first parts of its path (`pr-12`): an input error that names
+ * it. A name that looks cut short (`preview/pr-`, a template whose variable was empty), unexpanded
+ * (`preview/pr-$MR_IID`, `preview/pr-%CI_MR%`) or made of an empty value (`preview/pr-undefined`)
+ * is an input error too: before a delete, "no such branch" would read `gone` and skip the delete
+ * of the branch that was meant.
  */
 import { ApiError, InputError } from '../domain/errors.js'
 import type { BranchesReader } from '../api/resources/branches.js'
@@ -35,18 +37,61 @@ export class NoSuchBranchError extends InputError {
 export type ResolvingReader = Pick<BranchesReader, 'getBranch' | 'searchBranches' | 'listBranches'>
 
 /**
- * A name or id with case, white space, quotes and separators set aside: `Preview/PR-12`,
- * `"preview-pr-12"` and `preview_pr_12` are all `previewpr12`.
+ * A name or id with width, case, white space, quotes and separators set aside: `Preview/PR-12`,
+ * `"preview-pr-12"`, `preview\pr‐12` (a Unicode hyphen) and `preview_pr_１２` are all `previewpr12`.
  */
 function loosely(text: string): string {
-  return text.toLowerCase().replace(/[\s"'`/_.-]+/gu, '')
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s\p{Quotation_Mark}`/\\_.\p{Dash}]+/gu, '')
 }
 
 /**
- * A name whose end or placeholder says it was made from a template whose variable was empty or
- * never expanded: `preview/pr-`, `preview/pr-$CI_MERGE_REQUEST_IID`, `preview/pr-${{ … }}`.
+ * A name and its ends after each `/`: `preview/pr-12` and `pr-12`, for a name given without the
+ * first parts of its path.
  */
-const UNFINISHED = /[/_.-]$|\$[A-Za-z_{]|\{\{/u
+function pathEnds(name: string): string[] {
+  const parts = name.split('/')
+  return parts.map((_, index) => parts.slice(index).join('/'))
+}
+
+/** A separator at either end: `preview/pr-${N}` or `${ENV}/pr-12` with N or ENV empty. */
+const LOOSE_END = /^[/\\_.\p{Dash}]|[/\\_.\p{Dash}]$/u
+
+/** A variable a shell, a CI system or a template left as text, not expanded. */
+const UNEXPANDED = [
+  /\$?\{\{.*?(?:\}\}|$)/u, // an expression or a template: `${{ github.event.number }}`, `{{ .N }}`
+  /\$\[\[.*?(?:\]\]|$)/u, // a GitLab CI/CD component input: `$[[ inputs.mr ]]`
+  /\$\{.*?(?:\}|$)/u, // `${MR}`
+  /\$\(.*?(?:\)|$)/u, // an Azure Pipelines macro: `$(PR)`
+  /\$(?:\w+|$)/u, // `$MR`, or a `$` at the end
+  /%\w+%/u // cmd.exe, GitLab's Windows runners: `%CI_MR%`
+]
+
+/**
+ * What a language or a template writes for an empty value: a word at either end of the name
+ * (`preview/pr-undefined`; not `fix-null-check`), or a form no name holds (Go's `<no value>`).
+ */
+const EMPTY_WORD = '(?:undefined|null|None|nil|NaN)'
+const EMPTY_VALUE = [
+  /<nil>|<no value>|\(null\)|\[object Object\]/u,
+  new RegExp(`^${EMPTY_WORD}(?![A-Za-z0-9])|(?<![A-Za-z0-9])${EMPTY_WORD}$`, 'u')
+]
+
+/** Why `input` looks unfinished, naming what was found; undefined when it does not. */
+function unfinished(input: string): string | undefined {
+  const name = input.normalize('NFKC')
+  const firstMatch = (patterns: RegExp[]) =>
+    patterns.map((pattern) => pattern.exec(name)?.[0]).find((text) => text !== undefined)
+  const variable = firstMatch(UNEXPANDED)
+  if (variable !== undefined) return `it holds "${variable}", a variable that was not expanded`
+  const empty = firstMatch(EMPTY_VALUE)
+  if (empty !== undefined) return `it holds "${empty}", what a template writes for an empty value`
+  const end = LOOSE_END.exec(name)
+  if (!end) return undefined
+  return end.index === 0 ? `it starts with "${end[0]}"` : `it ends in "${end[0]}"`
+}
 
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
@@ -95,24 +140,23 @@ function exactly(branches: Branch[], projectId: string, input: string): Branch |
 
 /**
  * `input` names none of `every` branch of the project: an input error that names the branches set
- * apart from it only by case, spaces, quotes or separators, if any, or that says the name looks
+ * apart from it only as `loosely` and `pathEnds` say, if any, or that says why the name looks
  * unfinished; else NoSuchBranchError.
  */
 function noSuchBranch(every: Branch[], projectId: string, input: string): never {
+  const key = loosely(input)
   const near = every.filter(
     (branch) =>
-      loosely(branch.name) === loosely(input) ||
-      loosely(branch.id) === loosely(input) ||
-      // The last part of a name (`pr-42` for `preview/pr-42`): a prefix left out on one side.
-      branch.name.toLowerCase().endsWith(`/${input.toLowerCase()}`)
+      loosely(branch.id) === key || pathEnds(branch.name).some((end) => loosely(end) === key)
   )
   const none = BRANCH_ID.test(input)
     ? `with the id "${input}", and none is named so`
     : `named "${input}"`
-  if (near.length === 0 && UNFINISHED.test(input)) {
+  const why = near.length === 0 ? unfinished(input) : undefined
+  if (why !== undefined) {
     throw new InputError(
       ({ label }) =>
-        `${label('branch_id')}: project "${projectId}" has no branch ${none}, and the name looks unfinished (it ends in a separator, or holds a variable that was not expanded), as a name made from an empty variable does; ${ACCEPTED}`
+        `${label('branch_id')}: project "${projectId}" has no branch ${none}, and the name looks unfinished (${why}), as a name made from an empty or unexpanded variable does; ${ACCEPTED}`
     )
   }
   if (near.length === 0) {
