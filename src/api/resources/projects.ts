@@ -79,7 +79,7 @@ export class ProjectsReader {
     }
     throw new InputError(
       ({ label, mention }) =>
-        `${label('org_id')}: ${mention('org_id')} is required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set ${mention('org_id')} to one of them`
+        `${label('org_id')}: required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set ${mention('org_id')} to one of them`
     )
   }
 
