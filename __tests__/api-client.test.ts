@@ -626,9 +626,14 @@ describe('ApiClient: a personal key finds its organization', () => {
     const error = await failure(reader.projects.listProjects(), token)
     expect(error).toBeInstanceOf(InputError)
     expect(error.message).toContain(
-      'input "org_id": org_id is required, because the key belongs to 12 organizations: org-0 ("A \\"quoted\\" <name>"), org-1 ("Org 1")'
+      'input "org_id": required, because the key belongs to 12 organizations: org-0 ("A \\"quoted\\" <name>"), org-1 ("Org 1")'
     )
     expect(error.message).toContain('org-9 ("Org 9"), and 2 more; set org_id to one of them')
+    // As the command names it: the flag once at the start, not `--org-id: --org-id is required`.
+    const flag = { label: (name: string) => `--${name}`, mention: (name: string) => `--${name}` }
+    expect((error as InputError).worded({ ...flag, enabled: flag.mention })).toMatch(
+      /^--org_id: required, because the key belongs to 12 organizations: .*; set --org_id to one of them$/
+    )
   })
 
   it.each([

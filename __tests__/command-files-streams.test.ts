@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { runCommand } from '../src/command/main.js'
@@ -243,6 +243,41 @@ describe('the default summary path is the runner’s: a warning when it cannot b
     expect(run.stderr).toContain('error: --summary: it cannot be opened for writing (ENOENT)')
     expect(server.requests).toHaveLength(before)
   })
+})
+
+describe('--summary and --dotenv on one file', () => {
+  it.each([
+    ['the same path', (dir: string) => [join(dir, 'gate.env'), join(dir, 'gate.env')]],
+    [
+      'two paths to it',
+      (dir: string) => [join(dir, 'gate.env'), join(dir, '.', 'x', '..', 'gate.env')]
+    ],
+    [
+      'a link to it',
+      (dir: string) => {
+        writeFileSync(join(dir, 'gate.env'), '')
+        symlinkSync(join(dir, 'gate.env'), join(dir, 'link.env'))
+        return [join(dir, 'gate.env'), join(dir, 'link.env')]
+      }
+    ]
+  ])(
+    '%s: an input error (exit 2) naming both, before any request; the dotenv file says why',
+    async (_, paths) => {
+      await inTempDir(async (dir) => {
+        mkdirSync(join(dir, 'x'))
+        const [dotenv, summary] = paths(dir)
+        const before = server.requests.length
+        const run = await command(['--no-wait', '--dotenv', dotenv, '--summary', summary])
+        expect(run.code).toBe(2)
+        expect(run.stderr).toContain(
+          'error: --summary and --dotenv name the same file, which each would overwrite: give each a path of its own'
+        )
+        expect(server.requests).toHaveLength(before)
+        expect(readFileSync(dotenv, 'utf8')).toMatch(/^GATE_EXIT_CODE=2$/m)
+        expect(readFileSync(dotenv, 'utf8')).not.toContain('<h2>')
+      })
+    }
+  )
 })
 
 describe('durations take days, up to the documented 5', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { parseCommandLine, resultTargetsOf, UsageError } from '../src/command/flags.js'
-import { parseInputs } from '../src/gate/inputs.js'
+import { ignoredInputWarnings, parseInputs } from '../src/gate/inputs.js'
 
 const request = (argv: string[], env: Record<string, string> = {}) => {
   const parsed = parseCommandLine(argv, env)
@@ -70,6 +70,14 @@ describe('parseCommandLine', () => {
     const fromFiles = request(['--api-key-file', 'k', '--database-url-file=u'])
     expect(fromFiles.naming.label('api_key')).toBe('--api-key-file')
     expect(fromFiles.naming.label('database_url')).toBe('--database-url-file')
+  })
+
+  it('--org-id without --list-projects: the warning names the flags as given', () => {
+    const { values, naming } = request(['--org-id', 'o'], { NEON_PROJECT_ID: 'p' })
+    const inputs = parseInputs((name) => ({ ...values, api_key: 'k' })[name] ?? '', naming)
+    expect(ignoredInputWarnings(inputs, naming)).toEqual([
+      '--org-id is ignored without --list-projects'
+    ])
   })
 
   it("the schema's problems name the flags so", () => {
@@ -143,7 +151,7 @@ describe('parseCommandLine', () => {
       (values) => {
         const argv = values.flatMap((value) => ['--operation-id', value])
         expect(problem(argv, { NEON_PROJECT_ID: 'p' })).toBe(
-          'Invalid input: --operation-id: holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave it empty to gate the project or a branch (--project-id, --branch-id)'
+          'Invalid input: --operation-id: holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave --operation-id out to gate the project or a branch (--project-id, --branch-id)'
         )
       }
     )

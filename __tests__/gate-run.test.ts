@@ -174,7 +174,7 @@ describe('GateRun', () => {
     expect(lines.slice(0, 3)).toEqual([
       `info: Neon operations gate ${ACTION_VERSION}`,
       `info: Gate: operation ${OP_A} of project ${PROJECT}; no database query`,
-      'warning: org_id is ignored unless list_projects is true'
+      'warning: org_id is ignored without list_projects: true'
     ])
     expect(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM')).toBe(0)
   })

@@ -255,7 +255,7 @@ describe('getInputs', () => {
         parse({ ...base, operation_id: OP_A, org_id: 'org-1' }),
         ACTION_INPUT_NAMING
       )
-    ).toEqual(['org_id is ignored unless list_projects is true'])
+    ).toEqual(['org_id is ignored without list_projects: true'])
   })
 
   it('before: delete or reset, in any case; with project_id and branch_id; never with operation_id', () => {
@@ -336,7 +336,7 @@ describe('operation_id that holds no id (issue 58)', () => {
     '%j: an input error, never "no ids given" (which would be the project gate)',
     (value) => {
       expect(errorOf({ ...base, operation_id: value })).toBe(
-        'Invalid input: input "operation_id": holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave it empty to gate the project or a branch (project_id, branch_id)'
+        'Invalid input: input "operation_id": holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave operation_id out to gate the project or a branch (project_id, branch_id)'
       )
     }
   )

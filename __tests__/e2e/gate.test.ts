@@ -8,6 +8,7 @@ import { describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { runAction, serve } from '../support/bundles/action.js'
+import { gateCommand } from '../support/bundles/command.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
 
@@ -58,15 +59,23 @@ describe('bundle end to end: project gate and listing', () => {
     expect(run.summary).toContain('<h3>Projects (451)</h3>')
   })
 
-  it('a project-scoped key cannot list projects: the error says so, and what can', async () => {
+  it('a project-scoped key cannot list projects: an API refusal (the command exits 3), which hints at the key and org_id', async () => {
+    const hint =
+      'If the key is project-scoped, list the projects with an organization key or a personal key; a personal key may need'
     const { server } = await serve()
     const run = await runAction(server, { api_key: KEYS.project, list_projects: 'true' })
     expect(run.code).toBe(1)
-    expect(run.stdout).toContain('::error::input "list_projects": The key has no access')
-    expect(run.stdout).toContain(
-      'A project-scoped key cannot list projects: list them with an organization key, or a personal key'
-    )
+    expect(run.stdout).toContain('::error::The key has no access to the list of projects')
+    expect(run.stdout).toContain(`${hint} org_id`)
+    expect(run.stdout).not.toContain('input "list_projects"')
     expect(server.requests).toHaveLength(1)
+    const command = await gateCommand(server, ['--list-projects'], {
+      noProject: true,
+      env: { NEON_API_KEY: KEYS.project }
+    })
+    expect(command.code).toBe(3)
+    expect(command.stderr).toContain('error: The key has no access to the list of projects')
+    expect(command.stderr).toContain(`${hint} --org-id`)
   })
 })
 

@@ -37,7 +37,7 @@ describe('personal keys find their organization', () => {
     const run = await runAction(server, { api_key: key, list_projects: 'true' })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain(
-      '::error::input "org_id": org_id is required, because the key belongs to 3 organizations: org-demo-000001 ("Demo org"), org-other-000002 ("Other team"), org-third-000003 ("Third <b>team</b>\\n::warning::x"); set org_id to one of them'
+      '::error::input "org_id": required, because the key belongs to 3 organizations: org-demo-000001 ("Demo org"), org-other-000002 ("Other team"), org-third-000003 ("Third <b>team</b>\\n::warning::x"); set org_id to one of them'
     )
     expect(run.summary).toContain('Third &lt;b&gt;team&lt;/b&gt;')
     expect(run.stdout).not.toMatch(/^::warning::x/m)

@@ -468,3 +468,60 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
     })
   }, 120_000)
 })
+
+describe('GitLab CI: the component with inputs given as variables that are empty when the job runs', () => {
+  /** Three gates on the ready branch: a database file and a project given as unset variables, and neither given. */
+  const recipe = (dir: string) => {
+    const gate = (job: string, more: string[]) =>
+      [
+        `  - remote: ${REMOTE}`,
+        '    inputs:',
+        `      version: github:OWNER/neon-operations-gate#${SHA}`,
+        `      job-name: ${job}`,
+        '      branch: ready',
+        `      dotenv: ${job}.env`,
+        '      api-host: $NEON_API_HOST',
+        ...more.map((line) => `      ${line}`)
+      ].join('\n')
+    const file = join(dir, 'recipe.yml')
+    writeFileSync(
+      file,
+      [
+        'include:',
+        gate('gate-url-file', ['database-url-file: $DB_URL_FILE']),
+        gate('gate-project', ['project: $OTHER_PROJECT_ID']),
+        gate('gate-plain', [])
+      ].join('\n') + '\n'
+    )
+    return file
+  }
+
+  it('a database-url-file or a project given as an empty variable fails the job (exit code 2); not given, no check and the job passes', async () => {
+    const { server } = await branches()
+    await inTempDir(async (dir) => {
+      const run = await runPipeline(dir, recipe(dir), {
+        NEON_API_KEY: KEYS.organization,
+        NEON_PROJECT_ID: PROJECT,
+        NEON_API_HOST: server.apiHost
+      })
+      expect(
+        ['gate-url-file', 'gate-project', 'gate-plain'].map((job) => [
+          job,
+          jobExit(run.output, job)
+        ])
+      ).toEqual([
+        ['gate-url-file', '2'],
+        ['gate-project', '2'],
+        ['gate-plain', '0']
+      ])
+      expect(run.output).toMatch(
+        /^gate-url-file\s+> error: --database-url-file: an empty value \(an unset variable\?\)/m
+      )
+      expect(run.output).toMatch(/^gate-project\s+> error: --project-id: an empty value/m)
+      expect(run.output).toMatch(/^gate-plain\s+> .*no database query/m)
+      for (const secret of secretForms(KEYS.organization)) {
+        expect(run.output + run.logs + run.dotenv).not.toContain(secret)
+      }
+    })
+  }, 180_000)
+})

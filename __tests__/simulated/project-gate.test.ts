@@ -122,7 +122,7 @@ describe('listings', () => {
     const setup = simulatedWorld({ history: 0 })
     const without = await runSimulated(setup, { api_key: KEYS.multiOrg, list_projects: 'true' })
     expect(without.report.outcome).toBe('error')
-    expect(without.report.error).toContain('org_id is required')
+    expect(without.report.error).toContain('input "org_id": required, because')
     const withOrg = await runSimulated(setup, {
       api_key: KEYS.multiOrg,
       list_projects: 'true',

@@ -6,7 +6,8 @@
  * a write fails the run; the default summary (GITHUB_STEP_SUMMARY, inside GitHub Actions) is a
  * warning. No message repeats a path: a secret is sometimes given where a path belongs.
  */
-import { writeFileSync } from 'node:fs'
+import { statSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { appendFile, writeFile } from 'node:fs/promises'
 import type { Redactor } from '../domain/untrusted-text.js'
 import { outputFileProblem } from '../gate/output-files.js'
@@ -31,7 +32,12 @@ export function checkResultTargets(targets: ResultTargets): TargetCheck {
   const check: TargetCheck = { writable: {}, problems: [], warnings: [] }
   const { summary, dotenvFile } = targets
   const summaryProblem = summary && outputFileProblem(summary.path, true)
-  if (summary && summaryProblem) {
+  if (summary && !summary.append && dotenvFile && sameFile(summary.path, dotenvFile)) {
+    // The dotenv file is kept: the jobs after this one read why it failed there.
+    check.problems.push(
+      '--summary and --dotenv name the same file, which each would overwrite: give each a path of its own'
+    )
+  } else if (summary && summaryProblem) {
     if (summary.append) check.warnings.push(defaultSummaryLeftOut(summaryProblem))
     else check.problems.push(`--summary: ${summaryProblem}`)
   } else {
@@ -41,6 +47,17 @@ export function checkResultTargets(targets: ResultTargets): TargetCheck {
   if (dotenvProblem) check.problems.push(`--dotenv: ${dotenvProblem}`)
   else check.writable.dotenvFile = dotenvFile
   return check
+}
+
+/** Whether two paths name one file: the same path, or the same file under two names. */
+function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true
+  try {
+    const [first, second] = [statSync(a), statSync(b)]
+    return first.dev === second.dev && first.ino === second.ino
+  } catch {
+    return false
+  }
 }
 
 const defaultSummaryLeftOut = (problem: string): string =>

@@ -99,8 +99,11 @@ export function idInput(pattern: RegExp, accepted: string) {
   })
 }
 
-/** `gateInstead`: the inputs that gate a project or a branch, as the front end names them. */
-export function operationIdsInput(gateInstead: string) {
+/**
+ * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
+ * a project or a branch, named so too.
+ */
+export function operationIdsInput(itself: string, gateInstead: string) {
   return z.string().transform((raw, ctx) => {
     const given = raw.split(/[\s,]+/).filter((id) => id !== '')
     // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
@@ -108,7 +111,7 @@ export function operationIdsInput(gateInstead: string) {
     if (given.length === 0 && raw !== '') {
       ctx.addIssue({
         code: 'custom',
-        message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave it empty to gate the project or a branch (${gateInstead})`
+        message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave ${itself} out to gate the project or a branch (${gateInstead})`
       })
       return z.NEVER
     }

@@ -55,6 +55,7 @@ function inputFields(naming: InputNaming) {
       ),
     project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
     operation_id: operationIdsInput(
+      naming.mention('operation_id'),
       `${naming.mention('project_id')}, ${naming.mention('branch_id')}`
     ),
     branch_id: idInput(
@@ -157,7 +158,7 @@ export function ignoredInputWarnings(inputs: Inputs, naming: InputNaming): strin
   const { mention } = naming
   const warnings = ignoredBeforeTeardown(inputs, naming)
   if (inputs.orgId && !inputs.listProjects) {
-    warnings.push(`${mention('org_id')} is ignored unless ${mention('list_projects')} is true`)
+    warnings.push(`${mention('org_id')} is ignored without ${naming.enabled('list_projects')}`)
   }
   return warnings
 }

@@ -36,10 +36,11 @@ export class ProjectsReader {
       return await this.listPages(orgId)
     } catch (error) {
       if (orgId || !(error instanceof ApiError)) throw error
+      // A refusal of the API's (exit code 3), whose cause the answer does not say: a hint only.
       if (error.status === 403) {
-        throw new InputError(
-          ({ label }) =>
-            `${label('list_projects')}: ${error.message}. A project-scoped key cannot list projects: list them with an organization key, or a personal key`
+        throw new WordedError(
+          (naming) =>
+            `${error.worded(naming)}. If the key is project-scoped, list the projects with an organization key or a personal key; a personal key may need ${naming.mention('org_id')}`
         )
       }
       if (error.status !== 400 || !/org_id/.test(error.apiMessage ?? '')) throw error
@@ -78,7 +79,7 @@ export class ProjectsReader {
     }
     throw new InputError(
       ({ label, mention }) =>
-        `${label('org_id')}: ${mention('org_id')} is required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set ${mention('org_id')} to one of them`
+        `${label('org_id')}: required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set ${mention('org_id')} to one of them`
     )
   }
 
