@@ -42708,8 +42708,9 @@ class ProjectsReader {
         catch (error) {
             if (orgId || !(error instanceof ApiError))
                 throw error;
+            // A refusal of the API's (exit code 3), whose cause the answer does not say: a hint only.
             if (error.status === 403) {
-                throw new InputError(({ label }) => `${label('list_projects')}: ${error.message}. A project-scoped key cannot list projects: list them with an organization key, or a personal key`);
+                throw new WordedError((naming) => `${error.worded(naming)}. If the key is project-scoped, list the projects with an organization key or a personal key; a personal key may need ${naming.mention('org_id')}`);
             }
             if (error.status !== 400 || !/org_id/.test(error.apiMessage ?? ''))
                 throw error;
@@ -42740,7 +42741,7 @@ class ProjectsReader {
         if (organizations.length > MAX_LISTED_ORGANIZATIONS) {
             listed.push(`and ${organizations.length - MAX_LISTED_ORGANIZATIONS} more`);
         }
-        throw new InputError(({ label, mention }) => `${label('org_id')}: ${mention('org_id')} is required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set ${mention('org_id')} to one of them`);
+        throw new InputError(({ label, mention }) => `${label('org_id')}: required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set ${mention('org_id')} to one of them`);
     }
     async listPages(orgId) {
         const projects = new Map();
@@ -43047,10 +43048,12 @@ function statusLabel(status) {
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
  * "No such branch" is said only after every branch of the project was read: the project answers,
  * has a branch at all, and none has that id or exactly that name, nor one set apart from it only
- * by case, spaces, quotes or separators (`Preview/PR-12` or `preview-pr-12` for `preview/pr-12`),
- * or only the last part of its name (`pr-12`): an input error that names it. A name that looks cut short (`preview/pr-`, a template whose
- * variable was empty) or unexpanded (`preview/pr-$MR_IID`) is an input error too: before a delete,
- * "no such branch" would read `gone` and skip the delete of the branch that was meant.
+ * by width, case, spaces, quotes or separators (`Preview/PR-12`, `preview-pr-12`, `preview\pr‐12`
+ * for `preview/pr-12`), or only the first parts of its path (`pr-12`): an input error that names
+ * it. A name that looks cut short (`preview/pr-`, a template whose variable was empty), unexpanded
+ * (`preview/pr-$MR_IID`, `preview/pr-%CI_MR%`) or made of an empty value (`preview/pr-undefined`)
+ * is an input error too: before a delete, "no such branch" would read `gone` and skip the delete
+ * of the branch that was meant.
  */
 
 
@@ -43069,17 +43072,58 @@ class NoSuchBranchError extends InputError {
     name = 'NoSuchBranchError';
 }
 /**
- * A name or id with case, white space, quotes and separators set aside: `Preview/PR-12`,
- * `"preview-pr-12"` and `preview_pr_12` are all `previewpr12`.
+ * A name or id with width, case, white space, quotes and separators set aside: `Preview/PR-12`,
+ * `"preview-pr-12"`, `preview\pr‐12` (a Unicode hyphen) and `preview_pr_１２` are all `previewpr12`.
  */
 function loosely(text) {
-    return text.toLowerCase().replace(/[\s"'`/_.-]+/gu, '');
+    return text
+        .normalize('NFKC')
+        .toLowerCase()
+        .replace(/[\s\p{Quotation_Mark}`/\\_.\p{Dash}]+/gu, '');
 }
 /**
- * A name whose end or placeholder says it was made from a template whose variable was empty or
- * never expanded: `preview/pr-`, `preview/pr-$CI_MERGE_REQUEST_IID`, `preview/pr-${{ … }}`.
+ * A name and its ends after each `/`: `preview/pr-12` and `pr-12`, for a name given without the
+ * first parts of its path.
  */
-const UNFINISHED = /[/_.-]$|\$[A-Za-z_{]|\{\{/u;
+function pathEnds(name) {
+    const parts = name.split('/');
+    return parts.map((_, index) => parts.slice(index).join('/'));
+}
+/** A separator at either end: `preview/pr-${N}` or `${ENV}/pr-12` with N or ENV empty. */
+const LOOSE_END = /^[/\\_.\p{Dash}]|[/\\_.\p{Dash}]$/u;
+/** A variable a shell, a CI system or a template left as text, not expanded. */
+const UNEXPANDED = [
+    /\$?\{\{.*?(?:\}\}|$)/u, // an expression or a template: `${{ github.event.number }}`, `{{ .N }}`
+    /\$\[\[.*?(?:\]\]|$)/u, // a GitLab CI/CD component input: `$[[ inputs.mr ]]`
+    /\$\{.*?(?:\}|$)/u, // `${MR}`
+    /\$\(.*?(?:\)|$)/u, // an Azure Pipelines macro: `$(PR)`
+    /\$(?:\w+|$)/u, // `$MR`, or a `$` at the end
+    /%\w+%/u // cmd.exe, GitLab's Windows runners: `%CI_MR%`
+];
+/**
+ * What a language or a template writes for an empty value: a word at either end of the name
+ * (`preview/pr-undefined`; not `fix-null-check`), or a form no name holds (Go's `<no value>`).
+ */
+const EMPTY_WORD = '(?:undefined|null|None|nil|NaN)';
+const EMPTY_VALUE = [
+    /<nil>|<no value>|\(null\)|\[object Object\]/u,
+    new RegExp(`^${EMPTY_WORD}(?![A-Za-z0-9])|(?<![A-Za-z0-9])${EMPTY_WORD}$`, 'u')
+];
+/** Why `input` looks unfinished, naming what was found; undefined when it does not. */
+function unfinished(input) {
+    const name = input.normalize('NFKC');
+    const firstMatch = (patterns) => patterns.map((pattern) => pattern.exec(name)?.[0]).find((text) => text !== undefined);
+    const variable = firstMatch(UNEXPANDED);
+    if (variable !== undefined)
+        return `it holds "${variable}", a variable that was not expanded`;
+    const empty = firstMatch(EMPTY_VALUE);
+    if (empty !== undefined)
+        return `it holds "${empty}", what a template writes for an empty value`;
+    const end = LOOSE_END.exec(name);
+    if (!end)
+        return undefined;
+    return end.index === 0 ? `it starts with "${end[0]}"` : `it ends in "${end[0]}"`;
+}
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
  * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
@@ -43121,19 +43165,18 @@ function exactly(branches, projectId, input) {
 }
 /**
  * `input` names none of `every` branch of the project: an input error that names the branches set
- * apart from it only by case, spaces, quotes or separators, if any, or that says the name looks
+ * apart from it only as `loosely` and `pathEnds` say, if any, or that says why the name looks
  * unfinished; else NoSuchBranchError.
  */
 function noSuchBranch(every, projectId, input) {
-    const near = every.filter((branch) => loosely(branch.name) === loosely(input) ||
-        loosely(branch.id) === loosely(input) ||
-        // The last part of a name (`pr-42` for `preview/pr-42`): a prefix left out on one side.
-        branch.name.toLowerCase().endsWith(`/${input.toLowerCase()}`));
+    const key = loosely(input);
+    const near = every.filter((branch) => loosely(branch.id) === key || pathEnds(branch.name).some((end) => loosely(end) === key));
     const none = BRANCH_ID.test(input)
         ? `with the id "${input}", and none is named so`
         : `named "${input}"`;
-    if (near.length === 0 && UNFINISHED.test(input)) {
-        throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, and the name looks unfinished (it ends in a separator, or holds a variable that was not expanded), as a name made from an empty variable does; ${branch_resolver_ACCEPTED}`);
+    const why = near.length === 0 ? unfinished(input) : undefined;
+    if (why !== undefined) {
+        throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, and the name looks unfinished (${why}), as a name made from an empty or unexpanded variable does; ${branch_resolver_ACCEPTED}`);
     }
     if (near.length === 0) {
         throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}; ${branch_resolver_ACCEPTED}`);
@@ -44182,7 +44225,8 @@ const DATABASE_SECTION = {
         }
         : undefined,
     timelineTask: ({ database }) => database && databaseTask(database),
-    annotation: (report, errorLine) => databaseFailed(report.database)
+    // Only on a failed gate: with `wait: false` a database not answering yet leaves it pending.
+    annotation: (report, errorLine) => databaseFailed(report.database) && errorLine !== ''
         ? {
             annotation: {
                 title: `database ${report.database.state}`,
@@ -44334,8 +44378,11 @@ function idInput(pattern, accepted) {
         return text;
     });
 }
-/** `gateInstead`: the inputs that gate a project or a branch, as the front end names them. */
-function operationIdsInput(gateInstead) {
+/**
+ * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
+ * a project or a branch, named so too.
+ */
+function operationIdsInput(itself, gateInstead) {
     return schemas_string().transform((raw, ctx) => {
         const given = raw.split(/[\s,]+/).filter((id) => id !== '');
         // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
@@ -44343,7 +44390,7 @@ function operationIdsInput(gateInstead) {
         if (given.length === 0 && raw !== '') {
             ctx.addIssue({
                 code: 'custom',
-                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave it empty to gate the project or a branch (${gateInstead})`
+                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave ${itself} out to gate the project or a branch (${gateInstead})`
             });
             return NEVER;
         }
@@ -45744,7 +45791,7 @@ function inputFields(naming) {
             .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
             .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
         project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
-        operation_id: operationIdsInput(`${naming.mention('project_id')}, ${naming.mention('branch_id')}`),
+        operation_id: operationIdsInput(naming.mention('operation_id'), `${naming.mention('project_id')}, ${naming.mention('branch_id')}`),
         branch_id: idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'),
         ...PROJECTS_INPUTS,
         wait: booleanInput(true),
@@ -45832,7 +45879,7 @@ function ignoredInputWarnings(inputs, naming) {
     const { mention } = naming;
     const warnings = ignoredBeforeTeardown(inputs, naming);
     if (inputs.orgId && !inputs.listProjects) {
-        warnings.push(`${mention('org_id')} is ignored unless ${mention('list_projects')} is true`);
+        warnings.push(`${mention('org_id')} is ignored without ${naming.enabled('list_projects')}`);
     }
     return warnings;
 }
@@ -46308,7 +46355,8 @@ function typedOutputs(sections, report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
     };
     if (report.outcome && report.outcome !== 'error')
         values.outcome = report.outcome;
-    if (report.gate)
+    // Bad input found during the run (a branch name that only nearly matches) checked nothing.
+    if (report.gate && report.errorCause !== 'input')
         values.gate = report.gate;
     stepOutputs('before-wait');
     if (report.branch) {

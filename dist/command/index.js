@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9383);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1056);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9383:
+/***/ 1056:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -11496,8 +11496,9 @@ class ProjectsReader {
         catch (error) {
             if (orgId || !(error instanceof ApiError))
                 throw error;
+            // A refusal of the API's (exit code 3), whose cause the answer does not say: a hint only.
             if (error.status === 403) {
-                throw new InputError(({ label }) => `${label('list_projects')}: ${error.message}. A project-scoped key cannot list projects: list them with an organization key, or a personal key`);
+                throw new WordedError((naming) => `${error.worded(naming)}. If the key is project-scoped, list the projects with an organization key or a personal key; a personal key may need ${naming.mention('org_id')}`);
             }
             if (error.status !== 400 || !/org_id/.test(error.apiMessage ?? ''))
                 throw error;
@@ -11528,7 +11529,7 @@ class ProjectsReader {
         if (organizations.length > MAX_LISTED_ORGANIZATIONS) {
             listed.push(`and ${organizations.length - MAX_LISTED_ORGANIZATIONS} more`);
         }
-        throw new InputError(({ label, mention }) => `${label('org_id')}: ${mention('org_id')} is required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set ${mention('org_id')} to one of them`);
+        throw new InputError(({ label, mention }) => `${label('org_id')}: required, because the key belongs to ${organizations.length} organizations: ${listed.join(', ')}; set ${mention('org_id')} to one of them`);
     }
     async listPages(orgId) {
         const projects = new Map();
@@ -11835,10 +11836,12 @@ function statusLabel(status) {
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
  * "No such branch" is said only after every branch of the project was read: the project answers,
  * has a branch at all, and none has that id or exactly that name, nor one set apart from it only
- * by case, spaces, quotes or separators (`Preview/PR-12` or `preview-pr-12` for `preview/pr-12`),
- * or only the last part of its name (`pr-12`): an input error that names it. A name that looks cut short (`preview/pr-`, a template whose
- * variable was empty) or unexpanded (`preview/pr-$MR_IID`) is an input error too: before a delete,
- * "no such branch" would read `gone` and skip the delete of the branch that was meant.
+ * by width, case, spaces, quotes or separators (`Preview/PR-12`, `preview-pr-12`, `preview\pr‐12`
+ * for `preview/pr-12`), or only the first parts of its path (`pr-12`): an input error that names
+ * it. A name that looks cut short (`preview/pr-`, a template whose variable was empty), unexpanded
+ * (`preview/pr-$MR_IID`, `preview/pr-%CI_MR%`) or made of an empty value (`preview/pr-undefined`)
+ * is an input error too: before a delete, "no such branch" would read `gone` and skip the delete
+ * of the branch that was meant.
  */
 
 
@@ -11857,17 +11860,58 @@ class NoSuchBranchError extends InputError {
     name = 'NoSuchBranchError';
 }
 /**
- * A name or id with case, white space, quotes and separators set aside: `Preview/PR-12`,
- * `"preview-pr-12"` and `preview_pr_12` are all `previewpr12`.
+ * A name or id with width, case, white space, quotes and separators set aside: `Preview/PR-12`,
+ * `"preview-pr-12"`, `preview\pr‐12` (a Unicode hyphen) and `preview_pr_１２` are all `previewpr12`.
  */
 function loosely(text) {
-    return text.toLowerCase().replace(/[\s"'`/_.-]+/gu, '');
+    return text
+        .normalize('NFKC')
+        .toLowerCase()
+        .replace(/[\s\p{Quotation_Mark}`/\\_.\p{Dash}]+/gu, '');
 }
 /**
- * A name whose end or placeholder says it was made from a template whose variable was empty or
- * never expanded: `preview/pr-`, `preview/pr-$CI_MERGE_REQUEST_IID`, `preview/pr-${{ … }}`.
+ * A name and its ends after each `/`: `preview/pr-12` and `pr-12`, for a name given without the
+ * first parts of its path.
  */
-const UNFINISHED = /[/_.-]$|\$[A-Za-z_{]|\{\{/u;
+function pathEnds(name) {
+    const parts = name.split('/');
+    return parts.map((_, index) => parts.slice(index).join('/'));
+}
+/** A separator at either end: `preview/pr-${N}` or `${ENV}/pr-12` with N or ENV empty. */
+const LOOSE_END = /^[/\\_.\p{Dash}]|[/\\_.\p{Dash}]$/u;
+/** A variable a shell, a CI system or a template left as text, not expanded. */
+const UNEXPANDED = [
+    /\$?\{\{.*?(?:\}\}|$)/u, // an expression or a template: `${{ github.event.number }}`, `{{ .N }}`
+    /\$\[\[.*?(?:\]\]|$)/u, // a GitLab CI/CD component input: `$[[ inputs.mr ]]`
+    /\$\{.*?(?:\}|$)/u, // `${MR}`
+    /\$\(.*?(?:\)|$)/u, // an Azure Pipelines macro: `$(PR)`
+    /\$(?:\w+|$)/u, // `$MR`, or a `$` at the end
+    /%\w+%/u // cmd.exe, GitLab's Windows runners: `%CI_MR%`
+];
+/**
+ * What a language or a template writes for an empty value: a word at either end of the name
+ * (`preview/pr-undefined`; not `fix-null-check`), or a form no name holds (Go's `<no value>`).
+ */
+const EMPTY_WORD = '(?:undefined|null|None|nil|NaN)';
+const EMPTY_VALUE = [
+    /<nil>|<no value>|\(null\)|\[object Object\]/u,
+    new RegExp(`^${EMPTY_WORD}(?![A-Za-z0-9])|(?<![A-Za-z0-9])${EMPTY_WORD}$`, 'u')
+];
+/** Why `input` looks unfinished, naming what was found; undefined when it does not. */
+function unfinished(input) {
+    const name = input.normalize('NFKC');
+    const firstMatch = (patterns) => patterns.map((pattern) => pattern.exec(name)?.[0]).find((text) => text !== undefined);
+    const variable = firstMatch(UNEXPANDED);
+    if (variable !== undefined)
+        return `it holds "${variable}", a variable that was not expanded`;
+    const empty = firstMatch(EMPTY_VALUE);
+    if (empty !== undefined)
+        return `it holds "${empty}", what a template writes for an empty value`;
+    const end = LOOSE_END.exec(name);
+    if (!end)
+        return undefined;
+    return end.index === 0 ? `it starts with "${end[0]}"` : `it ends in "${end[0]}"`;
+}
 /**
  * The branch `input` names in `projectId`: an id is read directly (one request); a name, or an input
  * shaped like an id that is no branch's id (a branch may be named `br-hotfix-7`), is searched for
@@ -11909,19 +11953,18 @@ function exactly(branches, projectId, input) {
 }
 /**
  * `input` names none of `every` branch of the project: an input error that names the branches set
- * apart from it only by case, spaces, quotes or separators, if any, or that says the name looks
+ * apart from it only as `loosely` and `pathEnds` say, if any, or that says why the name looks
  * unfinished; else NoSuchBranchError.
  */
 function noSuchBranch(every, projectId, input) {
-    const near = every.filter((branch) => loosely(branch.name) === loosely(input) ||
-        loosely(branch.id) === loosely(input) ||
-        // The last part of a name (`pr-42` for `preview/pr-42`): a prefix left out on one side.
-        branch.name.toLowerCase().endsWith(`/${input.toLowerCase()}`));
+    const key = loosely(input);
+    const near = every.filter((branch) => loosely(branch.id) === key || pathEnds(branch.name).some((end) => loosely(end) === key));
     const none = BRANCH_ID.test(input)
         ? `with the id "${input}", and none is named so`
         : `named "${input}"`;
-    if (near.length === 0 && UNFINISHED.test(input)) {
-        throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, and the name looks unfinished (it ends in a separator, or holds a variable that was not expanded), as a name made from an empty variable does; ${branch_resolver_ACCEPTED}`);
+    const why = near.length === 0 ? unfinished(input) : undefined;
+    if (why !== undefined) {
+        throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, and the name looks unfinished (${why}), as a name made from an empty or unexpanded variable does; ${branch_resolver_ACCEPTED}`);
     }
     if (near.length === 0) {
         throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}; ${branch_resolver_ACCEPTED}`);
@@ -12970,7 +13013,8 @@ const DATABASE_SECTION = {
         }
         : undefined,
     timelineTask: ({ database }) => database && databaseTask(database),
-    annotation: (report, errorLine) => databaseFailed(report.database)
+    // Only on a failed gate: with `wait: false` a database not answering yet leaves it pending.
+    annotation: (report, errorLine) => databaseFailed(report.database) && errorLine !== ''
         ? {
             annotation: {
                 title: `database ${report.database.state}`,
@@ -13122,8 +13166,11 @@ function idInput(pattern, accepted) {
         return text;
     });
 }
-/** `gateInstead`: the inputs that gate a project or a branch, as the front end names them. */
-function operationIdsInput(gateInstead) {
+/**
+ * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
+ * a project or a branch, named so too.
+ */
+function operationIdsInput(itself, gateInstead) {
     return schemas_string().transform((raw, ctx) => {
         const given = raw.split(/[\s,]+/).filter((id) => id !== '');
         // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
@@ -13131,7 +13178,7 @@ function operationIdsInput(gateInstead) {
         if (given.length === 0 && raw !== '') {
             ctx.addIssue({
                 code: 'custom',
-                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave it empty to gate the project or a branch (${gateInstead})`
+                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave ${itself} out to gate the project or a branch (${gateInstead})`
             });
             return NEVER;
         }
@@ -14532,7 +14579,7 @@ function inputFields(naming) {
             .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
             .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
         project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
-        operation_id: operationIdsInput(`${naming.mention('project_id')}, ${naming.mention('branch_id')}`),
+        operation_id: operationIdsInput(naming.mention('operation_id'), `${naming.mention('project_id')}, ${naming.mention('branch_id')}`),
         branch_id: idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'),
         ...PROJECTS_INPUTS,
         wait: booleanInput(true),
@@ -14620,7 +14667,7 @@ function ignoredInputWarnings(inputs, naming) {
     const { mention } = naming;
     const warnings = ignoredBeforeTeardown(inputs, naming);
     if (inputs.orgId && !inputs.listProjects) {
-        warnings.push(`${mention('org_id')} is ignored unless ${mention('list_projects')} is true`);
+        warnings.push(`${mention('org_id')} is ignored without ${naming.enabled('list_projects')}`);
     }
     return warnings;
 }
@@ -14890,7 +14937,8 @@ function typedOutputs(sections, report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
     };
     if (report.outcome && report.outcome !== 'error')
         values.outcome = report.outcome;
-    if (report.gate)
+    // Bad input found during the run (a branch name that only nearly matches) checked nothing.
+    if (report.gate && report.errorCause !== 'input')
         values.gate = report.gate;
     stepOutputs('before-wait');
     if (report.branch) {
@@ -15661,6 +15709,8 @@ async function readInputs(request, { env, stdin }, { clock, startedAt, signal },
     return parseInputs((name) => values[name] ?? '', request.naming);
 }
 
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: ./src/gate/output-files.ts
 /*
  * The files a run writes its result to: the runner's (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY), which
@@ -15813,6 +15863,7 @@ function handOver(stream, text) {
 
 
 
+
 /**
  * Which of the result files can take a write, and why the others cannot, found before the gate
  * runs.
@@ -15821,7 +15872,11 @@ function checkResultTargets(targets) {
     const check = { writable: {}, problems: [], warnings: [] };
     const { summary, dotenvFile } = targets;
     const summaryProblem = summary && outputFileProblem(summary.path, true);
-    if (summary && summaryProblem) {
+    if (summary && !summary.append && dotenvFile && sameFile(summary.path, dotenvFile)) {
+        // The dotenv file is kept: the jobs after this one read why it failed there.
+        check.problems.push('--summary and --dotenv name the same file, which each would overwrite: give each a path of its own');
+    }
+    else if (summary && summaryProblem) {
         if (summary.append)
             check.warnings.push(defaultSummaryLeftOut(summaryProblem));
         else
@@ -15836,6 +15891,18 @@ function checkResultTargets(targets) {
     else
         check.writable.dotenvFile = dotenvFile;
     return check;
+}
+/** Whether two paths name one file: the same path, or the same file under two names. */
+function sameFile(a, b) {
+    if ((0,external_node_path_namespaceObject.resolve)(a) === (0,external_node_path_namespaceObject.resolve)(b))
+        return true;
+    try {
+        const [first, second] = [(0,external_node_fs_namespaceObject.statSync)(a), (0,external_node_fs_namespaceObject.statSync)(b)];
+        return first.dev === second.dev && first.ino === second.ino;
+    }
+    catch {
+        return false;
+    }
 }
 const defaultSummaryLeftOut = (problem) => `GITHUB_STEP_SUMMARY: ${problem}; the job summary is left out (give --summary FILE to write it elsewhere)`;
 /**
