@@ -140,13 +140,15 @@ describe('a gate of one leg, on a network slower than any pause', () => {
 describe('never green over a red, never a lost result unsaid', () => {
   // Any matrix: 2 to 8 legs, each with its own round trips (20 to 480 ms) and start (within 1 s),
   // one red, at most one leg 5 to 10 times slower than 70 ms each way, on a pull request with or
-  // without an earlier run's comment. (When every leg is that slow, the 5 s run out for all of
+  // without an earlier run's comment; some named by pr_comment_leg, the same name for several. (When every leg is that slow, the 5 s run out for all of
   // them: each warns.)
   const matrix = fc.record({
     legs: fc.array(
       fc.record({
         startMs: fc.integer({ min: 0, max: 1000 }),
-        baseMs: fc.integer({ min: 10, max: 120 })
+        baseMs: fc.integer({ min: 10, max: 120 }),
+        // Legs named by pr_comment_leg, some with the same name: one name never hides another leg.
+        legInput: fc.option(fc.constantFrom('eu-west', 'us-east'), { nil: undefined })
       }),
       { minLength: 2, maxLength: 8 }
     ),
@@ -168,8 +170,9 @@ describe('never green over a red, never a lost result unsaid', () => {
           const older: Leg = { name: 'older', outcome: 'failure', halfTripMs: () => 50 }
           await runLegs(time, api, [older], { seed, runId: '8' })
         }
-        const legs: Leg[] = drawn.map(({ startMs, baseMs }, i) => ({
+        const legs: Leg[] = drawn.map(({ startMs, baseMs, legInput }, i) => ({
           name: `leg-${i}`,
+          legInput,
           outcome: i === red % drawn.length ? 'failure' : 'success',
           startMs,
           halfTripMs: latency(random, slow?.leg === i % drawn.length ? 70 * slow.factor : baseMs)
@@ -299,6 +302,48 @@ describe('a re-run of some legs keeps the others, on the simulated network', () 
       expect(comment.body).toContain('<b>❌ failure</b>: <code>action_of_leg-5-attempt-2</code>')
       // The slow leg may run out of time for its last check (a warning), never point elsewhere.
       expect(urls[0]).toBe(comment.html_url)
+      expect(api.violations).toEqual([])
+    }
+  )
+
+  it.each([1, 2])(
+    'seed %i: two jobs of the attempt with the same name (a name of some matrix values): both results stay, never green over the red',
+    async (seed) => {
+      const random = seeded(500 + seed)
+      const api = github({ actionsRead: true })
+      const time = new SimulatedTime()
+      const twin = (i: number, attempt: number, red: boolean): Leg => {
+        const runnerName = `GitHub Actions ${attempt * 10 + i}`
+        api.jobs.push({
+          runId: 9,
+          attempt,
+          name: 'gate eu-west',
+          runnerName,
+          status: 'in_progress'
+        })
+        return {
+          name: `twin-${i}-attempt-${attempt}`,
+          outcome: red ? 'failure' : 'success',
+          halfTripMs: latency(random, 20 + 100 * random()),
+          runnerName
+        }
+      }
+      const [red, green] = [twin(1, 1, true), twin(2, 1, false)]
+      const first = await runLegs(time, api, [red], { seed, attempt: '1' })
+      await runLegs(time, api, [green], { seed, attempt: '1' })
+      const { comment, results } = theComment(api)
+      expect(results.map(([, outcome]) => outcome)).toEqual(['failure', 'success'])
+      expect(comment.body).toContain('<b>❌ failure</b>')
+      expect(first.urls).toEqual([comment.html_url])
+      // A re-run of one of them, green: which one it re-ran is unknown, so the red stays and heads.
+      await runLegs(time, api, [twin(1, 2, false)], { seed, attempt: '2' })
+      const rerun = theComment(api)
+      expect(rerun.results.map(([, outcome, attempt]) => `${outcome} ${attempt}`)).toEqual([
+        'failure 1',
+        'success 1',
+        'success 2'
+      ])
+      expect(rerun.comment.body).toContain('<b>❌ failure</b>')
       expect(api.violations).toEqual([])
     }
   )

@@ -65,7 +65,7 @@ export interface CommentWrite {
   failed: boolean
   logger: Logger
   /** Tells this leg apart (its key and name), asked once, when the result is to be written. */
-  identify: () => Promise<Pick<LegResult, 'leg' | 'name'>>
+  identify: () => Promise<Pick<LegResult, 'key' | 'name'>>
   /** The pauses' clock and jitter, and when (on that clock) everything must be done. */
   clock: Clock
   random: () => number
@@ -106,6 +106,7 @@ class CommentRounds {
   /** The comment this leg created last, until the next read: a list may not show it yet. */
   private created: IssueComment | undefined
   private writes = 0
+  private namesakeWarned = false
 
   constructor(
     private readonly api: CommentApi,
@@ -165,6 +166,7 @@ class CommentRounds {
       logger.info(`pr_comment: a later run of this gate wrote ${kept!.html_url}; left as it is`)
       return 'later run'
     }
+    this.warnNamesake(record)
     if (kept && duplicates.length === 0 && record.heldBy(contents[0])) {
       // The comment that holds this result: not the one this run created, when another leg merged
       // that one into its own and deleted it.
@@ -180,6 +182,16 @@ class CommentRounds {
       return 'written'
     }
     return undefined
+  }
+
+  /** Once: another leg of this attempt has this leg's name, so a re-run cannot replace either. */
+  private warnNamesake(record: RunRecord): void {
+    const other = record.namesake()
+    if (!other || this.namesakeWarned) return
+    this.namesakeWarned = true
+    this.write.logger.warning(
+      `pr_comment: another leg of this run attempt has the same name (${other.name ?? ''}); both results are kept, but a re-run's result cannot replace either. Give each leg a pr_comment_leg value of its own (pr_comment_leg: \${{ toJSON(matrix) }})`
+    )
   }
 
   /** Writes what this leg knows; `check` when a check is to follow (after a pause, or at once). */

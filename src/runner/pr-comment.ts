@@ -99,7 +99,7 @@ export interface PullRequestCommentOptions {
   timeLimitMs?: number
   /** What the time limit is measured by, and when the result was reported; the system clock by default. */
   clock?: Clock
-  /** This run's id among the legs that share the comment, when it cannot be told apart; a random one by default. */
+  /** This run's id among the legs that share the comment (never another leg's); a random one by default. */
   leg?: string
   /** The `pr_comment_leg` input: names this leg (`${{ toJSON(matrix) }}`); empty: the jobs API is asked. */
   legInput?: string
@@ -172,17 +172,16 @@ async function upsert(
   const deadline = clock.now() + (options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS)
   const api = await (options.api ?? defaultApi(options, run.pullRequest))(signal)
   const author = await commentAuthor(api, options.token, options.author)
-  const fallback = options.leg ?? randomUUID()
+  const leg = options.leg ?? randomUUID()
   return upsertComment(api, run.progress, {
     marker: gateMarker(context, options.gate),
     author,
-    own: ownResult(options, fallback),
+    own: ownResult(options, leg),
     footer: footer(context),
     mode: options.mode,
     failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
     logger,
-    identify: () =>
-      identifyLeg({ api, context, input: options.legInput ?? '', fallback, logger, signal }),
+    identify: () => identifyLeg({ api, context, input: options.legInput ?? '', logger, signal }),
     clock,
     random: options.random ?? Math.random,
     deadline,
