@@ -24,6 +24,14 @@ export const CHECK_STEP = {
   doing: "listing the comments again to check that no other leg's write replaced this result",
   risk: MISSING_RISK
 }
+/**
+ * The check of a leg that saw no other (a gate of one leg, or a leg that read before any other
+ * wrote): no other leg's result to miss, but one it did not see may have written over its own.
+ */
+export const LONE_CHECK_STEP = {
+  doing: 'reading it back',
+  risk: 'so a leg of this run not seen yet, if any, may have written over this result'
+}
 export const FIND_DUPLICATES_STEP = {
   doing: 'listing the comments again to find duplicates from other runs of this gate',
   risk: DUPLICATE_RISK

@@ -39,6 +39,7 @@ import {
   CHECK_STEP,
   type CommentProgress,
   FIND_DUPLICATES_STEP,
+  LONE_CHECK_STEP,
   MISSING_RISK,
   ownComments,
   writeMerged,
@@ -211,24 +212,36 @@ class CommentRounds {
       await this.pacing.trip(() =>
         writeMerged(this.api, this.progress, { kept, duplicates, body, held, together })
       )
-      return this.pause(CHECK_STEP)
+      return this.pause(record.hasSiblings() ? CHECK_STEP : LONE_CHECK_STEP, record)
     }
     // No comment yet, or a read too old to update the shared one from: a comment of its own.
     const created = await this.pacing.trip(() => this.api.createComment(body))
     this.created = created
     this.progress.written = { action: 'created', url: created.html_url }
     if (writtenAsAnother(created, this.write)) return 'written'
-    if (!kept) return this.pause(FIND_DUPLICATES_STEP)
+    if (!kept) return this.pause(FIND_DUPLICATES_STEP, record)
     // Merged at once from the next read: no other leg overwrites a comment of this leg's own.
     this.progress.step = FIND_DUPLICATES_STEP
     return 'check'
   }
 
-  /** The pause before a check; `written` with a warning when no time is left for it. */
-  private async pause(step: CommentProgress['step']): Promise<Upserted | 'check'> {
+  /**
+   * The pause before a check; `written` with a warning when no time is left for it, which speaks
+   * of other legs' results only when this leg saw another.
+   */
+  private async pause(
+    step: CommentProgress['step'],
+    record: RunRecord
+  ): Promise<Upserted | 'check'> {
     this.progress.step = step
     if (await this.pacing.pause()) return 'check'
     const { action, url } = this.progress.written!
+    if (!record.hasSiblings()) {
+      this.write.logger.warning(
+        `pr_comment: ${action} ${url}, but no time was left to read it back, ${LONE_CHECK_STEP.risk} (each run's own check and summary keep theirs)`
+      )
+      return 'written'
+    }
     this.write.logger.warning(
       `pr_comment: ${action} ${url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`
     )
