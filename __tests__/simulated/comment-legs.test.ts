@@ -166,6 +166,33 @@ describe('a gate of one leg, on a network of 1.2 to 2.4 s round trips', () => {
   )
 })
 
+describe('a slow red leg (2.6 s round trips) whose create the 5 s cut short, though it landed', () => {
+  it.each([1, 2, 3])(
+    'seed %i: it says the comment may have been created; the next leg of the run that writes merges it into the shared comment',
+    async (seed) => {
+      const api = github()
+      const time = new SimulatedTime()
+      const green: Leg = { name: 'green', outcome: 'success', halfTripMs: () => 40 + 10 * seed }
+      // Its read answers at 2.6 s; its create, sent then, lands at 3.9 s and would answer at 5.2 s.
+      const red: Leg = { name: 'red', outcome: 'failure', startMs: 300, halfTripMs: () => 1300 }
+      const { urls, lines } = await runLegs(time, api, [green, red], { seed })
+      expect(gateComments(api)).toHaveLength(2)
+      expect(urls[1]).toBeUndefined()
+      expect(warningsOf([lines[1]])).toEqual([
+        "warning: pr_comment: creating this leg's comment got no answer (the GitHub API did not answer within 5 s), but it may have landed all the same: look for a second comment of this gate on the pull request: a later leg of this run that writes merges it into the shared comment and deletes it"
+      ])
+      // A later leg of the run merges the stray comment into the shared one, and deletes it.
+      const late: Leg = { name: 'late', outcome: 'success', halfTripMs: () => 50 }
+      const after = await runLegs(time, api, [late], { seed })
+      const { comment, content } = theComment(api)
+      expect(content.results.shown).toBe('red')
+      expect(comment.body).toContain('<b>❌ failure</b>')
+      expect(after.urls).toEqual([comment.html_url])
+      expect(api.violations).toEqual([])
+    }
+  )
+})
+
 describe('never green over a red, never a lost result unsaid', () => {
   // Any matrix: 2 to 8 legs, each with its own round trips (20 to 480 ms) and start (within 1 s),
   // one red, at most one leg 5 to 10 times slower than 70 ms each way, on a pull request with or

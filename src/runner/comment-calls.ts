@@ -18,6 +18,28 @@ export const MISSING_RISK = "so another leg's result may be missing from it"
 export interface CommentProgress {
   written?: { action: 'created' | 'updated'; url: string }
   step?: { doing: string; risk: string }
+  /**
+   * A write sent and not answered yet: one cut short by the time limit may have landed all the
+   * same, so the warning says where to look instead of "not written".
+   */
+  sending?: { doing: string; look: string; url?: string }
+}
+
+/** `write`, with `sending` set while it is under way. */
+export async function sending<T>(
+  progress: CommentProgress,
+  what: NonNullable<CommentProgress['sending']>,
+  write: () => Promise<T>
+): Promise<T> {
+  progress.sending = what
+  const answer = await write()
+  progress.sending = undefined
+  return answer
+}
+
+export const CREATING = {
+  doing: "creating this leg's comment",
+  look: 'look for a second comment of this gate on the pull request: a later leg of this run that writes merges it into the shared comment and deletes it'
 }
 
 export const CHECK_STEP = {
@@ -81,7 +103,9 @@ export async function writeMerged(
     await api.updateComment(kept.id, body)
   } else {
     progress.step = { doing: `updating the comment ${kept.html_url}`, risk: MISSING_RISK }
-    const updated = await api.updateComment(kept.id, body)
+    const look = `look at ${kept.html_url}`
+    const updating = { doing: `updating ${kept.html_url}`, look, url: kept.html_url }
+    const updated = await sending(progress, updating, () => api.updateComment(kept.id, body))
     progress.written = { action: 'updated', url: updated.html_url }
   }
   if (duplicates.length === 0) return

@@ -37,6 +37,8 @@ import { renderComment } from './comment-render.js'
 import type { CommentApi, IssueComment } from './github-comments.js'
 import {
   CHECK_STEP,
+  CREATING,
+  sending,
   type CommentProgress,
   FIND_DUPLICATES_STEP,
   LONE_CHECK_STEP,
@@ -215,7 +217,8 @@ class CommentRounds {
       return this.pause(record.hasSiblings() ? CHECK_STEP : LONE_CHECK_STEP, record)
     }
     // No comment yet, or a read too old to update the shared one from: a comment of its own.
-    const created = await this.pacing.trip(() => this.api.createComment(body))
+    const create = () => this.api.createComment(body)
+    const created = await this.pacing.trip(() => sending(this.progress, CREATING, create))
     this.created = created
     this.progress.written = { action: 'created', url: created.html_url }
     if (writtenAsAnother(created, this.write)) return 'written'

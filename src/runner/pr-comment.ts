@@ -129,13 +129,20 @@ export async function writePullRequestComment(
     logger.info(`pr_comment: ${progress.written!.action} ${progress.written!.url}`)
     return progress.written!.url
   } catch (error) {
-    const { written, step } = progress
+    const { written, step, sending: unanswered } = progress
     if (written && step) {
       // The result is on the pull request; only what came after it failed.
       logger.warning(
         `pr_comment: ${written.action} ${written.url}, but ${step.doing} failed, ${step.risk}: ${describeGitHubError(error)}`
       )
       return written.url
+    }
+    if (unanswered && typeof (error as { status?: unknown } | undefined)?.status !== 'number') {
+      // Sent, and cut short before GitHub answered: it may have landed all the same.
+      logger.warning(
+        `pr_comment: ${unanswered.doing} got no answer (${describeGitHubError(error)}), but it may have landed all the same: ${unanswered.look}`
+      )
+      return unanswered.url
     }
     logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`)
     return undefined
