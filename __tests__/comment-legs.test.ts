@@ -254,6 +254,35 @@ describe('legs of one run and attempt add their results; the worst heads the com
     expect(third.comment.body).toMatch(/\n<p><b>✅ success<\/b>/)
   })
 
+  it('two legs given the same pr_comment_leg in one attempt: both results stay, red over green, one warning', async () => {
+    const github = new MemoryGitHub()
+    const red = leg(github, 'red', 'failure', { legInput: 'eu-west' })
+    const redUrl = await red.written
+    const green = leg(github, 'green', 'success', { legInput: 'eu-west' })
+    await green.written
+    const { comment, content } = github.only()
+    expect(legsOf(content)).toEqual([
+      ['red', 'failure'],
+      ['green', 'success']
+    ])
+    expect(comment.body).toContain('<b>❌ failure</b>')
+    // The red leg's comment_url still holds its result.
+    expect(redUrl).toBe(comment.html_url)
+    expect(green.lines.filter((line) => line.startsWith('warning'))).toEqual([
+      expect.stringContaining(
+        'pr_comment: another leg of this run attempt has the same name (eu-west)'
+      )
+    ])
+    // A re-run of one of them cannot tell which it replaces: both stay, and the red heads.
+    await leg(github, 'again', 'success', { legInput: 'eu-west', runAttempt: '2' }).written
+    expect(legsOf(github.only().content)).toEqual([
+      ['red', 'failure'],
+      ['green', 'success'],
+      ['again', 'success']
+    ])
+    expect(github.only().comment.body).toContain('<b>❌ failure</b>')
+  })
+
   it('a gate of one leg, re-run: its new result takes the place of the old one, as before (always and failure)', async () => {
     for (const mode of ['always', 'failure'] as const) {
       const github = new MemoryGitHub()

@@ -418,7 +418,7 @@ describe('written is written: a later call that fails keeps the comment that hol
     const [own] = written
     expect(await write('always', 'success')).toBe(own.html_url)
     expect(lines).toEqual([
-      `warning: pr_comment: updated ${own.html_url}, but listing the comments again to check that no other leg's write replaced this result failed, so another leg's result may be missing from it: Bad Gateway (HTTP 502)`
+      `warning: pr_comment: updated ${own.html_url}, but reading it back failed, so a leg of this run not seen yet, if any, may have written over this result: Bad Gateway (HTTP 502)`
     ])
   })
 

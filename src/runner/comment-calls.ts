@@ -18,11 +18,41 @@ export const MISSING_RISK = "so another leg's result may be missing from it"
 export interface CommentProgress {
   written?: { action: 'created' | 'updated'; url: string }
   step?: { doing: string; risk: string }
+  /**
+   * A write sent and not answered yet: one cut short by the time limit may have landed all the
+   * same, so the warning says where to look instead of "not written".
+   */
+  sending?: { doing: string; look: string; url?: string }
+}
+
+/** `write`, with `sending` set while it is under way. */
+export async function sending<T>(
+  progress: CommentProgress,
+  what: NonNullable<CommentProgress['sending']>,
+  write: () => Promise<T>
+): Promise<T> {
+  progress.sending = what
+  const answer = await write()
+  progress.sending = undefined
+  return answer
+}
+
+export const CREATING = {
+  doing: "creating this leg's comment",
+  look: 'look for a second comment of this gate on the pull request: a later leg of this run that writes merges it into the shared comment and deletes it'
 }
 
 export const CHECK_STEP = {
   doing: "listing the comments again to check that no other leg's write replaced this result",
   risk: MISSING_RISK
+}
+/**
+ * The check of a leg that saw no other (a gate of one leg, or a leg that read before any other
+ * wrote): no other leg's result to miss, but one it did not see may have written over its own.
+ */
+export const LONE_CHECK_STEP = {
+  doing: 'reading it back',
+  risk: 'so a leg of this run not seen yet, if any, may have written over this result'
 }
 export const FIND_DUPLICATES_STEP = {
   doing: 'listing the comments again to find duplicates from other runs of this gate',
@@ -73,7 +103,9 @@ export async function writeMerged(
     await api.updateComment(kept.id, body)
   } else {
     progress.step = { doing: `updating the comment ${kept.html_url}`, risk: MISSING_RISK }
-    const updated = await api.updateComment(kept.id, body)
+    const look = `look at ${kept.html_url}`
+    const updating = { doing: `updating ${kept.html_url}`, look, url: kept.html_url }
+    const updated = await sending(progress, updating, () => api.updateComment(kept.id, body))
     progress.written = { action: 'updated', url: updated.html_url }
   }
   if (duplicates.length === 0) return

@@ -14,7 +14,7 @@ import type { CommentApi, WorkflowJob } from './github-comments.js'
 /** Jobs read from the jobs API at most (a matrix has at most 256 legs). */
 const MAX_JOBS = 1000
 
-type LegIdentity = Pick<LegResult, 'leg' | 'name'>
+type LegIdentity = Pick<LegResult, 'key' | 'name'>
 
 /** A leg's key: the same name (and step) in every attempt gives the same key. */
 function keyOf(kind: string, name: string, step: string): string {
@@ -39,47 +39,53 @@ export function legInputName(input: string, job: string): string {
     .join(', ')
 }
 
-/** The one job of the attempt in progress on this runner; undefined when none or several. */
+/**
+ * The one job of the attempt in progress on this runner (undefined when none or several), and
+ * whether another job of the attempt has its name (a `name:` that uses only some matrix values).
+ */
 async function jobOnThisRunner(
   api: CommentApi,
   context: GitHubContext
-): Promise<WorkflowJob | undefined> {
-  const mine: WorkflowJob[] = []
-  let read = 0
+): Promise<{ job?: WorkflowJob; shared: boolean }> {
+  const all: WorkflowJob[] = []
   for await (const page of api.listJobs(Number(context.runId), Number(context.runAttempt))) {
-    mine.push(
-      ...page.filter(
-        (job) => job.runner_name === context.runnerName && job.status === 'in_progress'
-      )
-    )
-    read += page.length
-    if (read >= MAX_JOBS) break
+    all.push(...page)
+    if (all.length >= MAX_JOBS) break
   }
-  return mine.length === 1 ? mine[0] : undefined
+  const mine = all.filter(
+    (job) => job.runner_name === context.runnerName && job.status === 'in_progress'
+  )
+  const job = mine.length === 1 ? mine[0] : undefined
+  return { job, shared: all.filter((other) => other.name === job?.name).length > 1 }
 }
 
 /**
  * This leg's key and name: from the `pr_comment_leg` input, else from the jobs API by this runner's name;
- * `fallback` (a key of this run's own, no name) when neither tells it apart.
+ * none when neither tells it apart (a job whose name another job of the attempt has: its name alone).
  */
 export async function identifyLeg(options: {
   api: CommentApi
   context: GitHubContext
   input: string
-  fallback: string
   logger: Logger
   signal?: AbortSignal
 }): Promise<LegIdentity> {
   const { api, context, input, logger } = options
   if (input) {
     const name = legInputName(input, context.job)
-    return { leg: keyOf('leg', input.replace(/\s+/g, ''), context.step), name }
+    return { key: keyOf('leg', input.replace(/\s+/g, ''), context.step), name }
   }
   const onRunner = context.runnerName && /^\d+$/.test(context.runId)
-  if (!onRunner || !/^\d+$/.test(context.runAttempt)) return { leg: options.fallback }
+  if (!onRunner || !/^\d+$/.test(context.runAttempt)) return {}
   try {
-    const job = await jobOnThisRunner(api, context)
-    if (job) return { leg: keyOf('job', job.name, context.step), name: job.name }
+    const { job, shared } = await jobOnThisRunner(api, context)
+    if (job && !shared) return { key: keyOf('job', job.name, context.step), name: job.name }
+    if (job) {
+      logger.info(
+        `pr_comment: another job of this run attempt is also named "${job.name}", so this leg cannot be told apart by its name; its result is added beside the other's and earlier attempts' (name each leg with every matrix value, or set the pr_comment_leg input)`
+      )
+      return { name: job.name }
+    }
     logger.info(
       `pr_comment: no job of this run attempt is in progress on runner ${context.runnerName} alone, so this leg cannot be told apart; its result is added beside earlier attempts' (set the pr_comment_leg input to name it)`
     )
@@ -91,5 +97,5 @@ export async function identifyLeg(options: {
       `pr_comment: could not tell this leg apart, because the jobs API failed: ${why}. Grant the job "permissions: actions: read", or set the pr_comment_leg input (pr_comment_leg: \${{ toJSON(matrix) }}), so that a re-run's result replaces the one it re-ran; until then earlier attempts' results stay beside it`
     )
   }
-  return { leg: options.fallback }
+  return {}
 }

@@ -49,7 +49,7 @@ function attemptsNote(results: LegResult[]): string {
   const attempts = new Set(results.map((result) => result.attempt ?? ''))
   if (attempts.size < 2) return ''
   const newest = Math.max(...results.map((result) => Number(result.attempt) || 0))
-  const unnamed = results.some((result) => !result.name && Number(result.attempt) === newest)
+  const unnamed = results.some((result) => !result.key && Number(result.attempt) === newest)
   const kept = 'Results of earlier attempts stay until a re-run of the same leg replaces them.'
   return unnamed
     ? `<p>${kept} The legs of this workflow cannot be told apart (grant the job <code>actions: read</code>, or set the <code>pr_comment_leg</code> input), so a re-run's result is added beside the one it re-ran, which stays.</p>`

@@ -9,6 +9,7 @@
 import { z } from 'zod'
 import { forHtml, truncate } from '../domain/untrusted-text.js'
 import type { RunOutcome } from '../report/report.js'
+import { attemptOf, newestOfEachLeg, replacing } from './comment-newest.js'
 
 /** Outcomes from the least to the most severe: the comment's headline is the most severe. */
 const BY_SEVERITY = ['success', 'pending', 'cancelled', 'timeout', 'error', 'failure'] as const
@@ -30,11 +31,13 @@ export const DATA_END = ' -->'
 export const DETAILS_END = '<!-- neon-operations-gate-details-end -->'
 
 const LegResultSchema = z.object({
-  /**
-   * The leg: a hash of its name when it can be told apart (its job's name, or the `pr_comment_leg` input),
-   * else a random id of this run of the action's own.
-   */
+  /** This run of the action's own id (random): two legs' results never share it. */
   leg: z.string().min(1).max(64),
+  /**
+   * A hash of the leg's name when it can be told apart (its job's name, or the `pr_comment_leg` input):
+   * the same in every attempt, so that a re-run's result takes the place of the leg's older one.
+   */
+  key: z.string().max(64).optional(),
   outcome: z.enum(BY_SEVERITY),
   /** The report's first line, plain text. */
   line: z.string().max(4 * MAX_LINE_CHARS),
@@ -84,7 +87,7 @@ export function legResult(
   outcome: RunOutcome,
   line: string,
   at: number,
-  about: { attempt?: string; name?: string } = {}
+  about: { attempt?: string; name?: string; key?: string } = {}
 ): LegResult {
   return {
     leg,
@@ -92,7 +95,8 @@ export function legResult(
     line: truncate(line, MAX_LINE_CHARS),
     at: new Date(at).toISOString(),
     ...(about.attempt ? { attempt: about.attempt } : {}),
-    ...(about.name ? { name: truncate(about.name, MAX_NAME_CHARS) } : {})
+    ...(about.name ? { name: truncate(about.name, MAX_NAME_CHARS) } : {}),
+    ...(about.key ? { key: about.key } : {})
   }
 }
 
@@ -123,7 +127,6 @@ export function readComment(body: string, marker: string): CommentContent | unde
 }
 
 const severity = (result: LegResult): number => BY_SEVERITY.indexOf(result.outcome)
-const attemptOf = (result: LegResult): number => Number(result.attempt ?? 0) || 0
 
 /** Whether run `a` (and attempt) came after run `b`: run ids only grow. */
 function isLater(a: { run: string; attempt: string }, b: { run: string; attempt: string }) {
@@ -140,49 +143,9 @@ export function holdsLaterRun(
   return comments.some((content) => content !== undefined && isLater(content.results, own))
 }
 
-/** Whether `a` is a newer result of its leg than `b`: a later attempt, then a later time. */
-function isNewer(a: LegResult, b: LegResult): boolean {
-  return attemptOf(a) - attemptOf(b) > 0 || (attemptOf(a) === attemptOf(b) && a.at > b.at)
-}
-
 /** One result's identity: its leg, attempt and time (its line may be cut in the comment). */
 const identity = (result: LegResult): string =>
   `${result.leg}\n${result.attempt ?? ''}\n${result.at}\n${result.replaces ?? ''}`
-
-/**
- * Each leg's newest result, in the order they were written (attempt, then time): a result that
- * `replaces` an earlier attempt's takes its place. Of two results with the same identity, the one
- * seen first stays (a leg's own, with its line uncut).
- */
-function newestOfEachLeg(results: LegResult[]): LegResult[] {
-  const byLeg = new Map<string, LegResult>()
-  for (const result of results) {
-    const held = byLeg.get(result.leg)
-    if (!held || isNewer(result, held)) byLeg.set(result.leg, result)
-  }
-  const all = [...byLeg.values()]
-  const replaced = new Set(
-    all.flatMap((result) =>
-      all
-        .filter((old) => old.leg === result.replaces && attemptOf(old) < attemptOf(result))
-        .map((old) => old.leg)
-    )
-  )
-  return all
-    .filter((result) => !replaced.has(result.leg))
-    .sort((a, b) => attemptOf(a) - attemptOf(b) || a.at.localeCompare(b.at))
-}
-
-/**
- * The earlier attempts' one result that a result of a later attempt takes the place of, when its
- * leg cannot be told apart: only when those attempts left exactly one result, of a leg that could
- * not be told apart either (a gate of one leg, re-run). Several: none, and they stay.
- */
-function replacing(own: LegResult, results: LegResult[]): string | undefined {
-  const earlier = results.filter((result) => attemptOf(result) < attemptOf(own))
-  const [only] = earlier
-  return earlier.length === 1 && !only.name && only.leg !== own.leg ? only.leg : undefined
-}
 
 /** The `count` most severe results (the newest of equals), in the order they were written. */
 export function mostSevere(results: LegResult[], count: number): LegResult[] {
@@ -250,6 +213,14 @@ export class RunRecord {
   hasSiblings(): boolean {
     const { leg, attempt } = this.own.result
     return this.newest().some((result) => result.leg !== leg && result.attempt === attempt)
+  }
+
+  /** Another leg of this run and attempt with this leg's name (key): the name tells neither apart. */
+  namesake(): LegResult | undefined {
+    const { leg, key, attempt } = this.own.result
+    return key === undefined
+      ? undefined
+      : this.newest().find((r) => r.leg !== leg && r.key === key && r.attempt === attempt)
   }
 
   /**

@@ -37,8 +37,11 @@ import { renderComment } from './comment-render.js'
 import type { CommentApi, IssueComment } from './github-comments.js'
 import {
   CHECK_STEP,
+  CREATING,
+  sending,
   type CommentProgress,
   FIND_DUPLICATES_STEP,
+  LONE_CHECK_STEP,
   MISSING_RISK,
   ownComments,
   writeMerged,
@@ -65,7 +68,7 @@ export interface CommentWrite {
   failed: boolean
   logger: Logger
   /** Tells this leg apart (its key and name), asked once, when the result is to be written. */
-  identify: () => Promise<Pick<LegResult, 'leg' | 'name'>>
+  identify: () => Promise<Pick<LegResult, 'key' | 'name'>>
   /** The pauses' clock and jitter, and when (on that clock) everything must be done. */
   clock: Clock
   random: () => number
@@ -106,6 +109,7 @@ class CommentRounds {
   /** The comment this leg created last, until the next read: a list may not show it yet. */
   private created: IssueComment | undefined
   private writes = 0
+  private namesakeWarned = false
 
   constructor(
     private readonly api: CommentApi,
@@ -165,6 +169,7 @@ class CommentRounds {
       logger.info(`pr_comment: a later run of this gate wrote ${kept!.html_url}; left as it is`)
       return 'later run'
     }
+    this.warnNamesake(record)
     if (kept && duplicates.length === 0 && record.heldBy(contents[0])) {
       // The comment that holds this result: not the one this run created, when another leg merged
       // that one into its own and deleted it.
@@ -180,6 +185,16 @@ class CommentRounds {
       return 'written'
     }
     return undefined
+  }
+
+  /** Once: another leg of this attempt has this leg's name, so a re-run cannot replace either. */
+  private warnNamesake(record: RunRecord): void {
+    const other = record.namesake()
+    if (!other || this.namesakeWarned) return
+    this.namesakeWarned = true
+    this.write.logger.warning(
+      `pr_comment: another leg of this run attempt has the same name (${other.name ?? ''}); both results are kept, but a re-run's result cannot replace either. Give each leg a pr_comment_leg value of its own (pr_comment_leg: \${{ toJSON(matrix) }})`
+    )
   }
 
   /** Writes what this leg knows; `check` when a check is to follow (after a pause, or at once). */
@@ -199,24 +214,37 @@ class CommentRounds {
       await this.pacing.trip(() =>
         writeMerged(this.api, this.progress, { kept, duplicates, body, held, together })
       )
-      return this.pause(CHECK_STEP)
+      return this.pause(record.hasSiblings() ? CHECK_STEP : LONE_CHECK_STEP, record)
     }
     // No comment yet, or a read too old to update the shared one from: a comment of its own.
-    const created = await this.pacing.trip(() => this.api.createComment(body))
+    const create = () => this.api.createComment(body)
+    const created = await this.pacing.trip(() => sending(this.progress, CREATING, create))
     this.created = created
     this.progress.written = { action: 'created', url: created.html_url }
     if (writtenAsAnother(created, this.write)) return 'written'
-    if (!kept) return this.pause(FIND_DUPLICATES_STEP)
+    if (!kept) return this.pause(FIND_DUPLICATES_STEP, record)
     // Merged at once from the next read: no other leg overwrites a comment of this leg's own.
     this.progress.step = FIND_DUPLICATES_STEP
     return 'check'
   }
 
-  /** The pause before a check; `written` with a warning when no time is left for it. */
-  private async pause(step: CommentProgress['step']): Promise<Upserted | 'check'> {
+  /**
+   * The pause before a check; `written` with a warning when no time is left for it, which speaks
+   * of other legs' results only when this leg saw another.
+   */
+  private async pause(
+    step: CommentProgress['step'],
+    record: RunRecord
+  ): Promise<Upserted | 'check'> {
     this.progress.step = step
     if (await this.pacing.pause()) return 'check'
     const { action, url } = this.progress.written!
+    if (!record.hasSiblings()) {
+      this.write.logger.warning(
+        `pr_comment: ${action} ${url}, but no time was left to read it back, ${LONE_CHECK_STEP.risk} (each run's own check and summary keep theirs)`
+      )
+      return 'written'
+    }
     this.write.logger.warning(
       `pr_comment: ${action} ${url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`
     )

@@ -99,7 +99,7 @@ export interface PullRequestCommentOptions {
   timeLimitMs?: number
   /** What the time limit is measured by, and when the result was reported; the system clock by default. */
   clock?: Clock
-  /** This run's id among the legs that share the comment, when it cannot be told apart; a random one by default. */
+  /** This run's id among the legs that share the comment (never another leg's); a random one by default. */
   leg?: string
   /** The `pr_comment_leg` input: names this leg (`${{ toJSON(matrix) }}`); empty: the jobs API is asked. */
   legInput?: string
@@ -129,13 +129,20 @@ export async function writePullRequestComment(
     logger.info(`pr_comment: ${progress.written!.action} ${progress.written!.url}`)
     return progress.written!.url
   } catch (error) {
-    const { written, step } = progress
+    const { written, step, sending: unanswered } = progress
     if (written && step) {
       // The result is on the pull request; only what came after it failed.
       logger.warning(
         `pr_comment: ${written.action} ${written.url}, but ${step.doing} failed, ${step.risk}: ${describeGitHubError(error)}`
       )
       return written.url
+    }
+    if (unanswered && typeof (error as { status?: unknown } | undefined)?.status !== 'number') {
+      // Sent, and cut short before GitHub answered: it may have landed all the same.
+      logger.warning(
+        `pr_comment: ${unanswered.doing} got no answer (${describeGitHubError(error)}), but it may have landed all the same: ${unanswered.look}`
+      )
+      return unanswered.url
     }
     logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`)
     return undefined
@@ -172,17 +179,16 @@ async function upsert(
   const deadline = clock.now() + (options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS)
   const api = await (options.api ?? defaultApi(options, run.pullRequest))(signal)
   const author = await commentAuthor(api, options.token, options.author)
-  const fallback = options.leg ?? randomUUID()
+  const leg = options.leg ?? randomUUID()
   return upsertComment(api, run.progress, {
     marker: gateMarker(context, options.gate),
     author,
-    own: ownResult(options, fallback),
+    own: ownResult(options, leg),
     footer: footer(context),
     mode: options.mode,
     failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
     logger,
-    identify: () =>
-      identifyLeg({ api, context, input: options.legInput ?? '', fallback, logger, signal }),
+    identify: () => identifyLeg({ api, context, input: options.legInput ?? '', logger, signal }),
     clock,
     random: options.random ?? Math.random,
     deadline,
