@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4825);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9943);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4825:
+/***/ 9943:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -46691,35 +46691,42 @@ function legInputName(input, job) {
         .map((value) => (typeof value === 'object' ? JSON.stringify(value) : String(value)))
         .join(', ');
 }
-/** The one job of the attempt in progress on this runner; undefined when none or several. */
+/**
+ * The one job of the attempt in progress on this runner (undefined when none or several), and
+ * whether another job of the attempt has its name (a `name:` that uses only some matrix values).
+ */
 async function jobOnThisRunner(api, context) {
-    const mine = [];
-    let read = 0;
+    const all = [];
     for await (const page of api.listJobs(Number(context.runId), Number(context.runAttempt))) {
-        mine.push(...page.filter((job) => job.runner_name === context.runnerName && job.status === 'in_progress'));
-        read += page.length;
-        if (read >= MAX_JOBS)
+        all.push(...page);
+        if (all.length >= MAX_JOBS)
             break;
     }
-    return mine.length === 1 ? mine[0] : undefined;
+    const mine = all.filter((job) => job.runner_name === context.runnerName && job.status === 'in_progress');
+    const job = mine.length === 1 ? mine[0] : undefined;
+    return { job, shared: all.filter((other) => other.name === job?.name).length > 1 };
 }
 /**
  * This leg's key and name: from the `pr_comment_leg` input, else from the jobs API by this runner's name;
- * `fallback` (a key of this run's own, no name) when neither tells it apart.
+ * none when neither tells it apart (a job whose name another job of the attempt has: its name alone).
  */
 async function identifyLeg(options) {
     const { api, context, input, logger } = options;
     if (input) {
         const name = legInputName(input, context.job);
-        return { leg: keyOf('leg', input.replace(/\s+/g, ''), context.step), name };
+        return { key: keyOf('leg', input.replace(/\s+/g, ''), context.step), name };
     }
     const onRunner = context.runnerName && /^\d+$/.test(context.runId);
     if (!onRunner || !/^\d+$/.test(context.runAttempt))
-        return { leg: options.fallback };
+        return {};
     try {
-        const job = await jobOnThisRunner(api, context);
-        if (job)
-            return { leg: keyOf('job', job.name, context.step), name: job.name };
+        const { job, shared } = await jobOnThisRunner(api, context);
+        if (job && !shared)
+            return { key: keyOf('job', job.name, context.step), name: job.name };
+        if (job) {
+            logger.info(`pr_comment: another job of this run attempt is also named "${job.name}", so this leg cannot be told apart by its name; its result is added beside the other's and earlier attempts' (name each leg with every matrix value, or set the pr_comment_leg input)`);
+            return { name: job.name };
+        }
         logger.info(`pr_comment: no job of this run attempt is in progress on runner ${context.runnerName} alone, so this leg cannot be told apart; its result is added beside earlier attempts' (set the pr_comment_leg input to name it)`);
     }
     catch (error) {
@@ -46729,7 +46736,63 @@ async function identifyLeg(options) {
         const why = `${typeof message === 'string' ? message : String(error)}${typeof status === 'number' ? ` (HTTP ${status})` : ''}`;
         logger.warning(`pr_comment: could not tell this leg apart, because the jobs API failed: ${why}. Grant the job "permissions: actions: read", or set the pr_comment_leg input (pr_comment_leg: \${{ toJSON(matrix) }}), so that a re-run's result replaces the one it re-ran; until then earlier attempts' results stay beside it`);
     }
-    return { leg: options.fallback };
+    return {};
+}
+
+;// CONCATENATED MODULE: ./src/runner/comment-newest.ts
+/*
+ * Which results of one workflow run the sticky comment keeps (comment-results.ts): every leg's of
+ * one attempt, each leg run marking its own with an id of its own; and of the earlier attempts,
+ * those that no later result of the same leg takes the place of. A leg is the same across attempts
+ * only when its name (key) is the only one of its attempt.
+ */
+const attemptOf = (result) => Number(result.attempt ?? 0) || 0;
+/** Whether `a` is a newer result of its leg than `b`: a later attempt, then a later time. */
+function isNewer(a, b) {
+    return attemptOf(a) - attemptOf(b) > 0 || (attemptOf(a) === attemptOf(b) && a.at > b.at);
+}
+/** The results of `key` in `attempt`, of `all`. */
+const ofKey = (all, key, attempt) => all.filter((result) => result.key === key && attemptOf(result) === attempt);
+/**
+ * The earlier results that `result` takes the place of: the one it `replaces`, and its leg's
+ * result of each earlier attempt, when the leg is told apart uniquely (its key is the only one of
+ * its attempt, and was the only one of that attempt). Two legs that share a name keep both.
+ */
+function replacedBy(result, all) {
+    const earlier = all.filter((old) => attemptOf(old) < attemptOf(result));
+    const { key } = result;
+    const unique = key !== undefined && ofKey(all, key, attemptOf(result)).length === 1;
+    return earlier.filter((old) => old.leg === result.replaces ||
+        (unique && old.key === key && ofKey(all, key, attemptOf(old)).length === 1));
+}
+/**
+ * Each leg's newest result, in the order they were written (attempt, then time): a result of a
+ * later attempt takes the place of the ones it replaces (replacedBy). Every leg's result of one
+ * attempt stays. Of two results with the same identity, the one seen first stays (a leg's own,
+ * with its line uncut).
+ */
+function newestOfEachLeg(results) {
+    const byLeg = new Map();
+    for (const result of results) {
+        const held = byLeg.get(result.leg);
+        if (!held || isNewer(result, held))
+            byLeg.set(result.leg, result);
+    }
+    const all = [...byLeg.values()];
+    const replaced = new Set(all.flatMap((result) => replacedBy(result, all).map((old) => old.leg)));
+    return all
+        .filter((result) => !replaced.has(result.leg))
+        .sort((a, b) => attemptOf(a) - attemptOf(b) || a.at.localeCompare(b.at));
+}
+/**
+ * The earlier attempts' one result that a result of a later attempt takes the place of, when its
+ * leg cannot be told apart: only when those attempts left exactly one result, of a leg that could
+ * not be told apart either (a gate of one leg, re-run). Several: none, and they stay.
+ */
+function replacing(own, results) {
+    const earlier = results.filter((result) => attemptOf(result) < attemptOf(own));
+    const [only] = earlier;
+    return earlier.length === 1 && !only.key && only.leg !== own.leg ? only.leg : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/runner/comment-results.ts
@@ -46741,6 +46804,7 @@ async function identifyLeg(options) {
  * own in; GitHub's REST API has nothing else to keep them in, and no conditional update
  * (comment-writes.ts says how legs that write at once keep every result). A new run starts afresh.
  */
+
 
 
 /** Outcomes from the least to the most severe: the comment's headline is the most severe. */
@@ -46761,11 +46825,13 @@ const DATA_END = ' -->';
 /** Ends the details of the result shown, which start right after the marker's line. */
 const DETAILS_END = '<!-- neon-operations-gate-details-end -->';
 const LegResultSchema = object({
-    /**
-     * The leg: a hash of its name when it can be told apart (its job's name, or the `pr_comment_leg` input),
-     * else a random id of this run of the action's own.
-     */
+    /** This run of the action's own id (random): two legs' results never share it. */
     leg: schemas_string().min(1).max(64),
+    /**
+     * A hash of the leg's name when it can be told apart (its job's name, or the `pr_comment_leg` input):
+     * the same in every attempt, so that a re-run's result takes the place of the leg's older one.
+     */
+    key: schemas_string().max(64).optional(),
     outcome: schemas_enum(BY_SEVERITY),
     /** The report's first line, plain text. */
     line: schemas_string().max(4 * MAX_LINE_CHARS),
@@ -46797,7 +46863,8 @@ function legResult(leg, outcome, line, at, about = {}) {
         line: truncate(line, MAX_LINE_CHARS),
         at: new Date(at).toISOString(),
         ...(about.attempt ? { attempt: about.attempt } : {}),
-        ...(about.name ? { name: truncate(about.name, comment_results_MAX_NAME_CHARS) } : {})
+        ...(about.name ? { name: truncate(about.name, comment_results_MAX_NAME_CHARS) } : {}),
+        ...(about.key ? { key: about.key } : {})
     };
 }
 /**
@@ -46828,7 +46895,6 @@ function readComment(body, marker) {
     };
 }
 const severity = (result) => BY_SEVERITY.indexOf(result.outcome);
-const attemptOf = (result) => Number(result.attempt ?? 0) || 0;
 /** Whether run `a` (and attempt) came after run `b`: run ids only grow. */
 function isLater(a, b) {
     const [runA, runB, attemptA, attemptB] = [a.run, b.run, a.attempt, b.attempt].map(Number);
@@ -46840,42 +46906,8 @@ function isLater(a, b) {
 function holdsLaterRun(comments, own) {
     return comments.some((content) => content !== undefined && isLater(content.results, own));
 }
-/** Whether `a` is a newer result of its leg than `b`: a later attempt, then a later time. */
-function isNewer(a, b) {
-    return attemptOf(a) - attemptOf(b) > 0 || (attemptOf(a) === attemptOf(b) && a.at > b.at);
-}
 /** One result's identity: its leg, attempt and time (its line may be cut in the comment). */
 const identity = (result) => `${result.leg}\n${result.attempt ?? ''}\n${result.at}\n${result.replaces ?? ''}`;
-/**
- * Each leg's newest result, in the order they were written (attempt, then time): a result that
- * `replaces` an earlier attempt's takes its place. Of two results with the same identity, the one
- * seen first stays (a leg's own, with its line uncut).
- */
-function newestOfEachLeg(results) {
-    const byLeg = new Map();
-    for (const result of results) {
-        const held = byLeg.get(result.leg);
-        if (!held || isNewer(result, held))
-            byLeg.set(result.leg, result);
-    }
-    const all = [...byLeg.values()];
-    const replaced = new Set(all.flatMap((result) => all
-        .filter((old) => old.leg === result.replaces && attemptOf(old) < attemptOf(result))
-        .map((old) => old.leg)));
-    return all
-        .filter((result) => !replaced.has(result.leg))
-        .sort((a, b) => attemptOf(a) - attemptOf(b) || a.at.localeCompare(b.at));
-}
-/**
- * The earlier attempts' one result that a result of a later attempt takes the place of, when its
- * leg cannot be told apart: only when those attempts left exactly one result, of a leg that could
- * not be told apart either (a gate of one leg, re-run). Several: none, and they stay.
- */
-function replacing(own, results) {
-    const earlier = results.filter((result) => attemptOf(result) < attemptOf(own));
-    const [only] = earlier;
-    return earlier.length === 1 && !only.name && only.leg !== own.leg ? only.leg : undefined;
-}
 /** The `count` most severe results (the newest of equals), in the order they were written. */
 function mostSevere(results, count) {
     const ranked = results
@@ -46940,6 +46972,13 @@ class RunRecord {
     hasSiblings() {
         const { leg, attempt } = this.own.result;
         return this.newest().some((result) => result.leg !== leg && result.attempt === attempt);
+    }
+    /** Another leg of this run and attempt with this leg's name (key): the name tells neither apart. */
+    namesake() {
+        const { leg, key, attempt } = this.own.result;
+        return key === undefined
+            ? undefined
+            : this.newest().find((r) => r.leg !== leg && r.key === key && r.attempt === attempt);
     }
     /**
      * Whether one of `comments` holds this leg's result: then every leg that reads them knows it, and
@@ -47066,7 +47105,7 @@ function attemptsNote(results) {
     if (attempts.size < 2)
         return '';
     const newest = Math.max(...results.map((result) => Number(result.attempt) || 0));
-    const unnamed = results.some((result) => !result.name && Number(result.attempt) === newest);
+    const unnamed = results.some((result) => !result.key && Number(result.attempt) === newest);
     const kept = 'Results of earlier attempts stay until a re-run of the same leg replaces them.';
     return unnamed
         ? `<p>${kept} The legs of this workflow cannot be told apart (grant the job <code>actions: read</code>, or set the <code>pr_comment_leg</code> input), so a re-run's result is added beside the one it re-ran, which stays.</p>`
@@ -47108,9 +47147,28 @@ function dataLine(results, lineChars) {
 /** What a failure after the first write may leave: the step's risk. */
 const DUPLICATE_RISK = 'so a duplicate comment may be left behind';
 const MISSING_RISK = "so another leg's result may be missing from it";
+/** `write`, with `sending` set while it is under way. */
+async function sending(progress, what, write) {
+    progress.sending = what;
+    const answer = await write();
+    progress.sending = undefined;
+    return answer;
+}
+const CREATING = {
+    doing: "creating this leg's comment",
+    look: 'look for a second comment of this gate on the pull request: a later leg of this run that writes merges it into the shared comment and deletes it'
+};
 const CHECK_STEP = {
     doing: "listing the comments again to check that no other leg's write replaced this result",
     risk: MISSING_RISK
+};
+/**
+ * The check of a leg that saw no other (a gate of one leg, or a leg that read before any other
+ * wrote): no other leg's result to miss, but one it did not see may have written over its own.
+ */
+const LONE_CHECK_STEP = {
+    doing: 'reading it back',
+    risk: 'so a leg of this run not seen yet, if any, may have written over this result'
 };
 const FIND_DUPLICATES_STEP = {
     doing: 'listing the comments again to find duplicates from other runs of this gate',
@@ -47152,7 +47210,9 @@ async function writeMerged(api, progress, { kept, duplicates, body, held, togeth
     }
     else {
         progress.step = { doing: `updating the comment ${kept.html_url}`, risk: MISSING_RISK };
-        const updated = await api.updateComment(kept.id, body);
+        const look = `look at ${kept.html_url}`;
+        const updating = { doing: `updating ${kept.html_url}`, look, url: kept.html_url };
+        const updated = await sending(progress, updating, () => api.updateComment(kept.id, body));
         progress.written = { action: 'updated', url: updated.html_url };
     }
     if (duplicates.length === 0)
@@ -47203,6 +47263,7 @@ class CommentRounds {
     /** The comment this leg created last, until the next read: a list may not show it yet. */
     created;
     writes = 0;
+    namesakeWarned = false;
     constructor(api, progress, write) {
         this.api = api;
         this.progress = progress;
@@ -47260,6 +47321,7 @@ class CommentRounds {
             logger.info(`pr_comment: a later run of this gate wrote ${kept.html_url}; left as it is`);
             return 'later run';
         }
+        this.warnNamesake(record);
         if (kept && duplicates.length === 0 && record.heldBy(contents[0])) {
             // The comment that holds this result: not the one this run created, when another leg merged
             // that one into its own and deleted it.
@@ -47273,6 +47335,14 @@ class CommentRounds {
             return 'written';
         }
         return undefined;
+    }
+    /** Once: another leg of this attempt has this leg's name, so a re-run cannot replace either. */
+    warnNamesake(record) {
+        const other = record.namesake();
+        if (!other || this.namesakeWarned)
+            return;
+        this.namesakeWarned = true;
+        this.write.logger.warning(`pr_comment: another leg of this run attempt has the same name (${other.name ?? ''}); both results are kept, but a re-run's result cannot replace either. Give each leg a pr_comment_leg value of its own (pr_comment_leg: \${{ toJSON(matrix) }})`);
     }
     /** Writes what this leg knows; `check` when a check is to follow (after a pause, or at once). */
     async writeFrom(read, record) {
@@ -47289,26 +47359,34 @@ class CommentRounds {
             // A slow leg of a matrix, short of time, deletes the duplicates while it updates.
             const together = !fresh && record.hasSiblings();
             await this.pacing.trip(() => writeMerged(this.api, this.progress, { kept, duplicates, body, held, together }));
-            return this.pause(CHECK_STEP);
+            return this.pause(record.hasSiblings() ? CHECK_STEP : LONE_CHECK_STEP, record);
         }
         // No comment yet, or a read too old to update the shared one from: a comment of its own.
-        const created = await this.pacing.trip(() => this.api.createComment(body));
+        const create = () => this.api.createComment(body);
+        const created = await this.pacing.trip(() => sending(this.progress, CREATING, create));
         this.created = created;
         this.progress.written = { action: 'created', url: created.html_url };
         if (writtenAsAnother(created, this.write))
             return 'written';
         if (!kept)
-            return this.pause(FIND_DUPLICATES_STEP);
+            return this.pause(FIND_DUPLICATES_STEP, record);
         // Merged at once from the next read: no other leg overwrites a comment of this leg's own.
         this.progress.step = FIND_DUPLICATES_STEP;
         return 'check';
     }
-    /** The pause before a check; `written` with a warning when no time is left for it. */
-    async pause(step) {
+    /**
+     * The pause before a check; `written` with a warning when no time is left for it, which speaks
+     * of other legs' results only when this leg saw another.
+     */
+    async pause(step, record) {
         this.progress.step = step;
         if (await this.pacing.pause())
             return 'check';
         const { action, url } = this.progress.written;
+        if (!record.hasSiblings()) {
+            this.write.logger.warning(`pr_comment: ${action} ${url}, but no time was left to read it back, ${LONE_CHECK_STEP.risk} (each run's own check and summary keep theirs)`);
+            return 'written';
+        }
         this.write.logger.warning(`pr_comment: ${action} ${url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`);
         return 'written';
     }
@@ -47494,11 +47572,16 @@ async function writePullRequestComment(options) {
         return progress.written.url;
     }
     catch (error) {
-        const { written, step } = progress;
+        const { written, step, sending: unanswered } = progress;
         if (written && step) {
             // The result is on the pull request; only what came after it failed.
             logger.warning(`pr_comment: ${written.action} ${written.url}, but ${step.doing} failed, ${step.risk}: ${describeGitHubError(error)}`);
             return written.url;
+        }
+        if (unanswered && typeof error?.status !== 'number') {
+            // Sent, and cut short before GitHub answered: it may have landed all the same.
+            logger.warning(`pr_comment: ${unanswered.doing} got no answer (${describeGitHubError(error)}), but it may have landed all the same: ${unanswered.look}`);
+            return unanswered.url;
         }
         logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`);
         return undefined;
@@ -47527,16 +47610,16 @@ async function upsert(options, run) {
     const deadline = clock.now() + (options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS);
     const api = await (options.api ?? defaultApi(options, run.pullRequest))(signal);
     const author = await commentAuthor(api, options.token, options.author);
-    const fallback = options.leg ?? (0,external_node_crypto_.randomUUID)();
+    const leg = options.leg ?? (0,external_node_crypto_.randomUUID)();
     return upsertComment(api, run.progress, {
         marker: gateMarker(context, options.gate),
         author,
-        own: ownResult(options, fallback),
+        own: ownResult(options, leg),
         footer: footer(context),
         mode: options.mode,
         failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
         logger,
-        identify: () => identifyLeg({ api, context, input: options.legInput ?? '', fallback, logger, signal }),
+        identify: () => identifyLeg({ api, context, input: options.legInput ?? '', logger, signal }),
         clock,
         random: options.random ?? Math.random,
         deadline,
