@@ -6,6 +6,7 @@
  * and the bundle's legs over the local GitHub server are e2e/pull-request.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
+import fc from 'fast-check'
 import type { Clock } from '../src/domain/clock.js'
 import type { Outcome } from '../src/wait/wait-for-operations.js'
 import type { RunReport } from '../src/report/report.js'
@@ -283,6 +284,26 @@ describe('legs of one run and attempt add their results; the worst heads the com
     expect(github.only().comment.body).toContain('<b>❌ failure</b>')
   })
 
+  it('a named leg and an unnamed one: the named leg’s re-run replaces its own result only, never the unnamed leg’s', async () => {
+    for (const other of ['failure', 'success'] as const) {
+      const github = new MemoryGitHub()
+      const region = '{"region":"eu-west"}'
+      await leg(github, 'named', 'failure', { legInput: region }).written
+      await leg(github, 'unnamed', other).written
+      // "Re-run job" on the named leg alone, which now passes.
+      await leg(github, 'named-again', 'success', { legInput: region, runAttempt: '2' }).written
+      const { comment, content } = github.only()
+      expect([other, legsOf(content)]).toEqual([
+        other,
+        [
+          ['unnamed', other],
+          ['named-again', 'success']
+        ]
+      ])
+      if (other === 'failure') expect(comment.body).toContain('<b>❌ failure</b>')
+    }
+  })
+
   it('a gate of one leg, re-run: its new result takes the place of the old one, as before (always and failure)', async () => {
     for (const mode of ['always', 'failure'] as const) {
       const github = new MemoryGitHub()
@@ -317,6 +338,61 @@ describe('legs of one run and attempt add their results; the worst heads the com
     github.comments[0].body = `${github.comments[0].body!.slice(0, -5)}{"bad" -->`
     await leg(github, 'b', 'timeout').written
     expect(legsOf(github.only().content)).toEqual([['b', 'timeout']])
+  })
+})
+
+describe('re-runs of some legs, named or not: never green over a red no newer result of that leg replaced', () => {
+  // Legs of one matrix, each with its own name, the same name as another, or none; attempt 1 runs
+  // every leg, attempt 2 re-runs some of them, each in any order. Found: a named leg's re-run took
+  // the place of an unnamed leg's red result.
+  const matrix = fc.record({
+    legs: fc.array(
+      fc.record({
+        name: fc.option(fc.constantFrom('eu-west', 'us-east', 'ap-south'), {
+          nil: undefined,
+          freq: 2
+        }),
+        first: fc.constantFrom<Outcome>('success', 'failure'),
+        rerun: fc.option(fc.constantFrom<Outcome>('success', 'failure'), {
+          nil: undefined,
+          freq: 2
+        })
+      }),
+      { minLength: 1, maxLength: 5 }
+    ),
+    order: fc.array(fc.nat(), { minLength: 10, maxLength: 10 })
+  })
+
+  it('holds over generated matrices and re-runs (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(matrix, async ({ legs, order }) => {
+        const github = new MemoryGitHub()
+        const shuffled = <T>(items: T[]) =>
+          items
+            .map((item, i) => ({ item, key: order[i % order.length] + i / 100 }))
+            .sort((a, b) => a.key - b.key)
+            .map(({ item }) => item)
+        for (const [attempt, pick] of [
+          ['1', (l: (typeof legs)[number]) => l.first],
+          ['2', (l: (typeof legs)[number]) => l.rerun]
+        ] as const) {
+          for (const [i, drawn] of shuffled([...legs.entries()])) {
+            const outcome = pick(drawn)
+            if (!outcome) continue
+            const options = { runAttempt: attempt, legInput: drawn.name }
+            await leg(github, `leg${i}-${attempt}`, outcome, options).written
+          }
+        }
+        const newestRed = legs.some((drawn) => (drawn.rerun ?? drawn.first) === 'failure')
+        const { comment, content } = github.only()
+        const { shown, results } = content.results
+        const headline = results.find((result) => result.leg === shown)?.outcome
+        expect(headline === 'failure' || !newestRed).toBe(true)
+        // The headline as written: the shown result's line, first under the title.
+        if (newestRed) expect(comment.body).toMatch(/<\/h2>\n<p>(<b>)?❌ failure/)
+      }),
+      { numRuns: 150, seed: 61_2026 }
+    )
   })
 })
 

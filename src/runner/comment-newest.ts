@@ -66,7 +66,13 @@ export function newestOfEachLeg<T extends Attempted>(results: T[]): T[] {
  * not be told apart either (a gate of one leg, re-run). Several: none, and they stay.
  */
 export function replacing(own: Attempted, results: Attempted[]): string | undefined {
-  const earlier = results.filter((result) => attemptOf(result) < attemptOf(own))
-  const [only] = earlier
-  return earlier.length === 1 && !only.key && only.leg !== own.leg ? only.leg : undefined
+  // A leg told apart replaces by its name alone (replacedBy), never an untold leg's result.
+  if (own.key) return undefined
+  const earlier = new Map(
+    results
+      .filter((result) => attemptOf(result) < attemptOf(own))
+      .map((result) => [result.leg, result])
+  )
+  const [only] = earlier.values()
+  return earlier.size === 1 && !only.key && only.leg !== own.leg ? only.leg : undefined
 }

@@ -185,7 +185,8 @@ export class RunRecord {
       if (shown && !this.details.has(identity(shown))) this.details.set(identity(shown), details)
     }
     const result = this.own.result
-    result.replaces ??= replacing(result, this.newest())
+    // Counted as the comments hold them, before any result takes another's place by name.
+    result.replaces ??= replacing(result, this.seen)
     return undefined
   }
 
