@@ -46790,9 +46790,14 @@ function newestOfEachLeg(results) {
  * not be told apart either (a gate of one leg, re-run). Several: none, and they stay.
  */
 function replacing(own, results) {
-    const earlier = results.filter((result) => attemptOf(result) < attemptOf(own));
-    const [only] = earlier;
-    return earlier.length === 1 && !only.key && only.leg !== own.leg ? only.leg : undefined;
+    // A leg told apart replaces by its name alone (replacedBy), never an untold leg's result.
+    if (own.key)
+        return undefined;
+    const earlier = new Map(results
+        .filter((result) => attemptOf(result) < attemptOf(own))
+        .map((result) => [result.leg, result]));
+    const [only] = earlier.values();
+    return earlier.size === 1 && !only.key && only.leg !== own.leg ? only.leg : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/runner/comment-results.ts
@@ -46949,7 +46954,8 @@ class RunRecord {
                 this.details.set(identity(shown), details);
         }
         const result = this.own.result;
-        result.replaces ??= replacing(result, this.newest());
+        // Counted as the comments hold them, before any result takes another's place by name.
+        result.replaces ??= replacing(result, this.seen);
         return undefined;
     }
     /** The content to write: at most MAX_RESULTS results, the most severe kept, and the worst's details. */
