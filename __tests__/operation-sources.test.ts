@@ -227,6 +227,16 @@ describe('ProjectGateSource', () => {
     ])
   })
 
+  it('names no recent failure before its first poll has read the list (a run cut short before it)', async () => {
+    const history = new ScriptedReader({}, NOW)
+    history.add(3, { status: 'error', action: 'start_compute' })
+    const { source } = gate(history)
+    // gate.ts reads them after an error cut the first poll short: nothing read, nothing named.
+    expect(source.recentFailures).toEqual([])
+    await source.poll()
+    expect(source.recentFailures).toHaveLength(1)
+  })
+
   it('a server that caps its pages at one operation: the warning counts what was read, not pages × limit', async () => {
     const history = new ScriptedReader({}, NOW)
     for (let i = 0; i < 30; i++) history.add(1 + i, { status: 'finished' })
