@@ -44225,8 +44225,7 @@ const DATABASE_SECTION = {
         }
         : undefined,
     timelineTask: ({ database }) => database && databaseTask(database),
-    // Only on a failed gate: with `wait: false` a database not answering yet leaves it pending.
-    annotation: (report, errorLine) => databaseFailed(report.database) && errorLine !== ''
+    annotation: (report, errorLine) => databaseFailed(report.database)
         ? {
             annotation: {
                 title: `database ${report.database.state}`,
@@ -46596,8 +46595,12 @@ const MAX_OPERATION_ANNOTATIONS = 5;
  */
 function annotationsFor(report) {
     const facts = operationFacts(report);
-    const line = run_report_errorLine(report) ?? '';
-    const decided = firstOf(steps_SECTIONS, (section) => section.annotation?.(report, line));
+    const line = run_report_errorLine(report);
+    // A step annotates a failed gate only, with its error line (with `wait: false` a database not
+    // answering yet leaves the gate pending).
+    const decided = line
+        ? firstOf(steps_SECTIONS, (section) => section.annotation?.(report, line))
+        : undefined;
     if (decided?.alone)
         return [decided.annotation];
     // Before a teardown, an operation that ended in failure is no failure of the gate's.

@@ -13013,8 +13013,7 @@ const DATABASE_SECTION = {
         }
         : undefined,
     timelineTask: ({ database }) => database && databaseTask(database),
-    // Only on a failed gate: with `wait: false` a database not answering yet leaves it pending.
-    annotation: (report, errorLine) => databaseFailed(report.database) && errorLine !== ''
+    annotation: (report, errorLine) => databaseFailed(report.database)
         ? {
             annotation: {
                 title: `database ${report.database.state}`,

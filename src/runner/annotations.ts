@@ -24,8 +24,12 @@ export const MAX_OPERATION_ANNOTATIONS = 5
  */
 export function annotationsFor(report: RunReport): Annotation[] {
   const facts = operationFacts(report)
-  const line = errorLine(report) ?? ''
-  const decided = firstOf(SECTIONS, (section) => section.annotation?.(report, line))
+  const line = errorLine(report)
+  // A step annotates a failed gate only, with its error line (with `wait: false` a database not
+  // answering yet leaves the gate pending).
+  const decided = line
+    ? firstOf(SECTIONS, (section) => section.annotation?.(report, line))
+    : undefined
   if (decided?.alone) return [decided.annotation]
   // Before a teardown, an operation that ended in failure is no failure of the gate's.
   const failed = report.before ? [] : facts.failed

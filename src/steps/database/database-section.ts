@@ -93,9 +93,8 @@ export const DATABASE_SECTION: ReportSection = {
         }
       : undefined,
   timelineTask: ({ database }) => database && databaseTask(database),
-  // Only on a failed gate: with `wait: false` a database not answering yet leaves it pending.
   annotation: (report, errorLine) =>
-    databaseFailed(report.database) && errorLine !== ''
+    databaseFailed(report.database)
       ? {
           annotation: {
             title: `database ${report.database.state}`,
