@@ -40,9 +40,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
   try {
     const withheld = apiKey ? undefined : withheldSecretReason(context)
     if (withheld) throw new InputError(withheld)
-    // As given: every input trims its own value, but `operation_id: " "` (unset outputs joined
-    // by a space) holds no id, which only the untrimmed value tells from an empty one.
-    inputs = getInputs((name) => core.getInput(name, { trimWhitespace: false }))
+    inputs = getInputs(givenInput)
     report = await gateRun.gate(inputs, ACTION_INPUT_NAMING)
   } catch (error) {
     report = errorReport(messageOf(error), redactor)
@@ -51,6 +49,17 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
   }
   await publish(report, inputs, context, { logger, redact, toLog })
   return report.outcome ?? 'error'
+}
+
+/**
+ * An input as the runner set it, or undefined when it set none (a local run without action.yml's
+ * defaults): only a value that is there, empty or not, was given. As given: every input trims its
+ * own value, but white space alone (`operation_id: " "`, unset outputs joined by a space) is no
+ * value, which only the untrimmed text tells from an empty one.
+ */
+function givenInput(name: string): string | undefined {
+  if (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] === undefined) return undefined
+  return core.getInput(name, { trimWhitespace: false })
 }
 
 /**
