@@ -46357,17 +46357,15 @@ const actionOnlySchema = object({
     prCommentLeg: inputs.pr_comment_leg,
     githubToken: inputs.github_token
 }));
+/** An input's value as given; undefined when not given: action.yml's NOT_GIVEN default is none. */
+const givenValue = (name, value) => refusesEmpty(name) && value === NOT_GIVEN ? undefined : value;
 /**
  * Reads and validates every input of the action before any request (one InputError for all).
  * `readInput` gives an input as the runner set it, or undefined when it set none; action.yml's
  * NOT_GIVEN default is not given too.
  */
 function getInputs(readInput) {
-    const given = (name) => {
-        const value = readInput(name);
-        return refusesEmpty(name) && value === NOT_GIVEN ? undefined : value;
-    };
-    return parseInputs(given, ACTION_INPUT_NAMING, {
+    return parseInputs((name) => givenValue(name, readInput(name)), ACTION_INPUT_NAMING, {
         names: ACTION_ONLY_INPUT_NAMES,
         schema: actionOnlySchema
     });
@@ -47968,7 +47966,8 @@ function givenInput(name) {
  * the API key as given.
  */
 function readSecrets(redactor, onSecret = () => undefined) {
-    const { api_key: apiKey = '' } = addSecretInputs(redactor, (name) => getInput(name), onSecret);
+    // action.yml's default for a secret not given is no secret: it is never masked.
+    const { api_key: apiKey = '' } = addSecretInputs(redactor, (name) => givenValue(name, getInput(name)), onSecret);
     addSecret(redactor, getInput('github_token')).forEach(onSecret);
     return apiKey;
 }

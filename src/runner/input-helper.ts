@@ -62,6 +62,10 @@ const actionOnlySchema = z
 /** The action's inputs: the gate's, and the pull-request comment's. */
 export type ActionInputs = Inputs & z.output<typeof actionOnlySchema>
 
+/** An input's value as given; undefined when not given: action.yml's NOT_GIVEN default is none. */
+export const givenValue = (name: string, value: string | undefined): string | undefined =>
+  refusesEmpty(name) && value === NOT_GIVEN ? undefined : value
+
 /**
  * Reads and validates every input of the action before any request (one InputError for all).
  * `readInput` gives an input as the runner set it, or undefined when it set none; action.yml's
@@ -70,11 +74,7 @@ export type ActionInputs = Inputs & z.output<typeof actionOnlySchema>
 export function getInputs(
   readInput: (name: InputName | ActionOnlyInputName) => string | undefined
 ): ActionInputs {
-  const given = (name: InputName | ActionOnlyInputName) => {
-    const value = readInput(name)
-    return refusesEmpty(name) && value === NOT_GIVEN ? undefined : value
-  }
-  return parseInputs(given, ACTION_INPUT_NAMING, {
+  return parseInputs((name) => givenValue(name, readInput(name)), ACTION_INPUT_NAMING, {
     names: ACTION_ONLY_INPUT_NAMES,
     schema: actionOnlySchema
   })

@@ -12,7 +12,7 @@ import {
   type Surroundings
 } from '../gate/gate-run.js'
 import { describeRun, readGitHubContext, withheldSecretReason } from './github-context.js'
-import { type ActionInputs, ACTION_INPUT_NAMING, getInputs } from './input-helper.js'
+import { type ActionInputs, ACTION_INPUT_NAMING, getInputs, givenValue } from './input-helper.js'
 import { publish } from './publish.js'
 
 /** The production parts unless a test swaps one (the clock, the retries' jitter, …). */
@@ -68,9 +68,10 @@ function givenInput(name: string): string | undefined {
  * the API key as given.
  */
 function readSecrets(redactor: Redactor, onSecret: (secret: string) => void = () => undefined) {
+  // action.yml's default for a secret not given is no secret: it is never masked.
   const { api_key: apiKey = '' } = addSecretInputs(
     redactor,
-    (name) => core.getInput(name),
+    (name) => givenValue(name, core.getInput(name)),
     onSecret
   )
   addSecret(redactor, core.getInput('github_token')).forEach(onSecret)
