@@ -723,7 +723,13 @@ describe('resolveBranch', () => {
     ['a minus sign', 'preview/pr\u221212'],
     ['full-width digits', 'preview/pr-\uff11\uff12'],
     ['typographic quotes', '\u201cpreview/pr-12\u201d'],
-    ['the last part, with full-width digits', 'pr-\uff11\uff12']
+    ['the last part, with full-width digits', 'pr-\uff11\uff12'],
+    ['a part more in front of its path', 'team/preview/pr-12'],
+    ['another word before the same number, one edit away', 'preview/mr-12'],
+    ['a letter more, the same number', 'previews/pr-12'],
+    ['the word before the number left out (three edits)', 'preview/12'],
+    ['the number with leading zeros', 'preview/pr-0012'],
+    ['three letters replaced and a leading zero', 'pheviex/pz-012']
   ])(
     'a near match (%s) is an input error that names the branch found, never NoSuchBranchError',
     async (_case, input) => {
@@ -737,8 +743,10 @@ describe('resolveBranch', () => {
     }
   )
 
-  it('not a near match: another number, another word; then NoSuchBranchError', async () => {
-    const others = ['preview/pr-1', 'preview/pr-123', 'preview/mr-12', 'r-12', 'pr-1', 'pr-\uff11']
+  it('not a near match: another number, the same number in a name far from it; then NoSuchBranchError', async () => {
+    // preview/mr-12, once another word, is one edit away with the same number: near (issue 65).
+    const others = ['preview/pr-1', 'preview/pr-123', 'preview/pr-13', 'r-12', 'pr-1', 'pr-\uff11']
+    others.push('staging/mr-12', 'previews/pr-012/xyz')
     // A word of an empty value inside a name, or in a longer word, is no sign of an empty value.
     others.push('fix-null-check', 'preview/nullable', 'preview/annul', 'preview/undefined-x')
     for (const input of others) {

@@ -33,7 +33,7 @@ const command = (args: string[], options: InProcessOptions = {}) =>
   commandInProcess(server, args, options)
 
 /** The action's inputs from `values`, read as the runner reads them. */
-const actionInputs = (values: Record<string, string>) => getInputs((name) => values[name] ?? '')
+const actionInputs = (values: Record<string, string>) => getInputs((name) => values[name])
 
 const EARLIER_SUCCESS = 'GATE_OUTCOME=success\nGATE_EXIT_CODE=0\n'
 

@@ -74,7 +74,7 @@ describe('parseCommandLine', () => {
 
   it('--org-id without --list-projects: the warning names the flags as given', () => {
     const { values, naming } = request(['--org-id', 'o'], { NEON_PROJECT_ID: 'p' })
-    const inputs = parseInputs((name) => ({ ...values, api_key: 'k' })[name] ?? '', naming)
+    const inputs = parseInputs((name) => ({ ...values, api_key: 'k' })[name], naming)
     expect(ignoredInputWarnings(inputs, naming)).toEqual([
       '--org-id is ignored without --list-projects'
     ])
@@ -82,7 +82,7 @@ describe('parseCommandLine', () => {
 
   it("the schema's problems name the flags so", () => {
     const { values, naming } = request(['--project-id', 'P', '--interval', '0.5s'])
-    expect(() => parseInputs((name) => ({ ...values, api_key: 'k' })[name] ?? '', naming)).toThrow(
+    expect(() => parseInputs((name) => ({ ...values, api_key: 'k' })[name], naming)).toThrow(
       'Invalid input: --project-id: "P" is not valid; expected a project id matching ^[a-z0-9-]{1,60}$; --interval: "0.5s" is below the minimum of 1 second'
     )
   })
@@ -121,7 +121,7 @@ describe('parseCommandLine', () => {
       (argv: string[], env: Record<string, string> = {}) =>
       () => {
         const { values, naming } = request(argv, env)
-        parseInputs((name) => ({ ...values, api_key: 'k' })[name] ?? '', naming)
+        parseInputs((name) => ({ ...values, api_key: 'k' })[name], naming)
       }
     expect(check(['--before', 'Drop'], { NEON_PROJECT_ID: 'p' })).toThrow(
       'Invalid input: --before: "Drop" is not one of delete, reset'
@@ -139,7 +139,7 @@ describe('parseCommandLine', () => {
     const problem = (argv: string[], env: Record<string, string> = {}) => {
       const { values, naming } = request(argv, env)
       try {
-        parseInputs((name) => ({ ...values, api_key: 'k' })[name] ?? '', naming)
+        parseInputs((name) => ({ ...values, api_key: 'k' })[name], naming)
       } catch (error) {
         return (error as Error).message
       }

@@ -12,7 +12,7 @@ import { OP_A, OP_B, PROJECT } from './support/neon/ids.js'
 const URL = 'postgresql://app:pw@127.0.0.1/app?sslmode=disable'
 
 const parsed = (values: Record<string, string>) =>
-  parseInputs((name) => ({ api_key: 'k', ...values })[name] ?? '', CONTRACT_NAMING)
+  parseInputs((name) => ({ api_key: 'k', ...values })[name], CONTRACT_NAMING)
 
 describe('gateKindOf and gateLine', () => {
   it.each([
@@ -32,7 +32,7 @@ describe('gateKindOf and gateLine', () => {
       `Gate: branch preview/pr-12 of project ${PROJECT}, its operations and then its readiness, then a query of the database (database_url)`
     ],
     [
-      { project_id: PROJECT, branch_id: '' },
+      { project_id: PROJECT },
       'project',
       `Gate: the whole project ${PROJECT}, every operation in flight on any branch (no branch_id); no database query`
     ],
@@ -61,7 +61,7 @@ describe('gateKindOf and gateLine', () => {
     const parsedCommand = parseCommandLine(['--project-id', PROJECT, '--database-url', URL], {})
     if (!('request' in parsedCommand)) throw new Error('not a request')
     const { values, naming } = parsedCommand.request
-    const inputs = parseInputs((name) => ({ ...values, api_key: 'k' })[name] ?? '', naming)
+    const inputs = parseInputs((name) => ({ ...values, api_key: 'k' })[name], naming)
     expect(gateLine(inputs, naming)).toBe(
       `Gate: the whole project ${PROJECT}, every operation in flight on any branch (no --branch-id), then a query of the database (--database-url)`
     )

@@ -32,7 +32,7 @@ const KEY = 'napi_gate_run_test_key_0123456789'
 
 const inputsOf = (values: Record<string, string>) =>
   parseInputs(
-    (name) => ({ api_key: KEY, api_host: 'http://127.0.0.1:9/api/v2', ...values })[name] ?? '',
+    (name) => ({ api_key: KEY, api_host: 'http://127.0.0.1:9/api/v2', ...values })[name],
     CONTRACT_NAMING
   )
 

@@ -30,7 +30,7 @@ async function gateOn(values: Record<string, string>, world = demoWorld()) {
     api_host: server.apiHost,
     ...values
   }
-  const inputs = getInputs((name) => all[name] ?? '')
+  const inputs = getInputs((name) => all[name])
   const { logger, lines } = collectingLogger()
   const report = await gate(inputs, {
     clock: new FakeClock(Date.now()),

@@ -6,8 +6,9 @@ import { ignoredInputWarnings } from '../src/gate/inputs.js'
 import { ACTION_INPUT_NAMING, getInputs } from '../src/runner/input-helper.js'
 import { OP_A, OP_B } from './support/neon/ids.js'
 
+/** The inputs as the runner hands them over: one it does not set is not given (undefined). */
 function parse(values: Record<string, string>) {
-  return getInputs((name) => values[name] ?? '')
+  return getInputs((name) => values[name])
 }
 
 function errorOf(values: Record<string, string>): string {
@@ -317,11 +318,7 @@ describe('inputs that would weaken the gate', () => {
     expect(ignoredInputWarnings(inputs, ACTION_INPUT_NAMING)).toEqual([])
   })
 
-  it('an empty branch_id is not given: the project gate', () => {
-    expect(parse({ ...base, branch_id: '' }).branchId).toBeUndefined()
-  })
-
-  it.each(['branch_id', 'project_id', 'org_id'])(
+  it.each(['project_id', 'org_id'])(
     '%s of white space alone is an input error, never "not given" (which would gate something else)',
     (name) => {
       expect(errorOf({ ...base, list_projects: 'true', [name]: ' \n ' })).toContain(
@@ -331,8 +328,81 @@ describe('inputs that would weaken the gate', () => {
   )
 })
 
+describe('given empty is not "not given" (issue 65)', () => {
+  /** Each input whose empty value is refused, what leaving it out does, and the rest it needs. */
+  const refused: [string, string, Record<string, string>][] = [
+    ['branch_id', 'leave branch_id out to gate the whole project', {}],
+    ['database_url', 'leave database_url out for no database check', {}],
+    ['before', 'leave before out for the gate the other inputs ask for', { branch_id: 'main' }],
+    ['operation_id', 'leave operation_id out to gate the project or a branch', {}]
+  ]
+  const whereFrom =
+    'what an expression gives for an unset variable or a step output that does not exist'
+
+  it.each(refused)(
+    '%s given as "" or white space alone: an input error that names it and says where such a value comes from',
+    (name, leftOut, others) => {
+      for (const [value, emptiness] of [
+        ['', 'is empty'],
+        [' ', 'holds only white space'],
+        ['\n\t\r\n', 'holds only white space'],
+        ['\u00a0\u3000', 'holds only white space']
+      ]) {
+        expect(errorOf({ ...base, ...others, [name]: value })).toBe(
+          `Invalid input: input "${name}": ${emptiness}, ${whereFrom}; give a value, or ${leftOut}`
+        )
+      }
+    }
+  )
+
+  it.each(refused)(
+    '%s not given (not set at all, or action.yml\'s default, "(not given)"): the gate the other inputs ask for',
+    (name, _leftOut, others) => {
+      const notSet = parse({ ...base, ...others })
+      expect(parse({ ...base, ...others, [name]: '(not given)' })).toEqual(notSet)
+      const field = { branch_id: 'branchId', database_url: 'database', before: 'before' }[name]
+      if (field) expect(notSet).toHaveProperty(field, undefined)
+      else expect(notSet.operationIds).toEqual([])
+    }
+  )
+
+  it('an input with an empty default keeps it: "" is not given (project_id, org_id, pr_comment_leg)', () => {
+    const inputs = parse({ ...base, org_id: '', pr_comment_leg: '', list_projects: 'true' })
+    expect(inputs).toMatchObject({ orgId: undefined, prCommentLeg: '' })
+    expect(errorOf({ api_key: 'k', project_id: '' })).toContain('input "project_id": required')
+  })
+})
+
+describe('database_url of an unexpanded variable (issue 65)', () => {
+  it.each([
+    '$DATABASE_URL',
+    '${DATABASE_URL}',
+    ' ${DATABASE_URL:-} ',
+    '$(DATABASE_URL)',
+    '%DATABASE_URL%',
+    '$env:DATABASE_URL',
+    '${{ secrets.DATABASE_URL }}',
+    '$[[ inputs.database_url ]]',
+    'postgresql://app:${PGPASSWORD}@ep-1.neon.tech/app',
+    'postgresql://${PGUSER}:pw@ep-1.neon.tech/app'
+  ])('%j: an input error that says so, never "not given" nor merely "not a URL"', (value) => {
+    expect(errorOf({ ...base, database_url: value })).toBe(
+      'Invalid input: input "database_url": is a variable that was not expanded ($NAME, ${NAME}, $(NAME), %NAME% or an expression left as text), not a connection string; give the URL itself, or a variable the shell or the CI system expands (a $ in a password is written %24)'
+    )
+  })
+
+  it.each([
+    'postgresql://app:pa$word@127.0.0.1/app?sslmode=disable',
+    'postgresql://app:%24%7BX%7D@127.0.0.1/app?sslmode=disable',
+    'postgresql://app:pw$@127.0.0.1/db$1?sslmode=disable'
+  ])('%j, a $ that is part of the URL: a connection string', (value) => {
+    expect(parse({ ...base, database_url: value }).database).toMatchObject({ host: '127.0.0.1' })
+  })
+})
+
 describe('operation_id that holds no id (issue 58)', () => {
-  it.each([',', ' , , ', ',,\n,', ' ', '\n', '\t\r\n', ', \n'])(
+  // White space alone is refused as empty (above).
+  it.each([',', ' , , ', ',,\n,', ', \n'])(
     '%j: an input error, never "no ids given" (which would be the project gate)',
     (value) => {
       expect(errorOf({ ...base, operation_id: value })).toBe(
@@ -341,8 +411,8 @@ describe('operation_id that holds no id (issue 58)', () => {
     }
   )
 
-  it('empty: not given', () => {
-    expect(parse({ ...base, operation_id: '' }).operationIds).toEqual([])
+  it('not given: no ids', () => {
+    expect(parse(base).operationIds).toEqual([])
   })
 })
 

@@ -190,6 +190,16 @@ describe('run', () => {
     expect(runner.summaries[0]).toContain('1 × HTTP 429 · slowest pace 15.0 s')
   })
 
+  it("action.yml's default for an input not given, (not given), is neither masked nor a value", async () => {
+    const notGiven = '(not given)'
+    const defaults = { branch_id: notGiven, database_url: notGiven, before: notGiven }
+    const { clock, world } = setup({ ...defaults, operation_id: notGiven })
+    world.addHistory(PROJECT, 3)
+    expect(await runWith(clock)).toBe('success')
+    expect(runner.setSecret.mock.calls.map(([secret]) => secret)).not.toContain(notGiven)
+    expect(runner.outputs.gate).toBe('project')
+  })
+
   it('the project gate with nothing in flight passes at once', async () => {
     const { clock, world } = setup()
     world.addHistory(PROJECT, 3)

@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9943);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1155);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9943:
+/***/ 1155:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31381,6 +31381,11 @@ function formatDuration(ms) {
  */
 /** The API's address when none is given. */
 const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+/**
+ * action.yml's default for an input that refuses an empty value: the runner sets a default only
+ * when the workflow does not give the input, so this value, and only it, says "not given".
+ */
+const NOT_GIVEN = '(not given)';
 const INPUT_CATALOG = {
     api_key: {
         secret: 'text',
@@ -31398,6 +31403,7 @@ const INPUT_CATALOG = {
         help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] }
     },
     branch_id: {
+        refusesEmpty: true,
         command: { flag: { name: 'branch-id', gate: true } },
         help: {
             part: 'what',
@@ -31411,6 +31417,7 @@ const INPUT_CATALOG = {
         }
     },
     operation_id: {
+        refusesEmpty: true,
         command: { flag: { name: 'operation-id', multiple: true, gate: true } },
         help: {
             part: 'what',
@@ -31420,6 +31427,7 @@ const INPUT_CATALOG = {
         }
     },
     database_url: {
+        refusesEmpty: true,
         secret: 'database_url',
         command: { flag: { name: 'database-url', gate: true }, file: 'database-url-file' },
         help: {
@@ -31439,6 +31447,7 @@ const INPUT_CATALOG = {
         help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] }
     },
     before: {
+        refusesEmpty: true,
         command: { flag: { name: 'before', gate: true } },
         help: {
             part: 'what',
@@ -31494,6 +31503,8 @@ const INPUT_NAMES = Object.keys(INPUT_CATALOG);
 /** Each entry, typed as an entry (the catalog's literal types are for its names). */
 const inputEntries = () => Object.entries(INPUT_CATALOG);
 const inputEntry = (name) => INPUT_CATALOG[name];
+/** Given empty, an input error (`refusesEmpty`): its "not given" is undefined, never ''. */
+const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name).refusesEmpty === true;
 
 ;// CONCATENATED MODULE: ./src/domain/input-naming.ts
 // The names themselves are the catalog's keys.
@@ -32423,11 +32434,21 @@ function branchStatePhrase(branch) {
 
 const ACCEPTED = 'a Postgres connection string, postgresql://role:password@host/database';
 /**
+ * A variable that a shell, a CI system or a template left as text: at the start, where no URL has
+ * a `$` or a `%` (`$DATABASE_URL`, `%DATABASE_URL%`, `$env:DATABASE_URL`, `{{ .Url }}`), or braced
+ * anywhere (`${PGPASSWORD}`, `$(PGHOST)`, `${{ secrets.URL }}`, `$[[ inputs.url ]]`). A password's
+ * own `$` followed by a word stands; its `${` is written `%24{`.
+ */
+const UNEXPANDED_VARIABLE = /^(?:\$|%\w+%|\{\{)|\$[{([]/u;
+/**
  * The target of a connection string, or why it is not one (never repeating the string, which holds
  * a password). `sslmode=disable` is allowed only to a loopback host; every other mode, and none,
  * means TLS with the certificate verified.
  */
 function parseDatabaseUrl(text) {
+    if (UNEXPANDED_VARIABLE.test(text)) {
+        return 'is a variable that was not expanded ($NAME, ${NAME}, $(NAME), %NAME% or an expression left as text), not a connection string; give the URL itself, or a variable the shell or the CI system expands (a $ in a password is written %24)';
+    }
     let url;
     try {
         url = new URL(text);
@@ -43041,20 +43062,78 @@ function statusLabel(status) {
     return LABELS.get(status) ?? `❔ ${status}`;
 }
 
+;// CONCATENATED MODULE: ./src/wait/near-branch.ts
+/** Edits (a character inserted, deleted or replaced) in the rest of two names that are still near. */
+const MAX_EDITS = 3;
+/**
+ * A name or id with width, case, white space, quotes and separators set aside: `Preview/PR-12`,
+ * `"preview-pr-12"`, `preview\pr‐12` (a Unicode hyphen) and `preview_pr_１２` are all `previewpr12`.
+ */
+function loosely(text) {
+    return text
+        .normalize('NFKC')
+        .toLowerCase()
+        .replace(/[\s\p{Quotation_Mark}`/\\_.\p{Dash}]+/gu, '');
+}
+/** A name and its ends after each `/`, set aside as `loosely` says: `preview/pr-12`, `pr-12`. */
+function looseEnds(name) {
+    const parts = name.split('/');
+    return parts.map((_, index) => loosely(parts.slice(index).join('/'))).filter((end) => end !== '');
+}
+/** A name's numbers without their leading zeros, and the rest: `preview/pr-012` is 12 and `preview/pr-`. */
+function numbersAndRest(name) {
+    const folded = name.normalize('NFKC').toLowerCase();
+    const numbers = [...folded.matchAll(/\d+/g)].map(([digits]) => digits.replace(/^0+(?=\d)/, ''));
+    return { numbers: numbers.join(' '), rest: Array.from(folded.replace(/\d+/g, '')) };
+}
+/** Whether `a` and `b` are at most `max` edits apart (Levenshtein, row by row, ended early). */
+function withinEdits(a, b, max) {
+    if (Math.abs(a.length - b.length) > max)
+        return false;
+    let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const current = [i];
+        for (let j = 1; j <= b.length; j++) {
+            const replace = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
+            current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, replace);
+        }
+        if (Math.min(...current) > max)
+            return false;
+        previous = current;
+    }
+    return previous[b.length] <= max;
+}
+/** The branches near `input`, which is the id and the name of none of them. */
+function nearBranches(branches, input) {
+    const key = loosely(input);
+    const inputEnds = looseEnds(input);
+    const given = numbersAndRest(input);
+    const sameNumbersFewEdits = (name) => {
+        const other = numbersAndRest(name);
+        return (given.numbers !== '' &&
+            other.numbers === given.numbers &&
+            withinEdits(given.rest, other.rest, MAX_EDITS));
+    };
+    return branches.filter((branch) => loosely(branch.id) === key ||
+        looseEnds(branch.name).includes(key) ||
+        inputEnds.includes(loosely(branch.name)) ||
+        sameNumbersFewEdits(branch.name));
+}
+
 ;// CONCATENATED MODULE: ./src/wait/branch-resolver.ts
 /*
  * `branch_id` as users write it: a branch id (`br-wild-frost-123456`) or a branch name (`main`,
  * `preview/pr-12`). The gate filters operations by branch id, so a name that matches nothing would
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
  * "No such branch" is said only after every branch of the project was read: the project answers,
- * has a branch at all, and none has that id or exactly that name, nor one set apart from it only
- * by width, case, spaces, quotes or separators (`Preview/PR-12`, `preview-pr-12`, `preview\pr‐12`
- * for `preview/pr-12`), or only the first parts of its path (`pr-12`): an input error that names
- * it. A name that looks cut short (`preview/pr-`, a template whose variable was empty), unexpanded
+ * has a branch at all, and none has that id or exactly that name, nor one near it (near-branch.ts:
+ * `Preview/PR-12`, `team/preview/pr-12`, `preview/12` for `preview/pr-12`): an input error that
+ * names it. A name that looks cut short (`preview/pr-`, a template whose variable was empty), unexpanded
  * (`preview/pr-$MR_IID`, `preview/pr-%CI_MR%`) or made of an empty value (`preview/pr-undefined`)
  * is an input error too: before a delete, "no such branch" would read `gone` and skip the delete
  * of the branch that was meant.
  */
+
 
 
 /** Every branch id the API hands out starts with `br-`. */
@@ -43070,24 +43149,6 @@ const branch_resolver_ACCEPTED = 'give a branch id (br-…) or the exact name of
  */
 class NoSuchBranchError extends InputError {
     name = 'NoSuchBranchError';
-}
-/**
- * A name or id with width, case, white space, quotes and separators set aside: `Preview/PR-12`,
- * `"preview-pr-12"`, `preview\pr‐12` (a Unicode hyphen) and `preview_pr_１２` are all `previewpr12`.
- */
-function loosely(text) {
-    return text
-        .normalize('NFKC')
-        .toLowerCase()
-        .replace(/[\s\p{Quotation_Mark}`/\\_.\p{Dash}]+/gu, '');
-}
-/**
- * A name and its ends after each `/`: `preview/pr-12` and `pr-12`, for a name given without the
- * first parts of its path.
- */
-function pathEnds(name) {
-    const parts = name.split('/');
-    return parts.map((_, index) => parts.slice(index).join('/'));
 }
 /** A separator at either end: `preview/pr-${N}` or `${ENV}/pr-12` with N or ENV empty. */
 const LOOSE_END = /^[/\\_.\p{Dash}]|[/\\_.\p{Dash}]$/u;
@@ -43164,13 +43225,12 @@ function exactly(branches, projectId, input) {
     throw new InputError(({ label }) => `${label('branch_id')}: ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`);
 }
 /**
- * `input` names none of `every` branch of the project: an input error that names the branches set
- * apart from it only as `loosely` and `pathEnds` say, if any, or that says why the name looks
+ * `input` names none of `every` branch of the project: an input error that names the branches near
+ * it, if any, or that says why the name looks
  * unfinished; else NoSuchBranchError.
  */
 function noSuchBranch(every, projectId, input) {
-    const key = loosely(input);
-    const near = every.filter((branch) => loosely(branch.id) === key || pathEnds(branch.name).some((end) => loosely(end) === key));
+    const near = nearBranches(every, input);
     const none = BRANCH_ID.test(input)
         ? `with the id "${input}", and none is named so`
         : `named "${input}"`;
@@ -44248,11 +44308,9 @@ const DATABASE_SECTION = {
 
 
 
-/** Its input, by name: `database_url`, where to connect, checked before any request; empty is none. */
+/** Its input, by name: `database_url`, where to connect, checked before any request. */
 const DATABASE_INPUTS = {
     database_url: schemas_string().transform((raw, ctx) => {
-        if (!raw.trim())
-            return undefined;
         const target = parseDatabaseUrl(raw.trim());
         if (typeof target !== 'string')
             return target;
@@ -44375,6 +44433,35 @@ function idInput(pattern, accepted) {
             return NEVER;
         }
         return text;
+    });
+}
+/** Unicode's white space, and the byte-order mark a file or an editor can leave. */
+const WHITE_SPACE_ALONE = /^[\p{White_Space}\uFEFF]+$/u;
+/**
+ * An input that is either not given (`undefined`: the runner passed none, or action.yml's default
+ * stood for it) or given: then `field` reads it. Given as '' or white space alone, it is an input
+ * error, never "not given": an expression that came out empty would otherwise run another gate.
+ * `leftOut`: what leaving the input out does, for the message.
+ */
+function refusingEmpty(field, leftOut) {
+    return schemas_string()
+        .optional()
+        .transform((raw, ctx) => {
+        if (raw === undefined)
+            return undefined;
+        if (raw === '' || WHITE_SPACE_ALONE.test(raw)) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${raw === '' ? 'is empty' : 'holds only white space'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or ${leftOut}`
+            });
+            return NEVER;
+        }
+        const parsed = field.safeParse(raw);
+        if (parsed.success)
+            return parsed.data;
+        for (const issue of parsed.error.issues)
+            ctx.addIssue({ code: 'custom', message: issue.message });
+        return NEVER;
     });
 }
 /**
@@ -45714,8 +45801,6 @@ const TEARDOWN_ACTIONS = ['delete', 'reset'];
 const TEARDOWN_INPUTS = {
     before: schemas_string().transform((raw, ctx) => {
         const text = raw.trim();
-        if (text === '')
-            return undefined;
         const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase());
         if (action)
             return action;
@@ -45779,6 +45864,7 @@ function ignoredBeforeTeardown(inputs, { mention }) {
 
 
 
+
 const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
 /** Each input of the catalog on its own: what it accepts, its default, and what is wrong with it. */
 function inputFields(naming) {
@@ -45790,16 +45876,16 @@ function inputFields(naming) {
             .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
             .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
         project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
-        operation_id: operationIdsInput(naming.mention('operation_id'), `${naming.mention('project_id')}, ${naming.mention('branch_id')}`),
-        branch_id: idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'),
+        operation_id: refusingEmpty(operationIdsInput(naming.mention('operation_id'), `${naming.mention('project_id')}, ${naming.mention('branch_id')}`), `leave ${naming.mention('operation_id')} out to gate the project or a branch`).transform((ids) => ids ?? []),
+        branch_id: refusingEmpty(idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'), `leave ${naming.mention('branch_id')} out to gate the whole project`),
         ...PROJECTS_INPUTS,
         wait: booleanInput(true),
         interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
         timeout: timeoutInput(input_fields_quotedAsGiven),
         fail_fast: booleanInput(false),
         api_host: apiHostInput,
-        ...DATABASE_INPUTS,
-        ...TEARDOWN_INPUTS
+        database_url: refusingEmpty(DATABASE_INPUTS.database_url, `leave ${naming.mention('database_url')} out for no database check`),
+        before: refusingEmpty(TEARDOWN_INPUTS.before, `leave ${naming.mention('before')} out for the gate the other inputs ask for`)
     };
 }
 /** What the inputs must be together. */
@@ -45883,11 +45969,16 @@ function ignoredInputWarnings(inputs, naming) {
     return warnings;
 }
 /**
- * Reads and validates every input (with `own`, the front end's own too) before any request. Throws
- * one InputError that names each bad input as its front end calls it, and what it accepts.
+ * Reads and validates every input (with `own`, the front end's own too) before any request; an
+ * input `readInput` gives no value for (undefined) is not given. Throws one InputError that names
+ * each bad input as its front end calls it, and what it accepts.
  */
 function parseInputs(readInput, naming, own) {
-    const read = (names) => Object.fromEntries(names.map((name) => [name, readInput(name) ?? '']));
+    const read = (names) => Object.fromEntries(names.map((name) => {
+        const value = readInput(name);
+        // Not given: undefined where an empty value is refused, else '' as before.
+        return [name, value ?? (refusesEmpty(name) ? undefined : '')];
+    }));
     const shared = inputsSchema(naming).safeParse(read(INPUT_NAMES));
     const frontEnds = own?.schema.safeParse(read(own.names));
     const problems = [shared, frontEnds].flatMap((parsed) => parsed ? problemsOf(parsed, naming) : []);
@@ -46227,6 +46318,7 @@ function withheldSecretReason(context) {
 
 
 
+
 /** The inputs only the action has: the pull-request comment's. */
 const ACTION_ONLY_INPUT_NAMES = [
     'pr_comment',
@@ -46265,9 +46357,15 @@ const actionOnlySchema = object({
     prCommentLeg: inputs.pr_comment_leg,
     githubToken: inputs.github_token
 }));
-/** Reads and validates every input of the action before any request (one InputError for all). */
+/** An input's value as given; undefined when not given: action.yml's NOT_GIVEN default is none. */
+const givenValue = (name, value) => refusesEmpty(name) && value === NOT_GIVEN ? undefined : value;
+/**
+ * Reads and validates every input of the action before any request (one InputError for all).
+ * `readInput` gives an input as the runner set it, or undefined when it set none; action.yml's
+ * NOT_GIVEN default is not given too.
+ */
 function getInputs(readInput) {
-    return parseInputs(readInput, ACTION_INPUT_NAMING, {
+    return parseInputs((name) => givenValue(name, readInput(name)), ACTION_INPUT_NAMING, {
         names: ACTION_ONLY_INPUT_NAMES,
         schema: actionOnlySchema
     });
@@ -47839,9 +47937,7 @@ async function run(dependencies = {}) {
         const withheld = apiKey ? undefined : withheldSecretReason(context);
         if (withheld)
             throw new InputError(withheld);
-        // As given: every input trims its own value, but `operation_id: " "` (unset outputs joined
-        // by a space) holds no id, which only the untrimmed value tells from an empty one.
-        inputs = getInputs((name) => getInput(name, { trimWhitespace: false }));
+        inputs = getInputs(givenInput);
         report = await gateRun.gate(inputs, ACTION_INPUT_NAMING);
     }
     catch (error) {
@@ -47854,12 +47950,24 @@ async function run(dependencies = {}) {
     return report.outcome ?? 'error';
 }
 /**
+ * An input as the runner set it, or undefined when it set none (a local run without action.yml's
+ * defaults): only a value that is there, empty or not, was given. As given: every input trims its
+ * own value, but white space alone (`operation_id: " "`, unset outputs joined by a space) is no
+ * value, which only the untrimmed text tells from an empty one.
+ */
+function givenInput(name) {
+    if (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] === undefined)
+        return undefined;
+    return getInput(name, { trimWhitespace: false });
+}
+/**
  * The secret inputs into `redactor` (the gate's, then the action's own token), in every form
  * redaction must find (the URL's password too), each handed to `onSecret` as soon as it is read;
  * the API key as given.
  */
 function readSecrets(redactor, onSecret = () => undefined) {
-    const { api_key: apiKey = '' } = addSecretInputs(redactor, (name) => getInput(name), onSecret);
+    // action.yml's default for a secret not given is no secret: it is never masked.
+    const { api_key: apiKey = '' } = addSecretInputs(redactor, (name) => givenValue(name, getInput(name)), onSecret);
     addSecret(redactor, getInput('github_token')).forEach(onSecret);
     return apiKey;
 }

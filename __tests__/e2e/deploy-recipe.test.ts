@@ -37,7 +37,7 @@ function gateInputs(values: Record<string, string>): Record<string, string> {
 
 const MAIN = 'br-main-000001'
 
-async function deployGate(failure?: { branchId: string }) {
+async function deployGate(failure?: { branchId: string }, branchVariable = 'main') {
   const { world, server } = await serve({ history: 10 })
   const now = world.now()
   world.addOperation(PROJECT, {
@@ -60,7 +60,7 @@ async function deployGate(failure?: { branchId: string }) {
   const inputs = gateInputs({
     NEON_API_KEY: KEYS.organization,
     NEON_PROJECT_ID: PROJECT,
-    NEON_BRANCH_ID: 'main'
+    NEON_BRANCH_ID: branchVariable
   })
   return runAction(server, { ...inputs, interval: '1s' })
 }
@@ -86,5 +86,14 @@ describe('examples/deploy-after-gate.yml: what its gate checks', () => {
     expect(run.code).toBe(0)
     expect(run.outputs.outcome).toBe('success')
     expect(run.outputs.branch_state).toBe('ready')
+  })
+
+  it('NEON_BRANCH_ID unset (the expression comes out empty): an input error, never the project gate that passed over the failure', async () => {
+    const run = await deployGate({ branchId: MAIN }, '')
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain(
+      '::error::Invalid input: input "branch_id": is empty, what an expression gives for an unset variable or a step output that does not exist'
+    )
+    expect(run.outputs.outcome).toBeUndefined()
   })
 })

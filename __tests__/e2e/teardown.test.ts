@@ -210,6 +210,37 @@ describe('before: delete, over both bundles', () => {
     }
   )
 
+  /** preview/pr-12 (issue 65), the branch a near miss of its name means. */
+  const pr12 = (world: World) => previewBranch(world, { id: TARGET, name: 'preview/pr-12' })
+
+  it.each([
+    ['a letter more in a part', 'previews/pr-12'],
+    ['the word before the number left out', 'preview/12'],
+    ['the number with a leading zero', 'preview/pr-012'],
+    ['a part more in front of the path', 'team/preview/pr-12']
+  ])(
+    'a near miss of preview/pr-12 (%s): an input error naming the branch found, never gone',
+    async (_case, branchId) => {
+      const run = await both(pr12, { branch_id: branchId, before: 'delete' })
+      const found = `project "${PROJECT}" has no branch named "${branchId}", but has preview/pr-12 (br-preview-pr-7)`
+      expect(run.action.code).toBe(1)
+      expect(run.action.stdout).toContain(`::error::input "branch_id": ${found}`)
+      expect(run.command.code).toBe(2)
+      expect(run.command.stderr).toContain(`error: --branch-id: ${found}`)
+      expect(run.action.outputs.preflight).toBeUndefined()
+      expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBeUndefined()
+      expect(run.action.stdout + run.command.stdout + run.command.stderr).not.toContain('is gone')
+    }
+  )
+
+  it('a different number (preview/pr-13 beside preview/pr-12) is a different branch: gone', async () => {
+    const run = await both(pr12, { branch_id: 'preview/pr-13', before: 'delete' })
+    expect(run.action.code).toBe(0)
+    expect(run.action.outputs).toMatchObject({ outcome: 'success', preflight: 'gone' })
+    expect(run.command.code).toBe(0)
+    expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBe('gone')
+  })
+
   it('a project the API does not know: an error (the command exits 3), never gone', async () => {
     const run = await both(
       previewBranch,

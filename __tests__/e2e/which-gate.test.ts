@@ -5,7 +5,7 @@
  * code). The combinations are held in process by simulated/input-properties.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BundleRun, CommandRun } from '../support/bundles/run-bundle.ts'
 import type { ApiServer } from '../support/neon/server.ts'
@@ -97,8 +97,9 @@ describe('the gate ran is named: the gate output and the line after the banner',
     expect(commandLines[commandBanner + 1]).toBe(line)
   })
 
-  it('an empty branch_id is not given: gate project, and the log says the whole project', async () => {
-    const action = await runAction((await serve()).server, { project_id: PROJECT, branch_id: '' })
+  it("branch_id not given: action.yml's default stands for it, and the project gate runs", async () => {
+    // The harness sets every default action.yml declares, as the runner does.
+    const action = await runAction((await serve()).server, { project_id: PROJECT })
     expect(action.code).toBe(0)
     expect(action.outputs.gate).toBe('project')
     expect(action.stdout).toContain(
@@ -159,4 +160,55 @@ describe('inputs that would weaken the gate are input errors (they passed before
       '--branch-id: needs --project-id: with --list-projects and no project, only the projects are listed and the branch would never be checked'
     )
   })
+})
+
+describe('given empty is not "not given" (issue 65): an input error, never another gate', () => {
+  /** What an expression that comes out empty gives, in the action's words. */
+  const whereFrom =
+    'what an expression gives for an unset variable or a step output that does not exist'
+
+  it.each([
+    ['branch_id from an unset variable', 'branch_id', '', 'is empty'],
+    ['branch_id of white space', 'branch_id', ' \n', 'holds only white space'],
+    ['database_url from a step output that does not exist', 'database_url', '', 'is empty'],
+    ['database_url of white space', 'database_url', ' \t ', 'holds only white space'],
+    ['before of white space', 'before', '  ', 'holds only white space'],
+    ['before from an unset variable', 'before', '', 'is empty'],
+    ['operation_id from a step output that does not exist', 'operation_id', '', 'is empty']
+  ])(
+    "action: %s is an input error that names it; the branch's error is never passed over",
+    async (_case, name, value, emptiness) => {
+      const { world, server } = await serve()
+      failedStart(world)
+      const inputs: Record<string, string> = { project_id: PROJECT, [name]: value }
+      if (name === 'before') inputs.branch_id = BRANCH.name
+      const action = await runAction(server, inputs)
+      expect(action.code).toBe(1)
+      expect(action.stdout).toContain(
+        `::error::Invalid input: input "${name}": ${emptiness}, ${whereFrom}`
+      )
+      expect(action.outputs.outcome).toBeUndefined()
+      expect(action.outputs.gate).toBeUndefined()
+      expect(server.requests).toHaveLength(0)
+    }
+  )
+
+  it.each(['$DATABASE_URL', '${DATABASE_URL}', ' ${{ secrets.DATABASE_URL }}', '%DATABASE_URL%'])(
+    'database_url %j, an unexpanded variable: an input error on both front ends, never "not given" nor a bad URL',
+    async (value) => {
+      const problem = 'is a variable that was not expanded'
+      const flag = await both(failedStart, { project_id: PROJECT, database_url: value }, [
+        `--database-url=${value}`
+      ])
+      expectInputError(flag, `input "database_url": ${problem}`, `--database-url: ${problem}`)
+      const fromFile = await inTempDir(async (dir) => {
+        const file = join(dir, 'url')
+        writeFileSync(file, `${value}\n`)
+        const { server } = await serve()
+        return gateCommand(server, ['--database-url-file', file])
+      })
+      expect(fromFile.code).toBe(2)
+      expect(fromFile.stderr).toContain(`error: Invalid input: --database-url-file: ${problem}`)
+    }
+  )
 })

@@ -45,7 +45,7 @@ const combination = fc.record({
   project: fc.constantFrom('absent', 'given', 'given', 'env'),
   operation: fc.constantFrom('absent', 'absent', 'absent', 'one', 'one', 'noIds'),
   noIds,
-  branch: fc.constantFrom('absent', 'absent', 'id', 'name', 'empty', 'blank'),
+  branch: fc.constantFrom('absent', 'absent', 'absent', 'id', 'name', 'name', 'empty', 'blank'),
   before: fc.constantFrom('absent', 'absent', 'absent', 'absent', 'absent', 'delete', 'reset'),
   database: fc.boolean(),
   listProjects: fc.boolean(),
@@ -102,7 +102,7 @@ function readAs(c: Combination, values: Record<string, string>): Read {
   try {
     if (c.frontEnd === 'action') {
       // As the runner hands them over: untrimmed (src/runner/main.ts).
-      getInputs((name) => values[name] ?? '')
+      getInputs((name) => values[name])
       return { values, naming: CONTRACT_NAMING }
     }
     const { argv, env } = commandLine(c, values)
@@ -110,7 +110,7 @@ function readAs(c: Combination, values: Record<string, string>): Read {
     if (!('request' in parsed)) throw new Error('not a request')
     const { request } = parsed
     const read = { ...request.values, api_key: values.api_key }
-    parseInputs((name) => read[name] ?? '', request.naming)
+    parseInputs((name) => read[name], request.naming)
     return { values: read, naming: request.naming }
   } catch (error) {
     if (error instanceof InputError || error instanceof UsageError) return { error: error.message }
@@ -294,10 +294,10 @@ describe('what the properties found before the fix, as plain cases', () => {
     }
   )
 
-  it('action: an empty branch_id is not given, and the run says a project gate ran', async () => {
-    await holdsEveryCheck({ ...baseline, branch: 'empty' })
+  it('action: branch_id not given, and the run says a project gate ran', async () => {
+    await holdsEveryCheck(baseline)
     const { setup } = world()
-    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: '' })
+    const run = await runSimulated(setup, { project_id: PROJECT })
     expect(run.report.gate).toBe('project')
     expect(run.lines[1]).toBe(
       `info: Gate: the whole project ${PROJECT}, every operation in flight on any branch (no branch_id); no database query`

@@ -57,7 +57,7 @@ export function simulatedGate(
 ): Promise<RunReport> {
   const redactor = new Redactor()
   addSecretInputs(redactor, (name) => values[name])
-  const inputs = parseInputs((name) => values[name] ?? '', CONTRACT_NAMING)
+  const inputs = parseInputs((name) => values[name], CONTRACT_NAMING)
   const { random } = dependencies
   const run = new GateRun({
     logger: dependencies.logger ?? silent,

@@ -192,10 +192,10 @@ describe('documentation and metadata agree with the code', () => {
         .map((match) => [match[1], match[2].replace(/^`(.*)`$/, '$1')])
     )
     expect(readmeDefaults).toEqual(defaults)
-    // The code's defaults, when the runner passes nothing (a local run) or action.yml's default.
+    // The code's defaults, when the runner sets nothing (a local run) or action.yml's default.
     const parse = (values: Record<string, string>) =>
-      getInputs(
-        (name) => values[name] || (name === 'api_key' ? 'k' : name === 'project_id' ? 'p-1' : '')
+      getInputs((name) =>
+        name === 'api_key' ? 'k' : name === 'project_id' ? values[name] || 'p-1' : values[name]
       )
     const fromYml = Object.fromEntries(
       Object.entries(defaults).filter(([name]) => !['api_key', 'github_token'].includes(name))

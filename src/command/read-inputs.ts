@@ -38,5 +38,5 @@ export async function readInputs(
     api_key: apiKey,
     database_url: databaseUrl
   }
-  return parseInputs((name) => values[name] ?? '', request.naming)
+  return parseInputs((name) => values[name], request.naming)
 }

@@ -11,6 +11,12 @@
 /** The API's address when none is given. */
 export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
 
+/**
+ * action.yml's default for an input that refuses an empty value: the runner sets a default only
+ * when the workflow does not give the input, so this value, and only it, says "not given".
+ */
+export const NOT_GIVEN = '(not given)'
+
 /** A flag of the command as typed (`--project-id ID`), then what it does, a line each. */
 export type FlagHelp = readonly [usage: string, ...lines: string[]]
 
@@ -19,6 +25,11 @@ export type InputHelp =
   { part: 'intro'; text: readonly string[] } | { part: 'what' | 'how'; flags: readonly FlagHelp[] }
 
 export interface InputEntry {
+  /**
+   * Given as '' or white space alone (an expression that came out empty), an input error: not
+   * given, another gate would run. Its default in action.yml is NOT_GIVEN.
+   */
+  readonly refusesEmpty?: true
   /** A secret: redacted in every form from the start; a database URL with its password's forms. */
   readonly secret?: 'text' | 'database_url'
   readonly command: {
@@ -56,6 +67,7 @@ export const INPUT_CATALOG = {
     help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] }
   },
   branch_id: {
+    refusesEmpty: true,
     command: { flag: { name: 'branch-id', gate: true } },
     help: {
       part: 'what',
@@ -69,6 +81,7 @@ export const INPUT_CATALOG = {
     }
   },
   operation_id: {
+    refusesEmpty: true,
     command: { flag: { name: 'operation-id', multiple: true, gate: true } },
     help: {
       part: 'what',
@@ -78,6 +91,7 @@ export const INPUT_CATALOG = {
     }
   },
   database_url: {
+    refusesEmpty: true,
     secret: 'database_url',
     command: { flag: { name: 'database-url', gate: true }, file: 'database-url-file' },
     help: {
@@ -97,6 +111,7 @@ export const INPUT_CATALOG = {
     help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] }
   },
   before: {
+    refusesEmpty: true,
     command: { flag: { name: 'before', gate: true } },
     help: {
       part: 'what',
@@ -158,3 +173,7 @@ export const inputEntries = (): [InputName, InputEntry][] =>
   Object.entries(INPUT_CATALOG) as [InputName, InputEntry][]
 
 export const inputEntry = (name: InputName): InputEntry => INPUT_CATALOG[name]
+
+/** Given empty, an input error (`refusesEmpty`): its "not given" is undefined, never ''. */
+export const refusesEmpty = (name: string): boolean =>
+  Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name as InputName).refusesEmpty === true

@@ -99,6 +99,36 @@ export function idInput(pattern: RegExp, accepted: string) {
   })
 }
 
+/** Unicode's white space, and the byte-order mark a file or an editor can leave. */
+const WHITE_SPACE_ALONE = /^[\p{White_Space}\uFEFF]+$/u
+
+/**
+ * An input that is either not given (`undefined`: the runner passed none, or action.yml's default
+ * stood for it) or given: then `field` reads it. Given as '' or white space alone, it is an input
+ * error, never "not given": an expression that came out empty would otherwise run another gate.
+ * `leftOut`: what leaving the input out does, for the message.
+ */
+export function refusingEmpty<T>(field: z.ZodType<T, string>, leftOut: string) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): T | undefined => {
+      if (raw === undefined) return undefined
+      if (raw === '' || WHITE_SPACE_ALONE.test(raw)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${raw === '' ? 'is empty' : 'holds only white space'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or ${leftOut}`
+        })
+        return z.NEVER
+      }
+      const parsed = field.safeParse(raw)
+      if (parsed.success) return parsed.data
+      for (const issue of parsed.error.issues)
+        ctx.addIssue({ code: 'custom', message: issue.message })
+      return z.NEVER
+    })
+}
+
 /**
  * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
  * a project or a branch, named so too.

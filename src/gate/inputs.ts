@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { InputError } from '../domain/errors.js'
+import { refusesEmpty } from '../domain/input-catalog.js'
 import { INPUT_NAMES, type InputName, type InputNaming } from '../domain/input-naming.js'
 import { DATABASE_INPUTS } from '../steps/database/database-step.js'
 import { PROJECTS_INPUTS } from '../steps/projects/projects-step.js'
@@ -28,6 +29,7 @@ import {
   operationIdsInput,
   quotedAsGiven,
   QUOTED_KEY,
+  refusingEmpty,
   type ShowValue
 } from '../domain/input-fields.js'
 
@@ -54,13 +56,19 @@ function inputFields(naming: InputNaming) {
         `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`
       ),
     project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
-    operation_id: operationIdsInput(
-      naming.mention('operation_id'),
-      `${naming.mention('project_id')}, ${naming.mention('branch_id')}`
-    ),
-    branch_id: idInput(
-      BRANCH_PATTERN,
-      'a branch id (br-…) or a branch name of at most 256 visible characters'
+    operation_id: refusingEmpty(
+      operationIdsInput(
+        naming.mention('operation_id'),
+        `${naming.mention('project_id')}, ${naming.mention('branch_id')}`
+      ),
+      `leave ${naming.mention('operation_id')} out to gate the project or a branch`
+    ).transform((ids) => ids ?? []),
+    branch_id: refusingEmpty(
+      idInput(
+        BRANCH_PATTERN,
+        'a branch id (br-…) or a branch name of at most 256 visible characters'
+      ),
+      `leave ${naming.mention('branch_id')} out to gate the whole project`
     ),
     ...PROJECTS_INPUTS,
     wait: booleanInput(true),
@@ -68,9 +76,15 @@ function inputFields(naming: InputNaming) {
     timeout: timeoutInput(quotedAsGiven),
     fail_fast: booleanInput(false),
     api_host: apiHostInput,
-    ...DATABASE_INPUTS,
-    ...TEARDOWN_INPUTS
-  } satisfies Record<InputName, z.ZodType<unknown, string>>
+    database_url: refusingEmpty(
+      DATABASE_INPUTS.database_url,
+      `leave ${naming.mention('database_url')} out for no database check`
+    ),
+    before: refusingEmpty(
+      TEARDOWN_INPUTS.before,
+      `leave ${naming.mention('before')} out for the gate the other inputs ask for`
+    )
+  } satisfies Record<InputName, z.ZodType<unknown, string | undefined>>
 }
 
 type Fields = z.output<z.ZodObject<ReturnType<typeof inputFields>>>
@@ -170,16 +184,23 @@ export interface OwnInputs<Name extends string, Own> {
 }
 
 /**
- * Reads and validates every input (with `own`, the front end's own too) before any request. Throws
- * one InputError that names each bad input as its front end calls it, and what it accepts.
+ * Reads and validates every input (with `own`, the front end's own too) before any request; an
+ * input `readInput` gives no value for (undefined) is not given. Throws one InputError that names
+ * each bad input as its front end calls it, and what it accepts.
  */
 export function parseInputs<Name extends string = never, Own extends object = object>(
-  readInput: (name: InputName | Name) => string,
+  readInput: (name: InputName | Name) => string | undefined,
   naming: InputNaming<InputName | Name>,
   own?: OwnInputs<Name, Own>
 ): Inputs & Own {
   const read = <N extends string>(names: readonly N[]) =>
-    Object.fromEntries(names.map((name) => [name, readInput(name as InputName | Name) ?? '']))
+    Object.fromEntries(
+      names.map((name) => {
+        const value = readInput(name as InputName | Name)
+        // Not given: undefined where an empty value is refused, else '' as before.
+        return [name, value ?? (refusesEmpty(name) ? undefined : '')]
+      })
+    )
   const shared = inputsSchema(naming).safeParse(read(INPUT_NAMES))
   const frontEnds = own?.schema.safeParse(read(own.names))
   const problems = [shared, frontEnds].flatMap((parsed) =>

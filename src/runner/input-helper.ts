@@ -5,6 +5,7 @@
  * and checked together, so that one error names every bad input.
  */
 import { z } from 'zod'
+import { NOT_GIVEN, refusesEmpty } from '../domain/input-catalog.js'
 import { CONTRACT_NAMING, type InputName, type InputNaming } from '../domain/input-naming.js'
 import { idInput } from '../domain/input-fields.js'
 import { type Inputs, parseInputs } from '../gate/inputs.js'
@@ -61,11 +62,19 @@ const actionOnlySchema = z
 /** The action's inputs: the gate's, and the pull-request comment's. */
 export type ActionInputs = Inputs & z.output<typeof actionOnlySchema>
 
-/** Reads and validates every input of the action before any request (one InputError for all). */
+/** An input's value as given; undefined when not given: action.yml's NOT_GIVEN default is none. */
+export const givenValue = (name: string, value: string | undefined): string | undefined =>
+  refusesEmpty(name) && value === NOT_GIVEN ? undefined : value
+
+/**
+ * Reads and validates every input of the action before any request (one InputError for all).
+ * `readInput` gives an input as the runner set it, or undefined when it set none; action.yml's
+ * NOT_GIVEN default is not given too.
+ */
 export function getInputs(
-  readInput: (name: InputName | ActionOnlyInputName) => string
+  readInput: (name: InputName | ActionOnlyInputName) => string | undefined
 ): ActionInputs {
-  return parseInputs(readInput, ACTION_INPUT_NAMING, {
+  return parseInputs((name) => givenValue(name, readInput(name)), ACTION_INPUT_NAMING, {
     names: ACTION_ONLY_INPUT_NAMES,
     schema: actionOnlySchema
   })

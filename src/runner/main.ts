@@ -12,7 +12,7 @@ import {
   type Surroundings
 } from '../gate/gate-run.js'
 import { describeRun, readGitHubContext, withheldSecretReason } from './github-context.js'
-import { type ActionInputs, ACTION_INPUT_NAMING, getInputs } from './input-helper.js'
+import { type ActionInputs, ACTION_INPUT_NAMING, getInputs, givenValue } from './input-helper.js'
 import { publish } from './publish.js'
 
 /** The production parts unless a test swaps one (the clock, the retries' jitter, …). */
@@ -40,9 +40,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
   try {
     const withheld = apiKey ? undefined : withheldSecretReason(context)
     if (withheld) throw new InputError(withheld)
-    // As given: every input trims its own value, but `operation_id: " "` (unset outputs joined
-    // by a space) holds no id, which only the untrimmed value tells from an empty one.
-    inputs = getInputs((name) => core.getInput(name, { trimWhitespace: false }))
+    inputs = getInputs(givenInput)
     report = await gateRun.gate(inputs, ACTION_INPUT_NAMING)
   } catch (error) {
     report = errorReport(messageOf(error), redactor)
@@ -54,14 +52,26 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
 }
 
 /**
+ * An input as the runner set it, or undefined when it set none (a local run without action.yml's
+ * defaults): only a value that is there, empty or not, was given. As given: every input trims its
+ * own value, but white space alone (`operation_id: " "`, unset outputs joined by a space) is no
+ * value, which only the untrimmed text tells from an empty one.
+ */
+function givenInput(name: string): string | undefined {
+  if (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] === undefined) return undefined
+  return core.getInput(name, { trimWhitespace: false })
+}
+
+/**
  * The secret inputs into `redactor` (the gate's, then the action's own token), in every form
  * redaction must find (the URL's password too), each handed to `onSecret` as soon as it is read;
  * the API key as given.
  */
 function readSecrets(redactor: Redactor, onSecret: (secret: string) => void = () => undefined) {
+  // action.yml's default for a secret not given is no secret: it is never masked.
   const { api_key: apiKey = '' } = addSecretInputs(
     redactor,
-    (name) => core.getInput(name),
+    (name) => givenValue(name, core.getInput(name)),
     onSecret
   )
   addSecret(redactor, core.getInput('github_token')).forEach(onSecret)

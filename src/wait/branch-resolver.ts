@@ -3,10 +3,9 @@
  * `preview/pr-12`). The gate filters operations by branch id, so a name that matches nothing would
  * make an empty gate that passes at once; the branch is resolved and checked before the first poll.
  * "No such branch" is said only after every branch of the project was read: the project answers,
- * has a branch at all, and none has that id or exactly that name, nor one set apart from it only
- * by width, case, spaces, quotes or separators (`Preview/PR-12`, `preview-pr-12`, `preview\pr‐12`
- * for `preview/pr-12`), or only the first parts of its path (`pr-12`): an input error that names
- * it. A name that looks cut short (`preview/pr-`, a template whose variable was empty), unexpanded
+ * has a branch at all, and none has that id or exactly that name, nor one near it (near-branch.ts:
+ * `Preview/PR-12`, `team/preview/pr-12`, `preview/12` for `preview/pr-12`): an input error that
+ * names it. A name that looks cut short (`preview/pr-`, a template whose variable was empty), unexpanded
  * (`preview/pr-$MR_IID`, `preview/pr-%CI_MR%`) or made of an empty value (`preview/pr-undefined`)
  * is an input error too: before a delete, "no such branch" would read `gone` and skip the delete
  * of the branch that was meant.
@@ -15,6 +14,7 @@ import { ApiError, InputError } from '../domain/errors.js'
 import type { BranchesReader } from '../api/resources/branches.js'
 import type { Branch } from '../domain/schemas.js'
 import { truncate } from '../domain/untrusted-text.js'
+import { nearBranches } from './near-branch.js'
 
 /** Every branch id the API hands out starts with `br-`. */
 const BRANCH_ID = /^br-[a-z0-9-]+$/
@@ -35,26 +35,6 @@ export class NoSuchBranchError extends InputError {
 
 /** What resolving reads: a branch by id, the search, and every branch of the project. */
 export type ResolvingReader = Pick<BranchesReader, 'getBranch' | 'searchBranches' | 'listBranches'>
-
-/**
- * A name or id with width, case, white space, quotes and separators set aside: `Preview/PR-12`,
- * `"preview-pr-12"`, `preview\pr‐12` (a Unicode hyphen) and `preview_pr_１２` are all `previewpr12`.
- */
-function loosely(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\s\p{Quotation_Mark}`/\\_.\p{Dash}]+/gu, '')
-}
-
-/**
- * A name and its ends after each `/`: `preview/pr-12` and `pr-12`, for a name given without the
- * first parts of its path.
- */
-function pathEnds(name: string): string[] {
-  const parts = name.split('/')
-  return parts.map((_, index) => parts.slice(index).join('/'))
-}
 
 /** A separator at either end: `preview/pr-${N}` or `${ENV}/pr-12` with N or ENV empty. */
 const LOOSE_END = /^[/\\_.\p{Dash}]|[/\\_.\p{Dash}]$/u
@@ -139,16 +119,12 @@ function exactly(branches: Branch[], projectId: string, input: string): Branch |
 }
 
 /**
- * `input` names none of `every` branch of the project: an input error that names the branches set
- * apart from it only as `loosely` and `pathEnds` say, if any, or that says why the name looks
+ * `input` names none of `every` branch of the project: an input error that names the branches near
+ * it, if any, or that says why the name looks
  * unfinished; else NoSuchBranchError.
  */
 function noSuchBranch(every: Branch[], projectId: string, input: string): never {
-  const key = loosely(input)
-  const near = every.filter(
-    (branch) =>
-      loosely(branch.id) === key || pathEnds(branch.name).some((end) => loosely(end) === key)
-  )
+  const near = nearBranches(every, input)
   const none = BRANCH_ID.test(input)
     ? `with the id "${input}", and none is named so`
     : `named "${input}"`

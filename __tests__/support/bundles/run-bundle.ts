@@ -1,6 +1,6 @@
 /*
  * Runs the bundles as they are run for real: the action the way the runner does (`node
- * dist/index.js` with INPUT_<NAME> variables and the files named by GITHUB_OUTPUT and
+ * dist/index.js` with INPUT_<NAME> variables, action.yml's defaults for those not given, and the files named by GITHUB_OUTPUT and
  * GITHUB_STEP_SUMMARY), and the command the way a user or a CI job does (`node
  * dist/command/index.js` with flags, an environment and standard input). Used by the demo,
  * run-local, the benchmarks and the end-to-end tests (@github/local-action does not support
@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import YAML from 'yaml'
 
 export const BUNDLE = join(import.meta.dirname, '..', '..', '..', 'dist', 'index.js')
 export const COMMAND_BUNDLE = join(
@@ -20,6 +21,22 @@ export const COMMAND_BUNDLE = join(
   'dist',
   'command',
   'index.js'
+)
+
+/**
+ * action.yml's defaults, which the runner sets for every input the workflow does not give (and only
+ * for those); an expression's (`${{ github.token }}`) is the runner's to evaluate, and left out.
+ */
+export const ACTION_DEFAULTS: Record<string, string> = Object.fromEntries(
+  Object.entries(
+    (
+      YAML.parse(readFileSync(join(BUNDLE, '..', '..', 'action.yml'), 'utf8')) as {
+        inputs: Record<string, { default?: unknown }>
+      }
+    ).inputs
+  )
+    .filter(([, input]) => input.default !== undefined && !String(input.default).includes('${{'))
+    .map(([name, input]) => [name, String(input.default)])
 )
 
 export interface BundleRun {
@@ -109,7 +126,7 @@ export async function runBundle(
       : {}),
     ...options.env
   }
-  for (const [name, value] of Object.entries(inputs)) {
+  for (const [name, value] of Object.entries({ ...ACTION_DEFAULTS, ...inputs })) {
     env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
   }
   try {

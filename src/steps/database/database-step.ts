@@ -12,10 +12,9 @@ import { probeDatabase } from './database-probe.js'
 import { DATABASE_SECTION } from './database-section.js'
 import type { QueryDatabase } from './postgres.js'
 
-/** Its input, by name: `database_url`, where to connect, checked before any request; empty is none. */
+/** Its input, by name: `database_url`, where to connect, checked before any request. */
 export const DATABASE_INPUTS = {
   database_url: z.string().transform((raw, ctx) => {
-    if (!raw.trim()) return undefined
     const target = parseDatabaseUrl(raw.trim())
     if (typeof target !== 'string') return target
     ctx.addIssue({ code: 'custom', message: target })

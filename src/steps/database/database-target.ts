@@ -39,11 +39,22 @@ export interface DatabaseFailure {
 const ACCEPTED = 'a Postgres connection string, postgresql://role:password@host/database'
 
 /**
+ * A variable that a shell, a CI system or a template left as text: at the start, where no URL has
+ * a `$` or a `%` (`$DATABASE_URL`, `%DATABASE_URL%`, `$env:DATABASE_URL`, `{{ .Url }}`), or braced
+ * anywhere (`${PGPASSWORD}`, `$(PGHOST)`, `${{ secrets.URL }}`, `$[[ inputs.url ]]`). A password's
+ * own `$` followed by a word stands; its `${` is written `%24{`.
+ */
+const UNEXPANDED_VARIABLE = /^(?:\$|%\w+%|\{\{)|\$[{([]/u
+
+/**
  * The target of a connection string, or why it is not one (never repeating the string, which holds
  * a password). `sslmode=disable` is allowed only to a loopback host; every other mode, and none,
  * means TLS with the certificate verified.
  */
 export function parseDatabaseUrl(text: string): DatabaseTarget | string {
+  if (UNEXPANDED_VARIABLE.test(text)) {
+    return 'is a variable that was not expanded ($NAME, ${NAME}, $(NAME), %NAME% or an expression left as text), not a connection string; give the URL itself, or a variable the shell or the CI system expands (a $ in a password is written %24)'
+  }
   let url: URL
   try {
     url = new URL(text)

@@ -10,7 +10,6 @@ import { TEARDOWN_ACTIONS, type TeardownAction } from '../../domain/teardown-act
 export const TEARDOWN_INPUTS = {
   before: z.string().transform((raw, ctx) => {
     const text = raw.trim()
-    if (text === '') return undefined
     const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase())
     if (action) return action
     // Quoted as given: a value folded in case would slip past the redactor.
