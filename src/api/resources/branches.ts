@@ -7,6 +7,8 @@ import { plural } from '../../domain/phrase.js'
 import { type PageWalkEnd, walkPages } from '../paging.js'
 import {
   type Branch,
+  type Compute,
+  ComputeListSchema,
   BranchFamilyListSchema,
   BranchListSchema,
   BranchResponseSchema,
@@ -20,8 +22,8 @@ export const BRANCH_PAGE_LIMIT = 100
 /** At most this many pages of a search (5,000 branches), with a warning if reached. */
 export const MAX_BRANCH_PAGES = 50
 
-/** What the wait reads of branches: one by id, and the search. */
-export type BranchReader = Pick<BranchesReader, 'getBranch' | 'searchBranches'>
+/** What the wait reads of branches: one by id, and its computes. */
+export type BranchReader = Pick<BranchesReader, 'getBranch' | 'listComputes'>
 
 /** A page of a branch list: the branches, and the next page's cursor in `pagination.next`. */
 interface BranchPage<B> {
@@ -46,6 +48,24 @@ export class BranchesReader {
    */
   async getTeardownBranch(projectId: string, branchId: string): Promise<TeardownBranch> {
     return this.readBranch(projectId, branchId, TeardownBranchResponseSchema)
+  }
+
+  /**
+   * The computes of a branch, as the API lists them (one list, not paged); each must be of that
+   * branch and project.
+   */
+  async listComputes(projectId: string, branchId: string): Promise<Compute[]> {
+    const { endpoints } = await this.core.get({
+      segments: ['projects', projectId, 'branches', branchId, 'endpoints'],
+      schema: ComputeListSchema,
+      subject: `the computes of branch "${branchId}" of project "${projectId}"`,
+      pacing: 'poll',
+      mismatch: (list) =>
+        list.endpoints.find((compute) => compute.branch_id && compute.branch_id !== branchId)
+          ? `a compute of another branch than "${branchId}" is listed`
+          : strangerIn(list.endpoints, projectId, 'compute')
+    })
+    return endpoints
   }
 
   /**
