@@ -27,6 +27,7 @@ function offsetPagedSearch(pages: { id: string; name: string }[][]) {
       project_id: PROJECT,
       current_state: 'ready'
     })
+    if (url.pathname.endsWith('/endpoints')) return ok({ endpoints: [] })
     if (byId) return ok({ branch: branch(byId, 'main') })
     if (!url.pathname.endsWith('/branches')) return ok({ operations: [], pagination: {} })
     const index = Number(url.searchParams.get('cursor') ?? '0')
