@@ -1,4 +1,5 @@
 import { afterEach, expect } from '@jest/globals'
+import type { ApiOptions } from '../neon/handler.ts'
 import type { Limits } from '../neon/limits.ts'
 import { type ApiServer, startApiServer } from '../neon/server.ts'
 import { demoWorld } from '../neon/scenarios.ts'
