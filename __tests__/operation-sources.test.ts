@@ -272,7 +272,9 @@ describe("ProjectGateSource: what ended before the gate, on the API's clock", ()
     const source = new ProjectGateSource({
       reader: history,
       projectId: PROJECT,
-      branch: branchGated ? { branch: ready, reader: { getBranch: async () => ready, listComputes: async () => [] } } : undefined,
+      branch: branchGated
+        ? { branch: ready, reader: { getBranch: async () => ready, listComputes: async () => [] } }
+        : undefined,
       isDone: (op) => isFinal(op.status, false),
       startedAt: monotonicAtStart,
       clock,

@@ -71,7 +71,10 @@ describe('no age decides a verdict, on both front ends', () => {
 })
 
 describe('no clock hides work, on both front ends', () => {
-  it.each([['the branch gate', BRANCH], ['the project gate', undefined]])(
+  it.each([
+    ['the branch gate', BRANCH],
+    ['the project gate', undefined]
+  ])(
     'a Date header 48 h ahead: an operation running for 5 s is in flight for %s',
     async (_, branch) => {
       const { world, server } = await serve({ dateHeader: 48 * HOUR })

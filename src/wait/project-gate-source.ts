@@ -167,7 +167,9 @@ export class ProjectGateSource implements OperationSource {
     else this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS
     if (end === 'page cap' && !history) this.warnPageCap(read)
     else if (end === 'repeated cursor') {
-      this.options.logger.warning('Project gate: the API handed out a page cursor it had given before')
+      this.options.logger.warning(
+        'Project gate: the API handed out a page cursor it had given before'
+      )
     }
   }
 

@@ -13,13 +13,7 @@ import type { World } from './world.ts'
 export const BASE_PATH = '/api/v2'
 
 export type Route =
-  | 'projects'
-  | 'operations'
-  | 'operation'
-  | 'branches'
-  | 'branch'
-  | 'computes'
-  | 'organizations'
+  'projects' | 'operations' | 'operation' | 'branches' | 'branch' | 'computes' | 'organizations'
 
 /** The answer to `route` (with its path `params` and `query`) for an authenticated `key`. */
 export function answerRoute(
