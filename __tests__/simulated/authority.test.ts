@@ -11,7 +11,8 @@ import { PROJECT } from '../support/neon/ids.js'
 
 const BRANCH = 'br-preview-000065'
 const COMPUTE = 'ep-preview-000065'
-const MINUTE = 60_000
+const SECOND = 1000
+const MINUTE = 60 * SECOND
 const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 
@@ -133,6 +134,15 @@ describe('no clock hides work', () => {
         expect.objectContaining({ id: inFlight.id, status: 'running' })
       ])
     }
+  })
+
+  it('a Date header 48 h ahead in a busy project: one running behind 600 newer operations is read and waited on', async () => {
+    const { setup, running } = world(10 * MINUTE, { history: 0, dateHeader: 48 * HOUR })
+    const inFlight = running('apply_config', 10 * MINUTE)
+    setup.world.addHistory(PROJECT, 600, { everyMs: SECOND, ageMs: 10 * SECOND })
+    const run = await runSimulated(setup, { project_id: PROJECT, timeout: '30s' })
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([inFlight.id])
   })
 })
 
