@@ -22,6 +22,14 @@ export const BRANCH_PAGE_LIMIT = 100
 /** At most this many pages of a search (5,000 branches), with a warning if reached. */
 export const MAX_BRANCH_PAGES = 50
 
+/**
+ * Pages left to several walks of the branch list together (resolving a name: the search, then every
+ * branch), so that their sum stays within MAX_BRANCH_PAGES; each walk takes what it reads.
+ */
+export interface PageBudget {
+  pages: number
+}
+
 /** What the wait reads of branches: one by id, and its computes. */
 export type BranchReader = Pick<BranchesReader, 'getBranch' | 'listComputes'>
 
@@ -29,6 +37,12 @@ export type BranchReader = Pick<BranchesReader, 'getBranch' | 'listComputes'>
 interface BranchPage<B> {
   branches: B[]
   pagination?: { next?: string | null } | null
+}
+
+/** How `listBranches` reads: within a budget shared with other walks, and what a cut list misses. */
+interface ListReading {
+  budget?: PageBudget
+  unseen?: string
 }
 
 export class BranchesReader {
@@ -72,8 +86,8 @@ export class BranchesReader {
    * Every branch of the project whose name or id contains `search` (the API's own partial match),
    * across every page: the one named exactly so can be on any of them.
    */
-  async searchBranches(projectId: string, search: string): Promise<Branch[]> {
-    const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search)
+  async searchBranches(projectId: string, search: string, budget?: PageBudget): Promise<Branch[]> {
+    const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search, budget)
     if (end) {
       this.logger.warning(
         `Looked at the first ${branches.length} branches whose name or id contains "${search}" only (${end})`
@@ -82,15 +96,21 @@ export class BranchesReader {
     return branches
   }
 
-  /** Every branch of the project with its parent, across every page: whose parent is whose. */
-  async listBranches(projectId: string): Promise<RelatedBranch[]> {
-    const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema)
-    if (end) {
+  /**
+   * Every branch of the project with its parent, across every page (within `budget`, when given):
+   * whose parent is whose. `unseen` says what a list cut short may miss.
+   */
+  async listBranches(
+    projectId: string,
+    { budget, unseen = 'a child branch among the others is not seen' }: ListReading = {}
+  ): Promise<RelatedBranch[]> {
+    const read = await this.everyBranch(projectId, BranchFamilyListSchema, undefined, budget)
+    if (read.end) {
       this.logger.warning(
-        `Read ${plural(branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${end}): a child branch among the others is not seen`
+        `Read ${plural(read.branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${read.end}): ${unseen}`
       )
     }
-    return branches
+    return read.branches
   }
 
   private async readBranch<B extends Branch>(
@@ -118,9 +138,11 @@ export class BranchesReader {
   private async everyBranch<B extends Branch>(
     projectId: string,
     schema: z.ZodType<BranchPage<B>>,
-    search?: string
+    search?: string,
+    budget: PageBudget = { pages: MAX_BRANCH_PAGES }
   ): Promise<{ branches: B[]; end?: string }> {
     const found = new Map<string, B>()
+    const maxPages = budget.pages
     const end: PageWalkEnd = await walkPages(
       (cursor) =>
         this.core.get({
@@ -133,19 +155,20 @@ export class BranchesReader {
         }),
       {
         limit: BRANCH_PAGE_LIMIT,
-        maxPages: MAX_BRANCH_PAGES,
+        maxPages,
         length: (page) => page.branches.length,
         nextCursor: (page) => page.pagination?.next,
         shortPageIsLast: false,
         // Pages may overlap at their edges: each branch counts once.
         onPage: (page) => {
+          budget.pages--
           for (const branch of page.branches) found.set(branch.id, branch)
         }
       }
     )
     const why =
       end === 'page cap'
-        ? `${MAX_BRANCH_PAGES} pages`
+        ? `${maxPages} pages`
         : end === 'repeated cursor'
           ? 'the API repeated a page cursor'
           : undefined
