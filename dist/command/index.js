@@ -11384,20 +11384,23 @@ class BranchesReader {
      * Every branch of the project whose name or id contains `search` (the API's own partial match),
      * across every page: the one named exactly so can be on any of them.
      */
-    async searchBranches(projectId, search) {
-        const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search);
+    async searchBranches(projectId, search, budget) {
+        const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search, budget);
         if (end) {
             this.logger.warning(`Looked at the first ${branches.length} branches whose name or id contains "${search}" only (${end})`);
         }
         return branches;
     }
-    /** Every branch of the project with its parent, across every page: whose parent is whose. */
-    async listBranches(projectId) {
-        const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema);
-        if (end) {
-            this.logger.warning(`Read ${plural(branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${end}): a child branch among the others is not seen`);
+    /**
+     * Every branch of the project with its parent, across every page (within `budget`, when given):
+     * whose parent is whose. `unseen` says what a list cut short may miss.
+     */
+    async listBranches(projectId, { budget, unseen = 'a child branch among the others is not seen' } = {}) {
+        const read = await this.everyBranch(projectId, BranchFamilyListSchema, undefined, budget);
+        if (read.end) {
+            this.logger.warning(`Read ${plural(read.branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${read.end}): ${unseen}`);
         }
-        return branches;
+        return read.branches;
     }
     async readBranch(projectId, branchId, schema) {
         const { branch } = await this.core.get({
@@ -11415,8 +11418,9 @@ class BranchesReader {
      * The branches of every page (those `search` matches, when given), each once however many pages
      * show it; `end` says why the walk stopped short of the last page, if it did.
      */
-    async everyBranch(projectId, schema, search) {
+    async everyBranch(projectId, schema, search, budget = { pages: MAX_BRANCH_PAGES }) {
         const found = new Map();
+        const maxPages = budget.pages;
         const end = await walkPages((cursor) => this.core.get({
             segments: ['projects', projectId, 'branches'],
             query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
@@ -11426,18 +11430,19 @@ class BranchesReader {
             mismatch: (list) => strangerIn(list.branches, projectId, 'branch')
         }), {
             limit: BRANCH_PAGE_LIMIT,
-            maxPages: MAX_BRANCH_PAGES,
+            maxPages,
             length: (page) => page.branches.length,
             nextCursor: (page) => page.pagination?.next,
             shortPageIsLast: false,
             // Pages may overlap at their edges: each branch counts once.
             onPage: (page) => {
+                budget.pages--;
                 for (const branch of page.branches)
                     found.set(branch.id, branch);
             }
         });
         const why = end === 'page cap'
-            ? `${MAX_BRANCH_PAGES} pages`
+            ? `${maxPages} pages`
             : end === 'repeated cursor'
                 ? 'the API repeated a page cursor'
                 : undefined;
@@ -11875,6 +11880,7 @@ function statusLabel(status) {
  */
 
 
+
 /** Every branch id the API hands out starts with `br-`. */
 const BRANCH_ID = /^br-[a-z0-9-]+$/;
 /** How many candidates an ambiguity error lists. */
@@ -11958,11 +11964,17 @@ async function resolveBranch(reader, projectId, input) {
                 throw error;
         }
     }
-    const found = exactly(await reader.searchBranches(projectId, input), projectId, input);
+    // The search and the whole list share one page cap: a name not found costs at most that.
+    const budget = { pages: MAX_BRANCH_PAGES };
+    const found = exactly(await reader.searchBranches(projectId, input, budget), projectId, input);
     if (found)
         return found;
+    if (budget.pages === 0) {
+        throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has more branches whose name or id contains "${input}" than ${MAX_BRANCH_PAGES} pages hold, none of those read named so; give the branch id`);
+    }
     // No exact match in the search: every branch of the project, which must answer and have some.
-    const every = await reader.listBranches(projectId);
+    const unseen = `a branch named "${input}" among the others is not seen`;
+    const every = await reader.listBranches(projectId, { budget, unseen });
     if (every.length === 0) {
         throw new InputError(({ label, mention }) => `${label('project_id')}: project "${projectId}" lists no branch at all, though every project has its root branch; check ${mention('project_id')}`);
     }
