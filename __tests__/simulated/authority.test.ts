@@ -91,9 +91,11 @@ describe('no age decides a verdict: the branch gate reads back to its branch, ho
 })
 
 describe('where the page cap comes first, the compute and the branch say, with a notice', () => {
-  /** A branch 60 days old whose compute last ran 30 days ago, behind 12,000 newer operations. */
+  /** A branch 60 days old whose compute last ran 30 days ago, behind 1,200 newer operations. */
   function idleForWeeks(computeState: { current: string; pending?: string }) {
-    const { setup, ended } = world(60 * DAY, { history: 12_000, historyEveryMs: 10_000 })
+    // A server that caps pages at 50: the first read's 20 pages hold 1,000 operations.
+    const { setup, ended } = world(60 * DAY, { history: 1200, historyEveryMs: 60_000 })
+    setup.world.operationsPageCap = 50
     ended('start_compute', 'error', 30 * DAY)
     setup.world.addCompute(PROJECT, { id: COMPUTE, branchId: BRANCH, ...computeState })
     return setup
@@ -105,7 +107,7 @@ describe('where the page cap comes first, the compute and the branch say, with a
     expect(run.lines).toContainEqual(
       expect.stringMatching(
         new RegExp(
-          `^notice: Branch gate: read 10000 operations, back to \\S+, and stopped there \\(the page cap\\), short of the branch's creation \\(created \\S+\\): its older history was not judged; the own state of 1 compute whose operations it did not reach \\(${COMPUTE}\\) and the branch's stand for it$`
+          `^notice: Branch gate: read 1000 operations, back to \\S+, and stopped there \\(the page cap\\), short of the branch's creation \\(created \\S+\\): its older history was not judged; the own state of 1 compute whose operations it did not reach \\(${COMPUTE}\\) and the branch's stand for it$`
         )
       )
     )
