@@ -534,13 +534,15 @@ describe('ApiClient: every branch of a project, with its parent (before a teardo
       name: `main-${BRANCH_PAGE_LIMIT - 1}`,
       project_id: PROJECT,
       parent_id: MAIN_BRANCH,
-      current_state: 'ready'
+      current_state: 'ready',
+      created_at: expect.any(String)
     })
     expect(found.at(-1)).toEqual({
       id: MAIN_BRANCH,
       name: 'main',
       project_id: PROJECT,
-      current_state: 'ready'
+      current_state: 'ready',
+      created_at: expect.any(String)
     })
     // No warning: only the debug lines of the requests.
     expect(lines.filter((line) => !line.startsWith('GET '))).toEqual([])
@@ -585,6 +587,7 @@ describe('ApiClient: every branch of a project, with its parent (before a teardo
       project_id: PROJECT,
       parent_id: MAIN_BRANCH,
       current_state: 'ready',
+      created_at: expect.any(String),
       default: false,
       protected: true,
       restricted_actions: [{ name: 'restore', reason: 'a restore runs' }]
@@ -603,7 +606,8 @@ describe('ApiClient: every branch of a project, with its parent (before a teardo
       id: 'br-b-1',
       name: 'b-1',
       project_id: PROJECT,
-      current_state: 'ready'
+      current_state: 'ready',
+      created_at: expect.any(String)
     })
   })
 })

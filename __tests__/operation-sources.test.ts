@@ -53,7 +53,8 @@ function gate(history: ScriptedReader, options: { branchId?: string; failFast?: 
               id,
               name: id,
               current_state: 'ready'
-            })
+            }),
+            listComputes: async () => []
           }
         }
       : undefined,
@@ -110,15 +111,16 @@ describe('ProjectGateSource', () => {
     expect(history.calls).toEqual(['list top', expect.stringMatching(/^list \d{4}-/)])
   })
 
-  it('finds in-flight operations across pages, back to the 24 h horizon and no further', async () => {
+  it('finds in-flight operations across pages, and drops none it read for its age', async () => {
     const history = new ScriptedReader({}, NOW)
     fill(history, 1200) // one a minute: 20 hours
     const deep = history.add(1000.5, { status: 'failed', action: 'apply_config' })
     const fresh = history.add(0.5, { status: 'running', action: 'create_branch' })
-    history.add(GATE_LOOKBACK_MS / 60_000 + 60, { status: 'running', action: 'ancient' })
+    const ancient = history.add(GATE_LOOKBACK_MS / 60_000 + 60, { status: 'running' })
     const { source } = gate(history)
     await source.poll()
-    expect(source.operations.map((op) => op.id)).toEqual([fresh.id, deep.id])
+    // 25 h old and still running: read, so waited on (the gate could only time out on it).
+    expect(source.operations.map((op) => op.id)).toEqual([fresh.id, deep.id, ancient.id])
     // 1,203 operations: two full pages and a short third one, which holds the ancient operation.
     expect(history.calls).toHaveLength(3)
     expect(GATE_DISCOVERY_PAGE_LIMIT).toBe(500)
@@ -223,7 +225,7 @@ describe('ProjectGateSource', () => {
     expect(history.calls).toHaveLength(GATE_MAX_DISCOVERY_PAGES)
     const read = GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT
     expect(warnings).toEqual([
-      `Project gate: read ${read} operations in 20 pages, created from ${iso(NOW - (0.01 + (read - 1) * 0.1) * 60_000)} to ${iso(NOW - 0.01 * 60_000)}, and stopped there (the page cap); older ones, back to 24 h ago, were not read, and any still in flight among them is not waited on`
+      `Project gate: read ${read} operations in 20 pages, created from ${iso(NOW - (0.01 + (read - 1) * 0.1) * 60_000)} to ${iso(NOW - 0.01 * 60_000)}, and stopped there (the page cap); older ones, up to 24 h before the newest, were not read, and any still in flight among them is not waited on`
     ])
   })
 
@@ -270,7 +272,9 @@ describe("ProjectGateSource: what ended before the gate, on the API's clock", ()
     const source = new ProjectGateSource({
       reader: history,
       projectId: PROJECT,
-      branch: branchGated ? { branch: ready, reader: { getBranch: async () => ready } } : undefined,
+      branch: branchGated
+        ? { branch: ready, reader: { getBranch: async () => ready, listComputes: async () => [] } }
+        : undefined,
       isDone: (op) => isFinal(op.status, false),
       startedAt: monotonicAtStart,
       clock,
@@ -429,7 +433,8 @@ function branchGate(history: OperationsReading, states: Partial<Branch>[], resol
           id,
           name: 'preview/mine',
           ...(reads.length > 1 ? reads.shift()! : reads[0])
-        })
+        }),
+        listComputes: async () => []
       }
     },
     isDone: (op) => isFinal(op.status, false),
@@ -492,16 +497,19 @@ describe('ProjectGateSource: the gated branch', () => {
 })
 
 describe('ProjectGateSource: how far each read goes', () => {
-  it('the first read goes on past a page that ends exactly at the 24 h horizon', async () => {
+  it('the first read goes on past a page that ends exactly 24 h before the newest operation', async () => {
     const history = new ScriptedReader({}, NOW)
     history.add(1, { status: 'finished' })
-    const atHorizon = history.add(GATE_LOOKBACK_MS / 60_000, { status: 'running' })
-    history.add(GATE_LOOKBACK_MS / 60_000 + 1, { status: 'running' })
+    const atHorizon = history.add(GATE_LOOKBACK_MS / 60_000 + 1, { status: 'running' })
+    const beyond = history.add(GATE_LOOKBACK_MS / 60_000 + 2, { status: 'running' })
+    const further = history.add(GATE_LOOKBACK_MS / 60_000 + 3, { status: 'running' })
+    history.add(GATE_LOOKBACK_MS / 60_000 + 4, { status: 'running' })
     history.pageCap = 2
     const { source } = gate(history)
     await source.poll()
-    // Created exactly 24 h ago: still within the horizon, waited on; the page after it is read.
-    expect(source.operations.map((op) => op.id)).toEqual([atHorizon.id])
+    // 24 h before the newest (not before now): the page after it is read, and what it read in
+    // flight is waited on, whatever its age; the walk stops there.
+    expect(source.operations.map((op) => op.id)).toEqual([atHorizon.id, beyond.id, further.id])
     expect(history.calls).toHaveLength(2)
   })
 
@@ -621,7 +629,7 @@ describe('ProjectGateSource: what the first read warns about', () => {
     const { source, warnings } = gate(reader)
     await source.poll()
     expect(warnings.at(-1)).toBe(
-      'Project gate: read 20 operations in 20 pages, and stopped there (the page cap); older ones, back to 24 h ago, were not read, and any still in flight among them is not waited on'
+      'Project gate: read 20 operations in 20 pages, and stopped there (the page cap); older ones, up to 24 h before the newest, were not read, and any still in flight among them is not waited on'
     )
   })
 

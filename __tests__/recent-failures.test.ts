@@ -130,17 +130,45 @@ describe('RecentOperations: the newest on each compute, or of each action on the
     expect(judged(others)).toEqual([])
   })
 
-  it('a newer operation on the same compute that succeeded supersedes the failures before it, whatever its action', () => {
+  it('a newer success of the same action on the compute, or a newer successful start_compute, supersedes a failure', () => {
     for (const status of ['finished', 'skipped']) {
-      const newer = ended(status, MINUTE, { action: 'suspend_compute' })
-      const older = ended('error', 2 * MINUTE, { action: 'start_compute' })
-      const oldest = ended('cancelled', 3 * MINUTE, { action: 'apply_config' })
-      expect(judged([newer, older, oldest])).toEqual([])
+      const newer = ended(status, MINUTE, { action: 'apply_config' })
+      const older = ended('error', 2 * MINUTE, { action: 'apply_config' })
+      expect(judged([newer, older])).toEqual([])
+      const started = ended(status, MINUTE, { action: 'start_compute' })
+      const suspend = ended('error', 2 * MINUTE, { action: 'suspend_compute' })
+      const config = ended('cancelled', 3 * MINUTE, { action: 'apply_config' })
+      expect(judged([started, suspend, config])).toEqual([])
     }
-    // A finished start_compute after a failed suspend_compute.
-    const started = ended('finished', MINUTE, { action: 'start_compute' })
-    const suspend = ended('error', 2 * MINUTE, { action: 'suspend_compute' })
-    expect(judged([started, suspend])).toEqual([])
+  })
+
+  it('a newer suspend_compute or check_availability that finished supersedes no failure of another action: the error stands', () => {
+    for (const action of ['suspend_compute', 'check_availability', 'apply_config']) {
+      const newer = ended('finished', MINUTE, { action })
+      const start = ended('error', 2 * MINUTE, { action: 'start_compute' })
+      const config = ended('error', 3 * MINUTE, {
+        action: action === 'apply_config' ? 'suspend_compute' : 'apply_config'
+      })
+      expect(judged([newer, start, config])).toEqual([failure(start, true), failure(config, true)])
+    }
+  })
+
+  it('a newer one in flight that cannot supersede it leaves the error standing now; one that can decides once it ends', () => {
+    const suspending = ended('running', MINUTE, { action: 'suspend_compute' })
+    const start = ended('error', 2 * MINUTE, { action: 'start_compute' })
+    expect(judged([suspending, start])).toEqual([failure(start, true)])
+    const starting = ended('running', MINUTE, { action: 'start_compute' })
+    const config = ended('error', 2 * MINUTE, { action: 'apply_config' })
+    expect(judged([starting, config])).toEqual([])
+  })
+
+  it('on a branch, an action without a compute is superseded only by a newer success of that action', () => {
+    const branchOnly = { endpoint_id: undefined }
+    const reset = ended('finished', MINUTE, { action: 'reset_branch', ...branchOnly })
+    const create = ended('error', 2 * MINUTE, { action: 'create_branch', ...branchOnly })
+    expect(judged([reset, create])).toEqual([failure(create, true)])
+    const again = ended('finished', MINUTE, { action: 'create_branch', ...branchOnly })
+    expect(judged([again, create])).toEqual([])
   })
 
   it('a newer one still in flight decides once it ends: the older error does not fail the gate now', () => {

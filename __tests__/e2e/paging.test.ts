@@ -52,7 +52,7 @@ describe('discovery does not end on a short page', () => {
     expect(run.outputs.outcome).toBe('success')
     expect(server.requests).toHaveLength(20)
     expect(run.stdout).toContain(
-      `::warning::Project gate: read 20 operations in 20 pages, created from ${created(19)} to ${created(0)}, and stopped there (the page cap); older ones, back to 24 h ago, were not read`
+      `::warning::Project gate: read 20 operations in 20 pages, created from ${created(19)} to ${created(0)}, and stopped there (the page cap); older ones, up to 24 h before the newest, were not read`
     )
   })
 })

@@ -88,10 +88,11 @@ describe('the branch must be ready, not just created', () => {
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'preview/pr-31' })
     expect(run.report.outcome).toBe('success')
     expect(run.report.branch?.current_state).toBe('ready')
-    // The first poll also reads the page after the newest (empty: a short page does not end
-    // discovery); the search that resolved the name is the tenth request.
+    // The first poll reads the branch's computes, then the list back to the branch's creation (one
+    // page); the search that resolved the name is the tenth request.
     expect(reads(run, 'branch')).toBe(4)
-    expect(reads(run, 'operations')).toBe(5)
+    expect(reads(run, 'computes')).toBe(1)
+    expect(reads(run, 'operations')).toBe(4)
     expect(run.report.requests.requests).toBe(10)
     expect(run.report.wait?.polls).toBe(4)
   })

@@ -56,15 +56,21 @@ describe('Neon’s OpenAPI document: gate() and the local API server', () => {
     expect(missing.report.error).toContain('HTTP 404')
   })
 
-  it('a branch by id and by name: the branch read and the search', async () => {
+  it("a branch by id and by name: the branch read, the search and the branch's computes", async () => {
     const setup = checkedWorld()
     setup.world.addBranch(PROJECT, { id: 'br-preview-pr-12', name: 'preview/pr-12' })
+    setup.world.createBranch(PROJECT, { branchId: 'br-preview-pr-12', createMs: 1, startMs: 1 })
+    setup.world.addCompute(PROJECT, {
+      id: 'ep-replica-pr-12',
+      branchId: 'br-preview-pr-12',
+      current: 'active'
+    })
     for (const branch of ['br-preview-pr-12', 'preview/pr-12']) {
       const run = await runSimulated(setup, { project_id: PROJECT, branch_id: branch })
       expect(run.report.outcome).toBe('success')
     }
     expect(setup.api.requests.map((request) => request.route)).toEqual(
-      expect.arrayContaining(['branch', 'branches'])
+      expect.arrayContaining(['branch', 'branches', 'computes'])
     )
   })
 

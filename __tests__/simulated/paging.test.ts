@@ -27,6 +27,7 @@ function offsetPagedSearch(pages: { id: string; name: string }[][]) {
       project_id: PROJECT,
       current_state: 'ready'
     })
+    if (url.pathname.endsWith('/endpoints')) return ok({ endpoints: [] })
     if (byId) return ok({ branch: branch(byId, 'main') })
     if (!url.pathname.endsWith('/branches')) return ok({ operations: [], pagination: {} })
     const index = Number(url.searchParams.get('cursor') ?? '0')
@@ -143,5 +144,26 @@ describe('listing projects ends, whatever the cursors', () => {
       expect.stringContaining('warning: Listed the first 50 pages of projects only')
     )
     expect(run.report.listing?.projects).toHaveLength(20_000)
+  })
+})
+
+describe('a branch name not found costs at most the page cap in all', () => {
+  it('the search and the whole list share 50 pages; the warning speaks of the name, not of children', async () => {
+    const setup = simulatedWorld()
+    for (let i = 0; i < 6000; i++) {
+      setup.world.addBranch(PROJECT, { id: `br-other-${String(i).padStart(6, '0')}` })
+    }
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'preview/pr-404' })
+    expect(run.report.outcome).toBe('error')
+    expect(run.report.error).toContain('has no branch named "preview/pr-404"')
+    const lists = run.requests.filter((request) => request.route === 'branches')
+    // Pages read (a 429 of the server's 40 a second per route, retried, is not one).
+    const read = lists.filter((request) => request.status === 200)
+    expect(read).toHaveLength(50)
+    expect(read.filter((request) => request.query.search !== undefined)).toHaveLength(1)
+    expect(run.lines).toContain(
+      `warning: Read 4900 branches of project "${PROJECT}" and stopped there (49 pages): a branch named "preview/pr-404" among the others is not seen`
+    )
+    expect(run.lines.join('\n')).not.toContain('child')
   })
 })

@@ -85,8 +85,8 @@ export function simulatedWorld(options: Parameters<typeof demoWorld>[0] & ApiOpt
 } {
   const time = new SimulatedTime()
   const world = demoWorld({ ...options, now: () => time.wallNow() })
-  const { limits, contract } = options
-  return { time, world, api: createApiHandler(world, { limits, contract }) }
+  const { limits, contract, dateHeader } = options
+  return { time, world, api: createApiHandler(world, { limits, contract, dateHeader }) }
 }
 
 export interface SimulatedRun {

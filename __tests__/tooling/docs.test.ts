@@ -525,7 +525,7 @@ describe('numbers in the docs are the code’s', () => {
 
   it('the project gate’s pages, horizon and reads by id', () => {
     expect(wait).toContain(
-      `pages of ${GATE_DISCOVERY_PAGE_LIMIT} back to operations created ${GATE_LOOKBACK_MS / 3_600_000} hours ago, or to an empty page (at most ${GATE_MAX_DISCOVERY_PAGES} pages, ${(GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT).toLocaleString('en')} operations`
+      `pages of ${GATE_DISCOVERY_PAGE_LIMIT} back to operations created ${GATE_LOOKBACK_MS / 3_600_000} hours before the newest one listed, or to an empty page (at most ${GATE_MAX_DISCOVERY_PAGES} pages, ${(GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT).toLocaleString('en')} operations`
     )
     expect(wait).toContain(
       `pages of ${GATE_POLL_PAGE_LIMIT} from the newest operation back to what earlier polls had seen`

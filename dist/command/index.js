@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1993);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2898);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1993:
+/***/ 2898:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -10992,7 +10992,9 @@ const BranchSchema = object({
     name: schemas_string(),
     project_id: optionalString,
     current_state: optionalString,
-    pending_state: optionalString
+    pending_state: optionalString,
+    /** How far back the branch gate's first read goes: the branch has no operation before it. */
+    created_at: optionalString
 });
 const BranchResponseSchema = object({ branch: BranchSchema });
 const BranchPaginationSchema = object({ next: optionalString }).nullish();
@@ -11019,6 +11021,18 @@ const BranchFamilyListSchema = object({
     branches: array(BranchSchema.extend({ parent_id: optionalString })),
     pagination: BranchPaginationSchema
 });
+/**
+ * A compute of a branch (`GET …/branches/{id}/endpoints`): its id, and its own state (`idle`,
+ * `active`, `init`; `pending_state` while a change is on its way). Its `host` is never kept.
+ */
+const ComputeSchema = object({
+    id: schemas_string().min(1),
+    branch_id: optionalString,
+    project_id: optionalString,
+    current_state: optionalString,
+    pending_state: optionalString
+});
+const ComputeListSchema = object({ endpoints: array(ComputeSchema) });
 const OrganizationSchema = object({ id: schemas_string().min(1), name: optionalString });
 const OrganizationListSchema = object({ organizations: array(OrganizationSchema) });
 const ErrorBodySchema = object({
@@ -11372,23 +11386,42 @@ class BranchesReader {
         return this.readBranch(projectId, branchId, TeardownBranchResponseSchema);
     }
     /**
+     * The computes of a branch, as the API lists them (one list, not paged); each must be of that
+     * branch and project.
+     */
+    async listComputes(projectId, branchId) {
+        const { endpoints } = await this.core.get({
+            segments: ['projects', projectId, 'branches', branchId, 'endpoints'],
+            schema: ComputeListSchema,
+            subject: `the computes of branch "${branchId}" of project "${projectId}"`,
+            pacing: 'poll',
+            mismatch: (list) => list.endpoints.find((compute) => compute.branch_id && compute.branch_id !== branchId)
+                ? `a compute of another branch than "${branchId}" is listed`
+                : strangerIn(list.endpoints, projectId, 'compute')
+        });
+        return endpoints;
+    }
+    /**
      * Every branch of the project whose name or id contains `search` (the API's own partial match),
      * across every page: the one named exactly so can be on any of them.
      */
-    async searchBranches(projectId, search) {
-        const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search);
+    async searchBranches(projectId, search, budget) {
+        const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search, budget);
         if (end) {
             this.logger.warning(`Looked at the first ${branches.length} branches whose name or id contains "${search}" only (${end})`);
         }
         return branches;
     }
-    /** Every branch of the project with its parent, across every page: whose parent is whose. */
-    async listBranches(projectId) {
-        const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema);
-        if (end) {
-            this.logger.warning(`Read ${plural(branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${end}): a child branch among the others is not seen`);
+    /**
+     * Every branch of the project with its parent, across every page (within `budget`, when given):
+     * whose parent is whose. `unseen` says what a list cut short may miss.
+     */
+    async listBranches(projectId, { budget, unseen = 'a child branch among the others is not seen' } = {}) {
+        const read = await this.everyBranch(projectId, BranchFamilyListSchema, undefined, budget);
+        if (read.end) {
+            this.logger.warning(`Read ${plural(read.branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${read.end}): ${unseen}`);
         }
-        return branches;
+        return read.branches;
     }
     async readBranch(projectId, branchId, schema) {
         const { branch } = await this.core.get({
@@ -11406,8 +11439,9 @@ class BranchesReader {
      * The branches of every page (those `search` matches, when given), each once however many pages
      * show it; `end` says why the walk stopped short of the last page, if it did.
      */
-    async everyBranch(projectId, schema, search) {
+    async everyBranch(projectId, schema, search, budget = { pages: MAX_BRANCH_PAGES }) {
         const found = new Map();
+        const maxPages = budget.pages;
         const end = await walkPages((cursor) => this.core.get({
             segments: ['projects', projectId, 'branches'],
             query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
@@ -11417,18 +11451,19 @@ class BranchesReader {
             mismatch: (list) => strangerIn(list.branches, projectId, 'branch')
         }), {
             limit: BRANCH_PAGE_LIMIT,
-            maxPages: MAX_BRANCH_PAGES,
+            maxPages,
             length: (page) => page.branches.length,
             nextCursor: (page) => page.pagination?.next,
             shortPageIsLast: false,
             // Pages may overlap at their edges: each branch counts once.
             onPage: (page) => {
+                budget.pages--;
                 for (const branch of page.branches)
                     found.set(branch.id, branch);
             }
         });
         const why = end === 'page cap'
-            ? `${MAX_BRANCH_PAGES} pages`
+            ? `${maxPages} pages`
             : end === 'repeated cursor'
                 ? 'the API repeated a page cursor'
                 : undefined;
@@ -11924,6 +11959,7 @@ function nearBranches(branches, input) {
 
 
 
+
 /** Every branch id the API hands out starts with `br-`. */
 const BRANCH_ID = /^br-[a-z0-9-]+$/;
 /** How many candidates an ambiguity error lists. */
@@ -11989,11 +12025,17 @@ async function resolveBranch(reader, projectId, input) {
                 throw error;
         }
     }
-    const found = exactly(await reader.searchBranches(projectId, input), projectId, input);
+    // The search and the whole list share one page cap: a name not found costs at most that.
+    const budget = { pages: MAX_BRANCH_PAGES };
+    const found = exactly(await reader.searchBranches(projectId, input, budget), projectId, input);
     if (found)
         return found;
+    if (budget.pages === 0) {
+        throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has more branches whose name or id contains "${input}" than ${MAX_BRANCH_PAGES} pages hold, none of those read named so; give the branch id`);
+    }
     // No exact match in the search: every branch of the project, which must answer and have some.
-    const every = await reader.listBranches(projectId);
+    const unseen = `a branch named "${input}" among the others is not seen`;
+    const every = await reader.listBranches(projectId, { budget, unseen });
     if (every.length === 0) {
         throw new InputError(({ label, mention }) => `${label('project_id')}: project "${projectId}" lists no branch at all, though every project has its root branch; check ${mention('project_id')}`);
     }
@@ -12063,6 +12105,99 @@ class OperationIdsSource {
     }
     get operations() {
         return this.ids.flatMap((id) => this.states.get(id) ?? []);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/wait/branch-history.ts
+/*
+ * How far back the branch gate's first read goes, and what stands for what it did not reach. No age
+ * decides a verdict: the read goes on until it has seen the newest operation of every compute of
+ * the branch (as the API lists them), however old, and back to the branch's creation, so that its
+ * actions without a compute are judged too. Where the page cap (or the list's end) comes first,
+ * history gives way to state, never to a guess: a compute whose history was not read keeps the gate
+ * open until the API shows it idle or active with nothing pending, and the branch's own state
+ * stands for the rest (gated-branch.ts). A notice says how far back the read went.
+ */
+
+
+
+/** A compute's own states that need nothing more: it runs, or it was suspended. */
+const SETTLED = new Set(['idle', 'active']);
+class BranchHistory {
+    branch;
+    readComputes;
+    logger;
+    /** The branch's computes whose newest operation the read has not reached yet, by id. */
+    unseen = new Map();
+    createdAt;
+    reachedCreation = false;
+    constructor(branch, computes, readComputes, logger) {
+        this.branch = branch;
+        this.readComputes = readComputes;
+        this.logger = logger;
+        for (const compute of computes)
+            this.unseen.set(compute.id, compute);
+        this.createdAt = apiTime(branch.created_at);
+    }
+    /** The next operation of the list, newest first (any branch's: the list is the project's). */
+    note(operation) {
+        if (operation.branch_id === this.branch.id && operation.endpoint_id) {
+            this.unseen.delete(operation.endpoint_id);
+        }
+        if (this.createdAt !== undefined && createdBefore(operation, this.createdAt)) {
+            this.reachedCreation = true;
+        }
+    }
+    /**
+     * Whether the read has got back to the branch's creation (before it, the branch has no operation:
+     * a compute still unseen has none listed), or, when its creation time cannot be read, to the
+     * newest operation of every compute.
+     */
+    get complete() {
+        return this.reachedCreation || (this.createdAt === undefined && this.unseen.size === 0);
+    }
+    /**
+     * After the first read: `cut` when it stopped short of the end of the list (the page cap, or a
+     * cursor repeated), `oldest` the oldest creation time it read. Says how far back it went.
+     */
+    ended(cut, read, oldest) {
+        if (!cut || this.complete)
+            return;
+        const back = Number.isFinite(oldest) ? `, back to ${new Date(oldest).toISOString()}` : '';
+        const creation = this.branch.created_at
+            ? ` (created ${truncate(this.branch.created_at, 40)})`
+            : '';
+        const computes = [...this.unseen.keys()].map((id) => truncate(id, 80));
+        const standing = computes.length > 0
+            ? `the own state of ${plural(computes.length, 'compute')} whose operations it did not reach (${computes.join(', ')}) and the branch's stand for it`
+            : "the branch's own state stands for it";
+        this.logger.notice(`Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (the page cap), short of the branch's creation${creation}: its older history was not judged; ${standing}`);
+    }
+    /** Reads anew the computes whose history was not read, while one keeps the gate open. */
+    async readAgain() {
+        if (!this.unsettled)
+            return;
+        const computes = new Map((await this.readComputes()).map((compute) => [compute.id, compute]));
+        for (const id of this.unseen.keys()) {
+            const compute = computes.get(id);
+            // A compute no longer listed is gone: nothing of it can keep the gate open.
+            if (compute)
+                this.unseen.set(id, compute);
+            else
+                this.unseen.delete(id);
+        }
+    }
+    /**
+     * Why the gate cannot pass yet: a compute whose history was not read that the API does not show
+     * idle or active with nothing pending.
+     */
+    get unsettled() {
+        const open = [...this.unseen.values()].find((compute) => !SETTLED.has(compute.current_state ?? '') || compute.pending_state);
+        if (!open)
+            return undefined;
+        const state = truncate(open.current_state ?? 'of no state', 40);
+        const pending = open.pending_state ? `, pending ${truncate(open.pending_state, 40)}` : '';
+        return `compute ${truncate(open.id, 80)} of the branch is ${state}${pending}, and its operations were not read: the gate waits until it is idle or active with nothing pending`;
     }
 }
 
@@ -12273,8 +12408,7 @@ const PROJECT_WARNING_WINDOW_MS = 15 * 60 * 1000;
 /** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
 const MAX_RECENT_FAILURE_WARNINGS = 5;
 /**
- * The operations of the first read that concern the gate, within its look-back (the source adds no
- * older one), in the list's order (newest first, as the API lists them: the order, not
+ * The operations of the first read that concern the gate, whatever their age, in the list's order (newest first, as the API lists them: the order, not
  * `created_at`, says which is newer, so an operation whose time cannot be read is never taken for
  * the newest).
  */
@@ -12297,7 +12431,7 @@ class RecentOperations {
         this.startedAt = startedAt;
         this.windowStart = startedAt - PROJECT_WARNING_WINDOW_MS;
     }
-    /** The next operation of the list (one that concerns the gate, within the look-back). */
+    /** The next operation of the list (one that concerns the gate). */
     add(operation) {
         if (this.listed.has(operation.id))
             return;
@@ -12315,25 +12449,55 @@ class RecentOperations {
             this.byTarget.set(key, [listed]);
     }
     /**
-     * For each compute (and each action without one), the failures newer than its newest operation
-     * that succeeded (a newer `finished` or `skipped` supersedes them; a newer `cancelled` does not;
-     * one still in flight decides once it ends, since the gate waits on it). With `branchGated`, an
-     * `error` fails the gate whatever its age within the look-back, and a `cancelled` is a warning;
-     * on the whole project (or before a teardown) only those created in the 15 minutes before the
-     * gate started are reported, as warnings. In the list's order, newest first.
+     * For each compute (and each action without one), the failures nothing newer has superseded.
+     * Only a newer success (`finished`, `skipped`) of the same action there supersedes one, or, on a
+     * compute, a newer successful `start_compute` (the compute runs): a newer `suspend_compute`,
+     * `check_availability` or `cancelled` proves neither. One that could supersede it but is still in
+     * flight decides once it ends (the gate waits on it). With `branchGated`, an `error` fails the gate
+     * whatever its age, and a `cancelled` is a warning; on the whole project (or before a teardown)
+     * only those created in the 15 minutes before the gate started are reported, as warnings. In the
+     * list's order, newest first: two with the same `created_at` are as the list gives them.
      */
     failures(branchGated) {
         const found = new Map();
         for (const ofTarget of this.byTarget.values()) {
+            const newer = new Newer();
             for (const listed of ofTarget) {
                 const { operation, recent } = listed;
-                if (!(branchGated || recent) || classifyStatus(operation.status) !== 'failure')
-                    break;
-                const failsGate = branchGated && operation.status === 'error';
-                found.set(listed, { operation, failsGate, endedAgoMs: endedAgo(operation, this.startedAt) });
+                const reported = (branchGated || recent) &&
+                    classifyStatus(operation.status) === 'failure' &&
+                    !newer.supersedes(operation);
+                if (reported) {
+                    const failsGate = branchGated && operation.status === 'error';
+                    const endedAgoMs = endedAgo(operation, this.startedAt);
+                    found.set(listed, { operation, failsGate, endedAgoMs });
+                }
+                newer.add(operation);
             }
         }
         return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? []);
+    }
+}
+/** The action that supersedes a failure of any action on a compute, when it succeeds. */
+const START = 'start_compute';
+/**
+ * What is newer on one target (a compute, or an action on a branch) than the operation at hand: the
+ * actions that succeeded there, and those still in flight (they may yet succeed).
+ */
+class Newer {
+    succeeded = new Set();
+    unfinished = new Set();
+    add({ action, status }) {
+        const statusClass = classifyStatus(status);
+        if (statusClass === 'success')
+            this.succeeded.add(action);
+        else if (statusClass !== 'failure')
+            this.unfinished.add(action);
+    }
+    /** Whether a newer success supersedes `operation`, or one in flight may yet. */
+    supersedes({ action, endpoint_id: compute }) {
+        const by = (actions) => actions.has(action) || (!!compute && actions.has(START));
+        return by(this.succeeded) || by(this.unfinished);
     }
 }
 /** What an operation acts on: its compute, else its action on its branch, else itself alone. */
@@ -12387,7 +12551,12 @@ function endedBeforePhrase(endedAgoMs) {
 
 
 
-/** How far back the first read looks for operations still in flight. */
+
+/**
+ * How far back the project gate's first read goes, before the newest operation it lists (the
+ * operations' own clock, never the runner's or the Date header). The branch gate has no such
+ * bound: it reads back to its branch's history (branch-history.ts).
+ */
 const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 /**
  * Page size of the first read (the live API accepts 1-1000). It reads back to the horizon anyway,
@@ -12404,8 +12573,8 @@ const GATE_MAX_DISCOVERY_PAGES = 20;
 const GATE_MAX_READS_BY_ID = 20;
 /**
  * The first poll's walk: a short page does not end it, since a server that caps `limit` below what
- * was asked would hide what lies past it, in flight or not. It ends on an empty page or at the
- * horizon.
+ * was asked would hide what lies past it, in flight or not. It ends on an empty page, or where the
+ * gate has read far enough back.
  */
 const DISCOVERY_WALK = {
     limit: GATE_DISCOVERY_PAGE_LIMIT,
@@ -12415,14 +12584,15 @@ const DISCOVERY_WALK = {
 /**
  * The project gate: every operation of the project (or of one branch) that is in flight.
  *
- * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
- * operations that are not final, `failed` included whatever `fail_fast` says (under `fail_fast` it
- * is a final failure, never "nothing in flight"). What ended in failure before the gate started is
- * judged too (recent-failures.ts): on the gated branch an `error` still the newest on its compute
- * fails the gate, whatever its age; on the whole project a recent one is a warning. Why the 24 h are safe: the gate waits for work that was just started,
- * by this workflow or a concurrent one; the control plane finishes operations in seconds to
- * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
- * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
+ * First poll: walk the list newest first and keep every operation that is not final, whatever its
+ * age, `failed` included whatever `fail_fast` says (under `fail_fast` it is a final failure, never
+ * "nothing in flight"). With `branch_id` the walk goes back to the branch's creation, past the
+ * newest operation of each of its computes (branch-history.ts); on the whole project, to
+ * GATE_LOOKBACK_MS (24 h) before the newest operation listed, on the operations' own timestamps, so
+ * that no clock can hide work. What ended in failure before the gate started is judged too
+ * (recent-failures.ts): on the gated branch an `error` still the newest on its compute fails the
+ * gate, whatever its age; on the whole project a recent one is a warning. An operation whose
+ * `created_at` cannot be read is waited on, never dropped.
  *
  * Later polls: read from the newest operation back to what earlier polls had seen, however many
  * were listed since (at most GATE_MAX_CATCH_UP_PAGES pages a poll: past that, the next poll reads
@@ -12442,6 +12612,8 @@ class ProjectGateSource {
     warnedUnreadableTime = false;
     /** The branch the gate is narrowed to (gated-branch.ts), read anew once its operations are final. */
     gated;
+    /** With `branch_id`: how far back the first read goes, and what stands for the rest. */
+    history;
     recentFailures = [];
     constructor(options) {
         this.options = options;
@@ -12453,7 +12625,7 @@ class ProjectGateSource {
         this.laterPolls = new LaterPolls((cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }), logger);
     }
     get behind() {
-        return this.laterPolls.behind;
+        return this.laterPolls.behind ?? this.history?.unsettled;
     }
     /** The branch as last read: its `current_state` decides, once its operations are final. */
     get branch() {
@@ -12477,53 +12649,68 @@ class ProjectGateSource {
             return;
         }
         await gated.read(this.completedPolls === 0);
+        await this.history?.readAgain();
     }
     async discover() {
-        const { logger } = this.options;
+        const history = (this.history = await this.branchHistory());
         const read = { newest: -Infinity, oldest: Infinity };
-        let lookBack;
+        const recent = new RecentOperations(this.startedOnApiClock());
         const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
-            const { horizon, recent } = (lookBack ??= this.lookBack());
             for (const operation of page.operations) {
                 this.laterPolls.note(operation, 0);
+                history?.note(operation);
                 const time = this.createdAt(operation);
                 if (time !== undefined) {
                     read.newest = Math.max(read.newest, time);
                     read.oldest = Math.min(read.oldest, time);
                 }
-                const inWindow = time === undefined || time >= horizon;
-                if (!inWindow || !this.isRelevant(operation))
+                if (!this.isRelevant(operation))
                     continue;
                 recent.add(operation);
                 if (isUnfinished(operation.status))
                     this.tracked.set(operation.id, operation);
             }
-            return !createdBefore(page.operations.at(-1), horizon);
+            if (history)
+                return !history.complete;
+            return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS);
         });
-        this.judgeRecentFailures(lookBack);
-        if (end === 'page cap') {
-            const span = read.oldest <= read.newest
-                ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
-                : '';
-            logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, back to ${GATE_LOOKBACK_MS / 3_600_000} h ago, were not read, and any still in flight among them is not waited on`);
-        }
+        this.judgeRecentFailures(recent);
+        const cut = end === 'page cap' || end === 'repeated cursor';
+        if (history)
+            history.ended(cut, this.laterPolls.listedCount, read.oldest);
+        else
+            this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS;
+        if (end === 'page cap' && !history)
+            this.warnPageCap(read);
         else if (end === 'repeated cursor') {
-            logger.warning('Project gate: the API handed out a page cursor it had given before');
+            this.options.logger.warning('Project gate: the API handed out a page cursor it had given before');
         }
+    }
+    /** With `branch_id`: its computes, as the API lists them, before the first read. */
+    async branchHistory() {
+        if (!this.options.branch)
+            return undefined;
+        const { projectId, logger } = this.options;
+        const { branch, reader } = this.options.branch;
+        const readComputes = () => reader.listComputes(projectId, branch.id);
+        return new BranchHistory(branch, await readComputes(), readComputes, logger);
+    }
+    warnPageCap(read) {
+        const span = read.oldest <= read.newest
+            ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
+            : '';
+        this.options.logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read, and any still in flight among them is not waited on`);
     }
     /**
-     * The first read's look-back and window, measured on the API's clock, which its first answer has
-     * set (its Date header): when the gate started and 24 hours before now, as the API tells time.
+     * When the gate started, on the API's clock (its first answer's Date header has set it): the
+     * window of what ended before it is measured from there (warnings only, never a verdict).
      */
-    lookBack() {
+    startedOnApiClock() {
         const { clock } = this.options;
-        const now = clock.wallNow();
-        const startedAt = now - (clock.now() - this.options.startedAt);
-        this.laterPolls.horizon = now - GATE_LOOKBACK_MS;
-        return { horizon: now - GATE_LOOKBACK_MS, recent: new RecentOperations(startedAt) };
+        return clock.wallNow() - (clock.now() - this.options.startedAt);
     }
     /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
-    judgeRecentFailures({ recent }) {
+    judgeRecentFailures(recent) {
         this.recentFailures = recent.failures(this.options.branch !== undefined);
         for (const { operation, failsGate } of this.recentFailures) {
             if (failsGate)

@@ -11,7 +11,7 @@ import { database } from './sections/database.ts'
 import { fleet } from './sections/fleet.ts'
 import { ids } from './sections/ids.ts'
 import { latency } from './sections/latency.ts'
-import { projectGate } from './sections/project-gate.ts'
+import { branchGate, projectGate } from './sections/project-gate.ts'
 import { silent } from './sections/silent.ts'
 import { startup } from './sections/startup.ts'
 import { storms } from './sections/storm.ts'
@@ -22,6 +22,7 @@ const SECTIONS: [string, (row: Row) => Promise<void>, 'named only'?][] = [
   ['startup', startup],
   ['latency', latency],
   ['gate', projectGate],
+  ['branch', branchGate],
   ['ids', ids],
   ['silent', silent],
   ['storm', storms],

@@ -84,7 +84,7 @@ export function parseBody<S extends z.ZodType>(
 export function strangerIn(
   items: { id: string; project_id?: string | null }[],
   projectId: string,
-  what: 'branch' | 'operation'
+  what: 'branch' | 'operation' | 'compute'
 ): string | undefined {
   const stranger = items.find((item) => item.project_id && item.project_id !== projectId)
   return (

@@ -68,7 +68,9 @@ const BranchSchema = z.object({
   name: z.string(),
   project_id: optionalString,
   current_state: optionalString,
-  pending_state: optionalString
+  pending_state: optionalString,
+  /** How far back the branch gate's first read goes: the branch has no operation before it. */
+  created_at: optionalString
 })
 export type Branch = z.infer<typeof BranchSchema>
 
@@ -105,6 +107,21 @@ export const BranchFamilyListSchema = z.object({
   pagination: BranchPaginationSchema
 })
 export type RelatedBranch = z.infer<typeof BranchFamilyListSchema>['branches'][number]
+
+/**
+ * A compute of a branch (`GET …/branches/{id}/endpoints`): its id, and its own state (`idle`,
+ * `active`, `init`; `pending_state` while a change is on its way). Its `host` is never kept.
+ */
+const ComputeSchema = z.object({
+  id: z.string().min(1),
+  branch_id: optionalString,
+  project_id: optionalString,
+  current_state: optionalString,
+  pending_state: optionalString
+})
+export type Compute = z.infer<typeof ComputeSchema>
+
+export const ComputeListSchema = z.object({ endpoints: z.array(ComputeSchema) })
 
 const OrganizationSchema = z.object({ id: z.string().min(1), name: optionalString })
 export type Organization = z.infer<typeof OrganizationSchema>

@@ -11,7 +11,7 @@
  * of the branch that was meant.
  */
 import { ApiError, InputError } from '../domain/errors.js'
-import type { BranchesReader } from '../api/resources/branches.js'
+import { type BranchesReader, MAX_BRANCH_PAGES } from '../api/resources/branches.js'
 import type { Branch } from '../domain/schemas.js'
 import { truncate } from '../domain/untrusted-text.js'
 import { nearBranches } from './near-branch.js'
@@ -91,10 +91,19 @@ export async function resolveBranch(
       if (!(error instanceof ApiError && error.status === 404)) throw error
     }
   }
-  const found = exactly(await reader.searchBranches(projectId, input), projectId, input)
+  // The search and the whole list share one page cap: a name not found costs at most that.
+  const budget = { pages: MAX_BRANCH_PAGES }
+  const found = exactly(await reader.searchBranches(projectId, input, budget), projectId, input)
   if (found) return found
+  if (budget.pages === 0) {
+    throw new InputError(
+      ({ label }) =>
+        `${label('branch_id')}: project "${projectId}" has more branches whose name or id contains "${input}" than ${MAX_BRANCH_PAGES} pages hold, none of those read named so; give the branch id`
+    )
+  }
   // No exact match in the search: every branch of the project, which must answer and have some.
-  const every = await reader.listBranches(projectId)
+  const unseen = `a branch named "${input}" among the others is not seen`
+  const every = await reader.listBranches(projectId, { budget, unseen })
   if (every.length === 0) {
     throw new InputError(
       ({ label, mention }) =>

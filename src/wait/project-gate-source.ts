@@ -8,12 +8,17 @@ import type { Branch, Operation, OperationList } from '../domain/schemas.js'
 import type { TeardownAction } from '../domain/teardown-action.js'
 import { apiTime, createdBefore } from '../domain/api-time.js'
 import { isUnfinished } from '../domain/operation-status.js'
+import { BranchHistory } from './branch-history.js'
 import { GatedBranch } from './gated-branch.js'
 import { GATE_POLL_PAGE_LIMIT, LaterPolls } from './later-polls.js'
 import type { IsDone, OperationSource, OperationsReading } from './operation-sources.js'
 import { type RecentFailure, RecentOperations, warnRecentFailures } from './recent-failures.js'
 
-/** How far back the first read looks for operations still in flight. */
+/**
+ * How far back the project gate's first read goes, before the newest operation it lists (the
+ * operations' own clock, never the runner's or the Date header). The branch gate has no such
+ * bound: it reads back to its branch's history (branch-history.ts).
+ */
 export const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000
 /**
  * Page size of the first read (the live API accepts 1-1000). It reads back to the horizon anyway,
@@ -32,26 +37,19 @@ export const GATE_MAX_READS_BY_ID = 20
 type OperationsWalk = Pick<PageWalk<OperationList>, 'limit' | 'maxPages' | 'shortPageIsLast'>
 /**
  * The first poll's walk: a short page does not end it, since a server that caps `limit` below what
- * was asked would hide what lies past it, in flight or not. It ends on an empty page or at the
- * horizon.
+ * was asked would hide what lies past it, in flight or not. It ends on an empty page, or where the
+ * gate has read far enough back.
  */
 const DISCOVERY_WALK: OperationsWalk = {
   limit: GATE_DISCOVERY_PAGE_LIMIT,
   maxPages: GATE_MAX_DISCOVERY_PAGES,
   shortPageIsLast: false
 }
-/** The first read's bounds on the API's clock, and what it found of what ended before the gate. */
-interface LookBack {
-  /** 24 hours before the first answer. */
-  horizon: number
-  recent: RecentOperations
-}
-
 export interface ProjectGateOptions {
   reader: OperationsReading
   projectId: string
-  /** The branch the gate is narrowed to, as resolved, and how to read it again. */
-  branch?: { branch: Branch; reader: Pick<BranchReader, 'getBranch'> }
+  /** The branch the gate is narrowed to, as resolved, and how to read it and its computes. */
+  branch?: { branch: Branch; reader: BranchReader }
   isDone: IsDone
   /**
    * Before a teardown (`before`): the whole project is gated for the branch's sake, and what ended
@@ -70,14 +68,15 @@ export interface ProjectGateOptions {
 /**
  * The project gate: every operation of the project (or of one branch) that is in flight.
  *
- * First poll: walk the list newest first back to GATE_LOOKBACK_MS (24 h) before now and keep the
- * operations that are not final, `failed` included whatever `fail_fast` says (under `fail_fast` it
- * is a final failure, never "nothing in flight"). What ended in failure before the gate started is
- * judged too (recent-failures.ts): on the gated branch an `error` still the newest on its compute
- * fails the gate, whatever its age; on the whole project a recent one is a warning. Why the 24 h are safe: the gate waits for work that was just started,
- * by this workflow or a concurrent one; the control plane finishes operations in seconds to
- * minutes, and one still in flight after a day is stuck, which a gate could only time out on. An
- * operation whose `created_at` cannot be read counts as recent: it is waited on, never dropped.
+ * First poll: walk the list newest first and keep every operation that is not final, whatever its
+ * age, `failed` included whatever `fail_fast` says (under `fail_fast` it is a final failure, never
+ * "nothing in flight"). With `branch_id` the walk goes back to the branch's creation, past the
+ * newest operation of each of its computes (branch-history.ts); on the whole project, to
+ * GATE_LOOKBACK_MS (24 h) before the newest operation listed, on the operations' own timestamps, so
+ * that no clock can hide work. What ended in failure before the gate started is judged too
+ * (recent-failures.ts): on the gated branch an `error` still the newest on its compute fails the
+ * gate, whatever its age; on the whole project a recent one is a warning. An operation whose
+ * `created_at` cannot be read is waited on, never dropped.
  *
  * Later polls: read from the newest operation back to what earlier polls had seen, however many
  * were listed since (at most GATE_MAX_CATCH_UP_PAGES pages a poll: past that, the next poll reads
@@ -96,6 +95,8 @@ export class ProjectGateSource implements OperationSource {
   private warnedUnreadableTime = false
   /** The branch the gate is narrowed to (gated-branch.ts), read anew once its operations are final. */
   private readonly gated?: GatedBranch
+  /** With `branch_id`: how far back the first read goes, and what stands for the rest. */
+  private history?: BranchHistory
   recentFailures: RecentFailure[] = []
 
   constructor(private readonly options: ProjectGateOptions) {
@@ -111,7 +112,7 @@ export class ProjectGateSource implements OperationSource {
   }
 
   get behind(): string | undefined {
-    return this.laterPolls.behind
+    return this.laterPolls.behind ?? this.history?.unsettled
   }
 
   /** The branch as last read: its `current_state` decides, once its operations are final. */
@@ -137,56 +138,71 @@ export class ProjectGateSource implements OperationSource {
       return
     }
     await gated.read(this.completedPolls === 0)
+    await this.history?.readAgain()
   }
 
   private async discover(): Promise<void> {
-    const { logger } = this.options
+    const history = (this.history = await this.branchHistory())
     const read = { newest: -Infinity, oldest: Infinity }
-    let lookBack: LookBack | undefined
+    const recent = new RecentOperations(this.startedOnApiClock())
     const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
-      const { horizon, recent } = (lookBack ??= this.lookBack())
       for (const operation of page.operations) {
         this.laterPolls.note(operation, 0)
+        history?.note(operation)
         const time = this.createdAt(operation)
         if (time !== undefined) {
           read.newest = Math.max(read.newest, time)
           read.oldest = Math.min(read.oldest, time)
         }
-        const inWindow = time === undefined || time >= horizon
-        if (!inWindow || !this.isRelevant(operation)) continue
+        if (!this.isRelevant(operation)) continue
         recent.add(operation)
         if (isUnfinished(operation.status)) this.tracked.set(operation.id, operation)
       }
-      return !createdBefore(page.operations.at(-1), horizon)
+      if (history) return !history.complete
+      return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS)
     })
-    this.judgeRecentFailures(lookBack!)
-    if (end === 'page cap') {
-      const span =
-        read.oldest <= read.newest
-          ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
-          : ''
-      logger.warning(
-        `Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, back to ${GATE_LOOKBACK_MS / 3_600_000} h ago, were not read, and any still in flight among them is not waited on`
+    this.judgeRecentFailures(recent)
+    const cut = end === 'page cap' || end === 'repeated cursor'
+    if (history) history.ended(cut, this.laterPolls.listedCount, read.oldest)
+    else this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS
+    if (end === 'page cap' && !history) this.warnPageCap(read)
+    else if (end === 'repeated cursor') {
+      this.options.logger.warning(
+        'Project gate: the API handed out a page cursor it had given before'
       )
-    } else if (end === 'repeated cursor') {
-      logger.warning('Project gate: the API handed out a page cursor it had given before')
     }
   }
 
+  /** With `branch_id`: its computes, as the API lists them, before the first read. */
+  private async branchHistory(): Promise<BranchHistory | undefined> {
+    if (!this.options.branch) return undefined
+    const { projectId, logger } = this.options
+    const { branch, reader } = this.options.branch
+    const readComputes = () => reader.listComputes(projectId, branch.id)
+    return new BranchHistory(branch, await readComputes(), readComputes, logger)
+  }
+
+  private warnPageCap(read: { newest: number; oldest: number }): void {
+    const span =
+      read.oldest <= read.newest
+        ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
+        : ''
+    this.options.logger.warning(
+      `Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read, and any still in flight among them is not waited on`
+    )
+  }
+
   /**
-   * The first read's look-back and window, measured on the API's clock, which its first answer has
-   * set (its Date header): when the gate started and 24 hours before now, as the API tells time.
+   * When the gate started, on the API's clock (its first answer's Date header has set it): the
+   * window of what ended before it is measured from there (warnings only, never a verdict).
    */
-  private lookBack(): LookBack {
+  private startedOnApiClock(): number {
     const { clock } = this.options
-    const now = clock.wallNow()
-    const startedAt = now - (clock.now() - this.options.startedAt)
-    this.laterPolls.horizon = now - GATE_LOOKBACK_MS
-    return { horizon: now - GATE_LOOKBACK_MS, recent: new RecentOperations(startedAt) }
+    return clock.wallNow() - (clock.now() - this.options.startedAt)
   }
 
   /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
-  private judgeRecentFailures({ recent }: LookBack): void {
+  private judgeRecentFailures(recent: RecentOperations): void {
     this.recentFailures = recent.failures(this.options.branch !== undefined)
     for (const { operation, failsGate } of this.recentFailures) {
       if (failsGate) this.tracked.set(operation.id, operation)

@@ -36,8 +36,7 @@ interface Listed {
 }
 
 /**
- * The operations of the first read that concern the gate, within its look-back (the source adds no
- * older one), in the list's order (newest first, as the API lists them: the order, not
+ * The operations of the first read that concern the gate, whatever their age, in the list's order (newest first, as the API lists them: the order, not
  * `created_at`, says which is newer, so an operation whose time cannot be read is never taken for
  * the newest).
  */
@@ -60,7 +59,7 @@ export class RecentOperations {
     this.windowStart = startedAt - PROJECT_WARNING_WINDOW_MS
   }
 
-  /** The next operation of the list (one that concerns the gate, within the look-back). */
+  /** The next operation of the list (one that concerns the gate). */
   add(operation: Operation): void {
     if (this.listed.has(operation.id)) return
     const created = apiTime(operation.created_at)
@@ -75,24 +74,59 @@ export class RecentOperations {
   }
 
   /**
-   * For each compute (and each action without one), the failures newer than its newest operation
-   * that succeeded (a newer `finished` or `skipped` supersedes them; a newer `cancelled` does not;
-   * one still in flight decides once it ends, since the gate waits on it). With `branchGated`, an
-   * `error` fails the gate whatever its age within the look-back, and a `cancelled` is a warning;
-   * on the whole project (or before a teardown) only those created in the 15 minutes before the
-   * gate started are reported, as warnings. In the list's order, newest first.
+   * For each compute (and each action without one), the failures nothing newer has superseded.
+   * Only a newer success (`finished`, `skipped`) of the same action there supersedes one, or, on a
+   * compute, a newer successful `start_compute` (the compute runs): a newer `suspend_compute`,
+   * `check_availability` or `cancelled` proves neither. One that could supersede it but is still in
+   * flight decides once it ends (the gate waits on it). With `branchGated`, an `error` fails the gate
+   * whatever its age, and a `cancelled` is a warning; on the whole project (or before a teardown)
+   * only those created in the 15 minutes before the gate started are reported, as warnings. In the
+   * list's order, newest first: two with the same `created_at` are as the list gives them.
    */
   failures(branchGated: boolean): RecentFailure[] {
     const found = new Map<Listed, RecentFailure>()
     for (const ofTarget of this.byTarget.values()) {
+      const newer = new Newer()
       for (const listed of ofTarget) {
         const { operation, recent } = listed
-        if (!(branchGated || recent) || classifyStatus(operation.status) !== 'failure') break
-        const failsGate = branchGated && operation.status === 'error'
-        found.set(listed, { operation, failsGate, endedAgoMs: endedAgo(operation, this.startedAt) })
+        const reported =
+          (branchGated || recent) &&
+          classifyStatus(operation.status) === 'failure' &&
+          !newer.supersedes(operation)
+        if (reported) {
+          const failsGate = branchGated && operation.status === 'error'
+          const endedAgoMs = endedAgo(operation, this.startedAt)
+          found.set(listed, { operation, failsGate, endedAgoMs })
+        }
+        newer.add(operation)
       }
     }
     return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? [])
+  }
+}
+
+/** The action that supersedes a failure of any action on a compute, when it succeeds. */
+const START = 'start_compute'
+
+/**
+ * What is newer on one target (a compute, or an action on a branch) than the operation at hand: the
+ * actions that succeeded there, and those still in flight (they may yet succeed).
+ */
+class Newer {
+  private readonly succeeded = new Set<string | null | undefined>()
+  private readonly unfinished = new Set<string | null | undefined>()
+
+  add({ action, status }: Operation): void {
+    const statusClass = classifyStatus(status)
+    if (statusClass === 'success') this.succeeded.add(action)
+    else if (statusClass !== 'failure') this.unfinished.add(action)
+  }
+
+  /** Whether a newer success supersedes `operation`, or one in flight may yet. */
+  supersedes({ action, endpoint_id: compute }: Operation): boolean {
+    const by = (actions: Set<string | null | undefined>) =>
+      actions.has(action) || (!!compute && actions.has(START))
+    return by(this.succeeded) || by(this.unfinished)
   }
 }
 

@@ -1,4 +1,5 @@
 import { afterEach, expect } from '@jest/globals'
+import type { ApiOptions } from '../neon/handler.ts'
 import type { Limits } from '../neon/limits.ts'
 import { type ApiServer, startApiServer } from '../neon/server.ts'
 import { demoWorld } from '../neon/scenarios.ts'
@@ -15,10 +16,12 @@ afterEach(async () => {
 
 /** A fresh demo world and its server on 127.0.0.1, closed after the test. */
 export async function serve(
-  options: Parameters<typeof demoWorld>[0] & { limits?: Partial<Limits>; host?: string } = {}
+  options: Parameters<typeof demoWorld>[0] &
+    Pick<ApiOptions, 'dateHeader'> & { limits?: Partial<Limits>; host?: string } = {}
 ): Promise<{ world: World; server: ApiServer }> {
   const world = demoWorld(options)
-  const server = await startApiServer(world, { limits: options.limits, host: options.host })
+  const { limits, host, dateHeader } = options
+  const server = await startApiServer(world, { limits, host, dateHeader })
   servers.push(server)
   return { world, server }
 }

@@ -1,5 +1,11 @@
 /** The world's records (records.ts) as the live API sends them, extra fields included. */
-import type { BranchRecord, OperationRecord, OrganizationRecord, ProjectRecord } from './records.ts'
+import type {
+  BranchRecord,
+  ComputeRecord,
+  OperationRecord,
+  OrganizationRecord,
+  ProjectRecord
+} from './records.ts'
 import { operationState } from './timeline.ts'
 
 const FINAL = new Set(['finished', 'skipped', 'cancelled', 'error'])
@@ -55,6 +61,33 @@ export function branchJson(branch: BranchRecord) {
     data_transfer_bytes: 0,
     created_at: iso(branch.createdAt),
     updated_at: iso(branch.createdAt)
+  }
+}
+
+/** The compute as `GET …/branches/{id}/endpoints` lists it, every field the document requires. */
+export function computeJson(compute: ComputeRecord) {
+  return {
+    host: `${compute.id}.us-east-2.aws.neon.tech`,
+    id: compute.id,
+    project_id: compute.projectId,
+    branch_id: compute.branchId,
+    autoscaling_limit_min_cu: 0.25,
+    autoscaling_limit_max_cu: 2,
+    region_id: 'aws-us-east-2',
+    type: 'read_write',
+    current_state: compute.current,
+    ...(compute.pending ? { pending_state: compute.pending } : {}),
+    settings: { pg_settings: {} },
+    pooler_enabled: false,
+    pooler_mode: 'transaction',
+    disabled: false,
+    passwordless_access: true,
+    creation_source: 'console',
+    created_at: iso(compute.createdAt),
+    updated_at: iso(compute.createdAt),
+    proxy_host: 'us-east-2.aws.neon.tech',
+    suspend_timeout_seconds: 0,
+    provisioner: 'k8s-neonvm'
   }
 }
 

@@ -66,6 +66,11 @@ export interface ApiOptions {
   limits?: Partial<Limits>
   /** Test mode: every request and answer is checked against Neon's OpenAPI document. */
   contract?: Contract
+  /**
+   * The Date header: this many ms ahead of the world's own timestamps (negative: behind), as a
+   * server whose clocks disagree sends it; `none`: no Date header at all.
+   */
+  dateHeader?: number | 'none'
 }
 
 export function createApiHandler(world: World, options: ApiOptions = {}): ApiHandler {
@@ -77,10 +82,10 @@ export function createApiHandler(world: World, options: ApiOptions = {}): ApiHan
   const held = new HeldAnswers()
 
   /** Every answer carries the server's clock, as real servers' do (RFC 9110): the world's. */
-  const dated = (headers: Record<string, string> = {}) => ({
-    Date: new Date(world.now()).toUTCString(),
-    ...headers
-  })
+  const dated = (headers: Record<string, string> = {}) =>
+    options.dateHeader === 'none'
+      ? headers
+      : { Date: new Date(world.now() + (options.dateHeader ?? 0)).toUTCString(), ...headers }
 
   /** The answer logged, and checked against the contract first when there is one. */
   function finish(request: IncomingRequest, record: RequestRecord, answer: Answer): Answer {

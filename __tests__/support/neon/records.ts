@@ -51,6 +51,20 @@ export interface BranchRecord {
   statesByRead?: BranchState[]
 }
 
+/**
+ * A compute of a branch (an endpoint). The world lists one for every compute its branch's operations
+ * name, `idle` unless one is added with another state.
+ */
+export interface ComputeRecord {
+  id: string
+  projectId: string
+  branchId: string
+  createdAt: number
+  /** `current_state`, `pending_state` (`idle`, `active`, `init`). */
+  current: string
+  pending?: string
+}
+
 interface BranchState {
   current: string
   pending?: string

@@ -4,7 +4,7 @@
  * branch; the lists (projects, a project's operations, the branch search) are lists.ts. The rest
  * (keys, limits, faults, the log) is handler.ts.
  */
-import { branchJson, operationJson, organizationJson } from './api-json.ts'
+import { branchJson, computeJson, operationJson, organizationJson } from './api-json.ts'
 import { type Answer, errorBody } from './answers.ts'
 import { listBranches, listOperations, listProjects } from './lists.ts'
 import type { ApiKey } from './records.ts'
@@ -13,7 +13,7 @@ import type { World } from './world.ts'
 export const BASE_PATH = '/api/v2'
 
 export type Route =
-  'projects' | 'operations' | 'operation' | 'branches' | 'branch' | 'organizations'
+  'projects' | 'operations' | 'operation' | 'branches' | 'branch' | 'computes' | 'organizations'
 
 /** The answer to `route` (with its path `params` and `query`) for an authenticated `key`. */
 export function answerRoute(
@@ -36,6 +36,7 @@ export function answerRoute(
     key.type === 'project' ? key.projectId === project.id : key.orgIds.includes(project.orgId)
   if (!reachable) return { status: 403, body: errorBody('you do not have access to this project') }
   if (route === 'branch') return readBranch(world, project.id, params[1])
+  if (route === 'computes') return listComputes(world, project.id, params[1])
   if (route === 'branches') return listBranches(world, project.id, query)
   if (route === 'operation') {
     const operation = world.operation(project.id, params[1])
@@ -60,6 +61,13 @@ function readBranch(world: World, projectId: string, id: string): Answer {
   }
 }
 
+/** A branch's computes (`GET …/branches/{id}/endpoints`), one list, as the live API lists them. */
+function listComputes(world: World, projectId: string, id: string): Answer {
+  const branch = world.branchesOf(projectId).find((item) => item.id === id)
+  if (!branch) return { status: 404, body: errorBody(`branch ${id} not found`) }
+  return { status: 200, body: { endpoints: world.computesOf(branch).map(computeJson) } }
+}
+
 export function matchRoute(path: string): [Route | undefined, string[]] {
   if (!path.startsWith(`${BASE_PATH}/`)) return [undefined, []]
   const segments = path
@@ -77,5 +85,8 @@ export function matchRoute(path: string): [Route | undefined, string[]] {
     return ['branches', [segments[1]]]
   if (segments.length === 4 && segments[0] === 'projects' && segments[2] === 'branches')
     return ['branch', [segments[1], segments[3]]]
+  if (segments.length === 5 && segments[0] === 'projects' && segments[4] === 'endpoints') {
+    if (segments[2] === 'branches') return ['computes', [segments[1], segments[3]]]
+  }
   return [undefined, []]
 }

@@ -81,6 +81,8 @@ function respond(
 }
 
 function send(response: ServerResponse, answer: Answer): void {
+  // node:http adds a Date header of this machine's clock unless told not to: the answer's own, or none.
+  response.sendDate = false
   response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
   response.end(JSON.stringify(answer.body ?? {}))
 }

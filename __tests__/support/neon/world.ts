@@ -8,6 +8,7 @@ import { MAIN_BRANCH, MAIN_ENDPOINT } from './ids.ts'
 import type {
   ApiKey,
   BranchRecord,
+  ComputeRecord,
   OperationRecord,
   OrganizationRecord,
   ProjectRecord,
@@ -29,6 +30,8 @@ export class World {
   private readonly operations = new Map<string, OperationRecord[]>()
   /** Per project, oldest first. */
   private readonly branches = new Map<string, BranchRecord[]>()
+  /** Computes added with a state of their own, by id. */
+  private readonly computes = new Map<string, ComputeRecord>()
   now: () => number
 
   constructor(now: () => number = Date.now) {
@@ -92,6 +95,37 @@ export class World {
 
   branchesOf(projectId: string): BranchRecord[] {
     return this.branches.get(projectId) ?? []
+  }
+
+  /** A compute of a branch with a state of its own (`idle` unless `current` says). */
+  addCompute(
+    projectId: string,
+    compute: Partial<ComputeRecord> & { id: string; branchId: string }
+  ): ComputeRecord {
+    const record = { projectId, createdAt: this.now(), current: 'idle', ...compute }
+    this.computes.set(record.id, record)
+    return record
+  }
+
+  /** The branch's computes: those added, and one for every other compute its operations name. */
+  computesOf(branch: BranchRecord): ComputeRecord[] {
+    const added = [...this.computes.values()].filter(
+      (compute) => compute.projectId === branch.projectId && compute.branchId === branch.id
+    )
+    const named = new Set(
+      this.operationsOf(branch.projectId).flatMap((operation) =>
+        operation.branchId === branch.id && operation.endpointId ? [operation.endpointId] : []
+      )
+    )
+    for (const compute of added) named.delete(compute.id)
+    const derived = [...named].map((id) => ({
+      id,
+      projectId: branch.projectId,
+      branchId: branch.id,
+      createdAt: branch.createdAt,
+      current: 'idle'
+    }))
+    return [...added, ...derived]
   }
 
   project(id: string): ProjectRecord | undefined {

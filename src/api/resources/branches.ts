@@ -7,6 +7,8 @@ import { plural } from '../../domain/phrase.js'
 import { type PageWalkEnd, walkPages } from '../paging.js'
 import {
   type Branch,
+  type Compute,
+  ComputeListSchema,
   BranchFamilyListSchema,
   BranchListSchema,
   BranchResponseSchema,
@@ -20,13 +22,27 @@ export const BRANCH_PAGE_LIMIT = 100
 /** At most this many pages of a search (5,000 branches), with a warning if reached. */
 export const MAX_BRANCH_PAGES = 50
 
-/** What the wait reads of branches: one by id, and the search. */
-export type BranchReader = Pick<BranchesReader, 'getBranch' | 'searchBranches'>
+/**
+ * Pages left to several walks of the branch list together (resolving a name: the search, then every
+ * branch), so that their sum stays within MAX_BRANCH_PAGES; each walk takes what it reads.
+ */
+export interface PageBudget {
+  pages: number
+}
+
+/** What the wait reads of branches: one by id, and its computes. */
+export type BranchReader = Pick<BranchesReader, 'getBranch' | 'listComputes'>
 
 /** A page of a branch list: the branches, and the next page's cursor in `pagination.next`. */
 interface BranchPage<B> {
   branches: B[]
   pagination?: { next?: string | null } | null
+}
+
+/** How `listBranches` reads: within a budget shared with other walks, and what a cut list misses. */
+interface ListReading {
+  budget?: PageBudget
+  unseen?: string
 }
 
 export class BranchesReader {
@@ -49,11 +65,29 @@ export class BranchesReader {
   }
 
   /**
+   * The computes of a branch, as the API lists them (one list, not paged); each must be of that
+   * branch and project.
+   */
+  async listComputes(projectId: string, branchId: string): Promise<Compute[]> {
+    const { endpoints } = await this.core.get({
+      segments: ['projects', projectId, 'branches', branchId, 'endpoints'],
+      schema: ComputeListSchema,
+      subject: `the computes of branch "${branchId}" of project "${projectId}"`,
+      pacing: 'poll',
+      mismatch: (list) =>
+        list.endpoints.find((compute) => compute.branch_id && compute.branch_id !== branchId)
+          ? `a compute of another branch than "${branchId}" is listed`
+          : strangerIn(list.endpoints, projectId, 'compute')
+    })
+    return endpoints
+  }
+
+  /**
    * Every branch of the project whose name or id contains `search` (the API's own partial match),
    * across every page: the one named exactly so can be on any of them.
    */
-  async searchBranches(projectId: string, search: string): Promise<Branch[]> {
-    const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search)
+  async searchBranches(projectId: string, search: string, budget?: PageBudget): Promise<Branch[]> {
+    const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search, budget)
     if (end) {
       this.logger.warning(
         `Looked at the first ${branches.length} branches whose name or id contains "${search}" only (${end})`
@@ -62,15 +96,21 @@ export class BranchesReader {
     return branches
   }
 
-  /** Every branch of the project with its parent, across every page: whose parent is whose. */
-  async listBranches(projectId: string): Promise<RelatedBranch[]> {
-    const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema)
-    if (end) {
+  /**
+   * Every branch of the project with its parent, across every page (within `budget`, when given):
+   * whose parent is whose. `unseen` says what a list cut short may miss.
+   */
+  async listBranches(
+    projectId: string,
+    { budget, unseen = 'a child branch among the others is not seen' }: ListReading = {}
+  ): Promise<RelatedBranch[]> {
+    const read = await this.everyBranch(projectId, BranchFamilyListSchema, undefined, budget)
+    if (read.end) {
       this.logger.warning(
-        `Read ${plural(branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${end}): a child branch among the others is not seen`
+        `Read ${plural(read.branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${read.end}): ${unseen}`
       )
     }
-    return branches
+    return read.branches
   }
 
   private async readBranch<B extends Branch>(
@@ -98,9 +138,11 @@ export class BranchesReader {
   private async everyBranch<B extends Branch>(
     projectId: string,
     schema: z.ZodType<BranchPage<B>>,
-    search?: string
+    search?: string,
+    budget: PageBudget = { pages: MAX_BRANCH_PAGES }
   ): Promise<{ branches: B[]; end?: string }> {
     const found = new Map<string, B>()
+    const maxPages = budget.pages
     const end: PageWalkEnd = await walkPages(
       (cursor) =>
         this.core.get({
@@ -113,19 +155,20 @@ export class BranchesReader {
         }),
       {
         limit: BRANCH_PAGE_LIMIT,
-        maxPages: MAX_BRANCH_PAGES,
+        maxPages,
         length: (page) => page.branches.length,
         nextCursor: (page) => page.pagination?.next,
         shortPageIsLast: false,
         // Pages may overlap at their edges: each branch counts once.
         onPage: (page) => {
+          budget.pages--
           for (const branch of page.branches) found.set(branch.id, branch)
         }
       }
     )
     const why =
       end === 'page cap'
-        ? `${MAX_BRANCH_PAGES} pages`
+        ? `${maxPages} pages`
         : end === 'repeated cursor'
           ? 'the API repeated a page cursor'
           : undefined

@@ -1,0 +1,105 @@
+/*
+ * Issue 65's cases over both bundles, the action and the command, against the local API server on
+ * 127.0.0.1: an error on a branch's compute 25 h and 72 h old still fails, an operation running
+ * since 25 h is waited on, a Date header 48 h ahead hides nothing in flight, and a suspend after a
+ * failed start supersedes nothing. The rules at their edges: simulated/authority.test.ts and the
+ * properties (simulated/verdict-properties.test.ts).
+ */
+import { describe, expect, it } from '@jest/globals'
+import { runAction, serve } from '../support/bundles/action.js'
+import { gateCommand } from '../support/bundles/command.js'
+import { PROJECT } from '../support/neon/ids.js'
+import type { World } from '../support/neon/world.ts'
+
+const BRANCH = 'br-preview-pr-65'
+const COMPUTE = 'ep-preview-pr-65'
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+
+/** The preview branch, created 4 days ago; `add` puts an operation of its compute `agoMs` back. */
+function previewBranch(world: World) {
+  const now = world.now()
+  world.addBranch(PROJECT, { id: BRANCH, name: 'preview/pr-65', createdAt: now - 96 * HOUR })
+  return (action: string, agoMs: number, timeline: { status: string; ms?: number }[]) =>
+    world.addOperation(PROJECT, {
+      action,
+      branchId: BRANCH,
+      endpointId: COMPUTE,
+      createdAt: now - agoMs,
+      timeline
+    })
+}
+
+/** The action's and the command's run of the branch gate (`wait`: false reads once). */
+async function bothFrontEnds(
+  server: { apiHost: string },
+  wait: boolean,
+  branch: string | undefined = BRANCH
+) {
+  const inputs: Record<string, string> = { project_id: PROJECT, wait: String(wait) }
+  const args = ['--output', 'json', ...(wait ? [] : ['--no-wait'])]
+  if (branch) {
+    inputs.branch_id = branch
+    args.push('--branch-id', branch)
+  }
+  return { action: await runAction(server, inputs), command: await gateCommand(server, args) }
+}
+
+describe('no age decides a verdict, on both front ends', () => {
+  it.each([
+    ['25 h', 25 * HOUR],
+    ['72 h', 72 * HOUR]
+  ])('a start_compute that ended in error %s ago, nothing run since: failure', async (_, ago) => {
+    const { world, server } = await serve()
+    const add = previewBranch(world)
+    const error = add('start_compute', ago, [{ status: 'running', ms: 5000 }, { status: 'error' }])
+    const { action, command } = await bothFrontEnds(server, true)
+    expect(action.code).toBe(1)
+    expect(action.outputs).toMatchObject({ outcome: 'failure', operation_id: error.id })
+    expect(command.code).toBe(1)
+    expect(JSON.parse(command.stdout)).toMatchObject({ outcome: 'failure', operation_id: error.id })
+  })
+
+  it('an operation running on the branch since 25 h ago is in flight: pending, named, never a pass', async () => {
+    const { world, server } = await serve()
+    const stuck = previewBranch(world)('apply_config', 25 * HOUR, [{ status: 'running' }])
+    const { action, command } = await bothFrontEnds(server, false)
+    expect(action.outputs).toMatchObject({ outcome: 'pending', operation_id: stuck.id })
+    expect(command.code).toBe(75)
+    expect(JSON.parse(command.stdout)).toMatchObject({ outcome: 'pending', operation_id: stuck.id })
+  })
+})
+
+describe('no clock hides work, on both front ends', () => {
+  it.each([
+    ['the branch gate', BRANCH],
+    ['the project gate', undefined]
+  ])(
+    'a Date header 48 h ahead: an operation running for 5 s is in flight for %s',
+    async (_, branch) => {
+      const { world, server } = await serve({ dateHeader: 48 * HOUR })
+      const running = previewBranch(world)('apply_config', 5000, [{ status: 'running' }])
+      const { action, command } = await bothFrontEnds(server, false, branch)
+      expect(action.outputs).toMatchObject({ outcome: 'pending', operation_id: running.id })
+      expect(command.code).toBe(75)
+      expect(JSON.parse(command.stdout)).toMatchObject({ operation_id: running.id })
+    }
+  )
+})
+
+describe('a suspend supersedes no failed start, on both front ends', () => {
+  it('start_compute in error, then suspend_compute finished on the same compute: failure', async () => {
+    const { world, server } = await serve()
+    const add = previewBranch(world)
+    const error = add('start_compute', 20 * MINUTE, [
+      { status: 'running', ms: 5000 },
+      { status: 'error' }
+    ])
+    add('suspend_compute', 10 * MINUTE, [{ status: 'running', ms: 2000 }, { status: 'finished' }])
+    const { action, command } = await bothFrontEnds(server, true)
+    expect(action.code).toBe(1)
+    expect(action.outputs).toMatchObject({ outcome: 'failure', operation_id: error.id })
+    expect(command.code).toBe(1)
+    expect(JSON.parse(command.stdout)).toMatchObject({ outcome: 'failure', operation_id: error.id })
+  })
+})

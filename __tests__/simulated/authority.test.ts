@@ -1,0 +1,186 @@
+/*
+ * Verdicts from what the gate can read, not from windows, clocks and guesses (issue 65), in process
+ * over the local API server on simulated time: an error still the newest on its compute fails at
+ * any age, work in flight is waited on at any age, a Date header or a runner clock far off hides
+ * nothing in flight, only a start or the same action's success supersedes an error, and where the
+ * page cap comes first the computes' own state decides. Over the bundles: e2e/authority.test.ts.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
+
+const BRANCH = 'br-preview-000065'
+const COMPUTE = 'ep-preview-000065'
+const SECOND = 1000
+const MINUTE = 60 * SECOND
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+
+/**
+ * A world (the demo's history on main, one a minute: the list is busy) with the preview branch,
+ * created `branchAgeMs` ago; `ended` adds an operation of it `agoMs` old, `tookMs` long.
+ */
+function world(
+  branchAgeMs = 4 * DAY,
+  options: Parameters<typeof simulatedWorld>[0] = { history: 300, historyEveryMs: MINUTE }
+) {
+  const setup = simulatedWorld(options)
+  const now = setup.world.now()
+  setup.world.addBranch(PROJECT, {
+    id: BRANCH,
+    name: 'preview/pr-65',
+    createdAt: now - branchAgeMs
+  })
+  const add = (action: string, agoMs: number, timeline: { status: string; ms?: number }[]) =>
+    setup.world.addOperation(PROJECT, {
+      action,
+      branchId: BRANCH,
+      endpointId: COMPUTE,
+      createdAt: now - agoMs,
+      timeline
+    })
+  const ended = (action: string, status: string, agoMs: number, tookMs = 4000) =>
+    add(action, agoMs, [{ status: 'running', ms: tookMs }, { status }])
+  const running = (action: string, agoMs: number) => add(action, agoMs, [{ status: 'running' }])
+  return { setup, ended, running }
+}
+
+const branchGate = { project_id: PROJECT, branch_id: BRANCH, timeout: '30s' }
+
+describe('no age decides a verdict: the branch gate reads back to its branch, however old', () => {
+  it.each([
+    ['23 h', 23 * HOUR],
+    ['25 h', 25 * HOUR],
+    ['72 h', 72 * HOUR]
+  ])(
+    'a start_compute that ended in error %s ago, nothing run on the compute since: failure',
+    async (_, agoMs) => {
+      const { setup, ended } = world()
+      ended('create_branch', 'finished', agoMs + MINUTE)
+      const error = ended('start_compute', 'error', agoMs)
+      const run = await runSimulated(setup, branchGate)
+      expect(run.report.outcome).toBe('failure')
+      expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([error.id])
+    }
+  )
+
+  it.each([
+    ['25 h', 25 * HOUR],
+    ['72 h', 72 * HOUR]
+  ])(
+    'an operation running on the branch since %s ago is waited on: a timeout, never a pass',
+    async (_, agoMs) => {
+      const { setup, running } = world()
+      const stuck = running('apply_config', agoMs)
+      const run = await runSimulated(setup, branchGate)
+      expect(run.report.outcome).toBe('timeout')
+      expect(run.report.wait?.operations).toEqual([
+        expect.objectContaining({ id: stuck.id, status: 'running' })
+      ])
+    }
+  )
+
+  it('the first read stops at the branch: a young branch in a busy project costs one page', async () => {
+    const { setup, ended } = world(10 * MINUTE, { history: 3000, historyEveryMs: 20_000 })
+    ended('start_compute', 'finished', 9 * MINUTE)
+    const run = await runSimulated(setup, branchGate)
+    expect(run.report.outcome).toBe('success')
+    const first = run.requests.filter((request) => request.route === 'operations')
+    expect(first).toHaveLength(1)
+  })
+})
+
+describe('where the page cap comes first, the compute and the branch say, with a notice', () => {
+  /** A branch 60 days old whose compute last ran 30 days ago, behind 1,200 newer operations. */
+  function idleForWeeks(computeState: { current: string; pending?: string }) {
+    // A server that caps pages at 50: the first read's 20 pages hold 1,000 operations.
+    const { setup, ended } = world(60 * DAY, { history: 1200, historyEveryMs: 60_000 })
+    setup.world.operationsPageCap = 50
+    ended('start_compute', 'error', 30 * DAY)
+    setup.world.addCompute(PROJECT, { id: COMPUTE, branchId: BRANCH, ...computeState })
+    return setup
+  }
+
+  it('a compute the API shows idle with nothing pending: success, and a notice of how far back the read went', async () => {
+    const run = await runSimulated(idleForWeeks({ current: 'idle' }), branchGate)
+    expect(run.report.outcome).toBe('success')
+    expect(run.lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^notice: Branch gate: read 1000 operations, back to \\S+, and stopped there \\(the page cap\\), short of the branch's creation \\(created \\S+\\): its older history was not judged; the own state of 1 compute whose operations it did not reach \\(${COMPUTE}\\) and the branch's stand for it$`
+        )
+      )
+    )
+  })
+
+  it('a compute starting (init, pending active): the gate waits on it, and times out saying why', async () => {
+    const run = await runSimulated(idleForWeeks({ current: 'init', pending: 'active' }), branchGate)
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.lines.join('\n')).toContain(
+      `compute ${COMPUTE} of the branch is init, pending active, and its operations were not read`
+    )
+  })
+})
+
+describe('no clock hides work', () => {
+  it.each([
+    ['a Date header 48 h ahead', { dateHeader: 48 * HOUR }],
+    ['no Date header and a runner a day ahead', { dateHeader: 'none' as const, clockSkewMs: -DAY }]
+  ])('%s: an operation running for 5 s is waited on by both gates', async (_, options) => {
+    for (const values of [branchGate, { project_id: PROJECT, timeout: '30s' }]) {
+      const { setup, running } = world(10 * MINUTE, { history: 40, ...options })
+      const inFlight = running('apply_config', 5000)
+      const run = await runSimulated(setup, values)
+      expect(run.report.outcome).toBe('timeout')
+      expect(run.report.wait?.operations).toEqual([
+        expect.objectContaining({ id: inFlight.id, status: 'running' })
+      ])
+    }
+  })
+
+  it('a Date header 48 h ahead in a busy project: one running behind 600 newer operations is read and waited on', async () => {
+    const { setup, running } = world(10 * MINUTE, { history: 0, dateHeader: 48 * HOUR })
+    const inFlight = running('apply_config', 10 * MINUTE)
+    setup.world.addHistory(PROJECT, 600, { everyMs: SECOND, ageMs: 10 * SECOND })
+    const run = await runSimulated(setup, { project_id: PROJECT, timeout: '30s' })
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([inFlight.id])
+  })
+})
+
+describe('what supersedes an error', () => {
+  it.each(['start_compute', 'apply_config'])(
+    'a %s that ended in error, then a suspend_compute that finished: failure',
+    async (action) => {
+      const { setup, ended } = world()
+      const error = ended(action, 'error', 20 * MINUTE)
+      ended('suspend_compute', 'finished', 10 * MINUTE)
+      const run = await runSimulated(setup, branchGate)
+      expect(run.report.outcome).toBe('failure')
+      expect(run.report.wait?.operations.map((operation) => operation.id)).toEqual([error.id])
+    }
+  )
+
+  it('a check_availability that finished after it: failure; a start_compute that finished: success', async () => {
+    const failed = world()
+    failed.ended('start_compute', 'error', 20 * MINUTE)
+    failed.ended('check_availability', 'finished', 10 * MINUTE)
+    expect((await runSimulated(failed.setup, branchGate)).report.outcome).toBe('failure')
+    const started = world()
+    started.ended('apply_config', 'error', 20 * MINUTE)
+    started.ended('start_compute', 'finished', 10 * MINUTE)
+    expect((await runSimulated(started.setup, branchGate)).report.outcome).toBe('success')
+  })
+
+  it('two at the same created_at: the list says which is newer, not updated_at', async () => {
+    // Listed first (newer): the error, which ended long before the success listed after it.
+    const errorFirst = world()
+    errorFirst.ended('start_compute', 'error', 20 * MINUTE, 1000)
+    errorFirst.ended('start_compute', 'finished', 20 * MINUTE, 60_000)
+    expect((await runSimulated(errorFirst.setup, branchGate)).report.outcome).toBe('failure')
+    const successFirst = world()
+    successFirst.ended('start_compute', 'finished', 20 * MINUTE, 1000)
+    successFirst.ended('start_compute', 'error', 20 * MINUTE, 60_000)
+    expect((await runSimulated(successFirst.setup, branchGate)).report.outcome).toBe('success')
+  })
+})
