@@ -521,7 +521,8 @@ describe('ApiClient: every branch of a project, with its parent (before a teardo
       route: 'branches',
       alter: (body) => ({ ...(body as BranchPage), pagination: { next: 'page-4' } })
     })
-    const found = await client().branches.listBranches(PROJECT)
+    const { branches: found, cut } = await client().branches.listBranches(PROJECT)
+    expect(cut).toBeUndefined()
     expect(found).toHaveLength(BRANCH_PAGE_LIMIT + 1)
     expect(api.requests.map((request) => request.query)).toEqual([
       { limit: String(BRANCH_PAGE_LIMIT) },
@@ -565,7 +566,8 @@ describe('ApiClient: every branch of a project, with its parent (before a teardo
         }
       })
     }
-    const found = await client().branches.listBranches(PROJECT)
+    const { branches: found, cut } = await client().branches.listBranches(PROJECT)
+    expect(cut).toBe(why)
     expect(found).toHaveLength(pages * BRANCH_PAGE_LIMIT)
     expect(api.requests).toHaveLength(pages)
     expect(lines).toContain(
@@ -672,6 +674,7 @@ describe('resolveBranch', () => {
     byId?: Branch | Error
     found?: Branch[]
     every?: Branch[] | Error
+    cut?: string
   }) => ({
     getBranch: async () => {
       if (answers.byId instanceof Error) throw answers.byId
@@ -681,7 +684,7 @@ describe('resolveBranch', () => {
     searchBranches: async () => answers.found ?? [],
     listBranches: async () => {
       if (answers.every instanceof Error) throw answers.every
-      return answers.every ?? [{ id: 'br-main-1', name: 'main' }]
+      return { branches: answers.every ?? [{ id: 'br-main-1', name: 'main' }], cut: answers.cut }
     }
   })
   const notFound = new ApiError({ status: 404, endpoint: 'GET /x', subject: 'branch' })
@@ -820,6 +823,20 @@ describe('resolveBranch', () => {
     await expect(resolveBranch(reader({ every: [named] }), PROJECT, 'release/')).resolves.toEqual(
       named
     )
+  })
+
+  it('a list cut short (the page cap) that holds no such branch: an input error, never NoSuchBranchError (before a delete, gone)', async () => {
+    const every = [{ id: 'br-main-1', name: 'main' }]
+    const resolving = resolveBranch(reader({ every, cut: '50 pages' }), PROJECT, 'preview/pr-12')
+    await expect(resolving).rejects.not.toBeInstanceOf(NoSuchBranchError)
+    await expect(resolving).rejects.toThrow(
+      `input "branch_id": no branch named "preview/pr-12" among the 1 branches of project "${PROJECT}" read before the list stopped (50 pages); the others were not read, so give the branch id`
+    )
+    // A near match among those read is still named as such.
+    const near = [{ id: 'br-pr-1', name: 'Preview/PR-12' }]
+    await expect(
+      resolveBranch(reader({ every: near, cut: '50 pages' }), PROJECT, 'preview/pr-12')
+    ).rejects.toThrow('but has Preview/PR-12 (br-pr-1)')
   })
 
   it('a project that lists no branch at all, or whose list fails: never NoSuchBranchError', async () => {

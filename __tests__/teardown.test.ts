@@ -171,7 +171,7 @@ describe('the check: one fresh read of the branch, then every branch of the proj
       },
       listBranches: async (projectId) => {
         calls.push(`list ${projectId}`)
-        return typeof family === 'function' ? family() : family
+        return { branches: typeof family === 'function' ? await family() : family }
       }
     }
     return { fake, calls }

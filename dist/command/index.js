@@ -11417,11 +11417,11 @@ class BranchesReader {
      * whose parent is whose. `unseen` says what a list cut short may miss.
      */
     async listBranches(projectId, { budget, unseen = 'a child branch among the others is not seen' } = {}) {
-        const read = await this.everyBranch(projectId, BranchFamilyListSchema, undefined, budget);
-        if (read.end) {
-            this.logger.warning(`Read ${plural(read.branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${read.end}): ${unseen}`);
+        const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema, undefined, budget);
+        if (end) {
+            this.logger.warning(`Read ${plural(branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${end}): ${unseen}`);
         }
-        return read.branches;
+        return { branches, cut: end };
     }
     async readBranch(projectId, branchId, schema) {
         const { branch } = await this.core.get({
@@ -12035,11 +12035,11 @@ async function resolveBranch(reader, projectId, input) {
     }
     // No exact match in the search: every branch of the project, which must answer and have some.
     const unseen = `a branch named "${input}" among the others is not seen`;
-    const every = await reader.listBranches(projectId, { budget, unseen });
+    const { branches: every, cut } = await reader.listBranches(projectId, { budget, unseen });
     if (every.length === 0) {
         throw new InputError(({ label, mention }) => `${label('project_id')}: project "${projectId}" lists no branch at all, though every project has its root branch; check ${mention('project_id')}`);
     }
-    return exactly(every, projectId, input) ?? noSuchBranch(every, projectId, input);
+    return exactly(every, projectId, input) ?? noSuchBranch(every, projectId, input, cut);
 }
 /** The one branch with the id or exactly the name `input`; undefined when none; throws for several. */
 function exactly(branches, projectId, input) {
@@ -12055,11 +12055,11 @@ function exactly(branches, projectId, input) {
     throw new InputError(({ label }) => `${label('branch_id')}: ${byName.length} branches of project "${projectId}" are named "${input}" (${listed.join(', ')}); give the branch id instead`);
 }
 /**
- * `input` names none of `every` branch of the project: an input error that names the branches near
- * it, if any, or that says why the name looks
- * unfinished; else NoSuchBranchError.
+ * `input` names none of `every` branch read: an input error that names the branches near it, if any,
+ * or that says why the name looks unfinished, or, when the list was `cut` short, that the rest was
+ * not read (never "no such branch", which before a delete reads `gone`); else NoSuchBranchError.
  */
-function noSuchBranch(every, projectId, input) {
+function noSuchBranch(every, projectId, input, cut) {
     const near = nearBranches(every, input);
     const none = BRANCH_ID.test(input)
         ? `with the id "${input}", and none is named so`
@@ -12067,6 +12067,9 @@ function noSuchBranch(every, projectId, input) {
     const why = near.length === 0 ? unfinished(input) : undefined;
     if (why !== undefined) {
         throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, and the name looks unfinished (${why}), as a name made from an empty or unexpanded variable does; ${branch_resolver_ACCEPTED}`);
+    }
+    if (near.length === 0 && cut !== undefined) {
+        throw new InputError(({ label }) => `${label('branch_id')}: no branch ${none} among the ${every.length} branches of project "${projectId}" read before the list stopped (${cut}); the others were not read, so give the branch id`);
     }
     if (near.length === 0) {
         throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}; ${branch_resolver_ACCEPTED}`);
@@ -13985,7 +13988,7 @@ async function checkTeardown(action, branch, { reader, projectId, input }) {
             return goneBeforeDelete(branch);
         fresh = await reader.getTeardownBranch(projectId, now.id);
     }
-    const judgement = judgeTeardown(action, fresh, await reader.listBranches(projectId));
+    const judgement = judgeTeardown(action, fresh, (await reader.listBranches(projectId)).branches);
     return {
         action,
         preflight: judgement.blockers.length > 0 ? 'blocked' : 'clear',

@@ -103,14 +103,14 @@ export async function resolveBranch(
   }
   // No exact match in the search: every branch of the project, which must answer and have some.
   const unseen = `a branch named "${input}" among the others is not seen`
-  const every = await reader.listBranches(projectId, { budget, unseen })
+  const { branches: every, cut } = await reader.listBranches(projectId, { budget, unseen })
   if (every.length === 0) {
     throw new InputError(
       ({ label, mention }) =>
         `${label('project_id')}: project "${projectId}" lists no branch at all, though every project has its root branch; check ${mention('project_id')}`
     )
   }
-  return exactly(every, projectId, input) ?? noSuchBranch(every, projectId, input)
+  return exactly(every, projectId, input) ?? noSuchBranch(every, projectId, input, cut)
 }
 
 /** The one branch with the id or exactly the name `input`; undefined when none; throws for several. */
@@ -128,11 +128,11 @@ function exactly(branches: Branch[], projectId: string, input: string): Branch |
 }
 
 /**
- * `input` names none of `every` branch of the project: an input error that names the branches near
- * it, if any, or that says why the name looks
- * unfinished; else NoSuchBranchError.
+ * `input` names none of `every` branch read: an input error that names the branches near it, if any,
+ * or that says why the name looks unfinished, or, when the list was `cut` short, that the rest was
+ * not read (never "no such branch", which before a delete reads `gone`); else NoSuchBranchError.
  */
-function noSuchBranch(every: Branch[], projectId: string, input: string): never {
+function noSuchBranch(every: Branch[], projectId: string, input: string, cut?: string): never {
   const near = nearBranches(every, input)
   const none = BRANCH_ID.test(input)
     ? `with the id "${input}", and none is named so`
@@ -142,6 +142,12 @@ function noSuchBranch(every: Branch[], projectId: string, input: string): never 
     throw new InputError(
       ({ label }) =>
         `${label('branch_id')}: project "${projectId}" has no branch ${none}, and the name looks unfinished (${why}), as a name made from an empty or unexpanded variable does; ${ACCEPTED}`
+    )
+  }
+  if (near.length === 0 && cut !== undefined) {
+    throw new InputError(
+      ({ label }) =>
+        `${label('branch_id')}: no branch ${none} among the ${every.length} branches of project "${projectId}" read before the list stopped (${cut}); the others were not read, so give the branch id`
     )
   }
   if (near.length === 0) {

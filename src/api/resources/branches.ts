@@ -45,6 +45,12 @@ interface ListReading {
   unseen?: string
 }
 
+/** Every branch read, and why the walk stopped short of the last page, if it did. */
+export interface BranchListing {
+  branches: RelatedBranch[]
+  cut?: string
+}
+
 export class BranchesReader {
   constructor(
     private readonly core: ApiCore,
@@ -103,14 +109,19 @@ export class BranchesReader {
   async listBranches(
     projectId: string,
     { budget, unseen = 'a child branch among the others is not seen' }: ListReading = {}
-  ): Promise<RelatedBranch[]> {
-    const read = await this.everyBranch(projectId, BranchFamilyListSchema, undefined, budget)
-    if (read.end) {
+  ): Promise<BranchListing> {
+    const { branches, end } = await this.everyBranch(
+      projectId,
+      BranchFamilyListSchema,
+      undefined,
+      budget
+    )
+    if (end) {
       this.logger.warning(
-        `Read ${plural(read.branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${read.end}): ${unseen}`
+        `Read ${plural(branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${end}): ${unseen}`
       )
     }
-    return read.branches
+    return { branches, cut: end }
   }
 
   private async readBranch<B extends Branch>(

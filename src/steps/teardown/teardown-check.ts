@@ -70,7 +70,7 @@ export async function checkTeardown(
     if (now === 'gone') return goneBeforeDelete(branch)
     fresh = await reader.getTeardownBranch(projectId, now.id)
   }
-  const judgement = judgeTeardown(action, fresh, await reader.listBranches(projectId))
+  const judgement = judgeTeardown(action, fresh, (await reader.listBranches(projectId)).branches)
   return {
     action,
     preflight: judgement.blockers.length > 0 ? 'blocked' : 'clear',
