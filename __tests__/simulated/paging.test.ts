@@ -155,7 +155,10 @@ describe('a branch name not found costs at most the page cap in all', () => {
     }
     const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'preview/pr-404' })
     expect(run.report.outcome).toBe('error')
-    expect(run.report.error).toContain('has no branch named "preview/pr-404"')
+    // Not "no such branch": the rest of the list was not read (before a delete, that read gone).
+    expect(run.report.error).toContain(
+      `no branch named "preview/pr-404" among the 4900 branches of project "${PROJECT}" read before the list stopped (49 pages); the others were not read`
+    )
     const lists = run.requests.filter((request) => request.route === 'branches')
     // Pages read (a 429 of the server's 40 a second per route, retried, is not one).
     const read = lists.filter((request) => request.status === 200)
