@@ -5,7 +5,7 @@
  * of its own.
  */
 import { describe, expect, it } from '@jest/globals'
-import { ApiError, InputError } from '../src/domain/errors.js'
+import { ApiError, UnrecoverableRequestError, InputError } from '../src/domain/errors.js'
 import type { RelatedBranch, TeardownBranch } from '../src/domain/schemas.js'
 import { judgeTeardown, restrictionCovers } from '../src/steps/teardown/teardown-rules.js'
 import { NoSuchBranchError } from '../src/wait/branch-resolver.js'
@@ -191,6 +191,27 @@ describe('the check: one fresh read of the branch, then every branch of the proj
     const blocked = reader(async () => branch({ protected: true }))
     const check = await checkTeardown('reset', resolved, { ...ids, reader: blocked.fake })
     expect(check).toMatchObject({ action: 'reset', preflight: 'blocked' })
+  })
+
+  it('a list cut short: never clear before a delete (a child beyond it would block it); a reset, which children do not block, is judged', async () => {
+    const cutReader = (protectedBranch: boolean) => {
+      const { fake } = reader(async () => branch({ protected: protectedBranch }))
+      const listBranches: TeardownReader['listBranches'] = async (projectId, reading) => ({
+        ...(await fake.listBranches(projectId, reading)),
+        cut: '50 pages'
+      })
+      return { ...fake, listBranches }
+    }
+    const cut = checkTeardown('delete', resolved, { ...ids, reader: cutReader(false) })
+    await expect(cut).rejects.toBeInstanceOf(UnrecoverableRequestError)
+    await expect(cut).rejects.toThrow(
+      'GET /projects/p-1/branches failed: the list stopped (50 pages) before its end, so a child branch of preview/pr-7 beyond it would go unseen and block the delete; the pre-flight cannot say clear: delete the branches no longer needed, then run it again'
+    )
+    // A blocker that needs no list still blocks.
+    const blocked = await checkTeardown('delete', resolved, { ...ids, reader: cutReader(true) })
+    expect(blocked.preflight).toBe('blocked')
+    const reset = await checkTeardown('reset', resolved, { ...ids, reader: cutReader(false) })
+    expect(reset.preflight).toBe('clear')
   })
 
   it('a branch gone before a delete: gone, once the project answered with its branches', async () => {

@@ -45177,6 +45177,7 @@ function judgeTeardown(action, branch, projectBranches) {
 
 
 
+
 /** Before a delete, a branch that `branch_id` names no more: nothing to delete. */
 function goneBeforeDelete(branch) {
     return { action: 'delete', preflight: 'gone', branch };
@@ -45200,7 +45201,11 @@ async function checkTeardown(action, branch, { reader, projectId, input }) {
             return goneBeforeDelete(branch);
         fresh = await reader.getTeardownBranch(projectId, now.id);
     }
-    const judgement = judgeTeardown(action, fresh, (await reader.listBranches(projectId)).branches);
+    const { branches, cut } = await reader.listBranches(projectId);
+    const judgement = judgeTeardown(action, fresh, branches);
+    if (cut !== undefined && action === 'delete' && judgement.blockers.length === 0) {
+        throw new UnrecoverableRequestError(`GET /projects/${projectId}/branches`, `the list stopped (${cut}) before its end, so a child branch of ${truncate(fresh.name, 80)} beyond it would go unseen and block the delete; the pre-flight cannot say clear: delete the branches no longer needed, then run it again`, 'the API');
+    }
     return {
         action,
         preflight: judgement.blockers.length > 0 ? 'blocked' : 'clear',

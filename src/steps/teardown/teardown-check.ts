@@ -8,9 +8,10 @@
  * the branch is `busy`, and a teardown now would meet 423 Locked.
  */
 import type { BranchesReader } from '../../api/resources/branches.js'
-import { ApiError } from '../../domain/errors.js'
+import { ApiError, UnrecoverableRequestError } from '../../domain/errors.js'
 import type { Branch, TeardownBranch } from '../../domain/schemas.js'
 import type { TeardownAction } from '../../domain/teardown-action.js'
+import { truncate } from '../../domain/untrusted-text.js'
 import {
   NoSuchBranchError,
   type ResolvingReader,
@@ -70,7 +71,15 @@ export async function checkTeardown(
     if (now === 'gone') return goneBeforeDelete(branch)
     fresh = await reader.getTeardownBranch(projectId, now.id)
   }
-  const judgement = judgeTeardown(action, fresh, (await reader.listBranches(projectId)).branches)
+  const { branches, cut } = await reader.listBranches(projectId)
+  const judgement = judgeTeardown(action, fresh, branches)
+  if (cut !== undefined && action === 'delete' && judgement.blockers.length === 0) {
+    throw new UnrecoverableRequestError(
+      `GET /projects/${projectId}/branches`,
+      `the list stopped (${cut}) before its end, so a child branch of ${truncate(fresh.name, 80)} beyond it would go unseen and block the delete; the pre-flight cannot say clear: delete the branches no longer needed, then run it again`,
+      'the API'
+    )
+  }
   return {
     action,
     preflight: judgement.blockers.length > 0 ? 'blocked' : 'clear',
