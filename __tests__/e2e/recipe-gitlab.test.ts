@@ -233,7 +233,10 @@ describe('the component, templates/gate.yml', () => {
     expect(imageProblem('node:24-slim', github)).toMatch(/has no git/)
     expect(imageProblem('node:22', `neon-operations-gate@${version}`)).toBeUndefined()
     expect(imageProblem('node:18', `neon-operations-gate@${version}`)).toMatch(
-      /no Node that engines names \(20, 22, 24\)/
+      /no Node that engines names \(22, 24\)/
+    )
+    expect(imageProblem('node:20', `neon-operations-gate@${version}`)).toMatch(
+      /no Node that engines names/
     )
     const script = (Object.values(componentJobs)[0] as { script: string[] }).script.join('\n')
     expect(script).toContain('npx --yes "neon-operations-gate@$NEON_GATE_VERSION" "$@"')

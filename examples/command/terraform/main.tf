@@ -1,6 +1,6 @@
 # Terraform: a Neon branch with its compute (Neon's provider, kislerdm/neon), gated before its
 # migrations run, and checked before it is deleted (gate.tf). The machine that runs `terraform
-# apply` and `terraform destroy` needs Node 20.20+, 22.22+ or 24 with npm, and git for a github:
+# apply` and `terraform destroy` needs Node 22.22.2+ or 24.15+ with npm, and git for a github:
 # package spec (the only one before the first release). docs/recipes.md explains each part.
 #
 # The API key is never a Terraform variable: both the provider and the gate read NEON_API_KEY from
