@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { COMMENT_TIME_LIMIT_MS } from '../../src/runner/pr-comment.js'
@@ -596,5 +597,57 @@ describe('the picture of the layers stays true', () => {
     )
     for (const name of [...folders, ...scripts])
       expect([name, development.includes(name)]).toEqual([name, true])
+  })
+})
+
+describe('what the docs say of the recipes, the recipes do', () => {
+  const gitlab = read('examples/command/gitlab-ci.yml')
+  const teardown = read('docs/teardown.md').replace(/\s+/g, ' ')
+  const stopJob = gitlab.split(/^stop-preview:/m)[1] ?? ''
+
+  it('the GitLab delete: as many attempts, as far apart, as the recipe makes', () => {
+    const attempts = /^ {2}NEON_DELETE_ATTEMPTS: '(\d+)'/m.exec(gitlab)?.[1]
+    const pause = /^ {2}NEON_DELETE_PAUSE: '(\d+)'/m.exec(gitlab)?.[1]
+    expect([attempts, pause]).toEqual([
+      expect.stringMatching(/^\d+$/),
+      expect.stringMatching(/^\d+$/)
+    ])
+    expect(teardown).toContain(
+      `makes up to ${attempts} delete attempts (\`NEON_DELETE_ATTEMPTS\`), ${pause} s apart`
+    )
+    // The stop job's loop is the one that counts them (the e2e test counts the DELETEs it sends).
+    expect(stopJob).toMatch(/for attempt in \$\(seq "\$NEON_DELETE_ATTEMPTS"\)/)
+    expect(teardown).not.toMatch(/retried twice/)
+  })
+
+  it('the GitLab stop job skips the delete on the variable and file the job really has', () => {
+    // Named in the docs as the job reads it: the component's dotenv file, not a variable of its own.
+    const said = /unless the gate's dotenv report, the file `\$(\w+)`, holds `(\w+)=(\w+)`/.exec(
+      teardown
+    )
+    expect(said?.slice(1)).toEqual(['NEON_GATE_DOTENV', 'GATE_PREFLIGHT', 'gone'])
+    expect(stopJob).toContain(`grep -qx 'GATE_PREFLIGHT=gone' "$NEON_GATE_DOTENV"`)
+    // The component's job sets that variable and gives it to --dotenv.
+    const component = read('templates/gate.yml')
+    expect(component).toContain("NEON_GATE_DOTENV: '$[[ inputs.dotenv ]]'")
+    expect(component).toContain('--dotenv "$NEON_GATE_DOTENV"')
+    expect(teardown).not.toContain('unless `$GATE_PREFLIGHT`')
+  })
+
+  it('docs/security.md pins this action to a tag only where the tag exists, else to a commit SHA', () => {
+    const security = read('docs/security.md')
+    const tags = execFileSync('git', ['tag', '--list'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+    const pins = [...security.matchAll(/neon-operations-gate@(<full commit SHA>|[^\s`)]+)/g)].map(
+      (m) => m[1]
+    )
+    expect(pins).toContain('<full commit SHA>')
+    expect(
+      pins.filter(
+        (ref) => ref !== '<full commit SHA>' && !/^[0-9a-f]{40}$/.test(ref) && !tags.includes(ref)
+      )
+    ).toEqual([])
+    expect(security).not.toMatch(/to a tag \(`@v\d+`\)/)
   })
 })
