@@ -36,12 +36,15 @@ import { ACTION_NAME, ACTION_VERSION } from '../../src/domain/version.js'
 const root = join(import.meta.dirname, '..', '..')
 const read = (name: string) => readFileSync(join(root, name), 'utf8')
 
-/** README.md, docs/*.md, SECURITY.md and CONTRIBUTING.md. */
+/** The quick starts, docs/quickstart/*.md: one a platform. */
+const QUICK_STARTS = ['github', 'gitlab', 'terraform'].map((name) => `docs/quickstart/${name}.md`)
+
+/** README.md, docs/*.md, the quick starts, SECURITY.md and CONTRIBUTING.md. */
 function markdownFiles(): string[] {
   const docs = readdirSync(join(root, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`)
-  return ['README.md', 'SECURITY.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...docs]
+  return ['README.md', 'SECURITY.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...docs, ...QUICK_STARTS]
 }
 
 /** Every workflow a user could copy: examples/ and the YAML blocks of the Markdown files. */
@@ -171,10 +174,7 @@ describe('documentation and metadata agree with the code', () => {
         text
       )
     )
-    expect(piped.map(([where]) => where).sort()).toEqual([
-      'examples/wait-for-api-call.yml',
-      'gitlab-ci.yml'
-    ])
+    expect(piped.map(([where]) => where).sort()).toEqual(['examples/wait-for-api-call.yml'])
   })
 
   it('README and action.yml give the same defaults, and they are the ones the code applies', () => {
@@ -472,7 +472,8 @@ describe('the users’ docs read easily', () => {
     'docs/teardown.md',
     'docs/troubleshooting.md',
     'docs/pull-requests.md',
-    'docs/security.md'
+    'docs/security.md',
+    ...QUICK_STARTS
   ]
 
   it('the sentence splitter counts what a reader reads', () => {
@@ -605,18 +606,11 @@ describe('what the docs say of the recipes, the recipes do', () => {
   const teardown = read('docs/teardown.md').replace(/\s+/g, ' ')
   const stopJob = gitlab.split(/^stop-preview:/m)[1] ?? ''
 
-  it('the GitLab delete: as many attempts, as far apart, as the recipe makes', () => {
-    const attempts = /^ {2}NEON_DELETE_ATTEMPTS: '(\d+)'/m.exec(gitlab)?.[1]
-    const pause = /^ {2}NEON_DELETE_PAUSE: '(\d+)'/m.exec(gitlab)?.[1]
-    expect([attempts, pause]).toEqual([
-      expect.stringMatching(/^\d+$/),
-      expect.stringMatching(/^\d+$/)
-    ])
-    expect(teardown).toContain(
-      `makes up to ${attempts} delete attempts (\`NEON_DELETE_ATTEMPTS\`), ${pause} s apart`
-    )
-    // The stop job's loop is the one that counts them (the e2e test counts the DELETEs it sends).
-    expect(stopJob).toMatch(/for attempt in \$\(seq "\$NEON_DELETE_ATTEMPTS"\)/)
+  it("the GitLab delete: Neon's CLI's attempts, as the docs count them (recipe-gitlab.test.ts counts the DELETEs)", () => {
+    expect(teardown).toMatch(/the stop job makes up to \d+ delete attempts, \d+ s apart/)
+    // The stop job deletes with Neon's CLI, which retries a 423 itself: no loop of its own.
+    expect(stopJob).toContain('neon_unless_gone branches delete "$NEON_BRANCH"')
+    expect(stopJob).not.toMatch(/for attempt in/)
     expect(teardown).not.toMatch(/retried twice/)
   })
 
@@ -649,5 +643,50 @@ describe('what the docs say of the recipes, the recipes do', () => {
       )
     ).toEqual([])
     expect(security).not.toMatch(/to a tag \(`@v\d+`\)/)
+  })
+})
+
+describe('the quick starts', () => {
+  const words = (file: string) => read(file).split(/\s+/).filter(Boolean).length
+
+  it('are one a platform, each at most 700 words (code included), and the only files of docs/quickstart/', () => {
+    expect(readdirSync(join(root, 'docs', 'quickstart')).sort()).toEqual(
+      QUICK_STARTS.map((file) => basename(file)).sort()
+    )
+    expect(QUICK_STARTS.map((file) => [file, words(file) <= 700])).toEqual(
+      QUICK_STARTS.map((file) => [file, true])
+    )
+    // The count is of what is there: a page twice as long would fail.
+    expect(words('docs/quickstart/github.md')).toBeGreaterThan(200)
+  })
+
+  it('each goes from nothing to create, gate, migrate, deploy and teardown, and links out for depth', () => {
+    for (const file of QUICK_STARTS) {
+      const text = read(file)
+      const headings = [...text.matchAll(/^## (.*)$/gm)].map((match) => match[1]).join(' / ')
+      expect([file, /what you need/i.test(headings), /teardown/i.test(headings)]).toEqual([
+        file,
+        true,
+        true
+      ])
+      for (const step of ['Create', 'Gate', 'Migrate'])
+        expect([file, step, text.includes(step)]).toEqual([file, step, true])
+      expect([file, /deploy/i.test(text)]).toEqual([file, true])
+      expect(text).toContain('](../troubleshooting.md)')
+      expect(text).toContain('](../recipes.md#')
+    }
+  })
+
+  it("the README's first screen links the three", () => {
+    const firstScreen = read('README.md').split('\n').slice(0, 15).join('\n')
+    for (const file of QUICK_STARTS) expect(firstScreen).toContain(`](${file})`)
+  })
+
+  it('the edge cases live in troubleshooting, not in the reference pages', () => {
+    for (const edge of ['ENOSPC', 'EBADF', 'full-width']) {
+      expect([edge, read('docs/troubleshooting.md').includes(edge)]).toEqual([edge, true])
+      for (const reference of ['docs/cli.md', 'docs/teardown.md'])
+        expect([edge, reference, read(reference).includes(edge)]).toEqual([edge, reference, false])
+    }
   })
 })
