@@ -273,7 +273,8 @@ describe('documentation and metadata agree with the code', () => {
     const files = [
       ...markdownFiles().filter((file) => file !== 'CHANGELOG.md'),
       'examples/command/gitlab-ci.yml',
-      'examples/command/terraform/gate.tf'
+      'examples/command/terraform/modules/neon-preview/gate.tf',
+      'examples/command/terraform/main.tf'
     ]
     const pinned = files.flatMap((file) =>
       [...read(file).matchAll(/neon-operations-gate(?:\/gate)?@(\d+\.\d+\.\d+)/g)].map(
