@@ -48,7 +48,7 @@ export interface WritingFront {
 export async function startWritingFront(
   world: World,
   server: ApiServer,
-  options: { databaseUrl: string; lockedDeletes?: number }
+  options: { databaseUrl: string; lockedDeletes?: number; port?: number }
 ): Promise<WritingFront> {
   const contract = await writesContract()
   const handle: WritingFront = {
@@ -78,7 +78,7 @@ export async function startWritingFront(
       response.end(JSON.stringify(own.body))
     })
   })
-  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => front.listen(options.port ?? 0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`
   Object.assign(handle, {
     apiHost: `${url}${BASE_PATH}`,
