@@ -48039,9 +48039,16 @@ function outputFileProblem(path, create = false) {
 async function publish(report, inputs, context, sinks) {
     const { logger, redact, toLog } = sinks;
     const line = run_report_errorLine(report);
-    if (line)
+    const annotations = annotationsFor(report);
+    // The step's failure is an annotation itself: one that says the same gives it its title, once.
+    const same = annotations.find((annotation) => annotation.message === line);
+    if (line && same) {
+        process.exitCode = ExitCode.Failure;
+        error(toLog(line), { title: toLog(same.title) });
+    }
+    else if (line)
         setFailed(toLog(line));
-    for (const annotation of annotationsFor(report)) {
+    for (const annotation of annotations.filter((each) => each !== same)) {
         error(toLog(annotation.message), { title: toLog(annotation.title) });
     }
     const { outputs, notes } = run_report_buildOutputs(report);

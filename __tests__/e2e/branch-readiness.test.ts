@@ -44,11 +44,10 @@ describe('the branch must be ready, not just created', () => {
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('timeout')
     expect(run.outputs.branch_state).toBe('init')
-    expect(run.stdout).toContain('::error::timeout ran out while branch slow is still init')
-    // The annotation names the branch, not "0 in flight".
-    expect(run.stdout).toContain(
+    // The error line is its annotation, once, titled with the branch, not "0 in flight".
+    expect(run.stdout.split('\n').filter((line) => line.includes('timeout ran out'))).toEqual([
       '::error title=timeout%3A branch slow is still init::timeout ran out while branch slow is still init'
-    )
+    ])
     expect(run.stdout).not.toContain('0 still in flight')
     expect(run.summary).toMatch(
       /<p><b>⌛ timeout<\/b> after [\d.]+ m?s: branch <code>slow<\/code> is still <code>init<\/code><\/p>/
@@ -78,8 +77,8 @@ describe('a branch the API states no state of is not ready', () => {
     expect(run.stdout).toContain(
       '::warning::Branch vague (br-vague-000001) is in an unknown state, no current_state; waiting until it is ready'
     )
-    expect(run.stdout).toContain(
-      '::error::timeout ran out while branch vague is still no current_state'
+    expect(run.stdout).toMatch(
+      /^::error title=[^:]+::timeout ran out while branch vague is still no current_state$/m
     )
   })
 })

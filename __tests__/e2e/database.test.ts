@@ -125,9 +125,11 @@ describe('the gate ends with a query that answered', () => {
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('failure')
     expect(run.outputs.database_state).toBe('refused')
-    expect(run.stdout).toContain(
-      `::error::No query answered: the database ${database.role} on 127.0.0.1 refused the role ${database.role} or its password: 28P01 "password authentication failed`
-    )
+    const refused = `No query answered: the database ${database.role} on 127.0.0.1 refused the role ${database.role} or its password: 28P01 "password authentication failed`
+    // The step's failure is its annotation: one line, titled.
+    expect(run.stdout.split('\n').filter((line) => line.includes(refused))).toEqual([
+      expect.stringMatching(/^::error title=[^:]+::No query answered/)
+    ])
     // The grace is 3 intervals of 1 s from the first attempt (exact on simulated time,
     // database-probe.test.ts); a failure long before the 2 minute timeout.
     expect(run.runningMs).toBeLessThan(30_000)
@@ -235,8 +237,8 @@ describe('what the probe counts as an answer, and when', () => {
     expect(run.outputs.database_ready_ms).toBe('')
     expect(wrong.queries).toEqual(['SELECT 1'])
     expect(run.summary).toContain('answered <code>SELECT 1</code> with “0”, not 1')
-    expect(run.stdout).toContain(
-      '::error::No query answered: the database app on 127.0.0.1 answered SELECT 1 with "0", not 1'
+    expect(run.stdout).toMatch(
+      /^::error title=[^:]+::No query answered: the database app on 127.0.0.1 answered SELECT 1 with "0", not 1$/m
     )
   })
 

@@ -5,9 +5,12 @@
  * its `<full commit SHA>` is the checked-out commit, and its `include: remote` (the component from
  * GitHub at that commit) is served from gitlab-ci-local's include cache, where the test puts
  * templates/gate.yml under that URL; the command comes from the packed tarball
- * (`--input version=file:…`). All of it offline. Neon's API is the local API server behind a front that creates, deletes and answers the
- * connection URI (support/neon/writes.ts, held to Neon's OpenAPI document); the database is the
- * suite's real PostgreSQL. curl runs through a wrapper that writes down its command lines, to show
+ * (`--input version=file:…`). All of it offline. Neon's CLI is the real one (the devDependency
+ * `neon`, as NEON_CLI), faked only at the HTTP level: NEON_API_HOST points it at the local API
+ * server behind a front that creates and deletes branches and answers the endpoints, databases and
+ * role password it builds a connection string from (support/neon/writes.ts, held to Neon's OpenAPI
+ * document). The database is the suite's real PostgreSQL, over TLS (its CA through
+ * NODE_EXTRA_CA_CERTS). The CLI runs through a wrapper that writes down its command lines, to show
  * that the key is never on one.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
@@ -43,6 +46,7 @@ import { KEYS, PROJECT } from '../support/neon/ids.js'
 const GITLAB_CI_LOCAL = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js')
 const RECIPE = join(root, 'examples', 'command', 'gitlab-ci.yml')
 const COMPONENT = join(root, 'templates', 'gate.yml')
+const NEON_CLI = join(root, 'node_modules', 'neon', 'dist', 'cli.js')
 /** The recipe's placeholder for the commit it pins, and its include of the component at it. */
 const SHA = '<full commit SHA>'
 const REMOTE = `https://raw.githubusercontent.com/OWNER/neon-operations-gate/${SHA}/templates/gate.yml`
@@ -111,25 +115,26 @@ function repository(dir: string, recipe: string): string {
   return repo
 }
 
-/** A folder with `curl` that writes its command line into `argv.log`, then runs the real curl. */
-function recordingCurl(dir: string): { bin: string; log: string } {
-  const bin = join(dir, 'bin')
-  const log = join(dir, 'curl-argv.log')
-  const real = execFileSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim()
-  mkdirSync(bin, { recursive: true })
+/**
+ * Neon's CLI as NEON_CLI runs it (the devDependency, on this Node), through a wrapper that writes
+ * its command line into `neon-argv.log` first.
+ */
+function recordingNeon(dir: string): { cli: string; log: string } {
+  const cli = join(dir, 'neon-cli')
+  const log = join(dir, 'neon-argv.log')
   writeFileSync(
-    join(bin, 'curl'),
-    `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(real)} "$@"\n`
+    cli,
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(NEON_CLI)} "$@"\n`
   )
-  chmodSync(join(bin, 'curl'), 0o755)
-  writeFileSync(log, '')
-  return { bin, log }
+  chmodSync(cli, 0o755)
+  if (!existsSync(log)) writeFileSync(log, '')
+  return { cli, log }
 }
 
 /**
  * A pipeline of `recipe` with these `variables`, as GitLab would run it: its jobs on this machine's
  * shell, the command from the packed tarball, offline; its output, every job's log, the dotenv
- * reports and every command line curl was given. `jobs` names the jobs to run (a manual one
+ * reports and every command line Neon's CLI was given. `jobs` names the jobs to run (a manual one
  * included), instead of the whole pipeline; a second run in the same `dir` uses the same
  * repository, as GitLab runs the stop job of a pipeline that ran earlier.
  */
@@ -141,8 +146,9 @@ async function runPipeline(
 ) {
   const repo = existsSync(join(dir, 'repo')) ? join(dir, 'repo') : repository(dir, recipe)
   mkdirSync(join(dir, 'home'), { recursive: true })
-  const curl = recordingCurl(dir)
+  const neon = recordingNeon(dir)
   const all = {
+    NEON_CLI: neon.cli,
     ...variables,
     // npx installs the packed tarball, and nothing from the registry.
     npm_config_offline: 'true',
@@ -150,7 +156,11 @@ async function runPipeline(
   }
   const run = await runCommandBundle(
     [],
-    { HOME: join(dir, 'home'), PATH: `${curl.bin}:${process.env.PATH}` },
+    {
+      HOME: join(dir, 'home'),
+      // The suite's PostgreSQL serves a certificate of this CA: the URL's sslmode=require holds.
+      NODE_EXTRA_CA_CERTS: join(root, '__tests__', 'support', 'tls', 'postgres-ca.pem')
+    },
     {
       program: [
         process.execPath,
@@ -173,12 +183,24 @@ async function runPipeline(
   const logs = readdirSync(join(state, 'output'))
     .map((file) => readFileSync(join(state, 'output', file), 'utf8'))
     .join('\n')
-  const dotenv = readdirSync(join(state, 'artifacts'), { recursive: true, encoding: 'utf8' })
+  const artifacts = join(state, 'artifacts')
+  const dotenv = (
+    existsSync(artifacts) ? readdirSync(artifacts, { recursive: true, encoding: 'utf8' }) : []
+  )
     .filter((file) => file.endsWith('.env'))
     .map((file) => readFileSync(join(state, 'artifacts', file), 'utf8'))
     .join('\n')
-  const curlArgv = readFileSync(curl.log, 'utf8')
-  return { ...run, output: run.stdout + run.stderr, logs, dotenv, curlArgv }
+  const neonArgv = readFileSync(neon.log, 'utf8')
+  return { ...run, output: run.stdout + run.stderr, logs, dotenv, neonArgv }
+}
+
+/** The recipe's NEON_DATABASE and NEON_ROLE: the names of the database the front points at. */
+const databaseNames = (front: WritingFront) => {
+  const url = new URL(front.databaseUrl)
+  return {
+    NEON_DATABASE: decodeURIComponent(url.pathname.slice(1)),
+    NEON_ROLE: decodeURIComponent(url.username)
+  }
 }
 
 /**
@@ -233,7 +255,10 @@ describe('the component, templates/gate.yml', () => {
     expect(imageProblem('node:24-slim', github)).toMatch(/has no git/)
     expect(imageProblem('node:22', `neon-operations-gate@${version}`)).toBeUndefined()
     expect(imageProblem('node:18', `neon-operations-gate@${version}`)).toMatch(
-      /no Node that engines names \(20, 22, 24\)/
+      /no Node that engines names \(22, 24\)/
+    )
+    expect(imageProblem('node:20', `neon-operations-gate@${version}`)).toMatch(
+      /no Node that engines names/
     )
     const script = (Object.values(componentJobs)[0] as { script: string[] }).script.join('\n')
     expect(script).toContain('npx --yes "neon-operations-gate@$NEON_GATE_VERSION" "$@"')
@@ -275,7 +300,7 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
       before: 'delete',
       branch: gate.branch
     })
-    // Every job runs on node:24 (curl, node, git): the component's default image too, which has
+    // Every job runs on node:24 (npx, node, git): the component's default image too, which has
     // the git that npm needs for a github: version.
     for (const include of [gate, beforeDelete]) expect(include.image).toBeUndefined()
     expect(
@@ -298,6 +323,103 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
     })
   })
 
+  /** Every distinct shell script of a parsed pipeline: script and before_script entries. */
+  const shellOf = (pipeline: Record<string, Job>) => [
+    ...new Set(
+      Object.values(pipeline).flatMap((job) =>
+        typeof job === 'object' && job !== null
+          ? (['before_script', 'script'] as const).flatMap((key) =>
+              Array.isArray(job[key])
+                ? (job[key] as unknown[]).filter((item) => typeof item === 'string')
+                : []
+            )
+          : []
+      )
+    )
+  ]
+
+  it("uses Neon's CLI for every call to Neon's API (no HTTP written by hand), in at most 60 lines of shell", () => {
+    const scripts = shellOf(recipe) as string[]
+    const lines = scripts
+      .flatMap((script) => script.split('\n'))
+      .filter((line) => line.trim() !== '')
+    expect(lines.length).toBeLessThanOrEqual(60)
+    expect(lines.length).toBeGreaterThan(20)
+    const text = readFileSync(RECIPE, 'utf8')
+    expect(text).not.toMatch(/\bcurl\b|\bwget\b|fetch\(|\/api\/v2\/projects|connection_uri/)
+    expect(recipe.variables).toMatchObject({ NEON_CLI: 'npx --yes neon@6.2.3' })
+    // The version NEON_CLI runs is the one the suite runs.
+    const devDependencies = (
+      JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+        devDependencies: Record<string, string>
+      }
+    ).devDependencies
+    expect(recipe.variables).toMatchObject({ NEON_CLI: `npx --yes neon@${devDependencies.neon}` })
+    for (const command of [
+      'branches get',
+      'branches create',
+      'branches delete',
+      'connection-string'
+    ])
+      expect([
+        command,
+        text.includes(`neon_unless_gone ${command}`) || text.includes(`neon ${command}`)
+      ]).toEqual([command, true])
+    // The key reaches the CLI from the environment only.
+    expect(text).not.toMatch(/--api-key/)
+  })
+
+  it('one pipeline per merge request at a time: each job that changes the branch or its database takes its resource_group; GitLab 17.0 or later', () => {
+    for (const job of ['create-branch', 'migrate', 'deploy', 'stop-preview'])
+      expect([job, recipe[job].resource_group]).toEqual([job, 'preview/mr-$CI_MERGE_REQUEST_IID'])
+    expect(readFileSync(RECIPE, 'utf8')).toContain(
+      'Needs GitLab 17.0 or later (include: with inputs)'
+    )
+  })
+
+  it('the mirror form is the same pipeline, whole: only the component, the command and their comments differ', () => {
+    const mirrorText = readFileSync(
+      join(root, 'examples', 'command', 'gitlab-ci-mirror.yml'),
+      'utf8'
+    )
+    const mirror = parse(mirrorText, { customTags: [referenceTag] }) as Record<string, Job>
+    const includes = mirror.include as unknown as {
+      project: string
+      ref: string
+      file: string
+      inputs: Record<string, string>
+    }[]
+    expect(includes.map(({ project, ref, file }) => [project, ref, file])).toEqual([
+      ['your-group/neon-operations-gate', SHA, 'templates/gate.yml'],
+      ['your-group/neon-operations-gate', SHA, 'templates/gate.yml']
+    ])
+    expect(includes.map((include) => include.inputs.version)).toEqual([
+      'file:neon-operations-gate.tgz',
+      'file:neon-operations-gate.tgz'
+    ])
+    // Each job that runs the gate fetches the tarball first, with the job token off its command line.
+    const fetch = (mirror['.neon-gate-tarball'].script as string[])[0]
+    expect(fetch).toContain('printf \'header = "JOB-TOKEN: %s"\\n\' "$CI_JOB_TOKEN" |')
+    expect(fetch).toContain('--output neon-operations-gate.tgz')
+    expect((mirror['neon-gate'].before_script as string[])[0]).toBe(fetch)
+    expect((mirror['stop-preview'].script as string[])[0]).toBe(fetch)
+    // Everything else is the recipe's.
+    const withoutSources = (pipeline: Record<string, Job>) => {
+      const copy = structuredClone(pipeline)
+      delete copy.include
+      delete copy['.neon-gate-tarball']
+      delete (copy.variables as Record<string, string>).NEON_GATE_TARBALL_URL
+      copy['neon-gate'].before_script = (copy['neon-gate'].before_script as string[]).filter(
+        (item) => item !== fetch
+      )
+      copy['stop-preview'].script = (copy['stop-preview'].script as unknown[]).filter(
+        (item) => item !== fetch
+      )
+      return copy
+    }
+    expect(withoutSources(mirror)).toEqual(withoutSources(recipe))
+  })
+
   /** A merge-request pipeline of the recipe for !`mr`, as GitLab would run it (or only `jobs`). */
   const pipeline = (dir: string, front: WritingFront, mr: number, jobs: string[] = []) => {
     mkdirSync(dir, { recursive: true })
@@ -310,9 +432,9 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
         NEON_API_KEY: KEYS.organization,
         NEON_PROJECT_ID: PROJECT,
         NEON_API_HOST: front.apiHost,
+        ...databaseNames(front),
         MIGRATE: migration(dir),
-        DEPLOY: deployment(dir),
-        NEON_DELETE_PAUSE: '0'
+        DEPLOY: deployment(dir)
       },
       jobs
     )
@@ -320,8 +442,7 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
 
   it('a merge request from its first push to its end: created, gated, migrated, deployed with its database; found again on every page; deleted by the stop job after a 423; gone the second time', async () => {
     const { world, server } = await branches()
-    // Branches whose names hold the merge request's, one a page: only the exact name counts.
-    world.branchesPageCap = 1
+    // Branches whose names hold the merge request's: only the exact name counts.
     for (const name of ['preview/mr-120', 'preview/mr-121'])
       world.addBranch(PROJECT, {
         id: `br-${name.slice(8)}-000001`,
@@ -352,14 +473,17 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
       expect(first.code).toBe(0)
       const created = world.branchesOf(PROJECT).filter((branch) => branch.name === 'preview/mr-12')
       expect(created).toHaveLength(1)
-      expect(first.output).toContain(`branch preview/mr-12: ${created[0].id}`)
+      expect(first.output).toContain('branch preview/mr-12: created')
       expect(first.output).toMatch(/^migrate\s+> gate success, branch ready, database ready$/m)
       expect(first.output).toMatch(/^migrate\s+> migrated$/m)
       // The deploy got the database URL, and the database had been migrated.
       expect(first.output).toMatch(/^deploy\s+> deployed on a database migrated 1 times$/m)
       expect(await migrations(database.url())).toBe(1)
 
-      // The next push, after a newer branch whose name holds this one's: found on a later page.
+      // The next push, after a newer branch whose name holds this one's, one branch a page: found
+      // on a later page. (Only now: `neon branches create` looks for the parent, the default
+      // branch, on the first page alone; docs/recipes.md says so.)
+      world.branchesPageCap = 1
       world.addBranch(PROJECT, {
         id: 'br-123-000001',
         name: 'preview/mr-123',
@@ -367,18 +491,18 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
       })
       const second = await pipeline(join(dir, 'second'), front, 12)
       expect([second.code, jobExit(second.output, 'deploy')]).toEqual([0, '0'])
+      expect(second.output).toContain('branch preview/mr-12: found')
       expect(front.answered.filter((call) => call.startsWith('POST'))).toEqual([
         `POST /projects/${PROJECT}/branches`
       ])
       expect(await migrations(database.url())).toBe(2)
 
       // The merge request is merged: GitLab runs the environment's stop job. The delete meets
-      // 423 Locked once (work started after the check) and is tried again.
+      // 423 Locked once (work started after the check), and Neon's CLI tries it again.
       const stop = await pipeline(join(dir, 'second'), front, 12, ['stop-preview'])
       expect([stop.code, jobExit(stop.output, 'stop-preview')]).toEqual([0, '0'])
       expect(stop.output).toMatch(/^stop-preview\s+> .*success/m)
-      expect(stop.output).toMatch(/^stop-preview\s+> 423 Locked: work started on the project/m)
-      expect(stop.output).toContain(`branch preview/mr-12 (${created[0].id}) deleted`)
+      expect(stop.output).toContain('branch preview/mr-12 deleted')
       expect(stop.dotenv).toContain('GATE_PREFLIGHT=clear')
       expect(world.branchesOf(PROJECT).some((branch) => branch.name === 'preview/mr-12')).toBe(
         false
@@ -396,14 +520,13 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
       expect(front.answered.filter((call) => call.startsWith('DELETE'))).toHaveLength(2)
 
       expect(front.violations).toEqual([])
-      // The key is on no command line (curl read it from its standard input); the key and the
+      // The key is on no command line (Neon's CLI read it from NEON_API_KEY); the key and the
       // database password reach no log, no output and no dotenv report.
-      for (const run of [first, second, stop]) {
-        expect(run.curlArgv).toContain(`${front.apiHost}/projects/${PROJECT}/branches`)
-      }
+      expect(first.neonArgv).toContain('branches create --name preview/mr-12')
+      expect(stop.neonArgv).toContain('branches delete preview/mr-12')
       for (const run of [first, second, stop, again]) {
         for (const secret of secretForms(KEYS.organization)) {
-          expect(run.curlArgv).not.toContain(secret)
+          expect(run.neonArgv).not.toContain(secret)
         }
         for (const secret of [KEYS.organization, password].flatMap(secretForms)) {
           expect(run.output + run.logs + run.dotenv).not.toContain(secret)
@@ -435,7 +558,7 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
       expect(front.answered.filter((call) => call.startsWith('POST'))).toEqual([])
       expect(await migrations(database.url())).toBe(0)
       for (const secret of secretForms(KEYS.organization)) {
-        expect(run.output + run.logs + run.dotenv + run.curlArgv).not.toContain(secret)
+        expect(run.output + run.logs + run.dotenv + run.neonArgv).not.toContain(secret)
       }
     })
   }, 120_000)
@@ -463,7 +586,56 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
       expect(front.answered.filter((call) => call.startsWith('DELETE'))).toEqual([])
       expect(world.branchesOf(PROJECT).map((branch) => branch.id)).toContain('br-preview-mr-8')
       for (const secret of secretForms(KEYS.organization)) {
-        expect(run.output + run.logs + run.dotenv + run.curlArgv).not.toContain(secret)
+        expect(run.output + run.logs + run.dotenv + run.neonArgv).not.toContain(secret)
+      }
+    })
+  }, 120_000)
+})
+
+describe('GitLab CI: the delete after the check, as many times as docs/teardown.md says', () => {
+  /** "makes up to N delete attempts, S s apart": what the docs promise of the recipe. */
+  const [attempts, pause] = (
+    /makes up to (\d+) delete attempts, (\d+) s apart/.exec(
+      readFileSync(join(root, 'docs', 'teardown.md'), 'utf8').replace(/\s+/g, ' ')
+    ) ?? []
+  )
+    .slice(1)
+    .map(Number)
+
+  it('a project that stays locked: exactly that many DELETEs, that far apart, then the stop job fails and the branch stays', async () => {
+    expect(attempts).toBeGreaterThan(1)
+    const { world, server } = await serve()
+    world.addBranch(PROJECT, { id: 'br-preview-mr-9', name: 'preview/mr-9' })
+    const database = await freshDatabase('unused-password')
+    const front = await startWritingFront(world, server, {
+      databaseUrl: database.url(),
+      lockedDeletes: attempts + 5
+    })
+    fronts.push(front)
+    await inTempDir(async (dir) => {
+      const started = Date.now()
+      const run = await runPipeline(
+        dir,
+        RECIPE,
+        {
+          CI_PIPELINE_SOURCE: 'merge_request_event',
+          CI_MERGE_REQUEST_IID: '9',
+          NEON_API_KEY: KEYS.organization,
+          NEON_PROJECT_ID: PROJECT,
+          NEON_API_HOST: front.apiHost,
+          ...databaseNames(front)
+        },
+        ['stop-preview']
+      )
+      expect([run.code, jobExit(run.output, 'stop-preview')]).toEqual([0, '1'])
+      expect(front.answered).toEqual(
+        Array(attempts).fill(`DELETE /projects/${PROJECT}/branches/br-preview-mr-9`)
+      )
+      // The pauses: a floor only (the wall clock may be slow, never fast).
+      expect(Date.now() - started).toBeGreaterThanOrEqual((attempts - 1) * pause * 1000)
+      expect(world.branchesOf(PROJECT).map((branch) => branch.id)).toContain('br-preview-mr-9')
+      for (const secret of secretForms(KEYS.organization)) {
+        expect(run.output + run.logs + run.dotenv + run.neonArgv).not.toContain(secret)
       }
     })
   }, 120_000)

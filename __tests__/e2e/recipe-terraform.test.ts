@@ -1,13 +1,16 @@
 /*
- * The Terraform recipe, examples/command/terraform/, as far as this machine allows: the gate and
- * the migrations on apply, the gate with --before delete on destroy. Neon's provider
- * (kislerdm/neon) cannot be downloaded here (no registry but npm's), so its part, main.tf, is
- * checked statically: `terraform fmt -check` parses both files, main.tf names the provider and
- * defines every `local.neon_*` that gate.tf reads. gate.tf, the gate and the migrations, runs for
- * real with `terraform apply` (terraform_data is built in: init downloads nothing), over a
- * stand-in for main.tf that gives the same locals from variables: the command against the local
- * API server, the database check and the migrations on the suite's real PostgreSQL. Where no
- * `terraform` is on the PATH, its tests fail under CI=true and are skipped elsewhere (itWith).
+ * The Terraform recipe, examples/command/terraform/, as far as this machine allows: a root module
+ * (main.tf: the provider, and the module under for_each) and the module modules/neon-preview/ (the
+ * gate and the migrations on apply, the gate with --before delete on destroy). Neon's provider
+ * (kislerdm/neon) cannot be downloaded here (no registry but npm's), so neither `terraform init`
+ * nor `terraform validate` can run on the recipe as written: its provider parts are checked
+ * statically (`terraform fmt -check` parses every file; the module has no provider block, declares
+ * what the root passes and reads, and defines every `local.neon_*`). The module's gate.tf and
+ * outputs.tf run for real with `terraform apply` (terraform_data is built in: init downloads
+ * nothing), over a stand-in for main.tf that gives the same locals from variables, alone and as a
+ * module under for_each: the command against the local API server, the database check and the
+ * migrations on the suite's real PostgreSQL. Where no `terraform` is on the PATH, its tests fail
+ * under CI=true and are skipped elsewhere (itWith).
  */
 import { describe, expect, it } from '@jest/globals'
 import {
@@ -34,10 +37,17 @@ import {
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 const RECIPE = join(root, 'examples', 'command', 'terraform')
+const MODULE = join('modules', 'neon-preview')
 const read = (file: string) => readFileSync(join(RECIPE, file), 'utf8')
+/** The module's files that run here, without the provider: all but main.tf. */
+const RUNNABLE = ['gate.tf', 'outputs.tf']
 const withTerraform = itWith('terraform')
 
-/** main.tf's part for the test: the branch and its database URL, given as variables. */
+/**
+ * main.tf's part for the test: the branch and its database URL, given as variables, and a stand-in
+ * for the compute, ordered as main.tf orders neon_endpoint (replaced with the branch, created after
+ * and destroyed before neon_endpoint_deleted).
+ */
 const STAND_IN = `
 variable "project_id" {
   type = string
@@ -49,12 +59,29 @@ variable "database_url" {
   type      = string
   sensitive = true
 }
+resource "terraform_data" "endpoint" {
+  triggers_replace = [var.branch_id]
+  input            = var.branch_id
+  depends_on       = [terraform_data.neon_endpoint_deleted]
+}
 locals {
-  neon_project_id   = var.project_id
-  neon_branch_id    = var.branch_id
-  neon_database_url = var.database_url
+  neon_project_id = var.project_id
+  neon_branch_id  = var.branch_id
+  # Known once the compute is, as main.tf's (it names the compute's host); not in the state.
+  neon_database_url = terraform_data.endpoint.output == var.branch_id ? var.database_url : ""
 }
 `
+
+/** The module's runnable files and the stand-in, into `work`. */
+const copyModule = (work: string) => {
+  mkdirSync(work, { recursive: true })
+  for (const file of RUNNABLE) copyFileSync(join(RECIPE, MODULE, file), join(work, file))
+  writeFileSync(join(work, 'neon.tf'), STAND_IN)
+}
+
+/** Terraform's blocks of a kind in a file: `variable "x" {…}` → x. */
+const declared = (text: string, kind: string) =>
+  [...text.matchAll(new RegExp(`^${kind} "(\\w+)" \\{`, 'gm'))].map((match) => match[1]).sort()
 
 const environment = (dir: string, env: Record<string, string>) => ({
   HOME: dir,
@@ -71,27 +98,65 @@ const terraformRun = (dir: string, cwd: string, env: Record<string, string>, arg
     cwd
   })
 
-describe('Terraform: main.tf, the provider part, checked statically', () => {
-  const main = read('main.tf')
+describe('Terraform: the root and the module, checked statically', () => {
+  const rootMain = read('main.tf')
+  const main = read(join(MODULE, 'main.tf'))
+  const moduleText = ['main.tf', ...RUNNABLE].map((file) => read(join(MODULE, file))).join('\n')
+  const moduleBlock = /^module "preview" \{([\s\S]*?)\n\}/m.exec(rootMain)?.[1] ?? ''
 
-  withTerraform('terraform fmt -check parses and passes both files', async () => {
+  withTerraform("terraform fmt -check parses and passes every file, the module's too", async () => {
     await inTempDir(async (dir) => {
-      const run = await terraformRun(dir, RECIPE, {}, ['fmt', '-check', '-diff'])
+      const run = await terraformRun(dir, RECIPE, {}, ['fmt', '-check', '-diff', '-recursive'])
       expect([run.code, run.stdout]).toEqual([0, ''])
     })
   })
 
-  it("names Neon's provider with a version, and creates the branch and its compute", () => {
-    expect(main).toMatch(/source {2}= "kislerdm\/neon"\n\s+version = "~> 0\.15\.0"/)
+  it('the module has no provider block (it could not run under for_each), and the root has the only one', () => {
+    expect(readdirSync(join(RECIPE, MODULE)).sort()).toEqual(['gate.tf', 'main.tf', 'outputs.tf'])
+    expect(moduleText).not.toMatch(/^\s*provider\s+"/m)
+    expect(rootMain.match(/^provider "neon" \{\}/gm)).toHaveLength(1)
+  })
+
+  it("names Neon's provider with a version in both, and the module creates the branch and its compute", () => {
+    for (const text of [rootMain, main])
+      expect(text).toMatch(/source {2}= "kislerdm\/neon"\n\s+version = "~> 0\.15\.0"/)
     expect(main).toContain('resource "neon_branch" "preview"')
     expect(main).toMatch(
       /resource "neon_endpoint" "preview" \{[^}]*branch_id {2}= neon_branch\.preview\.id/
     )
   })
 
-  it('defines every local that gate.tf reads, as the stand-in does', () => {
+  it('the root calls the module under for_each, passing only what it declares and every input it has no default for', () => {
+    expect(moduleBlock).toMatch(/^\s+source {3}= "\.\/modules\/neon-preview"$/m)
+    expect(moduleBlock).toMatch(/^\s+for_each = var\.branches$/m)
+    const passed = [...moduleBlock.matchAll(/^ {2}(\w+)\s*=/gm)]
+      .map((match) => match[1])
+      .filter((name) => !['source', 'for_each'].includes(name))
+      .sort()
+    const variables = declared(moduleText, 'variable')
+    expect(passed.filter((name) => !variables.includes(name))).toEqual([])
+    const required = variables.filter(
+      (name) => !new RegExp(`variable "${name}" \\{[^}]*?\\n {2}default\\s*=`).test(moduleText)
+    )
+    expect(required).toEqual(['branch_name', 'neon_gate', 'project_id'])
+    expect(required.filter((name) => !passed.includes(name))).toEqual([])
+  })
+
+  it('the module gives the outputs the root reads: the branch, its database URL (sensitive), the migrations', () => {
+    const outputs = read(join(MODULE, 'outputs.tf'))
+    expect(declared(outputs, 'output')).toEqual(['branch_id', 'database_url', 'migrated'])
+    expect(/output "database_url" \{[^}]*sensitive {3}= true/.exec(outputs)).not.toBeNull()
+    const readByRoot = [...rootMain.matchAll(/\bpreview\.(\w+)/g)].map((match) => match[1])
+    expect(readByRoot.sort()).toEqual(['branch_id', 'database_url'])
+  })
+
+  it('defines every local that gate.tf and outputs.tf read, as the stand-in does', () => {
     const used = [
-      ...new Set([...read('gate.tf').matchAll(/\blocal\.([a-z_]*[a-z])\b/g)].map((m) => m[1]))
+      ...new Set(
+        RUNNABLE.flatMap((file) =>
+          [...read(join(MODULE, file)).matchAll(/\blocal\.([a-z_]*[a-z])\b/g)].map((m) => m[1])
+        )
+      )
     ]
     const defined = (text: string) =>
       [...(/locals \{([\s\S]*?)\n\}/.exec(text)?.[1] ?? '').matchAll(/^ {2}(\w+)\s*=/gm)]
@@ -101,10 +166,24 @@ describe('Terraform: main.tf, the provider part, checked statically', () => {
     expect(defined(main)).toEqual(used)
     expect(defined(STAND_IN)).toEqual(used)
   })
+
+  it("orders the compute's delete before a check, and the check before the branch's delete (no 423 Locked)", () => {
+    const endpoint = /resource "neon_endpoint" "preview" \{[\s\S]*?\n\}/.exec(main)?.[0] ?? ''
+    expect(endpoint).toContain('depends_on = [terraform_data.neon_endpoint_deleted]')
+    // The check reads the branch only: through local.neon_branch_id, which is the branch's id.
+    expect(main).toMatch(/^ {2}neon_branch_id {2}= neon_branch\.preview\.id$/m)
+    const check =
+      /resource "terraform_data" "neon_endpoint_deleted" \{[\s\S]*?\n\}/.exec(
+        read(join(MODULE, 'gate.tf'))
+      )?.[0] ?? ''
+    expect(check).toContain('when    = destroy')
+    expect(check).toContain('--before delete')
+    expect(check).not.toMatch(/neon_database_url|neon_endpoint\.|depends_on/)
+  })
 })
 
 describe('Terraform: gate.tf as written', () => {
-  const gate = read('gate.tf')
+  const gate = read(join(MODULE, 'gate.tf'))
 
   it("keeps the database URL in a file of each resource's own, so that instances side by side (for_each) never read each other's", () => {
     const files = [...gate.matchAll(/URL_FILE\s*=\s*"([^"]+)"/g)].map((match) => match[1])
@@ -121,7 +200,7 @@ describe('Terraform: gate.tf as written', () => {
 
   it('runs the commands through a shell, so that quotes in them work', () => {
     expect(gate).toContain('DATABASE_URL="$(cat "$URL_FILE")" sh -c "$MIGRATE"')
-    expect(gate.match(/sh -c "\$NEON_GATE"' "\$@"' neon-gate/g)).toHaveLength(2)
+    expect(gate.match(/sh -c "\$NEON_GATE"' "\$@"' neon-gate/g)).toHaveLength(3)
     expect(gate).not.toMatch(/^\s*\$(MIGRATE|NEON_GATE)\b/m)
   })
 
@@ -136,9 +215,11 @@ describe('Terraform: gate.tf as written', () => {
   })
 
   it('asks for neon_gate plainly: nothing is on npm before the first release', () => {
-    const variable = /variable "neon_gate" \{[\s\S]*?\n\}/.exec(gate)![0]
-    expect(variable).not.toContain('default')
-    expect(variable).toContain('github:OWNER/neon-operations-gate#<full commit SHA>')
+    for (const text of [gate, read('main.tf')]) {
+      const variable = /variable "neon_gate" \{[\s\S]*?\n\}/.exec(text)![0]
+      expect(variable).not.toContain('default')
+      expect(variable).toContain('github:OWNER/neon-operations-gate#<full commit SHA>')
+    }
   })
 })
 
@@ -153,9 +234,7 @@ describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
       const database = await freshDatabase(password)
       await inTempDir(async (dir) => {
         const work = join(dir, 'work')
-        mkdirSync(work)
-        copyFileSync(join(RECIPE, 'gate.tf'), join(work, 'gate.tf'))
-        writeFileSync(join(work, 'neon.tf'), STAND_IN)
+        copyModule(work)
         const apply = (branchId: string) =>
           terraformRun(
             dir,
@@ -191,9 +270,13 @@ describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
 
         const replaced = await apply(other)
         expect(replaced.code).toBe(0)
-        // The gate, the migrations and the check before a delete, each for the new branch; the
-        // old branch was checked first (the provider would delete it next).
-        expect(replaced.stdout).toContain('3 added, 0 changed, 3 destroyed')
+        // The gate, the migrations, the compute (the stand-in's) and both checks before a delete,
+        // each for the new branch; the old branch was checked first, and again once its compute
+        // was gone (the provider would delete the branch next).
+        expect(replaced.stdout).toContain('5 added, 0 changed, 5 destroyed')
+        expect(replaced.stdout).toMatch(
+          /terraform_data\.endpoint: Destruction complete[\s\S]*terraform_data\.neon_endpoint_deleted \(local-exec\): .*br-ready-000007.*can be deleted now/
+        )
         expect(replaced.stdout).toMatch(
           /terraform_data\.neon_teardown \(local-exec\): .*br-ready-000007.*can be deleted now/
         )
@@ -209,7 +292,13 @@ describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
         expect(
           readdirSync(work).filter((file) => file.startsWith('.neon-') && file.endsWith('.url'))
         ).toEqual([])
-        const state = readFileSync(join(work, 'terraform.tfstate'), 'utf8')
+        // The module's database_url output is the URL, for a deploy: the state keeps it as the
+        // provider's own state does (docs/recipes.md), marked sensitive. The resources keep none.
+        const { outputs, ...resources } = JSON.parse(
+          readFileSync(join(work, 'terraform.tfstate'), 'utf8')
+        ) as { outputs: Record<string, { sensitive?: boolean }> }
+        expect(outputs.database_url.sensitive).toBe(true)
+        const state = JSON.stringify(resources)
         for (const run of [first, again, replaced, failed]) {
           for (const secret of [KEYS.organization, password].flatMap(secretForms)) {
             expect(run.stdout + run.stderr + state).not.toContain(secret)
@@ -237,9 +326,7 @@ describe('Terraform: gate.tf, destroyed', () => {
       await inTempDir(async (dir) => {
         const run = async (work: string, branchId: string, command: string) => {
           if (!existsSync(work)) {
-            mkdirSync(work)
-            copyFileSync(join(RECIPE, 'gate.tf'), join(work, 'gate.tf'))
-            writeFileSync(join(work, 'neon.tf'), STAND_IN)
+            copyModule(work)
             expect((await terraformRun(dir, work, {}, ['init', '-input=false'])).code).toBe(0)
           }
           return terraformRun(
@@ -279,7 +366,11 @@ describe('Terraform: gate.tf, destroyed', () => {
         expect(cleared.stdout).toMatch(
           /terraform_data\.neon_teardown \(local-exec\): .*can be deleted now/
         )
-        expect(cleared.stdout).toContain('Destroy complete! Resources: 2 destroyed.')
+        expect(cleared.stdout).toContain('Destroy complete! Resources: 4 destroyed.')
+        // The compute goes first, then the check that its delete is done, and only then the branch.
+        expect(cleared.stdout).toMatch(
+          /terraform_data\.endpoint: Destruction complete[\s\S]*terraform_data\.neon_endpoint_deleted \(local-exec\): .*can be deleted now/
+        )
 
         // A branch deleted meanwhile (by hand, say): nothing to delete, and the destroy passes.
         const goneDir = join(dir, 'gone')
@@ -302,5 +393,96 @@ describe('Terraform: gate.tf, destroyed', () => {
       })
     },
     180_000
+  )
+})
+
+describe('Terraform: the module under for_each', () => {
+  withTerraform(
+    "two instances side by side: each gates and migrates its own branch's database; removing a key checks and destroys that one only",
+    async () => {
+      const { world, server, ready } = await branches()
+      const other = 'br-ready-000009'
+      world.addBranch(PROJECT, { id: other, name: 'ready-two' })
+      const first = await freshDatabase('terraform-each-one')
+      const second = await freshDatabase('terraform-each-two')
+      await inTempDir(async (dir) => {
+        const work = join(dir, 'work')
+        copyModule(join(work, MODULE))
+        // The root as main.tf calls the module, with the stand-in's inputs for the provider's.
+        writeFileSync(
+          join(work, 'main.tf'),
+          `
+variable "branches" {
+  type = map(string)
+}
+variable "database_urls" {
+  type      = map(string)
+  sensitive = true
+}
+variable "neon_gate" {
+  type = string
+}
+variable "migrate_command" {
+  type = string
+}
+module "preview" {
+  source   = "./modules/neon-preview"
+  for_each = var.branches
+
+  project_id      = "${PROJECT}"
+  branch_id       = each.value
+  database_url    = var.database_urls[each.key]
+  neon_gate       = var.neon_gate
+  migrate_command = var.migrate_command
+}
+output "branch_ids" {
+  value = { for key, preview in module.preview : key => preview.branch_id }
+}
+`
+        )
+        expect((await terraformRun(dir, work, {}, ['init', '-input=false'])).code).toBe(0)
+        const apply = (keys: Record<string, string>) =>
+          terraformRun(
+            dir,
+            work,
+            {
+              TF_VAR_neon_gate: gateCommandLine(server),
+              TF_VAR_migrate_command: migration(dir),
+              TF_VAR_branches: JSON.stringify(keys),
+              TF_VAR_database_urls: JSON.stringify({ one: first.url(), two: second.url() }),
+              NEON_API_KEY: KEYS.organization
+            },
+            ['apply', '-auto-approve', '-input=false']
+          )
+        const both = await apply({ one: ready, two: other })
+        expect(both.code).toBe(0)
+        for (const key of ['one', 'two'])
+          expect(both.stdout).toMatch(
+            new RegExp(
+              `module\\.preview\\["${key}"\\]\\.terraform_data\\.migrate \\(local-exec\\): migrated`
+            )
+          )
+        expect(both.stdout).toContain(
+          `branch_ids = {\n  "one" = "${ready}"\n  "two" = "${other}"\n}`
+        )
+        expect([await migrations(first.url()), await migrations(second.url())]).toEqual([1, 1])
+
+        const one = await apply({ one: ready })
+        expect(one.code).toBe(0)
+        expect(one.stdout).toContain('0 added, 0 changed, 5 destroyed')
+        expect(one.stdout).toMatch(
+          new RegExp(
+            `module\\.preview\\["two"\\]\\.terraform_data\\.neon_teardown \\(local-exec\\): .*${other}.*can be deleted now`
+          )
+        )
+        expect(one.stdout).not.toMatch(/module\.preview\["one"\]\.terraform_data\.\w+: Destroying/)
+        expect(
+          readdirSync(join(work, MODULE))
+            .concat(readdirSync(work))
+            .filter((file) => file.endsWith('.url'))
+        ).toEqual([])
+      })
+    },
+    120_000
   )
 })

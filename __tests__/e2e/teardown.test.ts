@@ -297,8 +297,8 @@ describe('before: delete, over both bundles', () => {
     ])
     expect(blockers[4].detail).toMatch(/… \[\d+ more characters\]"$/)
     const error = runnerCommands(run.action.stdout).filter((found) => found.name === 'error')
+    // The step's failure is its annotation: once, titled.
     expect(error.map((found) => found.properties)).toEqual([
-      '',
       'title=cannot delete branch main%3A root%2C default%2C protected%2C children%2C restricted'
     ])
     for (const found of error) expect(found.data).toMatch(why)
@@ -390,6 +390,12 @@ describe('before: delete, over both bundles', () => {
     expect(run.command.stdout.split('\n')[0]).toBe(
       '❌ failure: branch preview/pr-7 (br-preview-pr-7) cannot be deleted: it has 1 child branch, to delete first: preview/pr-7-child (br-child-000001)'
     )
+    // The step's failure is its annotation: one line in the log, titled, not a line and its copy.
+    expect(
+      run.action.stdout.split('\n').filter((line) => line.includes('cannot be deleted'))
+    ).toEqual([
+      '::error title=cannot delete branch preview/pr-7%3A children::Branch preview/pr-7 (br-preview-pr-7) cannot be deleted: it has 1 child branch, to delete first: preview/pr-7-child (br-child-000001)'
+    ])
   })
 
   it('wait: false while something is in flight: pending, preflight busy with a 423 warning, no blockers; the command exits 75', async () => {

@@ -64,6 +64,10 @@ describe('npm run demo', () => {
       'preview/pr-42-debug is deleted; the same gate runs again'
     )
     expect(blocked).toContain('Red: the step failed (exit code 1), so the branch is not deleted.')
+    // The step's error is one line of the log (and one annotation), not the line and its copy.
+    expect(blocked.split('\n').filter((line) => line.startsWith('  | ERROR'))).toEqual([
+      '  | ERROR: Branch preview/pr-42 (br-preview-pr-42) cannot be deleted: it has 1 child branch, to delete first: preview/pr-42-debug (br-preview-pr-42-debug)'
+    ])
     expect(blocked).toMatch(
       /^Why, .*\n {2}❌ failure: branch preview\/pr-42 \(br-preview-pr-42\) cannot be deleted: it has 1 child branch, to delete first: preview\/pr-42-debug \(br-preview-pr-42-debug\)$/m
     )

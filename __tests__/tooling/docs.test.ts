@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { COMMENT_TIME_LIMIT_MS } from '../../src/runner/pr-comment.js'
@@ -35,12 +36,15 @@ import { ACTION_NAME, ACTION_VERSION } from '../../src/domain/version.js'
 const root = join(import.meta.dirname, '..', '..')
 const read = (name: string) => readFileSync(join(root, name), 'utf8')
 
-/** README.md, docs/*.md, SECURITY.md and CONTRIBUTING.md. */
+/** The quick starts, docs/quickstart/*.md: one a platform. */
+const QUICK_STARTS = ['github', 'gitlab', 'terraform'].map((name) => `docs/quickstart/${name}.md`)
+
+/** README.md, docs/*.md, the quick starts, SECURITY.md and CONTRIBUTING.md. */
 function markdownFiles(): string[] {
   const docs = readdirSync(join(root, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`)
-  return ['README.md', 'SECURITY.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...docs]
+  return ['README.md', 'SECURITY.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...docs, ...QUICK_STARTS]
 }
 
 /** Every workflow a user could copy: examples/ and the YAML blocks of the Markdown files. */
@@ -170,10 +174,7 @@ describe('documentation and metadata agree with the code', () => {
         text
       )
     )
-    expect(piped.map(([where]) => where).sort()).toEqual([
-      'examples/wait-for-api-call.yml',
-      'gitlab-ci.yml'
-    ])
+    expect(piped.map(([where]) => where).sort()).toEqual(['examples/wait-for-api-call.yml'])
   })
 
   it('README and action.yml give the same defaults, and they are the ones the code applies', () => {
@@ -272,7 +273,8 @@ describe('documentation and metadata agree with the code', () => {
     const files = [
       ...markdownFiles().filter((file) => file !== 'CHANGELOG.md'),
       'examples/command/gitlab-ci.yml',
-      'examples/command/terraform/gate.tf'
+      'examples/command/terraform/modules/neon-preview/gate.tf',
+      'examples/command/terraform/main.tf'
     ]
     const pinned = files.flatMap((file) =>
       [...read(file).matchAll(/neon-operations-gate(?:\/gate)?@(\d+\.\d+\.\d+)/g)].map(
@@ -471,7 +473,8 @@ describe('the users’ docs read easily', () => {
     'docs/teardown.md',
     'docs/troubleshooting.md',
     'docs/pull-requests.md',
-    'docs/security.md'
+    'docs/security.md',
+    ...QUICK_STARTS
   ]
 
   it('the sentence splitter counts what a reader reads', () => {
@@ -596,5 +599,95 @@ describe('the picture of the layers stays true', () => {
     )
     for (const name of [...folders, ...scripts])
       expect([name, development.includes(name)]).toEqual([name, true])
+  })
+})
+
+describe('what the docs say of the recipes, the recipes do', () => {
+  const gitlab = read('examples/command/gitlab-ci.yml')
+  const teardown = read('docs/teardown.md').replace(/\s+/g, ' ')
+  const stopJob = gitlab.split(/^stop-preview:/m)[1] ?? ''
+
+  it("the GitLab delete: Neon's CLI's attempts, as the docs count them (recipe-gitlab.test.ts counts the DELETEs)", () => {
+    expect(teardown).toMatch(/the stop job makes up to \d+ delete attempts, \d+ s apart/)
+    // The stop job deletes with Neon's CLI, which retries a 423 itself: no loop of its own.
+    expect(stopJob).toContain('neon_unless_gone branches delete "$NEON_BRANCH"')
+    expect(stopJob).not.toMatch(/for attempt in/)
+    expect(teardown).not.toMatch(/retried twice/)
+  })
+
+  it('the GitLab stop job skips the delete on the variable and file the job really has', () => {
+    // Named in the docs as the job reads it: the component's dotenv file, not a variable of its own.
+    const said = /unless the gate's dotenv report, the file `\$(\w+)`, holds `(\w+)=(\w+)`/.exec(
+      teardown
+    )
+    expect(said?.slice(1)).toEqual(['NEON_GATE_DOTENV', 'GATE_PREFLIGHT', 'gone'])
+    expect(stopJob).toContain(`grep -qx 'GATE_PREFLIGHT=gone' "$NEON_GATE_DOTENV"`)
+    // The component's job sets that variable and gives it to --dotenv.
+    const component = read('templates/gate.yml')
+    expect(component).toContain("NEON_GATE_DOTENV: '$[[ inputs.dotenv ]]'")
+    expect(component).toContain('--dotenv "$NEON_GATE_DOTENV"')
+    expect(teardown).not.toContain('unless `$GATE_PREFLIGHT`')
+  })
+
+  it('docs/security.md pins this action to a tag only where the tag exists, else to a commit SHA', () => {
+    const security = read('docs/security.md')
+    const tags = execFileSync('git', ['tag', '--list'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+    const pins = [...security.matchAll(/neon-operations-gate@(<full commit SHA>|[^\s`)]+)/g)].map(
+      (m) => m[1]
+    )
+    expect(pins).toContain('<full commit SHA>')
+    expect(
+      pins.filter(
+        (ref) => ref !== '<full commit SHA>' && !/^[0-9a-f]{40}$/.test(ref) && !tags.includes(ref)
+      )
+    ).toEqual([])
+    expect(security).not.toMatch(/to a tag \(`@v\d+`\)/)
+  })
+})
+
+describe('the quick starts', () => {
+  const words = (file: string) => read(file).split(/\s+/).filter(Boolean).length
+
+  it('are one a platform, each at most 700 words (code included), and the only files of docs/quickstart/', () => {
+    expect(readdirSync(join(root, 'docs', 'quickstart')).sort()).toEqual(
+      QUICK_STARTS.map((file) => basename(file)).sort()
+    )
+    expect(QUICK_STARTS.map((file) => [file, words(file) <= 700])).toEqual(
+      QUICK_STARTS.map((file) => [file, true])
+    )
+    // The count is of what is there: a page twice as long would fail.
+    expect(words('docs/quickstart/github.md')).toBeGreaterThan(200)
+  })
+
+  it('each goes from nothing to create, gate, migrate, deploy and teardown, and links out for depth', () => {
+    for (const file of QUICK_STARTS) {
+      const text = read(file)
+      const headings = [...text.matchAll(/^## (.*)$/gm)].map((match) => match[1]).join(' / ')
+      expect([file, /what you need/i.test(headings), /teardown/i.test(headings)]).toEqual([
+        file,
+        true,
+        true
+      ])
+      for (const step of ['Create', 'Gate', 'Migrate'])
+        expect([file, step, text.includes(step)]).toEqual([file, step, true])
+      expect([file, /deploy/i.test(text)]).toEqual([file, true])
+      expect(text).toContain('](../troubleshooting.md)')
+      expect(text).toContain('](../recipes.md#')
+    }
+  })
+
+  it("the README's first screen links the three", () => {
+    const firstScreen = read('README.md').split('\n').slice(0, 15).join('\n')
+    for (const file of QUICK_STARTS) expect(firstScreen).toContain(`](${file})`)
+  })
+
+  it('the edge cases live in troubleshooting, not in the reference pages', () => {
+    for (const edge of ['ENOSPC', 'EBADF', 'full-width']) {
+      expect([edge, read('docs/troubleshooting.md').includes(edge)]).toEqual([edge, true])
+      for (const reference of ['docs/cli.md', 'docs/teardown.md'])
+        expect([edge, reference, read(reference).includes(edge)]).toEqual([edge, reference, false])
+    }
   })
 })

@@ -3,10 +3,11 @@
  * token: it uploads nothing and asks the registry nothing). `npm pack`, then an install of the
  * tarball into an empty folder (offline: the package ships a bundle and depends on nothing), then
  * the installed `neon-gate` on every Node version that `engines` names, each a binary of this
- * machine (the system's Node 20, the project's own Node 24, and the Node 22 that `npm ci` nests in
+ * machine (the project's own Node 24, and the Node 22 that `npm ci` nests in
  * __tests__/support/node22): `--version`, and a real gate against the local API server and
  * PostgreSQL, passed and failed. A version line that engines names and this machine lacks fails the
- * suite: engines says only what is tested.
+ * suite: engines says only what is tested. On each of those binaries, `npm ci --dry-run` of the
+ * repository's lock file prints no `EBADENGINE` warning.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -23,7 +24,7 @@ import {
   writeFileSync
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { FAILING_BRANCH, failingBranch, finishingBranch } from '../support/bundles/command.js'
 import { secretForms, serve } from '../support/bundles/action.js'
@@ -113,10 +114,9 @@ describe('package.json can be published', () => {
   })
 
   it('engines names version lines, each one a Node binary of this machine runs', () => {
-    expect(versionLines('^20.20.0 || ^22.22.0 || ^24.0.0')).toEqual([
-      [20, 20, 0],
-      [22, 22, 0],
-      [24, 0, 0]
+    expect(versionLines('^22.22.2 || ^24.15.0')).toEqual([
+      [22, 22, 2],
+      [24, 15, 0]
     ])
     expect(() => versionLines('>=20')).toThrow('is not ^X.Y.Z')
     expect(binaryFor([process.versions.node.split('.').map(Number)[0], 0, 0])).toBe(
@@ -131,6 +131,53 @@ describe('package.json can be published', () => {
       lines.map((line) => [line.join('.'), true])
     )
   })
+
+  it('names Node 22 and 24 only: Node 20 reached its end of life on 2026-04-30', () => {
+    expect(versionLines(manifest.engines.node).map(([major]) => major)).toEqual([22, 24])
+  })
+
+  /**
+   * `npm ci --dry-run` of the repository (package.json, its lock file and the nested Node 22's
+   * package) in a folder of its own, with `node` first on the PATH: npm checks every locked
+   * package's `engines` against it, and installs nothing.
+   */
+  const dryInstall = (node: string) => {
+    const copy = join(dir, `dry-install-${basename(node)}-${Math.random().toString(36).slice(2)}`)
+    mkdirSync(join(copy, '__tests__', 'support', 'node22'), { recursive: true })
+    for (const file of [
+      'package.json',
+      'package-lock.json',
+      '__tests__/support/node22/package.json'
+    ])
+      copyFileSync(join(root, file), join(copy, file))
+    const run = spawnSync('npm', ['ci', '--dry-run', '--offline', '--no-audit', '--no-fund'], {
+      cwd: copy,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        PATH: `${dirname(node)}:${process.env.PATH}`,
+        npm_config_cache: join(dir, 'cache'),
+        npm_config_userconfig: join(dir, 'npmrc-dry'),
+        npm_config_update_notifier: 'false'
+      }
+    })
+    return {
+      status: run.status,
+      warned: (run.stderr.match(/EBADENGINE Unsupported engine/g) ?? []).length
+    }
+  }
+
+  it('npm ci on a Node of each engines line prints no engine warning; on Node 20 it would', () => {
+    for (const line of versionLines(manifest.engines.node)) {
+      expect([line.join('.'), dryInstall(binaryFor(line)!)]).toEqual([
+        line.join('.'),
+        { status: 0, warned: 0 }
+      ])
+    }
+    // The check sees warnings when there are some: the system's Node 20, where there is one.
+    const node20 = nodeBinaries().find(({ version: [major] }) => major === 20)
+    if (node20) expect(dryInstall(node20.path).warned).toBeGreaterThan(0)
+  }, 60_000)
 
   it('npm publish --dry-run is clean: no warning, no field npm would have to correct', () => {
     // A stand-in token: without one, the dry run warns that a real one would need a login.

@@ -31,8 +31,14 @@ export async function publish(
 ): Promise<void> {
   const { logger, redact, toLog } = sinks
   const line = errorLine(report)
-  if (line) core.setFailed(toLog(line))
-  for (const annotation of annotationsFor(report)) {
+  const annotations = annotationsFor(report)
+  // The step's failure is an annotation itself: one that says the same gives it its title, once.
+  const same = annotations.find((annotation) => annotation.message === line)
+  if (line && same) {
+    process.exitCode = core.ExitCode.Failure
+    core.error(toLog(line), { title: toLog(same.title) })
+  } else if (line) core.setFailed(toLog(line))
+  for (const annotation of annotations.filter((each) => each !== same)) {
     core.error(toLog(annotation.message), { title: toLog(annotation.title) })
   }
   const { outputs, notes } = buildOutputs(report)

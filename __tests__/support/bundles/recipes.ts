@@ -80,7 +80,7 @@ export function packedTarball(): { tarball: string; remove: () => void } {
   return { tarball: join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
-/** The Node majors that package.json's `engines` names (20, 22, 24). */
+/** The Node majors that package.json's `engines` names (22, 24). */
 const engineMajors = [
   ...(
     JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } }
@@ -89,7 +89,7 @@ const engineMajors = [
 
 /**
  * Why `image` cannot run `npx <spec>` for the command, or undefined when it can: the command needs
- * a Node that `engines` names (20.20+, 22.22+ or 24), and npm fetches a git spec (`github:…`,
+ * a Node that `engines` names (22.22.2+ or 24.15+), and npm fetches a git spec (`github:…`,
  * `git+…`) with git, which the official node images have in their Debian form (`node:24`,
  * `node:24-bookworm`) and not in `-slim` or `-alpine`.
  */

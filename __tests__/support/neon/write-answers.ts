@@ -2,7 +2,10 @@
  * What a recipe's writes get from the world (writes.ts puts them before the local API server): a
  * new branch (POST /projects/{id}/branches, with a read-write compute), its database's connection
  * URI (GET /projects/{id}/connection_uri) and its deletion (DELETE
- * /projects/{id}/branches/{branch_id}, `423 Locked` while `lockedDeletes` lasts).
+ * /projects/{id}/branches/{branch_id}, `423 Locked` while `lockedDeletes` lasts). And what Neon's
+ * CLI reads to build a connection string (`neon connection-string`): a branch's endpoints, its
+ * databases and a role's password (GET …/branches/{branch_id}/endpoints, …/databases,
+ * …/roles/{role_name}/reveal_password), all of the one database at `databaseUrl`.
  */
 import { randomUUID } from 'node:crypto'
 import { branchJson, operationJson } from './api-json.ts'
@@ -38,13 +41,20 @@ export function answerWrite(
   databaseUrl: string,
   locks: Locks
 ): WriteAnswer | undefined {
-  const [, projectId, resource, branchId] =
-    new RegExp(`^${BASE_PATH}/projects/([^/]+)/(branches|connection_uri)(?:/([^/]+))?$`).exec(
-      path
-    ) ?? []
+  const [, projectId, resource, branchId, part, roleName] =
+    new RegExp(
+      `^${BASE_PATH}/projects/([^/]+)/(branches|connection_uri)(?:/([^/]+)(?:/(endpoints|databases|roles/([^/]+)/reveal_password))?)?$`
+    ).exec(path) ?? []
   if (!resource) return undefined
   const project = world.project(projectId)
   if (!project) return { status: 404, body: { code: '', message: 'project not found' } }
+  if (part !== undefined) {
+    const id = decodeURIComponent(branchId)
+    if (method !== 'GET') return undefined
+    if (!world.branchesOf(project.id).some((item) => item.id === id))
+      return { status: 404, body: { code: '', message: 'branch not found' } }
+    return branchPart(project.id, id, part, roleName && decodeURIComponent(roleName), databaseUrl)
+  }
   if (branchId !== undefined) {
     return method === 'DELETE' && resource === 'branches'
       ? deleteBranch(world, project.id, decodeURIComponent(branchId), locks)
@@ -57,6 +67,52 @@ export function answerWrite(
     return { status: 200, body: { uri: databaseUrl } }
   }
   return undefined
+}
+
+/**
+ * A branch's endpoints, databases or role password, as of the database at `databaseUrl`: its
+ * host and port are the compute's host, its database and role the branch's only ones.
+ */
+function branchPart(
+  projectId: string,
+  branchId: string,
+  part: string,
+  roleName: string | undefined,
+  databaseUrl: string
+): WriteAnswer {
+  const url = new URL(databaseUrl)
+  const role = decodeURIComponent(url.username)
+  const at = iso(Date.parse('2026-01-01T00:00:00Z'))
+  if (part === 'endpoints') {
+    const endpoint = endpointJson(
+      projectId,
+      branchId,
+      `ep-${branchId.slice(3, 20)}`,
+      Date.parse(at)
+    )
+    return {
+      status: 200,
+      body: {
+        endpoints: [
+          { ...endpoint, host: url.host, current_state: 'active', pending_state: undefined }
+        ]
+      }
+    }
+  }
+  if (part === 'databases') {
+    const name = decodeURIComponent(url.pathname.slice(1))
+    const database = {
+      id: 1,
+      branch_id: branchId,
+      name,
+      owner_name: role,
+      created_at: at,
+      updated_at: at
+    }
+    return { status: 200, body: { databases: [database] } }
+  }
+  if (roleName !== role) return { status: 404, body: { code: '', message: 'role not found' } }
+  return { status: 200, body: { password: decodeURIComponent(url.password) } }
 }
 
 /** A new branch and what its creation starts (world.ts's createBranch), with its compute. */

@@ -1,6 +1,7 @@
 /*
  * What a recipe asks of Neon's API besides what the gate reads: a new branch, its database's
- * connection URI and its deletion (write-answers.ts). The local API server answers reads only;
+ * connection URI (or the endpoints, databases and role password Neon's CLI builds one from) and
+ * its deletion (write-answers.ts). The local API server answers reads only;
  * this front answers those from the same world (so the gate then finds the new branch and its
  * operations) and passes every other request to the server. Both are held to Neon's OpenAPI
  * document: `violations` lists what a request or an answer broke.
@@ -33,6 +34,8 @@ export interface WritingFront {
   violations: ContractViolation[]
   /** Every request the front answered itself, as `POST /projects/p/branches`. */
   answered: string[]
+  /** The database every branch's connection string points at. */
+  databaseUrl: string
   /** How many DELETE requests are still to be answered 423 Locked. */
   lockedDeletes: number
   close(): Promise<void>
@@ -45,11 +48,12 @@ export interface WritingFront {
 export async function startWritingFront(
   world: World,
   server: ApiServer,
-  options: { databaseUrl: string; lockedDeletes?: number }
+  options: { databaseUrl: string; lockedDeletes?: number; port?: number }
 ): Promise<WritingFront> {
   const contract = await writesContract()
   const handle: WritingFront = {
     apiHost: '',
+    databaseUrl: options.databaseUrl,
     violations: [],
     answered: [],
     lockedDeletes: options.lockedDeletes ?? 0,
@@ -74,7 +78,7 @@ export async function startWritingFront(
       response.end(JSON.stringify(own.body))
     })
   })
-  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => front.listen(options.port ?? 0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`
   Object.assign(handle, {
     apiHost: `${url}${BASE_PATH}`,
@@ -94,7 +98,10 @@ async function writesContract(): Promise<Contract> {
     trimDocument(document, {
       '/projects/{project_id}/branches': ['post'],
       '/projects/{project_id}/branches/{branch_id}': ['delete'],
-      '/projects/{project_id}/connection_uri': ['get']
+      '/projects/{project_id}/connection_uri': ['get'],
+      '/projects/{project_id}/branches/{branch_id}/endpoints': ['get'],
+      '/projects/{project_id}/branches/{branch_id}/databases': ['get'],
+      '/projects/{project_id}/branches/{branch_id}/roles/{role_name}/reveal_password': ['get']
     }),
     { basePath: BASE_PATH }
   )

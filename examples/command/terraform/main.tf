@@ -1,14 +1,10 @@
-# Terraform: a Neon branch with its compute (Neon's provider, kislerdm/neon), gated before its
-# migrations run, and checked before it is deleted (gate.tf). The machine that runs `terraform
-# apply` and `terraform destroy` needs Node 20.20+, 22.22+ or 24 with npm, and git for a github:
-# package spec (the only one before the first release). docs/recipes.md explains each part.
-#
-# The API key is never a Terraform variable: both the provider and the gate read NEON_API_KEY from
-# the environment that `terraform apply` runs in, so the key is in neither the configuration, the
-# plan nor the state, and no provisioner gets it as a sensitive value (which would hide its output).
+# Terraform: one Neon preview branch a key of `branches`, each created, gated, migrated, and checked
+# before it is deleted, by the module modules/neon-preview (docs/recipes.md explains each part).
+# The provider is configured here, in the root module, and only here: a module with a provider
+# block of its own cannot be called with for_each.
 
 terraform {
-  required_version = ">= 1.4" # terraform_data is built in from 1.4 on
+  required_version = ">= 1.4"
   required_providers {
     neon = {
       source  = "kislerdm/neon"
@@ -24,51 +20,43 @@ variable "project_id" {
   description = "The Neon project."
 }
 
-variable "branch_name" {
+variable "branches" {
+  type        = map(string)
+  description = "The preview branches, a key each (pr-12 = \"preview/pr-12\"). Remove a key to delete its branch."
+}
+
+variable "neon_gate" {
   type        = string
-  description = "The branch to create (preview/pr-12); another name replaces it, and gates and migrates again."
+  description = <<-EOT
+    How to run the gate command, pinned to what you have reviewed. Before the first release:
+    npx --yes github:OWNER/neon-operations-gate#<full commit SHA> (needs git). After it:
+    npx --yes neon-operations-gate@0.1.0.
+  EOT
 }
 
-variable "database" {
+variable "migrate_command" {
   type        = string
-  description = "The database the migrations run on, as the branch has it from its parent."
-  default     = "neondb"
+  description = "The migration command; it reads the database URL from DATABASE_URL."
+  default     = "npm run migrate"
 }
 
-variable "role" {
-  type        = string
-  description = "The role the migrations run as, as the branch has it from its parent."
-  default     = "neondb_owner"
+module "preview" {
+  source   = "./modules/neon-preview"
+  for_each = var.branches
+
+  project_id      = var.project_id
+  branch_name     = each.value
+  neon_gate       = var.neon_gate
+  migrate_command = var.migrate_command
 }
 
-resource "neon_branch" "preview" {
-  project_id = var.project_id
-  name       = var.branch_name
+output "branch_ids" {
+  description = "Each preview branch's id, by key."
+  value       = { for key, preview in module.preview : key => preview.branch_id }
 }
 
-resource "neon_endpoint" "preview" {
-  project_id = var.project_id
-  branch_id  = neon_branch.preview.id
-  type       = "read_write"
-}
-
-# The role's password on the new branch (the parent's). Sensitive: Terraform keeps it out of its
-# log, and, like every value a provider reads, in the state: keep the state where secrets may be.
-data "neon_branch_role_password" "migrations" {
-  project_id = var.project_id
-  branch_id  = neon_branch.preview.id
-  role_name  = var.role
-}
-
-# What gate.tf needs to know of the branch.
-locals {
-  neon_project_id = var.project_id
-  neon_branch_id  = neon_branch.preview.id
-  neon_database_url = format(
-    "postgresql://%s:%s@%s/%s?sslmode=require",
-    var.role,
-    urlencode(data.neon_branch_role_password.migrations.password),
-    neon_endpoint.preview.host,
-    var.database
-  )
+output "database_urls" {
+  description = "Each preview branch's database URL, by key (sensitive)."
+  value       = { for key, preview in module.preview : key => preview.database_url }
+  sensitive   = true
 }

@@ -10,6 +10,9 @@
 #   destroy-time step runs the gate with --before delete: it waits until the project is idle, then
 #   fails the destroy, with the gate's reason in the log, when the API would refuse the delete (a
 #   child branch, a protected or default branch). Nothing is deleted then; fix it and destroy again.
+# - The compute's delete is an operation of its own, and a branch delete that meets it gets
+#   `423 Locked`. So the same check runs once more between the two (neon_endpoint_deleted): main.tf's
+#   compute depends on it, so Terraform deletes the compute, runs it, and only then the branch.
 # - Commands run through a shell (sh -c), so quotes in neon_gate and migrate_command work as in a
 #   terminal: npm run migrate -- --tag 'release 7' is one command, not words split on spaces.
 #   Prefer a migration tool that reads DATABASE_URL from its environment: one given the URL as an
@@ -101,6 +104,32 @@ resource "terraform_data" "neon_teardown" {
     branch_id  = local.neon_branch_id
   }
   depends_on = [terraform_data.neon_gate]
+
+  provisioner "local-exec" {
+    when    = destroy
+    command = <<-EOT
+      sh -c "$NEON_GATE"' "$@"' neon-gate --project-id "$GATE_PROJECT_ID" \
+        --branch-id "$GATE_BRANCH_ID" --before delete --timeout 10m
+    EOT
+    environment = {
+      NEON_GATE       = self.input.gate
+      GATE_PROJECT_ID = self.input.project_id
+      GATE_BRANCH_ID  = self.input.branch_id
+    }
+  }
+}
+
+# Between the compute's delete and the branch's: the gate with --before delete waits until the
+# compute's delete operation is done, so the branch's delete does not meet 423 Locked. It reads the
+# branch only (not the compute), and main.tf's compute depends on it: Terraform creates it before
+# the compute and destroys it after.
+resource "terraform_data" "neon_endpoint_deleted" {
+  triggers_replace = [local.neon_project_id, local.neon_branch_id]
+  input = {
+    gate       = var.neon_gate
+    project_id = local.neon_project_id
+    branch_id  = local.neon_branch_id
+  }
 
   provisioner "local-exec" {
     when    = destroy
