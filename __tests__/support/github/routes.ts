@@ -6,7 +6,7 @@
  */
 import type { Contract } from '../openapi-contract.ts'
 import type { GitHubAnswer, GitHubApi, GitHubRequest, GitHubRequestRecord } from './server.ts'
-import { commentView, jobView, paged, userAccount } from './views.ts'
+import { commentView, jobView, paged, pullView, statusView, userAccount } from './views.ts'
 
 /** The state, and what the handler keeps beside it: each method's count, the lists held back. */
 export interface Handling {
@@ -53,6 +53,14 @@ async function respond(
     if (!identity.actionsRead) return NOT_ACCESSIBLE
     return jobsPage(state, url, jobs[1], [Number(jobs[2]), Number(jobs[3])])
   }
+  const pull = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname)
+  if (pull && request.method === 'GET') {
+    const head = state.pulls.get(`${pull[1]}#${pull[2]}`)
+    if (!head) return NOT_FOUND
+    return { status: 200, body: pullView(pull[1], Number(pull[2]), head, state.apiUrl) }
+  }
+  const statuses = statusesRoute(state, request, url, identity)
+  if (statuses) return statuses
   if (url.pathname === '/user' && request.method === 'GET') {
     return identity.user.type === 'Bot'
       ? NOT_ACCESSIBLE
@@ -86,6 +94,7 @@ export async function handle(
     answer = { status: 400, body: { message: 'Problems parsing JSON' } }
   }
   record.status = answer.status
+  await state.beforeAnswer?.(record)
   if (contract) {
     const written = request.method === 'POST' || request.method === 'PATCH'
     const { method, path, query } = record
@@ -190,4 +199,52 @@ function jobsPage(
     jobView(job, { id: runId * 1000 + state.jobs.indexOf(job), repository, apiUrl: state.apiUrl })
   )
   return { status: 200, body: { total_count: all.length, jobs }, headers }
+}
+
+/**
+ * POST …/statuses/{sha} (a token that can write, unless `statusesWrite: false`) and GET
+ * …/commits/{ref}/statuses (newest first, paged); undefined for any other request.
+ */
+function statusesRoute(
+  state: GitHubApi,
+  request: GitHubRequest,
+  url: URL,
+  identity: Identity
+): GitHubAnswer | undefined {
+  const create = /^\/repos\/([^/]+\/[^/]+)\/statuses\/([0-9a-f]{40})$/.exec(url.pathname)
+  if (create && request.method === 'POST') {
+    if (!identity.canWrite || identity.statusesWrite === false) return NOT_ACCESSIBLE
+    const payload = JSON.parse(request.body || '{}') as Record<string, unknown>
+    const states = ['error', 'failure', 'pending', 'success']
+    if (!states.includes(String(payload.state)) || typeof payload.context !== 'string') {
+      return { status: 422, body: { message: 'Validation Failed' } }
+    }
+    const description = typeof payload.description === 'string' ? payload.description : null
+    if ((description ?? '').length > 140) {
+      return {
+        status: 422,
+        body: { message: 'description is too long (maximum is 140 characters)' }
+      }
+    }
+    const stored = {
+      id: state.statuses.length + 1,
+      repository: create[1],
+      sha: create[2],
+      state: payload.state as 'success',
+      context: payload.context,
+      description,
+      target_url: typeof payload.target_url === 'string' ? payload.target_url : null,
+      creator: identity.user,
+      createdAt: new Date().toISOString()
+    }
+    state.statuses.push(stored)
+    return { status: 201, body: statusView(stored, state.apiUrl) }
+  }
+  const list = /^\/repos\/([^/]+\/[^/]+)\/commits\/([^/]+)\/statuses$/.exec(url.pathname)
+  if (!list || request.method !== 'GET') return undefined
+  const all = state.statuses
+    .filter((status) => status.repository === list[1] && status.sha === list[2])
+    .reverse()
+  const { items, headers } = paged(url, all, state.apiUrl)
+  return { status: 200, body: items.map((status) => statusView(status, state.apiUrl)), headers }
 }
