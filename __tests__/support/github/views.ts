@@ -137,6 +137,8 @@ export function pullView(repository: string, number: number, head: string, apiUr
     number,
     html_url: `https://github.com/${repository}/pull/${number}`,
     statuses_url: `${base}/statuses/${head}`,
+    // The example's team lacks the `type` the schema requires; no team is asked to review here.
+    requested_teams: [],
     head: { ...PULL_REQUEST_EXAMPLE.head, sha: head }
   }
 }
