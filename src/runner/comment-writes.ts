@@ -6,14 +6,8 @@
  */
 import type { Clock } from '../domain/clock.js'
 import type { Logger } from '../domain/logger.js'
-import {
-  type Answer,
-  advance,
-  type Call,
-  start,
-  type WriterState,
-  type WriterConfig
-} from './comment-protocol.js'
+import { type Answer, advance, start } from './comment-protocol.js'
+import type { Call, WriterConfig, WriterState } from './comment-round.js'
 import type { CommentApi, IssueComment } from './github-comments.js'
 
 export type CommentMode = 'off' | 'always' | 'failure'
@@ -108,7 +102,7 @@ async function writeComment(api: CommentApi, call: Call & { body: string }): Pro
 function ending(write: CommentWrite, progress: CommentProgress, state: WriterState): Upserted {
   const { logger, config } = write
   progress.sending = undefined
-  const url = state.comments[0]?.url
+  const { url } = state
   if (state.notes.includes('superseded')) {
     logger.info(
       `pr_comment: superseded: run ${config.own.run} is for commit ${state.sha.slice(0, 7)}, but the pull request's head is ${state.head?.slice(0, 7)} now; its result stays in its commit status, and the comment${url ? ` ${url}` : ''} shows the head's newest run`

@@ -101,6 +101,8 @@ export interface GitHubApi {
   pulls: Map<string, string>
   /** Commit statuses, oldest first. */
   statuses: StoredStatus[]
+  /** The id the next comment gets (ids only grow, as on GitHub). */
+  nextCommentId: number
   /** The jobs of every workflow run attempt, as the jobs API lists them. */
   jobs: GitHubJob[]
   addComment(repository: string, issueNumber: number, body: string, user: GitHubUser): StoredComment
@@ -145,7 +147,6 @@ export function createGitHubApi(
     contract?: Contract
   } = {}
 ): GitHubApi {
-  let nextId = 1000
   const state: GitHubApi = {
     apiUrl: options.apiUrl ?? '',
     comments: [],
@@ -154,12 +155,13 @@ export function createGitHubApi(
     jobs: [],
     pulls: new Map(),
     statuses: [],
+    nextCommentId: 1000,
     silent: false,
     holdListsUntil: 0,
     faults: [],
     violations: [],
     addComment(repository, issueNumber, body, user) {
-      const id = nextId++
+      const id = state.nextCommentId++
       const now = new Date().toISOString()
       const html_url = `https://github.com/${repository}/pull/${issueNumber}#issuecomment-${id}`
       const comment = {
