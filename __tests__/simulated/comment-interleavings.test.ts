@@ -202,9 +202,9 @@ const SCENARIOS: Record<string, Scenario> = {
     [leg('p', true, 'success'), leg('q', true, 'failure')],
     true
   ),
-  'fail-fast: r cancelled, then re-run alone and green (not told apart)': one([
+  'fail-fast: q and r cancelled, then re-run and green (not told apart)': one([
     leg('p', false, 'failure'),
-    leg('q', false, 'success'),
+    leg('q', false, 'cancelled', 'success'),
     leg('r', false, 'cancelled', 'success')
   ]),
   'a re-run of the red leg (told apart) keeps the other, and turns green': one([
