@@ -259,7 +259,7 @@ describe('every interleaving of the legs’ calls keeps every result of the newe
         states += counts.states
         finals += counts.finals
       } catch (error) {
-        throw new Error(`${name}: ${(error as Error).message}`)
+        throw new Error(`${name}: ${(error as Error).message}`, { cause: error })
       }
     }
     const ms = Math.round(performance.now() - started)

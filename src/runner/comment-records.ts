@@ -60,7 +60,13 @@ export interface StatusWrite {
   target_url: string
 }
 
-export function severity(outcome: RunOutcome): number {
+/** Text within GitHub's 140 characters, visibly cut. */
+function cut(text: string): string {
+  if (text.length <= DESCRIPTION_CHARS) return text
+  return truncate(text, DESCRIPTION_CHARS - 30).slice(0, DESCRIPTION_CHARS)
+}
+
+function severity(outcome: RunOutcome): number {
   return BY_SEVERITY.indexOf(outcome)
 }
 
@@ -78,11 +84,11 @@ export function statusOf(
     record.outcome === 'success' || record.outcome === 'pending' || record.outcome === 'error'
       ? record.outcome
       : 'failure'
-  const name = record.name ? `[${record.name.replace(/\]/g, ')')}] ` : ''
+  const name = record.name ? `[${record.name.replace(/\[/g, '(').replace(/\]/g, ')')}] ` : ''
   return {
     state,
     context: record.leg,
-    description: truncate(`${name}${record.line}`, DESCRIPTION_CHARS),
+    description: cut(`${name}${record.line}`),
     target_url: `${where.serverUrl}/${where.repository}/actions/runs/${record.run}/attempts/${record.attempt}`
   }
 }
@@ -152,14 +158,4 @@ export function mostSevere(records: LegRecord[], count: number): LegRecord[] {
     .slice(0, count)
     .sort((a, b) => a.index - b.index)
     .map(({ record }) => record)
-}
-
-/** Two records of one context and attempt: a name that tells neither leg apart. */
-export function namesake(records: LegRecord[]): LegRecord | undefined {
-  return records.find((record, index) =>
-    records.some(
-      (other, at) =>
-        at !== index && record.told && other.leg === record.leg && other.attempt === record.attempt
-    )
-  )
 }

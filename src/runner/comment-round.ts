@@ -13,7 +13,7 @@ import {
 import { holds, renderView, type View, viewOf } from './comment-view.js'
 
 /** Rounds at most: each one that does not end saw a record or a write it had not seen before. */
-export const MAX_ROUNDS = 8
+const MAX_ROUNDS = 8
 
 export interface WriterConfig {
   marker: string

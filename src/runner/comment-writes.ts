@@ -22,6 +22,8 @@ export interface CommentProgress {
   doing?: string
   /** A write sent and not answered yet: one cut short may have landed all the same. */
   sending?: { doing: string; url?: string }
+  /** Why this leg's record was refused: a warning once the comment is written. */
+  unrecorded?: string
 }
 
 export interface CommentWrite {
@@ -45,11 +47,15 @@ export async function upsertComment(
     progress.doing = calls.map(describeCall).join(', ')
     const answers = await Promise.all(
       calls.map((call) =>
-        call.call === 'record' ? recorded(api, call, write) : answerOf(api, call, write, progress)
+        call.call === 'record'
+          ? recorded(api, call, write, progress)
+          : answerOf(api, call, write, progress)
       )
     )
     calls.forEach((call, index) => (state = advance(config, state, call, answers[index])))
     if (state.wrote) progress.written = state.wrote
+    const created = answers.find((answer) => typeof answer === 'object' && 'written' in answer)
+    if (created && writtenAsAnother(created.written as IssueComment, write)) return 'written'
   }
   return ending(write, progress, state)
 }
@@ -58,15 +64,16 @@ export async function upsertComment(
 async function recorded(
   api: CommentApi,
   call: Extract<Call, { call: 'record' }>,
-  { logger, describe, signal }: CommentWrite
+  { signal }: CommentWrite,
+  progress: CommentProgress
 ): Promise<Answer> {
   try {
     return { id: (await api.createStatus(call.sha, call.status)).id }
   } catch (error) {
     if (signal?.aborted) throw error
-    logger.warning(
-      `pr_comment: could not record this leg's result as a commit status (${describe(error)}). Grant the job "permissions: statuses: write": without it, the comment shows this result, but another leg writing at the same moment may drop it`
-    )
+    const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown }
+    const why = `${typeof message === 'string' ? message : String(error)}${typeof status === 'number' ? ` (HTTP ${status})` : ''}`
+    progress.unrecorded = `pr_comment: could not record this leg's result as a commit status: ${why}. Grant the job "permissions: statuses: write": without it, the comment shows this result, but another leg writing at the same moment may drop it`
     return 'refused'
   }
 }
@@ -101,6 +108,7 @@ async function writeComment(api: CommentApi, call: Call & { body: string }): Pro
 
 function ending(write: CommentWrite, progress: CommentProgress, state: WriterState): Upserted {
   const { logger, config } = write
+  if (progress.unrecorded) logger.warning(progress.unrecorded)
   progress.sending = undefined
   const { url } = state
   if (state.notes.includes('superseded')) {
@@ -118,7 +126,7 @@ function ending(write: CommentWrite, progress: CommentProgress, state: WriterSta
   }
   if (state.ending !== 'written' && state.ending !== 'rounds') return state.ending!
   // The comment that holds the result: the one this leg wrote, or another leg's.
-  const action = state.wrote?.url === url ? state.wrote.action : 'updated'
+  const action = state.wrote && state.wrote.url === url ? state.wrote.action : 'updated'
   if (url) progress.written = { action, url }
   return 'written'
 }
@@ -138,7 +146,7 @@ function describeCall(call: Call): string {
     case 'create':
       return 'creating the comment'
     default:
-      return 'deleting a duplicate comment'
+      return `deleting the duplicate comment ${call.id}`
   }
 }
 
@@ -181,4 +189,14 @@ export async function withinTimeLimit(
     timer.abort()
     controller.abort()
   }
+}
+
+/** A comment that came back written as someone other than expected: later runs would not find it. */
+function writtenAsAnother(written: IssueComment, { config, logger }: CommentWrite): boolean {
+  const writer = written.user?.login
+  if (!writer || writer === config.author) return false
+  logger.warning(
+    `pr_comment: the comment was written as ${writer}, not ${config.author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`
+  )
+  return true
 }

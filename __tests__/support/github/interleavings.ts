@@ -10,12 +10,12 @@
  * Attempt 2 of a run starts once every leg of attempt 1 has ended, as GitHub re-runs only a
  * finished run; a run of the pushed commit starts after the push.
  */
-import { advance, type Answer, start } from '../../../src/runner/comment-protocol.js'
-import type { CommitStatus } from '../../../src/runner/comment-records.js'
+import { advance, start } from '../../../src/runner/comment-protocol.js'
+import { callGitHub, REPOSITORY } from './interleavings-calls.ts'
 import type { Call, WriterConfig, WriterState } from '../../../src/runner/comment-round.js'
 import type { GitHubApi, StoredComment, StoredStatus } from './server.ts'
 
-export const REPOSITORY = 'octo/app'
+export { REPOSITORY } from './interleavings-calls.ts'
 /** A scenario that reaches more states than this is one to cut down, not to wait for. */
 const MAX_STATES = 20_000
 const PULL = `${REPOSITORY}#42`
@@ -94,125 +94,75 @@ function keyOf(state: Global): string {
   ].join('|')
 }
 
-const TOKEN_HEADERS = {
-  authorization: 'token ghs_interleavings_token_000000',
-  'content-type': 'application/json'
+/** The writers that may start now: their earlier attempt ended, and the push came if they wait for it. */
+function started(writers: Writer[], state: Global): Global {
+  let next = state
+  writers.forEach((writer, index) => {
+    if (next.writers[index]) return
+    const ready =
+      (!writer.afterPush || next.pushed) &&
+      writer.after.every((other) => next.writers[other] && next.writers[other]!.calls.length === 0)
+    if (!ready) return
+    const all = [...next.writers]
+    all[index] = start(writer.config)
+    next = { ...next, writers: all }
+  })
+  return next
 }
 
-/** One call's effect on GitHub, and its answer as the protocol reads it. */
-async function callGitHub(github: GitHubApi, config: WriterConfig, call: Call): Promise<Answer> {
-  const send = async (method: string, url: string, body?: unknown) => {
-    const answer = await github.handle({
-      method,
-      url,
-      headers: TOKEN_HEADERS,
-      body: body === undefined ? undefined : JSON.stringify(body)
-    })
-    return answer!
-  }
-  const base = `/repos/${REPOSITORY}`
-  switch (call.call) {
-    case 'record': {
-      const answer = await send('POST', `${base}/statuses/${call.sha}`, call.status)
-      return answer.status === 201 ? { id: (answer.body as { id: number }).id } : 'refused'
-    }
-    case 'comments': {
-      const answer = await send('GET', `${base}/issues/42/comments?per_page=100`)
-      const all = answer.body as {
-        id: number
-        html_url: string
-        body: string
-        user: { login: string }
-      }[]
-      const own = all.filter(
-        (c) => c.body.startsWith(config.marker) && c.user.login === config.author
-      )
-      const comments = own.map(({ id, html_url, body }) => ({ id, html_url, body }))
-      return { comments: comments.sort((a, b) => a.id - b.id) }
-    }
-    case 'head':
-      return {
-        head: ((await send('GET', `${base}/pulls/42`)).body as { head: { sha: string } }).head.sha
-      }
-    case 'records': {
-      const answer = await send('GET', `${base}/commits/${call.sha}/statuses?per_page=100`)
-      const statuses = (answer.body as CommitStatus[]).map((status) => ({
-        id: status.id,
-        state: status.state,
-        context: status.context,
-        description: status.description,
-        target_url: status.target_url,
-        creator: { login: status.creator!.login }
-      }))
-      return { statuses }
-    }
-    case 'update':
-    case 'create': {
-      const answer =
-        call.call === 'update'
-          ? await send('PATCH', `${base}/issues/comments/${call.id}`, { body: call.body })
-          : await send('POST', `${base}/issues/42/comments`, { body: call.body })
-      if (answer.status >= 300) throw new Error(`${call.call}: HTTP ${answer.status}`)
-      const { id, html_url } = answer.body as { id: number; html_url: string }
-      return { written: { id, html_url } }
-    }
-    default:
-      await send('DELETE', `${base}/issues/comments/${call.id}`)
-      return 'deleted'
-  }
+/** A call that commutes with every step that may follow: its answer cannot change any more. */
+function settled(writers: Writer[], state: Global, call: Call): boolean {
+  if (call.call === 'head') return state.pushed
+  if (call.call !== 'records') return false
+  return writers.every((writer, index) => {
+    const own = state.writers[index]
+    if (writer.config.sha !== call.sha && writer.config.sha !== '') return true
+    return own !== undefined && (own.recorded !== undefined || own.calls.length === 0)
+  })
+}
+
+interface Options {
+  push?: string
+  /** Called with each writer's state as it ends. */
+  ended: (state: WriterState) => void
+  /** Called on each final state. */
+  check: (github: GitHubApi) => void
 }
 
 /** Explores every interleaving of `writers` (and of `push`, the head moving to `push`'s SHA). */
 export async function explore(
   github: GitHubApi,
   writers: Writer[],
-  options: {
-    push?: string
-    /** Called with each writer's state as it ends. */
-    ended: (state: WriterState) => void
-    /** Called on each final state. */
-    check: (github: GitHubApi) => void
-  }
+  options: Options
 ): Promise<Exploration> {
-  const seen = new Set<string>()
-  const counts: Exploration = { states: 0, finals: 0, steps: 0 }
+  const explorer = new Explorer(github, writers, options)
   const initial: Global = {
     github: save(github),
     pushed: !options.push,
     writers: writers.map(() => undefined)
   }
+  await explorer.visit(started(writers, initial))
+  return explorer.counts
+}
 
-  const started = (state: Global): Global => {
-    let next = state
-    writers.forEach((writer, index) => {
-      if (next.writers[index]) return
-      const ready =
-        (!writer.afterPush || next.pushed) &&
-        writer.after.every(
-          (other) => next.writers[other] && next.writers[other]!.calls.length === 0
-        )
-      if (!ready) return
-      const all = [...next.writers]
-      all[index] = start(writer.config)
-      next = { ...next, writers: all }
-    })
-    return next
+class Explorer {
+  private readonly seen = new Set<string>()
+  readonly counts: Exploration = { states: 0, finals: 0, steps: 0 }
+
+  private readonly github: GitHubApi
+  private readonly writers: Writer[]
+  private readonly options: Options
+
+  constructor(github: GitHubApi, writers: Writer[], options: Options) {
+    this.github = github
+    this.writers = writers
+    this.options = options
   }
 
-  /** A call that commutes with every step that may follow: its answer cannot change any more. */
-  const settled = (state: Global, call: Call): boolean => {
-    if (call.call === 'head') return state.pushed
-    if (call.call !== 'records') return false
-    return writers.every((writer, index) => {
-      const own = state.writers[index]
-      if (writer.config.sha !== call.sha && writer.config.sha !== '') return true
-      return own !== undefined && (own.recorded !== undefined || own.calls.length === 0)
-    })
-  }
-
-  const step = async (state: Global, index: number, call: Call): Promise<Global> => {
+  private async step(state: Global, index: number, call: Call): Promise<Global> {
+    const { github, writers } = this
     restore(github, state.github)
-    counts.steps++
+    this.counts.steps++
     const writer = writers[index]
     const answer = await callGitHub(github, writer.config, call)
     const all = [...state.writers]
@@ -220,43 +170,48 @@ export async function explore(
     if (next.calls.length > 0) all[index] = next
     else {
       // Ended: checked now; only that it ended matters to what follows.
-      options.ended(next)
+      this.options.ended(next)
       all[index] = ENDED
     }
-    return started({ github: save(github), pushed: state.pushed, writers: all })
+    return started(writers, { github: save(github), pushed: state.pushed, writers: all })
   }
 
-  const visit = async (entered: Global): Promise<void> => {
+  /** Steps that commute with everything, taken at once in a fixed order. */
+  private async settle(entered: Global): Promise<Global> {
     let state = entered
-    // Steps that commute with everything are taken at once, in a fixed order.
     for (;;) {
       const eager = state.writers.flatMap((w, index) =>
-        (w?.calls ?? []).filter((call) => settled(state, call)).map((call) => ({ index, call }))
+        (w?.calls ?? [])
+          .filter((call) => settled(this.writers, state, call))
+          .map((call) => ({ index, call }))
       )[0]
-      if (!eager) break
-      state = await step(state, eager.index, eager.call)
+      if (!eager) return state
+      state = await this.step(state, eager.index, eager.call)
     }
+  }
+
+  async visit(entered: Global): Promise<void> {
+    const state = await this.settle(entered)
     const key = keyOf(state)
-    if (seen.has(key)) return
-    seen.add(key)
-    if (++counts.states > MAX_STATES) throw new Error(`more than ${MAX_STATES} states`)
+    if (this.seen.has(key)) return
+    this.seen.add(key)
+    if (++this.counts.states > MAX_STATES) throw new Error(`more than ${MAX_STATES} states`)
     const moves = state.writers.flatMap((w, index) =>
       (w?.calls ?? []).map((call) => ({ index, call }))
     )
     if (!state.pushed) {
-      const pushed = { ...state, pushed: true, github: { ...state.github, head: options.push! } }
-      await visit(started(pushed))
+      const head = this.options.push!
+      await this.visit(
+        started(this.writers, { ...state, pushed: true, github: { ...state.github, head } })
+      )
     }
     if (moves.length === 0 && state.pushed) {
       if (state.writers.some((w) => w === undefined)) throw new Error('a writer never started')
-      counts.finals++
-      restore(github, state.github)
-      options.check(github)
+      this.counts.finals++
+      restore(this.github, state.github)
+      this.options.check(this.github)
       return
     }
-    for (const { index, call } of moves) await visit(await step(state, index, call))
+    for (const { index, call } of moves) await this.visit(await this.step(state, index, call))
   }
-
-  await visit(started(initial))
-  return counts
 }

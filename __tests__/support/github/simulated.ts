@@ -110,19 +110,33 @@ export function simulatedCommentApi(
       (await exchange('PATCH', one(id), { body })).body as IssueComment,
     deleteComment: (id) =>
       unless(404, async () => void (await exchange('DELETE', one(id))), undefined),
+    ...statusesOf(exchange, leg.repository, leg.issueNumber, pages)
+  }
+}
+
+type Exchanger = ReturnType<typeof exchanger>
+
+/** The pull request's head and its commits' statuses, through `exchange`. */
+function statusesOf(
+  exchange: Exchanger,
+  repository: string,
+  issueNumber: number,
+  pages: <T>(first: string, items: (body: unknown) => T[]) => AsyncIterable<T[]>
+): Pick<CommentApi, 'pullHead' | 'createStatus' | 'listStatuses'> {
+  return {
     pullHead: async () =>
       (
-        (await exchange('GET', `/repos/${leg.repository}/pulls/${leg.issueNumber}`)).body as {
+        (await exchange('GET', `/repos/${repository}/pulls/${issueNumber}`)).body as {
           head: { sha: string }
         }
       ).head.sha,
     createStatus: async (sha, status) =>
-      (await exchange('POST', `/repos/${leg.repository}/statuses/${sha}`, status)).body as {
+      (await exchange('POST', `/repos/${repository}/statuses/${sha}`, status)).body as {
         id: number
       },
     listStatuses: (sha) =>
       pages(
-        `/repos/${leg.repository}/commits/${sha}/statuses?per_page=100`,
+        `/repos/${repository}/commits/${sha}/statuses?per_page=100`,
         (body) => body as CommitStatus[]
       )
   }
