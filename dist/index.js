@@ -47007,6 +47007,11 @@ function fallbackDetails(result) {
 }
 
 ;// CONCATENATED MODULE: ./src/runner/comment-round.ts
+/*
+ * A leg's state between its calls to GitHub (comment-protocol.ts), and the decision each round
+ * ends in: from the records on the pull request's head, the view to write, or why not.
+ */
+
 
 
 /** Rounds at most: each one that does not end saw a record or a write it had not seen before. */
@@ -47037,6 +47042,9 @@ function decide(config, state, [kept, ...duplicates], statuses) {
     const wanted = viewOf(shownRecords(records), { key: state.recorded, details: config.details }, kept?.view);
     if (kept?.view && kept.view.run > wanted.run)
         return end(noted, 'later run', 'later run');
+    // A superseded run only puts the head's view back over a late write of its own; never creates.
+    if (!kept && superseded)
+        return end(noted, 'superseded');
     const red = wanted.results.some((result) => !passed(result.outcome));
     if (!kept && config.mode === 'failure' && !red)
         return end(noted, 'not needed');
@@ -47045,7 +47053,7 @@ function decide(config, state, [kept, ...duplicates], statuses) {
     }
     if (state.round >= MAX_ROUNDS)
         return end(noted, 'rounds');
-    const body = renderView(config.marker, wanted, config.footer);
+    const body = renderView(config.marker, wanted, runLink(config, wanted.run));
     const deletes = duplicates.map((duplicate) => duplicate.id);
     return kept
         ? ask({ ...noted, deletes }, { call: 'update', id: kept.id, url: kept.url, body })
@@ -47064,6 +47072,13 @@ function unrecorded(view, records) {
     return (view?.results ?? []).filter((result) => result.key.startsWith('u-') &&
         result.run >= newest &&
         !records.some((record) => record.key === result.key));
+}
+/** The link to the workflow run the view shows, under the results. */
+function runLink({ serverUrl, repository }, run) {
+    if (!repository || !run)
+        return '';
+    const url = forHtml(`${serverUrl}/${repository}/actions/runs/${run}`, 300);
+    return `<p><sub><a href="${url}">Workflow run</a></sub></p>\n`;
 }
 
 ;// CONCATENATED MODULE: ./src/runner/comment-protocol.ts
@@ -47499,13 +47514,6 @@ function details(report, context) {
         about: summaryFacts(context)
     });
 }
-/** The link to the workflow run, under the results. */
-function footer(context) {
-    const runUrl = context.runId && context.repository
-        ? `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
-        : undefined;
-    return runUrl ? `<p><sub><a href="${runUrl}">Workflow run</a></sub></p>\n` : '';
-}
 /**
  * Writes the comment when `pr_comment` asks for it; returns its URL. Never throws: outside a pull
  * request it is skipped with one line, and any GitHub error or silence is one warning.
@@ -47583,7 +47591,6 @@ async function upsert(options, run) {
             gateHash,
             author,
             mode: mode === 'failure' ? 'failure' : 'always',
-            footer: footer(context),
             serverUrl: context.serverUrl,
             repository: context.repository,
             sha: context.pullRequest?.headSha ?? '',

@@ -56,7 +56,6 @@ function configOf(run: number, sha: string, leg: LegPlan, attempt: number): Writ
     gateHash: GATE,
     author: ACTIONS_BOT.login,
     mode: 'always',
-    footer: '',
     serverUrl: 'https://github.com',
     repository: REPOSITORY,
     sha,

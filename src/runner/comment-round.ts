@@ -2,6 +2,7 @@
  * A leg's state between its calls to GitHub (comment-protocol.ts), and the decision each round
  * ends in: from the records on the pull request's head, the view to write, or why not.
  */
+import { forHtml } from '../domain/untrusted-text.js'
 import type { RunOutcome } from '../report/report.js'
 import {
   type CommitStatus,
@@ -21,7 +22,6 @@ export interface WriterConfig {
   /** The login the action's comments and statuses are by. */
   author: string
   mode: 'always' | 'failure'
-  footer: string
   serverUrl: string
   repository: string
   /** This run's head commit; '' when the event does not say (the pull request's head is read). */
@@ -115,13 +115,15 @@ export function decide(
     kept?.view
   )
   if (kept?.view && kept.view.run > wanted.run) return end(noted, 'later run', 'later run')
+  // A superseded run only puts the head's view back over a late write of its own; never creates.
+  if (!kept && superseded) return end(noted, 'superseded')
   const red = wanted.results.some((result) => !passed(result.outcome))
   if (!kept && config.mode === 'failure' && !red) return end(noted, 'not needed')
   if (kept && duplicates.length === 0 && holds(kept.view, wanted)) {
     return end(noted, superseded ? 'superseded' : 'written')
   }
   if (state.round >= MAX_ROUNDS) return end(noted, 'rounds')
-  const body = renderView(config.marker, wanted, config.footer)
+  const body = renderView(config.marker, wanted, runLink(config, wanted.run))
   const deletes = duplicates.map((duplicate) => duplicate.id)
   return kept
     ? ask({ ...noted, deletes }, { call: 'update', id: kept.id, url: kept.url, body })
@@ -145,4 +147,11 @@ function unrecorded(view: View | undefined, records: LegRecord[]): LegRecord[] {
       result.run >= newest &&
       !records.some((record) => record.key === result.key)
   )
+}
+
+/** The link to the workflow run the view shows, under the results. */
+function runLink({ serverUrl, repository }: WriterConfig, run: number): string {
+  if (!repository || !run) return ''
+  const url = forHtml(`${serverUrl}/${repository}/actions/runs/${run}`, 300)
+  return `<p><sub><a href="${url}">Workflow run</a></sub></p>\n`
 }

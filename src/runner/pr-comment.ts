@@ -83,15 +83,6 @@ function details(report: RunReport, context: GitHubContext): string {
   })
 }
 
-/** The link to the workflow run, under the results. */
-function footer(context: GitHubContext): string {
-  const runUrl =
-    context.runId && context.repository
-      ? `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
-      : undefined
-  return runUrl ? `<p><sub><a href="${runUrl}">Workflow run</a></sub></p>\n` : ''
-}
-
 export interface PullRequestCommentOptions {
   mode: CommentMode
   token: string
@@ -205,7 +196,6 @@ async function upsert(
       gateHash,
       author,
       mode: mode === 'failure' ? 'failure' : 'always',
-      footer: footer(context),
       serverUrl: context.serverUrl,
       repository: context.repository,
       sha: context.pullRequest?.headSha ?? '',
