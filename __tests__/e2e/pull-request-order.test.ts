@@ -2,7 +2,7 @@
  * The sticky comment in GitHub's order, through the bundle against the local GitHub API (issue 66):
  * an older run with slow round trips never writes over a newer run's red (nor adds a second
  * comment under it), and a fail-fast-cancelled leg re-run alone never turns a red comment green.
- * Slowness is an event here: the older run's answers wait until the newer run has ended.
+ * Slowness is an event here: the older run's answers wait until the newer run's comment is done.
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -103,8 +103,14 @@ async function olderRunSlow(earlier: boolean) {
     env: runnerEnv(api, { id: '777', head: OLD_HEAD })
   })
   await oldReachedGitHub
+  // Released once the newer run's comment work is done (its last pr_comment line), so that the
+  // older run's 5 s never depend on how fast a loaded machine starts the newer bundle.
   const newer = await runAction(server, inputs(NEW_TOKEN), {
-    env: runnerEnv(api, { id: '778', head: NEW_HEAD })
+    env: runnerEnv(api, { id: '778', head: NEW_HEAD }),
+    onStdout: (chunk) => {
+      if (/pr_comment: (created|updated|Could not)|Could not write the pull-request/.test(chunk))
+        release()
+    }
   })
   release()
   return { api, older: await older, newer }
