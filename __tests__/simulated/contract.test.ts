@@ -127,7 +127,7 @@ describe('GitHub’s REST description: the comment’s calls and the local GitHu
     github.tokens.set(PAT, { user: { login: 'octocat', type: 'User' }, canWrite: true })
     github.tokens.set(READ_ONLY_TOKEN, { user: ACTIONS_BOT, canWrite: false })
     const context = pullRequestContext(github.apiUrl)
-    github.pulls.set('octo/app#42', context.pullRequest!.headSha)
+    github.pulls.set('octo/app#42', context.pullRequest!.headSha!)
     const { logger, lines } = collectingLogger()
     const write = () =>
       writePullRequestComment({
