@@ -75,10 +75,12 @@ describe('nothing read is not "nothing in flight"', () => {
     const { server } = await serve()
     server.addFault({ kind: 'status', status: 429, retryAfter: '30', message: 'slow down' })
     const run = await runAction(server, { project_id: PROJECT, timeout: '4s' })
+    // What is left of the 4 s depends on how long the bundle took to start and be answered (1.1 s
+    // on a busy machine): any figure under 4 s, with the numbers said.
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('timeout')
     expect(run.stdout).toMatch(
-      /^::error::Gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 429, Retry-After 30 would wait 3\d\.\d s, with [34]\.\d s of the timeout left; last error: .*HTTP 429/m
+      /^::error::Gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 429, Retry-After 30 would wait 3\d\.\d s, with [0-4]\.\d s of the timeout left; last error: .*HTTP 429/m
     )
     expect(run.stdout).not.toContain('timeout ran out')
     expect(run.summary).not.toContain('timeout ran out')
