@@ -242,7 +242,8 @@ describe('the live workflow, against the local API as CI runs it', () => {
     const { rows } = await client.query('SELECT count(*)::int AS n FROM live_preview')
     await client.end()
     expect(rows).toEqual([{ n: 1 }])
-  }, 120_000)
+    // A ceiling only: 42 s alone here; CI, among the suite's 8 workers on 2 cores, saw it pass 120 s.
+  }, 600_000)
 
   it('without a key or a project (the schedule, where the secrets do not exist): says so and skips every other step', async () => {
     const context: Context = { inputs: {}, env: {}, steps: {} }
