@@ -43346,6 +43346,8 @@ class BranchHistory {
     unseen = new Map();
     createdAt;
     reachedCreation = false;
+    /** Set when the first read stopped short of the branch's history: how far back it went. */
+    notJudged;
     constructor(branch, computes, readComputes, logger) {
         this.branch = branch;
         this.readComputes = readComputes;
@@ -43386,7 +43388,8 @@ class BranchHistory {
         const standing = computes.length > 0
             ? `the own state of ${plural(computes.length, 'compute')} whose operations it did not reach (${computes.join(', ')}) and the branch's stand for it`
             : "the branch's own state stands for it";
-        this.logger.notice(`Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (the page cap), short of the branch's creation${creation}: its older history was not judged; ${standing}`);
+        this.notJudged = `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (the page cap), short of the branch's creation${creation}: its older history was not judged; ${standing}`;
+        this.logger.notice(this.notJudged);
     }
     /** Reads anew the computes whose history was not read, while one keeps the gate open. */
     async readAgain() {
@@ -43841,6 +43844,9 @@ class ProjectGateSource {
     }
     get behind() {
         return this.laterPolls.behind ?? this.history?.unsettled;
+    }
+    get historyNotJudged() {
+        return this.history?.notJudged;
     }
     /** The branch as last read: its `current_state` decides, once its operations are final. */
     get branch() {
@@ -45863,6 +45869,7 @@ async function gate(given, dependencies) {
         report.branch = source.branch;
     if (source?.recentFailures?.length)
         report.recentFailures = source.recentFailures;
+    report.historyNotJudged = source?.historyNotJudged;
     return report;
 }
 function stepsIn(phase, steps) {
@@ -46806,8 +46813,9 @@ function renderReport(sections, report, format, { limits = SUMMARY_LIMITS, about
         ...outcomeLines(sections, format, report, facts),
         countsLine(format, report, about)
     ];
-    if (report.wait?.reason) {
-        parts.push(format.paragraph(format.text(report.wait.reason, MAX_MESSAGE_CHARS)));
+    for (const note of [report.wait?.reason, report.historyNotJudged]) {
+        if (note)
+            parts.push(format.paragraph(format.text(note, MAX_MESSAGE_CHARS)));
     }
     parts.push(...placed('above-operations'));
     parts.push(...operationsSection(sections, format, report, facts, limits));

@@ -8,6 +8,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
+import { renderSummary, renderTextReport } from '../../src/report/summary.js'
+import { SECTIONS } from '../../src/gate/steps.js'
 
 const BRANCH = 'br-preview-000065'
 const COMPUTE = 'ep-preview-000065'
@@ -111,6 +113,14 @@ describe('where the page cap comes first, the compute and the branch say, with a
         )
       )
     )
+    // Never a silent pass: the summary and the command's report say it too, under the outcome.
+    for (const text of [
+      renderSummary(SECTIONS, run.report),
+      renderTextReport(SECTIONS, run.report)
+    ]) {
+      const [, after] = text.split('success')
+      expect(after).toMatch(/stopped there \(the page cap\).*its older history was not judged/)
+    }
   })
 
   it('a compute starting (init, pending active): the gate waits on it, and times out saying why', async () => {

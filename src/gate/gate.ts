@@ -89,6 +89,7 @@ export async function gate(given: Inputs, dependencies: GateDependencies): Promi
   report.elapsedMs = clock.now() - stepStartedAt
   if (source?.branch) report.branch = source.branch
   if (source?.recentFailures?.length) report.recentFailures = source.recentFailures
+  report.historyNotJudged = source?.historyNotJudged
   return report
 }
 

@@ -44,6 +44,8 @@ export interface RunReport {
    * (or of its action on its branch). Those that fail the gate are among the wait's operations too.
    */
   recentFailures?: RecentFailure[]
+  /** The branch gate read back only so far (its page cap): the notice that says how far. */
+  historyNotJudged?: string
   /** From the gate's start to its end, the database check included (milliseconds). */
   elapsedMs?: number
   /**

@@ -112,8 +112,8 @@ function renderReport(
     ...outcomeLines(sections, format, report, facts),
     countsLine(format, report, about)
   ]
-  if (report.wait?.reason) {
-    parts.push(format.paragraph(format.text(report.wait.reason, MAX_MESSAGE_CHARS)))
+  for (const note of [report.wait?.reason, report.historyNotJudged]) {
+    if (note) parts.push(format.paragraph(format.text(note, MAX_MESSAGE_CHARS)))
   }
   parts.push(...placed('above-operations'))
   parts.push(...operationsSection(sections, format, report, facts, limits))

@@ -21,6 +21,8 @@ export class BranchHistory {
   private readonly unseen = new Map<string, Compute>()
   private readonly createdAt: number | undefined
   private reachedCreation = false
+  /** Set when the first read stopped short of the branch's history: how far back it went. */
+  notJudged?: string
 
   constructor(
     private readonly branch: Branch,
@@ -66,9 +68,8 @@ export class BranchHistory {
       computes.length > 0
         ? `the own state of ${plural(computes.length, 'compute')} whose operations it did not reach (${computes.join(', ')}) and the branch's stand for it`
         : "the branch's own state stands for it"
-    this.logger.notice(
-      `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (the page cap), short of the branch's creation${creation}: its older history was not judged; ${standing}`
-    )
+    this.notJudged = `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (the page cap), short of the branch's creation${creation}: its older history was not judged; ${standing}`
+    this.logger.notice(this.notJudged)
   }
 
   /** Reads anew the computes whose history was not read, while one keeps the gate open. */

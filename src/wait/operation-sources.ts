@@ -26,6 +26,11 @@ export interface OperationSource {
    * before it got back to what earlier polls had seen): the gate cannot pass; says why.
    */
   readonly behind?: string
+  /**
+   * The branch gate's first read stopped at its page cap, short of the branch's creation: how far
+   * back it went, and that the older history was not judged.
+   */
+  readonly historyNotJudged?: string
 }
 
 /** What the wait reads of operations: one by id, and the list. */

@@ -115,6 +115,10 @@ export class ProjectGateSource implements OperationSource {
     return this.laterPolls.behind ?? this.history?.unsettled
   }
 
+  get historyNotJudged(): string | undefined {
+    return this.history?.notJudged
+  }
+
   /** The branch as last read: its `current_state` decides, once its operations are final. */
   get branch(): Branch | undefined {
     return this.gated?.branch
