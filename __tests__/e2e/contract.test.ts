@@ -167,7 +167,9 @@ describe('GitHub’s REST description: the local GitHub API and the comment’s 
 
   beforeAll(async () => {
     githubContractChecks = await githubContract()
-  })
+    // Before any bundle runs: compiled at a first request, the validators took the comment's 5 s.
+    githubContractChecks.precompile()
+  }, 120_000)
   afterEach(async () => {
     const violations = github?.violations ?? []
     await github?.close()

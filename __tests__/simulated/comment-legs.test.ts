@@ -28,8 +28,16 @@ beforeAll(async () => {
   contract = await githubContract()
 })
 
-function github(options: { actionsRead?: boolean } = {}): GitHubApi {
-  const api = createGitHubApi({ apiUrl: 'https://api.github.com', contract })
+/**
+ * The local GitHub API; held to GitHub's REST description unless `unchecked` (the property's
+ * hundred matrices: the checks took two thirds of its time, and its oracle reads no violation;
+ * the trials here check the same calls).
+ */
+function github(options: { actionsRead?: boolean; unchecked?: boolean } = {}): GitHubApi {
+  const api = createGitHubApi({
+    apiUrl: 'https://api.github.com',
+    contract: options.unchecked ? undefined : contract
+  })
   api.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: true, actionsRead: options.actionsRead })
   return api
 }
@@ -237,7 +245,7 @@ describe('never green over a red, never a lost result', () => {
     await fc.assert(
       fc.asyncProperty(matrix, async ({ legs: drawn, red, slow, earlier, seed }) => {
         const random = seeded(seed)
-        const api = github()
+        const api = github({ unchecked: true })
         const time = new SimulatedTime()
         if (earlier) {
           const older: Leg = { name: 'older', outcome: 'failure', halfTripMs: () => 50 }
