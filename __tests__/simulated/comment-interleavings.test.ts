@@ -13,7 +13,13 @@ import { describe, expect, it } from '@jest/globals'
 import { BY_SEVERITY, recordContext } from '../../src/runner/comment-records.js'
 import type { WriterConfig, WriterState } from '../../src/runner/comment-round.js'
 import { readView } from '../../src/runner/comment-view.js'
-import { explore, REPOSITORY, type Writer } from '../support/github/interleavings.ts'
+import {
+  explore,
+  PROTOCOL,
+  type Protocol,
+  REPOSITORY,
+  type Writer
+} from '../support/github/interleavings.ts'
 import { ACTIONS_BOT, createGitHubApi, type GitHubApi } from '../support/github/server.ts'
 
 const TOKEN = 'ghs_interleavings_token_000000'
@@ -140,9 +146,10 @@ function checkFinal(scenario: Scenario, github: GitHubApi): void {
   if (!want) return
   expect(comments).toHaveLength(1)
   const view = readView(comments[0].body, MARKER)!
+  // Each result by the line its leg wrote (configOf), not by how the code names its record.
   const shown = view.results.map((r) => {
-    const name = r.name ?? /^u-\d+-\d+-(\w+)$/.exec(r.leg.slice(r.leg.lastIndexOf('/') + 1))![1]
-    return `${r.run} ${name} ${r.attempt} ${r.outcome}`
+    const [, name, run, attempt] = /leg (\w+) of run (\d+), attempt (\d+)$/.exec(r.line) ?? []
+    return `${run} ${name} ${attempt} ${r.outcome}`
   })
   expect(shown.sort()).toEqual(want)
   const worst = Math.max(...want.map((w) => BY_SEVERITY.indexOf(w.split(' ')[3] as 'success')))
@@ -150,7 +157,7 @@ function checkFinal(scenario: Scenario, github: GitHubApi): void {
   expect(BY_SEVERITY.indexOf(headline.outcome)).toBe(worst)
 }
 
-async function run(scenario: Scenario) {
+async function run(scenario: Scenario, protocol: Protocol = PROTOCOL) {
   const github = createGitHubApi({ apiUrl: 'https://api.github.com' })
   github.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: true })
   github.pulls.set(`${REPOSITORY}#42`, scenario.runs[0].sha)
@@ -160,6 +167,7 @@ async function run(scenario: Scenario) {
     await explore(github, [writer], { ended: () => undefined, check: () => undefined })
   }
   return explore(github, writersOf(scenario), {
+    protocol,
     push: scenario.push ? scenario.runs[1].sha : undefined,
     ended: checkEnded,
     check: (final) => checkFinal(scenario, final)
@@ -205,6 +213,14 @@ const SCENARIOS: Record<string, Scenario> = {
     leg('p', false, 'failure'),
     leg('q', false, 'cancelled', 'success'),
     leg('r', false, 'cancelled', 'success')
+  ]),
+  'fail-fast: q cancelled, then re-run alone and green (not told apart)': one([
+    leg('p', false, 'failure'),
+    leg('q', false, 'cancelled', 'success')
+  ]),
+  'fail-fast with a named red leg: the unnamed leg’s re-run': one([
+    leg('p', true, 'failure'),
+    leg('q', false, 'cancelled', 'success')
   ]),
   'a re-run of the red leg (told apart) keeps the other, and turns green': one([
     leg('p', true, 'failure', 'success'),
@@ -267,4 +283,133 @@ describe('every interleaving of the legs’ calls keeps every result of the newe
     )
     expect(finals).toBeGreaterThan(all.length)
   }, 60_000)
+})
+
+/*
+ * Wrong variants of the protocol, each breaking one rule; the scheduler must find a final state
+ * (or a writer's end) that breaks the oracle for each. They wrap the real protocol, so each
+ * differs from it in that rule alone.
+ */
+
+/** Keeps each leg's result inside the shared comment (its record never written). */
+const recordsInTheComment: Protocol = {
+  ...PROTOCOL,
+  call: (github, config, call) =>
+    call.call === 'record' ? Promise.resolve('refused') : PROTOCOL.call(github, config, call)
+}
+
+/** Skips the head-commit check: it takes its own run's commit for the pull request's head. */
+const noHeadCheck: Protocol = {
+  ...PROTOCOL,
+  advance: (config, state, call, answer) =>
+    PROTOCOL.advance(config, state, call, call.call === 'head' ? { head: config.sha } : answer)
+}
+
+/** A leg that cannot tell itself apart writes as if it were the run's one leg: it replaces. */
+const untold = (config: WriterConfig): WriterConfig =>
+  config.own.told
+    ? config
+    : {
+        ...config,
+        own: {
+          ...config.own,
+          told: true,
+          leg: recordContext(GATE, keyOf(`untold ${config.own.run}`))
+        }
+      }
+const untoldReplaces: Protocol = {
+  start: (config) => PROTOCOL.start(untold(config)),
+  advance: (config, ...rest) => PROTOCOL.advance(untold(config), ...rest),
+  call: (github, config, call) => PROTOCOL.call(github, untold(config), call)
+}
+
+/**
+ * Planted bug 1: an unnamed leg of a later attempt takes the place of the only earlier result,
+ * even when a named leg wrote it (it records in that result's context).
+ */
+const unnamedTakesTheLoneResult: Protocol = {
+  ...PROTOCOL,
+  call: (github, config, call) => {
+    if (call.call !== 'record' || config.own.told || config.own.attempt < 2) {
+      return PROTOCOL.call(github, config, call)
+    }
+    const earlier = github.statuses.filter(
+      (status) =>
+        status.sha === call.sha &&
+        status.context.includes(GATE) &&
+        !status.target_url!.endsWith(`/attempts/${config.own.attempt}`)
+    )
+    if (earlier.length !== 1) return PROTOCOL.call(github, config, call)
+    const status = { ...call.status, context: earlier[0].context }
+    return PROTOCOL.call(github, config, { ...call, status })
+  }
+}
+
+/** Planted bug 2: a leg stops watching once the comment it read holds its own result. */
+const stopsOnceItsOwnIsIn: Protocol = {
+  ...PROTOCOL,
+  advance: (config, state, call, answer) => {
+    const next = PROTOCOL.advance(config, state, call, answer)
+    const read =
+      call.call === 'comments' && typeof answer === 'object' && 'comments' in answer
+        ? answer.comments.map((c) => readView(c.body ?? '', MARKER))
+        : (state.answers.comments ?? []).map((c) => c.view)
+    const own = read.some((view) => view?.results.some((r) => r.key === next.recorded))
+    const writes = next.calls.some((c) => c.call === 'update')
+    return own && writes ? { ...next, calls: [], ending: 'written' } : next
+  }
+}
+
+describe('the scheduler catches a wrong variant of each rule', () => {
+  const caught = async (protocol: Protocol, names: string[]) => {
+    const failures: string[] = []
+    for (const name of names) {
+      try {
+        await run(SCENARIOS[name], protocol)
+      } catch (error) {
+        // Caught by the oracle (a final state or a writer's end), not by a crash of the variant.
+        const message = (error as Error).message.split('\n')[0]
+        if (/^expect\(|^a writer ended/.test(message)) failures.push(`${name}: ${message}`)
+        else throw error
+      }
+    }
+    return failures
+  }
+
+  it.each([
+    [
+      'a writer that keeps its records inside the shared comment',
+      recordsInTheComment,
+      ['legs finishing together, not told apart']
+    ],
+    [
+      'a writer that skips the head-commit check',
+      noHeadCheck,
+      ['two runs, a push between, the older green, over an earlier comment']
+    ],
+    [
+      'a leg that cannot tell itself apart and replaces',
+      untoldReplaces,
+      ['fail-fast: q cancelled, then re-run alone and green (not told apart)']
+    ],
+    [
+      'an unnamed leg of a later attempt that replaces a named leg’s lone result',
+      unnamedTakesTheLoneResult,
+      ['fail-fast with a named red leg: the unnamed leg’s re-run']
+    ],
+    [
+      'a leg that stops watching once its own result is in',
+      stopsOnceItsOwnIsIn,
+      ['legs finishing together, not told apart']
+    ]
+  ])(
+    '%s',
+    async (_, protocol, names) => {
+      // The real protocol passes the same scenarios.
+      for (const name of names) await run(SCENARIOS[name])
+      const failures = await caught(protocol, names)
+      expect(failures).toHaveLength(names.length)
+    },
+    120_000
+  )
 })

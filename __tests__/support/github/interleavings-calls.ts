@@ -6,9 +6,35 @@
 import type { Answer } from '../../../src/runner/comment-protocol.js'
 import type { CommitStatus } from '../../../src/runner/comment-records.js'
 import type { Call, WriterConfig } from '../../../src/runner/comment-round.js'
-import type { GitHubApi } from './server.ts'
+import type { GitHubApi, StoredComment, StoredStatus } from './server.ts'
 
 export const REPOSITORY = 'octo/app'
+const PULL = `${REPOSITORY}#42`
+
+/** What the scheduler saves of GitHub's state, and restores before each step. */
+export interface Saved {
+  comments: StoredComment[]
+  statuses: StoredStatus[]
+  head: string
+  nextCommentId: number
+}
+
+export function save(github: GitHubApi): Saved {
+  return {
+    comments: github.comments.map((comment) => ({ ...comment })),
+    statuses: [...github.statuses],
+    head: github.pulls.get(PULL)!,
+    nextCommentId: github.nextCommentId
+  }
+}
+
+export function restore(github: GitHubApi, saved: Saved): void {
+  github.comments = saved.comments.map((comment) => ({ ...comment }))
+  github.statuses = [...saved.statuses]
+  github.pulls.set(PULL, saved.head)
+  github.nextCommentId = saved.nextCommentId
+  github.requests.length = 0
+}
 
 const TOKEN_HEADERS = {
   authorization: 'token ghs_interleavings_token_000000',
