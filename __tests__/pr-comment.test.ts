@@ -2,14 +2,14 @@
  * The sticky pull-request comment over Octokit in process: which comment is the action's, create or
  * update in place, pages, tokens and who they write as, legs that converge, and every failure one
  * warning. GitHub is the local GitHub API's handler behind nock, so the requests are Octokit's own;
- * the order of two legs' calls is comment-legs.test.ts's, the bundle's legs are e2e/pull-request.
+ * every order of several legs' calls is simulated/comment-interleavings.test.ts's, the bundle's
+ * legs are e2e/pull-request.
  */
-import { FakeClock } from './support/time/clock.js'
+import { FakeClock, SimulatedTime } from './support/time/clock.js'
 import { describe, expect, it } from '@jest/globals'
 import { letThrough, withoutNetwork } from './support/nock.js'
 import { octokitCommentApi } from '../src/runner/github-comments.js'
-import { type LegResult, legResult, readComment } from '../src/runner/comment-results.js'
-import { renderComment } from '../src/runner/comment-render.js'
+import { readView, renderView } from '../src/runner/comment-view.js'
 import type { CommentMode } from '../src/runner/comment-writes.js'
 import { gateMarker, writePullRequestComment } from '../src/runner/pr-comment.js'
 import type { RunReport } from '../src/report/report.js'
@@ -38,38 +38,42 @@ function github(comments: [string, GitHubUser][] = []) {
   const api = nockGitHub()
   api.tokens.set(TOKEN, { user: bot, canWrite: true })
   api.tokens.set(PAT, { user: person, canWrite: true })
+  api.pulls.set(`${REPOSITORY}#42`, HEAD)
   const written = comments.map(([body, user]) => api.addComment(REPOSITORY, 42, body, user))
-  /** The requests, as `GET /repos/…/comments?page=2`. */
+  /** The requests of comments and of who the token is, as `GET /repos/…/comments?page=2`. */
   const calls = () =>
-    api.requests.map((request) => {
-      const query = new URLSearchParams(request.query).toString()
-      return `${request.method} ${request.path}${query ? `?${query}` : ''}`
-    })
+    api.requests
+      .filter((request) => request.path.includes('/comments') || request.path === '/user')
+      .map((request) => {
+        const query = new URLSearchParams(request.query).toString()
+        return `${request.method} ${request.path}${query ? `?${query}` : ''}`
+      })
   return { api, written, calls }
 }
 
 const LIST = `/repos/${REPOSITORY}/issues/42/comments`
+const HEAD = context.pullRequest!.headSha!
 const ONE = (id: number) => `/repos/${REPOSITORY}/issues/comments/${id}`
 
-/** The comment another leg of run 9 (or of `run`) wrote, with its result alone. */
-function legComment(leg: string, outcome: LegResult['outcome'], run = '9', attempt = '1') {
-  const result = legResult(
-    leg,
+/** The comment another leg of run 9 wrote, with its result alone (a result it could not record). */
+function legComment(leg: string, outcome: 'success' | 'failure') {
+  const key = `u-${leg}`
+  const result = {
+    key,
+    leg: `neon-operations-gate/x/u-9-1-${leg}`,
+    told: false,
+    run: 9,
+    attempt: 1,
     outcome,
-    `${outcome}: ${leg} line`,
-    Date.parse('2026-11-21T12:00:00Z')
-  )
+    line: `${outcome}: ${leg} line`
+  }
   const details = `<h2>Neon operations gate</h2>\n<p>${leg} details</p>\n`
-  return renderComment(
-    marker,
-    { results: { run, attempt, shown: leg, results: [result] }, details },
-    ''
-  )
+  return renderView(marker, { run: 9, shown: key, detailed: true, results: [result], details }, '')
 }
 
-/** The results a comment holds: leg and outcome, in order. */
+/** The results a comment holds: its line and outcome, in order. */
 function resultsOf(body: string): [string, string][] {
-  return (readComment(body, marker)?.results.results ?? []).map((r) => [r.leg, r.outcome])
+  return (readView(body, marker)?.results ?? []).map((r) => [r.line, r.outcome])
 }
 
 const warnings = () => lines.filter((line) => line.startsWith('warning'))
@@ -104,7 +108,10 @@ function write(
         signal,
         fetch: globalThis.fetch
       }),
-    timeLimitMs
+    // Without a time limit of the test's own, the limit is on simulated time that never moves, so
+    // it never runs out: the first test pays for loading Octokit, which on a loaded machine can
+    // take most of the real 5 s. The limit itself is the tests' that give one.
+    ...(timeLimitMs === undefined ? { clock: new SimulatedTime() } : { timeLimitMs })
   })
 }
 
@@ -231,7 +238,13 @@ describe('the sticky pull-request comment', () => {
         },
         createComment: () => new Promise(() => undefined),
         updateComment: () => new Promise(() => undefined),
-        deleteComment: () => new Promise(() => undefined)
+        deleteComment: () => new Promise(() => undefined),
+        pullHead: () => new Promise(() => undefined),
+        createStatus: () => new Promise(() => undefined),
+        // eslint-disable-next-line require-yield
+        async *listStatuses() {
+          await new Promise(() => undefined)
+        }
       }),
       timeLimitMs: 300,
       clock
@@ -355,7 +368,7 @@ describe("whose comment is the action's", () => {
     // The other leg creates its comment between this leg's list and its create.
     let otherLeg: ReturnType<typeof api.addComment> | undefined
     api.onRequest = (request) => {
-      if (request.method !== 'POST' || otherLeg) return
+      if (request.method !== 'POST' || !request.path.endsWith('/comments') || otherLeg) return
       otherLeg = api.addComment(REPOSITORY, 42, legComment('leg-other', 'failure'), bot)
     }
     expect(await write('always', 'success')).toBe(otherLeg!.html_url)
@@ -374,9 +387,9 @@ describe("whose comment is the action's", () => {
     expect(body).toMatch(
       new RegExp(`^${marker}\n<h2>Neon operations gate</h2>\n<p>leg-other details`)
     )
-    expect(resultsOf(body)).toEqual([
-      ['leg-other', 'failure'],
-      ['leg-this', 'success']
+    expect(resultsOf(body).sort()).toEqual([
+      ['failure: leg-other line', 'failure'],
+      ['✅ success', 'success']
     ])
   })
 
@@ -400,13 +413,14 @@ describe("whose comment is the action's", () => {
 describe('written is written: a later call that fails keeps the comment that holds the result', () => {
   it('listing again after creating fails: the new comment, and the warning says what failed', async () => {
     const { api } = github()
-    api.faults.push({ method: 'GET', after: 1, status: 502, message: 'Bad Gateway' })
+    // The reads of the first round (comments, head, statuses) answer; the next round's fail.
+    api.faults.push({ method: 'GET', after: 3, status: 502, message: 'Bad Gateway' })
     const url = await write('always', 'success')
     expect(url).toBe(api.comments[0].html_url)
     expect(lines).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^warning: pr_comment: created ${url!.replace(/[.?]/g, '\\$&')}, but listing the comments again to find duplicates from other runs of this gate failed, so a duplicate comment may be left behind: `
+          `^warning: pr_comment: created ${url!.replace(/[.?]/g, '\\$&')}, but listing the comments, reading the pull request's head commit, reading the legs' commit statuses failed, so it may not show every leg's result yet`
         )
       )
     ])
@@ -414,11 +428,11 @@ describe('written is written: a later call that fails keeps the comment that hol
 
   it('reading back after an update fails: the updated comment, and the warning says what that may leave', async () => {
     const { api, written } = github([[`${marker}\nold`, bot]])
-    api.faults.push({ method: 'GET', after: 1, status: 502, message: 'Bad Gateway' })
+    api.faults.push({ method: 'GET', after: 3, status: 502, message: 'Bad Gateway' })
     const [own] = written
     expect(await write('always', 'success')).toBe(own.html_url)
     expect(lines).toEqual([
-      `warning: pr_comment: updated ${own.html_url}, but reading it back failed, so a leg of this run not seen yet, if any, may have written over this result: Bad Gateway (HTTP 502)`
+      `warning: pr_comment: updated ${own.html_url}, but listing the comments, reading the pull request's head commit, reading the legs' commit statuses failed, so it may not show every leg's result yet (each leg's commit status keeps its own): Bad Gateway (HTTP 502)`
     ])
   })
 
@@ -433,7 +447,7 @@ describe('written is written: a later call that fails keeps the comment that hol
     expect(lines).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^warning: pr_comment: updated ${own.html_url.replace(/[.?]/g, '\\$&')}, but deleting the duplicate comment ${duplicate.html_url.replace(/[.?]/g, '\\$&')} failed`
+          `^warning: pr_comment: updated ${own.html_url.replace(/[.?]/g, '\\$&')}, but deleting the duplicate comment ${duplicate.id} failed`
         )
       )
     ])
@@ -479,7 +493,7 @@ describe('telling matrix legs apart through the jobs API (Octokit)', () => {
     const jobsCalls = api.requests.filter((request) => request.path.endsWith('/jobs'))
     expect(jobsCalls.map((request) => request.query.page ?? '1')).toEqual(['1', '2'])
     expect(resultsOf(api.comments[0].body)).toHaveLength(1)
-    expect(readComment(api.comments[0].body, marker)?.results.results[0].name).toBe('gate (110)')
+    expect(readView(api.comments[0].body, marker)?.results[0].name).toBe('gate (110)')
     noWarnings()
   })
 
@@ -492,7 +506,7 @@ describe('telling matrix legs apart through the jobs API (Octokit)', () => {
         /^info: pr_comment: no job of this run attempt is in progress on runner runner-elsewhere alone/
       )
     )
-    expect(readComment(api.comments[0].body, marker)?.results.results[0].name).toBeUndefined()
+    expect(readView(api.comments[0].body, marker)?.results[0].name).toBeUndefined()
     noWarnings()
   })
 
@@ -505,5 +519,86 @@ describe('telling matrix legs apart through the jobs API (Octokit)', () => {
         'pr_comment: could not tell this leg apart, because the jobs API failed: Resource not accessible by integration (HTTP 403). Grant the job "permissions: actions: read"'
       )
     ])
+  })
+})
+
+describe('each leg’s result is a record of its own: a commit status', () => {
+  it('records the result on the head commit, in a context of its own, with the run attempt as its link', async () => {
+    const { api } = github()
+    await write('always', 'failure')
+    expect(api.statuses).toEqual([
+      expect.objectContaining({
+        sha: HEAD,
+        state: 'failure',
+        context: expect.stringMatching(/^neon-operations-gate\/[0-9a-f]{16}\/u-9-1-legthis$/),
+        description: expect.stringMatching(/^❌ failure/),
+        target_url: 'https://github.com/octo/app/actions/runs/9/attempts/1'
+      })
+    ])
+    noWarnings()
+  })
+
+  it('without statuses: write, one warning naming the permission; the comment still shows the result', async () => {
+    const { api } = github()
+    api.tokens.set(TOKEN, { user: bot, canWrite: true, statusesWrite: false })
+    expect(await write('always', 'failure')).toBe(api.comments[0].html_url)
+    expect(api.statuses).toEqual([])
+    expect(resultsOf(api.comments[0].body)).toEqual([
+      ['❌ failure: nothing could be read, so the state is unknown', 'failure']
+    ])
+    expect(warnings()).toEqual([
+      expect.stringContaining(
+        'could not record this leg\'s result as a commit status: Resource not accessible by integration (HTTP 403). Grant the job "permissions: statuses: write"'
+      )
+    ])
+  })
+
+  it('a run whose commit is no longer the head writes nothing over the comment: one line', async () => {
+    const { api, written } = github([[legComment('newer', 'failure'), bot]])
+    api.pulls.set(`${REPOSITORY}#42`, 'c'.repeat(40))
+    expect(await write('always', 'success')).toBeUndefined()
+    expect(written[0].body).toBe(legComment('newer', 'failure'))
+    expect(
+      api.requests.filter(
+        (r) => r.method === 'PATCH' || (r.path.endsWith('/comments') && r.method === 'POST')
+      )
+    ).toEqual([])
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^info: pr_comment: superseded: run 9 is for commit aaaaaaa, but the pull request's head is ccccccc now/
+      )
+    )
+    noWarnings()
+  })
+
+  it('the token never reaches the record or the comment', async () => {
+    const { api } = github()
+    await writePullRequestComment({
+      mode: 'always',
+      token: TOKEN,
+      context,
+      report: {
+        outcome: 'error',
+        requests: { requests: 1, retries: 0 },
+        error: `bad ${TOKEN}`
+      },
+      gate,
+      logger,
+      redact: (text) => text.split(TOKEN).join('***'),
+      leg: 'leg-this',
+      api: (signal) =>
+        octokitCommentApi({
+          token: TOKEN,
+          apiUrl: GITHUB_ORIGIN,
+          repository: REPOSITORY,
+          issueNumber: 42,
+          signal,
+          fetch: globalThis.fetch
+        })
+    })
+    expect(api.comments[0].body).toContain('bad ***')
+    expect(api.statuses[0].description).toContain('bad ***')
+    expect(api.comments[0].body).not.toContain(TOKEN)
+    expect(JSON.stringify(api.statuses)).not.toContain(TOKEN)
   })
 })

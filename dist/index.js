@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3968);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1354);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3968:
+/***/ 1354:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -47043,144 +47043,190 @@ async function identifyLeg(options) {
     return {};
 }
 
-;// CONCATENATED MODULE: ./src/runner/comment-newest.ts
+;// CONCATENATED MODULE: ./src/runner/comment-records.ts
 /*
- * Which results of one workflow run the sticky comment keeps (comment-results.ts): every leg's of
- * one attempt, each leg run marking its own with an id of its own; and of the earlier attempts,
- * those that no later result of the same leg takes the place of. A leg is the same across attempts
- * only when its name (key) is the only one of its attempt.
- */
-const attemptOf = (result) => Number(result.attempt ?? 0) || 0;
-/** Whether `a` is a newer result of its leg than `b`: a later attempt, then a later time. */
-function isNewer(a, b) {
-    return attemptOf(a) - attemptOf(b) > 0 || (attemptOf(a) === attemptOf(b) && a.at > b.at);
-}
-/** The results of `key` in `attempt`, of `all`. */
-const ofKey = (all, key, attempt) => all.filter((result) => result.key === key && attemptOf(result) === attempt);
-/**
- * The earlier results that `result` takes the place of: the one it `replaces`, and its leg's
- * result of each earlier attempt, when the leg is told apart uniquely (its key is the only one of
- * its attempt, and was the only one of that attempt). Two legs that share a name keep both.
- */
-function replacedBy(result, all) {
-    const earlier = all.filter((old) => attemptOf(old) < attemptOf(result));
-    const { key } = result;
-    const unique = key !== undefined && ofKey(all, key, attemptOf(result)).length === 1;
-    return earlier.filter((old) => old.leg === result.replaces ||
-        (unique && old.key === key && ofKey(all, key, attemptOf(old)).length === 1));
-}
-/**
- * Each leg's newest result, in the order they were written (attempt, then time): a result of a
- * later attempt takes the place of the ones it replaces (replacedBy). Every leg's result of one
- * attempt stays. Of two results with the same identity, the one seen first stays (a leg's own,
- * with its line uncut).
- */
-function newestOfEachLeg(results) {
-    const byLeg = new Map();
-    for (const result of results) {
-        const held = byLeg.get(result.leg);
-        if (!held || isNewer(result, held))
-            byLeg.set(result.leg, result);
-    }
-    const all = [...byLeg.values()];
-    const replaced = new Set(all.flatMap((result) => replacedBy(result, all).map((old) => old.leg)));
-    return all
-        .filter((result) => !replaced.has(result.leg))
-        .sort((a, b) => attemptOf(a) - attemptOf(b) || a.at.localeCompare(b.at));
-}
-/**
- * The earlier attempts' one result that a result of a later attempt takes the place of, when its
- * leg cannot be told apart: only when those attempts left exactly one result, of a leg that could
- * not be told apart either (a gate of one leg, re-run). Several: none, and they stay.
- */
-function replacing(own, results) {
-    // A leg told apart replaces by its name alone (replacedBy), never an untold leg's result.
-    if (own.key)
-        return undefined;
-    const earlier = new Map(results
-        .filter((result) => attemptOf(result) < attemptOf(own))
-        .map((result) => [result.leg, result]));
-    const [only] = earlier.values();
-    return earlier.size === 1 && !only.key && only.leg !== own.leg ? only.leg : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/runner/comment-results.ts
-/*
- * What the sticky comment holds when several runs of one gate share it: every result of the
- * workflow run, each leg's newest (a re-run of some legs keeps the others', marked with their
- * attempt), and the worst of them first, with its details. The results are kept in the comment
- * itself, as JSON in a hidden last line, so that a leg can read what the others wrote and merge its
- * own in; GitHub's REST API has nothing else to keep them in, and no conditional update
- * (comment-writes.ts says how legs that write at once keep every result). A new run starts afresh.
+ * Each leg's result, in a record only that leg writes: a commit status on its run's head commit,
+ * with a `context` of its own (`neon-operations-gate/<gate>/<leg>`), its outcome and line in the
+ * description, and its run and attempt in the target URL (the run attempt's page). No write of
+ * another leg can erase it: GitHub keeps every status, and a status in another context changes
+ * nothing of this one. A leg told apart (its job's name or `pr_comment_leg`) writes in the same
+ * context in every attempt; a leg that cannot tell itself apart writes in a context of its own
+ * run, attempt and id. The sticky comment is a view of these records (comment-view.ts).
  */
 
-
-
-/** Outcomes from the least to the most severe: the comment's headline is the most severe. */
-const BY_SEVERITY = ['success', 'pending', 'cancelled', 'timeout', 'error', 'failure'];
-/** Results kept in one comment (a matrix has at most 256 legs); the most severe stay. */
-const MAX_RESULTS = 30;
-/** A result's line, as the comment's table and its hidden data hold it. */
-const MAX_LINE_CHARS = 200;
-/** A leg's name (its job's name, or the `pr_comment_leg` input), as the comment shows it. */
-const comment_results_MAX_NAME_CHARS = 80;
-/**
- * What the details of the result shown may take: with the results, the marker and the footer, the
- * body stays under 60,000 UTF-8 bytes (GitHub refuses a comment over 65,536 characters).
- */
-const DETAILS_BUDGET_BYTES = 40_000;
-const DATA_START = '<!-- neon-operations-gate-results ';
-const DATA_END = ' -->';
-/** Ends the details of the result shown, which start right after the marker's line. */
-const DETAILS_END = '<!-- neon-operations-gate-details-end -->';
-const LegResultSchema = object({
-    /** This run of the action's own id (random): two legs' results never share it. */
-    leg: schemas_string().min(1).max(64),
-    /**
-     * A hash of the leg's name when it can be told apart (its job's name, or the `pr_comment_leg` input):
-     * the same in every attempt, so that a re-run's result takes the place of the leg's older one.
-     */
-    key: schemas_string().max(64).optional(),
-    outcome: schemas_enum(BY_SEVERITY),
-    /** The report's first line, plain text. */
-    line: schemas_string().max(4 * MAX_LINE_CHARS),
-    /** When it was written (ISO 8601). */
-    at: schemas_string().max(40),
-    /** The run attempt that wrote it; absent in comments written before attempts were kept. */
-    attempt: schemas_string().max(40).optional(),
-    /** The leg's name, when it can be told apart. */
-    name: schemas_string()
-        .max(4 * comment_results_MAX_NAME_CHARS)
-        .optional(),
-    /** The one result of an earlier attempt that this one took the place of (see `replacing`). */
-    replaces: schemas_string().max(64).optional(),
-    /** The leg's slowest round trip to GitHub (ms): the other legs pause longer than it. */
-    trip: schemas_number().int().min(0).max(60_000).optional()
-});
-const RunResultsSchema = object({
-    run: schemas_string().max(40),
-    /** The newest attempt among the results. */
-    attempt: schemas_string().max(40),
-    /** The leg whose details the comment shows: the most severe result, the newest of those. */
-    shown: schemas_string().max(64),
-    results: array(LegResultSchema).max(MAX_RESULTS)
-});
-function legResult(leg, outcome, line, at, about = {}) {
+/** Outcomes from the least to the most severe: the view's headline is the most severe. */
+const BY_SEVERITY = [
+    'success',
+    'pending',
+    'cancelled',
+    'timeout',
+    'error',
+    'failure'
+];
+/** GitHub's limit on a status's description. */
+const DESCRIPTION_CHARS = 140;
+const CONTEXT_PREFIX = 'neon-operations-gate/';
+/** A told leg's context ends in its key (`n-…`); an untold leg's in `u-<run>-<attempt>-<id>`. */
+const TOLD = /^n-[0-9a-f]{24}$/;
+const RUN_URL = /\/actions\/runs\/(\d+)\/attempts\/(\d+)$/;
+const DESCRIBED = new RegExp(`^(?:\\[(.+?)\\] )?(\\S+ (${BY_SEVERITY.join('|')})\\b.*)$`, 's');
+/** Text within GitHub's 140 characters, visibly cut. */
+function cut(text) {
+    if (text.length <= DESCRIPTION_CHARS)
+        return text;
+    return truncate(text, DESCRIPTION_CHARS - 30).slice(0, DESCRIPTION_CHARS);
+}
+function severity(outcome) {
+    return BY_SEVERITY.indexOf(outcome);
+}
+/** The context of a leg's records: `legId` is its key when told apart, else an id of its own. */
+function recordContext(gateHash, legId) {
+    return `${CONTEXT_PREFIX}${gateHash}/${legId}`;
+}
+/** This leg's record as a commit status. */
+function statusOf(record, where) {
+    const state = record.outcome === 'success' || record.outcome === 'pending' || record.outcome === 'error'
+        ? record.outcome
+        : 'failure';
+    const name = record.name ? `[${record.name.replace(/\[/g, '(').replace(/\]/g, ')')}] ` : '';
     return {
-        leg,
-        outcome,
-        line: truncate(line, MAX_LINE_CHARS),
-        at: new Date(at).toISOString(),
-        ...(about.attempt ? { attempt: about.attempt } : {}),
-        ...(about.name ? { name: truncate(about.name, comment_results_MAX_NAME_CHARS) } : {}),
-        ...(about.key ? { key: about.key } : {})
+        state,
+        context: record.leg,
+        description: cut(`${name}${record.line}`),
+        target_url: `${where.serverUrl}/${where.repository}/actions/runs/${record.run}/attempts/${record.attempt}`
     };
 }
 /**
- * What a comment of the action's holds; undefined when it holds no results (a comment written
- * before legs added theirs, or one edited by hand). Every result carries its attempt.
+ * The records of gate `gateHash` among a commit's statuses: only those `author` wrote (anyone who
+ * can write statuses could copy a context), in the order GitHub made them.
  */
-function readComment(body, marker) {
+function recordsOf(statuses, gateHash, author) {
+    const prefix = `${CONTEXT_PREFIX}${gateHash}/`;
+    const records = [];
+    for (const status of [...statuses].sort((a, b) => a.id - b.id)) {
+        if (!status.context.startsWith(prefix) || status.creator?.login !== author)
+            continue;
+        const run = RUN_URL.exec(status.target_url ?? '');
+        const described = DESCRIBED.exec(status.description ?? '');
+        if (!run || !described)
+            continue;
+        records.push({
+            key: `s${status.id}`,
+            leg: status.context,
+            told: TOLD.test(status.context.slice(prefix.length)),
+            run: Number(run[1]),
+            attempt: Number(run[2]),
+            outcome: described[3],
+            ...(described[1] ? { name: described[1] } : {}),
+            line: described[2]
+        });
+    }
+    return records;
+}
+/**
+ * The records a view shows: those of the newest run (a new run starts afresh), and of a leg told
+ * apart only its newest attempt's, when that attempt and the one it re-ran each hold one record of
+ * the leg (two legs of one name are kept both). A leg that cannot tell itself apart writes a
+ * context of its own, so it replaces nothing. In the order they were made (attempt, then record).
+ */
+function shownRecords(records) {
+    const newest = Math.max(...records.map((record) => record.run));
+    const ofRun = records.filter((record) => record.run === newest);
+    const count = (leg, attempt) => ofRun.filter((record) => record.leg === leg && record.attempt === attempt).length;
+    return ofRun
+        .filter((record) => !record.told ||
+        count(record.leg, record.attempt) !== 1 ||
+        !ofRun.some((later) => later.leg === record.leg &&
+            later.attempt > record.attempt &&
+            count(later.leg, later.attempt) === 1))
+        .sort((a, b) => a.attempt - b.attempt || order(a) - order(b));
+}
+/** Records in the order GitHub made them; results not recorded last. */
+function order(record) {
+    return record.key.startsWith('s') ? Number(record.key.slice(1)) : Number.MAX_SAFE_INTEGER;
+}
+/** The `count` most severe records (the newest of equals), in the order they were made. */
+function mostSevere(records, count) {
+    return records
+        .map((record, index) => ({ record, index }))
+        .sort((a, b) => severity(b.record.outcome) - severity(a.record.outcome) || b.index - a.index)
+        .slice(0, count)
+        .sort((a, b) => a.index - b.index)
+        .map(({ record }) => record);
+}
+
+;// CONCATENATED MODULE: ./src/runner/comment-view.ts
+/*
+ * The sticky comment: a view of the legs' records (comment-records.ts), never their store. The
+ * marker, the details of the worst result, a table of every result of the newest run (with each
+ * leg's name and attempt), the footer, and on the last line what the view shows (the records'
+ * keys), so that a writer can tell whether the comment already holds everything it read.
+ */
+
+
+
+/** Results a view keeps (a matrix has at most 256 legs); the most severe stay. */
+const MAX_RESULTS = 30;
+/** A result's line, as the table and the data hold it. */
+const MAX_LINE_CHARS = 200;
+/** What the table and the data may take of the comment, in UTF-8 bytes. */
+const RESULTS_BUDGET_BYTES = 18_000;
+/** The details' share: with the results, the body stays under 60,000 bytes (GitHub: 65,536 chars). */
+const DETAILS_BUDGET_BYTES = 40_000;
+const DATA_START = '<!-- neon-operations-gate-view ';
+const DATA_END = ' -->';
+const DETAILS_END = '<!-- neon-operations-gate-details-end -->';
+const ResultSchema = object({
+    key: schemas_string().max(80),
+    leg: schemas_string().max(200),
+    told: schemas_boolean(),
+    run: schemas_number().int(),
+    attempt: schemas_number().int(),
+    outcome: schemas_enum(BY_SEVERITY),
+    name: schemas_string().max(400).optional(),
+    line: schemas_string().max(4 * MAX_LINE_CHARS)
+});
+const ViewDataSchema = object({
+    run: schemas_number().int(),
+    /** The key of the result whose details the view shows. */
+    shown: schemas_string().max(80),
+    /** Whether those details are its leg's own (not its line alone). */
+    detailed: schemas_boolean(),
+    results: array(ResultSchema).max(MAX_RESULTS)
+});
+/**
+ * The view of `records` (shownRecords' of one run): the 30 most severe, the worst's details (its
+ * own leg's `details` when it is `own`, else those a comment `displayed` already shows, else its line).
+ */
+function viewOf(records, own, displayed) {
+    const results = mostSevere(records, MAX_RESULTS);
+    const [shown] = mostSevere(results, 1);
+    const carried = displayed?.shown === shown.key && displayed.detailed ? displayed.details : undefined;
+    const details = shown.key === own.key ? own.details : carried;
+    const fits = details !== undefined && Buffer.byteLength(details) <= DETAILS_BUDGET_BYTES;
+    return {
+        run: shown.run,
+        shown: shown.key,
+        detailed: fits,
+        results,
+        details: fits ? details : fallbackDetails(shown)
+    };
+}
+/** Whether `displayed` holds `wanted`: the same results and result shown, with its own details. */
+function holds(displayed, wanted) {
+    if (!displayed)
+        return false;
+    const keys = (view) => view.results
+        .map((result) => result.key)
+        .sort()
+        .join(' ');
+    return (displayed.run === wanted.run &&
+        displayed.shown === wanted.shown &&
+        keys(displayed) === keys(wanted) &&
+        (displayed.detailed || !wanted.detailed));
+}
+/** What a comment of the action's shows; undefined for one without a view (older, or edited). */
+function readView(body, marker) {
     const lastLine = body.slice(body.lastIndexOf('\n') + 1);
     const detailsEnd = body.indexOf(`\n${DETAILS_END}\n`);
     if (!lastLine.startsWith(DATA_START) || !lastLine.endsWith(DATA_END) || detailsEnd < 0) {
@@ -47193,211 +47239,23 @@ function readComment(body, marker) {
     catch {
         return undefined;
     }
-    const parsed = RunResultsSchema.safeParse(json);
-    if (!parsed.success)
-        return undefined;
-    const { attempt } = parsed.data;
-    const results = parsed.data.results.map((result) => ({ attempt, ...result }));
-    return {
-        results: { ...parsed.data, results },
-        details: body.slice(marker.length + 1, detailsEnd + 1)
-    };
-}
-const severity = (result) => BY_SEVERITY.indexOf(result.outcome);
-/** Whether run `a` (and attempt) came after run `b`: run ids only grow. */
-function isLater(a, b) {
-    const [runA, runB, attemptA, attemptB] = [a.run, b.run, a.attempt, b.attempt].map(Number);
-    if (!a.run || !b.run || [runA, runB, attemptA, attemptB].some(Number.isNaN))
-        return false;
-    return runA > runB || (runA === runB && attemptA > attemptB);
-}
-/** Whether a comment holds the results of a run (or attempt) later than `own`'s. */
-function holdsLaterRun(comments, own) {
-    return comments.some((content) => content !== undefined && isLater(content.results, own));
-}
-/** One result's identity: its leg, attempt and time (its line may be cut in the comment). */
-const identity = (result) => `${result.leg}\n${result.attempt ?? ''}\n${result.at}\n${result.replaces ?? ''}`;
-/** The `count` most severe results (the newest of equals), in the order they were written. */
-function mostSevere(results, count) {
-    const ranked = results
-        .map((result, order) => ({ result, order }))
-        .sort((a, b) => severity(b.result) - severity(a.result) || b.order - a.order)
-        .slice(0, count);
-    return ranked.sort((a, b) => a.order - b.order).map(({ result }) => result);
-}
-/**
- * What one leg knows of its run's results: its own, and every result of the same run it has read
- * in a comment since, each leg's newest. A leg writes all of it, never only what the comment held
- * at its last read, so that a result one leg's write dropped comes back with the next leg's.
- */
-class RunRecord {
-    own;
-    /** Other legs' results, as comments held them (this leg's own, when a comment held it, too). */
-    seen = [];
-    /** Details of a result (by its identity), as a comment that showed it held them. */
-    details = new Map();
-    constructor(own) {
-        this.own = own;
-    }
-    /** Each leg's newest result, this leg's own written last of those written at once. */
-    newest() {
-        return newestOfEachLeg([...this.seen, this.own.result]);
-    }
-    /** Adds what comments of the same run hold; `later` when one holds a later run's results. */
-    absorb(comments) {
-        if (holdsLaterRun(comments, this.own))
-            return 'later';
-        if (!this.own.run)
-            return undefined;
-        for (const { results, details } of comments.filter((content) => content !== undefined)) {
-            if (results.run !== this.own.run)
-                continue;
-            this.seen.push(...results.results);
-            const shown = results.results.find((result) => result.leg === results.shown);
-            if (shown && !this.details.has(identity(shown)))
-                this.details.set(identity(shown), details);
-        }
-        const result = this.own.result;
-        // Counted as the comments hold them, before any result takes another's place by name.
-        result.replaces ??= replacing(result, this.seen);
+    const parsed = ViewDataSchema.safeParse(json);
+    if (!parsed.success || !parsed.data.results.some((r) => r.key === parsed.data.shown)) {
         return undefined;
     }
-    /** The content to write: at most MAX_RESULTS results, the most severe kept, and the worst's details. */
-    content() {
-        const results = mostSevere(this.newest(), MAX_RESULTS);
-        const [shown] = mostSevere(results, 1);
-        const carried = shown.leg === this.own.result.leg ? this.own.details : this.details.get(identity(shown));
-        // Another leg's details, as its comment holds them: within their budget, or its line alone.
-        const details = carried !== undefined && Buffer.byteLength(carried) <= DETAILS_BUDGET_BYTES
-            ? carried
-            : fallbackDetails(shown);
-        const attempt = String(Math.max(...results.map(attemptOf), Number(this.own.attempt) || 0));
-        return { results: { run: this.own.run, attempt, shown: shown.leg, results }, details };
-    }
-    /** The slowest round trip to GitHub that a leg of the run has written (ms). */
-    slowestTrip() {
-        return Math.max(0, ...this.newest().map((result) => result.trip ?? 0));
-    }
-    /** Whether this leg knows a result of another leg of its run and attempt: it is in a matrix. */
-    hasSiblings() {
-        const { leg, attempt } = this.own.result;
-        return this.newest().some((result) => result.leg !== leg && result.attempt === attempt);
-    }
-    /** Another leg of this run and attempt with this leg's name (key): the name tells neither apart. */
-    namesake() {
-        const { leg, key, attempt } = this.own.result;
-        return key === undefined
-            ? undefined
-            : this.newest().find((r) => r.leg !== leg && r.key === key && r.attempt === attempt);
-    }
-    /**
-     * Whether one of `comments` holds this leg's result: then every leg that reads them knows it, and
-     * its round trip.
-     */
-    shownIn(comments) {
-        const own = identity(this.own.result);
-        return comments.some((content) => content?.results.results.some((result) => identity(result) === own));
-    }
-    /** Whether `content` already holds everything this leg knows, and shows the worst of it. */
-    heldBy(content) {
-        if (!content)
-            return false;
-        const want = this.content().results;
-        const have = content.results;
-        const ids = (results) => results.map(identity).sort().join('\n\n');
-        return (have.run === want.run && have.shown === want.shown && ids(have.results) === ids(want.results));
-    }
+    return { ...parsed.data, details: body.slice(marker.length + 1, detailsEnd + 1) };
 }
 /**
- * The comment's content once this run's result is in (see RunRecord); `later` when a comment
- * already holds a later run's results.
+ * The comment's body. The table and the data stay within RESULTS_BUDGET_BYTES: lines are cut
+ * shorter, then the least severe results are left out of the table.
  */
-function mergeResults(comments, own) {
-    const record = new RunRecord(own);
-    return record.absorb(comments) ?? record.content();
-}
-/** Details for a result whose own are not at hand (its comment was edited): its line. */
-function fallbackDetails(result) {
-    return `<h2>Neon operations gate</h2>\n<p>${forHtml(result.line, MAX_LINE_CHARS)}</p>\n`;
-}
-
-;// CONCATENATED MODULE: ./src/runner/comment-pacing.ts
-/**
- * The shortest pause before a check, whatever the round trips measured; and the longest round trip
- * of a read from which the shared comment is updated before this leg's result is on GitHub.
- */
-const MIN_PAUSE_MS = 250;
-/** Round trips to GitHub, timed, and the pauses they call for. */
-class Pacing {
-    options;
-    /** This leg's slowest round trip, and the slowest that other legs wrote in the comment (ms). */
-    slowest = 0;
-    others = 0;
-    /** The round trip of the last read. */
-    lastRead = Infinity;
-    constructor(options) {
-        this.options = options;
-    }
-    /** `call`, timed; a read's time is kept for `fresh`. */
-    async trip(call, kind = 'write') {
-        const start = this.options.clock.now();
-        try {
-            return await call();
-        }
-        finally {
-            const took = this.options.clock.now() - start;
-            this.slowest = Math.max(this.slowest, took);
-            if (kind === 'read')
-                this.lastRead = took;
-        }
-    }
-    /** Whether a write sent now lands within the shortest watch of any leg after the last read. */
-    fresh() {
-        return this.lastRead <= MIN_PAUSE_MS;
-    }
-    /**
-     * Pauses before the next check: 1 to 2 times the longest of MIN_PAUSE_MS and the round trips
-     * known, cut to what leaves time for the check; false, without a pause, when not even the
-     * shortest of those fits before the deadline.
-     */
-    async pause() {
-        const { clock, random, deadline, signal } = this.options;
-        signal?.throwIfAborted();
-        const floor = Math.max(MIN_PAUSE_MS, this.slowest, this.others);
-        const left = deadline - clock.now() - 2 * this.slowest;
-        if (left < floor)
-            return false;
-        await clock.sleep(Math.min(floor * (1 + random()), left), signal);
-        return true;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/runner/comment-render.ts
-/*
- * The sticky comment's body: the marker, the details of the worst result, a table of every result
- * of the run (with each leg's name and attempt), the footer, and the results as data on the last
- * line (comment-results.ts reads them back).
- */
-
-
-/** What the table and the hidden data may take of the comment, in UTF-8 bytes. */
-const RESULTS_BUDGET_BYTES = 18_000;
-/**
- * The comment: the marker, the details of the result shown (the worst), every result of the run
- * when there are several, the footer, and the results as data on the last line. The table and the
- * data stay within RESULTS_BUDGET_BYTES: lines are cut shorter, then the least severe results are
- * left out of the table.
- */
-function renderComment(marker, content, footer) {
-    const { results } = content;
-    for (let lineChars = MAX_LINE_CHARS, rows = results.results.length;;) {
-        const shown = mostSevere(results.results, rows);
-        const table = shown.length > 1 ? resultsTable(shown, results, lineChars) : '';
-        const data = dataLine({ ...results, results: shown }, lineChars);
-        const fits = Buffer.byteLength(table + data) <= RESULTS_BUDGET_BYTES;
-        if (fits || rows === 1) {
-            // The details end with a line break, so that the end of the details stands on its own line.
-            const details = content.details.endsWith('\n') ? content.details : `${content.details}\n`;
+function renderView(marker, view, footer) {
+    for (let lineChars = MAX_LINE_CHARS, rows = view.results.length;;) {
+        const shown = mostSevere(view.results, rows);
+        const table = shown.length > 1 ? resultsTable(shown, view.results.length, lineChars) : '';
+        const data = dataLine({ ...view, results: shown }, lineChars);
+        if (Buffer.byteLength(table + data) <= RESULTS_BUDGET_BYTES || rows === 1) {
+            const details = view.details.endsWith('\n') ? view.details : `${view.details}\n`;
             return `${marker}\n${details}${DETAILS_END}\n${table}${footer}${data}`;
         }
         if (lineChars > 20)
@@ -47406,318 +47264,384 @@ function renderComment(marker, content, footer) {
             rows--;
     }
 }
-/**
- * What the table says of attempts: results of earlier attempts stay, and when legs cannot be told
- * apart, a re-run's result cannot take the place of the one it re-ran.
- */
-function attemptsNote(results) {
-    const attempts = new Set(results.map((result) => result.attempt ?? ''));
-    if (attempts.size < 2)
-        return '';
-    const newest = Math.max(...results.map((result) => Number(result.attempt) || 0));
-    const unnamed = results.some((result) => !result.key && Number(result.attempt) === newest);
-    const kept = 'Results of earlier attempts stay until a re-run of the same leg replaces them.';
-    return unnamed
-        ? `<p>${kept} The legs of this workflow cannot be told apart (grant the job <code>actions: read</code>, or set the <code>pr_comment_leg</code> input), so a re-run's result is added beside the one it re-ran, which stays.</p>`
-        : `<p>${kept}</p>`;
-}
-function resultsTable(results, all, lineChars) {
-    const rows = results.map((result, index) => `<tr><td>${index + 1}</td><td>${forHtml(result.line, lineChars)}</td><td>${result.name ? forHtml(result.name, lineChars) : '—'}</td><td>${forHtml(result.attempt ?? '', 40)}</td><td>${forHtml(result.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'), 40)}</td></tr>`);
-    const total = all.results.length;
-    const left = total - results.length;
-    if (left > 0)
-        rows.push(`<tr><td colspan="5">… and ${left} more results not shown</td></tr>`);
+function resultsTable(results, total, lineChars) {
+    const rows = results.map((result, index) => `<tr><td>${index + 1}</td><td>${forHtml(result.line, lineChars)}</td><td>${result.name ? forHtml(result.name, lineChars) : '—'}</td><td>${result.attempt}</td></tr>`);
+    if (total > results.length) {
+        rows.push(`<tr><td colspan="4">… and ${total - results.length} more results not shown</td></tr>`);
+    }
+    const attempts = new Set(results.map((result) => result.attempt));
+    const untold = results.some((result) => !result.told);
+    const note = attempts.size < 2
+        ? []
+        : [
+            `<p>Results of earlier attempts stay until a re-run of the same leg replaces them.${untold ? " Some legs cannot be told apart (grant the job <code>actions: read</code>, or set the <code>pr_comment_leg</code> input): a re-run's result is added beside the one it re-ran, which stays." : ''}</p>`
+        ];
     return [
         `<h3>${total} results of this workflow run</h3>`,
         '<p>Its legs (a matrix) share this comment; the worst outcome is shown above.</p>',
-        attemptsNote(all.results),
+        ...note,
         '<table>',
-        '<tr><th>#</th><th>Result</th><th>Leg</th><th>Attempt</th><th>Reported</th></tr>',
+        '<tr><th>#</th><th>Result</th><th>Leg</th><th>Attempt</th></tr>',
         ...rows,
         '</table>',
         ''
-    ]
-        .filter((line, index, lines) => line !== '' || index === lines.length - 1)
-        .join('\n');
+    ].join('\n');
 }
-/** The results as one line of JSON in an HTML comment: no `<` or `>` can end it early. */
-function dataLine(results, lineChars) {
-    const cut = results.results.map((result) => ({
+/** What the view shows, as one line of JSON in an HTML comment: no `<` or `>` can end it early. */
+function dataLine(view, lineChars) {
+    const results = view.results.map((result) => ({
         ...result,
         line: truncate(result.line, lineChars),
         ...(result.name ? { name: truncate(result.name, lineChars) } : {})
     }));
-    const json = JSON.stringify({ ...results, results: cut })
+    const { run, shown, detailed } = view;
+    const json = JSON.stringify({ run, shown, detailed, results })
         .replace(/</g, '\\u003c')
         .replace(/>/g, '\\u003e');
     return `${DATA_START}${json}${DATA_END}`;
 }
-
-;// CONCATENATED MODULE: ./src/runner/comment-calls.ts
-/** What a failure after the first write may leave: the step's risk. */
-const DUPLICATE_RISK = 'so a duplicate comment may be left behind';
-const MISSING_RISK = "so another leg's result may be missing from it";
-/** `write`, with `sending` set while it is under way. */
-async function sending(progress, what, write) {
-    progress.sending = what;
-    const answer = await write();
-    progress.sending = undefined;
-    return answer;
+/** Details for a result whose own are not at hand: its line, headed as a summary heads it. */
+function fallbackDetails(result) {
+    const [, headline, rest] = /^(\S+ \w+): ([\s\S]*)$/.exec(result.line) ?? ['', result.line, ''];
+    const line = `<b>${forHtml(headline, 40)}</b>${rest ? `: ${forHtml(rest, MAX_LINE_CHARS)}` : ''}`;
+    return `<h2>Neon operations gate</h2>\n<p>${line}</p>\n<p>Its details are in the summary of its leg's job.</p>\n`;
 }
-const CREATING = {
-    doing: "creating this leg's comment",
-    look: 'look for a second comment of this gate on the pull request: a later leg of this run that writes merges it into the shared comment and deletes it'
-};
-const CHECK_STEP = {
-    doing: "listing the comments again to check that no other leg's write replaced this result",
-    risk: MISSING_RISK
-};
-/**
- * The check of a leg that saw no other (a gate of one leg, or a leg that read before any other
- * wrote): no other leg's result to miss, but one it did not see may have written over its own.
+
+;// CONCATENATED MODULE: ./src/runner/comment-round.ts
+/*
+ * A leg's state between its calls to GitHub (comment-protocol.ts), and the decision each round
+ * ends in: from the records on the pull request's head, the view to write, or why not.
  */
-const LONE_CHECK_STEP = {
-    doing: 'reading it back',
-    risk: 'so a leg of this run not seen yet, if any, may have written over this result'
-};
-const FIND_DUPLICATES_STEP = {
-    doing: 'listing the comments again to find duplicates from other runs of this gate',
-    risk: DUPLICATE_RISK
-};
+
+
+
+/** Rounds at most: each one that does not end saw a record or a write it had not seen before. */
+const MAX_ROUNDS = 8;
+const passed = (outcome) => outcome === 'success' || outcome === 'pending';
+const ask = (state, call) => ({
+    ...state,
+    calls: [call],
+    answers: {}
+});
+const end = (state, ending, note) => ({
+    ...state,
+    calls: [],
+    ending,
+    notes: note ? [...state.notes, note] : state.notes
+});
+/** The round's decision, from the records on the pull request's head. */
+function decide(config, state, [kept, ...duplicates], statuses) {
+    const superseded = state.head !== state.sha;
+    const note = superseded && !state.notes.includes('superseded') ? 'superseded' : undefined;
+    const noted = note ? { ...state, notes: [...state.notes, note] } : state;
+    const records = recordsOf(statuses, config.gateHash, config.author);
+    if (!superseded && !records.some((r) => r.key === state.recorded))
+        records.push(ownRecord(config, state));
+    records.push(...unrecorded(kept?.view, records));
+    if (records.length === 0)
+        return end(noted, 'superseded');
+    const wanted = viewOf(shownRecords(records), { key: state.recorded, details: config.details }, kept?.view);
+    if (kept?.view && kept.view.run > wanted.run)
+        return end(noted, 'later run', 'later run');
+    // A superseded run only puts the head's view back over a late write of its own; never creates.
+    if (!kept && superseded)
+        return end(noted, 'superseded');
+    const red = wanted.results.some((result) => !passed(result.outcome));
+    if (!kept && config.mode === 'failure' && !red)
+        return end(noted, 'not needed');
+    if (kept && duplicates.length === 0 && holds(kept.view, wanted)) {
+        return end(noted, superseded ? 'superseded' : 'written');
+    }
+    if (state.round >= MAX_ROUNDS)
+        return end(noted, 'rounds');
+    const body = renderView(config.marker, wanted, runLink(config, wanted.run));
+    const deletes = duplicates.map((duplicate) => duplicate.id);
+    return kept
+        ? ask({ ...noted, deletes }, { call: 'update', id: kept.id, url: kept.url, body })
+        : ask({ ...noted, deletes }, { call: 'create', body });
+}
+function ownRecord(config, state) {
+    const { leg, told, run, attempt, outcome, name, line } = config.own;
+    return { key: state.recorded, leg, told, run, attempt, outcome, line, ...(name ? { name } : {}) };
+}
+/**
+ * Results that could not be recorded (a job without `statuses: write`) live in the view alone: a
+ * view of their run carries them on, though a write from an older read may drop one.
+ */
+function unrecorded(view, records) {
+    const newest = Math.max(0, ...records.map((record) => record.run));
+    return (view?.results ?? []).filter((result) => result.key.startsWith('u-') &&
+        result.run >= newest &&
+        !records.some((record) => record.key === result.key));
+}
+/** The link to the workflow run the view shows, under the results. */
+function runLink({ serverUrl, repository }, run) {
+    if (!repository || !run)
+        return '';
+    const url = forHtml(`${serverUrl}/${repository}/actions/runs/${run}`, 300);
+    return `<p><sub><a href="${url}">Workflow run</a></sub></p>\n`;
+}
+
+;// CONCATENATED MODULE: ./src/runner/comment-protocol.ts
+/*
+ * What one leg does to GitHub, and in what order, as a pure state machine (no I/O, no clock), so
+ * that the tests can run every interleaving of several legs' calls (comment-writes.ts runs it on
+ * GitHub). The leg writes its record (comment-records.ts), then rounds of: read the comments, read
+ * the pull request's head, read the records on that head, and write the view of those records
+ * (comment-view.ts) unless the comment already holds it. It ends on a round that finds the comment
+ * holding everything it read. So the last view to land holds every record made before its
+ * writer's last read: any record made later is followed by its own leg's round, which writes again.
+ * GitHub's order decides, never timing: the view shows the newest run of the pull request's head
+ * commit; a view of a newer run is never written over.
+ */
+
+
+
+/**
+ * The first calls, at once: the record, the comments, the head, and the records of this run's
+ * commit (the head's, unless a newer commit was pushed). With pr_comment: failure and a pass, no
+ * record until a comment is found.
+ */
+function start(config) {
+    const state = {
+        calls: [],
+        answers: {},
+        sha: config.sha,
+        round: 0,
+        deletes: [],
+        notes: []
+    };
+    const probe = config.mode === 'failure' && passed(config.own.outcome);
+    return readRound(state, probe ? [] : [recordCall(config, state.sha)]);
+}
+function recordCall(config, sha) {
+    return { call: 'record', status: statusOf(config.own, config), sha };
+}
+/** A round of reads, all sent at once (after the last write was answered), and `more` beside them. */
+function readRound(state, more) {
+    const reads = [{ call: 'comments' }, { call: 'head' }];
+    if (state.sha)
+        reads.push({ call: 'records', sha: state.sha });
+    return { ...state, calls: [...more, ...reads], answers: {} };
+}
+/** The state after `answer` to `call` (one of the calls under way). */
+function advance(config, state, call, answer) {
+    const calls = state.calls.filter((pending) => pending !== call);
+    const next = { ...state, calls, answers: { ...state.answers, ...answered(config, call, answer) } };
+    if (call.call === 'update' || call.call === 'create') {
+        const written = answer.written;
+        next.wrote = { action: call.call === 'create' ? 'created' : 'updated', url: written.html_url };
+    }
+    if (calls.length > 0)
+        return next;
+    return roundAnswered(config, next);
+}
+function answered(config, call, answer) {
+    switch (call.call) {
+        case 'record':
+            return { record: answer === 'refused' ? answer : answer.id };
+        case 'comments':
+            return { comments: readComments(config, answer) };
+        case 'head':
+            return { head: answer.head };
+        case 'records':
+            return {
+                records: { sha: call.sha, statuses: answer.statuses }
+            };
+        default:
+            return {};
+    }
+}
+/** Every call of the round answered: the next round, or the decision. */
+function roundAnswered(config, state) {
+    const { answers } = state;
+    let next = state;
+    if (answers.record !== undefined) {
+        const refused = answers.record === 'refused';
+        next = {
+            ...next,
+            recorded: refused ? `u-${config.own.id}` : `s${String(answers.record)}`,
+            notes: refused ? [...next.notes, 'refused'] : next.notes
+        };
+    }
+    if (answers.comments === undefined)
+        return afterWrite(next);
+    const head = answers.head;
+    next = { ...next, url: answers.comments[0]?.url, head, sha: next.sha || head };
+    if (!next.recorded) {
+        // pr_comment: failure and a pass: recorded only when there is a comment to update.
+        if (answers.comments.length === 0)
+            return end(next, 'not needed');
+        return readRound(next, [recordCall(config, next.sha)]);
+    }
+    if (answers.records?.sha !== head) {
+        // A newer commit was pushed: the records of the head decide.
+        const call = { call: 'records', sha: head };
+        return { ...next, calls: [call], answers: { comments: answers.comments, head } };
+    }
+    return decide(config, next, answers.comments, answers.records.statuses);
+}
+function readComments(config, answer) {
+    const { comments } = answer;
+    return comments.map((comment) => ({
+        id: comment.id,
+        url: comment.html_url,
+        view: readView(comment.body ?? '', config.marker)
+    }));
+}
+/** After a write: the duplicates deleted one by one, then the next round. */
+function afterWrite(state) {
+    const [id, ...rest] = state.deletes;
+    if (id !== undefined)
+        return ask({ ...state, deletes: rest }, { call: 'delete', id });
+    return readRound({ ...state, round: state.round + 1 }, []);
+}
+
+;// CONCATENATED MODULE: ./src/runner/comment-writes.ts
+
+/** Runs the protocol on GitHub until it ends: each round's calls at once. */
+async function upsertComment(api, progress, write) {
+    const { config } = write;
+    let state = start(config);
+    while (state.calls.length > 0) {
+        const { calls } = state;
+        progress.doing = calls.map(describeCall).join(', ');
+        const answers = await Promise.all(calls.map((call) => call.call === 'record'
+            ? recorded(api, call, write, progress)
+            : answerOf(api, call, write, progress)));
+        calls.forEach((call, index) => (state = advance(config, state, call, answers[index])));
+        if (state.wrote)
+            progress.written = state.wrote;
+        const created = answers.find((answer) => typeof answer === 'object' && 'written' in answer);
+        if (created && writtenAsAnother(created.written, write))
+            return 'written';
+    }
+    return ending(write, progress, state);
+}
+/** The record written: its id; `refused`, with one warning, when GitHub would not take it. */
+async function recorded(api, call, { signal }, progress) {
+    try {
+        return { id: (await api.createStatus(call.sha, call.status)).id };
+    }
+    catch (error) {
+        if (signal?.aborted)
+            throw error;
+        const { status, message } = (error ?? {});
+        const why = `${typeof message === 'string' ? message : String(error)}${typeof status === 'number' ? ` (HTTP ${status})` : ''}`;
+        progress.unrecorded = `pr_comment: could not record this leg's result as a commit status: ${why}. Grant the job "permissions: statuses: write": without it, the comment shows this result, but another leg writing at the same moment may drop it`;
+        return 'refused';
+    }
+}
+async function answerOf(api, call, write, progress) {
+    switch (call.call) {
+        case 'comments':
+            return { comments: await ownComments(api, write.config) };
+        case 'head':
+            return { head: await api.pullHead() };
+        case 'records':
+            return { statuses: await collect(api.listStatuses(call.sha)) };
+        case 'delete':
+            await api.deleteComment(call.id);
+            return 'deleted';
+        default:
+            progress.sending = { doing: describeCall(call), url: 'url' in call ? call.url : undefined };
+            return { written: await writeComment(api, call) };
+    }
+}
+async function writeComment(api, call) {
+    return call.call === 'update'
+        ? api.updateComment(call.id, call.body)
+        : api.createComment(call.body);
+}
+function ending(write, progress, state) {
+    const { logger, config } = write;
+    if (progress.unrecorded)
+        logger.warning(progress.unrecorded);
+    progress.sending = undefined;
+    const { url } = state;
+    if (state.notes.includes('superseded')) {
+        logger.info(`pr_comment: superseded: run ${config.own.run} is for commit ${state.sha.slice(0, 7)}, but the pull request's head is ${state.head?.slice(0, 7)} now; its result stays in its commit status, and the comment${url ? ` ${url}` : ''} shows the head's newest run`);
+    }
+    if (state.ending === 'later run') {
+        logger.info(`pr_comment: ${url} shows a later run of this gate; left as it is`);
+    }
+    if (state.ending === 'rounds') {
+        logger.warning(`pr_comment: other legs kept writing ${url ?? 'the comment'} at the same time; after ${state.round} rounds it may lack a result (each leg's commit status keeps its own)`);
+    }
+    if (state.ending !== 'written' && state.ending !== 'rounds')
+        return state.ending;
+    // The comment that holds the result: the one this leg wrote, or another leg's.
+    const action = state.wrote && state.wrote.url === url ? state.wrote.action : 'updated';
+    if (url)
+        progress.written = { action, url };
+    return 'written';
+}
+function describeCall(call) {
+    switch (call.call) {
+        case 'record':
+            return "recording this leg's result as a commit status";
+        case 'comments':
+            return 'listing the comments';
+        case 'head':
+            return "reading the pull request's head commit";
+        case 'records':
+            return "reading the legs' commit statuses";
+        case 'update':
+            return `updating ${call.url}`;
+        case 'create':
+            return 'creating the comment';
+        default:
+            return `deleting the duplicate comment ${call.id}`;
+    }
+}
+async function collect(pages) {
+    const all = [];
+    for await (const page of pages)
+        all.push(...page);
+    return all;
+}
 /** A comment the action wrote: it starts with the marker, and its author is the token's identity. */
 function isOwnComment(comment, marker, author) {
     return (comment.body ?? '').startsWith(marker) && comment.user?.login === author;
 }
 /** Every comment of the action's with this marker, oldest first. */
 async function ownComments(api, { marker, author }) {
-    const own = [];
-    for await (const page of api.listComments()) {
-        own.push(...page.filter((comment) => isOwnComment(comment, marker, author)));
-    }
+    const own = (await collect(api.listComments())).filter((c) => isOwnComment(c, marker, author));
     return own.sort((a, b) => a.id - b.id);
 }
-/**
- * The merged body to the oldest comment, unless it holds it already; the others deleted, after it
- * or, `together` (a slow leg, short of time), at the same time.
- */
-async function writeMerged(api, progress, { kept, duplicates, body, held, together }) {
-    // At once: every leg that found them deletes them, and one already gone is no error.
-    const deleteAll = () => Promise.all(duplicates.map((duplicate) => api.deleteComment(duplicate.id)));
-    const deleting = together && duplicates.length > 0 ? deleteAll() : undefined;
-    deleting?.catch(() => undefined);
-    if (held) {
-        // Another leg wrote this result there already.
-        progress.written = { action: 'updated', url: kept.html_url };
+/** `work`, aborted with an error when the time limit (`timeLimitMs` on `clock`) comes first. */
+async function withinTimeLimit(timeLimitMs, clock, work) {
+    const controller = new AbortController();
+    const timer = new AbortController();
+    const timeLimit = clock.sleep(timeLimitMs, timer.signal).then(() => {
+        const error = new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`);
+        controller.abort(error);
+        throw error;
+    });
+    timeLimit.catch(() => undefined);
+    const working = work(controller.signal);
+    working.catch(() => undefined);
+    try {
+        return await Promise.race([working, timeLimit]);
     }
-    else if (deleting) {
-        // The duplicates are on their way out and this result on its way here: the comment it is in.
-        progress.written = { action: 'updated', url: kept.html_url };
-        progress.step = {
-            doing: `updating it, with ${duplicates.map((d) => d.html_url).join(', ')} merged in and deleted at the same time`,
-            risk: MISSING_RISK
-        };
-        await api.updateComment(kept.id, body);
+    finally {
+        timer.abort();
+        controller.abort();
     }
-    else {
-        progress.step = { doing: `updating the comment ${kept.html_url}`, risk: MISSING_RISK };
-        const look = `look at ${kept.html_url}`;
-        const updating = { doing: `updating ${kept.html_url}`, look, url: kept.html_url };
-        const updated = await sending(progress, updating, () => api.updateComment(kept.id, body));
-        progress.written = { action: 'updated', url: updated.html_url };
-    }
-    if (duplicates.length === 0)
-        return;
-    progress.step = {
-        doing: `deleting the duplicate comment${duplicates.length > 1 ? 's' : ''} ${duplicates.map((duplicate) => duplicate.html_url).join(', ')}`,
-        risk: DUPLICATE_RISK
-    };
-    await (deleting ?? deleteAll());
 }
 /** A comment that came back written as someone other than expected: later runs would not find it. */
-function writtenAsAnother(created, { author, logger }) {
-    const writer = created.user?.login;
-    if (!writer || writer === author)
+function writtenAsAnother(written, { config, logger }) {
+    const writer = written.user?.login;
+    if (!writer || writer === config.author)
         return false;
-    logger.warning(`pr_comment: the comment was written as ${writer}, not ${author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`);
+    logger.warning(`pr_comment: the comment was written as ${writer}, not ${config.author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`);
     return true;
-}
-
-;// CONCATENATED MODULE: ./src/runner/comment-writes.ts
-
-
-
-
-/** Writes of one run's comment: the first, and again while other legs' writes leave it short. */
-const MAX_WRITES = 5;
-/**
- * Adds this run's result to this gate's comment, or creates the comment: `always`, or `failure`
- * when the run failed. With `failure` an existing comment is updated whatever the outcome, so a red
- * comment turns green (or, with legs of the same run, lists a green result under a red headline).
- *
- * Each round reads every comment of the gate's (oldest first), adds what those of the same run hold
- * to what this leg knows, and writes all of it to the oldest, deleting the others (duplicates that
- * legs created at once), then pauses. From a read that is not fresh (comment-pacing.ts), before
- * its result is on the pull request, a leg creates a comment of its own instead, which no leg
- * overwrites, and merges it from the next read. It ends on a read that finds the oldest holding
- * all of it, alone.
- */
-function upsertComment(api, progress, write) {
-    return new CommentRounds(api, progress, write).run();
-}
-class CommentRounds {
-    api;
-    progress;
-    write;
-    pacing;
-    record;
-    /** The comment this leg created last, until the next read: a list may not show it yet. */
-    created;
-    writes = 0;
-    namesakeWarned = false;
-    constructor(api, progress, write) {
-        this.api = api;
-        this.progress = progress;
-        this.write = write;
-        this.pacing = new Pacing(write);
-    }
-    async run() {
-        // Told apart while the first read is under way when a result is to be written, so that no
-        // call comes between a read and the write made from it.
-        const early = this.write.mode !== 'failure' || this.write.failed;
-        const identified = early ? this.identify() : undefined;
-        identified?.catch(() => undefined);
-        for (;;) {
-            const read = await this.read();
-            if (!this.record) {
-                const first = firstRead(this.write, read);
-                if (first)
-                    return first;
-                this.record = new RunRecord(this.write.own);
-                await (identified ?? this.identify());
-                if (!early)
-                    continue;
-            }
-            const ended = this.settled(read, this.record);
-            if (ended)
-                return ended;
-            const next = await this.writeFrom(read, this.record);
-            if (next !== 'check')
-                return next;
-        }
-    }
-    async identify() {
-        Object.assign(this.write.own.result, await this.write.identify());
-    }
-    async read() {
-        const { marker } = this.write;
-        const comments = await this.pacing.trip(() => ownComments(this.api, this.write), 'read');
-        const read = (all) => all.map((c) => readComment(c.body ?? '', marker));
-        // A list may not show a comment created a moment before yet, and it is there all the same;
-        // unless another leg merged it already (the list shows this result elsewhere) and deleted it.
-        const created = this.created;
-        this.created = undefined;
-        const missing = created && !comments.some((comment) => comment.id === created.id);
-        if (missing && !this.record?.shownIn(read(comments))) {
-            comments.push(created);
-            comments.sort((a, b) => a.id - b.id);
-        }
-        const [kept, ...duplicates] = comments;
-        return { kept, duplicates, contents: read(comments) };
-    }
-    /** How the comment ends after `read`: left to a later run, written, or not yet (undefined). */
-    settled({ kept, duplicates, contents }, record) {
-        const { logger } = this.write;
-        if (record.absorb(contents) === 'later') {
-            logger.info(`pr_comment: a later run of this gate wrote ${kept.html_url}; left as it is`);
-            return 'later run';
-        }
-        this.warnNamesake(record);
-        if (kept && duplicates.length === 0 && record.heldBy(contents[0])) {
-            // The comment that holds this result: not the one this run created, when another leg merged
-            // that one into its own and deleted it.
-            if (this.progress.written?.url !== kept.html_url) {
-                this.progress.written = { action: 'updated', url: kept.html_url };
-            }
-            return 'written';
-        }
-        if (this.writes === MAX_WRITES) {
-            logger.warning(`pr_comment: other runs of this gate kept writing ${kept?.html_url ?? 'the comment'} at the same time; after ${MAX_WRITES} writes it may lack a result (each run's own check and summary keep theirs)`);
-            return 'written';
-        }
-        return undefined;
-    }
-    /** Once: another leg of this attempt has this leg's name, so a re-run cannot replace either. */
-    warnNamesake(record) {
-        const other = record.namesake();
-        if (!other || this.namesakeWarned)
-            return;
-        this.namesakeWarned = true;
-        this.write.logger.warning(`pr_comment: another leg of this run attempt has the same name (${other.name ?? ''}); both results are kept, but a re-run's result cannot replace either. Give each leg a pr_comment_leg value of its own (pr_comment_leg: \${{ toJSON(matrix) }})`);
-    }
-    /** Writes what this leg knows; `check` when a check is to follow (after a pause, or at once). */
-    async writeFrom(read, record) {
-        const { kept, duplicates, contents } = read;
-        const fresh = this.pacing.fresh();
-        this.writes++;
-        // This leg's slowest round trip goes with its result, so that other legs pause longer than it.
-        this.write.own.result.trip = Math.round(this.pacing.slowest);
-        this.pacing.others = record.slowestTrip();
-        const body = renderComment(this.write.marker, record.content(), this.write.footer);
-        // With no other leg of the run in sight (a gate of one leg), as fresh: a comment is updated.
-        if (kept && (fresh || !record.hasSiblings() || record.shownIn(contents))) {
-            const held = record.heldBy(contents[0]);
-            // A slow leg of a matrix, short of time, deletes the duplicates while it updates.
-            const together = !fresh && record.hasSiblings();
-            await this.pacing.trip(() => writeMerged(this.api, this.progress, { kept, duplicates, body, held, together }));
-            return this.pause(record.hasSiblings() ? CHECK_STEP : LONE_CHECK_STEP, record);
-        }
-        // No comment yet, or a read too old to update the shared one from: a comment of its own.
-        const create = () => this.api.createComment(body);
-        const created = await this.pacing.trip(() => sending(this.progress, CREATING, create));
-        this.created = created;
-        this.progress.written = { action: 'created', url: created.html_url };
-        if (writtenAsAnother(created, this.write))
-            return 'written';
-        if (!kept)
-            return this.pause(FIND_DUPLICATES_STEP, record);
-        // Merged at once from the next read: no other leg overwrites a comment of this leg's own.
-        this.progress.step = FIND_DUPLICATES_STEP;
-        return 'check';
-    }
-    /**
-     * The pause before a check; `written` with a warning when no time is left for it, which speaks
-     * of other legs' results only when this leg saw another.
-     */
-    async pause(step, record) {
-        this.progress.step = step;
-        if (await this.pacing.pause())
-            return 'check';
-        const { action, url } = this.progress.written;
-        if (!record.hasSiblings()) {
-            this.write.logger.warning(`pr_comment: ${action} ${url}, but no time was left to read it back, ${LONE_CHECK_STEP.risk} (each run's own check and summary keep theirs)`);
-            return 'written';
-        }
-        this.write.logger.warning(`pr_comment: ${action} ${url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`);
-        return 'written';
-    }
-}
-/**
- * After the first read: nothing to write (`failure` and a pass, or a later run's comment), or
- * undefined: this leg's result is to be written.
- */
-function firstRead(write, { kept, contents }) {
-    if (!kept && write.mode === 'failure' && !write.failed)
-        return 'not needed';
-    if (kept && holdsLaterRun(contents, write.own)) {
-        write.logger.info(`pr_comment: ${kept.html_url} holds the results of a later run of this gate; left as it is`);
-        return 'later run';
-    }
-    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/runner/github-comments.ts
 /*
- * The issue comments of one pull request, through @actions/github's Octokit with its proxy support.
+ * The issue comments of one pull request, its head commit, and that commit's statuses (the legs'
+ * records), through @actions/github's Octokit with its proxy support.
  * Octokit is loaded only here, only when a comment is to be written (ncc turns the dynamic import
  * into a chunk of its own).
  */
@@ -47760,7 +47684,26 @@ async function octokitCommentApi(options) {
             }
         },
         listJobs: (runId, attempt) => jobsOf(octokit, { owner, repo, runId, attempt }),
-        ...commentsOf(octokit, { owner, repo, issue_number: options.issueNumber })
+        ...commentsOf(octokit, { owner, repo, issue_number: options.issueNumber }),
+        ...statusesOf(octokit, { owner, repo, pull_number: options.issueNumber })
+    };
+}
+/** The pull request's head, and its commits' statuses. */
+function statusesOf(octokit, target) {
+    const { owner, repo } = target;
+    return {
+        pullHead: async () => (await octokit.rest.pulls.get(target)).data.head.sha,
+        createStatus: async (sha, status) => (await octokit.rest.repos.createCommitStatus({ owner, repo, sha, ...status })).data,
+        async *listStatuses(sha) {
+            const pages = octokit.paginate.iterator(octokit.rest.repos.listCommitStatusesForRef, {
+                owner,
+                repo,
+                ref: sha,
+                per_page: 100
+            });
+            for await (const page of pages)
+                yield page.data;
+        }
     };
 }
 /** The comment endpoints of one issue (a pull request). */
@@ -47790,16 +47733,31 @@ function commentsOf(octokit, target) {
         }
     };
 }
+/** A GitHub error, for a warning: what the status means for the comment. */
+function describeGitHubError(error) {
+    const { status, message } = (error ?? {});
+    const text = typeof message === 'string' ? message : String(error);
+    if (status === 403) {
+        return `${text} (HTTP 403). The token cannot write to the pull request: a fork's pull request gets a read-only GITHUB_TOKEN, and the job needs "permissions: pull-requests: write"`;
+    }
+    if (status === 401)
+        return `${text} (HTTP 401): github_token is missing or invalid`;
+    if (status === 404)
+        return `${text} (HTTP 404): the pull request or repository was not found with this token`;
+    return typeof status === 'number' ? `${text} (HTTP ${status})` : text;
+}
 
 ;// CONCATENATED MODULE: ./src/runner/pr-comment.ts
 /*
  * One sticky comment on the pull request: found by a hidden marker that identifies this gate,
- * updated in place on every later run, never one a person wrote. The legs of one workflow run and
- * attempt (a matrix) add their results to it, the worst shown first (comment-results.ts holds
- * what it says, comment-writes.ts how it is written when legs write at once). A side effect: every
+ * updated in place on every later run, never one a person wrote. Each leg's result is a record of
+ * its own (a commit status, comment-records.ts); the comment is a view of the records of the
+ * pull request's head (comment-view.ts), written as comment-protocol.ts says. A side effect: every
  * failure is one warning, bounded in time, and never changes the outcome. GitHub's side is
  * github-comments.ts.
  */
+
+
 
 
 
@@ -47812,6 +47770,9 @@ function commentsOf(octokit, target) {
 const COMMENT_TIME_LIMIT_MS = 5000;
 /** Operation rows in the comment; fewer when the body would be too long. */
 const COMMENT_OPERATION_ROWS = 20;
+/** A result's line and a leg's name, as its record holds them. */
+const pr_comment_MAX_LINE_CHARS = 200;
+const pr_comment_MAX_NAME_CHARS = 80;
 /**
  * The hidden first line of the comment: a hash of what makes this gate this gate (repository,
  * workflow, job, project, branch or operations), so re-runs and later pushes find it, and another
@@ -47854,13 +47815,6 @@ function details(report, context) {
         about: summaryFacts(context)
     });
 }
-/** The link to the workflow run, under the results. */
-function footer(context) {
-    const runUrl = context.runId && context.repository
-        ? `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
-        : undefined;
-    return runUrl ? `<p><sub><a href="${runUrl}">Workflow run</a></sub></p>\n` : '';
-}
 /**
  * Writes the comment when `pr_comment` asks for it; returns its URL. Never throws: outside a pull
  * request it is skipped with one line, and any GitHub error or silence is one warning.
@@ -47872,7 +47826,8 @@ async function writePullRequestComment(options) {
     const { logger } = options;
     const progress = {};
     try {
-        const upserted = await withinTimeLimit(options, (signal) => upsert(options, { progress, pullRequest, signal }));
+        const limit = options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS;
+        const upserted = await withinTimeLimit(limit, options.clock ?? systemClock, (signal) => upsert(options, { progress, pullRequest, signal }));
         if (upserted === 'not needed') {
             logger.info('pr_comment: failure, and the gate passed: no comment written');
         }
@@ -47882,15 +47837,15 @@ async function writePullRequestComment(options) {
         return progress.written.url;
     }
     catch (error) {
-        const { written, step, sending: unanswered } = progress;
-        if (written && step) {
+        const { written, doing, sending: unanswered } = progress;
+        if (written && doing) {
             // The result is on the pull request; only what came after it failed.
-            logger.warning(`pr_comment: ${written.action} ${written.url}, but ${step.doing} failed, ${step.risk}: ${describeGitHubError(error)}`);
+            logger.warning(`pr_comment: ${written.action} ${written.url}, but ${doing} failed, so it may not show every leg's result yet (each leg's commit status keeps its own): ${describeGitHubError(error)}`);
             return written.url;
         }
         if (unanswered && typeof error?.status !== 'number') {
             // Sent, and cut short before GitHub answered: it may have landed all the same.
-            logger.warning(`pr_comment: ${unanswered.doing} got no answer (${describeGitHubError(error)}), but it may have landed all the same: ${unanswered.look}`);
+            logger.warning(`pr_comment: ${unanswered.doing} got no answer (${describeGitHubError(error)}), but it may have landed all the same: look at the pull request's comments`);
             return unanswered.url;
         }
         logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`);
@@ -47912,62 +47867,50 @@ function commentedPullRequest({ mode, context, token, logger }) {
     }
     return context.pullRequest.number;
 }
-/** The comment written within the time limit (`deadline` on `clock`). */
+/** The comment written within the time limit. */
 async function upsert(options, run) {
-    const { context, logger } = options;
+    const { context, logger, mode } = options;
     const { signal } = run;
-    const clock = options.clock ?? systemClock;
-    const deadline = clock.now() + (options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS);
     const api = await (options.api ?? defaultApi(options, run.pullRequest))(signal);
     const author = await commentAuthor(api, options.token, options.author);
     const leg = options.leg ?? (0,external_node_crypto_.randomUUID)();
-    return upsertComment(api, run.progress, {
-        marker: gateMarker(context, options.gate),
-        author,
-        own: ownResult(options, leg),
-        footer: footer(context),
-        mode: options.mode,
-        failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
+    const identity = await identifyLeg({
+        api,
+        context,
+        input: options.legInput ?? '',
         logger,
-        identify: () => identifyLeg({ api, context, input: options.legInput ?? '', logger, signal }),
-        clock,
-        random: options.random ?? Math.random,
-        deadline,
         signal
     });
-}
-/** This run's result as the comment holds it: its headline and details, secrets out. */
-function ownResult({ context, report, redact, clock }, leg) {
-    const line = redact(run_report_headlineText(report));
-    const at = (clock ?? systemClock).wallNow();
-    const attempt = context.runAttempt;
-    return {
-        run: context.runId,
-        attempt,
-        result: legResult(leg, report.outcome ?? 'error', line, at, { attempt }),
-        details: redact(details(report, context))
-    };
-}
-/** `work`, aborted with an error when the time limit comes first. */
-async function withinTimeLimit(options, work) {
-    const controller = new AbortController();
-    const timeLimitMs = options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS;
-    const timer = new AbortController();
-    const timeLimit = (options.clock ?? systemClock).sleep(timeLimitMs, timer.signal).then(() => {
-        const error = new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`);
-        controller.abort(error);
-        throw error;
+    const marker = gateMarker(context, options.gate);
+    const gateHash = marker.slice(marker.indexOf(':') + 1, marker.indexOf(' -->'));
+    const runId = Number(context.runId) || 0;
+    const attempt = Number(context.runAttempt) || 1;
+    const legId = identity.key ?? `u-${runId}-${attempt}-${leg.replace(/[^0-9a-z]/gi, '').slice(0, 12)}`;
+    return upsertComment(api, run.progress, {
+        config: {
+            marker,
+            gateHash,
+            author,
+            mode: mode === 'failure' ? 'failure' : 'always',
+            serverUrl: context.serverUrl,
+            repository: context.repository,
+            sha: context.pullRequest?.headSha ?? '',
+            own: {
+                id: leg,
+                leg: recordContext(gateHash, legId),
+                told: identity.key !== undefined,
+                run: runId,
+                attempt,
+                outcome: options.report.outcome ?? 'error',
+                ...(identity.name ? { name: truncate(identity.name, pr_comment_MAX_NAME_CHARS) } : {}),
+                line: truncate(options.redact(run_report_headlineText(options.report)), pr_comment_MAX_LINE_CHARS)
+            },
+            details: options.redact(details(options.report, context))
+        },
+        logger,
+        describe: describeGitHubError,
+        signal
     });
-    timeLimit.catch(() => undefined);
-    const working = work(controller.signal);
-    working.catch(() => undefined);
-    try {
-        return await Promise.race([working, timeLimit]);
-    }
-    finally {
-        timer.abort();
-        controller.abort();
-    }
 }
 function defaultApi(options, issueNumber) {
     return (signal) => octokitCommentApi({
@@ -47977,18 +47920,6 @@ function defaultApi(options, issueNumber) {
         issueNumber,
         signal
     });
-}
-function describeGitHubError(error) {
-    const { status, message } = (error ?? {});
-    const text = typeof message === 'string' ? message : String(error);
-    if (status === 403) {
-        return `${text} (HTTP 403). The token cannot write to the pull request: a fork's pull request gets a read-only GITHUB_TOKEN, and the job needs "permissions: pull-requests: write"`;
-    }
-    if (status === 401)
-        return `${text} (HTTP 401): github_token is missing or invalid`;
-    if (status === 404)
-        return `${text} (HTTP 404): the pull request or repository was not found with this token`;
-    return typeof status === 'number' ? `${text} (HTTP ${status})` : text;
 }
 
 ;// CONCATENATED MODULE: ./src/gate/output-files.ts

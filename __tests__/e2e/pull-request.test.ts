@@ -27,6 +27,7 @@ async function github(): Promise<GitHubServer> {
   const server = await startGitHubServer()
   server.tokens.set(WRITE_TOKEN, { user: ACTIONS_BOT, canWrite: true })
   server.tokens.set(READ_ONLY_TOKEN, { user: ACTIONS_BOT, canWrite: false })
+  server.pulls.set(`${REPOSITORY}#42`, HEAD)
   cleanups.push(server.close)
   return server
 }
@@ -222,7 +223,8 @@ describe('pull requests: one sticky comment', () => {
     const api = await github()
     const { server, inputs } = await gate()
     const env = runnerEnv(api)
-    const withComment = { ...inputs, ...WITH_COMMENT }
+    // A gate of one leg, named (no matrix): a re-run's result replaces the one it re-ran.
+    const withComment = { ...inputs, ...WITH_COMMENT, pr_comment_leg: 'null' }
     const first = await runAction(server, withComment, { env })
     expect(first.code).toBe(0)
     expect(api.comments).toHaveLength(1)
@@ -239,9 +241,12 @@ describe('pull requests: one sticky comment', () => {
     })
     expect(second.outputs.comment_url).toBe(comment.html_url)
     expect(api.comments).toHaveLength(1)
-    // Created, then listed once more (a matrix leg may have created one too); updated in place,
-    // then listed once more (a leg may have written at the same moment).
-    expect(api.requests.map((request) => request.method)).toEqual([
+    // Each run: its record (a commit status) and the reads of a round at once; the comment
+    // created, then updated in place; each time read again, until it holds what was read.
+    const comments = api.requests.filter(
+      (request) => request.path.endsWith('/comments') || request.path.includes('/issues/comments/')
+    )
+    expect(comments.map((request) => request.method)).toEqual([
       'GET',
       'POST',
       'GET',
@@ -249,6 +254,7 @@ describe('pull requests: one sticky comment', () => {
       'PATCH',
       'GET'
     ])
+    expect(api.statuses.map((status) => status.state)).toEqual(['success', 'success'])
     expect(api.comments[0].body).not.toContain('results of this workflow run')
     // The token goes to the GitHub API only, the key to the API only.
     expect(api.requests.every((request) => request.token === WRITE_TOKEN)).toBe(true)
@@ -332,7 +338,8 @@ describe('pull requests: whose comment, and only one', () => {
       runAction(server, legInputs, { env })
     ])
     expect(legs.map((leg) => leg.outputs.outcome).sort()).toEqual(['failure', 'success'])
-    expect(api.requests.filter((request) => request.method === 'POST')).toHaveLength(2)
+    const posts = api.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/comments'))
+    expect(posts).toHaveLength(2)
     expect(api.comments).toHaveLength(1)
     const [kept] = api.comments
     for (const leg of legs) expect(leg.outputs.comment_url).toBe(kept.html_url)
@@ -394,14 +401,14 @@ describe('pull requests: whose comment, and only one', () => {
 describe('pull requests: written is written', () => {
   it('listing again after creating fails: comment_url is the new comment, and the warning says what failed', async () => {
     const { api, run } = await runOnEvent(WITH_COMMENT, runnerEnv, {
-      // The first list answers; the one after creating gets a 502.
-      prepare: (api) => api.faults.push({ method: 'GET', after: 1, status: 502 })
+      // The first round's reads (comments, head, statuses) answer; the next round's get a 502.
+      prepare: (api) => api.faults.push({ method: 'GET', after: 3, status: 502 })
     })
     expect(run.code).toBe(0)
     expect(api.comments).toHaveLength(1)
     expect(run.outputs.comment_url).toBe(api.comments[0].html_url)
     expect(run.stdout).toContain(
-      `::warning::pr_comment: created ${api.comments[0].html_url}, but listing the comments again to find duplicates from other runs of this gate failed`
+      `::warning::pr_comment: created ${api.comments[0].html_url}, but listing the comments, reading the pull request's head commit, reading the legs' commit statuses failed`
     )
     expect(run.stdout).not.toContain('Could not write the pull-request comment')
   })

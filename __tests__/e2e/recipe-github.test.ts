@@ -89,7 +89,12 @@ describe('GitHub: examples/preview.yml, as written', () => {
     })
     expect(job.if).toBe('github.event.pull_request.head.repo.full_name == github.repository')
     expect(workflow.permissions).toEqual({ contents: 'read' })
-    expect(job.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' })
+    // Each leg's result is a commit status of its own (issue #66): the comment needs statuses: write.
+    expect(job.permissions).toEqual({
+      contents: 'read',
+      'pull-requests': 'write',
+      statuses: 'write'
+    })
   })
 })
 
@@ -164,6 +169,7 @@ describe('GitHub: the gate step of examples/preview.yml, through the bundle as t
       head: { sha: 'a'.repeat(40), repo: { full_name: 'octo/app' } }
     }
     writeFileSync(join(dir, 'event.json'), JSON.stringify({ number, pull_request: pullRequest }))
+    github.pulls.set(`octo/app#${number}`, pullRequest.head.sha)
     const context = {
       vars: { NEON_PROJECT_ID: PROJECT },
       secrets: { NEON_API_KEY: KEYS.organization },

@@ -46,6 +46,7 @@ describe('every common encoding of the key is redacted', () => {
     writeFileSync(event, JSON.stringify({ number: 7, pull_request: pullRequest }))
     const api = await startGitHubServer()
     api.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: true })
+    api.pulls.set('octo/app#7', pullRequest.head.sha)
     closers.push(api.close)
     const run = await runAction(
       server,
@@ -74,5 +75,9 @@ describe('every common encoding of the key is redacted', () => {
     for (const comment of api.comments) {
       for (const echo of ECHOES) expect(comment.body).not.toContain(echo)
     }
+    // The leg's record (a commit status) carries the error's line too: redacted as well.
+    expect(api.statuses).toHaveLength(1)
+    expect(api.statuses[0].description).toContain('***')
+    for (const echo of ECHOES) expect(api.statuses[0].description).not.toContain(echo)
   })
 })

@@ -74,8 +74,11 @@ export async function withScenario<T>(
   const server = await startApiServer(world)
   const github = await startGitHubServer()
   github.tokens.set(GITHUB_TOKEN, { user: ACTIONS_BOT, canWrite: true })
-  const eventDir = mkdtempSync(join(tmpdir(), 'demo-event-'))
   const number = PULL_REQUESTS[name]
+  const head = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
+  // The pull request as GitHub knows it: the comment reads its head before writing.
+  github.pulls.set(`octo/app#${number}`, head)
+  const eventDir = mkdtempSync(join(tmpdir(), 'demo-event-'))
   writeFileSync(
     join(eventDir, 'event.json'),
     JSON.stringify({
@@ -83,7 +86,7 @@ export async function withScenario<T>(
       pull_request: {
         number,
         html_url: `https://github.com/octo/app/pull/${number}`,
-        head: { sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d', repo: { full_name: 'octo/app' } }
+        head: { sha: head, repo: { full_name: 'octo/app' } }
       }
     })
   )

@@ -7,14 +7,17 @@
  */
 import { createHash } from 'node:crypto'
 import type { Logger } from '../domain/logger.js'
-import type { LegResult } from './comment-results.js'
 import type { GitHubContext } from './github-context.js'
 import type { CommentApi, WorkflowJob } from './github-comments.js'
 
 /** Jobs read from the jobs API at most (a matrix has at most 256 legs). */
 const MAX_JOBS = 1000
 
-type LegIdentity = Pick<LegResult, 'key' | 'name'>
+/** A leg's key (the same in every attempt) and name, when it can be told apart. */
+interface LegIdentity {
+  key?: string
+  name?: string
+}
 
 /** A leg's key: the same name (and step) in every attempt gives the same key. */
 function keyOf(kind: string, name: string, step: string): string {

@@ -1,268 +1,202 @@
 /*
- * The writes of the sticky comment: find the action's own comments of this gate, merge this run's
- * result into what they hold (comment-results.ts), write it to the oldest and delete the others,
- * then check, after a pause, that the comment still says it.
- *
- * Legs that write at once: GitHub's REST API has no conditional update (no ETag or version on an
- * issue comment), so a leg's write, made from its read, can land after another leg's write and
- * drop that leg's result. Three rules close that:
- * - A leg writes everything it has read of its run (RunRecord), never only its own result on top of
- *   the last read: a result one write dropped comes back with the next write of any leg that read it.
- * - A leg ends only on a read, made at least a pause after its last write landed, that holds
- *   everything it knows. The pause is at least MIN_PAUSE_MS and longer than every round trip it
- *   knows: its own, and those the other legs wrote beside their results (comment-pacing.ts).
- * - A write from a read lands about one round trip of the writer's after that read. A leg updates
- *   the shared comment only when that is within MIN_PAUSE_MS (a fresh read), or once its result is
- *   on the pull request, where the others read its round trip and watch that long. Otherwise, once
- *   it has seen another leg of its run, it creates a comment of its own, which no leg overwrites,
- *   and merges it from its next read. So a write that drops a result lands while the leg that
- *   wrote that result still watches. With no other leg in sight (a gate of one leg, or the first
- *   leg to write) it updates the comment, as a gate of one leg always did.
- * What is left are legs that wait for a slow one and run out of time before their last check, each
- * with a warning; docs/pull-requests.md gives the measured rates. Everything stays within the
- * comment's time limit; a check that no longer fits is one warning.
+ * The sticky comment's writes on GitHub: comment-protocol.ts's calls, made one at a time through
+ * the CommentApi, with what each answer says fed back. A record GitHub refuses (no `statuses:
+ * write`) is one warning, and the result goes into the view alone. What got written is kept in
+ * CommentProgress, so that a failure after it still reports the comment.
  */
 import type { Clock } from '../domain/clock.js'
-import { Pacing } from './comment-pacing.js'
 import type { Logger } from '../domain/logger.js'
-import {
-  type CommentContent,
-  type LegResult,
-  type OwnResult,
-  holdsLaterRun,
-  readComment,
-  RunRecord
-} from './comment-results.js'
-import { renderComment } from './comment-render.js'
+import { type Answer, advance, start } from './comment-protocol.js'
+import type { Call, WriterConfig, WriterState } from './comment-round.js'
 import type { CommentApi, IssueComment } from './github-comments.js'
-import {
-  CHECK_STEP,
-  CREATING,
-  sending,
-  type CommentProgress,
-  FIND_DUPLICATES_STEP,
-  LONE_CHECK_STEP,
-  MISSING_RISK,
-  ownComments,
-  writeMerged,
-  writtenAsAnother
-} from './comment-calls.js'
 
 export type CommentMode = 'off' | 'always' | 'failure'
 
-/** Writes of one run's comment: the first, and again while other legs' writes leave it short. */
-const MAX_WRITES = 5
+/** What became of the comment. */
+export type Upserted = 'written' | 'not needed' | 'later run' | 'superseded'
 
-/** What became of the comment: written, not needed (`failure` and a pass), or left to a later run. */
-export type Upserted = 'written' | 'not needed' | 'later run'
+/** How far the comment got: the comment that holds this run's result once one was written. */
+export interface CommentProgress {
+  written?: { action: 'created' | 'updated'; url: string }
+  /** The call under way once something was written, for the warning if it fails. */
+  doing?: string
+  /** A write sent and not answered yet: one cut short may have landed all the same. */
+  sending?: { doing: string; url?: string }
+  /** Why this leg's record was refused: a warning once the comment is written. */
+  unrecorded?: string
+}
 
 export interface CommentWrite {
-  /** The hidden first line that identifies the gate. */
-  marker: string
-  /** The login the action's comments are by. */
-  author: string
-  own: OwnResult
-  /** The link to the workflow run, under the results. */
-  footer: string
-  mode: CommentMode
-  failed: boolean
+  config: WriterConfig
   logger: Logger
-  /** Tells this leg apart (its key and name), asked once, when the result is to be written. */
-  identify: () => Promise<Pick<LegResult, 'key' | 'name'>>
-  /** The pauses' clock and jitter, and when (on that clock) everything must be done. */
-  clock: Clock
-  random: () => number
-  deadline: number
+  /** Describes a GitHub error for a warning. */
+  describe: (error: unknown) => string
   signal?: AbortSignal
 }
 
-/** One read: every comment of the gate's, oldest first, and what each holds. */
-interface Read {
-  kept: IssueComment | undefined
-  duplicates: IssueComment[]
-  contents: (CommentContent | undefined)[]
-}
-
-/**
- * Adds this run's result to this gate's comment, or creates the comment: `always`, or `failure`
- * when the run failed. With `failure` an existing comment is updated whatever the outcome, so a red
- * comment turns green (or, with legs of the same run, lists a green result under a red headline).
- *
- * Each round reads every comment of the gate's (oldest first), adds what those of the same run hold
- * to what this leg knows, and writes all of it to the oldest, deleting the others (duplicates that
- * legs created at once), then pauses. From a read that is not fresh (comment-pacing.ts), before
- * its result is on the pull request, a leg creates a comment of its own instead, which no leg
- * overwrites, and merges it from the next read. It ends on a read that finds the oldest holding
- * all of it, alone.
- */
-export function upsertComment(
+/** Runs the protocol on GitHub until it ends: each round's calls at once. */
+export async function upsertComment(
   api: CommentApi,
   progress: CommentProgress,
   write: CommentWrite
 ): Promise<Upserted> {
-  return new CommentRounds(api, progress, write).run()
+  const { config } = write
+  let state = start(config)
+  while (state.calls.length > 0) {
+    const { calls } = state
+    progress.doing = calls.map(describeCall).join(', ')
+    const answers = await Promise.all(
+      calls.map((call) =>
+        call.call === 'record'
+          ? recorded(api, call, write, progress)
+          : answerOf(api, call, write, progress)
+      )
+    )
+    calls.forEach((call, index) => (state = advance(config, state, call, answers[index])))
+    if (state.wrote) progress.written = state.wrote
+    const created = answers.find((answer) => typeof answer === 'object' && 'written' in answer)
+    if (created && writtenAsAnother(created.written as IssueComment, write)) return 'written'
+  }
+  return ending(write, progress, state)
 }
 
-class CommentRounds {
-  private readonly pacing: Pacing
-  private record: RunRecord | undefined
-  /** The comment this leg created last, until the next read: a list may not show it yet. */
-  private created: IssueComment | undefined
-  private writes = 0
-  private namesakeWarned = false
-
-  constructor(
-    private readonly api: CommentApi,
-    private readonly progress: CommentProgress,
-    private readonly write: CommentWrite
-  ) {
-    this.pacing = new Pacing(write)
-  }
-
-  async run(): Promise<Upserted> {
-    // Told apart while the first read is under way when a result is to be written, so that no
-    // call comes between a read and the write made from it.
-    const early = this.write.mode !== 'failure' || this.write.failed
-    const identified = early ? this.identify() : undefined
-    identified?.catch(() => undefined)
-    for (;;) {
-      const read = await this.read()
-      if (!this.record) {
-        const first = firstRead(this.write, read)
-        if (first) return first
-        this.record = new RunRecord(this.write.own)
-        await (identified ?? this.identify())
-        if (!early) continue
-      }
-      const ended = this.settled(read, this.record)
-      if (ended) return ended
-      const next = await this.writeFrom(read, this.record)
-      if (next !== 'check') return next
-    }
-  }
-
-  private async identify(): Promise<void> {
-    Object.assign(this.write.own.result, await this.write.identify())
-  }
-
-  private async read(): Promise<Read> {
-    const { marker } = this.write
-    const comments = await this.pacing.trip(() => ownComments(this.api, this.write), 'read')
-    const read = (all: IssueComment[]) => all.map((c) => readComment(c.body ?? '', marker))
-    // A list may not show a comment created a moment before yet, and it is there all the same;
-    // unless another leg merged it already (the list shows this result elsewhere) and deleted it.
-    const created = this.created
-    this.created = undefined
-    const missing = created && !comments.some((comment) => comment.id === created.id)
-    if (missing && !this.record?.shownIn(read(comments))) {
-      comments.push(created)
-      comments.sort((a, b) => a.id - b.id)
-    }
-    const [kept, ...duplicates] = comments
-    return { kept, duplicates, contents: read(comments) }
-  }
-
-  /** How the comment ends after `read`: left to a later run, written, or not yet (undefined). */
-  private settled({ kept, duplicates, contents }: Read, record: RunRecord): Upserted | undefined {
-    const { logger } = this.write
-    if (record.absorb(contents) === 'later') {
-      logger.info(`pr_comment: a later run of this gate wrote ${kept!.html_url}; left as it is`)
-      return 'later run'
-    }
-    this.warnNamesake(record)
-    if (kept && duplicates.length === 0 && record.heldBy(contents[0])) {
-      // The comment that holds this result: not the one this run created, when another leg merged
-      // that one into its own and deleted it.
-      if (this.progress.written?.url !== kept.html_url) {
-        this.progress.written = { action: 'updated', url: kept.html_url }
-      }
-      return 'written'
-    }
-    if (this.writes === MAX_WRITES) {
-      logger.warning(
-        `pr_comment: other runs of this gate kept writing ${kept?.html_url ?? 'the comment'} at the same time; after ${MAX_WRITES} writes it may lack a result (each run's own check and summary keep theirs)`
-      )
-      return 'written'
-    }
-    return undefined
-  }
-
-  /** Once: another leg of this attempt has this leg's name, so a re-run cannot replace either. */
-  private warnNamesake(record: RunRecord): void {
-    const other = record.namesake()
-    if (!other || this.namesakeWarned) return
-    this.namesakeWarned = true
-    this.write.logger.warning(
-      `pr_comment: another leg of this run attempt has the same name (${other.name ?? ''}); both results are kept, but a re-run's result cannot replace either. Give each leg a pr_comment_leg value of its own (pr_comment_leg: \${{ toJSON(matrix) }})`
-    )
-  }
-
-  /** Writes what this leg knows; `check` when a check is to follow (after a pause, or at once). */
-  private async writeFrom(read: Read, record: RunRecord): Promise<Upserted | 'check'> {
-    const { kept, duplicates, contents } = read
-    const fresh = this.pacing.fresh()
-    this.writes++
-    // This leg's slowest round trip goes with its result, so that other legs pause longer than it.
-    this.write.own.result.trip = Math.round(this.pacing.slowest)
-    this.pacing.others = record.slowestTrip()
-    const body = renderComment(this.write.marker, record.content(), this.write.footer)
-    // With no other leg of the run in sight (a gate of one leg), as fresh: a comment is updated.
-    if (kept && (fresh || !record.hasSiblings() || record.shownIn(contents))) {
-      const held = record.heldBy(contents[0])
-      // A slow leg of a matrix, short of time, deletes the duplicates while it updates.
-      const together = !fresh && record.hasSiblings()
-      await this.pacing.trip(() =>
-        writeMerged(this.api, this.progress, { kept, duplicates, body, held, together })
-      )
-      return this.pause(record.hasSiblings() ? CHECK_STEP : LONE_CHECK_STEP, record)
-    }
-    // No comment yet, or a read too old to update the shared one from: a comment of its own.
-    const create = () => this.api.createComment(body)
-    const created = await this.pacing.trip(() => sending(this.progress, CREATING, create))
-    this.created = created
-    this.progress.written = { action: 'created', url: created.html_url }
-    if (writtenAsAnother(created, this.write)) return 'written'
-    if (!kept) return this.pause(FIND_DUPLICATES_STEP, record)
-    // Merged at once from the next read: no other leg overwrites a comment of this leg's own.
-    this.progress.step = FIND_DUPLICATES_STEP
-    return 'check'
-  }
-
-  /**
-   * The pause before a check; `written` with a warning when no time is left for it, which speaks
-   * of other legs' results only when this leg saw another.
-   */
-  private async pause(
-    step: CommentProgress['step'],
-    record: RunRecord
-  ): Promise<Upserted | 'check'> {
-    this.progress.step = step
-    if (await this.pacing.pause()) return 'check'
-    const { action, url } = this.progress.written!
-    if (!record.hasSiblings()) {
-      this.write.logger.warning(
-        `pr_comment: ${action} ${url}, but no time was left to read it back, ${LONE_CHECK_STEP.risk} (each run's own check and summary keep theirs)`
-      )
-      return 'written'
-    }
-    this.write.logger.warning(
-      `pr_comment: ${action} ${url}, but no time was left to check that no other leg's write replaced this result, ${MISSING_RISK} (each run's own check and summary keep theirs)`
-    )
-    return 'written'
+/** The record written: its id; `refused`, with one warning, when GitHub would not take it. */
+async function recorded(
+  api: CommentApi,
+  call: Extract<Call, { call: 'record' }>,
+  { signal }: CommentWrite,
+  progress: CommentProgress
+): Promise<Answer> {
+  try {
+    return { id: (await api.createStatus(call.sha, call.status)).id }
+  } catch (error) {
+    if (signal?.aborted) throw error
+    const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown }
+    const why = `${typeof message === 'string' ? message : String(error)}${typeof status === 'number' ? ` (HTTP ${status})` : ''}`
+    progress.unrecorded = `pr_comment: could not record this leg's result as a commit status: ${why}. Grant the job "permissions: statuses: write": without it, the comment shows this result, but another leg writing at the same moment may drop it`
+    return 'refused'
   }
 }
 
-/**
- * After the first read: nothing to write (`failure` and a pass, or a later run's comment), or
- * undefined: this leg's result is to be written.
- */
-function firstRead(write: CommentWrite, { kept, contents }: Read): Upserted | undefined {
-  if (!kept && write.mode === 'failure' && !write.failed) return 'not needed'
-  if (kept && holdsLaterRun(contents, write.own)) {
-    write.logger.info(
-      `pr_comment: ${kept.html_url} holds the results of a later run of this gate; left as it is`
-    )
-    return 'later run'
+async function answerOf(
+  api: CommentApi,
+  call: Exclude<Call, { call: 'record' }>,
+  write: CommentWrite,
+  progress: CommentProgress
+): Promise<Answer> {
+  switch (call.call) {
+    case 'comments':
+      return { comments: await ownComments(api, write.config) }
+    case 'head':
+      return { head: await api.pullHead() }
+    case 'records':
+      return { statuses: await collect(api.listStatuses(call.sha)) }
+    case 'delete':
+      await api.deleteComment(call.id)
+      return 'deleted'
+    default:
+      progress.sending = { doing: describeCall(call), url: 'url' in call ? call.url : undefined }
+      return { written: await writeComment(api, call) }
   }
-  return undefined
+}
+
+async function writeComment(api: CommentApi, call: Call & { body: string }): Promise<IssueComment> {
+  return call.call === 'update'
+    ? api.updateComment(call.id, call.body)
+    : api.createComment(call.body)
+}
+
+function ending(write: CommentWrite, progress: CommentProgress, state: WriterState): Upserted {
+  const { logger, config } = write
+  if (progress.unrecorded) logger.warning(progress.unrecorded)
+  progress.sending = undefined
+  const { url } = state
+  if (state.notes.includes('superseded')) {
+    logger.info(
+      `pr_comment: superseded: run ${config.own.run} is for commit ${state.sha.slice(0, 7)}, but the pull request's head is ${state.head?.slice(0, 7)} now; its result stays in its commit status, and the comment${url ? ` ${url}` : ''} shows the head's newest run`
+    )
+  }
+  if (state.ending === 'later run') {
+    logger.info(`pr_comment: ${url} shows a later run of this gate; left as it is`)
+  }
+  if (state.ending === 'rounds') {
+    logger.warning(
+      `pr_comment: other legs kept writing ${url ?? 'the comment'} at the same time; after ${state.round} rounds it may lack a result (each leg's commit status keeps its own)`
+    )
+  }
+  if (state.ending !== 'written' && state.ending !== 'rounds') return state.ending!
+  // The comment that holds the result: the one this leg wrote, or another leg's.
+  const action = state.wrote && state.wrote.url === url ? state.wrote.action : 'updated'
+  if (url) progress.written = { action, url }
+  return 'written'
+}
+
+function describeCall(call: Call): string {
+  switch (call.call) {
+    case 'record':
+      return "recording this leg's result as a commit status"
+    case 'comments':
+      return 'listing the comments'
+    case 'head':
+      return "reading the pull request's head commit"
+    case 'records':
+      return "reading the legs' commit statuses"
+    case 'update':
+      return `updating ${call.url}`
+    case 'create':
+      return 'creating the comment'
+    default:
+      return `deleting the duplicate comment ${call.id}`
+  }
+}
+
+async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
+  const all: T[] = []
+  for await (const page of pages) all.push(...page)
+  return all
+}
+
+/** A comment the action wrote: it starts with the marker, and its author is the token's identity. */
+function isOwnComment(comment: IssueComment, marker: string, author: string): boolean {
+  return (comment.body ?? '').startsWith(marker) && comment.user?.login === author
+}
+
+/** Every comment of the action's with this marker, oldest first. */
+async function ownComments(api: CommentApi, { marker, author }: WriterConfig) {
+  const own = (await collect(api.listComments())).filter((c) => isOwnComment(c, marker, author))
+  return own.sort((a, b) => a.id - b.id)
+}
+
+/** `work`, aborted with an error when the time limit (`timeLimitMs` on `clock`) comes first. */
+export async function withinTimeLimit(
+  timeLimitMs: number,
+  clock: Clock,
+  work: (signal: AbortSignal) => Promise<Upserted>
+): Promise<Upserted> {
+  const controller = new AbortController()
+  const timer = new AbortController()
+  const timeLimit = clock.sleep(timeLimitMs, timer.signal).then(() => {
+    const error = new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`)
+    controller.abort(error)
+    throw error
+  })
+  timeLimit.catch(() => undefined)
+  const working = work(controller.signal)
+  working.catch(() => undefined)
+  try {
+    return await Promise.race([working, timeLimit])
+  } finally {
+    timer.abort()
+    controller.abort()
+  }
+}
+
+/** A comment that came back written as someone other than expected: later runs would not find it. */
+function writtenAsAnother(written: IssueComment, { config, logger }: CommentWrite): boolean {
+  const writer = written.user?.login
+  if (!writer || writer === config.author) return false
+  logger.warning(
+    `pr_comment: the comment was written as ${writer}, not ${config.author}; set pr_comment_author: ${writer} so that later runs update it instead of adding one`
+  )
+  return true
 }

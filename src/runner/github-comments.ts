@@ -1,8 +1,11 @@
 /*
- * The issue comments of one pull request, through @actions/github's Octokit with its proxy support.
+ * The issue comments of one pull request, its head commit, and that commit's statuses (the legs'
+ * records), through @actions/github's Octokit with its proxy support.
  * Octokit is loaded only here, only when a comment is to be written (ncc turns the dynamic import
  * into a chunk of its own).
  */
+
+import type { CommitStatus, StatusWrite } from './comment-records.js'
 
 export interface IssueComment {
   id: number
@@ -34,6 +37,12 @@ export interface CommentApi {
   updateComment(id: number, body: string): Promise<IssueComment>
   /** Deletes a comment; one already gone is no error. */
   deleteComment(id: number): Promise<void>
+  /** The pull request's head commit (`GET …/pulls/{n}`, `pull-requests: read`). */
+  pullHead(): Promise<string>
+  /** Creates a commit status on `sha` (`statuses: write`); its id. */
+  createStatus(sha: string, status: StatusWrite): Promise<{ id: number }>
+  /** Every status of commit `sha`, a page at a time (`GET …/commits/{sha}/statuses`). */
+  listStatuses(sha: string): AsyncIterable<CommitStatus[]>
 }
 
 type Octokit = ReturnType<(typeof import('@actions/github'))['getOctokit']>
@@ -86,7 +95,30 @@ export async function octokitCommentApi(options: {
       }
     },
     listJobs: (runId, attempt) => jobsOf(octokit, { owner, repo, runId, attempt }),
-    ...commentsOf(octokit, { owner, repo, issue_number: options.issueNumber })
+    ...commentsOf(octokit, { owner, repo, issue_number: options.issueNumber }),
+    ...statusesOf(octokit, { owner, repo, pull_number: options.issueNumber })
+  }
+}
+
+/** The pull request's head, and its commits' statuses. */
+function statusesOf(
+  octokit: Octokit,
+  target: { owner: string; repo: string; pull_number: number }
+): Pick<CommentApi, 'pullHead' | 'createStatus' | 'listStatuses'> {
+  const { owner, repo } = target
+  return {
+    pullHead: async () => (await octokit.rest.pulls.get(target)).data.head.sha,
+    createStatus: async (sha, status) =>
+      (await octokit.rest.repos.createCommitStatus({ owner, repo, sha, ...status })).data,
+    async *listStatuses(sha) {
+      const pages = octokit.paginate.iterator(octokit.rest.repos.listCommitStatusesForRef, {
+        owner,
+        repo,
+        ref: sha,
+        per_page: 100
+      })
+      for await (const page of pages) yield page.data as CommitStatus[]
+    }
   }
 }
 
@@ -94,7 +126,7 @@ export async function octokitCommentApi(options: {
 function commentsOf(
   octokit: Octokit,
   target: { owner: string; repo: string; issue_number: number }
-): Omit<CommentApi, 'authenticatedLogin' | 'listJobs'> {
+): Pick<CommentApi, 'listComments' | 'createComment' | 'updateComment' | 'deleteComment'> {
   const { owner, repo } = target
   return {
     async *listComments() {
@@ -118,4 +150,17 @@ function commentsOf(
       }
     }
   }
+}
+
+/** A GitHub error, for a warning: what the status means for the comment. */
+export function describeGitHubError(error: unknown): string {
+  const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown }
+  const text = typeof message === 'string' ? message : String(error)
+  if (status === 403) {
+    return `${text} (HTTP 403). The token cannot write to the pull request: a fork's pull request gets a read-only GITHUB_TOKEN, and the job needs "permissions: pull-requests: write"`
+  }
+  if (status === 401) return `${text} (HTTP 401): github_token is missing or invalid`
+  if (status === 404)
+    return `${text} (HTTP 404): the pull request or repository was not found with this token`
+  return typeof status === 'number' ? `${text} (HTTP ${status})` : text
 }

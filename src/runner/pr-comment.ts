@@ -1,8 +1,8 @@
 /*
  * One sticky comment on the pull request: found by a hidden marker that identifies this gate,
- * updated in place on every later run, never one a person wrote. The legs of one workflow run and
- * attempt (a matrix) add their results to it, the worst shown first (comment-results.ts holds
- * what it says, comment-writes.ts how it is written when legs write at once). A side effect: every
+ * updated in place on every later run, never one a person wrote. Each leg's result is a record of
+ * its own (a commit status, comment-records.ts); the comment is a view of the records of the
+ * pull request's head (comment-view.ts), written as comment-protocol.ts says. A side effect: every
  * failure is one warning, bounded in time, and never changes the outcome. GitHub's side is
  * github-comments.ts.
  */
@@ -12,16 +12,25 @@ import { type GitHubContext, summaryFacts } from './github-context.js'
 import type { Logger } from '../domain/logger.js'
 import type { RunReport } from '../report/report.js'
 import { headlineText, renderSummaryWithin } from '../gate/run-report.js'
+import { truncate } from '../domain/untrusted-text.js'
 import { identifyLeg } from './comment-leg.js'
-import { DETAILS_BUDGET_BYTES, legResult, type OwnResult } from './comment-results.js'
-import type { CommentProgress } from './comment-calls.js'
-import { type CommentMode, upsertComment, type Upserted } from './comment-writes.js'
-import { type CommentApi, octokitCommentApi } from './github-comments.js'
+import { recordContext } from './comment-records.js'
+import { DETAILS_BUDGET_BYTES } from './comment-view.js'
+import {
+  type CommentMode,
+  type CommentProgress,
+  upsertComment,
+  withinTimeLimit
+} from './comment-writes.js'
+import { type CommentApi, describeGitHubError, octokitCommentApi } from './github-comments.js'
 
 /** The longest the comment may take, listing, creating or updating included. */
 export const COMMENT_TIME_LIMIT_MS = 5000
 /** Operation rows in the comment; fewer when the body would be too long. */
 const COMMENT_OPERATION_ROWS = 20
+/** A result's line and a leg's name, as its record holds them. */
+const MAX_LINE_CHARS = 200
+const MAX_NAME_CHARS = 80
 
 export interface GateIdentity {
   projectId?: string
@@ -74,15 +83,6 @@ function details(report: RunReport, context: GitHubContext): string {
   })
 }
 
-/** The link to the workflow run, under the results. */
-function footer(context: GitHubContext): string {
-  const runUrl =
-    context.runId && context.repository
-      ? `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
-      : undefined
-  return runUrl ? `<p><sub><a href="${runUrl}">Workflow run</a></sub></p>\n` : ''
-}
-
 export interface PullRequestCommentOptions {
   mode: CommentMode
   token: string
@@ -97,14 +97,12 @@ export interface PullRequestCommentOptions {
   /** Builds the API; Octokit by default. */
   api?: (signal: AbortSignal) => Promise<CommentApi>
   timeLimitMs?: number
-  /** What the time limit is measured by, and when the result was reported; the system clock by default. */
+  /** What the time limit is measured by; the system clock by default. */
   clock?: Clock
   /** This run's id among the legs that share the comment (never another leg's); a random one by default. */
   leg?: string
   /** The `pr_comment_leg` input: names this leg (`${{ toJSON(matrix) }}`); empty: the jobs API is asked. */
   legInput?: string
-  /** The pauses' jitter; Math.random by default. */
-  random?: () => number
 }
 
 /**
@@ -119,7 +117,8 @@ export async function writePullRequestComment(
   const { logger } = options
   const progress: CommentProgress = {}
   try {
-    const upserted = await withinTimeLimit(options, (signal) =>
+    const limit = options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS
+    const upserted = await withinTimeLimit(limit, options.clock ?? systemClock, (signal) =>
       upsert(options, { progress, pullRequest, signal })
     )
     if (upserted === 'not needed') {
@@ -129,18 +128,18 @@ export async function writePullRequestComment(
     logger.info(`pr_comment: ${progress.written!.action} ${progress.written!.url}`)
     return progress.written!.url
   } catch (error) {
-    const { written, step, sending: unanswered } = progress
-    if (written && step) {
+    const { written, doing, sending: unanswered } = progress
+    if (written && doing) {
       // The result is on the pull request; only what came after it failed.
       logger.warning(
-        `pr_comment: ${written.action} ${written.url}, but ${step.doing} failed, ${step.risk}: ${describeGitHubError(error)}`
+        `pr_comment: ${written.action} ${written.url}, but ${doing} failed, so it may not show every leg's result yet (each leg's commit status keeps its own): ${describeGitHubError(error)}`
       )
       return written.url
     }
     if (unanswered && typeof (error as { status?: unknown } | undefined)?.status !== 'number') {
       // Sent, and cut short before GitHub answered: it may have landed all the same.
       logger.warning(
-        `pr_comment: ${unanswered.doing} got no answer (${describeGitHubError(error)}), but it may have landed all the same: ${unanswered.look}`
+        `pr_comment: ${unanswered.doing} got no answer (${describeGitHubError(error)}), but it may have landed all the same: look at the pull request's comments`
       )
       return unanswered.url
     }
@@ -168,72 +167,54 @@ function commentedPullRequest({ mode, context, token, logger }: PullRequestComme
   return context.pullRequest.number
 }
 
-/** The comment written within the time limit (`deadline` on `clock`). */
+/** The comment written within the time limit. */
 async function upsert(
   options: PullRequestCommentOptions,
   run: { progress: CommentProgress; pullRequest: number; signal: AbortSignal }
-): Promise<Upserted> {
-  const { context, logger } = options
+): Promise<Awaited<ReturnType<typeof upsertComment>>> {
+  const { context, logger, mode } = options
   const { signal } = run
-  const clock = options.clock ?? systemClock
-  const deadline = clock.now() + (options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS)
   const api = await (options.api ?? defaultApi(options, run.pullRequest))(signal)
   const author = await commentAuthor(api, options.token, options.author)
   const leg = options.leg ?? randomUUID()
-  return upsertComment(api, run.progress, {
-    marker: gateMarker(context, options.gate),
-    author,
-    own: ownResult(options, leg),
-    footer: footer(context),
-    mode: options.mode,
-    failed: !(options.report.outcome === 'success' || options.report.outcome === 'pending'),
+  const identity = await identifyLeg({
+    api,
+    context,
+    input: options.legInput ?? '',
     logger,
-    identify: () => identifyLeg({ api, context, input: options.legInput ?? '', logger, signal }),
-    clock,
-    random: options.random ?? Math.random,
-    deadline,
     signal
   })
-}
-
-/** This run's result as the comment holds it: its headline and details, secrets out. */
-function ownResult(
-  { context, report, redact, clock }: PullRequestCommentOptions,
-  leg: string
-): OwnResult {
-  const line = redact(headlineText(report))
-  const at = (clock ?? systemClock).wallNow()
-  const attempt = context.runAttempt
-  return {
-    run: context.runId,
-    attempt,
-    result: legResult(leg, report.outcome ?? 'error', line, at, { attempt }),
-    details: redact(details(report, context))
-  }
-}
-
-/** `work`, aborted with an error when the time limit comes first. */
-async function withinTimeLimit(
-  options: Pick<PullRequestCommentOptions, 'timeLimitMs' | 'clock'>,
-  work: (signal: AbortSignal) => Promise<Upserted>
-): Promise<Upserted> {
-  const controller = new AbortController()
-  const timeLimitMs = options.timeLimitMs ?? COMMENT_TIME_LIMIT_MS
-  const timer = new AbortController()
-  const timeLimit = (options.clock ?? systemClock).sleep(timeLimitMs, timer.signal).then(() => {
-    const error = new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`)
-    controller.abort(error)
-    throw error
+  const marker = gateMarker(context, options.gate)
+  const gateHash = marker.slice(marker.indexOf(':') + 1, marker.indexOf(' -->'))
+  const runId = Number(context.runId) || 0
+  const attempt = Number(context.runAttempt) || 1
+  const legId =
+    identity.key ?? `u-${runId}-${attempt}-${leg.replace(/[^0-9a-z]/gi, '').slice(0, 12)}`
+  return upsertComment(api, run.progress, {
+    config: {
+      marker,
+      gateHash,
+      author,
+      mode: mode === 'failure' ? 'failure' : 'always',
+      serverUrl: context.serverUrl,
+      repository: context.repository,
+      sha: context.pullRequest?.headSha ?? '',
+      own: {
+        id: leg,
+        leg: recordContext(gateHash, legId),
+        told: identity.key !== undefined,
+        run: runId,
+        attempt,
+        outcome: options.report.outcome ?? 'error',
+        ...(identity.name ? { name: truncate(identity.name, MAX_NAME_CHARS) } : {}),
+        line: truncate(options.redact(headlineText(options.report)), MAX_LINE_CHARS)
+      },
+      details: options.redact(details(options.report, context))
+    },
+    logger,
+    describe: describeGitHubError,
+    signal
   })
-  timeLimit.catch(() => undefined)
-  const working = work(controller.signal)
-  working.catch(() => undefined)
-  try {
-    return await Promise.race([working, timeLimit])
-  } finally {
-    timer.abort()
-    controller.abort()
-  }
 }
 
 function defaultApi(options: PullRequestCommentOptions, issueNumber: number) {
@@ -245,16 +226,4 @@ function defaultApi(options: PullRequestCommentOptions, issueNumber: number) {
       issueNumber,
       signal
     })
-}
-
-function describeGitHubError(error: unknown): string {
-  const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown }
-  const text = typeof message === 'string' ? message : String(error)
-  if (status === 403) {
-    return `${text} (HTTP 403). The token cannot write to the pull request: a fork's pull request gets a read-only GITHUB_TOKEN, and the job needs "permissions: pull-requests: write"`
-  }
-  if (status === 401) return `${text} (HTTP 401): github_token is missing or invalid`
-  if (status === 404)
-    return `${text} (HTTP 404): the pull request or repository was not found with this token`
-  return typeof status === 'number' ? `${text} (HTTP ${status})` : text
 }

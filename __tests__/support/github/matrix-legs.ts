@@ -3,14 +3,13 @@
  * writePullRequestComment (its pauses and time limit on the simulated clock), talking to the local
  * GitHub API over the simulated network (simulated.ts), where each request of each leg takes its
  * own time each way. A run of legs plays until every leg is done; what the comment holds then is
- * the test's. Used by __tests__/simulated/comment-legs.test.ts (the race, re-runs, the loss rate).
+ * the test's. Used by __tests__/simulated/comment-legs.test.ts (the race, re-runs).
  */
 import type { CommentMode } from '../../../src/runner/comment-writes.js'
-import { readComment } from '../../../src/runner/comment-results.js'
+import { readView } from '../../../src/runner/comment-view.js'
 import { gateMarker, writePullRequestComment } from '../../../src/runner/pr-comment.js'
 import type { RunReport } from '../../../src/report/report.js'
 import type { Outcome } from '../../../src/wait/wait-for-operations.js'
-import { seeded } from '../fleet/fleet-plan.ts'
 import { collectingLogger } from '../logger.ts'
 import type { Logger } from '../../../src/domain/logger.js'
 import { operation } from '../neon/operations.ts'
@@ -53,15 +52,19 @@ export interface LegsRun {
   runId?: string
   attempt?: string
   mode?: CommentMode
-  /** The pauses' jitter of leg i is seeded from this and i. */
-  seed: number
+  seed?: number
+  /** The run's head commit (the pull request's head unless said). */
+  head?: string
 }
+
+/** The pull request's head commit in these runs, unless a run says otherwise. */
+export const HEAD = context.pullRequest!.headSha!
 
 /** Leg `index`'s comment, as the action writes it, with its own logger and network. */
 function writeLegComment(
   time: SimulatedTime,
   github: GitHubApi,
-  { leg, index, run }: { leg: Leg; index: number; run: LegsRun },
+  { leg, run }: { leg: Leg; index: number; run: LegsRun },
   logger: Logger
 ): Promise<string | undefined> {
   return writePullRequestComment({
@@ -71,14 +74,14 @@ function writeLegComment(
       ...context,
       runId: run.runId ?? '9',
       runAttempt: run.attempt ?? '1',
-      runnerName: leg.runnerName ?? ''
+      runnerName: leg.runnerName ?? '',
+      pullRequest: { ...context.pullRequest!, headSha: run.head ?? HEAD }
     },
     report: report(leg.outcome, `action_of_${leg.name}`),
     gate,
     logger,
     redact: (text) => text,
     clock: time,
-    random: seeded(run.seed * 1000 + index),
     leg: leg.name,
     legInput: leg.legInput,
     api: async (signal) =>
@@ -104,6 +107,7 @@ export async function runLegs(
   run: LegsRun
 ): Promise<{ urls: (string | undefined)[]; lines: string[][]; endMs: number[] }> {
   const start = time.now()
+  if (!github.pulls.has(`${REPOSITORY}#42`)) github.pulls.set(`${REPOSITORY}#42`, HEAD)
   const lines: string[][] = []
   const endMs: number[] = []
   const written = legs.map(
@@ -127,7 +131,7 @@ export async function runLegs(
 export function gateComments(github: GitHubApi) {
   return github.comments
     .filter((comment) => comment.body.startsWith(marker))
-    .map((comment) => ({ comment, content: readComment(comment.body, marker) }))
+    .map((comment) => ({ comment, content: readView(comment.body, marker) }))
 }
 
 /**

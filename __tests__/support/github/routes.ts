@@ -6,7 +6,8 @@
  */
 import type { Contract } from '../openapi-contract.ts'
 import type { GitHubAnswer, GitHubApi, GitHubRequest, GitHubRequestRecord } from './server.ts'
-import { commentView, jobView, paged, userAccount } from './views.ts'
+import { commentView, jobView, paged, pullView, userAccount } from './views.ts'
+import { statusesRoute } from './statuses.ts'
 
 /** The state, and what the handler keeps beside it: each method's count, the lists held back. */
 export interface Handling {
@@ -17,9 +18,9 @@ export interface Handling {
   listsHeld: () => Promise<void>
 }
 
-type Identity = GitHubApi['tokens'] extends Map<string, infer T> ? T : never
+export type Identity = GitHubApi['tokens'] extends Map<string, infer T> ? T : never
 
-const NOT_ACCESSIBLE: GitHubAnswer = {
+export const NOT_ACCESSIBLE: GitHubAnswer = {
   status: 403,
   body: { message: 'Resource not accessible by integration' }
 }
@@ -53,6 +54,14 @@ async function respond(
     if (!identity.actionsRead) return NOT_ACCESSIBLE
     return jobsPage(state, url, jobs[1], [Number(jobs[2]), Number(jobs[3])])
   }
+  const pull = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname)
+  if (pull && request.method === 'GET') {
+    const head = state.pulls.get(`${pull[1]}#${pull[2]}`)
+    if (!head) return NOT_FOUND
+    return { status: 200, body: pullView(pull[1], Number(pull[2]), head, state.apiUrl) }
+  }
+  const statuses = statusesRoute(state, request, url, identity)
+  if (statuses) return statuses
   if (url.pathname === '/user' && request.method === 'GET') {
     return identity.user.type === 'Bot'
       ? NOT_ACCESSIBLE
@@ -86,6 +95,7 @@ export async function handle(
     answer = { status: 400, body: { message: 'Problems parsing JSON' } }
   }
   record.status = answer.status
+  await state.beforeAnswer?.(record)
   if (contract) {
     const written = request.method === 'POST' || request.method === 'PATCH'
     const { method, path, query } = record

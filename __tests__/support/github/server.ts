@@ -4,9 +4,10 @@
  * bot's token may not call, as on GitHub), with tokens that can write, tokens that are read-only (a
  * fork's GITHUB_TOKEN: 403 "Resource not accessible by integration"), and a log of every request;
  * and a run attempt's jobs (GET …/actions/runs/{run_id}/attempts/{attempt_number}/jobs, paged, 403
- * for a token without `actions: read`), which tell matrix legs apart by their runner's name. This
- * file holds its state and the HTTP server; routes.ts the endpoints, views.ts GitHub's JSON. Not
- * bundled into dist/.
+ * for a token without `actions: read`), which tell matrix legs apart by their runner's name; a pull
+ * request's head commit (GET …/pulls/{n}); and commit statuses (create, list; 403 for a token
+ * without `statuses: write`), the legs' own records. This file holds its state and the HTTP
+ * server; routes.ts the endpoints, views.ts GitHub's JSON. Not bundled into dist/.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -38,6 +39,19 @@ export interface GitHubJob {
   name: string
   runnerName: string | null
   status: 'queued' | 'in_progress' | 'completed'
+}
+
+/** A commit status as the local GitHub API keeps it. */
+export interface StoredStatus {
+  id: number
+  repository: string
+  sha: string
+  state: 'error' | 'failure' | 'pending' | 'success'
+  context: string
+  description: string | null
+  target_url: string | null
+  creator: GitHubUser
+  createdAt: string
 }
 
 export interface GitHubRequestRecord {
@@ -79,7 +93,16 @@ export interface GitHubApi {
    * Who each token writes as; a token absent here is unknown (401). `actionsRead`: the jobs API
    * answers it (the job was granted `actions: read`); 403 otherwise.
    */
-  tokens: Map<string, { user: GitHubUser; canWrite: boolean; actionsRead?: boolean }>
+  tokens: Map<
+    string,
+    { user: GitHubUser; canWrite: boolean; actionsRead?: boolean; statusesWrite?: boolean }
+  >
+  /** Each pull request's head commit (`repository#number`); a pull request absent here is 404. */
+  pulls: Map<string, string>
+  /** Commit statuses, oldest first. */
+  statuses: StoredStatus[]
+  /** The id the next comment gets (ids only grow, as on GitHub). */
+  nextCommentId: number
   /** The jobs of every workflow run attempt, as the jobs API lists them. */
   jobs: GitHubJob[]
   addComment(repository: string, issueNumber: number, body: string, user: GitHubUser): StoredComment
@@ -100,6 +123,11 @@ export interface GitHubApi {
   violations: ContractViolation[]
   /** Called with each request once it is logged, before it is answered (another leg's write, say). */
   onRequest?: (record: GitHubRequestRecord) => void
+  /**
+   * Awaited once GitHub has handled a request (its effect is done, its answer made) and before the
+   * answer leaves: a slow network's answer, released by an event of the test's.
+   */
+  beforeAnswer?: (record: GitHubRequestRecord) => Promise<void> | void
   /** What GitHub answers to `request`; undefined: nothing at all (`silent`). */
   handle(request: GitHubRequest): Promise<GitHubAnswer | undefined>
 }
@@ -119,19 +147,21 @@ export function createGitHubApi(
     contract?: Contract
   } = {}
 ): GitHubApi {
-  let nextId = 1000
   const state: GitHubApi = {
     apiUrl: options.apiUrl ?? '',
     comments: [],
     requests: [],
     tokens: new Map(),
     jobs: [],
+    pulls: new Map(),
+    statuses: [],
+    nextCommentId: 1000,
     silent: false,
     holdListsUntil: 0,
     faults: [],
     violations: [],
     addComment(repository, issueNumber, body, user) {
-      const id = nextId++
+      const id = state.nextCommentId++
       const now = new Date().toISOString()
       const html_url = `https://github.com/${repository}/pull/${issueNumber}#issuecomment-${id}`
       const comment = {

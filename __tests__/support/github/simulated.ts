@@ -6,6 +6,7 @@
  * reads and writes of legs that run at once reach GitHub, and take effect there, in any order, as
  * on the real API; and nothing sleeps. Octokit itself over HTTP is pr-comment.test.ts's.
  */
+import type { CommitStatus } from '../../../src/runner/comment-records.js'
 import type { CommentApi, IssueComment, WorkflowJob } from '../../../src/runner/github-comments.js'
 import type { SimulatedTime } from '../time/clock.ts'
 import type { GitHubApi } from './server.ts'
@@ -108,6 +109,35 @@ export function simulatedCommentApi(
     updateComment: async (id, body) =>
       (await exchange('PATCH', one(id), { body })).body as IssueComment,
     deleteComment: (id) =>
-      unless(404, async () => void (await exchange('DELETE', one(id))), undefined)
+      unless(404, async () => void (await exchange('DELETE', one(id))), undefined),
+    ...statusesOf(exchange, leg.repository, leg.issueNumber, pages)
+  }
+}
+
+type Exchanger = ReturnType<typeof exchanger>
+
+/** The pull request's head and its commits' statuses, through `exchange`. */
+function statusesOf(
+  exchange: Exchanger,
+  repository: string,
+  issueNumber: number,
+  pages: <T>(first: string, items: (body: unknown) => T[]) => AsyncIterable<T[]>
+): Pick<CommentApi, 'pullHead' | 'createStatus' | 'listStatuses'> {
+  return {
+    pullHead: async () =>
+      (
+        (await exchange('GET', `/repos/${repository}/pulls/${issueNumber}`)).body as {
+          head: { sha: string }
+        }
+      ).head.sha,
+    createStatus: async (sha, status) =>
+      (await exchange('POST', `/repos/${repository}/statuses/${sha}`, status)).body as {
+        id: number
+      },
+    listStatuses: (sha) =>
+      pages(
+        `/repos/${repository}/commits/${sha}/statuses?per_page=100`,
+        (body) => body as CommitStatus[]
+      )
   }
 }

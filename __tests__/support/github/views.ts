@@ -3,7 +3,14 @@
  * issue comments and a run attempt's jobs, every required field included, and the pages of a list
  * with GitHub's Link header.
  */
-import type { GitHubJob, GitHubUser, StoredComment } from './server.ts'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { GitHubJob, GitHubUser, StoredComment, StoredStatus } from './server.ts'
+
+/** GitHub's own example of a pull request (from its REST description), every required field. */
+const PULL_REQUEST_EXAMPLE = JSON.parse(
+  readFileSync(join(import.meta.dirname, 'pull-request-example.json'), 'utf8')
+) as { head: Record<string, unknown>; [key: string]: unknown }
 
 /** A user as GitHub's `simple-user` schema has it; the id is made from the login. */
 function userView(user: GitHubUser) {
@@ -118,5 +125,37 @@ export function paged<T>(
   return {
     items: all.slice((page - 1) * perPage, page * perPage),
     headers: links.length > 0 ? { link: links.join(', ') } : {}
+  }
+}
+
+/** Pull request `number` of `repository` with head commit `head`, as GitHub's `pull-request` schema has it. */
+export function pullView(repository: string, number: number, head: string, apiUrl: string) {
+  const base = `${apiUrl}/repos/${repository}`
+  return {
+    ...PULL_REQUEST_EXAMPLE,
+    url: `${base}/pulls/${number}`,
+    number,
+    html_url: `https://github.com/${repository}/pull/${number}`,
+    statuses_url: `${base}/statuses/${head}`,
+    // The example's team lacks the `type` the schema requires; no team is asked to review here.
+    requested_teams: [],
+    head: { ...PULL_REQUEST_EXAMPLE.head, sha: head }
+  }
+}
+
+/** A commit status as GitHub's `status` schema has it. */
+export function statusView(status: StoredStatus, apiUrl: string) {
+  return {
+    url: `${apiUrl}/repos/${status.repository}/statuses/${status.sha}`,
+    avatar_url: null,
+    id: status.id,
+    node_id: `SC_local${status.id}`,
+    state: status.state,
+    description: status.description,
+    target_url: status.target_url,
+    context: status.context,
+    created_at: status.createdAt,
+    updated_at: status.createdAt,
+    creator: userView(status.creator)
   }
 }

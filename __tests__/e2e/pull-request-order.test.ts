@@ -1,0 +1,173 @@
+/*
+ * The sticky comment in GitHub's order, through the bundle against the local GitHub API (issue 66):
+ * an older run with slow round trips never writes over a newer run's red (nor adds a second
+ * comment under it), and a fail-fast-cancelled leg re-run alone never turns a red comment green.
+ * Slowness is an event here: the older run's answers wait until the newer run's comment is done.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runAction, serve } from '../support/bundles/action.js'
+import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
+import { PROJECT } from '../support/neon/ids.js'
+import { operationIn } from '../support/neon/scenarios.js'
+
+const REPOSITORY = 'octo/app'
+const OLD_TOKEN = 'ghs_local_older_run_token_01234'
+const NEW_TOKEN = 'ghs_local_newer_run_token_56789'
+const OLD_HEAD = '1'.repeat(40)
+const NEW_HEAD = '2'.repeat(40)
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
+
+async function github(): Promise<GitHubServer> {
+  const server = await startGitHubServer()
+  for (const token of [OLD_TOKEN, NEW_TOKEN]) {
+    server.tokens.set(token, { user: ACTIONS_BOT, canWrite: true })
+  }
+  cleanups.push(server.close)
+  return server
+}
+
+/** A pull_request run of pull request 42 at `head`, as the runner sets it. */
+function runnerEnv(api: GitHubServer, run: { id: string; attempt?: string; head: string }) {
+  const dir = mkdtempSync(join(tmpdir(), 'event-'))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  const eventPath = join(dir, 'event.json')
+  const head = { sha: run.head, repo: { full_name: REPOSITORY } }
+  writeFileSync(eventPath, JSON.stringify({ number: 42, pull_request: { number: 42, head } }))
+  return {
+    GITHUB_EVENT_NAME: 'pull_request',
+    GITHUB_EVENT_PATH: eventPath,
+    GITHUB_REPOSITORY: REPOSITORY,
+    GITHUB_SHA: 'f'.repeat(40),
+    GITHUB_WORKFLOW: 'Preview',
+    GITHUB_JOB: 'gate',
+    GITHUB_RUN_ID: run.id,
+    GITHUB_RUN_ATTEMPT: run.attempt ?? '1',
+    GITHUB_ACTOR: 'octocat',
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_API_URL: api.apiUrl
+  }
+}
+
+/** The gate's comments on the pull request (a person's never start with the marker). */
+const gateComments = (api: GitHubServer) =>
+  api.comments.filter((comment) => comment.body.startsWith('<!-- neon-operations-gate:'))
+
+/**
+ * Two runs of one pull request: run 777 at OLD_HEAD passes, run 778 at NEW_HEAD (the pull
+ * request's head) fails. The older run's answers are held from its first GitHub request until the
+ * newer run has ended: GET (old) · … every call of the newer run … · the older run's writes.
+ */
+async function olderRunSlow(earlier: boolean) {
+  const api = await github()
+  const { world, server } = await serve()
+  // One gate (the same operation): finished for the earlier runs' reads, then failed.
+  const op = operationIn(world, 'finished', {
+    then: 'error',
+    reads: earlier ? 2 : 1,
+    branchId: 'br-preview-42',
+    error: 'out of capacity'
+  })
+  const inputs = (token: string) => ({
+    project_id: PROJECT,
+    operation_id: op.id,
+    pr_comment: 'always',
+    github_token: token
+  })
+  if (earlier) {
+    // An earlier run (776) of the older commit wrote the comment.
+    api.pulls.set(`${REPOSITORY}#42`, OLD_HEAD)
+    const first = await runAction(server, inputs(OLD_TOKEN), {
+      env: runnerEnv(api, { id: '776', head: OLD_HEAD })
+    })
+    expect(first.code).toBe(0)
+    expect(gateComments(api)).toHaveLength(1)
+  }
+  api.pulls.set(`${REPOSITORY}#42`, NEW_HEAD)
+  let release: () => void = () => undefined
+  const released = new Promise<void>((resolve) => (release = resolve))
+  let reached: () => void = () => undefined
+  const oldReachedGitHub = new Promise<void>((resolve) => (reached = resolve))
+  api.beforeAnswer = async (record) => {
+    if (record.token !== OLD_TOKEN) return
+    reached()
+    await released
+  }
+  const older = runAction(server, inputs(OLD_TOKEN), {
+    env: runnerEnv(api, { id: '777', head: OLD_HEAD })
+  })
+  await oldReachedGitHub
+  // Released once the newer run's comment work is done (its last pr_comment line), so that the
+  // older run's 5 s never depend on how fast a loaded machine starts the newer bundle.
+  const newer = await runAction(server, inputs(NEW_TOKEN), {
+    env: runnerEnv(api, { id: '778', head: NEW_HEAD }),
+    onStdout: (chunk) => {
+      if (/pr_comment: (created|updated|Could not)|Could not write the pull-request/.test(chunk))
+        release()
+    }
+  })
+  release()
+  return { api, older: await older, newer }
+}
+
+describe('an older run never writes over a newer run’s result (issue 66)', () => {
+  it('the older run, its round trips slow, leaves the newer run’s red comment as it is', async () => {
+    const { api, older, newer } = await olderRunSlow(true)
+    expect(newer.code).toBe(1)
+    const comments = gateComments(api)
+    expect(comments).toHaveLength(1)
+    expect(comments[0].body).toMatch(/\n<p><b>❌ failure<\/b>/)
+    expect(comments[0].body).toContain('actions/runs/778')
+    expect(comments[0].body).not.toContain('actions/runs/777')
+    expect(older.stdout).toMatch(/pr_comment: .*superseded/)
+  })
+
+  it('with no comment yet, the older run adds no second comment under the red', async () => {
+    const { api, older } = await olderRunSlow(false)
+    const comments = gateComments(api)
+    expect(comments).toHaveLength(1)
+    expect(comments[0].body).toMatch(/\n<p><b>❌ failure<\/b>/)
+    expect(comments[0].body).toContain('actions/runs/778')
+    expect(older.stdout).toMatch(/pr_comment: .*superseded/)
+  })
+})
+
+describe('a fail-fast-cancelled leg, re-run alone, never turns a red comment green (issue 66)', () => {
+  it('leg A fails; leg B, cancelled before its gate, is re-run and passes: the red stays the headline', async () => {
+    const api = await github()
+    api.pulls.set(`${REPOSITORY}#42`, NEW_HEAD)
+    const { world, server } = await serve()
+    // The first read finds the operation failed (leg A), the next finished (leg B's re-run).
+    const op = operationIn(world, 'error', {
+      then: 'finished',
+      branchId: 'br-preview-42',
+      error: 'out of capacity'
+    })
+    const inputs = {
+      project_id: PROJECT,
+      operation_id: op.id,
+      pr_comment: 'always',
+      github_token: NEW_TOKEN
+    }
+    const legA = await runAction(server, inputs, {
+      env: runnerEnv(api, { id: '778', head: NEW_HEAD })
+    })
+    expect(legA.code).toBe(1)
+    // GitHub cancelled leg B (fail-fast) before its gate: it wrote nothing. "Re-run this job":
+    const legB = await runAction(server, inputs, {
+      env: runnerEnv(api, { id: '778', attempt: '2', head: NEW_HEAD })
+    })
+    expect(legB.code).toBe(0)
+    const comments = gateComments(api)
+    expect(comments).toHaveLength(1)
+    expect(comments[0].body).toMatch(/\n<p><b>❌ failure<\/b>/)
+    expect(comments[0].body).toMatch(/<td>❌ failure: apply_config on br-preview-42 ended in error/)
+    expect(comments[0].body).toMatch(/<td>✅ success/)
+  })
+})

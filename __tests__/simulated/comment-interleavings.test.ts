@@ -1,0 +1,415 @@
+/*
+ * Every interleaving, not a sample (issue 66): the scheduler (support/github/interleavings.ts)
+ * runs every order of the GitHub calls of the legs' comment protocols against the local GitHub
+ * API, for matrices of up to 3 legs, 2 attempts and 2 runs, with cancelled legs (they write
+ * nothing), legs told apart or not, a push between the runs or none, and with or without an
+ * earlier run's comment. In every final state the comment shows exactly the results of the
+ * newest run of the pull request's head (a leg told apart by its newest attempt, one not told
+ * apart by every attempt), the worst at its head: no failure of the newest run lost, no success
+ * shown beside it, one comment. The oracle is the scenario itself, not the code under test.
+ */
+import { createHash } from 'node:crypto'
+import { describe, expect, it } from '@jest/globals'
+import { BY_SEVERITY, recordContext } from '../../src/runner/comment-records.js'
+import type { WriterConfig, WriterState } from '../../src/runner/comment-round.js'
+import { readView } from '../../src/runner/comment-view.js'
+import {
+  explore,
+  PROTOCOL,
+  type Protocol,
+  REPOSITORY,
+  type Writer
+} from '../support/github/interleavings.ts'
+import { ACTIONS_BOT, createGitHubApi, type GitHubApi } from '../support/github/server.ts'
+
+const TOKEN = 'ghs_interleavings_token_000000'
+const MARKER = '<!-- neon-operations-gate:00112233445566ff -->'
+const GATE = '00112233445566ff'
+const SHA_A = 'a'.repeat(40)
+const SHA_B = 'b'.repeat(40)
+
+type Outcome = 'success' | 'failure' | 'cancelled'
+
+/** A leg of a run: its outcome in each attempt (absent: not re-run). */
+interface LegPlan {
+  name: string
+  told: boolean
+  attempts: Outcome[]
+}
+
+interface RunPlan {
+  run: number
+  sha: string
+  legs: LegPlan[]
+}
+
+interface Scenario {
+  runs: RunPlan[]
+  /** The pull request's head moves to the second run's commit while the first run writes. */
+  push: boolean
+  /** An earlier run's comment (run 100, red) is there before. */
+  earlier: boolean
+}
+
+const keyOf = (name: string) => `n-${createHash('sha256').update(name).digest('hex').slice(0, 24)}`
+
+function configOf(run: number, sha: string, leg: LegPlan, attempt: number): WriterConfig {
+  const outcome = leg.attempts[attempt - 1] as 'success' | 'failure'
+  const legId = leg.told ? keyOf(leg.name) : `u-${run}-${attempt}-${leg.name}`
+  const emoji = outcome === 'success' ? '✅' : '❌'
+  return {
+    marker: MARKER,
+    gateHash: GATE,
+    author: ACTIONS_BOT.login,
+    mode: 'always',
+    serverUrl: 'https://github.com',
+    repository: REPOSITORY,
+    sha,
+    own: {
+      id: `${run}${leg.name}${attempt}`,
+      leg: recordContext(GATE, legId),
+      told: leg.told,
+      run,
+      attempt,
+      outcome,
+      ...(leg.told ? { name: leg.name } : {}),
+      line: `${emoji} ${outcome}: leg ${leg.name} of run ${run}, attempt ${attempt}`
+    },
+    details: `<p>details of ${leg.name} ${run} ${attempt}</p>`
+  }
+}
+
+/** The writers of a scenario: one per leg and attempt that ran its gate. */
+function writersOf(scenario: Scenario): Writer[] {
+  const writers: Writer[] = []
+  scenario.runs.forEach((plan, runIndex) => {
+    const byAttempt = new Map<number, number[]>()
+    for (const leg of plan.legs) {
+      leg.attempts.forEach((outcome, i) => {
+        if (outcome === 'cancelled') return
+        const attempt = i + 1
+        const after = [...byAttempt.entries()]
+          .filter(([a]) => a < attempt)
+          .flatMap(([, ids]) => ids)
+        byAttempt.set(attempt, [...(byAttempt.get(attempt) ?? []), writers.length])
+        writers.push({
+          config: configOf(plan.run, plan.sha, leg, attempt),
+          after,
+          afterPush: scenario.push && runIndex === 1
+        })
+      })
+    }
+  })
+  // Attempt 2 waits for every writer of attempt 1 of its run (listed before it).
+  for (const writer of writers) {
+    writer.after = writers
+      .map((other, index) => ({ other, index }))
+      .filter(
+        ({ other }) =>
+          other.config.own.run === writer.config.own.run &&
+          other.config.own.attempt < writer.config.own.attempt
+      )
+      .map(({ index }) => index)
+  }
+  return writers
+}
+
+/** What the comment must show: the newest run of the head, each leg's results that stay. */
+function expected(scenario: Scenario): string[] | undefined {
+  const head = scenario.push ? scenario.runs[1].sha : scenario.runs[0].sha
+  const ran = (leg: LegPlan) =>
+    leg.attempts
+      .map((outcome, i) => ({ outcome, attempt: i + 1 }))
+      .filter((a) => a.outcome !== 'cancelled')
+  const runs = scenario.runs
+    .filter((plan) => plan.sha === head && plan.legs.some((leg) => ran(leg).length > 0))
+    .sort((a, b) => b.run - a.run)
+  const newest = runs[0]
+  if (!newest) return undefined
+  return newest.legs
+    .flatMap((leg) => {
+      const attempts = ran(leg)
+      const kept = leg.told ? attempts.slice(-1) : attempts
+      return kept.map(({ outcome, attempt }) => `${newest.run} ${leg.name} ${attempt} ${outcome}`)
+    })
+    .sort()
+}
+
+/** A writer ends on a round that found the comment holding what it read, never on the cap. */
+function checkEnded(state: WriterState): void {
+  if (state.ending === 'rounds') throw new Error(`a writer ended after ${state.round} rounds`)
+}
+
+function checkFinal(scenario: Scenario, github: GitHubApi): void {
+  const want = expected(scenario)
+  const comments = github.comments.filter((comment) => comment.body.startsWith(MARKER))
+  if (!want) return
+  expect(comments).toHaveLength(1)
+  const view = readView(comments[0].body, MARKER)!
+  // Each result by the line its leg wrote (configOf), not by how the code names its record.
+  const shown = view.results.map((r) => {
+    const [, name, run, attempt] = /leg (\w+) of run (\d+), attempt (\d+)$/.exec(r.line) ?? []
+    return `${run} ${name} ${attempt} ${r.outcome}`
+  })
+  expect(shown.sort()).toEqual(want)
+  const worst = Math.max(...want.map((w) => BY_SEVERITY.indexOf(w.split(' ')[3] as 'success')))
+  const headline = view.results.find((r) => r.key === view.shown)!
+  expect(BY_SEVERITY.indexOf(headline.outcome)).toBe(worst)
+}
+
+async function run(scenario: Scenario, protocol: Protocol = PROTOCOL) {
+  const github = createGitHubApi({ apiUrl: 'https://api.github.com' })
+  github.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: true })
+  github.pulls.set(`${REPOSITORY}#42`, scenario.runs[0].sha)
+  if (scenario.earlier) {
+    const earlier: LegPlan = { name: 'e', told: false, attempts: ['failure'] }
+    const writer = { config: configOf(100, SHA_A, earlier, 1), after: [], afterPush: false }
+    await explore(github, [writer], { ended: () => undefined, check: () => undefined })
+  }
+  return explore(github, writersOf(scenario), {
+    protocol,
+    push: scenario.push ? scenario.runs[1].sha : undefined,
+    ended: checkEnded,
+    check: (final) => checkFinal(scenario, final)
+  })
+}
+
+const leg = (name: string, told: boolean, ...attempts: Outcome[]): LegPlan => ({
+  name,
+  told,
+  attempts
+})
+
+const one = (legs: LegPlan[], earlier = false): Scenario => ({
+  runs: [{ run: 101, sha: SHA_A, legs }],
+  push: false,
+  earlier
+})
+
+const two = (older: LegPlan[], newer: LegPlan[], push: boolean, earlier: boolean): Scenario => ({
+  runs: [
+    { run: 101, sha: SHA_A, legs: older },
+    { run: 102, sha: push ? SHA_B : SHA_A, legs: newer }
+  ],
+  push,
+  earlier
+})
+
+/**
+ * The scenarios, each explored in every order of its legs' calls. At most two legs write at once
+ * (a third concurrent leg takes this scheduler minutes); the attempts of a run follow one another,
+ * as GitHub re-runs only a finished run; two runs overlap.
+ */
+const SCENARIOS: Record<string, Scenario> = {
+  'legs finishing together, not told apart': one([
+    leg('p', false, 'failure'),
+    leg('q', false, 'success')
+  ]),
+  'legs finishing together, told apart, over an earlier comment': one(
+    [leg('p', true, 'success'), leg('q', true, 'failure')],
+    true
+  ),
+  'fail-fast: q and r cancelled, then re-run and green (not told apart)': one([
+    leg('p', false, 'failure'),
+    leg('q', false, 'cancelled', 'success'),
+    leg('r', false, 'cancelled', 'success')
+  ]),
+  'fail-fast: q cancelled, then re-run alone and green (not told apart)': one([
+    leg('p', false, 'failure'),
+    leg('q', false, 'cancelled', 'success')
+  ]),
+  'fail-fast with a named red leg: the unnamed leg’s re-run': one([
+    leg('p', true, 'failure'),
+    leg('q', false, 'cancelled', 'success')
+  ]),
+  'a re-run of the red leg (told apart) keeps the other, and turns green': one([
+    leg('p', true, 'failure', 'success'),
+    leg('q', true, 'success')
+  ]),
+  'a re-run of a leg not told apart adds its green beside the red': one(
+    [leg('p', false, 'failure', 'success'), leg('q', false, 'success')],
+    true
+  ),
+  'two runs, a push between, the older green, over an earlier comment': two(
+    [leg('p', false, 'success')],
+    [leg('p', false, 'failure')],
+    true,
+    true
+  ),
+  'two runs, a push between, no comment yet': two(
+    [leg('p', true, 'success')],
+    [leg('p', true, 'failure')],
+    true,
+    false
+  ),
+  'two runs of the same commit': two(
+    [leg('p', true, 'success')],
+    [leg('p', true, 'failure')],
+    false,
+    false
+  ),
+  'the older run re-run while the newer writes': two(
+    [leg('p', true, 'failure', 'success')],
+    [leg('p', true, 'failure')],
+    true,
+    false
+  )
+}
+
+describe('every interleaving of the legs’ calls keeps every result of the newest run', () => {
+  it('no failure of the newest run lost, no success beside it, one comment, in every final state', async () => {
+    const started = performance.now()
+    let states = 0
+    let finals = 0
+    const all = Object.entries(SCENARIOS)
+    for (const [name, scenario] of all) {
+      try {
+        const t0 = performance.now()
+        const counts = await run(scenario)
+        if (process.env.DEBUG_INTERLEAVINGS) {
+          process.stdout.write(
+            `${name}: ${counts.states} ${Math.round(performance.now() - t0)} ms\n`
+          )
+        }
+        states += counts.states
+        finals += counts.finals
+      } catch (error) {
+        throw new Error(`${name}: ${(error as Error).message}`, { cause: error })
+      }
+    }
+    const ms = Math.round(performance.now() - started)
+    process.stdout.write(
+      `comment interleavings: ${all.length} scenarios, ${states} states, ${finals} final states, ${ms} ms\n`
+    )
+    expect(finals).toBeGreaterThan(all.length)
+  }, 60_000)
+})
+
+/*
+ * Wrong variants of the protocol, each breaking one rule; the scheduler must find a final state
+ * (or a writer's end) that breaks the oracle for each. They wrap the real protocol, so each
+ * differs from it in that rule alone.
+ */
+
+/** Keeps each leg's result inside the shared comment (its record never written). */
+const recordsInTheComment: Protocol = {
+  ...PROTOCOL,
+  call: (github, config, call) =>
+    call.call === 'record' ? Promise.resolve('refused') : PROTOCOL.call(github, config, call)
+}
+
+/** Skips the head-commit check: it takes its own run's commit for the pull request's head. */
+const noHeadCheck: Protocol = {
+  ...PROTOCOL,
+  advance: (config, state, call, answer) =>
+    PROTOCOL.advance(config, state, call, call.call === 'head' ? { head: config.sha } : answer)
+}
+
+/** A leg that cannot tell itself apart writes as if it were the run's one leg: it replaces. */
+const untold = (config: WriterConfig): WriterConfig =>
+  config.own.told
+    ? config
+    : {
+        ...config,
+        own: {
+          ...config.own,
+          told: true,
+          leg: recordContext(GATE, keyOf(`untold ${config.own.run}`))
+        }
+      }
+const untoldReplaces: Protocol = {
+  start: (config) => PROTOCOL.start(untold(config)),
+  advance: (config, ...rest) => PROTOCOL.advance(untold(config), ...rest),
+  call: (github, config, call) => PROTOCOL.call(github, untold(config), call)
+}
+
+/**
+ * Planted bug 1: an unnamed leg of a later attempt takes the place of the only earlier result,
+ * even when a named leg wrote it (it records in that result's context).
+ */
+const unnamedTakesTheLoneResult: Protocol = {
+  ...PROTOCOL,
+  call: (github, config, call) => {
+    if (call.call !== 'record' || config.own.told || config.own.attempt < 2) {
+      return PROTOCOL.call(github, config, call)
+    }
+    const earlier = github.statuses.filter(
+      (status) =>
+        status.sha === call.sha &&
+        status.context.includes(GATE) &&
+        !status.target_url!.endsWith(`/attempts/${config.own.attempt}`)
+    )
+    if (earlier.length !== 1) return PROTOCOL.call(github, config, call)
+    const status = { ...call.status, context: earlier[0].context }
+    return PROTOCOL.call(github, config, { ...call, status })
+  }
+}
+
+/** Planted bug 2: a leg stops watching once the comment it read holds its own result. */
+const stopsOnceItsOwnIsIn: Protocol = {
+  ...PROTOCOL,
+  advance: (config, state, call, answer) => {
+    const next = PROTOCOL.advance(config, state, call, answer)
+    const read =
+      call.call === 'comments' && typeof answer === 'object' && 'comments' in answer
+        ? answer.comments.map((c) => readView(c.body ?? '', MARKER))
+        : (state.answers.comments ?? []).map((c) => c.view)
+    const own = read.some((view) => view?.results.some((r) => r.key === next.recorded))
+    const writes = next.calls.some((c) => c.call === 'update')
+    return own && writes ? { ...next, calls: [], ending: 'written' } : next
+  }
+}
+
+describe('the scheduler catches a wrong variant of each rule', () => {
+  const caught = async (protocol: Protocol, names: string[]) => {
+    const failures: string[] = []
+    for (const name of names) {
+      try {
+        await run(SCENARIOS[name], protocol)
+      } catch (error) {
+        // Caught by the oracle (a final state or a writer's end), not by a crash of the variant.
+        const message = (error as Error).message.split('\n')[0]
+        if (/^expect\(|^a writer ended/.test(message)) failures.push(`${name}: ${message}`)
+        else throw error
+      }
+    }
+    return failures
+  }
+
+  it.each([
+    [
+      'a writer that keeps its records inside the shared comment',
+      recordsInTheComment,
+      ['legs finishing together, not told apart']
+    ],
+    [
+      'a writer that skips the head-commit check',
+      noHeadCheck,
+      ['two runs, a push between, the older green, over an earlier comment']
+    ],
+    [
+      'a leg that cannot tell itself apart and replaces',
+      untoldReplaces,
+      ['fail-fast: q cancelled, then re-run alone and green (not told apart)']
+    ],
+    [
+      'an unnamed leg of a later attempt that replaces a named leg’s lone result',
+      unnamedTakesTheLoneResult,
+      ['fail-fast with a named red leg: the unnamed leg’s re-run']
+    ],
+    [
+      'a leg that stops watching once its own result is in',
+      stopsOnceItsOwnIsIn,
+      ['legs finishing together, not told apart']
+    ]
+  ])(
+    '%s',
+    async (_, protocol, names) => {
+      // The real protocol passes the same scenarios.
+      for (const name of names) await run(SCENARIOS[name])
+      const failures = await caught(protocol, names)
+      expect(failures).toHaveLength(names.length)
+    },
+    120_000
+  )
+})

@@ -1,0 +1,157 @@
+/*
+ * A leg's state between its calls to GitHub (comment-protocol.ts), and the decision each round
+ * ends in: from the records on the pull request's head, the view to write, or why not.
+ */
+import { forHtml } from '../domain/untrusted-text.js'
+import type { RunOutcome } from '../report/report.js'
+import {
+  type CommitStatus,
+  type LegRecord,
+  recordsOf,
+  shownRecords,
+  type StatusWrite
+} from './comment-records.js'
+import { holds, renderView, type View, viewOf } from './comment-view.js'
+
+/** Rounds at most: each one that does not end saw a record or a write it had not seen before. */
+const MAX_ROUNDS = 8
+
+export interface WriterConfig {
+  marker: string
+  gateHash: string
+  /** The login the action's comments and statuses are by. */
+  author: string
+  mode: 'always' | 'failure'
+  serverUrl: string
+  repository: string
+  /** This run's head commit; '' when the event does not say (the pull request's head is read). */
+  sha: string
+  /** This leg's record: its context (`leg`), run, attempt, outcome, name and line. */
+  own: Omit<LegRecord, 'key' | 'told'> & { told: boolean; id: string }
+  /** This leg's summary (HTML), shown when its result is the worst. */
+  details: string
+}
+
+/** A comment of the action's with the gate's marker, as a read found it. */
+export interface ReadComment {
+  id: number
+  url: string
+  view?: View
+}
+
+export type Call =
+  | { call: 'record'; status: StatusWrite; sha: string }
+  | { call: 'comments' }
+  | { call: 'head' }
+  | { call: 'records'; sha: string }
+  | { call: 'update'; id: number; url: string; body: string }
+  | { call: 'create'; body: string }
+  | { call: 'delete'; id: number }
+
+export type Ending = 'written' | 'not needed' | 'later run' | 'superseded' | 'rounds'
+
+/** What the calls of one round answered. */
+export interface Answers {
+  /** The record's status id, or `refused`. */
+  record?: number | 'refused'
+  comments?: ReadComment[]
+  head?: string
+  /** The statuses of a commit, by its SHA. */
+  records?: { sha: string; statuses: CommitStatus[] }
+}
+
+export interface WriterState {
+  /** The calls under way, made at once; none once ended. */
+  calls: Call[]
+  answers: Answers
+  /** This leg's record's key: `s<status id>`, or `u-<id>` when it could not be recorded. */
+  recorded?: string
+  sha: string
+  round: number
+  /** The URL of the comment the last round found (the oldest of the gate's), and the head. */
+  url?: string
+  head?: string
+  /** Duplicates still to delete after a write. */
+  deletes: number[]
+  ending?: Ending
+  /** Lines for the log, in order: `refused`, `superseded`, `later run`. */
+  notes: string[]
+  /** The comment this leg last wrote. */
+  wrote?: { action: 'created' | 'updated'; url: string }
+}
+
+export const passed = (outcome: RunOutcome) => outcome === 'success' || outcome === 'pending'
+
+export const ask = (state: WriterState, call: Call): WriterState => ({
+  ...state,
+  calls: [call],
+  answers: {}
+})
+export const end = (state: WriterState, ending: Ending, note?: string): WriterState => ({
+  ...state,
+  calls: [],
+  ending,
+  notes: note ? [...state.notes, note] : state.notes
+})
+
+/** The round's decision, from the records on the pull request's head. */
+export function decide(
+  config: WriterConfig,
+  state: WriterState,
+  [kept, ...duplicates]: ReadComment[],
+  statuses: CommitStatus[]
+): WriterState {
+  const superseded = state.head !== state.sha
+  const note = superseded && !state.notes.includes('superseded') ? 'superseded' : undefined
+  const noted = note ? { ...state, notes: [...state.notes, note] } : state
+  const records = recordsOf(statuses, config.gateHash, config.author)
+  if (!superseded && !records.some((r) => r.key === state.recorded))
+    records.push(ownRecord(config, state))
+  records.push(...unrecorded(kept?.view, records))
+  if (records.length === 0) return end(noted, 'superseded')
+  const wanted = viewOf(
+    shownRecords(records),
+    { key: state.recorded!, details: config.details },
+    kept?.view
+  )
+  if (kept?.view && kept.view.run > wanted.run) return end(noted, 'later run', 'later run')
+  // A superseded run only puts the head's view back over a late write of its own; never creates.
+  if (!kept && superseded) return end(noted, 'superseded')
+  const red = wanted.results.some((result) => !passed(result.outcome))
+  if (!kept && config.mode === 'failure' && !red) return end(noted, 'not needed')
+  if (kept && duplicates.length === 0 && holds(kept.view, wanted)) {
+    return end(noted, superseded ? 'superseded' : 'written')
+  }
+  if (state.round >= MAX_ROUNDS) return end(noted, 'rounds')
+  const body = renderView(config.marker, wanted, runLink(config, wanted.run))
+  const deletes = duplicates.map((duplicate) => duplicate.id)
+  return kept
+    ? ask({ ...noted, deletes }, { call: 'update', id: kept.id, url: kept.url, body })
+    : ask({ ...noted, deletes }, { call: 'create', body })
+}
+
+function ownRecord(config: WriterConfig, state: WriterState): LegRecord {
+  const { leg, told, run, attempt, outcome, name, line } = config.own
+  return { key: state.recorded!, leg, told, run, attempt, outcome, line, ...(name ? { name } : {}) }
+}
+
+/**
+ * Results that could not be recorded (a job without `statuses: write`) live in the view alone: a
+ * view of their run carries them on, though a write from an older read may drop one.
+ */
+function unrecorded(view: View | undefined, records: LegRecord[]): LegRecord[] {
+  const newest = Math.max(0, ...records.map((record) => record.run))
+  return (view?.results ?? []).filter(
+    (result) =>
+      result.key.startsWith('u-') &&
+      result.run >= newest &&
+      !records.some((record) => record.key === result.key)
+  )
+}
+
+/** The link to the workflow run the view shows, under the results. */
+function runLink({ serverUrl, repository }: WriterConfig, run: number): string {
+  if (!repository || !run) return ''
+  const url = forHtml(`${serverUrl}/${repository}/actions/runs/${run}`, 300)
+  return `<p><sub><a href="${url}">Workflow run</a></sub></p>\n`
+}
