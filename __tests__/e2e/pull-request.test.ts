@@ -373,6 +373,39 @@ describe('pull requests: whose comment, and only one', () => {
     expect(comment.body).toContain('<h3>2 results of this workflow run</h3>')
   })
 
+  it('failure: the red comment turns green in place when the gate passes again (a re-run, then a new run)', async () => {
+    const { api, server, env, legInputs } = await redThenGreen()
+    // One job, no matrix: pr_comment_leg is `${{ toJSON(matrix) }}`, 'null', so a re-run replaces.
+    const inputs = { ...legInputs, pr_comment: 'failure', pr_comment_leg: 'null' }
+    const red = await runAction(server, inputs, { env })
+    expect(red.code).toBe(1)
+    expect(api.comments).toHaveLength(1)
+    const [comment] = api.comments
+    expect(comment.body).toMatch(/\n<p><b>❌ failure<\/b>: <code>apply_config<\/code>/)
+    // "Re-run this job": attempt 2 passes and turns the same comment green.
+    const rerun = await runAction(server, inputs, { env: { ...env, GITHUB_RUN_ATTEMPT: '2' } })
+    expect(rerun.code).toBe(0)
+    expect(rerun.outputs.comment_url).toBe(comment.html_url)
+    expect(api.comments).toEqual([comment])
+    expect(comment.body).toMatch(/\n<p><b>✅ success<\/b>/)
+    expect(comment.body).not.toContain('❌')
+    // Red in one run, then a newer run of the pull request passes: green in place, its result alone.
+    const next = await redThenGreen()
+    const nextInputs = { ...next.legInputs, pr_comment: 'failure', pr_comment_leg: 'null' }
+    expect((await runAction(next.server, nextInputs, { env: next.env })).code).toBe(1)
+    const [again] = next.api.comments
+    expect(again.body).toMatch(/\n<p><b>❌ failure<\/b>/)
+    const newer = await runAction(next.server, nextInputs, {
+      env: { ...next.env, GITHUB_RUN_ID: '778' }
+    })
+    expect(newer.code).toBe(0)
+    expect(newer.outputs.comment_url).toBe(again.html_url)
+    expect(next.api.comments).toEqual([again])
+    expect(again.body).toMatch(/\n<p><b>✅ success<\/b>/)
+    expect(again.body).not.toContain('❌')
+    expect(again.body).toContain('actions/runs/778')
+  })
+
   it('the key, base64-encoded after "Bearer ", never reaches the comment', async () => {
     const api = await github()
     const { world, server } = await serve()
