@@ -6,7 +6,28 @@
  * earlier run's comment. In every final state the comment shows exactly the results of the
  * newest run of the pull request's head (a leg told apart by its newest attempt, one not told
  * apart by every attempt), the worst at its head: no failure of the newest run lost, no success
- * shown beside it, one comment. The oracle is the scenario itself, not the code under test.
+ * shown beside it, one comment; and no leg ends on its cap of rounds. The oracle is the
+ * scenario itself, not the code under test.
+ *
+ * Why the orders the scheduler skips reach no final state that those it takes do not:
+ * 1. A read (the comments, a commit's statuses, the head) changes nothing on GitHub, and a leg
+ *    decides once every call of its round is answered, on the answers alone, in whatever order
+ *    they came. So a read and a step next to it that does not write the read's resource can swap
+ *    places: both orders reach the same state (GitHub's and every leg's).
+ * 2. Take any order of the steps. Move each read later, one swap at a time, as far as (1)
+ *    allows. It stops right before a write of its resource (by any leg, its own record too), or
+ *    in the block of reads that ends its leg's round (nothing of its leg can pass the round's
+ *    end). Reads swap among themselves, so in each run of reads put every leg's round-ending
+ *    block first. The new order reaches the same final state and each leg's same end.
+ * 3. The scheduler takes every write, every leg's reads under way as one step, and a read alone
+ *    while a write of its resource can be taken. That covers the new order: in it, a read that
+ *    does not end its round stands, past other reads only, before the write it races; reads
+ *    enable no write except by ending a round, and those blocks come first. So that write can
+ *    be taken right then.
+ * 4. A state met again is not explored again. Nor is one that differs from a state explored only
+ *    in what a leg logs, or in legs fewer rounds in: a round's number changes nothing but the
+ *    cap. Were the cap reached from the state explored, the test fails; otherwise the orders from
+ *    the other state are the same and end the same.
  */
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from '@jest/globals'

@@ -1,48 +1,35 @@
 /*
- * The steps of the scheduler (interleavings.ts) and which of them commute, for its sleep sets:
- * two steps are independent when they touch different resources of GitHub, or both only read.
+ * The steps of the scheduler (interleavings.ts), and which of them race: a read and a write of the
+ * same resource of GitHub (the comments, one commit's statuses, the pull request's head).
  */
 import type { Call } from '../../../src/runner/comment-round.js'
 
-/** What a step touches, and whether it changes it. */
-function touches(call: Call | 'push'): { resource: string; writes: boolean } {
-  if (call === 'push') return { resource: 'head', writes: true }
-  switch (call.call) {
-    case 'head':
-      return { resource: 'head', writes: false }
-    case 'comments':
-      return { resource: 'comments', writes: false }
-    case 'records':
-      return { resource: `statuses ${call.sha}`, writes: false }
-    case 'record':
-      // Every status takes the next id: two records of any commits do not commute.
-      return { resource: 'statuses', writes: true }
-    default:
-      return { resource: 'comments', writes: true }
-  }
+/** A read of a leg's round: it changes nothing on GitHub. */
+export type Read = Extract<Call, { call: 'comments' | 'head' | 'records' }>
+
+export const isRead = (call: Call): call is Read =>
+  call.call === 'comments' || call.call === 'head' || call.call === 'records'
+
+/** The resource a call or the push reads or writes. */
+export function resourceOf(call: Call | 'push'): string {
+  if (call === 'push' || call.call === 'head') return 'head'
+  if (call.call === 'record' || call.call === 'records') return `statuses ${call.sha}`
+  return 'comments'
 }
 
-export function independent(a: Move, b: Move): boolean {
-  const [x, y] = [touches(a.call), touches(b.call)]
-  if (!x.writes && !y.writes) return true
-  const statuses = (r: string) => r.startsWith('statuses')
-  const same =
-    x.resource === y.resource ||
-    (statuses(x.resource) &&
-      statuses(y.resource) &&
-      (x.resource === 'statuses' || y.resource === 'statuses'))
-  return !same
-}
-
-/** A step: writer `index`'s call (or the push), named so that it is the same step in every state. */
+/**
+ * A step: writer `index`'s call, all its reads still under way at once (`reads`), or the push;
+ * named so that a failure can name the order of its steps.
+ */
 export interface Move {
   index: number
-  call: Call | 'push'
+  call: Call | 'push' | 'reads'
   name: string
 }
 
-export function moveOf(index: number, call: Call | 'push'): Move {
+export function moveOf(index: number, call: Call | 'push' | 'reads'): Move {
   if (call === 'push') return { index, call, name: 'push' }
-  const on = 'sha' in call ? call.sha : 'id' in call ? String(call.id) : ''
-  return { index, call, name: `${index} ${call.call} ${on}` }
+  if (call === 'reads') return { index, call, name: `${index} reads` }
+  const on = 'sha' in call ? call.sha.slice(0, 7) : 'id' in call ? String(call.id) : ''
+  return { index, call, name: `${index} ${call.call}${on ? ` ${on}` : ''}` }
 }

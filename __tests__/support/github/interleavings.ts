@@ -6,28 +6,24 @@
  * once are steps in any order. Attempt 2 of a run starts once every leg of attempt 1 has ended,
  * as GitHub re-runs only a finished run; a run of the pushed commit starts after the push.
  *
- * Partial-order reduction, so that three legs at once take seconds, not hours:
- * - States already explored are not explored again (the same GitHub state and the same state of
- *   every leg), unless with fewer steps asleep (below).
- * - A read whose answer no later step can change (the head once no push is to come; a commit's
- *   statuses once every leg of that commit has recorded) is taken at once: it commutes with every
- *   step that can follow (a persistent set of one step).
- * - Sleep sets (Godefroid): two steps are independent when they touch different resources or
- *   both only read (the comments; a commit's statuses; the head), so either order reaches the
- *   same state. Once a step was explored from a state, it sleeps in the states its independent
- *   siblings lead to, until a step dependent on it is taken. A state met again with a sleep set
- *   that is not a superset of the one it was explored with is explored again with the
- *   intersection, so that no order is left out.
+ * It skips orders that reach no final state the others do not (the argument is in
+ * simulated/comment-interleavings.test.ts's first comment):
+ * - A read is taken on its own only while a write of its resource (the comments, a commit's
+ *   statuses, the head) can be taken; otherwise a leg's reads under way are one step.
+ * - States already explored are not explored again: the same GitHub state and the same state of
+ *   every leg, but for what a leg only logs; a state whose legs are each at most as many rounds
+ *   in as those of a state explored is covered by it.
  */
 import { type Answer, advance, start } from '../../../src/runner/comment-protocol.js'
-import { callGitHub, restore, save, type Saved } from './interleavings-calls.ts'
-import { independent, type Move, moveOf } from './interleavings-order.ts'
+import { callGitHub, restore, save } from './interleavings-calls.ts'
+import { isRead, type Move, moveOf, resourceOf } from './interleavings-order.ts'
+import { ENDED, type Global, Seen } from './interleavings-states.ts'
 import type { Call, WriterConfig, WriterState } from '../../../src/runner/comment-round.js'
 import type { GitHubApi } from './server.ts'
 
 export { REPOSITORY } from './interleavings-calls.ts'
 /** A scenario that reaches more states than this is one to cut down, not to wait for. */
-const MAX_STATES = 200_000
+const MAX_STATES = Number(process.env.MAX_INTERLEAVING_STATES ?? 200_000)
 
 export interface Writer {
   config: WriterConfig
@@ -37,50 +33,11 @@ export interface Writer {
   afterPush: boolean
 }
 
-/** A writer that has ended, whatever its last state. */
-const ENDED: WriterState = { calls: [], answers: {}, sha: '', round: 0, deletes: [], notes: [] }
-
-interface Global {
-  github: Saved
-  pushed: boolean
-  /** Each writer's state; undefined until it starts. */
-  writers: (WriterState | undefined)[]
-}
-
 export interface Exploration {
   states: number
   finals: number
   /** Steps taken (transitions explored). */
   steps: number
-}
-
-/** Each writer state's JSON, once: states are never changed, only replaced. */
-const writerJson = new WeakMap<WriterState, string>()
-/** Each comment body's number, so that a key names a body in a few characters. */
-const bodies = new Map<string, number>()
-
-function keyOf(state: Global): string {
-  const { github } = state
-  const body = (text: string) => {
-    if (!bodies.has(text)) bodies.set(text, bodies.size)
-    return bodies.get(text)!
-  }
-  const writer = (w: WriterState | undefined) => {
-    if (!w) return '-'
-    // The answers of a round in a fixed order: which came first changes nothing.
-    const answers = Object.fromEntries(
-      Object.entries(w.answers).sort(([a], [b]) => (a < b ? -1 : 1))
-    )
-    if (!writerJson.has(w)) writerJson.set(w, JSON.stringify({ ...w, answers }))
-    return writerJson.get(w)!
-  }
-  return [
-    github.comments.map((c) => `${c.id}:${body(c.body)}`).join(','),
-    github.statuses.map((s) => `${s.id}${s.sha[0]}${s.context}${s.state}`).join(','),
-    github.head,
-    state.pushed,
-    ...state.writers.map(writer)
-  ].join('|')
 }
 
 /** The writers that may start now: their earlier attempt ended, and the push came if they wait for it. */
@@ -99,14 +56,15 @@ function started(writers: Writer[], state: Global, protocol: Protocol = PROTOCOL
   return next
 }
 
-/** A call that commutes with every step that may follow: its answer cannot change any more. */
+/** A read whose answer no step to come can change: the head once pushed; a commit's statuses once each leg of it has recorded or ended. */
 function settled(writers: Writer[], state: Global, call: Call): boolean {
   if (call.call === 'head') return state.pushed
   if (call.call !== 'records') return false
   return writers.every((writer, index) => {
     const own = state.writers[index]
     if (writer.config.sha !== call.sha && writer.config.sha !== '') return true
-    return own !== undefined && (own.recorded !== undefined || own.calls.length === 0)
+    if (own === undefined) return false
+    return own.recorded !== undefined || own.answers.record !== undefined || own.calls.length === 0
   })
 }
 
@@ -141,14 +99,15 @@ export async function explore(
     pushed: !options.push,
     writers: writers.map(() => undefined)
   }
-  await explorer.visit(started(writers, initial, options.protocol), new Set())
+  await explorer.visit(started(writers, initial, options.protocol))
   return explorer.counts
 }
 
 class Explorer {
-  /** Each state's key, and the steps asleep when it was last explored. */
-  private readonly seen = new Map<string, Set<string>>()
+  private readonly seen = new Seen()
   readonly counts: Exploration = { states: 0, finals: 0, steps: 0 }
+  /** The steps from the first state to the one explored now: a failure names its order. */
+  private readonly path: string[] = []
 
   private readonly github: GitHubApi
   private readonly writers: Writer[]
@@ -163,6 +122,15 @@ class Explorer {
   }
 
   private async step(state: Global, { index, call }: Move): Promise<Global> {
+    if (call === 'reads') {
+      // The leg's reads one after another: none changes GitHub, and the leg decides on their
+      // answers once all are in, whatever their order.
+      let next = state
+      for (const read of state.writers[index]!.calls.filter(isRead)) {
+        next = await this.step(next, { index, call: read, name: '' })
+      }
+      return next
+    }
     const { github, writers, protocol } = this
     this.counts.steps++
     if (call === 'push') {
@@ -181,66 +149,89 @@ class Explorer {
     if (next.calls.length > 0) all[index] = next
     else {
       // Ended: checked now; only that it ended matters to what follows.
-      this.options.ended(next)
+      this.failing(() => this.options.ended(next), `${index} ${call.call}`)
       all[index] = ENDED
     }
     return started(writers, { github: save(github), pushed: state.pushed, writers: all }, protocol)
   }
 
-  /** Steps that commute with everything, taken at once in a fixed order. */
-  private async settle(entered: Global, asleep: Move[]): Promise<[Global, Move[]]> {
+  /**
+   * The steps taken from `state`: every write (and the push); each leg's reads under way, all at
+   * once; and a read on its own only while a write of its resource can be taken.
+   */
+  private movesOf(state: Global): Move[] {
+    const moves: Move[] = state.pushed ? [] : [moveOf(-1, 'push')]
+    const writing = new Set(state.pushed ? [] : ['head'])
+    state.writers.forEach((w, index) => {
+      for (const call of w?.calls ?? []) {
+        if (isRead(call)) continue
+        moves.push(moveOf(index, call))
+        writing.add(resourceOf(call))
+      }
+    })
+    state.writers.forEach((w, index) => {
+      const reads = (w?.calls ?? []).filter(isRead)
+      if (reads.length > 0) moves.push(moveOf(index, 'reads'))
+      if (reads.length < 2) return
+      for (const read of reads) {
+        if (writing.has(resourceOf(read))) moves.push(moveOf(index, read))
+      }
+    })
+    return moves
+  }
+
+  /** The reads no step to come can change, taken at once (they commute with every step). */
+  private async settle(entered: Global): Promise<Global> {
     let state = entered
-    let sleep = asleep
     for (;;) {
       const eager = state.writers.flatMap((w, index) =>
         (w?.calls ?? [])
           .filter((call) => settled(this.writers, state, call))
           .map((call) => moveOf(index, call))
       )[0]
-      if (!eager) return [state, sleep]
-      sleep = sleep.filter((move) => independent(move, eager))
+      if (!eager) return state
+      this.path.push(`${eager.name} (at once)`)
       state = await this.step(state, eager)
     }
   }
 
-  private movesOf(state: Global): Move[] {
-    const moves = state.writers.flatMap((w, index) =>
-      (w?.calls ?? []).map((call) => moveOf(index, call))
-    )
-    if (!state.pushed) moves.unshift(moveOf(-1, 'push'))
-    return moves
+  async visit(entered: Global): Promise<void> {
+    const mark = this.path.length
+    try {
+      await this.explore(await this.settle(entered))
+    } finally {
+      this.path.length = mark
+    }
   }
 
-  async visit(entered: Global, asleep: Set<string>): Promise<void> {
-    const enabled = this.movesOf(entered)
-    const [state, sleeping] = await this.settle(
-      entered,
-      enabled.filter((move) => asleep.has(move.name))
-    )
-    const key = keyOf(state)
-    let sleep = new Set(sleeping.map((move) => move.name))
-    const before = this.seen.get(key)
-    if (before) {
-      // Explored before with these asleep: nothing new unless fewer sleep now.
-      if ([...before].every((name) => sleep.has(name))) return
-      sleep = new Set([...before].filter((name) => sleep.has(name)))
-    } else if (++this.counts.states > MAX_STATES) throw new Error(`more than ${MAX_STATES} states`)
-    this.seen.set(key, sleep)
+  private async explore(state: Global): Promise<void> {
+    if (this.seen.covers(state)) return
+    if (++this.counts.states > MAX_STATES) throw new Error(`more than ${MAX_STATES} states`)
+    if (process.env.DEBUG_INTERLEAVINGS && this.counts.states % 50_000 === 0)
+      process.stdout.write(`${this.counts.states} states ${Math.round(performance.now())} ms\n`)
     const moves = this.movesOf(state)
     if (moves.length === 0) {
       if (state.writers.some((w) => w === undefined)) throw new Error('a writer never started')
-      if (before) return
       this.counts.finals++
       restore(this.github, state.github)
-      this.options.check(this.github)
+      this.failing(() => this.options.check(this.github))
       return
     }
-    const done: Move[] = moves.filter((move) => sleep.has(move.name))
     for (const move of moves) {
-      if (sleep.has(move.name)) continue
-      const next = await this.step(state, move)
-      await this.visit(next, new Set(done.filter((d) => independent(d, move)).map((d) => d.name)))
-      done.push(move)
+      this.path.push(move.name)
+      await this.visit(await this.step(state, move))
+      this.path.pop()
+    }
+  }
+
+  /** Runs a check; a failure names the order of the steps that led to it. */
+  private failing(check: () => void, last?: string): void {
+    try {
+      check()
+    } catch (error) {
+      const order = [...this.path, ...(last ? [last] : [])].join(' · ')
+      ;(error as Error).message += `\nafter the steps: ${order}`
+      throw error
     }
   }
 }
