@@ -32,7 +32,14 @@ interface DatabaseInputs {
 
 export const DATABASE_STEP: Step<DatabaseInputs, { queryDatabase: QueryDatabase }> = {
   section: DATABASE_SECTION,
-  applies: (inputs) => inputs.database !== undefined,
+  // After a success the wait says that the control plane is done: the check may still fail.
+  plan: (draft) =>
+    draft.inputs.database === undefined
+      ? undefined
+      : {
+          ...draft,
+          wait: { ...draft.wait, next: 'control plane done; the database check comes next' }
+        },
   start: (inputs, report) => {
     report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined
   },

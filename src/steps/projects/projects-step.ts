@@ -78,7 +78,7 @@ const PROJECTS_SECTION: ReportSection = {
 
 export const PROJECTS_STEP: Step<{ listProjects: boolean; orgId?: string }> = {
   section: PROJECTS_SECTION,
-  applies: (inputs) => inputs.listProjects,
+  plan: (draft) => (draft.inputs.listProjects ? draft : undefined),
   run: async (inputs, report, { client, logger }) => {
     report.listing = await client.projects.listProjects(inputs.orgId)
     logger.info(`Found ${plural(report.listing.projects.length, 'project')}`)

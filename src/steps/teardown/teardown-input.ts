@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 import type { InputNaming } from '../../domain/input-naming.js'
-import { TEARDOWN_ACTIONS, type TeardownAction } from '../../domain/teardown-action.js'
+import { TEARDOWN_ACTIONS, type TeardownAction } from './teardown-action.js'
 
 /** Its input, by name: `before`, the teardown to check for. */
 export const TEARDOWN_INPUTS = {
