@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5769);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1163);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5769:
+/***/ 1163:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31369,146 +31369,7 @@ function formatDuration(ms) {
     return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
-;// CONCATENATED MODULE: ./src/domain/input-catalog.ts
-/*
- * The gate's inputs, one entry each: the one place an input is named. Its key is the action's
- * input (as action.yml spells it, the contract's name); the entry says how the command takes it
- * (its flag, the variable behind it, the flag of a file that holds it), whether it is a secret, and
- * its lines in the command's --help. What the front ends list (the action's inputs, the command's
- * flags, the flags that ask for a gate, the secrets to redact, the help) is derived from here, and
- * a tooling test holds action.yml, docs/usage.md and docs/cli.md to it. The order is the help's.
- * The action's own inputs for the pull request are the runner's (src/runner/input-helper.ts).
- */
-/** The API's address when none is given. */
-const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
-/**
- * action.yml's default for an input that refuses an empty value: the runner sets a default only
- * when the workflow does not give the input, so this value, and only it, says "not given".
- */
-const NOT_GIVEN = '(not given)';
-const INPUT_CATALOG = {
-    api_key: {
-        secret: 'text',
-        command: { env: 'NEON_API_KEY', file: 'api-key-file' },
-        help: {
-            part: 'intro',
-            text: [
-                'The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);',
-                'never from a flag, which ps and shell history would show.'
-            ]
-        }
-    },
-    project_id: {
-        command: { flag: { name: 'project-id', gate: true }, env: 'NEON_PROJECT_ID' },
-        help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] }
-    },
-    branch_id: {
-        refusesEmpty: true,
-        command: { flag: { name: 'branch-id', gate: true } },
-        help: {
-            part: 'what',
-            flags: [
-                [
-                    '--branch-id BRANCH',
-                    "only this branch's operations (an id, br-..., or a name); then",
-                    'also wait until the branch is ready'
-                ]
-            ]
-        }
-    },
-    operation_id: {
-        refusesEmpty: true,
-        command: { flag: { name: 'operation-id', multiple: true, gate: true } },
-        help: {
-            part: 'what',
-            flags: [
-                ['--operation-id UUID', 'only these operations (repeat it, or separate ids by commas)']
-            ]
-        }
-    },
-    database_url: {
-        refusesEmpty: true,
-        secret: 'database_url',
-        command: { flag: { name: 'database-url', gate: true }, file: 'database-url-file' },
-        help: {
-            part: 'what',
-            flags: [
-                ['--database-url URL', 'then connect and run SELECT 1 (a secret: prefer the file)'],
-                ['--database-url-file PATH', 'the database URL from a file (- reads standard input)']
-            ]
-        }
-    },
-    list_projects: {
-        command: { flag: { name: 'list-projects', boolean: true } },
-        help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] }
-    },
-    org_id: {
-        command: { flag: { name: 'org-id' } },
-        help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] }
-    },
-    before: {
-        refusesEmpty: true,
-        command: { flag: { name: 'before', gate: true } },
-        help: {
-            part: 'what',
-            flags: [
-                [
-                    '--before delete|reset',
-                    'before a teardown of --branch-id: wait until the whole project',
-                    'is idle, then check that the branch can be deleted (or reset to',
-                    'its parent) now: exit 1 when something blocks it, 0 when it is',
-                    'clear or, for delete, already gone'
-                ]
-            ]
-        }
-    },
-    wait: {
-        command: { flag: { name: 'wait', boolean: true } },
-        help: {
-            part: 'how',
-            flags: [
-                [
-                    '--no-wait',
-                    'read once and report (exit 75 while work is in flight; an API',
-                    'that does not answer ends it within 3 intervals, exit 3)'
-                ]
-            ]
-        }
-    },
-    interval: {
-        command: { flag: { name: 'interval' } },
-        help: {
-            part: 'how',
-            flags: [['--interval DURATION', 'time between polls: 5, 5s, 90s, 1m (default 5s)']]
-        }
-    },
-    timeout: {
-        command: { flag: { name: 'timeout' } },
-        help: {
-            part: 'how',
-            flags: [['--timeout DURATION', 'longest wait: 90s, 15m, 2h, 5d at most (default 10m)']]
-        }
-    },
-    fail_fast: {
-        command: { flag: { name: 'fail-fast', boolean: true } },
-        help: { part: 'how', flags: [['--fail-fast', 'treat the first "failed" status as final']] }
-    },
-    api_host: {
-        command: { flag: { name: 'api-host' } },
-        help: { part: 'how', flags: [['--api-host URL', `the API (default ${DEFAULT_API_HOST})`]] }
-    }
-};
-/** Every input by name, in the catalog's order. */
-const INPUT_NAMES = Object.keys(INPUT_CATALOG);
-/** Each entry, typed as an entry (the catalog's literal types are for its names). */
-const inputEntries = () => Object.entries(INPUT_CATALOG);
-const inputEntry = (name) => INPUT_CATALOG[name];
-/** Given empty, an input error (`refusesEmpty`): its "not given" is undefined, never ''. */
-const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name).refusesEmpty === true;
-
 ;// CONCATENATED MODULE: ./src/domain/input-naming.ts
-// The names themselves are the catalog's keys.
-
 /** The contract's names, as action.yml spells them: the action's naming, and every message's default. */
 const CONTRACT_NAMING = {
     label: (name) => `input "${name}"`,
@@ -44364,6 +44225,307 @@ async function gateProject(plan, projectId, startedAt, report, context) {
     return source;
 }
 
+;// CONCATENATED MODULE: ./src/domain/input-fields.ts
+/*
+ * How each input of the gate is read from its text: booleans, durations, ids, operation ids and the
+ * API's address, each with what it accepts and its default.
+ */
+
+
+
+
+/** The API's address when none is given. */
+const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+const DEFAULT_TIMEOUT = '10m';
+const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
+/** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
+const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
+const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MIN_DURATION_MS = 1000;
+/** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
+const MAX_INTERVAL_MS = 60 * 60 * 1000;
+/** A self-hosted runner's job may run 5 days; a gate never needs longer. */
+const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
+/**
+ * Each id is one request per poll: 40 is the API's per-route burst limit, and 40 requests every
+ * 5 s is under 60 % of the account's 700 a minute.
+ */
+const MAX_OPERATION_IDS = 40;
+/** What an HTTP header can carry: visible ASCII, no spaces. */
+const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
+/** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
+const QUOTED_KEY = /^["'`]|["'`]$/;
+/** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
+const MAX_API_KEY_CHARS = 1024;
+function booleanInput(defaultValue) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim();
+        if (text === '')
+            return defaultValue;
+        if (['true', 'True', 'TRUE'].includes(text))
+            return true;
+        if (['false', 'False', 'FALSE'].includes(text))
+            return false;
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not a boolean; use true or false` });
+        return NEVER;
+    });
+}
+const input_fields_quotedAsGiven = (text) => `"${text}"`;
+function durationInput(defaultText, maxMs, maxText, show = input_fields_quotedAsGiven) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim() || defaultText;
+        const ms = parseDuration(text);
+        if (ms === undefined) {
+            const negative = text.startsWith('-') && parseDuration(text.slice(1)) !== undefined;
+            ctx.addIssue({
+                code: 'custom',
+                message: negative
+                    ? `${show(text)} is negative; a duration is at least 1 second`
+                    : `${show(text)} is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
+            });
+            return NEVER;
+        }
+        if (ms < MIN_DURATION_MS) {
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is below the minimum of 1 second` });
+            return NEVER;
+        }
+        if (ms > maxMs) {
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is above the maximum of ${maxText}` });
+            return NEVER;
+        }
+        return ms;
+    });
+}
+/** `timeout`: its problems show the value with `show` (the command reads it before its secrets). */
+const input_fields_timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
+function idInput(pattern, accepted) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim();
+        if (raw === '')
+            return undefined;
+        // White space alone is no value, and never "not given", which would gate something else.
+        if (text === '') {
+            ctx.addIssue({
+                code: 'custom',
+                message: 'holds only white space: an unset value? Give one, or leave it empty'
+            });
+            return NEVER;
+        }
+        if (!pattern.test(text)) {
+            ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` });
+            return NEVER;
+        }
+        return text;
+    });
+}
+/** Unicode's white space, and the byte-order mark a file or an editor can leave. */
+const WHITE_SPACE_ALONE = /^[\p{White_Space}\uFEFF]+$/u;
+/**
+ * An input that is either not given (`undefined`: the runner passed none, or action.yml's default
+ * stood for it) or given: then `field` reads it. Given as '' or white space alone, it is an input
+ * error, never "not given": an expression that came out empty would otherwise run another gate.
+ * `leftOut`: what leaving the input out does, for the message.
+ */
+function refusingEmpty(field, leftOut) {
+    return schemas_string()
+        .optional()
+        .transform((raw, ctx) => {
+        if (raw === undefined)
+            return undefined;
+        if (raw === '' || WHITE_SPACE_ALONE.test(raw)) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${raw === '' ? 'is empty' : 'holds only white space'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or ${leftOut}`
+            });
+            return NEVER;
+        }
+        const parsed = field.safeParse(raw);
+        if (parsed.success)
+            return parsed.data;
+        for (const issue of parsed.error.issues)
+            ctx.addIssue({ code: 'custom', message: issue.message });
+        return NEVER;
+    });
+}
+/**
+ * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
+ * a project or a branch, named so too.
+ */
+function operationIdsInput(itself, gateInstead) {
+    return schemas_string().transform((raw, ctx) => {
+        const given = raw.split(/[\s,]+/).filter((id) => id !== '');
+        // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
+        // which would be the project gate in their place. Only an empty value is not given.
+        if (given.length === 0 && raw !== '') {
+            ctx.addIssue({
+                code: 'custom',
+                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave ${itself} out to gate the project or a branch (${gateInstead})`
+            });
+            return NEVER;
+        }
+        // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
+        const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
+        if (invalid.length > 0) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${invalid.map((id) => `"${id}"`).join(', ')} ${invalid.length === 1 ? 'is not a UUID' : 'are not UUIDs'}; give operation ids (UUIDs) separated by commas, spaces or new lines`
+            });
+            return NEVER;
+        }
+        const unique = [...new Set(given.map((id) => id.toLowerCase()))];
+        if (unique.length > MAX_OPERATION_IDS) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${unique.length} operation ids given, at most ${MAX_OPERATION_IDS} are accepted (each is one request per poll against the account's shared rate limit); gate the project or branch instead (${gateInstead})`
+            });
+            return NEVER;
+        }
+        return unique;
+    });
+}
+const apiHostInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim() || DEFAULT_API_HOST;
+    const accepted = 'an absolute https:// address (http:// only for localhost, 127.x.x.x or [::1])';
+    let url;
+    try {
+        url = new URL(text);
+    }
+    catch {
+        const shown = /[@\s]/.test(text) ? 'the value' : `"${text}"`;
+        ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` });
+        return NEVER;
+    }
+    // Credentials, even empty ones (`https://@host`), are never repeated in the error.
+    if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(text)) {
+        ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
+        return NEVER;
+    }
+    const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
+    if (url.protocol !== 'https:' && !loopbackHttp) {
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
+        return NEVER;
+    }
+    // An empty query or fragment (a trailing `?` or `#`) is none to URL, but every path appended
+    // to the address would go after it: `/api/v2?/projects/…`, or to `/api/v2` itself.
+    if (/[?#]/.test(text)) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `must not carry a query or a fragment (?, #): every request would go to the wrong path; expected ${accepted}`
+        });
+        return NEVER;
+    }
+    return url.toString().replace(/\/+$/, '');
+});
+
+;// CONCATENATED MODULE: ./src/domain/core-inputs.ts
+/*
+ * The core's inputs in the input catalog (src/gate/input-catalog.ts puts them with the steps'): the
+ * key, what to gate and how to wait, each with its typed name, its schema, its flag and its help.
+ */
+
+
+/** What to gate: the key, the project, its operations or one branch. */
+const CORE_INPUTS = {
+    api_key: {
+        typed: 'apiKey',
+        schema: () => schemas_string()
+            .transform((raw) => raw.trim())
+            .refine((key) => key !== '', 'required; pass the API key secret')
+            .refine((key) => !QUOTED_KEY.test(key), 'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them')
+            .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
+            .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
+        secret: 'text',
+        command: { env: 'NEON_API_KEY', file: 'api-key-file' },
+        help: {
+            part: 'intro',
+            text: [
+                'The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);',
+                'never from a flag, which ps and shell history would show.'
+            ]
+        }
+    },
+    project_id: {
+        typed: 'projectId',
+        schema: () => idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
+        command: { flag: { name: 'project-id', gate: true }, env: 'NEON_PROJECT_ID' },
+        help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] }
+    },
+    operation_id: {
+        typed: 'operationIds',
+        schema: (naming) => refusingEmpty(operationIdsInput(naming.mention('operation_id'), `${naming.mention('project_id')}, ${naming.mention('branch_id')}`), `leave ${naming.mention('operation_id')} out to gate the project or a branch`).transform((ids) => ids ?? []),
+        refusesEmpty: true,
+        command: { flag: { name: 'operation-id', multiple: true, gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                ['--operation-id UUID', 'only these operations (repeat it, or separate ids by commas)']
+            ]
+        }
+    },
+    branch_id: {
+        typed: 'branchId',
+        schema: (naming) => refusingEmpty(idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'), `leave ${naming.mention('branch_id')} out to gate the whole project`),
+        refusesEmpty: true,
+        command: { flag: { name: 'branch-id', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--branch-id BRANCH',
+                    "only this branch's operations (an id, br-..., or a name); then",
+                    'also wait until the branch is ready'
+                ]
+            ]
+        }
+    },
+    wait: {
+        typed: 'wait',
+        schema: () => booleanInput(true),
+        command: { flag: { name: 'wait', boolean: true } },
+        help: {
+            part: 'how',
+            flags: [
+                [
+                    '--no-wait',
+                    'read once and report (exit 75 while work is in flight; an API',
+                    'that does not answer ends it within 3 intervals, exit 3)'
+                ]
+            ]
+        }
+    },
+    interval: {
+        typed: 'intervalMs',
+        schema: () => durationInput('5s', MAX_INTERVAL_MS, '1h'),
+        command: { flag: { name: 'interval' } },
+        help: {
+            part: 'how',
+            flags: [['--interval DURATION', 'time between polls: 5, 5s, 90s, 1m (default 5s)']]
+        }
+    },
+    timeout: {
+        typed: 'timeoutMs',
+        schema: () => input_fields_timeoutInput(input_fields_quotedAsGiven),
+        command: { flag: { name: 'timeout' } },
+        help: {
+            part: 'how',
+            flags: [['--timeout DURATION', 'longest wait: 90s, 15m, 2h, 5d at most (default 10m)']]
+        }
+    },
+    fail_fast: {
+        typed: 'failFast',
+        schema: () => booleanInput(false),
+        command: { flag: { name: 'fail-fast', boolean: true } },
+        help: { part: 'how', flags: [['--fail-fast', 'treat the first "failed" status as final']] }
+    },
+    api_host: {
+        typed: 'apiHost',
+        schema: () => apiHostInput,
+        command: { flag: { name: 'api-host' } },
+        help: { part: 'how', flags: [['--api-host URL', `the API (default ${DEFAULT_API_HOST})`]] }
+    }
+};
+
 ;// CONCATENATED MODULE: ./src/steps/database/database-probe.ts
 
 
@@ -44638,15 +44800,31 @@ const DATABASE_SECTION = {
 
 
 
-/** Its input, by name: `database_url`, where to connect, checked before any request. */
+
+/** Where to connect, checked before any request. */
+const databaseUrlInput = schemas_string().transform((raw, ctx) => {
+    const target = parseDatabaseUrl(raw.trim());
+    if (typeof target !== 'string')
+        return target;
+    ctx.addIssue({ code: 'custom', message: target });
+    return NEVER;
+});
+/** Its input in the catalog: `database_url`. */
 const DATABASE_INPUTS = {
-    database_url: schemas_string().transform((raw, ctx) => {
-        const target = parseDatabaseUrl(raw.trim());
-        if (typeof target !== 'string')
-            return target;
-        ctx.addIssue({ code: 'custom', message: target });
-        return NEVER;
-    })
+    database_url: {
+        typed: 'database',
+        schema: (naming) => refusingEmpty(databaseUrlInput, `leave ${naming.mention('database_url')} out for no database check`),
+        refusesEmpty: true,
+        secret: 'database_url',
+        command: { flag: { name: 'database-url', gate: true }, file: 'database-url-file' },
+        help: {
+            part: 'what',
+            flags: [
+                ['--database-url URL', 'then connect and run SELECT 1 (a secret: prefer the file)'],
+                ['--database-url-file PATH', 'the database URL from a file (- reads standard input)']
+            ]
+        }
+    }
 };
 const DATABASE_STEP = {
     section: DATABASE_SECTION,
@@ -44678,197 +44856,6 @@ const DATABASE_STEP = {
         logger.info(`[+${formatDuration(clock.now() - stepStartedAt)}] outcome: ${report.outcome}`);
     }
 };
-
-;// CONCATENATED MODULE: ./src/domain/input-fields.ts
-/*
- * How each input of the gate is read from its text: booleans, durations, ids, operation ids and the
- * API's address, each with what it accepts and its default.
- */
-
-
-
-
-
-
-const DEFAULT_TIMEOUT = '10m';
-const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
-/** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
-const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
-const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const MIN_DURATION_MS = 1000;
-/** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
-const MAX_INTERVAL_MS = 60 * 60 * 1000;
-/** A self-hosted runner's job may run 5 days; a gate never needs longer. */
-const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
-/**
- * Each id is one request per poll: 40 is the API's per-route burst limit, and 40 requests every
- * 5 s is under 60 % of the account's 700 a minute.
- */
-const MAX_OPERATION_IDS = 40;
-/** What an HTTP header can carry: visible ASCII, no spaces. */
-const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
-/** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
-const QUOTED_KEY = /^["'`]|["'`]$/;
-/** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
-const MAX_API_KEY_CHARS = 1024;
-function booleanInput(defaultValue) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim();
-        if (text === '')
-            return defaultValue;
-        if (['true', 'True', 'TRUE'].includes(text))
-            return true;
-        if (['false', 'False', 'FALSE'].includes(text))
-            return false;
-        ctx.addIssue({ code: 'custom', message: `"${text}" is not a boolean; use true or false` });
-        return NEVER;
-    });
-}
-const input_fields_quotedAsGiven = (text) => `"${text}"`;
-function durationInput(defaultText, maxMs, maxText, show = input_fields_quotedAsGiven) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim() || defaultText;
-        const ms = parseDuration(text);
-        if (ms === undefined) {
-            const negative = text.startsWith('-') && parseDuration(text.slice(1)) !== undefined;
-            ctx.addIssue({
-                code: 'custom',
-                message: negative
-                    ? `${show(text)} is negative; a duration is at least 1 second`
-                    : `${show(text)} is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
-            });
-            return NEVER;
-        }
-        if (ms < MIN_DURATION_MS) {
-            ctx.addIssue({ code: 'custom', message: `${show(text)} is below the minimum of 1 second` });
-            return NEVER;
-        }
-        if (ms > maxMs) {
-            ctx.addIssue({ code: 'custom', message: `${show(text)} is above the maximum of ${maxText}` });
-            return NEVER;
-        }
-        return ms;
-    });
-}
-function idInput(pattern, accepted) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim();
-        if (raw === '')
-            return undefined;
-        // White space alone is no value, and never "not given", which would gate something else.
-        if (text === '') {
-            ctx.addIssue({
-                code: 'custom',
-                message: 'holds only white space: an unset value? Give one, or leave it empty'
-            });
-            return NEVER;
-        }
-        if (!pattern.test(text)) {
-            ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` });
-            return NEVER;
-        }
-        return text;
-    });
-}
-/** Unicode's white space, and the byte-order mark a file or an editor can leave. */
-const WHITE_SPACE_ALONE = /^[\p{White_Space}\uFEFF]+$/u;
-/**
- * An input that is either not given (`undefined`: the runner passed none, or action.yml's default
- * stood for it) or given: then `field` reads it. Given as '' or white space alone, it is an input
- * error, never "not given": an expression that came out empty would otherwise run another gate.
- * `leftOut`: what leaving the input out does, for the message.
- */
-function refusingEmpty(field, leftOut) {
-    return schemas_string()
-        .optional()
-        .transform((raw, ctx) => {
-        if (raw === undefined)
-            return undefined;
-        if (raw === '' || WHITE_SPACE_ALONE.test(raw)) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${raw === '' ? 'is empty' : 'holds only white space'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or ${leftOut}`
-            });
-            return NEVER;
-        }
-        const parsed = field.safeParse(raw);
-        if (parsed.success)
-            return parsed.data;
-        for (const issue of parsed.error.issues)
-            ctx.addIssue({ code: 'custom', message: issue.message });
-        return NEVER;
-    });
-}
-/**
- * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
- * a project or a branch, named so too.
- */
-function operationIdsInput(itself, gateInstead) {
-    return schemas_string().transform((raw, ctx) => {
-        const given = raw.split(/[\s,]+/).filter((id) => id !== '');
-        // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
-        // which would be the project gate in their place. Only an empty value is not given.
-        if (given.length === 0 && raw !== '') {
-            ctx.addIssue({
-                code: 'custom',
-                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave ${itself} out to gate the project or a branch (${gateInstead})`
-            });
-            return NEVER;
-        }
-        // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
-        const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
-        if (invalid.length > 0) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${invalid.map((id) => `"${id}"`).join(', ')} ${invalid.length === 1 ? 'is not a UUID' : 'are not UUIDs'}; give operation ids (UUIDs) separated by commas, spaces or new lines`
-            });
-            return NEVER;
-        }
-        const unique = [...new Set(given.map((id) => id.toLowerCase()))];
-        if (unique.length > MAX_OPERATION_IDS) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${unique.length} operation ids given, at most ${MAX_OPERATION_IDS} are accepted (each is one request per poll against the account's shared rate limit); gate the project or branch instead (${gateInstead})`
-            });
-            return NEVER;
-        }
-        return unique;
-    });
-}
-const apiHostInput = schemas_string().transform((raw, ctx) => {
-    const text = raw.trim() || DEFAULT_API_HOST;
-    const accepted = 'an absolute https:// address (http:// only for localhost, 127.x.x.x or [::1])';
-    let url;
-    try {
-        url = new URL(text);
-    }
-    catch {
-        const shown = /[@\s]/.test(text) ? 'the value' : `"${text}"`;
-        ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` });
-        return NEVER;
-    }
-    // Credentials, even empty ones (`https://@host`), are never repeated in the error.
-    if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(text)) {
-        ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
-        return NEVER;
-    }
-    const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
-    if (url.protocol !== 'https:' && !loopbackHttp) {
-        ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
-        return NEVER;
-    }
-    // An empty query or fragment (a trailing `?` or `#`) is none to URL, but every path appended
-    // to the address would go after it: `/api/v2?/projects/…`, or to `/api/v2` itself.
-    if (/[?#]/.test(text)) {
-        ctx.addIssue({
-            code: 'custom',
-            message: `must not carry a query or a fragment (?, #): every request would go to the wrong path; expected ${accepted}`
-        });
-        return NEVER;
-    }
-    return url.toString().replace(/\/+$/, '');
-});
 
 ;// CONCATENATED MODULE: ./src/report/report-format.ts
 /*
@@ -45228,10 +45215,20 @@ function recentFailuresSection(format, report, facts, limits) {
 
 
 const MAX_UNAVAILABLE_IDS = 20;
-/** Its inputs, by name: whether to list, and the organization whose projects to list. */
+/** Its inputs in the catalog: whether to list, and the organization whose projects to list. */
 const PROJECTS_INPUTS = {
-    list_projects: booleanInput(false),
-    org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678')
+    list_projects: {
+        typed: 'listProjects',
+        schema: () => booleanInput(false),
+        command: { flag: { name: 'list-projects', boolean: true } },
+        help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] }
+    },
+    org_id: {
+        typed: 'orgId',
+        schema: () => idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
+        command: { flag: { name: 'org-id' } },
+        help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] }
+    }
 };
 function projectsSection(format, listing, limits) {
     const { projects, unavailableProjectIds } = listing;
@@ -45287,22 +45284,42 @@ const TEARDOWN_ACTIONS = ['delete', 'reset'];
 
 ;// CONCATENATED MODULE: ./src/steps/teardown/teardown-input.ts
 /*
- * The teardown's input, `before`: what it accepts, what it needs beside it, and what it makes the
- * gate ignore. gate/inputs.ts puts it in the one schema of the inputs.
+ * The teardown's input, `before`: its entry in the input catalog (what it accepts), what it needs
+ * beside it, and what it makes the gate ignore.
  */
 
 
-/** Its input, by name: `before`, the teardown to check for. */
+
+/** The teardown to check for. */
+const teardownAction = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim();
+    const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase());
+    if (action)
+        return action;
+    // Quoted as given: a value folded in case would slip past the redactor.
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` });
+    return NEVER;
+});
+/** Its input in the catalog: `before`. */
 const TEARDOWN_INPUTS = {
-    before: schemas_string().transform((raw, ctx) => {
-        const text = raw.trim();
-        const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase());
-        if (action)
-            return action;
-        // Quoted as given: a value folded in case would slip past the redactor.
-        ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` });
-        return NEVER;
-    })
+    before: {
+        typed: 'before',
+        schema: (naming) => refusingEmpty(teardownAction, `leave ${naming.mention('before')} out for the gate the other inputs ask for`),
+        refusesEmpty: true,
+        command: { flag: { name: 'before', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--before delete|reset',
+                    'before a teardown of --branch-id: wait until the whole project',
+                    'is idle, then check that the branch can be deleted (or reset to',
+                    'its parent) now: exit 1 when something blocks it, 0 when it is',
+                    'clear or, for delete, already gone'
+                ]
+            ]
+        }
+    }
 };
 /**
  * `before` checks one branch of a project once the whole project is idle: it needs both, and no
@@ -45346,6 +45363,36 @@ function ignoredBeforeTeardown(inputs, { mention }) {
     return warnings;
 }
 
+;// CONCATENATED MODULE: ./src/gate/input-catalog.ts
+/*
+ * The input catalog: every input of the gate, one entry each (domain/input-catalog.ts says what an
+ * entry holds), the core's and each step's, in the contract's order (action.yml's). The typed
+ * inputs (inputs.ts), the command's flags and help, the secrets to redact and the docs' input
+ * tables (npm run docs) are derived from it.
+ */
+
+
+
+
+const { api_key, project_id, operation_id, branch_id, ...how } = CORE_INPUTS;
+const INPUT_CATALOG = {
+    api_key,
+    project_id,
+    operation_id,
+    branch_id,
+    ...PROJECTS_INPUTS,
+    ...how,
+    ...DATABASE_INPUTS,
+    ...TEARDOWN_INPUTS
+};
+/** Every input by name, in the catalog's order. */
+const INPUT_NAMES = Object.keys(INPUT_CATALOG);
+/** Each entry, typed as an entry (the catalog's literal types are for its names). */
+const inputEntries = () => Object.entries(INPUT_CATALOG);
+const inputEntry = (name) => INPUT_CATALOG[name];
+/** Given empty, an input error (`refusesEmpty`): its "not given" is undefined, never ''. */
+const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name).refusesEmpty === true;
+
 ;// CONCATENATED MODULE: ./src/gate/inputs.ts
 /*
  * The gate's inputs, one schema for both front ends: what each accepts, its default and its
@@ -45357,31 +45404,9 @@ function ignoredBeforeTeardown(inputs, { mention }) {
 
 
 
-
-
-
-const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
-/** Each input of the catalog on its own: what it accepts, its default, and what is wrong with it. */
+/** Each input of the catalog on its own: its schema, worded as the front end names inputs. */
 function inputFields(naming) {
-    return {
-        api_key: schemas_string()
-            .transform((raw) => raw.trim())
-            .refine((key) => key !== '', 'required; pass the API key secret')
-            .refine((key) => !QUOTED_KEY.test(key), 'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them')
-            .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
-            .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
-        project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
-        operation_id: refusingEmpty(operationIdsInput(naming.mention('operation_id'), `${naming.mention('project_id')}, ${naming.mention('branch_id')}`), `leave ${naming.mention('operation_id')} out to gate the project or a branch`).transform((ids) => ids ?? []),
-        branch_id: refusingEmpty(idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'), `leave ${naming.mention('branch_id')} out to gate the whole project`),
-        ...PROJECTS_INPUTS,
-        wait: booleanInput(true),
-        interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
-        timeout: timeoutInput(input_fields_quotedAsGiven),
-        fail_fast: booleanInput(false),
-        api_host: apiHostInput,
-        database_url: refusingEmpty(DATABASE_INPUTS.database_url, `leave ${naming.mention('database_url')} out for no database check`),
-        before: refusingEmpty(TEARDOWN_INPUTS.before, `leave ${naming.mention('before')} out for the gate the other inputs ask for`)
-    };
+    return Object.fromEntries(INPUT_NAMES.map((name) => [name, INPUT_CATALOG[name].schema(naming)]));
 }
 /** What the inputs must be together. */
 function checkTogether(inputs, ctx, naming) {
@@ -45435,21 +45460,7 @@ function checkIgnoredToTheGatesLoss(inputs, ctx, { mention, enabled }) {
 function inputsSchema(naming) {
     return object(inputFields(naming))
         .superRefine((inputs, ctx) => checkTogether(inputs, ctx, naming))
-        .transform((inputs) => ({
-        apiKey: inputs.api_key,
-        projectId: inputs.project_id,
-        operationIds: inputs.operation_id,
-        branchId: inputs.branch_id,
-        listProjects: inputs.list_projects,
-        orgId: inputs.org_id,
-        wait: inputs.wait,
-        intervalMs: inputs.interval,
-        timeoutMs: inputs.timeout,
-        failFast: inputs.fail_fast,
-        apiHost: inputs.api_host,
-        database: inputs.database_url,
-        before: inputs.before
-    }));
+        .transform((inputs) => Object.fromEntries(INPUT_NAMES.map((name) => [INPUT_CATALOG[name].typed, inputs[name]])));
 }
 /**
  * Inputs that are accepted but ignored in this combination, worth a warning: only those whose
@@ -46546,6 +46557,13 @@ function withheldSecretReason(context) {
     return undefined;
 }
 
+;// CONCATENATED MODULE: ./src/domain/input-catalog.ts
+/**
+ * action.yml's default for an input that refuses an empty value: the runner sets a default only
+ * when the workflow does not give the input, so this value, and only it, says "not given".
+ */
+const NOT_GIVEN = '(not given)';
+
 ;// CONCATENATED MODULE: ./src/runner/input-helper.ts
 /*
  * The action's inputs, as action.yml names them, in one typed object: the gate's shared inputs and
@@ -46553,6 +46571,7 @@ function withheldSecretReason(context) {
  * `github_token`), read
  * and checked together, so that one error names every bad input.
  */
+
 
 
 

@@ -10,7 +10,7 @@ import {
   MAX_OPERATION_IDS,
   MAX_TIMEOUT_MS
 } from '../../src/domain/input-fields.js'
-import { inputEntries, INPUT_NAMES } from '../../src/domain/input-catalog.js'
+import { inputEntries, INPUT_NAMES } from '../../src/gate/input-catalog.js'
 import { HELP_TEXT } from '../../src/command/help.js'
 import { OPTIONS } from '../../src/command/options.js'
 import { ACTION_ONLY_INPUT_NAMES } from '../../src/runner/input-helper.js'

@@ -6,21 +6,43 @@
  */
 import { z } from 'zod'
 import { formatDuration } from '../../domain/duration.js'
+import type { InputEntry } from '../../domain/input-catalog.js'
+import { refusingEmpty } from '../../domain/input-fields.js'
 import type { Step } from '../step.js'
 import { type DatabaseTarget, parseDatabaseUrl } from './database-target.js'
 import { probeDatabase } from './database-probe.js'
 import { DATABASE_SECTION } from './database-section.js'
 import type { QueryDatabase } from './postgres.js'
 
-/** Its input, by name: `database_url`, where to connect, checked before any request. */
+/** Where to connect, checked before any request. */
+const databaseUrlInput = z.string().transform((raw, ctx) => {
+  const target = parseDatabaseUrl(raw.trim())
+  if (typeof target !== 'string') return target
+  ctx.addIssue({ code: 'custom', message: target })
+  return z.NEVER
+})
+
+/** Its input in the catalog: `database_url`. */
 export const DATABASE_INPUTS = {
-  database_url: z.string().transform((raw, ctx) => {
-    const target = parseDatabaseUrl(raw.trim())
-    if (typeof target !== 'string') return target
-    ctx.addIssue({ code: 'custom', message: target })
-    return z.NEVER
-  })
-}
+  database_url: {
+    typed: 'database',
+    schema: (naming) =>
+      refusingEmpty(
+        databaseUrlInput,
+        `leave ${naming.mention('database_url')} out for no database check`
+      ),
+    refusesEmpty: true,
+    secret: 'database_url',
+    command: { flag: { name: 'database-url', gate: true }, file: 'database-url-file' },
+    help: {
+      part: 'what',
+      flags: [
+        ['--database-url URL', 'then connect and run SELECT 1 (a secret: prefer the file)'],
+        ['--database-url-file PATH', 'the database URL from a file (- reads standard input)']
+      ]
+    }
+  }
+} as const satisfies Record<string, InputEntry>
 
 /** The inputs the check reads. */
 interface DatabaseInputs {

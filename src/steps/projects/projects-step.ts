@@ -5,6 +5,7 @@
  */
 import type { ProjectListing } from '../../api/resources/projects.js'
 import { booleanInput, idInput, ORG_ID_PATTERN } from '../../domain/input-fields.js'
+import type { InputEntry } from '../../domain/input-catalog.js'
 import { plural } from '../../domain/phrase.js'
 import { formatDate, type ReportFormat } from '../../report/report-format.js'
 import { limitedTable } from '../../report/operations-section.js'
@@ -20,11 +21,21 @@ declare module '../../report/report.js' {
 
 const MAX_UNAVAILABLE_IDS = 20
 
-/** Its inputs, by name: whether to list, and the organization whose projects to list. */
+/** Its inputs in the catalog: whether to list, and the organization whose projects to list. */
 export const PROJECTS_INPUTS = {
-  list_projects: booleanInput(false),
-  org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678')
-}
+  list_projects: {
+    typed: 'listProjects',
+    schema: () => booleanInput(false),
+    command: { flag: { name: 'list-projects', boolean: true } },
+    help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] }
+  },
+  org_id: {
+    typed: 'orgId',
+    schema: () => idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
+    command: { flag: { name: 'org-id' } },
+    help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] }
+  }
+} as const satisfies Record<string, InputEntry>
 
 function projectsSection(
   format: ReportFormat,

@@ -1,22 +1,48 @@
 /*
- * The teardown's input, `before`: what it accepts, what it needs beside it, and what it makes the
- * gate ignore. gate/inputs.ts puts it in the one schema of the inputs.
+ * The teardown's input, `before`: its entry in the input catalog (what it accepts), what it needs
+ * beside it, and what it makes the gate ignore.
  */
 import { z } from 'zod'
+import type { InputEntry } from '../../domain/input-catalog.js'
+import { refusingEmpty } from '../../domain/input-fields.js'
 import type { InputNaming } from '../../domain/input-naming.js'
 import { TEARDOWN_ACTIONS, type TeardownAction } from './teardown-action.js'
 
-/** Its input, by name: `before`, the teardown to check for. */
+/** The teardown to check for. */
+const teardownAction = z.string().transform((raw, ctx) => {
+  const text = raw.trim()
+  const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase())
+  if (action) return action
+  // Quoted as given: a value folded in case would slip past the redactor.
+  ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` })
+  return z.NEVER
+})
+
+/** Its input in the catalog: `before`. */
 export const TEARDOWN_INPUTS = {
-  before: z.string().transform((raw, ctx) => {
-    const text = raw.trim()
-    const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase())
-    if (action) return action
-    // Quoted as given: a value folded in case would slip past the redactor.
-    ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` })
-    return z.NEVER
-  })
-}
+  before: {
+    typed: 'before',
+    schema: (naming) =>
+      refusingEmpty(
+        teardownAction,
+        `leave ${naming.mention('before')} out for the gate the other inputs ask for`
+      ),
+    refusesEmpty: true,
+    command: { flag: { name: 'before', gate: true } },
+    help: {
+      part: 'what',
+      flags: [
+        [
+          '--before delete|reset',
+          'before a teardown of --branch-id: wait until the whole project',
+          'is idle, then check that the branch can be deleted (or reset to',
+          'its parent) now: exit 1 when something blocks it, 0 when it is',
+          'clear or, for delete, already gone'
+        ]
+      ]
+    }
+  }
+} as const satisfies Record<string, InputEntry>
 
 /** The inputs `before` is checked with, as the schema reads them. */
 interface BeforeFields {
