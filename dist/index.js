@@ -44225,6 +44225,13 @@ async function gateProject(plan, projectId, startedAt, report, context) {
     return source;
 }
 
+;// CONCATENATED MODULE: ./src/domain/input-catalog.ts
+/**
+ * action.yml's default for an input that refuses an empty value: the runner sets a default only
+ * when the workflow does not give the input, so this value, and only it, says "not given".
+ */
+const NOT_GIVEN = '(not given)';
+
 ;// CONCATENATED MODULE: ./src/domain/input-fields.ts
 /*
  * How each input of the gate is read from its text: booleans, durations, ids, operation ids and the
@@ -44425,6 +44432,7 @@ const apiHostInput = schemas_string().transform((raw, ctx) => {
  */
 
 
+
 /** What to gate: the key, the project, its operations or one branch. */
 const CORE_INPUTS = {
     api_key: {
@@ -44443,13 +44451,22 @@ const CORE_INPUTS = {
                 'The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);',
                 'never from a flag, which ps and shell history would show.'
             ]
+        },
+        docs: {
+            summary: 'API key; masked before anything else runs',
+            description: "API key (a secret), sent as 'Authorization: Bearer'; masked before anything runs."
         }
     },
     project_id: {
         typed: 'projectId',
         schema: () => idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
         command: { flag: { name: 'project-id', gate: true }, env: 'NEON_PROJECT_ID' },
-        help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] }
+        help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] },
+        docs: {
+            default: '',
+            summary: 'The project; required except for listing projects',
+            description: 'The project to work on; required for everything except list_projects.'
+        }
     },
     operation_id: {
         typed: 'operationIds',
@@ -44461,6 +44478,11 @@ const CORE_INPUTS = {
             flags: [
                 ['--operation-id UUID', 'only these operations (repeat it, or separate ids by commas)']
             ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'At most 40 operation ids (UUIDs), by commas, spaces or lines',
+            description: 'One or more operation ids (UUIDs, at most 40) separated by commas, spaces or new lines; without it the whole project is gated. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
         }
     },
     branch_id: {
@@ -44477,6 +44499,11 @@ const CORE_INPUTS = {
                     'also wait until the branch is ready'
                 ]
             ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'The branch gate: a branch id or name; waits until `ready`',
+            description: 'With project_id and no operation_id, only operations on this branch count: a branch id (br-...) or a branch name (main, preview/pr-12), resolved and checked before the first poll across every page of the search; a name that fits no branch or several fails the step. Once its operations are final, the gate also waits until the branch is ready (current_state ready, no pending_state; archived passes with a warning). Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
         }
     },
     wait: {
@@ -44492,6 +44519,11 @@ const CORE_INPUTS = {
                     'that does not answer ends it within 3 intervals, exit 3)'
                 ]
             ]
+        },
+        docs: {
+            default: 'true',
+            summary: '`false`: read once and report, do not wait',
+            description: 'true: poll until every operation is final; false: read once and report.'
         }
     },
     interval: {
@@ -44501,6 +44533,11 @@ const CORE_INPUTS = {
         help: {
             part: 'how',
             flags: [['--interval DURATION', 'time between polls: 5, 5s, 90s, 1m (default 5s)']]
+        },
+        docs: {
+            default: '5',
+            summary: 'Time between polls: `5`, `5s`, `90s`, `1m`; 1 s to 1 h',
+            description: 'Time between polls, in seconds or with a unit (5, 5s, 90s, 1m); 1 second to 1 hour. Slower for a while after HTTP 429s.'
         }
     },
     timeout: {
@@ -44510,19 +44547,34 @@ const CORE_INPUTS = {
         help: {
             part: 'how',
             flags: [['--timeout DURATION', 'longest wait: 90s, 15m, 2h, 5d at most (default 10m)']]
+        },
+        docs: {
+            default: '10m',
+            summary: 'Longest total wait, same syntax or `5d`; 1 s to 5 days',
+            description: 'Longest total wait, same syntax as interval, or days (5d); 1 second to 5 days. The wait ends within about a second past it; a pull-request comment, written after, has at most 5 s more.'
         }
     },
     fail_fast: {
         typed: 'failFast',
         schema: () => booleanInput(false),
         command: { flag: { name: 'fail-fast', boolean: true } },
-        help: { part: 'how', flags: [['--fail-fast', 'treat the first "failed" status as final']] }
+        help: { part: 'how', flags: [['--fail-fast', 'treat the first "failed" status as final']] },
+        docs: {
+            default: 'false',
+            summary: 'Fail on the first `failed` instead of awaiting its retry',
+            description: 'Treat the first "failed" status as final instead of awaiting the control plane\'s retry.'
+        }
     },
     api_host: {
         typed: 'apiHost',
         schema: () => apiHostInput,
         command: { flag: { name: 'api-host' } },
-        help: { part: 'how', flags: [['--api-host URL', `the API (default ${DEFAULT_API_HOST})`]] }
+        help: { part: 'how', flags: [['--api-host URL', `the API (default ${DEFAULT_API_HOST})`]] },
+        docs: {
+            default: DEFAULT_API_HOST,
+            summary: 'Base address (`http://` only to loopback)',
+            description: 'Base address of the API; https:// only, plain http:// for loopback hosts.'
+        }
     }
 };
 
@@ -44801,6 +44853,7 @@ const DATABASE_SECTION = {
 
 
 
+
 /** Where to connect, checked before any request. */
 const databaseUrlInput = schemas_string().transform((raw, ctx) => {
     const target = parseDatabaseUrl(raw.trim());
@@ -44823,6 +44876,11 @@ const DATABASE_INPUTS = {
                 ['--database-url URL', 'then connect and run SELECT 1 (a secret: prefer the file)'],
                 ['--database-url-file PATH', 'the database URL from a file (- reads standard input)']
             ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'Postgres URL: the gate ends with a query that answered',
+            description: 'Optional, a secret: a Postgres connection string (the db_url output of create-branch-action). Once the control plane is done, the gate passes only when SELECT 1 answers 1 on it, as that role, before timeout. TLS with a verified certificate unless sslmode=disable, which is allowed only to loopback hosts (localhost, 127.x.x.x as four decimal octets, [::1]). Masked, with its password. An unexpanded variable ($DATABASE_URL, ${DATABASE_URL}) fails the step. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
         }
     }
 };
@@ -45221,13 +45279,23 @@ const PROJECTS_INPUTS = {
         typed: 'listProjects',
         schema: () => booleanInput(false),
         command: { flag: { name: 'list-projects', boolean: true } },
-        help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] }
+        help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] },
+        docs: {
+            default: 'false',
+            summary: 'Also list the projects the key can see (every page)',
+            description: 'Also list every project the key can see (all pages).'
+        }
     },
     org_id: {
         typed: 'orgId',
         schema: () => idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
         command: { flag: { name: 'org-id' } },
-        help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] }
+        help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] },
+        docs: {
+            default: '',
+            summary: 'Organization to list (a personal key in several)',
+            description: "Organization whose projects list_projects lists. A personal key must name one on the live API; without it, the key's only organization is used, and a key in several fails with an error listing them."
+        }
     }
 };
 function projectsSection(format, listing, limits) {
@@ -45290,6 +45358,7 @@ const TEARDOWN_ACTIONS = ['delete', 'reset'];
 
 
 
+
 /** The teardown to check for. */
 const teardownAction = schemas_string().transform((raw, ctx) => {
     const text = raw.trim();
@@ -45318,6 +45387,11 @@ const TEARDOWN_INPUTS = {
                     'clear or, for delete, already gone'
                 ]
             ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: '`delete` or `reset`: can `branch_id` go now? (a teardown)',
+            description: 'delete or reset (to its parent): before a teardown of branch_id, wait until the whole project is idle (not for the branch to be ready), then check that the branch can be deleted or reset now. Blocked (root, default, protected, child branches, restricted_actions) fails the step; a branch already gone passes a delete, but a name only near one (preview/12 or preview/pr-012 for preview/pr-12) fails the step. Needs project_id and branch_id; database_url and fail_fast are ignored. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
         }
     }
 };
@@ -46556,13 +46630,6 @@ function withheldSecretReason(context) {
     }
     return undefined;
 }
-
-;// CONCATENATED MODULE: ./src/domain/input-catalog.ts
-/**
- * action.yml's default for an input that refuses an empty value: the runner sets a default only
- * when the workflow does not give the input, so this value, and only it, says "not given".
- */
-const NOT_GIVEN = '(not given)';
 
 ;// CONCATENATED MODULE: ./src/runner/input-helper.ts
 /*

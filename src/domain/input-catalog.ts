@@ -51,4 +51,11 @@ export interface InputEntry {
     readonly file?: string
   }
   readonly help: InputHelp
+  /** Its rows in the docs (npm run docs): action.yml's default and description, a table's summary. */
+  readonly docs: {
+    /** None: the input is required. */
+    readonly default?: string
+    readonly summary: string
+    readonly description: string
+  }
 }

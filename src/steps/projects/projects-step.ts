@@ -27,13 +27,24 @@ export const PROJECTS_INPUTS = {
     typed: 'listProjects',
     schema: () => booleanInput(false),
     command: { flag: { name: 'list-projects', boolean: true } },
-    help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] }
+    help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] },
+    docs: {
+      default: 'false',
+      summary: 'Also list the projects the key can see (every page)',
+      description: 'Also list every project the key can see (all pages).'
+    }
   },
   org_id: {
     typed: 'orgId',
     schema: () => idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
     command: { flag: { name: 'org-id' } },
-    help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] }
+    help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] },
+    docs: {
+      default: '',
+      summary: 'Organization to list (a personal key in several)',
+      description:
+        "Organization whose projects list_projects lists. A personal key must name one on the live API; without it, the key's only organization is used, and a key in several fails with an error listing them."
+    }
   }
 } as const satisfies Record<string, InputEntry>
 
