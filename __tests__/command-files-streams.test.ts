@@ -5,7 +5,7 @@
  * be written is exit 2, the default summary path a warning, `d` in durations, a quoted key refused
  * before any request. What only a process shows (SIGKILL, `> /dev/full`): e2e/command-files.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -14,23 +14,14 @@ import { runCommand } from '../src/command/main.js'
 import { systemClock } from '../src/domain/clock.js'
 import { InputError } from '../src/domain/errors.js'
 import { getInputs } from '../src/runner/input-helper.js'
-import { type ApiServer, startApiServer } from './support/neon/server.ts'
-import { demoWorld, operationIn } from './support/neon/scenarios.ts'
-import type { World } from './support/neon/world.ts'
+import { operationIn } from './support/neon/scenarios.ts'
 import { inTempDir } from './support/bundles/command.js'
-import { commandInProcess, type InProcessOptions } from './support/bundles/command-in-process.js'
+import { demoForFile } from './support/bundles/command-in-process.js'
 import { KEYS, PROJECT } from './support/neon/ids.js'
 
-let world: World
-let server: ApiServer
-beforeAll(async () => {
-  world = demoWorld()
-  server = await startApiServer(world)
-})
-afterAll(() => server.close())
-
-const command = (args: string[], options: InProcessOptions = {}) =>
-  commandInProcess(server, args, options)
+/** The demo world and its server for this file, and the command in process against it. */
+const demo = demoForFile()
+const { command } = demo
 
 /** The action's inputs from `values`, read as the runner reads them. */
 const actionInputs = (values: Record<string, string>) => getInputs((name) => values[name])
@@ -44,9 +35,9 @@ describe('a result file of an earlier run stops claiming its outcome at once', (
       const summary = join(dir, 'summary.md')
       writeFileSync(dotenv, EARLIER_SUCCESS)
       writeFileSync(summary, '✅ success, from an earlier run\n')
-      const op = operationIn(world, 'running', { then: 'error' })
+      const op = operationIn(demo.world, 'running', { then: 'error' })
       const seen: string[] = []
-      server.onRequest = () => {
+      demo.server.onRequest = () => {
         seen.push(readFileSync(dotenv, 'utf8') + readFileSync(summary, 'utf8'))
       }
       const run = await command([
@@ -56,7 +47,7 @@ describe('a result file of an earlier run stops claiming its outcome at once', (
         '1s',
         ...['--dotenv', dotenv, '--summary', summary]
       ])
-      server.onRequest = undefined
+      demo.server.onRequest = undefined
       expect(run.code).toBe(1)
       // At every request of the wait (the first included), neither file claims the earlier success.
       expect(seen.length).toBeGreaterThanOrEqual(2)
@@ -76,7 +67,7 @@ describe('a result file of an earlier run stops claiming its outcome at once', (
     await inTempDir(async (dir) => {
       const dotenv = join(dir, 'gate.env')
       writeFileSync(dotenv, EARLIER_SUCCESS)
-      const op = world.addOperation(PROJECT, {
+      const op = demo.world.addOperation(PROJECT, {
         action: 'apply_config',
         timeline: [{ status: 'finished' }]
       })
@@ -86,7 +77,7 @@ describe('a result file of an earlier run stops claiming its outcome at once', (
       let written = ''
       const pending: (() => void)[] = []
       const running = runCommand(
-        ['--api-host', server.apiHost, '--operation-id', op.id, '--dotenv', dotenv],
+        ['--api-host', demo.server.apiHost, '--operation-id', op.id, '--dotenv', dotenv],
         {
           env: { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT },
           stdin: Readable.from(['']),
@@ -126,7 +117,7 @@ describe('a standard output that cannot be written', () => {
     async (code) => {
       await inTempDir(async (dir) => {
         const dotenv = join(dir, 'gate.env')
-        const op = world.addOperation(PROJECT, {
+        const op = demo.world.addOperation(PROJECT, {
           action: 'apply_config',
           timeline: [{ status: 'finished' }]
         })
@@ -149,7 +140,7 @@ describe('a standard output that cannot be written', () => {
   )
 
   it('a reader that left (EPIPE) ends it quietly, with the gate’s own exit code', async () => {
-    const op = world.addOperation(PROJECT, {
+    const op = demo.world.addOperation(PROJECT, {
       action: 'apply_config',
       timeline: [{ status: 'finished' }]
     })
@@ -182,7 +173,7 @@ describe('never exit 0 with the result lost (fast-check)', () => {
           ending,
           fc.constantFrom('text', 'json'),
           async (code, status, output) => {
-            const op = world.addOperation(PROJECT, {
+            const op = demo.world.addOperation(PROJECT, {
               action: 'apply_config',
               timeline: [{ status }]
             })
@@ -213,7 +204,7 @@ describe('the default summary path is the runner’s: a warning when it cannot b
   })
 
   it('GITHUB_STEP_SUMMARY that cannot be opened: the gate runs and passes, with a warning naming it', async () => {
-    const op = world.addOperation(PROJECT, {
+    const op = demo.world.addOperation(PROJECT, {
       action: 'apply_config',
       timeline: [{ status: 'finished' }]
     })
@@ -227,7 +218,7 @@ describe('the default summary path is the runner’s: a warning when it cannot b
   })
 
   it('GITHUB_STEP_SUMMARY that fails only at the end (a full disk): a warning, the exit code stands', async () => {
-    const op = world.addOperation(PROJECT, {
+    const op = demo.world.addOperation(PROJECT, {
       action: 'apply_config',
       timeline: [{ status: 'finished' }]
     })
@@ -237,11 +228,11 @@ describe('the default summary path is the runner’s: a warning when it cannot b
   })
 
   it('a --summary path the user named still fails the run (exit 2, before any request)', async () => {
-    const before = server.requests.length
+    const before = demo.server.requests.length
     const run = await command(['--summary', '/nonexistent-folder/summary'], inActions('/dev/null'))
     expect(run.code).toBe(2)
     expect(run.stderr).toContain('error: --summary: it cannot be opened for writing (ENOENT)')
-    expect(server.requests).toHaveLength(before)
+    expect(demo.server.requests).toHaveLength(before)
   })
 })
 
@@ -266,13 +257,13 @@ describe('--summary and --dotenv on one file', () => {
       await inTempDir(async (dir) => {
         mkdirSync(join(dir, 'x'))
         const [dotenv, summary] = paths(dir)
-        const before = server.requests.length
+        const before = demo.server.requests.length
         const run = await command(['--no-wait', '--dotenv', dotenv, '--summary', summary])
         expect(run.code).toBe(2)
         expect(run.stderr).toContain(
           'error: --summary and --dotenv name the same file, which each would overwrite: give each a path of its own'
         )
-        expect(server.requests).toHaveLength(before)
+        expect(demo.server.requests).toHaveLength(before)
         expect(readFileSync(dotenv, 'utf8')).toMatch(/^GATE_EXIT_CODE=2$/m)
         expect(readFileSync(dotenv, 'utf8')).not.toContain('<h2>')
       })
@@ -282,7 +273,7 @@ describe('--summary and --dotenv on one file', () => {
 
 describe('durations take days, up to the documented 5', () => {
   it('--timeout 5d runs the gate; 6d and 5.5d are above the maximum (exit 2)', async () => {
-    const op = world.addOperation(PROJECT, {
+    const op = demo.world.addOperation(PROJECT, {
       action: 'apply_config',
       timeline: [{ status: 'finished' }]
     })
@@ -304,24 +295,24 @@ describe('a key stored with its quotes is the input error, and no request goes o
   const quoted = [`"${KEYS.organization}"`, `'${KEYS.organization}'`, `  "${KEYS.organization}"\n`]
 
   it.each(quoted)('NEON_API_KEY=%j', async (raw) => {
-    const before = server.requests.length
-    const run = await command(['--operation-id', operationIn(world, 'finished').id], {
+    const before = demo.server.requests.length
+    const run = await command(['--operation-id', operationIn(demo.world, 'finished').id], {
       env: { NEON_API_KEY: raw }
     })
     expect(run.code).toBe(2)
     expect(run.stderr).toContain('error: Invalid input: NEON_API_KEY: is wrapped in quotes')
-    expect(server.requests).toHaveLength(before)
+    expect(demo.server.requests).toHaveLength(before)
   })
 
   it('--api-key-file holding a quoted key', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'key')
       writeFileSync(file, `'${KEYS.organization}'\n`)
-      const before = server.requests.length
+      const before = demo.server.requests.length
       const run = await command(['--api-key-file', file])
       expect(run.code).toBe(2)
       expect(run.stderr).toContain('error: Invalid input: --api-key-file: is wrapped in quotes')
-      expect(server.requests).toHaveLength(before)
+      expect(demo.server.requests).toHaveLength(before)
       expect(existsSync(file)).toBe(true)
     })
   })
@@ -356,7 +347,7 @@ describe('the command’s messages name its own flags and variables, never the a
   })
 
   it('a redirect: check --api-host', async () => {
-    server.addFault({ kind: 'status', status: 301, times: 1 })
+    demo.server.addFault({ kind: 'status', status: 301, times: 1 })
     const run = await command(['--project-id', PROJECT])
     expect(run.code).toBe(3)
     expect(run.stderr).toContain('the key goes only to --api-host; check --api-host')

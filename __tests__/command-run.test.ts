@@ -4,7 +4,7 @@
  * on the clock), and its parts: the exit codes, progress, the secrets' files. What only a process
  * shows (its exit code, its real streams, a terminal, signals, pipes) is in e2e/command*.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -15,28 +15,18 @@ import { Progress } from '../src/command/progress.js'
 import { readSecretFile } from '../src/command/secrets.js'
 import { type Clock, systemClock } from '../src/domain/clock.js'
 import type { RunReport } from '../src/report/report.js'
-import { type ApiServer, startApiServer } from './support/neon/server.ts'
-import { demoWorld, operationIn } from './support/neon/scenarios.ts'
-import type { World } from './support/neon/world.ts'
+import { operationIn } from './support/neon/scenarios.ts'
 import { inTempDir, secretForms } from './support/bundles/command.js'
-import { commandInProcess, type InProcessOptions } from './support/bundles/command-in-process.js'
+import { demoForFile } from './support/bundles/command-in-process.js'
 import { KEYS, PROJECT } from './support/neon/ids.js'
 
-let world: World
-let server: ApiServer
-beforeAll(async () => {
-  world = demoWorld()
-  server = await startApiServer(world)
-})
-afterAll(() => server.close())
-
-/** runCommand with the organization key and the demo project, and what it wrote. */
-const command = (args: string[], options: InProcessOptions = {}) =>
-  commandInProcess(server, args, options)
+/** The demo world and its server for this file, and the command in process against it. */
+const demo = demoForFile()
+const { command } = demo
 
 /** An operation of the demo project, already in `status`, with `fields` from the API. */
 const finalOperation = (status: string, fields: { error?: string; action?: string } = {}) =>
-  world.addOperation(PROJECT, {
+  demo.world.addOperation(PROJECT, {
     action: fields.action ?? 'apply_config',
     error: fields.error,
     timeline: [{ status }]
@@ -44,10 +34,10 @@ const finalOperation = (status: string, fields: { error?: string; action?: strin
 
 describe('runCommand', () => {
   it('--help and --version: stdout, exit 0, no request', async () => {
-    const before = server.requests.length
+    const before = demo.server.requests.length
     expect(await command(['--help'])).toMatchObject({ code: 0, stderr: '' })
     expect((await command(['--version'])).stdout).toMatch(/^neon-gate \d+\.\d+\.\d+\n$/)
-    expect(server.requests).toHaveLength(before)
+    expect(demo.server.requests).toHaveLength(before)
   })
 
   it.each([
@@ -55,7 +45,7 @@ describe('runCommand', () => {
     ['spaces around it', `  ${KEYS.organization}  `],
     ['a CRLF', `${KEYS.organization}\r\n`]
   ])(
-    'a key with %s is sent and redacted without it, whatever the server echoes',
+    'a key with %s is sent and redacted without it, whatever the demo.server echoes',
     async (_, raw) => {
       const op = finalOperation('error', { error: `the key was ${KEYS.organization}` })
       await inTempDir(async (dir) => {
@@ -151,10 +141,10 @@ describe('runCommand', () => {
     }
   )
 
-  it('the dotenv file stays within GitLab\u2019s 5 KB and 20 variables whatever the server sends', async () => {
+  it('the dotenv file stays within GitLab\u2019s 5 KB and 20 variables whatever the demo.server sends', async () => {
     const junk = (count: number) => '\u0085'.repeat(count)
-    world.addBranch(PROJECT, { id: 'br-junk-000001', name: junk(200) })
-    const op = operationIn(world, 'error', {
+    demo.world.addBranch(PROJECT, { id: 'br-junk-000001', name: junk(200) })
+    const op = operationIn(demo.world, 'error', {
       action: junk(300),
       branchId: 'br-junk-000001',
       endpointId: junk(300),
@@ -176,15 +166,15 @@ describe('runCommand', () => {
   it('with --before, GATE_PREFLIGHT and GATE_BLOCKERS keep the dotenv file within 5 KB and 20 variables too', async () => {
     const junk = (count: number) => '\u0085'.repeat(count)
     const project = 'extra-project-000002'
-    Object.assign(world.branchesOf(project)[0], {
+    Object.assign(demo.world.branchesOf(project)[0], {
       name: junk(200),
       protected: true,
       restrictedActions: [{ name: `delete-${junk(300)}`, reason: junk(5000) }]
     })
     for (let i = 0; i < 12; i++)
-      world.addBranch(project, { id: `br-junk-child-${i}`, name: junk(300) })
+      demo.world.addBranch(project, { id: `br-junk-child-${i}`, name: junk(300) })
     // Waited on, then in error: every field of the operation outputs is set.
-    world.addOperation(project, {
+    demo.world.addOperation(project, {
       action: junk(300),
       endpointId: junk(300),
       error: junk(5000),
@@ -263,7 +253,7 @@ describe('runCommand', () => {
     expect(result).not.toHaveProperty('operations')
   })
 
-  it('no line of the report starts a workflow command, whatever white space the server puts first', async () => {
+  it('no line of the report starts a workflow command, whatever white space the demo.server puts first', async () => {
     for (const space of ['\u00a0', '\u3000', '\u2000', ' \t']) {
       const op = finalOperation('error', { error: `${space}::warning title=x::injected` })
       const run = await command(['--operation-id', op.id])
@@ -278,11 +268,11 @@ describe('runCommand', () => {
 describe('runCommand: its own errors, signals and colour', () => {
   it('a file that passed the check but cannot take a write (a full disk): exit 2 before any request', async () => {
     const op = finalOperation('finished')
-    const before = server.requests.length
+    const before = demo.server.requests.length
     const run = await command(['--operation-id', op.id, '--dotenv', '/dev/full'])
     expect(run.code).toBe(2)
     expect(run.stderr).toContain('error: --dotenv: it cannot be written (ENOSPC)')
-    expect(server.requests).toHaveLength(before)
+    expect(demo.server.requests).toHaveLength(before)
   })
 
   it('a file that cannot take the result at the end (its folder gone): an error line, exit 2 after a success', async () => {
@@ -291,8 +281,8 @@ describe('runCommand: its own errors, signals and colour', () => {
         const folder = join(dir, 'results')
         mkdirSync(folder)
         const op = finalOperation(status)
-        server.onRequest = () => {
-          server.onRequest = undefined
+        demo.server.onRequest = () => {
+          demo.server.onRequest = undefined
           rmSync(folder, { recursive: true })
         }
         return command(['--operation-id', op.id, '--dotenv', join(folder, 'gate.env')])
@@ -315,10 +305,10 @@ describe('runCommand: its own errors, signals and colour', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143]
   ] as const)('%s while it waits: the wait ends at once, exit %d', async (signal, code) => {
-    const op = operationIn(world, 'running')
+    const op = operationIn(demo.world, 'running')
     const signals = new EventEmitter()
-    server.onRequest = () => {
-      server.onRequest = undefined
+    demo.server.onRequest = () => {
+      demo.server.onRequest = undefined
       setImmediate(() => signals.emit(signal, signal))
     }
     const run = await command(['--operation-id', op.id, '--interval', '1h'], { signals })

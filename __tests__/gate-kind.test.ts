@@ -5,7 +5,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { parseCommandLine } from '../src/command/flags.js'
 import { CONTRACT_NAMING } from '../src/domain/input-naming.js'
-import { gateKindOf, gateLine } from '../src/gate/gate-kind.js'
+import { gateLine } from '../src/gate/gate-line.js'
+import { planOf } from '../src/gate/plan.js'
 import { parseInputs } from '../src/gate/inputs.js'
 import { OP_A, OP_B, PROJECT } from './support/neon/ids.js'
 
@@ -14,7 +15,7 @@ const URL = 'postgresql://app:pw@127.0.0.1/app?sslmode=disable'
 const parsed = (values: Record<string, string>) =>
   parseInputs((name) => ({ api_key: 'k', ...values })[name], CONTRACT_NAMING)
 
-describe('gateKindOf and gateLine', () => {
+describe('the plan’s gate and gateLine', () => {
   it.each([
     [
       { project_id: PROJECT, operation_id: OP_A },
@@ -52,9 +53,9 @@ describe('gateKindOf and gateLine', () => {
       'Gate: none, only a list of the projects the key can see; no database query'
     ]
   ])('%j: %s', (values, kind, line) => {
-    const inputs = parsed(values)
-    expect(gateKindOf(inputs)).toBe(kind)
-    expect(gateLine(inputs, CONTRACT_NAMING)).toBe(line)
+    const plan = planOf(parsed(values))
+    expect(plan.gate).toBe(kind)
+    expect(gateLine(plan, CONTRACT_NAMING)).toBe(line)
   })
 
   it('the command names its flags', () => {
@@ -62,7 +63,7 @@ describe('gateKindOf and gateLine', () => {
     if (!('request' in parsedCommand)) throw new Error('not a request')
     const { values, naming } = parsedCommand.request
     const inputs = parseInputs((name) => ({ ...values, api_key: 'k' })[name], naming)
-    expect(gateLine(inputs, naming)).toBe(
+    expect(gateLine(planOf(inputs), naming)).toBe(
       `Gate: the whole project ${PROJECT}, every operation in flight on any branch (no --branch-id), then a query of the database (--database-url)`
     )
   })

@@ -10,6 +10,7 @@ import { RetryPolicy } from '../src/api/retry-policy.js'
 import { Redactor } from '../src/domain/untrusted-text.js'
 import { errorLine } from '../src/gate/run-report.js'
 import { gate } from '../src/gate/gate.js'
+import { planOf } from '../src/gate/plan.js'
 import { getInputs } from '../src/runner/input-helper.js'
 import { type ApiServer, startApiServer } from './support/neon/server.ts'
 import { demoWorld, operationIn } from './support/neon/scenarios.ts'
@@ -32,7 +33,7 @@ async function gateOn(values: Record<string, string>, world = demoWorld()) {
   }
   const inputs = getInputs((name) => all[name])
   const { logger, lines } = collectingLogger()
-  const report = await gate(inputs, {
+  const report = await gate(planOf(inputs), {
     clock: new FakeClock(Date.now()),
     retryPolicy: new RetryPolicy({ random: () => 0 }),
     random: () => 0,

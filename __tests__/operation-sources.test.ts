@@ -81,8 +81,7 @@ function waitOn(source: ProjectGateSource, clock: FakeClock, timeoutMs = 600_000
       wait: true,
       startedAt: NOW,
       deadline: NOW + timeoutMs,
-      failFast: false,
-      databaseCheckNext: false
+      failFast: false
     },
     { source, pace: new Pace(5000, clock, silent, () => 0), clock, logger: silent }
   )

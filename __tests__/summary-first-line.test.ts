@@ -67,8 +67,7 @@ async function report(
       wait: true,
       startedAt: T0,
       deadline: T0 + (options.deadlineMs ?? 600_000),
-      failFast: false,
-      databaseCheckNext: false
+      failFast: false
     },
     {
       source: scriptedSource(scripts),

@@ -16,6 +16,16 @@ import { failedWhileIdling, teardownNotes } from '../src/steps/teardown/teardown
 import { phraseText } from '../src/domain/phrase.js'
 import type { TeardownCheck } from '../src/steps/teardown/teardown-check.js'
 import { operation } from './support/neon/operations.js'
+import { TEARDOWN_STEP } from '../src/steps/teardown/teardown-step.js'
+import type { WaitPlan } from '../src/domain/wait-plan.js'
+
+/** The wait as the teardown's hook plans it before `action`. */
+const waitBefore = (action: 'delete' | 'reset'): WaitPlan | undefined =>
+  TEARDOWN_STEP.plan({
+    inputs: { before: action, branchId: 'preview/pr-7', failFast: false },
+    gate: 'branch',
+    wait: { covers: 'branch', failFast: false }
+  })?.wait
 
 const target: TeardownBranch = {
   id: 'br-preview-7',
@@ -43,7 +53,7 @@ function checked(
 const reportOf = (teardown: TeardownCheck, operations: Operation[] = []): RunReport => ({
   requests: { requests: 4, retries: 0 },
   projectId: 'p-1',
-  before: teardown.action,
+  waitPlan: waitBefore(teardown.action),
   teardown,
   branch: teardown.preflight === 'gone' ? undefined : teardown.branch,
   outcome: teardown.preflight === 'blocked' ? 'failure' : 'success',
@@ -276,7 +286,7 @@ function goneBranch(requests: number): RunReport {
   return {
     requests: { requests, retries: 0 },
     projectId: 'p-1',
-    before: 'delete',
+    waitPlan: waitBefore('delete'),
     teardown: { action: 'delete', preflight: 'gone', branch: { name: 'preview/pr-7' } },
     outcome: 'success'
   }

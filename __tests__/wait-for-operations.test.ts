@@ -30,7 +30,6 @@ function setup(scripts: StatusScripts, options: Partial<WaitOptions> = {}, inter
     startedAt: 0,
     deadline: 600_000,
     failFast: false,
-    databaseCheckNext: false,
     ...options
   }
   const reader = new ScriptedReader(scripts)
@@ -233,8 +232,7 @@ function waitOnIds(source: OperationSource, clock: FakeClock, logger: Logger) {
       wait: true,
       startedAt: 1_000_000,
       deadline: 1_600_000,
-      failFast: false,
-      databaseCheckNext: false
+      failFast: false
     },
     { source, pace: new Pace(5000, clock, logger, () => 0.5), clock, logger }
   )
@@ -256,7 +254,6 @@ function scripted(
         startedAt: clock.now(),
         deadline: 600_000,
         failFast: false,
-        databaseCheckNext: false,
         ...options
       },
       { source, pace, clock, logger, signal: dependencies.signal }
@@ -383,22 +380,27 @@ describe('waitForOperations: when each state was read', () => {
   })
 
   it('with a database check next, a success ends saying the control plane is done, not the outcome', async () => {
-    const done = scripted([[{ status: 'finished' }]], { databaseCheckNext: true })
+    const done = scripted([[{ status: 'finished' }]], {
+      next: 'control plane done; the database check comes next'
+    })
     expect((await done.run()).outcome).toBe('success')
     expect(done.lines.at(-1)).toBe(
       'info: [+0 ms] control plane done; the database check comes next'
     )
     expect(done.lines.join('\n')).not.toContain('outcome')
     // Any other ending is the outcome: no database check follows it.
-    const failed = scripted([[{ status: 'error' }]], { databaseCheckNext: true })
+    const failed = scripted([[{ status: 'error' }]], {
+      next: 'control plane done; the database check comes next'
+    })
     expect((await failed.run()).outcome).toBe('failure')
     expect(failed.lines.at(-1)).toBe('info: [+0 ms] outcome: failure')
   })
 
   it('until idle (before a teardown): a failure does not end the wait; every operation final is a success, said as the project idle', async () => {
+    const next = 'the project is idle; the branch check comes next'
     const { run, lines, clock } = setup(
       { [OP_A]: ['running', 'error'], [OP_B]: ['running', 'running', 'finished'] },
-      { untilIdle: true }
+      { untilIdle: true, next }
     )
     const result = await run()
     expect(result.outcome).toBe('success')
@@ -408,7 +410,7 @@ describe('waitForOperations: when each state was read', () => {
     expect(lines.at(-1)).toBe('info: [+10.0 s] the project is idle; the branch check comes next')
     expect(lines.join('\n')).not.toContain('outcome')
     // Any other ending is the outcome: no check follows it.
-    const pending = setup({ [OP_A]: ['running'] }, { untilIdle: true, wait: false })
+    const pending = setup({ [OP_A]: ['running'] }, { untilIdle: true, next, wait: false })
     expect((await pending.run()).outcome).toBe('pending')
     expect(pending.lines.at(-1)).toBe('info: [+0 ms] outcome: pending')
   })

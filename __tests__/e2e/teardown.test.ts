@@ -6,13 +6,9 @@
  * timing are proven in process: teardown.test.ts, simulated/teardown.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import type { BundleRun, CommandRun } from '../support/bundles/run-bundle.ts'
-import type { ApiServer } from '../support/neon/server.ts'
 import type { World } from '../support/neon/world.ts'
-import { CONTROL, gateCommand, inTempDir, secretForms } from '../support/bundles/command.js'
-import { runAction, serve } from '../support/bundles/action.js'
+import { CONTROL, secretForms } from '../support/bundles/command.js'
+import { type Both, bothBundles, dotenvValue } from '../support/bundles/both-bundles.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 import { runnerCommands } from '../support/github/runner-commands.js'
 
@@ -26,14 +22,6 @@ function protectMain(world: World, restrictions: { name: string; reason: string 
   Object.assign(world.branchesOf(PROJECT)[0], { protected: true, restrictedActions: restrictions })
 }
 
-interface Both {
-  action: BundleRun
-  command: CommandRun
-  /** The command's --dotenv file. */
-  dotenv: string
-  servers: ApiServer[]
-}
-
 /** The command's flags for the action's inputs (the project comes from NEON_PROJECT_ID). */
 function flagsOf(inputs: Record<string, string>): string[] {
   return Object.entries(inputs).flatMap(([name, value]) => {
@@ -44,34 +32,12 @@ function flagsOf(inputs: Record<string, string>): string[] {
   })
 }
 
-/**
- * The action and the command with the same inputs, each against a world of its own made by
- * `setup` (timelines move by reads: two runs on one server would move each other's).
- */
-async function both(
+/** The action and the command with the same inputs (the project: NEON_PROJECT_ID for the command). */
+const both = (
   setup: (world: World) => void,
   inputs: Record<string, string>,
   extraFlags: string[] = []
-): Promise<Both> {
-  const worlds = await Promise.all([serve(), serve()])
-  for (const { world } of worlds) setup(world)
-  return inTempDir(async (dir) => {
-    const dotenv = join(dir, 'gate.env')
-    const [action, command] = await Promise.all([
-      runAction(worlds[0].server, { project_id: PROJECT, ...inputs }),
-      gateCommand(worlds[1].server, [...flagsOf(inputs), '--dotenv', dotenv, ...extraFlags])
-    ])
-    return {
-      action,
-      command,
-      dotenv: readFileSync(dotenv, 'utf8'),
-      servers: worlds.map(({ server }) => server)
-    }
-  })
-}
-
-const dotenvValue = (text: string, name: string) =>
-  new RegExp(`^GATE_${name}=(.*)$`, 'm').exec(text)?.[1]
+) => bothBundles(setup, { project_id: PROJECT, ...inputs }, [...flagsOf(inputs), ...extraFlags])
 
 /** A preview branch to delete, a child of main, and (a few) others beside it. */
 function previewBranch(world: World, fields: Parameters<World['addBranch']>[1] = { id: TARGET }) {

@@ -5,11 +5,10 @@
  * code). The combinations are held in process by simulated/input-properties.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { BundleRun, CommandRun } from '../support/bundles/run-bundle.ts'
-import type { ApiServer } from '../support/neon/server.ts'
 import type { World } from '../support/neon/world.ts'
+import { type Both, bothBundles, dotenvValue } from '../support/bundles/both-bundles.js'
 import { gateCommand, inTempDir } from '../support/bundles/command.js'
 import { runAction, serve } from '../support/bundles/action.js'
 import { PROJECT } from '../support/neon/ids.js'
@@ -17,43 +16,13 @@ import { operationIn } from '../support/neon/scenarios.js'
 
 const BRANCH = { id: 'br-preview-pr-7', name: 'preview/pr-7' }
 
-interface Both {
-  action: BundleRun
-  command: CommandRun
-  /** The command's --dotenv file. */
-  dotenv: string
-  servers: ApiServer[]
-}
-
-/**
- * The action with `inputs` and the command with `flags`, each against a world of its own made by
- * `setup`; the command's project comes from NEON_PROJECT_ID unless `noProject`.
- */
-async function both(
+/** The action with `inputs`, and the command with `flags` and `--output json`. */
+const both = (
   setup: (world: World) => void,
   inputs: Record<string, string>,
   flags: string[],
   options: { noProject?: boolean } = {}
-): Promise<Both> {
-  const worlds = await Promise.all([serve(), serve()])
-  for (const { world } of worlds) setup(world)
-  return inTempDir(async (dir) => {
-    const dotenv = join(dir, 'gate.env')
-    const [action, command] = await Promise.all([
-      runAction(worlds[0].server, inputs),
-      gateCommand(worlds[1].server, [...flags, '--output', 'json', '--dotenv', dotenv], options)
-    ])
-    return {
-      action,
-      command,
-      dotenv: readFileSync(dotenv, 'utf8'),
-      servers: worlds.map(({ server }) => server)
-    }
-  })
-}
-
-const dotenvValue = (text: string, name: string) =>
-  new RegExp(`^GATE_${name}=(.*)$`, 'm').exec(text)?.[1]
+) => bothBundles(setup, inputs, [...flags, '--output', 'json'], options)
 
 /** A preview branch whose start_compute failed a moment ago, beside an idle project. */
 function failedStart(world: World): void {

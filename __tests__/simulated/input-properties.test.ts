@@ -17,6 +17,7 @@ import fc from 'fast-check'
 import { parseCommandLine, UsageError } from '../../src/command/flags.js'
 import { InputError } from '../../src/domain/errors.js'
 import { CONTRACT_NAMING, type InputNaming } from '../../src/domain/input-naming.js'
+import { inputEntries, INPUT_NAMES } from '../../src/gate/input-catalog.js'
 import { parseInputs } from '../../src/gate/inputs.js'
 import { buildOutputs } from '../../src/gate/run-report.js'
 import { getInputs } from '../../src/runner/input-helper.js'
@@ -71,26 +72,23 @@ function contractValues(c: Combination, operationId: string): Record<string, str
   return values
 }
 
-/** The same combination as the command's flags and environment. */
+/**
+ * The inputs the harness gives itself (the key, the API's address, the pace), which the
+ * combinations leave alone; every other input of the catalog is in them.
+ */
+const HARNESS_INPUTS = ['api_key', 'api_host', 'interval', 'timeout']
+
+/** The same combination as the command's flags and environment, each flag as the catalog has it. */
 function commandLine(c: Combination, values: Record<string, string>) {
-  const flags: Record<string, string> = {
-    project_id: '--project-id',
-    operation_id: '--operation-id',
-    branch_id: '--branch-id',
-    before: '--before',
-    database_url: '--database-url',
-    org_id: '--org-id'
-  }
   const argv: string[] = []
   const env: Record<string, string> = {}
-  for (const [name, flag] of Object.entries(flags)) {
-    if (values[name] === undefined) continue
-    if (name === 'project_id' && c.project === 'env') env.NEON_PROJECT_ID = values[name]
-    else argv.push(`${flag}=${values[name]}`)
+  for (const [name, { command }] of inputEntries()) {
+    const value = values[name]
+    if (value === undefined || !command.flag) continue
+    if (name === 'project_id' && c.project === 'env') env.NEON_PROJECT_ID = value
+    else if (!command.flag.boolean) argv.push(`--${command.flag.name}=${value}`)
+    else argv.push(value === 'true' ? `--${command.flag.name}` : `--no-${command.flag.name}`)
   }
-  if (c.listProjects) argv.push('--list-projects')
-  if (!c.wait) argv.push('--no-wait')
-  if (c.failFast) argv.push('--fail-fast')
   return { argv, env }
 }
 
@@ -217,6 +215,26 @@ async function holdsEveryCheck(c: Combination): Promise<void> {
 }
 
 describe('inputs that name a check (issue 58, fast-check)', () => {
+  it('the combinations reach every input of the catalog but the harness’s: a new one must join them', () => {
+    const every = combination.filter(
+      (c) =>
+        c.project === 'given' &&
+        c.operation === 'one' &&
+        c.branch === 'id' &&
+        c.before === 'delete' &&
+        c.database &&
+        c.listProjects &&
+        c.orgId &&
+        !c.wait &&
+        c.failFast
+    )
+    const [c] = fc.sample(every, { numRuns: 1, seed: 1 })
+    const reached = Object.keys(contractValues(c, 'op'))
+    expect([...new Set([...reached, ...HARNESS_INPUTS])].sort()).toEqual([...INPUT_NAMES].sort())
+    // And the command line carries each of them, by the catalog's flag.
+    expect(commandLine(c, contractValues(c, 'op')).argv).toHaveLength(9)
+  })
+
   it('(a) any spelling of "no ids" is an input error in both front ends, never a different gate', () => {
     fc.assert(
       fc.property(combination, (c) => {

@@ -162,36 +162,57 @@ function eslintRules(files: string[], code: string): Record<string, string[]> {
   return JSON.parse(run.stdout) as Record<string, string[]>
 }
 
-/** The code of a file of the real src/, its comments left out. */
-function codeOf(file: string): string {
-  return readFileSync(join(root, file), 'utf8')
-    .replace(/\/\*[\s\S]*?\*\//g, '')
-    .replace(/\/\/.*$/gm, '')
+/** The code of each file of the real src/, its comments left out. */
+function srcCode(): Map<string, string> {
+  return new Map(
+    readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => [
+        `src/${file}`,
+        readFileSync(join(root, 'src', file), 'utf8')
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .replace(/\/\/.*$/gm, '')
+      ])
+  )
 }
 
 /**
- * The files of src/ outside `src/steps/<step>/` that name the step: that import a module of its
- * folder, or name (in code, comments aside) an identifier one of its modules exports.
+ * The fields a step's inputs bring, which only its folder (and the files that make the inputs)
+ * may read: the plan carries what the rest of the gate needs of them.
  */
-function filesNaming(step: string): string[] {
+const STEP_FIELDS: Record<string, string[]> = { teardown: ['before'] }
+
+/** Whether `code` reads the field `name`: `x.name`, `x?.name`, or `{ name }` destructured. */
+const readsField = (code: string, name: string): boolean =>
+  new RegExp(`\\.${name}\\b|[{,]\\s*${name}\\s*[:,}]`).test(code)
+
+/**
+ * The files of src/ outside `src/steps/<step>/` that know the step: that import a module of its
+ * folder, name (in code, comments aside) an identifier one of its modules exports, or read one of
+ * its fields.
+ */
+function filesNaming(step: string, code = srcCode()): string[] {
   const folder = `src/steps/${step}/`
-  const files = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts'))
-    .map((file) => `src/${file}`)
+  const files = [...code.keys()]
   const exported = files
     .filter((file) => file.startsWith(folder))
     .flatMap((file) => [
-      ...codeOf(file).matchAll(
-        /export\s+(?:async\s+)?(?:function|const|let|class|interface|type|enum)\s+(\w+)/g
-      )
+      ...code
+        .get(file)!
+        .matchAll(/export\s+(?:async\s+)?(?:function|const|let|class|interface|type|enum)\s+(\w+)/g)
     ])
     .map((match) => new RegExp(`\\b${match[1]}\\b`))
   expect(exported.length).toBeGreaterThan(0)
+  const fields = STEP_FIELDS[step] ?? []
   return files
     .filter((file) => !file.startsWith(folder))
     .filter((file) => {
-      const code = codeOf(file)
-      return code.includes(`steps/${step}/`) || exported.some((name) => name.test(code))
+      const text = code.get(file)!
+      return (
+        text.includes(`steps/${step}/`) ||
+        exported.some((name) => name.test(text)) ||
+        fields.some((field) => readsField(text, field))
+      )
     })
 }
 
@@ -204,7 +225,7 @@ describe('each optional step stays in its folder', () => {
     expect(steps).toEqual(expect.arrayContaining(['teardown', 'database', 'projects']))
   })
 
-  it.each(steps)('outside src/steps/%s/, at most 5 files of src/ name it', (step) => {
+  it.each(steps)('outside src/steps/%s/, at most 5 files of src/ know it', (step) => {
     const naming = filesNaming(step)
     expect([step, naming.length <= 5 ? 'at most 5' : naming]).toEqual([step, 'at most 5'])
   })
@@ -212,6 +233,37 @@ describe('each optional step stays in its folder', () => {
   it('a file that imports a step, or names what it exports, counts', () => {
     expect(filesNaming('teardown')).toEqual(expect.arrayContaining(['src/gate/steps.ts']))
     expect(filesNaming('database')).toEqual(expect.arrayContaining(['src/gate/gate-run.ts']))
+  })
+
+  it('a file that reads a step’s field counts: a planted read of `before` is found, and six fail', () => {
+    const code = srcCode()
+    const clean = filesNaming('teardown', code)
+    const reads = [
+      'export const idle = (report: { before?: string }) => report.before !== undefined',
+      'export const idle = (inputs?: { before?: string }) => inputs?.before',
+      'export function idle({ before }: { before?: string }) { return before }',
+      'export function idle({ before: action }: { before?: string }) { return action }'
+    ]
+    const outside = [
+      'src/report/headline.ts',
+      'src/wait/wait-for-operations.ts',
+      'src/runner/main.ts'
+    ]
+    for (const [index, read] of reads.entries()) {
+      const file = outside[index % outside.length]
+      const planted = new Map(code).set(file, `${code.get(file)!}\n${read}\n`)
+      expect(filesNaming('teardown', planted).sort()).toEqual([...clean, file].sort())
+    }
+    // In six files beside the folder: over the budget of 5, whatever the real count.
+    const six = new Map(code)
+    for (const index of [1, 2, 3, 4, 5, 6]) six.set(`src/wait/planted-${index}.ts`, reads[0])
+    expect(filesNaming('teardown', six).length).toBeGreaterThan(5)
+    // A field of that name read nowhere is no read: `beforehand`, `isBefore`.
+    const near = new Map(code).set(
+      'src/wait/near.ts',
+      'export const x = { beforehand: 1 }.beforehand'
+    )
+    expect(filesNaming('teardown', near)).toEqual(clean)
   })
 })
 

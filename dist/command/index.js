@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2898);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3696);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2898:
+/***/ 3696:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -86,146 +86,7 @@ function formatDuration(ms) {
     return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
-;// CONCATENATED MODULE: ./src/domain/input-catalog.ts
-/*
- * The gate's inputs, one entry each: the one place an input is named. Its key is the action's
- * input (as action.yml spells it, the contract's name); the entry says how the command takes it
- * (its flag, the variable behind it, the flag of a file that holds it), whether it is a secret, and
- * its lines in the command's --help. What the front ends list (the action's inputs, the command's
- * flags, the flags that ask for a gate, the secrets to redact, the help) is derived from here, and
- * a tooling test holds action.yml, docs/usage.md and docs/cli.md to it. The order is the help's.
- * The action's own inputs for the pull request are the runner's (src/runner/input-helper.ts).
- */
-/** The API's address when none is given. */
-const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
-/**
- * action.yml's default for an input that refuses an empty value: the runner sets a default only
- * when the workflow does not give the input, so this value, and only it, says "not given".
- */
-const NOT_GIVEN = '(not given)';
-const INPUT_CATALOG = {
-    api_key: {
-        secret: 'text',
-        command: { env: 'NEON_API_KEY', file: 'api-key-file' },
-        help: {
-            part: 'intro',
-            text: [
-                'The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);',
-                'never from a flag, which ps and shell history would show.'
-            ]
-        }
-    },
-    project_id: {
-        command: { flag: { name: 'project-id', gate: true }, env: 'NEON_PROJECT_ID' },
-        help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] }
-    },
-    branch_id: {
-        refusesEmpty: true,
-        command: { flag: { name: 'branch-id', gate: true } },
-        help: {
-            part: 'what',
-            flags: [
-                [
-                    '--branch-id BRANCH',
-                    "only this branch's operations (an id, br-..., or a name); then",
-                    'also wait until the branch is ready'
-                ]
-            ]
-        }
-    },
-    operation_id: {
-        refusesEmpty: true,
-        command: { flag: { name: 'operation-id', multiple: true, gate: true } },
-        help: {
-            part: 'what',
-            flags: [
-                ['--operation-id UUID', 'only these operations (repeat it, or separate ids by commas)']
-            ]
-        }
-    },
-    database_url: {
-        refusesEmpty: true,
-        secret: 'database_url',
-        command: { flag: { name: 'database-url', gate: true }, file: 'database-url-file' },
-        help: {
-            part: 'what',
-            flags: [
-                ['--database-url URL', 'then connect and run SELECT 1 (a secret: prefer the file)'],
-                ['--database-url-file PATH', 'the database URL from a file (- reads standard input)']
-            ]
-        }
-    },
-    list_projects: {
-        command: { flag: { name: 'list-projects', boolean: true } },
-        help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] }
-    },
-    org_id: {
-        command: { flag: { name: 'org-id' } },
-        help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] }
-    },
-    before: {
-        refusesEmpty: true,
-        command: { flag: { name: 'before', gate: true } },
-        help: {
-            part: 'what',
-            flags: [
-                [
-                    '--before delete|reset',
-                    'before a teardown of --branch-id: wait until the whole project',
-                    'is idle, then check that the branch can be deleted (or reset to',
-                    'its parent) now: exit 1 when something blocks it, 0 when it is',
-                    'clear or, for delete, already gone'
-                ]
-            ]
-        }
-    },
-    wait: {
-        command: { flag: { name: 'wait', boolean: true } },
-        help: {
-            part: 'how',
-            flags: [
-                [
-                    '--no-wait',
-                    'read once and report (exit 75 while work is in flight; an API',
-                    'that does not answer ends it within 3 intervals, exit 3)'
-                ]
-            ]
-        }
-    },
-    interval: {
-        command: { flag: { name: 'interval' } },
-        help: {
-            part: 'how',
-            flags: [['--interval DURATION', 'time between polls: 5, 5s, 90s, 1m (default 5s)']]
-        }
-    },
-    timeout: {
-        command: { flag: { name: 'timeout' } },
-        help: {
-            part: 'how',
-            flags: [['--timeout DURATION', 'longest wait: 90s, 15m, 2h, 5d at most (default 10m)']]
-        }
-    },
-    fail_fast: {
-        command: { flag: { name: 'fail-fast', boolean: true } },
-        help: { part: 'how', flags: [['--fail-fast', 'treat the first "failed" status as final']] }
-    },
-    api_host: {
-        command: { flag: { name: 'api-host' } },
-        help: { part: 'how', flags: [['--api-host URL', `the API (default ${DEFAULT_API_HOST})`]] }
-    }
-};
-/** Every input by name, in the catalog's order. */
-const INPUT_NAMES = Object.keys(INPUT_CATALOG);
-/** Each entry, typed as an entry (the catalog's literal types are for its names). */
-const inputEntries = () => Object.entries(INPUT_CATALOG);
-const inputEntry = (name) => INPUT_CATALOG[name];
-/** Given empty, an input error (`refusesEmpty`): its "not given" is undefined, never ''. */
-const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name).refusesEmpty === true;
-
 ;// CONCATENATED MODULE: ./src/domain/input-naming.ts
-// The names themselves are the catalog's keys.
-
 /** The contract's names, as action.yml spells them: the action's naming, and every message's default. */
 const CONTRACT_NAMING = {
     label: (name) => `input "${name}"`,
@@ -1397,6 +1258,190 @@ async function queryDatabase(target, signal) {
     }
 }
 function ignore() { }
+
+;// CONCATENATED MODULE: ./src/domain/api-time.ts
+/**
+ * An API timestamp (ISO 8601, wall clock) as epoch milliseconds; undefined when it is absent or
+ * cannot be read. The one parse of an operation's or a project's times.
+ */
+function apiTime(text) {
+    const time = Date.parse(text ?? '');
+    return Number.isNaN(time) ? undefined : time;
+}
+/** Whether the operation was created before `time`; false when its time cannot be read. */
+function createdBefore(operation, time) {
+    const created = apiTime(operation?.created_at);
+    return created !== undefined && created < time;
+}
+
+;// CONCATENATED MODULE: ./src/api/api-clock.ts
+/*
+ * The API's clock. The API's timestamps (an operation's `created_at`, a `Retry-After` date) are on
+ * the server's wall clock, and a runner's can be minutes or hours off (self-hosted runners drift):
+ * every comparison with them uses the server's clock as its answers' `Date` header gives it, never
+ * the runner's. Deadlines, waits and the pace stay on the runner's monotonic clock.
+ */
+
+
+/** A runner clock further off than this from the API's is warned about (once). */
+const CLOCK_SKEW_WARNING_MS = 60_000;
+/** A `Date` header gives whole seconds (RFC 9110's IMF-fixdate). */
+const DATE_RESOLUTION_MS = 1000;
+/** The runner's clock, its wall time set to the API's by the answers' `Date` headers. */
+class ApiClock {
+    runner;
+    logger;
+    /** The API's wall clock minus the runner's. */
+    offsetMs = 0;
+    warned = false;
+    constructor(runner, logger) {
+        this.runner = runner;
+        this.logger = logger;
+    }
+    now() {
+        return this.runner.now();
+    }
+    sleep(ms, signal) {
+        return this.runner.sleep(ms, signal);
+    }
+    /** The API's wall clock: the runner's until an answer's `Date` header disagrees with it. */
+    wallNow() {
+        return this.runner.wallNow() + this.offsetMs;
+    }
+    /**
+     * An answer's `Date` header, for a request sent at `sentAt` (monotonic) and answered now. The
+     * server wrote it within that span, in the second it names: while this clock puts some moment of
+     * the span in that second it is kept (so a runner in step keeps its milliseconds); else it is set
+     * to the middle of that second at the middle of the span, and a runner more than
+     * CLOCK_SKEW_WARNING_MS off is warned about once.
+     */
+    observe(date, sentAt) {
+        const second = apiTime(date);
+        if (second === undefined)
+            return;
+        const answeredAt = this.runner.wallNow();
+        const sentAtWall = answeredAt - (this.runner.now() - sentAt);
+        const inStep = sentAtWall + this.offsetMs < second + DATE_RESOLUTION_MS &&
+            answeredAt + this.offsetMs >= second;
+        if (inStep)
+            return;
+        this.offsetMs = second + DATE_RESOLUTION_MS / 2 - (sentAtWall + answeredAt) / 2;
+        if (this.warned || Math.abs(this.offsetMs) <= CLOCK_SKEW_WARNING_MS)
+            return;
+        this.warned = true;
+        const side = this.offsetMs < 0 ? 'ahead of' : 'behind';
+        this.logger.warning(`The runner's clock is ${formatDuration(Math.abs(this.offsetMs))} ${side} the API's (its Date header): the gate measures the API's timestamps on the API's clock`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/api/pace.ts
+
+
+/** How much slower the pace gets on each 429: from `interval`, to the recovery bound at once. */
+const SLOWDOWN_FACTOR = 3;
+/** Recovery comes back 10 % quicker with each poll that met no 429... */
+const QUICK_RECOVERY = 0.9;
+/** ...to this multiple of the pace at which the last 429 came, held while the gate remembers it... */
+const PLATEAU_MARGIN = 2;
+/** ...that is, until its last 429 is this old, or MEMORY_INTERVALS intervals if that is longer. */
+const MEMORY_MS = 150_000;
+const MEMORY_INTERVALS = 30;
+/** While slowed, each wait is the pace ± 25 %, at random. */
+const WAIT_JITTER = 0.25;
+/**
+ * How often a gate polls. The account's request budget is shared by every gate of every workflow,
+ * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link.
+ *
+ * A 429 triples the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
+ * whose trouble is over is back within it): one 429 takes a gate at `interval` straight to the
+ * bound. Each poll answered without a 429 makes it quicker again, 10 % a poll, back to a plateau of
+ * 2 times the pace at which the last 429 came, held while the gate remembers that 429: once the
+ * 429 is 150 s old (30 intervals, if that is longer) and a poll is answered, the pace is `interval`
+ * again. Each fresh 429 renews the memory, so a gate that keeps meeting them stays slow.
+ *
+ * The memory is counted in time, not in polls: the account's budget is a window in time, and a
+ * slowed gate polls less often. Its length is the fleet's. In the simulation of 90 gates at 1.5x
+ * the budget (`npm run simulate`, the action's own code), gates that come back to `interval` while
+ * the fleet's operations still run fill the window again and meet a second crunch: with the 60 s
+ * the contract asks for, about 0.85 more 429s a gate whatever the pace in between; 150 s is the
+ * shortest memory with which both of its fleets meet no more 429s than with a memory that never
+ * ends (docs/benchmarks.md has the figures).
+ *
+ * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
+ * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.
+ */
+class Pace {
+    intervalMs;
+    clock;
+    logger;
+    random;
+    paceMs;
+    /** The pace at which the last 429 came; 0 before any. */
+    limitedAtMs = 0;
+    /** When the last 429 came, on `clock`. */
+    lastLimitedAt = 0;
+    limitedThisPoll = false;
+    /** Answers of 429 met in the whole run. */
+    rateLimited = 0;
+    /** The slowest pace reached. */
+    slowestMs;
+    constructor(intervalMs, clock, logger, random = Math.random) {
+        this.intervalMs = intervalMs;
+        this.clock = clock;
+        this.logger = logger;
+        this.random = random;
+        this.paceMs = intervalMs;
+        this.slowestMs = intervalMs;
+    }
+    onRateLimited() {
+        this.rateLimited++;
+        this.lastLimitedAt = this.clock.now();
+        // The pace that was too quick: the first 429 of a poll says so, its retries' 429s do not.
+        if (!this.limitedThisPoll)
+            this.limitedAtMs = this.paceMs;
+        this.limitedThisPoll = true;
+        const next = Math.min(this.slowestAllowedMs, this.paceMs * SLOWDOWN_FACTOR);
+        if (next > this.paceMs) {
+            this.paceMs = next;
+            this.slowestMs = Math.max(this.slowestMs, next);
+            this.logger.info(`429: polling every ${formatDuration(next)} for now`);
+        }
+    }
+    /**
+     * A poll is over, answered: once the last 429 is old enough the pace is `interval` again (even
+     * when this poll met it, and its retries went on that long); else, if this poll met no 429, it
+     * recovers a step toward the plateau.
+     */
+    onPollDone() {
+        const limited = this.limitedThisPoll;
+        this.limitedThisPoll = false;
+        if (this.paceMs === this.intervalMs)
+            return;
+        const memoryMs = Math.max(MEMORY_MS, MEMORY_INTERVALS * this.intervalMs);
+        if (this.clock.now() - this.lastLimitedAt >= memoryMs) {
+            this.paceMs = this.intervalMs;
+            this.logger.info(`No 429 for ${formatDuration(memoryMs)}: polling every ${formatDuration(this.intervalMs)} again`);
+            return;
+        }
+        if (limited)
+            return;
+        const plateauMs = Math.min(this.paceMs, this.limitedAtMs * PLATEAU_MARGIN);
+        this.paceMs = Math.max(plateauMs, this.paceMs * QUICK_RECOVERY);
+    }
+    /**
+     * How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %, never
+     * below `interval` nor past the recovery bound.
+     */
+    nextPollDelayMs() {
+        if (this.paceMs === this.intervalMs)
+            return this.intervalMs;
+        const jittered = this.paceMs * (1 + WAIT_JITTER * (2 * this.random() - 1));
+        return Math.round(Math.min(this.slowestAllowedMs, Math.max(this.intervalMs, jittered)));
+    }
+    get slowestAllowedMs() {
+        return RECOVERY_INTERVALS * this.intervalMs;
+    }
+}
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
@@ -11645,244 +11690,25 @@ class ApiClient {
     }
 }
 
-;// CONCATENATED MODULE: ./src/domain/api-time.ts
-/**
- * An API timestamp (ISO 8601, wall clock) as epoch milliseconds; undefined when it is absent or
- * cannot be read. The one parse of an operation's or a project's times.
- */
-function apiTime(text) {
-    const time = Date.parse(text ?? '');
-    return Number.isNaN(time) ? undefined : time;
-}
-/** Whether the operation was created before `time`; false when its time cannot be read. */
-function createdBefore(operation, time) {
-    const created = apiTime(operation?.created_at);
-    return created !== undefined && created < time;
-}
-
-;// CONCATENATED MODULE: ./src/api/api-clock.ts
+;// CONCATENATED MODULE: ./src/gate/api-client-of.ts
 /*
- * The API's clock. The API's timestamps (an operation's `created_at`, a `Retry-After` date) are on
- * the server's wall clock, and a runner's can be minutes or hours off (self-hosted runners drift):
- * every comparison with them uses the server's clock as its answers' `Date` header gives it, never
- * the runner's. Deadlines, waits and the pace stay on the runner's monotonic clock.
+ * The run's API client: the inputs' address and key, the run's pace and deadline, its clock, which
+ * takes the API's time from each answer's Date header, and its transport (the network, or a
+ * simulated one).
  */
 
 
-/** A runner clock further off than this from the API's is warned about (once). */
-const CLOCK_SKEW_WARNING_MS = 60_000;
-/** A `Date` header gives whole seconds (RFC 9110's IMF-fixdate). */
-const DATE_RESOLUTION_MS = 1000;
-/** The runner's clock, its wall time set to the API's by the answers' `Date` headers. */
-class ApiClock {
-    runner;
-    logger;
-    /** The API's wall clock minus the runner's. */
-    offsetMs = 0;
-    warned = false;
-    constructor(runner, logger) {
-        this.runner = runner;
-        this.logger = logger;
-    }
-    now() {
-        return this.runner.now();
-    }
-    sleep(ms, signal) {
-        return this.runner.sleep(ms, signal);
-    }
-    /** The API's wall clock: the runner's until an answer's `Date` header disagrees with it. */
-    wallNow() {
-        return this.runner.wallNow() + this.offsetMs;
-    }
-    /**
-     * An answer's `Date` header, for a request sent at `sentAt` (monotonic) and answered now. The
-     * server wrote it within that span, in the second it names: while this clock puts some moment of
-     * the span in that second it is kept (so a runner in step keeps its milliseconds); else it is set
-     * to the middle of that second at the middle of the span, and a runner more than
-     * CLOCK_SKEW_WARNING_MS off is warned about once.
-     */
-    observe(date, sentAt) {
-        const second = apiTime(date);
-        if (second === undefined)
-            return;
-        const answeredAt = this.runner.wallNow();
-        const sentAtWall = answeredAt - (this.runner.now() - sentAt);
-        const inStep = sentAtWall + this.offsetMs < second + DATE_RESOLUTION_MS &&
-            answeredAt + this.offsetMs >= second;
-        if (inStep)
-            return;
-        this.offsetMs = second + DATE_RESOLUTION_MS / 2 - (sentAtWall + answeredAt) / 2;
-        if (this.warned || Math.abs(this.offsetMs) <= CLOCK_SKEW_WARNING_MS)
-            return;
-        this.warned = true;
-        const side = this.offsetMs < 0 ? 'ahead of' : 'behind';
-        this.logger.warning(`The runner's clock is ${formatDuration(Math.abs(this.offsetMs))} ${side} the API's (its Date header): the gate measures the API's timestamps on the API's clock`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/api/pace.ts
-
-
-/** How much slower the pace gets on each 429: from `interval`, to the recovery bound at once. */
-const SLOWDOWN_FACTOR = 3;
-/** Recovery comes back 10 % quicker with each poll that met no 429... */
-const QUICK_RECOVERY = 0.9;
-/** ...to this multiple of the pace at which the last 429 came, held while the gate remembers it... */
-const PLATEAU_MARGIN = 2;
-/** ...that is, until its last 429 is this old, or MEMORY_INTERVALS intervals if that is longer. */
-const MEMORY_MS = 150_000;
-const MEMORY_INTERVALS = 30;
-/** While slowed, each wait is the pace ± 25 %, at random. */
-const WAIT_JITTER = 0.25;
-/**
- * How often a gate polls. The account's request budget is shared by every gate of every workflow,
- * and gates cannot talk to each other, so each one paces itself the way TCP flows share a link.
- *
- * A 429 triples the pace, up to the recovery bound (RECOVERY_INTERVALS intervals, so that a gate
- * whose trouble is over is back within it): one 429 takes a gate at `interval` straight to the
- * bound. Each poll answered without a 429 makes it quicker again, 10 % a poll, back to a plateau of
- * 2 times the pace at which the last 429 came, held while the gate remembers that 429: once the
- * 429 is 150 s old (30 intervals, if that is longer) and a poll is answered, the pace is `interval`
- * again. Each fresh 429 renews the memory, so a gate that keeps meeting them stays slow.
- *
- * The memory is counted in time, not in polls: the account's budget is a window in time, and a
- * slowed gate polls less often. Its length is the fleet's. In the simulation of 90 gates at 1.5x
- * the budget (`npm run simulate`, the action's own code), gates that come back to `interval` while
- * the fleet's operations still run fill the window again and meet a second crunch: with the 60 s
- * the contract asks for, about 0.85 more 429s a gate whatever the pace in between; 150 s is the
- * shortest memory with which both of its fleets meet no more 429s than with a memory that never
- * ends (docs/benchmarks.md has the figures).
- *
- * While slowed, each wait is drawn within ±25 % of the pace, so that gates slowed by the same
- * crunch do not come back in the same second. A gate that meets no 429 polls at exactly `interval`.
- */
-class Pace {
-    intervalMs;
-    clock;
-    logger;
-    random;
-    paceMs;
-    /** The pace at which the last 429 came; 0 before any. */
-    limitedAtMs = 0;
-    /** When the last 429 came, on `clock`. */
-    lastLimitedAt = 0;
-    limitedThisPoll = false;
-    /** Answers of 429 met in the whole run. */
-    rateLimited = 0;
-    /** The slowest pace reached. */
-    slowestMs;
-    constructor(intervalMs, clock, logger, random = Math.random) {
-        this.intervalMs = intervalMs;
-        this.clock = clock;
-        this.logger = logger;
-        this.random = random;
-        this.paceMs = intervalMs;
-        this.slowestMs = intervalMs;
-    }
-    onRateLimited() {
-        this.rateLimited++;
-        this.lastLimitedAt = this.clock.now();
-        // The pace that was too quick: the first 429 of a poll says so, its retries' 429s do not.
-        if (!this.limitedThisPoll)
-            this.limitedAtMs = this.paceMs;
-        this.limitedThisPoll = true;
-        const next = Math.min(this.slowestAllowedMs, this.paceMs * SLOWDOWN_FACTOR);
-        if (next > this.paceMs) {
-            this.paceMs = next;
-            this.slowestMs = Math.max(this.slowestMs, next);
-            this.logger.info(`429: polling every ${formatDuration(next)} for now`);
-        }
-    }
-    /**
-     * A poll is over, answered: once the last 429 is old enough the pace is `interval` again (even
-     * when this poll met it, and its retries went on that long); else, if this poll met no 429, it
-     * recovers a step toward the plateau.
-     */
-    onPollDone() {
-        const limited = this.limitedThisPoll;
-        this.limitedThisPoll = false;
-        if (this.paceMs === this.intervalMs)
-            return;
-        const memoryMs = Math.max(MEMORY_MS, MEMORY_INTERVALS * this.intervalMs);
-        if (this.clock.now() - this.lastLimitedAt >= memoryMs) {
-            this.paceMs = this.intervalMs;
-            this.logger.info(`No 429 for ${formatDuration(memoryMs)}: polling every ${formatDuration(this.intervalMs)} again`);
-            return;
-        }
-        if (limited)
-            return;
-        const plateauMs = Math.min(this.paceMs, this.limitedAtMs * PLATEAU_MARGIN);
-        this.paceMs = Math.max(plateauMs, this.paceMs * QUICK_RECOVERY);
-    }
-    /**
-     * How long to wait before the next poll: `interval`, or while slowed the pace ± 25 %, never
-     * below `interval` nor past the recovery bound.
-     */
-    nextPollDelayMs() {
-        if (this.paceMs === this.intervalMs)
-            return this.intervalMs;
-        const jittered = this.paceMs * (1 + WAIT_JITTER * (2 * this.random() - 1));
-        return Math.round(Math.min(this.slowestAllowedMs, Math.max(this.intervalMs, jittered)));
-    }
-    get slowestAllowedMs() {
-        return RECOVERY_INTERVALS * this.intervalMs;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/domain/operation-status.ts
-const CLASSES = new Map([
-    ['finished', 'success'],
-    ['skipped', 'success'],
-    ['cancelled', 'failure'],
-    // Not in the spec, but the live API sends it.
-    ['error', 'failure'],
-    // The control plane retries a failed operation, so it is not final.
-    ['failed', 'retrying'],
-    ['scheduling', 'in_flight'],
-    ['running', 'in_flight'],
-    ['cancelling', 'in_flight']
-]);
-function classifyStatus(status) {
-    return CLASSES.get(status) ?? 'unknown';
-}
-/** Whether the wait is over for an operation in this status. */
-function isFinal(status, failFast) {
-    const statusClass = classifyStatus(status);
-    return (statusClass === 'success' ||
-        statusClass === 'failure' ||
-        (failFast && statusClass === 'retrying'));
-}
-/** Finished or skipped: nothing more to wait for, and nothing went wrong. */
-function succeeded(status) {
-    return classifyStatus(status) === 'success';
-}
-/** Neither succeeded nor failed for good: in flight, retrying (`failed`) or of unknown status. */
-function isUnfinished(status) {
-    const statusClass = classifyStatus(status);
-    return statusClass !== 'success' && statusClass !== 'failure';
-}
-function isFinalFailure(status, failFast) {
-    const statusClass = classifyStatus(status);
-    return statusClass === 'failure' || (failFast && statusClass === 'retrying');
-}
-const LABELS = new Map([
-    ['finished', '✅ Finished'],
-    ['skipped', '⏭️ Skipped'],
-    ['cancelled', '🚫 Cancelled'],
-    ['error', '❌ Error'],
-    ['failed', '🔁 Failed (retrying)'],
-    ['scheduling', '🕒 Scheduling'],
-    ['running', '⏳ Running'],
-    ['cancelling', '⏹️ Cancelling']
-]);
-function finalityOf(failFast) {
-    return {
-        isDone: (operation) => isFinal(operation.status, failFast),
-        hasFailed: (operation) => isFinalFailure(operation.status, failFast)
-    };
-}
-function statusLabel(status) {
-    return LABELS.get(status) ?? `❔ ${status}`;
+/** The client of a run on `inputs`; with `wait: false`, a read gives up within 3 intervals. */
+function apiClientOf(inputs, parts) {
+    const { clock } = parts;
+    return new ApiClient({
+        ...parts,
+        onDate: (date, sentAt) => clock.observe(date, sentAt),
+        baseUrl: inputs.apiHost,
+        apiKey: inputs.apiKey,
+        requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
+        readOnceWithinMs: inputs.wait ? undefined : RECOVERY_INTERVALS * inputs.intervalMs
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/wait/near-branch.ts
@@ -12080,6 +11906,94 @@ function noSuchBranch(every, projectId, input, cut) {
     if (near.length > MAX_LISTED)
         listed.push(`and ${near.length - MAX_LISTED} more`);
     throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact (case, spaces, quotes and separators count); give that name or the branch id`);
+}
+
+;// CONCATENATED MODULE: ./src/gate/branch-to-gate.ts
+
+/**
+ * The branch of the plan's gate (none without `branch_id`, or with `operation_id`); `gone` when it
+ * names no branch and the plan's goal then holds, said in the report.
+ */
+async function branchToGate(plan, projectId, { reader, report, logger }) {
+    const { inputs, wait } = plan;
+    if (!inputs.branchId || wait.covers === 'operations')
+        return undefined;
+    let branch;
+    try {
+        branch = await resolveBranch(reader, projectId, inputs.branchId);
+    }
+    catch (error) {
+        if (!(error instanceof NoSuchBranchError))
+            throw error;
+        if (plan.branchGone?.(report, logger))
+            return 'gone';
+        throw error;
+    }
+    if (!wait.idle) {
+        logger.info(`Gating branch ${branch.name} (${branch.id})`);
+        return branch;
+    }
+    const waitingFor = wait.idle.for.charAt(0).toUpperCase() + wait.idle.for.slice(1);
+    logger.info(`${waitingFor} of branch ${branch.name} (${branch.id}): waiting until the project is idle`);
+    // What the outputs and the summary show of it until the step after the wait reads it again.
+    report.branch = branch;
+    return branch;
+}
+
+;// CONCATENATED MODULE: ./src/domain/operation-status.ts
+const CLASSES = new Map([
+    ['finished', 'success'],
+    ['skipped', 'success'],
+    ['cancelled', 'failure'],
+    // Not in the spec, but the live API sends it.
+    ['error', 'failure'],
+    // The control plane retries a failed operation, so it is not final.
+    ['failed', 'retrying'],
+    ['scheduling', 'in_flight'],
+    ['running', 'in_flight'],
+    ['cancelling', 'in_flight']
+]);
+function classifyStatus(status) {
+    return CLASSES.get(status) ?? 'unknown';
+}
+/** Whether the wait is over for an operation in this status. */
+function isFinal(status, failFast) {
+    const statusClass = classifyStatus(status);
+    return (statusClass === 'success' ||
+        statusClass === 'failure' ||
+        (failFast && statusClass === 'retrying'));
+}
+/** Finished or skipped: nothing more to wait for, and nothing went wrong. */
+function succeeded(status) {
+    return classifyStatus(status) === 'success';
+}
+/** Neither succeeded nor failed for good: in flight, retrying (`failed`) or of unknown status. */
+function isUnfinished(status) {
+    const statusClass = classifyStatus(status);
+    return statusClass !== 'success' && statusClass !== 'failure';
+}
+function isFinalFailure(status, failFast) {
+    const statusClass = classifyStatus(status);
+    return statusClass === 'failure' || (failFast && statusClass === 'retrying');
+}
+const LABELS = new Map([
+    ['finished', '✅ Finished'],
+    ['skipped', '⏭️ Skipped'],
+    ['cancelled', '🚫 Cancelled'],
+    ['error', '❌ Error'],
+    ['failed', '🔁 Failed (retrying)'],
+    ['scheduling', '🕒 Scheduling'],
+    ['running', '⏳ Running'],
+    ['cancelling', '⏹️ Cancelling']
+]);
+function finalityOf(failFast) {
+    return {
+        isDone: (operation) => isFinal(operation.status, failFast),
+        hasFailed: (operation) => isFinalFailure(operation.status, failFast)
+    };
+}
+function statusLabel(status) {
+    return LABELS.get(status) ?? `❔ ${status}`;
 }
 
 ;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
@@ -12460,7 +12374,7 @@ class RecentOperations {
      * compute, a newer successful `start_compute` (the compute runs): a newer `suspend_compute`,
      * `check_availability` or `cancelled` proves neither. One that could supersede it but is still in
      * flight decides once it ends (the gate waits on it). With `branchGated`, an `error` fails the gate
-     * whatever its age, and a `cancelled` is a warning; on the whole project (or before a teardown)
+     * whatever its age, and a `cancelled` is a warning; on the whole project (or until it is idle)
      * only those created in the 15 minutes before the gate started are reported, as warnings. In the
      * list's order, newest first: two with the same `created_at` are as the list gives them.
      */
@@ -12521,20 +12435,19 @@ function endedAgo(operation, startedAt) {
     return ended === undefined ? undefined : Math.max(0, startedAt - ended);
 }
 /**
- * One warning for each failure that does not fail the gate (the first few, then a count); before a
- * teardown (`teardown`), none does.
+ * One warning for each failure that does not fail the gate (the first few, then a count); on a
+ * project waited for until idle, none does, and `failuresWhy` says why.
  */
-function warnRecentFailures(failures, logger, teardown) {
+function warnRecentFailures(failures, logger, failuresWhy) {
     const warned = failures.filter((failure) => !failure.failsGate);
     for (const { operation, endedAgoMs } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
         const action = truncate(operation.action ?? 'operation', 80);
         const branch = truncate(operation.branch_id ?? 'its branch', 80);
         const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
-        const gated = teardown
-            ? `before a ${teardown}, a failure is no reason to stop: a broken branch is one to ${teardown}`
-            : operation.status === 'cancelled'
+        const gated = failuresWhy ??
+            (operation.status === 'cancelled'
                 ? 'a cancelled operation does not fail the gate'
-                : 'the project gate does not fail on it; gate on its branch to fail on it';
+                : 'the project gate does not fail on it; gate on its branch to fail on it');
         logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`);
     }
     if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
@@ -12725,8 +12638,8 @@ class ProjectGateSource {
             if (failsGate)
                 this.tracked.set(operation.id, operation);
         }
-        const { logger, teardown } = this.options;
-        warnRecentFailures(this.recentFailures, logger, teardown);
+        const { logger, failuresWhy } = this.options;
+        warnRecentFailures(this.recentFailures, logger, failuresWhy);
     }
     /**
      * A later poll: from the top back to what earlier polls had seen, and on where an earlier poll
@@ -12924,13 +12837,11 @@ function verdictOf(operations, source, untilIdle, { isDone, hasFailed }) {
     return undefined;
 }
 /** The wait's last log line: its outcome, or what comes next after a success. */
-function endingOf(outcome, { databaseCheckNext, untilIdle }, observed, reason) {
+function endingOf(outcome, { next }, observed, reason) {
     const unread = observed ? '' : ', before the operations could be read';
-    return outcome === 'success' && databaseCheckNext
-        ? 'control plane done; the database check comes next'
-        : outcome === 'success' && untilIdle
-            ? 'the project is idle; the branch check comes next'
-            : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`;
+    return outcome === 'success' && next
+        ? next
+        : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`;
 }
 function wait_for_operations_describe(operation) {
     const parts = [operation.id, operation.action, operation.branch_id && `on ${operation.branch_id}`];
@@ -12938,6 +12849,61 @@ function wait_for_operations_describe(operation) {
         .filter(Boolean)
         .map((part) => truncate(part, 80))
         .join(' ');
+}
+
+;// CONCATENATED MODULE: ./src/gate/planned-wait.ts
+/*
+ * The wait the plan covers: its source of operations (those `operation_id` names, one branch, the
+ * whole project, or the whole project until idle), and the wait itself, its result in the report.
+ */
+
+
+
+
+/**
+ * The wait for the operations; throws the error that cut it short, once what was read is in the
+ * report.
+ */
+async function waitFor(source, { inputs, wait: planned }, report, { clock, logger, signal, pace, stepStartedAt, deadline }) {
+    const wait = await waitForOperations({
+        wait: inputs.wait,
+        startedAt: stepStartedAt,
+        deadline,
+        failFast: planned.failFast,
+        untilIdle: planned.covers === 'idle project',
+        next: planned.next
+    }, { source, pace, clock, logger, signal });
+    if (wait.outcome === 'error') {
+        // What was read before the error stays, for the outputs as for the summary.
+        if (wait.observed || wait.operations.length > 0)
+            report.wait = wait;
+        throw wait.error;
+    }
+    report.wait = wait;
+    report.outcome = wait.outcome;
+    if (wait.noRetryFits)
+        report.noRetryFits = wait.noRetryFits;
+}
+/**
+ * What the plan's wait covers: the operations named by `operation_id`, or the project gate, on one
+ * branch, or on the whole project (until idle, for a step's sake).
+ */
+function plannedSource({ inputs, wait }, gated, { client, logger, clock }) {
+    const { isDone } = finalityOf(wait.failFast);
+    if (wait.covers === 'operations') {
+        return new OperationIdsSource(client.operations, gated.projectId, inputs.operationIds, isDone);
+    }
+    return new ProjectGateSource({
+        ...gated,
+        reader: client.operations,
+        branch: gated.branch && wait.covers === 'branch'
+            ? { branch: gated.branch, reader: client.branches }
+            : undefined,
+        isDone,
+        failuresWhy: wait.idle?.failuresWhy,
+        clock,
+        logger
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/gate/run-error.ts
@@ -12972,51 +12938,440 @@ function recordError(report, error, { signal, naming, redactor }) {
         report.errorCause = 'input';
 }
 
-;// CONCATENATED MODULE: ./src/gate/gate-kind.ts
+;// CONCATENATED MODULE: ./src/gate/gate.ts
+/*
+ * The whole job, from a plan (plan.ts) to a report: the plan's steps before the wait (list
+ * projects), the branch (branch-to-gate.ts), the wait the plan covers, then its steps after it (the
+ * database, the teardown's check), and the plan's ending. It touches neither the runner nor GitHub
+ * (run() in main.ts publishes what it returns), so a test can run it end to end with fakes. Every
+ * error ends here as the report's outcome and message (run-error.ts).
+ */
 
-/**
- * The gate the inputs ask for. parseInputs has refused every combination in which an input would
- * be left out to the gate's loss: what is given here is checked.
- */
-function gateKindOf(inputs) {
-    if (!inputs.projectId)
-        return 'projects';
-    if (inputs.before)
-        return 'teardown';
-    if (inputs.operationIds.length > 0)
-        return 'operations';
-    return inputs.branchId ? 'branch' : 'project';
-}
-/** Whether the run ends with a query of the database: with a gate, and never before a teardown. */
-function queriesDatabase(inputs) {
-    const kind = gateKindOf(inputs);
-    return inputs.database !== undefined && kind !== 'projects' && kind !== 'teardown';
-}
-/**
- * `Gate: branch preview/pr-12 of project …, its operations and then its readiness, then a query of
- * the database (database_url)`: what this run checks, said before it starts.
- */
-function gateLine(inputs, { mention }) {
-    const kind = gateKindOf(inputs);
-    const listed = inputs.orgId ? ` in organization ${inputs.orgId}` : '';
-    if (kind === 'projects') {
-        return `Gate: none, only a list of the projects the key can see${listed}; no database query`;
+
+
+
+
+
+/** Runs the plan; never throws. */
+async function gate(plan, dependencies) {
+    const { inputs } = plan;
+    // The runner's clock, its wall time the API's (its answers' Date header): what is compared with
+    // the API's timestamps is measured on the API's clock; deadlines stay on the monotonic one.
+    const clock = new ApiClock(dependencies.clock, dependencies.logger);
+    const pace = new Pace(inputs.intervalMs, clock, dependencies.logger, dependencies.random);
+    // One deadline for the whole run: listing, every poll, retry and back-off, the steps after.
+    const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
+    // What ended just before this moment is judged too (on the API's clock, once it has answered).
+    const startedAt = clock.now();
+    const deadline = stepStartedAt + inputs.timeoutMs;
+    const client = apiClientOf(inputs, { ...dependencies, clock, pace, deadline });
+    const report = {
+        requests: client.stats,
+        gate: plan.gate,
+        failFast: plan.wait.failFast,
+        waitPlan: plan.wait,
+        pace
+    };
+    const context = { ...dependencies, clock, client, pace, stepStartedAt, deadline };
+    for (const step of plan.steps)
+        step.start?.(inputs, report);
+    let source;
+    try {
+        for (const step of stepsIn('before-wait', plan))
+            await step.run(inputs, report, context);
+        if (inputs.projectId) {
+            source = await gateProject(plan, inputs.projectId, startedAt, report, context);
+        }
     }
-    const project = `project ${inputs.projectId ?? ''}`;
-    const what = {
-        operations: () => `${inputs.operationIds.length === 1 ? `operation ${inputs.operationIds[0]}` : plural(inputs.operationIds.length, 'operation')} of ${project}`,
-        branch: () => `branch ${inputs.branchId ?? ''} of ${project}, its operations and then its readiness`,
-        project: () => `the whole ${project}, every operation in flight on any branch (no ${mention('branch_id')})`,
-        teardown: () => `before a ${inputs.before ?? ''} of branch ${inputs.branchId ?? ''}, the whole ${project} until it is idle, then whether the branch can go`
-    }[kind]();
-    const database = queriesDatabase(inputs)
-        ? `, then a query of the database (${mention('database_url')})`
-        : '; no database query';
-    const listing = inputs.listProjects
-        ? `; first, a list of the projects the key can see${listed}`
-        : '';
-    return `Gate: ${what}${database}${listing}`;
+    catch (error) {
+        // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
+        recordError(report, error, dependencies);
+    }
+    plan.ending?.(report, dependencies.logger);
+    // The whole run, the steps after the wait included.
+    report.elapsedMs = clock.now() - stepStartedAt;
+    if (source?.branch)
+        report.branch = source.branch;
+    if (source?.recentFailures?.length)
+        report.recentFailures = source.recentFailures;
+    report.historyNotJudged = source?.historyNotJudged;
+    return report;
 }
+function stepsIn(phase, plan) {
+    return plan.steps.filter((step) => step.section.phase === phase);
+}
+/**
+ * The project gate: its branch resolved, the wait, then, when it succeeded, each step after it;
+ * the source of operations, once read. Throws the error that cut it short.
+ */
+async function gateProject(plan, projectId, startedAt, report, context) {
+    report.projectId = projectId;
+    const { client, logger } = context;
+    const branch = await branchToGate(plan, projectId, { reader: client.branches, report, logger });
+    if (branch === 'gone')
+        return undefined;
+    const source = plannedSource(plan, { projectId, startedAt, branch }, context);
+    await waitFor(source, plan, report, context);
+    for (const step of stepsIn('after-wait', plan)) {
+        if (report.outcome !== 'success')
+            break;
+        await step.run(plan.inputs, report, { ...context, projectId, branch });
+    }
+    return source;
+}
+
+;// CONCATENATED MODULE: ./src/domain/input-catalog.ts
+/**
+ * action.yml's default for an input that refuses an empty value: the runner sets a default only
+ * when the workflow does not give the input, so this value, and only it, says "not given".
+ */
+const NOT_GIVEN = '(not given)';
+
+;// CONCATENATED MODULE: ./src/domain/input-fields.ts
+/*
+ * How each input of the gate is read from its text: booleans, durations, ids, operation ids and the
+ * API's address, each with what it accepts and its default.
+ */
+
+
+
+
+/** The API's address when none is given. */
+const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+const DEFAULT_TIMEOUT = '10m';
+const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
+/** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
+const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
+const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MIN_DURATION_MS = 1000;
+/** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
+const MAX_INTERVAL_MS = 60 * 60 * 1000;
+/** A self-hosted runner's job may run 5 days; a gate never needs longer. */
+const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
+/**
+ * Each id is one request per poll: 40 is the API's per-route burst limit, and 40 requests every
+ * 5 s is under 60 % of the account's 700 a minute.
+ */
+const MAX_OPERATION_IDS = 40;
+/** What an HTTP header can carry: visible ASCII, no spaces. */
+const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
+/** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
+const QUOTED_KEY = /^["'`]|["'`]$/;
+/** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
+const MAX_API_KEY_CHARS = 1024;
+function booleanInput(defaultValue) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim();
+        if (text === '')
+            return defaultValue;
+        if (['true', 'True', 'TRUE'].includes(text))
+            return true;
+        if (['false', 'False', 'FALSE'].includes(text))
+            return false;
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not a boolean; use true or false` });
+        return NEVER;
+    });
+}
+const quotedAsGiven = (text) => `"${text}"`;
+function durationInput(defaultText, maxMs, maxText, show = quotedAsGiven) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim() || defaultText;
+        const ms = parseDuration(text);
+        if (ms === undefined) {
+            const negative = text.startsWith('-') && parseDuration(text.slice(1)) !== undefined;
+            ctx.addIssue({
+                code: 'custom',
+                message: negative
+                    ? `${show(text)} is negative; a duration is at least 1 second`
+                    : `${show(text)} is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
+            });
+            return NEVER;
+        }
+        if (ms < MIN_DURATION_MS) {
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is below the minimum of 1 second` });
+            return NEVER;
+        }
+        if (ms > maxMs) {
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is above the maximum of ${maxText}` });
+            return NEVER;
+        }
+        return ms;
+    });
+}
+/** `timeout`: its problems show the value with `show` (the command reads it before its secrets). */
+const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
+function idInput(pattern, accepted) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim();
+        if (raw === '')
+            return undefined;
+        // White space alone is no value, and never "not given", which would gate something else.
+        if (text === '') {
+            ctx.addIssue({
+                code: 'custom',
+                message: 'holds only white space: an unset value? Give one, or leave it empty'
+            });
+            return NEVER;
+        }
+        if (!pattern.test(text)) {
+            ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` });
+            return NEVER;
+        }
+        return text;
+    });
+}
+/** Unicode's white space, and the byte-order mark a file or an editor can leave. */
+const WHITE_SPACE_ALONE = /^[\p{White_Space}\uFEFF]+$/u;
+/**
+ * An input that is either not given (`undefined`: the runner passed none, or action.yml's default
+ * stood for it) or given: then `field` reads it. Given as '' or white space alone, it is an input
+ * error, never "not given": an expression that came out empty would otherwise run another gate.
+ * `leftOut`: what leaving the input out does, for the message.
+ */
+function refusingEmpty(field, leftOut) {
+    return schemas_string()
+        .optional()
+        .transform((raw, ctx) => {
+        if (raw === undefined)
+            return undefined;
+        if (raw === '' || WHITE_SPACE_ALONE.test(raw)) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${raw === '' ? 'is empty' : 'holds only white space'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or ${leftOut}`
+            });
+            return NEVER;
+        }
+        const parsed = field.safeParse(raw);
+        if (parsed.success)
+            return parsed.data;
+        for (const issue of parsed.error.issues)
+            ctx.addIssue({ code: 'custom', message: issue.message });
+        return NEVER;
+    });
+}
+/**
+ * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
+ * a project or a branch, named so too.
+ */
+function operationIdsInput(itself, gateInstead) {
+    return schemas_string().transform((raw, ctx) => {
+        const given = raw.split(/[\s,]+/).filter((id) => id !== '');
+        // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
+        // which would be the project gate in their place. Only an empty value is not given.
+        if (given.length === 0 && raw !== '') {
+            ctx.addIssue({
+                code: 'custom',
+                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave ${itself} out to gate the project or a branch (${gateInstead})`
+            });
+            return NEVER;
+        }
+        // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
+        const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
+        if (invalid.length > 0) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${invalid.map((id) => `"${id}"`).join(', ')} ${invalid.length === 1 ? 'is not a UUID' : 'are not UUIDs'}; give operation ids (UUIDs) separated by commas, spaces or new lines`
+            });
+            return NEVER;
+        }
+        const unique = [...new Set(given.map((id) => id.toLowerCase()))];
+        if (unique.length > MAX_OPERATION_IDS) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${unique.length} operation ids given, at most ${MAX_OPERATION_IDS} are accepted (each is one request per poll against the account's shared rate limit); gate the project or branch instead (${gateInstead})`
+            });
+            return NEVER;
+        }
+        return unique;
+    });
+}
+const apiHostInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim() || DEFAULT_API_HOST;
+    const accepted = 'an absolute https:// address (http:// only for localhost, 127.x.x.x or [::1])';
+    let url;
+    try {
+        url = new URL(text);
+    }
+    catch {
+        const shown = /[@\s]/.test(text) ? 'the value' : `"${text}"`;
+        ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` });
+        return NEVER;
+    }
+    // Credentials, even empty ones (`https://@host`), are never repeated in the error.
+    if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(text)) {
+        ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
+        return NEVER;
+    }
+    const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
+    if (url.protocol !== 'https:' && !loopbackHttp) {
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
+        return NEVER;
+    }
+    // An empty query or fragment (a trailing `?` or `#`) is none to URL, but every path appended
+    // to the address would go after it: `/api/v2?/projects/…`, or to `/api/v2` itself.
+    if (/[?#]/.test(text)) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `must not carry a query or a fragment (?, #): every request would go to the wrong path; expected ${accepted}`
+        });
+        return NEVER;
+    }
+    return url.toString().replace(/\/+$/, '');
+});
+
+;// CONCATENATED MODULE: ./src/domain/core-inputs.ts
+/*
+ * The core's inputs in the input catalog (src/gate/input-catalog.ts puts them with the steps'): the
+ * key, what to gate and how to wait, each with its typed name, its schema, its flag and its help.
+ */
+
+
+
+/** What to gate: the key, the project, its operations or one branch. */
+const CORE_INPUTS = {
+    api_key: {
+        typed: 'apiKey',
+        schema: () => schemas_string()
+            .transform((raw) => raw.trim())
+            .refine((key) => key !== '', 'required; pass the API key secret')
+            .refine((key) => !QUOTED_KEY.test(key), 'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them')
+            .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
+            .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
+        secret: 'text',
+        command: { env: 'NEON_API_KEY', file: 'api-key-file' },
+        help: {
+            part: 'intro',
+            text: [
+                'The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);',
+                'never from a flag, which ps and shell history would show.'
+            ]
+        },
+        docs: {
+            summary: 'API key; masked before anything else runs',
+            description: "API key (a secret), sent as 'Authorization: Bearer'; masked before anything runs."
+        }
+    },
+    project_id: {
+        typed: 'projectId',
+        schema: () => idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
+        command: { flag: { name: 'project-id', gate: true }, env: 'NEON_PROJECT_ID' },
+        help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] },
+        docs: {
+            default: '',
+            summary: 'The project; required except for listing projects',
+            description: 'The project to work on; required for everything except list_projects.'
+        }
+    },
+    operation_id: {
+        typed: 'operationIds',
+        schema: (naming) => refusingEmpty(operationIdsInput(naming.mention('operation_id'), `${naming.mention('project_id')}, ${naming.mention('branch_id')}`), `leave ${naming.mention('operation_id')} out to gate the project or a branch`).transform((ids) => ids ?? []),
+        refusesEmpty: true,
+        command: { flag: { name: 'operation-id', multiple: true, gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                ['--operation-id UUID', 'only these operations (repeat it, or separate ids by commas)']
+            ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'At most 40 operation ids (UUIDs), by commas, spaces or lines',
+            description: 'One or more operation ids (UUIDs, at most 40) separated by commas, spaces or new lines; without it the whole project is gated. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        }
+    },
+    branch_id: {
+        typed: 'branchId',
+        schema: (naming) => refusingEmpty(idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'), `leave ${naming.mention('branch_id')} out to gate the whole project`),
+        refusesEmpty: true,
+        command: { flag: { name: 'branch-id', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--branch-id BRANCH',
+                    "only this branch's operations (an id, br-..., or a name); then",
+                    'also wait until the branch is ready'
+                ]
+            ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'The branch gate: a branch id or name; waits until `ready`',
+            description: 'With project_id and no operation_id, only operations on this branch count: a branch id (br-...) or a branch name (main, preview/pr-12), resolved and checked before the first poll across every page of the search; a name that fits no branch or several fails the step. Once its operations are final, the gate also waits until the branch is ready (current_state ready, no pending_state; archived passes with a warning). Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        }
+    },
+    wait: {
+        typed: 'wait',
+        schema: () => booleanInput(true),
+        command: { flag: { name: 'wait', boolean: true } },
+        help: {
+            part: 'how',
+            flags: [
+                [
+                    '--no-wait',
+                    'read once and report (exit 75 while work is in flight; an API',
+                    'that does not answer ends it within 3 intervals, exit 3)'
+                ]
+            ]
+        },
+        docs: {
+            default: 'true',
+            summary: '`false`: read once and report, do not wait',
+            description: 'true: poll until every operation is final; false: read once and report.'
+        }
+    },
+    interval: {
+        typed: 'intervalMs',
+        schema: () => durationInput('5s', MAX_INTERVAL_MS, '1h'),
+        command: { flag: { name: 'interval' } },
+        help: {
+            part: 'how',
+            flags: [['--interval DURATION', 'time between polls: 5, 5s, 90s, 1m (default 5s)']]
+        },
+        docs: {
+            default: '5',
+            summary: 'Time between polls: `5`, `5s`, `90s`, `1m`; 1 s to 1 h',
+            description: 'Time between polls, in seconds or with a unit (5, 5s, 90s, 1m); 1 second to 1 hour. Slower for a while after HTTP 429s.'
+        }
+    },
+    timeout: {
+        typed: 'timeoutMs',
+        schema: () => timeoutInput(quotedAsGiven),
+        command: { flag: { name: 'timeout' } },
+        help: {
+            part: 'how',
+            flags: [['--timeout DURATION', 'longest wait: 90s, 15m, 2h, 5d at most (default 10m)']]
+        },
+        docs: {
+            default: '10m',
+            summary: 'Longest total wait, same syntax or `5d`; 1 s to 5 days',
+            description: 'Longest total wait, same syntax as interval, or days (5d); 1 second to 5 days. The wait ends within about a second past it; a pull-request comment, written after, has at most 5 s more.'
+        }
+    },
+    fail_fast: {
+        typed: 'failFast',
+        schema: () => booleanInput(false),
+        command: { flag: { name: 'fail-fast', boolean: true } },
+        help: { part: 'how', flags: [['--fail-fast', 'treat the first "failed" status as final']] },
+        docs: {
+            default: 'false',
+            summary: 'Fail on the first `failed` instead of awaiting its retry',
+            description: 'Treat the first "failed" status as final instead of awaiting the control plane\'s retry.'
+        }
+    },
+    api_host: {
+        typed: 'apiHost',
+        schema: () => apiHostInput,
+        command: { flag: { name: 'api-host' } },
+        help: { part: 'how', flags: [['--api-host URL', `the API (default ${DEFAULT_API_HOST})`]] },
+        docs: {
+            default: DEFAULT_API_HOST,
+            summary: 'Base address (`http://` only to loopback)',
+            description: 'Base address of the API; https:// only, plain http:// for loopback hosts.'
+        }
+    }
+};
 
 ;// CONCATENATED MODULE: ./src/steps/database/database-probe.ts
 
@@ -13292,19 +13647,47 @@ const DATABASE_SECTION = {
 
 
 
-/** Its input, by name: `database_url`, where to connect, checked before any request. */
+
+
+/** Where to connect, checked before any request. */
+const databaseUrlInput = schemas_string().transform((raw, ctx) => {
+    const target = parseDatabaseUrl(raw.trim());
+    if (typeof target !== 'string')
+        return target;
+    ctx.addIssue({ code: 'custom', message: target });
+    return NEVER;
+});
+/** Its input in the catalog: `database_url`. */
 const DATABASE_INPUTS = {
-    database_url: schemas_string().transform((raw, ctx) => {
-        const target = parseDatabaseUrl(raw.trim());
-        if (typeof target !== 'string')
-            return target;
-        ctx.addIssue({ code: 'custom', message: target });
-        return NEVER;
-    })
+    database_url: {
+        typed: 'database',
+        schema: (naming) => refusingEmpty(databaseUrlInput, `leave ${naming.mention('database_url')} out for no database check`),
+        refusesEmpty: true,
+        secret: 'database_url',
+        command: { flag: { name: 'database-url', gate: true }, file: 'database-url-file' },
+        help: {
+            part: 'what',
+            flags: [
+                ['--database-url URL', 'then connect and run SELECT 1 (a secret: prefer the file)'],
+                ['--database-url-file PATH', 'the database URL from a file (- reads standard input)']
+            ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'Postgres URL: the gate ends with a query that answered',
+            description: 'Optional, a secret: a Postgres connection string (the db_url output of create-branch-action). Once the control plane is done, the gate passes only when SELECT 1 answers 1 on it, as that role, before timeout. TLS with a verified certificate unless sslmode=disable, which is allowed only to loopback hosts (localhost, 127.x.x.x as four decimal octets, [::1]). Masked, with its password. An unexpanded variable ($DATABASE_URL, ${DATABASE_URL}) fails the step. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        }
+    }
 };
 const DATABASE_STEP = {
     section: DATABASE_SECTION,
-    applies: (inputs) => inputs.database !== undefined,
+    // After a success the wait says that the control plane is done: the check may still fail.
+    plan: (draft) => draft.inputs.database === undefined
+        ? undefined
+        : {
+            ...draft,
+            wait: { ...draft.wait, next: 'control plane done; the database check comes next' }
+        },
     start: (inputs, report) => {
         report.databaseRequested = inputs.database !== undefined && inputs.projectId !== undefined;
     },
@@ -13326,197 +13709,6 @@ const DATABASE_STEP = {
         logger.info(`[+${formatDuration(clock.now() - stepStartedAt)}] outcome: ${report.outcome}`);
     }
 };
-
-;// CONCATENATED MODULE: ./src/domain/input-fields.ts
-/*
- * How each input of the gate is read from its text: booleans, durations, ids, operation ids and the
- * API's address, each with what it accepts and its default.
- */
-
-
-
-
-
-
-const DEFAULT_TIMEOUT = '10m';
-const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
-/** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
-const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
-const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const MIN_DURATION_MS = 1000;
-/** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
-const MAX_INTERVAL_MS = 60 * 60 * 1000;
-/** A self-hosted runner's job may run 5 days; a gate never needs longer. */
-const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
-/**
- * Each id is one request per poll: 40 is the API's per-route burst limit, and 40 requests every
- * 5 s is under 60 % of the account's 700 a minute.
- */
-const MAX_OPERATION_IDS = 40;
-/** What an HTTP header can carry: visible ASCII, no spaces. */
-const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
-/** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
-const QUOTED_KEY = /^["'`]|["'`]$/;
-/** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
-const MAX_API_KEY_CHARS = 1024;
-function booleanInput(defaultValue) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim();
-        if (text === '')
-            return defaultValue;
-        if (['true', 'True', 'TRUE'].includes(text))
-            return true;
-        if (['false', 'False', 'FALSE'].includes(text))
-            return false;
-        ctx.addIssue({ code: 'custom', message: `"${text}" is not a boolean; use true or false` });
-        return NEVER;
-    });
-}
-const quotedAsGiven = (text) => `"${text}"`;
-function durationInput(defaultText, maxMs, maxText, show = quotedAsGiven) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim() || defaultText;
-        const ms = parseDuration(text);
-        if (ms === undefined) {
-            const negative = text.startsWith('-') && parseDuration(text.slice(1)) !== undefined;
-            ctx.addIssue({
-                code: 'custom',
-                message: negative
-                    ? `${show(text)} is negative; a duration is at least 1 second`
-                    : `${show(text)} is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
-            });
-            return NEVER;
-        }
-        if (ms < MIN_DURATION_MS) {
-            ctx.addIssue({ code: 'custom', message: `${show(text)} is below the minimum of 1 second` });
-            return NEVER;
-        }
-        if (ms > maxMs) {
-            ctx.addIssue({ code: 'custom', message: `${show(text)} is above the maximum of ${maxText}` });
-            return NEVER;
-        }
-        return ms;
-    });
-}
-function idInput(pattern, accepted) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim();
-        if (raw === '')
-            return undefined;
-        // White space alone is no value, and never "not given", which would gate something else.
-        if (text === '') {
-            ctx.addIssue({
-                code: 'custom',
-                message: 'holds only white space: an unset value? Give one, or leave it empty'
-            });
-            return NEVER;
-        }
-        if (!pattern.test(text)) {
-            ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` });
-            return NEVER;
-        }
-        return text;
-    });
-}
-/** Unicode's white space, and the byte-order mark a file or an editor can leave. */
-const WHITE_SPACE_ALONE = /^[\p{White_Space}\uFEFF]+$/u;
-/**
- * An input that is either not given (`undefined`: the runner passed none, or action.yml's default
- * stood for it) or given: then `field` reads it. Given as '' or white space alone, it is an input
- * error, never "not given": an expression that came out empty would otherwise run another gate.
- * `leftOut`: what leaving the input out does, for the message.
- */
-function refusingEmpty(field, leftOut) {
-    return schemas_string()
-        .optional()
-        .transform((raw, ctx) => {
-        if (raw === undefined)
-            return undefined;
-        if (raw === '' || WHITE_SPACE_ALONE.test(raw)) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${raw === '' ? 'is empty' : 'holds only white space'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or ${leftOut}`
-            });
-            return NEVER;
-        }
-        const parsed = field.safeParse(raw);
-        if (parsed.success)
-            return parsed.data;
-        for (const issue of parsed.error.issues)
-            ctx.addIssue({ code: 'custom', message: issue.message });
-        return NEVER;
-    });
-}
-/**
- * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
- * a project or a branch, named so too.
- */
-function operationIdsInput(itself, gateInstead) {
-    return schemas_string().transform((raw, ctx) => {
-        const given = raw.split(/[\s,]+/).filter((id) => id !== '');
-        // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
-        // which would be the project gate in their place. Only an empty value is not given.
-        if (given.length === 0 && raw !== '') {
-            ctx.addIssue({
-                code: 'custom',
-                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave ${itself} out to gate the project or a branch (${gateInstead})`
-            });
-            return NEVER;
-        }
-        // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
-        const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
-        if (invalid.length > 0) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${invalid.map((id) => `"${id}"`).join(', ')} ${invalid.length === 1 ? 'is not a UUID' : 'are not UUIDs'}; give operation ids (UUIDs) separated by commas, spaces or new lines`
-            });
-            return NEVER;
-        }
-        const unique = [...new Set(given.map((id) => id.toLowerCase()))];
-        if (unique.length > MAX_OPERATION_IDS) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${unique.length} operation ids given, at most ${MAX_OPERATION_IDS} are accepted (each is one request per poll against the account's shared rate limit); gate the project or branch instead (${gateInstead})`
-            });
-            return NEVER;
-        }
-        return unique;
-    });
-}
-const apiHostInput = schemas_string().transform((raw, ctx) => {
-    const text = raw.trim() || DEFAULT_API_HOST;
-    const accepted = 'an absolute https:// address (http:// only for localhost, 127.x.x.x or [::1])';
-    let url;
-    try {
-        url = new URL(text);
-    }
-    catch {
-        const shown = /[@\s]/.test(text) ? 'the value' : `"${text}"`;
-        ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` });
-        return NEVER;
-    }
-    // Credentials, even empty ones (`https://@host`), are never repeated in the error.
-    if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(text)) {
-        ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
-        return NEVER;
-    }
-    const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
-    if (url.protocol !== 'https:' && !loopbackHttp) {
-        ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
-        return NEVER;
-    }
-    // An empty query or fragment (a trailing `?` or `#`) is none to URL, but every path appended
-    // to the address would go after it: `/api/v2?/projects/…`, or to `/api/v2` itself.
-    if (/[?#]/.test(text)) {
-        ctx.addIssue({
-            code: 'custom',
-            message: `must not carry a query or a fragment (?, #): every request would go to the wrong path; expected ${accepted}`
-        });
-        return NEVER;
-    }
-    return url.toString().replace(/\/+$/, '');
-});
 
 ;// CONCATENATED MODULE: ./src/report/report-format.ts
 /*
@@ -13807,8 +13999,8 @@ function limitedTable(format, headers, items, { maxRows, what }, cells) {
 function operationsSection(sections, format, report, facts, limits) {
     const operations = facts.seen;
     if (operations === undefined) {
-        const ended = sections.some((section) => section.endedBeforeWait?.(report));
-        return report.projectId && !ended
+        // A success with nothing read: the plan's goal held before the wait (a branch already gone).
+        return report.projectId && report.outcome !== 'success'
             ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
             : [];
     }
@@ -13850,15 +14042,16 @@ function operationsTable(format, operations, facts, limits) {
 }
 /**
  * What the first read found over in failure that did not fail the gate (a warning each): on the
- * gated branch a `cancelled` one still the newest on its compute; on the whole project (or before a
- * teardown) what failed in the 15 minutes before the gate started.
+ * gated branch a `cancelled` one still the newest on its compute; on the whole project (or until it
+ * was idle) what failed in the 15 minutes before the gate started.
  */
 function recentFailuresSection(format, report, facts, limits) {
     const operations = (report.recentFailures ?? []).flatMap((failure) => failure.failsGate ? [] : [failure.operation]);
     if (operations.length === 0)
         return [];
-    const why = report.before
-        ? `in the 15 minutes before the gate started; before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}`
+    const idle = report.waitPlan?.idle;
+    const why = idle
+        ? `in the 15 minutes before the gate started; ${idle.failuresWhy}`
         : report.branch
             ? 'still the newest on its compute (or of its action on the branch); a cancelled operation does not fail the gate'
             : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch to fail on its own';
@@ -13875,10 +14068,30 @@ function recentFailuresSection(format, report, facts, limits) {
 
 
 const MAX_UNAVAILABLE_IDS = 20;
-/** Its inputs, by name: whether to list, and the organization whose projects to list. */
+/** Its inputs in the catalog: whether to list, and the organization whose projects to list. */
 const PROJECTS_INPUTS = {
-    list_projects: booleanInput(false),
-    org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678')
+    list_projects: {
+        typed: 'listProjects',
+        schema: () => booleanInput(false),
+        command: { flag: { name: 'list-projects', boolean: true } },
+        help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] },
+        docs: {
+            default: 'false',
+            summary: 'Also list the projects the key can see (every page)',
+            description: 'Also list every project the key can see (all pages).'
+        }
+    },
+    org_id: {
+        typed: 'orgId',
+        schema: () => idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
+        command: { flag: { name: 'org-id' } },
+        help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] },
+        docs: {
+            default: '',
+            summary: 'Organization to list (a personal key in several)',
+            description: "Organization whose projects list_projects lists. A personal key must name one on the live API; without it, the key's only organization is used, and a key in several fails with an error listing them."
+        }
+    }
 };
 function projectsSection(format, listing, limits) {
     const { projects, unavailableProjectIds } = listing;
@@ -13914,7 +14127,7 @@ const PROJECTS_SECTION = {
 };
 const PROJECTS_STEP = {
     section: PROJECTS_SECTION,
-    applies: (inputs) => inputs.listProjects,
+    plan: (draft) => (draft.inputs.listProjects ? draft : undefined),
     run: async (inputs, report, { client, logger }) => {
         report.listing = await client.projects.listProjects(inputs.orgId);
         logger.info(`Found ${plural(report.listing.projects.length, 'project')}`);
@@ -13924,6 +14137,254 @@ const PROJECTS_STEP = {
         report.outcome = 'success';
     }
 };
+
+;// CONCATENATED MODULE: ./src/steps/teardown/teardown-action.ts
+/*
+ * `before`: the teardown a gate runs ahead of. The step's hook makes the gate's plan wait for the
+ * whole project to be idle (teardown-step.ts); what it then checks and says is this folder's.
+ */
+const TEARDOWN_ACTIONS = ['delete', 'reset'];
+
+;// CONCATENATED MODULE: ./src/steps/teardown/teardown-input.ts
+/*
+ * The teardown's input, `before`: its entry in the input catalog (what it accepts), what it needs
+ * beside it, and what it makes the gate ignore.
+ */
+
+
+
+
+/** The teardown to check for. */
+const teardownAction = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim();
+    const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase());
+    if (action)
+        return action;
+    // Quoted as given: a value folded in case would slip past the redactor.
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` });
+    return NEVER;
+});
+/** Its input in the catalog: `before`. */
+const TEARDOWN_INPUTS = {
+    before: {
+        typed: 'before',
+        schema: (naming) => refusingEmpty(teardownAction, `leave ${naming.mention('before')} out for the gate the other inputs ask for`),
+        refusesEmpty: true,
+        command: { flag: { name: 'before', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--before delete|reset',
+                    'before a teardown of --branch-id: wait until the whole project',
+                    'is idle, then check that the branch can be deleted (or reset to',
+                    'its parent) now: exit 1 when something blocks it, 0 when it is',
+                    'clear or, for delete, already gone'
+                ]
+            ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: '`delete` or `reset`: can `branch_id` go now? (a teardown)',
+            description: 'delete or reset (to its parent): before a teardown of branch_id, wait until the whole project is idle (not for the branch to be ready), then check that the branch can be deleted or reset now. Blocked (root, default, protected, child branches, restricted_actions) fails the step; a branch already gone passes a delete, but a name only near one (preview/12 or preview/pr-012 for preview/pr-12) fails the step. Needs project_id and branch_id; database_url and fail_fast are ignored. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        }
+    }
+};
+/**
+ * `before` checks one branch of a project once the whole project is idle: it needs both, and no
+ * operations of its own.
+ */
+function checkBefore(inputs, ctx, { mention }) {
+    const before = `${mention('before')} ${inputs.before ?? ''}`;
+    if (!inputs.project_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['project_id'],
+            message: `required with ${before}; give the project of the branch`
+        });
+    }
+    if (!inputs.branch_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['branch_id'],
+            message: `required with ${before}; give the branch to check (an id, br-…, or its name)`
+        });
+    }
+    if (inputs.operation_id.length > 0) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['operation_id'],
+            message: `cannot be combined with ${before}, which waits until the whole project is idle; leave it out`
+        });
+    }
+}
+/** What `before` makes the gate ignore, worth a warning. */
+function ignoredBeforeTeardown(inputs, { mention }) {
+    if (!inputs.before)
+        return [];
+    const warnings = [];
+    if (inputs.database) {
+        warnings.push(`${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`);
+    }
+    if (inputs.failFast) {
+        warnings.push(`${mention('fail_fast')} is ignored with ${mention('before')}: the gate waits until the project is idle, and a failure is no reason to stop a teardown`);
+    }
+    return warnings;
+}
+
+;// CONCATENATED MODULE: ./src/gate/input-catalog.ts
+/*
+ * The input catalog: every input of the gate, one entry each (domain/input-catalog.ts says what an
+ * entry holds), the core's and each step's, in the contract's order (action.yml's). The typed
+ * inputs (inputs.ts), the command's flags and help, the secrets to redact and the docs' input
+ * tables (npm run docs) are derived from it.
+ */
+
+
+
+
+const { api_key, project_id, operation_id, branch_id, ...how } = CORE_INPUTS;
+const INPUT_CATALOG = {
+    api_key,
+    project_id,
+    operation_id,
+    branch_id,
+    ...PROJECTS_INPUTS,
+    ...how,
+    ...DATABASE_INPUTS,
+    ...TEARDOWN_INPUTS
+};
+/** Every input by name, in the catalog's order. */
+const INPUT_NAMES = Object.keys(INPUT_CATALOG);
+/** Each entry, typed as an entry (the catalog's literal types are for its names). */
+const inputEntries = () => Object.entries(INPUT_CATALOG);
+const inputEntry = (name) => INPUT_CATALOG[name];
+/** Given empty, an input error (`refusesEmpty`): its "not given" is undefined, never ''. */
+const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name).refusesEmpty === true;
+
+;// CONCATENATED MODULE: ./src/gate/inputs.ts
+/*
+ * The gate's inputs, one schema for both front ends: what each accepts, its default and its
+ * problems, worded with the names the front end gives them (InputNaming). A front end's own inputs
+ * (the action's for the pull request) are its own schema, checked beside these (OwnInputs).
+ */
+
+
+
+
+
+/** Each input of the catalog on its own: its schema, worded as the front end names inputs. */
+function inputFields(naming) {
+    return Object.fromEntries(INPUT_NAMES.map((name) => [name, INPUT_CATALOG[name].schema(naming)]));
+}
+/** What the inputs must be together. */
+function checkTogether(inputs, ctx, naming) {
+    if (inputs.before)
+        return checkBefore(inputs, ctx, naming);
+    if (inputs.operation_id.length > 0 && !inputs.project_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['project_id'],
+            message: `required with ${naming.mention('operation_id')}; give the project the operations belong to`
+        });
+    }
+    checkIgnoredToTheGatesLoss(inputs, ctx, naming);
+    if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['project_id'],
+            message: `required; give ${naming.mention('project_id')} to wait for operations, or set ${naming.enabled('list_projects')}`
+        });
+    }
+}
+/**
+ * An input that another would make the gate ignore, to its loss, is refused rather than warned
+ * about: `branch_id` beside `operation_id` (the branch's readiness would go unchecked), and a gate's
+ * input beside `list_projects` with no project (only the projects would be listed, and exit 0).
+ */
+function checkIgnoredToTheGatesLoss(inputs, ctx, { mention, enabled }) {
+    if (inputs.branch_id && inputs.operation_id.length > 0) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['branch_id'],
+            message: `cannot be combined with ${mention('operation_id')}: only the listed operations would be waited for, and the branch's readiness never checked; give ${mention('branch_id')} alone to gate the branch, or ${mention('operation_id')} alone`
+        });
+    }
+    if (inputs.project_id || !inputs.list_projects)
+        return;
+    const unchecked = {
+        branch_id: inputs.branch_id && 'the branch would never be checked',
+        database_url: inputs.database_url && 'the database would never be queried'
+    };
+    for (const [name, loss] of Object.entries(unchecked)) {
+        if (!loss)
+            continue;
+        ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `needs ${mention('project_id')}: with ${enabled('list_projects')} and no project, only the projects are listed and ${loss}; give the project, or leave ${mention(name)} out`
+        });
+    }
+}
+function inputsSchema(naming) {
+    return object(inputFields(naming))
+        .superRefine((inputs, ctx) => checkTogether(inputs, ctx, naming))
+        .transform((inputs) => Object.fromEntries(INPUT_NAMES.map((name) => [INPUT_CATALOG[name].typed, inputs[name]])));
+}
+/**
+ * Inputs that are accepted but ignored in this combination, worth a warning: only those whose
+ * absence takes no check away (parseInputs refuses the others).
+ */
+function ignoredInputWarnings(inputs, naming) {
+    const { mention } = naming;
+    const warnings = ignoredBeforeTeardown(inputs, naming);
+    if (inputs.orgId && !inputs.listProjects) {
+        warnings.push(`${mention('org_id')} is ignored without ${naming.enabled('list_projects')}`);
+    }
+    return warnings;
+}
+/**
+ * Reads and validates every input (with `own`, the front end's own too) before any request; an
+ * input `readInput` gives no value for (undefined) is not given. Throws one InputError that names
+ * each bad input as its front end calls it, and what it accepts.
+ */
+function parseInputs(readInput, naming, own) {
+    const read = (names) => Object.fromEntries(names.map((name) => {
+        const value = readInput(name);
+        // Not given: undefined where an empty value is refused, else '' as before.
+        return [name, value ?? (refusesEmpty(name) ? undefined : '')];
+    }));
+    const shared = inputsSchema(naming).safeParse(read(INPUT_NAMES));
+    const frontEnds = own?.schema.safeParse(read(own.names));
+    const problems = [shared, frontEnds].flatMap((parsed) => parsed ? problemsOf(parsed, naming) : []);
+    if (problems.length > 0 || !shared.success)
+        throw invalidInput(problems);
+    return { ...shared.data, ...frontEnds?.data };
+}
+/**
+ * The timeout alone, checked as parseInputs checks it: the command reads its secrets within it,
+ * before the rest can be checked with them. `quote: false`: its problems do not repeat the value
+ * (a secret not known to the redactor yet could stand there by mistake).
+ */
+function parseTimeout(raw, naming, quote = true) {
+    const schema = object({ timeout: timeoutInput(quote ? quotedAsGiven : () => 'the value') });
+    return parsedOrThrown(schema, { timeout: raw }, naming).timeout;
+}
+function parsedOrThrown(schema, raw, naming) {
+    const parsed = schema.safeParse(raw);
+    if (parsed.success)
+        return parsed.data;
+    throw invalidInput(problemsOf(parsed, naming));
+}
+/** Each problem of a parse, at the start the input it is about as the front end names it. */
+function problemsOf(parsed, naming) {
+    if (parsed.success)
+        return [];
+    return parsed.error.issues.map((issue) => `${naming.label(issue.path[0])}: ${issue.message}`);
+}
+function invalidInput(problems) {
+    return new InputError(`Invalid input: ${problems.join('; ')}`);
+}
 
 ;// CONCATENATED MODULE: ./src/steps/teardown/teardown-rules.ts
 /**
@@ -14156,7 +14617,7 @@ function outcomeLine(sections, report, facts) {
         default:
             if (facts.inFlight.length > 0)
                 return inFlightPhrase(facts);
-            return unfinishedStep(sections, report) ?? branchNotReady(report);
+            return unfinishedStep(report) ?? branchNotReady(report);
     }
 }
 /** `all 2 operations finished in 3.1 s`, or `no operation in flight`. */
@@ -14170,17 +14631,20 @@ function finishedText({ wait }, facts) {
 function took(wait) {
     return wait ? ` in ${formatDuration(wait.elapsedMs)}` : '';
 }
-/** The run cut short with nothing in flight, before a step after the wait could decide. */
-function unfinishedStep(sections, report) {
-    return firstOf(sections, (section) => section.unfinishedLine?.(report));
+/**
+ * The run cut short with nothing in flight after a wait until the project was idle: what the step
+ * it waited for never got to check.
+ */
+function unfinishedStep({ waitPlan }) {
+    return waitPlan?.idle && [waitPlan.idle.unchecked];
 }
 /**
- * `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet (never before a
- * teardown, which does not wait for that).
+ * `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet (never on a
+ * project waited for until idle, which does not wait for that).
  */
 function branchNotReady(report) {
     const { branch } = report;
-    if (!branch || report.before || canBeQueried(branch))
+    if (!branch || report.waitPlan?.covers === 'idle project' || canBeQueried(branch))
         return undefined;
     return ['branch ', { code: branch.name }, ' is still ', ...branchStatePhrase(branch)];
 }
@@ -14481,16 +14945,10 @@ function teardownOutputs({ teardown }) {
 const TEARDOWN_SECTION = {
     phase: 'after-wait',
     outcomeLine: teardownLine,
-    // The project idle, but the run cut short before the branch check decided.
-    unfinishedLine: (report) => report.before && !report.teardown
-        ? ['the project is idle, but the branch was not checked']
-        : undefined,
     errorLine: ({ teardown }) => teardown?.preflight === 'blocked'
         ? phraseText(capitalized(teardownPhrase(teardown)))
         : undefined,
     summary: { place: 'above-operations', render: teardownSection },
-    // A branch gone before the first poll ends a delete at once: no error, nothing left to read.
-    endedBeforeWait: (report) => report.teardown?.preflight === 'gone',
     outputs: (report) => ({ values: teardownOutputs(report) }),
     // What blocks the branch, titled with the action, the branch and the reasons; alone.
     annotation: ({ teardown }, errorLine) => {
@@ -14560,445 +15018,114 @@ function teardownBusy(report, { before: action }, logger) {
         logger.warning(phraseText(warning));
     }
 }
+/**
+ * Its plan: the whole project until idle, `fail_fast` off and no database query (a failure is no
+ * reason to stop a teardown, and a branch about to go is not queried; the front ends warn that
+ * these are ignored); a branch gone before a delete ends the run, and so does `busy`.
+ */
+const teardownPlan = (draft) => {
+    const { inputs } = draft;
+    const action = inputs.before;
+    if (!action)
+        return undefined;
+    return {
+        ...draft,
+        gate: 'teardown',
+        inputs: { ...inputs, failFast: false, database: undefined },
+        wait: {
+            ...draft.wait,
+            covers: 'idle project',
+            failFast: false,
+            next: 'the project is idle; the branch check comes next',
+            idle: {
+                for: `before a ${action}`,
+                then: 'whether the branch can go',
+                failuresWhy: `before a ${action}, a failure is no reason to stop: a broken branch is one to ${action}`,
+                unchecked: 'the project is idle, but the branch was not checked'
+            }
+        },
+        branchGone: (report, logger) => {
+            if (action !== 'delete' || !inputs.branchId)
+                return false;
+            teardownDecided(report, goneBeforeDelete({ name: inputs.branchId }), logger);
+            return true;
+        },
+        ending: (report, logger) => teardownBusy(report, inputs, logger)
+    };
+};
 const TEARDOWN_STEP = {
     section: TEARDOWN_SECTION,
-    applies: (inputs) => inputs.before !== undefined,
+    plan: teardownPlan,
     run: async (inputs, report, { client, projectId, branch, logger }) => {
         if (projectId && branch)
             await checkBeforeTeardown(client, inputs, { projectId, branch }, report, logger);
-    },
-    branchGone: (inputs, report, logger) => {
-        if (inputs.before !== 'delete' || !inputs.branchId)
-            return false;
-        teardownDecided(report, goneBeforeDelete({ name: inputs.branchId }), logger);
-        return true;
-    },
-    end: (inputs, report, logger) => teardownBusy(report, inputs, logger)
+    }
 };
 
 ;// CONCATENATED MODULE: ./src/gate/steps.ts
 
 
 
-const STEPS = [
-    PROJECTS_STEP,
-    TEARDOWN_STEP,
-    DATABASE_STEP
-];
+const STEPS = [PROJECTS_STEP, TEARDOWN_STEP, DATABASE_STEP];
 const steps_SECTIONS = STEPS.map((step) => step.section);
 
-;// CONCATENATED MODULE: ./src/gate/gate.ts
-/*
- * The whole job, from typed inputs to a report: the steps before the wait (list projects), resolve
- * the branch, wait, then the steps after it (steps.ts: the database, the teardown's check). The
- * core knows `before` where it shapes the wait: the whole project until idle, no `fail_fast`, no
- * database, no branch readiness, and a branch that is gone asked of the steps. It touches neither
- * the runner nor GitHub (run() in main.ts publishes what it returns), so a test can run it end to
- * end with fakes. Every error ends here as the report's outcome and message (run-error.ts).
- */
+;// CONCATENATED MODULE: ./src/gate/plan.ts
 
-
-
-
-
-
-
-
-
-
-
-
-/** Runs the gate the inputs ask for; never throws. */
-async function gate(given, dependencies) {
-    const { logger } = dependencies;
-    // The runner's clock, its wall time the API's (its answers' Date header): what is compared with
-    // the API's timestamps is measured on the API's clock; deadlines stay on the monotonic one.
-    const clock = new ApiClock(dependencies.clock, logger);
-    // Before a teardown the gate waits for the project to be idle: a `failed` operation is still in
-    // flight, and a branch about to go is not queried (the front ends warn that these are ignored).
-    const inputs = given.before ? { ...given, failFast: false, database: undefined } : given;
-    const pace = new Pace(inputs.intervalMs, clock, logger, dependencies.random);
-    const report = {
-        requests: { requests: 0, retries: 0 },
-        gate: gateKindOf(given),
-        failFast: inputs.failFast,
-        before: inputs.before,
-        pace
-    };
-    // One deadline for the whole run: listing, every poll, retry and back-off, the steps after.
-    const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
-    // What ended just before this moment is judged too (on the API's clock, once it has answered).
-    const startedAt = clock.now();
-    const deadline = stepStartedAt + inputs.timeoutMs;
-    const client = apiClient(inputs, { ...dependencies, clock }, pace, deadline);
-    report.requests = client.stats;
-    const context = { ...dependencies, clock, client, pace, stepStartedAt, deadline };
-    for (const step of STEPS)
-        step.start?.(inputs, report);
-    const steps = STEPS.filter((step) => step.applies(inputs));
-    let source;
-    try {
-        for (const step of stepsIn('before-wait', steps))
-            await step.run(inputs, report, context);
-        if (inputs.projectId) {
-            const gated = { projectId: inputs.projectId, startedAt };
-            source = await gateProject(gated, inputs, report, context, steps);
-        }
-    }
-    catch (error) {
-        // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
-        recordError(report, error, dependencies);
-    }
-    for (const step of steps)
-        step.end?.(inputs, report, logger);
-    // The whole run, the steps after the wait included.
-    report.elapsedMs = clock.now() - stepStartedAt;
-    if (source?.branch)
-        report.branch = source.branch;
-    if (source?.recentFailures?.length)
-        report.recentFailures = source.recentFailures;
-    report.historyNotJudged = source?.historyNotJudged;
-    return report;
-}
-function stepsIn(phase, steps) {
-    return steps.filter((step) => step.section.phase === phase);
-}
 /**
- * The project gate: its branch resolved, the wait, then, when it succeeded, each step after it;
- * the source of operations, once read. Throws the error that cut it short.
+ * The gate the inputs ask for, before a step's hook changes it. parseInputs has refused every
+ * combination in which an input would be left out to the gate's loss: what is given here is checked.
  */
-async function gateProject(gated, inputs, report, context, steps) {
-    const { projectId } = gated;
-    report.projectId = projectId;
-    const branch = await gatedBranch(inputs, gated, report, context, steps);
-    if (branch === 'gone')
-        return undefined;
-    const source = createSource(context.client, inputs, { ...gated, branch }, context);
-    await waitFor(source, inputs, report, context);
-    for (const step of stepsIn('after-wait', steps)) {
-        if (report.outcome !== 'success')
-            break;
-        await step.run(inputs, report, { ...context, projectId, branch });
-    }
-    return source;
+function gateKindOf(inputs) {
+    if (!inputs.projectId)
+        return 'projects';
+    if (inputs.operationIds.length > 0)
+        return 'operations';
+    return inputs.branchId ? 'branch' : 'project';
 }
+/** The plan of a run on `inputs`. */
+function planOf(inputs) {
+    const gate = gateKindOf(inputs);
+    const covers = gate === 'projects' ? 'project' : gate;
+    let plan = { inputs, gate, wait: { covers, failFast: inputs.failFast }, steps: [] };
+    for (const step of STEPS) {
+        const shaped = step.plan(plan);
+        if (shaped)
+            plan = { ...shaped, steps: [...shaped.steps, step] };
+    }
+    return plan;
+}
+/** Whether the run ends with a query of the database: with a gate, when the plan keeps it. */
+function queriesDatabase(plan) {
+    return plan.inputs.database !== undefined && plan.gate !== 'projects';
+}
+
+;// CONCATENATED MODULE: ./src/gate/gate-line.ts
+
+
 /**
- * The wait for the operations; throws the error that cut it short, once what was read is in the
- * report.
+ * `Gate: branch preview/pr-12 of project …, its operations and then its readiness, then a query of
+ * the database (database_url)`: what this run checks, said before it starts.
  */
-async function waitFor(source, inputs, report, { clock, logger, signal, pace, stepStartedAt, deadline }) {
-    const wait = await waitForOperations({
-        wait: inputs.wait,
-        startedAt: stepStartedAt,
-        deadline,
-        failFast: inputs.failFast,
-        untilIdle: inputs.before !== undefined,
-        databaseCheckNext: inputs.database !== undefined
-    }, { source, pace, clock, logger, signal });
-    if (wait.outcome === 'error') {
-        // What was read before the error stays, for the outputs as for the summary.
-        if (wait.observed || wait.operations.length > 0)
-            report.wait = wait;
-        throw wait.error;
+function gateLine(plan, { mention }) {
+    const { inputs, wait } = plan;
+    const listed = inputs.orgId ? ` in organization ${inputs.orgId}` : '';
+    if (plan.gate === 'projects') {
+        return `Gate: none, only a list of the projects the key can see${listed}; no database query`;
     }
-    report.wait = wait;
-    report.outcome = wait.outcome;
-    if (wait.noRetryFits)
-        report.noRetryFits = wait.noRetryFits;
-}
-/**
- * The branch `branch_id` names, resolved before the first poll (none without it, or with
- * `operation_id`); `gone` when it names no branch and a step's goal then holds (a delete's).
- */
-async function gatedBranch(inputs, { projectId }, report, { client, logger }, steps) {
-    if (!inputs.branchId || inputs.operationIds.length > 0)
-        return undefined;
-    let branch;
-    try {
-        branch = await resolveBranch(client.branches, projectId, inputs.branchId);
-    }
-    catch (error) {
-        if (!(error instanceof NoSuchBranchError))
-            throw error;
-        if (steps.some((step) => step.branchGone?.(inputs, report, logger)))
-            return 'gone';
-        throw error;
-    }
-    if (!inputs.before) {
-        logger.info(`Gating branch ${branch.name} (${branch.id})`);
-        return branch;
-    }
-    logger.info(`Before a ${inputs.before} of branch ${branch.name} (${branch.id}): waiting until the project is idle`);
-    // What the outputs and the summary show of it until the check reads it again.
-    report.branch = branch;
-    return branch;
-}
-/**
- * The operations named by `operation_id`, or the project gate: on one branch with `branch_id`, or
- * on the whole project before a teardown of that branch.
- */
-function createSource(client, inputs, { projectId, startedAt, branch }, { logger, clock }) {
-    const { isDone } = finalityOf(inputs.failFast);
-    if (inputs.operationIds.length > 0) {
-        return new OperationIdsSource(client.operations, projectId, inputs.operationIds, isDone);
-    }
-    return new ProjectGateSource({
-        reader: client.operations,
-        projectId,
-        branch: branch && !inputs.before ? { branch, reader: client.branches } : undefined,
-        isDone,
-        teardown: inputs.before,
-        startedAt,
-        clock,
-        logger
-    });
-}
-function apiClient(inputs, dependencies, pace, deadline) {
-    const { clock, logger, redactor, retryPolicy, signal, transport } = dependencies;
-    return new ApiClient({
-        onDate: (date, sentAt) => clock.observe(date, sentAt),
-        baseUrl: inputs.apiHost,
-        apiKey: inputs.apiKey,
-        requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
-        retryPolicy,
-        pace,
-        clock,
-        logger,
-        redactor,
-        deadline,
-        readOnceWithinMs: inputs.wait ? undefined : RECOVERY_INTERVALS * inputs.intervalMs,
-        signal,
-        transport
-    });
-}
-
-;// CONCATENATED MODULE: ./src/domain/teardown-action.ts
-/*
- * `before`: the teardown a gate runs ahead of. The core wait speaks of it where it shapes the wait
- * (idle means the whole project, and a failure before it is only warned about); what the teardown
- * step checks and says is src/steps/teardown/'s.
- */
-const TEARDOWN_ACTIONS = ['delete', 'reset'];
-
-;// CONCATENATED MODULE: ./src/steps/teardown/teardown-input.ts
-/*
- * The teardown's input, `before`: what it accepts, what it needs beside it, and what it makes the
- * gate ignore. gate/inputs.ts puts it in the one schema of the inputs.
- */
-
-
-/** Its input, by name: `before`, the teardown to check for. */
-const TEARDOWN_INPUTS = {
-    before: schemas_string().transform((raw, ctx) => {
-        const text = raw.trim();
-        const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase());
-        if (action)
-            return action;
-        // Quoted as given: a value folded in case would slip past the redactor.
-        ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` });
-        return NEVER;
-    })
-};
-/**
- * `before` checks one branch of a project once the whole project is idle: it needs both, and no
- * operations of its own.
- */
-function checkBefore(inputs, ctx, { mention }) {
-    const before = `${mention('before')} ${inputs.before ?? ''}`;
-    if (!inputs.project_id) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['project_id'],
-            message: `required with ${before}; give the project of the branch`
-        });
-    }
-    if (!inputs.branch_id) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['branch_id'],
-            message: `required with ${before}; give the branch to check (an id, br-…, or its name)`
-        });
-    }
-    if (inputs.operation_id.length > 0) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['operation_id'],
-            message: `cannot be combined with ${before}, which waits until the whole project is idle; leave it out`
-        });
-    }
-}
-/** What `before` makes the gate ignore, worth a warning. */
-function ignoredBeforeTeardown(inputs, { mention }) {
-    if (!inputs.before)
-        return [];
-    const warnings = [];
-    if (inputs.database) {
-        warnings.push(`${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`);
-    }
-    if (inputs.failFast) {
-        warnings.push(`${mention('fail_fast')} is ignored with ${mention('before')}: the gate waits until the project is idle, and a failure is no reason to stop a teardown`);
-    }
-    return warnings;
-}
-
-;// CONCATENATED MODULE: ./src/gate/inputs.ts
-/*
- * The gate's inputs, one schema for both front ends: what each accepts, its default and its
- * problems, worded with the names the front end gives them (InputNaming). A front end's own inputs
- * (the action's for the pull request) are its own schema, checked beside these (OwnInputs).
- */
-
-
-
-
-
-
-
-
-const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
-/** Each input of the catalog on its own: what it accepts, its default, and what is wrong with it. */
-function inputFields(naming) {
-    return {
-        api_key: schemas_string()
-            .transform((raw) => raw.trim())
-            .refine((key) => key !== '', 'required; pass the API key secret')
-            .refine((key) => !QUOTED_KEY.test(key), 'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them')
-            .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
-            .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
-        project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
-        operation_id: refusingEmpty(operationIdsInput(naming.mention('operation_id'), `${naming.mention('project_id')}, ${naming.mention('branch_id')}`), `leave ${naming.mention('operation_id')} out to gate the project or a branch`).transform((ids) => ids ?? []),
-        branch_id: refusingEmpty(idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'), `leave ${naming.mention('branch_id')} out to gate the whole project`),
-        ...PROJECTS_INPUTS,
-        wait: booleanInput(true),
-        interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
-        timeout: timeoutInput(quotedAsGiven),
-        fail_fast: booleanInput(false),
-        api_host: apiHostInput,
-        database_url: refusingEmpty(DATABASE_INPUTS.database_url, `leave ${naming.mention('database_url')} out for no database check`),
-        before: refusingEmpty(TEARDOWN_INPUTS.before, `leave ${naming.mention('before')} out for the gate the other inputs ask for`)
-    };
-}
-/** What the inputs must be together. */
-function checkTogether(inputs, ctx, naming) {
-    if (inputs.before)
-        return checkBefore(inputs, ctx, naming);
-    if (inputs.operation_id.length > 0 && !inputs.project_id) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['project_id'],
-            message: `required with ${naming.mention('operation_id')}; give the project the operations belong to`
-        });
-    }
-    checkIgnoredToTheGatesLoss(inputs, ctx, naming);
-    if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['project_id'],
-            message: `required; give ${naming.mention('project_id')} to wait for operations, or set ${naming.enabled('list_projects')}`
-        });
-    }
-}
-/**
- * An input that another would make the gate ignore, to its loss, is refused rather than warned
- * about: `branch_id` beside `operation_id` (the branch's readiness would go unchecked), and a gate's
- * input beside `list_projects` with no project (only the projects would be listed, and exit 0).
- */
-function checkIgnoredToTheGatesLoss(inputs, ctx, { mention, enabled }) {
-    if (inputs.branch_id && inputs.operation_id.length > 0) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['branch_id'],
-            message: `cannot be combined with ${mention('operation_id')}: only the listed operations would be waited for, and the branch's readiness never checked; give ${mention('branch_id')} alone to gate the branch, or ${mention('operation_id')} alone`
-        });
-    }
-    if (inputs.project_id || !inputs.list_projects)
-        return;
-    const unchecked = {
-        branch_id: inputs.branch_id && 'the branch would never be checked',
-        database_url: inputs.database_url && 'the database would never be queried'
-    };
-    for (const [name, loss] of Object.entries(unchecked)) {
-        if (!loss)
-            continue;
-        ctx.addIssue({
-            code: 'custom',
-            path: [name],
-            message: `needs ${mention('project_id')}: with ${enabled('list_projects')} and no project, only the projects are listed and ${loss}; give the project, or leave ${mention(name)} out`
-        });
-    }
-}
-function inputsSchema(naming) {
-    return object(inputFields(naming))
-        .superRefine((inputs, ctx) => checkTogether(inputs, ctx, naming))
-        .transform((inputs) => ({
-        apiKey: inputs.api_key,
-        projectId: inputs.project_id,
-        operationIds: inputs.operation_id,
-        branchId: inputs.branch_id,
-        listProjects: inputs.list_projects,
-        orgId: inputs.org_id,
-        wait: inputs.wait,
-        intervalMs: inputs.interval,
-        timeoutMs: inputs.timeout,
-        failFast: inputs.fail_fast,
-        apiHost: inputs.api_host,
-        database: inputs.database_url,
-        before: inputs.before
-    }));
-}
-/**
- * Inputs that are accepted but ignored in this combination, worth a warning: only those whose
- * absence takes no check away (parseInputs refuses the others).
- */
-function ignoredInputWarnings(inputs, naming) {
-    const { mention } = naming;
-    const warnings = ignoredBeforeTeardown(inputs, naming);
-    if (inputs.orgId && !inputs.listProjects) {
-        warnings.push(`${mention('org_id')} is ignored without ${naming.enabled('list_projects')}`);
-    }
-    return warnings;
-}
-/**
- * Reads and validates every input (with `own`, the front end's own too) before any request; an
- * input `readInput` gives no value for (undefined) is not given. Throws one InputError that names
- * each bad input as its front end calls it, and what it accepts.
- */
-function parseInputs(readInput, naming, own) {
-    const read = (names) => Object.fromEntries(names.map((name) => {
-        const value = readInput(name);
-        // Not given: undefined where an empty value is refused, else '' as before.
-        return [name, value ?? (refusesEmpty(name) ? undefined : '')];
-    }));
-    const shared = inputsSchema(naming).safeParse(read(INPUT_NAMES));
-    const frontEnds = own?.schema.safeParse(read(own.names));
-    const problems = [shared, frontEnds].flatMap((parsed) => parsed ? problemsOf(parsed, naming) : []);
-    if (problems.length > 0 || !shared.success)
-        throw invalidInput(problems);
-    return { ...shared.data, ...frontEnds?.data };
-}
-/**
- * The timeout alone, checked as parseInputs checks it: the command reads its secrets within it,
- * before the rest can be checked with them. `quote: false`: its problems do not repeat the value
- * (a secret not known to the redactor yet could stand there by mistake).
- */
-function parseTimeout(raw, naming, quote = true) {
-    const schema = object({ timeout: timeoutInput(quote ? quotedAsGiven : () => 'the value') });
-    return parsedOrThrown(schema, { timeout: raw }, naming).timeout;
-}
-function parsedOrThrown(schema, raw, naming) {
-    const parsed = schema.safeParse(raw);
-    if (parsed.success)
-        return parsed.data;
-    throw invalidInput(problemsOf(parsed, naming));
-}
-/** Each problem of a parse, at the start the input it is about as the front end names it. */
-function problemsOf(parsed, naming) {
-    if (parsed.success)
-        return [];
-    return parsed.error.issues.map((issue) => `${naming.label(issue.path[0])}: ${issue.message}`);
-}
-function invalidInput(problems) {
-    return new InputError(`Invalid input: ${problems.join('; ')}`);
+    const project = `project ${inputs.projectId ?? ''}`;
+    const what = {
+        operations: () => `${inputs.operationIds.length === 1 ? `operation ${inputs.operationIds[0]}` : plural(inputs.operationIds.length, 'operation')} of ${project}`,
+        branch: () => `branch ${inputs.branchId ?? ''} of ${project}, its operations and then its readiness`,
+        project: () => `the whole ${project}, every operation in flight on any branch (no ${mention('branch_id')})`,
+        'idle project': () => `${wait.idle?.for ?? ''} of branch ${inputs.branchId ?? ''}, the whole ${project} until it is idle, then ${wait.idle?.then ?? ''}`
+    }[wait.covers]();
+    const database = queriesDatabase(plan)
+        ? `, then a query of the database (${mention('database_url')})`
+        : '; no database query';
+    const listing = inputs.listProjects
+        ? `; first, a list of the projects the key can see${listed}`
+        : '';
+    return `Gate: ${what}${database}${listing}`;
 }
 
 ;// CONCATENATED MODULE: ./src/gate/gate-run.ts
@@ -15011,6 +15138,7 @@ function invalidInput(problems) {
  * network or the database for simulated ones). A front end reads its inputs, runs them here, and
  * publishes the report.
  */
+
 
 
 
@@ -15116,11 +15244,12 @@ class GateRun {
         const { logger, redactor } = this.options;
         if (!this.options.bannerFirst)
             this.sayBanner();
-        logger.info(gateLine(inputs, naming));
+        const plan = planOf(inputs);
+        logger.info(gateLine(plan, naming));
         for (const warning of ignoredInputWarnings(inputs, naming))
             logger.warning(warning);
         try {
-            return await gate(inputs, {
+            return await gate(plan, {
                 clock: this.clock,
                 stepStartedAt: this.startedAt,
                 retryPolicy: this.options.retryPolicy ?? new RetryPolicy(),
@@ -15700,10 +15829,6 @@ function summaryTarget(flag, env) {
 }
 
 ;// CONCATENATED MODULE: ./src/command/help.ts
-/*
- * The command's --help: its usage, then the inputs' lines from the input catalog (each flag where
- * its part of the catalog puts it), then the command's own flags, its exit codes and variables.
- */
 
 
 /** The inputs' help in one part: a paragraph as it is, a flag's lines beside it (column 29). */

@@ -4,8 +4,8 @@
  * from a flag's value: a flag shows in `ps` and in shell history.
  */
 import { parseArgs } from 'node:util'
-import { inputEntries, inputEntry } from '../domain/input-catalog.js'
-import type { InputName, InputNaming } from '../domain/input-naming.js'
+import type { InputNaming } from '../domain/input-naming.js'
+import { inputEntries, inputEntry, type InputName } from '../gate/input-catalog.js'
 import { flagOf, GATE_FLAGS, OPTIONS } from './options.js'
 
 /** Bad flags or input: the command's usage error (exit code 2), naming the flag as typed. */
@@ -18,7 +18,7 @@ export interface CommandRequest {
   /** The gate's inputs as text, the way the action's inputs are; secrets not read yet. */
   values: Partial<Record<InputName, string>>
   /** How each input is named back to the user: the flag as typed, or the variable it came from. */
-  naming: InputNaming
+  naming: InputNaming<InputName>
   /** Where the key comes from: a file (`-`: standard input), else NEON_API_KEY. */
   apiKeyFile?: string
   databaseUrlFile?: string

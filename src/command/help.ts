@@ -2,7 +2,8 @@
  * The command's --help: its usage, then the inputs' lines from the input catalog (each flag where
  * its part of the catalog puts it), then the command's own flags, its exit codes and variables.
  */
-import { type FlagHelp, inputEntries, type InputHelp } from '../domain/input-catalog.js'
+import type { FlagHelp, InputHelp } from '../domain/input-catalog.js'
+import { inputEntries } from '../gate/input-catalog.js'
 import { ACTION_VERSION } from '../domain/version.js'
 
 /** The inputs' help in one part: a paragraph as it is, a flag's lines beside it (column 29). */

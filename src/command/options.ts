@@ -3,7 +3,7 @@
  * the input catalog, then what only a command has (the output, the files for CI, help).
  */
 import type { ParseArgsOptionsConfig } from 'node:util'
-import { INPUT_CATALOG, inputEntries, inputEntry, type InputName } from '../domain/input-catalog.js'
+import { INPUT_CATALOG, inputEntries, inputEntry, type InputName } from '../gate/input-catalog.js'
 
 const COMMAND_OPTIONS = {
   output: { type: 'string' },

@@ -3,13 +3,13 @@
  * API's address, each with what it accepts and its default.
  */
 import { z } from 'zod'
-import { DEFAULT_API_HOST } from './input-catalog.js'
 import { parseDuration } from './duration.js'
 import { isLoopbackHost } from './loopback.js'
 import { UNSAFE_CHARACTER_CLASS } from './untrusted-text.js'
 
-export { DEFAULT_API_HOST }
-export const DEFAULT_TIMEOUT = '10m'
+/** The API's address when none is given. */
+export const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2'
+const DEFAULT_TIMEOUT = '10m'
 export const ID_PATTERN = /^[a-z0-9-]{1,60}$/
 /** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
 export const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u')
@@ -78,6 +78,10 @@ export function durationInput(
     return ms
   })
 }
+
+/** `timeout`: its problems show the value with `show` (the command reads it before its secrets). */
+export const timeoutInput = (show: ShowValue) =>
+  durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show)
 
 export function idInput(pattern: RegExp, accepted: string) {
   return z.string().transform((raw, ctx) => {

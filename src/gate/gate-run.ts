@@ -11,7 +11,6 @@ import { httpGet } from '../api/http-transport.js'
 import { RetryPolicy } from '../api/retry-policy.js'
 import { type Clock, systemClock } from '../domain/clock.js'
 import { CancelledError } from '../domain/errors.js'
-import { inputEntries, inputEntry, type InputName } from '../domain/input-catalog.js'
 import type { InputNaming } from '../domain/input-naming.js'
 import type { Logger } from '../domain/logger.js'
 import type { Redactor } from '../domain/untrusted-text.js'
@@ -20,8 +19,10 @@ import type { RunReport } from '../report/report.js'
 import { databaseSecrets } from '../steps/database/database-target.js'
 import { queryDatabase } from '../steps/database/postgres.js'
 import { gate, type GateDependencies } from './gate.js'
+import { inputEntries, inputEntry, type InputName } from './input-catalog.js'
 import { ignoredInputWarnings, type Inputs } from './inputs.js'
-import { gateLine } from './gate-kind.js'
+import { gateLine } from './gate-line.js'
+import { planOf } from './plan.js'
 
 /** What a run stands on outside the process: the production parts unless a harness swaps one. */
 export type Surroundings = Pick<
@@ -162,10 +163,11 @@ export class GateRun {
   async gate(inputs: Inputs, naming: InputNaming): Promise<RunReport> {
     const { logger, redactor } = this.options
     if (!this.options.bannerFirst) this.sayBanner()
-    logger.info(gateLine(inputs, naming))
+    const plan = planOf(inputs)
+    logger.info(gateLine(plan, naming))
     for (const warning of ignoredInputWarnings(inputs, naming)) logger.warning(warning)
     try {
-      return await gate(inputs, {
+      return await gate(plan, {
         clock: this.clock,
         stepStartedAt: this.startedAt,
         retryPolicy: this.options.retryPolicy ?? new RetryPolicy(),

@@ -5,86 +5,18 @@
  */
 import { z } from 'zod'
 import { InputError } from '../domain/errors.js'
-import { refusesEmpty } from '../domain/input-catalog.js'
-import { INPUT_NAMES, type InputName, type InputNaming } from '../domain/input-naming.js'
-import { DATABASE_INPUTS } from '../steps/database/database-step.js'
-import { PROJECTS_INPUTS } from '../steps/projects/projects-step.js'
-import {
-  checkBefore,
-  ignoredBeforeTeardown,
-  TEARDOWN_INPUTS
-} from '../steps/teardown/teardown-input.js'
-import {
-  API_KEY_PATTERN,
-  apiHostInput,
-  booleanInput,
-  BRANCH_PATTERN,
-  DEFAULT_TIMEOUT,
-  durationInput,
-  ID_PATTERN,
-  idInput,
-  MAX_API_KEY_CHARS,
-  MAX_INTERVAL_MS,
-  MAX_TIMEOUT_MS,
-  operationIdsInput,
-  quotedAsGiven,
-  QUOTED_KEY,
-  refusingEmpty,
-  type ShowValue
-} from '../domain/input-fields.js'
+import { quotedAsGiven, timeoutInput } from '../domain/input-fields.js'
+import type { InputNaming } from '../domain/input-naming.js'
+import { checkBefore, ignoredBeforeTeardown } from '../steps/teardown/teardown-input.js'
+import { INPUT_CATALOG, INPUT_NAMES, type InputName, refusesEmpty } from './input-catalog.js'
 
-const timeoutInput = (show: ShowValue) =>
-  durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show)
+type Catalog = typeof INPUT_CATALOG
 
-/** Each input of the catalog on its own: what it accepts, its default, and what is wrong with it. */
+/** Each input of the catalog on its own: its schema, worded as the front end names inputs. */
 function inputFields(naming: InputNaming) {
-  return {
-    api_key: z
-      .string()
-      .transform((raw) => raw.trim())
-      .refine((key) => key !== '', 'required; pass the API key secret')
-      .refine(
-        (key) => !QUOTED_KEY.test(key),
-        'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them'
-      )
-      .refine(
-        (key) => key === '' || API_KEY_PATTERN.test(key),
-        'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'
-      )
-      .refine(
-        (key) => key.length <= MAX_API_KEY_CHARS,
-        `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`
-      ),
-    project_id: idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
-    operation_id: refusingEmpty(
-      operationIdsInput(
-        naming.mention('operation_id'),
-        `${naming.mention('project_id')}, ${naming.mention('branch_id')}`
-      ),
-      `leave ${naming.mention('operation_id')} out to gate the project or a branch`
-    ).transform((ids) => ids ?? []),
-    branch_id: refusingEmpty(
-      idInput(
-        BRANCH_PATTERN,
-        'a branch id (br-…) or a branch name of at most 256 visible characters'
-      ),
-      `leave ${naming.mention('branch_id')} out to gate the whole project`
-    ),
-    ...PROJECTS_INPUTS,
-    wait: booleanInput(true),
-    interval: durationInput('5s', MAX_INTERVAL_MS, '1h'),
-    timeout: timeoutInput(quotedAsGiven),
-    fail_fast: booleanInput(false),
-    api_host: apiHostInput,
-    database_url: refusingEmpty(
-      DATABASE_INPUTS.database_url,
-      `leave ${naming.mention('database_url')} out for no database check`
-    ),
-    before: refusingEmpty(
-      TEARDOWN_INPUTS.before,
-      `leave ${naming.mention('before')} out for the gate the other inputs ask for`
-    )
-  } satisfies Record<InputName, z.ZodType<unknown, string | undefined>>
+  return Object.fromEntries(
+    INPUT_NAMES.map((name) => [name, INPUT_CATALOG[name].schema(naming)])
+  ) as { [N in InputName]: ReturnType<Catalog[N]['schema']> }
 }
 
 type Fields = z.output<z.ZodObject<ReturnType<typeof inputFields>>>
@@ -145,24 +77,18 @@ function inputsSchema(naming: InputNaming) {
   return z
     .object(inputFields(naming))
     .superRefine((inputs, ctx) => checkTogether(inputs, ctx, naming))
-    .transform((inputs) => ({
-      apiKey: inputs.api_key,
-      projectId: inputs.project_id,
-      operationIds: inputs.operation_id,
-      branchId: inputs.branch_id,
-      listProjects: inputs.list_projects,
-      orgId: inputs.org_id,
-      wait: inputs.wait,
-      intervalMs: inputs.interval,
-      timeoutMs: inputs.timeout,
-      failFast: inputs.fail_fast,
-      apiHost: inputs.api_host,
-      database: inputs.database_url,
-      before: inputs.before
-    }))
+    .transform(
+      (inputs) =>
+        Object.fromEntries(
+          INPUT_NAMES.map((name) => [INPUT_CATALOG[name].typed, inputs[name]])
+        ) as Inputs
+    )
 }
 
-export type Inputs = z.output<ReturnType<typeof inputsSchema>>
+/** The inputs by their typed names (the catalog's `typed`), as their schemas give them. */
+export type Inputs = {
+  [N in InputName as Catalog[N]['typed']]: z.output<ReturnType<Catalog[N]['schema']>>
+}
 
 /**
  * Inputs that are accepted but ignored in this combination, worth a warning: only those whose

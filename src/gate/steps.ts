@@ -1,7 +1,8 @@
 /*
  * The gate's optional steps, in order (src/steps/<step>/): the project listing ahead of the wait,
- * then, once the wait succeeded, the database check and the check before a teardown. gate.ts runs
- * them; their sections, in the same order, make the report's steps (run-report.ts).
+ * then, once the wait succeeded, the check before a teardown and the database check. plan.ts asks
+ * their hooks in this order, gate.ts runs those in the plan; their sections, in the same order,
+ * make the report's steps (run-report.ts).
  */
 import type { ReportSection } from '../report/section.js'
 import { DATABASE_STEP } from '../steps/database/database-step.js'
@@ -16,10 +17,8 @@ export interface StepNeeds {
   queryDatabase: QueryDatabase
 }
 
-export const STEPS: readonly Step<Inputs, StepNeeds>[] = [
-  PROJECTS_STEP,
-  TEARDOWN_STEP,
-  DATABASE_STEP
-]
+export type GateStep = Step<Inputs, StepNeeds>
+
+export const STEPS: readonly GateStep[] = [PROJECTS_STEP, TEARDOWN_STEP, DATABASE_STEP]
 
 export const SECTIONS: readonly ReportSection[] = STEPS.map((step) => step.section)

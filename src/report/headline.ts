@@ -54,7 +54,7 @@ export function outcomeLine(
       ]
     default:
       if (facts.inFlight.length > 0) return inFlightPhrase(facts)
-      return unfinishedStep(sections, report) ?? branchNotReady(report)
+      return unfinishedStep(report) ?? branchNotReady(report)
   }
 }
 
@@ -70,21 +70,22 @@ export function took(wait: RunReport['wait']): string {
   return wait ? ` in ${formatDuration(wait.elapsedMs)}` : ''
 }
 
-/** The run cut short with nothing in flight, before a step after the wait could decide. */
-export function unfinishedStep(
-  sections: readonly ReportSection[],
-  report: RunReport
-): Phrase | undefined {
-  return firstOf(sections, (section) => section.unfinishedLine?.(report))
+/**
+ * The run cut short with nothing in flight after a wait until the project was idle: what the step
+ * it waited for never got to check.
+ */
+export function unfinishedStep({ waitPlan }: RunReport): Phrase | undefined {
+  return waitPlan?.idle && [waitPlan.idle.unchecked]
 }
 
 /**
- * `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet (never before a
- * teardown, which does not wait for that).
+ * `branch preview/pr-7 is still init`, while the gated branch cannot be queried yet (never on a
+ * project waited for until idle, which does not wait for that).
  */
 export function branchNotReady(report: RunReport): Phrase | undefined {
   const { branch } = report
-  if (!branch || report.before || canBeQueried(branch)) return undefined
+  if (!branch || report.waitPlan?.covers === 'idle project' || canBeQueried(branch))
+    return undefined
   return ['branch ', { code: branch.name }, ' is still ', ...branchStatePhrase(branch)]
 }
 

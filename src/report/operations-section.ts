@@ -36,8 +36,8 @@ export function operationsSection(
 ): string[] {
   const operations = facts.seen
   if (operations === undefined) {
-    const ended = sections.some((section) => section.endedBeforeWait?.(report))
-    return report.projectId && !ended
+    // A success with nothing read: the plan's goal held before the wait (a branch already gone).
+    return report.projectId && report.outcome !== 'success'
       ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
       : []
   }
@@ -84,8 +84,8 @@ function operationsTable(
 
 /**
  * What the first read found over in failure that did not fail the gate (a warning each): on the
- * gated branch a `cancelled` one still the newest on its compute; on the whole project (or before a
- * teardown) what failed in the 15 minutes before the gate started.
+ * gated branch a `cancelled` one still the newest on its compute; on the whole project (or until it
+ * was idle) what failed in the 15 minutes before the gate started.
  */
 export function recentFailuresSection(
   format: ReportFormat,
@@ -97,8 +97,9 @@ export function recentFailuresSection(
     failure.failsGate ? [] : [failure.operation]
   )
   if (operations.length === 0) return []
-  const why = report.before
-    ? `in the 15 minutes before the gate started; before a ${report.before}, a failure is no reason to stop: a broken branch is one to ${report.before}`
+  const idle = report.waitPlan?.idle
+  const why = idle
+    ? `in the 15 minutes before the gate started; ${idle.failuresWhy}`
     : report.branch
       ? 'still the newest on its compute (or of its action on the branch); a cancelled operation does not fail the gate'
       : 'in the 15 minutes before the gate started; the project gate does not fail on them; gate on one branch to fail on its own'

@@ -5,7 +5,7 @@ import type { Branch, Operation } from '../domain/schemas.js'
 import type { Outcome, WaitResult } from '../wait/wait-for-operations.js'
 import { apiTime } from '../domain/api-time.js'
 import type { RecentFailure } from '../wait/recent-failures.js'
-import type { TeardownAction } from '../domain/teardown-action.js'
+import type { WaitPlan } from '../domain/wait-plan.js'
 import type { GateKind } from '../domain/gate-kind.js'
 
 /** How a run ended: the wait's outcome, or `error` when it could not run (inputs, keys, files). */
@@ -27,10 +27,10 @@ export interface RunReport {
   /** The branch the project gate is narrowed to, as resolved from `branch_id` and last read. */
   branch?: Branch
   /**
-   * `before`: the teardown the gate runs ahead of. The core knows it where it shapes the wait and
-   * its words: the whole project until idle, a failure only warned about, no branch readiness.
+   * The wait as the plan decided it: what it covers (the whole project until idle: a failure only
+   * warned about, no branch readiness), and a step's words for it.
    */
-  before?: TeardownAction
+  waitPlan?: WaitPlan
   wait?: WaitResult
   requests: RequestStats
   /** The polling pace: how many 429s were met, the slowest pace. */

@@ -46,8 +46,6 @@ export interface ReportSection {
   unwaitedLine?(report: RunReport): Phrase | undefined
   /** What a success adds to the operations that finished (`the database … answered`). */
   successLine?(report: RunReport): Phrase | undefined
-  /** Cut short with nothing in flight: what the step never got to (`the branch was not checked`). */
-  unfinishedLine?(report: RunReport): Phrase | undefined
   /** The step's error line, when it failed the gate. */
   errorLine?(report: RunReport): string | undefined
   /** Paragraphs under the first line, whatever the outcome (what the step could not do). */
@@ -57,8 +55,6 @@ export interface ReportSection {
     place: 'above-operations' | 'below-operations'
     render(format: ReportFormat, report: RunReport, limits: SummaryLimits): string[]
   }
-  /** Whether the step ended the run before the wait: then no operation was to be read. */
-  endedBeforeWait?(report: RunReport): boolean
   /** Its outputs, in order, and its JSON array. */
   outputs?(
     report: RunReport

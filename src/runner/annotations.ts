@@ -31,8 +31,8 @@ export function annotationsFor(report: RunReport): Annotation[] {
     ? firstOf(SECTIONS, (section) => section.annotation?.(report, line))
     : undefined
   if (decided?.alone) return [decided.annotation]
-  // Before a teardown, an operation that ended in failure is no failure of the gate's.
-  const failed = report.before ? [] : facts.failed
+  // On a project waited for until idle, an operation that ended in failure is no failure of the gate's.
+  const failed = report.waitPlan?.covers === 'idle project' ? [] : facts.failed
   const annotations = failed.slice(0, MAX_OPERATION_ANNOTATIONS).map((operation) => ({
     title: truncate(
       `${operation.action ?? 'operation'} ${operation.status} on ${operation.branch_id ?? 'its branch'}`,
@@ -66,7 +66,7 @@ export function annotationsFor(report: RunReport): Annotation[] {
 /** A timeout with something read: what was still in flight, or what the gate was still waiting for. */
 function timeoutAnnotation(report: RunReport, facts: OperationFacts): Annotation {
   const first = facts.inFlight[0]
-  const unchecked = !first && unfinishedStep(SECTIONS, report)
+  const unchecked = !first && unfinishedStep(report)
   // The wait ended; the branch check after it was cut short: the error says how.
   if (unchecked) {
     return {

@@ -5,8 +5,9 @@
  * and checked together, so that one error names every bad input.
  */
 import { z } from 'zod'
-import { NOT_GIVEN, refusesEmpty } from '../domain/input-catalog.js'
-import { CONTRACT_NAMING, type InputName, type InputNaming } from '../domain/input-naming.js'
+import { NOT_GIVEN } from '../domain/input-catalog.js'
+import { CONTRACT_NAMING, type InputNaming } from '../domain/input-naming.js'
+import { type InputName, refusesEmpty } from '../gate/input-catalog.js'
 import { idInput } from '../domain/input-fields.js'
 import { type Inputs, parseInputs } from '../gate/inputs.js'
 

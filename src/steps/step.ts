@@ -1,13 +1,16 @@
 /*
- * One optional step of the gate (src/steps/<step>/): when it applies, its run, and its section of
- * the report. src/gate/steps.ts lists them in order, and gate.ts runs the list: those `before-wait`
- * ahead of the wait, those `after-wait` once it succeeded. A step imports no other step.
+ * One optional step of the gate (src/steps/<step>/): its hook into the gate's plan, its run, and
+ * its section of the report. src/gate/steps.ts lists them in order; src/gate/plan.ts asks each
+ * hook in that order, and gate.ts runs the plan: the steps `before-wait` ahead of the wait, those
+ * `after-wait` once it succeeded. A step imports no other step.
  */
 import type { ApiClient } from '../api/api-client.js'
 import type { Pace } from '../api/pace.js'
 import type { Clock } from '../domain/clock.js'
+import type { GateKind } from '../domain/gate-kind.js'
 import type { Logger } from '../domain/logger.js'
 import type { Branch } from '../domain/schemas.js'
+import type { WaitPlan } from '../domain/wait-plan.js'
 import type { RunReport } from '../report/report.js'
 import type { ReportSection } from '../report/section.js'
 
@@ -27,17 +30,30 @@ export interface StepContext {
   branch?: Branch
 }
 
+/**
+ * The gate's plan as a step's hook sees it (src/gate/plan.ts): the inputs the run reads, the gate,
+ * the wait, and what ends a run that the gate alone would not end.
+ */
+export interface PlanDraft<Given> {
+  inputs: Given
+  gate: GateKind
+  wait: WaitPlan
+  /** `branch_id` names no branch: whether that is the goal, said in the report (then no wait). */
+  branchGone?: (report: RunReport, logger: Logger) => boolean
+  /** Once the run ended, whatever ended it. */
+  ending?: (report: RunReport, logger: Logger) => void
+}
+
 /** A step over the inputs it reads (`Given`), with what it needs beside the context (`Needs`). */
 export interface Step<Given, Needs = object> {
   section: ReportSection
-  /** Whether the inputs ask for it. */
-  applies(inputs: Given): boolean
-  /** What the report says of the step from the start, whether it applies or not. */
+  /**
+   * Its hook into the plan: the plan with the step in it, shaped as it needs, or undefined when the
+   * inputs do not ask for it.
+   */
+  plan<Draft extends PlanDraft<Given>>(draft: Draft): Draft | undefined
+  /** What the report says of the step from the start, whether it runs or not. */
   start?(inputs: Given, report: RunReport): void
-  /** Its run, when it applies: ahead of the wait, or once the wait succeeded (section.phase). */
+  /** Its run, when it is in the plan: ahead of the wait, or once the wait succeeded (section.phase). */
   run(inputs: Given, report: RunReport, context: StepContext & Needs): Promise<void>
-  /** `branch_id` names no branch: true when that is the step's goal (gone before a delete). */
-  branchGone?(inputs: Given, report: RunReport, logger: Logger): boolean
-  /** Once the run ended, whatever ended it. */
-  end?(inputs: Given, report: RunReport, logger: Logger): void
 }

@@ -5,7 +5,6 @@ import { type PageWalk, type PageWalkEnd, walkPages } from '../api/paging.js'
 import type { BranchReader } from '../api/resources/branches.js'
 import { operationsCursor } from '../api/resources/operations.js'
 import type { Branch, Operation, OperationList } from '../domain/schemas.js'
-import type { TeardownAction } from '../domain/teardown-action.js'
 import { apiTime, createdBefore } from '../domain/api-time.js'
 import { isUnfinished } from '../domain/operation-status.js'
 import { BranchHistory } from './branch-history.js'
@@ -52,10 +51,10 @@ export interface ProjectGateOptions {
   branch?: { branch: Branch; reader: BranchReader }
   isDone: IsDone
   /**
-   * Before a teardown (`before`): the whole project is gated for the branch's sake, and what ended
-   * in failure before the gate started is only warned about, worded so.
+   * The whole project gated until idle for a step's sake (the plan's `idle project`): why what ended
+   * in failure before the gate started stops nothing, beside each warning.
    */
-  teardown?: TeardownAction
+  failuresWhy?: string
   /**
    * When the gate started, on `clock.now()`: what ended just before it is judged too, on the API's
    * clock (`clock.wallNow()` once the API has answered: its Date header).
@@ -211,8 +210,8 @@ export class ProjectGateSource implements OperationSource {
     for (const { operation, failsGate } of this.recentFailures) {
       if (failsGate) this.tracked.set(operation.id, operation)
     }
-    const { logger, teardown } = this.options
-    warnRecentFailures(this.recentFailures, logger, teardown)
+    const { logger, failuresWhy } = this.options
+    warnRecentFailures(this.recentFailures, logger, failuresWhy)
   }
 
   /**

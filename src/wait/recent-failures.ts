@@ -9,7 +9,6 @@ import type { Logger } from '../domain/logger.js'
 import { classifyStatus } from '../domain/operation-status.js'
 import { plural } from '../domain/phrase.js'
 import type { Operation } from '../domain/schemas.js'
-import type { TeardownAction } from '../domain/teardown-action.js'
 import { truncate } from '../domain/untrusted-text.js'
 
 /**
@@ -79,7 +78,7 @@ export class RecentOperations {
    * compute, a newer successful `start_compute` (the compute runs): a newer `suspend_compute`,
    * `check_availability` or `cancelled` proves neither. One that could supersede it but is still in
    * flight decides once it ends (the gate waits on it). With `branchGated`, an `error` fails the gate
-   * whatever its age, and a `cancelled` is a warning; on the whole project (or before a teardown)
+   * whatever its age, and a `cancelled` is a warning; on the whole project (or until it is idle)
    * only those created in the 15 minutes before the gate started are reported, as warnings. In the
    * list's order, newest first: two with the same `created_at` are as the list gives them.
    */
@@ -145,24 +144,24 @@ function endedAgo(operation: Operation, startedAt: number): number | undefined {
 }
 
 /**
- * One warning for each failure that does not fail the gate (the first few, then a count); before a
- * teardown (`teardown`), none does.
+ * One warning for each failure that does not fail the gate (the first few, then a count); on a
+ * project waited for until idle, none does, and `failuresWhy` says why.
  */
 export function warnRecentFailures(
   failures: RecentFailure[],
   logger: Logger,
-  teardown?: TeardownAction
+  failuresWhy?: string
 ): void {
   const warned = failures.filter((failure) => !failure.failsGate)
   for (const { operation, endedAgoMs } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
     const action = truncate(operation.action ?? 'operation', 80)
     const branch = truncate(operation.branch_id ?? 'its branch', 80)
     const error = operation.error ? `: "${truncate(operation.error, 300)}"` : ''
-    const gated = teardown
-      ? `before a ${teardown}, a failure is no reason to stop: a broken branch is one to ${teardown}`
-      : operation.status === 'cancelled'
+    const gated =
+      failuresWhy ??
+      (operation.status === 'cancelled'
         ? 'a cancelled operation does not fail the gate'
-        : 'the project gate does not fail on it; gate on its branch to fail on it'
+        : 'the project gate does not fail on it; gate on its branch to fail on it')
     logger.warning(
       `Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`
     )

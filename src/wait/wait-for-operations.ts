@@ -29,16 +29,15 @@ export interface WaitOptions {
   deadline: number
   failFast: boolean
   /**
-   * Before a teardown (`before`): the wait is for the project to be idle, so an operation that ended
-   * in failure does not end it; every operation final is a `success`, failed ones included, and the
-   * wait ends saying that the project is idle, never `outcome: success` (the check may block it).
+   * The wait is for the project to be idle (the plan's `idle project`), so an operation that ended
+   * in failure does not end it: every operation final is a `success`, failed ones included.
    */
   untilIdle?: boolean
   /**
-   * A database check comes after a success: the wait then ends saying that the control plane is
-   * done, never `outcome: success` (the check may still fail).
+   * What a step after a success does (the plan's `next`): the wait then ends saying so, never
+   * `outcome: success` (the step may still fail).
    */
-  databaseCheckNext: boolean
+  next?: string
 }
 
 export interface WaitDependencies {
@@ -214,16 +213,14 @@ function verdictOf(
 /** The wait's last log line: its outcome, or what comes next after a success. */
 function endingOf(
   outcome: Outcome,
-  { databaseCheckNext, untilIdle }: WaitOptions,
+  { next }: WaitOptions,
   observed: boolean,
   reason: string | undefined
 ): string {
   const unread = observed ? '' : ', before the operations could be read'
-  return outcome === 'success' && databaseCheckNext
-    ? 'control plane done; the database check comes next'
-    : outcome === 'success' && untilIdle
-      ? 'the project is idle; the branch check comes next'
-      : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`
+  return outcome === 'success' && next
+    ? next
+    : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`
 }
 
 function describe(operation: Operation): string {

@@ -7,7 +7,11 @@ import { EventEmitter } from 'node:events'
 import { Readable } from 'node:stream'
 import { runCommand } from '../../../src/command/main.js'
 import { type Clock, systemClock } from '../../../src/domain/clock.js'
+import { afterAll, beforeAll } from '@jest/globals'
 import { KEYS, PROJECT } from '../neon/ids.js'
+import { demoWorld } from '../neon/scenarios.ts'
+import { type ApiServer, startApiServer } from '../neon/server.ts'
+import type { World } from '../neon/world.ts'
 
 export interface InProcessOptions {
   env?: Record<string, string>
@@ -62,4 +66,23 @@ export async function commandInProcess(
     >
   })
   return { code, stdout, stderr }
+}
+
+/**
+ * One demo world and its server for a whole test file (started before its tests, closed after
+ * them), and the command in process against it: `demo.world`, `demo.server`, `demo.command(args)`.
+ */
+export function demoForFile() {
+  const demo = {
+    world: undefined as unknown as World,
+    server: undefined as unknown as ApiServer,
+    command: (args: string[], options: InProcessOptions = {}) =>
+      commandInProcess(demo.server, args, options)
+  }
+  beforeAll(async () => {
+    demo.world = demoWorld()
+    demo.server = await startApiServer(demo.world)
+  })
+  afterAll(() => demo.server.close())
+  return demo
 }

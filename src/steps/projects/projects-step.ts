@@ -5,6 +5,7 @@
  */
 import type { ProjectListing } from '../../api/resources/projects.js'
 import { booleanInput, idInput, ORG_ID_PATTERN } from '../../domain/input-fields.js'
+import type { InputEntry } from '../../domain/input-catalog.js'
 import { plural } from '../../domain/phrase.js'
 import { formatDate, type ReportFormat } from '../../report/report-format.js'
 import { limitedTable } from '../../report/operations-section.js'
@@ -20,11 +21,32 @@ declare module '../../report/report.js' {
 
 const MAX_UNAVAILABLE_IDS = 20
 
-/** Its inputs, by name: whether to list, and the organization whose projects to list. */
+/** Its inputs in the catalog: whether to list, and the organization whose projects to list. */
 export const PROJECTS_INPUTS = {
-  list_projects: booleanInput(false),
-  org_id: idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678')
-}
+  list_projects: {
+    typed: 'listProjects',
+    schema: () => booleanInput(false),
+    command: { flag: { name: 'list-projects', boolean: true } },
+    help: { part: 'what', flags: [['--list-projects', 'also list the projects the key can see']] },
+    docs: {
+      default: 'false',
+      summary: 'Also list the projects the key can see (every page)',
+      description: 'Also list every project the key can see (all pages).'
+    }
+  },
+  org_id: {
+    typed: 'orgId',
+    schema: () => idInput(ORG_ID_PATTERN, 'an organization id such as org-example-12345678'),
+    command: { flag: { name: 'org-id' } },
+    help: { part: 'what', flags: [['--org-id ORG', 'the organization whose projects to list']] },
+    docs: {
+      default: '',
+      summary: 'Organization to list (a personal key in several)',
+      description:
+        "Organization whose projects list_projects lists. A personal key must name one on the live API; without it, the key's only organization is used, and a key in several fails with an error listing them."
+    }
+  }
+} as const satisfies Record<string, InputEntry>
 
 function projectsSection(
   format: ReportFormat,
@@ -78,7 +100,7 @@ const PROJECTS_SECTION: ReportSection = {
 
 export const PROJECTS_STEP: Step<{ listProjects: boolean; orgId?: string }> = {
   section: PROJECTS_SECTION,
-  applies: (inputs) => inputs.listProjects,
+  plan: (draft) => (draft.inputs.listProjects ? draft : undefined),
   run: async (inputs, report, { client, logger }) => {
     report.listing = await client.projects.listProjects(inputs.orgId)
     logger.info(`Found ${plural(report.listing.projects.length, 'project')}`)

@@ -10,7 +10,7 @@
 import type { BranchesReader } from '../../api/resources/branches.js'
 import { ApiError, UnrecoverableRequestError } from '../../domain/errors.js'
 import type { Branch, TeardownBranch } from '../../domain/schemas.js'
-import type { TeardownAction } from '../../domain/teardown-action.js'
+import type { TeardownAction } from './teardown-action.js'
 import { truncate } from '../../domain/untrusted-text.js'
 import {
   NoSuchBranchError,

@@ -6,7 +6,7 @@
  * them.
  */
 import type { RelatedBranch, RestrictedAction, TeardownBranch } from '../../domain/schemas.js'
-import type { TeardownAction } from '../../domain/teardown-action.js'
+import type { TeardownAction } from './teardown-action.js'
 
 /**
  * One reason the API would refuse, with what a person needs to act on it: `root`, `default`,

@@ -95,18 +95,11 @@ function teardownOutputs({ teardown }: RunReport): Record<string, OutputValue> {
 export const TEARDOWN_SECTION: ReportSection = {
   phase: 'after-wait',
   outcomeLine: teardownLine,
-  // The project idle, but the run cut short before the branch check decided.
-  unfinishedLine: (report) =>
-    report.before && !report.teardown
-      ? ['the project is idle, but the branch was not checked']
-      : undefined,
   errorLine: ({ teardown }) =>
     teardown?.preflight === 'blocked'
       ? phraseText(capitalized(teardownPhrase(teardown)))
       : undefined,
   summary: { place: 'above-operations', render: teardownSection },
-  // A branch gone before the first poll ends a delete at once: no error, nothing left to read.
-  endedBeforeWait: (report) => report.teardown?.preflight === 'gone',
   outputs: (report) => ({ values: teardownOutputs(report) }),
   // What blocks the branch, titled with the action, the branch and the reasons; alone.
   annotation: ({ teardown }, errorLine) => {

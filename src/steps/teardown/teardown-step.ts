@@ -9,17 +9,19 @@ import type { Logger } from '../../domain/logger.js'
 import { isUnfinished } from '../../domain/operation-status.js'
 import { phraseText } from '../../domain/phrase.js'
 import type { Branch } from '../../domain/schemas.js'
-import type { TeardownAction } from '../../domain/teardown-action.js'
+import type { TeardownAction } from './teardown-action.js'
 import { type RunReport, seenOperations } from '../../report/report.js'
 import type { Step } from '../step.js'
 import { checkTeardown, goneBeforeDelete, type TeardownCheck } from './teardown-check.js'
 import { TEARDOWN_SECTION } from './teardown-section.js'
 import { capitalized, failedWhileIdling, teardownNotes, teardownPhrase } from './teardown-words.js'
 
-/** The inputs a teardown needs: `before`, and `branch_id` as given. */
+/** The inputs a teardown reads: `before` and `branch_id` as given; those its plan turns off. */
 interface TeardownInputs {
   before?: TeardownAction
   branchId?: string
+  failFast: boolean
+  database?: unknown
 }
 
 /**
@@ -71,17 +73,45 @@ function teardownBusy(report: RunReport, { before: action }: TeardownInputs, log
   }
 }
 
+/**
+ * Its plan: the whole project until idle, `fail_fast` off and no database query (a failure is no
+ * reason to stop a teardown, and a branch about to go is not queried; the front ends warn that
+ * these are ignored); a branch gone before a delete ends the run, and so does `busy`.
+ */
+const teardownPlan: Step<TeardownInputs>['plan'] = (draft) => {
+  const { inputs } = draft
+  const action = inputs.before
+  if (!action) return undefined
+  return {
+    ...draft,
+    gate: 'teardown',
+    inputs: { ...inputs, failFast: false, database: undefined },
+    wait: {
+      ...draft.wait,
+      covers: 'idle project',
+      failFast: false,
+      next: 'the project is idle; the branch check comes next',
+      idle: {
+        for: `before a ${action}`,
+        then: 'whether the branch can go',
+        failuresWhy: `before a ${action}, a failure is no reason to stop: a broken branch is one to ${action}`,
+        unchecked: 'the project is idle, but the branch was not checked'
+      }
+    },
+    branchGone: (report, logger) => {
+      if (action !== 'delete' || !inputs.branchId) return false
+      teardownDecided(report, goneBeforeDelete({ name: inputs.branchId }), logger)
+      return true
+    },
+    ending: (report, logger) => teardownBusy(report, inputs, logger)
+  }
+}
+
 export const TEARDOWN_STEP: Step<TeardownInputs> = {
   section: TEARDOWN_SECTION,
-  applies: (inputs) => inputs.before !== undefined,
+  plan: teardownPlan,
   run: async (inputs, report, { client, projectId, branch, logger }) => {
     if (projectId && branch)
       await checkBeforeTeardown(client, inputs, { projectId, branch }, report, logger)
-  },
-  branchGone: (inputs, report, logger) => {
-    if (inputs.before !== 'delete' || !inputs.branchId) return false
-    teardownDecided(report, goneBeforeDelete({ name: inputs.branchId }), logger)
-    return true
-  },
-  end: (inputs, report, logger) => teardownBusy(report, inputs, logger)
+  }
 }

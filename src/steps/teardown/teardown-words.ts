@@ -6,7 +6,7 @@
 import { classifyStatus } from '../../domain/operation-status.js'
 import { type Phrase, phraseText, plural } from '../../domain/phrase.js'
 import type { Operation, RelatedBranch, RestrictedAction } from '../../domain/schemas.js'
-import type { TeardownAction } from '../../domain/teardown-action.js'
+import type { TeardownAction } from './teardown-action.js'
 import type { TeardownCheck } from './teardown-check.js'
 import type { Blocker } from './teardown-rules.js'
 

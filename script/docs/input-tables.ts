@@ -1,0 +1,93 @@
+/*
+ * npm run docs: the input tables of action.yml, docs/usage.md and docs/cli.md, written from the
+ * input catalog (src/gate/input-catalog.ts) between their generated markers; the command's --help is
+ * made from it when it runs. __tests__/tooling/docs.test.ts fails when a written table is stale.
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { inputEntries } from '../../src/gate/input-catalog.js'
+
+const root = join(import.meta.dirname, '..', '..')
+
+/** Where a generated part stands in each file: between its two marker lines. */
+const MARKERS = {
+  'action.yml': ['  # inputs of the catalog: npm run docs', '  # end of the catalog'],
+  'docs/usage.md': ['<!-- inputs: npm run docs -->', '<!-- end of inputs -->'],
+  'docs/cli.md': ['<!-- flags of the inputs: npm run docs -->', '<!-- end of flags -->']
+} as const
+
+type Doc = keyof typeof MARKERS
+
+/** A YAML string as Prettier writes it: in double quotes when it holds a single quote. */
+const yamlText = (text: string) =>
+  text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replace(/'/g, "''")}'`
+const cell = (text: string) => text.replace(/\|/g, '\\|')
+
+/** A Markdown table, its columns padded as Prettier pads them. */
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, index) =>
+    Math.max(header.length, ...rows.map((row) => [...row[index]].length))
+  )
+  const line = (cells: string[]) =>
+    `| ${cells.map((text, index) => text + ' '.repeat(widths[index] - [...text].length)).join(' | ')} |`
+  return [line(headers), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join(
+    '\n'
+  )
+}
+
+const GENERATED: Record<Doc, () => string> = {
+  'action.yml': () =>
+    inputEntries()
+      .flatMap(([name, { docs }]) => [
+        `  ${name}:`,
+        `    description: ${yamlText(docs.description)}`,
+        `    required: ${docs.default === undefined}`,
+        ...(docs.default === undefined ? [] : [`    default: ${yamlText(docs.default)}`])
+      ])
+      .join('\n'),
+  'docs/usage.md': () =>
+    table(
+      ['input', 'default', 'meaning'],
+      inputEntries().map(([name, { docs, secret }]) => [
+        `\`${name}\``,
+        docs.default === undefined ? 'required' : docs.default && `\`${docs.default}\``,
+        cell(`${docs.summary}${secret ? '; a secret' : ''}`)
+      ])
+    ),
+  // Each flag of an input (a secret's: the file that holds it): the first says the input's summary.
+  'docs/cli.md': () =>
+    table(
+      ['flag', 'default', 'meaning'],
+      inputEntries().flatMap(([, { command, help, docs }]) => {
+        const flags = 'flags' in help ? help.flags : [[`--${command.file ?? ''} PATH`] as const]
+        return flags.map(([usage, ...lines], index) => [
+          `\`${cell(usage)}\``,
+          index === 0 && command.env ? `\`${command.env}\`` : '',
+          cell(index === 0 ? docs.summary : lines.join(' '))
+        ])
+      })
+    )
+}
+
+/** `doc` as it is, and as npm run docs writes it. */
+export function inputTables(doc: Doc): { written: string; generated: string } {
+  const written = readFileSync(join(root, doc), 'utf8')
+  const [start, end] = MARKERS[doc]
+  const from = written.indexOf(`${start}\n`)
+  const to = written.indexOf(`\n${end}`)
+  if (from < 0 || to < from) throw new Error(`${doc}: no ${start} … ${end}`)
+  const before = written.slice(0, from + start.length + 1)
+  const blank = doc === 'action.yml' ? '' : '\n'
+  return {
+    written,
+    generated: `${before}${blank}${GENERATED[doc]()}\n${blank}${written.slice(to + 1)}`
+  }
+}
+
+if (import.meta.main) {
+  for (const doc of Object.keys(MARKERS) as Doc[]) {
+    const { written, generated } = inputTables(doc)
+    if (generated !== written) writeFileSync(join(root, doc), generated)
+    console.log(`${doc}: ${generated === written ? 'up to date' : 'written'}`)
+  }
+}

@@ -1,0 +1,39 @@
+/*
+ * The input catalog: every input of the gate, one entry each (domain/input-catalog.ts says what an
+ * entry holds), the core's and each step's, in the contract's order (action.yml's). The typed
+ * inputs (inputs.ts), the command's flags and help, the secrets to redact and the docs' input
+ * tables (npm run docs) are derived from it.
+ */
+import { CORE_INPUTS } from '../domain/core-inputs.js'
+import type { InputEntry } from '../domain/input-catalog.js'
+import { DATABASE_INPUTS } from '../steps/database/database-step.js'
+import { PROJECTS_INPUTS } from '../steps/projects/projects-step.js'
+import { TEARDOWN_INPUTS } from '../steps/teardown/teardown-input.js'
+
+const { api_key, project_id, operation_id, branch_id, ...how } = CORE_INPUTS
+
+export const INPUT_CATALOG = {
+  api_key,
+  project_id,
+  operation_id,
+  branch_id,
+  ...PROJECTS_INPUTS,
+  ...how,
+  ...DATABASE_INPUTS,
+  ...TEARDOWN_INPUTS
+}
+
+export type InputName = keyof typeof INPUT_CATALOG
+
+/** Every input by name, in the catalog's order. */
+export const INPUT_NAMES = Object.keys(INPUT_CATALOG) as InputName[]
+
+/** Each entry, typed as an entry (the catalog's literal types are for its names). */
+export const inputEntries = (): [InputName, InputEntry][] =>
+  Object.entries(INPUT_CATALOG) as [InputName, InputEntry][]
+
+export const inputEntry = (name: InputName): InputEntry => INPUT_CATALOG[name]
+
+/** Given empty, an input error (`refusesEmpty`): its "not given" is undefined, never ''. */
+export const refusesEmpty = (name: string): boolean =>
+  Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name as InputName).refusesEmpty === true
