@@ -7,12 +7,21 @@
 import { describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { EventEmitter } from 'node:events'
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+  writeFileSync
+} from 'node:fs'
 import { join } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
 import { exitCodeOf } from '../src/command/exit-codes.js'
 import { Progress } from '../src/command/progress.js'
-import { readSecretFile } from '../src/command/secrets.js'
+import { readApiKey, readSecretFile } from '../src/command/secrets.js'
 import { type Clock, systemClock } from '../src/domain/clock.js'
 import type { RunReport } from '../src/report/report.js'
 import { operationIn } from './support/neon/scenarios.ts'
@@ -412,6 +421,29 @@ describe('readSecretFile', () => {
     })
   })
 
+  it('a pipe whose writer is there but slow (`<(pass show neon)`) is read as its bytes come', async () => {
+    await inTempDir(async (dir) => {
+      const fifo = join(dir, 'fifo')
+      execFileSync('mkfifo', [fifo])
+      const reading = read(fifo)
+      // The writer opens once the reader has (ENXIO until then), then holds the pipe empty a while:
+      // the reader meets EAGAIN and reads on.
+      let writer: number | undefined
+      while (writer === undefined) {
+        try {
+          writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      writeSync(writer, 'napi_slow_key\n')
+      closeSync(writer)
+      expect(await reading).toBe('napi_slow_key')
+    })
+  })
+
   it('standard input that never ends is given up at the time limit', async () => {
     const endless = new Readable({ read: () => undefined })
     await expect(
@@ -450,5 +482,28 @@ describe('readSecretFile', () => {
         ).rejects.toThrow('--api-key-file: nothing came from it within 0 ms, what was left of the')
       }
     })
+  })
+})
+
+describe('readApiKey', () => {
+  const reading = { stdin: Readable.from([]), limitMs: 5000 }
+
+  it('from --api-key-file when given, else NEON_API_KEY without the white space around it', async () => {
+    await inTempDir(async (dir) => {
+      writeFileSync(join(dir, 'key'), 'napi_from_file\n')
+      const env = { NEON_API_KEY: 'napi_from_env' }
+      expect(await readApiKey(join(dir, 'key'), env, reading)).toBe('napi_from_file')
+      expect(await readApiKey(undefined, { NEON_API_KEY: ' napi_from_env\n' }, reading)).toBe(
+        'napi_from_env'
+      )
+    })
+  })
+
+  it('neither, or NEON_API_KEY of white space: a usage error that says both ways', async () => {
+    for (const env of [{}, { NEON_API_KEY: ' \t' }]) {
+      await expect(readApiKey(undefined, env, reading)).rejects.toThrow(
+        'NEON_API_KEY is not set: export the API key as NEON_API_KEY, or give --api-key-file PATH'
+      )
+    }
   })
 })
