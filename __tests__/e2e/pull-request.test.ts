@@ -404,7 +404,8 @@ describe('pull requests: whose comment, and only one', () => {
     expect(again.body).toMatch(/\n<p><b>✅ success<\/b>/)
     expect(again.body).not.toContain('❌')
     expect(again.body).toContain('actions/runs/778')
-  })
+    // A ceiling only: four bundle runs, each about 2 s alone, on a loaded machine.
+  }, 180_000)
 
   it('the key, base64-encoded after "Bearer ", never reaches the comment', async () => {
     const api = await github()
