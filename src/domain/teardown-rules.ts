@@ -5,8 +5,8 @@
  * action the branch lists in `restricted_actions` is refused. The rules as data: the report words
  * them.
  */
-import type { RelatedBranch, RestrictedAction, TeardownBranch } from '../../domain/schemas.js'
-import type { TeardownAction } from '../../domain/teardown-action.js'
+import type { RelatedBranch, RestrictedAction, TeardownBranch } from './schemas.js'
+import type { TeardownAction } from './teardown-action.js'
 
 /**
  * One reason the API would refuse, with what a person needs to act on it: `root`, `default`,
