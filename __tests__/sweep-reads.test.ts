@@ -136,6 +136,51 @@ describe("a sweep's reads", () => {
     ])
   })
 
+  it('thousands of branches over many pages, judged whole; at the page cap, what was not read is said', async () => {
+    const { world, client } = setup()
+    const add = (from: number, count: number) => {
+      for (let i = from; i < from + count; i++) {
+        // Every third one changed within older_than; the rest 8 days ago.
+        const days = i % 3 === 0 ? 2 : 8
+        world.addBranch(PROJECT, {
+          id: `br-pr-${String(i).padStart(6, '0')}`,
+          name: `preview/pr-${i}`,
+          createdAt: world.now() - 30 * DAY + i,
+          updatedAt: world.now() - days * DAY
+        })
+      }
+    }
+    add(1, 2999)
+    const judged = async () => {
+      const { branches, cut } = await client.branches.listBranches(PROJECT, {
+        unseen: 'the stale branches among the rest are not listed'
+      })
+      const computes = await client.computes.listProjectComputes(PROJECT)
+      const pattern = sweepPatternInput.parse('preview/pr-{pr}')
+      const verdict = judgeSweep({
+        branches,
+        computes,
+        pattern,
+        now: world.now(),
+        olderThanMs: 7 * DAY
+      })
+      return { verdict, cut, read: branches.length }
+    }
+    const whole = await judged()
+    expect(whole.cut).toBeUndefined()
+    expect(whole.read).toBe(3000)
+    expect(whole.verdict.matched).toBe(2999)
+    expect(whole.verdict.stale).toHaveLength(2999 - 999)
+    expect(api!.requests.filter((request) => request.route === 'branches')).toHaveLength(30)
+    add(3000, 2500)
+    const capped = await judged()
+    expect(capped.cut).toBe('50 pages')
+    expect(capped.read).toBe(5000)
+    expect(lines).toContain(
+      `Read 5000 branches of project "${PROJECT}" and stopped there (50 pages): the stale branches among the rest are not listed`
+    )
+  })
+
   it('a compute of another project, or one without its branch, is no answer to trust', async () => {
     const { world, client } = setup()
     addStalePreviews(world)
