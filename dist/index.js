@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1163);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9350);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1163:
+/***/ 9350:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -42273,9 +42273,12 @@ const TeardownBranchSchema = BranchSchema.extend({
     restricted_actions: array(object({ name: schemas_string(), reason: optionalString })).nullish()
 });
 const TeardownBranchResponseSchema = object({ branch: TeardownBranchSchema });
-/** Every branch of the project with its parent: the children of the one to delete or reset. */
+/**
+ * Every branch of the project with its parent (the children of the one to delete or reset), and
+ * what a sweep judges each by: what a teardown reads of one branch, and when it last changed.
+ */
 const BranchFamilyListSchema = object({
-    branches: array(BranchSchema.extend({ parent_id: optionalString })),
+    branches: array(TeardownBranchSchema.extend({ updated_at: optionalString })),
     pagination: BranchPaginationSchema
 });
 /**
@@ -42290,6 +42293,13 @@ const ComputeSchema = object({
     pending_state: optionalString
 });
 const ComputeListSchema = object({ endpoints: array(ComputeSchema) });
+/**
+ * Every compute of a project (`GET /projects/{id}/endpoints`, one list, not paged), with its branch
+ * and when it was last active: a sweep's evidence of use that the branch's `updated_at` misses.
+ */
+const ProjectComputeListSchema = object({
+    endpoints: array(ComputeSchema.extend({ branch_id: schemas_string().min(1), last_active: optionalString }))
+});
 const OrganizationSchema = object({ id: schemas_string().min(1), name: optionalString });
 const OrganizationListSchema = object({ organizations: array(OrganizationSchema) });
 const ErrorBodySchema = object({
@@ -42728,6 +42738,30 @@ class BranchesReader {
     }
 }
 
+;// CONCATENATED MODULE: ./src/api/resources/computes.ts
+
+
+class ComputesReader {
+    core;
+    constructor(core) {
+        this.core = core;
+    }
+    /**
+     * Every compute of the project (`GET /projects/{id}/endpoints`: one list, not paged, as Neon's
+     * OpenAPI document has it), each of that project and naming its branch.
+     */
+    async listProjectComputes(projectId) {
+        const { endpoints } = await this.core.get({
+            segments: ['projects', projectId, 'endpoints'],
+            schema: ProjectComputeListSchema,
+            subject: `the computes of project "${projectId}"`,
+            pacing: 'poll',
+            mismatch: (list) => strangerIn(list.endpoints, projectId, 'compute')
+        });
+        return endpoints;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/resources/operations.ts
 
 
@@ -42888,16 +42922,19 @@ class ProjectsReader {
 
 
 
+
 class ApiClient {
     stats;
     operations;
     branches;
+    computes;
     projects;
     constructor(options) {
         const core = new ApiCore(options);
         this.stats = core.stats;
         this.operations = new OperationsReader(core);
         this.branches = new BranchesReader(core, options.logger);
+        this.computes = new ComputesReader(core);
         this.projects = new ProjectsReader(core, new OrganizationsReader(core), options.logger);
     }
 }
@@ -45591,7 +45628,7 @@ function invalidInput(problems) {
     return new InputError(`Invalid input: ${problems.join('; ')}`);
 }
 
-;// CONCATENATED MODULE: ./src/steps/teardown/teardown-rules.ts
+;// CONCATENATED MODULE: ./src/domain/teardown-rules.ts
 /**
  * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
  * `delete-rw-endpoint` as examples: a name that starts with `delete` covers a delete (deleting a

@@ -480,6 +480,7 @@ describe('the users’ docs read easily', () => {
     'docs/recipes.md',
     'docs/how-the-wait-works.md',
     'docs/teardown.md',
+    'docs/sweep.md',
     'docs/troubleshooting.md',
     'docs/pull-requests.md',
     'docs/security.md',

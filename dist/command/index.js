@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3696);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2654);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3696:
+/***/ 2654:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -11061,9 +11061,12 @@ const TeardownBranchSchema = BranchSchema.extend({
     restricted_actions: array(object({ name: schemas_string(), reason: optionalString })).nullish()
 });
 const TeardownBranchResponseSchema = object({ branch: TeardownBranchSchema });
-/** Every branch of the project with its parent: the children of the one to delete or reset. */
+/**
+ * Every branch of the project with its parent (the children of the one to delete or reset), and
+ * what a sweep judges each by: what a teardown reads of one branch, and when it last changed.
+ */
 const BranchFamilyListSchema = object({
-    branches: array(BranchSchema.extend({ parent_id: optionalString })),
+    branches: array(TeardownBranchSchema.extend({ updated_at: optionalString })),
     pagination: BranchPaginationSchema
 });
 /**
@@ -11078,6 +11081,13 @@ const ComputeSchema = object({
     pending_state: optionalString
 });
 const ComputeListSchema = object({ endpoints: array(ComputeSchema) });
+/**
+ * Every compute of a project (`GET /projects/{id}/endpoints`, one list, not paged), with its branch
+ * and when it was last active: a sweep's evidence of use that the branch's `updated_at` misses.
+ */
+const ProjectComputeListSchema = object({
+    endpoints: array(ComputeSchema.extend({ branch_id: schemas_string().min(1), last_active: optionalString }))
+});
 const OrganizationSchema = object({ id: schemas_string().min(1), name: optionalString });
 const OrganizationListSchema = object({ organizations: array(OrganizationSchema) });
 const ErrorBodySchema = object({
@@ -11516,6 +11526,30 @@ class BranchesReader {
     }
 }
 
+;// CONCATENATED MODULE: ./src/api/resources/computes.ts
+
+
+class ComputesReader {
+    core;
+    constructor(core) {
+        this.core = core;
+    }
+    /**
+     * Every compute of the project (`GET /projects/{id}/endpoints`: one list, not paged, as Neon's
+     * OpenAPI document has it), each of that project and naming its branch.
+     */
+    async listProjectComputes(projectId) {
+        const { endpoints } = await this.core.get({
+            segments: ['projects', projectId, 'endpoints'],
+            schema: ProjectComputeListSchema,
+            subject: `the computes of project "${projectId}"`,
+            pacing: 'poll',
+            mismatch: (list) => strangerIn(list.endpoints, projectId, 'compute')
+        });
+        return endpoints;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/resources/operations.ts
 
 
@@ -11676,16 +11710,19 @@ class ProjectsReader {
 
 
 
+
 class ApiClient {
     stats;
     operations;
     branches;
+    computes;
     projects;
     constructor(options) {
         const core = new ApiCore(options);
         this.stats = core.stats;
         this.operations = new OperationsReader(core);
         this.branches = new BranchesReader(core, options.logger);
+        this.computes = new ComputesReader(core);
         this.projects = new ProjectsReader(core, new OrganizationsReader(core), options.logger);
     }
 }
@@ -14379,7 +14416,7 @@ function invalidInput(problems) {
     return new InputError(`Invalid input: ${problems.join('; ')}`);
 }
 
-;// CONCATENATED MODULE: ./src/steps/teardown/teardown-rules.ts
+;// CONCATENATED MODULE: ./src/domain/teardown-rules.ts
 /**
  * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
  * `delete-rw-endpoint` as examples: a name that starts with `delete` covers a delete (deleting a

@@ -24,11 +24,15 @@ const GITHUB_DESCRIPTION = join(
   'api.github.com.json'
 )
 
-/** List, create, update and delete issue comments, who the token is, and a run attempt's jobs. */
+/**
+ * List, create, update and delete issue comments, who the token is, a run attempt's jobs, and a
+ * pull request (its state, for a sweep).
+ */
 const GITHUB_PATHS_USED = {
   '/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs': ['get'],
   '/repos/{owner}/{repo}/issues/{issue_number}/comments': ['get', 'post'],
   '/repos/{owner}/{repo}/issues/comments/{comment_id}': ['patch', 'delete'],
+  '/repos/{owner}/{repo}/pulls/{pull_number}': ['get'],
   '/user': ['get']
 }
 

@@ -1,11 +1,12 @@
 /*
  * The local GitHub API's endpoints (server.ts): each request logged and checked against the
- * contract; who the token is, the faults to inject, a run attempt's jobs, GET /user, and an
- * issue's comments (list, create, update, delete), with GitHub's refusals (401, 403 for a
- * read-only token or one without `actions: read`, 404, 422).
+ * contract; who the token is, the faults to inject, a run attempt's jobs, a pull request (a sweep's
+ * read of its state), GET /user, and an issue's comments (list, create, update, delete), with
+ * GitHub's refusals (401, 403 for a read-only token or one without `actions: read`, 404, 422).
  */
 import type { Contract } from '../openapi-contract.ts'
 import type { GitHubAnswer, GitHubApi, GitHubRequest, GitHubRequestRecord } from './server.ts'
+import { pullView } from './pull-views.ts'
 import { commentView, jobView, paged, userAccount } from './views.ts'
 
 /** The state, and what the handler keeps beside it: each method's count, the lists held back. */
@@ -52,6 +53,15 @@ async function respond(
   if (jobs && request.method === 'GET') {
     if (!identity.actionsRead) return NOT_ACCESSIBLE
     return jobsPage(state, url, jobs[1], [Number(jobs[2]), Number(jobs[3])])
+  }
+  const pull = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname)
+  if (pull && request.method === 'GET') {
+    const found = state.pulls.find(
+      (each) => each.repository === pull[1] && each.number === Number(pull[2])
+    )
+    if (!found) return NOT_FOUND
+    if (found.malformed) return { status: 200, body: { number: found.number, state: 'merged?' } }
+    return { status: 200, body: pullView(found, identity.user, state.apiUrl) }
   }
   if (url.pathname === '/user' && request.method === 'GET') {
     return identity.user.type === 'Bot'

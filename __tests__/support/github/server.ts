@@ -30,6 +30,16 @@ export interface StoredComment {
   updatedAt: string
 }
 
+/** A pull request, as far as a sweep reads it (issue 69): open, closed, or closed by a merge. */
+export interface StoredPull {
+  repository: string
+  number: number
+  state: 'open' | 'closed'
+  merged: boolean
+  /** Answer 200 with a body that is no pull request (a proxy's, a broken cache's). */
+  malformed?: boolean
+}
+
 /** A job of a workflow run attempt: a matrix leg, on its runner. */
 export interface GitHubJob {
   runId: number
@@ -82,6 +92,8 @@ export interface GitHubApi {
   tokens: Map<string, { user: GitHubUser; canWrite: boolean; actionsRead?: boolean }>
   /** The jobs of every workflow run attempt, as the jobs API lists them. */
   jobs: GitHubJob[]
+  /** The pull requests GET …/pulls/{pull_number} reads; any other number is 404. */
+  pulls: StoredPull[]
   addComment(repository: string, issueNumber: number, body: string, user: GitHubUser): StoredComment
   /** Answer nothing at all (a GitHub API that never answers). */
   silent: boolean
@@ -126,6 +138,7 @@ export function createGitHubApi(
     requests: [],
     tokens: new Map(),
     jobs: [],
+    pulls: [],
     silent: false,
     holdListsUntil: 0,
     faults: [],

@@ -8,7 +8,7 @@ import { type Phrase, phraseText, plural } from '../../domain/phrase.js'
 import type { Operation, RelatedBranch, RestrictedAction } from '../../domain/schemas.js'
 import type { TeardownAction } from './teardown-action.js'
 import type { TeardownCheck } from './teardown-check.js'
-import type { Blocker } from './teardown-rules.js'
+import type { Blocker } from '../../domain/teardown-rules.js'
 
 /** Child branches a line names, then a count. */
 const NAMED_CHILDREN = 10
