@@ -14,6 +14,12 @@ import { judgeTeardown } from './teardown-rules.js'
 /** A pull request's state as GitHub gives it, or why it could not be read. */
 export type PullRequestState = 'open' | 'closed' | 'merged' | { unreadable: string }
 
+/** Reads the states of pull requests by number; each one that cannot be read says why. */
+export type ReadPullRequests = (
+  numbers: readonly number[],
+  signal: AbortSignal
+) => Promise<ReadonlyMap<number, PullRequestState>>
+
 type StaleReason = 'inactive' | 'pr_closed' | 'pr_merged'
 
 /** What the `stale` output lists of a branch: `blockers` stop a delete until dealt with. */

@@ -6,8 +6,9 @@
  * Octokit is loaded only here, only when a sweep reads pull requests.
  */
 import { z } from 'zod'
-import type { PullRequestState } from '../domain/sweep-verdict.js'
+import type { PullRequestState, ReadPullRequests } from '../domain/sweep-verdict.js'
 import { truncate } from '../domain/untrusted-text.js'
+import type { GitHubContext } from './github-context.js'
 
 /** Reads one pull request: GitHub's JSON, or a throw (with `status` when GitHub answered). */
 export type PullRequestRead = (pullNumber: number) => Promise<unknown>
@@ -94,4 +95,19 @@ export async function octokitPullRequests(options: {
   const [owner, repo] = options.repository.split('/')
   return async (pullNumber) =>
     (await octokit.rest.pulls.get({ owner, repo, pull_number: pullNumber })).data
+}
+
+/**
+ * The sweep's reader of pull requests in this repository, with the token the comment uses: the
+ * states of the numbers asked for, each one that cannot be read (no token, 404, …) named with why.
+ */
+export function gitHubPullRequests(
+  context: Pick<GitHubContext, 'apiUrl' | 'repository'>,
+  token: () => string
+): ReadPullRequests {
+  return async (numbers, signal) => {
+    if (numbers.length === 0) return new Map()
+    const read = await octokitPullRequests({ ...context, token: token(), signal })
+    return readPullRequestStates(read, numbers)
+  }
 }
