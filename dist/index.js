@@ -45508,10 +45508,11 @@ const SWEEP_INPUTS = {
             part: 'what',
             flags: [
                 [
-                    'sweep --match PATTERN',
-                    'list the stale branches whose names match PATTERN: * within a',
-                    'name part (preview/*), {pr} for a pull-request number; reads',
-                    'every page of branches, waits for nothing, deletes nothing'
+                    '--match PATTERN',
+                    'with neon-gate sweep: list the stale branches whose names match',
+                    'PATTERN: * within a name part (preview/*), {pr} for a',
+                    'pull-request number; reads every page of branches, waits for',
+                    'nothing, deletes nothing'
                 ]
             ]
         },

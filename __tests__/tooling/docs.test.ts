@@ -104,7 +104,9 @@ describe('documentation and metadata agree with the code', () => {
         'database_state',
         'database_ready_ms',
         'preflight',
-        'blockers'
+        'blockers',
+        'stale',
+        'stale_count'
       ].sort()
     )
   })
