@@ -17,7 +17,8 @@ ids="$(mktemp)"
 trap 'rm -f "$list" "$ids"' EXIT
 
 # Any exit but 0 (bad input 2, an API that refused 3, a timeout 124) stops here: nothing is deleted.
-neon-gate sweep --match "$pattern" --older-than "$older_than" --output json > "$list"
+neon-gate sweep --match "$pattern" --older-than "$older_than" --output json \
+  --api-host "${NEON_API_HOST:-https://console.neon.tech/api/v2}" > "$list"
 
 # The ids of the stale branches without blockers (children, a restricted delete).
 node -e '
