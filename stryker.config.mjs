@@ -30,7 +30,7 @@ export default {
     'src/wait/gated-branch.ts',
     'src/wait/later-polls.ts',
     'src/wait/recent-failures.ts',
-    'src/steps/teardown/teardown-rules.ts',
+    'src/domain/teardown-rules.ts',
     'src/steps/teardown/teardown-check.ts'
   ],
   ignorePatterns: ['dist', 'docs', 'examples', 'coverage', 'build', 'reports'],

@@ -530,20 +530,27 @@ describe('ApiClient: every branch of a project, with its parent (before a teardo
       { limit: String(BRANCH_PAGE_LIMIT), cursor: expect.any(String) }
     ])
     // Newest first: main, the oldest, the project's root, ends the list.
+    // With what a sweep judges each by (issue 69).
     expect(found[0]).toEqual({
       id: `br-b-${BRANCH_PAGE_LIMIT - 1}`,
       name: `main-${BRANCH_PAGE_LIMIT - 1}`,
       project_id: PROJECT,
       parent_id: MAIN_BRANCH,
       current_state: 'ready',
-      created_at: expect.any(String)
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      default: false,
+      protected: false
     })
     expect(found.at(-1)).toEqual({
       id: MAIN_BRANCH,
       name: 'main',
       project_id: PROJECT,
       current_state: 'ready',
-      created_at: expect.any(String)
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      default: true,
+      protected: false
     })
     // No warning: only the debug lines of the requests.
     expect(lines.filter((line) => !line.startsWith('GET '))).toEqual([])

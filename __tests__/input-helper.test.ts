@@ -37,6 +37,8 @@ describe('getInputs', () => {
       timeoutMs: 600_000,
       failFast: false,
       apiHost: DEFAULT_API_HOST,
+      olderThanMs: 7 * 86_400_000,
+      failOnStale: false,
       prComment: 'off',
       prCommentLeg: '',
       githubToken: ''

@@ -5,7 +5,7 @@
  * names, restriction reasons) stays text in every format.
  */
 import { describe, expect, it } from '@jest/globals'
-import { judgeTeardown } from '../src/steps/teardown/teardown-rules.js'
+import { judgeTeardown } from '../src/domain/teardown-rules.js'
 import type { Operation, RelatedBranch, TeardownBranch } from '../src/domain/schemas.js'
 import { annotationsFor } from '../src/runner/annotations.js'
 import { errorLine } from '../src/gate/run-report.js'

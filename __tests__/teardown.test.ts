@@ -1,13 +1,13 @@
 /*
  * Before a teardown (`before`): the rules that decide whether the API would refuse to delete or
- * reset a branch now (steps/teardown/teardown-rules.ts), and the check that reads the branch and
+ * reset a branch now (domain/teardown-rules.ts), and the check that reads the branch and
  * every branch of its project once to apply them (steps/teardown/teardown-check.ts), with readers
  * of its own.
  */
 import { describe, expect, it } from '@jest/globals'
 import { ApiError, UnrecoverableRequestError, InputError } from '../src/domain/errors.js'
 import type { RelatedBranch, TeardownBranch } from '../src/domain/schemas.js'
-import { judgeTeardown, restrictionCovers } from '../src/steps/teardown/teardown-rules.js'
+import { judgeTeardown, restrictionCovers } from '../src/domain/teardown-rules.js'
 import { NoSuchBranchError } from '../src/wait/branch-resolver.js'
 import { checkTeardown, type TeardownReader } from '../src/steps/teardown/teardown-check.js'
 

@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6720);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9250);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6720:
+/***/ 9250:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32283,6 +32283,13 @@ function branchStatePhrase(branch) {
         branch.current_state == null ? 'no current_state' : { code: branch.current_state },
         ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
     ];
+}
+/** The phrase as the start of a sentence. */
+function capitalized(phrase) {
+    const [first, ...rest] = phrase;
+    return typeof first === 'string'
+        ? [first.charAt(0).toUpperCase() + first.slice(1), ...rest]
+        : phrase;
 }
 
 ;// CONCATENATED MODULE: ./src/steps/database/database-target.ts
@@ -42273,9 +42280,12 @@ const TeardownBranchSchema = BranchSchema.extend({
     restricted_actions: array(object({ name: schemas_string(), reason: optionalString })).nullish()
 });
 const TeardownBranchResponseSchema = object({ branch: TeardownBranchSchema });
-/** Every branch of the project with its parent: the children of the one to delete or reset. */
+/**
+ * Every branch of the project with its parent (the children of the one to delete or reset), and
+ * what a sweep judges each by: what a teardown reads of one branch, and when it last changed.
+ */
 const BranchFamilyListSchema = object({
-    branches: array(BranchSchema.extend({ parent_id: optionalString })),
+    branches: array(TeardownBranchSchema.extend({ updated_at: optionalString })),
     pagination: BranchPaginationSchema
 });
 /**
@@ -42290,6 +42300,13 @@ const ComputeSchema = object({
     pending_state: optionalString
 });
 const ComputeListSchema = object({ endpoints: array(ComputeSchema) });
+/**
+ * Every compute of a project (`GET /projects/{id}/endpoints`, one list, not paged), with its branch
+ * and when it was last active: a sweep's evidence of use that the branch's `updated_at` misses.
+ */
+const ProjectComputeListSchema = object({
+    endpoints: array(ComputeSchema.extend({ branch_id: schemas_string().min(1), last_active: optionalString }))
+});
 const OrganizationSchema = object({ id: schemas_string().min(1), name: optionalString });
 const OrganizationListSchema = object({ organizations: array(OrganizationSchema) });
 const ErrorBodySchema = object({
@@ -42728,6 +42745,30 @@ class BranchesReader {
     }
 }
 
+;// CONCATENATED MODULE: ./src/api/resources/computes.ts
+
+
+class ComputesReader {
+    core;
+    constructor(core) {
+        this.core = core;
+    }
+    /**
+     * Every compute of the project (`GET /projects/{id}/endpoints`: one list, not paged, as Neon's
+     * OpenAPI document has it), each of that project and naming its branch.
+     */
+    async listProjectComputes(projectId) {
+        const { endpoints } = await this.core.get({
+            segments: ['projects', projectId, 'endpoints'],
+            schema: ProjectComputeListSchema,
+            subject: `the computes of project "${projectId}"`,
+            pacing: 'poll',
+            mismatch: (list) => strangerIn(list.endpoints, projectId, 'compute')
+        });
+        return endpoints;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/resources/operations.ts
 
 
@@ -42888,16 +42929,19 @@ class ProjectsReader {
 
 
 
+
 class ApiClient {
     stats;
     operations;
     branches;
+    computes;
     projects;
     constructor(options) {
         const core = new ApiCore(options);
         this.stats = core.stats;
         this.operations = new OperationsReader(core);
         this.branches = new BranchesReader(core, options.logger);
+        this.computes = new ComputesReader(core);
         this.projects = new ProjectsReader(core, new OrganizationsReader(core), options.logger);
     }
 }
@@ -44191,7 +44235,7 @@ async function gate(plan, dependencies) {
     try {
         for (const step of stepsIn('before-wait', plan))
             await step.run(inputs, report, context);
-        if (inputs.projectId) {
+        if (inputs.projectId && !plan.stepsAlone) {
             source = await gateProject(plan, inputs.projectId, startedAt, report, context);
         }
     }
@@ -45350,6 +45394,217 @@ const PROJECTS_STEP = {
     }
 };
 
+;// CONCATENATED MODULE: ./src/domain/sweep-age.ts
+/*
+ * `older_than`: how long a branch matching `sweep` may go without activity before it is stale. A
+ * number with a unit, `m` (minutes), `h` (hours), `d` (days) or `w` (weeks): `7d`, `36h`, `2w`,
+ * `1.5d`. Without a unit it is refused: a bare `7` would be seven seconds elsewhere, and every
+ * branch would be stale.
+ */
+
+const DEFAULT_OLDER_THAN = '7d';
+const sweep_age_UNIT_MS = {
+    m: 60_000,
+    h: 3_600_000,
+    d: 86_400_000,
+    w: 7 * 86_400_000
+};
+const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/;
+/** Less than an hour of quiet says nothing of a preview branch: its pull request may be open. */
+const MIN_OLDER_THAN_MS = sweep_age_UNIT_MS.h;
+/** Ten years: a longer age is a typo. */
+const MAX_OLDER_THAN_MS = 3650 * sweep_age_UNIT_MS.d;
+/** `7d` in milliseconds; undefined when it is not a number with one of the units. */
+function parseAge(text) {
+    const match = AGE.exec(text.toLowerCase());
+    return match ? Math.round(Number(match[1]) * sweep_age_UNIT_MS[match[2]]) : undefined;
+}
+/** The input `older_than`, in milliseconds: `7d` when not given. */
+const olderThanInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim() || DEFAULT_OLDER_THAN;
+    const ms = parseAge(text);
+    const problem = ms === undefined
+        ? 'is not an age; use a number with a unit: m (minutes), h (hours), d (days) or w (weeks), as in 7d, 36h, 2w'
+        : ms < MIN_OLDER_THAN_MS
+            ? 'is below the minimum of 1 hour'
+            : ms > MAX_OLDER_THAN_MS
+                ? 'is above the maximum of 3650 days'
+                : undefined;
+    if (problem === undefined)
+        return ms;
+    ctx.addIssue({ code: 'custom', message: `"${text}" ${problem}` });
+    return NEVER;
+});
+
+;// CONCATENATED MODULE: ./src/domain/sweep-pattern.ts
+/*
+ * `sweep`: which branches a sweep looks at, by name. `*` stands for any characters within one part
+ * of a name (never a `/`), `{pr}` for a pull-request number (1 to 999,999,999, no leading zero),
+ * which it captures; everything else stands for itself, case included, and the whole name must
+ * match. `preview/*`, `preview/pr-{pr}`.
+ */
+
+
+const PR = '{pr}';
+/** A branch name is at most 256 characters: a longer pattern matches none. */
+const sweep_pattern_MAX_PATTERN_CHARS = 256;
+const UNSAFE = new RegExp(`[${UNSAFE_CHARACTER_CLASS}]`, 'u');
+/** A part of the pattern that stands for itself, as a RegExp source. */
+const sweep_pattern_literal = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** The pattern `text` stands for, or what is wrong with it. */
+function compile(text) {
+    if (text.length > sweep_pattern_MAX_PATTERN_CHARS) {
+        return `is ${text.length} characters long; a branch name has at most ${sweep_pattern_MAX_PATTERN_CHARS}`;
+    }
+    if (UNSAFE.test(text))
+        return 'holds a control or invisible character, which no branch name has';
+    const prs = text.split(PR).length - 1;
+    if (prs > 1)
+        return `holds ${PR} ${prs} times; a branch stands for one pull request`;
+    const rest = text.split(PR).join('');
+    if (/[{}]/.test(rest)) {
+        return `holds a brace that is not ${PR}; ${PR} (in lower case) is the only placeholder`;
+    }
+    const source = text
+        .split(PR)
+        .map((part) => part.split('*').map(sweep_pattern_literal).join('[^/]*'))
+        .join('([1-9][0-9]{0,8})');
+    return { text, capturesPr: prs === 1, matcher: new RegExp(`^${source}$`, 'u') };
+}
+/**
+ * Whether `name` matches: undefined when it does not; else what it captured (the pull request's
+ * number, with `{pr}`).
+ */
+function matchBranch(pattern, name) {
+    const found = pattern.matcher.exec(name);
+    if (!found)
+        return undefined;
+    return pattern.capturesPr ? { pr: Number(found[1]) } : {};
+}
+/** The input `sweep`: a pattern, checked as every input is (its problems name it). */
+const sweepPatternInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim();
+    if (text === '') {
+        ctx.addIssue({
+            code: 'custom',
+            message: 'is empty; give a branch-name pattern (preview/*, preview/pr-{pr})'
+        });
+        return NEVER;
+    }
+    const compiled = compile(text);
+    if (typeof compiled === 'string') {
+        ctx.addIssue({ code: 'custom', message: `"${text}" ${compiled}` });
+        return NEVER;
+    }
+    return compiled;
+});
+
+;// CONCATENATED MODULE: ./src/steps/sweep/sweep-input.ts
+
+
+
+
+/** Its inputs in the catalog. */
+const SWEEP_INPUTS = {
+    sweep: {
+        typed: 'sweep',
+        schema: (naming) => refusingEmpty(sweepPatternInput, `leave ${naming.mention('sweep')} out for another gate`),
+        refusesEmpty: true,
+        command: { flag: { name: 'match', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--match PATTERN',
+                    'with neon-gate sweep: list the stale branches whose names match',
+                    'PATTERN: * within a name part (preview/*), {pr} for a',
+                    'pull-request number; reads every page of branches, waits for',
+                    'nothing, deletes nothing'
+                ]
+            ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'A branch-name pattern: list its stale branches (a sweep)',
+            description: 'A branch-name pattern (preview/* or preview/pr-{pr}): list every matching branch that is stale, and wait for nothing. * matches within one name part; {pr} stands for a pull-request number, whose state is read from GitHub. Needs project_id; see docs/sweep.md.'
+        }
+    },
+    older_than: {
+        typed: 'olderThanMs',
+        schema: () => olderThanInput,
+        command: { flag: { name: 'older-than' } },
+        help: {
+            part: 'what',
+            flags: [['--older-than AGE', 'with sweep: stale after this long without activity (7d)']]
+        },
+        docs: {
+            default: '7d',
+            summary: 'With `sweep`: no activity for this long is stale',
+            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w).'
+        }
+    },
+    fail_on_stale: {
+        typed: 'failOnStale',
+        schema: () => booleanInput(false),
+        command: { flag: { name: 'fail-on-stale', boolean: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--fail-on-stale',
+                    'with sweep: exit 1 when a stale branch is found, and 3 when some',
+                    'branch could not be judged or the list was cut'
+                ]
+            ]
+        },
+        docs: {
+            default: 'false',
+            summary: 'With `sweep`: fail while a stale branch is found',
+            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass.'
+        }
+    }
+};
+/** What each input a sweep cannot take would ask for instead. */
+const NOT_WITH_SWEEP = {
+    branch_id: 'a sweep reads every branch that matches; it gates none',
+    operation_id: 'a sweep waits for no operation',
+    before: 'a sweep only lists; the teardown check is a gate of its own',
+    database_url: 'a sweep queries no database',
+    list_projects: 'a sweep reads the branches of one project'
+};
+/** A sweep needs its project, and none of the inputs of another gate. */
+function checkSweep(inputs, ctx, { mention }) {
+    if (!inputs.project_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['project_id'],
+            message: `required with ${mention('sweep')}; give the project whose branches to sweep`
+        });
+    }
+    for (const [name, why] of Object.entries(NOT_WITH_SWEEP)) {
+        const value = inputs[name];
+        if (!value || (Array.isArray(value) && value.length === 0))
+            continue;
+        ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `cannot be combined with ${mention('sweep')}: ${why}; leave it out`
+        });
+    }
+}
+/** What a sweep ignores, and what is ignored without one, worth a warning. */
+function ignoredBySweep(inputs, { mention }) {
+    if (inputs.sweep && inputs.failFast) {
+        return [
+            `${mention('fail_fast')} is ignored with ${mention('sweep')}: a sweep waits for nothing`
+        ];
+    }
+    if (!inputs.sweep && inputs.failOnStale) {
+        return [`${mention('fail_on_stale')} is ignored without ${mention('sweep')}`];
+    }
+    return [];
+}
+
 ;// CONCATENATED MODULE: ./src/steps/teardown/teardown-action.ts
 /*
  * `before`: the teardown a gate runs ahead of. The step's hook makes the gate's plan wait for the
@@ -45455,6 +45710,7 @@ function ignoredBeforeTeardown(inputs, { mention }) {
 
 
 
+
 const { api_key, project_id, operation_id, branch_id, ...how } = CORE_INPUTS;
 const INPUT_CATALOG = {
     api_key,
@@ -45464,7 +45720,8 @@ const INPUT_CATALOG = {
     ...PROJECTS_INPUTS,
     ...how,
     ...DATABASE_INPUTS,
-    ...TEARDOWN_INPUTS
+    ...TEARDOWN_INPUTS,
+    ...SWEEP_INPUTS
 };
 /** Every input by name, in the catalog's order. */
 const INPUT_NAMES = Object.keys(INPUT_CATALOG);
@@ -45485,12 +45742,15 @@ const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) && inputEntry(
 
 
 
+
 /** Each input of the catalog on its own: its schema, worded as the front end names inputs. */
 function inputFields(naming) {
     return Object.fromEntries(INPUT_NAMES.map((name) => [name, INPUT_CATALOG[name].schema(naming)]));
 }
 /** What the inputs must be together. */
 function checkTogether(inputs, ctx, naming) {
+    if (inputs.sweep)
+        return checkSweep(inputs, ctx, naming);
     if (inputs.before)
         return checkBefore(inputs, ctx, naming);
     if (inputs.operation_id.length > 0 && !inputs.project_id) {
@@ -45549,7 +45809,7 @@ function inputsSchema(naming) {
  */
 function ignoredInputWarnings(inputs, naming) {
     const { mention } = naming;
-    const warnings = ignoredBeforeTeardown(inputs, naming);
+    const warnings = [...ignoredBeforeTeardown(inputs, naming), ...ignoredBySweep(inputs, naming)];
     if (inputs.orgId && !inputs.listProjects) {
         warnings.push(`${mention('org_id')} is ignored without ${naming.enabled('list_projects')}`);
     }
@@ -45598,7 +45858,7 @@ function invalidInput(problems) {
     return new InputError(`Invalid input: ${problems.join('; ')}`);
 }
 
-;// CONCATENATED MODULE: ./src/steps/teardown/teardown-rules.ts
+;// CONCATENATED MODULE: ./src/domain/teardown-rules.ts
 /**
  * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
  * `delete-rw-endpoint` as examples: a name that starts with `delete` covers a delete (deleting a
@@ -45639,6 +45899,254 @@ function judgeTeardown(action, branch, projectBranches) {
         otherRestrictions: restrictions.filter((entry) => !covering.includes(entry))
     };
 }
+
+;// CONCATENATED MODULE: ./src/domain/sweep-verdict.ts
+/*
+ * The sweep's verdict, from what was read: every branch of the project (the list, maybe cut at its
+ * page cap), every compute of it with `last_active`, and the pull requests' states where `{pr}`
+ * names them. A matching branch is stale when its last activity (the newest of its `updated_at` and
+ * its computes' `last_active`) is older than `older_than`, or when its pull request is closed or
+ * merged. The default branch, a protected one and a root one are never stale. A pull request that
+ * could not be read is named, never guessed; so is a branch whose activity cannot be read.
+ */
+
+
+
+/** Default (or `primary` in older answers), protected, or a root: never stale. */
+function neverStale(branch) {
+    return ((branch.default ?? branch.primary) === true || branch.protected === true || !branch.parent_id);
+}
+/** The newest of the branch's `updated_at` and its computes' `last_active`; undefined if none. */
+function lastActivity(branch, computes) {
+    const times = [
+        branch.updated_at,
+        ...computes.filter((c) => c.branch_id === branch.id).map((c) => c.last_active)
+    ]
+        .map(apiTime)
+        .filter((time) => time !== undefined);
+    return times.length > 0 ? Math.max(...times) : undefined;
+}
+/** Each matching branch that may be stale, with its pull request's number and its last activity. */
+function candidates(facts) {
+    return facts.branches.flatMap((branch) => {
+        const match = matchBranch(facts.pattern, branch.name);
+        if (!match || neverStale(branch))
+            return [];
+        const active = lastActivity(branch, facts.computes);
+        const inactive = active !== undefined && facts.now - active > facts.olderThanMs;
+        return [{ branch, pr: match.pr, active, inactive }];
+    });
+}
+/**
+ * The pull requests to read from GitHub: those `{pr}` names of matching branches that their age
+ * alone does not already make stale.
+ */
+function pullRequestsToRead(facts) {
+    const numbers = candidates(facts).flatMap(({ pr, inactive }) => pr !== undefined && !inactive ? [pr] : []);
+    return [...new Set(numbers)].sort((a, b) => a - b);
+}
+/** Why a branch is stale by its pull request, or why that cannot be said; undefined: it is open. */
+function byPullRequest(pr, state) {
+    if (state === 'open')
+        return undefined;
+    if (state === 'closed')
+        return 'pr_closed';
+    if (state === 'merged')
+        return 'pr_merged';
+    return { why: `pull request #${pr} could not be read${state ? `: ${state.unreadable}` : ''}` };
+}
+/** What blocks a delete of a stale branch: its children, a restriction of deletes. */
+function deleteBlockers(branch, branches) {
+    return judgeTeardown('delete', branch, branches).blockers.flatMap((blocker) => blocker.reason === 'children' || blocker.reason === 'restricted' ? [blocker.reason] : []);
+}
+/** The sweep's verdict on every branch of `facts`. */
+function judgeSweep(facts) {
+    const stale = [];
+    const undecided = [];
+    for (const { branch, pr, active, inactive } of candidates(facts)) {
+        const last_active = active === undefined ? null : new Date(active).toISOString();
+        const named = { id: branch.id, name: branch.name, last_active };
+        let reason = inactive ? 'inactive' : undefined;
+        if (!reason && pr !== undefined && facts.pullRequests) {
+            reason = byPullRequest(pr, facts.pullRequests.get(pr));
+        }
+        if (!reason && active === undefined) {
+            reason = { why: 'its activity cannot be read (no updated_at, no last_active)' };
+        }
+        if (typeof reason === 'object')
+            undecided.push({ ...named, why: reason.why });
+        if (typeof reason !== 'string')
+            continue;
+        const item = { ...named, reason, blockers: deleteBlockers(branch, facts.branches) };
+        stale.push({ item, at: active ?? -Infinity });
+    }
+    stale.sort((a, b) => b.at - a.at || a.item.name.localeCompare(b.item.name) || a.item.id.localeCompare(b.item.id));
+    const matched = facts.branches.filter((branch) => matchBranch(facts.pattern, branch.name)).length;
+    return { stale: stale.map(({ item }) => item), undecided, matched };
+}
+
+;// CONCATENATED MODULE: ./src/report/sweep-report.ts
+/*
+ * What the report says of a sweep (issue 69), once: its line (how many stale branches among those
+ * that match, and what could not be judged), its part of the summary (a table of the stale
+ * branches, newest activity first, and one of those not judged), and its outputs (`stale`, cut with
+ * the other JSON arrays to GitHub's 1 MB by outputs.ts, and `stale_count`, every one found). Branch
+ * names are the API's text: each format escapes them.
+ */
+
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const REASONS = {
+    inactive: 'no activity',
+    pr_closed: 'pull request closed',
+    pr_merged: 'pull request merged'
+};
+/** `7 days`, `36 hours`, `90 minutes`. */
+function ageText(ms) {
+    if (ms % DAY_MS === 0)
+        return plural(ms / DAY_MS, 'day');
+    if (ms % HOUR_MS === 0)
+        return plural(ms / HOUR_MS, 'hour');
+    return plural(Math.round(ms / 60_000), 'minute');
+}
+/**
+ * The sweep in one line: `3 stale branches among 7 that match preview/pr-{pr} (no activity for
+ * 7 days, or a pull request closed or merged)`, then what was not judged, and where the list was
+ * cut.
+ */
+function sweepPhrase({ verdict, pattern, olderThanMs, cut }) {
+    const { stale, undecided, matched } = verdict;
+    const found = stale.length === 0 ? 'no stale branch' : plural(stale.length, 'stale branch', 'stale branches');
+    const phrase = [
+        `${found} among ${matched} that match `,
+        { code: pattern },
+        ` (no activity for ${ageText(olderThanMs)}${pattern.includes('{pr}') ? ', or a pull request closed or merged' : ''})`
+    ];
+    if (undecided.length > 0) {
+        phrase.push(`; ${plural(undecided.length, 'branch', 'branches')} could not be judged`);
+    }
+    if (cut)
+        phrase.push(`; the branch list stopped (${cut}): branches beyond it were not judged`);
+    return phrase;
+}
+/** The stale branches (at most `maxRows`), then those not judged, and why. */
+function sweepSummary(format, findings, maxRows) {
+    const { stale, undecided } = findings.verdict;
+    const parts = [format.heading(`Stale branches: ${stale.length}`, 3)];
+    const more = (count) => count > maxRows ? `… and ${count - maxRows} more (the stale output lists them)` : undefined;
+    if (stale.length > 0) {
+        const rows = stale
+            .slice(0, maxRows)
+            .map((item) => [
+            format.code(item.name),
+            format.code(item.id),
+            formatDate(format, item.last_active),
+            REASONS[item.reason],
+            item.blockers.join(', ')
+        ]);
+        parts.push(format.table(['Branch', 'Id', 'Last active', 'Why stale', 'Blockers'], rows, more(stale.length)));
+    }
+    if (undecided.length > 0) {
+        parts.push(format.paragraph('Not judged: nothing was guessed for these.'));
+        const rows = undecided
+            .slice(0, maxRows)
+            .map((item) => [format.code(item.name), format.code(item.id), format.text(item.why)]);
+        parts.push(format.table(['Branch', 'Id', 'Why not judged'], rows, more(undecided.length)));
+    }
+    if (findings.cut) {
+        parts.push(format.paragraph(format.phrase([
+            `The branch list stopped (${findings.cut}) before its end: branches beyond it were not judged, and a listed branch may have children there.`
+        ])));
+    }
+    return parts;
+}
+/**
+ * The outputs: `stale_count` (every stale branch found) and the `stale` array, which outputs.ts
+ * cuts from its end to fit GitHub's 1 MB, with a note that gives the count it holds.
+ */
+function sweepOutputs({ verdict }) {
+    return {
+        values: { stale_count: verdict.stale.length },
+        list: { name: 'stale', items: verdict.stale }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/steps/sweep/sweep-step.ts
+
+
+
+/** What the branch list misses when cut at its page cap. */
+const UNSEEN = 'branches beyond it are not judged, and a listed branch may have children there';
+/** Reads what the verdict needs: every branch, every compute, and the pull requests to read. */
+async function readFacts(pattern, inputs, { client, clock, signal, readPullRequests }) {
+    const { projectId, olderThanMs } = inputs;
+    const { branches, cut } = await client.branches.listBranches(projectId, { unseen: UNSEEN });
+    const computes = await client.computes.listProjectComputes(projectId);
+    const facts = { branches, computes, pattern, now: clock.wallNow(), olderThanMs };
+    if (pattern.capturesPr && readPullRequests) {
+        facts.pullRequests = await readPullRequests(pullRequestsToRead(facts), signal);
+    }
+    return { facts, cut };
+}
+/** The run's outcome from the findings, and what was not judged in the log. */
+function sweepDecided(report, inputs, logger) {
+    const findings = report.sweep;
+    const { stale, undecided } = findings.verdict;
+    for (const branch of undecided) {
+        logger.warning(`Branch "${branch.name}" (${branch.id}) was not judged: ${branch.why}`);
+    }
+    logger.info(phraseText(capitalized(sweepPhrase(findings))));
+    const unread = undecided.length > 0 || findings.cut !== undefined;
+    if (inputs.failOnStale && stale.length > 0)
+        report.outcome = 'failure';
+    else if (inputs.failOnStale && unread) {
+        report.outcome = 'error';
+        report.error = `Could not tell that no branch is stale: ${phraseText(notRead(findings))}`;
+    }
+    else
+        report.outcome = 'success';
+}
+/** What was not judged: branches, and the list beyond its cut. */
+function notRead({ verdict, cut }) {
+    const parts = [
+        verdict.undecided.length > 0 &&
+            `${plural(verdict.undecided.length, 'matching branch', 'matching branches')} could not be judged`,
+        cut && `the branch list stopped (${cut}) before its end`
+    ].filter((part) => Boolean(part));
+    return [parts.join('; ')];
+}
+const SWEEP_SECTION = {
+    phase: 'before-wait',
+    outcomeLine: ({ sweep, outcome }) => sweep && (outcome === 'success' || outcome === 'failure') ? sweepPhrase(sweep) : undefined,
+    errorLine: ({ sweep, outcome }) => sweep && outcome === 'failure' ? phraseText(capitalized(sweepPhrase(sweep))) : undefined,
+    summary: {
+        place: 'above-operations',
+        render: (format, { sweep }, limits) => sweep ? sweepSummary(format, sweep, limits.operationRows) : []
+    },
+    outputs: ({ sweep }) => sweep && sweepOutputs(sweep)
+};
+const SWEEP_STEP = {
+    section: SWEEP_SECTION,
+    // A gate of its own: no branch resolved, no wait, fail_fast and the database left out.
+    plan: (draft) => draft.inputs.sweep
+        ? { ...draft, gate: 'sweep', stepsAlone: true, wait: { ...draft.wait, failFast: false } }
+        : undefined,
+    run: async (inputs, report, context) => {
+        const { sweep: pattern, projectId } = inputs;
+        if (!pattern || !projectId)
+            return;
+        report.projectId = projectId;
+        const { facts, cut } = await readFacts(pattern, { ...inputs, projectId }, context);
+        report.sweep = {
+            verdict: judgeSweep(facts),
+            pattern: pattern.text,
+            olderThanMs: inputs.olderThanMs,
+            ...(cut ? { cut } : {})
+        };
+        sweepDecided(report, inputs, context.logger);
+    }
+};
 
 ;// CONCATENATED MODULE: ./src/steps/teardown/teardown-check.ts
 
@@ -46052,13 +46560,6 @@ function teardownNotes(check) {
     }
     return { warnings, notices };
 }
-/** The phrase as the start of a sentence. */
-function capitalized(phrase) {
-    const [first, ...rest] = phrase;
-    return typeof first === 'string'
-        ? [first.charAt(0).toUpperCase() + first.slice(1), ...rest]
-        : phrase;
-}
 /**
  * Before a teardown the gate waits for the project to be idle, not for its operations to succeed:
  * a warning for each that ended in failure while it waited (the first few, then a count).
@@ -46278,7 +46779,8 @@ const TEARDOWN_STEP = {
 
 
 
-const STEPS = [PROJECTS_STEP, TEARDOWN_STEP, DATABASE_STEP];
+
+const STEPS = [PROJECTS_STEP, SWEEP_STEP, TEARDOWN_STEP, DATABASE_STEP];
 const steps_SECTIONS = STEPS.map((step) => step.section);
 
 ;// CONCATENATED MODULE: ./src/gate/plan.ts
@@ -46325,6 +46827,9 @@ function gateLine(plan, { mention }) {
         return `Gate: none, only a list of the projects the key can see${listed}; no database query`;
     }
     const project = `project ${inputs.projectId ?? ''}`;
+    if (plan.gate === 'sweep') {
+        return `Gate: a sweep of ${project}, every branch that matches ${inputs.sweep?.text ?? ''}, for those stale; no wait, no database query`;
+    }
     const what = {
         operations: () => `${inputs.operationIds.length === 1 ? `operation ${inputs.operationIds[0]}` : plural(inputs.operationIds.length, 'operation')} of ${project}`,
         branch: () => `branch ${inputs.branchId ?? ''} of ${project}, its operations and then its readiness`,
@@ -46468,6 +46973,7 @@ class GateRun {
                 random: this.options.random,
                 transport: this.options.transport ?? httpGet,
                 queryDatabase: this.options.queryDatabase ?? queryDatabase,
+                readPullRequests: this.options.readPullRequests,
                 logger,
                 redactor,
                 signal: this.signal,
@@ -48177,7 +48683,95 @@ async function writeSummary(html, logger) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/runner/pull-request-states.ts
+/*
+ * A sweep's pull requests (issue 69, `sweep: preview/pr-{pr}`): the state of each one GitHub gives
+ * (`GET /repos/{owner}/{repo}/pulls/{pull_number}`, which needs `pull-requests: read`): open,
+ * closed, or merged. One that cannot be read (404, 403, 500, no answer, an answer that is no pull
+ * request) is named with why, never guessed: the verdict (domain/sweep-verdict.ts) names it too.
+ * Octokit is loaded only here, only when a sweep reads pull requests.
+ */
+
+
+/** Reads at a time: a sweep of hundreds of previews stays within GitHub's secondary limits. */
+const PARALLEL_READS = 4;
+const PullRequestSchema = object({
+    number: schemas_number().int(),
+    state: schemas_enum(['open', 'closed']),
+    merged: schemas_boolean().nullish(),
+    merged_at: schemas_string().nullish()
+});
+/** Why a read failed, in a few words: the status and what it likely means, or the error. */
+function unreadable(error) {
+    const status = error.status;
+    if (status === 404)
+        return { unreadable: 'HTTP 404 (no such pull request in this repository)' };
+    if (status === 401 || status === 403) {
+        return {
+            unreadable: `HTTP ${status} (the token cannot read pull requests: give the job pull-requests: read)`
+        };
+    }
+    if (typeof status === 'number')
+        return { unreadable: `HTTP ${status}` };
+    const message = error instanceof Error ? error.message : String(error);
+    return { unreadable: `no answer (${truncate(message, 200)})` };
+}
+/** The state in GitHub's answer for `pullNumber`; an answer that is not that pull request: unreadable. */
+function stateOf(pullNumber, answer) {
+    const parsed = PullRequestSchema.safeParse(answer);
+    if (!parsed.success || parsed.data.number !== pullNumber) {
+        return { unreadable: 'the answer is not this pull request (no number and state)' };
+    }
+    const { state, merged, merged_at } = parsed.data;
+    if (state === 'open')
+        return 'open';
+    return merged === true || Boolean(merged_at) ? 'merged' : 'closed';
+}
+/** The state of each of `numbers`, a few reads at a time; each failure is that one's answer. */
+async function readPullRequestStates(read, numbers) {
+    const states = new Map();
+    const queue = [...new Set(numbers)];
+    const reader = async () => {
+        for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+            const pullNumber = next;
+            states.set(pullNumber, await read(pullNumber).then((answer) => stateOf(pullNumber, answer), (error) => unreadable(error)));
+        }
+    };
+    await Promise.all(Array.from({ length: PARALLEL_READS }, reader));
+    return states;
+}
+/** Reads of one repository's pull requests through @actions/github's Octokit (proxies honoured). */
+async function octokitPullRequests(options) {
+    const [{ getOctokit }, { defaults }] = await Promise.all([
+        Promise.all(/* import() */[__nccwpck_require__.e(665), __nccwpck_require__.e(351)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1351)),
+        __nccwpck_require__.e(/* import() */ 665).then(__nccwpck_require__.bind(__nccwpck_require__, 8665))
+    ]);
+    const octokit = getOctokit(options.token, {
+        baseUrl: options.apiUrl,
+        request: {
+            ...defaults.request,
+            signal: options.signal,
+            ...(options.fetch ? { fetch: options.fetch } : {})
+        }
+    });
+    const [owner, repo] = options.repository.split('/');
+    return async (pullNumber) => (await octokit.rest.pulls.get({ owner, repo, pull_number: pullNumber })).data;
+}
+/**
+ * The sweep's reader of pull requests in this repository, with the token the comment uses: the
+ * states of the numbers asked for, each one that cannot be read (no token, 404, …) named with why.
+ */
+function gitHubPullRequests(context, token) {
+    return async (numbers, signal) => {
+        if (numbers.length === 0)
+            return new Map();
+        const read = await octokitPullRequests({ ...context, token: token(), signal });
+        return readPullRequestStates(read, numbers);
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/runner/main.ts
+
 
 
 
@@ -48201,8 +48795,17 @@ async function run(dependencies = {}) {
     const context = readGitHubContext();
     // The runner cancels a job with SIGINT or SIGTERM: the run aborts everything in flight.
     const about = describeRun(context);
-    const gateRun = new GateRun({ ...dependencies, logger, redactor, about, bannerFirst: true });
     let inputs;
+    // A sweep with {pr} reads its pull requests with the token the comment writes with.
+    const readPullRequests = gitHubPullRequests(context, () => inputs?.githubToken ?? '');
+    const gateRun = new GateRun({
+        readPullRequests,
+        ...dependencies,
+        logger,
+        redactor,
+        about,
+        bannerFirst: true
+    });
     let report;
     try {
         const withheld = apiKey ? undefined : withheldSecretReason(context);

@@ -52,7 +52,10 @@ const combination = fc.record({
   listProjects: fc.boolean(),
   orgId: fc.boolean(),
   wait: fc.boolean(),
-  failFast: fc.boolean()
+  failFast: fc.boolean(),
+  sweep: fc.constantFrom('absent', 'absent', 'absent', 'absent', 'given'),
+  olderThan: fc.boolean(),
+  failOnStale: fc.boolean()
 })
 type Combination = typeof combination extends fc.Arbitrary<infer T> ? T : never
 
@@ -69,6 +72,9 @@ function contractValues(c: Combination, operationId: string): Record<string, str
   if (c.orgId) values.org_id = ORG
   if (!c.wait) values.wait = 'false'
   if (c.failFast) values.fail_fast = 'true'
+  if (c.sweep === 'given') values.sweep = 'prop/*'
+  if (c.olderThan) values.older_than = '2d'
+  if (c.failOnStale) values.fail_on_stale = 'true'
   return values
 }
 
@@ -89,6 +95,8 @@ function commandLine(c: Combination, values: Record<string, string>) {
     else if (!command.flag.boolean) argv.push(`--${command.flag.name}=${value}`)
     else argv.push(value === 'true' ? `--${command.flag.name}` : `--no-${command.flag.name}`)
   }
+  // The sweep is a command of its own: `neon-gate sweep --match …`.
+  if (values.sweep !== undefined) argv.unshift('sweep')
   return { argv, env }
 }
 
@@ -164,13 +172,15 @@ async function holdsEveryCheck(c: Combination): Promise<void> {
   const routes = new Set(requests.map((request) => request.route))
   const expected = !given('project_id')
     ? 'projects'
-    : given('before')
-      ? 'teardown'
-      : given('operation_id')
-        ? 'operations'
-        : given('branch_id')
-          ? 'branch'
-          : 'project'
+    : given('sweep')
+      ? 'sweep'
+      : given('before')
+        ? 'teardown'
+        : given('operation_id')
+          ? 'operations'
+          : given('branch_id')
+            ? 'branch'
+            : 'project'
   if (report.gate !== expected) fail(`gate ${report.gate}, expected ${expected}`)
   if (buildOutputs(report).outputs.gate !== expected) fail('the gate output')
   // The line after the banner says the same in words.
@@ -181,7 +191,8 @@ async function holdsEveryCheck(c: Combination): Promise<void> {
     teardown: `info: Gate: before a ${read.values.before?.trim()} of branch ${read.values.branch_id?.trim()},`,
     operations: `info: Gate: operation ${operation.id} of project ${PROJECT}`,
     branch: `info: Gate: branch ${read.values.branch_id?.trim()} of project ${PROJECT}`,
-    project: `info: Gate: the whole project ${PROJECT}`
+    project: `info: Gate: the whole project ${PROJECT}`,
+    sweep: `info: Gate: a sweep of project ${PROJECT}, every branch that matches prop/*`
   }[expected]
   if (!said.startsWith(words)) fail(`the first line: ${said}`)
   const queried = expected !== 'projects' && expected !== 'teardown' && given('database_url')
@@ -192,7 +203,11 @@ async function holdsEveryCheck(c: Combination): Promise<void> {
   if (given('list_projects') && read.values.list_projects === 'true') {
     if (!routes.has('projects') || (passed && !report.listing)) fail('the projects not listed')
   }
-  if (expected !== 'projects' && !routes.has('operation') && !routes.has('operations')) {
+  if (expected === 'sweep' && (!routes.has('branches') || (passed && !report.sweep))) {
+    fail('the sweep never read the branches')
+  }
+  const waits = expected !== 'projects' && expected !== 'sweep'
+  if (waits && !routes.has('operation') && !routes.has('operations')) {
     fail('the project was never read')
   }
   if (given('operation_id')) {
@@ -226,13 +241,17 @@ describe('inputs that name a check (issue 58, fast-check)', () => {
         c.listProjects &&
         c.orgId &&
         !c.wait &&
-        c.failFast
+        c.failFast &&
+        c.sweep === 'given' &&
+        c.olderThan &&
+        c.failOnStale
     )
     const [c] = fc.sample(every, { numRuns: 1, seed: 1 })
     const reached = Object.keys(contractValues(c, 'op'))
     expect([...new Set([...reached, ...HARNESS_INPUTS])].sort()).toEqual([...INPUT_NAMES].sort())
     // And the command line carries each of them, by the catalog's flag.
-    expect(commandLine(c, contractValues(c, 'op')).argv).toHaveLength(9)
+    // The flag of each, and the word `sweep` first.
+    expect(commandLine(c, contractValues(c, 'op')).argv).toHaveLength(13)
   })
 
   it('(a) any spelling of "no ids" is an input error in both front ends, never a different gate', () => {
@@ -277,7 +296,10 @@ describe('what the properties found before the fix, as plain cases', () => {
     listProjects: false,
     orgId: false,
     wait: true,
-    failFast: false
+    failFast: false,
+    sweep: 'absent',
+    olderThan: false,
+    failOnStale: false
   }
   const error = (changes: Record<string, unknown>) => {
     const c = { ...baseline, ...changes } as Combination

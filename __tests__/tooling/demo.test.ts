@@ -79,11 +79,26 @@ describe('npm run demo', () => {
     )
   }, 60_000)
 
+  it('sweep: the stale previews listed, a closed pull request among them, never a protected or root branch', async () => {
+    const { code, output } = await demo('sweep')
+    expect(code).toBe(0)
+    expect(output).toContain('as a schedule run of octo/app')
+    expect(output).toMatch(
+      /^What, .*\n {2}✅ success: 4 stale branches among 7 that match preview\/pr-\{pr\} \(no activity for 7 days, or a pull request closed or merged\)$/m
+    )
+    expect(output).toMatch(/preview\/pr-8 +br-preview-pr-8 +.+ +pull request closed/)
+    expect(output).toMatch(/preview\/pr-4 +br-preview-pr-4 +.+ +no activity +children/)
+    for (const never of ['br-preview-pr-5', 'br-preview-pr-9', 'br-preview-pr-10']) {
+      expect(output).not.toContain(never)
+    }
+    expect(output).toContain('The sweep found 4 stale branches')
+  }, 60_000)
+
   it('runs a named scenario alone, and refuses an unknown one', async () => {
     const unknown = await demo('sunshine')
     expect([unknown.code, unknown.output]).toEqual([
       2,
-      'Unknown scenario "sunshine"; one of: success, failure, timeout, teardown\n'
+      'Unknown scenario "sunshine"; one of: success, failure, timeout, teardown, sweep\n'
     ])
   })
 })

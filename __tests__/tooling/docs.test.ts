@@ -104,7 +104,9 @@ describe('documentation and metadata agree with the code', () => {
         'database_state',
         'database_ready_ms',
         'preflight',
-        'blockers'
+        'blockers',
+        'stale',
+        'stale_count'
       ].sort()
     )
   })
@@ -480,6 +482,7 @@ describe('the users’ docs read easily', () => {
     'docs/recipes.md',
     'docs/how-the-wait-works.md',
     'docs/teardown.md',
+    'docs/sweep.md',
     'docs/troubleshooting.md',
     'docs/pull-requests.md',
     'docs/security.md',

@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3696);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9307);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3696:
+/***/ 9307:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1071,6 +1071,13 @@ function branchStatePhrase(branch) {
         branch.current_state == null ? 'no current_state' : { code: branch.current_state },
         ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
     ];
+}
+/** The phrase as the start of a sentence. */
+function capitalized(phrase) {
+    const [first, ...rest] = phrase;
+    return typeof first === 'string'
+        ? [first.charAt(0).toUpperCase() + first.slice(1), ...rest]
+        : phrase;
 }
 
 ;// CONCATENATED MODULE: ./src/steps/database/database-target.ts
@@ -11061,9 +11068,12 @@ const TeardownBranchSchema = BranchSchema.extend({
     restricted_actions: array(object({ name: schemas_string(), reason: optionalString })).nullish()
 });
 const TeardownBranchResponseSchema = object({ branch: TeardownBranchSchema });
-/** Every branch of the project with its parent: the children of the one to delete or reset. */
+/**
+ * Every branch of the project with its parent (the children of the one to delete or reset), and
+ * what a sweep judges each by: what a teardown reads of one branch, and when it last changed.
+ */
 const BranchFamilyListSchema = object({
-    branches: array(BranchSchema.extend({ parent_id: optionalString })),
+    branches: array(TeardownBranchSchema.extend({ updated_at: optionalString })),
     pagination: BranchPaginationSchema
 });
 /**
@@ -11078,6 +11088,13 @@ const ComputeSchema = object({
     pending_state: optionalString
 });
 const ComputeListSchema = object({ endpoints: array(ComputeSchema) });
+/**
+ * Every compute of a project (`GET /projects/{id}/endpoints`, one list, not paged), with its branch
+ * and when it was last active: a sweep's evidence of use that the branch's `updated_at` misses.
+ */
+const ProjectComputeListSchema = object({
+    endpoints: array(ComputeSchema.extend({ branch_id: schemas_string().min(1), last_active: optionalString }))
+});
 const OrganizationSchema = object({ id: schemas_string().min(1), name: optionalString });
 const OrganizationListSchema = object({ organizations: array(OrganizationSchema) });
 const ErrorBodySchema = object({
@@ -11516,6 +11533,30 @@ class BranchesReader {
     }
 }
 
+;// CONCATENATED MODULE: ./src/api/resources/computes.ts
+
+
+class ComputesReader {
+    core;
+    constructor(core) {
+        this.core = core;
+    }
+    /**
+     * Every compute of the project (`GET /projects/{id}/endpoints`: one list, not paged, as Neon's
+     * OpenAPI document has it), each of that project and naming its branch.
+     */
+    async listProjectComputes(projectId) {
+        const { endpoints } = await this.core.get({
+            segments: ['projects', projectId, 'endpoints'],
+            schema: ProjectComputeListSchema,
+            subject: `the computes of project "${projectId}"`,
+            pacing: 'poll',
+            mismatch: (list) => strangerIn(list.endpoints, projectId, 'compute')
+        });
+        return endpoints;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/resources/operations.ts
 
 
@@ -11676,16 +11717,19 @@ class ProjectsReader {
 
 
 
+
 class ApiClient {
     stats;
     operations;
     branches;
+    computes;
     projects;
     constructor(options) {
         const core = new ApiCore(options);
         this.stats = core.stats;
         this.operations = new OperationsReader(core);
         this.branches = new BranchesReader(core, options.logger);
+        this.computes = new ComputesReader(core);
         this.projects = new ProjectsReader(core, new OrganizationsReader(core), options.logger);
     }
 }
@@ -12979,7 +13023,7 @@ async function gate(plan, dependencies) {
     try {
         for (const step of stepsIn('before-wait', plan))
             await step.run(inputs, report, context);
-        if (inputs.projectId) {
+        if (inputs.projectId && !plan.stepsAlone) {
             source = await gateProject(plan, inputs.projectId, startedAt, report, context);
         }
     }
@@ -14138,6 +14182,217 @@ const PROJECTS_STEP = {
     }
 };
 
+;// CONCATENATED MODULE: ./src/domain/sweep-age.ts
+/*
+ * `older_than`: how long a branch matching `sweep` may go without activity before it is stale. A
+ * number with a unit, `m` (minutes), `h` (hours), `d` (days) or `w` (weeks): `7d`, `36h`, `2w`,
+ * `1.5d`. Without a unit it is refused: a bare `7` would be seven seconds elsewhere, and every
+ * branch would be stale.
+ */
+
+const DEFAULT_OLDER_THAN = '7d';
+const sweep_age_UNIT_MS = {
+    m: 60_000,
+    h: 3_600_000,
+    d: 86_400_000,
+    w: 7 * 86_400_000
+};
+const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/;
+/** Less than an hour of quiet says nothing of a preview branch: its pull request may be open. */
+const MIN_OLDER_THAN_MS = sweep_age_UNIT_MS.h;
+/** Ten years: a longer age is a typo. */
+const MAX_OLDER_THAN_MS = 3650 * sweep_age_UNIT_MS.d;
+/** `7d` in milliseconds; undefined when it is not a number with one of the units. */
+function parseAge(text) {
+    const match = AGE.exec(text.toLowerCase());
+    return match ? Math.round(Number(match[1]) * sweep_age_UNIT_MS[match[2]]) : undefined;
+}
+/** The input `older_than`, in milliseconds: `7d` when not given. */
+const olderThanInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim() || DEFAULT_OLDER_THAN;
+    const ms = parseAge(text);
+    const problem = ms === undefined
+        ? 'is not an age; use a number with a unit: m (minutes), h (hours), d (days) or w (weeks), as in 7d, 36h, 2w'
+        : ms < MIN_OLDER_THAN_MS
+            ? 'is below the minimum of 1 hour'
+            : ms > MAX_OLDER_THAN_MS
+                ? 'is above the maximum of 3650 days'
+                : undefined;
+    if (problem === undefined)
+        return ms;
+    ctx.addIssue({ code: 'custom', message: `"${text}" ${problem}` });
+    return NEVER;
+});
+
+;// CONCATENATED MODULE: ./src/domain/sweep-pattern.ts
+/*
+ * `sweep`: which branches a sweep looks at, by name. `*` stands for any characters within one part
+ * of a name (never a `/`), `{pr}` for a pull-request number (1 to 999,999,999, no leading zero),
+ * which it captures; everything else stands for itself, case included, and the whole name must
+ * match. `preview/*`, `preview/pr-{pr}`.
+ */
+
+
+const PR = '{pr}';
+/** A branch name is at most 256 characters: a longer pattern matches none. */
+const sweep_pattern_MAX_PATTERN_CHARS = 256;
+const UNSAFE = new RegExp(`[${UNSAFE_CHARACTER_CLASS}]`, 'u');
+/** A part of the pattern that stands for itself, as a RegExp source. */
+const sweep_pattern_literal = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** The pattern `text` stands for, or what is wrong with it. */
+function compile(text) {
+    if (text.length > sweep_pattern_MAX_PATTERN_CHARS) {
+        return `is ${text.length} characters long; a branch name has at most ${sweep_pattern_MAX_PATTERN_CHARS}`;
+    }
+    if (UNSAFE.test(text))
+        return 'holds a control or invisible character, which no branch name has';
+    const prs = text.split(PR).length - 1;
+    if (prs > 1)
+        return `holds ${PR} ${prs} times; a branch stands for one pull request`;
+    const rest = text.split(PR).join('');
+    if (/[{}]/.test(rest)) {
+        return `holds a brace that is not ${PR}; ${PR} (in lower case) is the only placeholder`;
+    }
+    const source = text
+        .split(PR)
+        .map((part) => part.split('*').map(sweep_pattern_literal).join('[^/]*'))
+        .join('([1-9][0-9]{0,8})');
+    return { text, capturesPr: prs === 1, matcher: new RegExp(`^${source}$`, 'u') };
+}
+/**
+ * Whether `name` matches: undefined when it does not; else what it captured (the pull request's
+ * number, with `{pr}`).
+ */
+function matchBranch(pattern, name) {
+    const found = pattern.matcher.exec(name);
+    if (!found)
+        return undefined;
+    return pattern.capturesPr ? { pr: Number(found[1]) } : {};
+}
+/** The input `sweep`: a pattern, checked as every input is (its problems name it). */
+const sweepPatternInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim();
+    if (text === '') {
+        ctx.addIssue({
+            code: 'custom',
+            message: 'is empty; give a branch-name pattern (preview/*, preview/pr-{pr})'
+        });
+        return NEVER;
+    }
+    const compiled = compile(text);
+    if (typeof compiled === 'string') {
+        ctx.addIssue({ code: 'custom', message: `"${text}" ${compiled}` });
+        return NEVER;
+    }
+    return compiled;
+});
+
+;// CONCATENATED MODULE: ./src/steps/sweep/sweep-input.ts
+
+
+
+
+/** Its inputs in the catalog. */
+const SWEEP_INPUTS = {
+    sweep: {
+        typed: 'sweep',
+        schema: (naming) => refusingEmpty(sweepPatternInput, `leave ${naming.mention('sweep')} out for another gate`),
+        refusesEmpty: true,
+        command: { flag: { name: 'match', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--match PATTERN',
+                    'with neon-gate sweep: list the stale branches whose names match',
+                    'PATTERN: * within a name part (preview/*), {pr} for a',
+                    'pull-request number; reads every page of branches, waits for',
+                    'nothing, deletes nothing'
+                ]
+            ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'A branch-name pattern: list its stale branches (a sweep)',
+            description: 'A branch-name pattern (preview/* or preview/pr-{pr}): list every matching branch that is stale, and wait for nothing. * matches within one name part; {pr} stands for a pull-request number, whose state is read from GitHub. Needs project_id; see docs/sweep.md.'
+        }
+    },
+    older_than: {
+        typed: 'olderThanMs',
+        schema: () => olderThanInput,
+        command: { flag: { name: 'older-than' } },
+        help: {
+            part: 'what',
+            flags: [['--older-than AGE', 'with sweep: stale after this long without activity (7d)']]
+        },
+        docs: {
+            default: '7d',
+            summary: 'With `sweep`: no activity for this long is stale',
+            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w).'
+        }
+    },
+    fail_on_stale: {
+        typed: 'failOnStale',
+        schema: () => booleanInput(false),
+        command: { flag: { name: 'fail-on-stale', boolean: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--fail-on-stale',
+                    'with sweep: exit 1 when a stale branch is found, and 3 when some',
+                    'branch could not be judged or the list was cut'
+                ]
+            ]
+        },
+        docs: {
+            default: 'false',
+            summary: 'With `sweep`: fail while a stale branch is found',
+            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass.'
+        }
+    }
+};
+/** What each input a sweep cannot take would ask for instead. */
+const NOT_WITH_SWEEP = {
+    branch_id: 'a sweep reads every branch that matches; it gates none',
+    operation_id: 'a sweep waits for no operation',
+    before: 'a sweep only lists; the teardown check is a gate of its own',
+    database_url: 'a sweep queries no database',
+    list_projects: 'a sweep reads the branches of one project'
+};
+/** A sweep needs its project, and none of the inputs of another gate. */
+function checkSweep(inputs, ctx, { mention }) {
+    if (!inputs.project_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['project_id'],
+            message: `required with ${mention('sweep')}; give the project whose branches to sweep`
+        });
+    }
+    for (const [name, why] of Object.entries(NOT_WITH_SWEEP)) {
+        const value = inputs[name];
+        if (!value || (Array.isArray(value) && value.length === 0))
+            continue;
+        ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `cannot be combined with ${mention('sweep')}: ${why}; leave it out`
+        });
+    }
+}
+/** What a sweep ignores, and what is ignored without one, worth a warning. */
+function ignoredBySweep(inputs, { mention }) {
+    if (inputs.sweep && inputs.failFast) {
+        return [
+            `${mention('fail_fast')} is ignored with ${mention('sweep')}: a sweep waits for nothing`
+        ];
+    }
+    if (!inputs.sweep && inputs.failOnStale) {
+        return [`${mention('fail_on_stale')} is ignored without ${mention('sweep')}`];
+    }
+    return [];
+}
+
 ;// CONCATENATED MODULE: ./src/steps/teardown/teardown-action.ts
 /*
  * `before`: the teardown a gate runs ahead of. The step's hook makes the gate's plan wait for the
@@ -14243,6 +14498,7 @@ function ignoredBeforeTeardown(inputs, { mention }) {
 
 
 
+
 const { api_key, project_id, operation_id, branch_id, ...how } = CORE_INPUTS;
 const INPUT_CATALOG = {
     api_key,
@@ -14252,7 +14508,8 @@ const INPUT_CATALOG = {
     ...PROJECTS_INPUTS,
     ...how,
     ...DATABASE_INPUTS,
-    ...TEARDOWN_INPUTS
+    ...TEARDOWN_INPUTS,
+    ...SWEEP_INPUTS
 };
 /** Every input by name, in the catalog's order. */
 const INPUT_NAMES = Object.keys(INPUT_CATALOG);
@@ -14273,12 +14530,15 @@ const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) && inputEntry(
 
 
 
+
 /** Each input of the catalog on its own: its schema, worded as the front end names inputs. */
 function inputFields(naming) {
     return Object.fromEntries(INPUT_NAMES.map((name) => [name, INPUT_CATALOG[name].schema(naming)]));
 }
 /** What the inputs must be together. */
 function checkTogether(inputs, ctx, naming) {
+    if (inputs.sweep)
+        return checkSweep(inputs, ctx, naming);
     if (inputs.before)
         return checkBefore(inputs, ctx, naming);
     if (inputs.operation_id.length > 0 && !inputs.project_id) {
@@ -14337,7 +14597,7 @@ function inputsSchema(naming) {
  */
 function ignoredInputWarnings(inputs, naming) {
     const { mention } = naming;
-    const warnings = ignoredBeforeTeardown(inputs, naming);
+    const warnings = [...ignoredBeforeTeardown(inputs, naming), ...ignoredBySweep(inputs, naming)];
     if (inputs.orgId && !inputs.listProjects) {
         warnings.push(`${mention('org_id')} is ignored without ${naming.enabled('list_projects')}`);
     }
@@ -14386,7 +14646,7 @@ function invalidInput(problems) {
     return new InputError(`Invalid input: ${problems.join('; ')}`);
 }
 
-;// CONCATENATED MODULE: ./src/steps/teardown/teardown-rules.ts
+;// CONCATENATED MODULE: ./src/domain/teardown-rules.ts
 /**
  * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
  * `delete-rw-endpoint` as examples: a name that starts with `delete` covers a delete (deleting a
@@ -14427,6 +14687,254 @@ function judgeTeardown(action, branch, projectBranches) {
         otherRestrictions: restrictions.filter((entry) => !covering.includes(entry))
     };
 }
+
+;// CONCATENATED MODULE: ./src/domain/sweep-verdict.ts
+/*
+ * The sweep's verdict, from what was read: every branch of the project (the list, maybe cut at its
+ * page cap), every compute of it with `last_active`, and the pull requests' states where `{pr}`
+ * names them. A matching branch is stale when its last activity (the newest of its `updated_at` and
+ * its computes' `last_active`) is older than `older_than`, or when its pull request is closed or
+ * merged. The default branch, a protected one and a root one are never stale. A pull request that
+ * could not be read is named, never guessed; so is a branch whose activity cannot be read.
+ */
+
+
+
+/** Default (or `primary` in older answers), protected, or a root: never stale. */
+function neverStale(branch) {
+    return ((branch.default ?? branch.primary) === true || branch.protected === true || !branch.parent_id);
+}
+/** The newest of the branch's `updated_at` and its computes' `last_active`; undefined if none. */
+function lastActivity(branch, computes) {
+    const times = [
+        branch.updated_at,
+        ...computes.filter((c) => c.branch_id === branch.id).map((c) => c.last_active)
+    ]
+        .map(apiTime)
+        .filter((time) => time !== undefined);
+    return times.length > 0 ? Math.max(...times) : undefined;
+}
+/** Each matching branch that may be stale, with its pull request's number and its last activity. */
+function candidates(facts) {
+    return facts.branches.flatMap((branch) => {
+        const match = matchBranch(facts.pattern, branch.name);
+        if (!match || neverStale(branch))
+            return [];
+        const active = lastActivity(branch, facts.computes);
+        const inactive = active !== undefined && facts.now - active > facts.olderThanMs;
+        return [{ branch, pr: match.pr, active, inactive }];
+    });
+}
+/**
+ * The pull requests to read from GitHub: those `{pr}` names of matching branches that their age
+ * alone does not already make stale.
+ */
+function pullRequestsToRead(facts) {
+    const numbers = candidates(facts).flatMap(({ pr, inactive }) => pr !== undefined && !inactive ? [pr] : []);
+    return [...new Set(numbers)].sort((a, b) => a - b);
+}
+/** Why a branch is stale by its pull request, or why that cannot be said; undefined: it is open. */
+function byPullRequest(pr, state) {
+    if (state === 'open')
+        return undefined;
+    if (state === 'closed')
+        return 'pr_closed';
+    if (state === 'merged')
+        return 'pr_merged';
+    return { why: `pull request #${pr} could not be read${state ? `: ${state.unreadable}` : ''}` };
+}
+/** What blocks a delete of a stale branch: its children, a restriction of deletes. */
+function deleteBlockers(branch, branches) {
+    return judgeTeardown('delete', branch, branches).blockers.flatMap((blocker) => blocker.reason === 'children' || blocker.reason === 'restricted' ? [blocker.reason] : []);
+}
+/** The sweep's verdict on every branch of `facts`. */
+function judgeSweep(facts) {
+    const stale = [];
+    const undecided = [];
+    for (const { branch, pr, active, inactive } of candidates(facts)) {
+        const last_active = active === undefined ? null : new Date(active).toISOString();
+        const named = { id: branch.id, name: branch.name, last_active };
+        let reason = inactive ? 'inactive' : undefined;
+        if (!reason && pr !== undefined && facts.pullRequests) {
+            reason = byPullRequest(pr, facts.pullRequests.get(pr));
+        }
+        if (!reason && active === undefined) {
+            reason = { why: 'its activity cannot be read (no updated_at, no last_active)' };
+        }
+        if (typeof reason === 'object')
+            undecided.push({ ...named, why: reason.why });
+        if (typeof reason !== 'string')
+            continue;
+        const item = { ...named, reason, blockers: deleteBlockers(branch, facts.branches) };
+        stale.push({ item, at: active ?? -Infinity });
+    }
+    stale.sort((a, b) => b.at - a.at || a.item.name.localeCompare(b.item.name) || a.item.id.localeCompare(b.item.id));
+    const matched = facts.branches.filter((branch) => matchBranch(facts.pattern, branch.name)).length;
+    return { stale: stale.map(({ item }) => item), undecided, matched };
+}
+
+;// CONCATENATED MODULE: ./src/report/sweep-report.ts
+/*
+ * What the report says of a sweep (issue 69), once: its line (how many stale branches among those
+ * that match, and what could not be judged), its part of the summary (a table of the stale
+ * branches, newest activity first, and one of those not judged), and its outputs (`stale`, cut with
+ * the other JSON arrays to GitHub's 1 MB by outputs.ts, and `stale_count`, every one found). Branch
+ * names are the API's text: each format escapes them.
+ */
+
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const REASONS = {
+    inactive: 'no activity',
+    pr_closed: 'pull request closed',
+    pr_merged: 'pull request merged'
+};
+/** `7 days`, `36 hours`, `90 minutes`. */
+function ageText(ms) {
+    if (ms % DAY_MS === 0)
+        return plural(ms / DAY_MS, 'day');
+    if (ms % HOUR_MS === 0)
+        return plural(ms / HOUR_MS, 'hour');
+    return plural(Math.round(ms / 60_000), 'minute');
+}
+/**
+ * The sweep in one line: `3 stale branches among 7 that match preview/pr-{pr} (no activity for
+ * 7 days, or a pull request closed or merged)`, then what was not judged, and where the list was
+ * cut.
+ */
+function sweepPhrase({ verdict, pattern, olderThanMs, cut }) {
+    const { stale, undecided, matched } = verdict;
+    const found = stale.length === 0 ? 'no stale branch' : plural(stale.length, 'stale branch', 'stale branches');
+    const phrase = [
+        `${found} among ${matched} that match `,
+        { code: pattern },
+        ` (no activity for ${ageText(olderThanMs)}${pattern.includes('{pr}') ? ', or a pull request closed or merged' : ''})`
+    ];
+    if (undecided.length > 0) {
+        phrase.push(`; ${plural(undecided.length, 'branch', 'branches')} could not be judged`);
+    }
+    if (cut)
+        phrase.push(`; the branch list stopped (${cut}): branches beyond it were not judged`);
+    return phrase;
+}
+/** The stale branches (at most `maxRows`), then those not judged, and why. */
+function sweepSummary(format, findings, maxRows) {
+    const { stale, undecided } = findings.verdict;
+    const parts = [format.heading(`Stale branches: ${stale.length}`, 3)];
+    const more = (count) => count > maxRows ? `… and ${count - maxRows} more (the stale output lists them)` : undefined;
+    if (stale.length > 0) {
+        const rows = stale
+            .slice(0, maxRows)
+            .map((item) => [
+            format.code(item.name),
+            format.code(item.id),
+            formatDate(format, item.last_active),
+            REASONS[item.reason],
+            item.blockers.join(', ')
+        ]);
+        parts.push(format.table(['Branch', 'Id', 'Last active', 'Why stale', 'Blockers'], rows, more(stale.length)));
+    }
+    if (undecided.length > 0) {
+        parts.push(format.paragraph('Not judged: nothing was guessed for these.'));
+        const rows = undecided
+            .slice(0, maxRows)
+            .map((item) => [format.code(item.name), format.code(item.id), format.text(item.why)]);
+        parts.push(format.table(['Branch', 'Id', 'Why not judged'], rows, more(undecided.length)));
+    }
+    if (findings.cut) {
+        parts.push(format.paragraph(format.phrase([
+            `The branch list stopped (${findings.cut}) before its end: branches beyond it were not judged, and a listed branch may have children there.`
+        ])));
+    }
+    return parts;
+}
+/**
+ * The outputs: `stale_count` (every stale branch found) and the `stale` array, which outputs.ts
+ * cuts from its end to fit GitHub's 1 MB, with a note that gives the count it holds.
+ */
+function sweepOutputs({ verdict }) {
+    return {
+        values: { stale_count: verdict.stale.length },
+        list: { name: 'stale', items: verdict.stale }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/steps/sweep/sweep-step.ts
+
+
+
+/** What the branch list misses when cut at its page cap. */
+const UNSEEN = 'branches beyond it are not judged, and a listed branch may have children there';
+/** Reads what the verdict needs: every branch, every compute, and the pull requests to read. */
+async function readFacts(pattern, inputs, { client, clock, signal, readPullRequests }) {
+    const { projectId, olderThanMs } = inputs;
+    const { branches, cut } = await client.branches.listBranches(projectId, { unseen: UNSEEN });
+    const computes = await client.computes.listProjectComputes(projectId);
+    const facts = { branches, computes, pattern, now: clock.wallNow(), olderThanMs };
+    if (pattern.capturesPr && readPullRequests) {
+        facts.pullRequests = await readPullRequests(pullRequestsToRead(facts), signal);
+    }
+    return { facts, cut };
+}
+/** The run's outcome from the findings, and what was not judged in the log. */
+function sweepDecided(report, inputs, logger) {
+    const findings = report.sweep;
+    const { stale, undecided } = findings.verdict;
+    for (const branch of undecided) {
+        logger.warning(`Branch "${branch.name}" (${branch.id}) was not judged: ${branch.why}`);
+    }
+    logger.info(phraseText(capitalized(sweepPhrase(findings))));
+    const unread = undecided.length > 0 || findings.cut !== undefined;
+    if (inputs.failOnStale && stale.length > 0)
+        report.outcome = 'failure';
+    else if (inputs.failOnStale && unread) {
+        report.outcome = 'error';
+        report.error = `Could not tell that no branch is stale: ${phraseText(notRead(findings))}`;
+    }
+    else
+        report.outcome = 'success';
+}
+/** What was not judged: branches, and the list beyond its cut. */
+function notRead({ verdict, cut }) {
+    const parts = [
+        verdict.undecided.length > 0 &&
+            `${plural(verdict.undecided.length, 'matching branch', 'matching branches')} could not be judged`,
+        cut && `the branch list stopped (${cut}) before its end`
+    ].filter((part) => Boolean(part));
+    return [parts.join('; ')];
+}
+const SWEEP_SECTION = {
+    phase: 'before-wait',
+    outcomeLine: ({ sweep, outcome }) => sweep && (outcome === 'success' || outcome === 'failure') ? sweepPhrase(sweep) : undefined,
+    errorLine: ({ sweep, outcome }) => sweep && outcome === 'failure' ? phraseText(capitalized(sweepPhrase(sweep))) : undefined,
+    summary: {
+        place: 'above-operations',
+        render: (format, { sweep }, limits) => sweep ? sweepSummary(format, sweep, limits.operationRows) : []
+    },
+    outputs: ({ sweep }) => sweep && sweepOutputs(sweep)
+};
+const SWEEP_STEP = {
+    section: SWEEP_SECTION,
+    // A gate of its own: no branch resolved, no wait, fail_fast and the database left out.
+    plan: (draft) => draft.inputs.sweep
+        ? { ...draft, gate: 'sweep', stepsAlone: true, wait: { ...draft.wait, failFast: false } }
+        : undefined,
+    run: async (inputs, report, context) => {
+        const { sweep: pattern, projectId } = inputs;
+        if (!pattern || !projectId)
+            return;
+        report.projectId = projectId;
+        const { facts, cut } = await readFacts(pattern, { ...inputs, projectId }, context);
+        report.sweep = {
+            verdict: judgeSweep(facts),
+            pattern: pattern.text,
+            olderThanMs: inputs.olderThanMs,
+            ...(cut ? { cut } : {})
+        };
+        sweepDecided(report, inputs, context.logger);
+    }
+};
 
 ;// CONCATENATED MODULE: ./src/steps/teardown/teardown-check.ts
 
@@ -14840,13 +15348,6 @@ function teardownNotes(check) {
     }
     return { warnings, notices };
 }
-/** The phrase as the start of a sentence. */
-function capitalized(phrase) {
-    const [first, ...rest] = phrase;
-    return typeof first === 'string'
-        ? [first.charAt(0).toUpperCase() + first.slice(1), ...rest]
-        : phrase;
-}
 /**
  * Before a teardown the gate waits for the project to be idle, not for its operations to succeed:
  * a warning for each that ended in failure while it waited (the first few, then a count).
@@ -15066,7 +15567,8 @@ const TEARDOWN_STEP = {
 
 
 
-const STEPS = [PROJECTS_STEP, TEARDOWN_STEP, DATABASE_STEP];
+
+const STEPS = [PROJECTS_STEP, SWEEP_STEP, TEARDOWN_STEP, DATABASE_STEP];
 const steps_SECTIONS = STEPS.map((step) => step.section);
 
 ;// CONCATENATED MODULE: ./src/gate/plan.ts
@@ -15113,6 +15615,9 @@ function gateLine(plan, { mention }) {
         return `Gate: none, only a list of the projects the key can see${listed}; no database query`;
     }
     const project = `project ${inputs.projectId ?? ''}`;
+    if (plan.gate === 'sweep') {
+        return `Gate: a sweep of ${project}, every branch that matches ${inputs.sweep?.text ?? ''}, for those stale; no wait, no database query`;
+    }
     const what = {
         operations: () => `${inputs.operationIds.length === 1 ? `operation ${inputs.operationIds[0]}` : plural(inputs.operationIds.length, 'operation')} of ${project}`,
         branch: () => `branch ${inputs.branchId ?? ''} of ${project}, its operations and then its readiness`,
@@ -15256,6 +15761,7 @@ class GateRun {
                 random: this.options.random,
                 transport: this.options.transport ?? httpGet,
                 queryDatabase: this.options.queryDatabase ?? queryDatabase,
+                readPullRequests: this.options.readPullRequests,
                 logger,
                 redactor,
                 signal: this.signal,
@@ -15713,10 +16219,12 @@ function negativeValuesJoined(argv) {
     return joined;
 }
 function parseCommandLine(argv, env) {
+    // `neon-gate sweep --match PATTERN`: the sweep is a command of its own, its pattern its flag.
+    const sweep = argv[0] === 'sweep';
     let parsed;
     try {
         parsed = (0,external_node_util_namespaceObject.parseArgs)({
-            args: negativeValuesJoined(argv),
+            args: negativeValuesJoined(sweep ? argv.slice(1) : argv),
             options: OPTIONS,
             tokens: true,
             allowNegative: true
@@ -15737,6 +16245,7 @@ function parseCommandLine(argv, env) {
         }
     }
     const { values, labels } = inputValues(flags, tokens, env);
+    checkSweepCommand(sweep, values.sweep);
     checkSecretSources(flags);
     const output = flags.output ?? 'text';
     if (output !== 'text' && output !== 'json') {
@@ -15760,6 +16269,15 @@ function parseCommandLine(argv, env) {
             dotenvFile: flags.dotenv
         }
     };
+}
+/** `--match` is the sweep's, and the sweep needs it. */
+function checkSweepCommand(sweep, match) {
+    if (sweep && match === undefined) {
+        throw new UsageError('neon-gate sweep needs --match PATTERN (preview/*, preview/pr-{pr})');
+    }
+    if (!sweep && match !== undefined) {
+        throw new UsageError('--match belongs to the sweep: run neon-gate sweep --match PATTERN');
+    }
 }
 /** Each secret from one place: the database URL by its flag or its file, standard input for one. */
 function checkSecretSources(flags) {
@@ -15852,6 +16370,7 @@ Usage:
   neon-gate --project-id ID --operation-id UUID [--operation-id UUID ...] [options]
   neon-gate --project-id ID --branch-id BRANCH --before delete|reset [options]
   neon-gate --list-projects [--org-id ORG] [options]
+  neon-gate sweep --match PATTERN [--older-than AGE] [--fail-on-stale] [options]
 
 ${inputHelp('intro')}
 
@@ -15875,9 +16394,11 @@ Output:
 
 Exit codes:
   0    success
-  1    an operation failed, the database check failed, or --before found a blocker
+  1    an operation failed, the database check failed, --before found a blocker, or
+       sweep --fail-on-stale found a stale branch
   2    bad flags or input; standard output or a result file could not be written
-  3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix
+  3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix; or
+       sweep --fail-on-stale found none stale but could not judge every branch
   75   --no-wait, and work is still in flight: try again later
   124  the timeout ran out
   130  interrupted (SIGINT); 143: terminated (SIGTERM)
@@ -16182,7 +16703,7 @@ function outputFileProblem(path, create = false) {
  * Outputs that are JSON documents of any size: in the JSON result, never in a dotenv line (the
  * `blockers` of `before`, at most five, go there as their JSON, cut like a text).
  */
-const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects']);
+const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects', 'stale']);
 /**
  * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the scalar
  * outputs (17, or with `before` 17 with `preflight` and `blockers` and without the database's two)

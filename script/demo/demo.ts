@@ -4,7 +4,8 @@
  * database), then red (its compute fails to start). Each shows the log, the outputs, the job
  * summary (its timeline as labelled bars) and what a person reads of the result.
  * `npm run demo -- failure` (or `timeout`, or several names) runs those alone; `teardown` checks a
- * branch before its deletion: blocked by a child branch, then, once the child is gone, clear. It
+ * branch before its deletion: blocked by a child branch, then, once the child is gone, clear;
+ * `sweep` lists the stale preview branches of a nightly sweep. It
  * exits 0 when every scenario ended as it should: the demo shows the action working, red included.
  */
 import { ensureFreshBundle } from '../build/fresh-bundle.ts'
@@ -39,18 +40,24 @@ function headline(run: BundleRun): string[] {
   return lines.slice(0, end < 0 ? 1 : end)
 }
 
+/** What runs next when the step passed, where it is not a job that needs the gate. */
+const GREEN_NEXT: Partial<Record<ScenarioName, string>> = {
+  teardown: 'the step that deletes the branch runs',
+  sweep: `the next job deletes each stale branch that nothing blocks (examples/sweep.yml)`
+}
+
 /** What the result means for the jobs after the gate, in words. */
 function verdict(name: ScenarioName, run: BundleRun): string[] {
   const green = run.code === 0
   return [
     bold(
       green
-        ? `Green: the step passed (exit code 0), so ${name === 'teardown' ? 'the step that deletes the branch runs' : 'a job that needs it (the migrations, the deploy) starts'} now.`
+        ? `Green: the step passed (exit code 0), so ${GREEN_NEXT[name] ?? 'a job that needs it (the migrations, the deploy) starts'} now.`
         : `Red: the step failed (exit code ${run.code}), so ${name === 'teardown' ? 'the branch is not deleted' : 'a job that needs it does not start'}.`
     ),
     `${green ? 'What' : 'Why'}, as the job summary and the pull-request comment say it first:`,
     ...headline(run).map((line) => `  ${line}`),
-    ...(name === 'teardown' || run.outputs.outcome === name
+    ...(name === 'teardown' || name === 'sweep' || run.outputs.outcome === name
       ? []
       : [`This scenario should have ended in ${name}.`])
   ]
@@ -66,7 +73,7 @@ async function show(name: ScenarioName, scenario: Scenario): Promise<boolean> {
     console.log(`  INPUT_${input.toUpperCase()}=${secret ? '***' : value}`)
   }
   console.log(
-    `  as a pull_request run for #${PULL_REQUESTS[name]} of octo/app, GITHUB_API_URL=${github.apiUrl}`
+    `  as a ${env.GITHUB_EVENT_NAME} run${env.GITHUB_EVENT_NAME === 'pull_request' ? ` for #${PULL_REQUESTS[name]}` : ''} of octo/app, GITHUB_API_URL=${github.apiUrl}`
   )
   const runOnce = async (): Promise<BundleRun> => {
     console.log('')
@@ -96,7 +103,12 @@ async function show(name: ScenarioName, scenario: Scenario): Promise<boolean> {
       ? `The pull-request comment, posted to the local GitHub API as ${comment.user.login} (${comment.html_url}): the summary above under its hidden marker, ${comment.body.split('\n')[0]}, ${Buffer.byteLength(comment.body)} bytes.`
       : 'No pull-request comment was written.'
   )
-  // The teardown's: blocked, then clear.
+  // The teardown's: blocked, then clear; the sweep's: its stale branches, and no comment.
+  if (name === 'sweep') {
+    const { gate, outcome, stale_count: count } = runs[0].outputs
+    console.log(`The sweep found ${count} stale branches (the stale output lists them).`)
+    return gate === 'sweep' && outcome === 'success' && count === '4'
+  }
   const ended =
     name === 'teardown'
       ? runs.map((run) => run.outputs.preflight).join(' ') === 'blocked clear'

@@ -4,14 +4,19 @@
  * created, gated by name, then its database), `failure` (its compute cannot start while a change
  * still applies on main) and `timeout` (a compute that keeps starting), used by `npm run demo` and
  * `npm run screenshots`; and `teardown` (before: delete on a preview branch that has a child, then
- * again once the child is gone), used by `npm run demo`. A new scenario is a name in SCENARIOS (or
+ * again once the child is gone) and `sweep` (a nightly sweep of the stale preview branches, their
+ * pull requests read from the local GitHub API), used by `npm run demo`. A new scenario is a name in SCENARIOS (or
  * DEMOS), a line in TITLES and a branch of withScenario.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type ApiServer, startApiServer } from '../../__tests__/support/neon/server.ts'
-import { addFailingPreview, demoWorld } from '../../__tests__/support/neon/scenarios.ts'
+import {
+  addFailingPreview,
+  addStalePreviews,
+  demoWorld
+} from '../../__tests__/support/neon/scenarios.ts'
 import pg from 'pg'
 import {
   ACTIONS_BOT,
@@ -24,7 +29,7 @@ import { KEYS, PROJECT } from '../../__tests__/support/neon/ids.ts'
 /** The outcomes, each pictured by `npm run screenshots`. */
 export const SCENARIOS = ['success', 'failure', 'timeout'] as const
 /** What `npm run demo` can show: the outcomes, and the check before a teardown. */
-export const DEMOS = [...SCENARIOS, 'teardown'] as const
+export const DEMOS = [...SCENARIOS, 'teardown', 'sweep'] as const
 export type ScenarioName = (typeof DEMOS)[number]
 
 /** What `npm run demo` shows when no scenario is named: the gate green, then red. */
@@ -36,7 +41,9 @@ export const TITLES: Record<ScenarioName, string> = {
   failure: "a preview branch's compute fails to start; the gate fails the step and says why",
   timeout: "a preview branch's compute keeps starting; the gate gives up at its timeout",
   teardown:
-    'the pull request closed: before its branch is deleted, the gate checks nothing blocks that'
+    'the pull request closed: before its branch is deleted, the gate checks nothing blocks that',
+  sweep:
+    'a nightly sweep lists the preview branches a teardown missed: quiet too long, or their pull request closed'
 }
 
 export interface Scenario {
@@ -61,7 +68,8 @@ export const PULL_REQUESTS: Record<ScenarioName, number> = {
   success: 42,
   failure: 7,
   timeout: 9,
-  teardown: 42
+  teardown: 42,
+  sweep: 8
 }
 const DATABASE_PASSWORD = 'local-demo-password-not-a-secret'
 
@@ -169,6 +177,8 @@ export async function withScenario<T>(
         branches.splice(branches.indexOf(child), 1)
       }
     }
+  } else if (name === 'sweep') {
+    gate = sweepScenario(world, github, inputs, env, intro)
   } else {
     world.createBranch(PROJECT, {
       branchId: 'br-preview-pr-9',
@@ -190,4 +200,32 @@ export async function withScenario<T>(
     await postgres?.stop()
     rmSync(eventDir, { recursive: true, force: true })
   }
+}
+
+/**
+ * The sweep: the demo's stale previews (addStalePreviews), pull request #8 closed and #5 open on
+ * the local GitHub API, in a scheduled run with no comment; returns the gate, for people.
+ */
+function sweepScenario(
+  world: ReturnType<typeof demoWorld>,
+  github: GitHubServer,
+  inputs: Record<string, string>,
+  env: Record<string, string>,
+  intro: string[]
+): string {
+  addStalePreviews(world)
+  for (const [number, state] of [
+    [8, 'closed'],
+    [5, 'open']
+  ] as const) {
+    github.pullStates.push({ repository: 'octo/app', number, state, merged: false })
+  }
+  Object.assign(inputs, { sweep: 'preview/pr-{pr}', pr_comment: 'off' })
+  Object.assign(env, { GITHUB_EVENT_NAME: 'schedule' })
+  writeFileSync(env.GITHUB_EVENT_PATH, JSON.stringify({ schedule: '0 3 * * *' }))
+  intro.push(
+    'Preview branches preview/pr-3 to pr-10: some quiet for 8 to 90 days, pr-5 with a compute active',
+    'yesterday, pr-8 changed 2 days ago but its pull request closed; pr-9 protected, pr-10 a root'
+  )
+  return 'a sweep of preview/pr-{pr} (older_than 7d, the default)'
 }

@@ -6,6 +6,7 @@
  */
 import { ApiCore, type ApiCoreOptions, type RequestStats } from './api-core.js'
 import { BranchesReader } from './resources/branches.js'
+import { ComputesReader } from './resources/computes.js'
 import { OperationsReader } from './resources/operations.js'
 import { OrganizationsReader } from './resources/organizations.js'
 import { ProjectsReader } from './resources/projects.js'
@@ -14,6 +15,7 @@ export class ApiClient {
   readonly stats: RequestStats
   readonly operations: OperationsReader
   readonly branches: BranchesReader
+  readonly computes: ComputesReader
   readonly projects: ProjectsReader
 
   constructor(options: ApiCoreOptions) {
@@ -21,6 +23,7 @@ export class ApiClient {
     this.stats = core.stats
     this.operations = new OperationsReader(core)
     this.branches = new BranchesReader(core, options.logger)
+    this.computes = new ComputesReader(core)
     this.projects = new ProjectsReader(core, new OrganizationsReader(core), options.logger)
   }
 }

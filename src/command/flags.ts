@@ -99,10 +99,12 @@ export function parseCommandLine(
   argv: string[],
   env: Record<string, string | undefined>
 ): ParsedCommand {
+  // `neon-gate sweep --match PATTERN`: the sweep is a command of its own, its pattern its flag.
+  const sweep = argv[0] === 'sweep'
   let parsed: Parsed
   try {
     parsed = parseArgs({
-      args: negativeValuesJoined(argv),
+      args: negativeValuesJoined(sweep ? argv.slice(1) : argv),
       options: OPTIONS,
       tokens: true,
       allowNegative: true
@@ -122,6 +124,7 @@ export function parseCommandLine(
     }
   }
   const { values, labels } = inputValues(flags, tokens, env)
+  checkSweepCommand(sweep, values.sweep)
   checkSecretSources(flags)
   const output = flags.output ?? 'text'
   if (output !== 'text' && output !== 'json') {
@@ -144,6 +147,16 @@ export function parseCommandLine(
       summary: summaryTarget(flags.summary, env),
       dotenvFile: flags.dotenv
     }
+  }
+}
+
+/** `--match` is the sweep's, and the sweep needs it. */
+function checkSweepCommand(sweep: boolean, match: string | undefined): void {
+  if (sweep && match === undefined) {
+    throw new UsageError('neon-gate sweep needs --match PATTERN (preview/*, preview/pr-{pr})')
+  }
+  if (!sweep && match !== undefined) {
+    throw new UsageError('--match belongs to the sweep: run neon-gate sweep --match PATTERN')
   }
 }
 

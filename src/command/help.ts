@@ -29,6 +29,7 @@ Usage:
   neon-gate --project-id ID --operation-id UUID [--operation-id UUID ...] [options]
   neon-gate --project-id ID --branch-id BRANCH --before delete|reset [options]
   neon-gate --list-projects [--org-id ORG] [options]
+  neon-gate sweep --match PATTERN [--older-than AGE] [--fail-on-stale] [options]
 
 ${inputHelp('intro')}
 
@@ -52,9 +53,11 @@ Output:
 
 Exit codes:
   0    success
-  1    an operation failed, the database check failed, or --before found a blocker
+  1    an operation failed, the database check failed, --before found a blocker, or
+       sweep --fail-on-stale found a stale branch
   2    bad flags or input; standard output or a result file could not be written
-  3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix
+  3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix; or
+       sweep --fail-on-stale found none stale but could not judge every branch
   75   --no-wait, and work is still in flight: try again later
   124  the timeout ran out
   130  interrupted (SIGINT); 143: terminated (SIGTERM)

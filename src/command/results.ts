@@ -19,7 +19,7 @@ import type { RunReport } from '../report/report.js'
  * Outputs that are JSON documents of any size: in the JSON result, never in a dotenv line (the
  * `blockers` of `before`, at most five, go there as their JSON, cut like a text).
  */
-const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects'])
+const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects', 'stale'])
 /**
  * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the scalar
  * outputs (17, or with `before` 17 with `preflight` and `blockers` and without the database's two)

@@ -56,3 +56,11 @@ export function branchStatePhrase(branch: Branch): Phrase {
     ...(branch.pending_state ? [', then ', { code: branch.pending_state }] : [])
   ]
 }
+
+/** The phrase as the start of a sentence. */
+export function capitalized(phrase: Phrase): Phrase {
+  const [first, ...rest] = phrase
+  return typeof first === 'string'
+    ? [first.charAt(0).toUpperCase() + first.slice(1), ...rest]
+    : phrase
+}

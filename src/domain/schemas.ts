@@ -101,9 +101,12 @@ export type RestrictedAction = NonNullable<TeardownBranch['restricted_actions']>
 
 export const TeardownBranchResponseSchema = z.object({ branch: TeardownBranchSchema })
 
-/** Every branch of the project with its parent: the children of the one to delete or reset. */
+/**
+ * Every branch of the project with its parent (the children of the one to delete or reset), and
+ * what a sweep judges each by: what a teardown reads of one branch, and when it last changed.
+ */
 export const BranchFamilyListSchema = z.object({
-  branches: z.array(BranchSchema.extend({ parent_id: optionalString })),
+  branches: z.array(TeardownBranchSchema.extend({ updated_at: optionalString })),
   pagination: BranchPaginationSchema
 })
 export type RelatedBranch = z.infer<typeof BranchFamilyListSchema>['branches'][number]
@@ -122,6 +125,17 @@ const ComputeSchema = z.object({
 export type Compute = z.infer<typeof ComputeSchema>
 
 export const ComputeListSchema = z.object({ endpoints: z.array(ComputeSchema) })
+
+/**
+ * Every compute of a project (`GET /projects/{id}/endpoints`, one list, not paged), with its branch
+ * and when it was last active: a sweep's evidence of use that the branch's `updated_at` misses.
+ */
+export const ProjectComputeListSchema = z.object({
+  endpoints: z.array(
+    ComputeSchema.extend({ branch_id: z.string().min(1), last_active: optionalString })
+  )
+})
+export type ProjectCompute = z.infer<typeof ProjectComputeListSchema>['endpoints'][number]
 
 const OrganizationSchema = z.object({ id: z.string().min(1), name: optionalString })
 export type Organization = z.infer<typeof OrganizationSchema>

@@ -17,6 +17,9 @@ export function gateLine(plan: GatePlan, { mention }: InputNaming): string {
     return `Gate: none, only a list of the projects the key can see${listed}; no database query`
   }
   const project = `project ${inputs.projectId ?? ''}`
+  if (plan.gate === 'sweep') {
+    return `Gate: a sweep of ${project}, every branch that matches ${inputs.sweep?.text ?? ''}, for those stale; no wait, no database query`
+  }
   const what = {
     operations: () =>
       `${inputs.operationIds.length === 1 ? `operation ${inputs.operationIds[0]}` : plural(inputs.operationIds.length, 'operation')} of ${project}`,

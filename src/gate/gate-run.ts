@@ -27,7 +27,7 @@ import { planOf } from './plan.js'
 /** What a run stands on outside the process: the production parts unless a harness swaps one. */
 export type Surroundings = Pick<
   GateDependencies,
-  'clock' | 'retryPolicy' | 'random' | 'transport' | 'queryDatabase'
+  'clock' | 'retryPolicy' | 'random' | 'transport' | 'queryDatabase' | 'readPullRequests'
 >
 
 export type StopSignal = 'SIGINT' | 'SIGTERM'
@@ -174,6 +174,7 @@ export class GateRun {
         random: this.options.random,
         transport: this.options.transport ?? httpGet,
         queryDatabase: this.options.queryDatabase ?? queryDatabase,
+        readPullRequests: this.options.readPullRequests,
         logger,
         redactor,
         signal: this.signal,

@@ -68,7 +68,7 @@ export async function gate(plan: GatePlan, dependencies: GateDependencies): Prom
   let source: OperationSource | undefined
   try {
     for (const step of stepsIn('before-wait', plan)) await step.run(inputs, report, context)
-    if (inputs.projectId) {
+    if (inputs.projectId && !plan.stepsAlone) {
       source = await gateProject(plan, inputs.projectId, startedAt, report, context)
     }
   } catch (error) {

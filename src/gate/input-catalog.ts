@@ -8,6 +8,7 @@ import { CORE_INPUTS } from '../domain/core-inputs.js'
 import type { InputEntry } from '../domain/input-catalog.js'
 import { DATABASE_INPUTS } from '../steps/database/database-step.js'
 import { PROJECTS_INPUTS } from '../steps/projects/projects-step.js'
+import { SWEEP_INPUTS } from '../steps/sweep/sweep-input.js'
 import { TEARDOWN_INPUTS } from '../steps/teardown/teardown-input.js'
 
 const { api_key, project_id, operation_id, branch_id, ...how } = CORE_INPUTS
@@ -20,7 +21,8 @@ export const INPUT_CATALOG = {
   ...PROJECTS_INPUTS,
   ...how,
   ...DATABASE_INPUTS,
-  ...TEARDOWN_INPUTS
+  ...TEARDOWN_INPUTS,
+  ...SWEEP_INPUTS
 }
 
 export type InputName = keyof typeof INPUT_CATALOG

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { InputError } from '../domain/errors.js'
 import { quotedAsGiven, timeoutInput } from '../domain/input-fields.js'
 import type { InputNaming } from '../domain/input-naming.js'
+import { checkSweep, ignoredBySweep } from '../steps/sweep/sweep-input.js'
 import { checkBefore, ignoredBeforeTeardown } from '../steps/teardown/teardown-input.js'
 import { INPUT_CATALOG, INPUT_NAMES, type InputName, refusesEmpty } from './input-catalog.js'
 
@@ -23,6 +24,7 @@ type Fields = z.output<z.ZodObject<ReturnType<typeof inputFields>>>
 
 /** What the inputs must be together. */
 function checkTogether(inputs: Fields, ctx: z.RefinementCtx, naming: InputNaming): void {
+  if (inputs.sweep) return checkSweep(inputs, ctx, naming)
   if (inputs.before) return checkBefore(inputs, ctx, naming)
   if (inputs.operation_id.length > 0 && !inputs.project_id) {
     ctx.addIssue({
@@ -96,7 +98,7 @@ export type Inputs = {
  */
 export function ignoredInputWarnings(inputs: Inputs, naming: InputNaming): string[] {
   const { mention } = naming
-  const warnings = ignoredBeforeTeardown(inputs, naming)
+  const warnings = [...ignoredBeforeTeardown(inputs, naming), ...ignoredBySweep(inputs, naming)]
   if (inputs.orgId && !inputs.listProjects) {
     warnings.push(`${mention('org_id')} is ignored without ${naming.enabled('list_projects')}`)
   }

@@ -14,6 +14,7 @@ import {
 import { describeRun, readGitHubContext, withheldSecretReason } from './github-context.js'
 import { type ActionInputs, ACTION_INPUT_NAMING, getInputs, givenValue } from './input-helper.js'
 import { publish } from './publish.js'
+import { gitHubPullRequests } from './pull-request-states.js'
 
 /** The production parts unless a test swaps one (the clock, the retries' jitter, …). */
 export type RunDependencies = Partial<Surroundings>
@@ -34,8 +35,17 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
   const context = readGitHubContext()
   // The runner cancels a job with SIGINT or SIGTERM: the run aborts everything in flight.
   const about = describeRun(context)
-  const gateRun = new GateRun({ ...dependencies, logger, redactor, about, bannerFirst: true })
   let inputs: ActionInputs | undefined
+  // A sweep with {pr} reads its pull requests with the token the comment writes with.
+  const readPullRequests = gitHubPullRequests(context, () => inputs?.githubToken ?? '')
+  const gateRun = new GateRun({
+    readPullRequests,
+    ...dependencies,
+    logger,
+    redactor,
+    about,
+    bannerFirst: true
+  })
   let report: RunReport
   try {
     const withheld = apiKey ? undefined : withheldSecretReason(context)

@@ -38,6 +38,8 @@ export interface PlanDraft<Given> {
   inputs: Given
   gate: GateKind
   wait: WaitPlan
+  /** The plan's steps are the whole run (a sweep): no branch is resolved, nothing waited for. */
+  stepsAlone?: true
   /** `branch_id` names no branch: whether that is the goal, said in the report (then no wait). */
   branchGone?: (report: RunReport, logger: Logger) => boolean
   /** Once the run ended, whatever ended it. */

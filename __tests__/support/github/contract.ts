@@ -26,7 +26,7 @@ const GITHUB_DESCRIPTION = join(
 
 /**
  * List, create, update and delete issue comments, who the token is, a run attempt's jobs, a pull
- * request's head, and a commit's statuses (create, list).
+ * request (its head; its state, for a sweep), and a commit's statuses (create, list).
  */
 const GITHUB_PATHS_USED = {
   '/repos/{owner}/{repo}/pulls/{pull_number}': ['get'],

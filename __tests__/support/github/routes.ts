@@ -1,13 +1,14 @@
 /*
  * The local GitHub API's endpoints (server.ts): each request logged and checked against the
- * contract; who the token is, the faults to inject, a run attempt's jobs, GET /user, and an
- * issue's comments (list, create, update, delete), with GitHub's refusals (401, 403 for a
- * read-only token or one without `actions: read`, 404, 422).
+ * contract; who the token is, the faults to inject, a run attempt's jobs, a pull request (a sweep's
+ * read of its state), GET /user, and an issue's comments (list, create, update, delete), with
+ * GitHub's refusals (401, 403 for a read-only token or one without `actions: read`, 404, 422).
  */
 import type { Contract } from '../openapi-contract.ts'
 import type { GitHubAnswer, GitHubApi, GitHubRequest, GitHubRequestRecord } from './server.ts'
 import { commentView, jobView, paged, pullView, userAccount } from './views.ts'
 import { statusesRoute } from './statuses.ts'
+import { pullStateView } from './pull-views.ts'
 
 /** The state, and what the handler keeps beside it: each method's count, the lists held back. */
 export interface Handling {
@@ -56,6 +57,11 @@ async function respond(
   }
   const pull = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname)
   if (pull && request.method === 'GET') {
+    const found = state.pullStates.find(
+      (each) => each.repository === pull[1] && each.number === Number(pull[2])
+    )
+    if (found?.malformed) return { status: 200, body: { number: found.number, state: 'merged?' } }
+    if (found) return { status: 200, body: pullStateView(found, identity.user, state.apiUrl) }
     const head = state.pulls.get(`${pull[1]}#${pull[2]}`)
     if (!head) return NOT_FOUND
     return { status: 200, body: pullView(pull[1], Number(pull[2]), head, state.apiUrl) }

@@ -31,6 +31,16 @@ export interface StoredComment {
   updatedAt: string
 }
 
+/** A pull request, as far as a sweep reads it (issue 69): open, closed, or closed by a merge. */
+export interface StoredPull {
+  repository: string
+  number: number
+  state: 'open' | 'closed'
+  merged: boolean
+  /** Answer 200 with a body that is no pull request (a proxy's, a broken cache's). */
+  malformed?: boolean
+}
+
 /** A job of a workflow run attempt: a matrix leg, on its runner. */
 export interface GitHubJob {
   runId: number
@@ -105,6 +115,11 @@ export interface GitHubApi {
   nextCommentId: number
   /** The jobs of every workflow run attempt, as the jobs API lists them. */
   jobs: GitHubJob[]
+  /**
+   * Pull requests with a state (open, closed, merged), as a sweep reads them; GET
+   * …/pulls/{pull_number} answers these first, then those of `pulls`, else 404.
+   */
+  pullStates: StoredPull[]
   addComment(repository: string, issueNumber: number, body: string, user: GitHubUser): StoredComment
   /** Answer nothing at all (a GitHub API that never answers). */
   silent: boolean
@@ -156,6 +171,7 @@ export function createGitHubApi(
     pulls: new Map(),
     statuses: [],
     nextCommentId: 1000,
+    pullStates: [],
     silent: false,
     holdListsUntil: 0,
     faults: [],

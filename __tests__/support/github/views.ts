@@ -1,7 +1,7 @@
 /*
  * The local GitHub API's answers as GitHub's REST description has them (server.ts): users,
- * issue comments and a run attempt's jobs, every required field included, and the pages of a list
- * with GitHub's Link header.
+ * issue comments and a run attempt's jobs, every required field included (pull requests:
+ * pull-views.ts), and the pages of a list with GitHub's Link header.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -13,7 +13,7 @@ const PULL_REQUEST_EXAMPLE = JSON.parse(
 ) as { head: Record<string, unknown>; [key: string]: unknown }
 
 /** A user as GitHub's `simple-user` schema has it; the id is made from the login. */
-function userView(user: GitHubUser) {
+export function userView(user: GitHubUser) {
   const base = `https://api.github.com/users/${encodeURIComponent(user.login)}`
   let id = 0
   for (const character of user.login) id = (id * 31 + character.charCodeAt(0)) % 1_000_000_007

@@ -60,11 +60,11 @@ export function branchJson(branch: BranchRecord) {
     written_data_bytes: 0,
     data_transfer_bytes: 0,
     created_at: iso(branch.createdAt),
-    updated_at: iso(branch.createdAt)
+    updated_at: iso(branch.updatedAt ?? branch.createdAt)
   }
 }
 
-/** The compute as `GET …/branches/{id}/endpoints` lists it, every field the document requires. */
+/** The compute as `GET …/endpoints` (a branch's, or the project's) lists it, every field the document requires. */
 export function computeJson(compute: ComputeRecord) {
   return {
     host: `${compute.id}.us-east-2.aws.neon.tech`,
@@ -83,6 +83,7 @@ export function computeJson(compute: ComputeRecord) {
     disabled: false,
     passwordless_access: true,
     creation_source: 'console',
+    ...(compute.lastActive !== undefined ? { last_active: iso(compute.lastActive) } : {}),
     created_at: iso(compute.createdAt),
     updated_at: iso(compute.createdAt),
     proxy_host: 'us-east-2.aws.neon.tech',

@@ -33,6 +33,7 @@ const NEON_PATHS_USED = {
   '/projects/{project_id}/branches': ['get'],
   '/projects/{project_id}/branches/{branch_id}': ['get'],
   '/projects/{project_id}/branches/{branch_id}/endpoints': ['get'],
+  '/projects/{project_id}/endpoints': ['get'],
   '/users/me/organizations': ['get']
 }
 

@@ -30,6 +30,8 @@ export interface BranchRecord {
   projectId: string
   name: string
   createdAt: number
+  /** `updated_at`: when it last changed; its creation unless set (a sweep judges it). */
+  updatedAt?: number
   /** `parent_id`: the project's first branch by default; null for a root branch. */
   parentId?: string | null
   /** The project's default branch (`main`, unless set). */
@@ -60,6 +62,8 @@ export interface ComputeRecord {
   projectId: string
   branchId: string
   createdAt: number
+  /** `last_active`: when it last served a query; absent unless set (as for a compute never started). */
+  lastActive?: number
   /** `current_state`, `pending_state` (`idle`, `active`, `init`). */
   current: string
   pending?: string

@@ -1,7 +1,8 @@
 /*
  * The routes of the local API server, and what it answers to an authenticated request of one, as
  * the live API does, with the key's scope checked: the key's organizations, one operation, one
- * branch; the lists (projects, a project's operations, the branch search) are lists.ts. The rest
+ * branch, a branch's or a project's computes (not paged, as the live API lists them); the paged
+ * lists (projects, a project's operations, the branch search) are lists.ts. The rest
  * (keys, limits, faults, the log) is handler.ts.
  */
 import { branchJson, computeJson, operationJson, organizationJson } from './api-json.ts'
@@ -13,7 +14,14 @@ import type { World } from './world.ts'
 export const BASE_PATH = '/api/v2'
 
 export type Route =
-  'projects' | 'operations' | 'operation' | 'branches' | 'branch' | 'computes' | 'organizations'
+  | 'projects'
+  | 'operations'
+  | 'operation'
+  | 'branches'
+  | 'branch'
+  | 'computes'
+  | 'project-computes'
+  | 'organizations'
 
 /** The answer to `route` (with its path `params` and `query`) for an authenticated `key`. */
 export function answerRoute(
@@ -37,6 +45,10 @@ export function answerRoute(
   if (!reachable) return { status: 403, body: errorBody('you do not have access to this project') }
   if (route === 'branch') return readBranch(world, project.id, params[1])
   if (route === 'computes') return listComputes(world, project.id, params[1])
+  if (route === 'project-computes') {
+    const computes = world.branchesOf(project.id).flatMap((branch) => world.computesOf(branch))
+    return { status: 200, body: { endpoints: computes.map(computeJson) } }
+  }
   if (route === 'branches') return listBranches(world, project.id, query)
   if (route === 'operation') {
     const operation = world.operation(project.id, params[1])
@@ -81,6 +93,8 @@ export function matchRoute(path: string): [Route | undefined, string[]] {
   if (segments.length === 4 && segments[0] === 'projects' && segments[2] === 'operations') {
     return ['operation', [segments[1], segments[3]]]
   }
+  if (segments.length === 3 && segments[0] === 'projects' && segments[2] === 'endpoints')
+    return ['project-computes', [segments[1]]]
   if (segments.length === 3 && segments[0] === 'projects' && segments[2] === 'branches')
     return ['branches', [segments[1]]]
   if (segments.length === 4 && segments[0] === 'projects' && segments[2] === 'branches')

@@ -1,5 +1,5 @@
 /** Ready-made worlds for the demo, the end-to-end tests and the benchmark. */
-import type { OperationRecord } from './records.ts'
+import type { BranchRecord, OperationRecord } from './records.ts'
 import { World } from './world.ts'
 
 import { KEYS, MAIN_ENDPOINT, ORG, OTHER_ORG, OTHER_PROJECT, PROJECT } from './ids.ts'
@@ -152,4 +152,55 @@ export function addBranchInitTwice(world: World, id: string) {
       { current: 'ready' }
     ]
   })
+}
+
+const DAY_MS = 86_400_000
+
+/**
+ * Preview branches a teardown missed, beside those still in use (issue 69's sweep), in the project
+ * (PROJECT unless given), on the world's clock: with `sweep: preview/pr-{pr}` and `older_than: 7d`,
+ * pr-3 (quiet 30 days), pr-4 (9 days, with a child: blocked) and pr-6 (8 days, its deletes
+ * restricted) are stale by age; pr-5 is quiet 20 days but its compute was active yesterday; pr-8
+ * changed 2 days ago; pr-9 is protected and pr-10 a root branch, never stale however old. The pull
+ * requests' states are GitHub's to give (pr-8: closed, in the demo).
+ */
+export function addStalePreviews(world: World, projectId = PROJECT) {
+  const ago = (days: number) => world.now() - days * DAY_MS
+  const preview = (pr: number, days: number, fields: Partial<BranchRecord> = {}) =>
+    world.addBranch(projectId, {
+      id: `br-preview-pr-${pr}`,
+      name: `preview/pr-${pr}`,
+      createdAt: ago(days + 1),
+      updatedAt: ago(days),
+      ...fields
+    })
+  const branches = [
+    preview(3, 30),
+    preview(4, 9),
+    world.addBranch(projectId, {
+      id: 'br-preview-pr-4-debug',
+      name: 'debug/pr-4',
+      parentId: 'br-preview-pr-4',
+      createdAt: ago(2),
+      updatedAt: ago(2)
+    }),
+    preview(5, 20),
+    preview(6, 8, {
+      restrictedActions: [{ name: 'delete-rw-endpoint', reason: 'used by a demo' }]
+    }),
+    preview(8, 2),
+    preview(9, 60, { protected: true }),
+    preview(10, 90, { parentId: null })
+  ]
+  world.addCompute(projectId, {
+    id: 'ep-preview-pr-5',
+    branchId: 'br-preview-pr-5',
+    lastActive: ago(1)
+  })
+  world.addCompute(projectId, {
+    id: 'ep-preview-pr-3',
+    branchId: 'br-preview-pr-3',
+    lastActive: ago(25)
+  })
+  return branches
 }

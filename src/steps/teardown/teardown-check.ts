@@ -1,6 +1,6 @@
 /*
  * `before`: once the whole project is idle, one fresh read of the branch and of every branch of the
- * project decides whether the branch can be deleted or reset now (teardown-rules.ts has the
+ * project decides whether the branch can be deleted or reset now (domain/teardown-rules.ts has the
  * rules). A branch that is gone passes a delete, whose goal holds; a reset of it is an input error.
  * Gone means what resolving `branch_id` says (wait/branch-resolver.ts): the project answers, and
  * no branch has that id or exactly that name; a project that went (404) or hides (403) is an error.
@@ -17,7 +17,7 @@ import {
   type ResolvingReader,
   resolveBranch
 } from '../../wait/branch-resolver.js'
-import { judgeTeardown, type TeardownJudgement } from './teardown-rules.js'
+import { judgeTeardown, type TeardownJudgement } from '../../domain/teardown-rules.js'
 
 export type TeardownCheck =
   | {

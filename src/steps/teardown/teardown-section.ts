@@ -3,7 +3,7 @@
  * check decided, its part of the summary, its outputs and its annotation.
  */
 import type { Phrase } from '../../domain/phrase.js'
-import { phraseText } from '../../domain/phrase.js'
+import { capitalized, phraseText } from '../../domain/phrase.js'
 import { truncate } from '../../domain/untrusted-text.js'
 import { finishedText, took } from '../../report/headline.js'
 import type { OperationFacts } from '../../report/operation-facts.js'
@@ -11,13 +11,7 @@ import type { ReportFormat } from '../../report/report-format.js'
 import type { RunReport } from '../../report/report.js'
 import type { OutputValue, ReportSection } from '../../report/section.js'
 import type { TeardownCheck } from './teardown-check.js'
-import {
-  blockerDetails,
-  blockersOutput,
-  capitalized,
-  teardownNotes,
-  teardownPhrase
-} from './teardown-words.js'
+import { blockerDetails, blockersOutput, teardownNotes, teardownPhrase } from './teardown-words.js'
 
 declare module '../../report/report.js' {
   interface RunReport {

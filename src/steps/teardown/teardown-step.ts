@@ -7,14 +7,14 @@
 import type { ApiClient } from '../../api/api-client.js'
 import type { Logger } from '../../domain/logger.js'
 import { isUnfinished } from '../../domain/operation-status.js'
-import { phraseText } from '../../domain/phrase.js'
+import { capitalized, phraseText } from '../../domain/phrase.js'
 import type { Branch } from '../../domain/schemas.js'
 import type { TeardownAction } from './teardown-action.js'
 import { type RunReport, seenOperations } from '../../report/report.js'
 import type { Step } from '../step.js'
 import { checkTeardown, goneBeforeDelete, type TeardownCheck } from './teardown-check.js'
 import { TEARDOWN_SECTION } from './teardown-section.js'
-import { capitalized, failedWhileIdling, teardownNotes, teardownPhrase } from './teardown-words.js'
+import { failedWhileIdling, teardownNotes, teardownPhrase } from './teardown-words.js'
 
 /** The inputs a teardown reads: `before` and `branch_id` as given; those its plan turns off. */
 interface TeardownInputs {

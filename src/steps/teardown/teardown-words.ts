@@ -4,11 +4,11 @@
  * notice, and the `blockers` output (its section of the summary is teardown-section.ts).
  */
 import { classifyStatus } from '../../domain/operation-status.js'
-import { type Phrase, phraseText, plural } from '../../domain/phrase.js'
+import { capitalized, type Phrase, phraseText, plural } from '../../domain/phrase.js'
 import type { Operation, RelatedBranch, RestrictedAction } from '../../domain/schemas.js'
 import type { TeardownAction } from './teardown-action.js'
 import type { TeardownCheck } from './teardown-check.js'
-import type { Blocker } from './teardown-rules.js'
+import type { Blocker } from '../../domain/teardown-rules.js'
 
 /** Child branches a line names, then a count. */
 const NAMED_CHILDREN = 10
@@ -143,14 +143,6 @@ export function teardownNotes(check: TeardownCheck): { warnings: Phrase[]; notic
     ])
   }
   return { warnings, notices }
-}
-
-/** The phrase as the start of a sentence. */
-export function capitalized(phrase: Phrase): Phrase {
-  const [first, ...rest] = phrase
-  return typeof first === 'string'
-    ? [first.charAt(0).toUpperCase() + first.slice(1), ...rest]
-    : phrase
 }
 
 /**

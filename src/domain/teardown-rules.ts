@@ -5,8 +5,10 @@
  * action the branch lists in `restricted_actions` is refused. The rules as data: the report words
  * them.
  */
-import type { RelatedBranch, RestrictedAction, TeardownBranch } from '../../domain/schemas.js'
-import type { TeardownAction } from './teardown-action.js'
+import type { RelatedBranch, RestrictedAction, TeardownBranch } from './schemas.js'
+
+/** A change the API may refuse on a branch: the teardown's `before`, and the sweep's delete. */
+export type BranchChange = 'delete' | 'reset'
 
 /**
  * One reason the API would refuse, with what a person needs to act on it: `root`, `default`,
@@ -32,7 +34,7 @@ export interface TeardownJudgement {
  * branch deletes its read-write endpoint); one that starts with `restore` or `reset` covers a
  * reset (the API's restore endpoint resets a branch to its parent).
  */
-export function restrictionCovers(name: string, action: TeardownAction): boolean {
+export function restrictionCovers(name: string, action: BranchChange): boolean {
   const restricted = name.trim().toLowerCase()
   const prefixes = action === 'delete' ? ['delete'] : ['restore', 'reset']
   return prefixes.some((prefix) => restricted.startsWith(prefix))
@@ -48,7 +50,7 @@ function isDefault(branch: Pick<TeardownBranch, 'default' | 'primary'>): boolean
 
 /** What would make the API refuse `action` on `branch`, given every branch of its project. */
 export function judgeTeardown(
-  action: TeardownAction,
+  action: BranchChange,
   branch: TeardownBranch,
   projectBranches: RelatedBranch[]
 ): TeardownJudgement {

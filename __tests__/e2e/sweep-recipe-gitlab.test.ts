@@ -1,0 +1,133 @@
+/*
+ * The GitLab sweep recipe, examples/command/gitlab-sweep.yml, as a scheduled pipeline under
+ * gitlab-ci-local and its shell executor, offline: the command from the packed tarball (NEON_GATE,
+ * as a schedule's variable would set it), Neon's real CLI (the devDependency `neon`, as NEON_CLI,
+ * through a wrapper that writes down its command lines), and the local API behind the writing
+ * front the GitLab recipe's test uses, which deletes branches.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { serve } from '../support/bundles/action.js'
+import { inTempDir } from '../support/bundles/command.js'
+import { packedTarball, root } from '../support/bundles/recipes.js'
+import { runCommandBundle } from '../support/bundles/run-bundle.ts'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { addStalePreviews } from '../support/neon/scenarios.js'
+import { startWritingFront } from '../support/neon/writes.js'
+
+/** A ceiling only, as recipe-gitlab.test.ts's: a pipeline takes seconds alone, far more loaded. */
+const PIPELINE_CEILING = 600_000
+const GITLAB_CI_LOCAL = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js')
+const RECIPE = join(root, 'examples', 'command', 'gitlab-sweep.yml')
+const NEON_CLI = join(root, 'node_modules', 'neon', 'dist', 'cli.js')
+
+let packed: ReturnType<typeof packedTarball>
+beforeAll(() => {
+  packed = packedTarball()
+}, 60_000)
+afterAll(() => packed?.remove())
+
+/** A git repository with the recipe as its .gitlab-ci.yml. */
+function repository(dir: string): string {
+  const repo = join(dir, 'repo')
+  mkdirSync(repo, { recursive: true })
+  copyFileSync(RECIPE, join(repo, '.gitlab-ci.yml'))
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: repo,
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null'
+      }
+    })
+  git('init', '-q', '-b', 'main')
+  git('config', 'user.name', 'recipe')
+  git('config', 'user.email', 'recipe@example.invalid')
+  git('add', '.gitlab-ci.yml')
+  git('commit', '-q', '-m', 'the sweep')
+  git('remote', 'add', 'origin', 'https://gitlab.example.invalid/OWNER/app.git')
+  git('update-ref', 'refs/remotes/origin/main', 'HEAD')
+  git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
+  return repo
+}
+
+describe('GitLab: examples/command/gitlab-sweep.yml, a scheduled pipeline', () => {
+  it(
+    'sweeps, then deletes each stale branch nothing blocks with Neon’s CLI, the key never on a command line',
+    async () => {
+      const { world, server } = await serve()
+      addStalePreviews(world)
+      const front = await startWritingFront(world, server, {
+        databaseUrl: 'postgresql://app@127.0.0.1:1/app'
+      })
+      try {
+        await inTempDir(async (dir) => {
+          const repo = repository(dir)
+          const log = join(dir, 'neon-argv.log')
+          writeFileSync(log, '')
+          const cli = join(dir, 'neon-cli')
+          writeFileSync(
+            cli,
+            `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(NEON_CLI)} "$@"\n`
+          )
+          chmodSync(cli, 0o755)
+          // The command from the packed tarball as npx installs it, behind a one-word wrapper.
+          const gate = join(dir, 'neon-gate')
+          writeFileSync(
+            gate,
+            `#!/bin/sh\nexec npx --yes neon-operations-gate@file:${packed.tarball} "$@"\n`
+          )
+          chmodSync(gate, 0o755)
+          mkdirSync(join(dir, 'home'))
+          const variables = {
+            CI_PIPELINE_SOURCE: 'schedule',
+            NEON_API_KEY: KEYS.organization,
+            NEON_PROJECT_ID: PROJECT,
+            NEON_API_HOST: front.apiHost,
+            NEON_SWEEP: 'preview/*',
+            NEON_GATE: gate,
+            NEON_CLI: cli,
+            npm_config_offline: 'true',
+            npm_config_cache: join(dir, 'npm-cache')
+          }
+          const run = await runCommandBundle(
+            [],
+            { HOME: join(dir, 'home') },
+            {
+              program: [
+                process.execPath,
+                GITLAB_CI_LOCAL,
+                '--no-color',
+                '--force-shell-executor',
+                '--ignore-predefined-vars',
+                'CI_PIPELINE_SOURCE',
+                ...Object.entries(variables).flatMap(([name, value]) => [
+                  '--variable',
+                  `${name}=${value}`
+                ])
+              ],
+              cwd: repo
+            }
+          )
+          const output = run.stdout + run.stderr
+          expect([run.code, output]).toEqual([0, expect.stringContaining('PASS')])
+          expect(output).toContain('Deleting stale branch br-preview-pr-3')
+          const argv = readFileSync(log, 'utf8')
+          expect(argv.trim().split('\n')).toEqual([
+            `branches delete br-preview-pr-3 --project-id ${PROJECT} --no-analytics`
+          ])
+          expect(argv).not.toContain(KEYS.organization)
+        })
+        expect(front.answered).toEqual([`DELETE /projects/${PROJECT}/branches/br-preview-pr-3`])
+        expect(front.violations).toEqual([])
+      } finally {
+        await front.close()
+      }
+    },
+    PIPELINE_CEILING
+  )
+})

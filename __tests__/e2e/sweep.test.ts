@@ -1,0 +1,326 @@
+/*
+ * The sweep (`sweep`, issue 69), over both bundles against the local API server: the action as the
+ * runner runs it (INPUT_SWEEP with action.yml's defaults, GITHUB_OUTPUT, the summary; with `{pr}`,
+ * the pull requests from the GitHub double), and the command as a CI job runs it (`neon-gate sweep
+ * --match`, standard output as JSON, the exit code). The rules are proven in process:
+ * sweep.test.ts, sweep-properties.test.ts, sweep-reads.test.ts.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { CONTROL } from '../support/bundles/command.js'
+import { runAction, serve } from '../support/bundles/action.js'
+import { type CommandRun, runCommandBundle } from '../support/bundles/run-bundle.ts'
+import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
+import { runnerCommands } from '../support/github/runner-commands.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { addStalePreviews } from '../support/neon/scenarios.js'
+import type { Limits } from '../support/neon/limits.ts'
+import type { World } from '../support/neon/world.ts'
+
+const DAY = 86_400_000
+const REPOSITORY = 'acme/app'
+const TOKEN = 'ghs_sweep-reads-pull-requests'
+/** Text a server could send to take over a log, a summary or a terminal. */
+const HOSTILE =
+  '<img src=x onerror=alert(1)> **bold** @team\n::error::pwned ##[set-output name=stale;]x \u001b[31m'
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
+
+/** `neon-gate sweep --match PATTERN …` as a CI job runs it, with the key and project in its env. */
+function sweepCommand(server: { apiHost: string }, args: string[]): Promise<CommandRun> {
+  return runCommandBundle(
+    ['sweep', ...args, '--api-host', server.apiHost, '--interval', '1s', '--output', 'json'],
+    { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT }
+  )
+}
+
+/** The action and the command on the same inputs, each against a world of its own. */
+async function both(
+  setup: (world: World) => void,
+  inputs: { sweep: string; older_than?: string; fail_on_stale?: string },
+  options: { limits?: Partial<Limits>; env?: Record<string, string> } = {}
+) {
+  const worlds = await Promise.all([
+    serve({ limits: options.limits }),
+    serve({ limits: options.limits })
+  ])
+  for (const { world } of worlds) setup(world)
+  const flags = [
+    '--match',
+    inputs.sweep,
+    ...(inputs.older_than ? ['--older-than', inputs.older_than] : []),
+    ...(inputs.fail_on_stale === 'true' ? ['--fail-on-stale'] : [])
+  ]
+  const [action, command] = await Promise.all([
+    runAction(worlds[0].server, { project_id: PROJECT, ...inputs }, { env: options.env }),
+    sweepCommand(worlds[1].server, flags)
+  ])
+  const json = JSON.parse(command.stdout) as Record<string, unknown>
+  return { action, command, json, servers: worlds.map(({ server }) => server) }
+}
+
+const ids = (list: unknown) => (list as { id: string }[]).map((item) => item.id)
+
+describe('the sweep through both bundles', () => {
+  it('lists the stale branches: activity on either side of older_than, a compute active yesterday, never default, protected or root, children a blocker', async () => {
+    const run = await both(addStalePreviews, { sweep: 'preview/*' })
+    // pr-6 quiet 8 days, pr-4 9 days (a child), pr-3 25 (its compute); pr-5's compute was active
+    // yesterday, pr-8 changed 2 days ago; pr-9 protected, pr-10 a root; main the default.
+    const expected = ['br-preview-pr-6', 'br-preview-pr-4', 'br-preview-pr-3']
+    const stale = JSON.parse(run.action.outputs.stale) as {
+      id: string
+      reason: string
+      blockers: string[]
+    }[]
+    expect(stale.map((item) => item.id)).toEqual(expected)
+    expect(stale.map((item) => item.reason)).toEqual(['inactive', 'inactive', 'inactive'])
+    expect(stale[1].blockers).toEqual(['children'])
+    expect(run.action.outputs).toMatchObject({
+      gate: 'sweep',
+      outcome: 'success',
+      stale_count: '3'
+    })
+    expect(run.action.code).toBe(0)
+    expect(run.action.summary).toContain('Stale branches: 3')
+    expect(run.action.summary).toContain('<table>')
+    expect(run.command.code).toBe(0)
+    expect(run.json).toMatchObject({ gate: 'sweep', outcome: 'success', stale_count: 3 })
+    expect(ids(run.json.stale)).toEqual(expected)
+    // It reads, never writes.
+    for (const server of run.servers) {
+      expect(server.requests.filter((request) => request.method !== 'GET')).toEqual([])
+    }
+  })
+
+  it('under fail_on_stale a stale branch fails the run: outcome failure, exit 1', async () => {
+    const run = await both(addStalePreviews, { sweep: 'preview/pr-*', fail_on_stale: 'true' })
+    expect(run.action.outputs.outcome).toBe('failure')
+    expect(run.action.code).toBe(1)
+    expect(run.action.stdout).toMatch(/::error::3 stale branches among \d+ that match/)
+    expect(run.command.code).toBe(1)
+    expect(run.json).toMatchObject({ outcome: 'failure', stale_count: 3 })
+    // Older than 40 days: none stale, and nothing unread: a pass.
+    const none = await both(addStalePreviews, {
+      sweep: 'preview/pr-*',
+      older_than: '40d',
+      fail_on_stale: 'true'
+    })
+    expect(none.action.outputs).toMatchObject({ outcome: 'success', stale_count: '0', stale: '[]' })
+    expect(none.command.code).toBe(0)
+  })
+
+  it('with {pr}: a closed, a merged, an open and an unreadable pull request (the action reads GitHub; the command judges by age)', async () => {
+    const github = await startGitHubServer()
+    cleanups.push(github.close)
+    github.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: false })
+    const pull = (number: number, state: 'open' | 'closed', merged = false) =>
+      github.pullStates.push({ repository: REPOSITORY, number, state, merged })
+    pull(8, 'closed')
+    pull(5, 'closed', true)
+    pull(11, 'open')
+    // pr-12 has no pull request in this repository: 404, named, never guessed.
+    const setup = (world: World) => {
+      addStalePreviews(world)
+      for (const pr of [11, 12]) {
+        world.addBranch(PROJECT, {
+          id: `br-preview-pr-${pr}`,
+          name: `preview/pr-${pr}`,
+          updatedAt: world.now() - DAY
+        })
+      }
+    }
+    const run = await both(
+      setup,
+      { sweep: 'preview/pr-{pr}', fail_on_stale: 'false' },
+      { env: runnerEnv(github) }
+    )
+    const stale = JSON.parse(run.action.outputs.stale) as { id: string; reason: string }[]
+    expect(Object.fromEntries(stale.map((item) => [item.id, item.reason]))).toEqual({
+      'br-preview-pr-3': 'inactive',
+      'br-preview-pr-4': 'inactive',
+      'br-preview-pr-5': 'pr_merged',
+      'br-preview-pr-6': 'inactive',
+      'br-preview-pr-8': 'pr_closed'
+    })
+    expect(run.action.stdout).toContain(
+      '::warning::Branch "preview/pr-12" (br-preview-pr-12) was not judged: pull request #12 could not be read: HTTP 404'
+    )
+    expect(run.action.summary).toContain('Not judged')
+    const read = github.requests
+      .map((request) => request.path ?? '')
+      .filter((path) => path.includes('/pulls/'))
+    expect(read.sort()).toEqual([5, 8, 11, 12].map((n) => `/repos/${REPOSITORY}/pulls/${n}`).sort())
+    // The command has no GitHub: only age decides, and nothing is guessed.
+    expect(ids(run.json.stale).sort()).toEqual([
+      'br-preview-pr-3',
+      'br-preview-pr-4',
+      'br-preview-pr-6'
+    ])
+  })
+
+  it('an unreadable pull request under fail_on_stale, none stale: an error, never a pass', async () => {
+    const github = await startGitHubServer()
+    cleanups.push(github.close)
+    github.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: false })
+    const worlds = await serve()
+    worlds.world.addBranch(PROJECT, {
+      id: 'br-preview-pr-12',
+      name: 'preview/pr-12',
+      updatedAt: worlds.world.now() - DAY
+    })
+    const action = await runAction(
+      worlds.server,
+      { project_id: PROJECT, sweep: 'preview/pr-{pr}', fail_on_stale: 'true' },
+      { env: runnerEnv(github) }
+    )
+    expect(action.code).toBe(1)
+    // Not a pass, not `failure` (none was found stale): an error, with what was found.
+    expect(action.outputs.outcome).toBeUndefined()
+    expect(action.outputs).toMatchObject({ gate: 'sweep', stale_count: '0', stale: '[]' })
+    expect(action.stdout).toContain(
+      '::error::Could not tell that no branch is stale: 1 matching branch could not be judged'
+    )
+    // The command, a list cut at its page cap: exit 3, with what was not read.
+    for (let i = 0; i < 5000; i++) {
+      worlds.world.addBranch(PROJECT, { id: `br-fresh-${i}`, name: `fresh/${i}` })
+    }
+    const command = await sweepCommand(worlds.server, ['--match', 'fresh/*', '--fail-on-stale'])
+    expect(command.code).toBe(3)
+    expect(command.stderr).toContain(
+      'Could not tell that no branch is stale: the branch list stopped (50 pages) before its end'
+    )
+    expect(JSON.parse(command.stdout)).toMatchObject({ gate: 'sweep', stale_count: 0 })
+  }, 120_000)
+
+  it('thousands of branches over many pages, and the stale output cut to fit 1 MB, with its count', async () => {
+    const filler = 'x'.repeat(230)
+    const setup = (world: World) => {
+      for (let i = 1; i <= 3000; i++) {
+        world.addBranch(PROJECT, {
+          id: `br-pr-${String(i).padStart(6, '0')}`,
+          name: `preview/${filler}-${i}`,
+          updatedAt: world.now() - (i % 3 === 0 ? 2 : 8) * DAY
+        })
+      }
+    }
+    const run = await both(
+      setup,
+      { sweep: 'preview/*' },
+      { limits: { perSecondPerRoute: Infinity } }
+    )
+    expect(run.action.outputs.stale_count).toBe('2000')
+    const kept = JSON.parse(run.action.outputs.stale) as unknown[]
+    expect(kept.length).toBeGreaterThan(500)
+    expect(kept.length).toBeLessThan(2000)
+    const bytes = Object.entries(run.action.outputs).reduce(
+      (sum, [k, v]) => sum + 2 * (k.length + v.length),
+      0
+    )
+    expect(bytes).toBeLessThan(1_000_000)
+    expect(run.action.stdout).toContain(`::warning::`)
+    expect(run.action.stdout).toContain(`${kept.length} of 2000`)
+    for (const server of run.servers) {
+      expect(
+        server.requests.filter((request) => request.route === 'branches').length
+      ).toBeGreaterThanOrEqual(30)
+    }
+    // The command's JSON is whole.
+    expect(run.json.stale_count).toBe(2000)
+    expect((run.json.stale as unknown[]).length).toBe(2000)
+  }, 120_000)
+
+  it('hostile names: no runner command, no ##[, no control character, the HTML escaped', async () => {
+    const setup = (world: World) => {
+      world.addBranch(PROJECT, {
+        id: 'br-hostile',
+        name: `preview/${HOSTILE}`,
+        updatedAt: world.now() - 9 * DAY
+      })
+      world.addBranch(PROJECT, {
+        id: 'br-hostile-pr',
+        name: `preview/pr-1${HOSTILE}`,
+        updatedAt: world.now() - DAY
+      })
+    }
+    const run = await both(setup, { sweep: 'preview/*' })
+    expect(ids(JSON.parse(run.action.outputs.stale))).toEqual(['br-hostile'])
+    const ours = /^(add-mask|warning|error|notice|debug|group|endgroup)$/
+    for (const found of runnerCommands(run.action.stdout)) {
+      expect(found.name).toMatch(ours)
+      expect(found.data).not.toContain('pwned')
+    }
+    expect(run.action.summary).not.toContain('<img')
+    expect(run.action.summary).toContain('&lt;img')
+    for (const text of [run.action.stdout, run.command.stdout, run.command.stderr]) {
+      expect(text).not.toContain('##[')
+      expect(text).not.toMatch(CONTROL)
+    }
+    expect(ids(run.json.stale)).toEqual(['br-hostile'])
+  })
+
+  it('a 429 storm: every page retried, the verdict whole', async () => {
+    const setup = (world: World) => {
+      addStalePreviews(world)
+      for (let i = 100; i < 600; i++) {
+        world.addBranch(PROJECT, {
+          id: `br-old-${i}`,
+          name: `old/${i}`,
+          updatedAt: world.now() - 30 * DAY
+        })
+      }
+    }
+    const run = await both(
+      setup,
+      { sweep: 'preview/*' },
+      { limits: { perSecondPerRoute: 1, retryAfter: 'seconds' } }
+    )
+    for (const server of run.servers) {
+      expect(server.requests.filter((request) => request.status === 429).length).toBeGreaterThan(2)
+    }
+    expect(run.action.outputs).toMatchObject({ outcome: 'success', stale_count: '3' })
+    expect(run.action.summary).toMatch(/× HTTP 429/)
+    expect(run.json).toMatchObject({ outcome: 'success', stale_count: 3 })
+  }, 120_000)
+
+  it('input conflicts are input errors, in both front ends', async () => {
+    const { server } = await serve()
+    const action = await runAction(server, {
+      project_id: PROJECT,
+      sweep: 'preview/*',
+      branch_id: 'main',
+      before: 'delete'
+    })
+    expect(action.code).toBe(1)
+    expect(action.stdout).toContain('input "branch_id": cannot be combined with sweep')
+    expect(action.stdout).toContain('input "before": cannot be combined with sweep')
+    const command = await sweepCommand(server, ['--match', 'preview/*', '--branch-id', 'main'])
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain('--branch-id: cannot be combined with --match')
+    const noMatch = await runCommandBundle(['sweep', '--api-host', server.apiHost], {
+      NEON_API_KEY: KEYS.organization,
+      NEON_PROJECT_ID: PROJECT
+    })
+    expect(noMatch.code).toBe(2)
+    expect(noMatch.stderr).toContain('neon-gate sweep needs --match PATTERN')
+  })
+})
+
+/** The environment of a scheduled run in REPOSITORY, its API the GitHub double. */
+function runnerEnv(github: GitHubServer): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'event-'))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  const eventPath = join(dir, 'event.json')
+  writeFileSync(eventPath, JSON.stringify({ schedule: '0 3 * * *' }))
+  return {
+    GITHUB_EVENT_NAME: 'schedule',
+    GITHUB_EVENT_PATH: eventPath,
+    GITHUB_REPOSITORY: REPOSITORY,
+    GITHUB_API_URL: github.apiUrl,
+    INPUT_GITHUB_TOKEN: TOKEN
+  }
+}

@@ -1,0 +1,126 @@
+/*
+ * The sweep (`sweep`, issue 69): a gate of its own, which waits for nothing. It reads every page of
+ * the project's branches (bounded), its computes' activity and, with `{pr}`, the pull requests'
+ * states (through the front end: only the runner reads GitHub), then judges (domain/
+ * sweep-verdict.ts). Under `fail_on_stale`, a stale branch fails the run, and with none found, a
+ * branch not judged or a list cut short is an error: never a pass that hides what was not read.
+ */
+import type { Logger } from '../../domain/logger.js'
+import { capitalized, type Phrase, phraseText, plural } from '../../domain/phrase.js'
+import {
+  judgeSweep,
+  pullRequestsToRead,
+  type ReadPullRequests,
+  type SweepFacts
+} from '../../domain/sweep-verdict.js'
+import type { SweepPattern } from '../../domain/sweep-pattern.js'
+import type { RunReport } from '../../report/report.js'
+import type { ReportSection } from '../../report/section.js'
+import {
+  type SweepFindings,
+  sweepOutputs,
+  sweepPhrase,
+  sweepSummary
+} from '../../report/sweep-report.js'
+import type { Step, StepContext } from '../step.js'
+
+declare module '../../report/report.js' {
+  interface RunReport {
+    /** With `sweep`: what it found. */
+    sweep?: SweepFindings
+  }
+}
+
+/** The inputs a sweep reads. */
+interface SweepInputs {
+  sweep?: SweepPattern
+  projectId?: string
+  olderThanMs: number
+  failOnStale: boolean
+}
+
+/** What a sweep needs beside its context: a reader of pull requests, where there is one. */
+interface SweepNeeds {
+  readPullRequests?: ReadPullRequests
+}
+
+/** What the branch list misses when cut at its page cap. */
+const UNSEEN = 'branches beyond it are not judged, and a listed branch may have children there'
+
+/** Reads what the verdict needs: every branch, every compute, and the pull requests to read. */
+async function readFacts(
+  pattern: SweepPattern,
+  inputs: SweepInputs & { projectId: string },
+  { client, clock, signal, readPullRequests }: StepContext & SweepNeeds
+): Promise<{ facts: SweepFacts; cut?: string }> {
+  const { projectId, olderThanMs } = inputs
+  const { branches, cut } = await client.branches.listBranches(projectId, { unseen: UNSEEN })
+  const computes = await client.computes.listProjectComputes(projectId)
+  const facts: SweepFacts = { branches, computes, pattern, now: clock.wallNow(), olderThanMs }
+  if (pattern.capturesPr && readPullRequests) {
+    facts.pullRequests = await readPullRequests(pullRequestsToRead(facts), signal)
+  }
+  return { facts, cut }
+}
+
+/** The run's outcome from the findings, and what was not judged in the log. */
+function sweepDecided(report: RunReport, inputs: SweepInputs, logger: Logger): void {
+  const findings = report.sweep!
+  const { stale, undecided } = findings.verdict
+  for (const branch of undecided) {
+    logger.warning(`Branch "${branch.name}" (${branch.id}) was not judged: ${branch.why}`)
+  }
+  logger.info(phraseText(capitalized(sweepPhrase(findings))))
+  const unread = undecided.length > 0 || findings.cut !== undefined
+  if (inputs.failOnStale && stale.length > 0) report.outcome = 'failure'
+  else if (inputs.failOnStale && unread) {
+    report.outcome = 'error'
+    report.error = `Could not tell that no branch is stale: ${phraseText(notRead(findings))}`
+  } else report.outcome = 'success'
+}
+
+/** What was not judged: branches, and the list beyond its cut. */
+function notRead({ verdict, cut }: SweepFindings): Phrase {
+  const parts = [
+    verdict.undecided.length > 0 &&
+      `${plural(verdict.undecided.length, 'matching branch', 'matching branches')} could not be judged`,
+    cut && `the branch list stopped (${cut}) before its end`
+  ].filter((part): part is string => Boolean(part))
+  return [parts.join('; ')]
+}
+
+const SWEEP_SECTION: ReportSection = {
+  phase: 'before-wait',
+  outcomeLine: ({ sweep, outcome }) =>
+    sweep && (outcome === 'success' || outcome === 'failure') ? sweepPhrase(sweep) : undefined,
+  errorLine: ({ sweep, outcome }) =>
+    sweep && outcome === 'failure' ? phraseText(capitalized(sweepPhrase(sweep))) : undefined,
+  summary: {
+    place: 'above-operations',
+    render: (format, { sweep }, limits) =>
+      sweep ? sweepSummary(format, sweep, limits.operationRows) : []
+  },
+  outputs: ({ sweep }) => sweep && sweepOutputs(sweep)
+}
+
+export const SWEEP_STEP: Step<SweepInputs, SweepNeeds> = {
+  section: SWEEP_SECTION,
+  // A gate of its own: no branch resolved, no wait, fail_fast and the database left out.
+  plan: (draft) =>
+    draft.inputs.sweep
+      ? { ...draft, gate: 'sweep', stepsAlone: true, wait: { ...draft.wait, failFast: false } }
+      : undefined,
+  run: async (inputs, report, context) => {
+    const { sweep: pattern, projectId } = inputs
+    if (!pattern || !projectId) return
+    report.projectId = projectId
+    const { facts, cut } = await readFacts(pattern, { ...inputs, projectId }, context)
+    report.sweep = {
+      verdict: judgeSweep(facts),
+      pattern: pattern.text,
+      olderThanMs: inputs.olderThanMs,
+      ...(cut ? { cut } : {})
+    }
+    sweepDecided(report, inputs, context.logger)
+  }
+}
