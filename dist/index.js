@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9250);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3007);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9250:
+/***/ 3007:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -48274,6 +48274,22 @@ function writtenAsAnother(written, { config, logger }) {
     return true;
 }
 
+;// CONCATENATED MODULE: ./src/runner/octokit.ts
+async function octokitFor(options) {
+    const [github, { defaults }] = await Promise.all([
+        Promise.all(/* import() */[__nccwpck_require__.e(665), __nccwpck_require__.e(351)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1351)),
+        __nccwpck_require__.e(/* import() */ 665).then(__nccwpck_require__.bind(__nccwpck_require__, 8665))
+    ]);
+    return github.getOctokit(options.token, {
+        baseUrl: options.apiUrl,
+        request: {
+            ...defaults.request,
+            signal: options.signal,
+            ...(options.fetch ? { fetch: options.fetch } : {})
+        }
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/runner/github-comments.ts
 /*
  * The issue comments of one pull request, its head commit, and that commit's statuses (the legs'
@@ -48281,6 +48297,7 @@ function writtenAsAnother(written, { config, logger }) {
  * Octokit is loaded only here, only when a comment is to be written (ncc turns the dynamic import
  * into a chunk of its own).
  */
+
 /** The jobs of one workflow run attempt, a page at a time. */
 async function* jobsOf(octokit, options) {
     const pages = octokit.paginate.iterator(octokit.rest.actions.listJobsForWorkflowRunAttempt, {
@@ -48295,18 +48312,7 @@ async function* jobsOf(octokit, options) {
 }
 /** The issue-comments API through @actions/github's Octokit, with its proxy support. */
 async function octokitCommentApi(options) {
-    const [{ getOctokit }, { defaults }] = await Promise.all([
-        Promise.all(/* import() */[__nccwpck_require__.e(665), __nccwpck_require__.e(351)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1351)),
-        __nccwpck_require__.e(/* import() */ 665).then(__nccwpck_require__.bind(__nccwpck_require__, 8665))
-    ]);
-    const octokit = getOctokit(options.token, {
-        baseUrl: options.apiUrl,
-        request: {
-            ...defaults.request,
-            signal: options.signal,
-            ...(options.fetch ? { fetch: options.fetch } : {})
-        }
-    });
+    const octokit = await octokitFor(options);
     const [owner, repo] = options.repository.split('/');
     return {
         async authenticatedLogin() {
@@ -48693,6 +48699,7 @@ async function writeSummary(html, logger) {
  */
 
 
+
 /** Reads at a time: a sweep of hundreds of previews stays within GitHub's secondary limits. */
 const PARALLEL_READS = 4;
 const PullRequestSchema = object({
@@ -48742,18 +48749,7 @@ async function readPullRequestStates(read, numbers) {
 }
 /** Reads of one repository's pull requests through @actions/github's Octokit (proxies honoured). */
 async function octokitPullRequests(options) {
-    const [{ getOctokit }, { defaults }] = await Promise.all([
-        Promise.all(/* import() */[__nccwpck_require__.e(665), __nccwpck_require__.e(351)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1351)),
-        __nccwpck_require__.e(/* import() */ 665).then(__nccwpck_require__.bind(__nccwpck_require__, 8665))
-    ]);
-    const octokit = getOctokit(options.token, {
-        baseUrl: options.apiUrl,
-        request: {
-            ...defaults.request,
-            signal: options.signal,
-            ...(options.fetch ? { fetch: options.fetch } : {})
-        }
-    });
+    const octokit = await octokitFor(options);
     const [owner, repo] = options.repository.split('/');
     return async (pullNumber) => (await octokit.rest.pulls.get({ owner, repo, pull_number: pullNumber })).data;
 }

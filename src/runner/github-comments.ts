@@ -6,6 +6,7 @@
  */
 
 import type { CommitStatus, StatusWrite } from './comment-records.js'
+import { type Octokit, type OctokitOptions, octokitFor } from './octokit.js'
 
 export interface IssueComment {
   id: number
@@ -45,8 +46,6 @@ export interface CommentApi {
   listStatuses(sha: string): AsyncIterable<CommitStatus[]>
 }
 
-type Octokit = ReturnType<(typeof import('@actions/github'))['getOctokit']>
-
 /** The jobs of one workflow run attempt, a page at a time. */
 async function* jobsOf(
   octokit: Octokit,
@@ -63,27 +62,10 @@ async function* jobsOf(
 }
 
 /** The issue-comments API through @actions/github's Octokit, with its proxy support. */
-export async function octokitCommentApi(options: {
-  token: string
-  apiUrl: string
-  repository: string
-  issueNumber: number
-  signal: AbortSignal
-  /** Another fetch (tests); @actions/github's, which honours proxies, by default. */
-  fetch?: typeof globalThis.fetch
-}): Promise<CommentApi> {
-  const [{ getOctokit }, { defaults }] = await Promise.all([
-    import('@actions/github'),
-    import('@actions/github/lib/utils')
-  ])
-  const octokit = getOctokit(options.token, {
-    baseUrl: options.apiUrl,
-    request: {
-      ...defaults.request,
-      signal: options.signal,
-      ...(options.fetch ? { fetch: options.fetch } : {})
-    }
-  })
+export async function octokitCommentApi(
+  options: OctokitOptions & { repository: string; issueNumber: number }
+): Promise<CommentApi> {
+  const octokit = await octokitFor(options)
   const [owner, repo] = options.repository.split('/')
   return {
     async authenticatedLogin() {

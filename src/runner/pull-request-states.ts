@@ -9,6 +9,7 @@ import { z } from 'zod'
 import type { PullRequestState, ReadPullRequests } from '../domain/sweep-verdict.js'
 import { truncate } from '../domain/untrusted-text.js'
 import type { GitHubContext } from './github-context.js'
+import { type OctokitOptions, octokitFor } from './octokit.js'
 
 /** Reads one pull request: GitHub's JSON, or a throw (with `status` when GitHub answered). */
 export type PullRequestRead = (pullNumber: number) => Promise<unknown>
@@ -72,26 +73,10 @@ export async function readPullRequestStates(
 }
 
 /** Reads of one repository's pull requests through @actions/github's Octokit (proxies honoured). */
-export async function octokitPullRequests(options: {
-  token: string
-  apiUrl: string
-  repository: string
-  signal: AbortSignal
-  /** Another fetch (tests); @actions/github's, which honours proxies, by default. */
-  fetch?: typeof globalThis.fetch
-}): Promise<PullRequestRead> {
-  const [{ getOctokit }, { defaults }] = await Promise.all([
-    import('@actions/github'),
-    import('@actions/github/lib/utils')
-  ])
-  const octokit = getOctokit(options.token, {
-    baseUrl: options.apiUrl,
-    request: {
-      ...defaults.request,
-      signal: options.signal,
-      ...(options.fetch ? { fetch: options.fetch } : {})
-    }
-  })
+export async function octokitPullRequests(
+  options: OctokitOptions & { repository: string }
+): Promise<PullRequestRead> {
+  const octokit = await octokitFor(options)
   const [owner, repo] = options.repository.split('/')
   return async (pullNumber) =>
     (await octokit.rest.pulls.get({ owner, repo, pull_number: pullNumber })).data
