@@ -272,9 +272,47 @@ describe('the verdict', () => {
       { id: 'br-22', name: 'preview/pr-22', last_active: null, reason: 'pr_closed', blockers: [] }
     ])
     expect(verdict.undecided.map(({ id, why }) => [id, why])).toEqual([
-      ['br-21', 'its activity cannot be read (no updated_at, no last_active)'],
-      ['br-23', 'its activity cannot be read (no updated_at, no last_active)']
+      ['br-21', 'its activity cannot be read (no updated_at or last_active it can read)'],
+      ['br-23', 'its activity cannot be read (no updated_at or last_active it can read)']
     ])
+  })
+
+  it('a compute in use now (active, starting, or with a change pending) keeps its branch, however old its times', () => {
+    const old = { updated_at: ago(30 * DAY) }
+    const verdict = judgeSweep(
+      facts([branch('21', old), branch('22', old), branch('23', old), branch('24', old)], {
+        computes: [
+          { branch_id: 'br-21', last_active: null, current_state: 'active' },
+          { branch_id: 'br-22', last_active: ago(20 * DAY), current_state: 'active' },
+          { branch_id: 'br-23', last_active: null, current_state: 'init' },
+          {
+            branch_id: 'br-24',
+            last_active: ago(20 * DAY),
+            current_state: 'idle',
+            pending_state: 'active'
+          }
+        ]
+      })
+    )
+    expect(verdict.stale).toEqual([])
+    expect(verdict.undecided).toEqual([])
+    // Idle with nothing pending: its times decide.
+    const idle = judgeSweep(
+      facts([branch('25', old)], {
+        computes: [{ branch_id: 'br-25', last_active: ago(20 * DAY), current_state: 'idle' }]
+      })
+    )
+    expect(idle.stale.map(({ id }) => id)).toEqual(['br-25'])
+  })
+
+  it('a time it cannot read, beside readable ones, leaves the branch not judged, never stale', () => {
+    const verdict = judgeSweep(
+      facts([branch('31', { updated_at: ago(30 * DAY) })], {
+        computes: [{ branch_id: 'br-31', last_active: 'garbage' }]
+      })
+    )
+    expect(verdict.stale).toEqual([])
+    expect(verdict.undecided.map(({ id }) => id)).toEqual(['br-31'])
   })
 
   it('newest activity first; ties by name', () => {

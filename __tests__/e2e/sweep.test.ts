@@ -97,6 +97,29 @@ describe('the sweep through both bundles', () => {
     }
   })
 
+  it('a compute in use now keeps its branch, whatever its last_active: active, or idle with a start pending', async () => {
+    const run = await both(
+      (world) => {
+        addStalePreviews(world)
+        // pr-6 (quiet 8 days) running now, never suspended; pr-3's compute (25 days) starting.
+        world.addCompute(PROJECT, {
+          id: 'ep-preview-pr-6',
+          branchId: 'br-preview-pr-6',
+          current: 'active'
+        })
+        world.addCompute(PROJECT, {
+          id: 'ep-preview-pr-3',
+          branchId: 'br-preview-pr-3',
+          lastActive: world.now() - 25 * 24 * 3_600_000,
+          pending: 'active'
+        })
+      },
+      { sweep: 'preview/*' }
+    )
+    expect(ids(JSON.parse(run.action.outputs.stale))).toEqual(['br-preview-pr-4'])
+    expect(ids(run.json.stale)).toEqual(['br-preview-pr-4'])
+  })
+
   it('under fail_on_stale a stale branch fails the run: outcome failure, exit 1', async () => {
     const run = await both(addStalePreviews, { sweep: 'preview/pr-*', fail_on_stale: 'true' })
     expect(run.action.outputs.outcome).toBe('failure')

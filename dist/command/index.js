@@ -14704,15 +14704,23 @@ function judgeTeardown(action, branch, projectBranches) {
 function neverStale(branch) {
     return ((branch.default ?? branch.primary) === true || branch.protected === true || !branch.parent_id);
 }
-/** The newest of the branch's `updated_at` and its computes' `last_active`; undefined if none. */
-function lastActivity(branch, computes) {
-    const times = [
-        branch.updated_at,
-        ...computes.filter((c) => c.branch_id === branch.id).map((c) => c.last_active)
-    ]
-        .map(apiTime)
-        .filter((time) => time !== undefined);
-    return times.length > 0 ? Math.max(...times) : undefined;
+/** A compute the API shows in use or changing (any state but idle, or a change pending). */
+const inUse = (compute) => Boolean(compute.pending_state) || (!!compute.current_state && compute.current_state !== 'idle');
+/**
+ * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while one of its
+ * computes is in use. Undefined when there is none, or when one given cannot be read: such a branch
+ * is named, never guessed stale from its other times.
+ */
+function lastActivity(branch, computes, now) {
+    const own = computes.filter((compute) => compute.branch_id === branch.id);
+    if (own.some(inUse))
+        return now;
+    const times = [branch.updated_at, ...own.map((compute) => compute.last_active)]
+        .filter((text) => text !== undefined && text !== null)
+        .map(apiTime);
+    if (times.length === 0 || times.includes(undefined))
+        return undefined;
+    return Math.max(...times);
 }
 /** Each matching branch that may be stale, with its pull request's number and its last activity. */
 function candidates(facts) {
@@ -14720,7 +14728,7 @@ function candidates(facts) {
         const match = matchBranch(facts.pattern, branch.name);
         if (!match || neverStale(branch))
             return [];
-        const active = lastActivity(branch, facts.computes);
+        const active = lastActivity(branch, facts.computes, facts.now);
         const inactive = active !== undefined && facts.now - active > facts.olderThanMs;
         return [{ branch, pr: match.pr, active, inactive }];
     });
@@ -14759,7 +14767,7 @@ function judgeSweep(facts) {
             reason = byPullRequest(pr, facts.pullRequests.get(pr));
         }
         if (!reason && active === undefined) {
-            reason = { why: 'its activity cannot be read (no updated_at, no last_active)' };
+            reason = { why: 'its activity cannot be read (no updated_at or last_active it can read)' };
         }
         if (typeof reason === 'object')
             undecided.push({ ...named, why: reason.why });

@@ -44,7 +44,7 @@ interface UndecidedBranch {
 
 export interface SweepFacts {
   branches: RelatedBranch[]
-  computes: Pick<ProjectCompute, 'branch_id' | 'last_active'>[]
+  computes: Pick<ProjectCompute, 'branch_id' | 'last_active' | 'current_state' | 'pending_state'>[]
   pattern: SweepPattern
   /** The wall clock (epoch ms): API timestamps are compared with it. */
   now: number
@@ -68,15 +68,27 @@ function neverStale(branch: RelatedBranch): boolean {
   )
 }
 
-/** The newest of the branch's `updated_at` and its computes' `last_active`; undefined if none. */
-function lastActivity(branch: RelatedBranch, computes: SweepFacts['computes']): number | undefined {
-  const times = [
-    branch.updated_at,
-    ...computes.filter((c) => c.branch_id === branch.id).map((c) => c.last_active)
-  ]
+/** A compute the API shows in use or changing (any state but idle, or a change pending). */
+const inUse = (compute: SweepFacts['computes'][number]): boolean =>
+  Boolean(compute.pending_state) || (!!compute.current_state && compute.current_state !== 'idle')
+
+/**
+ * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while one of its
+ * computes is in use. Undefined when there is none, or when one given cannot be read: such a branch
+ * is named, never guessed stale from its other times.
+ */
+function lastActivity(
+  branch: RelatedBranch,
+  computes: SweepFacts['computes'],
+  now: number
+): number | undefined {
+  const own = computes.filter((compute) => compute.branch_id === branch.id)
+  if (own.some(inUse)) return now
+  const times = [branch.updated_at, ...own.map((compute) => compute.last_active)]
+    .filter((text) => text !== undefined && text !== null)
     .map(apiTime)
-    .filter((time) => time !== undefined)
-  return times.length > 0 ? Math.max(...times) : undefined
+  if (times.length === 0 || times.includes(undefined)) return undefined
+  return Math.max(...(times as number[]))
 }
 
 /** Each matching branch that may be stale, with its pull request's number and its last activity. */
@@ -84,7 +96,7 @@ function candidates(facts: SweepFacts) {
   return facts.branches.flatMap((branch) => {
     const match = matchBranch(facts.pattern, branch.name)
     if (!match || neverStale(branch)) return []
-    const active = lastActivity(branch, facts.computes)
+    const active = lastActivity(branch, facts.computes, facts.now)
     const inactive = active !== undefined && facts.now - active > facts.olderThanMs
     return [{ branch, pr: match.pr, active, inactive }]
   })
@@ -131,7 +143,7 @@ export function judgeSweep(facts: SweepFacts): SweepVerdict {
       reason = byPullRequest(pr, facts.pullRequests.get(pr))
     }
     if (!reason && active === undefined) {
-      reason = { why: 'its activity cannot be read (no updated_at, no last_active)' }
+      reason = { why: 'its activity cannot be read (no updated_at or last_active it can read)' }
     }
     if (typeof reason === 'object') undecided.push({ ...named, why: reason.why })
     if (typeof reason !== 'string') continue
