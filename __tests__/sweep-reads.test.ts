@@ -13,7 +13,7 @@ import { RetryPolicy } from '../src/api/retry-policy.js'
 import { ResponseFormatError } from '../src/domain/errors.js'
 import type { Logger } from '../src/domain/logger.js'
 import { sweepPatternInput } from '../src/domain/sweep-pattern.js'
-import { judgeSweep } from '../src/domain/sweep-verdict.js'
+import { judgeSweep, type SweepFacts } from '../src/domain/sweep-verdict.js'
 import { Redactor } from '../src/domain/untrusted-text.js'
 import { neonContract } from './support/neon/contract.js'
 import type { ApiHandler } from './support/neon/handler.js'
@@ -65,6 +65,29 @@ function setup() {
   return { clock, world: found.world, client }
 }
 
+/** The sweep's reads and its verdict on `preview/pr-{pr}`, older than 7 days, as of `now`. */
+async function sweepWith(
+  client: ReturnType<typeof setup>['client'],
+  now: number,
+  { unseen, pullRequests }: { unseen?: string; pullRequests?: SweepFacts['pullRequests'] } = {}
+) {
+  const { branches, cut } = await client.branches.listBranches(
+    PROJECT,
+    unseen === undefined ? undefined : { unseen }
+  )
+  const computes = await client.computes.listProjectComputes(PROJECT)
+  const pattern = sweepPatternInput.parse('preview/pr-{pr}')
+  const verdict = judgeSweep({
+    branches,
+    computes,
+    pattern,
+    now,
+    olderThanMs: 7 * DAY,
+    pullRequests
+  })
+  return { verdict, cut, read: branches.length }
+}
+
 describe("a sweep's reads", () => {
   it('every branch with what the verdict judges, and every compute of the project with last_active', async () => {
     const { world, client } = setup()
@@ -101,16 +124,7 @@ describe("a sweep's reads", () => {
   it('the demo’s stale previews, judged: age, a compute active yesterday, children, restrictions, never protected or root', async () => {
     const { world, client } = setup()
     addStalePreviews(world)
-    const { branches } = await client.branches.listBranches(PROJECT)
-    const computes = await client.computes.listProjectComputes(PROJECT)
-    const pattern = sweepPatternInput.parse('preview/pr-{pr}')
-    const verdict = judgeSweep({
-      branches,
-      computes,
-      pattern,
-      now: world.now(),
-      olderThanMs: 7 * DAY
-    })
+    const { verdict } = await sweepWith(client, world.now())
     expect(verdict.stale.map(({ name, reason, blockers }) => [name, reason, blockers])).toEqual([
       ['preview/pr-6', 'inactive', ['restricted']],
       ['preview/pr-4', 'inactive', ['children']],
@@ -119,12 +133,7 @@ describe("a sweep's reads", () => {
     // pr-3's compute was last active 25 days ago, after its updated_at 30 days ago.
     expect(verdict.stale[2].last_active).toBe(new Date(world.now() - 25 * DAY).toISOString())
     expect(verdict.matched).toBe(7)
-    const withPullRequests = judgeSweep({
-      branches,
-      computes,
-      pattern,
-      now: world.now(),
-      olderThanMs: 7 * DAY,
+    const { verdict: withPullRequests } = await sweepWith(client, world.now(), {
       pullRequests: new Map([
         [5, 'open'],
         [8, 'closed']
@@ -151,21 +160,10 @@ describe("a sweep's reads", () => {
       }
     }
     add(1, 2999)
-    const judged = async () => {
-      const { branches, cut } = await client.branches.listBranches(PROJECT, {
+    const judged = () =>
+      sweepWith(client, world.now(), {
         unseen: 'the stale branches among the rest are not listed'
       })
-      const computes = await client.computes.listProjectComputes(PROJECT)
-      const pattern = sweepPatternInput.parse('preview/pr-{pr}')
-      const verdict = judgeSweep({
-        branches,
-        computes,
-        pattern,
-        now: world.now(),
-        olderThanMs: 7 * DAY
-      })
-      return { verdict, cut, read: branches.length }
-    }
     const whole = await judged()
     expect(whole.cut).toBeUndefined()
     expect(whole.read).toBe(3000)

@@ -17,7 +17,7 @@ import { runBundle } from '../support/bundles/run-bundle.ts'
 import { FAILING_BRANCH, failingBranch } from '../support/bundles/command.js'
 import { secretForms, serve } from '../support/bundles/action.js'
 import { freshDatabase } from '../support/postgres/databases.js'
-import { root } from '../support/bundles/recipes.js'
+import { evaluate, root } from '../support/bundles/recipes.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 type Step = {
@@ -38,21 +38,6 @@ const job = workflow.jobs.preview as {
 }
 const steps = job.steps
 const gateStep = steps.find((step) => step.uses?.startsWith('OWNER/neon-operations-gate@'))!
-
-/**
- * `${{ a.b.c }}` expressions replaced from `context` (a property path each; anything else is an
- * error here, so that the recipe cannot hold what this test does not evaluate).
- */
-function evaluate(text: string, context: Record<string, unknown>): string {
-  return text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_match, expression: string) => {
-    if (!/^[a-z_]+(\.[\w-]+)+$/i.test(expression)) throw new Error(`cannot evaluate ${expression}`)
-    const value = expression
-      .split('.')
-      .reduce<unknown>((object, key) => (object as Record<string, unknown>)?.[key], context)
-    if (value === undefined) throw new Error(`${expression} is not in the context`)
-    return String(value)
-  })
-}
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { parse } from 'yaml'
 import { runAction, serve } from '../support/bundles/action.js'
 import { inTempDir } from '../support/bundles/command.js'
-import { root } from '../support/bundles/recipes.js'
+import { evaluate, root } from '../support/bundles/recipes.js'
 import { COMMAND_BUNDLE, runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { ACTIONS_BOT, startGitHubServer } from '../support/github/server.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
@@ -40,18 +40,6 @@ type Job = {
 const workflow = parse(readFileSync(join(root, 'examples', 'sweep.yml'), 'utf8')) as {
   permissions: Record<string, string>
   jobs: Record<string, Job>
-}
-
-/** `${{ a.b }}` replaced from `context`; anything else is an error: the recipe holds only these. */
-function evaluate(text: string, context: Record<string, unknown>): string {
-  return text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_match, expression: string) => {
-    if (!/^[a-z_]+(\.[\w-]+)+$/i.test(expression)) throw new Error(`cannot evaluate ${expression}`)
-    const value = expression
-      .split('.')
-      .reduce<unknown>((object, key) => (object as Record<string, unknown>)?.[key], context)
-    if (value === undefined) throw new Error(`${expression} is not in the context`)
-    return String(value)
-  })
 }
 
 describe('GitHub: examples/sweep.yml, its sweep job run, its delete job over the outputs', () => {

@@ -164,3 +164,18 @@ export async function migrations(url: string): Promise<number> {
     await client.end()
   }
 }
+
+/**
+ * A recipe's `${{ a.b.c }}` expressions replaced from `context` (a property path each; anything
+ * else is an error, so that a recipe cannot hold what its test does not evaluate).
+ */
+export function evaluate(text: string, context: Record<string, unknown>): string {
+  return text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_match, expression: string) => {
+    if (!/^[a-z_]+(\.[\w-]+)+$/i.test(expression)) throw new Error(`cannot evaluate ${expression}`)
+    const value = expression
+      .split('.')
+      .reduce<unknown>((object, key) => (object as Record<string, unknown>)?.[key], context)
+    if (value === undefined) throw new Error(`${expression} is not in the context`)
+    return String(value)
+  })
+}
