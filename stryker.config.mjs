@@ -1,7 +1,7 @@
 /*
  * Mutation testing of the gate's core rules (npm run mutation, script/build/mutation.ts): the
- * statuses, the wait loop, the pace, the operation sources, the judgement of recent failures, and
- * the check before a teardown (its rules and its reads).
+ * statuses, the wait loop, the pace, the operation sources, the judgement of recent failures, the
+ * branch's history and its near matches, and the check before a teardown (its rules and its reads).
  * script/build/mutation-floor.ts then holds each module to its own floor and fails on any survivor
  * that stryker.survivors.json does not accept.
  */
@@ -30,6 +30,8 @@ export default {
     'src/wait/gated-branch.ts',
     'src/wait/later-polls.ts',
     'src/wait/recent-failures.ts',
+    'src/wait/branch-history.ts',
+    'src/wait/near-branch.ts',
     'src/domain/teardown-rules.ts',
     'src/steps/teardown/teardown-check.ts'
   ],
