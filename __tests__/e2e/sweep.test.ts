@@ -186,6 +186,53 @@ describe('the sweep through both bundles', () => {
     ])
   })
 
+  it('with {pr} and an empty github_token: the age verdicts stand, each pull request is named unread, none guessed', async () => {
+    const github = await startGitHubServer()
+    cleanups.push(github.close)
+    const { world, server } = await serve()
+    addStalePreviews(world)
+    world.addBranch(PROJECT, {
+      id: 'br-preview-pr-12',
+      name: 'preview/pr-12',
+      updatedAt: world.now() - DAY
+    })
+    // A secret the run does not get (a fork's pull request, Dependabot) arrives empty.
+    const env = { ...runnerEnv(github), INPUT_GITHUB_TOKEN: '' }
+    const inputs = { project_id: PROJECT, sweep: 'preview/pr-{pr}' }
+    const run = await runAction(server, inputs, { env })
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ gate: 'sweep', outcome: 'success', stale_count: '3' })
+    expect(ids(JSON.parse(run.outputs.stale))).toEqual([
+      'br-preview-pr-6',
+      'br-preview-pr-4',
+      'br-preview-pr-3'
+    ])
+    // pr-5 (its compute active yesterday), pr-8 and pr-12 are young: only GitHub could say.
+    for (const pr of [5, 8, 12]) {
+      expect(run.stdout).toContain(
+        `::warning::Branch "preview/pr-${pr}" (br-preview-pr-${pr}) was not judged: pull request #${pr} could not be read: github_token is empty`
+      )
+    }
+    expect(run.summary).toContain('Not judged')
+    expect(github.requests).toEqual([])
+    // Under fail_on_stale the stale ones fail it; with none stale, what was not read is an error.
+    const failing = await runAction(server, { ...inputs, fail_on_stale: 'true' }, { env })
+    expect([failing.code, failing.outputs.outcome]).toEqual([1, 'failure'])
+    const young = await runAction(
+      server,
+      { ...inputs, older_than: '40d', fail_on_stale: 'true' },
+      { env }
+    )
+    expect([young.code, young.outputs.outcome, young.outputs.stale_count]).toEqual([
+      1,
+      undefined,
+      '0'
+    ])
+    expect(young.stdout).toContain(
+      '::error::Could not tell that no branch is stale: 6 matching branches could not be judged'
+    )
+  })
+
   it('an unreadable pull request under fail_on_stale, none stale: an error, never a pass', async () => {
     const github = await startGitHubServer()
     cleanups.push(github.close)
