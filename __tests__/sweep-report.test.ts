@@ -62,7 +62,7 @@ describe('the line', () => {
       { cut: '50 pages' }
     )
     expect(phraseText(sweepPhrase(found))).toBe(
-      '2 stale branches among 9 that match preview/pr-{pr} (no activity for 7 days, or a pull request closed or merged); 1 branch could not be judged; the branch list stopped (50 pages): branches beyond it were not judged'
+      '2 stale branches among 9 that match preview/pr-{pr} (no activity for 7 days, or a pull request closed or merged); 1 branch could not be judged; the branch list stopped (50 pages): the most recently updated branches beyond it were not judged'
     )
     expect(
       phraseText(
@@ -141,7 +141,7 @@ describe('the summary', () => {
   it('a list cut at its page cap says what was not judged', () => {
     const text = TEXT_FORMAT.join(sweepSummary(TEXT_FORMAT, findings({}, { cut: '50 pages' }), 10))
     expect(text).toContain(
-      'The branch list stopped (50 pages) before its end: branches beyond it were not judged, and a listed branch may have children there.'
+      'The branch list stopped (50 pages) before its end: the most recently updated branches beyond it were not judged, and a listed branch may have children there.'
     )
   })
 })
@@ -161,7 +161,14 @@ describe('the outputs', () => {
       }
     ])
     expect(notes).toEqual([])
-    expect(outputsOf(findings({}), Infinity).values).toMatchObject({ stale_count: 0, stale: [] })
+    expect(outputsOf(findings({}), Infinity).values).toMatchObject({
+      stale_count: 0,
+      cut: false,
+      stale: []
+    })
+    // A list cut at its page cap says so, whatever it found.
+    const cut = outputsOf(findings({}, { cut: '50 pages' }), Infinity).values
+    expect(cut).toMatchObject({ stale_count: 0, cut: true })
   })
 
   it('20,000 stale branches with long names: stale cut to fit 1 MB (as UTF-16), stale_count all, a note with the count', () => {

@@ -304,6 +304,42 @@ describe('the sweep through both bundles', () => {
     expect((run.json.stale as unknown[]).length).toBe(2000)
   }, 120_000)
 
+  it('at the page cap, the oldest branches were read (the likeliest stale), and cut says the list was cut', async () => {
+    const setup = (world: World) => {
+      for (let i = 0; i < 5000; i++) {
+        world.addBranch(PROJECT, {
+          id: `br-new-${i}`,
+          name: `preview/new-${i}`,
+          createdAt: world.now() - 2 * DAY,
+          updatedAt: world.now() - DAY
+        })
+      }
+      for (const i of [1, 2, 3]) {
+        world.addBranch(PROJECT, {
+          id: `br-old-${i}`,
+          name: `preview/old-${i}`,
+          createdAt: world.now() - (40 + i) * DAY,
+          updatedAt: world.now() - (30 + i) * DAY
+        })
+      }
+    }
+    const run = await both(
+      setup,
+      { sweep: 'preview/*' },
+      { limits: { perSecondPerRoute: Infinity } }
+    )
+    const old = ['br-old-1', 'br-old-2', 'br-old-3']
+    expect(ids(JSON.parse(run.action.outputs.stale))).toEqual(old)
+    expect(run.action.outputs).toMatchObject({ outcome: 'success', stale_count: '3', cut: 'true' })
+    expect(run.action.stdout).toMatch(/::warning::Read 5000 branches of project .* \(50 pages\)/)
+    expect(run.json).toMatchObject({ outcome: 'success', stale_count: 3, cut: true })
+    expect(ids(run.json.stale)).toEqual(old)
+    // A list read to its end says so too.
+    const whole = await both(addStalePreviews, { sweep: 'preview/*' })
+    expect(whole.action.outputs.cut).toBe('false')
+    expect(whole.json.cut).toBe(false)
+  }, 120_000)
+
   it('hostile names: no runner command, no ##[, no control character, the HTML escaped', async () => {
     const setup = (world: World) => {
       world.addBranch(PROJECT, {

@@ -11468,7 +11468,10 @@ class BranchesReader {
      * across every page: the one named exactly so can be on any of them.
      */
     async searchBranches(projectId, search, budget) {
-        const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search, budget);
+        const { branches, end } = await this.everyBranch(projectId, BranchListSchema, {
+            search,
+            budget
+        });
         if (end) {
             this.logger.warning(`Looked at the first ${branches.length} branches whose name or id contains "${search}" only (${end})`);
         }
@@ -11478,8 +11481,11 @@ class BranchesReader {
      * Every branch of the project with its parent, across every page (within `budget`, when given):
      * whose parent is whose. `unseen` says what a list cut short may miss.
      */
-    async listBranches(projectId, { budget, unseen = 'a child branch among the others is not seen' } = {}) {
-        const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema, undefined, budget);
+    async listBranches(projectId, { budget, unseen = 'a child branch among the others is not seen', oldestFirst } = {}) {
+        const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema, {
+            budget,
+            oldestFirst
+        });
         if (end) {
             this.logger.warning(`Read ${plural(branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${end}): ${unseen}`);
         }
@@ -11501,12 +11507,13 @@ class BranchesReader {
      * The branches of every page (those `search` matches, when given), each once however many pages
      * show it; `end` says why the walk stopped short of the last page, if it did.
      */
-    async everyBranch(projectId, schema, search, budget = { pages: MAX_BRANCH_PAGES }) {
+    async everyBranch(projectId, schema, { search, oldestFirst, budget = { pages: MAX_BRANCH_PAGES } }) {
         const found = new Map();
         const maxPages = budget.pages;
+        const order = oldestFirst ? { sort_by: 'updated_at', sort_order: 'asc' } : {};
         const end = await walkPages((cursor) => this.core.get({
             segments: ['projects', projectId, 'branches'],
-            query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
+            query: { search, ...order, limit: String(BRANCH_PAGE_LIMIT), cursor },
             schema,
             subject: `the branch list of project "${projectId}"`,
             pacing: 'poll',
@@ -14822,8 +14829,9 @@ function sweepPhrase({ verdict, pattern, olderThanMs, cut }) {
     if (undecided.length > 0) {
         phrase.push(`; ${plural(undecided.length, 'branch', 'branches')} could not be judged`);
     }
-    if (cut)
-        phrase.push(`; the branch list stopped (${cut}): branches beyond it were not judged`);
+    if (cut) {
+        phrase.push(`; the branch list stopped (${cut}): the most recently updated branches beyond it were not judged`);
+    }
     return phrase;
 }
 /** The stale branches (at most `maxRows`), then those not judged, and why. */
@@ -14852,18 +14860,19 @@ function sweepSummary(format, findings, maxRows) {
     }
     if (findings.cut) {
         parts.push(format.paragraph(format.phrase([
-            `The branch list stopped (${findings.cut}) before its end: branches beyond it were not judged, and a listed branch may have children there.`
+            `The branch list stopped (${findings.cut}) before its end: the most recently updated branches beyond it were not judged, and a listed branch may have children there.`
         ])));
     }
     return parts;
 }
 /**
- * The outputs: `stale_count` (every stale branch found) and the `stale` array, which outputs.ts
- * cuts from its end to fit GitHub's 1 MB, with a note that gives the count it holds.
+ * The outputs: `stale_count` (every stale branch found), `cut` (whether the branch list stopped
+ * short of its end) and the `stale` array, which outputs.ts cuts from its end to fit GitHub's 1 MB,
+ * with a note that gives the count it holds.
  */
-function sweepOutputs({ verdict }) {
+function sweepOutputs({ verdict, cut }) {
     return {
-        values: { stale_count: verdict.stale.length },
+        values: { stale_count: verdict.stale.length, cut: cut !== undefined },
         list: { name: 'stale', items: verdict.stale }
     };
 }
@@ -14872,12 +14881,15 @@ function sweepOutputs({ verdict }) {
 
 
 
-/** What the branch list misses when cut at its page cap. */
-const UNSEEN = 'branches beyond it are not judged, and a listed branch may have children there';
+/** What the branch list, read least recently updated first, misses when cut at its page cap. */
+const UNSEEN = 'the most recently updated branches beyond it are not judged, and a listed branch may have children there';
 /** Reads what the verdict needs: every branch, every compute, and the pull requests to read. */
 async function readFacts(pattern, inputs, { client, clock, signal, readPullRequests }) {
     const { projectId, olderThanMs } = inputs;
-    const { branches, cut } = await client.branches.listBranches(projectId, { unseen: UNSEEN });
+    const { branches, cut } = await client.branches.listBranches(projectId, {
+        unseen: UNSEEN,
+        oldestFirst: true
+    });
     const computes = await client.computes.listProjectComputes(projectId);
     const facts = { branches, computes, pattern, now: clock.wallNow(), olderThanMs };
     if (pattern.capturesPr && readPullRequests) {

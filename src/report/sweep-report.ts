@@ -53,7 +53,11 @@ export function sweepPhrase({ verdict, pattern, olderThanMs, cut }: SweepFinding
   if (undecided.length > 0) {
     phrase.push(`; ${plural(undecided.length, 'branch', 'branches')} could not be judged`)
   }
-  if (cut) phrase.push(`; the branch list stopped (${cut}): branches beyond it were not judged`)
+  if (cut) {
+    phrase.push(
+      `; the branch list stopped (${cut}): the most recently updated branches beyond it were not judged`
+    )
+  }
   return phrase
 }
 
@@ -96,7 +100,7 @@ export function sweepSummary(
     parts.push(
       format.paragraph(
         format.phrase([
-          `The branch list stopped (${findings.cut}) before its end: branches beyond it were not judged, and a listed branch may have children there.`
+          `The branch list stopped (${findings.cut}) before its end: the most recently updated branches beyond it were not judged, and a listed branch may have children there.`
         ])
       )
     )
@@ -105,15 +109,16 @@ export function sweepSummary(
 }
 
 /**
- * The outputs: `stale_count` (every stale branch found) and the `stale` array, which outputs.ts
- * cuts from its end to fit GitHub's 1 MB, with a note that gives the count it holds.
+ * The outputs: `stale_count` (every stale branch found), `cut` (whether the branch list stopped
+ * short of its end) and the `stale` array, which outputs.ts cuts from its end to fit GitHub's 1 MB,
+ * with a note that gives the count it holds.
  */
-export function sweepOutputs({ verdict }: SweepFindings): {
+export function sweepOutputs({ verdict, cut }: SweepFindings): {
   values: Record<string, OutputValue>
   list: { name: string; items: StaleBranch[] }
 } {
   return {
-    values: { stale_count: verdict.stale.length },
+    values: { stale_count: verdict.stale.length, cut: cut !== undefined },
     list: { name: 'stale', items: verdict.stale }
   }
 }
