@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { phraseHtml, phraseText } from '../src/domain/phrase.js'
+import { NeonIdSchema } from '../src/domain/schemas.js'
 import type { StaleBranch, SweepVerdict } from '../src/domain/sweep-verdict.js'
 import { typedOutputs } from '../src/report/outputs.js'
 import { HTML_FORMAT, TEXT_FORMAT } from '../src/report/report-format.js'
@@ -23,7 +24,7 @@ const HOSTILE =
   '<img src=x onerror=alert(1)>\n::error::pwned ##[set-output name=x;]y **bold** @team'
 
 const item = (index: number, fields: Partial<StaleBranch> = {}): StaleBranch => ({
-  id: `br-stale-${String(index).padStart(6, '0')}`,
+  id: NeonIdSchema.parse(`br-stale-${String(index).padStart(6, '0')}`),
   name: `preview/pr-${index}`,
   last_active: '2026-11-20T10:00:00.000Z',
   reason: 'inactive',

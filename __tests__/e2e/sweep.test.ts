@@ -369,6 +369,58 @@ describe('the sweep through both bundles', () => {
     expect(ids(run.json.stale)).toEqual(['br-hostile'])
   })
 
+  it('a branch id that is not a Neon id is never listed (a recipe would delete by it): named, with why', async () => {
+    const hostileIds = [
+      'br-evil\nbr-main-branch',
+      'br-$(touch pwned)',
+      'BR-UPPER-1',
+      'br-' + 'a'.repeat(61)
+    ]
+    const setup = (world: World) => {
+      hostileIds.forEach((id, index) =>
+        world.addBranch(PROJECT, {
+          id,
+          name: `preview/hostile-${index}`,
+          updatedAt: world.now() - 9 * DAY
+        })
+      )
+      world.addBranch(PROJECT, {
+        id: 'br-fine-name-123456',
+        name: 'preview/fine',
+        updatedAt: world.now() - 9 * DAY
+      })
+    }
+    const run = await both(setup, { sweep: 'preview/*' })
+    expect(ids(JSON.parse(run.action.outputs.stale))).toEqual(['br-fine-name-123456'])
+    expect(ids(run.json.stale)).toEqual(['br-fine-name-123456'])
+    expect(run.action.outputs.stale_count).toBe('1')
+    for (const index of hostileIds.keys()) {
+      expect(run.action.stdout).toMatch(
+        new RegExp(
+          `::warning::Branch "preview/hostile-${index}" \\(.*\\) was not judged: its id is not a Neon id`
+        )
+      )
+      expect(run.command.stderr).toContain(`Branch "preview/hostile-${index}"`)
+    }
+    expect(run.action.summary).toContain('its id is not a Neon id')
+    // Under fail_on_stale, with none listed, what was refused is no pass.
+    const refused = await both(
+      (world) => {
+        world.addBranch(PROJECT, {
+          id: hostileIds[0],
+          name: 'preview/hostile',
+          updatedAt: world.now() - 9 * DAY
+        })
+      },
+      { sweep: 'preview/*', fail_on_stale: 'true' }
+    )
+    expect(refused.command.code).toBe(3)
+    expect(refused.json).toMatchObject({ stale_count: 0, stale: [] })
+    expect(refused.action.stdout).toContain(
+      '::error::Could not tell that no branch is stale: 1 matching branch could not be judged'
+    )
+  })
+
   it('a 429 storm: every page retried, the verdict whole', async () => {
     const setup = (world: World) => {
       addStalePreviews(world)

@@ -10985,7 +10985,201 @@ function preprocess(fn, schema) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/domain/input-fields.ts
+/*
+ * How each input of the gate is read from its text: booleans, durations, ids, operation ids and the
+ * API's address, each with what it accepts and its default.
+ */
+
+
+
+
+/** The API's address when none is given. */
+const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+const DEFAULT_TIMEOUT = '10m';
+const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
+/** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
+const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
+const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MIN_DURATION_MS = 1000;
+/** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
+const MAX_INTERVAL_MS = 60 * 60 * 1000;
+/** A self-hosted runner's job may run 5 days; a gate never needs longer. */
+const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
+/**
+ * Each id is one request per poll: 40 is the API's per-route burst limit, and 40 requests every
+ * 5 s is under 60 % of the account's 700 a minute.
+ */
+const MAX_OPERATION_IDS = 40;
+/** What an HTTP header can carry: visible ASCII, no spaces. */
+const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
+/** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
+const QUOTED_KEY = /^["'`]|["'`]$/;
+/** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
+const MAX_API_KEY_CHARS = 1024;
+function booleanInput(defaultValue) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim();
+        if (text === '')
+            return defaultValue;
+        if (['true', 'True', 'TRUE'].includes(text))
+            return true;
+        if (['false', 'False', 'FALSE'].includes(text))
+            return false;
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not a boolean; use true or false` });
+        return NEVER;
+    });
+}
+const quotedAsGiven = (text) => `"${text}"`;
+function durationInput(defaultText, maxMs, maxText, show = quotedAsGiven) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim() || defaultText;
+        const ms = parseDuration(text);
+        if (ms === undefined) {
+            const negative = text.startsWith('-') && parseDuration(text.slice(1)) !== undefined;
+            ctx.addIssue({
+                code: 'custom',
+                message: negative
+                    ? `${show(text)} is negative; a duration is at least 1 second`
+                    : `${show(text)} is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
+            });
+            return NEVER;
+        }
+        if (ms < MIN_DURATION_MS) {
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is below the minimum of 1 second` });
+            return NEVER;
+        }
+        if (ms > maxMs) {
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is above the maximum of ${maxText}` });
+            return NEVER;
+        }
+        return ms;
+    });
+}
+/** `timeout`: its problems show the value with `show` (the command reads it before its secrets). */
+const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
+function idInput(pattern, accepted) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim();
+        if (raw === '')
+            return undefined;
+        // White space alone is no value, and never "not given", which would gate something else.
+        if (text === '') {
+            ctx.addIssue({
+                code: 'custom',
+                message: 'holds only white space: an unset value? Give one, or leave it empty'
+            });
+            return NEVER;
+        }
+        if (!pattern.test(text)) {
+            ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` });
+            return NEVER;
+        }
+        return text;
+    });
+}
+/** Unicode's white space, and the byte-order mark a file or an editor can leave. */
+const WHITE_SPACE_ALONE = /^[\p{White_Space}\uFEFF]+$/u;
+/**
+ * An input that is either not given (`undefined`: the runner passed none, or action.yml's default
+ * stood for it) or given: then `field` reads it. Given as '' or white space alone, it is an input
+ * error, never "not given": an expression that came out empty would otherwise run another gate.
+ * `leftOut`: what leaving the input out does, for the message.
+ */
+function refusingEmpty(field, leftOut) {
+    return schemas_string()
+        .optional()
+        .transform((raw, ctx) => {
+        if (raw === undefined)
+            return undefined;
+        if (raw === '' || WHITE_SPACE_ALONE.test(raw)) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${raw === '' ? 'is empty' : 'holds only white space'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or ${leftOut}`
+            });
+            return NEVER;
+        }
+        const parsed = field.safeParse(raw);
+        if (parsed.success)
+            return parsed.data;
+        for (const issue of parsed.error.issues)
+            ctx.addIssue({ code: 'custom', message: issue.message });
+        return NEVER;
+    });
+}
+/**
+ * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
+ * a project or a branch, named so too.
+ */
+function operationIdsInput(itself, gateInstead) {
+    return schemas_string().transform((raw, ctx) => {
+        const given = raw.split(/[\s,]+/).filter((id) => id !== '');
+        // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
+        // which would be the project gate in their place. Only an empty value is not given.
+        if (given.length === 0 && raw !== '') {
+            ctx.addIssue({
+                code: 'custom',
+                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave ${itself} out to gate the project or a branch (${gateInstead})`
+            });
+            return NEVER;
+        }
+        // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
+        const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
+        if (invalid.length > 0) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${invalid.map((id) => `"${id}"`).join(', ')} ${invalid.length === 1 ? 'is not a UUID' : 'are not UUIDs'}; give operation ids (UUIDs) separated by commas, spaces or new lines`
+            });
+            return NEVER;
+        }
+        const unique = [...new Set(given.map((id) => id.toLowerCase()))];
+        if (unique.length > MAX_OPERATION_IDS) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${unique.length} operation ids given, at most ${MAX_OPERATION_IDS} are accepted (each is one request per poll against the account's shared rate limit); gate the project or branch instead (${gateInstead})`
+            });
+            return NEVER;
+        }
+        return unique;
+    });
+}
+const apiHostInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim() || DEFAULT_API_HOST;
+    const accepted = 'an absolute https:// address (http:// only for localhost, 127.x.x.x or [::1])';
+    let url;
+    try {
+        url = new URL(text);
+    }
+    catch {
+        const shown = /[@\s]/.test(text) ? 'the value' : `"${text}"`;
+        ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` });
+        return NEVER;
+    }
+    // Credentials, even empty ones (`https://@host`), are never repeated in the error.
+    if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(text)) {
+        ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
+        return NEVER;
+    }
+    const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
+    if (url.protocol !== 'https:' && !loopbackHttp) {
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
+        return NEVER;
+    }
+    // An empty query or fragment (a trailing `?` or `#`) is none to URL, but every path appended
+    // to the address would go after it: `/api/v2?/projects/…`, or to `/api/v2` itself.
+    if (/[?#]/.test(text)) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `must not carry a query or a fragment (?, #): every request would go to the wrong path; expected ${accepted}`
+        });
+        return NEVER;
+    }
+    return url.toString().replace(/\/+$/, '');
+});
+
 ;// CONCATENATED MODULE: ./src/domain/schemas.ts
+
 
 /*
  * Response schemas. Only the fields the action needs are required; everything else the spec or the
@@ -10993,6 +11187,12 @@ function preprocess(fn, schema) {
  * Unknown fields are stripped, unknown status strings are accepted (classified later).
  */
 const optionalString = schemas_string().nullish();
+/**
+ * An id as Neon's API description gives every id (`br-cool-name-123456`, `^[a-z0-9-]{1,60}$`): one
+ * word in a shell, a log line or a command line. Answers are read with any id (the gate only
+ * compares them); what a recipe deletes by (the sweep's `stale`) holds only ids parsed with this.
+ */
+const NeonIdSchema = schemas_string().regex(ID_PATTERN).brand();
 const optionalInteger = schemas_number().int().nullish();
 const OperationSchema = object({
     id: schemas_string().min(1),
@@ -13078,199 +13278,6 @@ async function gateProject(plan, projectId, startedAt, report, context) {
  */
 const NOT_GIVEN = '(not given)';
 
-;// CONCATENATED MODULE: ./src/domain/input-fields.ts
-/*
- * How each input of the gate is read from its text: booleans, durations, ids, operation ids and the
- * API's address, each with what it accepts and its default.
- */
-
-
-
-
-/** The API's address when none is given. */
-const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
-const DEFAULT_TIMEOUT = '10m';
-const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
-/** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
-const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
-const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const MIN_DURATION_MS = 1000;
-/** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
-const MAX_INTERVAL_MS = 60 * 60 * 1000;
-/** A self-hosted runner's job may run 5 days; a gate never needs longer. */
-const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
-/**
- * Each id is one request per poll: 40 is the API's per-route burst limit, and 40 requests every
- * 5 s is under 60 % of the account's 700 a minute.
- */
-const MAX_OPERATION_IDS = 40;
-/** What an HTTP header can carry: visible ASCII, no spaces. */
-const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
-/** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
-const QUOTED_KEY = /^["'`]|["'`]$/;
-/** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
-const MAX_API_KEY_CHARS = 1024;
-function booleanInput(defaultValue) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim();
-        if (text === '')
-            return defaultValue;
-        if (['true', 'True', 'TRUE'].includes(text))
-            return true;
-        if (['false', 'False', 'FALSE'].includes(text))
-            return false;
-        ctx.addIssue({ code: 'custom', message: `"${text}" is not a boolean; use true or false` });
-        return NEVER;
-    });
-}
-const quotedAsGiven = (text) => `"${text}"`;
-function durationInput(defaultText, maxMs, maxText, show = quotedAsGiven) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim() || defaultText;
-        const ms = parseDuration(text);
-        if (ms === undefined) {
-            const negative = text.startsWith('-') && parseDuration(text.slice(1)) !== undefined;
-            ctx.addIssue({
-                code: 'custom',
-                message: negative
-                    ? `${show(text)} is negative; a duration is at least 1 second`
-                    : `${show(text)} is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
-            });
-            return NEVER;
-        }
-        if (ms < MIN_DURATION_MS) {
-            ctx.addIssue({ code: 'custom', message: `${show(text)} is below the minimum of 1 second` });
-            return NEVER;
-        }
-        if (ms > maxMs) {
-            ctx.addIssue({ code: 'custom', message: `${show(text)} is above the maximum of ${maxText}` });
-            return NEVER;
-        }
-        return ms;
-    });
-}
-/** `timeout`: its problems show the value with `show` (the command reads it before its secrets). */
-const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
-function idInput(pattern, accepted) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim();
-        if (raw === '')
-            return undefined;
-        // White space alone is no value, and never "not given", which would gate something else.
-        if (text === '') {
-            ctx.addIssue({
-                code: 'custom',
-                message: 'holds only white space: an unset value? Give one, or leave it empty'
-            });
-            return NEVER;
-        }
-        if (!pattern.test(text)) {
-            ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` });
-            return NEVER;
-        }
-        return text;
-    });
-}
-/** Unicode's white space, and the byte-order mark a file or an editor can leave. */
-const WHITE_SPACE_ALONE = /^[\p{White_Space}\uFEFF]+$/u;
-/**
- * An input that is either not given (`undefined`: the runner passed none, or action.yml's default
- * stood for it) or given: then `field` reads it. Given as '' or white space alone, it is an input
- * error, never "not given": an expression that came out empty would otherwise run another gate.
- * `leftOut`: what leaving the input out does, for the message.
- */
-function refusingEmpty(field, leftOut) {
-    return schemas_string()
-        .optional()
-        .transform((raw, ctx) => {
-        if (raw === undefined)
-            return undefined;
-        if (raw === '' || WHITE_SPACE_ALONE.test(raw)) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${raw === '' ? 'is empty' : 'holds only white space'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or ${leftOut}`
-            });
-            return NEVER;
-        }
-        const parsed = field.safeParse(raw);
-        if (parsed.success)
-            return parsed.data;
-        for (const issue of parsed.error.issues)
-            ctx.addIssue({ code: 'custom', message: issue.message });
-        return NEVER;
-    });
-}
-/**
- * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
- * a project or a branch, named so too.
- */
-function operationIdsInput(itself, gateInstead) {
-    return schemas_string().transform((raw, ctx) => {
-        const given = raw.split(/[\s,]+/).filter((id) => id !== '');
-        // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
-        // which would be the project gate in their place. Only an empty value is not given.
-        if (given.length === 0 && raw !== '') {
-            ctx.addIssue({
-                code: 'custom',
-                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave ${itself} out to gate the project or a branch (${gateInstead})`
-            });
-            return NEVER;
-        }
-        // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
-        const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
-        if (invalid.length > 0) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${invalid.map((id) => `"${id}"`).join(', ')} ${invalid.length === 1 ? 'is not a UUID' : 'are not UUIDs'}; give operation ids (UUIDs) separated by commas, spaces or new lines`
-            });
-            return NEVER;
-        }
-        const unique = [...new Set(given.map((id) => id.toLowerCase()))];
-        if (unique.length > MAX_OPERATION_IDS) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${unique.length} operation ids given, at most ${MAX_OPERATION_IDS} are accepted (each is one request per poll against the account's shared rate limit); gate the project or branch instead (${gateInstead})`
-            });
-            return NEVER;
-        }
-        return unique;
-    });
-}
-const apiHostInput = schemas_string().transform((raw, ctx) => {
-    const text = raw.trim() || DEFAULT_API_HOST;
-    const accepted = 'an absolute https:// address (http:// only for localhost, 127.x.x.x or [::1])';
-    let url;
-    try {
-        url = new URL(text);
-    }
-    catch {
-        const shown = /[@\s]/.test(text) ? 'the value' : `"${text}"`;
-        ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` });
-        return NEVER;
-    }
-    // Credentials, even empty ones (`https://@host`), are never repeated in the error.
-    if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(text)) {
-        ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
-        return NEVER;
-    }
-    const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
-    if (url.protocol !== 'https:' && !loopbackHttp) {
-        ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
-        return NEVER;
-    }
-    // An empty query or fragment (a trailing `?` or `#`) is none to URL, but every path appended
-    // to the address would go after it: `/api/v2?/projects/…`, or to `/api/v2` itself.
-    if (/[?#]/.test(text)) {
-        ctx.addIssue({
-            code: 'custom',
-            message: `must not carry a query or a fragment (?, #): every request would go to the wrong path; expected ${accepted}`
-        });
-        return NEVER;
-    }
-    return url.toString().replace(/\/+$/, '');
-});
-
 ;// CONCATENATED MODULE: ./src/domain/core-inputs.ts
 /*
  * The core's inputs in the input catalog (src/gate/input-catalog.ts puts them with the steps'): the
@@ -14707,6 +14714,7 @@ function judgeTeardown(action, branch, projectBranches) {
 
 
 
+
 /** Default (or `primary` in older answers), protected, or a root: never stale. */
 function neverStale(branch) {
     return ((branch.default ?? branch.primary) === true || branch.protected === true || !branch.parent_id);
@@ -14762,6 +14770,8 @@ function byPullRequest(pr, state) {
 function deleteBlockers(branch, branches) {
     return judgeTeardown('delete', branch, branches).blockers.flatMap((blocker) => blocker.reason === 'children' || blocker.reason === 'restricted' ? [blocker.reason] : []);
 }
+/** Why a stale branch whose id a recipe could not pass safely is named, never listed. */
+const NOT_A_NEON_ID = 'its id is not a Neon id (^[a-z0-9-]{1,60}$), so it is not listed: a recipe deletes by id';
 /** The sweep's verdict on every branch of `facts`. */
 function judgeSweep(facts) {
     const stale = [];
@@ -14776,11 +14786,14 @@ function judgeSweep(facts) {
         if (!reason && active === undefined) {
             reason = { why: 'its activity cannot be read (no updated_at or last_active it can read)' };
         }
+        const id = NeonIdSchema.safeParse(branch.id);
+        if (typeof reason === 'string' && !id.success)
+            reason = { why: NOT_A_NEON_ID };
         if (typeof reason === 'object')
             undecided.push({ ...named, why: reason.why });
-        if (typeof reason !== 'string')
+        if (typeof reason !== 'string' || !id.success)
             continue;
-        const item = { ...named, reason, blockers: deleteBlockers(branch, facts.branches) };
+        const item = { ...named, id: id.data, reason, blockers: deleteBlockers(branch, facts.branches) };
         stale.push({ item, at: active ?? -Infinity });
     }
     stale.sort((a, b) => b.at - a.at || a.item.name.localeCompare(b.item.name) || a.item.id.localeCompare(b.item.id));
