@@ -172,6 +172,21 @@ describe('the outputs', () => {
     expect(cut).toMatchObject({ stale_count: 0, cut: true })
   })
 
+  it('each entry whole: a long name is never cut; one too large for 1 MB ends the list there, with the note', () => {
+    const long = `preview/${'x'.repeat(400)}`
+    const huge = `preview/${'y'.repeat(600_000)}`
+    const stale = [item(1, { name: long }), item(2, { name: huge }), item(3)]
+    const { values, notes } = outputsOf(findings({ stale }))
+    expect(values.stale).toEqual([stale[0]])
+    expect(values.stale_count).toBe(3)
+    expect(notes).toEqual([
+      'The stale output holds the first 1 of 3: GitHub allows 1 MB of outputs per job, counted as UTF-16'
+    ])
+    expect((outputsOf(findings({ stale }), Infinity).values.stale as StaleBranch[])[1].name).toBe(
+      huge
+    )
+  })
+
   it('20,000 stale branches with long names: stale cut to fit 1 MB (as UTF-16), stale_count all, a note with the count', () => {
     const stale = Array.from({ length: 20_000 }, (_, index) =>
       item(index, { name: `preview/${'é'.repeat(150)}-${index}` })

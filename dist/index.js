@@ -46093,12 +46093,13 @@ function sweepSummary(format, findings, maxRows) {
 /**
  * The outputs: `stale_count` (every stale branch found), `cut` (whether the branch list stopped
  * short of its end) and the `stale` array, which outputs.ts cuts from its end to fit GitHub's 1 MB,
- * with a note that gives the count it holds.
+ * with a note that gives the count it holds. Each entry is whole: a recipe deletes by its id (a
+ * Neon id, at most 60 characters) and may show its name, which is never cut.
  */
 function sweepOutputs({ verdict, cut }) {
     return {
         values: { stale_count: verdict.stale.length, cut: cut !== undefined },
-        list: { name: 'stale', items: verdict.stale }
+        list: { name: 'stale', items: verdict.stale, whole: true }
     };
 }
 
@@ -47266,8 +47267,9 @@ function bounded(record) {
             : value
     ]));
 }
-function jsonList(name, items) {
-    const cut = items.map(bounded);
+/** `whole`: the items as they are; else each text field cut to size. */
+function jsonList(name, items, whole = false) {
+    const cut = whole ? items : items.map(bounded);
     const costs = cut.map((item) => utf16Bytes('', JSON.stringify(item)) + 2);
     return {
         name,
@@ -47317,8 +47319,9 @@ function typedOutputs(sections, report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
             if (!outputs)
                 continue;
             Object.assign(values, outputs.values);
-            if (outputs.list)
-                lists.push(jsonList(outputs.list.name, outputs.list.items));
+            const { list } = outputs;
+            if (list)
+                lists.push(jsonList(list.name, list.items, list.whole));
         }
     };
     if (report.outcome && report.outcome !== 'error')

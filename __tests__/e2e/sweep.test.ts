@@ -421,6 +421,18 @@ describe('the sweep through both bundles', () => {
     )
   })
 
+  it('a long name is kept whole in stale, never cut: what a recipe reads is the branch', async () => {
+    const name = `preview/${'long-name-'.repeat(30)}end`
+    const setup = (world: World) => {
+      world.addBranch(PROJECT, { id: 'br-long-name-1', name, updatedAt: world.now() - 9 * DAY })
+    }
+    const run = await both(setup, { sweep: 'preview/*' })
+    expect(name.length).toBeGreaterThan(300)
+    const [listed] = JSON.parse(run.action.outputs.stale) as { id: string; name: string }[]
+    expect(listed).toMatchObject({ id: 'br-long-name-1', name })
+    expect((run.json.stale as { name: string }[])[0].name).toBe(name)
+  })
+
   it('a 429 storm: every page retried, the verdict whole', async () => {
     const setup = (world: World) => {
       addStalePreviews(world)

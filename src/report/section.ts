@@ -32,6 +32,11 @@ export interface Annotation {
 interface OutputList {
   name: string
   items: object[]
+  /**
+   * Each item kept whole: no text of it is cut to size (a name a recipe reads must be the name);
+   * the list is still cut by whole items to fit.
+   */
+  whole?: true
 }
 
 export interface ReportSection {

@@ -111,14 +111,15 @@ export function sweepSummary(
 /**
  * The outputs: `stale_count` (every stale branch found), `cut` (whether the branch list stopped
  * short of its end) and the `stale` array, which outputs.ts cuts from its end to fit GitHub's 1 MB,
- * with a note that gives the count it holds.
+ * with a note that gives the count it holds. Each entry is whole: a recipe deletes by its id (a
+ * Neon id, at most 60 characters) and may show its name, which is never cut.
  */
 export function sweepOutputs({ verdict, cut }: SweepFindings): {
   values: Record<string, OutputValue>
-  list: { name: string; items: StaleBranch[] }
+  list: { name: string; items: StaleBranch[]; whole: true }
 } {
   return {
     values: { stale_count: verdict.stale.length, cut: cut !== undefined },
-    list: { name: 'stale', items: verdict.stale }
+    list: { name: 'stale', items: verdict.stale, whole: true }
   }
 }
