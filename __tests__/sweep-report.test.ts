@@ -32,10 +32,14 @@ const item = (index: number, fields: Partial<StaleBranch> = {}): StaleBranch => 
   ...fields
 })
 
-const findings = (verdict: Partial<SweepVerdict>, more: Partial<SweepFindings> = {}) => ({
+const findings = (
+  verdict: Partial<SweepVerdict>,
+  more: Partial<SweepFindings> = {}
+): SweepFindings => ({
   verdict: { stale: [], undecided: [], matched: 9, ...verdict },
   pattern: 'preview/pr-{pr}',
   olderThanMs: 7 * 86_400_000,
+  pullRequestsRead: true,
   ...more
 })
 
@@ -70,6 +74,10 @@ describe('the line', () => {
         sweepPhrase(findings({ matched: 0 }, { pattern: 'preview/*', olderThanMs: 36 * 3_600_000 }))
       )
     ).toBe('no stale branch among 0 that match preview/* (no activity for 36 hours)')
+    // With {pr} and no pull request read (the command): age alone, and it says so.
+    expect(phraseText(sweepPhrase(findings({ matched: 2 }, { pullRequestsRead: false })))).toBe(
+      'no stale branch among 2 that match preview/pr-{pr} (no activity for 7 days; no pull request was read, so age alone decides)'
+    )
   })
 
   it('ages in days, hours or minutes', () => {

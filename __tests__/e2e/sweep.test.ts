@@ -233,6 +233,23 @@ describe('the sweep through both bundles', () => {
     )
   })
 
+  it('the command with {pr} says what it did: age alone, no pull request read', async () => {
+    const { world, server } = await serve()
+    addStalePreviews(world)
+    const command = await runCommandBundle(
+      ['sweep', '--match', 'preview/pr-{pr}', '--api-host', server.apiHost],
+      { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT }
+    )
+    expect(command.code).toBe(0)
+    const said =
+      '3 stale branches among 7 that match preview/pr-{pr} (no activity for 7 days; no pull request was read, so age alone decides)'
+    expect(command.stdout).toContain(`success: ${said}`)
+    expect(command.stderr).toContain(said)
+    for (const text of [command.stdout, command.stderr]) {
+      expect(text).not.toContain('a pull request closed or merged')
+    }
+  })
+
   it('an unreadable pull request under fail_on_stale, none stale: an error, never a pass', async () => {
     const github = await startGitHubServer()
     cleanups.push(github.close)

@@ -14826,18 +14826,27 @@ function ageText(ms) {
         return plural(ms / HOUR_MS, 'hour');
     return plural(Math.round(ms / 60_000), 'minute');
 }
+/** What `{pr}` added to the rule: a pull request closed or merged, or nothing, when none was read. */
+function sweep_report_byPullRequest({ pattern, pullRequestsRead }) {
+    if (!pattern.includes('{pr}'))
+        return '';
+    return pullRequestsRead
+        ? ', or a pull request closed or merged'
+        : '; no pull request was read, so age alone decides';
+}
 /**
  * The sweep in one line: `3 stale branches among 7 that match preview/pr-{pr} (no activity for
  * 7 days, or a pull request closed or merged)`, then what was not judged, and where the list was
  * cut.
  */
-function sweepPhrase({ verdict, pattern, olderThanMs, cut }) {
+function sweepPhrase(findings) {
+    const { verdict, pattern, olderThanMs, cut } = findings;
     const { stale, undecided, matched } = verdict;
     const found = stale.length === 0 ? 'no stale branch' : plural(stale.length, 'stale branch', 'stale branches');
     const phrase = [
         `${found} among ${matched} that match `,
         { code: pattern },
-        ` (no activity for ${ageText(olderThanMs)}${pattern.includes('{pr}') ? ', or a pull request closed or merged' : ''})`
+        ` (no activity for ${ageText(olderThanMs)}${sweep_report_byPullRequest(findings)})`
     ];
     if (undecided.length > 0) {
         phrase.push(`; ${plural(undecided.length, 'branch', 'branches')} could not be judged`);
@@ -14964,6 +14973,7 @@ const SWEEP_STEP = {
             verdict: judgeSweep(facts),
             pattern: pattern.text,
             olderThanMs: inputs.olderThanMs,
+            pullRequestsRead: facts.pullRequests !== undefined,
             ...(cut ? { cut } : {})
         };
         sweepDecided(report, inputs, context.logger);

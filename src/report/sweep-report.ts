@@ -21,6 +21,11 @@ export interface SweepFindings {
   olderThanMs: number
   /** Why the branch list stopped short of its end (its page cap), if it did. */
   cut?: string
+  /**
+   * With `{pr}`: whether the pull requests were read (a front end that reads GitHub), or age alone
+   * decided.
+   */
+  pullRequestsRead: boolean
 }
 
 const REASONS: Record<StaleBranch['reason'], string> = {
@@ -36,19 +41,28 @@ export function ageText(ms: number): string {
   return plural(Math.round(ms / 60_000), 'minute')
 }
 
+/** What `{pr}` added to the rule: a pull request closed or merged, or nothing, when none was read. */
+function byPullRequest({ pattern, pullRequestsRead }: SweepFindings): string {
+  if (!pattern.includes('{pr}')) return ''
+  return pullRequestsRead
+    ? ', or a pull request closed or merged'
+    : '; no pull request was read, so age alone decides'
+}
+
 /**
  * The sweep in one line: `3 stale branches among 7 that match preview/pr-{pr} (no activity for
  * 7 days, or a pull request closed or merged)`, then what was not judged, and where the list was
  * cut.
  */
-export function sweepPhrase({ verdict, pattern, olderThanMs, cut }: SweepFindings): Phrase {
+export function sweepPhrase(findings: SweepFindings): Phrase {
+  const { verdict, pattern, olderThanMs, cut } = findings
   const { stale, undecided, matched } = verdict
   const found =
     stale.length === 0 ? 'no stale branch' : plural(stale.length, 'stale branch', 'stale branches')
   const phrase: Phrase = [
     `${found} among ${matched} that match `,
     { code: pattern },
-    ` (no activity for ${ageText(olderThanMs)}${pattern.includes('{pr}') ? ', or a pull request closed or merged' : ''})`
+    ` (no activity for ${ageText(olderThanMs)}${byPullRequest(findings)})`
   ]
   if (undecided.length > 0) {
     phrase.push(`; ${plural(undecided.length, 'branch', 'branches')} could not be judged`)

@@ -123,6 +123,7 @@ export const SWEEP_STEP: Step<SweepInputs, SweepNeeds> = {
       verdict: judgeSweep(facts),
       pattern: pattern.text,
       olderThanMs: inputs.olderThanMs,
+      pullRequestsRead: facts.pullRequests !== undefined,
       ...(cut ? { cut } : {})
     }
     sweepDecided(report, inputs, context.logger)
