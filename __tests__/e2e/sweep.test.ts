@@ -474,6 +474,29 @@ describe('the sweep through both bundles', () => {
     expect(run.json).toMatchObject({ outcome: 'success', stale_count: 3 })
   }, 120_000)
 
+  it('older_than given empty or as white space (an unset variable) is an input error, never 7d; not given, it is 7d', async () => {
+    const { world, server } = await serve()
+    addStalePreviews(world)
+    for (const given of ['', '  ']) {
+      const action = await runAction(server, {
+        project_id: PROJECT,
+        sweep: 'preview/*',
+        older_than: given
+      })
+      expect(action.code).toBe(1)
+      expect(action.stdout).toContain(
+        `input "older_than": ${given ? 'holds only white space' : 'is empty'}, what an expression gives for an unset variable or a step output that does not exist`
+      )
+      expect(action.outputs.stale).toBeUndefined()
+    }
+    // action.yml's default (not given) is 7d.
+    const defaulted = await runAction(server, { project_id: PROJECT, sweep: 'preview/*' })
+    expect(defaulted.outputs).toMatchObject({ outcome: 'success', stale_count: '3' })
+    const command = await sweepCommand(server, ['--match', 'preview/*', '--older-than', ''])
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain('--older-than: an empty value (an unset variable?)')
+  })
+
   it('input conflicts are input errors, in both front ends', async () => {
     const { server } = await serve()
     const action = await runAction(server, {

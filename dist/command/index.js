@@ -14204,7 +14204,6 @@ const PROJECTS_STEP = {
  * branch would be stale.
  */
 
-const DEFAULT_OLDER_THAN = '7d';
 const sweep_age_UNIT_MS = {
     m: 60_000,
     h: 3_600_000,
@@ -14216,14 +14215,19 @@ const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/;
 const MIN_OLDER_THAN_MS = sweep_age_UNIT_MS.h;
 /** Ten years: a longer age is a typo. */
 const MAX_OLDER_THAN_MS = 3650 * sweep_age_UNIT_MS.d;
+/** `older_than` when not given: `7d`. */
+const DEFAULT_OLDER_THAN_MS = 7 * sweep_age_UNIT_MS.d;
 /** `7d` in milliseconds; undefined when it is not a number with one of the units. */
 function parseAge(text) {
     const match = AGE.exec(text.toLowerCase());
     return match ? Math.round(Number(match[1]) * sweep_age_UNIT_MS[match[2]]) : undefined;
 }
-/** The input `older_than`, in milliseconds: `7d` when not given. */
+/**
+ * The input `older_than` as given, in milliseconds. Not given, it is DEFAULT_OLDER_THAN_MS; given
+ * empty, an input error (the catalog's entry reads it with refusingEmpty).
+ */
 const olderThanInput = schemas_string().transform((raw, ctx) => {
-    const text = raw.trim() || DEFAULT_OLDER_THAN;
+    const text = raw.trim();
     const ms = parseAge(text);
     const problem = ms === undefined
         ? 'is not an age; use a number with a unit: m (minutes), h (hours), d (days) or w (weeks), as in 7d, 36h, 2w'
@@ -14333,16 +14337,17 @@ const SWEEP_INPUTS = {
     },
     older_than: {
         typed: 'olderThanMs',
-        schema: () => olderThanInput,
+        schema: (naming) => refusingEmpty(olderThanInput, `leave ${naming.mention('older_than')} out for 7d`).transform((ms) => ms ?? DEFAULT_OLDER_THAN_MS),
+        refusesEmpty: true,
         command: { flag: { name: 'older-than' } },
         help: {
             part: 'what',
             flags: [['--older-than AGE', 'with sweep: stale after this long without activity (7d)']]
         },
         docs: {
-            default: '7d',
-            summary: 'With `sweep`: no activity for this long is stale',
-            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w).'
+            default: NOT_GIVEN,
+            summary: 'With `sweep`: no activity for this long is stale; not given: 7d',
+            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
         }
     },
     fail_on_stale: {
