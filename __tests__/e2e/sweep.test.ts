@@ -497,6 +497,30 @@ describe('the sweep through both bundles', () => {
     expect(command.stderr).toContain('--older-than: an empty value (an unset variable?)')
   })
 
+  it('an HTML page with status 200 for the branch list: the sweep could not ask, and says so (exit 3), never waits out its timeout', async () => {
+    const { world, server } = await serve()
+    addStalePreviews(world)
+    server.addFault({
+      kind: 'malformed',
+      route: 'branches',
+      body: '<html><body>Sign in to continue</body></html>',
+      contentType: 'text/html'
+    })
+    const inputs = { project_id: PROJECT, sweep: 'preview/*', timeout: '40s' }
+    const [action, command] = await Promise.all([
+      runAction(server, inputs),
+      sweepCommand(server, ['--match', 'preview/*', '--timeout', '40s'])
+    ])
+    const said = `GET /projects/${PROJECT}/branches failed: no usable answer within 3.0 s (3 intervals), as long as a read without waiting tries; last error: GET /projects/${PROJECT}/branches answered with a body that is not JSON`
+    expect(action.code).toBe(1)
+    expect(action.outputs.outcome).toBeUndefined()
+    expect(action.outputs.gate).toBe('sweep')
+    expect(action.stdout).toContain(`::error::${said}`)
+    expect(command.code).toBe(3)
+    expect(command.stderr).toContain(said)
+    expect(JSON.parse(command.stdout)).not.toHaveProperty('stale')
+  }, 120_000)
+
   it('input conflicts are input errors, in both front ends', async () => {
     const { server } = await serve()
     const action = await runAction(server, {
