@@ -521,6 +521,27 @@ describe('the sweep through both bundles', () => {
     expect(JSON.parse(command.stdout)).not.toHaveProperty('stale')
   }, 120_000)
 
+  it('-q: standard error holds only warnings and errors, as for the gate; standard output the result', async () => {
+    const { world, server } = await serve({
+      limits: { perSecondPerRoute: 1, retryAfter: 'seconds' }
+    })
+    addStalePreviews(world)
+    const env = { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT }
+    // --fail-fast is ignored with a sweep: a warning, which -q keeps.
+    const args = ['sweep', '--match', 'preview/*', '--api-host', server.apiHost, '--fail-fast']
+    for (const quiet of ['-q', '--quiet']) {
+      const run = await runCommandBundle([...args, '--interval', '1s', quiet], env)
+      expect(run.code).toBe(0)
+      expect(run.stderr).toBe(
+        'warning: --fail-fast is ignored with --match: a sweep waits for nothing\n'
+      )
+      expect(run.stdout).toMatch(/^✅ success: 3 stale branches among \d+ that match preview\/\*/)
+    }
+    // Without it, the progress: the banner, the gate's line, the count.
+    const loud = await runCommandBundle(args, env)
+    expect(loud.stderr).toMatch(/^Neon operations gate .*\nGate: a sweep of project/)
+  })
+
   it('input conflicts are input errors, in both front ends', async () => {
     const { server } = await serve()
     const action = await runAction(server, {
