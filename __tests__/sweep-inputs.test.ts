@@ -44,6 +44,15 @@ describe('the sweep’s inputs', () => {
       'input "project_id": required with sweep; give the project whose branches to sweep'
     )
     expect(() => parse({ ...base, sweep: ' ' })).toThrow('input "sweep": holds only white space')
+    // Given empty (an unset variable), older_than is no age: never 7d.
+    for (const [given, said] of [
+      ['', 'is empty'],
+      ['\t', 'holds only white space']
+    ]) {
+      expect(() => parse({ ...base, older_than: given })).toThrow(
+        `input "older_than": ${said}, what an expression gives for an unset variable or a step output that does not exist; give a value, or leave older_than out for 7d`
+      )
+    }
   })
 
   it('warns of fail_fast with it, and of fail_on_stale without it', () => {

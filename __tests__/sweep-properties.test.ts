@@ -5,12 +5,14 @@
  * `primary`) or none, protected branches, names that match `preview/pr-{pr}` and names that do not;
  * ages of `updated_at` and of computes' `last_active` on both sides of `older_than` and exactly at
  * it, computes active recently on old branches, computes never active; pull requests open, closed,
- * merged, unreadable or never read.
+ * merged, unreadable or never read; ids that are Neon ids (up to exactly 60 characters) and ids that
+ * are not (61 characters, upper case, a line break, a shell's characters).
  *
  * The oracle works from what the generator chose (ages as numbers, which template made the name,
  * which state each pull request has), never from the code's parse of timestamps or names: a branch
  * is stale when it matches, is none of default, protected or root, and its newest activity is older
- * than `older_than`, or its pull request is closed or merged. Seeds are fixed in CI; FC_SEED runs
+ * than `older_than`, or its pull request is closed or merged; it is listed only with an id the
+ * generator made a Neon id, else named. Seeds are fixed in CI; FC_SEED runs
  * others (support/property-runs.ts).
  */
 import { describe, expect, it } from '@jest/globals'
@@ -35,6 +37,12 @@ const age = (olderThan: number) =>
   )
 
 type Template = 'matching' | 'deeper' | 'other'
+/**
+ * How its id is made: a Neon id (`br-7`, or exactly 60 characters), or one that is not (61
+ * characters, upper case, a line break, a shell's characters, a space).
+ */
+type IdShape = 'short' | 'sixty' | 'sixty-one' | 'upper' | 'line-break' | 'shell' | 'space'
+const NEON_SHAPES: readonly IdShape[] = ['short', 'sixty']
 type PrState = 'open' | 'closed' | 'merged' | 'unreadable' | 'unread'
 
 interface Planned {
@@ -49,6 +57,7 @@ interface Planned {
   computeAges: (number | undefined)[]
   pr: PrState
   restrictDelete: boolean
+  idShape: IdShape
 }
 
 const plan = (olderThan: number) =>
@@ -68,7 +77,18 @@ const plan = (olderThan: number) =>
         maxLength: 3
       }),
       pr: fc.constantFrom<PrState>('open', 'closed', 'merged', 'unreadable', 'unread'),
-      restrictDelete: fc.boolean()
+      restrictDelete: fc.boolean(),
+      idShape: fc.constantFrom<IdShape>(
+        'short',
+        'short',
+        'short',
+        'sixty',
+        'sixty-one',
+        'upper',
+        'line-break',
+        'shell',
+        'space'
+      )
     }),
     { minLength: 1, maxLength: 40 }
   )
@@ -79,18 +99,28 @@ const names: Record<Template, (pr: number) => string> = {
   other: (pr) => `feature/${pr}`
 }
 
+const ids: Record<IdShape, (index: number) => string> = {
+  short: (index) => `br-${index}`,
+  sixty: (index) => `br-${index}-`.padEnd(60, 'z'),
+  'sixty-one': (index) => `br-${index}-`.padEnd(61, 'z'),
+  upper: (index) => `BR-${index}`,
+  'line-break': (index) => `br-${index}\nbr-main`,
+  shell: (index) => `br-${index};rm`,
+  space: (index) => `br-${index} x`
+}
+
 /** The branches, computes and pull requests of a plan, as the API and GitHub would give them. */
 function world(planned: Planned[]) {
   const iso = (ageMs: number) => new Date(NOW - ageMs).toISOString()
   const branches: RelatedBranch[] = planned.map((each, index) => ({
-    id: `br-${index}`,
+    id: ids[each.idShape](index),
     name: names[each.template](index + 1),
     parent_id:
       each.parent === 'root'
         ? undefined
         : each.parent === 'gone' || each.parent >= index
           ? 'br-deleted'
-          : `br-${each.parent}`,
+          : ids[planned[each.parent].idShape](each.parent),
     ...(each.isDefault === 'default' ? { default: true } : {}),
     ...(each.isDefault === 'primary' ? { primary: true } : {}),
     ...(each.isDefault === 'primary-overridden' ? { default: false, primary: true } : {}),
@@ -100,7 +130,7 @@ function world(planned: Planned[]) {
   }))
   const computes = planned.flatMap((each, index) =>
     each.computeAges.map((ageMs) => ({
-      branch_id: `br-${index}`,
+      branch_id: ids[each.idShape](index),
       last_active: ageMs === undefined ? undefined : iso(ageMs)
     }))
   )
@@ -128,12 +158,14 @@ function oracle(planned: Planned[], olderThan: number, withPullRequests: boolean
     const hasChild = planned.some(
       (other, at) => at > index && typeof other.parent === 'number' && other.parent === index
     )
-    return { eligible, neverStale, inactive, prDone, newest, hasChild }
+    const staleByRule = eligible && (inactive || prDone)
+    const neonId = NEON_SHAPES.includes(each.idShape)
+    return { eligible, neverStale, inactive, prDone, newest, hasChild, staleByRule, neonId }
   })
 }
 
 describe('the sweep, whatever the branch tree', () => {
-  it('lists exactly the stale branches, never default, protected or root, each with a reason that holds and the right blockers', () => {
+  it('lists exactly the stale branches, never default, protected or root, never one whose id is no Neon id, each with a reason that holds and the right blockers', () => {
     const cases = fc
       .constantFrom(7 * DAY, 36 * 60 * MINUTE, 30 * DAY)
       .chain((olderThan) => fc.tuple(fc.constant(olderThan), fc.boolean(), plan(olderThan)))
@@ -149,11 +181,11 @@ describe('the sweep, whatever the branch tree', () => {
           pullRequests: withPullRequests ? pullRequests : undefined
         })
         const expected = oracle(planned, olderThan, withPullRequests)
-        const listed = new Map(verdict.stale.map((item) => [Number(item.id.slice(3)), item]))
+        const indexOf = new Map(branches.map((branch, index) => [branch.id, index]))
+        const listed = new Map(verdict.stale.map((item) => [indexOf.get(item.id), item]))
         for (const [index, truth] of expected.entries()) {
           const item = listed.get(index)
-          const staleByRule = truth.eligible && (truth.inactive || truth.prDone)
-          expect([index, item !== undefined]).toEqual([index, staleByRule])
+          expect([index, item !== undefined]).toEqual([index, truth.staleByRule && truth.neonId])
           if (!item) continue
           expect(truth.neverStale).toBe(false)
           if (item.reason === 'inactive') expect(truth.inactive).toBe(true)
@@ -170,11 +202,17 @@ describe('the sweep, whatever the branch tree', () => {
           item.last_active === null ? -Infinity : Date.parse(item.last_active)
         )
         expect(times).toEqual([...times].sort((a, b) => b - a))
-        // Not judged: never listed, and only where neither age nor the pull request decided.
-        for (const undecided of verdict.undecided) {
-          const truth = expected[Number(undecided.id.slice(3))]
-          expect(listed.has(Number(undecided.id.slice(3)))).toBe(false)
-          expect(truth.eligible && !truth.inactive && !truth.prDone).toBe(true)
+        // Not judged: never listed, and only where neither age nor the pull request decided, or
+        // where they did but the id is no Neon id; each of those is named.
+        const named = verdict.undecided.map((undecided) => indexOf.get(undecided.id)!)
+        for (const index of named) {
+          const truth = expected[index]
+          expect(listed.has(index)).toBe(false)
+          const undecidable = truth.eligible && !truth.inactive && !truth.prDone
+          expect(undecidable || (truth.staleByRule && !truth.neonId)).toBe(true)
+        }
+        for (const [index, truth] of expected.entries()) {
+          if (truth.staleByRule && !truth.neonId) expect(named).toContain(index)
         }
       }),
       propertyRuns(6900, 400)

@@ -179,6 +179,30 @@ describe("a sweep's reads", () => {
     )
   })
 
+  it('oldest first (sort_by updated_at, ascending, as the document allows): a cut leaves out the most recently updated', async () => {
+    const { world, client } = setup()
+    for (let i = 0; i < 5100; i++) {
+      world.addBranch(PROJECT, {
+        id: `br-pr-${String(i).padStart(6, '0')}`,
+        name: `preview/pr-${i}`,
+        // Created in the opposite order to their last change: the order asked for is the one read.
+        createdAt: world.now() - 30 * DAY + i,
+        updatedAt: world.now() - 20 * DAY - i * 60_000
+      })
+    }
+    const { branches, cut } = await client.branches.listBranches(PROJECT, { oldestFirst: true })
+    expect(cut).toBe('50 pages')
+    const ages = branches.map((branch) => Date.parse(branch.updated_at!))
+    expect(ages).toEqual([...ages].sort((a, b) => a - b))
+    // The 100 left unread (and the project's main branch) are the most recently updated.
+    expect(branches.map((branch) => branch.id)).not.toContain('br-pr-000000')
+    expect(branches.map((branch) => branch.id)).toContain('br-pr-005099')
+    const asked = api!.requests.filter((request) => request.route === 'branches')
+    expect(asked.map(({ query }) => [query.sort_by, query.sort_order])).toEqual(
+      asked.map(() => ['updated_at', 'asc'])
+    )
+  })
+
   it('a compute of another project, or one without its branch, is no answer to trust', async () => {
     const { world, client } = setup()
     addStalePreviews(world)

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { phraseHtml, phraseText } from '../src/domain/phrase.js'
+import { NeonIdSchema } from '../src/domain/schemas.js'
 import type { StaleBranch, SweepVerdict } from '../src/domain/sweep-verdict.js'
 import { typedOutputs } from '../src/report/outputs.js'
 import { HTML_FORMAT, TEXT_FORMAT } from '../src/report/report-format.js'
@@ -23,7 +24,7 @@ const HOSTILE =
   '<img src=x onerror=alert(1)>\n::error::pwned ##[set-output name=x;]y **bold** @team'
 
 const item = (index: number, fields: Partial<StaleBranch> = {}): StaleBranch => ({
-  id: `br-stale-${String(index).padStart(6, '0')}`,
+  id: NeonIdSchema.parse(`br-stale-${String(index).padStart(6, '0')}`),
   name: `preview/pr-${index}`,
   last_active: '2026-11-20T10:00:00.000Z',
   reason: 'inactive',
@@ -31,10 +32,14 @@ const item = (index: number, fields: Partial<StaleBranch> = {}): StaleBranch => 
   ...fields
 })
 
-const findings = (verdict: Partial<SweepVerdict>, more: Partial<SweepFindings> = {}) => ({
+const findings = (
+  verdict: Partial<SweepVerdict>,
+  more: Partial<SweepFindings> = {}
+): SweepFindings => ({
   verdict: { stale: [], undecided: [], matched: 9, ...verdict },
   pattern: 'preview/pr-{pr}',
   olderThanMs: 7 * 86_400_000,
+  pullRequestsRead: true,
   ...more
 })
 
@@ -62,13 +67,17 @@ describe('the line', () => {
       { cut: '50 pages' }
     )
     expect(phraseText(sweepPhrase(found))).toBe(
-      '2 stale branches among 9 that match preview/pr-{pr} (no activity for 7 days, or a pull request closed or merged); 1 branch could not be judged; the branch list stopped (50 pages): branches beyond it were not judged'
+      '2 stale branches among 9 that match preview/pr-{pr} (no activity for 7 days, or a pull request closed or merged); 1 branch could not be judged; the branch list stopped (50 pages): the most recently updated branches beyond it were not judged'
     )
     expect(
       phraseText(
         sweepPhrase(findings({ matched: 0 }, { pattern: 'preview/*', olderThanMs: 36 * 3_600_000 }))
       )
     ).toBe('no stale branch among 0 that match preview/* (no activity for 36 hours)')
+    // With {pr} and no pull request read (the command): age alone, and it says so.
+    expect(phraseText(sweepPhrase(findings({ matched: 2 }, { pullRequestsRead: false })))).toBe(
+      'no stale branch among 2 that match preview/pr-{pr} (no activity for 7 days; no pull request was read, so age alone decides)'
+    )
   })
 
   it('ages in days, hours or minutes', () => {
@@ -141,7 +150,7 @@ describe('the summary', () => {
   it('a list cut at its page cap says what was not judged', () => {
     const text = TEXT_FORMAT.join(sweepSummary(TEXT_FORMAT, findings({}, { cut: '50 pages' }), 10))
     expect(text).toContain(
-      'The branch list stopped (50 pages) before its end: branches beyond it were not judged, and a listed branch may have children there.'
+      'The branch list stopped (50 pages) before its end: the most recently updated branches beyond it were not judged, and a listed branch may have children there.'
     )
   })
 })
@@ -161,7 +170,29 @@ describe('the outputs', () => {
       }
     ])
     expect(notes).toEqual([])
-    expect(outputsOf(findings({}), Infinity).values).toMatchObject({ stale_count: 0, stale: [] })
+    expect(outputsOf(findings({}), Infinity).values).toMatchObject({
+      stale_count: 0,
+      cut: false,
+      stale: []
+    })
+    // A list cut at its page cap says so, whatever it found.
+    const cut = outputsOf(findings({}, { cut: '50 pages' }), Infinity).values
+    expect(cut).toMatchObject({ stale_count: 0, cut: true })
+  })
+
+  it('each entry whole: a long name is never cut; one too large for 1 MB ends the list there, with the note', () => {
+    const long = `preview/${'x'.repeat(400)}`
+    const huge = `preview/${'y'.repeat(600_000)}`
+    const stale = [item(1, { name: long }), item(2, { name: huge }), item(3)]
+    const { values, notes } = outputsOf(findings({ stale }))
+    expect(values.stale).toEqual([stale[0]])
+    expect(values.stale_count).toBe(3)
+    expect(notes).toEqual([
+      'The stale output holds the first 1 of 3: GitHub allows 1 MB of outputs per job, counted as UTF-16'
+    ])
+    expect((outputsOf(findings({ stale }), Infinity).values.stale as StaleBranch[])[1].name).toBe(
+      huge
+    )
   })
 
   it('20,000 stale branches with long names: stale cut to fit 1 MB (as UTF-16), stale_count all, a note with the count', () => {

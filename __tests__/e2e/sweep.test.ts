@@ -186,6 +186,70 @@ describe('the sweep through both bundles', () => {
     ])
   })
 
+  it('with {pr} and an empty github_token: the age verdicts stand, each pull request is named unread, none guessed', async () => {
+    const github = await startGitHubServer()
+    cleanups.push(github.close)
+    const { world, server } = await serve()
+    addStalePreviews(world)
+    world.addBranch(PROJECT, {
+      id: 'br-preview-pr-12',
+      name: 'preview/pr-12',
+      updatedAt: world.now() - DAY
+    })
+    // A secret the run does not get (a fork's pull request, Dependabot) arrives empty.
+    const env = { ...runnerEnv(github), INPUT_GITHUB_TOKEN: '' }
+    const inputs = { project_id: PROJECT, sweep: 'preview/pr-{pr}' }
+    const run = await runAction(server, inputs, { env })
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ gate: 'sweep', outcome: 'success', stale_count: '3' })
+    expect(ids(JSON.parse(run.outputs.stale))).toEqual([
+      'br-preview-pr-6',
+      'br-preview-pr-4',
+      'br-preview-pr-3'
+    ])
+    // pr-5 (its compute active yesterday), pr-8 and pr-12 are young: only GitHub could say.
+    for (const pr of [5, 8, 12]) {
+      expect(run.stdout).toContain(
+        `::warning::Branch "preview/pr-${pr}" (br-preview-pr-${pr}) was not judged: pull request #${pr} could not be read: github_token is empty`
+      )
+    }
+    expect(run.summary).toContain('Not judged')
+    expect(github.requests).toEqual([])
+    // Under fail_on_stale the stale ones fail it; with none stale, what was not read is an error.
+    const failing = await runAction(server, { ...inputs, fail_on_stale: 'true' }, { env })
+    expect([failing.code, failing.outputs.outcome]).toEqual([1, 'failure'])
+    const young = await runAction(
+      server,
+      { ...inputs, older_than: '40d', fail_on_stale: 'true' },
+      { env }
+    )
+    expect([young.code, young.outputs.outcome, young.outputs.stale_count]).toEqual([
+      1,
+      undefined,
+      '0'
+    ])
+    expect(young.stdout).toContain(
+      '::error::Could not tell that no branch is stale: 6 matching branches could not be judged'
+    )
+  })
+
+  it('the command with {pr} says what it did: age alone, no pull request read', async () => {
+    const { world, server } = await serve()
+    addStalePreviews(world)
+    const command = await runCommandBundle(
+      ['sweep', '--match', 'preview/pr-{pr}', '--api-host', server.apiHost],
+      { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT }
+    )
+    expect(command.code).toBe(0)
+    const said =
+      '3 stale branches among 7 that match preview/pr-{pr} (no activity for 7 days; no pull request was read, so age alone decides)'
+    expect(command.stdout).toContain(`success: ${said}`)
+    expect(command.stderr).toContain(said)
+    for (const text of [command.stdout, command.stderr]) {
+      expect(text).not.toContain('a pull request closed or merged')
+    }
+  })
+
   it('an unreadable pull request under fail_on_stale, none stale: an error, never a pass', async () => {
     const github = await startGitHubServer()
     cleanups.push(github.close)
@@ -257,6 +321,42 @@ describe('the sweep through both bundles', () => {
     expect((run.json.stale as unknown[]).length).toBe(2000)
   }, 120_000)
 
+  it('at the page cap, the oldest branches were read (the likeliest stale), and cut says the list was cut', async () => {
+    const setup = (world: World) => {
+      for (let i = 0; i < 5000; i++) {
+        world.addBranch(PROJECT, {
+          id: `br-new-${i}`,
+          name: `preview/new-${i}`,
+          createdAt: world.now() - 2 * DAY,
+          updatedAt: world.now() - DAY
+        })
+      }
+      for (const i of [1, 2, 3]) {
+        world.addBranch(PROJECT, {
+          id: `br-old-${i}`,
+          name: `preview/old-${i}`,
+          createdAt: world.now() - (40 + i) * DAY,
+          updatedAt: world.now() - (30 + i) * DAY
+        })
+      }
+    }
+    const run = await both(
+      setup,
+      { sweep: 'preview/*' },
+      { limits: { perSecondPerRoute: Infinity } }
+    )
+    const old = ['br-old-1', 'br-old-2', 'br-old-3']
+    expect(ids(JSON.parse(run.action.outputs.stale))).toEqual(old)
+    expect(run.action.outputs).toMatchObject({ outcome: 'success', stale_count: '3', cut: 'true' })
+    expect(run.action.stdout).toMatch(/::warning::Read 5000 branches of project .* \(50 pages\)/)
+    expect(run.json).toMatchObject({ outcome: 'success', stale_count: 3, cut: true })
+    expect(ids(run.json.stale)).toEqual(old)
+    // A list read to its end says so too.
+    const whole = await both(addStalePreviews, { sweep: 'preview/*' })
+    expect(whole.action.outputs.cut).toBe('false')
+    expect(whole.json.cut).toBe(false)
+  }, 120_000)
+
   it('hostile names: no runner command, no ##[, no control character, the HTML escaped', async () => {
     const setup = (world: World) => {
       world.addBranch(PROJECT, {
@@ -286,6 +386,70 @@ describe('the sweep through both bundles', () => {
     expect(ids(run.json.stale)).toEqual(['br-hostile'])
   })
 
+  it('a branch id that is not a Neon id is never listed (a recipe would delete by it): named, with why', async () => {
+    const hostileIds = [
+      'br-evil\nbr-main-branch',
+      'br-$(touch pwned)',
+      'BR-UPPER-1',
+      'br-' + 'a'.repeat(61)
+    ]
+    const setup = (world: World) => {
+      hostileIds.forEach((id, index) =>
+        world.addBranch(PROJECT, {
+          id,
+          name: `preview/hostile-${index}`,
+          updatedAt: world.now() - 9 * DAY
+        })
+      )
+      world.addBranch(PROJECT, {
+        id: 'br-fine-name-123456',
+        name: 'preview/fine',
+        updatedAt: world.now() - 9 * DAY
+      })
+    }
+    const run = await both(setup, { sweep: 'preview/*' })
+    expect(ids(JSON.parse(run.action.outputs.stale))).toEqual(['br-fine-name-123456'])
+    expect(ids(run.json.stale)).toEqual(['br-fine-name-123456'])
+    expect(run.action.outputs.stale_count).toBe('1')
+    for (const index of hostileIds.keys()) {
+      expect(run.action.stdout).toMatch(
+        new RegExp(
+          `::warning::Branch "preview/hostile-${index}" \\(.*\\) was not judged: its id is not a Neon id`
+        )
+      )
+      expect(run.command.stderr).toContain(`Branch "preview/hostile-${index}"`)
+    }
+    expect(run.action.summary).toContain('its id is not a Neon id')
+    // Under fail_on_stale, with none listed, what was refused is no pass.
+    const refused = await both(
+      (world) => {
+        world.addBranch(PROJECT, {
+          id: hostileIds[0],
+          name: 'preview/hostile',
+          updatedAt: world.now() - 9 * DAY
+        })
+      },
+      { sweep: 'preview/*', fail_on_stale: 'true' }
+    )
+    expect(refused.command.code).toBe(3)
+    expect(refused.json).toMatchObject({ stale_count: 0, stale: [] })
+    expect(refused.action.stdout).toContain(
+      '::error::Could not tell that no branch is stale: 1 matching branch could not be judged'
+    )
+  })
+
+  it('a long name is kept whole in stale, never cut: what a recipe reads is the branch', async () => {
+    const name = `preview/${'long-name-'.repeat(30)}end`
+    const setup = (world: World) => {
+      world.addBranch(PROJECT, { id: 'br-long-name-1', name, updatedAt: world.now() - 9 * DAY })
+    }
+    const run = await both(setup, { sweep: 'preview/*' })
+    expect(name.length).toBeGreaterThan(300)
+    const [listed] = JSON.parse(run.action.outputs.stale) as { id: string; name: string }[]
+    expect(listed).toMatchObject({ id: 'br-long-name-1', name })
+    expect((run.json.stale as { name: string }[])[0].name).toBe(name)
+  })
+
   it('a 429 storm: every page retried, the verdict whole', async () => {
     const setup = (world: World) => {
       addStalePreviews(world)
@@ -309,6 +473,74 @@ describe('the sweep through both bundles', () => {
     expect(run.action.summary).toMatch(/× HTTP 429/)
     expect(run.json).toMatchObject({ outcome: 'success', stale_count: 3 })
   }, 120_000)
+
+  it('older_than given empty or as white space (an unset variable) is an input error, never 7d; not given, it is 7d', async () => {
+    const { world, server } = await serve()
+    addStalePreviews(world)
+    for (const given of ['', '  ']) {
+      const action = await runAction(server, {
+        project_id: PROJECT,
+        sweep: 'preview/*',
+        older_than: given
+      })
+      expect(action.code).toBe(1)
+      expect(action.stdout).toContain(
+        `input "older_than": ${given ? 'holds only white space' : 'is empty'}, what an expression gives for an unset variable or a step output that does not exist`
+      )
+      expect(action.outputs.stale).toBeUndefined()
+    }
+    // action.yml's default (not given) is 7d.
+    const defaulted = await runAction(server, { project_id: PROJECT, sweep: 'preview/*' })
+    expect(defaulted.outputs).toMatchObject({ outcome: 'success', stale_count: '3' })
+    const command = await sweepCommand(server, ['--match', 'preview/*', '--older-than', ''])
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain('--older-than: an empty value (an unset variable?)')
+  })
+
+  it('an HTML page with status 200 for the branch list: the sweep could not ask, and says so (exit 3), never waits out its timeout', async () => {
+    const { world, server } = await serve()
+    addStalePreviews(world)
+    server.addFault({
+      kind: 'malformed',
+      route: 'branches',
+      body: '<html><body>Sign in to continue</body></html>',
+      contentType: 'text/html'
+    })
+    const inputs = { project_id: PROJECT, sweep: 'preview/*', timeout: '40s' }
+    const [action, command] = await Promise.all([
+      runAction(server, inputs),
+      sweepCommand(server, ['--match', 'preview/*', '--timeout', '40s'])
+    ])
+    const said = `GET /projects/${PROJECT}/branches failed: no usable answer within 3.0 s (3 intervals), as long as a read without waiting tries; last error: GET /projects/${PROJECT}/branches answered with a body that is not JSON`
+    expect(action.code).toBe(1)
+    expect(action.outputs.outcome).toBeUndefined()
+    expect(action.outputs.gate).toBe('sweep')
+    expect(action.stdout).toContain(`::error::${said}`)
+    expect(command.code).toBe(3)
+    expect(command.stderr).toContain(said)
+    expect(JSON.parse(command.stdout)).not.toHaveProperty('stale')
+  }, 120_000)
+
+  it('-q: standard error holds only warnings and errors, as for the gate; standard output the result', async () => {
+    const { world, server } = await serve({
+      limits: { perSecondPerRoute: 1, retryAfter: 'seconds' }
+    })
+    addStalePreviews(world)
+    const env = { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT }
+    // --fail-fast is ignored with a sweep: a warning, which -q keeps.
+    const args = ['sweep', '--match', 'preview/*', '--api-host', server.apiHost, '--fail-fast']
+    for (const quiet of ['-q', '--quiet']) {
+      const run = await runCommandBundle([...args, '--interval', '1s', quiet], env)
+      expect(run.code).toBe(0)
+      expect(run.stderr).toBe(
+        'warning: --fail-fast is ignored with --match: a sweep waits for nothing\n'
+      )
+      expect(run.stdout).toMatch(/^✅ success: 3 stale branches among \d+ that match preview\/\*/)
+    }
+    // Without it, the progress: the banner, the gate's line, the count.
+    const loud = await runCommandBundle(args, env)
+    expect(loud.stderr).toMatch(/^Neon operations gate .*\nGate: a sweep of project/)
+  })
 
   it('input conflicts are input errors, in both front ends', async () => {
     const { server } = await serve()

@@ -54,6 +54,27 @@ describe('wait: false with an API that does not answer', () => {
     }
   })
 
+  it('the sweep waits for nothing, so it reads once, with wait: true too: a proxy page on the branch list ends it within 3 intervals', async () => {
+    for (const wait of ['true', 'false']) {
+      const setup = simulatedWorld({ history: 0 })
+      setup.api.addFault({ kind: 'malformed', route: 'branches', body: '<html></html>' })
+      const run = await runSimulated(setup, {
+        wait,
+        timeout: '10m',
+        project_id: PROJECT,
+        sweep: 'preview/*'
+      })
+      expect([wait, run.report.outcome]).toEqual([wait, 'error'])
+      expect(exitCodeOf(run.report, undefined)).toBe(3)
+      expect(run.endedAt).toBeLessThanOrEqual(15_000 + 2)
+      expect(errorLine(run.report)).toMatch(
+        new RegExp(
+          `^GET /projects/${PROJECT}/branches failed: no usable answer within 15\\.0 s \\(3 intervals\\), as long as a read without waiting tries; last error: .*a body that is not JSON`
+        )
+      )
+    }
+  })
+
   it('a timeout shorter than 3 intervals ends it first: the timeout (the command’s 124)', async () => {
     const setup = simulatedWorld({ history: 0 })
     const op = operationIn(setup.world, 'running')

@@ -106,7 +106,8 @@ describe('documentation and metadata agree with the code', () => {
         'preflight',
         'blockers',
         'stale',
-        'stale_count'
+        'stale_count',
+        'cut'
       ].sort()
     )
   })

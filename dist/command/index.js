@@ -10985,7 +10985,201 @@ function preprocess(fn, schema) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/domain/input-fields.ts
+/*
+ * How each input of the gate is read from its text: booleans, durations, ids, operation ids and the
+ * API's address, each with what it accepts and its default.
+ */
+
+
+
+
+/** The API's address when none is given. */
+const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+const DEFAULT_TIMEOUT = '10m';
+const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
+/** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
+const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
+const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MIN_DURATION_MS = 1000;
+/** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
+const MAX_INTERVAL_MS = 60 * 60 * 1000;
+/** A self-hosted runner's job may run 5 days; a gate never needs longer. */
+const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
+/**
+ * Each id is one request per poll: 40 is the API's per-route burst limit, and 40 requests every
+ * 5 s is under 60 % of the account's 700 a minute.
+ */
+const MAX_OPERATION_IDS = 40;
+/** What an HTTP header can carry: visible ASCII, no spaces. */
+const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
+/** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
+const QUOTED_KEY = /^["'`]|["'`]$/;
+/** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
+const MAX_API_KEY_CHARS = 1024;
+function booleanInput(defaultValue) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim();
+        if (text === '')
+            return defaultValue;
+        if (['true', 'True', 'TRUE'].includes(text))
+            return true;
+        if (['false', 'False', 'FALSE'].includes(text))
+            return false;
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not a boolean; use true or false` });
+        return NEVER;
+    });
+}
+const quotedAsGiven = (text) => `"${text}"`;
+function durationInput(defaultText, maxMs, maxText, show = quotedAsGiven) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim() || defaultText;
+        const ms = parseDuration(text);
+        if (ms === undefined) {
+            const negative = text.startsWith('-') && parseDuration(text.slice(1)) !== undefined;
+            ctx.addIssue({
+                code: 'custom',
+                message: negative
+                    ? `${show(text)} is negative; a duration is at least 1 second`
+                    : `${show(text)} is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
+            });
+            return NEVER;
+        }
+        if (ms < MIN_DURATION_MS) {
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is below the minimum of 1 second` });
+            return NEVER;
+        }
+        if (ms > maxMs) {
+            ctx.addIssue({ code: 'custom', message: `${show(text)} is above the maximum of ${maxText}` });
+            return NEVER;
+        }
+        return ms;
+    });
+}
+/** `timeout`: its problems show the value with `show` (the command reads it before its secrets). */
+const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
+function idInput(pattern, accepted) {
+    return schemas_string().transform((raw, ctx) => {
+        const text = raw.trim();
+        if (raw === '')
+            return undefined;
+        // White space alone is no value, and never "not given", which would gate something else.
+        if (text === '') {
+            ctx.addIssue({
+                code: 'custom',
+                message: 'holds only white space: an unset value? Give one, or leave it empty'
+            });
+            return NEVER;
+        }
+        if (!pattern.test(text)) {
+            ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` });
+            return NEVER;
+        }
+        return text;
+    });
+}
+/** Unicode's white space, and the byte-order mark a file or an editor can leave. */
+const WHITE_SPACE_ALONE = /^[\p{White_Space}\uFEFF]+$/u;
+/**
+ * An input that is either not given (`undefined`: the runner passed none, or action.yml's default
+ * stood for it) or given: then `field` reads it. Given as '' or white space alone, it is an input
+ * error, never "not given": an expression that came out empty would otherwise run another gate.
+ * `leftOut`: what leaving the input out does, for the message.
+ */
+function refusingEmpty(field, leftOut) {
+    return schemas_string()
+        .optional()
+        .transform((raw, ctx) => {
+        if (raw === undefined)
+            return undefined;
+        if (raw === '' || WHITE_SPACE_ALONE.test(raw)) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${raw === '' ? 'is empty' : 'holds only white space'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or ${leftOut}`
+            });
+            return NEVER;
+        }
+        const parsed = field.safeParse(raw);
+        if (parsed.success)
+            return parsed.data;
+        for (const issue of parsed.error.issues)
+            ctx.addIssue({ code: 'custom', message: issue.message });
+        return NEVER;
+    });
+}
+/**
+ * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
+ * a project or a branch, named so too.
+ */
+function operationIdsInput(itself, gateInstead) {
+    return schemas_string().transform((raw, ctx) => {
+        const given = raw.split(/[\s,]+/).filter((id) => id !== '');
+        // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
+        // which would be the project gate in their place. Only an empty value is not given.
+        if (given.length === 0 && raw !== '') {
+            ctx.addIssue({
+                code: 'custom',
+                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave ${itself} out to gate the project or a branch (${gateInstead})`
+            });
+            return NEVER;
+        }
+        // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
+        const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
+        if (invalid.length > 0) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${invalid.map((id) => `"${id}"`).join(', ')} ${invalid.length === 1 ? 'is not a UUID' : 'are not UUIDs'}; give operation ids (UUIDs) separated by commas, spaces or new lines`
+            });
+            return NEVER;
+        }
+        const unique = [...new Set(given.map((id) => id.toLowerCase()))];
+        if (unique.length > MAX_OPERATION_IDS) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `${unique.length} operation ids given, at most ${MAX_OPERATION_IDS} are accepted (each is one request per poll against the account's shared rate limit); gate the project or branch instead (${gateInstead})`
+            });
+            return NEVER;
+        }
+        return unique;
+    });
+}
+const apiHostInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim() || DEFAULT_API_HOST;
+    const accepted = 'an absolute https:// address (http:// only for localhost, 127.x.x.x or [::1])';
+    let url;
+    try {
+        url = new URL(text);
+    }
+    catch {
+        const shown = /[@\s]/.test(text) ? 'the value' : `"${text}"`;
+        ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` });
+        return NEVER;
+    }
+    // Credentials, even empty ones (`https://@host`), are never repeated in the error.
+    if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(text)) {
+        ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
+        return NEVER;
+    }
+    const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
+    if (url.protocol !== 'https:' && !loopbackHttp) {
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
+        return NEVER;
+    }
+    // An empty query or fragment (a trailing `?` or `#`) is none to URL, but every path appended
+    // to the address would go after it: `/api/v2?/projects/…`, or to `/api/v2` itself.
+    if (/[?#]/.test(text)) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `must not carry a query or a fragment (?, #): every request would go to the wrong path; expected ${accepted}`
+        });
+        return NEVER;
+    }
+    return url.toString().replace(/\/+$/, '');
+});
+
 ;// CONCATENATED MODULE: ./src/domain/schemas.ts
+
 
 /*
  * Response schemas. Only the fields the action needs are required; everything else the spec or the
@@ -10993,6 +11187,12 @@ function preprocess(fn, schema) {
  * Unknown fields are stripped, unknown status strings are accepted (classified later).
  */
 const optionalString = schemas_string().nullish();
+/**
+ * An id as Neon's API description gives every id (`br-cool-name-123456`, `^[a-z0-9-]{1,60}$`): one
+ * word in a shell, a log line or a command line. Answers are read with any id (the gate only
+ * compares them); what a recipe deletes by (the sweep's `stale`) holds only ids parsed with this.
+ */
+const NeonIdSchema = schemas_string().regex(ID_PATTERN).brand();
 const optionalInteger = schemas_number().int().nullish();
 const OperationSchema = object({
     id: schemas_string().min(1),
@@ -11468,7 +11668,10 @@ class BranchesReader {
      * across every page: the one named exactly so can be on any of them.
      */
     async searchBranches(projectId, search, budget) {
-        const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search, budget);
+        const { branches, end } = await this.everyBranch(projectId, BranchListSchema, {
+            search,
+            budget
+        });
         if (end) {
             this.logger.warning(`Looked at the first ${branches.length} branches whose name or id contains "${search}" only (${end})`);
         }
@@ -11478,8 +11681,11 @@ class BranchesReader {
      * Every branch of the project with its parent, across every page (within `budget`, when given):
      * whose parent is whose. `unseen` says what a list cut short may miss.
      */
-    async listBranches(projectId, { budget, unseen = 'a child branch among the others is not seen' } = {}) {
-        const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema, undefined, budget);
+    async listBranches(projectId, { budget, unseen = 'a child branch among the others is not seen', oldestFirst } = {}) {
+        const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema, {
+            budget,
+            oldestFirst
+        });
         if (end) {
             this.logger.warning(`Read ${plural(branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${end}): ${unseen}`);
         }
@@ -11501,12 +11707,13 @@ class BranchesReader {
      * The branches of every page (those `search` matches, when given), each once however many pages
      * show it; `end` says why the walk stopped short of the last page, if it did.
      */
-    async everyBranch(projectId, schema, search, budget = { pages: MAX_BRANCH_PAGES }) {
+    async everyBranch(projectId, schema, { search, oldestFirst, budget = { pages: MAX_BRANCH_PAGES } }) {
         const found = new Map();
         const maxPages = budget.pages;
+        const order = oldestFirst ? { sort_by: 'updated_at', sort_order: 'asc' } : {};
         const end = await walkPages((cursor) => this.core.get({
             segments: ['projects', projectId, 'branches'],
-            query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
+            query: { search, ...order, limit: String(BRANCH_PAGE_LIMIT), cursor },
             schema,
             subject: `the branch list of project "${projectId}"`,
             pacing: 'poll',
@@ -11742,8 +11949,11 @@ class ApiClient {
  */
 
 
-/** The client of a run on `inputs`; with `wait: false`, a read gives up within 3 intervals. */
-function apiClientOf(inputs, parts) {
+/**
+ * The client of a run on `inputs`; reading once (`wait: false`, or a plan that waits for nothing),
+ * a read gives up within 3 intervals.
+ */
+function apiClientOf(inputs, readsOnce, parts) {
     const { clock } = parts;
     return new ApiClient({
         ...parts,
@@ -11751,7 +11961,7 @@ function apiClientOf(inputs, parts) {
         baseUrl: inputs.apiHost,
         apiKey: inputs.apiKey,
         requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
-        readOnceWithinMs: inputs.wait ? undefined : RECOVERY_INTERVALS * inputs.intervalMs
+        readOnceWithinMs: readsOnce ? RECOVERY_INTERVALS * inputs.intervalMs : undefined
     });
 }
 
@@ -11984,1438 +12194,12 @@ async function branchToGate(plan, projectId, { reader, report, logger }) {
     return branch;
 }
 
-;// CONCATENATED MODULE: ./src/domain/operation-status.ts
-const CLASSES = new Map([
-    ['finished', 'success'],
-    ['skipped', 'success'],
-    ['cancelled', 'failure'],
-    // Not in the spec, but the live API sends it.
-    ['error', 'failure'],
-    // The control plane retries a failed operation, so it is not final.
-    ['failed', 'retrying'],
-    ['scheduling', 'in_flight'],
-    ['running', 'in_flight'],
-    ['cancelling', 'in_flight']
-]);
-function classifyStatus(status) {
-    return CLASSES.get(status) ?? 'unknown';
-}
-/** Whether the wait is over for an operation in this status. */
-function isFinal(status, failFast) {
-    const statusClass = classifyStatus(status);
-    return (statusClass === 'success' ||
-        statusClass === 'failure' ||
-        (failFast && statusClass === 'retrying'));
-}
-/** Finished or skipped: nothing more to wait for, and nothing went wrong. */
-function succeeded(status) {
-    return classifyStatus(status) === 'success';
-}
-/** Neither succeeded nor failed for good: in flight, retrying (`failed`) or of unknown status. */
-function isUnfinished(status) {
-    const statusClass = classifyStatus(status);
-    return statusClass !== 'success' && statusClass !== 'failure';
-}
-function isFinalFailure(status, failFast) {
-    const statusClass = classifyStatus(status);
-    return statusClass === 'failure' || (failFast && statusClass === 'retrying');
-}
-const LABELS = new Map([
-    ['finished', '✅ Finished'],
-    ['skipped', '⏭️ Skipped'],
-    ['cancelled', '🚫 Cancelled'],
-    ['error', '❌ Error'],
-    ['failed', '🔁 Failed (retrying)'],
-    ['scheduling', '🕒 Scheduling'],
-    ['running', '⏳ Running'],
-    ['cancelling', '⏹️ Cancelling']
-]);
-function finalityOf(failFast) {
-    return {
-        isDone: (operation) => isFinal(operation.status, failFast),
-        hasFailed: (operation) => isFinalFailure(operation.status, failFast)
-    };
-}
-function statusLabel(status) {
-    return LABELS.get(status) ?? `❔ ${status}`;
-}
-
-;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
-/** The operations named by `operation_id`, read one by one until each is final. */
-class OperationIdsSource {
-    reader;
-    projectId;
-    ids;
-    isDone;
-    states = new Map();
-    completedPolls = 0;
-    constructor(reader, projectId, ids, isDone) {
-        this.reader = reader;
-        this.projectId = projectId;
-        this.ids = ids;
-        this.isDone = isDone;
-    }
-    async poll() {
-        for (const id of this.ids) {
-            const known = this.states.get(id);
-            if (known && this.isDone(known))
-                continue;
-            this.states.set(id, await this.reader.getOperation(this.projectId, id));
-        }
-        this.completedPolls++;
-    }
-    get operations() {
-        return this.ids.flatMap((id) => this.states.get(id) ?? []);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/wait/branch-history.ts
-/*
- * How far back the branch gate's first read goes, and what stands for what it did not reach. No age
- * decides a verdict: the read goes on until it has seen the newest operation of every compute of
- * the branch (as the API lists them), however old, and back to the branch's creation, so that its
- * actions without a compute are judged too. Where the page cap (or the list's end) comes first,
- * history gives way to state, never to a guess: a compute whose history was not read keeps the gate
- * open until the API shows it idle or active with nothing pending, and the branch's own state
- * stands for the rest (gated-branch.ts). A notice says how far back the read went.
- */
-
-
-
-/** A compute's own states that need nothing more: it runs, or it was suspended. */
-const SETTLED = new Set(['idle', 'active']);
-class BranchHistory {
-    branch;
-    readComputes;
-    logger;
-    /** The branch's computes whose newest operation the read has not reached yet, by id. */
-    unseen = new Map();
-    createdAt;
-    reachedCreation = false;
-    /** Set when the first read stopped short of the branch's history: how far back it went. */
-    notJudged;
-    constructor(branch, computes, readComputes, logger) {
-        this.branch = branch;
-        this.readComputes = readComputes;
-        this.logger = logger;
-        for (const compute of computes)
-            this.unseen.set(compute.id, compute);
-        this.createdAt = apiTime(branch.created_at);
-    }
-    /** The next operation of the list, newest first (any branch's: the list is the project's). */
-    note(operation) {
-        if (operation.branch_id === this.branch.id && operation.endpoint_id) {
-            this.unseen.delete(operation.endpoint_id);
-        }
-        if (this.createdAt !== undefined && createdBefore(operation, this.createdAt)) {
-            this.reachedCreation = true;
-        }
-    }
-    /**
-     * Whether the read has got back to the branch's creation (before it, the branch has no operation:
-     * a compute still unseen has none listed), or, when its creation time cannot be read, to the
-     * newest operation of every compute.
-     */
-    get complete() {
-        return this.reachedCreation || (this.createdAt === undefined && this.unseen.size === 0);
-    }
-    /**
-     * After the first read: `cut` when it stopped short of the end of the list (the page cap, or a
-     * cursor repeated), `oldest` the oldest creation time it read. Says how far back it went.
-     */
-    ended(cut, read, oldest) {
-        if (!cut || this.complete)
-            return;
-        const back = Number.isFinite(oldest) ? `, back to ${new Date(oldest).toISOString()}` : '';
-        const creation = this.branch.created_at
-            ? ` (created ${truncate(this.branch.created_at, 40)})`
-            : '';
-        const computes = [...this.unseen.keys()].map((id) => truncate(id, 80));
-        const standing = computes.length > 0
-            ? `the own state of ${plural(computes.length, 'compute')} whose operations it did not reach (${computes.join(', ')}) and the branch's stand for it`
-            : "the branch's own state stands for it";
-        this.notJudged = `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (the page cap), short of the branch's creation${creation}: its older history was not judged; ${standing}`;
-        this.logger.notice(this.notJudged);
-    }
-    /** Reads anew the computes whose history was not read, while one keeps the gate open. */
-    async readAgain() {
-        if (!this.unsettled)
-            return;
-        const computes = new Map((await this.readComputes()).map((compute) => [compute.id, compute]));
-        for (const id of this.unseen.keys()) {
-            const compute = computes.get(id);
-            // A compute no longer listed is gone: nothing of it can keep the gate open.
-            if (compute)
-                this.unseen.set(id, compute);
-            else
-                this.unseen.delete(id);
-        }
-    }
-    /**
-     * Why the gate cannot pass yet: a compute whose history was not read that the API does not show
-     * idle or active with nothing pending.
-     */
-    get unsettled() {
-        const open = [...this.unseen.values()].find((compute) => !SETTLED.has(compute.current_state ?? '') || compute.pending_state);
-        if (!open)
-            return undefined;
-        const state = truncate(open.current_state ?? 'of no state', 40);
-        const pending = open.pending_state ? `, pending ${truncate(open.pending_state, 40)}` : '';
-        return `compute ${truncate(open.id, 80)} of the branch is ${state}${pending}, and its operations were not read: the gate waits until it is idle or active with nothing pending`;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/domain/branch-state.ts
-const STATES = new Map([
-    ['ready', 'ready'],
-    ['archived', 'archived'],
-    ['init', 'not ready'],
-    ['resetting', 'not ready']
-]);
-function branchReadiness(branch) {
-    if (branch.pending_state)
-        return 'not ready';
-    // The live API always states one: a branch without it is in a state the gate cannot judge.
-    if (branch.current_state == null)
-        return 'unknown';
-    return STATES.get(branch.current_state) ?? 'unknown';
-}
-/** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */
-function canBeQueried(branch) {
-    const readiness = branchReadiness(branch);
-    return readiness === 'ready' || readiness === 'archived';
-}
-
-;// CONCATENATED MODULE: ./src/wait/gated-branch.ts
-/*
- * The branch the project gate is narrowed to (`branch_id`): whether it can be queried, read anew in
- * every poll that finds its operations final, since what was read at resolution or before its
- * operations ran says nothing of now. Its state is told when it changes (and at the first poll), an
- * archived branch warned about at each read, an unknown state once.
- */
-
-
-
-class GatedBranch {
-    branch;
-    readAgain;
-    logger;
-    warnedStates = new Set();
-    /** `branch`: as resolved, then as last read; `readAgain` reads the resolved branch anew. */
-    constructor(branch, readAgain, logger) {
-        this.branch = branch;
-        this.readAgain = readAgain;
-        this.logger = logger;
-    }
-    async read(firstPoll) {
-        const previous = branchStateText(this.branch);
-        this.branch = await this.readAgain();
-        const state = branchStateText(this.branch);
-        const readiness = branchReadiness(this.branch);
-        const name = `Branch ${truncate(this.branch.name, 80)} (${this.branch.id})`;
-        if (readiness === 'archived') {
-            this.logger.warning(`${name} is archived: its first queries will be slow`);
-        }
-        else if (readiness === 'unknown' && !this.warnedStates.has(state)) {
-            this.warnedStates.add(state);
-            this.logger.warning(`${name} is in an unknown state, ${state}; waiting until it is ready`);
-        }
-        else if (state !== previous || firstPoll) {
-            this.logger.info(`${name} is ${state}`);
-        }
-    }
-}
-function branchStateText(branch) {
-    return phraseText(branchStatePhrase(branch));
-}
-
-;// CONCATENATED MODULE: ./src/wait/later-polls.ts
-/*
- * How the project gate's later polls read the operations list (newest first): from the top back to
- * what earlier polls had already seen, however many operations were listed since, so that a burst
- * elsewhere in the project cannot push a new operation of the gated branch out of sight. A poll
- * that stops at its page cap before it gets there leaves a stretch unread: the next poll reads on
- * from where it stopped, and until every such stretch is read the gate cannot pass.
- */
-
-
-
-
-/** Page size of later polls, which usually need only the newest few operations. */
-const GATE_POLL_PAGE_LIMIT = 100;
-/** At most this many pages on each later poll down to the oldest pending operation; older ones are read by id. */
-const GATE_MAX_POLL_PAGES = 3;
-/**
- * At most this many pages a poll to read back to what earlier polls had seen (1,000 operations
- * listed since); past that, the next poll reads on from where this one stopped.
- */
-const GATE_MAX_CATCH_UP_PAGES = 10;
-class LaterPolls {
-    readPage;
-    logger;
-    /** The poll in which a list first showed each operation. */
-    firstListedIn = new Map();
-    /** The newest creation time any list has shown. */
-    newestListedAt = -Infinity;
-    /** Stretches a poll stopped in at its page cap, newest first: read on by the next poll. */
-    unread = [];
-    /** The first read's horizon: no later read needs to go further back. */
-    horizon = -Infinity;
-    constructor(readPage, logger) {
-        this.readPage = readPage;
-        this.logger = logger;
-    }
-    /** How many operations the lists have shown. */
-    get listedCount() {
-        return this.firstListedIn.size;
-    }
-    /** Why the gate cannot pass yet, while a stretch of the list is unread. */
-    get behind() {
-        if (this.unread.length === 0)
-            return undefined;
-        return `the operations list is not read back to what an earlier poll had seen: more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`;
-    }
-    /** Notes that poll number `poll` listed `operation`; whether no list had before. */
-    note(operation, poll) {
-        this.newestListedAt = Math.max(this.newestListedAt, apiTime(operation.created_at) ?? -Infinity);
-        if (this.firstListedIn.has(operation.id))
-            return false;
-        this.firstListedIn.set(operation.id, poll);
-        return true;
-    }
-    /**
-     * Poll number `poll` (not the first): from the top back to what earlier polls had seen, and on
-     * down to `oldestPendingAt` (within GATE_MAX_POLL_PAGES pages); then on where an earlier poll
-     * stopped, GATE_MAX_CATCH_UP_PAGES pages in all. `onListed` gets every operation listed.
-     */
-    async read(poll, oldestPendingAt, onListed) {
-        const stretches = [{ seenAt: this.newestListedAt, since: poll }, ...this.unread];
-        this.unread = [];
-        let pagesLeft = GATE_MAX_CATCH_UP_PAGES;
-        for (const [index, stretch] of stretches.entries()) {
-            const fromTop = index === 0;
-            const { pages, read, stoppedAt } = await this.readStretch(stretch, pagesLeft, {
-                poll,
-                oldestPendingAt: fromTop ? oldestPendingAt : Infinity,
-                onListed
-            });
-            pagesLeft -= pages;
-            if (stoppedAt === undefined)
-                continue;
-            this.unread.push({ cursor: stoppedAt, seenAt: stretch.seenAt, since: stretch.since });
-            if (fromTop)
-                this.warnStopped(read, pages);
-        }
-    }
-    /**
-     * Reads `stretch` until a page gets back to what had been seen before this poll (an operation an
-     * earlier poll listed, or one created before `seenAt` or the first read's horizon), and on down
-     * to `oldestPendingAt` (within GATE_MAX_POLL_PAGES pages, a short page the last), at most
-     * `maxPages` pages. When it stopped short of what had been seen, `stoppedAt` is where to read on.
-     */
-    async readStretch(stretch, maxPages, { poll, oldestPendingAt, onListed }) {
-        if (maxPages === 0)
-            return { pages: 0, read: 0, stoppedAt: stretch.cursor };
-        const seenAt = Math.max(stretch.seenAt, this.horizon);
-        let pages = 0;
-        let read = 0;
-        let reached = false;
-        let cursor = stretch.cursor;
-        const listedBefore = (operation) => (this.firstListedIn.get(operation.id) ?? poll) < stretch.since;
-        const end = await walkPages((next) => this.readPage(next ?? stretch.cursor), {
-            limit: GATE_POLL_PAGE_LIMIT,
-            maxPages,
-            // Only getting back ends the read: a server that caps `limit` must not hide an operation.
-            shortPageIsLast: false,
-            length: (page) => page.operations.length,
-            nextCursor: operationsCursor,
-            onPage: (page) => {
-                const { operations } = page;
-                pages++;
-                read += operations.length;
-                cursor = operationsCursor(page) ?? undefined;
-                const last = operations.at(-1);
-                reached ||= operations.some(listedBefore) || createdBefore(last, seenAt);
-                for (const operation of operations)
-                    onListed(operation, this.note(operation, poll));
-                const pendingRead = pages >= GATE_MAX_POLL_PAGES ||
-                    operations.length < GATE_POLL_PAGE_LIMIT ||
-                    createdBefore(last, oldestPendingAt + 1);
-                return !(reached && pendingRead);
-            }
-        });
-        const cut = !reached && (end === 'page cap' || end === 'repeated cursor');
-        return cut ? { pages, read, stoppedAt: cursor } : { pages, read };
-    }
-    warnStopped(read, pages) {
-        this.logger.warning(`Project gate: read ${plural(read, 'operation')} listed since the previous poll in ${pages} pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/wait/recent-failures.ts
-/*
- * What ended in failure just before the project gate started. A step that creates a branch returns
- * as soon as the API accepts it, and the branch's operations can fail within seconds, before the
- * gate's first read: a gate that only waits for what is still in flight would pass over them.
- */
-
-
-
-
-
-/**
- * How long before the gate started a failure on the whole project is still worth a warning: that
- * gate answers whether the project is idle, so what failed earlier is no news to it. The branch
- * gate has no such window: its verdict comes from the state, whenever it is asked.
- */
-const PROJECT_WARNING_WINDOW_MS = 15 * 60 * 1000;
-/** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
-const MAX_RECENT_FAILURE_WARNINGS = 5;
-/**
- * The operations of the first read that concern the gate, whatever their age, in the list's order (newest first, as the API lists them: the order, not
- * `created_at`, says which is newer, so an operation whose time cannot be read is never taken for
- * the newest).
- */
-class RecentOperations {
-    startedAt;
-    windowStart;
-    /**
-     * Every one by id, newest first: an operation repeated across a page boundary counts once, where
-     * it was first listed.
-     */
-    listed = new Map();
-    /**
-     * The same by compute (any action on it), or by action on the branch for an action without a
-     * compute; an operation without a branch, or with neither an action nor a compute, stands alone.
-     */
-    byTarget = new Map();
-    /** An operation older than the window was listed: what follows it without a time is older too. */
-    pastWindow = false;
-    constructor(startedAt) {
-        this.startedAt = startedAt;
-        this.windowStart = startedAt - PROJECT_WARNING_WINDOW_MS;
-    }
-    /** The next operation of the list (one that concerns the gate). */
-    add(operation) {
-        if (this.listed.has(operation.id))
-            return;
-        const created = apiTime(operation.created_at);
-        if ((created ?? Infinity) < this.windowStart)
-            this.pastWindow = true;
-        const recent = created === undefined ? !this.pastWindow : created >= this.windowStart;
-        const listed = { operation, recent };
-        this.listed.set(operation.id, listed);
-        const key = targetOf(operation);
-        const ofTarget = this.byTarget.get(key);
-        if (ofTarget)
-            ofTarget.push(listed);
-        else
-            this.byTarget.set(key, [listed]);
-    }
-    /**
-     * For each compute (and each action without one), the failures nothing newer has superseded.
-     * Only a newer success (`finished`, `skipped`) of the same action there supersedes one, or, on a
-     * compute, a newer successful `start_compute` (the compute runs): a newer `suspend_compute`,
-     * `check_availability` or `cancelled` proves neither. One that could supersede it but is still in
-     * flight decides once it ends (the gate waits on it). With `branchGated`, an `error` fails the gate
-     * whatever its age, and a `cancelled` is a warning; on the whole project (or until it is idle)
-     * only those created in the 15 minutes before the gate started are reported, as warnings. In the
-     * list's order, newest first: two with the same `created_at` are as the list gives them.
-     */
-    failures(branchGated) {
-        const found = new Map();
-        for (const ofTarget of this.byTarget.values()) {
-            const newer = new Newer();
-            for (const listed of ofTarget) {
-                const { operation, recent } = listed;
-                const reported = (branchGated || recent) &&
-                    classifyStatus(operation.status) === 'failure' &&
-                    !newer.supersedes(operation);
-                if (reported) {
-                    const failsGate = branchGated && operation.status === 'error';
-                    const endedAgoMs = endedAgo(operation, this.startedAt);
-                    found.set(listed, { operation, failsGate, endedAgoMs });
-                }
-                newer.add(operation);
-            }
-        }
-        return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? []);
-    }
-}
-/** The action that supersedes a failure of any action on a compute, when it succeeds. */
-const START = 'start_compute';
-/**
- * What is newer on one target (a compute, or an action on a branch) than the operation at hand: the
- * actions that succeeded there, and those still in flight (they may yet succeed).
- */
-class Newer {
-    succeeded = new Set();
-    unfinished = new Set();
-    add({ action, status }) {
-        const statusClass = classifyStatus(status);
-        if (statusClass === 'success')
-            this.succeeded.add(action);
-        else if (statusClass !== 'failure')
-            this.unfinished.add(action);
-    }
-    /** Whether a newer success supersedes `operation`, or one in flight may yet. */
-    supersedes({ action, endpoint_id: compute }) {
-        const by = (actions) => actions.has(action) || (!!compute && actions.has(START));
-        return by(this.succeeded) || by(this.unfinished);
-    }
-}
-/** What an operation acts on: its compute, else its action on its branch, else itself alone. */
-function targetOf({ id, branch_id: branch, action, endpoint_id: compute }) {
-    // A replica's start is not the read-write compute's: the same target means the same compute.
-    if (branch && compute)
-        return JSON.stringify([branch, 'compute', compute]);
-    if (branch && action)
-        return JSON.stringify([branch, 'action', action]);
-    return `#${id}`;
-}
-/** How long before `startedAt` it ended: its last update, else its creation; 0 if after. */
-function endedAgo(operation, startedAt) {
-    const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at);
-    return ended === undefined ? undefined : Math.max(0, startedAt - ended);
-}
-/**
- * One warning for each failure that does not fail the gate (the first few, then a count); on a
- * project waited for until idle, none does, and `failuresWhy` says why.
- */
-function warnRecentFailures(failures, logger, failuresWhy) {
-    const warned = failures.filter((failure) => !failure.failsGate);
-    for (const { operation, endedAgoMs } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
-        const action = truncate(operation.action ?? 'operation', 80);
-        const branch = truncate(operation.branch_id ?? 'its branch', 80);
-        const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
-        const gated = failuresWhy ??
-            (operation.status === 'cancelled'
-                ? 'a cancelled operation does not fail the gate'
-                : 'the project gate does not fail on it; gate on its branch to fail on it');
-        logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`);
-    }
-    if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
-        logger.warning(`… and ${plural(warned.length - MAX_RECENT_FAILURE_WARNINGS, 'more operation')} ended in failure before the gate started; the summary lists them`);
-    }
-}
-/** `25.0 s before the gate started`, or `as the gate started` (also when no time is readable). */
-function endedBeforePhrase(endedAgoMs) {
-    if (!endedAgoMs)
-        return 'as the gate started';
-    return `${formatDuration(endedAgoMs)} before the gate started`;
-}
-
-;// CONCATENATED MODULE: ./src/wait/project-gate-source.ts
-
-
-
-
-
-
-
-
-
-/**
- * How far back the project gate's first read goes, before the newest operation it lists (the
- * operations' own clock, never the runner's or the Date header). The branch gate has no such
- * bound: it reads back to its branch's history (branch-history.ts).
- */
-const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000;
-/**
- * Page size of the first read (the live API accepts 1-1000). It reads back to the horizon anyway,
- * so large pages mean fewer requests for the same data.
- */
-const GATE_DISCOVERY_PAGE_LIMIT = 500;
-/** At most this many pages on the first read (10,000 operations), with a warning if reached. */
-const GATE_MAX_DISCOVERY_PAGES = 20;
-/**
- * At most this many pending operations read by id in one poll, those read longest ago first; the
- * others keep their last-seen (not final) state until their turn, so a poll's cost stays bounded
- * even with thousands in flight, and nothing can pass unread.
- */
-const GATE_MAX_READS_BY_ID = 20;
-/**
- * The first poll's walk: a short page does not end it, since a server that caps `limit` below what
- * was asked would hide what lies past it, in flight or not. It ends on an empty page, or where the
- * gate has read far enough back.
- */
-const DISCOVERY_WALK = {
-    limit: GATE_DISCOVERY_PAGE_LIMIT,
-    maxPages: GATE_MAX_DISCOVERY_PAGES,
-    shortPageIsLast: false
-};
-/**
- * The project gate: every operation of the project (or of one branch) that is in flight.
- *
- * First poll: walk the list newest first and keep every operation that is not final, whatever its
- * age, `failed` included whatever `fail_fast` says (under `fail_fast` it is a final failure, never
- * "nothing in flight"). With `branch_id` the walk goes back to the branch's creation, past the
- * newest operation of each of its computes (branch-history.ts); on the whole project, to
- * GATE_LOOKBACK_MS (24 h) before the newest operation listed, on the operations' own timestamps, so
- * that no clock can hide work. What ended in failure before the gate started is judged too
- * (recent-failures.ts): on the gated branch an `error` still the newest on its compute fails the
- * gate, whatever its age; on the whole project a recent one is a warning. An operation whose
- * `created_at` cannot be read is waited on, never dropped.
- *
- * Later polls: read from the newest operation back to what earlier polls had seen, however many
- * were listed since (at most GATE_MAX_CATCH_UP_PAGES pages a poll: past that, the next poll reads
- * on from where this one stopped, and until it has the gate cannot pass), and on down to the oldest
- * one still pending (within GATE_MAX_POLL_PAGES pages); pending operations beyond that are read by id
- * (GATE_MAX_READS_BY_ID a poll). Operations never seen before are waited on too, even if they were
- * already final when first seen (a failure among them fails the gate).
- */
-class ProjectGateSource {
-    options;
-    tracked = new Map();
-    /** What the lists have shown, and how later polls read them back (later-polls.ts). */
-    laterPolls;
-    /** The poll in which a pending operation was last read by id. */
-    readByIdAt = new Map();
-    completedPolls = 0;
-    warnedUnreadableTime = false;
-    /** The branch the gate is narrowed to (gated-branch.ts), read anew once its operations are final. */
-    gated;
-    /** With `branch_id`: how far back the first read goes, and what stands for the rest. */
-    history;
-    recentFailures = [];
-    constructor(options) {
-        this.options = options;
-        const { reader, projectId, logger } = options;
-        if (options.branch) {
-            const { branch, reader: branches } = options.branch;
-            this.gated = new GatedBranch(branch, () => branches.getBranch(projectId, branch.id), logger);
-        }
-        this.laterPolls = new LaterPolls((cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }), logger);
-    }
-    get behind() {
-        return this.laterPolls.behind ?? this.history?.unsettled;
-    }
-    get historyNotJudged() {
-        return this.history?.notJudged;
-    }
-    /** The branch as last read: its `current_state` decides, once its operations are final. */
-    get branch() {
-        return this.gated?.branch;
-    }
-    get operations() {
-        return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0);
-    }
-    async poll() {
-        if (this.completedPolls === 0)
-            await this.discover();
-        else
-            await this.refresh();
-        await this.readBranch();
-        this.completedPolls++;
-    }
-    /** The branch read anew in every poll that finds its operations final (only with `branch_id`). */
-    async readBranch() {
-        const { gated } = this;
-        if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
-            return;
-        }
-        await gated.read(this.completedPolls === 0);
-        await this.history?.readAgain();
-    }
-    async discover() {
-        const history = (this.history = await this.branchHistory());
-        const read = { newest: -Infinity, oldest: Infinity };
-        const recent = new RecentOperations(this.startedOnApiClock());
-        const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
-            for (const operation of page.operations) {
-                this.laterPolls.note(operation, 0);
-                history?.note(operation);
-                const time = this.createdAt(operation);
-                if (time !== undefined) {
-                    read.newest = Math.max(read.newest, time);
-                    read.oldest = Math.min(read.oldest, time);
-                }
-                if (!this.isRelevant(operation))
-                    continue;
-                recent.add(operation);
-                if (isUnfinished(operation.status))
-                    this.tracked.set(operation.id, operation);
-            }
-            if (history)
-                return !history.complete;
-            return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS);
-        });
-        this.judgeRecentFailures(recent);
-        const cut = end === 'page cap' || end === 'repeated cursor';
-        if (history)
-            history.ended(cut, this.laterPolls.listedCount, read.oldest);
-        else
-            this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS;
-        if (end === 'page cap' && !history)
-            this.warnPageCap(read);
-        else if (end === 'repeated cursor') {
-            this.options.logger.warning('Project gate: the API handed out a page cursor it had given before');
-        }
-    }
-    /** With `branch_id`: its computes, as the API lists them, before the first read. */
-    async branchHistory() {
-        if (!this.options.branch)
-            return undefined;
-        const { projectId, logger } = this.options;
-        const { branch, reader } = this.options.branch;
-        const readComputes = () => reader.listComputes(projectId, branch.id);
-        return new BranchHistory(branch, await readComputes(), readComputes, logger);
-    }
-    warnPageCap(read) {
-        const span = read.oldest <= read.newest
-            ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
-            : '';
-        this.options.logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read, and any still in flight among them is not waited on`);
-    }
-    /**
-     * When the gate started, on the API's clock (its first answer's Date header has set it): the
-     * window of what ended before it is measured from there (warnings only, never a verdict).
-     */
-    startedOnApiClock() {
-        const { clock } = this.options;
-        return clock.wallNow() - (clock.now() - this.options.startedAt);
-    }
-    /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
-    judgeRecentFailures(recent) {
-        this.recentFailures = recent.failures(this.options.branch !== undefined);
-        for (const { operation, failsGate } of this.recentFailures) {
-            if (failsGate)
-                this.tracked.set(operation.id, operation);
-        }
-        const { logger, failuresWhy } = this.options;
-        warnRecentFailures(this.recentFailures, logger, failuresWhy);
-    }
-    /**
-     * A later poll: from the top back to what earlier polls had seen, and on where an earlier poll
-     * stopped at its page cap (later-polls.ts); pending operations no page showed are read by id.
-     * With nothing pending it still reads the top (there is a poll only while the branch keeps the
-     * gate open): an operation started meanwhile keeps the gate open too.
-     */
-    async refresh() {
-        const { reader, projectId, isDone } = this.options;
-        const pending = [...this.tracked.values()].filter((operation) => !isDone(operation));
-        const times = pending.map((operation) => this.createdAt(operation));
-        const oldestPendingAt = times.includes(undefined)
-            ? -Infinity
-            : Math.min(Infinity, ...times);
-        const listed = new Set();
-        await this.laterPolls.read(this.completedPolls, oldestPendingAt, (operation, isNew) => {
-            listed.add(operation.id);
-            if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
-                this.tracked.set(operation.id, operation);
-            }
-        });
-        const unlisted = pending
-            .filter((operation) => !listed.has(operation.id))
-            .sort((a, b) => (this.readByIdAt.get(a.id) ?? 0) - (this.readByIdAt.get(b.id) ?? 0))
-            .slice(0, GATE_MAX_READS_BY_ID);
-        for (const operation of unlisted) {
-            this.readByIdAt.set(operation.id, this.completedPolls);
-            this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id));
-        }
-    }
-    /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
-    walkOperations(walk, onPage) {
-        const { reader, projectId } = this.options;
-        const { limit } = walk;
-        return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
-            ...walk,
-            length: (page) => page.operations.length,
-            nextCursor: operationsCursor,
-            onPage
-        });
-    }
-    isRelevant(operation) {
-        const branchId = this.options.branch?.branch.id;
-        return !branchId || operation.branch_id === branchId;
-    }
-    /** The creation time, or undefined (warned about once) when the API's text cannot be read. */
-    createdAt(operation) {
-        const time = apiTime(operation.created_at);
-        if (time === undefined && !this.warnedUnreadableTime) {
-            this.warnedUnreadableTime = true;
-            this.options.logger.warning(`Project gate: operation ${operation.id} has no readable created_at ("${operation.created_at ?? ''}"); such operations count as recent and are waited on`);
-        }
-        return time;
-    }
-}
-/** Newest first; an operation whose time cannot be read sorts as the newest. */
-function sortTime(operation) {
-    return apiTime(operation.created_at) ?? Infinity;
-}
-
-;// CONCATENATED MODULE: ./src/wait/wait-for-operations.ts
-
-
-
-
-
-/** Status changes logged per poll; more are counted in one line (the summary has them all). */
-const MAX_CHANGES_LOGGED = 20;
-/** Distinct unknown statuses warned about. */
-const MAX_UNKNOWN_WARNINGS = 5;
-/**
- * The log of a wait: each status change once, with the time since the start (at most
- * MAX_CHANGES_LOGGED a poll, then a count), and each unknown status warned about once.
- */
-class StatusLog {
-    logger;
-    elapsed;
-    lastStatus = new Map();
-    warnedStatuses = new Set();
-    constructor(logger, elapsed) {
-        this.logger = logger;
-        this.elapsed = elapsed;
-    }
-    record(operations) {
-        let changes = 0;
-        for (const operation of operations) {
-            const previous = this.lastStatus.get(operation.id);
-            if (previous !== operation.status) {
-                this.lastStatus.set(operation.id, operation.status);
-                if (++changes <= MAX_CHANGES_LOGGED) {
-                    this.logger.info(`[${this.elapsed()}] ${wait_for_operations_describe(operation)}: ${previous ? `${previous} → ` : ''}${truncate(operation.status, 40)}`);
-                }
-            }
-            this.warnIfUnknown(operation.status);
-        }
-        if (changes > MAX_CHANGES_LOGGED) {
-            this.logger.info(`[${this.elapsed()}] … and ${changes - MAX_CHANGES_LOGGED} more status changes`);
-        }
-    }
-    warnIfUnknown(status) {
-        if (classifyStatus(status) !== 'unknown' || this.warnedStatuses.has(status))
-            return;
-        this.warnedStatuses.add(status);
-        if (this.warnedStatuses.size <= MAX_UNKNOWN_WARNINGS) {
-            this.logger.warning(`Unknown operation status "${truncate(status, 40)}"; treating it as in flight`);
-        }
-    }
-}
-/** When each operation's last-seen state was read: a read gives it a new object. */
-class ReadTimes {
-    clock;
-    readAt = new Map();
-    states = new WeakSet();
-    constructor(clock) {
-        this.clock = clock;
-    }
-    stamp(operations) {
-        for (const operation of operations) {
-            if (this.states.has(operation))
-                continue;
-            this.states.add(operation);
-            this.readAt.set(operation.id, this.clock.wallNow());
-        }
-    }
-}
-/**
- * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
- * The first read is immediate; after each poll the loop waits as long as the pace says (never past
- * the deadline). An error no retry could help (a key revoked, an operation gone) ends the wait with
- * the outcome `error` and what was read until then, never throws.
- */
-async function waitForOperations(options, { source, pace, clock, logger, signal }) {
-    const elapsed = () => `+${formatDuration(clock.now() - options.startedAt)}`;
-    const reads = new ReadTimes(clock);
-    const statusLog = new StatusLog(logger, elapsed);
-    const finality = finalityOf(options.failFast);
-    let polls = 0;
-    /** What was read until now, stamped. */
-    const seen = () => {
-        reads.stamp(source.operations);
-        const observed = source.completedPolls > 0;
-        const timing = { readAt: reads.readAt, elapsedMs: clock.now() - options.startedAt };
-        return { operations: source.operations, polls, observed, ...timing };
-    };
-    const finish = (outcome, reason, noRetryFits) => {
-        const result = seen();
-        logger.info(`[${elapsed()}] ${endingOf(outcome, options, result.observed, reason)}`);
-        const why = noRetryFits ? { reason, noRetryFits } : reason ? { reason } : {};
-        return { outcome, ...result, ...why };
-    };
-    const cancelled = () => finish('cancelled', signal.reason.message);
-    for (;;) {
-        try {
-            polls++;
-            await source.poll();
-        }
-        catch (error) {
-            if (signal?.aborted)
-                return cancelled();
-            if (error instanceof DeadlineExceededError) {
-                return finish('timeout', error.message, error.noRetryFits);
-            }
-            return { outcome: 'error', error, ...seen() };
-        }
-        pace.onPollDone();
-        const operations = source.operations;
-        reads.stamp(operations);
-        statusLog.record(operations);
-        const verdict = verdictOf(operations, source, options.untilIdle, finality);
-        if (verdict)
-            return finish(verdict);
-        if (!options.wait)
-            return finish('pending');
-        const remaining = options.deadline - clock.now();
-        if (remaining <= 0)
-            return finish('timeout', source.behind);
-        try {
-            await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal);
-        }
-        catch (error) {
-            if (signal?.aborted)
-                return cancelled();
-            throw error;
-        }
-    }
-}
-/** What a poll's read decides: a failure, a pass, or nothing yet. */
-function verdictOf(operations, source, untilIdle, { isDone, hasFailed }) {
-    if (!untilIdle && operations.some(hasFailed))
-        return 'failure';
-    const branchOpen = source.branch !== undefined && !canBeQueried(source.branch);
-    // Never a pass on a read that did not get back to what an earlier poll had seen.
-    if (operations.every(isDone) && !branchOpen && !source.behind)
-        return 'success';
-    return undefined;
-}
-/** The wait's last log line: its outcome, or what comes next after a success. */
-function endingOf(outcome, { next }, observed, reason) {
-    const unread = observed ? '' : ', before the operations could be read';
-    return outcome === 'success' && next
-        ? next
-        : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`;
-}
-function wait_for_operations_describe(operation) {
-    const parts = [operation.id, operation.action, operation.branch_id && `on ${operation.branch_id}`];
-    return parts
-        .filter(Boolean)
-        .map((part) => truncate(part, 80))
-        .join(' ');
-}
-
-;// CONCATENATED MODULE: ./src/gate/planned-wait.ts
-/*
- * The wait the plan covers: its source of operations (those `operation_id` names, one branch, the
- * whole project, or the whole project until idle), and the wait itself, its result in the report.
- */
-
-
-
-
-/**
- * The wait for the operations; throws the error that cut it short, once what was read is in the
- * report.
- */
-async function waitFor(source, { inputs, wait: planned }, report, { clock, logger, signal, pace, stepStartedAt, deadline }) {
-    const wait = await waitForOperations({
-        wait: inputs.wait,
-        startedAt: stepStartedAt,
-        deadline,
-        failFast: planned.failFast,
-        untilIdle: planned.covers === 'idle project',
-        next: planned.next
-    }, { source, pace, clock, logger, signal });
-    if (wait.outcome === 'error') {
-        // What was read before the error stays, for the outputs as for the summary.
-        if (wait.observed || wait.operations.length > 0)
-            report.wait = wait;
-        throw wait.error;
-    }
-    report.wait = wait;
-    report.outcome = wait.outcome;
-    if (wait.noRetryFits)
-        report.noRetryFits = wait.noRetryFits;
-}
-/**
- * What the plan's wait covers: the operations named by `operation_id`, or the project gate, on one
- * branch, or on the whole project (until idle, for a step's sake).
- */
-function plannedSource({ inputs, wait }, gated, { client, logger, clock }) {
-    const { isDone } = finalityOf(wait.failFast);
-    if (wait.covers === 'operations') {
-        return new OperationIdsSource(client.operations, gated.projectId, inputs.operationIds, isDone);
-    }
-    return new ProjectGateSource({
-        ...gated,
-        reader: client.operations,
-        branch: gated.branch && wait.covers === 'branch'
-            ? { branch: gated.branch, reader: client.branches }
-            : undefined,
-        isDone,
-        failuresWhy: wait.idle?.failuresWhy,
-        clock,
-        logger
-    });
-}
-
-;// CONCATENATED MODULE: ./src/gate/run-error.ts
-/*
- * The run cut short by an error (listing projects, resolving the branch, an error no retry could
- * help in a poll): its outcome and its message in the report, worded as the front end names inputs.
- */
-
-/** The run cut short by `error`: its outcome, and its message as the front end names inputs. */
-function recordError(report, error, { signal, naming, redactor }) {
-    report.outcome = signal.aborted
-        ? 'cancelled'
-        : error instanceof DeadlineExceededError
-            ? 'timeout'
-            : 'error';
-    const message = error instanceof WordedError
-        ? error.worded(naming)
-        : error instanceof Error
-            ? error.message
-            : String(error);
-    const noRetryFits = report.outcome === 'timeout' ? error.noRetryFits : undefined;
-    if (noRetryFits)
-        report.noRetryFits = noRetryFits;
-    // Gave up because no retry fitted: the message says so with the numbers (`no retry fits …`).
-    const text = report.outcome !== 'timeout'
-        ? message
-        : noRetryFits
-            ? message.charAt(0).toUpperCase() + message.slice(1)
-            : `timeout ran out: ${message}`;
-    report.error = redactor.redact(text);
-    if (error instanceof InputError)
-        report.errorCause = 'input';
-}
-
-;// CONCATENATED MODULE: ./src/gate/gate.ts
-/*
- * The whole job, from a plan (plan.ts) to a report: the plan's steps before the wait (list
- * projects), the branch (branch-to-gate.ts), the wait the plan covers, then its steps after it (the
- * database, the teardown's check), and the plan's ending. It touches neither the runner nor GitHub
- * (run() in main.ts publishes what it returns), so a test can run it end to end with fakes. Every
- * error ends here as the report's outcome and message (run-error.ts).
- */
-
-
-
-
-
-
-/** Runs the plan; never throws. */
-async function gate(plan, dependencies) {
-    const { inputs } = plan;
-    // The runner's clock, its wall time the API's (its answers' Date header): what is compared with
-    // the API's timestamps is measured on the API's clock; deadlines stay on the monotonic one.
-    const clock = new ApiClock(dependencies.clock, dependencies.logger);
-    const pace = new Pace(inputs.intervalMs, clock, dependencies.logger, dependencies.random);
-    // One deadline for the whole run: listing, every poll, retry and back-off, the steps after.
-    const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
-    // What ended just before this moment is judged too (on the API's clock, once it has answered).
-    const startedAt = clock.now();
-    const deadline = stepStartedAt + inputs.timeoutMs;
-    const client = apiClientOf(inputs, { ...dependencies, clock, pace, deadline });
-    const report = {
-        requests: client.stats,
-        gate: plan.gate,
-        failFast: plan.wait.failFast,
-        waitPlan: plan.wait,
-        pace
-    };
-    const context = { ...dependencies, clock, client, pace, stepStartedAt, deadline };
-    for (const step of plan.steps)
-        step.start?.(inputs, report);
-    let source;
-    try {
-        for (const step of stepsIn('before-wait', plan))
-            await step.run(inputs, report, context);
-        if (inputs.projectId && !plan.stepsAlone) {
-            source = await gateProject(plan, inputs.projectId, startedAt, report, context);
-        }
-    }
-    catch (error) {
-        // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
-        recordError(report, error, dependencies);
-    }
-    plan.ending?.(report, dependencies.logger);
-    // The whole run, the steps after the wait included.
-    report.elapsedMs = clock.now() - stepStartedAt;
-    if (source?.branch)
-        report.branch = source.branch;
-    if (source?.recentFailures?.length)
-        report.recentFailures = source.recentFailures;
-    report.historyNotJudged = source?.historyNotJudged;
-    return report;
-}
-function stepsIn(phase, plan) {
-    return plan.steps.filter((step) => step.section.phase === phase);
-}
-/**
- * The project gate: its branch resolved, the wait, then, when it succeeded, each step after it;
- * the source of operations, once read. Throws the error that cut it short.
- */
-async function gateProject(plan, projectId, startedAt, report, context) {
-    report.projectId = projectId;
-    const { client, logger } = context;
-    const branch = await branchToGate(plan, projectId, { reader: client.branches, report, logger });
-    if (branch === 'gone')
-        return undefined;
-    const source = plannedSource(plan, { projectId, startedAt, branch }, context);
-    await waitFor(source, plan, report, context);
-    for (const step of stepsIn('after-wait', plan)) {
-        if (report.outcome !== 'success')
-            break;
-        await step.run(plan.inputs, report, { ...context, projectId, branch });
-    }
-    return source;
-}
-
 ;// CONCATENATED MODULE: ./src/domain/input-catalog.ts
 /**
  * action.yml's default for an input that refuses an empty value: the runner sets a default only
  * when the workflow does not give the input, so this value, and only it, says "not given".
  */
 const NOT_GIVEN = '(not given)';
-
-;// CONCATENATED MODULE: ./src/domain/input-fields.ts
-/*
- * How each input of the gate is read from its text: booleans, durations, ids, operation ids and the
- * API's address, each with what it accepts and its default.
- */
-
-
-
-
-/** The API's address when none is given. */
-const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
-const DEFAULT_TIMEOUT = '10m';
-const ID_PATTERN = /^[a-z0-9-]{1,60}$/;
-/** A branch id, or a name (the API allows 256 characters); no control or invisible characters. */
-const BRANCH_PATTERN = new RegExp(`^[^${UNSAFE_CHARACTER_CLASS}]{1,256}$`, 'u');
-const ORG_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const MIN_DURATION_MS = 1000;
-/** Polling less often than hourly is no gate; the bound also keeps Node's timers exact. */
-const MAX_INTERVAL_MS = 60 * 60 * 1000;
-/** A self-hosted runner's job may run 5 days; a gate never needs longer. */
-const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000;
-/**
- * Each id is one request per poll: 40 is the API's per-route burst limit, and 40 requests every
- * 5 s is under 60 % of the account's 700 a minute.
- */
-const MAX_OPERATION_IDS = 40;
-/** What an HTTP header can carry: visible ASCII, no spaces. */
-const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
-/** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
-const QUOTED_KEY = /^["'`]|["'`]$/;
-/** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
-const MAX_API_KEY_CHARS = 1024;
-function booleanInput(defaultValue) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim();
-        if (text === '')
-            return defaultValue;
-        if (['true', 'True', 'TRUE'].includes(text))
-            return true;
-        if (['false', 'False', 'FALSE'].includes(text))
-            return false;
-        ctx.addIssue({ code: 'custom', message: `"${text}" is not a boolean; use true or false` });
-        return NEVER;
-    });
-}
-const quotedAsGiven = (text) => `"${text}"`;
-function durationInput(defaultText, maxMs, maxText, show = quotedAsGiven) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim() || defaultText;
-        const ms = parseDuration(text);
-        if (ms === undefined) {
-            const negative = text.startsWith('-') && parseDuration(text.slice(1)) !== undefined;
-            ctx.addIssue({
-                code: 'custom',
-                message: negative
-                    ? `${show(text)} is negative; a duration is at least 1 second`
-                    : `${show(text)} is not a duration; use seconds (5) or a number with a unit (5s, 90s, 1m)`
-            });
-            return NEVER;
-        }
-        if (ms < MIN_DURATION_MS) {
-            ctx.addIssue({ code: 'custom', message: `${show(text)} is below the minimum of 1 second` });
-            return NEVER;
-        }
-        if (ms > maxMs) {
-            ctx.addIssue({ code: 'custom', message: `${show(text)} is above the maximum of ${maxText}` });
-            return NEVER;
-        }
-        return ms;
-    });
-}
-/** `timeout`: its problems show the value with `show` (the command reads it before its secrets). */
-const timeoutInput = (show) => durationInput(DEFAULT_TIMEOUT, MAX_TIMEOUT_MS, '5 days (120h)', show);
-function idInput(pattern, accepted) {
-    return schemas_string().transform((raw, ctx) => {
-        const text = raw.trim();
-        if (raw === '')
-            return undefined;
-        // White space alone is no value, and never "not given", which would gate something else.
-        if (text === '') {
-            ctx.addIssue({
-                code: 'custom',
-                message: 'holds only white space: an unset value? Give one, or leave it empty'
-            });
-            return NEVER;
-        }
-        if (!pattern.test(text)) {
-            ctx.addIssue({ code: 'custom', message: `"${text}" is not valid; expected ${accepted}` });
-            return NEVER;
-        }
-        return text;
-    });
-}
-/** Unicode's white space, and the byte-order mark a file or an editor can leave. */
-const WHITE_SPACE_ALONE = /^[\p{White_Space}\uFEFF]+$/u;
-/**
- * An input that is either not given (`undefined`: the runner passed none, or action.yml's default
- * stood for it) or given: then `field` reads it. Given as '' or white space alone, it is an input
- * error, never "not given": an expression that came out empty would otherwise run another gate.
- * `leftOut`: what leaving the input out does, for the message.
- */
-function refusingEmpty(field, leftOut) {
-    return schemas_string()
-        .optional()
-        .transform((raw, ctx) => {
-        if (raw === undefined)
-            return undefined;
-        if (raw === '' || WHITE_SPACE_ALONE.test(raw)) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${raw === '' ? 'is empty' : 'holds only white space'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or ${leftOut}`
-            });
-            return NEVER;
-        }
-        const parsed = field.safeParse(raw);
-        if (parsed.success)
-            return parsed.data;
-        for (const issue of parsed.error.issues)
-            ctx.addIssue({ code: 'custom', message: issue.message });
-        return NEVER;
-    });
-}
-/**
- * `itself`: the input as the front end names it in a sentence; `gateInstead`: the inputs that gate
- * a project or a branch, named so too.
- */
-function operationIdsInput(itself, gateInstead) {
-    return schemas_string().transform((raw, ctx) => {
-        const given = raw.split(/[\s,]+/).filter((id) => id !== '');
-        // Separators alone (`,`: two unset step outputs joined) name no operation: never "not given",
-        // which would be the project gate in their place. Only an empty value is not given.
-        if (given.length === 0 && raw !== '') {
-            ctx.addIssue({
-                code: 'custom',
-                message: `holds no operation id, only separators (commas, spaces or new lines): an unset step output? Give operation ids (UUIDs), or leave ${itself} out to gate the project or a branch (${gateInstead})`
-            });
-            return NEVER;
-        }
-        // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
-        const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
-        if (invalid.length > 0) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${invalid.map((id) => `"${id}"`).join(', ')} ${invalid.length === 1 ? 'is not a UUID' : 'are not UUIDs'}; give operation ids (UUIDs) separated by commas, spaces or new lines`
-            });
-            return NEVER;
-        }
-        const unique = [...new Set(given.map((id) => id.toLowerCase()))];
-        if (unique.length > MAX_OPERATION_IDS) {
-            ctx.addIssue({
-                code: 'custom',
-                message: `${unique.length} operation ids given, at most ${MAX_OPERATION_IDS} are accepted (each is one request per poll against the account's shared rate limit); gate the project or branch instead (${gateInstead})`
-            });
-            return NEVER;
-        }
-        return unique;
-    });
-}
-const apiHostInput = schemas_string().transform((raw, ctx) => {
-    const text = raw.trim() || DEFAULT_API_HOST;
-    const accepted = 'an absolute https:// address (http:// only for localhost, 127.x.x.x or [::1])';
-    let url;
-    try {
-        url = new URL(text);
-    }
-    catch {
-        const shown = /[@\s]/.test(text) ? 'the value' : `"${text}"`;
-        ctx.addIssue({ code: 'custom', message: `${shown} is not an address; expected ${accepted}` });
-        return NEVER;
-    }
-    // Credentials, even empty ones (`https://@host`), are never repeated in the error.
-    if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(text)) {
-        ctx.addIssue({ code: 'custom', message: `must not carry credentials; expected ${accepted}` });
-        return NEVER;
-    }
-    const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
-    if (url.protocol !== 'https:' && !loopbackHttp) {
-        ctx.addIssue({ code: 'custom', message: `"${text}" is not allowed; expected ${accepted}` });
-        return NEVER;
-    }
-    // An empty query or fragment (a trailing `?` or `#`) is none to URL, but every path appended
-    // to the address would go after it: `/api/v2?/projects/…`, or to `/api/v2` itself.
-    if (/[?#]/.test(text)) {
-        ctx.addIssue({
-            code: 'custom',
-            message: `must not carry a query or a fragment (?, #): every request would go to the wrong path; expected ${accepted}`
-        });
-        return NEVER;
-    }
-    return url.toString().replace(/\/+$/, '');
-});
-
-;// CONCATENATED MODULE: ./src/domain/core-inputs.ts
-/*
- * The core's inputs in the input catalog (src/gate/input-catalog.ts puts them with the steps'): the
- * key, what to gate and how to wait, each with its typed name, its schema, its flag and its help.
- */
-
-
-
-/** What to gate: the key, the project, its operations or one branch. */
-const CORE_INPUTS = {
-    api_key: {
-        typed: 'apiKey',
-        schema: () => schemas_string()
-            .transform((raw) => raw.trim())
-            .refine((key) => key !== '', 'required; pass the API key secret')
-            .refine((key) => !QUOTED_KEY.test(key), 'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them')
-            .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
-            .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
-        secret: 'text',
-        command: { env: 'NEON_API_KEY', file: 'api-key-file' },
-        help: {
-            part: 'intro',
-            text: [
-                'The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);',
-                'never from a flag, which ps and shell history would show.'
-            ]
-        },
-        docs: {
-            summary: 'API key; masked before anything else runs',
-            description: "API key (a secret), sent as 'Authorization: Bearer'; masked before anything runs."
-        }
-    },
-    project_id: {
-        typed: 'projectId',
-        schema: () => idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
-        command: { flag: { name: 'project-id', gate: true }, env: 'NEON_PROJECT_ID' },
-        help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] },
-        docs: {
-            default: '',
-            summary: 'The project; required except for listing projects',
-            description: 'The project to work on; required for everything except list_projects.'
-        }
-    },
-    operation_id: {
-        typed: 'operationIds',
-        schema: (naming) => refusingEmpty(operationIdsInput(naming.mention('operation_id'), `${naming.mention('project_id')}, ${naming.mention('branch_id')}`), `leave ${naming.mention('operation_id')} out to gate the project or a branch`).transform((ids) => ids ?? []),
-        refusesEmpty: true,
-        command: { flag: { name: 'operation-id', multiple: true, gate: true } },
-        help: {
-            part: 'what',
-            flags: [
-                ['--operation-id UUID', 'only these operations (repeat it, or separate ids by commas)']
-            ]
-        },
-        docs: {
-            default: NOT_GIVEN,
-            summary: 'At most 40 operation ids (UUIDs), by commas, spaces or lines',
-            description: 'One or more operation ids (UUIDs, at most 40) separated by commas, spaces or new lines; without it the whole project is gated. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
-        }
-    },
-    branch_id: {
-        typed: 'branchId',
-        schema: (naming) => refusingEmpty(idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'), `leave ${naming.mention('branch_id')} out to gate the whole project`),
-        refusesEmpty: true,
-        command: { flag: { name: 'branch-id', gate: true } },
-        help: {
-            part: 'what',
-            flags: [
-                [
-                    '--branch-id BRANCH',
-                    "only this branch's operations (an id, br-..., or a name); then",
-                    'also wait until the branch is ready'
-                ]
-            ]
-        },
-        docs: {
-            default: NOT_GIVEN,
-            summary: 'The branch gate: a branch id or name; waits until `ready`',
-            description: 'With project_id and no operation_id, only operations on this branch count: a branch id (br-...) or a branch name (main, preview/pr-12), resolved and checked before the first poll across every page of the search; a name that fits no branch or several fails the step. Once its operations are final, the gate also waits until the branch is ready (current_state ready, no pending_state; archived passes with a warning). Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
-        }
-    },
-    wait: {
-        typed: 'wait',
-        schema: () => booleanInput(true),
-        command: { flag: { name: 'wait', boolean: true } },
-        help: {
-            part: 'how',
-            flags: [
-                [
-                    '--no-wait',
-                    'read once and report (exit 75 while work is in flight; an API',
-                    'that does not answer ends it within 3 intervals, exit 3)'
-                ]
-            ]
-        },
-        docs: {
-            default: 'true',
-            summary: '`false`: read once and report, do not wait',
-            description: 'true: poll until every operation is final; false: read once and report.'
-        }
-    },
-    interval: {
-        typed: 'intervalMs',
-        schema: () => durationInput('5s', MAX_INTERVAL_MS, '1h'),
-        command: { flag: { name: 'interval' } },
-        help: {
-            part: 'how',
-            flags: [['--interval DURATION', 'time between polls: 5, 5s, 90s, 1m (default 5s)']]
-        },
-        docs: {
-            default: '5',
-            summary: 'Time between polls: `5`, `5s`, `90s`, `1m`; 1 s to 1 h',
-            description: 'Time between polls, in seconds or with a unit (5, 5s, 90s, 1m); 1 second to 1 hour. Slower for a while after HTTP 429s.'
-        }
-    },
-    timeout: {
-        typed: 'timeoutMs',
-        schema: () => timeoutInput(quotedAsGiven),
-        command: { flag: { name: 'timeout' } },
-        help: {
-            part: 'how',
-            flags: [['--timeout DURATION', 'longest wait: 90s, 15m, 2h, 5d at most (default 10m)']]
-        },
-        docs: {
-            default: '10m',
-            summary: 'Longest total wait, same syntax or `5d`; 1 s to 5 days',
-            description: 'Longest total wait, same syntax as interval, or days (5d); 1 second to 5 days. The wait ends within about a second past it; a pull-request comment, written after, has at most 5 s more.'
-        }
-    },
-    fail_fast: {
-        typed: 'failFast',
-        schema: () => booleanInput(false),
-        command: { flag: { name: 'fail-fast', boolean: true } },
-        help: { part: 'how', flags: [['--fail-fast', 'treat the first "failed" status as final']] },
-        docs: {
-            default: 'false',
-            summary: 'Fail on the first `failed` instead of awaiting its retry',
-            description: 'Treat the first "failed" status as final instead of awaiting the control plane\'s retry.'
-        }
-    },
-    api_host: {
-        typed: 'apiHost',
-        schema: () => apiHostInput,
-        command: { flag: { name: 'api-host' } },
-        help: { part: 'how', flags: [['--api-host URL', `the API (default ${DEFAULT_API_HOST})`]] },
-        docs: {
-            default: DEFAULT_API_HOST,
-            summary: 'Base address (`http://` only to loopback)',
-            description: 'Base address of the API; https:// only, plain http:// for loopback hosts.'
-        }
-    }
-};
 
 ;// CONCATENATED MODULE: ./src/steps/database/database-probe.ts
 
@@ -13753,6 +12537,62 @@ const DATABASE_STEP = {
         logger.info(`[+${formatDuration(clock.now() - stepStartedAt)}] outcome: ${report.outcome}`);
     }
 };
+
+;// CONCATENATED MODULE: ./src/domain/operation-status.ts
+const CLASSES = new Map([
+    ['finished', 'success'],
+    ['skipped', 'success'],
+    ['cancelled', 'failure'],
+    // Not in the spec, but the live API sends it.
+    ['error', 'failure'],
+    // The control plane retries a failed operation, so it is not final.
+    ['failed', 'retrying'],
+    ['scheduling', 'in_flight'],
+    ['running', 'in_flight'],
+    ['cancelling', 'in_flight']
+]);
+function classifyStatus(status) {
+    return CLASSES.get(status) ?? 'unknown';
+}
+/** Whether the wait is over for an operation in this status. */
+function isFinal(status, failFast) {
+    const statusClass = classifyStatus(status);
+    return (statusClass === 'success' ||
+        statusClass === 'failure' ||
+        (failFast && statusClass === 'retrying'));
+}
+/** Finished or skipped: nothing more to wait for, and nothing went wrong. */
+function succeeded(status) {
+    return classifyStatus(status) === 'success';
+}
+/** Neither succeeded nor failed for good: in flight, retrying (`failed`) or of unknown status. */
+function isUnfinished(status) {
+    const statusClass = classifyStatus(status);
+    return statusClass !== 'success' && statusClass !== 'failure';
+}
+function isFinalFailure(status, failFast) {
+    const statusClass = classifyStatus(status);
+    return statusClass === 'failure' || (failFast && statusClass === 'retrying');
+}
+const LABELS = new Map([
+    ['finished', '✅ Finished'],
+    ['skipped', '⏭️ Skipped'],
+    ['cancelled', '🚫 Cancelled'],
+    ['error', '❌ Error'],
+    ['failed', '🔁 Failed (retrying)'],
+    ['scheduling', '🕒 Scheduling'],
+    ['running', '⏳ Running'],
+    ['cancelling', '⏹️ Cancelling']
+]);
+function finalityOf(failFast) {
+    return {
+        isDone: (operation) => isFinal(operation.status, failFast),
+        hasFailed: (operation) => isFinalFailure(operation.status, failFast)
+    };
+}
+function statusLabel(status) {
+    return LABELS.get(status) ?? `❔ ${status}`;
+}
 
 ;// CONCATENATED MODULE: ./src/report/report-format.ts
 /*
@@ -14182,48 +13022,6 @@ const PROJECTS_STEP = {
     }
 };
 
-;// CONCATENATED MODULE: ./src/domain/sweep-age.ts
-/*
- * `older_than`: how long a branch matching `sweep` may go without activity before it is stale. A
- * number with a unit, `m` (minutes), `h` (hours), `d` (days) or `w` (weeks): `7d`, `36h`, `2w`,
- * `1.5d`. Without a unit it is refused: a bare `7` would be seven seconds elsewhere, and every
- * branch would be stale.
- */
-
-const DEFAULT_OLDER_THAN = '7d';
-const sweep_age_UNIT_MS = {
-    m: 60_000,
-    h: 3_600_000,
-    d: 86_400_000,
-    w: 7 * 86_400_000
-};
-const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/;
-/** Less than an hour of quiet says nothing of a preview branch: its pull request may be open. */
-const MIN_OLDER_THAN_MS = sweep_age_UNIT_MS.h;
-/** Ten years: a longer age is a typo. */
-const MAX_OLDER_THAN_MS = 3650 * sweep_age_UNIT_MS.d;
-/** `7d` in milliseconds; undefined when it is not a number with one of the units. */
-function parseAge(text) {
-    const match = AGE.exec(text.toLowerCase());
-    return match ? Math.round(Number(match[1]) * sweep_age_UNIT_MS[match[2]]) : undefined;
-}
-/** The input `older_than`, in milliseconds: `7d` when not given. */
-const olderThanInput = schemas_string().transform((raw, ctx) => {
-    const text = raw.trim() || DEFAULT_OLDER_THAN;
-    const ms = parseAge(text);
-    const problem = ms === undefined
-        ? 'is not an age; use a number with a unit: m (minutes), h (hours), d (days) or w (weeks), as in 7d, 36h, 2w'
-        : ms < MIN_OLDER_THAN_MS
-            ? 'is below the minimum of 1 hour'
-            : ms > MAX_OLDER_THAN_MS
-                ? 'is above the maximum of 3650 days'
-                : undefined;
-    if (problem === undefined)
-        return ms;
-    ctx.addIssue({ code: 'custom', message: `"${text}" ${problem}` });
-    return NEVER;
-});
-
 ;// CONCATENATED MODULE: ./src/domain/sweep-pattern.ts
 /*
  * `sweep`: which branches a sweep looks at, by name. `*` stands for any characters within one part
@@ -14287,365 +13085,6 @@ const sweepPatternInput = schemas_string().transform((raw, ctx) => {
     return compiled;
 });
 
-;// CONCATENATED MODULE: ./src/steps/sweep/sweep-input.ts
-
-
-
-
-/** Its inputs in the catalog. */
-const SWEEP_INPUTS = {
-    sweep: {
-        typed: 'sweep',
-        schema: (naming) => refusingEmpty(sweepPatternInput, `leave ${naming.mention('sweep')} out for another gate`),
-        refusesEmpty: true,
-        command: { flag: { name: 'match', gate: true } },
-        help: {
-            part: 'what',
-            flags: [
-                [
-                    '--match PATTERN',
-                    'with neon-gate sweep: list the stale branches whose names match',
-                    'PATTERN: * within a name part (preview/*), {pr} for a',
-                    'pull-request number; reads every page of branches, waits for',
-                    'nothing, deletes nothing'
-                ]
-            ]
-        },
-        docs: {
-            default: NOT_GIVEN,
-            summary: 'A branch-name pattern: list its stale branches (a sweep)',
-            description: 'A branch-name pattern (preview/* or preview/pr-{pr}): list every matching branch that is stale, and wait for nothing. * matches within one name part; {pr} stands for a pull-request number, whose state is read from GitHub. Needs project_id; see docs/sweep.md.'
-        }
-    },
-    older_than: {
-        typed: 'olderThanMs',
-        schema: () => olderThanInput,
-        command: { flag: { name: 'older-than' } },
-        help: {
-            part: 'what',
-            flags: [['--older-than AGE', 'with sweep: stale after this long without activity (7d)']]
-        },
-        docs: {
-            default: '7d',
-            summary: 'With `sweep`: no activity for this long is stale',
-            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w).'
-        }
-    },
-    fail_on_stale: {
-        typed: 'failOnStale',
-        schema: () => booleanInput(false),
-        command: { flag: { name: 'fail-on-stale', boolean: true } },
-        help: {
-            part: 'what',
-            flags: [
-                [
-                    '--fail-on-stale',
-                    'with sweep: exit 1 when a stale branch is found, and 3 when some',
-                    'branch could not be judged or the list was cut'
-                ]
-            ]
-        },
-        docs: {
-            default: 'false',
-            summary: 'With `sweep`: fail while a stale branch is found',
-            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass.'
-        }
-    }
-};
-/** What each input a sweep cannot take would ask for instead. */
-const NOT_WITH_SWEEP = {
-    branch_id: 'a sweep reads every branch that matches; it gates none',
-    operation_id: 'a sweep waits for no operation',
-    before: 'a sweep only lists; the teardown check is a gate of its own',
-    database_url: 'a sweep queries no database',
-    list_projects: 'a sweep reads the branches of one project'
-};
-/** A sweep needs its project, and none of the inputs of another gate. */
-function checkSweep(inputs, ctx, { mention }) {
-    if (!inputs.project_id) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['project_id'],
-            message: `required with ${mention('sweep')}; give the project whose branches to sweep`
-        });
-    }
-    for (const [name, why] of Object.entries(NOT_WITH_SWEEP)) {
-        const value = inputs[name];
-        if (!value || (Array.isArray(value) && value.length === 0))
-            continue;
-        ctx.addIssue({
-            code: 'custom',
-            path: [name],
-            message: `cannot be combined with ${mention('sweep')}: ${why}; leave it out`
-        });
-    }
-}
-/** What a sweep ignores, and what is ignored without one, worth a warning. */
-function ignoredBySweep(inputs, { mention }) {
-    if (inputs.sweep && inputs.failFast) {
-        return [
-            `${mention('fail_fast')} is ignored with ${mention('sweep')}: a sweep waits for nothing`
-        ];
-    }
-    if (!inputs.sweep && inputs.failOnStale) {
-        return [`${mention('fail_on_stale')} is ignored without ${mention('sweep')}`];
-    }
-    return [];
-}
-
-;// CONCATENATED MODULE: ./src/steps/teardown/teardown-action.ts
-/*
- * `before`: the teardown a gate runs ahead of. The step's hook makes the gate's plan wait for the
- * whole project to be idle (teardown-step.ts); what it then checks and says is this folder's.
- */
-const TEARDOWN_ACTIONS = ['delete', 'reset'];
-
-;// CONCATENATED MODULE: ./src/steps/teardown/teardown-input.ts
-/*
- * The teardown's input, `before`: its entry in the input catalog (what it accepts), what it needs
- * beside it, and what it makes the gate ignore.
- */
-
-
-
-
-/** The teardown to check for. */
-const teardownAction = schemas_string().transform((raw, ctx) => {
-    const text = raw.trim();
-    const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase());
-    if (action)
-        return action;
-    // Quoted as given: a value folded in case would slip past the redactor.
-    ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` });
-    return NEVER;
-});
-/** Its input in the catalog: `before`. */
-const TEARDOWN_INPUTS = {
-    before: {
-        typed: 'before',
-        schema: (naming) => refusingEmpty(teardownAction, `leave ${naming.mention('before')} out for the gate the other inputs ask for`),
-        refusesEmpty: true,
-        command: { flag: { name: 'before', gate: true } },
-        help: {
-            part: 'what',
-            flags: [
-                [
-                    '--before delete|reset',
-                    'before a teardown of --branch-id: wait until the whole project',
-                    'is idle, then check that the branch can be deleted (or reset to',
-                    'its parent) now: exit 1 when something blocks it, 0 when it is',
-                    'clear or, for delete, already gone'
-                ]
-            ]
-        },
-        docs: {
-            default: NOT_GIVEN,
-            summary: '`delete` or `reset`: can `branch_id` go now? (a teardown)',
-            description: 'delete or reset (to its parent): before a teardown of branch_id, wait until the whole project is idle (not for the branch to be ready), then check that the branch can be deleted or reset now. Blocked (root, default, protected, child branches, restricted_actions) fails the step; a branch already gone passes a delete, but a name only near one (preview/12 or preview/pr-012 for preview/pr-12) fails the step. Needs project_id and branch_id; database_url and fail_fast are ignored. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
-        }
-    }
-};
-/**
- * `before` checks one branch of a project once the whole project is idle: it needs both, and no
- * operations of its own.
- */
-function checkBefore(inputs, ctx, { mention }) {
-    const before = `${mention('before')} ${inputs.before ?? ''}`;
-    if (!inputs.project_id) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['project_id'],
-            message: `required with ${before}; give the project of the branch`
-        });
-    }
-    if (!inputs.branch_id) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['branch_id'],
-            message: `required with ${before}; give the branch to check (an id, br-…, or its name)`
-        });
-    }
-    if (inputs.operation_id.length > 0) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['operation_id'],
-            message: `cannot be combined with ${before}, which waits until the whole project is idle; leave it out`
-        });
-    }
-}
-/** What `before` makes the gate ignore, worth a warning. */
-function ignoredBeforeTeardown(inputs, { mention }) {
-    if (!inputs.before)
-        return [];
-    const warnings = [];
-    if (inputs.database) {
-        warnings.push(`${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`);
-    }
-    if (inputs.failFast) {
-        warnings.push(`${mention('fail_fast')} is ignored with ${mention('before')}: the gate waits until the project is idle, and a failure is no reason to stop a teardown`);
-    }
-    return warnings;
-}
-
-;// CONCATENATED MODULE: ./src/gate/input-catalog.ts
-/*
- * The input catalog: every input of the gate, one entry each (domain/input-catalog.ts says what an
- * entry holds), the core's and each step's, in the contract's order (action.yml's). The typed
- * inputs (inputs.ts), the command's flags and help, the secrets to redact and the docs' input
- * tables (npm run docs) are derived from it.
- */
-
-
-
-
-
-const { api_key, project_id, operation_id, branch_id, ...how } = CORE_INPUTS;
-const INPUT_CATALOG = {
-    api_key,
-    project_id,
-    operation_id,
-    branch_id,
-    ...PROJECTS_INPUTS,
-    ...how,
-    ...DATABASE_INPUTS,
-    ...TEARDOWN_INPUTS,
-    ...SWEEP_INPUTS
-};
-/** Every input by name, in the catalog's order. */
-const INPUT_NAMES = Object.keys(INPUT_CATALOG);
-/** Each entry, typed as an entry (the catalog's literal types are for its names). */
-const inputEntries = () => Object.entries(INPUT_CATALOG);
-const inputEntry = (name) => INPUT_CATALOG[name];
-/** Given empty, an input error (`refusesEmpty`): its "not given" is undefined, never ''. */
-const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name).refusesEmpty === true;
-
-;// CONCATENATED MODULE: ./src/gate/inputs.ts
-/*
- * The gate's inputs, one schema for both front ends: what each accepts, its default and its
- * problems, worded with the names the front end gives them (InputNaming). A front end's own inputs
- * (the action's for the pull request) are its own schema, checked beside these (OwnInputs).
- */
-
-
-
-
-
-
-/** Each input of the catalog on its own: its schema, worded as the front end names inputs. */
-function inputFields(naming) {
-    return Object.fromEntries(INPUT_NAMES.map((name) => [name, INPUT_CATALOG[name].schema(naming)]));
-}
-/** What the inputs must be together. */
-function checkTogether(inputs, ctx, naming) {
-    if (inputs.sweep)
-        return checkSweep(inputs, ctx, naming);
-    if (inputs.before)
-        return checkBefore(inputs, ctx, naming);
-    if (inputs.operation_id.length > 0 && !inputs.project_id) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['project_id'],
-            message: `required with ${naming.mention('operation_id')}; give the project the operations belong to`
-        });
-    }
-    checkIgnoredToTheGatesLoss(inputs, ctx, naming);
-    if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['project_id'],
-            message: `required; give ${naming.mention('project_id')} to wait for operations, or set ${naming.enabled('list_projects')}`
-        });
-    }
-}
-/**
- * An input that another would make the gate ignore, to its loss, is refused rather than warned
- * about: `branch_id` beside `operation_id` (the branch's readiness would go unchecked), and a gate's
- * input beside `list_projects` with no project (only the projects would be listed, and exit 0).
- */
-function checkIgnoredToTheGatesLoss(inputs, ctx, { mention, enabled }) {
-    if (inputs.branch_id && inputs.operation_id.length > 0) {
-        ctx.addIssue({
-            code: 'custom',
-            path: ['branch_id'],
-            message: `cannot be combined with ${mention('operation_id')}: only the listed operations would be waited for, and the branch's readiness never checked; give ${mention('branch_id')} alone to gate the branch, or ${mention('operation_id')} alone`
-        });
-    }
-    if (inputs.project_id || !inputs.list_projects)
-        return;
-    const unchecked = {
-        branch_id: inputs.branch_id && 'the branch would never be checked',
-        database_url: inputs.database_url && 'the database would never be queried'
-    };
-    for (const [name, loss] of Object.entries(unchecked)) {
-        if (!loss)
-            continue;
-        ctx.addIssue({
-            code: 'custom',
-            path: [name],
-            message: `needs ${mention('project_id')}: with ${enabled('list_projects')} and no project, only the projects are listed and ${loss}; give the project, or leave ${mention(name)} out`
-        });
-    }
-}
-function inputsSchema(naming) {
-    return object(inputFields(naming))
-        .superRefine((inputs, ctx) => checkTogether(inputs, ctx, naming))
-        .transform((inputs) => Object.fromEntries(INPUT_NAMES.map((name) => [INPUT_CATALOG[name].typed, inputs[name]])));
-}
-/**
- * Inputs that are accepted but ignored in this combination, worth a warning: only those whose
- * absence takes no check away (parseInputs refuses the others).
- */
-function ignoredInputWarnings(inputs, naming) {
-    const { mention } = naming;
-    const warnings = [...ignoredBeforeTeardown(inputs, naming), ...ignoredBySweep(inputs, naming)];
-    if (inputs.orgId && !inputs.listProjects) {
-        warnings.push(`${mention('org_id')} is ignored without ${naming.enabled('list_projects')}`);
-    }
-    return warnings;
-}
-/**
- * Reads and validates every input (with `own`, the front end's own too) before any request; an
- * input `readInput` gives no value for (undefined) is not given. Throws one InputError that names
- * each bad input as its front end calls it, and what it accepts.
- */
-function parseInputs(readInput, naming, own) {
-    const read = (names) => Object.fromEntries(names.map((name) => {
-        const value = readInput(name);
-        // Not given: undefined where an empty value is refused, else '' as before.
-        return [name, value ?? (refusesEmpty(name) ? undefined : '')];
-    }));
-    const shared = inputsSchema(naming).safeParse(read(INPUT_NAMES));
-    const frontEnds = own?.schema.safeParse(read(own.names));
-    const problems = [shared, frontEnds].flatMap((parsed) => parsed ? problemsOf(parsed, naming) : []);
-    if (problems.length > 0 || !shared.success)
-        throw invalidInput(problems);
-    return { ...shared.data, ...frontEnds?.data };
-}
-/**
- * The timeout alone, checked as parseInputs checks it: the command reads its secrets within it,
- * before the rest can be checked with them. `quote: false`: its problems do not repeat the value
- * (a secret not known to the redactor yet could stand there by mistake).
- */
-function parseTimeout(raw, naming, quote = true) {
-    const schema = object({ timeout: timeoutInput(quote ? quotedAsGiven : () => 'the value') });
-    return parsedOrThrown(schema, { timeout: raw }, naming).timeout;
-}
-function parsedOrThrown(schema, raw, naming) {
-    const parsed = schema.safeParse(raw);
-    if (parsed.success)
-        return parsed.data;
-    throw invalidInput(problemsOf(parsed, naming));
-}
-/** Each problem of a parse, at the start the input it is about as the front end names it. */
-function problemsOf(parsed, naming) {
-    if (parsed.success)
-        return [];
-    return parsed.error.issues.map((issue) => `${naming.label(issue.path[0])}: ${issue.message}`);
-}
-function invalidInput(problems) {
-    return new InputError(`Invalid input: ${problems.join('; ')}`);
-}
-
 ;// CONCATENATED MODULE: ./src/domain/teardown-rules.ts
 /**
  * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
@@ -14697,6 +13136,7 @@ function judgeTeardown(action, branch, projectBranches) {
  * merged. The default branch, a protected one and a root one are never stale. A pull request that
  * could not be read is named, never guessed; so is a branch whose activity cannot be read.
  */
+
 
 
 
@@ -14755,6 +13195,8 @@ function byPullRequest(pr, state) {
 function deleteBlockers(branch, branches) {
     return judgeTeardown('delete', branch, branches).blockers.flatMap((blocker) => blocker.reason === 'children' || blocker.reason === 'restricted' ? [blocker.reason] : []);
 }
+/** Why a stale branch whose id a recipe could not pass safely is named, never listed. */
+const NOT_A_NEON_ID = 'its id is not a Neon id (^[a-z0-9-]{1,60}$), so it is not listed: a recipe deletes by id';
 /** The sweep's verdict on every branch of `facts`. */
 function judgeSweep(facts) {
     const stale = [];
@@ -14769,11 +13211,14 @@ function judgeSweep(facts) {
         if (!reason && active === undefined) {
             reason = { why: 'its activity cannot be read (no updated_at or last_active it can read)' };
         }
+        const id = NeonIdSchema.safeParse(branch.id);
+        if (typeof reason === 'string' && !id.success)
+            reason = { why: NOT_A_NEON_ID };
         if (typeof reason === 'object')
             undecided.push({ ...named, why: reason.why });
-        if (typeof reason !== 'string')
+        if (typeof reason !== 'string' || !id.success)
             continue;
-        const item = { ...named, reason, blockers: deleteBlockers(branch, facts.branches) };
+        const item = { ...named, id: id.data, reason, blockers: deleteBlockers(branch, facts.branches) };
         stale.push({ item, at: active ?? -Infinity });
     }
     stale.sort((a, b) => b.at - a.at || a.item.name.localeCompare(b.item.name) || a.item.id.localeCompare(b.item.id));
@@ -14806,24 +13251,34 @@ function ageText(ms) {
         return plural(ms / HOUR_MS, 'hour');
     return plural(Math.round(ms / 60_000), 'minute');
 }
+/** What `{pr}` added to the rule: a pull request closed or merged, or nothing, when none was read. */
+function sweep_report_byPullRequest({ pattern, pullRequestsRead }) {
+    if (!pattern.includes('{pr}'))
+        return '';
+    return pullRequestsRead
+        ? ', or a pull request closed or merged'
+        : '; no pull request was read, so age alone decides';
+}
 /**
  * The sweep in one line: `3 stale branches among 7 that match preview/pr-{pr} (no activity for
  * 7 days, or a pull request closed or merged)`, then what was not judged, and where the list was
  * cut.
  */
-function sweepPhrase({ verdict, pattern, olderThanMs, cut }) {
+function sweepPhrase(findings) {
+    const { verdict, pattern, olderThanMs, cut } = findings;
     const { stale, undecided, matched } = verdict;
     const found = stale.length === 0 ? 'no stale branch' : plural(stale.length, 'stale branch', 'stale branches');
     const phrase = [
         `${found} among ${matched} that match `,
         { code: pattern },
-        ` (no activity for ${ageText(olderThanMs)}${pattern.includes('{pr}') ? ', or a pull request closed or merged' : ''})`
+        ` (no activity for ${ageText(olderThanMs)}${sweep_report_byPullRequest(findings)})`
     ];
     if (undecided.length > 0) {
         phrase.push(`; ${plural(undecided.length, 'branch', 'branches')} could not be judged`);
     }
-    if (cut)
-        phrase.push(`; the branch list stopped (${cut}): branches beyond it were not judged`);
+    if (cut) {
+        phrase.push(`; the branch list stopped (${cut}): the most recently updated branches beyond it were not judged`);
+    }
     return phrase;
 }
 /** The stale branches (at most `maxRows`), then those not judged, and why. */
@@ -14852,19 +13307,21 @@ function sweepSummary(format, findings, maxRows) {
     }
     if (findings.cut) {
         parts.push(format.paragraph(format.phrase([
-            `The branch list stopped (${findings.cut}) before its end: branches beyond it were not judged, and a listed branch may have children there.`
+            `The branch list stopped (${findings.cut}) before its end: the most recently updated branches beyond it were not judged, and a listed branch may have children there.`
         ])));
     }
     return parts;
 }
 /**
- * The outputs: `stale_count` (every stale branch found) and the `stale` array, which outputs.ts
- * cuts from its end to fit GitHub's 1 MB, with a note that gives the count it holds.
+ * The outputs: `stale_count` (every stale branch found), `cut` (whether the branch list stopped
+ * short of its end) and the `stale` array, which outputs.ts cuts from its end to fit GitHub's 1 MB,
+ * with a note that gives the count it holds. Each entry is whole: a recipe deletes by its id (a
+ * Neon id, at most 60 characters) and may show its name, which is never cut.
  */
-function sweepOutputs({ verdict }) {
+function sweepOutputs({ verdict, cut }) {
     return {
-        values: { stale_count: verdict.stale.length },
-        list: { name: 'stale', items: verdict.stale }
+        values: { stale_count: verdict.stale.length, cut: cut !== undefined },
+        list: { name: 'stale', items: verdict.stale, whole: true }
     };
 }
 
@@ -14872,12 +13329,15 @@ function sweepOutputs({ verdict }) {
 
 
 
-/** What the branch list misses when cut at its page cap. */
-const UNSEEN = 'branches beyond it are not judged, and a listed branch may have children there';
+/** What the branch list, read least recently updated first, misses when cut at its page cap. */
+const UNSEEN = 'the most recently updated branches beyond it are not judged, and a listed branch may have children there';
 /** Reads what the verdict needs: every branch, every compute, and the pull requests to read. */
 async function readFacts(pattern, inputs, { client, clock, signal, readPullRequests }) {
     const { projectId, olderThanMs } = inputs;
-    const { branches, cut } = await client.branches.listBranches(projectId, { unseen: UNSEEN });
+    const { branches, cut } = await client.branches.listBranches(projectId, {
+        unseen: UNSEEN,
+        oldestFirst: true
+    });
     const computes = await client.computes.listProjectComputes(projectId);
     const facts = { branches, computes, pattern, now: clock.wallNow(), olderThanMs };
     if (pattern.capturesPr && readPullRequests) {
@@ -14938,6 +13398,7 @@ const SWEEP_STEP = {
             verdict: judgeSweep(facts),
             pattern: pattern.text,
             olderThanMs: inputs.olderThanMs,
+            pullRequestsRead: facts.pullRequests !== undefined,
             ...(cut ? { cut } : {})
         };
         sweepDecided(report, inputs, context.logger);
@@ -14999,6 +13460,180 @@ async function resolvedAgain(action, branch, { reader, projectId, input }) {
             return 'gone';
         throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
     }
+}
+
+;// CONCATENATED MODULE: ./src/domain/branch-state.ts
+const STATES = new Map([
+    ['ready', 'ready'],
+    ['archived', 'archived'],
+    ['init', 'not ready'],
+    ['resetting', 'not ready']
+]);
+function branchReadiness(branch) {
+    if (branch.pending_state)
+        return 'not ready';
+    // The live API always states one: a branch without it is in a state the gate cannot judge.
+    if (branch.current_state == null)
+        return 'unknown';
+    return STATES.get(branch.current_state) ?? 'unknown';
+}
+/** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */
+function canBeQueried(branch) {
+    const readiness = branchReadiness(branch);
+    return readiness === 'ready' || readiness === 'archived';
+}
+
+;// CONCATENATED MODULE: ./src/wait/recent-failures.ts
+/*
+ * What ended in failure just before the project gate started. A step that creates a branch returns
+ * as soon as the API accepts it, and the branch's operations can fail within seconds, before the
+ * gate's first read: a gate that only waits for what is still in flight would pass over them.
+ */
+
+
+
+
+
+/**
+ * How long before the gate started a failure on the whole project is still worth a warning: that
+ * gate answers whether the project is idle, so what failed earlier is no news to it. The branch
+ * gate has no such window: its verdict comes from the state, whenever it is asked.
+ */
+const PROJECT_WARNING_WINDOW_MS = 15 * 60 * 1000;
+/** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
+const MAX_RECENT_FAILURE_WARNINGS = 5;
+/**
+ * The operations of the first read that concern the gate, whatever their age, in the list's order (newest first, as the API lists them: the order, not
+ * `created_at`, says which is newer, so an operation whose time cannot be read is never taken for
+ * the newest).
+ */
+class RecentOperations {
+    startedAt;
+    windowStart;
+    /**
+     * Every one by id, newest first: an operation repeated across a page boundary counts once, where
+     * it was first listed.
+     */
+    listed = new Map();
+    /**
+     * The same by compute (any action on it), or by action on the branch for an action without a
+     * compute; an operation without a branch, or with neither an action nor a compute, stands alone.
+     */
+    byTarget = new Map();
+    /** An operation older than the window was listed: what follows it without a time is older too. */
+    pastWindow = false;
+    constructor(startedAt) {
+        this.startedAt = startedAt;
+        this.windowStart = startedAt - PROJECT_WARNING_WINDOW_MS;
+    }
+    /** The next operation of the list (one that concerns the gate). */
+    add(operation) {
+        if (this.listed.has(operation.id))
+            return;
+        const created = apiTime(operation.created_at);
+        if ((created ?? Infinity) < this.windowStart)
+            this.pastWindow = true;
+        const recent = created === undefined ? !this.pastWindow : created >= this.windowStart;
+        const listed = { operation, recent };
+        this.listed.set(operation.id, listed);
+        const key = targetOf(operation);
+        const ofTarget = this.byTarget.get(key);
+        if (ofTarget)
+            ofTarget.push(listed);
+        else
+            this.byTarget.set(key, [listed]);
+    }
+    /**
+     * For each compute (and each action without one), the failures nothing newer has superseded.
+     * Only a newer success (`finished`, `skipped`) of the same action there supersedes one, or, on a
+     * compute, a newer successful `start_compute` (the compute runs): a newer `suspend_compute`,
+     * `check_availability` or `cancelled` proves neither. One that could supersede it but is still in
+     * flight decides once it ends (the gate waits on it). With `branchGated`, an `error` fails the gate
+     * whatever its age, and a `cancelled` is a warning; on the whole project (or until it is idle)
+     * only those created in the 15 minutes before the gate started are reported, as warnings. In the
+     * list's order, newest first: two with the same `created_at` are as the list gives them.
+     */
+    failures(branchGated) {
+        const found = new Map();
+        for (const ofTarget of this.byTarget.values()) {
+            const newer = new Newer();
+            for (const listed of ofTarget) {
+                const { operation, recent } = listed;
+                const reported = (branchGated || recent) &&
+                    classifyStatus(operation.status) === 'failure' &&
+                    !newer.supersedes(operation);
+                if (reported) {
+                    const failsGate = branchGated && operation.status === 'error';
+                    const endedAgoMs = endedAgo(operation, this.startedAt);
+                    found.set(listed, { operation, failsGate, endedAgoMs });
+                }
+                newer.add(operation);
+            }
+        }
+        return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? []);
+    }
+}
+/** The action that supersedes a failure of any action on a compute, when it succeeds. */
+const START = 'start_compute';
+/**
+ * What is newer on one target (a compute, or an action on a branch) than the operation at hand: the
+ * actions that succeeded there, and those still in flight (they may yet succeed).
+ */
+class Newer {
+    succeeded = new Set();
+    unfinished = new Set();
+    add({ action, status }) {
+        const statusClass = classifyStatus(status);
+        if (statusClass === 'success')
+            this.succeeded.add(action);
+        else if (statusClass !== 'failure')
+            this.unfinished.add(action);
+    }
+    /** Whether a newer success supersedes `operation`, or one in flight may yet. */
+    supersedes({ action, endpoint_id: compute }) {
+        const by = (actions) => actions.has(action) || (!!compute && actions.has(START));
+        return by(this.succeeded) || by(this.unfinished);
+    }
+}
+/** What an operation acts on: its compute, else its action on its branch, else itself alone. */
+function targetOf({ id, branch_id: branch, action, endpoint_id: compute }) {
+    // A replica's start is not the read-write compute's: the same target means the same compute.
+    if (branch && compute)
+        return JSON.stringify([branch, 'compute', compute]);
+    if (branch && action)
+        return JSON.stringify([branch, 'action', action]);
+    return `#${id}`;
+}
+/** How long before `startedAt` it ended: its last update, else its creation; 0 if after. */
+function endedAgo(operation, startedAt) {
+    const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at);
+    return ended === undefined ? undefined : Math.max(0, startedAt - ended);
+}
+/**
+ * One warning for each failure that does not fail the gate (the first few, then a count); on a
+ * project waited for until idle, none does, and `failuresWhy` says why.
+ */
+function warnRecentFailures(failures, logger, failuresWhy) {
+    const warned = failures.filter((failure) => !failure.failsGate);
+    for (const { operation, endedAgoMs } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
+        const action = truncate(operation.action ?? 'operation', 80);
+        const branch = truncate(operation.branch_id ?? 'its branch', 80);
+        const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
+        const gated = failuresWhy ??
+            (operation.status === 'cancelled'
+                ? 'a cancelled operation does not fail the gate'
+                : 'the project gate does not fail on it; gate on its branch to fail on it');
+        logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`);
+    }
+    if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
+        logger.warning(`… and ${plural(warned.length - MAX_RECENT_FAILURE_WARNINGS, 'more operation')} ended in failure before the gate started; the summary lists them`);
+    }
+}
+/** `25.0 s before the gate started`, or `as the gate started` (also when no time is readable). */
+function endedBeforePhrase(endedAgoMs) {
+    if (!endedAgoMs)
+        return 'as the gate started';
+    return `${formatDuration(endedAgoMs)} before the gate started`;
 }
 
 ;// CONCATENATED MODULE: ./src/report/operation-facts.ts
@@ -15604,9 +14239,1427 @@ function planOf(inputs) {
     }
     return plan;
 }
+/**
+ * Whether each read gives up within 3 intervals instead of retrying until `timeout`: with `wait:
+ * false`, and in a plan that waits for nothing (a sweep), where an API that cannot answer (a
+ * proxy's page) is an error to say at once.
+ */
+function readsOnce(plan) {
+    return !plan.inputs.wait || plan.stepsAlone === true;
+}
 /** Whether the run ends with a query of the database: with a gate, when the plan keeps it. */
 function queriesDatabase(plan) {
     return plan.inputs.database !== undefined && plan.gate !== 'projects';
+}
+
+;// CONCATENATED MODULE: ./src/wait/operation-sources.ts
+/** The operations named by `operation_id`, read one by one until each is final. */
+class OperationIdsSource {
+    reader;
+    projectId;
+    ids;
+    isDone;
+    states = new Map();
+    completedPolls = 0;
+    constructor(reader, projectId, ids, isDone) {
+        this.reader = reader;
+        this.projectId = projectId;
+        this.ids = ids;
+        this.isDone = isDone;
+    }
+    async poll() {
+        for (const id of this.ids) {
+            const known = this.states.get(id);
+            if (known && this.isDone(known))
+                continue;
+            this.states.set(id, await this.reader.getOperation(this.projectId, id));
+        }
+        this.completedPolls++;
+    }
+    get operations() {
+        return this.ids.flatMap((id) => this.states.get(id) ?? []);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/wait/branch-history.ts
+/*
+ * How far back the branch gate's first read goes, and what stands for what it did not reach. No age
+ * decides a verdict: the read goes on until it has seen the newest operation of every compute of
+ * the branch (as the API lists them), however old, and back to the branch's creation, so that its
+ * actions without a compute are judged too. Where the page cap (or the list's end) comes first,
+ * history gives way to state, never to a guess: a compute whose history was not read keeps the gate
+ * open until the API shows it idle or active with nothing pending, and the branch's own state
+ * stands for the rest (gated-branch.ts). A notice says how far back the read went.
+ */
+
+
+
+/** A compute's own states that need nothing more: it runs, or it was suspended. */
+const SETTLED = new Set(['idle', 'active']);
+class BranchHistory {
+    branch;
+    readComputes;
+    logger;
+    /** The branch's computes whose newest operation the read has not reached yet, by id. */
+    unseen = new Map();
+    createdAt;
+    reachedCreation = false;
+    /** Set when the first read stopped short of the branch's history: how far back it went. */
+    notJudged;
+    constructor(branch, computes, readComputes, logger) {
+        this.branch = branch;
+        this.readComputes = readComputes;
+        this.logger = logger;
+        for (const compute of computes)
+            this.unseen.set(compute.id, compute);
+        this.createdAt = apiTime(branch.created_at);
+    }
+    /** The next operation of the list, newest first (any branch's: the list is the project's). */
+    note(operation) {
+        if (operation.branch_id === this.branch.id && operation.endpoint_id) {
+            this.unseen.delete(operation.endpoint_id);
+        }
+        if (this.createdAt !== undefined && createdBefore(operation, this.createdAt)) {
+            this.reachedCreation = true;
+        }
+    }
+    /**
+     * Whether the read has got back to the branch's creation (before it, the branch has no operation:
+     * a compute still unseen has none listed), or, when its creation time cannot be read, to the
+     * newest operation of every compute.
+     */
+    get complete() {
+        return this.reachedCreation || (this.createdAt === undefined && this.unseen.size === 0);
+    }
+    /**
+     * After the first read: `cut` when it stopped short of the end of the list (the page cap, or a
+     * cursor repeated), `oldest` the oldest creation time it read. Says how far back it went.
+     */
+    ended(cut, read, oldest) {
+        if (!cut || this.complete)
+            return;
+        const back = Number.isFinite(oldest) ? `, back to ${new Date(oldest).toISOString()}` : '';
+        const creation = this.branch.created_at
+            ? ` (created ${truncate(this.branch.created_at, 40)})`
+            : '';
+        const computes = [...this.unseen.keys()].map((id) => truncate(id, 80));
+        const standing = computes.length > 0
+            ? `the own state of ${plural(computes.length, 'compute')} whose operations it did not reach (${computes.join(', ')}) and the branch's stand for it`
+            : "the branch's own state stands for it";
+        this.notJudged = `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (the page cap), short of the branch's creation${creation}: its older history was not judged; ${standing}`;
+        this.logger.notice(this.notJudged);
+    }
+    /** Reads anew the computes whose history was not read, while one keeps the gate open. */
+    async readAgain() {
+        if (!this.unsettled)
+            return;
+        const computes = new Map((await this.readComputes()).map((compute) => [compute.id, compute]));
+        for (const id of this.unseen.keys()) {
+            const compute = computes.get(id);
+            // A compute no longer listed is gone: nothing of it can keep the gate open.
+            if (compute)
+                this.unseen.set(id, compute);
+            else
+                this.unseen.delete(id);
+        }
+    }
+    /**
+     * Why the gate cannot pass yet: a compute whose history was not read that the API does not show
+     * idle or active with nothing pending.
+     */
+    get unsettled() {
+        const open = [...this.unseen.values()].find((compute) => !SETTLED.has(compute.current_state ?? '') || compute.pending_state);
+        if (!open)
+            return undefined;
+        const state = truncate(open.current_state ?? 'of no state', 40);
+        const pending = open.pending_state ? `, pending ${truncate(open.pending_state, 40)}` : '';
+        return `compute ${truncate(open.id, 80)} of the branch is ${state}${pending}, and its operations were not read: the gate waits until it is idle or active with nothing pending`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/wait/gated-branch.ts
+/*
+ * The branch the project gate is narrowed to (`branch_id`): whether it can be queried, read anew in
+ * every poll that finds its operations final, since what was read at resolution or before its
+ * operations ran says nothing of now. Its state is told when it changes (and at the first poll), an
+ * archived branch warned about at each read, an unknown state once.
+ */
+
+
+
+class GatedBranch {
+    branch;
+    readAgain;
+    logger;
+    warnedStates = new Set();
+    /** `branch`: as resolved, then as last read; `readAgain` reads the resolved branch anew. */
+    constructor(branch, readAgain, logger) {
+        this.branch = branch;
+        this.readAgain = readAgain;
+        this.logger = logger;
+    }
+    async read(firstPoll) {
+        const previous = branchStateText(this.branch);
+        this.branch = await this.readAgain();
+        const state = branchStateText(this.branch);
+        const readiness = branchReadiness(this.branch);
+        const name = `Branch ${truncate(this.branch.name, 80)} (${this.branch.id})`;
+        if (readiness === 'archived') {
+            this.logger.warning(`${name} is archived: its first queries will be slow`);
+        }
+        else if (readiness === 'unknown' && !this.warnedStates.has(state)) {
+            this.warnedStates.add(state);
+            this.logger.warning(`${name} is in an unknown state, ${state}; waiting until it is ready`);
+        }
+        else if (state !== previous || firstPoll) {
+            this.logger.info(`${name} is ${state}`);
+        }
+    }
+}
+function branchStateText(branch) {
+    return phraseText(branchStatePhrase(branch));
+}
+
+;// CONCATENATED MODULE: ./src/wait/later-polls.ts
+/*
+ * How the project gate's later polls read the operations list (newest first): from the top back to
+ * what earlier polls had already seen, however many operations were listed since, so that a burst
+ * elsewhere in the project cannot push a new operation of the gated branch out of sight. A poll
+ * that stops at its page cap before it gets there leaves a stretch unread: the next poll reads on
+ * from where it stopped, and until every such stretch is read the gate cannot pass.
+ */
+
+
+
+
+/** Page size of later polls, which usually need only the newest few operations. */
+const GATE_POLL_PAGE_LIMIT = 100;
+/** At most this many pages on each later poll down to the oldest pending operation; older ones are read by id. */
+const GATE_MAX_POLL_PAGES = 3;
+/**
+ * At most this many pages a poll to read back to what earlier polls had seen (1,000 operations
+ * listed since); past that, the next poll reads on from where this one stopped.
+ */
+const GATE_MAX_CATCH_UP_PAGES = 10;
+class LaterPolls {
+    readPage;
+    logger;
+    /** The poll in which a list first showed each operation. */
+    firstListedIn = new Map();
+    /** The newest creation time any list has shown. */
+    newestListedAt = -Infinity;
+    /** Stretches a poll stopped in at its page cap, newest first: read on by the next poll. */
+    unread = [];
+    /** The first read's horizon: no later read needs to go further back. */
+    horizon = -Infinity;
+    constructor(readPage, logger) {
+        this.readPage = readPage;
+        this.logger = logger;
+    }
+    /** How many operations the lists have shown. */
+    get listedCount() {
+        return this.firstListedIn.size;
+    }
+    /** Why the gate cannot pass yet, while a stretch of the list is unread. */
+    get behind() {
+        if (this.unread.length === 0)
+            return undefined;
+        return `the operations list is not read back to what an earlier poll had seen: more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`;
+    }
+    /** Notes that poll number `poll` listed `operation`; whether no list had before. */
+    note(operation, poll) {
+        this.newestListedAt = Math.max(this.newestListedAt, apiTime(operation.created_at) ?? -Infinity);
+        if (this.firstListedIn.has(operation.id))
+            return false;
+        this.firstListedIn.set(operation.id, poll);
+        return true;
+    }
+    /**
+     * Poll number `poll` (not the first): from the top back to what earlier polls had seen, and on
+     * down to `oldestPendingAt` (within GATE_MAX_POLL_PAGES pages); then on where an earlier poll
+     * stopped, GATE_MAX_CATCH_UP_PAGES pages in all. `onListed` gets every operation listed.
+     */
+    async read(poll, oldestPendingAt, onListed) {
+        const stretches = [{ seenAt: this.newestListedAt, since: poll }, ...this.unread];
+        this.unread = [];
+        let pagesLeft = GATE_MAX_CATCH_UP_PAGES;
+        for (const [index, stretch] of stretches.entries()) {
+            const fromTop = index === 0;
+            const { pages, read, stoppedAt } = await this.readStretch(stretch, pagesLeft, {
+                poll,
+                oldestPendingAt: fromTop ? oldestPendingAt : Infinity,
+                onListed
+            });
+            pagesLeft -= pages;
+            if (stoppedAt === undefined)
+                continue;
+            this.unread.push({ cursor: stoppedAt, seenAt: stretch.seenAt, since: stretch.since });
+            if (fromTop)
+                this.warnStopped(read, pages);
+        }
+    }
+    /**
+     * Reads `stretch` until a page gets back to what had been seen before this poll (an operation an
+     * earlier poll listed, or one created before `seenAt` or the first read's horizon), and on down
+     * to `oldestPendingAt` (within GATE_MAX_POLL_PAGES pages, a short page the last), at most
+     * `maxPages` pages. When it stopped short of what had been seen, `stoppedAt` is where to read on.
+     */
+    async readStretch(stretch, maxPages, { poll, oldestPendingAt, onListed }) {
+        if (maxPages === 0)
+            return { pages: 0, read: 0, stoppedAt: stretch.cursor };
+        const seenAt = Math.max(stretch.seenAt, this.horizon);
+        let pages = 0;
+        let read = 0;
+        let reached = false;
+        let cursor = stretch.cursor;
+        const listedBefore = (operation) => (this.firstListedIn.get(operation.id) ?? poll) < stretch.since;
+        const end = await walkPages((next) => this.readPage(next ?? stretch.cursor), {
+            limit: GATE_POLL_PAGE_LIMIT,
+            maxPages,
+            // Only getting back ends the read: a server that caps `limit` must not hide an operation.
+            shortPageIsLast: false,
+            length: (page) => page.operations.length,
+            nextCursor: operationsCursor,
+            onPage: (page) => {
+                const { operations } = page;
+                pages++;
+                read += operations.length;
+                cursor = operationsCursor(page) ?? undefined;
+                const last = operations.at(-1);
+                reached ||= operations.some(listedBefore) || createdBefore(last, seenAt);
+                for (const operation of operations)
+                    onListed(operation, this.note(operation, poll));
+                const pendingRead = pages >= GATE_MAX_POLL_PAGES ||
+                    operations.length < GATE_POLL_PAGE_LIMIT ||
+                    createdBefore(last, oldestPendingAt + 1);
+                return !(reached && pendingRead);
+            }
+        });
+        const cut = !reached && (end === 'page cap' || end === 'repeated cursor');
+        return cut ? { pages, read, stoppedAt: cursor } : { pages, read };
+    }
+    warnStopped(read, pages) {
+        this.logger.warning(`Project gate: read ${plural(read, 'operation')} listed since the previous poll in ${pages} pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/wait/project-gate-source.ts
+
+
+
+
+
+
+
+
+
+/**
+ * How far back the project gate's first read goes, before the newest operation it lists (the
+ * operations' own clock, never the runner's or the Date header). The branch gate has no such
+ * bound: it reads back to its branch's history (branch-history.ts).
+ */
+const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000;
+/**
+ * Page size of the first read (the live API accepts 1-1000). It reads back to the horizon anyway,
+ * so large pages mean fewer requests for the same data.
+ */
+const GATE_DISCOVERY_PAGE_LIMIT = 500;
+/** At most this many pages on the first read (10,000 operations), with a warning if reached. */
+const GATE_MAX_DISCOVERY_PAGES = 20;
+/**
+ * At most this many pending operations read by id in one poll, those read longest ago first; the
+ * others keep their last-seen (not final) state until their turn, so a poll's cost stays bounded
+ * even with thousands in flight, and nothing can pass unread.
+ */
+const GATE_MAX_READS_BY_ID = 20;
+/**
+ * The first poll's walk: a short page does not end it, since a server that caps `limit` below what
+ * was asked would hide what lies past it, in flight or not. It ends on an empty page, or where the
+ * gate has read far enough back.
+ */
+const DISCOVERY_WALK = {
+    limit: GATE_DISCOVERY_PAGE_LIMIT,
+    maxPages: GATE_MAX_DISCOVERY_PAGES,
+    shortPageIsLast: false
+};
+/**
+ * The project gate: every operation of the project (or of one branch) that is in flight.
+ *
+ * First poll: walk the list newest first and keep every operation that is not final, whatever its
+ * age, `failed` included whatever `fail_fast` says (under `fail_fast` it is a final failure, never
+ * "nothing in flight"). With `branch_id` the walk goes back to the branch's creation, past the
+ * newest operation of each of its computes (branch-history.ts); on the whole project, to
+ * GATE_LOOKBACK_MS (24 h) before the newest operation listed, on the operations' own timestamps, so
+ * that no clock can hide work. What ended in failure before the gate started is judged too
+ * (recent-failures.ts): on the gated branch an `error` still the newest on its compute fails the
+ * gate, whatever its age; on the whole project a recent one is a warning. An operation whose
+ * `created_at` cannot be read is waited on, never dropped.
+ *
+ * Later polls: read from the newest operation back to what earlier polls had seen, however many
+ * were listed since (at most GATE_MAX_CATCH_UP_PAGES pages a poll: past that, the next poll reads
+ * on from where this one stopped, and until it has the gate cannot pass), and on down to the oldest
+ * one still pending (within GATE_MAX_POLL_PAGES pages); pending operations beyond that are read by id
+ * (GATE_MAX_READS_BY_ID a poll). Operations never seen before are waited on too, even if they were
+ * already final when first seen (a failure among them fails the gate).
+ */
+class ProjectGateSource {
+    options;
+    tracked = new Map();
+    /** What the lists have shown, and how later polls read them back (later-polls.ts). */
+    laterPolls;
+    /** The poll in which a pending operation was last read by id. */
+    readByIdAt = new Map();
+    completedPolls = 0;
+    warnedUnreadableTime = false;
+    /** The branch the gate is narrowed to (gated-branch.ts), read anew once its operations are final. */
+    gated;
+    /** With `branch_id`: how far back the first read goes, and what stands for the rest. */
+    history;
+    recentFailures = [];
+    constructor(options) {
+        this.options = options;
+        const { reader, projectId, logger } = options;
+        if (options.branch) {
+            const { branch, reader: branches } = options.branch;
+            this.gated = new GatedBranch(branch, () => branches.getBranch(projectId, branch.id), logger);
+        }
+        this.laterPolls = new LaterPolls((cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }), logger);
+    }
+    get behind() {
+        return this.laterPolls.behind ?? this.history?.unsettled;
+    }
+    get historyNotJudged() {
+        return this.history?.notJudged;
+    }
+    /** The branch as last read: its `current_state` decides, once its operations are final. */
+    get branch() {
+        return this.gated?.branch;
+    }
+    get operations() {
+        return [...this.tracked.values()].sort((a, b) => sortTime(b) - sortTime(a) || 0);
+    }
+    async poll() {
+        if (this.completedPolls === 0)
+            await this.discover();
+        else
+            await this.refresh();
+        await this.readBranch();
+        this.completedPolls++;
+    }
+    /** The branch read anew in every poll that finds its operations final (only with `branch_id`). */
+    async readBranch() {
+        const { gated } = this;
+        if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
+            return;
+        }
+        await gated.read(this.completedPolls === 0);
+        await this.history?.readAgain();
+    }
+    async discover() {
+        const history = (this.history = await this.branchHistory());
+        const read = { newest: -Infinity, oldest: Infinity };
+        const recent = new RecentOperations(this.startedOnApiClock());
+        const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
+            for (const operation of page.operations) {
+                this.laterPolls.note(operation, 0);
+                history?.note(operation);
+                const time = this.createdAt(operation);
+                if (time !== undefined) {
+                    read.newest = Math.max(read.newest, time);
+                    read.oldest = Math.min(read.oldest, time);
+                }
+                if (!this.isRelevant(operation))
+                    continue;
+                recent.add(operation);
+                if (isUnfinished(operation.status))
+                    this.tracked.set(operation.id, operation);
+            }
+            if (history)
+                return !history.complete;
+            return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS);
+        });
+        this.judgeRecentFailures(recent);
+        const cut = end === 'page cap' || end === 'repeated cursor';
+        if (history)
+            history.ended(cut, this.laterPolls.listedCount, read.oldest);
+        else
+            this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS;
+        if (end === 'page cap' && !history)
+            this.warnPageCap(read);
+        else if (end === 'repeated cursor') {
+            this.options.logger.warning('Project gate: the API handed out a page cursor it had given before');
+        }
+    }
+    /** With `branch_id`: its computes, as the API lists them, before the first read. */
+    async branchHistory() {
+        if (!this.options.branch)
+            return undefined;
+        const { projectId, logger } = this.options;
+        const { branch, reader } = this.options.branch;
+        const readComputes = () => reader.listComputes(projectId, branch.id);
+        return new BranchHistory(branch, await readComputes(), readComputes, logger);
+    }
+    warnPageCap(read) {
+        const span = read.oldest <= read.newest
+            ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
+            : '';
+        this.options.logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read, and any still in flight among them is not waited on`);
+    }
+    /**
+     * When the gate started, on the API's clock (its first answer's Date header has set it): the
+     * window of what ended before it is measured from there (warnings only, never a verdict).
+     */
+    startedOnApiClock() {
+        const { clock } = this.options;
+        return clock.wallNow() - (clock.now() - this.options.startedAt);
+    }
+    /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
+    judgeRecentFailures(recent) {
+        this.recentFailures = recent.failures(this.options.branch !== undefined);
+        for (const { operation, failsGate } of this.recentFailures) {
+            if (failsGate)
+                this.tracked.set(operation.id, operation);
+        }
+        const { logger, failuresWhy } = this.options;
+        warnRecentFailures(this.recentFailures, logger, failuresWhy);
+    }
+    /**
+     * A later poll: from the top back to what earlier polls had seen, and on where an earlier poll
+     * stopped at its page cap (later-polls.ts); pending operations no page showed are read by id.
+     * With nothing pending it still reads the top (there is a poll only while the branch keeps the
+     * gate open): an operation started meanwhile keeps the gate open too.
+     */
+    async refresh() {
+        const { reader, projectId, isDone } = this.options;
+        const pending = [...this.tracked.values()].filter((operation) => !isDone(operation));
+        const times = pending.map((operation) => this.createdAt(operation));
+        const oldestPendingAt = times.includes(undefined)
+            ? -Infinity
+            : Math.min(Infinity, ...times);
+        const listed = new Set();
+        await this.laterPolls.read(this.completedPolls, oldestPendingAt, (operation, isNew) => {
+            listed.add(operation.id);
+            if (this.tracked.has(operation.id) || (isNew && this.isRelevant(operation))) {
+                this.tracked.set(operation.id, operation);
+            }
+        });
+        const unlisted = pending
+            .filter((operation) => !listed.has(operation.id))
+            .sort((a, b) => (this.readByIdAt.get(a.id) ?? 0) - (this.readByIdAt.get(b.id) ?? 0))
+            .slice(0, GATE_MAX_READS_BY_ID);
+        for (const operation of unlisted) {
+            this.readByIdAt.set(operation.id, this.completedPolls);
+            this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id));
+        }
+    }
+    /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
+    walkOperations(walk, onPage) {
+        const { reader, projectId } = this.options;
+        const { limit } = walk;
+        return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
+            ...walk,
+            length: (page) => page.operations.length,
+            nextCursor: operationsCursor,
+            onPage
+        });
+    }
+    isRelevant(operation) {
+        const branchId = this.options.branch?.branch.id;
+        return !branchId || operation.branch_id === branchId;
+    }
+    /** The creation time, or undefined (warned about once) when the API's text cannot be read. */
+    createdAt(operation) {
+        const time = apiTime(operation.created_at);
+        if (time === undefined && !this.warnedUnreadableTime) {
+            this.warnedUnreadableTime = true;
+            this.options.logger.warning(`Project gate: operation ${operation.id} has no readable created_at ("${operation.created_at ?? ''}"); such operations count as recent and are waited on`);
+        }
+        return time;
+    }
+}
+/** Newest first; an operation whose time cannot be read sorts as the newest. */
+function sortTime(operation) {
+    return apiTime(operation.created_at) ?? Infinity;
+}
+
+;// CONCATENATED MODULE: ./src/wait/wait-for-operations.ts
+
+
+
+
+
+/** Status changes logged per poll; more are counted in one line (the summary has them all). */
+const MAX_CHANGES_LOGGED = 20;
+/** Distinct unknown statuses warned about. */
+const MAX_UNKNOWN_WARNINGS = 5;
+/**
+ * The log of a wait: each status change once, with the time since the start (at most
+ * MAX_CHANGES_LOGGED a poll, then a count), and each unknown status warned about once.
+ */
+class StatusLog {
+    logger;
+    elapsed;
+    lastStatus = new Map();
+    warnedStatuses = new Set();
+    constructor(logger, elapsed) {
+        this.logger = logger;
+        this.elapsed = elapsed;
+    }
+    record(operations) {
+        let changes = 0;
+        for (const operation of operations) {
+            const previous = this.lastStatus.get(operation.id);
+            if (previous !== operation.status) {
+                this.lastStatus.set(operation.id, operation.status);
+                if (++changes <= MAX_CHANGES_LOGGED) {
+                    this.logger.info(`[${this.elapsed()}] ${wait_for_operations_describe(operation)}: ${previous ? `${previous} → ` : ''}${truncate(operation.status, 40)}`);
+                }
+            }
+            this.warnIfUnknown(operation.status);
+        }
+        if (changes > MAX_CHANGES_LOGGED) {
+            this.logger.info(`[${this.elapsed()}] … and ${changes - MAX_CHANGES_LOGGED} more status changes`);
+        }
+    }
+    warnIfUnknown(status) {
+        if (classifyStatus(status) !== 'unknown' || this.warnedStatuses.has(status))
+            return;
+        this.warnedStatuses.add(status);
+        if (this.warnedStatuses.size <= MAX_UNKNOWN_WARNINGS) {
+            this.logger.warning(`Unknown operation status "${truncate(status, 40)}"; treating it as in flight`);
+        }
+    }
+}
+/** When each operation's last-seen state was read: a read gives it a new object. */
+class ReadTimes {
+    clock;
+    readAt = new Map();
+    states = new WeakSet();
+    constructor(clock) {
+        this.clock = clock;
+    }
+    stamp(operations) {
+        for (const operation of operations) {
+            if (this.states.has(operation))
+                continue;
+            this.states.add(operation);
+            this.readAt.set(operation.id, this.clock.wallNow());
+        }
+    }
+}
+/**
+ * Polls `source` until every operation is final, one is a final failure, or the deadline passes.
+ * The first read is immediate; after each poll the loop waits as long as the pace says (never past
+ * the deadline). An error no retry could help (a key revoked, an operation gone) ends the wait with
+ * the outcome `error` and what was read until then, never throws.
+ */
+async function waitForOperations(options, { source, pace, clock, logger, signal }) {
+    const elapsed = () => `+${formatDuration(clock.now() - options.startedAt)}`;
+    const reads = new ReadTimes(clock);
+    const statusLog = new StatusLog(logger, elapsed);
+    const finality = finalityOf(options.failFast);
+    let polls = 0;
+    /** What was read until now, stamped. */
+    const seen = () => {
+        reads.stamp(source.operations);
+        const observed = source.completedPolls > 0;
+        const timing = { readAt: reads.readAt, elapsedMs: clock.now() - options.startedAt };
+        return { operations: source.operations, polls, observed, ...timing };
+    };
+    const finish = (outcome, reason, noRetryFits) => {
+        const result = seen();
+        logger.info(`[${elapsed()}] ${endingOf(outcome, options, result.observed, reason)}`);
+        const why = noRetryFits ? { reason, noRetryFits } : reason ? { reason } : {};
+        return { outcome, ...result, ...why };
+    };
+    const cancelled = () => finish('cancelled', signal.reason.message);
+    for (;;) {
+        try {
+            polls++;
+            await source.poll();
+        }
+        catch (error) {
+            if (signal?.aborted)
+                return cancelled();
+            if (error instanceof DeadlineExceededError) {
+                return finish('timeout', error.message, error.noRetryFits);
+            }
+            return { outcome: 'error', error, ...seen() };
+        }
+        pace.onPollDone();
+        const operations = source.operations;
+        reads.stamp(operations);
+        statusLog.record(operations);
+        const verdict = verdictOf(operations, source, options.untilIdle, finality);
+        if (verdict)
+            return finish(verdict);
+        if (!options.wait)
+            return finish('pending');
+        const remaining = options.deadline - clock.now();
+        if (remaining <= 0)
+            return finish('timeout', source.behind);
+        try {
+            await clock.sleep(Math.min(pace.nextPollDelayMs(), remaining), signal);
+        }
+        catch (error) {
+            if (signal?.aborted)
+                return cancelled();
+            throw error;
+        }
+    }
+}
+/** What a poll's read decides: a failure, a pass, or nothing yet. */
+function verdictOf(operations, source, untilIdle, { isDone, hasFailed }) {
+    if (!untilIdle && operations.some(hasFailed))
+        return 'failure';
+    const branchOpen = source.branch !== undefined && !canBeQueried(source.branch);
+    // Never a pass on a read that did not get back to what an earlier poll had seen.
+    if (operations.every(isDone) && !branchOpen && !source.behind)
+        return 'success';
+    return undefined;
+}
+/** The wait's last log line: its outcome, or what comes next after a success. */
+function endingOf(outcome, { next }, observed, reason) {
+    const unread = observed ? '' : ', before the operations could be read';
+    return outcome === 'success' && next
+        ? next
+        : `outcome: ${outcome}${unread}${reason ? ` (${reason})` : ''}`;
+}
+function wait_for_operations_describe(operation) {
+    const parts = [operation.id, operation.action, operation.branch_id && `on ${operation.branch_id}`];
+    return parts
+        .filter(Boolean)
+        .map((part) => truncate(part, 80))
+        .join(' ');
+}
+
+;// CONCATENATED MODULE: ./src/gate/planned-wait.ts
+/*
+ * The wait the plan covers: its source of operations (those `operation_id` names, one branch, the
+ * whole project, or the whole project until idle), and the wait itself, its result in the report.
+ */
+
+
+
+
+/**
+ * The wait for the operations; throws the error that cut it short, once what was read is in the
+ * report.
+ */
+async function waitFor(source, { inputs, wait: planned }, report, { clock, logger, signal, pace, stepStartedAt, deadline }) {
+    const wait = await waitForOperations({
+        wait: inputs.wait,
+        startedAt: stepStartedAt,
+        deadline,
+        failFast: planned.failFast,
+        untilIdle: planned.covers === 'idle project',
+        next: planned.next
+    }, { source, pace, clock, logger, signal });
+    if (wait.outcome === 'error') {
+        // What was read before the error stays, for the outputs as for the summary.
+        if (wait.observed || wait.operations.length > 0)
+            report.wait = wait;
+        throw wait.error;
+    }
+    report.wait = wait;
+    report.outcome = wait.outcome;
+    if (wait.noRetryFits)
+        report.noRetryFits = wait.noRetryFits;
+}
+/**
+ * What the plan's wait covers: the operations named by `operation_id`, or the project gate, on one
+ * branch, or on the whole project (until idle, for a step's sake).
+ */
+function plannedSource({ inputs, wait }, gated, { client, logger, clock }) {
+    const { isDone } = finalityOf(wait.failFast);
+    if (wait.covers === 'operations') {
+        return new OperationIdsSource(client.operations, gated.projectId, inputs.operationIds, isDone);
+    }
+    return new ProjectGateSource({
+        ...gated,
+        reader: client.operations,
+        branch: gated.branch && wait.covers === 'branch'
+            ? { branch: gated.branch, reader: client.branches }
+            : undefined,
+        isDone,
+        failuresWhy: wait.idle?.failuresWhy,
+        clock,
+        logger
+    });
+}
+
+;// CONCATENATED MODULE: ./src/gate/run-error.ts
+/*
+ * The run cut short by an error (listing projects, resolving the branch, an error no retry could
+ * help in a poll): its outcome and its message in the report, worded as the front end names inputs.
+ */
+
+/** The run cut short by `error`: its outcome, and its message as the front end names inputs. */
+function recordError(report, error, { signal, naming, redactor }) {
+    report.outcome = signal.aborted
+        ? 'cancelled'
+        : error instanceof DeadlineExceededError
+            ? 'timeout'
+            : 'error';
+    const message = error instanceof WordedError
+        ? error.worded(naming)
+        : error instanceof Error
+            ? error.message
+            : String(error);
+    const noRetryFits = report.outcome === 'timeout' ? error.noRetryFits : undefined;
+    if (noRetryFits)
+        report.noRetryFits = noRetryFits;
+    // Gave up because no retry fitted: the message says so with the numbers (`no retry fits …`).
+    const text = report.outcome !== 'timeout'
+        ? message
+        : noRetryFits
+            ? message.charAt(0).toUpperCase() + message.slice(1)
+            : `timeout ran out: ${message}`;
+    report.error = redactor.redact(text);
+    if (error instanceof InputError)
+        report.errorCause = 'input';
+}
+
+;// CONCATENATED MODULE: ./src/gate/gate.ts
+/*
+ * The whole job, from a plan (plan.ts) to a report: the plan's steps before the wait (list
+ * projects), the branch (branch-to-gate.ts), the wait the plan covers, then its steps after it (the
+ * database, the teardown's check), and the plan's ending. It touches neither the runner nor GitHub
+ * (run() in main.ts publishes what it returns), so a test can run it end to end with fakes. Every
+ * error ends here as the report's outcome and message (run-error.ts).
+ */
+
+
+
+
+
+
+
+/** Runs the plan; never throws. */
+async function gate(plan, dependencies) {
+    const { inputs } = plan;
+    // The runner's clock, its wall time the API's (its answers' Date header): what is compared with
+    // the API's timestamps is measured on the API's clock; deadlines stay on the monotonic one.
+    const clock = new ApiClock(dependencies.clock, dependencies.logger);
+    const pace = new Pace(inputs.intervalMs, clock, dependencies.logger, dependencies.random);
+    // One deadline for the whole run: listing, every poll, retry and back-off, the steps after.
+    const stepStartedAt = dependencies.stepStartedAt ?? clock.now();
+    // What ended just before this moment is judged too (on the API's clock, once it has answered).
+    const startedAt = clock.now();
+    const deadline = stepStartedAt + inputs.timeoutMs;
+    const client = apiClientOf(inputs, readsOnce(plan), { ...dependencies, clock, pace, deadline });
+    const report = {
+        requests: client.stats,
+        gate: plan.gate,
+        failFast: plan.wait.failFast,
+        waitPlan: plan.wait,
+        pace
+    };
+    const context = { ...dependencies, clock, client, pace, stepStartedAt, deadline };
+    for (const step of plan.steps)
+        step.start?.(inputs, report);
+    let source;
+    try {
+        for (const step of stepsIn('before-wait', plan))
+            await step.run(inputs, report, context);
+        if (inputs.projectId && !plan.stepsAlone) {
+            source = await gateProject(plan, inputs.projectId, startedAt, report, context);
+        }
+    }
+    catch (error) {
+        // Cut short: listing projects, resolving the branch, or an error no retry could help in a poll.
+        recordError(report, error, dependencies);
+    }
+    plan.ending?.(report, dependencies.logger);
+    // The whole run, the steps after the wait included.
+    report.elapsedMs = clock.now() - stepStartedAt;
+    if (source?.branch)
+        report.branch = source.branch;
+    if (source?.recentFailures?.length)
+        report.recentFailures = source.recentFailures;
+    report.historyNotJudged = source?.historyNotJudged;
+    return report;
+}
+function stepsIn(phase, plan) {
+    return plan.steps.filter((step) => step.section.phase === phase);
+}
+/**
+ * The project gate: its branch resolved, the wait, then, when it succeeded, each step after it;
+ * the source of operations, once read. Throws the error that cut it short.
+ */
+async function gateProject(plan, projectId, startedAt, report, context) {
+    report.projectId = projectId;
+    const { client, logger } = context;
+    const branch = await branchToGate(plan, projectId, { reader: client.branches, report, logger });
+    if (branch === 'gone')
+        return undefined;
+    const source = plannedSource(plan, { projectId, startedAt, branch }, context);
+    await waitFor(source, plan, report, context);
+    for (const step of stepsIn('after-wait', plan)) {
+        if (report.outcome !== 'success')
+            break;
+        await step.run(plan.inputs, report, { ...context, projectId, branch });
+    }
+    return source;
+}
+
+;// CONCATENATED MODULE: ./src/domain/core-inputs.ts
+/*
+ * The core's inputs in the input catalog (src/gate/input-catalog.ts puts them with the steps'): the
+ * key, what to gate and how to wait, each with its typed name, its schema, its flag and its help.
+ */
+
+
+
+/** What to gate: the key, the project, its operations or one branch. */
+const CORE_INPUTS = {
+    api_key: {
+        typed: 'apiKey',
+        schema: () => schemas_string()
+            .transform((raw) => raw.trim())
+            .refine((key) => key !== '', 'required; pass the API key secret')
+            .refine((key) => !QUOTED_KEY.test(key), 'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them')
+            .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
+            .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
+        secret: 'text',
+        command: { env: 'NEON_API_KEY', file: 'api-key-file' },
+        help: {
+            part: 'intro',
+            text: [
+                'The API key comes from NEON_API_KEY, or from --api-key-file PATH (- reads standard input);',
+                'never from a flag, which ps and shell history would show.'
+            ]
+        },
+        docs: {
+            summary: 'API key; masked before anything else runs',
+            description: "API key (a secret), sent as 'Authorization: Bearer'; masked before anything runs."
+        }
+    },
+    project_id: {
+        typed: 'projectId',
+        schema: () => idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
+        command: { flag: { name: 'project-id', gate: true }, env: 'NEON_PROJECT_ID' },
+        help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] },
+        docs: {
+            default: '',
+            summary: 'The project; required except for listing projects',
+            description: 'The project to work on; required for everything except list_projects.'
+        }
+    },
+    operation_id: {
+        typed: 'operationIds',
+        schema: (naming) => refusingEmpty(operationIdsInput(naming.mention('operation_id'), `${naming.mention('project_id')}, ${naming.mention('branch_id')}`), `leave ${naming.mention('operation_id')} out to gate the project or a branch`).transform((ids) => ids ?? []),
+        refusesEmpty: true,
+        command: { flag: { name: 'operation-id', multiple: true, gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                ['--operation-id UUID', 'only these operations (repeat it, or separate ids by commas)']
+            ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'At most 40 operation ids (UUIDs), by commas, spaces or lines',
+            description: 'One or more operation ids (UUIDs, at most 40) separated by commas, spaces or new lines; without it the whole project is gated. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        }
+    },
+    branch_id: {
+        typed: 'branchId',
+        schema: (naming) => refusingEmpty(idInput(BRANCH_PATTERN, 'a branch id (br-…) or a branch name of at most 256 visible characters'), `leave ${naming.mention('branch_id')} out to gate the whole project`),
+        refusesEmpty: true,
+        command: { flag: { name: 'branch-id', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--branch-id BRANCH',
+                    "only this branch's operations (an id, br-..., or a name); then",
+                    'also wait until the branch is ready'
+                ]
+            ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'The branch gate: a branch id or name; waits until `ready`',
+            description: 'With project_id and no operation_id, only operations on this branch count: a branch id (br-...) or a branch name (main, preview/pr-12), resolved and checked before the first poll across every page of the search; a name that fits no branch or several fails the step. Once its operations are final, the gate also waits until the branch is ready (current_state ready, no pending_state; archived passes with a warning). Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        }
+    },
+    wait: {
+        typed: 'wait',
+        schema: () => booleanInput(true),
+        command: { flag: { name: 'wait', boolean: true } },
+        help: {
+            part: 'how',
+            flags: [
+                [
+                    '--no-wait',
+                    'read once and report (exit 75 while work is in flight; an API',
+                    'that does not answer ends it within 3 intervals, exit 3)'
+                ]
+            ]
+        },
+        docs: {
+            default: 'true',
+            summary: '`false`: read once and report, do not wait',
+            description: 'true: poll until every operation is final; false: read once and report.'
+        }
+    },
+    interval: {
+        typed: 'intervalMs',
+        schema: () => durationInput('5s', MAX_INTERVAL_MS, '1h'),
+        command: { flag: { name: 'interval' } },
+        help: {
+            part: 'how',
+            flags: [['--interval DURATION', 'time between polls: 5, 5s, 90s, 1m (default 5s)']]
+        },
+        docs: {
+            default: '5',
+            summary: 'Time between polls: `5`, `5s`, `90s`, `1m`; 1 s to 1 h',
+            description: 'Time between polls, in seconds or with a unit (5, 5s, 90s, 1m); 1 second to 1 hour. Slower for a while after HTTP 429s.'
+        }
+    },
+    timeout: {
+        typed: 'timeoutMs',
+        schema: () => timeoutInput(quotedAsGiven),
+        command: { flag: { name: 'timeout' } },
+        help: {
+            part: 'how',
+            flags: [['--timeout DURATION', 'longest wait: 90s, 15m, 2h, 5d at most (default 10m)']]
+        },
+        docs: {
+            default: '10m',
+            summary: 'Longest total wait, same syntax or `5d`; 1 s to 5 days',
+            description: 'Longest total wait, same syntax as interval, or days (5d); 1 second to 5 days. The wait ends within about a second past it; a pull-request comment, written after, has at most 5 s more.'
+        }
+    },
+    fail_fast: {
+        typed: 'failFast',
+        schema: () => booleanInput(false),
+        command: { flag: { name: 'fail-fast', boolean: true } },
+        help: { part: 'how', flags: [['--fail-fast', 'treat the first "failed" status as final']] },
+        docs: {
+            default: 'false',
+            summary: 'Fail on the first `failed` instead of awaiting its retry',
+            description: 'Treat the first "failed" status as final instead of awaiting the control plane\'s retry.'
+        }
+    },
+    api_host: {
+        typed: 'apiHost',
+        schema: () => apiHostInput,
+        command: { flag: { name: 'api-host' } },
+        help: { part: 'how', flags: [['--api-host URL', `the API (default ${DEFAULT_API_HOST})`]] },
+        docs: {
+            default: DEFAULT_API_HOST,
+            summary: 'Base address (`http://` only to loopback)',
+            description: 'Base address of the API; https:// only, plain http:// for loopback hosts.'
+        }
+    }
+};
+
+;// CONCATENATED MODULE: ./src/domain/sweep-age.ts
+/*
+ * `older_than`: how long a branch matching `sweep` may go without activity before it is stale. A
+ * number with a unit, `m` (minutes), `h` (hours), `d` (days) or `w` (weeks): `7d`, `36h`, `2w`,
+ * `1.5d`. Without a unit it is refused: a bare `7` would be seven seconds elsewhere, and every
+ * branch would be stale.
+ */
+
+const sweep_age_UNIT_MS = {
+    m: 60_000,
+    h: 3_600_000,
+    d: 86_400_000,
+    w: 7 * 86_400_000
+};
+const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/;
+/** Less than an hour of quiet says nothing of a preview branch: its pull request may be open. */
+const MIN_OLDER_THAN_MS = sweep_age_UNIT_MS.h;
+/** Ten years: a longer age is a typo. */
+const MAX_OLDER_THAN_MS = 3650 * sweep_age_UNIT_MS.d;
+/** `older_than` when not given: `7d`. */
+const DEFAULT_OLDER_THAN_MS = 7 * sweep_age_UNIT_MS.d;
+/** `7d` in milliseconds; undefined when it is not a number with one of the units. */
+function parseAge(text) {
+    const match = AGE.exec(text.toLowerCase());
+    return match ? Math.round(Number(match[1]) * sweep_age_UNIT_MS[match[2]]) : undefined;
+}
+/**
+ * The input `older_than` as given, in milliseconds. Not given, it is DEFAULT_OLDER_THAN_MS; given
+ * empty, an input error (the catalog's entry reads it with refusingEmpty).
+ */
+const olderThanInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim();
+    const ms = parseAge(text);
+    const problem = ms === undefined
+        ? 'is not an age; use a number with a unit: m (minutes), h (hours), d (days) or w (weeks), as in 7d, 36h, 2w'
+        : ms < MIN_OLDER_THAN_MS
+            ? 'is below the minimum of 1 hour'
+            : ms > MAX_OLDER_THAN_MS
+                ? 'is above the maximum of 3650 days'
+                : undefined;
+    if (problem === undefined)
+        return ms;
+    ctx.addIssue({ code: 'custom', message: `"${text}" ${problem}` });
+    return NEVER;
+});
+
+;// CONCATENATED MODULE: ./src/steps/sweep/sweep-input.ts
+
+
+
+
+/** Its inputs in the catalog. */
+const SWEEP_INPUTS = {
+    sweep: {
+        typed: 'sweep',
+        schema: (naming) => refusingEmpty(sweepPatternInput, `leave ${naming.mention('sweep')} out for another gate`),
+        refusesEmpty: true,
+        command: { flag: { name: 'match', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--match PATTERN',
+                    'with neon-gate sweep: list the stale branches whose names match',
+                    'PATTERN: * within a name part (preview/*), {pr} for a',
+                    'pull-request number; reads every page of branches, waits for',
+                    'nothing, deletes nothing'
+                ]
+            ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'A branch-name pattern: list its stale branches (a sweep)',
+            description: 'A branch-name pattern (preview/* or preview/pr-{pr}): list every matching branch that is stale, and wait for nothing. * matches within one name part; {pr} stands for a pull-request number, whose state is read from GitHub. Needs project_id; see docs/sweep.md.'
+        }
+    },
+    older_than: {
+        typed: 'olderThanMs',
+        schema: (naming) => refusingEmpty(olderThanInput, `leave ${naming.mention('older_than')} out for 7d`).transform((ms) => ms ?? DEFAULT_OLDER_THAN_MS),
+        refusesEmpty: true,
+        command: { flag: { name: 'older-than' } },
+        help: {
+            part: 'what',
+            flags: [['--older-than AGE', 'with sweep: stale after this long without activity (7d)']]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: 'With `sweep`: no activity for this long is stale; not given: 7d',
+            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        }
+    },
+    fail_on_stale: {
+        typed: 'failOnStale',
+        schema: () => booleanInput(false),
+        command: { flag: { name: 'fail-on-stale', boolean: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--fail-on-stale',
+                    'with sweep: exit 1 when a stale branch is found, and 3 when some',
+                    'branch could not be judged or the list was cut'
+                ]
+            ]
+        },
+        docs: {
+            default: 'false',
+            summary: 'With `sweep`: fail while a stale branch is found',
+            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass.'
+        }
+    }
+};
+/** What each input a sweep cannot take would ask for instead. */
+const NOT_WITH_SWEEP = {
+    branch_id: 'a sweep reads every branch that matches; it gates none',
+    operation_id: 'a sweep waits for no operation',
+    before: 'a sweep only lists; the teardown check is a gate of its own',
+    database_url: 'a sweep queries no database',
+    list_projects: 'a sweep reads the branches of one project'
+};
+/** A sweep needs its project, and none of the inputs of another gate. */
+function checkSweep(inputs, ctx, { mention }) {
+    if (!inputs.project_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['project_id'],
+            message: `required with ${mention('sweep')}; give the project whose branches to sweep`
+        });
+    }
+    for (const [name, why] of Object.entries(NOT_WITH_SWEEP)) {
+        const value = inputs[name];
+        if (!value || (Array.isArray(value) && value.length === 0))
+            continue;
+        ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `cannot be combined with ${mention('sweep')}: ${why}; leave it out`
+        });
+    }
+}
+/** What a sweep ignores, and what is ignored without one, worth a warning. */
+function ignoredBySweep(inputs, { mention }) {
+    if (inputs.sweep && inputs.failFast) {
+        return [
+            `${mention('fail_fast')} is ignored with ${mention('sweep')}: a sweep waits for nothing`
+        ];
+    }
+    if (!inputs.sweep && inputs.failOnStale) {
+        return [`${mention('fail_on_stale')} is ignored without ${mention('sweep')}`];
+    }
+    return [];
+}
+
+;// CONCATENATED MODULE: ./src/steps/teardown/teardown-action.ts
+/*
+ * `before`: the teardown a gate runs ahead of. The step's hook makes the gate's plan wait for the
+ * whole project to be idle (teardown-step.ts); what it then checks and says is this folder's.
+ */
+const TEARDOWN_ACTIONS = ['delete', 'reset'];
+
+;// CONCATENATED MODULE: ./src/steps/teardown/teardown-input.ts
+/*
+ * The teardown's input, `before`: its entry in the input catalog (what it accepts), what it needs
+ * beside it, and what it makes the gate ignore.
+ */
+
+
+
+
+/** The teardown to check for. */
+const teardownAction = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim();
+    const action = TEARDOWN_ACTIONS.find((name) => name === text.toLowerCase());
+    if (action)
+        return action;
+    // Quoted as given: a value folded in case would slip past the redactor.
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not one of delete, reset` });
+    return NEVER;
+});
+/** Its input in the catalog: `before`. */
+const TEARDOWN_INPUTS = {
+    before: {
+        typed: 'before',
+        schema: (naming) => refusingEmpty(teardownAction, `leave ${naming.mention('before')} out for the gate the other inputs ask for`),
+        refusesEmpty: true,
+        command: { flag: { name: 'before', gate: true } },
+        help: {
+            part: 'what',
+            flags: [
+                [
+                    '--before delete|reset',
+                    'before a teardown of --branch-id: wait until the whole project',
+                    'is idle, then check that the branch can be deleted (or reset to',
+                    'its parent) now: exit 1 when something blocks it, 0 when it is',
+                    'clear or, for delete, already gone'
+                ]
+            ]
+        },
+        docs: {
+            default: NOT_GIVEN,
+            summary: '`delete` or `reset`: can `branch_id` go now? (a teardown)',
+            description: 'delete or reset (to its parent): before a teardown of branch_id, wait until the whole project is idle (not for the branch to be ready), then check that the branch can be deleted or reset now. Blocked (root, default, protected, child branches, restricted_actions) fails the step; a branch already gone passes a delete, but a name only near one (preview/12 or preview/pr-012 for preview/pr-12) fails the step. Needs project_id and branch_id; database_url and fail_fast are ignored. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        }
+    }
+};
+/**
+ * `before` checks one branch of a project once the whole project is idle: it needs both, and no
+ * operations of its own.
+ */
+function checkBefore(inputs, ctx, { mention }) {
+    const before = `${mention('before')} ${inputs.before ?? ''}`;
+    if (!inputs.project_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['project_id'],
+            message: `required with ${before}; give the project of the branch`
+        });
+    }
+    if (!inputs.branch_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['branch_id'],
+            message: `required with ${before}; give the branch to check (an id, br-…, or its name)`
+        });
+    }
+    if (inputs.operation_id.length > 0) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['operation_id'],
+            message: `cannot be combined with ${before}, which waits until the whole project is idle; leave it out`
+        });
+    }
+}
+/** What `before` makes the gate ignore, worth a warning. */
+function ignoredBeforeTeardown(inputs, { mention }) {
+    if (!inputs.before)
+        return [];
+    const warnings = [];
+    if (inputs.database) {
+        warnings.push(`${mention('database_url')} is ignored with ${mention('before')}: a branch about to be deleted or reset is not queried`);
+    }
+    if (inputs.failFast) {
+        warnings.push(`${mention('fail_fast')} is ignored with ${mention('before')}: the gate waits until the project is idle, and a failure is no reason to stop a teardown`);
+    }
+    return warnings;
+}
+
+;// CONCATENATED MODULE: ./src/gate/input-catalog.ts
+/*
+ * The input catalog: every input of the gate, one entry each (domain/input-catalog.ts says what an
+ * entry holds), the core's and each step's, in the contract's order (action.yml's). The typed
+ * inputs (inputs.ts), the command's flags and help, the secrets to redact and the docs' input
+ * tables (npm run docs) are derived from it.
+ */
+
+
+
+
+
+const { api_key, project_id, operation_id, branch_id, ...how } = CORE_INPUTS;
+const INPUT_CATALOG = {
+    api_key,
+    project_id,
+    operation_id,
+    branch_id,
+    ...PROJECTS_INPUTS,
+    ...how,
+    ...DATABASE_INPUTS,
+    ...TEARDOWN_INPUTS,
+    ...SWEEP_INPUTS
+};
+/** Every input by name, in the catalog's order. */
+const INPUT_NAMES = Object.keys(INPUT_CATALOG);
+/** Each entry, typed as an entry (the catalog's literal types are for its names). */
+const inputEntries = () => Object.entries(INPUT_CATALOG);
+const inputEntry = (name) => INPUT_CATALOG[name];
+/** Given empty, an input error (`refusesEmpty`): its "not given" is undefined, never ''. */
+const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name).refusesEmpty === true;
+
+;// CONCATENATED MODULE: ./src/gate/inputs.ts
+/*
+ * The gate's inputs, one schema for both front ends: what each accepts, its default and its
+ * problems, worded with the names the front end gives them (InputNaming). A front end's own inputs
+ * (the action's for the pull request) are its own schema, checked beside these (OwnInputs).
+ */
+
+
+
+
+
+
+/** Each input of the catalog on its own: its schema, worded as the front end names inputs. */
+function inputFields(naming) {
+    return Object.fromEntries(INPUT_NAMES.map((name) => [name, INPUT_CATALOG[name].schema(naming)]));
+}
+/** What the inputs must be together. */
+function checkTogether(inputs, ctx, naming) {
+    if (inputs.sweep)
+        return checkSweep(inputs, ctx, naming);
+    if (inputs.before)
+        return checkBefore(inputs, ctx, naming);
+    if (inputs.operation_id.length > 0 && !inputs.project_id) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['project_id'],
+            message: `required with ${naming.mention('operation_id')}; give the project the operations belong to`
+        });
+    }
+    checkIgnoredToTheGatesLoss(inputs, ctx, naming);
+    if (!inputs.project_id && !inputs.list_projects && inputs.operation_id.length === 0) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['project_id'],
+            message: `required; give ${naming.mention('project_id')} to wait for operations, or set ${naming.enabled('list_projects')}`
+        });
+    }
+}
+/**
+ * An input that another would make the gate ignore, to its loss, is refused rather than warned
+ * about: `branch_id` beside `operation_id` (the branch's readiness would go unchecked), and a gate's
+ * input beside `list_projects` with no project (only the projects would be listed, and exit 0).
+ */
+function checkIgnoredToTheGatesLoss(inputs, ctx, { mention, enabled }) {
+    if (inputs.branch_id && inputs.operation_id.length > 0) {
+        ctx.addIssue({
+            code: 'custom',
+            path: ['branch_id'],
+            message: `cannot be combined with ${mention('operation_id')}: only the listed operations would be waited for, and the branch's readiness never checked; give ${mention('branch_id')} alone to gate the branch, or ${mention('operation_id')} alone`
+        });
+    }
+    if (inputs.project_id || !inputs.list_projects)
+        return;
+    const unchecked = {
+        branch_id: inputs.branch_id && 'the branch would never be checked',
+        database_url: inputs.database_url && 'the database would never be queried'
+    };
+    for (const [name, loss] of Object.entries(unchecked)) {
+        if (!loss)
+            continue;
+        ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `needs ${mention('project_id')}: with ${enabled('list_projects')} and no project, only the projects are listed and ${loss}; give the project, or leave ${mention(name)} out`
+        });
+    }
+}
+function inputsSchema(naming) {
+    return object(inputFields(naming))
+        .superRefine((inputs, ctx) => checkTogether(inputs, ctx, naming))
+        .transform((inputs) => Object.fromEntries(INPUT_NAMES.map((name) => [INPUT_CATALOG[name].typed, inputs[name]])));
+}
+/**
+ * Inputs that are accepted but ignored in this combination, worth a warning: only those whose
+ * absence takes no check away (parseInputs refuses the others).
+ */
+function ignoredInputWarnings(inputs, naming) {
+    const { mention } = naming;
+    const warnings = [...ignoredBeforeTeardown(inputs, naming), ...ignoredBySweep(inputs, naming)];
+    if (inputs.orgId && !inputs.listProjects) {
+        warnings.push(`${mention('org_id')} is ignored without ${naming.enabled('list_projects')}`);
+    }
+    return warnings;
+}
+/**
+ * Reads and validates every input (with `own`, the front end's own too) before any request; an
+ * input `readInput` gives no value for (undefined) is not given. Throws one InputError that names
+ * each bad input as its front end calls it, and what it accepts.
+ */
+function parseInputs(readInput, naming, own) {
+    const read = (names) => Object.fromEntries(names.map((name) => {
+        const value = readInput(name);
+        // Not given: undefined where an empty value is refused, else '' as before.
+        return [name, value ?? (refusesEmpty(name) ? undefined : '')];
+    }));
+    const shared = inputsSchema(naming).safeParse(read(INPUT_NAMES));
+    const frontEnds = own?.schema.safeParse(read(own.names));
+    const problems = [shared, frontEnds].flatMap((parsed) => parsed ? problemsOf(parsed, naming) : []);
+    if (problems.length > 0 || !shared.success)
+        throw invalidInput(problems);
+    return { ...shared.data, ...frontEnds?.data };
+}
+/**
+ * The timeout alone, checked as parseInputs checks it: the command reads its secrets within it,
+ * before the rest can be checked with them. `quote: false`: its problems do not repeat the value
+ * (a secret not known to the redactor yet could stand there by mistake).
+ */
+function parseTimeout(raw, naming, quote = true) {
+    const schema = object({ timeout: timeoutInput(quote ? quotedAsGiven : () => 'the value') });
+    return parsedOrThrown(schema, { timeout: raw }, naming).timeout;
+}
+function parsedOrThrown(schema, raw, naming) {
+    const parsed = schema.safeParse(raw);
+    if (parsed.success)
+        return parsed.data;
+    throw invalidInput(problemsOf(parsed, naming));
+}
+/** Each problem of a parse, at the start the input it is about as the front end names it. */
+function problemsOf(parsed, naming) {
+    if (parsed.success)
+        return [];
+    return parsed.error.issues.map((issue) => `${naming.label(issue.path[0])}: ${issue.message}`);
+}
+function invalidInput(problems) {
+    return new InputError(`Invalid input: ${problems.join('; ')}`);
 }
 
 ;// CONCATENATED MODULE: ./src/gate/gate-line.ts
@@ -15815,8 +15868,9 @@ function bounded(record) {
             : value
     ]));
 }
-function jsonList(name, items) {
-    const cut = items.map(bounded);
+/** `whole`: the items as they are; else each text field cut to size. */
+function jsonList(name, items, whole = false) {
+    const cut = whole ? items : items.map(bounded);
     const costs = cut.map((item) => utf16Bytes('', JSON.stringify(item)) + 2);
     return {
         name,
@@ -15866,8 +15920,9 @@ function typedOutputs(sections, report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
             if (!outputs)
                 continue;
             Object.assign(values, outputs.values);
-            if (outputs.list)
-                lists.push(jsonList(outputs.list.name, outputs.list.items));
+            const { list } = outputs;
+            if (list)
+                lists.push(jsonList(list.name, list.items, list.whole));
         }
     };
     if (report.outcome && report.outcome !== 'error')

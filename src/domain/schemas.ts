@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ID_PATTERN } from './input-fields.js'
 
 /*
  * Response schemas. Only the fields the action needs are required; everything else the spec or the
@@ -7,6 +8,14 @@ import { z } from 'zod'
  */
 
 const optionalString = z.string().nullish()
+
+/**
+ * An id as Neon's API description gives every id (`br-cool-name-123456`, `^[a-z0-9-]{1,60}$`): one
+ * word in a shell, a log line or a command line. Answers are read with any id (the gate only
+ * compares them); what a recipe deletes by (the sweep's `stale`) holds only ids parsed with this.
+ */
+export const NeonIdSchema = z.string().regex(ID_PATTERN).brand<'NeonId'>()
+export type NeonId = z.infer<typeof NeonIdSchema>
 const optionalInteger = z.number().int().nullish()
 
 const OperationSchema = z.object({

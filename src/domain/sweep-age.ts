@@ -6,8 +6,6 @@
  */
 import { z } from 'zod'
 
-const DEFAULT_OLDER_THAN = '7d'
-
 const UNIT_MS: Record<string, number> = {
   m: 60_000,
   h: 3_600_000,
@@ -19,6 +17,8 @@ const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/
 const MIN_OLDER_THAN_MS = UNIT_MS.h
 /** Ten years: a longer age is a typo. */
 const MAX_OLDER_THAN_MS = 3650 * UNIT_MS.d
+/** `older_than` when not given: `7d`. */
+export const DEFAULT_OLDER_THAN_MS = 7 * UNIT_MS.d
 
 /** `7d` in milliseconds; undefined when it is not a number with one of the units. */
 function parseAge(text: string): number | undefined {
@@ -26,9 +26,12 @@ function parseAge(text: string): number | undefined {
   return match ? Math.round(Number(match[1]) * UNIT_MS[match[2]]) : undefined
 }
 
-/** The input `older_than`, in milliseconds: `7d` when not given. */
+/**
+ * The input `older_than` as given, in milliseconds. Not given, it is DEFAULT_OLDER_THAN_MS; given
+ * empty, an input error (the catalog's entry reads it with refusingEmpty).
+ */
 export const olderThanInput = z.string().transform((raw, ctx) => {
-  const text = raw.trim() || DEFAULT_OLDER_THAN
+  const text = raw.trim()
   const ms = parseAge(text)
   const problem =
     ms === undefined

@@ -7,7 +7,7 @@
  * could not be read is named, never guessed; so is a branch whose activity cannot be read.
  */
 import { apiTime } from './api-time.js'
-import type { ProjectCompute, RelatedBranch } from './schemas.js'
+import { type NeonId, NeonIdSchema, type ProjectCompute, type RelatedBranch } from './schemas.js'
 import { matchBranch, type SweepPattern } from './sweep-pattern.js'
 import { judgeTeardown } from './teardown-rules.js'
 
@@ -24,7 +24,8 @@ type StaleReason = 'inactive' | 'pr_closed' | 'pr_merged'
 
 /** What the `stale` output lists of a branch: `blockers` stop a delete until dealt with. */
 export interface StaleBranch {
-  id: string
+  /** A Neon id, parsed: a recipe deletes by it. */
+  id: NeonId
   name: string
   /** Its last activity (ISO 8601, UTC); null when the API gave no time that can be read. */
   last_active: string | null
@@ -131,6 +132,10 @@ function deleteBlockers(branch: RelatedBranch, branches: RelatedBranch[]): Stale
   )
 }
 
+/** Why a stale branch whose id a recipe could not pass safely is named, never listed. */
+const NOT_A_NEON_ID =
+  'its id is not a Neon id (^[a-z0-9-]{1,60}$), so it is not listed: a recipe deletes by id'
+
 /** The sweep's verdict on every branch of `facts`. */
 export function judgeSweep(facts: SweepFacts): SweepVerdict {
   const stale: { item: StaleBranch; at: number }[] = []
@@ -145,9 +150,11 @@ export function judgeSweep(facts: SweepFacts): SweepVerdict {
     if (!reason && active === undefined) {
       reason = { why: 'its activity cannot be read (no updated_at or last_active it can read)' }
     }
+    const id = NeonIdSchema.safeParse(branch.id)
+    if (typeof reason === 'string' && !id.success) reason = { why: NOT_A_NEON_ID }
     if (typeof reason === 'object') undecided.push({ ...named, why: reason.why })
-    if (typeof reason !== 'string') continue
-    const item = { ...named, reason, blockers: deleteBlockers(branch, facts.branches) }
+    if (typeof reason !== 'string' || !id.success) continue
+    const item = { ...named, id: id.data, reason, blockers: deleteBlockers(branch, facts.branches) }
     stale.push({ item, at: active ?? -Infinity })
   }
   stale.sort(

@@ -15,9 +15,13 @@ export type ClientParts = Pick<
   'logger' | 'redactor' | 'retryPolicy' | 'signal' | 'transport' | 'pace' | 'deadline'
 > & { clock: ApiClock }
 
-/** The client of a run on `inputs`; with `wait: false`, a read gives up within 3 intervals. */
+/**
+ * The client of a run on `inputs`; reading once (`wait: false`, or a plan that waits for nothing),
+ * a read gives up within 3 intervals.
+ */
 export function apiClientOf(
-  inputs: Pick<Inputs, 'apiHost' | 'apiKey' | 'intervalMs' | 'wait'>,
+  inputs: Pick<Inputs, 'apiHost' | 'apiKey' | 'intervalMs'>,
+  readsOnce: boolean,
   parts: ClientParts
 ): ApiClient {
   const { clock } = parts
@@ -27,6 +31,6 @@ export function apiClientOf(
     baseUrl: inputs.apiHost,
     apiKey: inputs.apiKey,
     requestTimeoutMs: requestTimeLimitMs(inputs.intervalMs),
-    readOnceWithinMs: inputs.wait ? undefined : RECOVERY_INTERVALS * inputs.intervalMs
+    readOnceWithinMs: readsOnce ? RECOVERY_INTERVALS * inputs.intervalMs : undefined
   })
 }

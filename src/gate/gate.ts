@@ -19,7 +19,7 @@ import type { StepContext } from '../steps/step.js'
 import type { OperationSource } from '../wait/operation-sources.js'
 import { apiClientOf } from './api-client-of.js'
 import { branchToGate } from './branch-to-gate.js'
-import type { GatePlan } from './plan.js'
+import { type GatePlan, readsOnce } from './plan.js'
 import { plannedSource, waitFor } from './planned-wait.js'
 import { recordError } from './run-error.js'
 import type { StepNeeds } from './steps.js'
@@ -55,7 +55,7 @@ export async function gate(plan: GatePlan, dependencies: GateDependencies): Prom
   // What ended just before this moment is judged too (on the API's clock, once it has answered).
   const startedAt = clock.now()
   const deadline = stepStartedAt + inputs.timeoutMs
-  const client = apiClientOf(inputs, { ...dependencies, clock, pace, deadline })
+  const client = apiClientOf(inputs, readsOnce(plan), { ...dependencies, clock, pace, deadline })
   const report: RunReport = {
     requests: client.stats,
     gate: plan.gate,

@@ -36,6 +36,15 @@ export function planOf(inputs: Inputs): GatePlan {
   return plan
 }
 
+/**
+ * Whether each read gives up within 3 intervals instead of retrying until `timeout`: with `wait:
+ * false`, and in a plan that waits for nothing (a sweep), where an API that cannot answer (a
+ * proxy's page) is an error to say at once.
+ */
+export function readsOnce(plan: GatePlan): boolean {
+  return !plan.inputs.wait || plan.stepsAlone === true
+}
+
 /** Whether the run ends with a query of the database: with a gate, when the plan keeps it. */
 export function queriesDatabase(plan: GatePlan): boolean {
   return plan.inputs.database !== undefined && plan.gate !== 'projects'

@@ -38,8 +38,9 @@ interface JsonList {
   need: number
 }
 
-function jsonList(name: string, items: object[]): JsonList {
-  const cut = items.map(bounded)
+/** `whole`: the items as they are; else each text field cut to size. */
+function jsonList(name: string, items: object[], whole = false): JsonList {
+  const cut = whole ? items : items.map(bounded)
   const costs = cut.map((item) => utf16Bytes('', JSON.stringify(item)) + 2)
   return {
     name,
@@ -106,7 +107,8 @@ export function typedOutputs(
       const outputs = section.outputs?.(report)
       if (!outputs) continue
       Object.assign(values, outputs.values)
-      if (outputs.list) lists.push(jsonList(outputs.list.name, outputs.list.items))
+      const { list } = outputs
+      if (list) lists.push(jsonList(list.name, list.items, list.whole))
     }
   }
   if (report.outcome && report.outcome !== 'error') values.outcome = report.outcome

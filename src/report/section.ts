@@ -10,8 +10,8 @@ import type { ReportFormat } from './report-format.js'
 import type { RunReport } from './report.js'
 import type { TimelineTask } from './timeline.js'
 
-/** An output's value with its type: text, a number, or JSON (an object or an array). */
-export type OutputValue = string | number | object
+/** An output's value with its type: text, a number, a boolean, or JSON (an object or an array). */
+export type OutputValue = string | number | boolean | object
 
 /**
  * Bounds that keep the summary far below GitHub's 1 MiB whatever the API sends: rows per table
@@ -32,6 +32,11 @@ export interface Annotation {
 interface OutputList {
   name: string
   items: object[]
+  /**
+   * Each item kept whole: no text of it is cut to size (a name a recipe reads must be the name);
+   * the list is still cut by whole items to fit.
+   */
+  whole?: true
 }
 
 export interface ReportSection {

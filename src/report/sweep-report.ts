@@ -21,6 +21,11 @@ export interface SweepFindings {
   olderThanMs: number
   /** Why the branch list stopped short of its end (its page cap), if it did. */
   cut?: string
+  /**
+   * With `{pr}`: whether the pull requests were read (a front end that reads GitHub), or age alone
+   * decided.
+   */
+  pullRequestsRead: boolean
 }
 
 const REASONS: Record<StaleBranch['reason'], string> = {
@@ -36,24 +41,37 @@ export function ageText(ms: number): string {
   return plural(Math.round(ms / 60_000), 'minute')
 }
 
+/** What `{pr}` added to the rule: a pull request closed or merged, or nothing, when none was read. */
+function byPullRequest({ pattern, pullRequestsRead }: SweepFindings): string {
+  if (!pattern.includes('{pr}')) return ''
+  return pullRequestsRead
+    ? ', or a pull request closed or merged'
+    : '; no pull request was read, so age alone decides'
+}
+
 /**
  * The sweep in one line: `3 stale branches among 7 that match preview/pr-{pr} (no activity for
  * 7 days, or a pull request closed or merged)`, then what was not judged, and where the list was
  * cut.
  */
-export function sweepPhrase({ verdict, pattern, olderThanMs, cut }: SweepFindings): Phrase {
+export function sweepPhrase(findings: SweepFindings): Phrase {
+  const { verdict, pattern, olderThanMs, cut } = findings
   const { stale, undecided, matched } = verdict
   const found =
     stale.length === 0 ? 'no stale branch' : plural(stale.length, 'stale branch', 'stale branches')
   const phrase: Phrase = [
     `${found} among ${matched} that match `,
     { code: pattern },
-    ` (no activity for ${ageText(olderThanMs)}${pattern.includes('{pr}') ? ', or a pull request closed or merged' : ''})`
+    ` (no activity for ${ageText(olderThanMs)}${byPullRequest(findings)})`
   ]
   if (undecided.length > 0) {
     phrase.push(`; ${plural(undecided.length, 'branch', 'branches')} could not be judged`)
   }
-  if (cut) phrase.push(`; the branch list stopped (${cut}): branches beyond it were not judged`)
+  if (cut) {
+    phrase.push(
+      `; the branch list stopped (${cut}): the most recently updated branches beyond it were not judged`
+    )
+  }
   return phrase
 }
 
@@ -96,7 +114,7 @@ export function sweepSummary(
     parts.push(
       format.paragraph(
         format.phrase([
-          `The branch list stopped (${findings.cut}) before its end: branches beyond it were not judged, and a listed branch may have children there.`
+          `The branch list stopped (${findings.cut}) before its end: the most recently updated branches beyond it were not judged, and a listed branch may have children there.`
         ])
       )
     )
@@ -105,15 +123,17 @@ export function sweepSummary(
 }
 
 /**
- * The outputs: `stale_count` (every stale branch found) and the `stale` array, which outputs.ts
- * cuts from its end to fit GitHub's 1 MB, with a note that gives the count it holds.
+ * The outputs: `stale_count` (every stale branch found), `cut` (whether the branch list stopped
+ * short of its end) and the `stale` array, which outputs.ts cuts from its end to fit GitHub's 1 MB,
+ * with a note that gives the count it holds. Each entry is whole: a recipe deletes by its id (a
+ * Neon id, at most 60 characters) and may show its name, which is never cut.
  */
-export function sweepOutputs({ verdict }: SweepFindings): {
+export function sweepOutputs({ verdict, cut }: SweepFindings): {
   values: Record<string, OutputValue>
-  list: { name: string; items: StaleBranch[] }
+  list: { name: string; items: StaleBranch[]; whole: true }
 } {
   return {
-    values: { stale_count: verdict.stale.length },
-    list: { name: 'stale', items: verdict.stale }
+    values: { stale_count: verdict.stale.length, cut: cut !== undefined },
+    list: { name: 'stale', items: verdict.stale, whole: true }
   }
 }

@@ -82,6 +82,9 @@ export async function octokitPullRequests(
     (await octokit.rest.pulls.get({ owner, repo, pull_number: pullNumber })).data
 }
 
+/** Why no pull request is read without a token: a run that gets no secrets passes an empty one. */
+const NO_TOKEN = { unreadable: "github_token is empty (leave it out to use the job's token)" }
+
 /**
  * The sweep's reader of pull requests in this repository, with the token the comment uses: the
  * states of the numbers asked for, each one that cannot be read (no token, 404, …) named with why.
@@ -91,6 +94,7 @@ export function gitHubPullRequests(
   token: () => string
 ): ReadPullRequests {
   return async (numbers, signal) => {
+    if (!token()) return new Map(numbers.map((pullNumber) => [pullNumber, NO_TOKEN]))
     if (numbers.length === 0) return new Map()
     const read = await octokitPullRequests({ ...context, token: token(), signal })
     return readPullRequestStates(read, numbers)

@@ -38,7 +38,10 @@ export interface PlanDraft<Given> {
   inputs: Given
   gate: GateKind
   wait: WaitPlan
-  /** The plan's steps are the whole run (a sweep): no branch is resolved, nothing waited for. */
+  /**
+   * The plan's steps are the whole run (a sweep): no branch is resolved, nothing waited for, and
+   * each read reads once, as with `wait: false`.
+   */
   stepsAlone?: true
   /** `branch_id` names no branch: whether that is the goal, said in the report (then no wait). */
   branchGone?: (report: RunReport, logger: Logger) => boolean

@@ -91,10 +91,18 @@ function listOperations(world: World, projectId: string, query: Record<string, s
 /** The cursor of the branch page that follows branch `id`: what the world's `pagination.next` holds. */
 export const branchCursor = (id: string) => Buffer.from(id).toString('base64url')
 
+/** What each `sort_by` of the branch list sorts by (`updated_at`: its creation until it changed). */
+const BRANCH_SORT_KEYS = {
+  name: (branch: BranchRecord) => branch.name,
+  created_at: (branch: BranchRecord) => branch.createdAt,
+  updated_at: (branch: BranchRecord) => branch.updatedAt ?? branch.createdAt
+}
+
 /**
  * As the live API pages branches: `search` matches a part of the name or of the id, any case;
- * sorted by `sort_by` (updated_at) and `sort_order` (desc); `limit` 1-10,000; the next page's
- * cursor in `pagination.next`, absent on the last page.
+ * sorted by `sort_by` (`name`, `created_at` or `updated_at`, the default) and `sort_order` (`asc`
+ * or `desc`, the default), as the OpenAPI document's enums give them; `limit` 1-10,000; the next
+ * page's cursor in `pagination.next`, absent on the last page.
  */
 export function listBranches(
   world: World,
@@ -110,8 +118,11 @@ export function listBranches(
   }
   const sortBy = query.sort_by ?? 'updated_at'
   const sortOrder = query.sort_order ?? 'desc'
+  if (!Object.hasOwn(BRANCH_SORT_KEYS, sortBy) || !['asc', 'desc'].includes(sortOrder)) {
+    return { status: 400, body: errorBody('sort_by or sort_order is not one of its values') }
+  }
   const search = (query.search ?? '').toLowerCase()
-  const key = (branch: BranchRecord) => (sortBy === 'name' ? branch.name : branch.createdAt)
+  const key = BRANCH_SORT_KEYS[sortBy as keyof typeof BRANCH_SORT_KEYS]
   const sorted = world
     .branchesOf(projectId)
     .filter((branch) => `${branch.name}\n${branch.id}`.toLowerCase().includes(search))

@@ -39,10 +39,22 @@ interface BranchPage<B> {
   pagination?: { next?: string | null } | null
 }
 
-/** How `listBranches` reads: within a budget shared with other walks, and what a cut list misses. */
+/**
+ * How `listBranches` reads: within a budget shared with other walks, what a cut list misses, and
+ * whether least recently updated first (`sort_by=updated_at`, `sort_order=asc`): then a cut
+ * leaves out the newest, not the oldest (the API lists the most recently updated first).
+ */
 interface ListReading {
   budget?: PageBudget
   unseen?: string
+  oldestFirst?: boolean
+}
+
+/** What the walk of every page asks for beside the project: a search, an order, within a budget. */
+interface BranchQuery {
+  search?: string
+  oldestFirst?: boolean
+  budget?: PageBudget
 }
 
 /** Every branch read, and why the walk stopped short of the last page, if it did. */
@@ -93,7 +105,10 @@ export class BranchesReader {
    * across every page: the one named exactly so can be on any of them.
    */
   async searchBranches(projectId: string, search: string, budget?: PageBudget): Promise<Branch[]> {
-    const { branches, end } = await this.everyBranch(projectId, BranchListSchema, search, budget)
+    const { branches, end } = await this.everyBranch(projectId, BranchListSchema, {
+      search,
+      budget
+    })
     if (end) {
       this.logger.warning(
         `Looked at the first ${branches.length} branches whose name or id contains "${search}" only (${end})`
@@ -108,14 +123,16 @@ export class BranchesReader {
    */
   async listBranches(
     projectId: string,
-    { budget, unseen = 'a child branch among the others is not seen' }: ListReading = {}
+    {
+      budget,
+      unseen = 'a child branch among the others is not seen',
+      oldestFirst
+    }: ListReading = {}
   ): Promise<BranchListing> {
-    const { branches, end } = await this.everyBranch(
-      projectId,
-      BranchFamilyListSchema,
-      undefined,
-      budget
-    )
+    const { branches, end } = await this.everyBranch(projectId, BranchFamilyListSchema, {
+      budget,
+      oldestFirst
+    })
     if (end) {
       this.logger.warning(
         `Read ${plural(branches.length, 'branch', 'branches')} of project "${projectId}" and stopped there (${end}): ${unseen}`
@@ -149,16 +166,16 @@ export class BranchesReader {
   private async everyBranch<B extends Branch>(
     projectId: string,
     schema: z.ZodType<BranchPage<B>>,
-    search?: string,
-    budget: PageBudget = { pages: MAX_BRANCH_PAGES }
+    { search, oldestFirst, budget = { pages: MAX_BRANCH_PAGES } }: BranchQuery
   ): Promise<{ branches: B[]; end?: string }> {
     const found = new Map<string, B>()
     const maxPages = budget.pages
+    const order = oldestFirst ? { sort_by: 'updated_at', sort_order: 'asc' } : {}
     const end: PageWalkEnd = await walkPages(
       (cursor) =>
         this.core.get({
           segments: ['projects', projectId, 'branches'],
-          query: { search, limit: String(BRANCH_PAGE_LIMIT), cursor },
+          query: { search, ...order, limit: String(BRANCH_PAGE_LIMIT), cursor },
           schema,
           subject: `the branch list of project "${projectId}"`,
           pacing: 'poll',

@@ -7,7 +7,7 @@ import type { z } from 'zod'
 import { booleanInput, refusingEmpty } from '../../domain/input-fields.js'
 import { type InputEntry, NOT_GIVEN } from '../../domain/input-catalog.js'
 import type { InputNaming } from '../../domain/input-naming.js'
-import { olderThanInput } from '../../domain/sweep-age.js'
+import { DEFAULT_OLDER_THAN_MS, olderThanInput } from '../../domain/sweep-age.js'
 import { type SweepPattern, sweepPatternInput } from '../../domain/sweep-pattern.js'
 
 /** Its inputs in the catalog. */
@@ -39,17 +39,21 @@ export const SWEEP_INPUTS = {
   },
   older_than: {
     typed: 'olderThanMs',
-    schema: () => olderThanInput,
+    schema: (naming) =>
+      refusingEmpty(olderThanInput, `leave ${naming.mention('older_than')} out for 7d`).transform(
+        (ms) => ms ?? DEFAULT_OLDER_THAN_MS
+      ),
+    refusesEmpty: true,
     command: { flag: { name: 'older-than' } },
     help: {
       part: 'what',
       flags: [['--older-than AGE', 'with sweep: stale after this long without activity (7d)']]
     },
     docs: {
-      default: '7d',
-      summary: 'With `sweep`: no activity for this long is stale',
+      default: NOT_GIVEN,
+      summary: 'With `sweep`: no activity for this long is stale; not given: 7d',
       description:
-        'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w).'
+        'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
     }
   },
   fail_on_stale: {

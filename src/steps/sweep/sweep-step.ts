@@ -44,8 +44,9 @@ interface SweepNeeds {
   readPullRequests?: ReadPullRequests
 }
 
-/** What the branch list misses when cut at its page cap. */
-const UNSEEN = 'branches beyond it are not judged, and a listed branch may have children there'
+/** What the branch list, read least recently updated first, misses when cut at its page cap. */
+const UNSEEN =
+  'the most recently updated branches beyond it are not judged, and a listed branch may have children there'
 
 /** Reads what the verdict needs: every branch, every compute, and the pull requests to read. */
 async function readFacts(
@@ -54,7 +55,10 @@ async function readFacts(
   { client, clock, signal, readPullRequests }: StepContext & SweepNeeds
 ): Promise<{ facts: SweepFacts; cut?: string }> {
   const { projectId, olderThanMs } = inputs
-  const { branches, cut } = await client.branches.listBranches(projectId, { unseen: UNSEEN })
+  const { branches, cut } = await client.branches.listBranches(projectId, {
+    unseen: UNSEEN,
+    oldestFirst: true
+  })
   const computes = await client.computes.listProjectComputes(projectId)
   const facts: SweepFacts = { branches, computes, pattern, now: clock.wallNow(), olderThanMs }
   if (pattern.capturesPr && readPullRequests) {
@@ -119,6 +123,7 @@ export const SWEEP_STEP: Step<SweepInputs, SweepNeeds> = {
       verdict: judgeSweep(facts),
       pattern: pattern.text,
       olderThanMs: inputs.olderThanMs,
+      pullRequestsRead: facts.pullRequests !== undefined,
       ...(cut ? { cut } : {})
     }
     sweepDecided(report, inputs, context.logger)
