@@ -67,10 +67,7 @@ describe('a result file of an earlier run stops claiming its outcome at once', (
     await inTempDir(async (dir) => {
       const dotenv = join(dir, 'gate.env')
       writeFileSync(dotenv, EARLIER_SUCCESS)
-      const op = demo.world.addOperation(PROJECT, {
-        action: 'apply_config',
-        timeline: [{ status: 'finished' }]
-      })
+      const op = operationIn(demo.world, 'finished')
       // A standard output whose reader takes the result only when the test says so.
       let release = (): void => undefined
       const drained = new Promise<void>((resolve) => (release = resolve))
@@ -117,10 +114,7 @@ describe('a standard output that cannot be written', () => {
     async (code) => {
       await inTempDir(async (dir) => {
         const dotenv = join(dir, 'gate.env')
-        const op = demo.world.addOperation(PROJECT, {
-          action: 'apply_config',
-          timeline: [{ status: 'finished' }]
-        })
+        const op = operationIn(demo.world, 'finished')
         const run = await command(
           ['--operation-id', op.id, '--output', 'json', '--dotenv', dotenv],
           {
@@ -140,10 +134,7 @@ describe('a standard output that cannot be written', () => {
   )
 
   it('a reader that left (EPIPE) ends it quietly, with the gate’s own exit code', async () => {
-    const op = demo.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(demo.world, 'finished')
     const run = await command(['--operation-id', op.id], { stdoutFails: 'EPIPE' })
     expect(run.code).toBe(0)
     expect(run.stderr).not.toContain('error:')
@@ -173,10 +164,7 @@ describe('never exit 0 with the result lost (fast-check)', () => {
           ending,
           fc.constantFrom('text', 'json'),
           async (code, status, output) => {
-            const op = demo.world.addOperation(PROJECT, {
-              action: 'apply_config',
-              timeline: [{ status }]
-            })
+            const op = operationIn(demo.world, status)
             const args = [
               '--operation-id',
               op.id,
@@ -204,10 +192,7 @@ describe('the default summary path is the runner’s: a warning when it cannot b
   })
 
   it('GITHUB_STEP_SUMMARY that cannot be opened: the gate runs and passes, with a warning naming it', async () => {
-    const op = demo.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(demo.world, 'finished')
     const run = await command(['--operation-id', op.id], inActions('/nonexistent-folder/summary'))
     expect(run.code).toBe(0)
     expect(run.stderr).toContain(
@@ -218,10 +203,7 @@ describe('the default summary path is the runner’s: a warning when it cannot b
   })
 
   it('GITHUB_STEP_SUMMARY that fails only at the end (a full disk): a warning, the exit code stands', async () => {
-    const op = demo.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(demo.world, 'finished')
     const run = await command(['--operation-id', op.id], inActions('/dev/full'))
     expect(run.code).toBe(0)
     expect(run.stderr).toContain('warning: GITHUB_STEP_SUMMARY: it cannot be written (ENOSPC)')
@@ -273,10 +255,7 @@ describe('--summary and --dotenv on one file', () => {
 
 describe('durations take days, up to the documented 5', () => {
   it('--timeout 5d runs the gate; 6d and 5.5d are above the maximum (exit 2)', async () => {
-    const op = demo.world.addOperation(PROJECT, {
-      action: 'apply_config',
-      timeline: [{ status: 'finished' }]
-    })
+    const op = operationIn(demo.world, 'finished')
     expect((await command(['--operation-id', op.id, '--timeout', '5d'])).code).toBe(0)
     for (const text of ['6d', '5.5d']) {
       const run = await command(['--operation-id', op.id, '--timeout', text])

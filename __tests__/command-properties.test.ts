@@ -9,12 +9,14 @@
  *   whenever its path can take it, on every exit);
  * - no secret appears in any stream or file, in any encoding or letter case;
  * - standard output parses as what `--output` promised.
+ * Each input of the catalog is a field of the scenarios, or is named as held by another property.
  * A seed that once failed stays below as a plain test.
  */
-import { describe, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { INPUT_NAMES, type InputName } from '../src/gate/input-catalog.js'
 import { performance } from 'node:perf_hooks'
 import { startApiServer } from './support/neon/server.ts'
 import type { Fault } from './support/neon/faults.ts'
@@ -93,6 +95,30 @@ const goodScenario = fc.record({
   stray: fc.constant('none')
 })
 type Scenario = typeof goodScenario extends fc.Arbitrary<infer T> ? T : never
+
+/**
+ * Each input of the catalog: the field of a scenario that gives it, or the property that holds the
+ * gates this one leaves out (the teardown, the sweep, a listing's organization), in both front
+ * ends' spellings. A new input finds its place here, or the first test below fails.
+ */
+const INPUT_PLACES: Record<InputName, keyof Scenario | `held by ${string}`> = {
+  api_key: 'keySource',
+  project_id: 'projectInEnv',
+  operation_id: 'operationIds',
+  branch_id: 'branch',
+  list_projects: 'listProjects',
+  org_id: 'held by simulated/input-properties.test.ts',
+  wait: 'noWait',
+  interval: 'interval',
+  timeout: 'timeout',
+  fail_fast: 'failFast',
+  api_host: 'apiHost',
+  database_url: 'database',
+  before: 'held by simulated/input-properties.test.ts',
+  sweep: 'held by simulated/input-properties.test.ts',
+  older_than: 'held by simulated/input-properties.test.ts',
+  fail_on_stale: 'held by simulated/input-properties.test.ts'
+}
 
 /** A flag given something wrong: empty, the key itself, huge, negative, or where it cannot go. */
 const MISTAKES: { [K in keyof Scenario]?: string[] } = {
@@ -353,6 +379,20 @@ function holdInvariants(s: Scenario, r: Run): void {
 }
 
 describe('the command over generated combinations (fast-check)', () => {
+  it('the scenarios give every input of the catalog, or name the property that holds it', () => {
+    expect(Object.keys(INPUT_PLACES).sort()).toEqual([...INPUT_NAMES].sort())
+    const [fields] = fc.sample(goodScenario, { numRuns: 1, seed: 48 }).map(Object.keys)
+    for (const [name, place] of Object.entries(INPUT_PLACES)) {
+      // Held elsewhere: that property's combinations set it (`values.before = …`).
+      const held = /^held by (.+)$/.exec(place)?.[1]
+      const where = held ? readFileSync(join(import.meta.dirname, held), 'utf8') : undefined
+      expect([name, held ? where?.includes(`values.${name} = `) : fields.includes(place)]).toEqual([
+        name,
+        true
+      ])
+    }
+  })
+
   it('holds the four invariants of issue 48', async () => {
     const database = await freshDatabase(PASSWORD)
     const url = database.url()

@@ -44,6 +44,10 @@ const base = {
   GITHUB_SERVER_URL: 'https://ghe.example.test/'
 }
 
+/** A run of this repository for `event`, its payload in the file at `eventPath`, if any. */
+const runOf = (event: string, eventPath?: string) =>
+  readGitHubContext({ ...base, GITHUB_EVENT_NAME: event, GITHUB_EVENT_PATH: eventPath })
+
 describe('readGitHubContext', () => {
   it('issue_comment on a pull request: the pull request, with no head (GITHUB_SHA is not it)', () => {
     const issue = (extra: object) =>
@@ -53,13 +57,10 @@ describe('readGitHubContext', () => {
           comment: { body: '/deploy' }
         })
       )
-    const context = readGitHubContext({
-      ...base,
-      GITHUB_EVENT_NAME: 'issue_comment',
-      GITHUB_EVENT_PATH: issue({
-        pull_request: { html_url: 'https://github.com/octo/app/pull/42' }
-      })
-    })
+    const context = runOf(
+      'issue_comment',
+      issue({ pull_request: { html_url: 'https://github.com/octo/app/pull/42' } })
+    )
     expect(context.pullRequest).toEqual({
       number: 42,
       htmlUrl: 'https://github.com/octo/app/pull/42'
@@ -69,29 +70,17 @@ describe('readGitHubContext', () => {
     expect(withheldSecretReason(context)).toBeUndefined()
     // A comment on a plain issue, or on a pull request of null, is no pull request.
     for (const extra of [{}, { pull_request: null }]) {
-      const plain = readGitHubContext({
-        ...base,
-        GITHUB_EVENT_NAME: 'issue_comment',
-        GITHUB_EVENT_PATH: issue(extra)
-      })
+      const plain = runOf('issue_comment', issue(extra))
       expect(plain.pullRequest).toBeUndefined()
       expect(describeRun(plain)).toBe('commit fffffff')
     }
     // A payload that is not an issue comment's: no pull request either.
-    const other = readGitHubContext({
-      ...base,
-      GITHUB_EVENT_NAME: 'issue_comment',
-      GITHUB_EVENT_PATH: eventFile(pullRequestEvent())
-    })
+    const other = runOf('issue_comment', eventFile(pullRequestEvent()))
     expect(other.pullRequest).toBeUndefined()
   })
 
   it('a pull request: its number, page and head, from the payload; the addresses without a last /', () => {
-    const context = readGitHubContext({
-      ...base,
-      GITHUB_EVENT_NAME: 'pull_request',
-      GITHUB_EVENT_PATH: eventFile(pullRequestEvent())
-    })
+    const context = runOf('pull_request', eventFile(pullRequestEvent()))
     expect(context.pullRequest).toEqual({
       number: 42,
       htmlUrl: 'https://github.com/octo/app/pull/42',
@@ -108,30 +97,18 @@ describe('readGitHubContext', () => {
     ['without a pull request', '{"number": 42}'],
     ['a pull request without its head', '{"pull_request": {"number": 42}}']
   ])('a payload %s: the run is described by its commit', (_case, text) => {
-    const context = readGitHubContext({
-      ...base,
-      GITHUB_EVENT_NAME: 'pull_request',
-      GITHUB_EVENT_PATH: eventFile(text)
-    })
+    const context = runOf('pull_request', eventFile(text))
     expect(context.pullRequest).toBeUndefined()
     expect(describeRun(context)).toBe('commit fffffff')
   })
 
   it('a payload file that cannot be read: the commit', () => {
-    const context = readGitHubContext({
-      ...base,
-      GITHUB_EVENT_NAME: 'pull_request',
-      GITHUB_EVENT_PATH: join(dir, 'no-such-file.json')
-    })
+    const context = runOf('pull_request', join(dir, 'no-such-file.json'))
     expect(context.pullRequest).toBeUndefined()
   })
 
   it('a push: the commit, and the payload is not read', () => {
-    const context = readGitHubContext({
-      ...base,
-      GITHUB_EVENT_NAME: 'push',
-      GITHUB_EVENT_PATH: eventFile(pullRequestEvent())
-    })
+    const context = runOf('push', eventFile(pullRequestEvent()))
     expect(context.pullRequest).toBeUndefined()
     expect(describeRun(context)).toBe('commit fffffff')
   })
@@ -145,12 +122,7 @@ describe('readGitHubContext', () => {
 })
 
 describe('summaryFacts: what the run is for, first in the summary counts line', () => {
-  const pullRequest = () =>
-    readGitHubContext({
-      ...base,
-      GITHUB_EVENT_NAME: 'pull_request',
-      GITHUB_EVENT_PATH: eventFile(pullRequestEvent())
-    })
+  const pullRequest = () => runOf('pull_request', eventFile(pullRequestEvent()))
 
   it('a pull request: a link to it and its head commit, before the counts', () => {
     const about = summaryFacts(pullRequest())
@@ -176,16 +148,11 @@ describe('summaryFacts: what the run is for, first in the summary counts line', 
   })
 
   it('a push: the commit; issue_comment: the pull request without a head; outside GitHub: nothing', () => {
-    expect(summaryFacts(readGitHubContext({ ...base, GITHUB_EVENT_NAME: 'push' }))).toEqual([
-      'commit <code>fffffff</code>'
-    ])
-    const comment = readGitHubContext({
-      ...base,
-      GITHUB_EVENT_NAME: 'issue_comment',
-      GITHUB_EVENT_PATH: eventFile(
-        JSON.stringify({ issue: { number: 42, pull_request: { html_url: null } } })
-      )
-    })
+    expect(summaryFacts(runOf('push'))).toEqual(['commit <code>fffffff</code>'])
+    const comment = runOf(
+      'issue_comment',
+      eventFile(JSON.stringify({ issue: { number: 42, pull_request: { html_url: null } } }))
+    )
     expect(summaryFacts(comment)).toEqual(['pull request #42'])
     expect(summaryFacts(readGitHubContext({}))).toEqual([])
   })
@@ -193,11 +160,7 @@ describe('summaryFacts: what the run is for, first in the summary counts line', 
 
 describe('withheldSecretReason', () => {
   it('a fork’s pull request: says so, and how to skip the step', () => {
-    const context = readGitHubContext({
-      ...base,
-      GITHUB_EVENT_NAME: 'pull_request',
-      GITHUB_EVENT_PATH: eventFile(pullRequestEvent('someone/app'))
-    })
+    const context = runOf('pull_request', eventFile(pullRequestEvent('someone/app')))
     expect(withheldSecretReason(context)).toMatch(
       /^input "api_key" is empty: this pull_request run is for a pull request from the fork someone\/app, .* if: github\.event\.pull_request\.head\.repo\.full_name == github\.repository$/
     )
@@ -215,11 +178,7 @@ describe('withheldSecretReason', () => {
   })
 
   it('a run of the repository itself: no reason, the key is simply missing', () => {
-    const context = readGitHubContext({
-      ...base,
-      GITHUB_EVENT_NAME: 'pull_request',
-      GITHUB_EVENT_PATH: eventFile(pullRequestEvent())
-    })
+    const context = runOf('pull_request', eventFile(pullRequestEvent()))
     expect(withheldSecretReason(context)).toBeUndefined()
   })
 })

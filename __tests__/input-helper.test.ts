@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import { parseDuration } from '../src/domain/duration.js'
 import { InputError } from '../src/domain/errors.js'
 import { DEFAULT_API_HOST, MAX_OPERATION_IDS } from '../src/domain/input-fields.js'
+import { inputEntry, INPUT_NAMES } from '../src/gate/input-catalog.js'
 import { ignoredInputWarnings } from '../src/gate/inputs.js'
 import { ACTION_INPUT_NAMING, getInputs } from '../src/runner/input-helper.js'
 import { OP_A, OP_B } from './support/neon/ids.js'
@@ -99,9 +100,6 @@ describe('getInputs', () => {
     ],
     [{ ...base, interval: '500ms' }, 'input "interval": "500ms" is below the minimum of 1 second'],
     [{ ...base, timeout: '0' }, 'input "timeout": "0" is below the minimum of 1 second'],
-    [{ ...base, wait: 'yes' }, 'input "wait": "yes" is not a boolean; use true or false'],
-    [{ ...base, fail_fast: '1' }, 'input "fail_fast": "1" is not a boolean'],
-    [{ ...base, list_projects: 'on' }, 'input "list_projects": "on" is not a boolean'],
     [
       { ...base, api_host: 'http://api.example.com/api/v2' },
       'input "api_host": "http://api.example.com/api/v2" is not allowed; expected an absolute https:// address'
@@ -141,6 +139,17 @@ describe('getInputs', () => {
   ])('rejects %j', (values, message) => {
     expect(errorOf(values)).toContain(message)
   })
+
+  it.each(INPUT_NAMES.filter((name) => inputEntry(name).command.flag?.boolean))(
+    'rejects a word that is no boolean for %s, a switch of the catalog',
+    (name) => {
+      for (const word of ['yes', '1', 'on']) {
+        expect(errorOf({ ...base, [name]: word })).toContain(
+          `input "${name}": "${word}" is not a boolean; use true or false`
+        )
+      }
+    }
+  )
 
   it('an empty github_token with pr_comment on is no input error: the comment, a side effect, is skipped then', () => {
     for (const mode of ['always', 'failure'] as const) {

@@ -81,6 +81,19 @@ const warnings = () => lines.filter((line) => line.startsWith('warning'))
 /** No warning was logged: every call the comment made was answered. */
 const noWarnings = () => expect(warnings()).toEqual([])
 
+/** The comment's calls through Octokit, to pull request 42 of the local GitHub API server. */
+const octokitApi =
+  (token = TOKEN, apiUrl = GITHUB_ORIGIN) =>
+  (signal: AbortSignal) =>
+    octokitCommentApi({
+      token,
+      apiUrl,
+      repository: REPOSITORY,
+      issueNumber: 42,
+      signal,
+      fetch: globalThis.fetch
+    })
+
 function write(
   mode: CommentMode,
   outcome: RunReport['outcome'],
@@ -99,15 +112,7 @@ function write(
     logger,
     redact: (text) => text.split(token).join('***'),
     leg: 'leg-this',
-    api: (signal) =>
-      octokitCommentApi({
-        token,
-        apiUrl,
-        repository: REPOSITORY,
-        issueNumber: 42,
-        signal,
-        fetch: globalThis.fetch
-      }),
+    api: octokitApi(token, apiUrl),
     // Without a time limit of the test's own, the limit is on simulated time that never moves, so
     // it never runs out: the first test pays for loading Octokit, which on a loaded machine can
     // take most of the real 5 s. The limit itself is the tests' that give one.
@@ -464,15 +469,7 @@ describe('telling matrix legs apart through the jobs API (Octokit)', () => {
       gate,
       logger,
       redact: (text) => text,
-      api: (signal) =>
-        octokitCommentApi({
-          token: TOKEN,
-          apiUrl: GITHUB_ORIGIN,
-          repository: REPOSITORY,
-          issueNumber: 42,
-          signal,
-          fetch: globalThis.fetch
-        })
+      api: octokitApi()
     })
   }
 
@@ -586,15 +583,7 @@ describe('each leg’s result is a record of its own: a commit status', () => {
       logger,
       redact: (text) => text.split(TOKEN).join('***'),
       leg: 'leg-this',
-      api: (signal) =>
-        octokitCommentApi({
-          token: TOKEN,
-          apiUrl: GITHUB_ORIGIN,
-          repository: REPOSITORY,
-          issueNumber: 42,
-          signal,
-          fetch: globalThis.fetch
-        })
+      api: octokitApi()
     })
     expect(api.comments[0].body).toContain('bad ***')
     expect(api.statuses[0].description).toContain('bad ***')

@@ -43721,6 +43721,7 @@ const DATABASE_INPUTS = {
 };
 const DATABASE_STEP = {
     section: DATABASE_SECTION,
+    help: { ends: [['failure', 'the database check failed']] },
     // After a success the wait says that the control plane is done: the check may still fail.
     plan: (draft) => draft.inputs.database === undefined
         ? undefined
@@ -44223,6 +44224,7 @@ const PROJECTS_SECTION = {
 };
 const PROJECTS_STEP = {
     section: PROJECTS_SECTION,
+    help: { usage: '{list_projects} [{org_id}]', ends: [] },
     plan: (draft) => (draft.inputs.listProjects ? draft : undefined),
     run: async (inputs, report, { client, logger }) => {
         report.listing = await client.projects.listProjects(inputs.orgId);
@@ -44596,6 +44598,13 @@ const SWEEP_SECTION = {
 };
 const SWEEP_STEP = {
     section: SWEEP_SECTION,
+    help: {
+        usage: 'sweep {sweep} [{older_than}] [{fail_on_stale}]',
+        ends: [
+            ['failure', 'sweep {fail_on_stale} found a stale branch'],
+            ['error', 'sweep {fail_on_stale} found none stale but could not judge every branch']
+        ]
+    },
     // A gate of its own: no branch resolved, no wait, fail_fast and the database left out.
     plan: (draft) => draft.inputs.sweep
         ? { ...draft, gate: 'sweep', stepsAlone: true, wait: { ...draft.wait, failFast: false } }
@@ -45411,6 +45420,10 @@ const teardownPlan = (draft) => {
 };
 const TEARDOWN_STEP = {
     section: TEARDOWN_SECTION,
+    help: {
+        usage: '{project_id} {branch_id} {before}',
+        ends: [['failure', '{before} found a blocker']]
+    },
     plan: teardownPlan,
     run: async (inputs, report, { client, projectId, branch, logger }) => {
         if (projectId && branch)

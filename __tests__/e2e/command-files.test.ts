@@ -9,7 +9,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runAction, serve, terminateOn } from '../support/bundles/action.js'
+import { runAction, serve, serveRunning, terminateOn } from '../support/bundles/action.js'
 import { gateCommand, inTempDir } from '../support/bundles/command.js'
 import { COMMAND_BUNDLE, nodeWith, runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
@@ -17,8 +17,7 @@ import { operationIn } from '../support/neon/scenarios.js'
 
 describe('the command killed mid-wait', () => {
   it('SIGKILL at the first request: neither file still claims the earlier run’s success', async () => {
-    const { world, server } = await serve()
-    const op = operationIn(world, 'running')
+    const { server, op } = await serveRunning()
     await inTempDir(async (dir) => {
       const dotenv = join(dir, 'gate.env')
       const summary = join(dir, 'summary.md')
@@ -65,9 +64,7 @@ describe('the command with a standard output on a full disk', () => {
 
 describe('a read without waiting, against an API that answers only 503', () => {
   it('the command, --no-wait: exit 3 after 3 intervals (3 s), not after --timeout (60 s)', async () => {
-    const { world, server } = await serve()
-    const op = operationIn(world, 'running')
-    server.addFault({ kind: 'status', status: 503 })
+    const { server, op } = await serveRunning({ kind: 'status', status: 503 })
     const args = ['--operation-id', op.id, '--no-wait', '--timeout', '60s']
     const run = await gateCommand(server, args, { killAfterMs: 30_000 })
     expect(run.code).toBe(3)
@@ -76,9 +73,7 @@ describe('a read without waiting, against an API that answers only 503', () => {
   })
 
   it('the action, wait: false: the same error, not a timeout', async () => {
-    const { world, server } = await serve()
-    const op = operationIn(world, 'running')
-    server.addFault({ kind: 'status', status: 503 })
+    const { server, op } = await serveRunning({ kind: 'status', status: 503 })
     const run = await runAction(
       server,
       { project_id: PROJECT, operation_id: op.id, wait: 'false', timeout: '60s' },

@@ -5,7 +5,7 @@
  * the terminal: command-streams.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { serve, terminateOn } from '../support/bundles/action.js'
+import { serve, serveRunning, terminateOn } from '../support/bundles/action.js'
 import {
   failingBranch,
   finishingBranch,
@@ -15,7 +15,6 @@ import {
   START_ERROR
 } from '../support/bundles/command.js'
 import { PROJECT } from '../support/neon/ids.js'
-import { operationIn } from '../support/neon/scenarios.js'
 
 describe('the command: outcomes and exit codes', () => {
   it('a branch whose operations finish: exit 0, the report on stdout headline first, progress on stderr', async () => {
@@ -125,8 +124,7 @@ describe('the command: outcomes and exit codes', () => {
   })
 
   it('--no-wait with work in flight: exit 75, outcome pending', async () => {
-    const { world, server } = await serve()
-    const op = operationIn(world, 'running')
+    const { server, op } = await serveRunning()
     const run = await gateCommand(server, [
       '--operation-id',
       op.id,
@@ -154,8 +152,7 @@ describe('the command: outcomes and exit codes', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143]
   ] as const)('%s mid-wait: exit %d, what it had seen reported', async (signal, code) => {
-    const { world, server } = await serve()
-    const op = operationIn(world, 'running')
+    const { server, op } = await serveRunning()
     // The signal goes as the second read comes: the first answer has been seen.
     let reads = 0
     const { onStart } = terminateOn((listener) => {

@@ -7,8 +7,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { operation } from '../support/neon/operations.js'
 import { hostile } from '../support/neon/hostile.js'
-import { runAction, serve } from '../support/bundles/action.js'
-import { operationIn } from '../support/neon/scenarios.js'
+import { runAction, serveRunning } from '../support/bundles/action.js'
 import { OP_A, PROJECT } from '../support/neon/ids.js'
 
 describe('bodies are capped', () => {
@@ -38,8 +37,7 @@ describe('bodies are capped', () => {
 
 describe('the cost of an answer follows what the action reads', () => {
   it('2.7 million strings in an ignored field do not hold the step past timeout: 2s', async () => {
-    const { world, server } = await serve()
-    const op = operationIn(world, 'running')
+    const { server, op } = await serveRunning()
     const junk = Array.from({ length: 2_700_000 }, () => '')
     let sent = 0
     server.addFault({

@@ -136,23 +136,32 @@ describe('HTTPS proxies', () => {
     expect(refusing.targets).toHaveLength(1)
   })
 
-  it('through a working proxy the key reaches only the API, over TLS', async () => {
+  /**
+   * A finished operation on the local API server, behind TLS with the certificate in `files`
+   * (support/tls/) and a proxy in front; `ca`: that certificate, for NODE_EXTRA_CA_CERTS.
+   */
+  async function finishedBehindTls(files: { cert: string; key: string }) {
     const { world, server } = await serve()
     const op = operationIn(world, 'finished')
+    const tunnel = await tlsBehindProxy(Number(new URL(server.url).port), files)
+    return { server, op, tunnel, ca: join(TLS, files.cert) }
+  }
+
+  it('through a working proxy the key reaches only the API, over TLS', async () => {
     // TLS termination in front of the local API server, as api.neon.test.
-    const working = await tlsBehindProxy(Number(new URL(server.url).port), {
+    const {
+      server,
+      op,
+      tunnel: working,
+      ca
+    } = await finishedBehindTls({
       cert: 'cert.pem',
       key: 'key.pem'
     })
     const run = await runAction(
       server,
       { project_id: PROJECT, operation_id: op.id, api_host: remote },
-      {
-        env: {
-          HTTPS_PROXY: working.url,
-          NODE_EXTRA_CA_CERTS: join(TLS, 'cert.pem')
-        }
-      }
+      { env: { HTTPS_PROXY: working.url, NODE_EXTRA_CA_CERTS: ca } }
     )
     expect(run.code).toBe(0)
     expect(run.outputs.outcome).toBe('success')
@@ -161,10 +170,8 @@ describe('HTTPS proxies', () => {
   })
 
   it('through a proxy, an IP api_host is checked against its own IP, not the proxy’s name', async () => {
-    const { world, server } = await serve()
-    const op = operationIn(world, 'finished')
     // TLS in front of it with a certificate that names only localhost, the proxy's name.
-    const tunnel = await tlsBehindProxy(Number(new URL(server.url).port), {
+    const { server, op, tunnel, ca } = await finishedBehindTls({
       cert: 'localhost-cert.pem',
       key: 'localhost-key.pem'
     })
@@ -178,7 +185,7 @@ describe('HTTPS proxies', () => {
       {
         env: {
           HTTPS_PROXY: tunnel.url.replace('127.0.0.1', 'localhost'),
-          NODE_EXTRA_CA_CERTS: join(TLS, 'localhost-cert.pem')
+          NODE_EXTRA_CA_CERTS: ca
         }
       }
     )

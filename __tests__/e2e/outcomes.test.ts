@@ -4,7 +4,7 @@
  * the machine's speed; how far apart the reads are is proven on simulated time (simulated/pace).
  */
 import { describe, expect, it } from '@jest/globals'
-import { runAction, serve } from '../support/bundles/action.js'
+import { runAction, serve, serveRunning } from '../support/bundles/action.js'
 import { addFailingPreview, operationIn } from '../support/neon/scenarios.ts'
 import { PROJECT } from '../support/neon/ids.js'
 
@@ -106,8 +106,7 @@ describe('bundle end to end: statuses and outcomes', () => {
   })
 
   it('timeout while running: exit 1, outcome timeout, the error line and the summary say so', async () => {
-    const { world, server } = await serve()
-    const op = operationIn(world, 'running')
+    const { server, op } = await serveRunning()
     const run = await runAction(server, { project_id: PROJECT, operation_id: op.id, timeout: '1s' })
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({ outcome: 'timeout', status: 'running' })
@@ -133,8 +132,7 @@ describe('bundle end to end: statuses and outcomes', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     '%s during a wait: stops at once, writes the summary, exits non-zero',
     async (signal) => {
-      const { world, server } = await serve()
-      const op = operationIn(world, 'running')
+      const { server, op } = await serveRunning()
       let sentAt = 0
       // The next poll would be 30 s on: a step that stops well before it stopped at the signal.
       const run = await runAction(

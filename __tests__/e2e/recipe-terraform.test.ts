@@ -98,6 +98,36 @@ const terraformRun = (dir: string, cwd: string, env: Record<string, string>, arg
     cwd
   })
 
+/**
+ * `terraform <command> -auto-approve` in `work`: the gate and the migration as the root hands them
+ * to the module, against the local API server, the key, and the root's `variables`.
+ */
+const applyOrDestroy = (
+  dir: string,
+  work: string,
+  server: { apiHost: string },
+  variables: Record<string, string>,
+  command: 'apply' | 'destroy' = 'apply'
+) =>
+  terraformRun(
+    dir,
+    work,
+    {
+      TF_VAR_neon_gate: gateCommandLine(server),
+      TF_VAR_migrate_command: migration(dir),
+      ...variables,
+      NEON_API_KEY: KEYS.organization
+    },
+    [command, '-auto-approve', '-input=false']
+  )
+
+/** The stand-in's variables: the project, the branch and its database's URL. */
+const standIn = (branchId: string, database: { url: () => string }) => ({
+  TF_VAR_project_id: PROJECT,
+  TF_VAR_branch_id: branchId,
+  TF_VAR_database_url: database.url()
+})
+
 describe('Terraform: the root and the module, checked statically', () => {
   const rootMain = read('main.tf')
   const main = read(join(MODULE, 'main.tf'))
@@ -236,19 +266,7 @@ describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
         const work = join(dir, 'work')
         copyModule(work)
         const apply = (branchId: string) =>
-          terraformRun(
-            dir,
-            work,
-            {
-              TF_VAR_neon_gate: gateCommandLine(server),
-              TF_VAR_migrate_command: migration(dir),
-              TF_VAR_project_id: PROJECT,
-              TF_VAR_branch_id: branchId,
-              TF_VAR_database_url: database.url(),
-              NEON_API_KEY: KEYS.organization
-            },
-            ['apply', '-auto-approve', '-input=false']
-          )
+          applyOrDestroy(dir, work, server, standIn(branchId, database))
         const init = await terraformRun(dir, work, {}, ['init', '-input=false'])
         expect(init.code).toBe(0)
 
@@ -324,24 +342,12 @@ describe('Terraform: gate.tf, destroyed', () => {
       world.addBranch(PROJECT, { id: 'br-preview-tf-000003', name: 'preview/tf-3' })
       const database = await freshDatabase('terraform-destroy-password')
       await inTempDir(async (dir) => {
-        const run = async (work: string, branchId: string, command: string) => {
+        const run = async (work: string, branchId: string, command: 'apply' | 'destroy') => {
           if (!existsSync(work)) {
             copyModule(work)
             expect((await terraformRun(dir, work, {}, ['init', '-input=false'])).code).toBe(0)
           }
-          return terraformRun(
-            dir,
-            work,
-            {
-              TF_VAR_neon_gate: gateCommandLine(server),
-              TF_VAR_migrate_command: migration(dir),
-              TF_VAR_project_id: PROJECT,
-              TF_VAR_branch_id: branchId,
-              TF_VAR_database_url: database.url(),
-              NEON_API_KEY: KEYS.organization
-            },
-            [command, '-auto-approve', '-input=false']
-          )
+          return applyOrDestroy(dir, work, server, standIn(branchId, database), command)
         }
         const blockedDir = join(dir, 'blocked')
         expect((await run(blockedDir, 'br-preview-tf-000001', 'apply')).code).toBe(0)
@@ -442,18 +448,10 @@ output "branch_ids" {
         )
         expect((await terraformRun(dir, work, {}, ['init', '-input=false'])).code).toBe(0)
         const apply = (keys: Record<string, string>) =>
-          terraformRun(
-            dir,
-            work,
-            {
-              TF_VAR_neon_gate: gateCommandLine(server),
-              TF_VAR_migrate_command: migration(dir),
-              TF_VAR_branches: JSON.stringify(keys),
-              TF_VAR_database_urls: JSON.stringify({ one: first.url(), two: second.url() }),
-              NEON_API_KEY: KEYS.organization
-            },
-            ['apply', '-auto-approve', '-input=false']
-          )
+          applyOrDestroy(dir, work, server, {
+            TF_VAR_branches: JSON.stringify(keys),
+            TF_VAR_database_urls: JSON.stringify({ one: first.url(), two: second.url() })
+          })
         const both = await apply({ one: ready, two: other })
         expect(both.code).toBe(0)
         for (const key of ['one', 'two'])

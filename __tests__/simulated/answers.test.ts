@@ -9,7 +9,7 @@ import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/gate/run-report.js'
 import type { IncomingRequest } from '../support/neon/handler.ts'
 import type { SimulatedHandling } from '../support/neon/simulated-network.ts'
-import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { gateOneRunning, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
 
@@ -75,14 +75,7 @@ describe('error answers of the API', () => {
   })
 
   it('only a run of them until timeout ends the gate: a timeout naming the endpoint', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = operationIn(setup.world, 'running')
-    setup.api.addFault({ kind: 'malformed' })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      timeout: '1m'
-    })
+    const { op, run } = await gateOneRunning({ kind: 'malformed' }, { timeout: '1m' })
     expect(run.report.outcome).toBe('timeout')
     expect(errorLine(run.report)).toContain(
       `GET /projects/${PROJECT}/operations/${op.id} answered with a body that is not JSON: 31 bytes, a proxy's page?`

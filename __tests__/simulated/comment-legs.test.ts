@@ -312,26 +312,36 @@ describe('a re-run of some legs keeps the others, on the simulated network', () 
       .results.map(([name, outcome, attempt]) => `${name} ${outcome} ${attempt}`)
       .sort()
 
+  /**
+   * Eight legs, 2 and 5 red (5 slow, when `slow`), then "Re-run failed jobs": legs 2 and 5 at once,
+   * 2 passes and 5 fails again; on a GitHub API whose jobs API tells the legs apart, drawn from
+   * `draws` + `seed`. The re-run's lines and addresses, and what the test goes on with.
+   */
+  async function reRunOfTwoRedLegs(seed: number, draws: number, slow: boolean) {
+    const random = seeded(draws + seed)
+    const api = github({ actionsRead: true })
+    const time = new SimulatedTime()
+    const first = Array.from({ length: 8 }, (_, i) =>
+      legOf(api, random, i, 1, i === 2 || i === 5, slow && i === 5)
+    )
+    await runLegs(time, api, first, { seed, attempt: '1' })
+    const second = [legOf(api, random, 2, 2, false), legOf(api, random, 5, 2, true, slow)]
+    const reRun = await runLegs(time, api, second, { seed, attempt: '2' })
+    return { random, api, time, reRun }
+  }
+
+  /** The newest result of each leg after that re-run: 2 and 5 of it, the others of the first. */
+  const AFTER_RE_RUN = [0, 1, 3, 4, 6, 7]
+    .map((i) => `gate (${i}) success 1`)
+    .concat('gate (2) success 2', 'gate (5) failure 2')
+    .sort()
+
   it.each([1, 2, 3, 4, 5])(
     'seed %i: told apart by the jobs API (actions: read), a re-run replaces only the legs it re-ran, and turns green once every red leg passed',
     async (seed) => {
-      const random = seeded(100 + seed)
-      const api = github({ actionsRead: true })
-      const time = new SimulatedTime()
-      const first = Array.from({ length: 8 }, (_, i) =>
-        legOf(api, random, i, 1, i === 2 || i === 5)
-      )
-      await runLegs(time, api, first, { seed, attempt: '1' })
-      // "Re-run failed jobs": legs 2 and 5 at once; 2 passes, 5 fails again.
-      const second = [legOf(api, random, 2, 2, false), legOf(api, random, 5, 2, true)]
-      const { lines } = await runLegs(time, api, second, { seed, attempt: '2' })
-      expect(warningsOf(lines)).toEqual([])
-      expect(newest(api)).toEqual(
-        [0, 1, 3, 4, 6, 7]
-          .map((i) => `gate (${i}) success 1`)
-          .concat('gate (2) success 2', 'gate (5) failure 2')
-          .sort()
-      )
+      const { random, api, time, reRun } = await reRunOfTwoRedLegs(seed, 100, false)
+      expect(warningsOf(reRun.lines)).toEqual([])
+      expect(newest(api)).toEqual(AFTER_RE_RUN)
       const red = theComment(api)
       expect(red.comment.body).toContain(
         '<b>❌ failure</b>: <code>action_of_leg-5-attempt-2</code>'
@@ -354,25 +364,12 @@ describe('a re-run of some legs keeps the others, on the simulated network', () 
   it.each([1, 2, 3, 4, 5])(
     'seed %i: a re-run whose red leg is 5 to 10 times slower keeps the legs it did not re-run, and its red over the green',
     async (seed) => {
-      const random = seeded(300 + seed)
-      const api = github({ actionsRead: true })
-      const time = new SimulatedTime()
-      const first = Array.from({ length: 8 }, (_, i) =>
-        legOf(api, random, i, 1, i === 2 || i === 5, i === 5)
-      )
-      await runLegs(time, api, first, { seed, attempt: '1' })
-      const second = [legOf(api, random, 2, 2, false), legOf(api, random, 5, 2, true, true)]
-      const { urls } = await runLegs(time, api, second, { seed, attempt: '2' })
-      expect(newest(api)).toEqual(
-        [0, 1, 3, 4, 6, 7]
-          .map((i) => `gate (${i}) success 1`)
-          .concat('gate (2) success 2', 'gate (5) failure 2')
-          .sort()
-      )
+      const { api, reRun } = await reRunOfTwoRedLegs(seed, 300, true)
+      expect(newest(api)).toEqual(AFTER_RE_RUN)
       const { comment } = theComment(api)
       expect(comment.body).toContain('<b>❌ failure</b>: <code>action_of_leg-5-attempt-2</code>')
       // The slow leg may run out of time for its last check (a warning), never point elsewhere.
-      expect(urls[0]).toBe(comment.html_url)
+      expect(reRun.urls[0]).toBe(comment.html_url)
       expect(api.violations).toEqual([])
     }
   )

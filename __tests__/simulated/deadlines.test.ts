@@ -8,7 +8,7 @@ import { describe, expect, it } from '@jest/globals'
 import { annotationsFor } from '../../src/runner/annotations.js'
 import { errorLine } from '../../src/gate/run-report.js'
 import { renderSummary } from '../../src/gate/run-report.js'
-import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { gateOneRunning, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
 
@@ -21,21 +21,12 @@ function runningOperation(setup: ReturnType<typeof simulatedWorld>) {
 
 /** A running operation gated within `timeout`, its first read answered 429 with this Retry-After. */
 async function rateLimitedFor(retryAfter: string, timeout: string) {
-  const setup = simulatedWorld({ history: 0 })
-  const op = runningOperation(setup)
-  setup.api.addFault({ kind: 'status', status: 429, retryAfter })
-  return runSimulated(setup, { project_id: PROJECT, operation_id: op.id, timeout })
+  return (await gateOneRunning({ kind: 'status', status: 429, retryAfter }, { timeout })).run
 }
 
 describe('the deadline', () => {
   it('timeout while running: no request starts after the deadline, the gate returns within its grace', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = runningOperation(setup)
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      timeout: '12s'
-    })
+    const { run } = await gateOneRunning(undefined, { timeout: '12s' })
     expect(run.report.outcome).toBe('timeout')
     // Reads at 0, 5 and 10 s, and a last one at the deadline; the server sees each 1 ms later.
     expect(run.requests.map((request) => request.t)).toEqual([1, 5003, 10_005, 12_001])
@@ -72,14 +63,7 @@ describe('the deadline', () => {
   )
 
   it('a server that holds every request: the one under way is cut at the deadline', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = runningOperation(setup)
-    setup.api.addFault({ kind: 'slow', delayMs: 20_000 })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      timeout: '3s'
-    })
+    const { run } = await gateOneRunning({ kind: 'slow', delayMs: 20_000 }, { timeout: '3s' })
     expect(run.report.outcome).toBe('timeout')
     expect(run.report.wait?.reason).toMatch(/no answer within 3\.0 s/)
     expect(run.requests).toHaveLength(1)
@@ -158,14 +142,10 @@ describe('no retry fits before the deadline: said with the numbers, never "timeo
   })
 
   it('a 5xx at the first read with timeout shorter than interval: the backoff does not fit', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = runningOperation(setup)
-    setup.api.addFault({ kind: 'status', status: 503, times: 1 })
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      operation_id: op.id,
-      timeout: '2s'
-    })
+    const { run } = await gateOneRunning(
+      { kind: 'status', status: 503, times: 1 },
+      { timeout: '2s' }
+    )
     expect(run.report.outcome).toBe('timeout')
     expect(errorLine(run.report)).toMatch(
       /^Gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 503 would wait 9\.8 s, with 2\.0 s of the timeout left; last error: /

@@ -4,9 +4,9 @@
  * value is generated from a tag ("not given", "given empty", "white space", "a value"; "an
  * unexpanded variable", "a URL"; "a path suffix", "k edits", "another number"), and the expected
  * verdict comes from the tag alone.
- * (d) given empty is not "not given": '' or white space of any kind, given to branch_id,
- *     database_url, before or operation_id, is an input error that names it; not given (not set,
- *     or action.yml's default) is the gate the other inputs ask for;
+ * (d) given empty is not "not given": '' or white space of any kind, given to an input that the
+ *     catalog says refuses it (branch_id, database_url, before, operation_id, sweep), is an input
+ *     error that names it; not given (not set, or action.yml's default) is the gate the others ask for;
  * (e) database_url of an unexpanded variable, in any spelling, is an input error on both front
  *     ends; a URL whose password holds a `$` is a URL;
  * (f) before a delete, a near miss of a branch's name (one a path suffix of the other, of two to
@@ -17,6 +17,12 @@ import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { parseCommandLine, UsageError } from '../../src/command/flags.js'
 import { InputError } from '../../src/domain/errors.js'
+import {
+  INPUT_CATALOG,
+  inputEntry,
+  INPUT_NAMES,
+  type InputName
+} from '../../src/gate/input-catalog.js'
 import { parseInputs } from '../../src/gate/inputs.js'
 import { getInputs } from '../../src/runner/input-helper.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
@@ -36,11 +42,18 @@ function readByAction(values: Record<string, string>): Read {
   }
 }
 
-/** The command, each value as its flag (`--branch-id=…`), the project by NEON_PROJECT_ID. */
+/** An input's flag as the catalog names it (`--branch-id`; the sweep's pattern: `--match`). */
+const flagOf = (name: string) => `--${inputEntry(name as InputName).command.flag?.name ?? name}`
+
+/**
+ * The command, each value as its flag (`--branch-id=…`), the project by NEON_PROJECT_ID; with a
+ * sweep's pattern, the command `neon-gate sweep`.
+ */
 function readByCommand(values: Record<string, string>): Read {
   const argv = Object.entries(values)
     .filter(([name]) => name !== 'project_id')
-    .map(([name, value]) => `--${name.replace(/_/g, '-')}=${value}`)
+    .map(([name, value]) => `${flagOf(name)}=${value}`)
+  if (values.sweep !== undefined) argv.unshift('sweep')
   try {
     const parsed = parseCommandLine(argv, { NEON_PROJECT_ID: values.project_id ?? '' })
     if (!('request' in parsed)) throw new Error('not a request')
@@ -60,7 +73,7 @@ const readers = { action: readByAction, command: readByCommand }
 /** How each front end names an input in its errors. */
 const named = {
   action: (name: string) => `input "${name}"`,
-  command: (name: string) => `--${name.replace(/_/g, '-')}`
+  command: flagOf
 }
 
 /**
@@ -92,50 +105,61 @@ const whiteSpace = fc
 const OPERATION = '0b2e9d1c-1a2b-4c3d-8e4f-5a6b7c8d9e0f'
 const URL = 'postgresql://app:pw@127.0.0.1:5432/app?sslmode=disable'
 
-/** Each input's real value, as a workflow gives it. */
-const VALUES = {
+/** The inputs of the catalog that refuse an empty value (`refusesEmpty`). */
+type Refusing = {
+  [N in InputName]: (typeof INPUT_CATALOG)[N] extends { refusesEmpty: true } ? N : never
+}[InputName]
+
+/** Each of them with its real value, as a workflow gives it: a new one must join. */
+const VALUES: Record<Refusing, string> = {
+  operation_id: OPERATION,
   branch_id: 'preview/pr-12',
   database_url: URL,
   before: 'delete',
-  operation_id: OPERATION
+  sweep: 'preview/*'
 }
-type Refusing = keyof typeof VALUES
+const REFUSING = Object.keys(VALUES) as Refusing[]
 
 const tag = fc.constantFrom('notSet', 'notGiven', 'empty', 'white', 'value')
 const givens = fc.record({
   frontEnd: fc.constantFrom('action', 'command'),
-  branch_id: tag,
-  database_url: tag,
-  before: tag,
-  operation_id: tag,
+  tags: fc.record(
+    Object.fromEntries(REFUSING.map((name) => [name, tag])) as Record<Refusing, typeof tag>
+  ),
   white: whiteSpace
 })
 
 describe('given empty is not "not given" (issue 65, fast-check)', () => {
+  it('(d) holds every input of the catalog that refuses an empty value', () => {
+    const refusing = INPUT_NAMES.filter((name) => inputEntry(name).refusesEmpty)
+    expect([...REFUSING].sort()).toEqual(refusing.sort())
+  })
+
   it('(d) an empty or blank value is an input error naming it; not given is the gate the others ask for', () => {
     const seen = new Set<string>()
     fc.assert(
-      fc.property(givens, (g) => {
-        const frontEnd = g.frontEnd as 'action' | 'command'
+      fc.property(givens, ({ frontEnd: end, tags: g, white }) => {
+        const frontEnd = end as 'action' | 'command'
         // The combinations that are errors of another kind (issue 58) are held elsewhere.
         fc.pre(!(g.before === 'value' && g.branch_id !== 'value'))
         fc.pre(!(g.operation_id === 'value' && (g.branch_id === 'value' || g.before === 'value')))
+        const others = REFUSING.filter((name) => name !== 'sweep' && g[name] === 'value')
+        fc.pre(!(g.sweep === 'value' && others.length > 0))
         const values: Record<string, string> = { project_id: PROJECT }
-        const names = Object.keys(VALUES) as Refusing[]
-        for (const name of names) {
+        for (const name of REFUSING) {
           const given = {
             notSet: undefined,
             // action.yml's default; the command has no defaults, so it sets none.
             notGiven: frontEnd === 'action' ? '(not given)' : undefined,
             empty: '',
-            white: g.white,
+            white,
             value: VALUES[name]
           }[g[name]]
           if (given !== undefined) values[name] = given
         }
         const read = readers[frontEnd](values)
-        const blank = names.filter((name) => g[name] === 'empty' || g[name] === 'white')
-        seen.add(blank.length > 0 ? 'error' : 'gate')
+        const blank = REFUSING.filter((name) => g[name] === 'empty' || g[name] === 'white')
+        seen.add(blank.length > 0 ? 'error' : g.sweep === 'value' ? 'sweep' : 'gate')
         if (blank.length > 0) {
           if (!('error' in read)) throw new Error(`no input error for ${JSON.stringify(values)}`)
           // The action names every blank input; the command stops at its first empty flag.
@@ -152,11 +176,12 @@ describe('given empty is not "not given" (issue 65, fast-check)', () => {
         expect(inputs.branchId).toBe(value('branch_id'))
         expect(inputs.before).toBe(value('before'))
         expect(inputs.operationIds).toEqual(g.operation_id === 'value' ? [OPERATION] : [])
+        expect(inputs.sweep?.text).toBe(value('sweep'))
         expect(inputs.database === undefined).toBe(g.database_url !== 'value')
       }),
       { seed: 65, numRuns: 400 }
     )
-    expect([...seen].sort()).toEqual(['error', 'gate'])
+    expect([...seen].sort()).toEqual(['error', 'gate', 'sweep'])
   })
 })
 

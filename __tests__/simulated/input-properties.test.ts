@@ -10,6 +10,8 @@
  *     whose absence takes no check away may be ignored, with a warning that names it;
  * (c) before a delete, a typo of a branch's name, or a name a template left unfinished, is an
  *     input error that names what it found, never `gone` (issue "Trust 9").
+ * The combinations give every input of the catalog (but the harness's), each by its flag, and their
+ * runs plan every step of the step list: a new input or step that skips them fails here.
  * The cases the properties found before the fix stay below as plain tests.
  */
 import { describe, expect, it } from '@jest/globals'
@@ -17,9 +19,16 @@ import fc from 'fast-check'
 import { parseCommandLine, UsageError } from '../../src/command/flags.js'
 import { InputError } from '../../src/domain/errors.js'
 import { CONTRACT_NAMING, type InputNaming } from '../../src/domain/input-naming.js'
-import { inputEntries, INPUT_NAMES } from '../../src/gate/input-catalog.js'
-import { parseInputs } from '../../src/gate/inputs.js'
+import {
+  inputEntries,
+  inputEntry,
+  INPUT_NAMES,
+  type InputName
+} from '../../src/gate/input-catalog.js'
+import { type Inputs, parseInputs } from '../../src/gate/inputs.js'
+import { planOf } from '../../src/gate/plan.js'
 import { buildOutputs } from '../../src/gate/run-report.js'
+import { type GateStep, STEPS } from '../../src/gate/steps.js'
 import { getInputs } from '../../src/runner/input-helper.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { KEYS, ORG, PROJECT } from '../support/neon/ids.js'
@@ -101,23 +110,24 @@ function commandLine(c: Combination, values: Record<string, string>) {
 }
 
 type Read =
-  { error: string } | { values: Record<string, string | undefined>; naming: InputNaming<string> }
+  | { error: string }
+  | { values: Record<string, string | undefined>; naming: InputNaming<string>; inputs: Inputs }
 
 /** The inputs as the front end reads them: what the gate then runs on, or the input error. */
 function readAs(c: Combination, values: Record<string, string>): Read {
   try {
     if (c.frontEnd === 'action') {
       // As the runner hands them over: untrimmed (src/runner/main.ts).
-      getInputs((name) => values[name])
-      return { values, naming: CONTRACT_NAMING }
+      const inputs = getInputs((name) => values[name])
+      return { values, naming: CONTRACT_NAMING, inputs }
     }
     const { argv, env } = commandLine(c, values)
     const parsed = parseCommandLine(argv, env)
     if (!('request' in parsed)) throw new Error('not a request')
     const { request } = parsed
     const read = { ...request.values, api_key: values.api_key }
-    parseInputs((name) => read[name], request.naming)
-    return { values: read, naming: request.naming }
+    const inputs = parseInputs((name) => read[name], request.naming)
+    return { values: read, naming: request.naming, inputs }
   } catch (error) {
     if (error instanceof InputError || error instanceof UsageError) return { error: error.message }
     throw error
@@ -149,6 +159,9 @@ function answeringDatabase() {
 /** How many combinations the gate ran (not an input error), for the property to show. */
 const ran = { count: 0 }
 
+/** The steps of the step list that the plans of those runs held. */
+const planned = new Set<GateStep>()
+
 /** Runs one combination; throws, with the combination, when it breaks invariant (b). */
 async function holdsEveryCheck(c: Combination): Promise<void> {
   const { setup, operation } = world()
@@ -156,6 +169,7 @@ async function holdsEveryCheck(c: Combination): Promise<void> {
   const read = readAs(c, values)
   if ('error' in read) return
   ran.count++
+  for (const step of planOf(read.inputs).steps) planned.add(step)
   const given = (name: string) => (read.values[name] ?? '').trim() !== ''
   const { database, query } = answeringDatabase()
   const run = await runSimulated(
@@ -247,11 +261,20 @@ describe('inputs that name a check (issue 58, fast-check)', () => {
         c.failOnStale
     )
     const [c] = fc.sample(every, { numRuns: 1, seed: 1 })
-    const reached = Object.keys(contractValues(c, 'op'))
+    const values = contractValues(c, 'op')
+    const reached = Object.keys(values)
     expect([...new Set([...reached, ...HARNESS_INPUTS])].sort()).toEqual([...INPUT_NAMES].sort())
-    // And the command line carries each of them, by the catalog's flag.
-    // The flag of each, and the word `sweep` first.
-    expect(commandLine(c, contractValues(c, 'op')).argv).toHaveLength(13)
+    // And the command line carries each of them, by the catalog's flag, and the word `sweep` first.
+    const flagged = reached.filter((name) => inputEntry(name as InputName).command.flag)
+    const { argv } = commandLine(c, values)
+    expect(argv).toHaveLength(flagged.length + 1)
+    for (const name of flagged) {
+      const { flag } = inputEntry(name as InputName).command
+      expect([
+        name,
+        argv.some((arg) => new RegExp(`^--(no-)?${flag!.name}(=|$)`).test(arg))
+      ]).toEqual([name, true])
+    }
   })
 
   it('(a) any spelling of "no ids" is an input error in both front ends, never a different gate', () => {
@@ -281,6 +304,9 @@ describe('inputs that name a check (issue 58, fast-check)', () => {
     })
     // Most combinations run the gate: the property is not held by input errors alone.
     expect(ran.count).toBeGreaterThan(60)
+    // And their plans hold every step of the step list: a new step must be reached too.
+    const unplanned = STEPS.filter((step) => !planned.has(step))
+    expect(unplanned.map((step) => STEPS.indexOf(step))).toEqual([])
   }, 60_000)
 })
 

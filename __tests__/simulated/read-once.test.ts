@@ -7,9 +7,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/gate/run-report.js'
 import { exitCodeOf } from '../../src/command/exit-codes.js'
-import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { gateOneRunning, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
-import { operationIn } from '../support/neon/scenarios.js'
 import type { Fault } from '../support/neon/faults.ts'
 
 const READ_ONCE = { wait: 'false', timeout: '10m', interval: '5s' }
@@ -21,14 +20,7 @@ describe('wait: false with an API that does not answer', () => {
     ['no answer at all', { kind: 'slow', delayMs: 3_600_000 }],
     ['every answer a proxy page', { kind: 'malformed', body: '<html></html>' }]
   ])('%s: an error within 3 intervals, not after the whole timeout', async (_, fault) => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = operationIn(setup.world, 'running')
-    setup.api.addFault(fault)
-    const run = await runSimulated(setup, {
-      ...READ_ONCE,
-      project_id: PROJECT,
-      operation_id: op.id
-    })
+    const { op, run } = await gateOneRunning(fault, READ_ONCE)
     expect(run.report.outcome).toBe('error')
     expect(exitCodeOf(run.report, undefined)).toBe(3)
     // 3 intervals, give or take the simulated network's trip of a millisecond.
@@ -76,42 +68,23 @@ describe('wait: false with an API that does not answer', () => {
   })
 
   it('a timeout shorter than 3 intervals ends it first: the timeout (the command’s 124)', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = operationIn(setup.world, 'running')
-    setup.api.addFault({ kind: 'status', status: 503 })
-    const run = await runSimulated(setup, {
-      ...READ_ONCE,
-      timeout: '8s',
-      project_id: PROJECT,
-      operation_id: op.id
-    })
+    const { run } = await gateOneRunning(
+      { kind: 'status', status: 503 },
+      { ...READ_ONCE, timeout: '8s' }
+    )
     expect(run.report.outcome).toBe('timeout')
     expect(exitCodeOf(run.report, undefined)).toBe(124)
     expect(run.endedAt).toBeLessThanOrEqual(9000)
   })
 
   it('one failed request is still retried, and the one read answers', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = operationIn(setup.world, 'running')
-    setup.api.addFault({ kind: 'status', status: 503, times: 1 })
-    const run = await runSimulated(setup, {
-      ...READ_ONCE,
-      project_id: PROJECT,
-      operation_id: op.id
-    })
+    const { run } = await gateOneRunning({ kind: 'status', status: 503, times: 1 }, READ_ONCE)
     expect(run.report.outcome).toBe('pending')
     expect(run.requests).toHaveLength(2)
   })
 
   it('while waiting (wait: true), the same API is retried until the timeout, as before', async () => {
-    const setup = simulatedWorld({ history: 0 })
-    const op = operationIn(setup.world, 'running')
-    setup.api.addFault({ kind: 'status', status: 503 })
-    const run = await runSimulated(setup, {
-      timeout: '2m',
-      project_id: PROJECT,
-      operation_id: op.id
-    })
+    const { run } = await gateOneRunning({ kind: 'status', status: 503 }, { timeout: '2m' })
     expect(run.report.outcome).toBe('timeout')
     expect(run.endedAt).toBeGreaterThan(100_000)
   })

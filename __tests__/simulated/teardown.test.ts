@@ -34,6 +34,22 @@ function finishesAfter(
   return operationIn(setup.world, status, { action, branchId, reads, then: 'finished' })
 }
 
+/**
+ * The target deleted at the gate's first read of the project's operations, while an operation on
+ * the other branch keeps the gate waiting; `then`, once it is gone.
+ */
+function deletedWhileWaiting(setup: ReturnType<typeof world>, then?: () => void) {
+  finishesAfter(setup, 1, 'running', 'start_compute', OTHER)
+  setup.api.onRequest = (request) => {
+    if (request.route !== 'operations' || request.query.cursor) return
+    const branches = setup.world.branchesOf(PROJECT)
+    const index = branches.findIndex((branch) => branch.id === TARGET)
+    if (index < 0) return
+    branches.splice(index, 1)
+    then?.()
+  }
+}
+
 /** The gate run on `setup` before `before` of `branchId`, with `extra` inputs. */
 function check(
   setup: ReturnType<typeof world>,
@@ -221,13 +237,7 @@ describe('the check', () => {
   it('the branch deleted while the gate waited: gone before a delete, an input error before a reset', async () => {
     for (const before of ['delete', 'reset']) {
       const setup = world()
-      finishesAfter(setup, 1, 'running', 'start_compute', OTHER)
-      setup.api.onRequest = (request) => {
-        if (request.route !== 'operations' || request.query.cursor) return
-        const branches = setup.world.branchesOf(PROJECT)
-        const index = branches.findIndex((branch) => branch.id === TARGET)
-        if (index >= 0) branches.splice(index, 1)
-      }
+      deletedWhileWaiting(setup)
       const run = await check(setup, TARGET, before)
       if (before === 'delete') {
         expect(run.report.outcome).toBe('success')
@@ -364,19 +374,13 @@ describe('which branch, and whether it is gone', () => {
 
   it('a branch deleted, and another made under its name, while the gate waited: the new one is checked', async () => {
     const setup = world()
-    finishesAfter(setup, 1, 'running', 'start_compute', OTHER)
-    setup.api.onRequest = (request) => {
-      if (request.route !== 'operations' || request.query.cursor) return
-      const branches = setup.world.branchesOf(PROJECT)
-      const index = branches.findIndex((branch) => branch.id === TARGET)
-      if (index < 0) return
-      branches.splice(index, 1)
+    deletedWhileWaiting(setup, () =>
       setup.world.addBranch(PROJECT, {
         id: 'br-preview-pr-7b',
         name: 'preview/pr-7',
         protected: true
       })
-    }
+    )
     const run = await check(setup, 'preview/pr-7', 'delete')
     expect(run.report.outcome).toBe('failure')
     expect(run.report.teardown).toMatchObject({

@@ -15,7 +15,8 @@ import { Redactor } from '../../src/domain/untrusted-text.js'
 import { addSecretInputs, GateRun } from '../../src/gate/gate-run.js'
 import { parseInputs } from '../../src/gate/inputs.js'
 import type { RunReport } from '../../src/report/report.js'
-import { demoWorld } from './neon/scenarios.ts'
+import type { Fault } from './neon/faults.ts'
+import { demoWorld, operationIn } from './neon/scenarios.ts'
 import {
   type ApiHandler,
   type ApiOptions,
@@ -27,7 +28,7 @@ import type { World } from './neon/world.ts'
 import { type SimulatedHandling, simulatedApi, simulatedNetwork } from './neon/simulated-network.ts'
 import { EPOCH, SimulatedTime } from './time/clock.ts'
 import { collectingLogger } from './logger.ts'
-import { KEYS } from './neon/ids.js'
+import { KEYS, PROJECT } from './neon/ids.js'
 
 export { EPOCH }
 
@@ -167,4 +168,16 @@ export function gapsBetween(
 ): number[] {
   const times = requests.filter((request) => filter(request.path)).map((request) => request.t)
   return times.slice(1).map((t, index) => t - times[index])
+}
+
+/**
+ * The operations gate on one operation of the project, still running, in a world with no history:
+ * its API behind `fault` (when one is given), `inputs` beside project_id and operation_id.
+ */
+export async function gateOneRunning(fault?: Fault, inputs: Record<string, string> = {}) {
+  const setup = simulatedWorld({ history: 0 })
+  const op = operationIn(setup.world, 'running')
+  if (fault) setup.api.addFault(fault)
+  const run = await runSimulated(setup, { project_id: PROJECT, operation_id: op.id, ...inputs })
+  return { setup, op, run }
 }

@@ -12509,6 +12509,7 @@ const DATABASE_INPUTS = {
 };
 const DATABASE_STEP = {
     section: DATABASE_SECTION,
+    help: { ends: [['failure', 'the database check failed']] },
     // After a success the wait says that the control plane is done: the check may still fail.
     plan: (draft) => draft.inputs.database === undefined
         ? undefined
@@ -13011,6 +13012,7 @@ const PROJECTS_SECTION = {
 };
 const PROJECTS_STEP = {
     section: PROJECTS_SECTION,
+    help: { usage: '{list_projects} [{org_id}]', ends: [] },
     plan: (draft) => (draft.inputs.listProjects ? draft : undefined),
     run: async (inputs, report, { client, logger }) => {
         report.listing = await client.projects.listProjects(inputs.orgId);
@@ -13384,6 +13386,13 @@ const SWEEP_SECTION = {
 };
 const SWEEP_STEP = {
     section: SWEEP_SECTION,
+    help: {
+        usage: 'sweep {sweep} [{older_than}] [{fail_on_stale}]',
+        ends: [
+            ['failure', 'sweep {fail_on_stale} found a stale branch'],
+            ['error', 'sweep {fail_on_stale} found none stale but could not judge every branch']
+        ]
+    },
     // A gate of its own: no branch resolved, no wait, fail_fast and the database left out.
     plan: (draft) => draft.inputs.sweep
         ? { ...draft, gate: 'sweep', stepsAlone: true, wait: { ...draft.wait, failFast: false } }
@@ -14199,6 +14208,10 @@ const teardownPlan = (draft) => {
 };
 const TEARDOWN_STEP = {
     section: TEARDOWN_SECTION,
+    help: {
+        usage: '{project_id} {branch_id} {before}',
+        ends: [['failure', '{before} found a blocker']]
+    },
     plan: teardownPlan,
     run: async (inputs, report, { client, projectId, branch, logger }) => {
         if (projectId && branch)
@@ -16412,6 +16425,8 @@ function summaryTarget(flag, env) {
 ;// CONCATENATED MODULE: ./src/command/help.ts
 
 
+
+
 /** The inputs' help in one part: a paragraph as it is, a flag's lines beside it (column 29). */
 function inputHelp(part) {
     const helps = inputEntries()
@@ -16425,15 +16440,57 @@ function inputHelp(part) {
         .flatMap((help) => ('text' in help ? help.text : help.flags.flatMap(flagLines)))
         .join('\n');
 }
+/**
+ * `{name}` in `words` as the input's first flag in the catalog's help: with its value
+ * (`--before delete|reset`) in a usage line, alone (`--before`) in a reason.
+ */
+function withFlags(words, form) {
+    return words.replace(/\{(\w+)\}/g, (named, name) => {
+        const help = inputEntries().find(([input]) => input === name)?.[1].help;
+        // What names no input with a flag stays as written, braces and all (command-help.test.ts).
+        if (!help || !('flags' in help))
+            return named;
+        const [usage] = help.flags[0];
+        return form === 'usage' ? usage : usage.split(' ')[0];
+    });
+}
+/** The core's gates: the whole project or one branch, and the operations `operation_id` names. */
+const CORE_USAGE = [
+    '{project_id} [{branch_id}]',
+    '{project_id} {operation_id} [{operation_id} ...]'
+];
+const usageLines = [...CORE_USAGE, ...STEPS.flatMap(({ help }) => help.usage ?? [])]
+    .map((usage) => `  neon-gate ${withFlags(usage, 'usage')} [options]`)
+    .join('\n');
+/** Each step's reasons for a run to end in `outcome`, in the steps' order. */
+const stepReasons = (outcome) => STEPS.flatMap(({ help }) => help.ends.filter(([ends]) => ends === outcome).map(([, why]) => why));
+/** Why the command ends with each of its codes: its own reasons, then the steps'. */
+const EXIT_REASONS = {
+    success: ['success'],
+    failure: ['an operation failed', ...stepReasons('failure')],
+    usage: ['bad flags or input', 'a result file (or standard output) could not be written'],
+    refused: [
+        'the API refused (401, 403, 404, other 4xx)',
+        'an error no retry can fix',
+        ...stepReasons('error')
+    ],
+    pending: ['{wait}, and work is still in flight: try again later'],
+    timeout: ['the timeout ran out'],
+    SIGINT: ['interrupted (SIGINT)'],
+    SIGTERM: ['terminated (SIGTERM)']
+};
+/** A code a line, each further reason below its first, after `or`. */
+const exitLines = Object.entries(EXIT_REASONS)
+    .flatMap(([kind, [first, ...more]]) => [
+    `  ${String(EXIT[kind]).padEnd(5)}${withFlags(first, 'flag')}`,
+    ...more.map((reason) => `       or ${withFlags(reason, 'flag')}`)
+])
+    .join('\n');
 const VERSION_TEXT = `neon-gate ${ACTION_VERSION}\n`;
 const HELP_TEXT = `neon-gate ${ACTION_VERSION}: wait until a Neon project's operations are done, then exit 0.
 
 Usage:
-  neon-gate --project-id ID [--branch-id BRANCH] [options]
-  neon-gate --project-id ID --operation-id UUID [--operation-id UUID ...] [options]
-  neon-gate --project-id ID --branch-id BRANCH --before delete|reset [options]
-  neon-gate --list-projects [--org-id ORG] [options]
-  neon-gate sweep --match PATTERN [--older-than AGE] [--fail-on-stale] [options]
+${usageLines}
 
 ${inputHelp('intro')}
 
@@ -16456,15 +16513,7 @@ Output:
   --version                 the version
 
 Exit codes:
-  0    success
-  1    an operation failed, the database check failed, --before found a blocker, or
-       sweep --fail-on-stale found a stale branch
-  2    bad flags or input; standard output or a result file could not be written
-  3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix; or
-       sweep --fail-on-stale found none stale but could not judge every branch
-  75   --no-wait, and work is still in flight: try again later
-  124  the timeout ran out
-  130  interrupted (SIGINT); 143: terminated (SIGTERM)
+${exitLines}
 
 Environment: NEON_API_KEY, NEON_PROJECT_ID, NO_COLOR, HTTPS_PROXY, NO_PROXY.
 Reference: docs/cli.md in the neon-operations-gate package.

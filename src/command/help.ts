@@ -1,10 +1,14 @@
 /*
- * The command's --help: its usage, then the inputs' lines from the input catalog (each flag where
- * its part of the catalog puts it), then the command's own flags, its exit codes and variables.
+ * The command's --help: its usage, a line for each gate (the core's, then each step's that is a
+ * gate of its own), then the inputs' lines from the input catalog (each flag where its part of the
+ * catalog puts it), then the command's own flags, its exit codes with the reasons the core and each
+ * step give for them, and its variables.
  */
 import type { FlagHelp, InputHelp } from '../domain/input-catalog.js'
 import { inputEntries } from '../gate/input-catalog.js'
+import { STEPS } from '../gate/steps.js'
 import { ACTION_VERSION } from '../domain/version.js'
+import { EXIT } from './exit-codes.js'
 
 /** The inputs' help in one part: a paragraph as it is, a flag's lines beside it (column 29). */
 function inputHelp(part: InputHelp['part']): string {
@@ -20,16 +24,64 @@ function inputHelp(part: InputHelp['part']): string {
     .join('\n')
 }
 
+/**
+ * `{name}` in `words` as the input's first flag in the catalog's help: with its value
+ * (`--before delete|reset`) in a usage line, alone (`--before`) in a reason.
+ */
+function withFlags(words: string, form: 'usage' | 'flag'): string {
+  return words.replace(/\{(\w+)\}/g, (named, name: string) => {
+    const help = inputEntries().find(([input]) => input === name)?.[1].help
+    // What names no input with a flag stays as written, braces and all (command-help.test.ts).
+    if (!help || !('flags' in help)) return named
+    const [usage] = help.flags[0]
+    return form === 'usage' ? usage : usage.split(' ')[0]
+  })
+}
+
+/** The core's gates: the whole project or one branch, and the operations `operation_id` names. */
+const CORE_USAGE = [
+  '{project_id} [{branch_id}]',
+  '{project_id} {operation_id} [{operation_id} ...]'
+]
+
+const usageLines = [...CORE_USAGE, ...STEPS.flatMap(({ help }) => help.usage ?? [])]
+  .map((usage) => `  neon-gate ${withFlags(usage, 'usage')} [options]`)
+  .join('\n')
+
+/** Each step's reasons for a run to end in `outcome`, in the steps' order. */
+const stepReasons = (outcome: 'failure' | 'error'): string[] =>
+  STEPS.flatMap(({ help }) => help.ends.filter(([ends]) => ends === outcome).map(([, why]) => why))
+
+/** Why the command ends with each of its codes: its own reasons, then the steps'. */
+const EXIT_REASONS: Record<keyof typeof EXIT, readonly string[]> = {
+  success: ['success'],
+  failure: ['an operation failed', ...stepReasons('failure')],
+  usage: ['bad flags or input', 'a result file (or standard output) could not be written'],
+  refused: [
+    'the API refused (401, 403, 404, other 4xx)',
+    'an error no retry can fix',
+    ...stepReasons('error')
+  ],
+  pending: ['{wait}, and work is still in flight: try again later'],
+  timeout: ['the timeout ran out'],
+  SIGINT: ['interrupted (SIGINT)'],
+  SIGTERM: ['terminated (SIGTERM)']
+}
+
+/** A code a line, each further reason below its first, after `or`. */
+const exitLines = Object.entries(EXIT_REASONS)
+  .flatMap(([kind, [first, ...more]]) => [
+    `  ${String(EXIT[kind as keyof typeof EXIT]).padEnd(5)}${withFlags(first, 'flag')}`,
+    ...more.map((reason) => `       or ${withFlags(reason, 'flag')}`)
+  ])
+  .join('\n')
+
 export const VERSION_TEXT = `neon-gate ${ACTION_VERSION}\n`
 
 export const HELP_TEXT = `neon-gate ${ACTION_VERSION}: wait until a Neon project's operations are done, then exit 0.
 
 Usage:
-  neon-gate --project-id ID [--branch-id BRANCH] [options]
-  neon-gate --project-id ID --operation-id UUID [--operation-id UUID ...] [options]
-  neon-gate --project-id ID --branch-id BRANCH --before delete|reset [options]
-  neon-gate --list-projects [--org-id ORG] [options]
-  neon-gate sweep --match PATTERN [--older-than AGE] [--fail-on-stale] [options]
+${usageLines}
 
 ${inputHelp('intro')}
 
@@ -52,15 +104,7 @@ Output:
   --version                 the version
 
 Exit codes:
-  0    success
-  1    an operation failed, the database check failed, --before found a blocker, or
-       sweep --fail-on-stale found a stale branch
-  2    bad flags or input; standard output or a result file could not be written
-  3    the API refused (401, 403, 404, other 4xx), or an error no retry can fix; or
-       sweep --fail-on-stale found none stale but could not judge every branch
-  75   --no-wait, and work is still in flight: try again later
-  124  the timeout ran out
-  130  interrupted (SIGINT); 143: terminated (SIGTERM)
+${exitLines}
 
 Environment: NEON_API_KEY, NEON_PROJECT_ID, NO_COLOR, HTTPS_PROXY, NO_PROXY.
 Reference: docs/cli.md in the neon-operations-gate package.

@@ -49,9 +49,23 @@ export interface PlanDraft<Given> {
   ending?: (report: RunReport, logger: Logger) => void
 }
 
+/**
+ * What the command's --help says of a step (src/command/help.ts), beside what its inputs' entries
+ * in the catalog say. `{name}` stands for an input of the catalog: its flag with its value in a
+ * usage line (`--before delete|reset`), its flag alone in a reason (`--before`). A step is a gate of
+ * its own (a usage line), or brings reasons for a run to end as it could not without it.
+ */
+interface StepHelp {
+  /** Its gate's usage line, after `neon-gate`. */
+  usage?: string
+  /** Why a run with the step ends in `failure` (exit 1), or in an `error` (exit 3), a reason each. */
+  ends: readonly [outcome: 'failure' | 'error', reason: string][]
+}
+
 /** A step over the inputs it reads (`Given`), with what it needs beside the context (`Needs`). */
 export interface Step<Given, Needs = object> {
   section: ReportSection
+  help: StepHelp
   /**
    * Its hook into the plan: the plan with the step in it, shaped as it needs, or undefined when the
    * inputs do not ask for it.

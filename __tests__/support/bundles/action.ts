@@ -2,7 +2,8 @@ import { afterEach, expect } from '@jest/globals'
 import type { ApiOptions } from '../neon/handler.ts'
 import type { Limits } from '../neon/limits.ts'
 import { type ApiServer, startApiServer } from '../neon/server.ts'
-import { demoWorld } from '../neon/scenarios.ts'
+import type { Fault } from '../neon/faults.ts'
+import { demoWorld, operationIn } from '../neon/scenarios.ts'
 import type { World } from '../neon/world.ts'
 import { type BundleRun, killRunningBundles, type RunOptions, runBundle } from './run-bundle.ts'
 import { KEYS } from '../neon/ids.js'
@@ -24,6 +25,17 @@ export async function serve(
   const server = await startApiServer(world, { limits, host, dateHeader })
   servers.push(server)
   return { world, server }
+}
+
+/**
+ * A fresh demo world with one operation of its project running, and its server behind `fault` if
+ * one is given: what a run meets when the API misbehaves while work is in flight.
+ */
+export async function serveRunning(fault?: Fault) {
+  const served = await serve()
+  const op = operationIn(served.world, 'running')
+  if (fault) served.server.addFault(fault)
+  return { ...served, op }
 }
 
 /**

@@ -106,28 +106,49 @@ export function imageProblem(image: string, spec: string): string | undefined {
 }
 
 /**
+ * A script at `dir/name` on the database at DATABASE_URL, through pg: `first` (before it connects),
+ * then `queries` on a client, then `last` once the client is closed. Its path.
+ */
+function databaseScript(
+  dir: string,
+  name: string,
+  { first = [], queries, last }: { first?: string[]; queries: string[]; last: string }
+): string {
+  const file = join(dir, name)
+  writeFileSync(
+    file,
+    [
+      `import pg from ${JSON.stringify(join(root, 'node_modules', 'pg', 'lib', 'index.js'))}`,
+      ...first,
+      'const client = new pg.Client({ connectionString: process.env.DATABASE_URL, ssl: false })',
+      'await client.connect()',
+      ...queries,
+      'await client.end()',
+      last
+    ].join('\n')
+  )
+  return file
+}
+
+/**
  * A migration that really migrates, as a shell command line with a quoted argument (as `psql
  * "$DATABASE_URL" -c '…'` has): a row in a table on the database at DATABASE_URL, and `migrated` on
  * standard output. Run without a shell (its words split on spaces), it fails and migrates nothing.
  */
 export function migration(dir: string): string {
-  const file = join(dir, 'migrate.mjs')
-  writeFileSync(
-    file,
-    [
-      `import pg from ${JSON.stringify(join(root, 'node_modules', 'pg', 'lib', 'index.js'))}`,
+  const file = databaseScript(dir, 'migrate.mjs', {
+    first: [
       "if (process.argv[2] !== 'preview migrated') {",
       '  console.error(`not run by a shell: ${JSON.stringify(process.argv.slice(2))}`)',
       '  process.exit(1)',
-      '}',
-      'const client = new pg.Client({ connectionString: process.env.DATABASE_URL, ssl: false })',
-      'await client.connect()',
+      '}'
+    ],
+    queries: [
       "await client.query('CREATE TABLE IF NOT EXISTS preview_migrated (at timestamptz)')",
-      "await client.query('INSERT INTO preview_migrated VALUES (now())')",
-      'await client.end()',
-      "console.log('migrated')"
-    ].join('\n')
-  )
+      "await client.query('INSERT INTO preview_migrated VALUES (now())')"
+    ],
+    last: "console.log('migrated')"
+  })
   return `node ${file} 'preview migrated'`
 }
 
@@ -136,18 +157,12 @@ export function migration(dir: string): string {
  * the migrations, and says `deployed on a database migrated N times`.
  */
 export function deployment(dir: string): string {
-  const file = join(dir, 'deploy.mjs')
-  writeFileSync(
-    file,
-    [
-      `import pg from ${JSON.stringify(join(root, 'node_modules', 'pg', 'lib', 'index.js'))}`,
-      'const client = new pg.Client({ connectionString: process.env.DATABASE_URL, ssl: false })',
-      'await client.connect()',
-      "const { rows } = await client.query('SELECT count(*)::int AS n FROM preview_migrated')",
-      'await client.end()',
-      'console.log(`deployed on a database migrated ${rows[0].n} times`)'
-    ].join('\n')
-  )
+  const file = databaseScript(dir, 'deploy.mjs', {
+    queries: [
+      "const { rows } = await client.query('SELECT count(*)::int AS n FROM preview_migrated')"
+    ],
+    last: 'console.log(`deployed on a database migrated ${rows[0].n} times`)'
+  })
   return `node ${file} --preview "$CI_MERGE_REQUEST_IID"`
 }
 

@@ -60,6 +60,7 @@ interface DatabaseInputs {
 
 export const DATABASE_STEP: Step<DatabaseInputs, { queryDatabase: QueryDatabase }> = {
   section: DATABASE_SECTION,
+  help: { ends: [['failure', 'the database check failed']] },
   // After a success the wait says that the control plane is done: the check may still fail.
   plan: (draft) =>
     draft.inputs.database === undefined

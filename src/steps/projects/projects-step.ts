@@ -100,6 +100,7 @@ const PROJECTS_SECTION: ReportSection = {
 
 export const PROJECTS_STEP: Step<{ listProjects: boolean; orgId?: string }> = {
   section: PROJECTS_SECTION,
+  help: { usage: '{list_projects} [{org_id}]', ends: [] },
   plan: (draft) => (draft.inputs.listProjects ? draft : undefined),
   run: async (inputs, report, { client, logger }) => {
     report.listing = await client.projects.listProjects(inputs.orgId)

@@ -109,6 +109,13 @@ const SWEEP_SECTION: ReportSection = {
 
 export const SWEEP_STEP: Step<SweepInputs, SweepNeeds> = {
   section: SWEEP_SECTION,
+  help: {
+    usage: 'sweep {sweep} [{older_than}] [{fail_on_stale}]',
+    ends: [
+      ['failure', 'sweep {fail_on_stale} found a stale branch'],
+      ['error', 'sweep {fail_on_stale} found none stale but could not judge every branch']
+    ]
+  },
   // A gate of its own: no branch resolved, no wait, fail_fast and the database left out.
   plan: (draft) =>
     draft.inputs.sweep

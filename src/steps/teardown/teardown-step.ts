@@ -109,6 +109,10 @@ const teardownPlan: Step<TeardownInputs>['plan'] = (draft) => {
 
 export const TEARDOWN_STEP: Step<TeardownInputs> = {
   section: TEARDOWN_SECTION,
+  help: {
+    usage: '{project_id} {branch_id} {before}',
+    ends: [['failure', '{before} found a blocker']]
+  },
   plan: teardownPlan,
   run: async (inputs, report, { client, projectId, branch, logger }) => {
     if (projectId && branch)
