@@ -116,7 +116,8 @@ const VALUES: Record<Refusing, string> = {
   branch_id: 'preview/pr-12',
   database_url: URL,
   before: 'delete',
-  sweep: 'preview/*'
+  sweep: 'preview/*',
+  older_than: '3d'
 }
 const REFUSING = Object.keys(VALUES) as Refusing[]
 
