@@ -31,6 +31,11 @@ const silent: Logger = {
   debug: () => undefined
 }
 const iso = (ms: number) => new Date(ms).toISOString()
+/** A project whose every compute is idle and every branch ready: its state keeps nothing open. */
+const settledProject = {
+  listProjectComputes: async () => [],
+  listBranches: async () => ({ branches: [] })
+}
 
 function gate(history: ScriptedReader, options: { branchId?: string; failFast?: boolean } = {}) {
   const clock = new FakeClock(NOW)
@@ -45,6 +50,7 @@ function gate(history: ScriptedReader, options: { branchId?: string; failFast?: 
   const source = new ProjectGateSource({
     reader: history,
     projectId: PROJECT,
+    project: settledProject,
     branch: options.branchId
       ? {
           branch: { id: options.branchId, name: options.branchId, current_state: 'ready' },
@@ -224,7 +230,7 @@ describe('ProjectGateSource', () => {
     expect(history.calls).toHaveLength(GATE_MAX_DISCOVERY_PAGES)
     const read = GATE_MAX_DISCOVERY_PAGES * GATE_DISCOVERY_PAGE_LIMIT
     expect(warnings).toEqual([
-      `Project gate: read ${read} operations in 20 pages, created from ${iso(NOW - (0.01 + (read - 1) * 0.1) * 60_000)} to ${iso(NOW - 0.01 * 60_000)}, and stopped there (the page cap); older ones, up to 24 h before the newest, were not read, and any still in flight among them is not waited on`
+      `Project gate: read ${read} operations in 20 pages, created from ${iso(NOW - (0.01 + (read - 1) * 0.1) * 60_000)} to ${iso(NOW - 0.01 * 60_000)}, and stopped there (the page cap); older ones, up to 24 h before the newest, were not read: the project's computes and branches stand for them, each idle or ready with nothing pending`
     ])
   })
 
@@ -271,6 +277,7 @@ describe("ProjectGateSource: what ended before the gate, on the API's clock", ()
     const source = new ProjectGateSource({
       reader: history,
       projectId: PROJECT,
+      project: settledProject,
       branch: branchGated
         ? { branch: ready, reader: { getBranch: async () => ready, listComputes: async () => [] } }
         : undefined,
@@ -425,6 +432,7 @@ function branchGate(history: OperationsReading, states: Partial<Branch>[], resol
   const source = new ProjectGateSource({
     reader: history,
     projectId: PROJECT,
+    project: settledProject,
     branch: {
       branch: { id: 'br-mine', name: 'preview/mine', ...resolved },
       reader: {
@@ -628,7 +636,7 @@ describe('ProjectGateSource: what the first read warns about', () => {
     const { source, warnings } = gate(reader)
     await source.poll()
     expect(warnings.at(-1)).toBe(
-      'Project gate: read 20 operations in 20 pages, and stopped there (the page cap); older ones, up to 24 h before the newest, were not read, and any still in flight among them is not waited on'
+      "Project gate: read 20 operations in 20 pages, and stopped there (the page cap); older ones, up to 24 h before the newest, were not read: the project's computes and branches stand for them, each idle or ready with nothing pending"
     )
   })
 

@@ -2,7 +2,8 @@
  * Issue 65's cases over both bundles, the action and the command, against the local API server on
  * 127.0.0.1: an error on a branch's compute 25 h and 72 h old still fails, an operation running
  * since 25 h is waited on, a Date header 48 h ahead hides nothing in flight, and a suspend after a
- * failed start supersedes nothing. The rules at their edges: simulated/authority.test.ts and the
+ * failed start supersedes nothing, and past the project gate's 24 h read a compute still starting
+ * keeps it open. The rules at their edges: simulated/authority.test.ts and the
  * properties (simulated/verdict-properties.test.ts).
  */
 import { describe, expect, it } from '@jest/globals'
@@ -30,11 +31,14 @@ function previewBranch(world: World) {
     })
 }
 
-/** The action's and the command's run of the branch gate (`wait`: false reads once). */
+/**
+ * The action's and the command's run of the branch gate, or of the project gate where `branch` is
+ * null (`wait`: false reads once).
+ */
 async function bothFrontEnds(
   server: { apiHost: string },
   wait: boolean,
-  branch: string | undefined = BRANCH
+  branch: string | null = BRANCH
 ) {
   const inputs: Record<string, string> = { project_id: PROJECT, wait: String(wait) }
   const args = ['--output', 'json', ...(wait ? [] : ['--no-wait'])]
@@ -73,18 +77,48 @@ describe('no age decides a verdict, on both front ends', () => {
 describe('no clock hides work, on both front ends', () => {
   it.each([
     ['the branch gate', BRANCH],
-    ['the project gate', undefined]
+    ['the project gate', null]
   ])(
     'a Date header 48 h ahead: an operation running for 5 s is in flight for %s',
     async (_, branch) => {
       const { world, server } = await serve({ dateHeader: 48 * HOUR })
       const running = previewBranch(world)('apply_config', 5000, [{ status: 'running' }])
       const { action, command } = await bothFrontEnds(server, false, branch)
-      expect(action.outputs).toMatchObject({ outcome: 'pending', operation_id: running.id })
+      expect(action.outputs).toMatchObject({
+        outcome: 'pending',
+        gate: branch ? 'branch' : 'project',
+        operation_id: running.id
+      })
       expect(command.code).toBe(75)
       expect(JSON.parse(command.stdout)).toMatchObject({ operation_id: running.id })
     }
   )
+})
+
+describe("past the project gate's 24 h read, the state decides, on both front ends", () => {
+  /** A day and more of history on a server that caps pages at 50: the read stops at its 24 h. */
+  async function stuckBehindADay(compute: { current: string; pending?: string }) {
+    const { world, server } = await serve({ history: 0 })
+    world.addHistory(PROJECT, 300, { everyMs: 10 * MINUTE })
+    world.operationsPageCap = 50
+    previewBranch(world)('apply_config', 30 * HOUR, [{ status: 'running' }])
+    world.addCompute(PROJECT, { id: COMPUTE, branchId: BRANCH, ...compute })
+    return bothFrontEnds(server, false, null)
+  }
+
+  it('an apply_config running since 30 h ago, its compute starting: pending, saying why', async () => {
+    const { action, command } = await stuckBehindADay({ current: 'init', pending: 'active' })
+    expect(action.outputs).toMatchObject({ outcome: 'pending', gate: 'project', operation_id: '' })
+    expect(command.code).toBe(75)
+    expect(JSON.parse(command.stdout)).toMatchObject({ outcome: 'pending', gate: 'project' })
+    expect(command.stderr).toContain(`compute ${COMPUTE} is init, pending active`)
+  })
+
+  it('the same with the compute idle, nothing pending: success', async () => {
+    const { action, command } = await stuckBehindADay({ current: 'idle' })
+    expect(action.outputs).toMatchObject({ outcome: 'success', gate: 'project' })
+    expect(command.code).toBe(0)
+  })
 })
 
 describe('a suspend supersedes no failed start, on both front ends', () => {

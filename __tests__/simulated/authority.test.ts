@@ -194,3 +194,70 @@ describe('what supersedes an error', () => {
     expect((await runSimulated(successFirst.setup, branchGate)).report.outcome).toBe('success')
   })
 })
+
+describe('the project gate: what its 24 h read did not reach, the state decides, never its age', () => {
+  /**
+   * A project whose history spans 50 h (300 operations, one each 10 minutes), on a server that caps
+   * pages at 50: the first read stops at its 24 h, after 3 pages.
+   */
+  function longHistory() {
+    const made = world(4 * DAY, { history: 300, historyEveryMs: 10 * MINUTE })
+    made.setup.world.operationsPageCap = 50
+    return made
+  }
+  const projectGate = { project_id: PROJECT, timeout: '30s' }
+
+  it('an apply_config running since 30 h ago, its compute starting (init, pending active): waited on, a timeout that says why', async () => {
+    const { setup, running } = longHistory()
+    running('apply_config', 30 * HOUR)
+    setup.world.addCompute(PROJECT, {
+      id: COMPUTE,
+      branchId: BRANCH,
+      current: 'init',
+      pending: 'active'
+    })
+    const run = await runSimulated(setup, projectGate)
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.lines.join('\n')).toContain(
+      `compute ${COMPUTE} is init, pending active, and its operations were older than the read`
+    )
+  })
+
+  it('a create_branch running since 30 h ago, its branch still init: waited on, a timeout that says why', async () => {
+    const { setup } = longHistory()
+    setup.world.addBranch(PROJECT, {
+      id: 'br-stuck-000030',
+      name: 'preview/stuck',
+      createdAt: setup.world.now() - 30 * HOUR,
+      state: { current: 'init' }
+    })
+    setup.world.addOperation(PROJECT, {
+      action: 'create_branch',
+      branchId: 'br-stuck-000030',
+      createdAt: setup.world.now() - 30 * HOUR,
+      timeline: [{ status: 'running' }]
+    })
+    const run = await runSimulated(setup, projectGate)
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.lines.join('\n')).toContain('branch preview/stuck (br-stuck-000030) is')
+  })
+
+  it('the same project with every compute idle and every branch ready: success, the state read once', async () => {
+    const { setup, running } = longHistory()
+    running('apply_config', 30 * HOUR)
+    const run = await runSimulated(setup, projectGate)
+    expect(run.report.outcome).toBe('success')
+    const paths = run.requests.map((request) => request.path)
+    expect(paths.filter((path) => path.endsWith('/endpoints'))).toHaveLength(1)
+    expect(paths.filter((path) => path.endsWith('/branches'))).toHaveLength(1)
+  })
+
+  it('a project whose whole history was read reads no state: its operations said it all', async () => {
+    const { setup } = world(4 * DAY, { history: 40, historyEveryMs: MINUTE })
+    const run = await runSimulated(setup, projectGate)
+    expect(run.report.outcome).toBe('success')
+    expect(run.requests.map((request) => request.path)).not.toContainEqual(
+      expect.stringMatching(/\/(endpoints|branches)$/)
+    )
+  })
+})

@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9307);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3323);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9307:
+/***/ 3323:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -14556,7 +14556,73 @@ class LaterPolls {
     }
 }
 
+;// CONCATENATED MODULE: ./src/wait/project-state.ts
+/*
+ * What stands for the project gate's history beyond its first read. That read goes back 24 h before
+ * the newest operation listed (a bound on its cost, not on the verdict). Where it stopped short of
+ * the list's end, the project's own state decides for what it did not read, never its age: a
+ * compute whose operations the read did not reach keeps the gate open until the API shows it idle
+ * or active with nothing pending, and a branch keeps it open until it is ready (or archived) with
+ * nothing pending. Work in flight for days shows there, whatever its operation's age.
+ */
+
+
+
+/** A compute's own states that need nothing more: it runs, or it was suspended. */
+const SETTLED_COMPUTE = new Set(['idle', 'active']);
+/** What a cut branch list leaves out of the project's state. */
+const project_state_UNSEEN = "branches beyond it are not judged: the project gate's state check covers those read";
+class ProjectState {
+    projectId;
+    reader;
+    /** The computes whose newest operation the first read reached: their history decides. */
+    reached = new Set();
+    shortOfEnd = false;
+    read = false;
+    /** Why the gate cannot pass yet, from the state last read. */
+    unsettled;
+    constructor(projectId, reader) {
+        this.projectId = projectId;
+        this.reader = reader;
+    }
+    /** The next operation of the first read. */
+    note(operation) {
+        if (operation.endpoint_id)
+            this.reached.add(operation.endpoint_id);
+    }
+    /** After the first read: whether it stopped before the list's end (at its 24 h, or its cap). */
+    ended(shortOfEnd) {
+        this.shortOfEnd = shortOfEnd;
+    }
+    /**
+     * Reads the state anew, once the operations read are final: the first time, and then while it
+     * keeps the gate open. Nothing to read when the first read got to the list's end.
+     */
+    async readAgain() {
+        if (!this.shortOfEnd || (this.read && !this.unsettled))
+            return;
+        this.read = true;
+        const computes = await this.reader.listProjectComputes(this.projectId);
+        const compute = computes.find((each) => !this.reached.has(each.id) &&
+            (!SETTLED_COMPUTE.has(each.current_state ?? '') || each.pending_state));
+        if (compute) {
+            const state = truncate(compute.current_state ?? 'of no state', 40);
+            const pending = compute.pending_state
+                ? `, pending ${truncate(compute.pending_state, 40)}`
+                : '';
+            this.unsettled = `compute ${truncate(compute.id, 80)} is ${state}${pending}, and its operations were older than the read: the gate waits until it is idle or active with nothing pending`;
+            return;
+        }
+        const { branches } = await this.reader.listBranches(this.projectId, { unseen: project_state_UNSEEN });
+        const branch = branches.find((each) => !canBeQueried(each));
+        this.unsettled = branch
+            ? `branch ${truncate(branch.name, 80)} (${truncate(branch.id, 80)}) is ${phraseText(branchStatePhrase(branch))}, and the read of operations did not reach what it is doing: the gate waits until it is ready with nothing pending`
+            : undefined;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/wait/project-gate-source.ts
+
 
 
 
@@ -14568,8 +14634,9 @@ class LaterPolls {
 
 /**
  * How far back the project gate's first read goes, before the newest operation it lists (the
- * operations' own clock, never the runner's or the Date header). The branch gate has no such
- * bound: it reads back to its branch's history (branch-history.ts).
+ * operations' own clock, never the runner's or the Date header): a bound on its cost, never on the
+ * verdict, since the project's state stands for what it did not read (project-state.ts). The
+ * branch gate has no such bound: it reads back to its branch's history (branch-history.ts).
  */
 const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 /**
@@ -14603,7 +14670,7 @@ const DISCOVERY_WALK = {
  * "nothing in flight"). With `branch_id` the walk goes back to the branch's creation, past the
  * newest operation of each of its computes (branch-history.ts); on the whole project, to
  * GATE_LOOKBACK_MS (24 h) before the newest operation listed, on the operations' own timestamps, so
- * that no clock can hide work. What ended in failure before the gate started is judged too
+ * that no clock can hide work, and the project's computes and branches stand for the rest. What ended in failure before the gate started is judged too
  * (recent-failures.ts): on the gated branch an `error` still the newest on its compute fails the
  * gate, whatever its age; on the whole project a recent one is a warning. An operation whose
  * `created_at` cannot be read is waited on, never dropped.
@@ -14628,6 +14695,8 @@ class ProjectGateSource {
     gated;
     /** With `branch_id`: how far back the first read goes, and what stands for the rest. */
     history;
+    /** Without `branch_id`: what stands for what the first read did not reach. */
+    projectState;
     recentFailures = [];
     constructor(options) {
         this.options = options;
@@ -14636,10 +14705,12 @@ class ProjectGateSource {
             const { branch, reader: branches } = options.branch;
             this.gated = new GatedBranch(branch, () => branches.getBranch(projectId, branch.id), logger);
         }
+        else
+            this.projectState = new ProjectState(projectId, options.project);
         this.laterPolls = new LaterPolls((cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }), logger);
     }
     get behind() {
-        return this.laterPolls.behind ?? this.history?.unsettled;
+        return this.laterPolls.behind ?? this.history?.unsettled ?? this.projectState?.unsettled;
     }
     get historyNotJudged() {
         return this.history?.notJudged;
@@ -14656,17 +14727,19 @@ class ProjectGateSource {
             await this.discover();
         else
             await this.refresh();
-        await this.readBranch();
+        await this.readState();
         this.completedPolls++;
     }
-    /** The branch read anew in every poll that finds its operations final (only with `branch_id`). */
-    async readBranch() {
-        const { gated } = this;
-        if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
+    /**
+     * The state read anew in every poll that finds the operations final: the gated branch and its
+     * computes whose history was not read, or, on the whole project, what its read did not reach.
+     */
+    async readState() {
+        if ([...this.tracked.values()].some((operation) => !this.options.isDone(operation)))
             return;
-        }
-        await gated.read(this.completedPolls === 0);
+        await this.gated?.read(this.completedPolls === 0);
         await this.history?.readAgain();
+        await this.projectState?.readAgain();
     }
     async discover() {
         const history = (this.history = await this.branchHistory());
@@ -14676,6 +14749,7 @@ class ProjectGateSource {
             for (const operation of page.operations) {
                 this.laterPolls.note(operation, 0);
                 history?.note(operation);
+                this.projectState?.note(operation);
                 const time = this.createdAt(operation);
                 if (time !== undefined) {
                     read.newest = Math.max(read.newest, time);
@@ -14697,6 +14771,7 @@ class ProjectGateSource {
             history.ended(cut, this.laterPolls.listedCount, read.oldest);
         else
             this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS;
+        this.projectState?.ended(end !== 'last page');
         if (end === 'page cap' && !history)
             this.warnPageCap(read);
         else if (end === 'repeated cursor') {
@@ -14716,7 +14791,7 @@ class ProjectGateSource {
         const span = read.oldest <= read.newest
             ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
             : '';
-        this.options.logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read, and any still in flight among them is not waited on`);
+        this.options.logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read: the project's computes and branches stand for them, each idle or ready with nothing pending`);
     }
     /**
      * When the gate started, on the API's clock (its first answer's Date header has set it): the
@@ -14907,7 +14982,7 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
         if (verdict)
             return finish(verdict);
         if (!options.wait)
-            return finish('pending');
+            return finish('pending', source.behind);
         const remaining = options.deadline - clock.now();
         if (remaining <= 0)
             return finish('timeout', source.behind);
@@ -14991,6 +15066,10 @@ function plannedSource({ inputs, wait }, gated, { client, logger, clock }) {
     return new ProjectGateSource({
         ...gated,
         reader: client.operations,
+        project: {
+            listProjectComputes: (projectId) => client.computes.listProjectComputes(projectId),
+            listBranches: (projectId, reading) => client.branches.listBranches(projectId, reading)
+        },
         branch: gated.branch && wait.covers === 'branch'
             ? { branch: gated.branch, reader: client.branches }
             : undefined,

@@ -61,6 +61,10 @@ export function plannedSource(
   return new ProjectGateSource({
     ...gated,
     reader: client.operations,
+    project: {
+      listProjectComputes: (projectId) => client.computes.listProjectComputes(projectId),
+      listBranches: (projectId, reading) => client.branches.listBranches(projectId, reading)
+    },
     branch:
       gated.branch && wait.covers === 'branch'
         ? { branch: gated.branch, reader: client.branches }

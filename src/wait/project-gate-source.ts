@@ -10,13 +10,15 @@ import { isUnfinished } from '../domain/operation-status.js'
 import { BranchHistory } from './branch-history.js'
 import { GatedBranch } from './gated-branch.js'
 import { GATE_POLL_PAGE_LIMIT, LaterPolls } from './later-polls.js'
+import { ProjectState, type ProjectStateReader } from './project-state.js'
 import type { IsDone, OperationSource, OperationsReading } from './operation-sources.js'
 import { type RecentFailure, RecentOperations, warnRecentFailures } from './recent-failures.js'
 
 /**
  * How far back the project gate's first read goes, before the newest operation it lists (the
- * operations' own clock, never the runner's or the Date header). The branch gate has no such
- * bound: it reads back to its branch's history (branch-history.ts).
+ * operations' own clock, never the runner's or the Date header): a bound on its cost, never on the
+ * verdict, since the project's state stands for what it did not read (project-state.ts). The
+ * branch gate has no such bound: it reads back to its branch's history (branch-history.ts).
  */
 export const GATE_LOOKBACK_MS = 24 * 60 * 60 * 1000
 /**
@@ -49,6 +51,8 @@ export interface ProjectGateOptions {
   projectId: string
   /** The branch the gate is narrowed to, as resolved, and how to read it and its computes. */
   branch?: { branch: Branch; reader: BranchReader }
+  /** Without `branch`: how to read the project's computes and branches (project-state.ts). */
+  project: ProjectStateReader
   isDone: IsDone
   /**
    * The whole project gated until idle for a step's sake (the plan's `idle project`): why what ended
@@ -72,7 +76,7 @@ export interface ProjectGateOptions {
  * "nothing in flight"). With `branch_id` the walk goes back to the branch's creation, past the
  * newest operation of each of its computes (branch-history.ts); on the whole project, to
  * GATE_LOOKBACK_MS (24 h) before the newest operation listed, on the operations' own timestamps, so
- * that no clock can hide work. What ended in failure before the gate started is judged too
+ * that no clock can hide work, and the project's computes and branches stand for the rest. What ended in failure before the gate started is judged too
  * (recent-failures.ts): on the gated branch an `error` still the newest on its compute fails the
  * gate, whatever its age; on the whole project a recent one is a warning. An operation whose
  * `created_at` cannot be read is waited on, never dropped.
@@ -96,6 +100,8 @@ export class ProjectGateSource implements OperationSource {
   private readonly gated?: GatedBranch
   /** With `branch_id`: how far back the first read goes, and what stands for the rest. */
   private history?: BranchHistory
+  /** Without `branch_id`: what stands for what the first read did not reach. */
+  private readonly projectState?: ProjectState
   recentFailures: RecentFailure[] = []
 
   constructor(private readonly options: ProjectGateOptions) {
@@ -103,7 +109,7 @@ export class ProjectGateSource implements OperationSource {
     if (options.branch) {
       const { branch, reader: branches } = options.branch
       this.gated = new GatedBranch(branch, () => branches.getBranch(projectId, branch.id), logger)
-    }
+    } else this.projectState = new ProjectState(projectId, options.project)
     this.laterPolls = new LaterPolls(
       (cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }),
       logger
@@ -111,7 +117,7 @@ export class ProjectGateSource implements OperationSource {
   }
 
   get behind(): string | undefined {
-    return this.laterPolls.behind ?? this.history?.unsettled
+    return this.laterPolls.behind ?? this.history?.unsettled ?? this.projectState?.unsettled
   }
 
   get historyNotJudged(): string | undefined {
@@ -130,18 +136,19 @@ export class ProjectGateSource implements OperationSource {
   async poll(): Promise<void> {
     if (this.completedPolls === 0) await this.discover()
     else await this.refresh()
-    await this.readBranch()
+    await this.readState()
     this.completedPolls++
   }
 
-  /** The branch read anew in every poll that finds its operations final (only with `branch_id`). */
-  private async readBranch(): Promise<void> {
-    const { gated } = this
-    if (!gated || [...this.tracked.values()].some((operation) => !this.options.isDone(operation))) {
-      return
-    }
-    await gated.read(this.completedPolls === 0)
+  /**
+   * The state read anew in every poll that finds the operations final: the gated branch and its
+   * computes whose history was not read, or, on the whole project, what its read did not reach.
+   */
+  private async readState(): Promise<void> {
+    if ([...this.tracked.values()].some((operation) => !this.options.isDone(operation))) return
+    await this.gated?.read(this.completedPolls === 0)
     await this.history?.readAgain()
+    await this.projectState?.readAgain()
   }
 
   private async discover(): Promise<void> {
@@ -152,6 +159,7 @@ export class ProjectGateSource implements OperationSource {
       for (const operation of page.operations) {
         this.laterPolls.note(operation, 0)
         history?.note(operation)
+        this.projectState?.note(operation)
         const time = this.createdAt(operation)
         if (time !== undefined) {
           read.newest = Math.max(read.newest, time)
@@ -168,6 +176,7 @@ export class ProjectGateSource implements OperationSource {
     const cut = end === 'page cap' || end === 'repeated cursor'
     if (history) history.ended(cut, this.laterPolls.listedCount, read.oldest)
     else this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS
+    this.projectState?.ended(end !== 'last page')
     if (end === 'page cap' && !history) this.warnPageCap(read)
     else if (end === 'repeated cursor') {
       this.options.logger.warning(
@@ -191,7 +200,7 @@ export class ProjectGateSource implements OperationSource {
         ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
         : ''
     this.options.logger.warning(
-      `Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read, and any still in flight among them is not waited on`
+      `Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read: the project's computes and branches stand for them, each idle or ready with nothing pending`
     )
   }
 

@@ -184,7 +184,7 @@ export async function waitForOperations(
     statusLog.record(operations)
     const verdict = verdictOf(operations, source, options.untilIdle, finality)
     if (verdict) return finish(verdict)
-    if (!options.wait) return finish('pending')
+    if (!options.wait) return finish('pending', source.behind)
     const remaining = options.deadline - clock.now()
     if (remaining <= 0) return finish('timeout', source.behind)
     try {
