@@ -44241,7 +44241,8 @@ const PROJECTS_STEP = {
  * `sweep`: which branches a sweep looks at, by name. `*` stands for any characters within one part
  * of a name (never a `/`), `{pr}` for a pull-request number (1 to 999,999,999, no leading zero),
  * which it captures; everything else stands for itself, case included, and the whole name must
- * match. `preview/*`, `preview/pr-{pr}`.
+ * match. `preview/*`, `preview/pr-{pr}`. A `*` right beside `{pr}` is refused: it would take some
+ * of the number's digits (`pr*{pr}` would read `pr123` as #3).
  */
 
 
@@ -44264,6 +44265,9 @@ function compile(text) {
     const rest = text.split(PR).join('');
     if (/[{}]/.test(rest)) {
         return `holds a brace that is not ${PR}; ${PR} (in lower case) is the only placeholder`;
+    }
+    if (text.includes(`*${PR}`) || text.includes(`${PR}*`)) {
+        return `has a * right beside ${PR}, which would take some of its digits; put a character that is no digit between them (preview/pr-${PR})`;
     }
     const source = text
         .split(PR)
@@ -44360,14 +44364,17 @@ function neverStale(branch) {
 }
 /** A compute the API shows in use or changing (any state but idle, or a change pending). */
 const inUse = (compute) => Boolean(compute.pending_state) || (!!compute.current_state && compute.current_state !== 'idle');
+/** A branch the API shows changing: being created or reset, or with a change pending. */
+const changing = (branch) => Boolean(branch.pending_state) ||
+    (!!branch.current_state && !['ready', 'archived'].includes(branch.current_state));
 /**
- * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while one of its
- * computes is in use. Undefined when there is none, or when one given cannot be read: such a branch
+ * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while it or one of
+ * its computes is in use. Undefined when there is none, or when one given cannot be read: such a branch
  * is named, never guessed stale from its other times.
  */
 function lastActivity(branch, computes, now) {
     const own = computes.filter((compute) => compute.branch_id === branch.id);
-    if (own.some(inUse))
+    if (changing(branch) || own.some(inUse))
         return now;
     const times = [branch.updated_at, ...own.map((compute) => compute.last_active)]
         .filter((text) => text !== undefined && text !== null)
@@ -44384,7 +44391,9 @@ function candidates(facts) {
             return [];
         const active = lastActivity(branch, facts.computes, facts.now);
         const inactive = active !== undefined && facts.now - active > facts.olderThanMs;
-        return [{ branch, pr: match.pr, active, inactive }];
+        // In use now outweighs its pull request: closed or merged, a recipe would delete it in use.
+        const pr = active === facts.now ? undefined : match.pr;
+        return [{ branch, pr, active, inactive }];
     });
 }
 /**

@@ -73,9 +73,14 @@ function neverStale(branch: RelatedBranch): boolean {
 const inUse = (compute: SweepFacts['computes'][number]): boolean =>
   Boolean(compute.pending_state) || (!!compute.current_state && compute.current_state !== 'idle')
 
+/** A branch the API shows changing: being created or reset, or with a change pending. */
+const changing = (branch: RelatedBranch): boolean =>
+  Boolean(branch.pending_state) ||
+  (!!branch.current_state && !['ready', 'archived'].includes(branch.current_state))
+
 /**
- * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while one of its
- * computes is in use. Undefined when there is none, or when one given cannot be read: such a branch
+ * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while it or one of
+ * its computes is in use. Undefined when there is none, or when one given cannot be read: such a branch
  * is named, never guessed stale from its other times.
  */
 function lastActivity(
@@ -84,7 +89,7 @@ function lastActivity(
   now: number
 ): number | undefined {
   const own = computes.filter((compute) => compute.branch_id === branch.id)
-  if (own.some(inUse)) return now
+  if (changing(branch) || own.some(inUse)) return now
   const times = [branch.updated_at, ...own.map((compute) => compute.last_active)]
     .filter((text) => text !== undefined && text !== null)
     .map(apiTime)
@@ -99,7 +104,9 @@ function candidates(facts: SweepFacts) {
     if (!match || neverStale(branch)) return []
     const active = lastActivity(branch, facts.computes, facts.now)
     const inactive = active !== undefined && facts.now - active > facts.olderThanMs
-    return [{ branch, pr: match.pr, active, inactive }]
+    // In use now outweighs its pull request: closed or merged, a recipe would delete it in use.
+    const pr = active === facts.now ? undefined : match.pr
+    return [{ branch, pr, active, inactive }]
   })
 }
 
