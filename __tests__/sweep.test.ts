@@ -349,15 +349,25 @@ describe('the verdict', () => {
     expect(verdict.stale.map(({ id }) => id).sort()).toEqual(['br-34', 'br-35'])
   })
 
-  it('a time it cannot read, beside readable ones, leaves the branch not judged, never stale', () => {
-    const verdict = judgeSweep(
-      facts([branch('31', { updated_at: ago(30 * DAY) })], {
-        computes: [{ branch_id: 'br-31', last_active: 'garbage' }]
-      })
-    )
-    expect(verdict.stale).toEqual([])
-    expect(verdict.undecided.map(({ id }) => id)).toEqual(['br-31'])
-  })
+  it.each([
+    'garbage',
+    'garbage 1',
+    'n/a 2024',
+    '2026-11-29 junk',
+    '1',
+    'Sun, 29 Nov 2026 12:00:00 GMT'
+  ])(
+    'a time it cannot read as the API writes one (%j), beside readable ones, leaves the branch not judged, never stale',
+    (text) => {
+      const verdict = judgeSweep(
+        facts([branch('31', { updated_at: ago(30 * DAY) })], {
+          computes: [{ branch_id: 'br-31', last_active: text }]
+        })
+      )
+      expect(verdict.stale).toEqual([])
+      expect(verdict.undecided.map(({ id }) => id)).toEqual(['br-31'])
+    }
+  )
 
   it('newest activity first; ties by name', () => {
     const verdict = judgeSweep(

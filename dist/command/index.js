@@ -1266,29 +1266,7 @@ async function queryDatabase(target, signal) {
 }
 function ignore() { }
 
-;// CONCATENATED MODULE: ./src/domain/api-time.ts
-/**
- * An API timestamp (ISO 8601, wall clock) as epoch milliseconds; undefined when it is absent or
- * cannot be read. The one parse of an operation's or a project's times.
- */
-function apiTime(text) {
-    const time = Date.parse(text ?? '');
-    return Number.isNaN(time) ? undefined : time;
-}
-/** Whether the operation was created before `time`; false when its time cannot be read. */
-function createdBefore(operation, time) {
-    const created = apiTime(operation?.created_at);
-    return created !== undefined && created < time;
-}
-
 ;// CONCATENATED MODULE: ./src/api/api-clock.ts
-/*
- * The API's clock. The API's timestamps (an operation's `created_at`, a `Retry-After` date) are on
- * the server's wall clock, and a runner's can be minutes or hours off (self-hosted runners drift):
- * every comparison with them uses the server's clock as its answers' `Date` header gives it, never
- * the runner's. Deadlines, waits and the pace stay on the runner's monotonic clock.
- */
-
 
 /** A runner clock further off than this from the API's is warned about (once). */
 const CLOCK_SKEW_WARNING_MS = 60_000;
@@ -1323,8 +1301,9 @@ class ApiClock {
      * CLOCK_SKEW_WARNING_MS off is warned about once.
      */
     observe(date, sentAt) {
-        const second = apiTime(date);
-        if (second === undefined)
+        // An HTTP date (RFC 9110: "Sun, 29 Nov 2026 12:00:00 GMT"), not one of the API's timestamps.
+        const second = Date.parse(date ?? '');
+        if (Number.isNaN(second))
             return;
         const answeredAt = this.runner.wallNow();
         const sentAtWall = answeredAt - (this.runner.now() - sentAt);
@@ -12538,6 +12517,28 @@ const DATABASE_STEP = {
         logger.info(`[+${formatDuration(clock.now() - stepStartedAt)}] outcome: ${report.outcome}`);
     }
 };
+
+;// CONCATENATED MODULE: ./src/domain/api-time.ts
+/**
+ * The API's timestamps as its OpenAPI document types them (`date-time`, RFC 3339). `Date.parse`
+ * alone also reads text such as "garbage 1" (as 2001) or "1": only this shape is a time.
+ */
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+/**
+ * An API timestamp (RFC 3339, wall clock) as epoch milliseconds; undefined when it is absent or
+ * cannot be read. The one parse of an operation's, a branch's or a compute's times.
+ */
+function apiTime(text) {
+    if (!text || !RFC_3339.test(text))
+        return undefined;
+    const time = Date.parse(text);
+    return Number.isNaN(time) ? undefined : time;
+}
+/** Whether the operation was created before `time`; false when its time cannot be read. */
+function createdBefore(operation, time) {
+    const created = apiTime(operation?.created_at);
+    return created !== undefined && created < time;
+}
 
 ;// CONCATENATED MODULE: ./src/domain/operation-status.ts
 const CLASSES = new Map([
