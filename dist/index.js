@@ -44237,6 +44237,31 @@ const PROJECTS_STEP = {
     }
 };
 
+;// CONCATENATED MODULE: ./src/domain/branch-state.ts
+const STATES = new Map([
+    ['ready', 'ready'],
+    ['archived', 'archived'],
+    ['init', 'not ready'],
+    ['resetting', 'not ready']
+]);
+function branchReadiness(branch) {
+    if (branch.pending_state)
+        return 'not ready';
+    // The live API always states one: a branch without it is in a state the gate cannot judge.
+    if (branch.current_state == null)
+        return 'unknown';
+    return STATES.get(branch.current_state) ?? 'unknown';
+}
+/** Whether a compute needs nothing more: it runs, or it was suspended, with no change pending. */
+function computeSettled(compute) {
+    return ['idle', 'active'].includes(compute.current_state ?? '') && !compute.pending_state;
+}
+/** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */
+function canBeQueried(branch) {
+    const readiness = branchReadiness(branch);
+    return readiness === 'ready' || readiness === 'archived';
+}
+
 ;// CONCATENATED MODULE: ./src/domain/sweep-pattern.ts
 /*
  * `sweep`: which branches a sweep looks at, by name. `*` stands for any characters within one part
@@ -44359,15 +44384,18 @@ function judgeTeardown(action, branch, projectBranches) {
 
 
 
+
 /** Default (or `primary` in older answers), protected, or a root: never stale. */
 function neverStale(branch) {
     return ((branch.default ?? branch.primary) === true || branch.protected === true || !branch.parent_id);
 }
 /** A compute the API shows in use or changing (any state but idle, or a change pending). */
 const inUse = (compute) => Boolean(compute.pending_state) || (!!compute.current_state && compute.current_state !== 'idle');
-/** A branch the API shows changing: being created or reset, or with a change pending. */
-const changing = (branch) => Boolean(branch.pending_state) ||
-    (!!branch.current_state && !['ready', 'archived'].includes(branch.current_state));
+/**
+ * A branch the API shows changing: not ready to query (being created or reset, a change pending,
+ * or a state unknown); one with no state at all is judged by its times.
+ */
+const changing = (branch) => !canBeQueried(branch) && (branch.current_state != null || Boolean(branch.pending_state));
 /**
  * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while it or one of
  * its computes is in use. Undefined when there is none, or when one given cannot be read: such a branch
@@ -44691,27 +44719,6 @@ async function resolvedAgain(action, branch, { reader, projectId, input }) {
             return 'gone';
         throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
     }
-}
-
-;// CONCATENATED MODULE: ./src/domain/branch-state.ts
-const STATES = new Map([
-    ['ready', 'ready'],
-    ['archived', 'archived'],
-    ['init', 'not ready'],
-    ['resetting', 'not ready']
-]);
-function branchReadiness(branch) {
-    if (branch.pending_state)
-        return 'not ready';
-    // The live API always states one: a branch without it is in a state the gate cannot judge.
-    if (branch.current_state == null)
-        return 'unknown';
-    return STATES.get(branch.current_state) ?? 'unknown';
-}
-/** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */
-function canBeQueried(branch) {
-    const readiness = branchReadiness(branch);
-    return readiness === 'ready' || readiness === 'archived';
 }
 
 ;// CONCATENATED MODULE: ./src/wait/recent-failures.ts
@@ -45529,8 +45536,7 @@ class OperationIdsSource {
 
 
 
-/** A compute's own states that need nothing more: it runs, or it was suspended. */
-const SETTLED = new Set(['idle', 'active']);
+
 class BranchHistory {
     branch;
     readComputes;
@@ -45603,7 +45609,7 @@ class BranchHistory {
      * idle or active with nothing pending.
      */
     get unsettled() {
-        const open = [...this.unseen.values()].find((compute) => !SETTLED.has(compute.current_state ?? '') || compute.pending_state);
+        const open = [...this.unseen.values()].find((compute) => !computeSettled(compute));
         if (!open)
             return undefined;
         const state = truncate(open.current_state ?? 'of no state', 40);
@@ -45790,8 +45796,6 @@ class LaterPolls {
 
 
 
-/** A compute's own states that need nothing more: it runs, or it was suspended. */
-const SETTLED_COMPUTE = new Set(['idle', 'active']);
 /** What a cut branch list leaves out of the project's state. */
 const project_state_UNSEEN = "branches beyond it are not judged: the project gate's state check covers those read";
 class ProjectState {
@@ -45825,8 +45829,7 @@ class ProjectState {
             return;
         this.read = true;
         const computes = await this.reader.listProjectComputes(this.projectId);
-        const compute = computes.find((each) => !this.reached.has(each.id) &&
-            (!SETTLED_COMPUTE.has(each.current_state ?? '') || each.pending_state));
+        const compute = computes.find((each) => !this.reached.has(each.id) && !computeSettled(each));
         if (compute) {
             const state = truncate(compute.current_state ?? 'of no state', 40);
             const pending = compute.pending_state

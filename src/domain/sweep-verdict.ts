@@ -7,6 +7,7 @@
  * could not be read is named, never guessed; so is a branch whose activity cannot be read.
  */
 import { apiTime } from './api-time.js'
+import { canBeQueried } from './branch-state.js'
 import { type NeonId, NeonIdSchema, type ProjectCompute, type RelatedBranch } from './schemas.js'
 import { matchBranch, type SweepPattern } from './sweep-pattern.js'
 import { judgeTeardown } from './teardown-rules.js'
@@ -73,10 +74,12 @@ function neverStale(branch: RelatedBranch): boolean {
 const inUse = (compute: SweepFacts['computes'][number]): boolean =>
   Boolean(compute.pending_state) || (!!compute.current_state && compute.current_state !== 'idle')
 
-/** A branch the API shows changing: being created or reset, or with a change pending. */
+/**
+ * A branch the API shows changing: not ready to query (being created or reset, a change pending,
+ * or a state unknown); one with no state at all is judged by its times.
+ */
 const changing = (branch: RelatedBranch): boolean =>
-  Boolean(branch.pending_state) ||
-  (!!branch.current_state && !['ready', 'archived'].includes(branch.current_state))
+  !canBeQueried(branch) && (branch.current_state != null || Boolean(branch.pending_state))
 
 /**
  * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while it or one of
