@@ -68,7 +68,7 @@ describe('wait: false with an API that does not answer', () => {
   })
 
   it('a 429 is the API answering: its waits do not count against the 3 intervals, so a storm of them is ridden out until the read answers', async () => {
-    const gates = [
+    const gates: Record<string, string>[] = [
       { ...READ_ONCE, project_id: PROJECT },
       { timeout: '10m', project_id: PROJECT, sweep: 'preview/*' }
     ]
