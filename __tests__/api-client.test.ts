@@ -515,11 +515,16 @@ describe('ApiClient: every branch of a project, with its parent (before a teardo
       },
       times: 2
     })
-    // The empty page carries a next too: an empty page ends the list.
+    // The empty page carries a next too, never given before: the list may go on, so it is read;
+    // there, an empty page names the cursor it was asked for: nothing lies past it.
     api.addFault({
       kind: 'altered',
       route: 'branches',
-      alter: (body) => ({ ...(body as BranchPage), pagination: { next: 'page-4' } })
+      alter: (body) => ({
+        ...(body as BranchPage),
+        branches: [],
+        pagination: { next: branchCursor('br-b-0') }
+      })
     })
     const { branches: found, cut } = await client().branches.listBranches(PROJECT)
     expect(cut).toBeUndefined()
@@ -527,7 +532,8 @@ describe('ApiClient: every branch of a project, with its parent (before a teardo
     expect(api.requests.map((request) => request.query)).toEqual([
       { limit: String(BRANCH_PAGE_LIMIT) },
       { limit: String(BRANCH_PAGE_LIMIT), cursor: expect.any(String) },
-      { limit: String(BRANCH_PAGE_LIMIT), cursor: expect.any(String) }
+      { limit: String(BRANCH_PAGE_LIMIT), cursor: expect.any(String) },
+      { limit: String(BRANCH_PAGE_LIMIT), cursor: branchCursor('br-b-0') }
     ])
     // Newest first: main, the oldest, the project's root, ends the list.
     // With what a sweep judges each by (issue 69).
@@ -554,6 +560,26 @@ describe('ApiClient: every branch of a project, with its parent (before a teardo
     })
     // No warning: only the debug lines of the requests.
     expect(lines.filter((line) => !line.startsWith('GET '))).toEqual([])
+  })
+
+  it('an empty page that names a next one does not end the list: the branches past it are read', async () => {
+    // main and 150 more, on pages of 60: 60, 60 and 31.
+    const { world, api } = branches(150)
+    world.branchesPageCap = 60
+    // The second page comes back empty (a server that filtered it), its next as it was.
+    let pages = 0
+    api.addFault({
+      kind: 'altered',
+      route: 'branches',
+      alter: (body) => (++pages === 2 ? { ...(body as BranchPage), branches: [] } : body),
+      times: 3
+    })
+    const { branches: found, cut } = await client().branches.listBranches(PROJECT)
+    expect(cut).toBeUndefined()
+    expect(api.requests).toHaveLength(3)
+    // The first page's 60 and the third page's 31: main, the oldest, is among them.
+    expect(found.map((branch) => branch.id)).toContain(MAIN_BRANCH)
+    expect(found).toHaveLength(91)
   })
 
   it.each([

@@ -103,6 +103,29 @@ describe("a sweep's pull requests", () => {
     }, [17])
     expect(states.get(17)).toEqual({ unreadable: 'no answer (fetch failed)' })
   })
+
+  it('reads cut by the signal (the run’s timeout): each one not over is named by its reason, those read stand', async () => {
+    const controller = new AbortController()
+    const reading = readPullRequestStates(
+      (pullNumber) =>
+        pullNumber === 1
+          ? Promise.resolve({ number: 1, state: 'open' })
+          : new Promise((_, reject) => {
+              controller.signal.addEventListener('abort', () => reject(new Error('aborted')))
+            }),
+      [1, 2, 3, 4, 5, 6],
+      controller.signal
+    )
+    await new Promise((resolve) => setImmediate(resolve))
+    controller.abort(new Error('no answer before the timeout ran out'))
+    const states = await reading
+    expect(states.get(1)).toBe('open')
+    for (const pullNumber of [2, 3, 4, 5, 6]) {
+      expect(states.get(pullNumber)).toEqual({
+        unreadable: 'no answer before the timeout ran out'
+      })
+    }
+  })
 })
 
 describe('the state in an answer', () => {

@@ -233,6 +233,35 @@ describe('the sweep through both bundles', () => {
     )
   })
 
+  it('with {pr} and a GitHub that never answers: the reads end at timeout, each pull request named unread, the age verdicts reported', async () => {
+    const github = await startGitHubServer()
+    cleanups.push(github.close)
+    github.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: false })
+    github.silent = true
+    const { world, server } = await serve()
+    addStalePreviews(world)
+    const inputs = { project_id: PROJECT, sweep: 'preview/pr-{pr}', timeout: '3s' }
+    const run = await runAction(server, inputs, { env: runnerEnv(github) })
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ gate: 'sweep', outcome: 'success', stale_count: '3' })
+    expect(github.requests.length).toBeGreaterThan(0)
+    for (const pr of [5, 8]) {
+      expect(run.stdout).toContain(
+        `::warning::Branch "preview/pr-${pr}" (br-preview-pr-${pr}) was not judged: pull request #${pr} could not be read: no answer before the timeout ran out`
+      )
+    }
+    const failing = await runAction(
+      server,
+      { ...inputs, older_than: '40d', fail_on_stale: 'true' },
+      { env: runnerEnv(github) }
+    )
+    expect([failing.code, failing.outputs.outcome, failing.outputs.stale_count]).toEqual([
+      1,
+      undefined,
+      '0'
+    ])
+  }, 60_000)
+
   it('the command with {pr} says what it did: age alone, no pull request read', async () => {
     const { world, server } = await serve()
     addStalePreviews(world)
@@ -436,6 +465,18 @@ describe('the sweep through both bundles', () => {
     expect(refused.action.stdout).toContain(
       '::error::Could not tell that no branch is stale: 1 matching branch could not be judged'
     )
+  })
+
+  it('a pattern that matches no branch (a typo) passes with a warning that names it, never silently', async () => {
+    const run = await both(addStalePreviews, { sweep: 'previews/*' })
+    expect(run.action.outputs).toMatchObject({ outcome: 'success', stale_count: '0' })
+    expect(run.action.stdout).toContain(
+      '::warning::No branch of the project matches "previews/*": check the pattern'
+    )
+    expect(run.command.code).toBe(0)
+    expect(run.command.stderr).toContain('No branch of the project matches "previews/*"')
+    const matching = await both(addStalePreviews, { sweep: 'preview/*' })
+    expect(matching.action.stdout).not.toContain('No branch of the project matches')
   })
 
   it('a long name is kept whole in stale, never cut: what a recipe reads is the branch', async () => {

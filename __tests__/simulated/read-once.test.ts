@@ -67,6 +67,39 @@ describe('wait: false with an API that does not answer', () => {
     }
   })
 
+  it('a 429 is the API answering: its waits do not count against the 3 intervals, so a storm of them is ridden out until the read answers', async () => {
+    const gates: Record<string, string>[] = [
+      { ...READ_ONCE, project_id: PROJECT },
+      { timeout: '10m', project_id: PROJECT, sweep: 'preview/*' }
+    ]
+    for (const values of gates) {
+      const calm = await runSimulated(simulatedWorld({ history: 0 }), values)
+      const setup = simulatedWorld({ history: 0 })
+      // Six refusals, each asking for 20 s: 2 minutes, 8 times the window, then the answers.
+      setup.api.addFault({ kind: 'status', status: 429, retryAfter: '20', times: 6 })
+      const run = await runSimulated(setup, values)
+      expect(calm.report.outcome).toBe('success')
+      expect([values, run.report.outcome]).toEqual([values, 'success'])
+      expect(run.endedAt).toBeGreaterThanOrEqual(6 * 20_000)
+    }
+  })
+
+  it('a 429 storm that outlasts the timeout ends as the timeout, and 5xx in between still end within their window', async () => {
+    const storm = simulatedWorld({ history: 0 })
+    storm.api.addFault({ kind: 'status', status: 429, retryAfter: '20' })
+    const timedOut = await runSimulated(storm, { ...READ_ONCE, project_id: PROJECT, timeout: '2m' })
+    expect(timedOut.report.outcome).toBe('timeout')
+    expect(timedOut.endedAt).toBeLessThanOrEqual(120_000 + 1000)
+    const mixed = simulatedWorld({ history: 0 })
+    mixed.api.addFault({ kind: 'status', status: 429, retryAfter: '20', times: 3 })
+    mixed.api.addFault({ kind: 'status', status: 503, from: 60_000 })
+    const failed = await runSimulated(mixed, { ...READ_ONCE, project_id: PROJECT })
+    expect(failed.report.outcome).toBe('error')
+    // The three 429s' waits (20 s each, and at most 2 intervals more), then 3 intervals of 503s.
+    expect(failed.endedAt).toBeGreaterThanOrEqual(60_000)
+    expect(failed.endedAt).toBeLessThanOrEqual(3 * 30_000 + 15_000 + 2)
+  })
+
   it('a timeout shorter than 3 intervals ends it first: the timeout (the command’s 124)', async () => {
     const { run } = await gateOneRunning(
       { kind: 'status', status: 503 },

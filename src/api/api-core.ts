@@ -18,6 +18,7 @@ import { type ApiRequest, pathOf } from './api-request.js'
 import type { HttpAnswer, HttpGet } from './http-transport.js'
 import { requestErrorOf, TransportError } from './transport-error.js'
 import { HostResolution } from './host-resolution.js'
+import { ReadWindow } from './read-window.js'
 import type { Logger } from '../domain/logger.js'
 import type { Pace } from './pace.js'
 import {
@@ -59,9 +60,9 @@ export interface ApiCoreOptions {
   /** Monotonic clock time: no retry starts after it, no request runs more than 1 s past it. */
   deadline: number
   /**
-   * With `wait: false`, the gate reads once: how long one request may go on without a usable
-   * answer (RECOVERY_INTERVALS intervals) before that is an error, instead of retrying until
-   * `timeout`. Unset while waiting.
+   * With `wait: false` or a sweep, the gate reads once: how long one request may go on without a
+   * usable answer (RECOVERY_INTERVALS intervals, a 429's waits not counted: read-window.ts) before
+   * that is an error, instead of retrying until `timeout`. Unset while waiting.
    */
   readOnceWithinMs?: number
   signal?: AbortSignal
@@ -100,11 +101,9 @@ export class ApiCore {
     const endpoint = `GET ${path}`
     const url = new URL(`${this.baseUrl}${target}`)
     const { clock, logger, readOnceWithinMs } = this.options
-    // Reading once, a request gives up when its time is over, before the deadline if that is later.
-    const giveUpAt = readOnceWithinMs === undefined ? Infinity : clock.now() + readOnceWithinMs
-    const deadline = Math.min(this.options.deadline, giveUpAt)
+    const window = new ReadWindow(clock.now(), readOnceWithinMs, this.options.deadline)
 
-    const answer = await this.readOnce(endpoint, giveUpAt, () =>
+    const answer = await this.readOnce(endpoint, window, () =>
       this.host.toTheEnd(endpoint, () =>
         withRetries(
           async () => {
@@ -113,7 +112,7 @@ export class ApiCore {
             }
             this.stats.requests++
             logger.debug(`GET ${target}`)
-            const raw = await this.send(url, endpoint, giveUpAt)
+            const raw = await this.send(url, endpoint, window.giveUpAt)
             if (raw.status < 200 || raw.status > 299) {
               throw apiErrorFrom(raw, endpoint, subject, this.options.redactor)
             }
@@ -123,9 +122,9 @@ export class ApiCore {
             policy: this.options.retryPolicy,
             clock,
             pacing,
-            deadline,
+            deadline: (error) => window.retryDeadline(error),
             signal: this.options.signal,
-            ...this.retryHooks(endpoint)
+            ...this.retryHooks(endpoint, window)
           }
         )
       )
@@ -136,14 +135,21 @@ export class ApiCore {
     return parsed
   }
 
-  /** What the retries of a request do beside retrying: a 429 slows the pace; each retry is told. */
-  private retryHooks(endpoint: string): Pick<RetryContext, 'onFailure' | 'onRetry'> {
+  /**
+   * What the retries of a request do beside retrying: a 429 slows the pace, and its wait does not
+   * count against the time a read without waiting has; each retry is told.
+   */
+  private retryHooks(
+    endpoint: string,
+    window: ReadWindow
+  ): Pick<RetryContext, 'onFailure' | 'onRetry'> {
     const { logger, pace } = this.options
     return {
       onFailure: (error) => {
         if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
       },
       onRetry: (decision, error) => {
+        window.waiting(error, decision.delayMs)
         this.stats.retries++
         logger.debug(error.message)
         logger.info(
@@ -194,20 +200,21 @@ export class ApiCore {
   }
 
   /**
-   * Reading once (`wait: false`), a request that got no usable answer before `giveUpAt` is an
+   * Reading once (`wait: false`, a sweep), a request that got no usable answer within its window is an
    * error no retry within the run can fix (the command's exit code 3), not a timeout: the gate did
    * not wait, and `timeout` did not run out. When `timeout` ends first, it is the timeout.
    */
   private async readOnce<T>(
     endpoint: string,
-    giveUpAt: number,
+    window: ReadWindow,
     request: () => Promise<T>
   ): Promise<T> {
     try {
       return await request()
     } catch (error) {
-      const windowEnded = giveUpAt <= this.options.deadline
-      if (!(error instanceof DeadlineExceededError) || !windowEnded) throw error
+      if (!(error instanceof DeadlineExceededError) || !window.endedRead(error.lastError)) {
+        throw error
+      }
       const withinMs = this.options.readOnceWithinMs ?? 0
       const last = error.lastError ? `; last error: ${error.lastError.message}` : ''
       throw new UnrecoverableRequestError(

@@ -5,7 +5,8 @@
  *   page (it is the last item's key): a page shorter than asked is the last, except where a capped
  *   page must not hide the rest (the project gate's first poll reads on to an empty page);
  * - branches keep it in `pagination.next`, absent on the last page: a page may be shorter than asked
- *   (a server may cap `limit`) and still have a next one, so only `next` ends the list.
+ *   (a server may cap `limit`), or even empty, and still have a next one, so only `next` ends the
+ *   list (or an empty page whose `next` the walk has seen: nothing lies past it).
  */
 
 export type PageWalkEnd = 'last page' | 'stopped' | 'page cap' | 'repeated cursor'
@@ -17,13 +18,18 @@ export interface PageWalk<P> {
   length: (page: P) => number
   /** Where this list keeps the next page's cursor; undefined or empty: no next page. */
   nextCursor: (page: P) => string | null | undefined
-  /** Whether a page shorter than `limit` is the last, whatever its cursor says. */
-  shortPageIsLast: boolean
+  /**
+   * What ends the list beside a page without a cursor: a page shorter than `limit` (`short`), an
+   * empty page (`empty`), or nothing else (`next`): an empty page with a cursor not seen before is
+   * read past.
+   */
+  lastPage: 'short' | 'empty' | 'next'
+
   onPage: (page: P) => boolean | void
 }
 
 /**
- * Reads pages until the last one (empty, without a cursor, or short where the list's rule says so),
+ * Reads pages until the last one (without a cursor, or empty or short where the list's rule says so),
  * until `onPage` returns false, until `maxPages`, or until the API hands out a cursor it gave before
  * (a server that cycles must not keep the walk going forever). Says which of these ended it.
  */
@@ -38,8 +44,10 @@ export async function walkPages<P>(
     if (walk.onPage(page) === false) return 'stopped'
     const next = walk.nextCursor(page) ?? undefined
     const length = walk.length(page)
-    if (!next || length === 0 || (walk.shortPageIsLast && length < walk.limit)) return 'last page'
-    if (cursors.has(next) || next === cursor) return 'repeated cursor'
+    const repeated = next !== undefined && (cursors.has(next) || next === cursor)
+    if (!next || (length === 0 && (walk.lastPage !== 'next' || repeated))) return 'last page'
+    if (walk.lastPage === 'short' && length < walk.limit) return 'last page'
+    if (repeated) return 'repeated cursor'
     if (pages >= walk.maxPages) return 'page cap'
     cursors.add(next)
     cursor = next

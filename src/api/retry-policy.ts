@@ -153,8 +153,11 @@ export interface RetryContext {
   clock: Clock
   /** What retries are paced by, read at each retry. */
   pacing: () => RetryPacing
-  /** Monotonic time (clock.now()) after which no retry is started. */
-  deadline: number
+  /**
+   * Monotonic time (clock.now()) after which no retry is started: one for every retry, or the one
+   * for a retry after this error, read at each retry.
+   */
+  deadline: number | ((error: unknown) => number)
   signal?: AbortSignal
   /** Each failed attempt, retried or not. */
   onFailure?: (error: unknown) => void
@@ -183,13 +186,11 @@ export async function withRetries<T>(attempt: () => Promise<T>, context: RetryCo
       )
       if (decision === undefined) throw error
       const lastError = error as Error
-      if (now + decision.delayMs > context.deadline) {
+      const deadline =
+        typeof context.deadline === 'number' ? context.deadline : context.deadline(error)
+      if (now + decision.delayMs > deadline) {
         const { reason, delayMs } = decision
-        throw new DeadlineExceededError(lastError, {
-          reason,
-          delayMs,
-          leftMs: context.deadline - now
-        })
+        throw new DeadlineExceededError(lastError, { reason, delayMs, leftMs: deadline - now })
       }
       context.onRetry?.(decision, lastError, retry)
       await context.clock.sleep(decision.delayMs, context.signal)

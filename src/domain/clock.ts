@@ -31,3 +31,58 @@ export const systemClock: Clock = {
       signal?.addEventListener('abort', onAbort, { once: true })
     })
 }
+
+/** A signal that ends a piece of work in time, and its release once the work is over. */
+export interface TimeLimit {
+  signal: AbortSignal
+  release(): void
+}
+
+/**
+ * A signal that aborts with `reason()` once `ms` have passed on `clock`, or with `signal`'s reason
+ * if that aborts first. Release it when the work is over, so that no timer outlives it.
+ */
+export function timeLimit(
+  clock: Clock,
+  ms: number,
+  reason: () => Error,
+  signal?: AbortSignal
+): TimeLimit {
+  const cut = new AbortController()
+  const timer = new AbortController()
+  clock.sleep(ms, timer.signal).then(() => cut.abort(reason()), ignore)
+  return {
+    signal: signal ? AbortSignal.any([signal, cut.signal]) : cut.signal,
+    release: () => timer.abort()
+  }
+}
+
+/**
+ * `work` within a time limit (`timeLimit`): it rejects with the limit's reason when the limit
+ * comes first, even while `work` goes on, so that a request that does not listen cannot hold the
+ * run.
+ */
+export async function withinTime<T>(
+  clock: Clock,
+  ms: number,
+  reason: () => Error,
+  work: (signal: AbortSignal) => Promise<T>,
+  signal?: AbortSignal
+): Promise<T> {
+  const limit = timeLimit(clock, ms, reason, signal)
+  const stopped = new Promise<never>((_, reject) => {
+    const stop = () => reject(limit.signal.reason)
+    if (limit.signal.aborted) stop()
+    else limit.signal.addEventListener('abort', stop, { once: true })
+  })
+  stopped.catch(ignore)
+  const working = work(limit.signal)
+  working.catch(ignore)
+  try {
+    return await Promise.race([working, stopped])
+  } finally {
+    limit.release()
+  }
+}
+
+function ignore(): void {}

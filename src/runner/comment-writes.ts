@@ -4,7 +4,7 @@
  * write`) is one warning, and the result goes into the view alone. What got written is kept in
  * CommentProgress, so that a failure after it still reports the comment.
  */
-import type { Clock } from '../domain/clock.js'
+import { type Clock, withinTime } from '../domain/clock.js'
 import type { Logger } from '../domain/logger.js'
 import { type Answer, advance, start } from './comment-protocol.js'
 import type { Call, WriterConfig, WriterState } from './comment-round.js'
@@ -168,27 +168,13 @@ async function ownComments(api: CommentApi, { marker, author }: WriterConfig) {
 }
 
 /** `work`, aborted with an error when the time limit (`timeLimitMs` on `clock`) comes first. */
-export async function withinTimeLimit(
+export function withinTimeLimit(
   timeLimitMs: number,
   clock: Clock,
   work: (signal: AbortSignal) => Promise<Upserted>
 ): Promise<Upserted> {
-  const controller = new AbortController()
-  const timer = new AbortController()
-  const timeLimit = clock.sleep(timeLimitMs, timer.signal).then(() => {
-    const error = new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`)
-    controller.abort(error)
-    throw error
-  })
-  timeLimit.catch(() => undefined)
-  const working = work(controller.signal)
-  working.catch(() => undefined)
-  try {
-    return await Promise.race([working, timeLimit])
-  } finally {
-    timer.abort()
-    controller.abort()
-  }
+  const late = () => new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`)
+  return withinTime(clock, timeLimitMs, late, work)
 }
 
 /** A comment that came back written as someone other than expected: later runs would not find it. */

@@ -38,6 +38,12 @@ function unreadable(error: unknown): { unreadable: string } {
   return { unreadable: `no answer (${truncate(message, 200)})` }
 }
 
+/** A read cut by `signal`: its reason, in a few words. */
+function stopped(signal: AbortSignal): { unreadable: string } {
+  const reason: unknown = signal.reason
+  return { unreadable: reason instanceof Error ? reason.message : 'the run stopped' }
+}
+
 /** The state in GitHub's answer for `pullNumber`; an answer that is not that pull request: unreadable. */
 export function stateOf(pullNumber: number, answer: unknown): PullRequestState {
   const parsed = PullRequestSchema.safeParse(answer)
@@ -49,21 +55,30 @@ export function stateOf(pullNumber: number, answer: unknown): PullRequestState {
   return merged === true || Boolean(merged_at) ? 'merged' : 'closed'
 }
 
-/** The state of each of `numbers`, a few reads at a time; each failure is that one's answer. */
+/**
+ * The state of each of `numbers`, a few reads at a time; each failure is that one's answer, and
+ * once `signal` aborts (the run's timeout, the job cancelled), its reason is the answer of each read
+ * not over.
+ */
 export async function readPullRequestStates(
   read: PullRequestRead,
-  numbers: readonly number[]
+  numbers: readonly number[],
+  signal?: AbortSignal
 ): Promise<Map<number, PullRequestState>> {
   const states = new Map<number, PullRequestState>()
   const queue = [...new Set(numbers)]
   const reader = async () => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
       const pullNumber = next
+      if (signal?.aborted) {
+        states.set(pullNumber, stopped(signal))
+        continue
+      }
       states.set(
         pullNumber,
         await read(pullNumber).then(
           (answer) => stateOf(pullNumber, answer),
-          (error: unknown) => unreadable(error)
+          (error: unknown) => (signal?.aborted ? stopped(signal) : unreadable(error))
         )
       )
     }
@@ -97,6 +112,6 @@ export function gitHubPullRequests(
     if (!token()) return new Map(numbers.map((pullNumber) => [pullNumber, NO_TOKEN]))
     if (numbers.length === 0) return new Map()
     const read = await octokitPullRequests({ ...context, token: token(), signal })
-    return readPullRequestStates(read, numbers)
+    return readPullRequestStates(read, numbers, signal)
   }
 }

@@ -121,7 +121,7 @@ export class LaterPolls {
       limit: GATE_POLL_PAGE_LIMIT,
       maxPages,
       // Only getting back ends the read: a server that caps `limit` must not hide an operation.
-      shortPageIsLast: false,
+      lastPage: 'empty',
       length: (page) => page.operations.length,
       nextCursor: operationsCursor,
       onPage: (page) => {

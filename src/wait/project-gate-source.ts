@@ -35,7 +35,7 @@ export const GATE_MAX_DISCOVERY_PAGES = 20
  */
 export const GATE_MAX_READS_BY_ID = 20
 
-type OperationsWalk = Pick<PageWalk<OperationList>, 'limit' | 'maxPages' | 'shortPageIsLast'>
+type OperationsWalk = Pick<PageWalk<OperationList>, 'limit' | 'maxPages' | 'lastPage'>
 /**
  * The first poll's walk: a short page does not end it, since a server that caps `limit` below what
  * was asked would hide what lies past it, in flight or not. It ends on an empty page, or where the
@@ -44,7 +44,7 @@ type OperationsWalk = Pick<PageWalk<OperationList>, 'limit' | 'maxPages' | 'shor
 const DISCOVERY_WALK: OperationsWalk = {
   limit: GATE_DISCOVERY_PAGE_LIMIT,
   maxPages: GATE_MAX_DISCOVERY_PAGES,
-  shortPageIsLast: false
+  lastPage: 'empty'
 }
 export interface ProjectGateOptions {
   reader: OperationsReading

@@ -186,7 +186,7 @@ export class BranchesReader {
         maxPages,
         length: (page) => page.branches.length,
         nextCursor: (page) => page.pagination?.next,
-        shortPageIsLast: false,
+        lastPage: 'next',
         // Pages may overlap at their edges: each branch counts once.
         onPage: (page) => {
           budget.pages--

@@ -100,7 +100,7 @@ export class ProjectsReader {
         maxPages: MAX_PROJECT_PAGES,
         length: (page) => page.projects.length,
         nextCursor: (page) => page.pagination?.cursor,
-        shortPageIsLast: true,
+        lastPage: 'short',
         onPage: (page) => {
           for (const project of page.projects) projects.set(project.id, project)
           for (const id of page.unavailable_project_ids ?? []) unavailable.add(id)

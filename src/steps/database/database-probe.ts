@@ -9,7 +9,7 @@
 import type { DatabaseAnswer, QueryDatabase } from './postgres.js'
 import type { Pace } from '../../api/pace.js'
 import { requestTimeLimitMs } from '../../api/retry-policy.js'
-import type { Clock } from '../../domain/clock.js'
+import { type Clock, withinTime } from '../../domain/clock.js'
 import {
   classifyDatabaseError,
   type DatabaseFailure,
@@ -187,20 +187,10 @@ async function attempt(
 ): Promise<DatabaseAnswer> {
   const leftMs = options.deadline - clock.now()
   const limitMs = requestTimeLimitMs(options.intervalMs)
-  const cut = new AbortController()
-  const timer = new AbortController()
-  clock.sleep(Math.min(limitMs, leftMs), timer.signal).then(() => {
-    cut.abort(
-      leftMs <= limitMs
-        ? new DeadlineExceededError()
-        : new Error(`no answer within ${formatDuration(limitMs)}`)
-    )
-  }, ignore)
-  try {
-    return await query(target, AbortSignal.any([signal, cut.signal]))
-  } finally {
-    timer.abort()
-  }
+  const cutBy = () =>
+    leftMs <= limitMs
+      ? new DeadlineExceededError()
+      : new Error(`no answer within ${formatDuration(limitMs)}`)
+  return withinTime(clock, Math.min(limitMs, leftMs), cutBy, (cut) => query(target, cut), signal)
 }
 
-function ignore(): void {}

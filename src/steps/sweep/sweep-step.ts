@@ -5,6 +5,7 @@
  * sweep-verdict.ts). Under `fail_on_stale`, a stale branch fails the run, and with none found, a
  * branch not judged or a list cut short is an error: never a pass that hides what was not read.
  */
+import { timeLimit } from '../../domain/clock.js'
 import type { Logger } from '../../domain/logger.js'
 import { capitalized, type Phrase, phraseText, plural } from '../../domain/phrase.js'
 import {
@@ -48,11 +49,14 @@ interface SweepNeeds {
 const UNSEEN =
   'the most recently updated branches beyond it are not judged, and a listed branch may have children there'
 
+/** Why a pull request is unread when the run's timeout came before GitHub's answer. */
+const UNANSWERED = 'no answer before the timeout ran out'
+
 /** Reads what the verdict needs: every branch, every compute, and the pull requests to read. */
 async function readFacts(
   pattern: SweepPattern,
   inputs: SweepInputs & { projectId: string },
-  { client, clock, signal, readPullRequests }: StepContext & SweepNeeds
+  { client, clock, signal, deadline, readPullRequests }: StepContext & SweepNeeds
 ): Promise<{ facts: SweepFacts; cut?: string }> {
   const { projectId, olderThanMs } = inputs
   const { branches, cut } = await client.branches.listBranches(projectId, {
@@ -62,7 +66,13 @@ async function readFacts(
   const computes = await client.computes.listProjectComputes(projectId)
   const facts: SweepFacts = { branches, computes, pattern, now: clock.wallNow(), olderThanMs }
   if (pattern.capturesPr && readPullRequests) {
-    facts.pullRequests = await readPullRequests(pullRequestsToRead(facts), signal)
+    // GitHub's answers count until timeout; each one still missing then is named unread.
+    const limit = timeLimit(clock, deadline - clock.now(), () => new Error(UNANSWERED), signal)
+    try {
+      facts.pullRequests = await readPullRequests(pullRequestsToRead(facts), limit.signal)
+    } finally {
+      limit.release()
+    }
   }
   return { facts, cut }
 }
@@ -75,6 +85,12 @@ function sweepDecided(report: RunReport, inputs: SweepInputs, logger: Logger): v
     logger.warning(`Branch "${branch.name}" (${branch.id}) was not judged: ${branch.why}`)
   }
   logger.info(phraseText(capitalized(sweepPhrase(findings))))
+  if (findings.verdict.matched === 0 && findings.cut === undefined) {
+    // A pattern with a typo finds nothing to sweep, run after run: never a silent pass.
+    logger.warning(
+      `No branch of the project matches ${JSON.stringify(findings.pattern)}: check the pattern`
+    )
+  }
   const unread = undecided.length > 0 || findings.cut !== undefined
   if (inputs.failOnStale && stale.length > 0) report.outcome = 'failure'
   else if (inputs.failOnStale && unread) {
