@@ -296,6 +296,20 @@ const SCENARIOS: Record<string, Scenario> = {
   )
 }
 
+/** Three legs writing at once: one red, two green. */
+const THREE_WRITING: Record<string, Scenario> = {
+  'three legs writing at once, not told apart': one([
+    leg('p', false, 'failure'),
+    leg('q', false, 'success'),
+    leg('r', false, 'success')
+  ]),
+  'three legs writing at once, told apart': one([
+    leg('p', true, 'failure'),
+    leg('q', true, 'success'),
+    leg('r', true, 'success')
+  ])
+}
+
 describe('every interleaving of the legs’ calls keeps every result of the newest run', () => {
   it('no failure of the newest run lost, no success beside it, one comment, in every final state', async () => {
     const started = performance.now()
@@ -458,5 +472,19 @@ describe('the scheduler catches a wrong variant of each rule', () => {
       expect(failures).toHaveLength(names.length)
     },
     120_000
+  )
+})
+
+describe('three legs writing at once', () => {
+  it.each(Object.keys(THREE_WRITING))(
+    '%s',
+    async (name) => {
+      const t0 = performance.now()
+      const counts = await run(THREE_WRITING[name])
+      process.stdout.write(
+        `${name}: ${counts.states} states, ${counts.finals} final states, ${Math.round(performance.now() - t0)} ms\n`
+      )
+    },
+    600_000
   )
 })
