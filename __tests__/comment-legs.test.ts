@@ -285,6 +285,9 @@ describe('a leg after its own write', () => {
     const next = round(p, state, github)
     expect(next.calls.map((call) => call.call)).toEqual(['update'])
     expect((next.calls[0] as { body: string }).body).toContain('details of p')
+    // Once: over the next view without them, it ends (a view may show its line alone).
+    const again = round(p, round(p, next, github), github)
+    expect(again).toMatchObject({ calls: [], ending: 'written' })
   })
 
   it('a leg whose record GitHub refused writes again: no other leg reads its result', () => {

@@ -10,7 +10,7 @@
  * commit; a view of a newer run is never written over.
  */
 import { type CommitStatus, statusOf } from './comment-records.js'
-import { readView } from './comment-view.js'
+import { readView, showsOf } from './comment-view.js'
 import {
   type Answers,
   ask,
@@ -71,8 +71,10 @@ export function advance(
   const calls = state.calls.filter((pending) => pending !== call)
   const next = { ...state, calls, answers: { ...state.answers, ...answered(config, call, answer) } }
   if (call.call === 'update' || call.call === 'create') {
-    const written = (answer as { written: { html_url: string } }).written
+    const written = (answer as { written: { id: number; html_url: string } }).written
     next.wrote = { action: call.call === 'create' ? 'created' : 'updated', url: written.html_url }
+    const view = readView(call.body, config.marker)
+    next.mine = view ? { id: written.id, shows: showsOf(view) } : undefined
   }
   if (calls.length > 0) return next
   return roundAnswered(config, next)
