@@ -4,8 +4,10 @@
  * GitHub). The leg writes its record (comment-records.ts), then rounds of: read the comments, read
  * the pull request's head, read the records on that head, and write the view of those records
  * (comment-view.ts) unless the comment already holds it. It ends on a round that finds the comment
- * holding everything it read. So the last view to land holds every record made before its
- * writer's last read: any record made later is followed by its own leg's round, which writes again.
+ * holding everything it read, or another leg's view over its own (that leg reads again after its
+ * write, and so sees this leg's record). So the last view to land holds every record made before
+ * its writer's last read, which found its own view: any record made later is followed by its own
+ * leg's first round, which writes again.
  * GitHub's order decides, never timing: the view shows the newest run of the pull request's head
  * commit; a view of a newer run is never written over.
  */

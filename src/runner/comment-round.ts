@@ -13,7 +13,10 @@ import {
 } from './comment-records.js'
 import { holds, renderView, showsOf, type View, viewOf } from './comment-view.js'
 
-/** Rounds at most: each one that does not end saw a record or a write it had not seen before. */
+/**
+ * Rounds at most: after its first write, a leg writes again only to put its details back once,
+ * past a duplicate, or when its own view is still there beside a record it had not read.
+ */
 const MAX_ROUNDS = 8
 
 export interface WriterConfig {
