@@ -44,6 +44,8 @@ type Template = 'matching' | 'deeper' | 'other'
 type IdShape = 'short' | 'sixty' | 'sixty-one' | 'upper' | 'line-break' | 'shell' | 'space'
 const NEON_SHAPES: readonly IdShape[] = ['short', 'sixty']
 type PrState = 'open' | 'closed' | 'merged' | 'unreadable' | 'unread'
+/** In use now, as the API shows it: a compute running or changing, or the branch changing. */
+type InUse = 'no' | 'compute-active' | 'compute-pending' | 'branch-init' | 'branch-pending'
 
 interface Planned {
   template: Template
@@ -58,6 +60,7 @@ interface Planned {
   pr: PrState
   restrictDelete: boolean
   idShape: IdShape
+  inUse: InUse
 }
 
 const plan = (olderThan: number) =>
@@ -78,6 +81,16 @@ const plan = (olderThan: number) =>
       }),
       pr: fc.constantFrom<PrState>('open', 'closed', 'merged', 'unreadable', 'unread'),
       restrictDelete: fc.boolean(),
+      inUse: fc.constantFrom<InUse>(
+        'no',
+        'no',
+        'no',
+        'no',
+        'compute-active',
+        'compute-pending',
+        'branch-init',
+        'branch-pending'
+      ),
       idShape: fc.constantFrom<IdShape>(
         'short',
         'short',
@@ -126,14 +139,27 @@ function world(planned: Planned[]) {
     ...(each.isDefault === 'primary-overridden' ? { default: false, primary: true } : {}),
     protected: each.protected,
     updated_at: each.updatedAge === undefined ? undefined : iso(each.updatedAge),
-    restricted_actions: each.restrictDelete ? [{ name: 'delete', reason: 'kept' }] : []
+    restricted_actions: each.restrictDelete ? [{ name: 'delete', reason: 'kept' }] : [],
+    current_state: each.inUse === 'branch-init' ? 'init' : 'ready',
+    pending_state: each.inUse === 'branch-pending' ? 'archived' : undefined
   }))
-  const computes = planned.flatMap((each, index) =>
-    each.computeAges.map((ageMs) => ({
+  const computes = planned.flatMap((each, index) => [
+    ...each.computeAges.map((ageMs) => ({
       branch_id: ids[each.idShape](index),
-      last_active: ageMs === undefined ? undefined : iso(ageMs)
-    }))
-  )
+      last_active: ageMs === undefined ? undefined : iso(ageMs),
+      current_state: 'idle'
+    })),
+    ...(each.inUse === 'compute-active' || each.inUse === 'compute-pending'
+      ? [
+          {
+            branch_id: ids[each.idShape](index),
+            last_active: iso(60 * DAY),
+            current_state: each.inUse === 'compute-active' ? 'active' : 'idle',
+            pending_state: each.inUse === 'compute-pending' ? 'active' : undefined
+          }
+        ]
+      : [])
+  ])
   const pullRequests = new Map<number, PullRequestState>()
   planned.forEach((each, index) => {
     if (each.pr === 'unread') return
@@ -150,10 +176,12 @@ function oracle(planned: Planned[], olderThan: number, withPullRequests: boolean
       each.isDefault === 'primary' ||
       each.protected ||
       each.parent === 'root'
-    const ages = [each.updatedAge, ...each.computeAges].filter((a) => a !== undefined)
+    // In use now is activity now: age 0, and its pull request does not count.
+    const inUse = each.inUse !== 'no'
+    const ages = inUse ? [0] : [each.updatedAge, ...each.computeAges].filter((a) => a !== undefined)
     const newest = ages.length > 0 ? Math.min(...ages) : undefined
     const inactive = newest !== undefined && newest > olderThan
-    const prDone = withPullRequests && (each.pr === 'closed' || each.pr === 'merged')
+    const prDone = !inUse && withPullRequests && (each.pr === 'closed' || each.pr === 'merged')
     const eligible = each.template === 'matching' && !neverStale
     const hasChild = planned.some(
       (other, at) => at > index && typeof other.parent === 'number' && other.parent === index

@@ -76,7 +76,16 @@ describe('the pattern', () => {
       'preview/\u202e*',
       '"preview/\u202e*" holds a control or invisible character, which no branch name has'
     ],
-    ['p'.repeat(257), `"${'p'.repeat(257)}" is 257 characters long; a branch name has at most 256`]
+    ['p'.repeat(257), `"${'p'.repeat(257)}" is 257 characters long; a branch name has at most 256`],
+    // A * beside {pr} would take some of its digits (pr123 read as #3): the number is ambiguous.
+    [
+      'preview/pr*{pr}',
+      '"preview/pr*{pr}" has a * right beside {pr}, which would take some of its digits; put a character that is no digit between them (preview/pr-{pr})'
+    ],
+    [
+      'preview/pr-{pr}*',
+      '"preview/pr-{pr}*" has a * right beside {pr}, which would take some of its digits; put a character that is no digit between them (preview/pr-{pr})'
+    ]
   ])('refuses %j', (text, message) => {
     expect(parsed(sweepPatternInput, text)).toEqual([message])
   })
@@ -295,6 +304,25 @@ describe('the verdict', () => {
     )
     expect(verdict.stale).toEqual([])
     expect(verdict.undecided).toEqual([])
+    // In use now outweighs a closed or merged pull request: a recipe would delete it in use.
+    const closed = judgeSweep(
+      facts([branch('21', old), branch('24', old)], {
+        computes: [
+          { branch_id: 'br-21', last_active: null, current_state: 'active' },
+          {
+            branch_id: 'br-24',
+            last_active: ago(20 * DAY),
+            current_state: 'idle',
+            pending_state: 'active'
+          }
+        ],
+        pullRequests: new Map<number, PullRequestState>([
+          [21, 'closed'],
+          [24, 'merged']
+        ])
+      })
+    )
+    expect(closed.stale).toEqual([])
     // Idle with nothing pending: its times decide.
     const idle = judgeSweep(
       facts([branch('25', old)], {
@@ -304,15 +332,42 @@ describe('the verdict', () => {
     expect(idle.stale.map(({ id }) => id)).toEqual(['br-25'])
   })
 
-  it('a time it cannot read, beside readable ones, leaves the branch not judged, never stale', () => {
+  it('a branch changing now (being created or reset, or a change pending) is in use, whatever its times or pull request', () => {
+    const old = { updated_at: ago(30 * DAY) }
     const verdict = judgeSweep(
-      facts([branch('31', { updated_at: ago(30 * DAY) })], {
-        computes: [{ branch_id: 'br-31', last_active: 'garbage' }]
-      })
+      facts(
+        [
+          branch('31', { ...old, current_state: 'init', pending_state: 'ready' }),
+          branch('32', { ...old, current_state: 'resetting' }),
+          branch('33', { ...old, current_state: 'ready', pending_state: 'archived' }),
+          branch('34', { ...old, current_state: 'ready' }),
+          branch('35', { ...old, current_state: 'archived' })
+        ],
+        { pullRequests: new Map<number, PullRequestState>([[31, 'closed']]) }
+      )
     )
-    expect(verdict.stale).toEqual([])
-    expect(verdict.undecided.map(({ id }) => id)).toEqual(['br-31'])
+    expect(verdict.stale.map(({ id }) => id).sort()).toEqual(['br-34', 'br-35'])
   })
+
+  it.each([
+    'garbage',
+    'garbage 1',
+    'n/a 2024',
+    '2026-11-29 junk',
+    '1',
+    'Sun, 29 Nov 2026 12:00:00 GMT'
+  ])(
+    'a time it cannot read as the API writes one (%j), beside readable ones, leaves the branch not judged, never stale',
+    (text) => {
+      const verdict = judgeSweep(
+        facts([branch('31', { updated_at: ago(30 * DAY) })], {
+          computes: [{ branch_id: 'br-31', last_active: text }]
+        })
+      )
+      expect(verdict.stale).toEqual([])
+      expect(verdict.undecided.map(({ id }) => id)).toEqual(['br-31'])
+    }
+  )
 
   it('newest activity first; ties by name', () => {
     const verdict = judgeSweep(

@@ -50,9 +50,14 @@ describe('discovery does not end on a short page', () => {
     const created = (i: number) => new Date(all[i].createdAt).toISOString()
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.outputs.outcome).toBe('success')
-    expect(server.requests).toHaveLength(20)
+    // The 20 pages, then the state that stands for what they did not reach: computes, branches.
+    expect(server.requests.map((request) => request.route)).toEqual([
+      ...Array.from({ length: 20 }, () => 'operations'),
+      'project-computes',
+      'branches'
+    ])
     expect(run.stdout).toContain(
-      `::warning::Project gate: read 20 operations in 20 pages, created from ${created(19)} to ${created(0)}, and stopped there (the page cap); older ones, up to 24 h before the newest, were not read`
+      `::warning::Project gate: read 20 operations in 20 pages, created from ${created(19)} to ${created(0)}, and stopped there (the page cap); older ones, up to 24 h before the newest, were not read: the project's computes and branches stand for them`
     )
   })
 })

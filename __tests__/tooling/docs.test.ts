@@ -625,6 +625,32 @@ describe('what the docs say of the recipes, the recipes do', () => {
     expect(stopJob).toContain('neon_unless_gone branches delete "$NEON_BRANCH"')
     expect(stopJob).not.toMatch(/for attempt in/)
     expect(teardown).not.toMatch(/retried twice/)
+    // Every page that counts neonctl's tries at a 423 gives the same number as the stop job's.
+    const attempts = /up to (\d+) delete attempts/.exec(teardown)?.[1]
+    for (const path of ['docs/teardown.md', 'docs/troubleshooting.md']) {
+      const text = read(path).replace(/\s+/g, ' ')
+      expect([path, text]).not.toEqual([path, expect.stringMatching(/retries a `423` \w+ times/)])
+      for (const [, count] of text.matchAll(/makes up to (\d+) attempts at a `423`/g))
+        expect([path, count]).toEqual([path, attempts])
+    }
+  })
+
+  it('the GitLab resource_group is said to order jobs, never whole pipelines (GitLab locks a job)', () => {
+    const quickstart = read('docs/quickstart/gitlab.md').replace(/\s+/g, ' ')
+    expect(gitlab).toMatch(/resource_group: preview\/mr-\$CI_MERGE_REQUEST_IID/)
+    for (const text of [quickstart, gitlab.replace(/\s*#\s*/g, ' ')]) {
+      expect(text).not.toMatch(/one pipeline's jobs at a time/i)
+      expect(text).toMatch(/not (order )?whole pipelines|not whole pipelines/)
+    }
+  })
+
+  it('a new name for a Terraform key renames its branch in place, as kislerdm/neon does: no doc says it replaces it', () => {
+    const module = read('examples/command/terraform/modules/neon-preview/main.tf')
+    expect(module).not.toMatch(/replace_triggered_by/)
+    for (const text of [read('docs/quickstart/terraform.md'), read('docs/recipes.md'), module])
+      expect(text.replace(/\s+/g, ' ')).not.toMatch(
+        /new (branch_)?name (for a key )?replaces|another name replaces/
+      )
   })
 
   it('the GitLab stop job skips the delete on the variable and file the job really has', () => {

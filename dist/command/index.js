@@ -1266,29 +1266,7 @@ async function queryDatabase(target, signal) {
 }
 function ignore() { }
 
-;// CONCATENATED MODULE: ./src/domain/api-time.ts
-/**
- * An API timestamp (ISO 8601, wall clock) as epoch milliseconds; undefined when it is absent or
- * cannot be read. The one parse of an operation's or a project's times.
- */
-function apiTime(text) {
-    const time = Date.parse(text ?? '');
-    return Number.isNaN(time) ? undefined : time;
-}
-/** Whether the operation was created before `time`; false when its time cannot be read. */
-function createdBefore(operation, time) {
-    const created = apiTime(operation?.created_at);
-    return created !== undefined && created < time;
-}
-
 ;// CONCATENATED MODULE: ./src/api/api-clock.ts
-/*
- * The API's clock. The API's timestamps (an operation's `created_at`, a `Retry-After` date) are on
- * the server's wall clock, and a runner's can be minutes or hours off (self-hosted runners drift):
- * every comparison with them uses the server's clock as its answers' `Date` header gives it, never
- * the runner's. Deadlines, waits and the pace stay on the runner's monotonic clock.
- */
-
 
 /** A runner clock further off than this from the API's is warned about (once). */
 const CLOCK_SKEW_WARNING_MS = 60_000;
@@ -1323,8 +1301,9 @@ class ApiClock {
      * CLOCK_SKEW_WARNING_MS off is warned about once.
      */
     observe(date, sentAt) {
-        const second = apiTime(date);
-        if (second === undefined)
+        // An HTTP date (RFC 9110: "Sun, 29 Nov 2026 12:00:00 GMT"), not one of the API's timestamps.
+        const second = Date.parse(date ?? '');
+        if (Number.isNaN(second))
             return;
         const answeredAt = this.runner.wallNow();
         const sentAtWall = answeredAt - (this.runner.now() - sentAt);
@@ -12539,6 +12518,28 @@ const DATABASE_STEP = {
     }
 };
 
+;// CONCATENATED MODULE: ./src/domain/api-time.ts
+/**
+ * The API's timestamps as its OpenAPI document types them (`date-time`, RFC 3339). `Date.parse`
+ * alone also reads text such as "garbage 1" (as 2001) or "1": only this shape is a time.
+ */
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+/**
+ * An API timestamp (RFC 3339, wall clock) as epoch milliseconds; undefined when it is absent or
+ * cannot be read. The one parse of an operation's, a branch's or a compute's times.
+ */
+function apiTime(text) {
+    if (!text || !RFC_3339.test(text))
+        return undefined;
+    const time = Date.parse(text);
+    return Number.isNaN(time) ? undefined : time;
+}
+/** Whether the operation was created before `time`; false when its time cannot be read. */
+function createdBefore(operation, time) {
+    const created = apiTime(operation?.created_at);
+    return created !== undefined && created < time;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/operation-status.ts
 const CLASSES = new Map([
     ['finished', 'success'],
@@ -13024,12 +13025,38 @@ const PROJECTS_STEP = {
     }
 };
 
+;// CONCATENATED MODULE: ./src/domain/branch-state.ts
+const STATES = new Map([
+    ['ready', 'ready'],
+    ['archived', 'archived'],
+    ['init', 'not ready'],
+    ['resetting', 'not ready']
+]);
+function branchReadiness(branch) {
+    if (branch.pending_state)
+        return 'not ready';
+    // The live API always states one: a branch without it is in a state the gate cannot judge.
+    if (branch.current_state == null)
+        return 'unknown';
+    return STATES.get(branch.current_state) ?? 'unknown';
+}
+/** Whether a compute needs nothing more: it runs, or it was suspended, with no change pending. */
+function computeSettled(compute) {
+    return ['idle', 'active'].includes(compute.current_state ?? '') && !compute.pending_state;
+}
+/** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */
+function canBeQueried(branch) {
+    const readiness = branchReadiness(branch);
+    return readiness === 'ready' || readiness === 'archived';
+}
+
 ;// CONCATENATED MODULE: ./src/domain/sweep-pattern.ts
 /*
  * `sweep`: which branches a sweep looks at, by name. `*` stands for any characters within one part
  * of a name (never a `/`), `{pr}` for a pull-request number (1 to 999,999,999, no leading zero),
  * which it captures; everything else stands for itself, case included, and the whole name must
- * match. `preview/*`, `preview/pr-{pr}`.
+ * match. `preview/*`, `preview/pr-{pr}`. A `*` right beside `{pr}` is refused: it would take some
+ * of the number's digits (`pr*{pr}` would read `pr123` as #3).
  */
 
 
@@ -13052,6 +13079,9 @@ function compile(text) {
     const rest = text.split(PR).join('');
     if (/[{}]/.test(rest)) {
         return `holds a brace that is not ${PR}; ${PR} (in lower case) is the only placeholder`;
+    }
+    if (text.includes(`*${PR}`) || text.includes(`${PR}*`)) {
+        return `has a * right beside ${PR}, which would take some of its digits; put a character that is no digit between them (preview/pr-${PR})`;
     }
     const source = text
         .split(PR)
@@ -13142,6 +13172,7 @@ function judgeTeardown(action, branch, projectBranches) {
 
 
 
+
 /** Default (or `primary` in older answers), protected, or a root: never stale. */
 function neverStale(branch) {
     return ((branch.default ?? branch.primary) === true || branch.protected === true || !branch.parent_id);
@@ -13149,13 +13180,18 @@ function neverStale(branch) {
 /** A compute the API shows in use or changing (any state but idle, or a change pending). */
 const inUse = (compute) => Boolean(compute.pending_state) || (!!compute.current_state && compute.current_state !== 'idle');
 /**
- * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while one of its
- * computes is in use. Undefined when there is none, or when one given cannot be read: such a branch
+ * A branch the API shows changing: not ready to query (being created or reset, a change pending,
+ * or a state unknown); one with no state at all is judged by its times.
+ */
+const changing = (branch) => !canBeQueried(branch) && (branch.current_state != null || Boolean(branch.pending_state));
+/**
+ * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while it or one of
+ * its computes is in use. Undefined when there is none, or when one given cannot be read: such a branch
  * is named, never guessed stale from its other times.
  */
 function lastActivity(branch, computes, now) {
     const own = computes.filter((compute) => compute.branch_id === branch.id);
-    if (own.some(inUse))
+    if (changing(branch) || own.some(inUse))
         return now;
     const times = [branch.updated_at, ...own.map((compute) => compute.last_active)]
         .filter((text) => text !== undefined && text !== null)
@@ -13172,7 +13208,9 @@ function candidates(facts) {
             return [];
         const active = lastActivity(branch, facts.computes, facts.now);
         const inactive = active !== undefined && facts.now - active > facts.olderThanMs;
-        return [{ branch, pr: match.pr, active, inactive }];
+        // In use now outweighs its pull request: closed or merged, a recipe would delete it in use.
+        const pr = active === facts.now ? undefined : match.pr;
+        return [{ branch, pr, active, inactive }];
     });
 }
 /**
@@ -13469,27 +13507,6 @@ async function resolvedAgain(action, branch, { reader, projectId, input }) {
             return 'gone';
         throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
     }
-}
-
-;// CONCATENATED MODULE: ./src/domain/branch-state.ts
-const STATES = new Map([
-    ['ready', 'ready'],
-    ['archived', 'archived'],
-    ['init', 'not ready'],
-    ['resetting', 'not ready']
-]);
-function branchReadiness(branch) {
-    if (branch.pending_state)
-        return 'not ready';
-    // The live API always states one: a branch without it is in a state the gate cannot judge.
-    if (branch.current_state == null)
-        return 'unknown';
-    return STATES.get(branch.current_state) ?? 'unknown';
-}
-/** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */
-function canBeQueried(branch) {
-    const readiness = branchReadiness(branch);
-    return readiness === 'ready' || readiness === 'archived';
 }
 
 ;// CONCATENATED MODULE: ./src/wait/recent-failures.ts
@@ -14307,8 +14324,7 @@ class OperationIdsSource {
 
 
 
-/** A compute's own states that need nothing more: it runs, or it was suspended. */
-const SETTLED = new Set(['idle', 'active']);
+
 class BranchHistory {
     branch;
     readComputes;
@@ -14381,7 +14397,7 @@ class BranchHistory {
      * idle or active with nothing pending.
      */
     get unsettled() {
-        const open = [...this.unseen.values()].find((compute) => !SETTLED.has(compute.current_state ?? '') || compute.pending_state);
+        const open = [...this.unseen.values()].find((compute) => !computeSettled(compute));
         if (!open)
             return undefined;
         const state = truncate(open.current_state ?? 'of no state', 40);
@@ -14568,8 +14584,6 @@ class LaterPolls {
 
 
 
-/** A compute's own states that need nothing more: it runs, or it was suspended. */
-const SETTLED_COMPUTE = new Set(['idle', 'active']);
 /** What a cut branch list leaves out of the project's state. */
 const project_state_UNSEEN = "branches beyond it are not judged: the project gate's state check covers those read";
 class ProjectState {
@@ -14603,8 +14617,7 @@ class ProjectState {
             return;
         this.read = true;
         const computes = await this.reader.listProjectComputes(this.projectId);
-        const compute = computes.find((each) => !this.reached.has(each.id) &&
-            (!SETTLED_COMPUTE.has(each.current_state ?? '') || each.pending_state));
+        const compute = computes.find((each) => !this.reached.has(each.id) && !computeSettled(each));
         if (compute) {
             const state = truncate(compute.current_state ?? 'of no state', 40);
             const pending = compute.pending_state

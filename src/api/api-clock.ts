@@ -4,7 +4,6 @@
  * every comparison with them uses the server's clock as its answers' `Date` header gives it, never
  * the runner's. Deadlines, waits and the pace stay on the runner's monotonic clock.
  */
-import { apiTime } from '../domain/api-time.js'
 import type { Clock } from '../domain/clock.js'
 import { formatDuration } from '../domain/duration.js'
 import type { Logger } from '../domain/logger.js'
@@ -46,8 +45,9 @@ export class ApiClock implements Clock {
    * CLOCK_SKEW_WARNING_MS off is warned about once.
    */
   observe(date: string | undefined, sentAt: number): void {
-    const second = apiTime(date)
-    if (second === undefined) return
+    // An HTTP date (RFC 9110: "Sun, 29 Nov 2026 12:00:00 GMT"), not one of the API's timestamps.
+    const second = Date.parse(date ?? '')
+    if (Number.isNaN(second)) return
     const answeredAt = this.runner.wallNow()
     const sentAtWall = answeredAt - (this.runner.now() - sentAt)
     const inStep =

@@ -1,9 +1,16 @@
 /**
- * An API timestamp (ISO 8601, wall clock) as epoch milliseconds; undefined when it is absent or
- * cannot be read. The one parse of an operation's or a project's times.
+ * The API's timestamps as its OpenAPI document types them (`date-time`, RFC 3339). `Date.parse`
+ * alone also reads text such as "garbage 1" (as 2001) or "1": only this shape is a time.
+ */
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+
+/**
+ * An API timestamp (RFC 3339, wall clock) as epoch milliseconds; undefined when it is absent or
+ * cannot be read. The one parse of an operation's, a branch's or a compute's times.
  */
 export function apiTime(text: string | null | undefined): number | undefined {
-  const time = Date.parse(text ?? '')
+  if (!text || !RFC_3339.test(text)) return undefined
+  const time = Date.parse(text)
   return Number.isNaN(time) ? undefined : time
 }
 

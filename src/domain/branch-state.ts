@@ -3,7 +3,7 @@
  * `current_state`: `init` (being created) and `resetting` are not available for querying, `ready`
  * is, `archived` is but slowly; a `pending_state` means a change is on its way.
  */
-import type { Branch } from './schemas.js'
+import type { Branch, Compute } from './schemas.js'
 
 export type BranchReadiness = 'ready' | 'archived' | 'not ready' | 'unknown'
 
@@ -21,6 +21,11 @@ export function branchReadiness(
   // The live API always states one: a branch without it is in a state the gate cannot judge.
   if (branch.current_state == null) return 'unknown'
   return STATES.get(branch.current_state) ?? 'unknown'
+}
+
+/** Whether a compute needs nothing more: it runs, or it was suspended, with no change pending. */
+export function computeSettled(compute: Pick<Compute, 'current_state' | 'pending_state'>): boolean {
+  return ['idle', 'active'].includes(compute.current_state ?? '') && !compute.pending_state
 }
 
 /** Whether the gate may pass on this branch: ready, or archived (slow, but it answers). */

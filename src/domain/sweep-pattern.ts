@@ -2,7 +2,8 @@
  * `sweep`: which branches a sweep looks at, by name. `*` stands for any characters within one part
  * of a name (never a `/`), `{pr}` for a pull-request number (1 to 999,999,999, no leading zero),
  * which it captures; everything else stands for itself, case included, and the whole name must
- * match. `preview/*`, `preview/pr-{pr}`.
+ * match. `preview/*`, `preview/pr-{pr}`. A `*` right beside `{pr}` is refused: it would take some
+ * of the number's digits (`pr*{pr}` would read `pr123` as #3).
  */
 import { z } from 'zod'
 import { UNSAFE_CHARACTER_CLASS } from './untrusted-text.js'
@@ -34,6 +35,9 @@ function compile(text: string): SweepPattern | string {
   const rest = text.split(PR).join('')
   if (/[{}]/.test(rest)) {
     return `holds a brace that is not ${PR}; ${PR} (in lower case) is the only placeholder`
+  }
+  if (text.includes(`*${PR}`) || text.includes(`${PR}*`)) {
+    return `has a * right beside ${PR}, which would take some of its digits; put a character that is no digit between them (preview/pr-${PR})`
   }
   const source = text
     .split(PR)

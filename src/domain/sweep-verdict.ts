@@ -7,6 +7,7 @@
  * could not be read is named, never guessed; so is a branch whose activity cannot be read.
  */
 import { apiTime } from './api-time.js'
+import { canBeQueried } from './branch-state.js'
 import { type NeonId, NeonIdSchema, type ProjectCompute, type RelatedBranch } from './schemas.js'
 import { matchBranch, type SweepPattern } from './sweep-pattern.js'
 import { judgeTeardown } from './teardown-rules.js'
@@ -74,8 +75,15 @@ const inUse = (compute: SweepFacts['computes'][number]): boolean =>
   Boolean(compute.pending_state) || (!!compute.current_state && compute.current_state !== 'idle')
 
 /**
- * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while one of its
- * computes is in use. Undefined when there is none, or when one given cannot be read: such a branch
+ * A branch the API shows changing: not ready to query (being created or reset, a change pending,
+ * or a state unknown); one with no state at all is judged by its times.
+ */
+const changing = (branch: RelatedBranch): boolean =>
+  !canBeQueried(branch) && (branch.current_state != null || Boolean(branch.pending_state))
+
+/**
+ * The newest of the branch's `updated_at` and its computes' `last_active`; `now` while it or one of
+ * its computes is in use. Undefined when there is none, or when one given cannot be read: such a branch
  * is named, never guessed stale from its other times.
  */
 function lastActivity(
@@ -84,7 +92,7 @@ function lastActivity(
   now: number
 ): number | undefined {
   const own = computes.filter((compute) => compute.branch_id === branch.id)
-  if (own.some(inUse)) return now
+  if (changing(branch) || own.some(inUse)) return now
   const times = [branch.updated_at, ...own.map((compute) => compute.last_active)]
     .filter((text) => text !== undefined && text !== null)
     .map(apiTime)
@@ -99,7 +107,9 @@ function candidates(facts: SweepFacts) {
     if (!match || neverStale(branch)) return []
     const active = lastActivity(branch, facts.computes, facts.now)
     const inactive = active !== undefined && facts.now - active > facts.olderThanMs
-    return [{ branch, pr: match.pr, active, inactive }]
+    // In use now outweighs its pull request: closed or merged, a recipe would delete it in use.
+    const pr = active === facts.now ? undefined : match.pr
+    return [{ branch, pr, active, inactive }]
   })
 }
 

@@ -8,13 +8,11 @@
  * stands for the rest (gated-branch.ts). A notice says how far back the read went.
  */
 import { apiTime, createdBefore } from '../domain/api-time.js'
+import { computeSettled } from '../domain/branch-state.js'
 import type { Logger } from '../domain/logger.js'
 import { plural } from '../domain/phrase.js'
 import type { Branch, Compute, Operation } from '../domain/schemas.js'
 import { truncate } from '../domain/untrusted-text.js'
-
-/** A compute's own states that need nothing more: it runs, or it was suspended. */
-const SETTLED = new Set(['idle', 'active'])
 
 export class BranchHistory {
   /** The branch's computes whose newest operation the read has not reached yet, by id. */
@@ -89,9 +87,7 @@ export class BranchHistory {
    * idle or active with nothing pending.
    */
   get unsettled(): string | undefined {
-    const open = [...this.unseen.values()].find(
-      (compute) => !SETTLED.has(compute.current_state ?? '') || compute.pending_state
-    )
+    const open = [...this.unseen.values()].find((compute) => !computeSettled(compute))
     if (!open) return undefined
     const state = truncate(open.current_state ?? 'of no state', 40)
     const pending = open.pending_state ? `, pending ${truncate(open.pending_state, 40)}` : ''

@@ -6,15 +6,11 @@
  * or active with nothing pending, and a branch keeps it open until it is ready (or archived) with
  * nothing pending. Work in flight for days shows there, whatever its operation's age.
  */
-import { canBeQueried } from '../domain/branch-state.js'
+import { canBeQueried, computeSettled } from '../domain/branch-state.js'
 import { branchStatePhrase, phraseText } from '../domain/phrase.js'
 import type { BranchListing } from '../api/resources/branches.js'
-import type { ProjectCompute } from '../domain/schemas.js'
-import type { Operation } from '../domain/schemas.js'
+import type { Operation, ProjectCompute } from '../domain/schemas.js'
 import { truncate } from '../domain/untrusted-text.js'
-
-/** A compute's own states that need nothing more: it runs, or it was suspended. */
-const SETTLED_COMPUTE = new Set(['idle', 'active'])
 
 /** What the state is read from: every compute of the project, and every branch. */
 export interface ProjectStateReader {
@@ -56,11 +52,7 @@ export class ProjectState {
     if (!this.shortOfEnd || (this.read && !this.unsettled)) return
     this.read = true
     const computes = await this.reader.listProjectComputes(this.projectId)
-    const compute = computes.find(
-      (each) =>
-        !this.reached.has(each.id) &&
-        (!SETTLED_COMPUTE.has(each.current_state ?? '') || each.pending_state)
-    )
+    const compute = computes.find((each) => !this.reached.has(each.id) && !computeSettled(each))
     if (compute) {
       const state = truncate(compute.current_state ?? 'of no state', 40)
       const pending = compute.pending_state

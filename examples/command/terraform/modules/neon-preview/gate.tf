@@ -6,7 +6,7 @@
 #   migrations whenever the gate ran again or migrations_version changes. A failure fails
 #   `terraform apply` (local-exec provisioner error ... exit status N) and taints the resource, so
 #   the next apply tries again.
-# - Before the branch goes (`terraform destroy`, or a new branch_name that replaces it), a
+# - Before the branch goes (`terraform destroy`, or its key removed from the root's map), a
 #   destroy-time step runs the gate with --before delete: it waits until the project is idle, then
 #   fails the destroy, with the gate's reason in the log, when the API would refuse the delete (a
 #   child branch, a protected or default branch). Nothing is deleted then; fix it and destroy again.

@@ -27,7 +27,7 @@ variable "project_id" {
 
 variable "branch_name" {
   type        = string
-  description = "The branch to create (preview/pr-12); another name replaces it, and gates and migrates again."
+  description = "The branch to create (preview/pr-12); another name renames it in place (kislerdm/neon updates name), with no new gate or migration."
 }
 
 variable "database" {
