@@ -268,6 +268,24 @@ describe('a leg after its own write', () => {
     expect(next).toMatchObject({ calls: [], ending: 'written' })
   })
 
+  it('a red leg does not hand on to a view without its result: should that leg stop before it writes again, the red still shows', () => {
+    const p = configOf('p', 'failure')
+    const q = configOf('q', 'success')
+    const after = afterOwnWrite(p, q)
+    const { github } = after
+    // q's write over it, p's line without its details: p puts them back, once, and reads again.
+    github.body = bodyOf(github.statuses)
+    let state = round(p, after.state, github)
+    expect(state.calls.map((call) => call.call)).toEqual(['update'])
+    state = round(p, state, github)
+    // A third leg's write from a read before p's record: q and r, green, without p.
+    github.statuses = statusesOf([1, q], [2, p], [3, configOf('r', 'success')])
+    github.body = bodyOf(statusesOf([1, q], [3, configOf('r', 'success')]))
+    const next = round(p, state, github)
+    expect(next.calls.map((call) => call.call)).toEqual(['update'])
+    expect((next.calls[0] as { body: string }).body).toContain('details of p')
+  })
+
   it('writes again when its own view is still there and a record it had not read is in', () => {
     const q = configOf('q', 'success')
     const { state, github, written } = afterOwnWrite(q, configOf('p', 'failure'))

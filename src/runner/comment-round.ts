@@ -126,7 +126,7 @@ export function decide(
   if (!kept && superseded) return end(noted, 'superseded')
   const red = wanted.results.some((result) => !passed(result.outcome))
   if (!kept && config.mode === 'failure' && !red) return end(noted, 'not needed')
-  const passing = passedOn(state, kept, wanted)
+  const passing = passedOn(state, kept, wanted, passed(config.own.outcome))
   if (kept && duplicates.length === 0 && (holds(kept.view, wanted) || passing === 'ends')) {
     return end(noted, superseded ? 'superseded' : 'written')
   }
@@ -140,20 +140,25 @@ export function decide(
 }
 
 /**
- * Whether another leg wrote the comment after this leg's last write. That leg reads again after
- * its write, when this leg's record is already made, and writes until the comment holds every
- * record it read: so this leg `ends`. A result it could not record is its own to keep (no other
- * leg reads it). Its details, when its result is the one shown, only it has: it puts them back
- * once (`details`); after that, a view may show its line alone.
+ * Whether another leg wrote the comment after this leg's last write (with this leg's result in it,
+ * when it is red). That leg reads again after its write, when this leg's record is already made,
+ * and writes until the comment holds every record it read: so this leg `ends`. A result it could
+ * not record is its own to keep (no other leg reads it). Its details, when its result is the one
+ * shown, only it has: it puts them back once (`details`); after that, a view may show its line
+ * alone.
  */
 function passedOn(
   state: WriterState,
   kept: ReadComment | undefined,
-  wanted: View
+  wanted: View,
+  green: boolean
 ): 'ends' | 'details' | undefined {
   const { mine, recorded } = state
   if (!mine || !kept?.view || kept.id !== mine.id || !recorded?.startsWith('s')) return undefined
   if (showsOf(kept.view) === mine.shows) return undefined
+  // A red result is handed on only to a view that shows it: should the other leg stop before it
+  // writes again (its 5 s limit), the comment must not pass over it.
+  if (!green && !kept.view.results.some((result) => result.key === recorded)) return undefined
   const lacking = !(kept.view.shown === wanted.shown && kept.view.detailed)
   const owed = wanted.shown === recorded && wanted.detailed && lacking && !state.putBack
   return owed ? 'details' : 'ends'
