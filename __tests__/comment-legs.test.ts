@@ -2,12 +2,14 @@
  * The legs' records and the view of them (comment-records.ts, comment-view.ts): which records a
  * view shows (the newest run; a leg told apart by its newest attempt, one not told apart by every
  * attempt; two legs of one name both), the records read back from commit statuses (only the
- * action's own, of this gate), untrusted text escaped, and the comment within GitHub's size.
+ * action's own, of this gate), untrusted text escaped, the comment within GitHub's size, and when a
+ * leg ends after its own write (another leg's write over it passes the work on).
  * Every order of several legs' calls is simulated/comment-interleavings.test.ts's.
  */
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { legInputName } from '../src/runner/comment-leg.js'
+import { advance, type Answer, start } from '../src/runner/comment-protocol.js'
 import {
   type LegRecord,
   recordContext,
@@ -15,6 +17,7 @@ import {
   shownRecords,
   statusOf
 } from '../src/runner/comment-records.js'
+import type { WriterConfig, WriterState } from '../src/runner/comment-round.js'
 import { readView, renderView, viewOf } from '../src/runner/comment-view.js'
 
 const GATE = '0123456789abcdef'
@@ -185,6 +188,143 @@ describe('the view', () => {
     const view = viewOf([record('a', 9, 1, 'failure')], { key: 'x', details: '' }, undefined)
     const body = renderView(MARKER, view, '')
     expect(readView(body.replace('"shown":"', '"shown":"z'), MARKER)).toBeUndefined()
+  })
+})
+
+describe('a leg after its own write', () => {
+  const SHA = 'c'.repeat(40)
+  const configOf = (name: string, outcome: 'success' | 'failure'): WriterConfig => ({
+    marker: MARKER,
+    gateHash: GATE,
+    author: 'me',
+    mode: 'always',
+    ...where,
+    sha: SHA,
+    own: {
+      id: name,
+      leg: recordContext(GATE, `u-9-1-${name}`),
+      told: false,
+      run: 9,
+      attempt: 1,
+      outcome,
+      line: `${outcome === 'success' ? '✅' : '❌'} ${outcome}: ${name}`
+    },
+    details: `<p>details of ${name}</p>`
+  })
+  const statusesOf = (...legs: [number, WriterConfig][]) =>
+    legs.map(([id, config]) => ({ id, ...statusOf(config.own, where), creator: { login: 'me' } }))
+
+  /** Answers every call under way (the reads from `github`), then returns the next state. */
+  function round(config: WriterConfig, entered: WriterState, github: Github): WriterState {
+    let state = entered
+    for (const call of entered.calls) {
+      const answer: Answer =
+        call.call === 'record'
+          ? { id: github.recordId }
+          : call.call === 'comments'
+            ? { comments: [{ id: 7, html_url: 'https://c/7', body: github.body }] }
+            : call.call === 'head'
+              ? { head: SHA }
+              : call.call === 'records'
+                ? { statuses: github.statuses }
+                : { written: { id: 7, html_url: 'https://c/7' } }
+      state = advance(config, state, call, answer)
+    }
+    return state
+  }
+  interface Github {
+    recordId: number
+    body: string
+    statuses: ReturnType<typeof statusesOf>
+  }
+  /** The body another leg writes: the view of `statuses` as a leg without their details renders it. */
+  const bodyOf = (statuses: ReturnType<typeof statusesOf>) => {
+    const records = shownRecords(recordsOf(statuses, GATE, 'me'))
+    return renderView(MARKER, viewOf(records, { key: 'none', details: '' }, undefined), '')
+  }
+
+  /** Leg `own` (record s2) writes once over the comment of leg p (s1, its record alone). */
+  function afterOwnWrite(own: WriterConfig, p: WriterConfig) {
+    const github: Github = { recordId: 2, body: '', statuses: statusesOf([1, p], [2, own]) }
+    github.body = bodyOf(statusesOf([1, p]))
+    let state = round(own, start(own), github)
+    expect(state.calls.map((call) => call.call)).toEqual(['update'])
+    const written = (state.calls[0] as { body: string }).body
+    state = round(own, state, github)
+    return { state, github, written }
+  }
+
+  it('ends when another leg’s view is over its own: that leg reads again and writes', () => {
+    const q = configOf('q', 'success')
+    const { state, github } = afterOwnWrite(q, configOf('p', 'failure'))
+    // A third leg's write from an older read: p's result alone, without q's.
+    github.statuses = statusesOf(
+      [1, configOf('p', 'failure')],
+      [2, q],
+      [3, configOf('r', 'success')]
+    )
+    github.body = bodyOf(statusesOf([1, configOf('p', 'failure')], [3, configOf('r', 'success')]))
+    const next = round(q, state, github)
+    expect(next).toMatchObject({ calls: [], ending: 'written' })
+  })
+
+  it('a red leg does not hand on to a view without its result: should that leg stop before it writes again, the red still shows', () => {
+    const p = configOf('p', 'failure')
+    const q = configOf('q', 'success')
+    const after = afterOwnWrite(p, q)
+    const { github } = after
+    // q's write over it, p's line without its details: p puts them back, once, and reads again.
+    github.body = bodyOf(github.statuses)
+    let state = round(p, after.state, github)
+    expect(state.calls.map((call) => call.call)).toEqual(['update'])
+    state = round(p, state, github)
+    // A third leg's write from a read before p's record: q and r, green, without p.
+    github.statuses = statusesOf([1, q], [2, p], [3, configOf('r', 'success')])
+    github.body = bodyOf(statusesOf([1, q], [3, configOf('r', 'success')]))
+    const next = round(p, state, github)
+    expect(next.calls.map((call) => call.call)).toEqual(['update'])
+    expect((next.calls[0] as { body: string }).body).toContain('details of p')
+  })
+
+  it('writes again when its own view is still there and a record it had not read is in', () => {
+    const q = configOf('q', 'success')
+    const { state, github, written } = afterOwnWrite(q, configOf('p', 'failure'))
+    github.statuses = [...github.statuses, ...statusesOf([3, configOf('r', 'success')])]
+    github.body = written
+    expect(round(q, state, github).calls.map((call) => call.call)).toEqual(['update'])
+  })
+
+  it('the leg shown puts back its details when another leg’s view lacks them', () => {
+    const p = configOf('p', 'failure')
+    const { state, github, written } = afterOwnWrite(p, configOf('q', 'success'))
+    expect(written).toContain('details of p')
+    // q's write from a read before p's: p shown, but with its line alone.
+    github.body = bodyOf(github.statuses)
+    const next = round(p, state, github)
+    expect(next.calls.map((call) => call.call)).toEqual(['update'])
+    expect((next.calls[0] as { body: string }).body).toContain('details of p')
+    // Once: over the next view without them, it ends (a view may show its line alone).
+    const again = round(p, round(p, next, github), github)
+    expect(again).toMatchObject({ calls: [], ending: 'written' })
+  })
+
+  it('a leg whose record GitHub refused writes again: no other leg reads its result', () => {
+    const q = configOf('q', 'success')
+    const p = configOf('p', 'failure')
+    const github: Github = {
+      recordId: 0,
+      body: bodyOf(statusesOf([1, p])),
+      statuses: statusesOf([1, p])
+    }
+    let state = start(q)
+    state = advance(q, state, state.calls[0], 'refused')
+    state = round(q, state, github)
+    expect(state.calls.map((call) => call.call)).toEqual(['update'])
+    state = round(q, state, github)
+    expect(state.calls.map((call) => call.call)).toEqual(['comments', 'head', 'records'])
+    // Another leg's view over its own, from a read that could not see its result.
+    github.body = bodyOf(statusesOf([1, p], [3, configOf('r', 'success')]))
+    expect(round(q, state, github).calls.map((call) => call.call)).toEqual(['update'])
   })
 })
 

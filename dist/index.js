@@ -48016,18 +48016,22 @@ function viewOf(records, own, displayed) {
         details: fits ? details : fallbackDetails(shown)
     };
 }
+const keysOf = (view) => view.results
+    .map((result) => result.key)
+    .sort()
+    .join(' ');
 /** Whether `displayed` holds `wanted`: the same results and result shown, with its own details. */
 function holds(displayed, wanted) {
     if (!displayed)
         return false;
-    const keys = (view) => view.results
-        .map((result) => result.key)
-        .sort()
-        .join(' ');
     return (displayed.run === wanted.run &&
         displayed.shown === wanted.shown &&
-        keys(displayed) === keys(wanted) &&
+        keysOf(displayed) === keysOf(wanted) &&
         (displayed.detailed || !wanted.detailed));
+}
+/** What a view shows, in one line: its run, the result shown, whether detailed, every result. */
+function showsOf(view) {
+    return `${view.run} ${view.shown} ${view.detailed} ${keysOf(view)}`;
 }
 /** What a comment of the action's shows; undefined for one without a view (older, or edited). */
 function readView(body, marker) {
@@ -48119,7 +48123,10 @@ function fallbackDetails(result) {
 
 
 
-/** Rounds at most: each one that does not end saw a record or a write it had not seen before. */
+/**
+ * Rounds at most: after its first write, a leg writes again only to put its details back once,
+ * past a duplicate, or when its own view is still there beside a record it had not read.
+ */
 const MAX_ROUNDS = 8;
 const passed = (outcome) => outcome === 'success' || outcome === 'pending';
 const ask = (state, call) => ({
@@ -48153,16 +48160,36 @@ function decide(config, state, [kept, ...duplicates], statuses) {
     const red = wanted.results.some((result) => !passed(result.outcome));
     if (!kept && config.mode === 'failure' && !red)
         return end(noted, 'not needed');
-    if (kept && duplicates.length === 0 && holds(kept.view, wanted)) {
+    const passing = passedOn(state, kept, wanted);
+    if (kept && duplicates.length === 0 && (holds(kept.view, wanted) || passing === 'ends')) {
         return end(noted, superseded ? 'superseded' : 'written');
     }
     if (state.round >= MAX_ROUNDS)
         return end(noted, 'rounds');
     const body = renderView(config.marker, wanted, runLink(config, wanted.run));
-    const deletes = duplicates.map((duplicate) => duplicate.id);
+    const next = { ...noted, deletes: duplicates.map((duplicate) => duplicate.id) };
+    if (passing === 'details')
+        next.putBack = true;
     return kept
-        ? ask({ ...noted, deletes }, { call: 'update', id: kept.id, url: kept.url, body })
-        : ask({ ...noted, deletes }, { call: 'create', body });
+        ? ask(next, { call: 'update', id: kept.id, url: kept.url, body })
+        : ask(next, { call: 'create', body });
+}
+/**
+ * Whether another leg wrote the comment after this leg's last write. That leg reads again after
+ * its write, when this leg's record is already made, and writes until the comment holds every
+ * record it read: so this leg `ends`. A result it could not record is its own to keep (no other
+ * leg reads it). Its details, when its result is the one shown, only it has: it puts them back
+ * once (`details`); after that, a view may show its line alone.
+ */
+function passedOn(state, kept, wanted) {
+    const { mine, recorded } = state;
+    if (!mine || !kept?.view || kept.id !== mine.id || !recorded?.startsWith('s'))
+        return undefined;
+    if (showsOf(kept.view) === mine.shows)
+        return undefined;
+    const lacking = !(kept.view.shown === wanted.shown && kept.view.detailed);
+    const owed = wanted.shown === recorded && wanted.detailed && lacking && !state.putBack;
+    return owed ? 'details' : 'ends';
 }
 function ownRecord(config, state) {
     const { leg, told, run, attempt, outcome, name, line } = config.own;
@@ -48193,8 +48220,10 @@ function runLink({ serverUrl, repository }, run) {
  * GitHub). The leg writes its record (comment-records.ts), then rounds of: read the comments, read
  * the pull request's head, read the records on that head, and write the view of those records
  * (comment-view.ts) unless the comment already holds it. It ends on a round that finds the comment
- * holding everything it read. So the last view to land holds every record made before its
- * writer's last read: any record made later is followed by its own leg's round, which writes again.
+ * holding everything it read, or another leg's view over its own (that leg reads again after its
+ * write, and so sees this leg's record). So the last view to land holds every record made before
+ * its writer's last read, which found its own view: any record made later is followed by its own
+ * leg's first round, which writes again.
  * GitHub's order decides, never timing: the view shows the newest run of the pull request's head
  * commit; a view of a newer run is never written over.
  */
@@ -48235,6 +48264,8 @@ function advance(config, state, call, answer) {
     if (call.call === 'update' || call.call === 'create') {
         const written = answer.written;
         next.wrote = { action: call.call === 'create' ? 'created' : 'updated', url: written.html_url };
+        const view = readView(call.body, config.marker);
+        next.mine = view ? { id: written.id, shows: showsOf(view) } : undefined;
     }
     if (calls.length > 0)
         return next;

@@ -4,13 +4,15 @@
  * GitHub). The leg writes its record (comment-records.ts), then rounds of: read the comments, read
  * the pull request's head, read the records on that head, and write the view of those records
  * (comment-view.ts) unless the comment already holds it. It ends on a round that finds the comment
- * holding everything it read. So the last view to land holds every record made before its
- * writer's last read: any record made later is followed by its own leg's round, which writes again.
+ * holding everything it read, or another leg's view over its own (that leg reads again after its
+ * write, and so sees this leg's record). So the last view to land holds every record made before
+ * its writer's last read, which found its own view: any record made later is followed by its own
+ * leg's first round, which writes again.
  * GitHub's order decides, never timing: the view shows the newest run of the pull request's head
  * commit; a view of a newer run is never written over.
  */
 import { type CommitStatus, statusOf } from './comment-records.js'
-import { readView } from './comment-view.js'
+import { readView, showsOf } from './comment-view.js'
 import {
   type Answers,
   ask,
@@ -71,8 +73,10 @@ export function advance(
   const calls = state.calls.filter((pending) => pending !== call)
   const next = { ...state, calls, answers: { ...state.answers, ...answered(config, call, answer) } }
   if (call.call === 'update' || call.call === 'create') {
-    const written = (answer as { written: { html_url: string } }).written
+    const written = (answer as { written: { id: number; html_url: string } }).written
     next.wrote = { action: call.call === 'create' ? 'created' : 'updated', url: written.html_url }
+    const view = readView(call.body, config.marker)
+    next.mine = view ? { id: written.id, shows: showsOf(view) } : undefined
   }
   if (calls.length > 0) return next
   return roundAnswered(config, next)

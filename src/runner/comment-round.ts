@@ -11,9 +11,12 @@ import {
   shownRecords,
   type StatusWrite
 } from './comment-records.js'
-import { holds, renderView, type View, viewOf } from './comment-view.js'
+import { holds, renderView, showsOf, type View, viewOf } from './comment-view.js'
 
-/** Rounds at most: each one that does not end saw a record or a write it had not seen before. */
+/**
+ * Rounds at most: after its first write, a leg writes again only to put its details back once,
+ * past a duplicate, or when its own view is still there beside a record it had not read.
+ */
 const MAX_ROUNDS = 8
 
 export interface WriterConfig {
@@ -78,6 +81,10 @@ export interface WriterState {
   notes: string[]
   /** The comment this leg last wrote. */
   wrote?: { action: 'created' | 'updated'; url: string }
+  /** The comment this leg last wrote, by its id, and what the view it wrote shows (showsOf). */
+  mine?: { id: number; shows: string }
+  /** Its details put back once over another leg's view that lacked them. */
+  putBack?: boolean
 }
 
 export const passed = (outcome: RunOutcome) => outcome === 'success' || outcome === 'pending'
@@ -119,15 +126,42 @@ export function decide(
   if (!kept && superseded) return end(noted, 'superseded')
   const red = wanted.results.some((result) => !passed(result.outcome))
   if (!kept && config.mode === 'failure' && !red) return end(noted, 'not needed')
-  if (kept && duplicates.length === 0 && holds(kept.view, wanted)) {
+  const passing = passedOn(state, kept, wanted, passed(config.own.outcome))
+  if (kept && duplicates.length === 0 && (holds(kept.view, wanted) || passing === 'ends')) {
     return end(noted, superseded ? 'superseded' : 'written')
   }
   if (state.round >= MAX_ROUNDS) return end(noted, 'rounds')
   const body = renderView(config.marker, wanted, runLink(config, wanted.run))
-  const deletes = duplicates.map((duplicate) => duplicate.id)
+  const next = { ...noted, deletes: duplicates.map((duplicate) => duplicate.id) }
+  if (passing === 'details') next.putBack = true
   return kept
-    ? ask({ ...noted, deletes }, { call: 'update', id: kept.id, url: kept.url, body })
-    : ask({ ...noted, deletes }, { call: 'create', body })
+    ? ask(next, { call: 'update', id: kept.id, url: kept.url, body })
+    : ask(next, { call: 'create', body })
+}
+
+/**
+ * Whether another leg wrote the comment after this leg's last write (with this leg's result in it,
+ * when it is red). That leg reads again after its write, when this leg's record is already made,
+ * and writes until the comment holds every record it read: so this leg `ends`. A result it could
+ * not record is its own to keep (no other leg reads it). Its details, when its result is the one
+ * shown, only it has: it puts them back once (`details`); after that, a view may show its line
+ * alone.
+ */
+function passedOn(
+  state: WriterState,
+  kept: ReadComment | undefined,
+  wanted: View,
+  green: boolean
+): 'ends' | 'details' | undefined {
+  const { mine, recorded } = state
+  if (!mine || !kept?.view || kept.id !== mine.id || !recorded?.startsWith('s')) return undefined
+  if (showsOf(kept.view) === mine.shows) return undefined
+  // A red result is handed on only to a view that shows it: should the other leg stop before it
+  // writes again (its 5 s limit), the comment must not pass over it.
+  if (!green && !kept.view.results.some((result) => result.key === recorded)) return undefined
+  const lacking = !(kept.view.shown === wanted.shown && kept.view.detailed)
+  const owed = wanted.shown === recorded && wanted.detailed && lacking && !state.putBack
+  return owed ? 'details' : 'ends'
 }
 
 function ownRecord(config: WriterConfig, state: WriterState): LegRecord {

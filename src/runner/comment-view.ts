@@ -75,20 +75,26 @@ export function viewOf(
   }
 }
 
+const keysOf = (view: View) =>
+  view.results
+    .map((result) => result.key)
+    .sort()
+    .join(' ')
+
 /** Whether `displayed` holds `wanted`: the same results and result shown, with its own details. */
 export function holds(displayed: View | undefined, wanted: View): boolean {
   if (!displayed) return false
-  const keys = (view: View) =>
-    view.results
-      .map((result) => result.key)
-      .sort()
-      .join(' ')
   return (
     displayed.run === wanted.run &&
     displayed.shown === wanted.shown &&
-    keys(displayed) === keys(wanted) &&
+    keysOf(displayed) === keysOf(wanted) &&
     (displayed.detailed || !wanted.detailed)
   )
+}
+
+/** What a view shows, in one line: its run, the result shown, whether detailed, every result. */
+export function showsOf(view: View): string {
+  return `${view.run} ${view.shown} ${view.detailed} ${keysOf(view)}`
 }
 
 /** What a comment of the action's shows; undefined for one without a view (older, or edited). */
