@@ -1,7 +1,8 @@
 /*
  * Mutation testing of the gate's core rules (npm run mutation, script/build/mutation.ts): the
  * statuses, the wait loop, the pace, the operation sources, the judgement of recent failures, the
- * branch's history and its near matches, and the check before a teardown (its rules and its reads).
+ * branch's history and its near matches, the project's state past the first read, and the check
+ * before a teardown (its rules and its reads).
  * script/build/mutation-floor.ts then holds each module to its own floor and fails on any survivor
  * that stryker.survivors.json does not accept.
  */
@@ -32,6 +33,7 @@ export default {
     'src/wait/recent-failures.ts',
     'src/wait/branch-history.ts',
     'src/wait/near-branch.ts',
+    'src/wait/project-state.ts',
     'src/domain/teardown-rules.ts',
     'src/steps/teardown/teardown-check.ts'
   ],
