@@ -28372,7 +28372,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4976);
+/* harmony import */ var _runner_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5293);
 
 const outcome = await (0,_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)().catch(_runner_main_js__WEBPACK_IMPORTED_MODULE_0__/* .failUnexpectedly */ .z);
 // A request cut short by cancellation may still hold a socket open; the runner wants us gone now.
@@ -28384,7 +28384,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4976:
+/***/ 5293:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32199,13 +32199,10 @@ async function withRetries(attempt, context) {
             if (decision === undefined)
                 throw error;
             const lastError = error;
-            if (now + decision.delayMs > context.deadline) {
+            const deadline = typeof context.deadline === 'number' ? context.deadline : context.deadline(error);
+            if (now + decision.delayMs > deadline) {
                 const { reason, delayMs } = decision;
-                throw new DeadlineExceededError(lastError, {
-                    reason,
-                    delayMs,
-                    leftMs: context.deadline - now
-                });
+                throw new DeadlineExceededError(lastError, { reason, delayMs, leftMs: deadline - now });
             }
             context.onRetry?.(decision, lastError, retry);
             await context.clock.sleep(decision.delayMs, context.signal);
@@ -32234,6 +32231,44 @@ const systemClock = {
         signal?.addEventListener('abort', onAbort, { once: true });
     })
 };
+/**
+ * A signal that aborts with `reason()` once `ms` have passed on `clock`, or with `signal`'s reason
+ * if that aborts first. Release it when the work is over, so that no timer outlives it.
+ */
+function timeLimit(clock, ms, reason, signal) {
+    const cut = new AbortController();
+    const timer = new AbortController();
+    clock.sleep(ms, timer.signal).then(() => cut.abort(reason()), ignore);
+    return {
+        signal: signal ? AbortSignal.any([signal, cut.signal]) : cut.signal,
+        release: () => timer.abort()
+    };
+}
+/**
+ * `work` within a time limit (`timeLimit`): it rejects with the limit's reason when the limit
+ * comes first, even while `work` goes on, so that a request that does not listen cannot hold the
+ * run.
+ */
+async function withinTime(clock, ms, reason, work, signal) {
+    const limit = timeLimit(clock, ms, reason, signal);
+    const stopped = new Promise((_, reject) => {
+        const stop = () => reject(limit.signal.reason);
+        if (limit.signal.aborted)
+            stop();
+        else
+            limit.signal.addEventListener('abort', stop, { once: true });
+    });
+    stopped.catch(ignore);
+    const working = work(limit.signal);
+    working.catch(ignore);
+    try {
+        return await Promise.race([working, stopped]);
+    }
+    finally {
+        limit.release();
+    }
+}
+function ignore() { }
 
 ;// CONCATENATED MODULE: ./src/domain/version.ts
 // Kept equal to package.json's version by a test.
@@ -32454,11 +32489,11 @@ async function queryDatabase(target, signal) {
             serverVersion = status.parameterValue;
     });
     // An error after the connection broke surfaces through the pending call; this keeps it quiet.
-    client.on('error', ignore);
+    client.on('error', postgres_ignore);
     const aborted = new Promise((_, reject) => {
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
     });
-    aborted.catch(ignore);
+    aborted.catch(postgres_ignore);
     try {
         await Promise.race([client.connect(), aborted]);
         const result = await Promise.race([
@@ -32476,7 +32511,7 @@ async function queryDatabase(target, signal) {
         connection.stream.destroy();
     }
 }
-function ignore() { }
+function postgres_ignore() { }
 
 ;// CONCATENATED MODULE: ./src/api/api-clock.ts
 
@@ -42635,7 +42670,50 @@ class HostResolution {
     }
 }
 
+;// CONCATENATED MODULE: ./src/api/read-window.ts
+/*
+ * Reading once (`wait: false`, or a sweep), the time a request may go on without a usable answer:
+ * RECOVERY_INTERVALS intervals from its start, before that is an error. The waits a 429 asks for do
+ * not count: a rate limit is the API answering, so a sweep over hundreds of pages rides a storm of
+ * them out until `timeout`, while silence, a 5xx or a proxy's page still ends the read within
+ * 3 intervals. Unset while waiting: then a request retries until the deadline.
+ */
+
+function rateLimited(error) {
+    return error instanceof ApiError && error.status === 429;
+}
+class ReadWindow {
+    deadline;
+    endsAt;
+    /** From `now`, `withinMs` long (undefined: no window), within the run's `deadline`. */
+    constructor(now, withinMs, deadline) {
+        this.deadline = deadline;
+        this.endsAt = withinMs === undefined ? Infinity : now + withinMs;
+    }
+    /** When the request gives up (monotonic clock time); Infinity without a window. */
+    get giveUpAt() {
+        return this.endsAt;
+    }
+    /**
+     * Whether the window, not the run's deadline, ended a read whose last error was `lastError` (then
+     * it is no timeout): never after a 429, whose retries only the deadline ends.
+     */
+    endedRead(lastError) {
+        return !rateLimited(lastError) && this.endsAt <= this.deadline;
+    }
+    /** The last moment a retry after `error` may start: the deadline after a 429, else the window's end. */
+    retryDeadline(error) {
+        return rateLimited(error) ? this.deadline : Math.min(this.deadline, this.endsAt);
+    }
+    /** A retry after `error` is about to wait `delayMs`: a 429's wait moves the window's end on. */
+    waiting(error, delayMs) {
+        if (rateLimited(error))
+            this.endsAt += delayMs;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/api-core.ts
+
 
 
 
@@ -42679,16 +42757,14 @@ class ApiCore {
         const endpoint = `GET ${path}`;
         const url = new URL(`${this.baseUrl}${target}`);
         const { clock, logger, readOnceWithinMs } = this.options;
-        // Reading once, a request gives up when its time is over, before the deadline if that is later.
-        const giveUpAt = readOnceWithinMs === undefined ? Infinity : clock.now() + readOnceWithinMs;
-        const deadline = Math.min(this.options.deadline, giveUpAt);
-        const answer = await this.readOnce(endpoint, giveUpAt, () => this.host.toTheEnd(endpoint, () => withRetries(async () => {
+        const window = new ReadWindow(clock.now(), readOnceWithinMs, this.options.deadline);
+        const answer = await this.readOnce(endpoint, window, () => this.host.toTheEnd(endpoint, () => withRetries(async () => {
             if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
                 throw new DeadlineExceededError();
             }
             this.stats.requests++;
             logger.debug(`GET ${target}`);
-            const raw = await this.send(url, endpoint, giveUpAt);
+            const raw = await this.send(url, endpoint, window.giveUpAt);
             if (raw.status < 200 || raw.status > 299) {
                 throw apiErrorFrom(raw, endpoint, subject, this.options.redactor);
             }
@@ -42697,9 +42773,9 @@ class ApiCore {
             policy: this.options.retryPolicy,
             clock,
             pacing,
-            deadline,
+            deadline: (error) => window.retryDeadline(error),
             signal: this.options.signal,
-            ...this.retryHooks(endpoint)
+            ...this.retryHooks(endpoint, window)
         })));
         const parsed = parseBody(answer, schema, endpoint, this.options.redactor);
         const problem = mismatch?.(parsed);
@@ -42707,8 +42783,11 @@ class ApiCore {
             throw new ResponseFormatError(endpoint, problem);
         return parsed;
     }
-    /** What the retries of a request do beside retrying: a 429 slows the pace; each retry is told. */
-    retryHooks(endpoint) {
+    /**
+     * What the retries of a request do beside retrying: a 429 slows the pace, and its wait does not
+     * count against the time a read without waiting has; each retry is told.
+     */
+    retryHooks(endpoint, window) {
         const { logger, pace } = this.options;
         return {
             onFailure: (error) => {
@@ -42716,6 +42795,7 @@ class ApiCore {
                     pace.onRateLimited();
             },
             onRetry: (decision, error) => {
+                window.waiting(error, decision.delayMs);
                 this.stats.retries++;
                 logger.debug(error.message);
                 logger.info(`${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`);
@@ -42757,18 +42837,18 @@ class ApiCore {
         }
     }
     /**
-     * Reading once (`wait: false`), a request that got no usable answer before `giveUpAt` is an
+     * Reading once (`wait: false`, a sweep), a request that got no usable answer within its window is an
      * error no retry within the run can fix (the command's exit code 3), not a timeout: the gate did
      * not wait, and `timeout` did not run out. When `timeout` ends first, it is the timeout.
      */
-    async readOnce(endpoint, giveUpAt, request) {
+    async readOnce(endpoint, window, request) {
         try {
             return await request();
         }
         catch (error) {
-            const windowEnded = giveUpAt <= this.options.deadline;
-            if (!(error instanceof DeadlineExceededError) || !windowEnded)
+            if (!(error instanceof DeadlineExceededError) || !window.endedRead(error.lastError)) {
                 throw error;
+            }
             const withinMs = this.options.readOnceWithinMs ?? 0;
             const last = error.lastError ? `; last error: ${error.lastError.message}` : '';
             throw new UnrecoverableRequestError(endpoint, `no usable answer within ${formatDuration(withinMs)} (${RECOVERY_INTERVALS} intervals), as long as a read without waiting tries${last}`, 'the API');
@@ -42784,10 +42864,11 @@ class ApiCore {
  *   page (it is the last item's key): a page shorter than asked is the last, except where a capped
  *   page must not hide the rest (the project gate's first poll reads on to an empty page);
  * - branches keep it in `pagination.next`, absent on the last page: a page may be shorter than asked
- *   (a server may cap `limit`) and still have a next one, so only `next` ends the list.
+ *   (a server may cap `limit`), or even empty, and still have a next one, so only `next` ends the
+ *   list (or an empty page whose `next` the walk has seen: nothing lies past it).
  */
 /**
- * Reads pages until the last one (empty, without a cursor, or short where the list's rule says so),
+ * Reads pages until the last one (without a cursor, or empty or short where the list's rule says so),
  * until `onPage` returns false, until `maxPages`, or until the API hands out a cursor it gave before
  * (a server that cycles must not keep the walk going forever). Says which of these ended it.
  */
@@ -42800,9 +42881,12 @@ async function walkPages(readPage, walk) {
             return 'stopped';
         const next = walk.nextCursor(page) ?? undefined;
         const length = walk.length(page);
-        if (!next || length === 0 || (walk.shortPageIsLast && length < walk.limit))
+        const repeated = next !== undefined && (cursors.has(next) || next === cursor);
+        if (!next || (length === 0 && (walk.lastPage !== 'next' || repeated)))
             return 'last page';
-        if (cursors.has(next) || next === cursor)
+        if (walk.lastPage === 'short' && length < walk.limit)
+            return 'last page';
+        if (repeated)
             return 'repeated cursor';
         if (pages >= walk.maxPages)
             return 'page cap';
@@ -42914,7 +42998,7 @@ class BranchesReader {
             maxPages,
             length: (page) => page.branches.length,
             nextCursor: (page) => page.pagination?.next,
-            shortPageIsLast: false,
+            lastPage: 'next',
             // Pages may overlap at their edges: each branch counts once.
             onPage: (page) => {
                 budget.pages--;
@@ -43085,7 +43169,7 @@ class ProjectsReader {
             maxPages: MAX_PROJECT_PAGES,
             length: (page) => page.projects.length,
             nextCursor: (page) => page.pagination?.cursor,
-            shortPageIsLast: true,
+            lastPage: 'short',
             onPage: (page) => {
                 for (const project of page.projects)
                     projects.set(project.id, project);
@@ -43399,6 +43483,7 @@ const NOT_GIVEN = '(not given)';
 
 
 
+
 /** How long a refused role or password is tried again, in intervals from the first attempt. */
 const REFUSED_GRACE_INTERVALS = 3;
 function newProbe(target, clock) {
@@ -43513,21 +43598,11 @@ const NO_ANSWER_IN_TIME = 'no answer before the timeout ran out';
 async function attempt(target, options, { clock, signal, query }) {
     const leftMs = options.deadline - clock.now();
     const limitMs = requestTimeLimitMs(options.intervalMs);
-    const cut = new AbortController();
-    const timer = new AbortController();
-    clock.sleep(Math.min(limitMs, leftMs), timer.signal).then(() => {
-        cut.abort(leftMs <= limitMs
-            ? new DeadlineExceededError()
-            : new Error(`no answer within ${formatDuration(limitMs)}`));
-    }, database_probe_ignore);
-    try {
-        return await query(target, AbortSignal.any([signal, cut.signal]));
-    }
-    finally {
-        timer.abort();
-    }
+    const cutBy = () => leftMs <= limitMs
+        ? new DeadlineExceededError()
+        : new Error(`no answer within ${formatDuration(limitMs)}`);
+    return withinTime(clock, Math.min(limitMs, leftMs), cutBy, (cut) => query(target, cut), signal);
 }
-function database_probe_ignore() { }
 
 ;// CONCATENATED MODULE: ./src/steps/database/database-words.ts
 /*
@@ -44578,13 +44653,23 @@ function sweepOutputs({ verdict, cut }) {
 }
 
 ;// CONCATENATED MODULE: ./src/steps/sweep/sweep-step.ts
+/*
+ * The sweep (`sweep`, issue 69): a gate of its own, which waits for nothing. It reads every page of
+ * the project's branches (bounded), its computes' activity and, with `{pr}`, the pull requests'
+ * states (through the front end: only the runner reads GitHub), then judges (domain/
+ * sweep-verdict.ts). Under `fail_on_stale`, a stale branch fails the run, and with none found, a
+ * branch not judged or a list cut short is an error: never a pass that hides what was not read.
+ */
+
 
 
 
 /** What the branch list, read least recently updated first, misses when cut at its page cap. */
 const UNSEEN = 'the most recently updated branches beyond it are not judged, and a listed branch may have children there';
+/** Why a pull request is unread when the run's timeout came before GitHub's answer. */
+const UNANSWERED = 'no answer before the timeout ran out';
 /** Reads what the verdict needs: every branch, every compute, and the pull requests to read. */
-async function readFacts(pattern, inputs, { client, clock, signal, readPullRequests }) {
+async function readFacts(pattern, inputs, { client, clock, signal, deadline, readPullRequests }) {
     const { projectId, olderThanMs } = inputs;
     const { branches, cut } = await client.branches.listBranches(projectId, {
         unseen: UNSEEN,
@@ -44593,7 +44678,14 @@ async function readFacts(pattern, inputs, { client, clock, signal, readPullReque
     const computes = await client.computes.listProjectComputes(projectId);
     const facts = { branches, computes, pattern, now: clock.wallNow(), olderThanMs };
     if (pattern.capturesPr && readPullRequests) {
-        facts.pullRequests = await readPullRequests(pullRequestsToRead(facts), signal);
+        // GitHub's answers count until timeout; each one still missing then is named unread.
+        const limit = timeLimit(clock, deadline - clock.now(), () => new Error(UNANSWERED), signal);
+        try {
+            facts.pullRequests = await readPullRequests(pullRequestsToRead(facts), limit.signal);
+        }
+        finally {
+            limit.release();
+        }
     }
     return { facts, cut };
 }
@@ -44605,6 +44697,10 @@ function sweepDecided(report, inputs, logger) {
         logger.warning(`Branch "${branch.name}" (${branch.id}) was not judged: ${branch.why}`);
     }
     logger.info(phraseText(capitalized(sweepPhrase(findings))));
+    if (findings.verdict.matched === 0 && findings.cut === undefined) {
+        // A pattern with a typo finds nothing to sweep, run after run: never a silent pass.
+        logger.warning(`No branch of the project matches ${JSON.stringify(findings.pattern)}: check the pattern`);
+    }
     const unread = undecided.length > 0 || findings.cut !== undefined;
     if (inputs.failOnStale && stale.length > 0)
         report.outcome = 'failure';
@@ -45758,7 +45854,7 @@ class LaterPolls {
             limit: GATE_POLL_PAGE_LIMIT,
             maxPages,
             // Only getting back ends the read: a server that caps `limit` must not hide an operation.
-            shortPageIsLast: false,
+            lastPage: 'empty',
             length: (page) => page.operations.length,
             nextCursor: operationsCursor,
             onPage: (page) => {
@@ -45885,7 +45981,7 @@ const GATE_MAX_READS_BY_ID = 20;
 const DISCOVERY_WALK = {
     limit: GATE_DISCOVERY_PAGE_LIMIT,
     maxPages: GATE_MAX_DISCOVERY_PAGES,
-    shortPageIsLast: false
+    lastPage: 'empty'
 };
 /**
  * The project gate: every operation of the project (or of one branch) that is in flight.
@@ -48160,7 +48256,7 @@ function decide(config, state, [kept, ...duplicates], statuses) {
     const red = wanted.results.some((result) => !passed(result.outcome));
     if (!kept && config.mode === 'failure' && !red)
         return end(noted, 'not needed');
-    const passing = passedOn(state, kept, wanted);
+    const passing = passedOn(state, kept, wanted, passed(config.own.outcome));
     if (kept && duplicates.length === 0 && (holds(kept.view, wanted) || passing === 'ends')) {
         return end(noted, superseded ? 'superseded' : 'written');
     }
@@ -48175,17 +48271,22 @@ function decide(config, state, [kept, ...duplicates], statuses) {
         : ask(next, { call: 'create', body });
 }
 /**
- * Whether another leg wrote the comment after this leg's last write. That leg reads again after
- * its write, when this leg's record is already made, and writes until the comment holds every
- * record it read: so this leg `ends`. A result it could not record is its own to keep (no other
- * leg reads it). Its details, when its result is the one shown, only it has: it puts them back
- * once (`details`); after that, a view may show its line alone.
+ * Whether another leg wrote the comment after this leg's last write (with this leg's result in it,
+ * when it is red). That leg reads again after its write, when this leg's record is already made,
+ * and writes until the comment holds every record it read: so this leg `ends`. A result it could
+ * not record is its own to keep (no other leg reads it). Its details, when its result is the one
+ * shown, only it has: it puts them back once (`details`); after that, a view may show its line
+ * alone.
  */
-function passedOn(state, kept, wanted) {
+function passedOn(state, kept, wanted, green) {
     const { mine, recorded } = state;
     if (!mine || !kept?.view || kept.id !== mine.id || !recorded?.startsWith('s'))
         return undefined;
     if (showsOf(kept.view) === mine.shows)
+        return undefined;
+    // A red result is handed on only to a view that shows it: should the other leg stop before it
+    // writes again (its 5 s limit), the comment must not pass over it.
+    if (!green && !kept.view.results.some((result) => result.key === recorded))
         return undefined;
     const lacking = !(kept.view.shown === wanted.shown && kept.view.detailed);
     const owed = wanted.shown === recorded && wanted.detailed && lacking && !state.putBack;
@@ -48333,6 +48434,13 @@ function afterWrite(state) {
 }
 
 ;// CONCATENATED MODULE: ./src/runner/comment-writes.ts
+/*
+ * The sticky comment's writes on GitHub: comment-protocol.ts's calls, made one at a time through
+ * the CommentApi, with what each answer says fed back. A record GitHub refuses (no `statuses:
+ * write`) is one warning, and the result goes into the view alone. What got written is kept in
+ * CommentProgress, so that a failure after it still reports the comment.
+ */
+
 
 /** Runs the protocol on GitHub until it ends: each round's calls at once. */
 async function upsertComment(api, progress, write) {
@@ -48445,24 +48553,9 @@ async function ownComments(api, { marker, author }) {
     return own.sort((a, b) => a.id - b.id);
 }
 /** `work`, aborted with an error when the time limit (`timeLimitMs` on `clock`) comes first. */
-async function withinTimeLimit(timeLimitMs, clock, work) {
-    const controller = new AbortController();
-    const timer = new AbortController();
-    const timeLimit = clock.sleep(timeLimitMs, timer.signal).then(() => {
-        const error = new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`);
-        controller.abort(error);
-        throw error;
-    });
-    timeLimit.catch(() => undefined);
-    const working = work(controller.signal);
-    working.catch(() => undefined);
-    try {
-        return await Promise.race([working, timeLimit]);
-    }
-    finally {
-        timer.abort();
-        controller.abort();
-    }
+function withinTimeLimit(timeLimitMs, clock, work) {
+    const late = () => new Error(`the GitHub API did not answer within ${timeLimitMs / 1000} s`);
+    return withinTime(clock, timeLimitMs, late, work);
 }
 /** A comment that came back written as someone other than expected: later runs would not find it. */
 function writtenAsAnother(written, { config, logger }) {
@@ -48922,6 +49015,11 @@ function unreadable(error) {
     const message = error instanceof Error ? error.message : String(error);
     return { unreadable: `no answer (${truncate(message, 200)})` };
 }
+/** A read cut by `signal`: its reason, in a few words. */
+function stopped(signal) {
+    const reason = signal.reason;
+    return { unreadable: reason instanceof Error ? reason.message : 'the run stopped' };
+}
 /** The state in GitHub's answer for `pullNumber`; an answer that is not that pull request: unreadable. */
 function stateOf(pullNumber, answer) {
     const parsed = PullRequestSchema.safeParse(answer);
@@ -48933,14 +49031,22 @@ function stateOf(pullNumber, answer) {
         return 'open';
     return merged === true || Boolean(merged_at) ? 'merged' : 'closed';
 }
-/** The state of each of `numbers`, a few reads at a time; each failure is that one's answer. */
-async function readPullRequestStates(read, numbers) {
+/**
+ * The state of each of `numbers`, a few reads at a time; each failure is that one's answer, and
+ * once `signal` aborts (the run's timeout, the job cancelled), its reason is the answer of each read
+ * not over.
+ */
+async function readPullRequestStates(read, numbers, signal) {
     const states = new Map();
     const queue = [...new Set(numbers)];
     const reader = async () => {
         for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
             const pullNumber = next;
-            states.set(pullNumber, await read(pullNumber).then((answer) => stateOf(pullNumber, answer), (error) => unreadable(error)));
+            if (signal?.aborted) {
+                states.set(pullNumber, stopped(signal));
+                continue;
+            }
+            states.set(pullNumber, await read(pullNumber).then((answer) => stateOf(pullNumber, answer), (error) => (signal?.aborted ? stopped(signal) : unreadable(error))));
         }
     };
     await Promise.all(Array.from({ length: PARALLEL_READS }, reader));
@@ -48965,7 +49071,7 @@ function gitHubPullRequests(context, token) {
         if (numbers.length === 0)
             return new Map();
         const read = await octokitPullRequests({ ...context, token: token(), signal });
-        return readPullRequestStates(read, numbers);
+        return readPullRequestStates(read, numbers, signal);
     };
 }
 

@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3323);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7292);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -33,7 +33,7 @@ process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .runCommand 
     stdout: process.stdout,
     stderr: process.stderr,
     signals: process,
-    clock: _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__/* .systemClock */ .m
+    clock: _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__/* .systemClock */ .ml
 });
 await Promise.all([handedOver(process.stdout), handedOver(process.stderr)]);
 // The result is out. A request cut short by a signal, or a pipe nobody wrote to, may still hold
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3323:
+/***/ 7292:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1007,13 +1007,10 @@ async function withRetries(attempt, context) {
             if (decision === undefined)
                 throw error;
             const lastError = error;
-            if (now + decision.delayMs > context.deadline) {
+            const deadline = typeof context.deadline === 'number' ? context.deadline : context.deadline(error);
+            if (now + decision.delayMs > deadline) {
                 const { reason, delayMs } = decision;
-                throw new DeadlineExceededError(lastError, {
-                    reason,
-                    delayMs,
-                    leftMs: context.deadline - now
-                });
+                throw new DeadlineExceededError(lastError, { reason, delayMs, leftMs: deadline - now });
             }
             context.onRetry?.(decision, lastError, retry);
             await context.clock.sleep(decision.delayMs, context.signal);
@@ -1022,7 +1019,7 @@ async function withRetries(attempt, context) {
 }
 
 // EXTERNAL MODULE: ./src/domain/clock.ts + 1 modules
-var clock = __nccwpck_require__(6781);
+var domain_clock = __nccwpck_require__(6781);
 ;// CONCATENATED MODULE: ./src/domain/version.ts
 // Kept equal to package.json's version by a test.
 const ACTION_NAME = 'neon-operations-gate';
@@ -11423,7 +11420,50 @@ class HostResolution {
     }
 }
 
+;// CONCATENATED MODULE: ./src/api/read-window.ts
+/*
+ * Reading once (`wait: false`, or a sweep), the time a request may go on without a usable answer:
+ * RECOVERY_INTERVALS intervals from its start, before that is an error. The waits a 429 asks for do
+ * not count: a rate limit is the API answering, so a sweep over hundreds of pages rides a storm of
+ * them out until `timeout`, while silence, a 5xx or a proxy's page still ends the read within
+ * 3 intervals. Unset while waiting: then a request retries until the deadline.
+ */
+
+function rateLimited(error) {
+    return error instanceof ApiError && error.status === 429;
+}
+class ReadWindow {
+    deadline;
+    endsAt;
+    /** From `now`, `withinMs` long (undefined: no window), within the run's `deadline`. */
+    constructor(now, withinMs, deadline) {
+        this.deadline = deadline;
+        this.endsAt = withinMs === undefined ? Infinity : now + withinMs;
+    }
+    /** When the request gives up (monotonic clock time); Infinity without a window. */
+    get giveUpAt() {
+        return this.endsAt;
+    }
+    /**
+     * Whether the window, not the run's deadline, ended a read whose last error was `lastError` (then
+     * it is no timeout): never after a 429, whose retries only the deadline ends.
+     */
+    endedRead(lastError) {
+        return !rateLimited(lastError) && this.endsAt <= this.deadline;
+    }
+    /** The last moment a retry after `error` may start: the deadline after a 429, else the window's end. */
+    retryDeadline(error) {
+        return rateLimited(error) ? this.deadline : Math.min(this.deadline, this.endsAt);
+    }
+    /** A retry after `error` is about to wait `delayMs`: a 429's wait moves the window's end on. */
+    waiting(error, delayMs) {
+        if (rateLimited(error))
+            this.endsAt += delayMs;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/api/api-core.ts
+
 
 
 
@@ -11467,16 +11507,14 @@ class ApiCore {
         const endpoint = `GET ${path}`;
         const url = new URL(`${this.baseUrl}${target}`);
         const { clock, logger, readOnceWithinMs } = this.options;
-        // Reading once, a request gives up when its time is over, before the deadline if that is later.
-        const giveUpAt = readOnceWithinMs === undefined ? Infinity : clock.now() + readOnceWithinMs;
-        const deadline = Math.min(this.options.deadline, giveUpAt);
-        const answer = await this.readOnce(endpoint, giveUpAt, () => this.host.toTheEnd(endpoint, () => withRetries(async () => {
+        const window = new ReadWindow(clock.now(), readOnceWithinMs, this.options.deadline);
+        const answer = await this.readOnce(endpoint, window, () => this.host.toTheEnd(endpoint, () => withRetries(async () => {
             if (clock.now() >= this.options.deadline + DEADLINE_GRACE_MS) {
                 throw new DeadlineExceededError();
             }
             this.stats.requests++;
             logger.debug(`GET ${target}`);
-            const raw = await this.send(url, endpoint, giveUpAt);
+            const raw = await this.send(url, endpoint, window.giveUpAt);
             if (raw.status < 200 || raw.status > 299) {
                 throw apiErrorFrom(raw, endpoint, subject, this.options.redactor);
             }
@@ -11485,9 +11523,9 @@ class ApiCore {
             policy: this.options.retryPolicy,
             clock,
             pacing,
-            deadline,
+            deadline: (error) => window.retryDeadline(error),
             signal: this.options.signal,
-            ...this.retryHooks(endpoint)
+            ...this.retryHooks(endpoint, window)
         })));
         const parsed = parseBody(answer, schema, endpoint, this.options.redactor);
         const problem = mismatch?.(parsed);
@@ -11495,8 +11533,11 @@ class ApiCore {
             throw new ResponseFormatError(endpoint, problem);
         return parsed;
     }
-    /** What the retries of a request do beside retrying: a 429 slows the pace; each retry is told. */
-    retryHooks(endpoint) {
+    /**
+     * What the retries of a request do beside retrying: a 429 slows the pace, and its wait does not
+     * count against the time a read without waiting has; each retry is told.
+     */
+    retryHooks(endpoint, window) {
         const { logger, pace } = this.options;
         return {
             onFailure: (error) => {
@@ -11504,6 +11545,7 @@ class ApiCore {
                     pace.onRateLimited();
             },
             onRetry: (decision, error) => {
+                window.waiting(error, decision.delayMs);
                 this.stats.retries++;
                 logger.debug(error.message);
                 logger.info(`${endpoint}: ${decision.reason}; ${decision.delayMs > 0 ? `retrying in ${formatDuration(decision.delayMs)}` : 'retrying now, the wait spent on it'}`);
@@ -11545,18 +11587,18 @@ class ApiCore {
         }
     }
     /**
-     * Reading once (`wait: false`), a request that got no usable answer before `giveUpAt` is an
+     * Reading once (`wait: false`, a sweep), a request that got no usable answer within its window is an
      * error no retry within the run can fix (the command's exit code 3), not a timeout: the gate did
      * not wait, and `timeout` did not run out. When `timeout` ends first, it is the timeout.
      */
-    async readOnce(endpoint, giveUpAt, request) {
+    async readOnce(endpoint, window, request) {
         try {
             return await request();
         }
         catch (error) {
-            const windowEnded = giveUpAt <= this.options.deadline;
-            if (!(error instanceof DeadlineExceededError) || !windowEnded)
+            if (!(error instanceof DeadlineExceededError) || !window.endedRead(error.lastError)) {
                 throw error;
+            }
             const withinMs = this.options.readOnceWithinMs ?? 0;
             const last = error.lastError ? `; last error: ${error.lastError.message}` : '';
             throw new UnrecoverableRequestError(endpoint, `no usable answer within ${formatDuration(withinMs)} (${RECOVERY_INTERVALS} intervals), as long as a read without waiting tries${last}`, 'the API');
@@ -11572,10 +11614,11 @@ class ApiCore {
  *   page (it is the last item's key): a page shorter than asked is the last, except where a capped
  *   page must not hide the rest (the project gate's first poll reads on to an empty page);
  * - branches keep it in `pagination.next`, absent on the last page: a page may be shorter than asked
- *   (a server may cap `limit`) and still have a next one, so only `next` ends the list.
+ *   (a server may cap `limit`), or even empty, and still have a next one, so only `next` ends the
+ *   list (or an empty page whose `next` the walk has seen: nothing lies past it).
  */
 /**
- * Reads pages until the last one (empty, without a cursor, or short where the list's rule says so),
+ * Reads pages until the last one (without a cursor, or empty or short where the list's rule says so),
  * until `onPage` returns false, until `maxPages`, or until the API hands out a cursor it gave before
  * (a server that cycles must not keep the walk going forever). Says which of these ended it.
  */
@@ -11588,9 +11631,12 @@ async function walkPages(readPage, walk) {
             return 'stopped';
         const next = walk.nextCursor(page) ?? undefined;
         const length = walk.length(page);
-        if (!next || length === 0 || (walk.shortPageIsLast && length < walk.limit))
+        const repeated = next !== undefined && (cursors.has(next) || next === cursor);
+        if (!next || (length === 0 && (walk.lastPage !== 'next' || repeated)))
             return 'last page';
-        if (cursors.has(next) || next === cursor)
+        if (walk.lastPage === 'short' && length < walk.limit)
+            return 'last page';
+        if (repeated)
             return 'repeated cursor';
         if (pages >= walk.maxPages)
             return 'page cap';
@@ -11702,7 +11748,7 @@ class BranchesReader {
             maxPages,
             length: (page) => page.branches.length,
             nextCursor: (page) => page.pagination?.next,
-            shortPageIsLast: false,
+            lastPage: 'next',
             // Pages may overlap at their edges: each branch counts once.
             onPage: (page) => {
                 budget.pages--;
@@ -11873,7 +11919,7 @@ class ProjectsReader {
             maxPages: MAX_PROJECT_PAGES,
             length: (page) => page.projects.length,
             nextCursor: (page) => page.pagination?.cursor,
-            shortPageIsLast: true,
+            lastPage: 'short',
             onPage: (page) => {
                 for (const project of page.projects)
                     projects.set(project.id, project);
@@ -12187,6 +12233,7 @@ const NOT_GIVEN = '(not given)';
 
 
 
+
 /** How long a refused role or password is tried again, in intervals from the first attempt. */
 const REFUSED_GRACE_INTERVALS = 3;
 function newProbe(target, clock) {
@@ -12301,21 +12348,11 @@ const NO_ANSWER_IN_TIME = 'no answer before the timeout ran out';
 async function attempt(target, options, { clock, signal, query }) {
     const leftMs = options.deadline - clock.now();
     const limitMs = requestTimeLimitMs(options.intervalMs);
-    const cut = new AbortController();
-    const timer = new AbortController();
-    clock.sleep(Math.min(limitMs, leftMs), timer.signal).then(() => {
-        cut.abort(leftMs <= limitMs
-            ? new DeadlineExceededError()
-            : new Error(`no answer within ${formatDuration(limitMs)}`));
-    }, database_probe_ignore);
-    try {
-        return await query(target, AbortSignal.any([signal, cut.signal]));
-    }
-    finally {
-        timer.abort();
-    }
+    const cutBy = () => leftMs <= limitMs
+        ? new DeadlineExceededError()
+        : new Error(`no answer within ${formatDuration(limitMs)}`);
+    return (0,domain_clock/* withinTime */.dn)(clock, Math.min(limitMs, leftMs), cutBy, (cut) => query(target, cut), signal);
 }
-function database_probe_ignore() { }
 
 ;// CONCATENATED MODULE: ./src/steps/database/database-words.ts
 /*
@@ -13366,13 +13403,23 @@ function sweepOutputs({ verdict, cut }) {
 }
 
 ;// CONCATENATED MODULE: ./src/steps/sweep/sweep-step.ts
+/*
+ * The sweep (`sweep`, issue 69): a gate of its own, which waits for nothing. It reads every page of
+ * the project's branches (bounded), its computes' activity and, with `{pr}`, the pull requests'
+ * states (through the front end: only the runner reads GitHub), then judges (domain/
+ * sweep-verdict.ts). Under `fail_on_stale`, a stale branch fails the run, and with none found, a
+ * branch not judged or a list cut short is an error: never a pass that hides what was not read.
+ */
+
 
 
 
 /** What the branch list, read least recently updated first, misses when cut at its page cap. */
 const UNSEEN = 'the most recently updated branches beyond it are not judged, and a listed branch may have children there';
+/** Why a pull request is unread when the run's timeout came before GitHub's answer. */
+const UNANSWERED = 'no answer before the timeout ran out';
 /** Reads what the verdict needs: every branch, every compute, and the pull requests to read. */
-async function readFacts(pattern, inputs, { client, clock, signal, readPullRequests }) {
+async function readFacts(pattern, inputs, { client, clock, signal, deadline, readPullRequests }) {
     const { projectId, olderThanMs } = inputs;
     const { branches, cut } = await client.branches.listBranches(projectId, {
         unseen: UNSEEN,
@@ -13381,7 +13428,14 @@ async function readFacts(pattern, inputs, { client, clock, signal, readPullReque
     const computes = await client.computes.listProjectComputes(projectId);
     const facts = { branches, computes, pattern, now: clock.wallNow(), olderThanMs };
     if (pattern.capturesPr && readPullRequests) {
-        facts.pullRequests = await readPullRequests(pullRequestsToRead(facts), signal);
+        // GitHub's answers count until timeout; each one still missing then is named unread.
+        const limit = (0,domain_clock/* timeLimit */.zc)(clock, deadline - clock.now(), () => new Error(UNANSWERED), signal);
+        try {
+            facts.pullRequests = await readPullRequests(pullRequestsToRead(facts), limit.signal);
+        }
+        finally {
+            limit.release();
+        }
     }
     return { facts, cut };
 }
@@ -13393,6 +13447,10 @@ function sweepDecided(report, inputs, logger) {
         logger.warning(`Branch "${branch.name}" (${branch.id}) was not judged: ${branch.why}`);
     }
     logger.info(phraseText(capitalized(sweepPhrase(findings))));
+    if (findings.verdict.matched === 0 && findings.cut === undefined) {
+        // A pattern with a typo finds nothing to sweep, run after run: never a silent pass.
+        logger.warning(`No branch of the project matches ${JSON.stringify(findings.pattern)}: check the pattern`);
+    }
     const unread = undecided.length > 0 || findings.cut !== undefined;
     if (inputs.failOnStale && stale.length > 0)
         report.outcome = 'failure';
@@ -14546,7 +14604,7 @@ class LaterPolls {
             limit: GATE_POLL_PAGE_LIMIT,
             maxPages,
             // Only getting back ends the read: a server that caps `limit` must not hide an operation.
-            shortPageIsLast: false,
+            lastPage: 'empty',
             length: (page) => page.operations.length,
             nextCursor: operationsCursor,
             onPage: (page) => {
@@ -14673,7 +14731,7 @@ const GATE_MAX_READS_BY_ID = 20;
 const DISCOVERY_WALK = {
     limit: GATE_DISCOVERY_PAGE_LIMIT,
     maxPages: GATE_MAX_DISCOVERY_PAGES,
-    shortPageIsLast: false
+    lastPage: 'empty'
 };
 /**
  * The project gate: every operation of the project (or of one branch) that is in flight.
@@ -15894,7 +15952,7 @@ class GateRun {
     };
     constructor(options) {
         this.options = options;
-        this.clock = options.clock ?? clock/* systemClock */.m;
+        this.clock = options.clock ?? domain_clock/* systemClock */.ml;
         this.startedAt = this.clock.now();
         if (options.bannerFirst)
             this.sayBanner();
@@ -17289,7 +17347,9 @@ const outputLost = (code) => `Could not write standard output (${code}): the res
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  m: () => (/* binding */ systemClock)
+  ml: () => (/* binding */ systemClock),
+  zc: () => (/* binding */ timeLimit),
+  dn: () => (/* binding */ withinTime)
 });
 
 ;// CONCATENATED MODULE: external "node:perf_hooks"
@@ -17313,6 +17373,44 @@ const systemClock = {
         signal?.addEventListener('abort', onAbort, { once: true });
     })
 };
+/**
+ * A signal that aborts with `reason()` once `ms` have passed on `clock`, or with `signal`'s reason
+ * if that aborts first. Release it when the work is over, so that no timer outlives it.
+ */
+function timeLimit(clock, ms, reason, signal) {
+    const cut = new AbortController();
+    const timer = new AbortController();
+    clock.sleep(ms, timer.signal).then(() => cut.abort(reason()), ignore);
+    return {
+        signal: signal ? AbortSignal.any([signal, cut.signal]) : cut.signal,
+        release: () => timer.abort()
+    };
+}
+/**
+ * `work` within a time limit (`timeLimit`): it rejects with the limit's reason when the limit
+ * comes first, even while `work` goes on, so that a request that does not listen cannot hold the
+ * run.
+ */
+async function withinTime(clock, ms, reason, work, signal) {
+    const limit = timeLimit(clock, ms, reason, signal);
+    const stopped = new Promise((_, reject) => {
+        const stop = () => reject(limit.signal.reason);
+        if (limit.signal.aborted)
+            stop();
+        else
+            limit.signal.addEventListener('abort', stop, { once: true });
+    });
+    stopped.catch(ignore);
+    const working = work(limit.signal);
+    working.catch(ignore);
+    try {
+        return await Promise.race([working, stopped]);
+    }
+    finally {
+        limit.release();
+    }
+}
+function ignore() { }
 
 
 /***/ }),

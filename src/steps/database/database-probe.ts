@@ -193,4 +193,3 @@ async function attempt(
       : new Error(`no answer within ${formatDuration(limitMs)}`)
   return withinTime(clock, Math.min(limitMs, leftMs), cutBy, (cut) => query(target, cut), signal)
 }
-
