@@ -242,6 +242,35 @@ describe('the project gate: what its 24 h read did not reach, the state decides,
     expect(run.lines.join('\n')).toContain('branch preview/stuck (br-stuck-000030) is')
   })
 
+  it('a compute whose operations the read reached is decided by them, whatever its state: success', async () => {
+    const { setup, ended } = longHistory()
+    ended('apply_config', 'finished', HOUR)
+    // The API shows a change pending on it; its operations, read, are final.
+    setup.world.addCompute(PROJECT, {
+      id: COMPUTE,
+      branchId: BRANCH,
+      current: 'active',
+      pending: 'idle'
+    })
+    const run = await runSimulated(setup, projectGate)
+    expect(run.report.outcome).toBe('success')
+    expect(run.lines.join('\n')).not.toContain(`compute ${COMPUTE} is`)
+  })
+
+  it('a compute the read did not reach, of no state the API gives: waited on, named as such', async () => {
+    const { setup } = longHistory()
+    setup.world.addCompute(PROJECT, {
+      id: 'ep-no-state-000065',
+      branchId: BRANCH,
+      current: undefined
+    })
+    const run = await runSimulated(setup, projectGate)
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.lines.join('\n')).toContain(
+      'compute ep-no-state-000065 is of no state, and its operations were older than the read: the gate waits'
+    )
+  })
+
   it('the same project with every compute idle and every branch ready: success, the state read once', async () => {
     const { setup, running } = longHistory()
     running('apply_config', 30 * HOUR)
