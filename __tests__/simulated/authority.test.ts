@@ -206,16 +206,17 @@ describe('the project gate: what its 24 h read did not reach, the state decides,
     return made
   }
   const projectGate = { project_id: PROJECT, timeout: '30s' }
+  /** The gated branch's compute as the API shows it. */
+  const computeShown = (
+    setup: ReturnType<typeof longHistory>['setup'],
+    current: string,
+    pending: string
+  ) => setup.world.addCompute(PROJECT, { id: COMPUTE, branchId: BRANCH, current, pending })
 
   it('an apply_config running since 30 h ago, its compute starting (init, pending active): waited on, a timeout that says why', async () => {
     const { setup, running } = longHistory()
     running('apply_config', 30 * HOUR)
-    setup.world.addCompute(PROJECT, {
-      id: COMPUTE,
-      branchId: BRANCH,
-      current: 'init',
-      pending: 'active'
-    })
+    computeShown(setup, 'init', 'active')
     const run = await runSimulated(setup, projectGate)
     expect(run.report.outcome).toBe('timeout')
     expect(run.lines.join('\n')).toContain(
@@ -246,12 +247,7 @@ describe('the project gate: what its 24 h read did not reach, the state decides,
     const { setup, ended } = longHistory()
     ended('apply_config', 'finished', HOUR)
     // The API shows a change pending on it; its operations, read, are final.
-    setup.world.addCompute(PROJECT, {
-      id: COMPUTE,
-      branchId: BRANCH,
-      current: 'active',
-      pending: 'idle'
-    })
+    computeShown(setup, 'active', 'idle')
     const run = await runSimulated(setup, projectGate)
     expect(run.report.outcome).toBe('success')
     expect(run.lines.join('\n')).not.toContain(`compute ${COMPUTE} is`)

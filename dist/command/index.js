@@ -11429,6 +11429,7 @@ class HostResolution {
  * 3 intervals. Unset while waiting: then a request retries until the deadline.
  */
 
+/** A 429: the API answered, asking for a wait. */
 function rateLimited(error) {
     return error instanceof ApiError && error.status === 429;
 }
@@ -11541,7 +11542,7 @@ class ApiCore {
         const { logger, pace } = this.options;
         return {
             onFailure: (error) => {
-                if (error instanceof ApiError && error.status === 429)
+                if (rateLimited(error))
                     pace.onRateLimited();
             },
             onRetry: (decision, error) => {
@@ -11587,9 +11588,9 @@ class ApiCore {
         }
     }
     /**
-     * Reading once (`wait: false`, a sweep), a request that got no usable answer within its window is an
-     * error no retry within the run can fix (the command's exit code 3), not a timeout: the gate did
-     * not wait, and `timeout` did not run out. When `timeout` ends first, it is the timeout.
+     * Reading once (`wait: false`, a sweep), a request that got no usable answer within its window
+     * is an error no retry within the run can fix (the command's exit code 3), not a timeout: the gate
+     * did not wait, and `timeout` did not run out. When `timeout` ends first, it is the timeout.
      */
     async readOnce(endpoint, window, request) {
         try {

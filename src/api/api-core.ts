@@ -8,7 +8,6 @@ import type { z } from 'zod'
 import type { Clock } from '../domain/clock.js'
 import { formatDuration } from '../domain/duration.js'
 import {
-  ApiError,
   DeadlineExceededError,
   ResponseFormatError,
   UnrecoverableRequestError
@@ -18,7 +17,7 @@ import { type ApiRequest, pathOf } from './api-request.js'
 import type { HttpAnswer, HttpGet } from './http-transport.js'
 import { requestErrorOf, TransportError } from './transport-error.js'
 import { HostResolution } from './host-resolution.js'
-import { ReadWindow } from './read-window.js'
+import { rateLimited, ReadWindow } from './read-window.js'
 import type { Logger } from '../domain/logger.js'
 import type { Pace } from './pace.js'
 import {
@@ -146,7 +145,7 @@ export class ApiCore {
     const { logger, pace } = this.options
     return {
       onFailure: (error) => {
-        if (error instanceof ApiError && error.status === 429) pace.onRateLimited()
+        if (rateLimited(error)) pace.onRateLimited()
       },
       onRetry: (decision, error) => {
         window.waiting(error, decision.delayMs)
@@ -200,9 +199,9 @@ export class ApiCore {
   }
 
   /**
-   * Reading once (`wait: false`, a sweep), a request that got no usable answer within its window is an
-   * error no retry within the run can fix (the command's exit code 3), not a timeout: the gate did
-   * not wait, and `timeout` did not run out. When `timeout` ends first, it is the timeout.
+   * Reading once (`wait: false`, a sweep), a request that got no usable answer within its window
+   * is an error no retry within the run can fix (the command's exit code 3), not a timeout: the gate
+   * did not wait, and `timeout` did not run out. When `timeout` ends first, it is the timeout.
    */
   private async readOnce<T>(
     endpoint: string,

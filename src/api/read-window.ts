@@ -7,7 +7,8 @@
  */
 import { ApiError } from '../domain/errors.js'
 
-function rateLimited(error: unknown): boolean {
+/** A 429: the API answered, asking for a wait. */
+export function rateLimited(error: unknown): boolean {
   return error instanceof ApiError && error.status === 429
 }
 
