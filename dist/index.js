@@ -43245,27 +43245,29 @@ function apiClientOf(inputs, readsOnce, parts) {
 /** Edits (a character inserted, deleted or replaced) in the rest of two names that are still near. */
 const MAX_EDITS = 3;
 /**
+ * Width and case set aside: upper case, where `ß` and `SS`, `ς` and `σ` are alike (lower case keeps
+ * them apart).
+ */
+const folded = (text) => text.normalize('NFKC').toUpperCase();
+/**
  * A name or id with width, case, white space, quotes and separators set aside: `Preview/PR-12`,
- * `"preview-pr-12"`, `preview\pr‐12` (a Unicode hyphen) and `preview_pr_１２` are all `previewpr12`.
+ * `"preview-pr-12"`, `preview\pr‐12` (a Unicode hyphen) and `preview_pr_１２` are all `PREVIEWPR12`.
  */
 function loosely(text) {
-    return text
-        .normalize('NFKC')
-        .toLowerCase()
-        .replace(/[\s\p{Quotation_Mark}`/\\_.\p{Dash}]+/gu, '');
+    return folded(text).replace(/[\s\p{Quotation_Mark}`/\\_.\p{Dash}]/gu, '');
 }
 /** A name and its ends after each `/`, set aside as `loosely` says: `preview/pr-12`, `pr-12`. */
 function looseEnds(name) {
-    const parts = name.split('/');
-    return parts.map((_, index) => loosely(parts.slice(index).join('/'))).filter((end) => end !== '');
+    const parts = name.split('/').map(loosely);
+    return parts.map((_, index) => parts.slice(index).join('')).filter((end) => end !== '');
 }
 /** A name's numbers without their leading zeros, and the rest: `preview/pr-012` is 12 and `preview/pr-`. */
 function numbersAndRest(name) {
-    const folded = name.normalize('NFKC').toLowerCase();
-    const numbers = [...folded.matchAll(/\d+/g)].map(([digits]) => digits.replace(/^0+(?=\d)/, ''));
-    return { numbers: numbers.join(' '), rest: Array.from(folded.replace(/\d+/g, '')) };
+    const text = folded(name);
+    const numbers = [...text.matchAll(/\d+/g)].map(([digits]) => digits.replace(/^0+(?=\d)/, ''));
+    return { numbers: numbers.join(' '), rest: Array.from(text.replace(/\d/g, '')) };
 }
-/** Whether `a` and `b` are at most `max` edits apart (Levenshtein, row by row, ended early). */
+/** Whether `a` and `b` are at most `max` edits apart (Levenshtein, row by row). */
 function withinEdits(a, b, max) {
     if (Math.abs(a.length - b.length) > max)
         return false;
@@ -43276,8 +43278,6 @@ function withinEdits(a, b, max) {
             const replace = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
             current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, replace);
         }
-        if (Math.min(...current) > max)
-            return false;
         previous = current;
     }
     return previous[b.length] <= max;
@@ -44912,22 +44912,18 @@ class RecentOperations {
 const START = 'start_compute';
 /**
  * What is newer on one target (a compute, or an action on a branch) than the operation at hand: the
- * actions that succeeded there, and those still in flight (they may yet succeed).
+ * actions that did not fail there, those that succeeded and those still in flight (they may yet
+ * succeed). Either kind supersedes alike.
  */
 class Newer {
-    succeeded = new Set();
-    unfinished = new Set();
+    notFailed = new Set();
     add({ action, status }) {
-        const statusClass = classifyStatus(status);
-        if (statusClass === 'success')
-            this.succeeded.add(action);
-        else if (statusClass !== 'failure')
-            this.unfinished.add(action);
+        if (classifyStatus(status) !== 'failure')
+            this.notFailed.add(action);
     }
     /** Whether a newer success supersedes `operation`, or one in flight may yet. */
     supersedes({ action, endpoint_id: compute }) {
-        const by = (actions) => actions.has(action) || (!!compute && actions.has(START));
-        return by(this.succeeded) || by(this.unfinished);
+        return this.notFailed.has(action) || (!!compute && this.notFailed.has(START));
     }
 }
 /** What an operation acts on: its compute, else its action on its branch, else itself alone. */
@@ -45634,6 +45630,11 @@ class OperationIdsSource {
 
 
 
+/** The ends of the first read short of the list's end, as the notice says them. */
+const STOPPED_SHORT = {
+    'page cap': 'the page cap',
+    'repeated cursor': 'a page cursor handed out twice'
+};
 class BranchHistory {
     branch;
     readComputes;
@@ -45670,11 +45671,13 @@ class BranchHistory {
         return this.reachedCreation || (this.createdAt === undefined && this.unseen.size === 0);
     }
     /**
-     * After the first read: `cut` when it stopped short of the end of the list (the page cap, or a
-     * cursor repeated), `oldest` the oldest creation time it read. Says how far back it went.
+     * After the first read: `end` says why it stopped, `oldest` is the oldest creation time it read.
+     * Where it stopped short of the list's end (the page cap, or a cursor handed out twice) before
+     * the branch's history, says how far back it went.
      */
-    ended(cut, read, oldest) {
-        if (!cut || this.complete)
+    ended(end, read, oldest) {
+        const stop = STOPPED_SHORT[end];
+        if (!stop || this.complete)
             return;
         const back = Number.isFinite(oldest) ? `, back to ${new Date(oldest).toISOString()}` : '';
         const creation = this.branch.created_at
@@ -45684,7 +45687,7 @@ class BranchHistory {
         const standing = computes.length > 0
             ? `the own state of ${plural(computes.length, 'compute')} whose operations it did not reach (${computes.join(', ')}) and the branch's stand for it`
             : "the branch's own state stands for it";
-        this.notJudged = `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (the page cap), short of the branch's creation${creation}: its older history was not judged; ${standing}`;
+        this.notJudged = `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (${stop}), short of the branch's creation${creation}: its older history was not judged; ${standing}`;
         this.logger.notice(this.notJudged);
     }
     /** Reads anew the computes whose history was not read, while one keeps the gate open. */
@@ -45900,7 +45903,8 @@ class ProjectState {
     reader;
     /** The computes whose newest operation the first read reached: their history decides. */
     reached = new Set();
-    shortOfEnd = false;
+    /** Set by `ended`, before the first read anew. */
+    shortOfEnd;
     read = false;
     /** Why the gate cannot pass yet, from the state last read. */
     unsettled;
@@ -45910,8 +45914,7 @@ class ProjectState {
     }
     /** The next operation of the first read. */
     note(operation) {
-        if (operation.endpoint_id)
-            this.reached.add(operation.endpoint_id);
+        this.reached.add(operation.endpoint_id);
     }
     /** After the first read: whether it stopped before the list's end (at its 24 h, or its cap). */
     ended(shortOfEnd) {
@@ -46088,9 +46091,8 @@ class ProjectGateSource {
             return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS);
         });
         this.judgeRecentFailures(recent);
-        const cut = end === 'page cap' || end === 'repeated cursor';
         if (history)
-            history.ended(cut, this.laterPolls.listedCount, read.oldest);
+            history.ended(end, this.laterPolls.listedCount, read.oldest);
         else
             this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS;
         this.projectState?.ended(end !== 'last page');

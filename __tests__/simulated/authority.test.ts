@@ -277,6 +277,21 @@ describe('the project gate: what its 24 h read did not reach, the state decides,
     expect(paths.filter((path) => path.endsWith('/branches'))).toHaveLength(1)
   })
 
+  it('a branch list longer than its page cap: the warning says the branches past it are not judged', async () => {
+    const { setup } = longHistory()
+    setup.world.branchesPageCap = 1
+    for (let i = 0; i < 60; i++) {
+      setup.world.addBranch(PROJECT, {
+        id: `br-many-${String(i).padStart(6, '0')}`,
+        name: `many/${i}`
+      })
+    }
+    const run = await runSimulated(setup, projectGate)
+    expect(run.lines).toContainEqual(
+      `warning: Read 50 branches of project "${PROJECT}" and stopped there (50 pages): branches beyond it are not judged: the project gate's state check covers those read`
+    )
+  })
+
   it('a project whose whole history was read reads no state: its operations said it all', async () => {
     const { setup } = world(4 * DAY, { history: 40, historyEveryMs: MINUTE })
     const run = await runSimulated(setup, projectGate)

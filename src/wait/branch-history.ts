@@ -9,10 +9,17 @@
  */
 import { apiTime, createdBefore } from '../domain/api-time.js'
 import { computeSettled } from '../domain/branch-state.js'
+import type { PageWalkEnd } from '../api/paging.js'
 import type { Logger } from '../domain/logger.js'
 import { plural } from '../domain/phrase.js'
 import type { Branch, Compute, Operation } from '../domain/schemas.js'
 import { truncate } from '../domain/untrusted-text.js'
+
+/** The ends of the first read short of the list's end, as the notice says them. */
+const STOPPED_SHORT: Partial<Record<PageWalkEnd, string>> = {
+  'page cap': 'the page cap',
+  'repeated cursor': 'a page cursor handed out twice'
+}
 
 export class BranchHistory {
   /** The branch's computes whose newest operation the read has not reached yet, by id. */
@@ -52,11 +59,13 @@ export class BranchHistory {
   }
 
   /**
-   * After the first read: `cut` when it stopped short of the end of the list (the page cap, or a
-   * cursor repeated), `oldest` the oldest creation time it read. Says how far back it went.
+   * After the first read: `end` says why it stopped, `oldest` is the oldest creation time it read.
+   * Where it stopped short of the list's end (the page cap, or a cursor handed out twice) before
+   * the branch's history, says how far back it went.
    */
-  ended(cut: boolean, read: number, oldest: number): void {
-    if (!cut || this.complete) return
+  ended(end: PageWalkEnd, read: number, oldest: number): void {
+    const stop = STOPPED_SHORT[end]
+    if (!stop || this.complete) return
     const back = Number.isFinite(oldest) ? `, back to ${new Date(oldest).toISOString()}` : ''
     const creation = this.branch.created_at
       ? ` (created ${truncate(this.branch.created_at, 40)})`
@@ -66,7 +75,7 @@ export class BranchHistory {
       computes.length > 0
         ? `the own state of ${plural(computes.length, 'compute')} whose operations it did not reach (${computes.join(', ')}) and the branch's stand for it`
         : "the branch's own state stands for it"
-    this.notJudged = `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (the page cap), short of the branch's creation${creation}: its older history was not judged; ${standing}`
+    this.notJudged = `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (${stop}), short of the branch's creation${creation}: its older history was not judged; ${standing}`
     this.logger.notice(this.notJudged)
   }
 

@@ -15,30 +15,33 @@ import type { Branch } from '../domain/schemas.js'
 const MAX_EDITS = 3
 
 /**
+ * Width and case set aside: upper case, where `ß` and `SS`, `ς` and `σ` are alike (lower case keeps
+ * them apart).
+ */
+const folded = (text: string): string => text.normalize('NFKC').toUpperCase()
+
+/**
  * A name or id with width, case, white space, quotes and separators set aside: `Preview/PR-12`,
- * `"preview-pr-12"`, `preview\pr‐12` (a Unicode hyphen) and `preview_pr_１２` are all `previewpr12`.
+ * `"preview-pr-12"`, `preview\pr‐12` (a Unicode hyphen) and `preview_pr_１２` are all `PREVIEWPR12`.
  */
 function loosely(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\s\p{Quotation_Mark}`/\\_.\p{Dash}]+/gu, '')
+  return folded(text).replace(/[\s\p{Quotation_Mark}`/\\_.\p{Dash}]/gu, '')
 }
 
 /** A name and its ends after each `/`, set aside as `loosely` says: `preview/pr-12`, `pr-12`. */
 function looseEnds(name: string): string[] {
-  const parts = name.split('/')
-  return parts.map((_, index) => loosely(parts.slice(index).join('/'))).filter((end) => end !== '')
+  const parts = name.split('/').map(loosely)
+  return parts.map((_, index) => parts.slice(index).join('')).filter((end) => end !== '')
 }
 
 /** A name's numbers without their leading zeros, and the rest: `preview/pr-012` is 12 and `preview/pr-`. */
 function numbersAndRest(name: string): { numbers: string; rest: string[] } {
-  const folded = name.normalize('NFKC').toLowerCase()
-  const numbers = [...folded.matchAll(/\d+/g)].map(([digits]) => digits.replace(/^0+(?=\d)/, ''))
-  return { numbers: numbers.join(' '), rest: Array.from(folded.replace(/\d+/g, '')) }
+  const text = folded(name)
+  const numbers = [...text.matchAll(/\d+/g)].map(([digits]) => digits.replace(/^0+(?=\d)/, ''))
+  return { numbers: numbers.join(' '), rest: Array.from(text.replace(/\d/g, '')) }
 }
 
-/** Whether `a` and `b` are at most `max` edits apart (Levenshtein, row by row, ended early). */
+/** Whether `a` and `b` are at most `max` edits apart (Levenshtein, row by row). */
 function withinEdits(a: string[], b: string[], max: number): boolean {
   if (Math.abs(a.length - b.length) > max) return false
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
@@ -48,7 +51,6 @@ function withinEdits(a: string[], b: string[], max: number): boolean {
       const replace = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)
       current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, replace)
     }
-    if (Math.min(...current) > max) return false
     previous = current
   }
   return previous[b.length] <= max

@@ -173,8 +173,7 @@ export class ProjectGateSource implements OperationSource {
       return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS)
     })
     this.judgeRecentFailures(recent)
-    const cut = end === 'page cap' || end === 'repeated cursor'
-    if (history) history.ended(cut, this.laterPolls.listedCount, read.oldest)
+    if (history) history.ended(end, this.laterPolls.listedCount, read.oldest)
     else this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS
     this.projectState?.ended(end !== 'last page')
     if (end === 'page cap' && !history) this.warnPageCap(read)

@@ -23,8 +23,9 @@ const UNSEEN = "branches beyond it are not judged: the project gate's state chec
 
 export class ProjectState {
   /** The computes whose newest operation the first read reached: their history decides. */
-  private readonly reached = new Set<string>()
-  private shortOfEnd = false
+  private readonly reached = new Set<Operation['endpoint_id']>()
+  /** Set by `ended`, before the first read anew. */
+  private shortOfEnd?: boolean
   private read = false
   /** Why the gate cannot pass yet, from the state last read. */
   unsettled?: string
@@ -36,7 +37,7 @@ export class ProjectState {
 
   /** The next operation of the first read. */
   note(operation: Operation): void {
-    if (operation.endpoint_id) this.reached.add(operation.endpoint_id)
+    this.reached.add(operation.endpoint_id)
   }
 
   /** After the first read: whether it stopped before the list's end (at its 24 h, or its cap). */

@@ -109,23 +109,19 @@ const START = 'start_compute'
 
 /**
  * What is newer on one target (a compute, or an action on a branch) than the operation at hand: the
- * actions that succeeded there, and those still in flight (they may yet succeed).
+ * actions that did not fail there, those that succeeded and those still in flight (they may yet
+ * succeed). Either kind supersedes alike.
  */
 class Newer {
-  private readonly succeeded = new Set<string | null | undefined>()
-  private readonly unfinished = new Set<string | null | undefined>()
+  private readonly notFailed = new Set<string | null | undefined>()
 
   add({ action, status }: Operation): void {
-    const statusClass = classifyStatus(status)
-    if (statusClass === 'success') this.succeeded.add(action)
-    else if (statusClass !== 'failure') this.unfinished.add(action)
+    if (classifyStatus(status) !== 'failure') this.notFailed.add(action)
   }
 
   /** Whether a newer success supersedes `operation`, or one in flight may yet. */
   supersedes({ action, endpoint_id: compute }: Operation): boolean {
-    const by = (actions: Set<string | null | undefined>) =>
-      actions.has(action) || (!!compute && actions.has(START))
-    return by(this.succeeded) || by(this.unfinished)
+    return this.notFailed.has(action) || (!!compute && this.notFailed.has(START))
   }
 }
 
