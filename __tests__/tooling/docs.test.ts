@@ -399,8 +399,8 @@ describe('the input catalog (src/domain/input-catalog.ts) holds action.yml, docs
     }
   })
 
-  it.each(['action.yml', 'docs/usage.md', 'docs/cli.md'] as const)(
-    '%s holds the input table npm run docs writes from the catalog',
+  it.each(['action.yml', 'docs/usage.md', 'docs/cli.md', 'docs/cli.md exit codes'] as const)(
+    '%s: the table npm run docs writes from the catalog and the steps',
     (doc) => {
       const { written, generated } = inputTables(doc)
       expect(written).toBe(generated)

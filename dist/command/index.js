@@ -16632,13 +16632,16 @@ const EXIT_REASONS = {
     SIGINT: ['interrupted (SIGINT)'],
     SIGTERM: ['terminated (SIGTERM)']
 };
+/** Each exit code and why the command ends with it, each input named by its flag (docs/cli.md too). */
+const EXIT_CODE_REASONS = Object.entries(EXIT_REASONS).map(([kind, reasons]) => [
+    EXIT[kind],
+    reasons.map((reason) => withFlags(reason, 'flag'))
+]);
 /** A code a line, each further reason below its first, after `or`. */
-const exitLines = Object.entries(EXIT_REASONS)
-    .flatMap(([kind, [first, ...more]]) => [
-    `  ${String(EXIT[kind]).padEnd(5)}${withFlags(first, 'flag')}`,
-    ...more.map((reason) => `       or ${withFlags(reason, 'flag')}`)
-])
-    .join('\n');
+const exitLines = EXIT_CODE_REASONS.flatMap(([code, [first, ...more]]) => [
+    `  ${String(code).padEnd(5)}${first}`,
+    ...more.map((reason) => `       or ${reason}`)
+]).join('\n');
 const VERSION_TEXT = `neon-gate ${ACTION_VERSION}\n`;
 const HELP_TEXT = `neon-gate ${ACTION_VERSION}: wait until a Neon project's operations are done, then exit 0.
 

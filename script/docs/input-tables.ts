@@ -1,19 +1,30 @@
 /*
  * npm run docs: the input tables of action.yml, docs/usage.md and docs/cli.md, written from the
- * input catalog (src/gate/input-catalog.ts) between their generated markers; the command's --help is
+ * input catalog (src/gate/input-catalog.ts) between their generated markers, and docs/cli.md's
+ * exit codes from the command's and the steps' reasons (src/command/help.ts); the command's --help is
  * made from it when it runs. __tests__/tooling/docs.test.ts fails when a written table is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { EXIT_CODE_REASONS } from '../../src/command/help.js'
 import { inputEntries } from '../../src/gate/input-catalog.js'
 
 const root = join(import.meta.dirname, '..', '..')
 
-/** Where a generated part stands in each file: between its two marker lines. */
+/** Where each generated part stands: in its file, between its two marker lines. */
 const MARKERS = {
-  'action.yml': ['  # inputs of the catalog: npm run docs', '  # end of the catalog'],
-  'docs/usage.md': ['<!-- inputs: npm run docs -->', '<!-- end of inputs -->'],
-  'docs/cli.md': ['<!-- flags of the inputs: npm run docs -->', '<!-- end of flags -->']
+  'action.yml': ['action.yml', '  # inputs of the catalog: npm run docs', '  # end of the catalog'],
+  'docs/usage.md': ['docs/usage.md', '<!-- inputs: npm run docs -->', '<!-- end of inputs -->'],
+  'docs/cli.md': [
+    'docs/cli.md',
+    '<!-- flags of the inputs: npm run docs -->',
+    '<!-- end of flags -->'
+  ],
+  'docs/cli.md exit codes': [
+    'docs/cli.md',
+    '<!-- exit codes of the command and the steps: npm run docs -->',
+    '<!-- end of exit codes -->'
+  ]
 } as const
 
 type Doc = keyof typeof MARKERS
@@ -66,13 +77,24 @@ const GENERATED: Record<Doc, () => string> = {
           cell(index === 0 ? docs.summary : lines.join(' '))
         ])
       })
+    ),
+  // The command's codes with its own reasons and each step's, as --help gives them, flags as code.
+  'docs/cli.md exit codes': () =>
+    table(
+      ['code', 'when'],
+      EXIT_CODE_REASONS.flatMap(([code, reasons]) =>
+        reasons.map((reason, index) => [
+          index === 0 ? String(code) : '',
+          cell(`${index === 0 ? '' : 'or '}${reason.replace(/(sweep )?--[a-z-]+/g, '`$&`')}`)
+        ])
+      )
     )
 }
 
 /** `doc` as it is, and as npm run docs writes it. */
 export function inputTables(doc: Doc): { written: string; generated: string } {
-  const written = readFileSync(join(root, doc), 'utf8')
-  const [start, end] = MARKERS[doc]
+  const [file, start, end] = MARKERS[doc]
+  const written = readFileSync(join(root, file), 'utf8')
   const from = written.indexOf(`${start}\n`)
   const to = written.indexOf(`\n${end}`)
   if (from < 0 || to < from) throw new Error(`${doc}: no ${start} … ${end}`)
@@ -87,7 +109,7 @@ export function inputTables(doc: Doc): { written: string; generated: string } {
 if (import.meta.main) {
   for (const doc of Object.keys(MARKERS) as Doc[]) {
     const { written, generated } = inputTables(doc)
-    if (generated !== written) writeFileSync(join(root, doc), generated)
+    if (generated !== written) writeFileSync(join(root, MARKERS[doc][0]), generated)
     console.log(`${doc}: ${generated === written ? 'up to date' : 'written'}`)
   }
 }

@@ -68,13 +68,19 @@ const EXIT_REASONS: Record<keyof typeof EXIT, readonly string[]> = {
   SIGTERM: ['terminated (SIGTERM)']
 }
 
+/** Each exit code and why the command ends with it, each input named by its flag (docs/cli.md too). */
+export const EXIT_CODE_REASONS: [code: number, reasons: string[]][] = Object.entries(
+  EXIT_REASONS
+).map(([kind, reasons]) => [
+  EXIT[kind as keyof typeof EXIT],
+  reasons.map((reason) => withFlags(reason, 'flag'))
+])
+
 /** A code a line, each further reason below its first, after `or`. */
-const exitLines = Object.entries(EXIT_REASONS)
-  .flatMap(([kind, [first, ...more]]) => [
-    `  ${String(EXIT[kind as keyof typeof EXIT]).padEnd(5)}${withFlags(first, 'flag')}`,
-    ...more.map((reason) => `       or ${withFlags(reason, 'flag')}`)
-  ])
-  .join('\n')
+const exitLines = EXIT_CODE_REASONS.flatMap(([code, [first, ...more]]) => [
+  `  ${String(code).padEnd(5)}${first}`,
+  ...more.map((reason) => `       or ${reason}`)
+]).join('\n')
 
 export const VERSION_TEXT = `neon-gate ${ACTION_VERSION}\n`
 
