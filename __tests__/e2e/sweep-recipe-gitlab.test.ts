@@ -3,7 +3,8 @@
  * gitlab-ci-local and its shell executor, offline: the command from the packed tarball (NEON_GATE,
  * as a schedule's variable would set it), Neon's real CLI (the devDependency `neon`, as NEON_CLI,
  * through a wrapper that writes down its command lines), and the local API behind the writing
- * front the GitLab recipe's test uses, which deletes branches.
+ * front the GitLab recipe's test uses, which deletes branches. Over the whole list, and over one
+ * cut at its page cap: the deletes of what was found go ahead, then a warning.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
@@ -11,10 +12,10 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path'
 import { serve } from '../support/bundles/action.js'
 import { inTempDir } from '../support/bundles/command.js'
-import { packedTarball, root } from '../support/bundles/recipes.js'
+import { packedTarball, root, SWEEP_CUT_SHORT } from '../support/bundles/recipes.js'
 import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
-import { addStalePreviews } from '../support/neon/scenarios.js'
+import { addBusyBranches, addStalePreviews } from '../support/neon/scenarios.js'
 import { startWritingFront } from '../support/neon/writes.js'
 
 /** A ceiling only, as recipe-gitlab.test.ts's: a pipeline takes seconds alone, far more loaded. */
@@ -56,11 +57,16 @@ function repository(dir: string): string {
 }
 
 describe('GitLab: examples/command/gitlab-sweep.yml, a scheduled pipeline', () => {
-  it(
-    'sweeps, then deletes each stale branch nothing blocks with Neon’s CLI, the key never on a command line',
-    async () => {
-      const { world, server } = await serve()
+  it.each([
+    ['the whole list read', false],
+    ['a list cut at its page cap', true]
+  ] as const)(
+    '%s: sweeps, then deletes each stale branch nothing blocks with Neon’s CLI, the key never on a command line; a cut list said so after',
+    async (_, cut) => {
+      // 50 pages in a few seconds: the local API's limit per second and route is not what is tested.
+      const { world, server } = await serve({ limits: { perSecondPerRoute: Infinity } })
       addStalePreviews(world)
+      if (cut) addBusyBranches(world)
       const front = await startWritingFront(world, server, {
         databaseUrl: 'postgresql://app@127.0.0.1:1/app'
       })
@@ -116,6 +122,13 @@ describe('GitLab: examples/command/gitlab-sweep.yml, a scheduled pipeline', () =
           const output = run.stdout + run.stderr
           expect([run.code, output]).toEqual([0, expect.stringContaining('PASS')])
           expect(output).toContain('Deleting stale branch br-preview-pr-3')
+          // Said once the deletes are done; never when the whole list was read.
+          const warning = `warning: ${SWEEP_CUT_SHORT}`
+          if (cut) {
+            expect(output.indexOf(warning)).toBeGreaterThan(
+              output.lastIndexOf('Deleting stale branch')
+            )
+          } else expect(output).not.toContain(warning)
           const argv = readFileSync(log, 'utf8')
           expect(argv.trim().split('\n')).toEqual([
             `branches delete br-preview-pr-3 --project-id ${PROJECT} --no-analytics`

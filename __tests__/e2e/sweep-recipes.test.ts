@@ -1,22 +1,26 @@
 /*
  * The sweep's recipes (issue 69) run against the local API: examples/sweep.yml's sweep job through
  * the action's bundle (its `with:` evaluated as the runner would, the pull requests from the local
- * GitHub API), then its delete job's condition and matrix over the job's outputs; and
+ * GitHub API), then its delete job's condition and matrix over the job's outputs, and its last
+ * job's warning (run in bash) when the list stopped at its page cap (`cut`); and
  * examples/command/sweep.sh, the shell loop: the command's bundle as `neon-gate`, and Neon's real
- * CLI (`npx --no-install neon`) deleting through the writing front the GitLab test uses.
+ * CLI (`npx --no-install neon`) deleting through the writing front the GitLab test uses. Each over
+ * the whole list, and over one cut: the deletes of what was found go ahead, then a warning.
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
+import { spawnSync } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { runAction, serve } from '../support/bundles/action.js'
 import { inTempDir } from '../support/bundles/command.js'
-import { evaluate, root } from '../support/bundles/recipes.js'
+import { evaluate, root, SWEEP_CUT_SHORT } from '../support/bundles/recipes.js'
 import { COMMAND_BUNDLE, runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { ACTIONS_BOT, startGitHubServer } from '../support/github/server.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
-import { addStalePreviews } from '../support/neon/scenarios.js'
+import { addBusyBranches, addStalePreviews } from '../support/neon/scenarios.js'
+import type { World } from '../support/neon/world.ts'
 import { startWritingFront } from '../support/neon/writes.js'
 
 const REPOSITORY = 'acme/app'
@@ -29,9 +33,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup()
 })
 
-type Step = { id?: string; uses?: string; if?: string; with?: Record<string, string> }
+type Step = { id?: string; uses?: string; if?: string; run?: string; with?: Record<string, string> }
 type Job = {
-  needs?: string
+  needs?: string | string[]
   if?: string
   outputs?: Record<string, string>
   strategy?: { matrix: Record<string, string>; 'max-parallel'?: number }
@@ -42,77 +46,142 @@ const workflow = parse(readFileSync(join(root, 'examples', 'sweep.yml'), 'utf8')
   jobs: Record<string, Job>
 }
 
+/**
+ * The workflow's sweep job, its step run through the action's bundle on the world `setup` makes
+ * (the pull requests from the local GitHub API): the job's outputs, as the next jobs read them.
+ */
+async function sweepJob(setup: (world: World) => void): Promise<Record<string, string>> {
+  const github = await startGitHubServer()
+  cleanups.push(github.close)
+  github.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: false })
+  github.pullStates.push({ repository: REPOSITORY, number: 8, state: 'closed', merged: false })
+  github.pullStates.push({ repository: REPOSITORY, number: 5, state: 'open', merged: false })
+  const { sweep } = workflow.jobs
+  const step = sweep.steps.find((candidate) => candidate.id === 'sweep')!
+  expect(step.uses).toMatch(/^OWNER\/neon-operations-gate@/)
+  const context = {
+    secrets: { NEON_API_KEY: KEYS.organization },
+    vars: { NEON_PROJECT_ID: PROJECT }
+  }
+  const inputs = Object.fromEntries(
+    Object.entries(step.with!).map(([name, value]) => [name, evaluate(String(value), context)])
+  )
+  // 50 pages in a few seconds: the local API's limit per second and route is not what is tested.
+  const { world, server } = await serve({ limits: { perSecondPerRoute: Infinity } })
+  setup(world)
+  const dir = mkdtempSync(join(tmpdir(), 'sweep-event-'))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'event.json'), JSON.stringify({ schedule: '17 3 * * *' }))
+  const run = await runAction(
+    server,
+    // github_token: action.yml's default, ${{ github.token }}, as the runner evaluates it.
+    { ...inputs, github_token: TOKEN },
+    {
+      env: {
+        GITHUB_EVENT_NAME: 'schedule',
+        GITHUB_EVENT_PATH: join(dir, 'event.json'),
+        GITHUB_REPOSITORY: REPOSITORY,
+        GITHUB_API_URL: github.apiUrl
+      }
+    }
+  )
+  expect(run.code).toBe(0)
+  return Object.fromEntries(
+    Object.entries(sweep.outputs!).map(([name, value]) => [
+      name,
+      evaluate(value, { steps: { sweep: { outputs: run.outputs } } })
+    ])
+  )
+}
+
+/** The ids the delete job deletes, over the sweep job's `outputs`: one matrix job each. */
+function deletedBy(outputs: Record<string, string>): string[] {
+  const { delete: remove } = workflow.jobs
+  expect(remove.needs).toBe('sweep')
+  expect(remove.if).toBe('needs.sweep.outputs.stale_count > 0')
+  expect(Number(outputs.stale_count) > 0).toBe(true)
+  expect(remove.strategy).toMatchObject({
+    'max-parallel': 1,
+    matrix: { branch: '${{ fromJSON(needs.sweep.outputs.stale) }}' }
+  })
+  const matrix = JSON.parse(outputs.stale) as { id: string; blockers: string[] }[]
+  expect(matrix.length).toBeLessThanOrEqual(256)
+  const [deleteStep] = remove.steps
+  expect(deleteStep.if).toBe("join(matrix.branch.blockers, ',') == ''")
+  expect(deleteStep.uses).toMatch(/^neondatabase\/delete-branch-action@[0-9a-f]{40}$/)
+  return matrix
+    .filter((branch) => branch.blockers.join(',') === '')
+    .map((branch) => evaluate(deleteStep.with!.branch, { matrix: { branch } }))
+}
+
+/**
+ * The job that says the list was cut, after the deletes whatever became of them: whether it runs
+ * over the sweep job's `outputs` (its condition, read as the runner reads its one form), and what
+ * its step, run in bash as the runner runs it, logs and writes in the summary (in `dir`).
+ */
+function cutNotice(outputs: Record<string, string>, dir: string) {
+  const { 'more-stale': notice } = workflow.jobs
+  expect(notice.needs).toEqual(['sweep', 'delete'])
+  expect(notice.if).toBe("${{ !cancelled() && needs.sweep.outputs.cut == 'true' }}")
+  expect(['true', 'false']).toContain(outputs.cut)
+  if (outputs.cut !== 'true') return undefined
+  const [step] = notice.steps
+  const summary = join(dir, 'summary.md')
+  writeFileSync(summary, '')
+  // As the runner runs a step without `shell:`: its script in a file, `bash -e {0}`.
+  const script = join(dir, 'step.sh')
+  writeFileSync(script, evaluate(step.run!, {}))
+  const shell = spawnSync('bash', ['-e', script], {
+    env: { PATH: process.env.PATH, GITHUB_STEP_SUMMARY: summary },
+    encoding: 'utf8'
+  })
+  return {
+    code: shell.status,
+    log: shell.stdout + shell.stderr,
+    summary: readFileSync(summary, 'utf8')
+  }
+}
+
 describe('GitHub: examples/sweep.yml, its sweep job run, its delete job over the outputs', () => {
   it('lists the stale previews, a closed pull request among them, and deletes only those nothing blocks, one at a time', async () => {
-    const github = await startGitHubServer()
-    cleanups.push(github.close)
-    github.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: false })
-    github.pullStates.push({ repository: REPOSITORY, number: 8, state: 'closed', merged: false })
-    github.pullStates.push({ repository: REPOSITORY, number: 5, state: 'open', merged: false })
     expect(workflow.permissions).toEqual({ contents: 'read', 'pull-requests': 'read' })
-    const { sweep, delete: remove } = workflow.jobs
-    const step = sweep.steps.find((candidate) => candidate.id === 'sweep')!
-    expect(step.uses).toMatch(/^OWNER\/neon-operations-gate@/)
-    const context = {
-      secrets: { NEON_API_KEY: KEYS.organization },
-      vars: { NEON_PROJECT_ID: PROJECT }
-    }
-    const inputs = Object.fromEntries(
-      Object.entries(step.with!).map(([name, value]) => [name, evaluate(String(value), context)])
-    )
-    const { world, server } = await serve()
-    addStalePreviews(world)
-    const dir = mkdtempSync(join(tmpdir(), 'sweep-event-'))
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-    writeFileSync(join(dir, 'event.json'), JSON.stringify({ schedule: '17 3 * * *' }))
-    const run = await runAction(
-      server,
-      // github_token: action.yml's default, ${{ github.token }}, as the runner evaluates it.
-      { ...inputs, github_token: TOKEN },
-      {
-        env: {
-          GITHUB_EVENT_NAME: 'schedule',
-          GITHUB_EVENT_PATH: join(dir, 'event.json'),
-          GITHUB_REPOSITORY: REPOSITORY,
-          GITHUB_API_URL: github.apiUrl
-        }
-      }
-    )
-    expect(run.code).toBe(0)
-    // The job's outputs, as the delete job reads them.
-    const outputs = Object.fromEntries(
-      Object.entries(sweep.outputs!).map(([name, value]) => [
-        name,
-        evaluate(value, { steps: { sweep: { outputs: run.outputs } } })
-      ])
-    )
-    expect(outputs.stale_count).toBe('4')
-    expect(remove.needs).toBe('sweep')
-    expect(remove.if).toBe('needs.sweep.outputs.stale_count > 0')
-    expect(Number(outputs.stale_count) > 0).toBe(true)
-    expect(remove.strategy).toMatchObject({
-      'max-parallel': 1,
-      matrix: { branch: '${{ fromJSON(needs.sweep.outputs.stale) }}' }
-    })
-    const matrix = JSON.parse(outputs.stale) as { id: string; blockers: string[] }[]
-    expect(matrix.length).toBeLessThanOrEqual(256)
-    const [deleteStep] = remove.steps
-    expect(deleteStep.if).toBe("join(matrix.branch.blockers, ',') == ''")
-    expect(deleteStep.uses).toMatch(/^neondatabase\/delete-branch-action@[0-9a-f]{40}$/)
-    const deleted = matrix
-      .filter((branch) => branch.blockers.join(',') === '')
-      .map((branch) => evaluate(deleteStep.with!.branch, { matrix: { branch } }))
+    const outputs = await sweepJob(addStalePreviews)
+    expect(outputs).toMatchObject({ stale_count: '4', cut: 'false' })
     // pr-8's pull request closed, pr-3 quiet 25 days; pr-4 has a child, pr-6 restricts deletes.
-    expect(deleted).toEqual(['br-preview-pr-8', 'br-preview-pr-3'])
+    expect(deletedBy(outputs)).toEqual(['br-preview-pr-8', 'br-preview-pr-3'])
+    // The whole list read: nothing to say.
+    expect(cutNotice(outputs, tmpdir())).toBeUndefined()
   })
+
+  it('a list cut at its page cap: the stale branches found are deleted all the same, then a warning says more may exist', async () => {
+    const outputs = await sweepJob((world) => {
+      addStalePreviews(world)
+      addBusyBranches(world)
+    })
+    expect(outputs).toMatchObject({ stale_count: '4', cut: 'true' })
+    expect(deletedBy(outputs)).toEqual(['br-preview-pr-8', 'br-preview-pr-3'])
+    const dir = mkdtempSync(join(tmpdir(), 'sweep-cut-'))
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    const notice = cutNotice(outputs, dir)
+    expect(notice).toEqual({
+      code: 0,
+      log: `::warning title=Branch list cut short::${SWEEP_CUT_SHORT}\n`,
+      summary: `${SWEEP_CUT_SHORT}\n`
+    })
+  }, 120_000)
 })
 
 describe('the shell loop: examples/command/sweep.sh with Neon’s CLI', () => {
-  it(
-    'deletes each stale branch nothing blocks, by id, the key only in NEON_API_KEY',
-    async () => {
-      const { world, server } = await serve()
+  it.each([
+    ['the whole list read', false],
+    ['a list cut at its page cap', true]
+  ] as const)(
+    '%s: deletes each stale branch nothing blocks, by id, the key only in NEON_API_KEY; a cut list said so after',
+    async (_, cut) => {
+      // 50 pages in a few seconds: the local API's limit per second and route is not what is tested.
+      const { world, server } = await serve({ limits: { perSecondPerRoute: Infinity } })
       addStalePreviews(world)
+      if (cut) addBusyBranches(world)
       const front = await startWritingFront(world, server, {
         databaseUrl: 'postgresql://app@127.0.0.1:1/app'
       })
@@ -149,6 +218,10 @@ describe('the shell loop: examples/command/sweep.sh with Neon’s CLI', () => {
         expect(run.stdout).toContain('Deleting stale branch br-preview-pr-3')
         expect(run.stdout).toContain('Deleted 1 stale branches.')
         expect(run.stdout).not.toContain(KEYS.organization)
+        // Said last, once the deletes are done; never when the whole list was read.
+        const warning = `warning: ${SWEEP_CUT_SHORT}`
+        if (cut) expect(run.stderr.trim().split('\n').at(-1)).toBe(warning)
+        else expect(run.stderr).not.toContain(warning)
       })
       expect(front.answered).toEqual([`DELETE /projects/${PROJECT}/branches/br-preview-pr-3`])
       expect(world.branchesOf(PROJECT).map((branch) => branch.id)).not.toContain('br-preview-pr-3')

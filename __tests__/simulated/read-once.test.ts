@@ -8,6 +8,7 @@ import { describe, expect, it } from '@jest/globals'
 import { errorLine } from '../../src/gate/run-report.js'
 import { exitCodeOf } from '../../src/command/exit-codes.js'
 import { gateOneRunning, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { operationIn } from '../support/neon/scenarios.ts'
 import { PROJECT } from '../support/neon/ids.js'
 import type { Fault } from '../support/neon/faults.ts'
 
@@ -98,6 +99,23 @@ describe('wait: false with an API that does not answer', () => {
     // The three 429s' waits (20 s each, and at most 2 intervals more), then 3 intervals of 503s.
     expect(failed.endedAt).toBeGreaterThanOrEqual(60_000)
     expect(failed.endedAt).toBeLessThanOrEqual(3 * 30_000 + 15_000 + 2)
+  })
+
+  it('a retry that would start as the 3 intervals end is not started: it would have no time', async () => {
+    const setup = simulatedWorld({ history: 0 })
+    const op = operationIn(setup.world, 'running')
+    setup.api.addFault({ kind: 'malformed', body: '<html></html>' })
+    // No jitter: the retries wait 10 s and 5 s from the proxy pages' requests, the second ending
+    // exactly as the 15 s do.
+    const run = await runSimulated(
+      setup,
+      { ...READ_ONCE, project_id: PROJECT, operation_id: op.id },
+      { random: () => 0 }
+    )
+    expect(run.requests.map((request) => request.t)).toEqual([1, 10_001])
+    expect(run.report.outcome).toBe('error')
+    expect(run.endedAt).toBeLessThanOrEqual(15_000)
+    expect(errorLine(run.report)).toMatch(/; last error: .*a body that is not JSON/)
   })
 
   it('a timeout shorter than 3 intervals ends it first: the timeout (the command’s 124)', async () => {

@@ -54,6 +54,8 @@ export function simulatedGate(
     logger?: Logger
     signals?: EventEmitter
     queryDatabase?: QueryDatabase
+    /** The retries' policy; the real one, its jitter from `random`, unless given. */
+    retryPolicy?: RetryPolicy
   }
 ): Promise<RunReport> {
   const redactor = new Redactor()
@@ -68,7 +70,7 @@ export function simulatedGate(
       'once' | 'off'
     >,
     clock: time,
-    retryPolicy: new RetryPolicy({ random }),
+    retryPolicy: dependencies.retryPolicy ?? new RetryPolicy({ random }),
     random,
     transport: dependencies.transport,
     queryDatabase:
@@ -103,7 +105,8 @@ export interface SimulatedRun {
 /**
  * The gate with these inputs (the organization key, interval 5 s and the local API server unless
  * they say otherwise), run until it returns. `serve` replaces the local API server with a script
- * of its own; `cancelAt` sends SIGTERM at that simulated time, as a runner cancelling the job does.
+ * of its own; `cancelAt` sends SIGTERM at that simulated time, as a runner cancelling the job does;
+ * `retryPolicy` replaces the real one (one that records its decisions, say).
  */
 export async function runSimulated(
   setup: { time: SimulatedTime; api?: ApiHandler },
@@ -113,6 +116,7 @@ export async function runSimulated(
     cancelAt?: number
     random?: () => number
     queryDatabase?: QueryDatabase
+    retryPolicy?: RetryPolicy
   } = {}
 ): Promise<SimulatedRun> {
   const { time, api } = setup
@@ -137,7 +141,8 @@ export async function runSimulated(
     transport,
     logger,
     signals,
-    queryDatabase: options.queryDatabase
+    queryDatabase: options.queryDatabase,
+    retryPolicy: options.retryPolicy
   }).then((report) => {
     endedAt = time.now() - startedAt
     return report

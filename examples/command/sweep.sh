@@ -31,3 +31,11 @@ while IFS= read -r id; do
   npx --no-install neon branches delete "$id" --project-id "$NEON_PROJECT_ID" --no-analytics
 done < "$ids"
 echo "Deleted $(wc -l < "$ids" | tr -d ' ') stale branches."
+
+# `cut`: the branch list stopped at its page cap (50 pages of 100). What was found is deleted all
+# the same; more may wait beyond the cut, so say so, last, and still exit 0.
+cut="$(node -p 'JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8")).cut === true' "$list")"
+if [ "$cut" = true ]; then
+  echo 'warning: The sweep read the branch list only to its page cap: more stale branches may' \
+    'exist beyond it, not listed and not deleted.' >&2
+fi

@@ -37,9 +37,12 @@ export class ReadWindow {
     return !rateLimited(lastError) && this.endsAt <= this.deadline
   }
 
-  /** The last moment a retry after `error` may start: the deadline after a 429, else the window's end. */
+  /**
+   * The last moment a retry after `error` may start: the deadline after a 429; else before the
+   * window's end, as a request started when it ends has no time (the least, 1 ms, goes unanswered).
+   */
   retryDeadline(error: unknown): number {
-    return rateLimited(error) ? this.deadline : Math.min(this.deadline, this.endsAt)
+    return rateLimited(error) ? this.deadline : Math.min(this.deadline, this.endsAt - 1)
   }
 
   /** A retry after `error` is about to wait `delayMs`: a 429's wait moves the window's end on. */

@@ -204,3 +204,19 @@ export function addStalePreviews(world: World, projectId = PROJECT) {
   })
   return branches
 }
+
+/**
+ * More branches than the sweep reads (50 pages of 100), none a preview, each updated a day ago:
+ * after addStalePreviews' (read first, the least recently updated), the branch list stops at its
+ * page cap short of its end, and the sweep's `cut` is true.
+ */
+export function addBusyBranches(world: World, projectId = PROJECT) {
+  for (let i = 0; i < 5000; i++) {
+    world.addBranch(projectId, {
+      id: `br-busy-${i}`,
+      name: `feature/busy-${i}`,
+      createdAt: world.now() - 2 * DAY_MS,
+      updatedAt: world.now() - DAY_MS
+    })
+  }
+}
