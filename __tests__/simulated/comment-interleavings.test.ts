@@ -7,8 +7,11 @@
  * INTERLEAVINGS_THREE=1. In every final state the comment shows exactly the results of the
  * newest run of the pull request's head (a leg told apart by its newest attempt, one not told
  * apart by every attempt), the worst at its head: no failure of the newest run lost, no success
- * shown beside it, one comment; and no leg ends on its cap of rounds. The oracle is the
- * scenario itself, not the code under test.
+ * shown beside it, one comment; no leg ends on its cap of rounds; and a red leg ends only on a
+ * comment that showed its red. The oracle is the scenario itself, not the code under test.
+ * Legs may stop mid-protocol (STOPPING: a time limit, a cancelled job): then every failure of a
+ * leg that did not stop is shown, and nothing outside the newest run. Where a green leg may stop,
+ * a red can be lost (LOSING, open).
  *
  * Why the orders the scheduler skips reach no final state that those it takes do not:
  * 1. A read (the comments, a commit's statuses, the head) changes nothing on GitHub, and a leg
@@ -32,6 +35,10 @@
  *    in what a leg logs, or in legs fewer rounds in: a round's number changes nothing but the
  *    cap. Were the cap reached from the state explored, the test fails; otherwise the orders from
  *    the other state are the same and end the same.
+ * 6. A leg that may stop, stops in any state where it has calls under way. A stop after a read is
+ *    a stop before it (the read changed nothing); a write under way at the stop landed (its step
+ *    was taken first) or not. A stopped leg acts as one that ended (no calls), and the final check
+ *    asks less of it: a state is covered by the same state with that leg ended normally.
  */
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from '@jest/globals'
