@@ -7,8 +7,11 @@
  * INTERLEAVINGS_THREE=1. In every final state the comment shows exactly the results of the
  * newest run of the pull request's head (a leg told apart by its newest attempt, one not told
  * apart by every attempt), the worst at its head: no failure of the newest run lost, no success
- * shown beside it, one comment; and no leg ends on its cap of rounds. The oracle is the
- * scenario itself, not the code under test.
+ * shown beside it, one comment; no leg ends on its cap of rounds; and a red leg ends only on a
+ * comment that showed its red. The oracle is the scenario itself, not the code under test.
+ * Legs may stop mid-protocol (STOPPING: a time limit, a cancelled job): then every failure of a
+ * leg that did not stop is shown, and nothing outside the newest run. Where a green leg may stop,
+ * a red can be lost (LOSING, open).
  *
  * Why the orders the scheduler skips reach no final state that those it takes do not:
  * 1. A read (the comments, a commit's statuses, the head) changes nothing on GitHub, and a leg
@@ -32,12 +35,16 @@
  *    in what a leg logs, or in legs fewer rounds in: a round's number changes nothing but the
  *    cap. Were the cap reached from the state explored, the test fails; otherwise the orders from
  *    the other state are the same and end the same.
+ * 6. A leg that may stop, stops in any state where it has calls under way. A stop after a read is
+ *    a stop before it (the read changed nothing); a write under way at the stop landed (its step
+ *    was taken first) or not. A stopped leg acts as one that ended (no calls), and the final check
+ *    asks less of it: a state is covered by the same state with that leg ended normally.
  */
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from '@jest/globals'
 import { BY_SEVERITY, recordContext } from '../../src/runner/comment-records.js'
 import type { WriterConfig, WriterState } from '../../src/runner/comment-round.js'
-import { readView } from '../../src/runner/comment-view.js'
+import { readView, showsOf } from '../../src/runner/comment-view.js'
 import {
   explore,
   PROTOCOL,
@@ -45,6 +52,7 @@ import {
   REPOSITORY,
   type Writer
 } from '../support/github/interleavings.ts'
+import { restore, type Saved, save } from '../support/github/interleavings-calls.ts'
 import { ACTIONS_BOT, createGitHubApi, type GitHubApi } from '../support/github/server.ts'
 
 const TOKEN = 'ghs_interleavings_token_000000'
@@ -60,6 +68,8 @@ interface LegPlan {
   name: string
   told: boolean
   attempts: Outcome[]
+  /** Each of its attempts may stop mid-protocol (its time limit, a cancelled job). */
+  stops?: boolean
 }
 
 interface RunPlan {
@@ -120,7 +130,8 @@ function writersOf(scenario: Scenario): Writer[] {
         writers.push({
           config: configOf(plan.run, plan.sha, leg, attempt),
           after,
-          afterPush: scenario.push && runIndex === 1
+          afterPush: scenario.push && runIndex === 1,
+          stops: leg.stops === true
         })
       })
     }
@@ -160,26 +171,53 @@ function expected(scenario: Scenario): string[] | undefined {
     .sort()
 }
 
-/** A writer ends on a round that found the comment holding what it read, never on the cap. */
-function checkEnded(state: WriterState): void {
+/**
+ * A writer ends on a round that found the comment holding what it read, never on the cap. A red
+ * leg that ends so read a comment showing its red: it hands on only to a view that shows it.
+ */
+function checkEnded(scenario: Scenario, state: WriterState, index: number): void {
   if (state.ending === 'rounds') throw new Error(`a writer ended after ${state.round} rounds`)
+  const { outcome, line } = writersOf(scenario)[index].config.own
+  if (outcome === 'success' || state.ending !== 'written') return
+  const view = state.answers.comments?.[0]?.view
+  if (!view?.results.some((result) => result.line === line)) {
+    throw new Error(`a writer ended on a comment without its red: ${legOf(line)}`)
+  }
 }
 
-function checkFinal(scenario: Scenario, github: GitHubApi): void {
+/** `<run> <leg> <attempt>`, from the line a leg writes (configOf). */
+function legOf(line: string): string {
+  const [, name, run, attempt] = /leg (\w+) of run (\d+), attempt (\d+)$/.exec(line) ?? []
+  return `${run} ${name} ${attempt}`
+}
+
+const severity = (result: string) => BY_SEVERITY.indexOf(result.split(' ')[3] as 'success')
+
+/**
+ * Without stops: the comment shows exactly `expected`, the worst at its head. With a leg that may
+ * stop: every failure in `expected` of a leg that did not stop, and nothing else but results in
+ * `expected`, the worst of those shown at its head.
+ */
+function checkFinal(scenario: Scenario, github: GitHubApi, stopped: Set<number>): void {
   const want = expected(scenario)
   const comments = github.comments.filter((comment) => comment.body.startsWith(MARKER))
   if (!want) return
   expect(comments).toHaveLength(1)
   const view = readView(comments[0].body, MARKER)!
   // Each result by the line its leg wrote (configOf), not by how the code names its record.
-  const shown = view.results.map((r) => {
-    const [, name, run, attempt] = /leg (\w+) of run (\d+), attempt (\d+)$/.exec(r.line) ?? []
-    return `${run} ${name} ${attempt} ${r.outcome}`
-  })
-  expect(shown.sort()).toEqual(want)
-  const worst = Math.max(...want.map((w) => BY_SEVERITY.indexOf(w.split(' ')[3] as 'success')))
+  const shown = view.results.map((r) => `${legOf(r.line)} ${r.outcome}`)
   const headline = view.results.find((r) => r.key === view.shown)!
-  expect(BY_SEVERITY.indexOf(headline.outcome)).toBe(worst)
+  if (!scenario.runs.some((plan) => plan.legs.some((leg) => leg.stops))) {
+    expect(shown.sort()).toEqual(want)
+    expect(BY_SEVERITY.indexOf(headline.outcome)).toBe(Math.max(...want.map(severity)))
+    return
+  }
+  const writers = writersOf(scenario)
+  const stoppedLegs = [...stopped].map((index) => `${legOf(writers[index].config.own.line)} `)
+  const kept = want.filter((w) => severity(w) > 0 && !stoppedLegs.some((l) => w.startsWith(l)))
+  expect(want).toEqual(expect.arrayContaining(shown))
+  expect(shown).toEqual(expect.arrayContaining(kept))
+  expect(BY_SEVERITY.indexOf(headline.outcome)).toBe(Math.max(...shown.map(severity)))
 }
 
 async function run(scenario: Scenario, protocol: Protocol = PROTOCOL) {
@@ -189,13 +227,21 @@ async function run(scenario: Scenario, protocol: Protocol = PROTOCOL) {
   if (scenario.earlier) {
     const earlier: LegPlan = { name: 'e', told: false, attempts: ['failure'] }
     const writer = { config: configOf(100, SHA_A, earlier, 1), after: [], afterPush: false }
-    await explore(github, [writer], { ended: () => undefined, check: () => undefined })
+    // One leg alone: its one final state is where the scenario starts (explore leaves GitHub
+    // wherever its last step was).
+    let written: Saved | undefined
+    await explore(github, [writer], { ended: () => undefined, check: (g) => (written = save(g)) })
+    restore(github, written!)
+    if (process.env.DEBUG_EARLIER)
+      process.stdout.write(
+        `earlier: ${JSON.stringify(github.comments.map((c) => c.id))} ${github.statuses.length}\n`
+      )
   }
   return explore(github, writersOf(scenario), {
     protocol,
     push: scenario.push ? scenario.runs[1].sha : undefined,
-    ended: checkEnded,
-    check: (final) => checkFinal(scenario, final)
+    ended: (state, index) => checkEnded(scenario, state, index),
+    check: (final, stopped) => checkFinal(scenario, final, stopped)
   })
 }
 
@@ -234,6 +280,10 @@ const SCENARIOS: Record<string, Scenario> = {
     [leg('p', true, 'success'), leg('q', true, 'failure')],
     true
   ),
+  'two red legs finishing together, told apart': one([
+    leg('p', true, 'failure'),
+    leg('q', true, 'failure')
+  ]),
   'fail-fast: q and r cancelled, then re-run and green (not told apart)': one([
     leg('p', false, 'failure'),
     leg('q', false, 'cancelled', 'success'),
@@ -294,6 +344,37 @@ const SCENARIOS: Record<string, Scenario> = {
     true,
     false
   )
+}
+
+const stops = (plan: LegPlan): LegPlan => ({ ...plan, stops: true })
+
+/** Scenarios with a leg that may stop wherever it has calls under way (checkFinal says what holds). */
+const STOPPING: Record<string, Scenario> = {
+  'legs finishing together, told apart, the red leg may stop': one(
+    [stops(leg('p', true, 'failure')), leg('q', true, 'success')],
+    true
+  ),
+  'fail-fast: q cancelled, then re-run alone and green, and may stop (not told apart)': one([
+    leg('p', false, 'failure'),
+    stops(leg('q', false, 'cancelled', 'success'))
+  ])
+}
+
+/**
+ * Where a green leg may stop, the red of a leg that ended can be lost (issue 66, open): the green
+ * leg's write from a read before the red's record lands after the red leg's last round, and the
+ * green leg stops before it reads again and writes once more. Not told apart, the green leg's late
+ * comment stays beside the first one.
+ */
+const LOSING: Record<string, [Scenario, RegExp]> = {
+  'legs finishing together, told apart, the green leg may stop': [
+    one([leg('p', true, 'failure'), stops(leg('q', true, 'success'))], true),
+    /Expected: ArrayContaining \["101 p 1 failure"\]\nReceived: \["101 q 1 success"\]/
+  ],
+  'legs finishing together, not told apart, the green leg may stop': [
+    one([leg('p', false, 'failure'), stops(leg('q', false, 'success'))]),
+    /Expected length: 1\nReceived length: 2/
+  ]
 }
 
 /**
@@ -419,6 +500,54 @@ const stopsOnceItsOwnIsIn: Protocol = {
   }
 }
 
+describe('a leg that stops mid-protocol loses no failure of a leg that did not', () => {
+  it.each(Object.keys(STOPPING))(
+    '%s',
+    async (name) => {
+      const t0 = performance.now()
+      const counts = await run(STOPPING[name])
+      process.stdout.write(
+        `${name}: ${counts.states} states, ${counts.finals} final states, ${Math.round(performance.now() - t0)} ms\n`
+      )
+    },
+    120_000
+  )
+})
+
+/**
+ * Planted bug 3: a red leg hands on to any later view over its own, as a green leg does, though
+ * that view lacks its result (comment-round.ts's passedOn, its `green` true for every leg).
+ */
+const redHandsOnToAny: Protocol = {
+  ...PROTOCOL,
+  advance: (config, state, call, answer) => {
+    const next = PROTOCOL.advance(config, state, call, answer)
+    const write = next.calls.find((c) => c.call === 'update')
+    const read =
+      call.call === 'comments' && typeof answer === 'object' && 'comments' in answer
+        ? answer.comments.map((c) => ({ id: c.id, view: readView(c.body ?? '', MARKER) }))
+        : (state.answers.comments ?? [])
+    const [kept] = read
+    const { mine, recorded } = next
+    if (config.own.outcome === 'success' || !write || next.deletes.length > 0) return next
+    if (!kept?.view || !mine || kept.id !== mine.id || !recorded?.startsWith('s')) return next
+    if (showsOf(kept.view) === mine.shows) return next
+    if (kept.view.results.some((result) => result.key === recorded)) return next
+    // As passedOn does for a green leg: its details put back once, else it ends.
+    const wanted = readView((write as { body: string }).body, MARKER)!
+    const lacking = !(kept.view.shown === wanted.shown && kept.view.detailed)
+    const owed = wanted.shown === recorded && wanted.detailed && lacking && !state.putBack
+    return owed ? { ...next, putBack: true } : { ...next, calls: [], ending: 'written' }
+  }
+}
+
+describe('a green leg that stops after a write from an old read (open, issue 66)', () => {
+  it.each(Object.keys(LOSING))('%s: the scheduler finds the loss', async (name) => {
+    const [scenario, loss] = LOSING[name]
+    await expect(run(scenario)).rejects.toThrow(loss)
+  })
+})
+
 describe('the scheduler catches a wrong variant of each rule', () => {
   const caught = async (protocol: Protocol, names: string[]) => {
     const failures: string[] = []
@@ -467,6 +596,11 @@ describe('the scheduler catches a wrong variant of each rule', () => {
       'a leg that stops watching once its own result is in',
       stopsOnceItsOwnIsIn,
       ['legs finishing together, not told apart', threeLegs]
+    ],
+    [
+      'a red leg that hands on to a view without its result',
+      redHandsOnToAny,
+      ['two red legs finishing together, told apart']
     ]
   ])(
     '%s',

@@ -18,18 +18,18 @@ export function resourceOf(call: Call | 'push'): string {
 }
 
 /**
- * A step: writer `index`'s call, all its reads still under way at once (`reads`), or the push;
- * named so that a failure can name the order of its steps.
+ * A step: writer `index`'s call, all its reads still under way at once (`reads`), its stop (it
+ * makes no more calls), or the push; named so that a failure can name the order of its steps.
  */
 export interface Move {
   index: number
-  call: Call | 'push' | 'reads'
+  call: Call | 'push' | 'reads' | 'stop'
   name: string
 }
 
-export function moveOf(index: number, call: Call | 'push' | 'reads'): Move {
+export function moveOf(index: number, call: Call | 'push' | 'reads' | 'stop'): Move {
   if (call === 'push') return { index, call, name: 'push' }
-  if (call === 'reads') return { index, call, name: `${index} reads` }
+  if (call === 'reads' || call === 'stop') return { index, call, name: `${index} ${call}` }
   const on = 'sha' in call ? call.sha.slice(0, 7) : 'id' in call ? String(call.id) : ''
   return { index, call, name: `${index} ${call.call}${on ? ` ${on}` : ''}` }
 }

@@ -15,6 +15,12 @@ export const ENDED: WriterState = {
   notes: []
 }
 
+/**
+ * A writer that stopped mid-protocol (its time limit, a cancelled job): what it wrote stays, it
+ * writes nothing more. Apart from ENDED: the final check asks less of a leg that stopped.
+ */
+export const STOPPED: WriterState = { ...ENDED, notes: ['stopped'] }
+
 export interface Global {
   github: Saved
   pushed: boolean
@@ -36,6 +42,7 @@ export function keyOf(state: Global): string {
   }
   const writer = (w: WriterState | undefined) => {
     if (!w) return '-'
+    if (w === STOPPED) return writer(ENDED)
     // The answers of a round in a fixed order: which came first changes nothing.
     const answers = Object.fromEntries(
       Object.entries(w.answers).sort(([a], [b]) => (a < b ? -1 : 1))
@@ -60,22 +67,34 @@ export function keyOf(state: Global): string {
   ].join('|')
 }
 
+/** Per writer, its round, and 1 when it stopped (both compared apart from the key). */
+type Marks = { rounds: number[]; stopped: number[] }
+
+/** Whether the marks `a` are at least those of `b`: `a` covers `b`. */
+const atLeast = (a: Marks, b: Marks) =>
+  a.rounds.every((round, i) => round >= b.rounds[i]) &&
+  a.stopped.every((stopped, i) => stopped <= b.stopped[i])
+
 /**
- * The states explored: by key, the writers' rounds of each. A state is covered by one of the same
- * key whose writers are each as many rounds in or more (a round's number changes nothing but the
- * cap of rounds).
+ * The states explored: by key, the writers' rounds of each, and which stopped. A state is covered
+ * by one of the same key whose writers are each as many rounds in or more (a round's number changes
+ * nothing but the cap of rounds), and that stopped no writer this one ended normally. A stopped
+ * writer and an ended one act alike (no calls); the final check asks less of the stopped one.
  */
 export class Seen {
-  private readonly rounds = new Map<string, number[][]>()
+  private readonly marks = new Map<string, Marks[]>()
 
   /** Whether `state` is covered; if not, it is recorded as explored. */
   covers(state: Global): boolean {
     const key = keyOf(state)
-    const rounds = state.writers.map((w) => w?.round ?? 0)
-    const explored = this.rounds.get(key) ?? []
-    if (explored.some((other) => other.every((round, i) => round >= rounds[i]))) return true
-    const kept = explored.filter((other) => !other.every((round, i) => round <= rounds[i]))
-    this.rounds.set(key, [...kept, rounds])
+    const marks: Marks = {
+      rounds: state.writers.map((w) => w?.round ?? 0),
+      stopped: state.writers.map((w) => (w === STOPPED ? 1 : 0))
+    }
+    const explored = this.marks.get(key) ?? []
+    if (explored.some((other) => atLeast(other, marks))) return true
+    const kept = explored.filter((other) => !atLeast(marks, other))
+    this.marks.set(key, [...kept, marks])
     return false
   }
 }

@@ -3,7 +3,9 @@
  * restored): it runs every order of the calls of several legs' comment protocols
  * (src/runner/comment-protocol.ts) and of a push that moves the pull request's head, and calls
  * `check` on every final state. Each call's effect on GitHub is one step; the calls a leg makes at
- * once are steps in any order. Attempt 2 of a run starts once every leg of attempt 1 has ended,
+ * once are steps in any order. A writer that `stops` may also stop wherever it has calls under way:
+ * it makes no more, and what it wrote stays (a write it sent lands, or not: its step was taken, or
+ * not). Attempt 2 of a run starts once every leg of attempt 1 has ended,
  * as GitHub re-runs only a finished run; a run of the pushed commit starts after the push.
  *
  * It skips orders that reach no final state the others do not (the argument is in
@@ -17,7 +19,7 @@
 import { type Answer, advance, start } from '../../../src/runner/comment-protocol.js'
 import { callGitHub, restore, save } from './interleavings-calls.ts'
 import { isRead, type Move, moveOf, resourceOf } from './interleavings-order.ts'
-import { ENDED, type Global, Seen } from './interleavings-states.ts'
+import { ENDED, type Global, Seen, STOPPED } from './interleavings-states.ts'
 import type { Call, WriterConfig, WriterState } from '../../../src/runner/comment-round.js'
 import type { GitHubApi } from './server.ts'
 
@@ -31,6 +33,8 @@ export interface Writer {
   after: number[]
   /** Starts only once the head was pushed (a run of the newer commit). */
   afterPush: boolean
+  /** May stop with calls under way (its time limit, a cancelled job); it then makes no more. */
+  stops?: boolean
 }
 
 export interface Exploration {
@@ -81,10 +85,10 @@ export const PROTOCOL: Protocol = { start, advance, call: callGitHub }
 interface Options {
   protocol?: Protocol
   push?: string
-  /** Called with each writer's state as it ends. */
-  ended: (state: WriterState) => void
-  /** Called on each final state. */
-  check: (github: GitHubApi) => void
+  /** Called with each writer's state (and its index) as it ends; not when it stops. */
+  ended: (state: WriterState, index: number) => void
+  /** Called on each final state, with the writers that stopped (by index). */
+  check: (github: GitHubApi, stopped: Set<number>) => void
 }
 
 /** Explores every interleaving of `writers` (and of `push`, the head moving to `push`'s SHA). */
@@ -133,6 +137,11 @@ class Explorer {
     }
     const { github, writers, protocol } = this
     this.counts.steps++
+    if (call === 'stop') {
+      // Not an end of the protocol's: the `ended` check does not apply.
+      const all = state.writers.map((w, i) => (i === index ? STOPPED : w))
+      return started(writers, { ...state, writers: all }, protocol)
+    }
     if (call === 'push') {
       const head = this.options.push!
       return started(
@@ -149,7 +158,7 @@ class Explorer {
     if (next.calls.length > 0) all[index] = next
     else {
       // Ended: checked now; only that it ended matters to what follows.
-      this.failing(() => this.options.ended(next), `${index} ${call.call}`)
+      this.failing(() => this.options.ended(next, index), `${index} ${call.call}`)
       all[index] = ENDED
     }
     return started(writers, { github: save(github), pushed: state.pushed, writers: all }, protocol)
@@ -157,7 +166,8 @@ class Explorer {
 
   /**
    * The steps taken from `state`: every write (and the push); each leg's reads under way, all at
-   * once; and a read on its own only while a write of its resource can be taken.
+   * once; a read on its own only while a write of its resource can be taken; and the stop of each
+   * leg that may stop.
    */
   private movesOf(state: Global): Move[] {
     const moves: Move[] = state.pushed ? [] : [moveOf(-1, 'push')]
@@ -176,6 +186,9 @@ class Explorer {
       for (const read of reads) {
         if (writing.has(resourceOf(read))) moves.push(moveOf(index, read))
       }
+    })
+    state.writers.forEach((w, index) => {
+      if (this.writers[index].stops && w && w.calls.length > 0) moves.push(moveOf(index, 'stop'))
     })
     return moves
   }
@@ -214,7 +227,8 @@ class Explorer {
       if (state.writers.some((w) => w === undefined)) throw new Error('a writer never started')
       this.counts.finals++
       restore(this.github, state.github)
-      this.failing(() => this.options.check(this.github))
+      const stopped = new Set(state.writers.flatMap((w, index) => (w === STOPPED ? [index] : [])))
+      this.failing(() => this.options.check(this.github, stopped))
       return
     }
     for (const move of moves) {
