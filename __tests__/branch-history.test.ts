@@ -53,16 +53,16 @@ const on = (endpointId: string | null, atMs: number, branchId = BRANCH) =>
 describe('BranchHistory: how far the first read must go', () => {
   it('goes back to the branch’s creation: an operation created before it ends the read, one after it does not', () => {
     const { history: made } = history([])
-    made.note(on(null, created + 1000))
-    made.note(on(null, created))
+    made.page([on(null, created + 1000)])
+    made.page([on(null, created)])
     expect(made.complete).toBe(false)
-    made.note(on(null, created - 1, 'br-main-000001'))
+    made.page([on(null, created - 1, 'br-main-000001')])
     expect(made.complete).toBe(true)
   })
 
   it('with a creation time it can read, having seen every compute is not enough: the branch’s actions without a compute count too', () => {
     const { history: made } = history([compute('ep-a', 'idle')])
-    made.note(on('ep-a', created + 1000))
+    made.page([on('ep-a', created + 1000)])
     expect(made.complete).toBe(false)
   })
 
@@ -72,11 +72,11 @@ describe('BranchHistory: how far the first read must go', () => {
       'not a time'
     )
     expect(made.complete).toBe(false)
-    made.note(on('ep-a', created))
-    made.note(on(null, created))
-    made.note(on('ep-b', created, 'br-other-000002'))
+    made.page([on('ep-a', created)])
+    made.page([on(null, created)])
+    made.page([on('ep-b', created, 'br-other-000002')])
     expect(made.complete).toBe(false)
-    made.note(on('ep-b', created - 5 * 86_400_000))
+    made.page([on('ep-b', created - 5 * 86_400_000)])
     expect(made.complete).toBe(true)
   })
 })
@@ -88,7 +88,7 @@ describe('BranchHistory: the notice of a read that stopped short', () => {
       compute('ep-b', 'idle'),
       compute('ep-c', 'idle')
     ])
-    made.history.note(on('ep-c', created + 1000))
+    made.history.page([on('ep-c', created + 1000)])
     made.history.ended(end, 1000, created + 1000)
     return made
   }
@@ -118,7 +118,7 @@ describe('BranchHistory: the notice of a read that stopped short', () => {
 
   it('cut short after the read got back to the creation: no notice', () => {
     const { history: made, lines } = history([compute('ep-a', 'idle')])
-    made.note(on(null, created - 1))
+    made.page([on(null, created - 1)])
     made.ended('page cap', 20, created - 1)
     expect(lines).toEqual([])
   })
@@ -155,10 +155,24 @@ describe('BranchHistory: the computes not reached keep the gate open until the A
     ).toBeUndefined()
   })
 
-  it('a compute whose operations were read is decided by them, whatever its state', () => {
+  it('a compute whose newest operation the first page lists above its end is decided by its operations, whatever its state', () => {
     const { history: made } = history([compute('ep-a', 'init', 'active')])
-    made.note(on('ep-a', created + 1000))
+    made.page([on('ep-a', created + 2000), on(null, created + 1000)])
     expect(made.unsettled).toBeUndefined()
+  })
+
+  it('one whose operation ends the first page, or is on a later one, is decided by its state too: a tie at a page end may hide its newest', () => {
+    const { history: made } = history([compute('ep-a', 'idle'), compute('ep-b', 'init', 'active')])
+    made.page([on('ep-a', created + 2000), on('ep-b', created + 1000)])
+    expect(made.unsettled).toBe(
+      "compute ep-b of the branch is init, pending active, and the list may not show its newest operation (tied in time with a page's end): the gate waits until it is idle or active with nothing pending"
+    )
+    const later = history([compute('ep-a', 'init', 'active')])
+    later.history.page([on(null, created + 2000), on(null, created + 1000)])
+    later.history.page([on('ep-a', created + 500)])
+    expect(later.history.unsettled).toContain(
+      'compute ep-a of the branch is init, pending active, and the list may not'
+    )
   })
 
   it('reads the computes anew only while one keeps the gate open', async () => {

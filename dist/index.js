@@ -43830,6 +43830,17 @@ function createdBefore(operation, time) {
     const created = apiTime(operation?.created_at);
     return created !== undefined && created < time;
 }
+/**
+ * The operations of a list's first page that nothing the list hides can be newer than: those
+ * created strictly after its last one. The next page's cursor is the last one's time, and that page
+ * holds only older operations, so one tied with it may be on neither page (on a page it ends).
+ */
+function newerThanPageEnd(page) {
+    const end = apiTime(page.at(-1)?.created_at);
+    if (end === undefined)
+        return [];
+    return page.filter((operation) => (apiTime(operation.created_at) ?? end) > end);
+}
 
 ;// CONCATENATED MODULE: ./src/domain/operation-status.ts
 const CLASSES = new Map([
@@ -45642,28 +45653,47 @@ class BranchHistory {
     branch;
     readComputes;
     logger;
-    /** The branch's computes whose newest operation the read has not reached yet, by id. */
-    unseen = new Map();
+    /** The branch's computes as the API last listed them, by id. */
+    computes = new Map();
+    /** The computes of which the read has listed no operation yet. */
+    unseen = new Set();
+    /**
+     * The computes whose newest operation the read surely listed: one on its first page, newer than
+     * that page's end. The next page holds only operations older than that end, so one tied with it
+     * may be on neither page.
+     */
+    newestListed = new Set();
     createdAt;
     reachedCreation = false;
+    pages = 0;
     /** Set when the first read stopped short of the branch's history: how far back it went. */
     notJudged;
     constructor(branch, computes, readComputes, logger) {
         this.branch = branch;
         this.readComputes = readComputes;
         this.logger = logger;
-        for (const compute of computes)
-            this.unseen.set(compute.id, compute);
+        for (const compute of computes) {
+            this.computes.set(compute.id, compute);
+            this.unseen.add(compute.id);
+        }
         this.createdAt = apiTime(branch.created_at);
     }
-    /** The next operation of the list, newest first (any branch's: the list is the project's). */
-    note(operation) {
-        if (operation.branch_id === this.branch.id && operation.endpoint_id) {
-            this.unseen.delete(operation.endpoint_id);
+    /** The next page of the list, newest first (any branch's operations: the list is the project's). */
+    page(operations) {
+        if (this.pages++ === 0) {
+            for (const id of this.ownComputes(newerThanPageEnd(operations)))
+                this.newestListed.add(id);
         }
-        if (this.createdAt !== undefined && createdBefore(operation, this.createdAt)) {
+        for (const id of this.ownComputes(operations))
+            this.unseen.delete(id);
+        const createdAt = this.createdAt;
+        if (createdAt !== undefined && operations.some((each) => createdBefore(each, createdAt))) {
             this.reachedCreation = true;
         }
+    }
+    /** The computes of the branch that `operations` act on. */
+    ownComputes(operations) {
+        return operations.flatMap(({ branch_id, endpoint_id }) => branch_id === this.branch.id && endpoint_id ? [endpoint_id] : []);
     }
     /**
      * Whether the read has got back to the branch's creation (before it, the branch has no operation:
@@ -45686,38 +45716,41 @@ class BranchHistory {
         const creation = this.branch.created_at
             ? ` (created ${truncate(this.branch.created_at, 40)})`
             : '';
-        const computes = [...this.unseen.keys()].map((id) => truncate(id, 80));
+        const computes = [...this.unseen].map((id) => truncate(id, 80));
         const standing = computes.length > 0
             ? `the own state of ${plural(computes.length, 'compute')} whose operations it did not reach (${computes.join(', ')}) and the branch's stand for it`
             : "the branch's own state stands for it";
         this.notJudged = `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (${stop}), short of the branch's creation${creation}: its older history was not judged; ${standing}`;
         this.logger.notice(this.notJudged);
     }
-    /** Reads anew the computes whose history was not read, while one keeps the gate open. */
+    /** Reads anew the computes whose state decides, while one keeps the gate open. */
     async readAgain() {
         if (!this.unsettled)
             return;
         const computes = new Map((await this.readComputes()).map((compute) => [compute.id, compute]));
-        for (const id of this.unseen.keys()) {
+        for (const id of this.computes.keys()) {
             const compute = computes.get(id);
             // A compute no longer listed is gone: nothing of it can keep the gate open.
             if (compute)
-                this.unseen.set(id, compute);
+                this.computes.set(id, compute);
             else
-                this.unseen.delete(id);
+                this.computes.delete(id);
         }
     }
     /**
-     * Why the gate cannot pass yet: a compute whose history was not read that the API does not show
-     * idle or active with nothing pending.
+     * Why the gate cannot pass yet: a compute whose newest operation the read did not surely list
+     * that the API does not show idle or active with nothing pending.
      */
     get unsettled() {
-        const open = [...this.unseen.values()].find((compute) => !computeSettled(compute));
+        const open = [...this.computes.values()].find((compute) => !this.newestListed.has(compute.id) && !computeSettled(compute));
         if (!open)
             return undefined;
         const state = truncate(open.current_state ?? 'of no state', 40);
         const pending = open.pending_state ? `, pending ${truncate(open.pending_state, 40)}` : '';
-        return `compute ${truncate(open.id, 80)} of the branch is ${state}${pending}, and its operations were not read: the gate waits until it is idle or active with nothing pending`;
+        const read = this.unseen.has(open.id)
+            ? 'its operations were not read'
+            : "the list may not show its newest operation (tied in time with a page's end)";
+        return `compute ${truncate(open.id, 80)} of the branch is ${state}${pending}, and ${read}: the gate waits until it is idle or active with nothing pending`;
     }
 }
 
@@ -45888,14 +45921,7 @@ class LaterPolls {
 }
 
 ;// CONCATENATED MODULE: ./src/wait/project-state.ts
-/*
- * What stands for the project gate's history beyond its first read. That read goes back 24 h before
- * the newest operation listed (a bound on its cost, not on the verdict). Where it stopped short of
- * the list's end, the project's own state decides for what it did not read, never its age: a
- * compute whose operations the read did not reach keeps the gate open until the API shows it idle
- * or active with nothing pending, and a branch keeps it open until it is ready (or archived) with
- * nothing pending. Work in flight for days shows there, whatever its operation's age.
- */
+
 
 
 
@@ -45904,35 +45930,48 @@ const project_state_UNSEEN = "branches beyond it are not judged: the project gat
 class ProjectState {
     projectId;
     reader;
-    /** The computes whose newest operation the first read reached: their history decides. */
+    aside;
+    /** The computes whose newest operation the first read surely reached: their history decides. */
     reached = new Set();
-    /** Set by `ended`, before the first read anew. */
-    shortOfEnd;
+    firstPage = [];
+    pages = 0;
+    /** Set by `ended`, before the first read anew: whether the state decides what the read missed. */
+    stateDecides;
     read = false;
     /** Why the gate cannot pass yet, from the state last read. */
     unsettled;
-    constructor(projectId, reader) {
+    /** `aside`: a branch whose state and computes decide nothing (the one a teardown is about to remove). */
+    constructor(projectId, reader, aside) {
         this.projectId = projectId;
         this.reader = reader;
+        this.aside = aside;
     }
-    /** The next operation of the first read. */
-    note(operation) {
-        this.reached.add(operation.endpoint_id);
+    /** The next page of the first read. */
+    page(operations) {
+        if (this.pages++ === 0)
+            this.firstPage = operations;
     }
-    /** After the first read: whether it stopped before the list's end (at its 24 h, or its cap). */
-    ended(shortOfEnd) {
-        this.shortOfEnd = shortOfEnd;
+    /**
+     * After the first read, `end` saying why it stopped. Read whole on one page, its history decides
+     * every compute; otherwise only the computes of the first page's operations newer than its end.
+     */
+    ended(end) {
+        const whole = end === 'last page' && this.pages === 1;
+        this.stateDecides = !whole;
+        for (const operation of whole ? this.firstPage : newerThanPageEnd(this.firstPage)) {
+            this.reached.add(operation.endpoint_id);
+        }
     }
     /**
      * Reads the state anew, once the operations read are final: the first time, and then while it
-     * keeps the gate open. Nothing to read when the first read got to the list's end.
+     * keeps the gate open. Nothing to read when the first read was the whole list, on one page.
      */
     async readAgain() {
-        if (!this.shortOfEnd || (this.read && !this.unsettled))
+        if (!this.stateDecides || (this.read && !this.unsettled))
             return;
         this.read = true;
         const computes = await this.reader.listProjectComputes(this.projectId);
-        const compute = computes.find((each) => !this.reached.has(each.id) && !computeSettled(each));
+        const compute = computes.find((each) => each.branch_id !== this.aside && !this.reached.has(each.id) && !computeSettled(each));
         if (compute) {
             const state = truncate(compute.current_state ?? 'of no state', 40);
             const pending = compute.pending_state
@@ -45942,7 +45981,7 @@ class ProjectState {
             return;
         }
         const { branches } = await this.reader.listBranches(this.projectId, { unseen: project_state_UNSEEN });
-        const branch = branches.find((each) => !canBeQueried(each));
+        const branch = branches.find((each) => each.id !== this.aside && !canBeQueried(each));
         this.unsettled = branch
             ? `branch ${truncate(branch.name, 80)} (${truncate(branch.id, 80)}) is ${phraseText(branchStatePhrase(branch))}, and the read of operations did not reach what it is doing: the gate waits until it is ready with nothing pending`
             : undefined;
@@ -46034,7 +46073,7 @@ class ProjectGateSource {
             this.gated = new GatedBranch(branch, () => branches.getBranch(projectId, branch.id), logger);
         }
         else
-            this.projectState = new ProjectState(projectId, options.project);
+            this.projectState = new ProjectState(projectId, options.project, options.asideBranch);
         this.laterPolls = new LaterPolls((cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }), logger);
     }
     get behind() {
@@ -46074,10 +46113,10 @@ class ProjectGateSource {
         const read = { newest: -Infinity, oldest: Infinity };
         const recent = new RecentOperations(this.startedOnApiClock());
         const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
+            history?.page(page.operations);
+            this.projectState?.page(page.operations);
             for (const operation of page.operations) {
                 this.laterPolls.note(operation, 0);
-                history?.note(operation);
-                this.projectState?.note(operation);
                 const time = this.createdAt(operation);
                 if (time !== undefined) {
                     read.newest = Math.max(read.newest, time);
@@ -46098,7 +46137,7 @@ class ProjectGateSource {
             history.ended(end, this.laterPolls.listedCount, read.oldest);
         else
             this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS;
-        this.projectState?.ended(end !== 'last page');
+        this.projectState?.ended(end);
         if (end === 'page cap' && !history)
             this.warnPageCap(read);
         else if (end === 'repeated cursor') {
@@ -46400,6 +46439,7 @@ function plannedSource({ inputs, wait }, gated, { client, logger, clock }) {
         branch: gated.branch && wait.covers === 'branch'
             ? { branch: gated.branch, reader: client.branches }
             : undefined,
+        asideBranch: wait.covers === 'idle project' ? gated.branch?.id : undefined,
         isDone,
         failuresWhy: wait.idle?.failuresWhy,
         clock,

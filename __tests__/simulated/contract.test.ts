@@ -88,7 +88,9 @@ describe('Neon’s OpenAPI document: gate() and the local API server', () => {
       const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'main', before })
       expect(run.report.teardown?.preflight).toBe('blocked')
     }
-    expect(setup.api.requests.filter((request) => request.route === 'branches')).toHaveLength(6)
+    // Each run: the search that resolves `main`, then both pages twice (the project's state once
+    // it is idle, and the pre-flight).
+    expect(setup.api.requests.filter((request) => request.route === 'branches')).toHaveLength(10)
   })
 
   it('the projects list with an organization key; a personal key finds its organization', async () => {

@@ -19,14 +19,18 @@ describe('the project gate', () => {
       create.id
     ])
     // History: one operation a minute, all 702 within the 24 h the first poll looks back: two
-    // pages of 500 and the empty one after them. Every later poll reads one page of 100 from the top.
-    expect(run.requests.map((request) => request.query)).toEqual([
-      { limit: '500' },
-      { limit: '500', cursor: expect.any(String) },
-      { limit: '500', cursor: expect.any(String) },
-      { limit: '100' },
-      { limit: '100' },
-      { limit: '100' }
+    // pages of 500 and the empty one after them. Every later poll reads one page of 100 from the top;
+    // the last, its operations final, the project's computes and branches once (an operation tied
+    // with a page's last one is listed on neither page: the state stands for it).
+    expect(run.requests.map((request) => [request.route, request.query])).toEqual([
+      ['operations', { limit: '500' }],
+      ['operations', { limit: '500', cursor: expect.any(String) }],
+      ['operations', { limit: '500', cursor: expect.any(String) }],
+      ['operations', { limit: '100' }],
+      ['operations', { limit: '100' }],
+      ['operations', { limit: '100' }],
+      ['project-computes', {}],
+      ['branches', { limit: '100' }]
     ])
     // Discovery is the first read of both, and start_compute is final on its fourth.
     expect(run.report.wait?.polls).toBe(4)

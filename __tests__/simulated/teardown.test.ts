@@ -71,13 +71,16 @@ describe('the wait: the whole project, until it is idle', () => {
     expect(run.report.outcome).toBe('success')
     expect(run.report.teardown?.preflight).toBe('clear')
     // Resolved by name; the operations read at the wait's pace (the first read's empty page after
-    // the newest); the branch read and every branch only once the project was idle, at 10 s.
+    // the newest); once the project was idle, at 10 s, its state (every compute and branch but the
+    // one torn down: a tie at a page end may hide an operation), then the branch and every branch.
     expect(routes(run)).toEqual([
       'branches@0s',
       'operations@0s',
       'operations@0s',
       'operations@5s',
       'operations@10s',
+      'project-computes@10s',
+      'branches@10s',
       'branch@10s',
       'branches@10s'
     ])
@@ -210,8 +213,9 @@ describe('the check', () => {
         detail: 'it has 1 child branch, to delete first: child (br-child-000001)'
       }
     ])
+    // Both pages, for the project's state once it was idle, then for the pre-flight.
     const pages = run.requests.filter((request) => request.route === 'branches')
-    expect(pages.map((page) => page.query.cursor !== undefined)).toEqual([false, true])
+    expect(pages.map((page) => page.query.cursor !== undefined)).toEqual([false, true, false, true])
   })
 
   it('the root branch, default, protected, with children and restrictions: every blocker, the rest a notice', async () => {

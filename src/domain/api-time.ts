@@ -22,3 +22,14 @@ export function createdBefore(
   const created = apiTime(operation?.created_at)
   return created !== undefined && created < time
 }
+
+/**
+ * The operations of a list's first page that nothing the list hides can be newer than: those
+ * created strictly after its last one. The next page's cursor is the last one's time, and that page
+ * holds only older operations, so one tied with it may be on neither page (on a page it ends).
+ */
+export function newerThanPageEnd<T extends { created_at?: string | null }>(page: T[]): T[] {
+  const end = apiTime(page.at(-1)?.created_at)
+  if (end === undefined) return []
+  return page.filter((operation) => (apiTime(operation.created_at) ?? end) > end)
+}

@@ -69,6 +69,7 @@ export function plannedSource(
       gated.branch && wait.covers === 'branch'
         ? { branch: gated.branch, reader: client.branches }
         : undefined,
+    asideBranch: wait.covers === 'idle project' ? gated.branch?.id : undefined,
     isDone,
     failuresWhy: wait.idle?.failuresWhy,
     clock,

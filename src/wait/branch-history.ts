@@ -7,7 +7,7 @@
  * open until the API shows it idle or active with nothing pending, and the branch's own state
  * stands for the rest (gated-branch.ts). A notice says how far back the read went.
  */
-import { apiTime, createdBefore } from '../domain/api-time.js'
+import { apiTime, createdBefore, newerThanPageEnd } from '../domain/api-time.js'
 import { computeSettled } from '../domain/branch-state.js'
 import type { PageWalkEnd } from '../api/paging.js'
 import type { Logger } from '../domain/logger.js'
@@ -22,10 +22,19 @@ const STOPPED_SHORT: Partial<Record<PageWalkEnd, string>> = {
 }
 
 export class BranchHistory {
-  /** The branch's computes whose newest operation the read has not reached yet, by id. */
-  private readonly unseen = new Map<string, Compute>()
+  /** The branch's computes as the API last listed them, by id. */
+  private readonly computes = new Map<string, Compute>()
+  /** The computes of which the read has listed no operation yet. */
+  private readonly unseen = new Set<string>()
+  /**
+   * The computes whose newest operation the read surely listed: one on its first page, newer than
+   * that page's end. The next page holds only operations older than that end, so one tied with it
+   * may be on neither page.
+   */
+  private readonly newestListed = new Set<string>()
   private readonly createdAt: number | undefined
   private reachedCreation = false
+  private pages = 0
   /** Set when the first read stopped short of the branch's history: how far back it went. */
   notJudged?: string
 
@@ -35,18 +44,30 @@ export class BranchHistory {
     private readonly readComputes: () => Promise<Compute[]>,
     private readonly logger: Logger
   ) {
-    for (const compute of computes) this.unseen.set(compute.id, compute)
+    for (const compute of computes) {
+      this.computes.set(compute.id, compute)
+      this.unseen.add(compute.id)
+    }
     this.createdAt = apiTime(branch.created_at)
   }
 
-  /** The next operation of the list, newest first (any branch's: the list is the project's). */
-  note(operation: Operation): void {
-    if (operation.branch_id === this.branch.id && operation.endpoint_id) {
-      this.unseen.delete(operation.endpoint_id)
+  /** The next page of the list, newest first (any branch's operations: the list is the project's). */
+  page(operations: Operation[]): void {
+    if (this.pages++ === 0) {
+      for (const id of this.ownComputes(newerThanPageEnd(operations))) this.newestListed.add(id)
     }
-    if (this.createdAt !== undefined && createdBefore(operation, this.createdAt)) {
+    for (const id of this.ownComputes(operations)) this.unseen.delete(id)
+    const createdAt = this.createdAt
+    if (createdAt !== undefined && operations.some((each) => createdBefore(each, createdAt))) {
       this.reachedCreation = true
     }
+  }
+
+  /** The computes of the branch that `operations` act on. */
+  private ownComputes(operations: Operation[]): string[] {
+    return operations.flatMap(({ branch_id, endpoint_id }) =>
+      branch_id === this.branch.id && endpoint_id ? [endpoint_id] : []
+    )
   }
 
   /**
@@ -70,7 +91,7 @@ export class BranchHistory {
     const creation = this.branch.created_at
       ? ` (created ${truncate(this.branch.created_at, 40)})`
       : ''
-    const computes = [...this.unseen.keys()].map((id) => truncate(id, 80))
+    const computes = [...this.unseen].map((id) => truncate(id, 80))
     const standing =
       computes.length > 0
         ? `the own state of ${plural(computes.length, 'compute')} whose operations it did not reach (${computes.join(', ')}) and the branch's stand for it`
@@ -79,27 +100,32 @@ export class BranchHistory {
     this.logger.notice(this.notJudged)
   }
 
-  /** Reads anew the computes whose history was not read, while one keeps the gate open. */
+  /** Reads anew the computes whose state decides, while one keeps the gate open. */
   async readAgain(): Promise<void> {
     if (!this.unsettled) return
     const computes = new Map((await this.readComputes()).map((compute) => [compute.id, compute]))
-    for (const id of this.unseen.keys()) {
+    for (const id of this.computes.keys()) {
       const compute = computes.get(id)
       // A compute no longer listed is gone: nothing of it can keep the gate open.
-      if (compute) this.unseen.set(id, compute)
-      else this.unseen.delete(id)
+      if (compute) this.computes.set(id, compute)
+      else this.computes.delete(id)
     }
   }
 
   /**
-   * Why the gate cannot pass yet: a compute whose history was not read that the API does not show
-   * idle or active with nothing pending.
+   * Why the gate cannot pass yet: a compute whose newest operation the read did not surely list
+   * that the API does not show idle or active with nothing pending.
    */
   get unsettled(): string | undefined {
-    const open = [...this.unseen.values()].find((compute) => !computeSettled(compute))
+    const open = [...this.computes.values()].find(
+      (compute) => !this.newestListed.has(compute.id) && !computeSettled(compute)
+    )
     if (!open) return undefined
     const state = truncate(open.current_state ?? 'of no state', 40)
     const pending = open.pending_state ? `, pending ${truncate(open.pending_state, 40)}` : ''
-    return `compute ${truncate(open.id, 80)} of the branch is ${state}${pending}, and its operations were not read: the gate waits until it is idle or active with nothing pending`
+    const read = this.unseen.has(open.id)
+      ? 'its operations were not read'
+      : "the list may not show its newest operation (tied in time with a page's end)"
+    return `compute ${truncate(open.id, 80)} of the branch is ${state}${pending}, and ${read}: the gate waits until it is idle or active with nothing pending`
   }
 }

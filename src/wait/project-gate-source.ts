@@ -53,6 +53,8 @@ export interface ProjectGateOptions {
   branch?: { branch: Branch; reader: BranchReader }
   /** Without `branch`: how to read the project's computes and branches (project-state.ts). */
   project: ProjectStateReader
+  /** Without `branch`: a branch whose state decides nothing (the one a teardown removes). */
+  asideBranch?: string
   isDone: IsDone
   /**
    * The whole project gated until idle for a step's sake (the plan's `idle project`): why what ended
@@ -109,7 +111,7 @@ export class ProjectGateSource implements OperationSource {
     if (options.branch) {
       const { branch, reader: branches } = options.branch
       this.gated = new GatedBranch(branch, () => branches.getBranch(projectId, branch.id), logger)
-    } else this.projectState = new ProjectState(projectId, options.project)
+    } else this.projectState = new ProjectState(projectId, options.project, options.asideBranch)
     this.laterPolls = new LaterPolls(
       (cursor) => reader.listOperations(projectId, { limit: GATE_POLL_PAGE_LIMIT, cursor }),
       logger
@@ -156,10 +158,10 @@ export class ProjectGateSource implements OperationSource {
     const read = { newest: -Infinity, oldest: Infinity }
     const recent = new RecentOperations(this.startedOnApiClock())
     const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
+      history?.page(page.operations)
+      this.projectState?.page(page.operations)
       for (const operation of page.operations) {
         this.laterPolls.note(operation, 0)
-        history?.note(operation)
-        this.projectState?.note(operation)
         const time = this.createdAt(operation)
         if (time !== undefined) {
           read.newest = Math.max(read.newest, time)
@@ -175,7 +177,7 @@ export class ProjectGateSource implements OperationSource {
     this.judgeRecentFailures(recent)
     if (history) history.ended(end, this.laterPolls.listedCount, read.oldest)
     else this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS
-    this.projectState?.ended(end !== 'last page')
+    this.projectState?.ended(end)
     if (end === 'page cap' && !history) this.warnPageCap(read)
     else if (end === 'repeated cursor') {
       this.options.logger.warning(
