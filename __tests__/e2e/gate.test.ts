@@ -18,10 +18,13 @@ describe('bundle end to end: project gate and listing', () => {
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ outcome: 'success', status: '', operations: '[]' })
-    // The newest page, and the page after it (empty), since a short page does not end discovery.
-    expect(server.requests.map((request) => request.query)).toEqual([
-      { limit: '500' },
-      { limit: '500', cursor: expect.any(String) }
+    // The newest page, and the page after it (empty), since a short page does not end discovery;
+    // then the project's computes and branches: a tie at the first page's end hides from the list.
+    expect(server.requests.map((request) => [request.route, request.query])).toEqual([
+      ['operations', { limit: '500' }],
+      ['operations', { limit: '500', cursor: expect.any(String) }],
+      ['project-computes', {}],
+      ['branches', { limit: '100' }]
     ])
     expect(run.summary).toContain('No operation in flight.')
   })
@@ -41,8 +44,15 @@ describe('bundle end to end: project gate and listing', () => {
       error: 'storage <unavailable>'
     })
     expect(run.summary).toContain('storage &lt;unavailable&gt;')
-    // Discovery (the newest page and the empty one after it), then a poll that reads the error.
-    expect(server.requests).toHaveLength(3)
+    // Discovery (the newest page and the empty one after it), then a poll that reads the error,
+    // and the project's state once every operation read is final.
+    expect(server.requests.map((request) => request.route)).toEqual([
+      'operations',
+      'operations',
+      'operations',
+      'project-computes',
+      'branches'
+    ])
   })
 
   it('lists more than one page of projects', async () => {

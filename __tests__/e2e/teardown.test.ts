@@ -342,12 +342,16 @@ describe('before: delete, over both bundles', () => {
     for (const server of run.servers) {
       const routes = server.requests.map((request) => request.route)
       // The search, the first read (two pages), one poll until apply_config was final, then the
-      // branch and its project's branches on two pages.
+      // project's state (its computes, and its branches on two pages), then the branch and its
+      // project's branches on two pages.
       expect(routes).toEqual([
         'branches',
         'operations',
         'operations',
         'operations',
+        'project-computes',
+        'branches',
+        'branches',
         'branch',
         'branches',
         'branches'
