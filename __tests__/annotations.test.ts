@@ -52,6 +52,21 @@ describe('annotationsFor', () => {
     expect(annotation.message).toMatch(/^timeout ran out with 1 still in flight: /)
   })
 
+  it('a timeout that the state held, nothing in flight read: the message says what held it', () => {
+    const held = report('timeout', [operation({ status: 'finished' })])
+    held.wait = {
+      ...held.wait!,
+      reason: 'compute ep-a is init, pending active, and its operations were older than the read'
+    }
+    expect(annotationsFor(held)).toEqual([
+      {
+        title: 'timeout',
+        message:
+          'timeout ran out: compute ep-a is init, pending active, and its operations were older than the read'
+      }
+    ])
+  })
+
   it('a timeout before anything was read says that the state is unknown, and why', () => {
     const unread = report('timeout', [], { error: 'timeout ran out: the API did not answer' })
     unread.wait = { ...unread.wait!, observed: false }

@@ -156,6 +156,13 @@ describe('parseCommandLine', () => {
       }
     )
 
+    it('--operation-id with an empty part between commas: an input error, as in the action', () => {
+      const id = '5a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'
+      expect(problem(['--operation-id', `${id},`], { NEON_PROJECT_ID: 'p' })).toBe(
+        'Invalid input: --operation-id: has an empty part between commas ("a,", ",a" or "a,,b"): an unset step output? Its operation may be the one that failed; give every id, or drop the comma'
+      )
+    })
+
     it('an empty or blank --branch-id or --operation-id: a usage error before any input is read', () => {
       for (const flag of ['--branch-id', '--operation-id']) {
         for (const value of ['', ' ', '\n']) {

@@ -425,6 +425,23 @@ describe('operation_id that holds no id (issue 58)', () => {
   it('not given: no ids', () => {
     expect(parse(base).operationIds).toEqual([])
   })
+
+  const ID = '5a1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'
+  it.each([`${ID},`, `,${ID}`, `${ID}, ,${ID.replace('5a', '6a')}`, `${ID},\n`])(
+    '%j: an empty part between commas is an input error, never dropped (its operation may be the one that failed)',
+    (value) => {
+      expect(errorOf({ ...base, operation_id: value })).toBe(
+        'Invalid input: input "operation_id": has an empty part between commas ("a,", ",a" or "a,,b"): an unset step output? Its operation may be the one that failed; give every id, or drop the comma'
+      )
+    }
+  )
+
+  it.each([`${ID}\n${ID.replace('5a', '6a')}\n`, `${ID}, ${ID.replace('5a', '6a')}`, ` ${ID} `])(
+    '%j: spaces and new lines alone, or beside a comma, are separators',
+    (value) => {
+      expect(parse({ ...base, operation_id: value }).operationIds).toContain(ID)
+    }
+  )
 })
 
 describe('parseDuration', () => {

@@ -19,7 +19,12 @@ const compute = (id: string, current: string, pending?: string): ProjectCompute 
 })
 
 /** A project's state, read from `answers` in turn (the last one repeats); counts the reads. */
-function projectState(answers: ProjectCompute[][], aside?: string, branchState = 'ready') {
+function projectState(
+  answers: ProjectCompute[][],
+  aside?: string,
+  branchState = 'ready',
+  cut?: string
+) {
   const reads: string[] = []
   const state = new ProjectState(
     'prj-state-000065',
@@ -32,7 +37,10 @@ function projectState(answers: ProjectCompute[][], aside?: string, branchState =
       },
       listBranches: async () => {
         reads.push('branches')
-        return { branches: [{ id: 'br-main-000001', name: 'main', current_state: branchState }] }
+        return {
+          branches: [{ id: 'br-main-000001', name: 'main', current_state: branchState }],
+          cut
+        }
       }
     },
     aside
@@ -151,5 +159,21 @@ describe('ProjectState: the branch a teardown removes decides nothing', () => {
     other.state.ended('page cap')
     await other.state.readAgain()
     expect(other.state.unsettled).toContain('branch main (br-main-000001) is')
+  })
+})
+
+describe('ProjectState: a branch list cut at its cap', () => {
+  it('says what the state check did not judge; a whole list says nothing', async () => {
+    const cut = projectState([[compute('ep-a', 'idle')]], undefined, 'ready', '50 pages')
+    cut.state.ended('page cap')
+    await cut.state.readAgain()
+    expect(cut.state.unsettled).toBeUndefined()
+    expect(cut.state.notJudged).toBe(
+      'Project gate: its state check read 1 branch and stopped there (50 pages): a branch beyond them still changing was not judged'
+    )
+    const whole = projectState([[compute('ep-a', 'idle')]])
+    whole.state.ended('page cap')
+    await whole.state.readAgain()
+    expect(whole.state.notJudged).toBeUndefined()
   })
 })

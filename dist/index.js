@@ -42350,6 +42350,15 @@ function operationIdsInput(itself, gateInstead) {
             });
             return NEVER;
         }
+        // An empty part (`a,`: a step output that came out empty, joined) may be the operation that
+        // failed: never dropped without a word.
+        if (raw.split(',').some((part) => part.trim() === '')) {
+            ctx.addIssue({
+                code: 'custom',
+                message: `has an empty part between commas ("a,", ",a" or "a,,b"): an unset step output? Its operation may be the one that failed; give every id, or drop the comma`
+            });
+            return NEVER;
+        }
         // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
         const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()));
         if (invalid.length > 0) {
@@ -45940,6 +45949,8 @@ class ProjectState {
     read = false;
     /** Why the gate cannot pass yet, from the state last read. */
     unsettled;
+    /** Set when the branch list stopped at its cap: what the state check did not judge. */
+    notJudged;
     /** `aside`: a branch whose state and computes decide nothing (the one a teardown is about to remove). */
     constructor(projectId, reader, aside) {
         this.projectId = projectId;
@@ -45980,7 +45991,10 @@ class ProjectState {
             this.unsettled = `compute ${truncate(compute.id, 80)} is ${state}${pending}, and its operations were older than the read: the gate waits until it is idle or active with nothing pending`;
             return;
         }
-        const { branches } = await this.reader.listBranches(this.projectId, { unseen: project_state_UNSEEN });
+        const { branches, cut } = await this.reader.listBranches(this.projectId, { unseen: project_state_UNSEEN });
+        this.notJudged = cut
+            ? `Project gate: its state check read ${plural(branches.length, 'branch', 'branches')} and stopped there (${cut}): a branch beyond them still changing was not judged`
+            : undefined;
         const branch = branches.find((each) => each.id !== this.aside && !canBeQueried(each));
         this.unsettled = branch
             ? `branch ${truncate(branch.name, 80)} (${truncate(branch.id, 80)}) is ${phraseText(branchStatePhrase(branch))}, and the read of operations did not reach what it is doing: the gate waits until it is ready with nothing pending`
@@ -46080,7 +46094,7 @@ class ProjectGateSource {
         return this.laterPolls.behind ?? this.history?.unsettled ?? this.projectState?.unsettled;
     }
     get historyNotJudged() {
-        return this.history?.notJudged;
+        return this.history?.notJudged ?? this.projectState?.notJudged;
     }
     /** The branch as last read: its `current_state` decides, once its operations are final. */
     get branch() {
@@ -46660,7 +46674,7 @@ const CORE_INPUTS = {
         docs: {
             default: 'true',
             summary: '`false`: read once and report, do not wait',
-            description: 'true: poll until every operation is final; false: read once and report.'
+            description: "true: poll until every operation is final; false: read once and report (a 429's waits do not count: a rate limit is ridden out until timeout)."
         }
     },
     interval: {
@@ -47900,7 +47914,9 @@ function timeoutAnnotation(report, facts) {
                 : 'timeout',
         message: truncate(branch
             ? `${cut} while ${phraseText(branch)}${reason}`
-            : `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`, 1000)
+            : first
+                ? `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`
+                : `${cut}${report.wait?.reason ? `: ${report.wait.reason}` : ''}`, 1000)
     };
 }
 

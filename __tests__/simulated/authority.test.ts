@@ -277,7 +277,7 @@ describe('the project gate: what its 24 h read did not reach, the state decides,
     expect(paths.filter((path) => path.endsWith('/branches'))).toHaveLength(1)
   })
 
-  it('a branch list longer than its page cap: the warning says the branches past it are not judged', async () => {
+  it('a branch list longer than its page cap: the warning, and the summary, say the branches past it are not judged', async () => {
     const { setup } = longHistory()
     setup.world.branchesPageCap = 1
     for (let i = 0; i < 60; i++) {
@@ -289,6 +289,14 @@ describe('the project gate: what its 24 h read did not reach, the state decides,
     const run = await runSimulated(setup, projectGate)
     expect(run.lines).toContainEqual(
       `warning: Read 50 branches of project "${PROJECT}" and stopped there (50 pages): branches beyond it are not judged: the project gate's state check covers those read`
+    )
+    // Never a silent pass: the summary says what was not judged.
+    expect(run.report.outcome).toBe('success')
+    expect(run.report.historyNotJudged).toBe(
+      'Project gate: its state check read 50 branches and stopped there (50 pages): a branch beyond them still changing was not judged'
+    )
+    expect(renderSummary(SECTIONS, run.report)).toContain(
+      'its state check read 50 branches and stopped there'
     )
   })
 

@@ -140,7 +140,8 @@ export const CORE_INPUTS = {
     docs: {
       default: 'true',
       summary: '`false`: read once and report, do not wait',
-      description: 'true: poll until every operation is final; false: read once and report.'
+      description:
+        "true: poll until every operation is final; false: read once and report (a 429's waits do not count: a rate limit is ridden out until timeout)."
     }
   },
   interval: {

@@ -149,6 +149,15 @@ export function operationIdsInput(itself: string, gateInstead: string) {
       })
       return z.NEVER
     }
+    // An empty part (`a,`: a step output that came out empty, joined) may be the operation that
+    // failed: never dropped without a word.
+    if (raw.split(',').some((part) => part.trim() === '')) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `has an empty part between commas ("a,", ",a" or "a,,b"): an unset step output? Its operation may be the one that failed; give every id, or drop the comma`
+      })
+      return z.NEVER
+    }
     // Checked in lower case, quoted as given: a value folded in case would slip past the redactor.
     const invalid = given.filter((id) => !UUID_PATTERN.test(id.toLowerCase()))
     if (invalid.length > 0) {

@@ -90,7 +90,9 @@ function timeoutAnnotation(report: RunReport, facts: OperationFacts): Annotation
     message: truncate(
       branch
         ? `${cut} while ${phraseText(branch)}${reason}`
-        : `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`,
+        : first
+          ? `${cut} with ${phraseText(inFlightPhrase(facts, true))}${reason}`
+          : `${cut}${report.wait?.reason ? `: ${report.wait.reason}` : ''}`,
       1000
     )
   }

@@ -28,7 +28,8 @@ export interface OperationSource {
   readonly behind?: string
   /**
    * The branch gate's first read stopped at its page cap, short of the branch's creation: how far
-   * back it went, and that the older history was not judged.
+   * back it went, and that the older history was not judged; or the project gate's state check
+   * stopped at the branch list's cap.
    */
   readonly historyNotJudged?: string
 }

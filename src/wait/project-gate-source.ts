@@ -123,7 +123,7 @@ export class ProjectGateSource implements OperationSource {
   }
 
   get historyNotJudged(): string | undefined {
-    return this.history?.notJudged
+    return this.history?.notJudged ?? this.projectState?.notJudged
   }
 
   /** The branch as last read: its `current_state` decides, once its operations are final. */

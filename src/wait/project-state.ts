@@ -10,7 +10,7 @@
 import type { PageWalkEnd } from '../api/paging.js'
 import { newerThanPageEnd } from '../domain/api-time.js'
 import { canBeQueried, computeSettled } from '../domain/branch-state.js'
-import { branchStatePhrase, phraseText } from '../domain/phrase.js'
+import { branchStatePhrase, phraseText, plural } from '../domain/phrase.js'
 import type { BranchListing } from '../api/resources/branches.js'
 import type { Operation, ProjectCompute } from '../domain/schemas.js'
 import { truncate } from '../domain/untrusted-text.js'
@@ -34,6 +34,8 @@ export class ProjectState {
   private read = false
   /** Why the gate cannot pass yet, from the state last read. */
   unsettled?: string
+  /** Set when the branch list stopped at its cap: what the state check did not judge. */
+  notJudged?: string
 
   /** `aside`: a branch whose state and computes decide nothing (the one a teardown is about to remove). */
   constructor(
@@ -78,7 +80,10 @@ export class ProjectState {
       this.unsettled = `compute ${truncate(compute.id, 80)} is ${state}${pending}, and its operations were older than the read: the gate waits until it is idle or active with nothing pending`
       return
     }
-    const { branches } = await this.reader.listBranches(this.projectId, { unseen: UNSEEN })
+    const { branches, cut } = await this.reader.listBranches(this.projectId, { unseen: UNSEEN })
+    this.notJudged = cut
+      ? `Project gate: its state check read ${plural(branches.length, 'branch', 'branches')} and stopped there (${cut}): a branch beyond them still changing was not judged`
+      : undefined
     const branch = branches.find((each) => each.id !== this.aside && !canBeQueried(each))
     this.unsettled = branch
       ? `branch ${truncate(branch.name, 80)} (${truncate(branch.id, 80)}) is ${phraseText(branchStatePhrase(branch))}, and the read of operations did not reach what it is doing: the gate waits until it is ready with nothing pending`
