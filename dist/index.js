@@ -45934,8 +45934,6 @@ class LaterPolls {
 
 
 
-/** What a cut branch list leaves out of the project's state. */
-const project_state_UNSEEN = "branches beyond it are not judged: the project gate's state check covers those read";
 class ProjectState {
     projectId;
     reader;
@@ -45991,7 +45989,9 @@ class ProjectState {
             this.unsettled = `compute ${truncate(compute.id, 80)} is ${state}${pending}, and its operations were older than the read: the gate waits until it is idle or active with nothing pending`;
             return;
         }
-        const { branches, cut } = await this.reader.listBranches(this.projectId, { unseen: project_state_UNSEEN });
+        const { branches, cut } = await this.reader.listBranches(this.projectId, {
+            unseen: "branches beyond it are not judged: the project gate's state check covers those read"
+        });
         this.notJudged = cut
             ? `Project gate: its state check read ${plural(branches.length, 'branch', 'branches')} and stopped there (${cut}): a branch beyond them still changing was not judged`
             : undefined;

@@ -21,9 +21,6 @@ export interface ProjectStateReader {
   listBranches(projectId: string, reading: { unseen: string }): Promise<BranchListing>
 }
 
-/** What a cut branch list leaves out of the project's state. */
-const UNSEEN = "branches beyond it are not judged: the project gate's state check covers those read"
-
 export class ProjectState {
   /** The computes whose newest operation the first read surely reached: their history decides. */
   private readonly reached = new Set<Operation['endpoint_id']>()
@@ -80,7 +77,9 @@ export class ProjectState {
       this.unsettled = `compute ${truncate(compute.id, 80)} is ${state}${pending}, and its operations were older than the read: the gate waits until it is idle or active with nothing pending`
       return
     }
-    const { branches, cut } = await this.reader.listBranches(this.projectId, { unseen: UNSEEN })
+    const { branches, cut } = await this.reader.listBranches(this.projectId, {
+      unseen: "branches beyond it are not judged: the project gate's state check covers those read"
+    })
     this.notJudged = cut
       ? `Project gate: its state check read ${plural(branches.length, 'branch', 'branches')} and stopped there (${cut}): a branch beyond them still changing was not judged`
       : undefined
