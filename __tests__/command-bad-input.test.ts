@@ -10,11 +10,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { type ApiServer, startApiServer } from './support/neon/server.ts'
-import { demoWorld, operationIn } from './support/neon/scenarios.ts'
+import { demoWorld, NEAR_NAMES, operationIn } from './support/neon/scenarios.ts'
 import type { World } from './support/neon/world.ts'
 import { FAILING_BRANCH, failingBranch, inTempDir, secretForms } from './support/bundles/command.js'
 import { commandInProcess, type InProcessOptions } from './support/bundles/command-in-process.js'
-import { ORG } from './support/neon/ids.js'
+import { ORG, PROJECT } from './support/neon/ids.js'
 
 /** A key in mixed case, as the console shows them: a value folded in case would slip past. */
 const KEY = 'napi_Mixed_CASE_Key_4b7Q9zX2pL0w'
@@ -336,5 +336,29 @@ describe('NO_COLOR, as no-color.org has it', () => {
       command(['--interval', '0'], { terminal: true, env })
     expect((await run({ NO_COLOR: '1' })).stderr).not.toContain('\x1b[')
     expect((await run({ NO_COLOR: '' })).stderr).toContain('\x1b[31merror:\x1b[39m')
+  })
+})
+
+describe('a name near the branch before a delete: exit 2 naming what was found, never gone', () => {
+  it.each(NEAR_NAMES)('$name, near $branch.name', async ({ branch, name, why }) => {
+    const near = demoWorld()
+    near.addBranch(PROJECT, branch)
+    const nearServer = await startApiServer(near)
+    try {
+      await inTempDir(async (dir) => {
+        const dotenv = join(dir, 'gate.env')
+        const args = ['--branch-id', name, '--before', 'delete', '--dotenv', dotenv]
+        const run = await commandInProcess(nearServer, args)
+        expect(run.code).toBe(2)
+        expect(run.stderr).toContain(
+          `error: --branch-id: project "${PROJECT}" has no branch named "${name}", ${why}`
+        )
+        expect(readFileSync(dotenv, 'utf8')).toMatch(/^GATE_EXIT_CODE=2$/m)
+        expect(readFileSync(dotenv, 'utf8')).not.toMatch(/^GATE_PREFLIGHT=/m)
+        expect(run.stdout + run.stderr).not.toContain('is gone')
+      })
+    } finally {
+      await nearServer.close()
+    }
   })
 })

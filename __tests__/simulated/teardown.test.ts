@@ -9,7 +9,7 @@ import { describe, expect, it } from '@jest/globals'
 import { typedOutputs } from '../../src/gate/run-report.js'
 import type { BranchRecord } from '../support/neon/records.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
-import { operationIn } from '../support/neon/scenarios.js'
+import { NEAR_NAMES, operationIn } from '../support/neon/scenarios.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 
 const TARGET = 'br-preview-pr-7'
@@ -316,6 +316,26 @@ describe('which branch, and whether it is gone', () => {
         expect(typedOutputs(run.report).values).not.toHaveProperty('preflight')
         expect(run.requests.some((request) => request.route === 'operations')).toBe(false)
       }
+    }
+  )
+
+  it.each(NEAR_NAMES)(
+    '$name, near $branch.name: an input error that names what it found, never gone',
+    async ({ branch, name, why }) => {
+      const setup = simulatedWorld()
+      setup.world.addBranch(PROJECT, branch)
+      const run = await runSimulated(setup, {
+        project_id: PROJECT,
+        branch_id: name,
+        before: 'delete'
+      })
+      expect([run.report.outcome, run.report.errorCause]).toEqual(['error', 'input'])
+      expect(run.report.error).toContain(
+        `input "branch_id": project "${PROJECT}" has no branch named "${name}", ${why}`
+      )
+      expect(run.report.teardown).toBeUndefined()
+      expect(typedOutputs(run.report).values).not.toHaveProperty('preflight')
+      expect([run.report.error, ...run.lines].join('\n')).not.toContain('is gone')
     }
   )
 

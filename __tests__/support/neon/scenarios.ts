@@ -220,3 +220,31 @@ export function addBusyBranches(world: World, projectId = PROJECT) {
     })
   }
 }
+
+/**
+ * Names near a preview branch's, each an input error before a teardown, never gone: the branch
+ * (its id and name) and what the error says after `has no branch named "<name>", `. The bundles
+ * show two of each kind (e2e/teardown.test.ts); these run in process, in both front ends' words.
+ */
+export const NEAR_NAMES: { branch: { id: string; name: string }; name: string; why: string }[] = [
+  {
+    branch: { id: 'br-preview-pr-7', name: 'preview/pr-7' },
+    name: 'preview-pr-7',
+    why: 'but has preview/pr-7 (br-preview-pr-7): names are exact'
+  },
+  {
+    branch: { id: 'br-preview-pr-7', name: 'preview/pr-7' },
+    name: 'preview/pr-',
+    why: 'and the name looks unfinished'
+  },
+  {
+    branch: { id: 'br-preview-pr-7', name: 'preview/pr-7' },
+    name: 'preview/pr-undefined',
+    why: 'and the name looks unfinished (it holds "undefined", what a template writes for an empty value)'
+  },
+  ...['previews/pr-12', 'preview/12', 'preview/pr-012'].map((name) => ({
+    branch: { id: 'br-preview-pr-7', name: 'preview/pr-12' },
+    name,
+    why: 'but has preview/pr-12 (br-preview-pr-7)'
+  }))
+]
