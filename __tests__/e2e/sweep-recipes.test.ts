@@ -19,7 +19,11 @@ import { evaluate, root, SWEEP_CUT_SHORT } from '../support/bundles/recipes.js'
 import { COMMAND_BUNDLE, runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { ACTIONS_BOT, startGitHubServer } from '../support/github/server.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
-import { addBusyBranches, addStalePreviews } from '../support/neon/scenarios.js'
+import {
+  addBusyBranches,
+  addStaleBeyondTheCli,
+  addStalePreviews
+} from '../support/neon/scenarios.js'
 import type { World } from '../support/neon/world.ts'
 import { startWritingFront } from '../support/neon/writes.js'
 
@@ -171,6 +175,51 @@ describe('GitHub: examples/sweep.yml, its sweep job run, its delete job over the
   }, 120_000)
 })
 
+/**
+ * examples/command/sweep.sh run as a CI job runs it, over `world` behind a writing front (its
+ * options): the command's bundle as `neon-gate`, Neon's real CLI from node_modules as `npx neon`.
+ */
+async function shellLoop(
+  world: World,
+  server: Awaited<ReturnType<typeof serve>>['server'],
+  options: { refusedDeletes?: Record<string, number> } = {}
+) {
+  const front = await startWritingFront(world, server, {
+    databaseUrl: 'postgresql://app@127.0.0.1:1/app',
+    ...options
+  })
+  cleanups.push(front.close)
+  const run = await inTempDir(async (dir) => {
+    const bin = join(dir, 'bin')
+    mkdirSync(bin)
+    const gate = join(bin, 'neon-gate')
+    writeFileSync(
+      gate,
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(COMMAND_BUNDLE)} "$@"\n`
+    )
+    chmodSync(gate, 0o755)
+    mkdirSync(join(dir, 'home'))
+    return runCommandBundle(
+      [],
+      {
+        HOME: join(dir, 'home'),
+        PATH: `${bin}:${process.env.PATH}`,
+        NEON_API_KEY: KEYS.organization,
+        NEON_PROJECT_ID: PROJECT,
+        NEON_API_HOST: front.apiHost,
+        npm_config_offline: 'true'
+      },
+      {
+        program: ['sh', join(root, 'examples', 'command', 'sweep.sh'), 'preview/*', '7d'],
+        cwd: root
+      }
+    )
+  })
+  expect(run.stdout + run.stderr).not.toContain(KEYS.organization)
+  expect(front.violations).toEqual([])
+  return { run, front }
+}
+
 describe('the shell loop: examples/command/sweep.sh with Neon’s CLI', () => {
   it.each([
     ['the whole list read', false],
@@ -182,50 +231,49 @@ describe('the shell loop: examples/command/sweep.sh with Neon’s CLI', () => {
       const { world, server } = await serve({ limits: { perSecondPerRoute: Infinity } })
       addStalePreviews(world)
       if (cut) addBusyBranches(world)
-      const front = await startWritingFront(world, server, {
-        databaseUrl: 'postgresql://app@127.0.0.1:1/app'
-      })
-      cleanups.push(front.close)
-      await inTempDir(async (dir) => {
-        const bin = join(dir, 'bin')
-        mkdirSync(bin)
-        const gate = join(bin, 'neon-gate')
-        writeFileSync(
-          gate,
-          `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(COMMAND_BUNDLE)} "$@"\n`
-        )
-        chmodSync(gate, 0o755)
-        mkdirSync(join(dir, 'home'))
-        const run = await runCommandBundle(
-          [],
-          {
-            HOME: join(dir, 'home'),
-            PATH: `${bin}:${process.env.PATH}`,
-            NEON_API_KEY: KEYS.organization,
-            NEON_PROJECT_ID: PROJECT,
-            NEON_API_HOST: front.apiHost,
-            npm_config_offline: 'true'
-          },
-          {
-            program: ['sh', join(root, 'examples', 'command', 'sweep.sh'), 'preview/*', '7d'],
-            cwd: root
-          }
-        )
-        expect([run.code, run.stderr.split('\n').filter((line) => /error/i.test(line))]).toEqual([
-          0,
-          []
-        ])
-        expect(run.stdout).toContain('Deleting stale branch br-preview-pr-3')
-        expect(run.stdout).toContain('Deleted 1 stale branches.')
-        expect(run.stdout).not.toContain(KEYS.organization)
-        // Said last, once the deletes are done; never when the whole list was read.
-        const warning = `warning: ${SWEEP_CUT_SHORT}`
-        if (cut) expect(run.stderr.trim().split('\n').at(-1)).toBe(warning)
-        else expect(run.stderr).not.toContain(warning)
-      })
+      const { run, front } = await shellLoop(world, server)
+      expect([run.code, run.stderr.split('\n').filter((line) => /error/i.test(line))]).toEqual([
+        0,
+        []
+      ])
+      expect(run.stdout).toContain('Deleting stale branch br-preview-pr-3')
+      expect(run.stdout).toContain('Deleted 1 stale branches.')
+      // Said last, once the deletes are done; never when the whole list was read.
+      const warning = `warning: ${SWEEP_CUT_SHORT}`
+      if (cut) expect(run.stderr.trim().split('\n').at(-1)).toBe(warning)
+      else expect(run.stderr).not.toContain(warning)
       expect(front.answered).toEqual([`DELETE /projects/${PROJECT}/branches/br-preview-pr-3`])
       expect(world.branchesOf(PROJECT).map((branch) => branch.id)).not.toContain('br-preview-pr-3')
-      expect(front.violations).toEqual([])
+    },
+    SHELL_CEILING
+  )
+
+  it(
+    'a delete refused (409) stops nothing: every other stale branch is tried, then each one not deleted is named, and the loop exits 1',
+    async () => {
+      const { world, server } = await serve()
+      addStalePreviews(world)
+      addStaleBeyondTheCli(world)
+      const { run, front } = await shellLoop(world, server, {
+        refusedDeletes: { 'br-preview-pr-3': 409 }
+      })
+      expect(run.code).toBe(1)
+      // Tried in the sweep's order, the refused one first; the one after it deleted all the same.
+      expect(front.answered).toEqual([
+        `DELETE /projects/${PROJECT}/branches/br-preview-pr-3`,
+        `DELETE /projects/${PROJECT}/branches/br-preview-pr-2`
+      ])
+      const left = world.branchesOf(PROJECT).map((branch) => branch.id)
+      expect(left).toContain('br-preview-pr-3')
+      expect(left).not.toContain('br-preview-pr-2')
+      // br-legacy-1 is never handed to Neon's CLI, which would read it as a name and delete the
+      // branch named so (br-named-like-an-id) in its place.
+      expect(left).toEqual(expect.arrayContaining(['br-legacy-1', 'br-named-like-an-id']))
+      expect(run.stdout).toContain('Deleted 1 stale branches.')
+      expect(run.stderr.trim().split('\n').slice(-2)).toEqual([
+        'error: stale branch br-preview-pr-3 not deleted: Neon’s CLI failed (its error is above)',
+        'error: stale branch br-legacy-1 not deleted: Neon’s CLI would read its id as a branch name'
+      ])
     },
     SHELL_CEILING
   )
