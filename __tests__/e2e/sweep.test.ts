@@ -91,9 +91,37 @@ describe('the sweep through both bundles', () => {
     expect(run.command.code).toBe(0)
     expect(run.json).toMatchObject({ gate: 'sweep', outcome: 'success', stale_count: 3 })
     expect(ids(run.json.stale)).toEqual(expected)
+    // pr-6 restricts deletes, pr-4 has a child: each blocked so, in both.
+    const blockers = (list: unknown) => (list as { blockers: string[] }[]).map((b) => b.blockers)
+    expect(blockers(run.json.stale)).toEqual([['restricted'], ['children'], []])
+    expect(blockers(stale)).toEqual([['restricted'], ['children'], []])
     // It reads, never writes.
     for (const server of run.servers) {
       expect(server.requests.filter((request) => request.method !== 'GET')).toEqual([])
+    }
+  })
+
+  it('the default branch never, however long idle, though it matches and is no root (default, or primary in an older answer)', async () => {
+    for (const primaryOnly of [false, true]) {
+      const run = await both(
+        (world) => {
+          addStalePreviews(world)
+          // The project's default moved from main to a preview, idle 30 days.
+          world.branchesOf(PROJECT)[0].default = false
+          world.addBranch(PROJECT, {
+            id: 'br-preview-pr-30',
+            name: 'preview/pr-30',
+            default: true,
+            primaryOnly,
+            createdAt: world.now() - 31 * DAY,
+            updatedAt: world.now() - 30 * DAY
+          })
+        },
+        { sweep: 'preview/*' }
+      )
+      const expected = ['br-preview-pr-6', 'br-preview-pr-4', 'br-preview-pr-3']
+      expect(ids(JSON.parse(run.action.outputs.stale))).toEqual(expected)
+      expect(ids(run.json.stale)).toEqual(expected)
     }
   })
 
