@@ -1,4 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse as parseYaml } from 'yaml'
 import { parseDuration } from '../src/domain/duration.js'
 import { InputError } from '../src/domain/errors.js'
 import { DEFAULT_API_HOST, MAX_OPERATION_IDS } from '../src/domain/input-fields.js'
@@ -382,6 +385,63 @@ describe('given empty is not "not given" (issue 65)', () => {
     expect(inputs).toMatchObject({ orgId: undefined, prCommentLeg: '' })
     expect(errorOf({ api_key: 'k', project_id: '' })).toContain('input "project_id": required')
   })
+})
+
+describe('an input with a value for its default in action.yml, given empty (issue 69)', () => {
+  /**
+   * Each one, action.yml's default as the runner sets it when the workflow does not give the input,
+   * the others it needs, and what not giving it means, written out here.
+   */
+  const defaulted: [string, string, Record<string, string>, Record<string, unknown>][] = [
+    ['list_projects', 'false', {}, { listProjects: false }],
+    ['wait', 'true', {}, { wait: true }],
+    ['interval', '5', {}, { intervalMs: 5000 }],
+    ['timeout', '10m', {}, { timeoutMs: 600_000 }],
+    ['fail_fast', 'false', {}, { failFast: false }],
+    ['api_host', DEFAULT_API_HOST, {}, { apiHost: DEFAULT_API_HOST }],
+    ['fail_on_stale', 'false', { sweep: 'preview/*' }, { failOnStale: false }],
+    ['pr_comment', 'off', {}, { prComment: 'off' }]
+  ]
+  const whereFrom =
+    'what an expression gives for an unset variable or a step output that does not exist'
+
+  it("holds every input of action.yml whose default is a value (not '', not (not given), not an expression)", () => {
+    const action = parseYaml(
+      readFileSync(join(import.meta.dirname, '..', 'action.yml'), 'utf8')
+    ) as {
+      inputs: Record<string, { default?: string }>
+    }
+    const withValue = Object.entries(action.inputs)
+      .filter(
+        ([, { default: value }]) => value && value !== '(not given)' && !value.includes('${{')
+      )
+      .map(([name, { default: value }]) => [name, value])
+    expect(withValue.sort()).toEqual(defaulted.map(([name, value]) => [name, value]).sort())
+  })
+
+  it.each(defaulted)(
+    '%s given as "" or white space alone: an input error that names it, never its default (%s)',
+    (name, value, others) => {
+      for (const [given, emptiness] of [
+        ['', 'is empty'],
+        [' ', 'holds only white space'],
+        ['\n\t', 'holds only white space'],
+        ['\u00a0', 'holds only white space']
+      ]) {
+        expect(errorOf({ ...base, ...others, [name]: given })).toBe(
+          `Invalid input: input "${name}": ${emptiness}, ${whereFrom}; give a value, or leave ${name} out for ${value}`
+        )
+      }
+    }
+  )
+
+  it.each(defaulted)(
+    "%s not given (not set at all, or action.yml's default %s): the default",
+    (name, value, others, meaning) => {
+      expect(parse({ ...base, ...others })).toMatchObject(meaning)
+      expect(parse({ ...base, ...others, [name]: value })).toMatchObject(meaning)
+    }
+  )
 })
 
 describe('database_url of an unexpanded variable (issue 65)', () => {

@@ -8,7 +8,7 @@
  * the whole list, and over one cut: the deletes of what was found go ahead, then a warning.
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
-import { spawnSync } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,7 +19,11 @@ import { evaluate, root, SWEEP_CUT_SHORT } from '../support/bundles/recipes.js'
 import { COMMAND_BUNDLE, runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { ACTIONS_BOT, startGitHubServer } from '../support/github/server.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
-import { addBusyBranches, addStalePreviews } from '../support/neon/scenarios.js'
+import {
+  addBusyBranches,
+  addStaleBeyondTheCli,
+  addStalePreviews
+} from '../support/neon/scenarios.js'
 import type { World } from '../support/neon/world.ts'
 import { startWritingFront } from '../support/neon/writes.js'
 
@@ -27,18 +31,27 @@ const REPOSITORY = 'acme/app'
 const TOKEN = 'ghs_sweep-recipe'
 /** A ceiling only: Neon's CLI starts in a few seconds alone, far slower among the suite's workers. */
 const SHELL_CEILING = 300_000
+/** Neon's CLI (the devDependency `neon`): a branch is an id or a name to it as to neonctl. */
+const NEON_CLI = join(root, 'node_modules', 'neon', 'dist', 'cli.js')
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup()
 })
 
-type Step = { id?: string; uses?: string; if?: string; run?: string; with?: Record<string, string> }
+type Step = {
+  id?: string
+  uses?: string
+  if?: string
+  run?: string
+  env?: Record<string, string>
+  with?: Record<string, string>
+}
 type Job = {
   needs?: string | string[]
   if?: string
   outputs?: Record<string, string>
-  strategy?: { matrix: Record<string, string>; 'max-parallel'?: number }
+  strategy?: { matrix: Record<string, string>; 'max-parallel'?: number; 'fail-fast'?: boolean }
   steps: Step[]
 }
 const workflow = parse(readFileSync(join(root, 'examples', 'sweep.yml'), 'utf8')) as {
@@ -50,7 +63,7 @@ const workflow = parse(readFileSync(join(root, 'examples', 'sweep.yml'), 'utf8')
  * The workflow's sweep job, its step run through the action's bundle on the world `setup` makes
  * (the pull requests from the local GitHub API): the job's outputs, as the next jobs read them.
  */
-async function sweepJob(setup: (world: World) => void): Promise<Record<string, string>> {
+async function sweepJob(setup: (world: World) => void) {
   const github = await startGitHubServer()
   cleanups.push(github.close)
   github.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: false })
@@ -86,32 +99,120 @@ async function sweepJob(setup: (world: World) => void): Promise<Record<string, s
     }
   )
   expect(run.code).toBe(0)
-  return Object.fromEntries(
+  const outputs = Object.fromEntries(
     Object.entries(sweep.outputs!).map(([name, value]) => [
       name,
       evaluate(value, { steps: { sweep: { outputs: run.outputs } } })
     ])
   )
+  return { outputs, world, server }
 }
 
-/** The ids the delete job deletes, over the sweep job's `outputs`: one matrix job each. */
-function deletedBy(outputs: Record<string, string>): string[] {
+/**
+ * The delete job over the sweep job's `outputs`, one matrix job each, one at a time, none
+ * cancelled by another's failure (`fail-fast: false`). Each step whose `if` holds runs as the
+ * runner runs it: a `run:` step in bash (`bash -e`), Neon's delete action as its composite step
+ * runs (`neonctl branches delete "<branch>"`, here Neon's real CLI from node_modules, which
+ * resolves a branch as neonctl does) against the writing front before the local API. What became
+ * of each job, by branch id: `deleted`, `skipped` (a blocker) or `failed` (its log).
+ */
+async function deleteJobs(
+  outputs: Record<string, string>,
+  world: World,
+  server: Awaited<ReturnType<typeof serve>>['server'],
+  options: { refusedDeletes?: Record<string, number> } = {}
+): Promise<[string, string][]> {
   const { delete: remove } = workflow.jobs
   expect(remove.needs).toBe('sweep')
   expect(remove.if).toBe('needs.sweep.outputs.stale_count > 0')
   expect(Number(outputs.stale_count) > 0).toBe(true)
   expect(remove.strategy).toMatchObject({
+    'fail-fast': false,
     'max-parallel': 1,
     matrix: { branch: '${{ fromJSON(needs.sweep.outputs.stale) }}' }
   })
   const matrix = JSON.parse(outputs.stale) as { id: string; blockers: string[] }[]
   expect(matrix.length).toBeLessThanOrEqual(256)
-  const [deleteStep] = remove.steps
-  expect(deleteStep.if).toBe("join(matrix.branch.blockers, ',') == ''")
-  expect(deleteStep.uses).toMatch(/^neondatabase\/delete-branch-action@[0-9a-f]{40}$/)
-  return matrix
-    .filter((branch) => branch.blockers.join(',') === '')
-    .map((branch) => evaluate(deleteStep.with!.branch, { matrix: { branch } }))
+  const front = await startWritingFront(world, server, {
+    databaseUrl: 'postgresql://app@127.0.0.1:1/app',
+    ...options
+  })
+  cleanups.push(front.close)
+  const dir = mkdtempSync(join(tmpdir(), 'sweep-delete-'))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  const jobs: [string, string][] = []
+  for (const branch of matrix) {
+    jobs.push([branch.id, await deleteJob(remove, branch, { front, dir })])
+  }
+  expect(front.violations).toEqual([])
+  return jobs
+}
+
+/** One job of the delete matrix, its steps in order until one fails. */
+async function deleteJob(
+  job: Job,
+  branch: { id: string; blockers: string[] },
+  { front, dir }: { front: { apiHost: string }; dir: string }
+): Promise<string> {
+  const context = {
+    matrix: { branch },
+    vars: { NEON_PROJECT_ID: PROJECT },
+    secrets: { NEON_API_KEY: KEYS.organization }
+  }
+  const blockersJoined = "join(matrix.branch.blockers, ',') == ''"
+  let ran = false
+  for (const step of job.steps) {
+    // The one condition the steps take, read as the runner reads it.
+    expect(step.if).toBe(blockersJoined)
+    if (branch.blockers.join(',') !== '') continue
+    ran = true
+    const env = Object.fromEntries(
+      Object.entries(step.env ?? {}).map(([name, value]) => [name, evaluate(value, context)])
+    )
+    if (step.run !== undefined) {
+      const script = join(dir, 'step.sh')
+      writeFileSync(script, evaluate(step.run, context))
+      const shell = spawnSync('bash', ['-e', script], {
+        env: { PATH: process.env.PATH, ...env },
+        encoding: 'utf8'
+      })
+      if (shell.status !== 0) return `failed: ${shell.stdout}${shell.stderr}`.trim()
+      continue
+    }
+    expect(step.uses).toMatch(/^neondatabase\/delete-branch-action@[0-9a-f]{40}$/)
+    const inputs = Object.fromEntries(
+      Object.entries(step.with!).map(([name, value]) => [name, evaluate(value, context)])
+    )
+    // The action's step: neonctl branches delete "${{ inputs.branch }}" --project-id …, with the
+    // key and host in its environment (no analytics here: nothing leaves 127.0.0.1).
+    // Not spawnSync: the front and the local API answer from this process.
+    const cli = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [
+          NEON_CLI,
+          'branches',
+          'delete',
+          inputs.branch,
+          '--project-id',
+          inputs.project_id,
+          '--no-analytics'
+        ],
+        {
+          env: {
+            PATH: process.env.PATH,
+            HOME: dir,
+            NEON_API_KEY: inputs.api_key,
+            NEON_API_HOST: front.apiHost
+          },
+          encoding: 'utf8'
+        },
+        (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr })
+      ).stdin?.end()
+    })
+    if (cli.code !== 0) return `failed: ${cli.stderr}`.trim()
+  }
+  return ran ? 'deleted' : 'skipped'
 }
 
 /**
@@ -145,21 +246,33 @@ function cutNotice(outputs: Record<string, string>, dir: string) {
 describe('GitHub: examples/sweep.yml, its sweep job run, its delete job over the outputs', () => {
   it('lists the stale previews, a closed pull request among them, and deletes only those nothing blocks, one at a time', async () => {
     expect(workflow.permissions).toEqual({ contents: 'read', 'pull-requests': 'read' })
-    const outputs = await sweepJob(addStalePreviews)
+    const { outputs, world, server } = await sweepJob(addStalePreviews)
     expect(outputs).toMatchObject({ stale_count: '4', cut: 'false' })
     // pr-8's pull request closed, pr-3 quiet 25 days; pr-4 has a child, pr-6 restricts deletes.
-    expect(deletedBy(outputs)).toEqual(['br-preview-pr-8', 'br-preview-pr-3'])
+    expect(await deleteJobs(outputs, world, server)).toEqual([
+      ['br-preview-pr-8', 'deleted'],
+      ['br-preview-pr-6', 'skipped'],
+      ['br-preview-pr-4', 'skipped'],
+      ['br-preview-pr-3', 'deleted']
+    ])
+    const left = world.branchesOf(PROJECT).map((branch) => branch.id)
+    expect(left).not.toContain('br-preview-pr-8')
+    expect(left).not.toContain('br-preview-pr-3')
     // The whole list read: nothing to say.
     expect(cutNotice(outputs, tmpdir())).toBeUndefined()
-  })
+  }, 120_000)
 
   it('a list cut at its page cap: the stale branches found are deleted all the same, then a warning says more may exist', async () => {
-    const outputs = await sweepJob((world) => {
+    const { outputs, world, server } = await sweepJob((world) => {
       addStalePreviews(world)
       addBusyBranches(world)
     })
     expect(outputs).toMatchObject({ stale_count: '4', cut: 'true' })
-    expect(deletedBy(outputs)).toEqual(['br-preview-pr-8', 'br-preview-pr-3'])
+    const jobs = await deleteJobs(outputs, world, server)
+    expect(jobs.filter(([, outcome]) => outcome === 'deleted').map(([id]) => id)).toEqual([
+      'br-preview-pr-8',
+      'br-preview-pr-3'
+    ])
     const dir = mkdtempSync(join(tmpdir(), 'sweep-cut-'))
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     const notice = cutNotice(outputs, dir)
@@ -169,7 +282,78 @@ describe('GitHub: examples/sweep.yml, its sweep job run, its delete job over the
       summary: `${SWEEP_CUT_SHORT}\n`
     })
   }, 120_000)
+
+  it('a delete refused (409) fails its job alone: the others still run, and an id Neon’s delete action would read as a name is never handed to it', async () => {
+    const { outputs, world, server } = await sweepJob((world) => {
+      addStalePreviews(world)
+      addStaleBeyondTheCli(world)
+    })
+    const jobs = await deleteJobs(outputs, world, server, {
+      refusedDeletes: { 'br-preview-pr-3': 409 }
+    })
+    expect(jobs.map(([id, outcome]) => [id, outcome.split(':')[0]])).toEqual([
+      ['br-preview-pr-8', 'deleted'],
+      ['br-preview-pr-6', 'skipped'],
+      ['br-preview-pr-4', 'skipped'],
+      ['br-preview-pr-3', 'failed'],
+      ['br-preview-pr-2', 'deleted'],
+      ['br-legacy-1', 'failed']
+    ])
+    expect(jobs[5][1]).toContain(
+      "::error title=Stale branch not deleted::Neon's delete action would read br-legacy-1 as a branch name, not an id"
+    )
+    const left = world.branchesOf(PROJECT).map((branch) => branch.id)
+    expect(left).toEqual(
+      expect.arrayContaining(['br-preview-pr-3', 'br-legacy-1', 'br-named-like-an-id'])
+    )
+    expect(left).not.toContain('br-preview-pr-2')
+  }, 120_000)
 })
+
+/**
+ * examples/command/sweep.sh run as a CI job runs it, over `world` behind a writing front (its
+ * options): the command's bundle as `neon-gate`, Neon's real CLI from node_modules as `npx neon`.
+ */
+async function shellLoop(
+  world: World,
+  server: Awaited<ReturnType<typeof serve>>['server'],
+  options: { refusedDeletes?: Record<string, number> } = {}
+) {
+  const front = await startWritingFront(world, server, {
+    databaseUrl: 'postgresql://app@127.0.0.1:1/app',
+    ...options
+  })
+  cleanups.push(front.close)
+  const run = await inTempDir(async (dir) => {
+    const bin = join(dir, 'bin')
+    mkdirSync(bin)
+    const gate = join(bin, 'neon-gate')
+    writeFileSync(
+      gate,
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(COMMAND_BUNDLE)} "$@"\n`
+    )
+    chmodSync(gate, 0o755)
+    mkdirSync(join(dir, 'home'))
+    return runCommandBundle(
+      [],
+      {
+        HOME: join(dir, 'home'),
+        PATH: `${bin}:${process.env.PATH}`,
+        NEON_API_KEY: KEYS.organization,
+        NEON_PROJECT_ID: PROJECT,
+        NEON_API_HOST: front.apiHost,
+        npm_config_offline: 'true'
+      },
+      {
+        program: ['sh', join(root, 'examples', 'command', 'sweep.sh'), 'preview/*', '7d'],
+        cwd: root
+      }
+    )
+  })
+  expect(run.stdout + run.stderr).not.toContain(KEYS.organization)
+  expect(front.violations).toEqual([])
+  return { run, front }
+}
 
 describe('the shell loop: examples/command/sweep.sh with Neon’s CLI', () => {
   it.each([
@@ -182,50 +366,49 @@ describe('the shell loop: examples/command/sweep.sh with Neon’s CLI', () => {
       const { world, server } = await serve({ limits: { perSecondPerRoute: Infinity } })
       addStalePreviews(world)
       if (cut) addBusyBranches(world)
-      const front = await startWritingFront(world, server, {
-        databaseUrl: 'postgresql://app@127.0.0.1:1/app'
-      })
-      cleanups.push(front.close)
-      await inTempDir(async (dir) => {
-        const bin = join(dir, 'bin')
-        mkdirSync(bin)
-        const gate = join(bin, 'neon-gate')
-        writeFileSync(
-          gate,
-          `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(COMMAND_BUNDLE)} "$@"\n`
-        )
-        chmodSync(gate, 0o755)
-        mkdirSync(join(dir, 'home'))
-        const run = await runCommandBundle(
-          [],
-          {
-            HOME: join(dir, 'home'),
-            PATH: `${bin}:${process.env.PATH}`,
-            NEON_API_KEY: KEYS.organization,
-            NEON_PROJECT_ID: PROJECT,
-            NEON_API_HOST: front.apiHost,
-            npm_config_offline: 'true'
-          },
-          {
-            program: ['sh', join(root, 'examples', 'command', 'sweep.sh'), 'preview/*', '7d'],
-            cwd: root
-          }
-        )
-        expect([run.code, run.stderr.split('\n').filter((line) => /error/i.test(line))]).toEqual([
-          0,
-          []
-        ])
-        expect(run.stdout).toContain('Deleting stale branch br-preview-pr-3')
-        expect(run.stdout).toContain('Deleted 1 stale branches.')
-        expect(run.stdout).not.toContain(KEYS.organization)
-        // Said last, once the deletes are done; never when the whole list was read.
-        const warning = `warning: ${SWEEP_CUT_SHORT}`
-        if (cut) expect(run.stderr.trim().split('\n').at(-1)).toBe(warning)
-        else expect(run.stderr).not.toContain(warning)
-      })
+      const { run, front } = await shellLoop(world, server)
+      expect([run.code, run.stderr.split('\n').filter((line) => /error/i.test(line))]).toEqual([
+        0,
+        []
+      ])
+      expect(run.stdout).toContain('Deleting stale branch br-preview-pr-3')
+      expect(run.stdout).toContain('Deleted 1 stale branches.')
+      // Said last, once the deletes are done; never when the whole list was read.
+      const warning = `warning: ${SWEEP_CUT_SHORT}`
+      if (cut) expect(run.stderr.trim().split('\n').at(-1)).toBe(warning)
+      else expect(run.stderr).not.toContain(warning)
       expect(front.answered).toEqual([`DELETE /projects/${PROJECT}/branches/br-preview-pr-3`])
       expect(world.branchesOf(PROJECT).map((branch) => branch.id)).not.toContain('br-preview-pr-3')
-      expect(front.violations).toEqual([])
+    },
+    SHELL_CEILING
+  )
+
+  it(
+    'a delete refused (409) stops nothing: every other stale branch is tried, then each one not deleted is named, and the loop exits 1',
+    async () => {
+      const { world, server } = await serve()
+      addStalePreviews(world)
+      addStaleBeyondTheCli(world)
+      const { run, front } = await shellLoop(world, server, {
+        refusedDeletes: { 'br-preview-pr-3': 409 }
+      })
+      expect(run.code).toBe(1)
+      // Tried in the sweep's order, the refused one first; the one after it deleted all the same.
+      expect(front.answered).toEqual([
+        `DELETE /projects/${PROJECT}/branches/br-preview-pr-3`,
+        `DELETE /projects/${PROJECT}/branches/br-preview-pr-2`
+      ])
+      const left = world.branchesOf(PROJECT).map((branch) => branch.id)
+      expect(left).toContain('br-preview-pr-3')
+      expect(left).not.toContain('br-preview-pr-2')
+      // br-legacy-1 is never handed to Neon's CLI, which would read it as a name and delete the
+      // branch named so (br-named-like-an-id) in its place.
+      expect(left).toEqual(expect.arrayContaining(['br-legacy-1', 'br-named-like-an-id']))
+      expect(run.stdout).toContain('Deleted 1 stale branches.')
+      expect(run.stderr.trim().split('\n').slice(-2)).toEqual([
+        'error: stale branch br-preview-pr-3 not deleted: Neon’s CLI failed (its error is above)',
+        'error: stale branch br-legacy-1 not deleted: Neon’s CLI would read its id as a branch name'
+      ])
     },
     SHELL_CEILING
   )

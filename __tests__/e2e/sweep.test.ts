@@ -91,9 +91,37 @@ describe('the sweep through both bundles', () => {
     expect(run.command.code).toBe(0)
     expect(run.json).toMatchObject({ gate: 'sweep', outcome: 'success', stale_count: 3 })
     expect(ids(run.json.stale)).toEqual(expected)
+    // pr-6 restricts deletes, pr-4 has a child: each blocked so, in both.
+    const blockers = (list: unknown) => (list as { blockers: string[] }[]).map((b) => b.blockers)
+    expect(blockers(run.json.stale)).toEqual([['restricted'], ['children'], []])
+    expect(blockers(stale)).toEqual([['restricted'], ['children'], []])
     // It reads, never writes.
     for (const server of run.servers) {
       expect(server.requests.filter((request) => request.method !== 'GET')).toEqual([])
+    }
+  })
+
+  it('the default branch never, however long idle, though it matches and is no root (default, or primary in an older answer)', async () => {
+    for (const primaryOnly of [false, true]) {
+      const run = await both(
+        (world) => {
+          addStalePreviews(world)
+          // The project's default moved from main to a preview, idle 30 days.
+          world.branchesOf(PROJECT)[0].default = false
+          world.addBranch(PROJECT, {
+            id: 'br-preview-pr-30',
+            name: 'preview/pr-30',
+            default: true,
+            primaryOnly,
+            createdAt: world.now() - 31 * DAY,
+            updatedAt: world.now() - 30 * DAY
+          })
+        },
+        { sweep: 'preview/*' }
+      )
+      const expected = ['br-preview-pr-6', 'br-preview-pr-4', 'br-preview-pr-3']
+      expect(ids(JSON.parse(run.action.outputs.stale))).toEqual(expected)
+      expect(ids(run.json.stale)).toEqual(expected)
     }
   })
 
@@ -536,6 +564,39 @@ describe('the sweep through both bundles', () => {
     const command = await sweepCommand(server, ['--match', 'preview/*', '--older-than', ''])
     expect(command.code).toBe(2)
     expect(command.stderr).toContain('--older-than: an empty value (an unset variable?)')
+  })
+
+  it("fail_on_stale given empty or as white space (an unset variable) is an input error, never false; the command's switch takes no value", async () => {
+    const { world, server } = await serve()
+    addStalePreviews(world)
+    for (const given of ['', ' ']) {
+      // As the runner sets it for `fail_on_stale: ${{ vars.SWEEP_STRICT }}` with the variable unset.
+      const action = await runAction(server, {
+        project_id: PROJECT,
+        sweep: 'preview/*',
+        fail_on_stale: given
+      })
+      expect(action.code).toBe(1)
+      expect(action.stdout).toContain(
+        `::error::Invalid input: input "fail_on_stale": ${given ? 'holds only white space' : 'is empty'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or leave fail_on_stale out for false`
+      )
+      expect(action.outputs.stale).toBeUndefined()
+      expect(action.outputs.outcome).toBeUndefined()
+    }
+    // action.yml's default, false, as the runner sets it when the workflow does not give it.
+    const defaulted = await runAction(server, { project_id: PROJECT, sweep: 'preview/*' })
+    expect(defaulted.outputs).toMatchObject({ outcome: 'success', stale_count: '3' })
+    const strict = await runAction(server, {
+      project_id: PROJECT,
+      sweep: 'preview/*',
+      fail_on_stale: 'true'
+    })
+    expect([strict.code, strict.outputs.outcome]).toEqual([1, 'failure'])
+    for (const args of [['--fail-on-stale='], ['--fail-on-stale', '']]) {
+      const command = await sweepCommand(server, ['--match', 'preview/*', ...args])
+      expect(command.code).toBe(2)
+      expect(command.stdout).not.toContain('"stale"')
+    }
   })
 
   it('an HTML page with status 200 for the branch list: the sweep could not ask, and says so (exit 3), never waits out its timeout', async () => {

@@ -9,6 +9,9 @@
  *     error that names it; not given (not set, or action.yml's default) is the gate the others ask for;
  * (e) database_url of an unexpanded variable, in any spelling, is an input error on both front
  *     ends; a URL whose password holds a `$` is a URL;
+ * (g) given empty is not its default either: '' or white space given to an input whose default in
+ *     action.yml is a value (wait, timeout, fail_on_stale, …) is an input error that names it; not
+ *     set, or given that default, it is the default;
  * (f) before a delete, a near miss of a branch's name (one a path suffix of the other, of two to
  *     four parts; the same numbers, leading zeros aside, with 0 to 3 edits in the rest) is an input
  *     error naming the branch; 4 edits, or another number, is another branch: `gone`.
@@ -183,6 +186,78 @@ describe('given empty is not "not given" (issue 65, fast-check)', () => {
       { seed: 65, numRuns: 400 }
     )
     expect([...seen].sort()).toEqual(['error', 'gate', 'sweep'])
+  })
+})
+
+/**
+ * The inputs whose default in action.yml is a value: that default as the runner sets it, another
+ * value, and what each means, written out here (the typed field, the default's meaning, the other's).
+ */
+const DEFAULTED = {
+  list_projects: ['false', 'true', 'listProjects', false, true],
+  wait: ['true', 'false', 'wait', true, false],
+  interval: ['5', '2s', 'intervalMs', 5000, 2000],
+  timeout: ['10m', '1h', 'timeoutMs', 600_000, 3_600_000],
+  fail_fast: ['false', 'true', 'failFast', false, true],
+  api_host: [
+    'https://console.neon.tech/api/v2',
+    'https://api.example.com/v2',
+    'apiHost',
+    'https://console.neon.tech/api/v2',
+    'https://api.example.com/v2'
+  ],
+  fail_on_stale: ['false', 'true', 'failOnStale', false, true],
+  pr_comment: ['off', 'always', 'prComment', 'off', 'always']
+} as const
+type Defaulted = keyof typeof DEFAULTED
+const DEFAULTED_NAMES = Object.keys(DEFAULTED) as Defaulted[]
+
+describe('given empty is not its default either (issue 69, fast-check)', () => {
+  it('(g) an input whose default is a value, given "" or white space: an input error naming it; not set or its default: the default', () => {
+    const seen = new Set<string>()
+    fc.assert(
+      fc.property(
+        fc.record(
+          Object.fromEntries(DEFAULTED_NAMES.map((name) => [name, tag])) as Record<
+            Defaulted,
+            typeof tag
+          >
+        ),
+        whiteSpace,
+        (g, white) => {
+          const values: Record<string, string> = { project_id: PROJECT, sweep: 'preview/*' }
+          for (const name of DEFAULTED_NAMES) {
+            const [byDefault, other] = DEFAULTED[name]
+            const given = {
+              notSet: undefined,
+              notGiven: byDefault,
+              empty: '',
+              white,
+              value: other
+            }[g[name]]
+            if (given !== undefined) values[name] = given
+          }
+          // A sweep is no listing: list_projects true beside it is an error of another kind.
+          fc.pre(values.list_projects !== 'true')
+          const read = readByAction(values)
+          const blank = DEFAULTED_NAMES.filter((name) => g[name] === 'empty' || g[name] === 'white')
+          seen.add(blank.length > 0 ? 'error' : 'read')
+          if (blank.length > 0) {
+            if (!('error' in read)) throw new Error(`no input error for ${JSON.stringify(values)}`)
+            for (const name of blank) expect(read.error).toContain(`input "${name}": `)
+            return
+          }
+          if ('error' in read) throw new Error(`${JSON.stringify(values)}: ${read.error}`)
+          for (const name of DEFAULTED_NAMES) {
+            const [, , field, meansByDefault, meansOther] = DEFAULTED[name]
+            const inputs = read.inputs as unknown as Record<string, unknown>
+            expect(inputs[field]).toBe(g[name] === 'value' ? meansOther : meansByDefault)
+          }
+        }
+      ),
+      { seed: 69, numRuns: 300 }
+    )
+    expect([...seen].sort()).toEqual(['error', 'read'])
   })
 })
 

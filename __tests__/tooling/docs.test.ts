@@ -532,6 +532,20 @@ describe('every message a user can meet has a troubleshooting entry', () => {
   })
 })
 
+describe('the sweep’s `cut` output in our docs (issue 69)', () => {
+  const cap = `${MAX_BRANCH_PAGES} pages of ${BRANCH_PAGE_LIMIT}`
+  it.each(['docs/usage.md', 'docs/cli.md', 'docs/sweep.md'])(
+    '%s says what `cut` is: true at the page cap (the code’s numbers), false when every page was read',
+    (file) => {
+      const text = read(file).replace(/\s+/g, ' ')
+      expect(text).toContain(
+        '`cut`: `true` when the list of branches stopped at its page cap, `false` when every page was read'
+      )
+      expect(text).toContain(`at most ${cap} branches`)
+    }
+  )
+})
+
 describe('numbers in the docs are the code’s', () => {
   const wait = read('docs/how-the-wait-works.md').replace(/\s+/g, ' ')
   const usage = read('docs/usage.md').replace(/\s+/g, ' ')

@@ -2,12 +2,12 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 1585:
+/***/ 1207:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7292);
+/* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3372);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1785);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7292:
+/***/ 1785:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -484,7 +484,7 @@ const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impor
 const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
 ;// CONCATENATED MODULE: external "node:zlib"
 const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -1019,7 +1019,7 @@ async function withRetries(attempt, context) {
 }
 
 // EXTERNAL MODULE: ./src/domain/clock.ts + 1 modules
-var domain_clock = __nccwpck_require__(6781);
+var domain_clock = __nccwpck_require__(3372);
 ;// CONCATENATED MODULE: ./src/domain/version.ts
 // Kept equal to package.json's version by a test.
 const ACTION_NAME = 'neon-operations-gate';
@@ -1217,7 +1217,7 @@ function classifyDatabaseError(error) {
 ;// CONCATENATED MODULE: ./src/steps/database/postgres.ts
 /** Resolves with what `SELECT 1` answered; rejects with the driver's error or `signal.reason`. */
 async function queryDatabase(target, signal) {
-    const { default: pg } = await __nccwpck_require__.e(/* import() */ 849).then(__nccwpck_require__.bind(__nccwpck_require__, 3849));
+    const { default: pg } = await __nccwpck_require__.e(/* import() */ 977).then(__nccwpck_require__.bind(__nccwpck_require__, 9977));
     signal.throwIfAborted();
     const client = new pg.Client({
         host: target.host,
@@ -1426,7 +1426,7 @@ class Pace {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/util.js
 
 // functions
 function assertEqual(val) {
@@ -2301,7 +2301,7 @@ function constantCatch(value) {
     return fn;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/core.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/core.js
 var _a;
 
 /** A special constant with type `never` */
@@ -2444,7 +2444,7 @@ function config(newConfig) {
     return globalConfig;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/memoizer.js
 
 class $ZodCyclicError extends Error {
     constructor() {
@@ -2757,7 +2757,7 @@ function isBackEdge(ctx, value) {
     return backEdges !== undefined && isRef(value) && backEdges.has(value);
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/regexes.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/regexes.js
 
 /**
  * @deprecated CUID v1 is deprecated by its authors due to information leakage
@@ -2915,7 +2915,7 @@ const sha512_hex = /^[0-9a-fA-F]{128}$/;
 const sha512_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(86, "==")));
 const sha512_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(86)));
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/checks.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/checks.js
 // import { $ZodType } from "./schemas.js";
 
 
@@ -3433,7 +3433,7 @@ const $ZodCheckOverwrite = /*@__PURE__*/ $constructor("$ZodCheckOverwrite", (ins
     };
 });
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/doc.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/doc.js
 class Doc {
     constructor(args = [], closed = {}) {
         this.content = [];
@@ -3473,14 +3473,14 @@ class Doc {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/versions.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/versions.js
 const version = {
     major: 4,
     minor: 6,
     patch: 7,
 };
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/schemas.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/schemas.js
 
 
 
@@ -6118,7 +6118,7 @@ function handleRefineResult(result, payload, input, inst) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/registries.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/registries.js
 var registries_a;
 const $output = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodOutput")));
 const $input = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodInput")));
@@ -6171,7 +6171,7 @@ function registry() {
 (registries_a = globalThis).__zod_globalRegistry ?? (registries_a.__zod_globalRegistry = registry());
 const globalRegistry = globalThis.__zod_globalRegistry;
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/api.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/api.js
 
 
 
@@ -7276,7 +7276,7 @@ function _stringFormat(Class, format, fnOrRegex, _params = {}) {
     return inst;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/to-json-schema.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/to-json-schema.js
 
 
 function assignProps(target, ...sources) {
@@ -7929,7 +7929,7 @@ const createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params)
     return to_json_schema_finalize(ctx, schema);
 };
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/json-schema-processors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/json-schema-processors.js
 
 
 
@@ -8774,7 +8774,7 @@ function toJSONSchema(input, params) {
     return finalize(ctx, input);
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/locales/en.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/locales/en.js
 
 const error = () => {
     const Sizable = {
@@ -8901,7 +8901,7 @@ const error = () => {
     };
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/errors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/errors.js
 
 
 /* Computing the message eagerly is expensive (pretty-printed JSON of all
@@ -9170,7 +9170,7 @@ function prettifyError(error) {
     return lines.join("\n");
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/parse.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/parse.js
 
 
 
@@ -9347,7 +9347,7 @@ const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 const safeDecodeAsync = /* @__PURE__*/ _safeDecodeAsync($ZodRealError);
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/errors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/errors.js
 
 
 
@@ -9406,7 +9406,7 @@ const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, 
 // /** @deprecated Use `z.core.$ZodErrorMapCtx` instead. */
 // export type ErrorMapCtx = core.$ZodErrorMapCtx;
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/parse.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/parse.js
 
 
 const classic_parse_parse = /* @__PURE__ */ _parse(ZodRealError);
@@ -9424,7 +9424,7 @@ const parse_safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
 const parse_safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 const parse_safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/schemas.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/schemas.js
 
 
 
@@ -15587,7 +15587,7 @@ const SWEEP_INPUTS = {
         docs: {
             default: 'false',
             summary: 'With `sweep`: fail while a stale branch is found',
-            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass.'
+            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
         }
     }
 };
@@ -15738,6 +15738,7 @@ function ignoredBeforeTeardown(inputs, { mention }) {
 
 
 
+
 const { api_key, project_id, operation_id, branch_id, ...how } = CORE_INPUTS;
 const INPUT_CATALOG = {
     api_key,
@@ -15755,8 +15756,21 @@ const INPUT_NAMES = Object.keys(INPUT_CATALOG);
 /** Each entry, typed as an entry (the catalog's literal types are for its names). */
 const inputEntries = () => Object.entries(INPUT_CATALOG);
 const inputEntry = (name) => INPUT_CATALOG[name];
-/** Given empty, an input error (`refusesEmpty`): its "not given" is undefined, never ''. */
-const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name).refusesEmpty === true;
+/**
+ * action.yml's default when it is a value (`false`, `10m`, the API's address). The runner sets it
+ * only when the workflow does not give the input, so given as '' or white space alone (an
+ * expression that came out empty), the input is an error, never this default.
+ */
+function defaultValue(name) {
+    const value = Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name).docs.default;
+    return value && value !== NOT_GIVEN ? value : undefined;
+}
+/**
+ * Given empty, an input error (`refusesEmpty`, or a default that is a value): its "not given" is
+ * undefined, never ''.
+ */
+const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) &&
+    (inputEntry(name).refusesEmpty === true || defaultValue(name) !== undefined);
 
 ;// CONCATENATED MODULE: ./src/gate/inputs.ts
 /*
@@ -15772,7 +15786,18 @@ const refusesEmpty = (name) => Object.hasOwn(INPUT_CATALOG, name) && inputEntry(
 
 /** Each input of the catalog on its own: its schema, worded as the front end names inputs. */
 function inputFields(naming) {
-    return Object.fromEntries(INPUT_NAMES.map((name) => [name, INPUT_CATALOG[name].schema(naming)]));
+    return Object.fromEntries(INPUT_NAMES.map((name) => [name, inputField(name, naming)]));
+}
+/**
+ * An input's schema; with a default that is a value, given empty or as white space alone it is an
+ * input error, and not given (undefined) it is that default.
+ */
+function inputField(name, naming) {
+    const schema = INPUT_CATALOG[name].schema(naming);
+    const value = defaultValue(name);
+    if (value === undefined)
+        return schema;
+    return refusingEmpty(schema, `leave ${naming.mention(name)} out for ${value}`).transform((typed) => typed ?? schema.parse(value));
 }
 /** What the inputs must be together. */
 function checkTogether(inputs, ctx, naming) {
@@ -17404,7 +17429,7 @@ const outputLost = (code) => `Could not write standard output (${code}): the res
 
 /***/ }),
 
-/***/ 6781:
+/***/ 3372:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -17513,7 +17538,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
 
 /***/ }),
 
-/***/ 6928:
+/***/ 4547:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
@@ -17770,7 +17795,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util/types")
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(1585);
+/******/ var __webpack_exports__ = __nccwpck_require__(1207);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 
 

@@ -5,7 +5,7 @@
  * tables (npm run docs) are derived from it.
  */
 import { CORE_INPUTS } from '../domain/core-inputs.js'
-import type { InputEntry } from '../domain/input-catalog.js'
+import { type InputEntry, NOT_GIVEN } from '../domain/input-catalog.js'
 import { DATABASE_INPUTS } from '../steps/database/database-step.js'
 import { PROJECTS_INPUTS } from '../steps/projects/projects-step.js'
 import { SWEEP_INPUTS } from '../steps/sweep/sweep-input.js'
@@ -36,6 +36,20 @@ export const inputEntries = (): [InputName, InputEntry][] =>
 
 export const inputEntry = (name: InputName): InputEntry => INPUT_CATALOG[name]
 
-/** Given empty, an input error (`refusesEmpty`): its "not given" is undefined, never ''. */
+/**
+ * action.yml's default when it is a value (`false`, `10m`, the API's address). The runner sets it
+ * only when the workflow does not give the input, so given as '' or white space alone (an
+ * expression that came out empty), the input is an error, never this default.
+ */
+export function defaultValue(name: string): string | undefined {
+  const value = Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name as InputName).docs.default
+  return value && value !== NOT_GIVEN ? value : undefined
+}
+
+/**
+ * Given empty, an input error (`refusesEmpty`, or a default that is a value): its "not given" is
+ * undefined, never ''.
+ */
 export const refusesEmpty = (name: string): boolean =>
-  Object.hasOwn(INPUT_CATALOG, name) && inputEntry(name as InputName).refusesEmpty === true
+  Object.hasOwn(INPUT_CATALOG, name) &&
+  (inputEntry(name as InputName).refusesEmpty === true || defaultValue(name) !== undefined)

@@ -5,19 +5,38 @@
  */
 import { z } from 'zod'
 import { InputError } from '../domain/errors.js'
-import { quotedAsGiven, timeoutInput } from '../domain/input-fields.js'
+import { quotedAsGiven, refusingEmpty, timeoutInput } from '../domain/input-fields.js'
 import type { InputNaming } from '../domain/input-naming.js'
 import { checkSweep, ignoredBySweep } from '../steps/sweep/sweep-input.js'
 import { checkBefore, ignoredBeforeTeardown } from '../steps/teardown/teardown-input.js'
-import { INPUT_CATALOG, INPUT_NAMES, type InputName, refusesEmpty } from './input-catalog.js'
+import {
+  defaultValue,
+  INPUT_CATALOG,
+  INPUT_NAMES,
+  type InputName,
+  refusesEmpty
+} from './input-catalog.js'
 
 type Catalog = typeof INPUT_CATALOG
 
 /** Each input of the catalog on its own: its schema, worded as the front end names inputs. */
 function inputFields(naming: InputNaming) {
-  return Object.fromEntries(
-    INPUT_NAMES.map((name) => [name, INPUT_CATALOG[name].schema(naming)])
-  ) as { [N in InputName]: ReturnType<Catalog[N]['schema']> }
+  return Object.fromEntries(INPUT_NAMES.map((name) => [name, inputField(name, naming)])) as {
+    [N in InputName]: ReturnType<Catalog[N]['schema']>
+  }
+}
+
+/**
+ * An input's schema; with a default that is a value, given empty or as white space alone it is an
+ * input error, and not given (undefined) it is that default.
+ */
+function inputField(name: InputName, naming: InputNaming): z.ZodType<unknown, string | undefined> {
+  const schema = INPUT_CATALOG[name].schema(naming) as z.ZodType<unknown, string>
+  const value = defaultValue(name)
+  if (value === undefined) return schema
+  return refusingEmpty(schema, `leave ${naming.mention(name)} out for ${value}`).transform(
+    (typed) => typed ?? schema.parse(value)
+  )
 }
 
 type Fields = z.output<z.ZodObject<ReturnType<typeof inputFields>>>
@@ -108,7 +127,7 @@ export function ignoredInputWarnings(inputs: Inputs, naming: InputNaming): strin
 /** A front end's own inputs, by name, and their schema: read and checked with the shared ones. */
 export interface OwnInputs<Name extends string, Own> {
   names: readonly Name[]
-  schema: z.ZodType<Own, Record<Name, string>>
+  schema: z.ZodType<Own, Partial<Record<Name, string>>>
 }
 
 /**

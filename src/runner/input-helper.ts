@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { NOT_GIVEN } from '../domain/input-catalog.js'
 import { CONTRACT_NAMING, type InputNaming } from '../domain/input-naming.js'
 import { type InputName, refusesEmpty } from '../gate/input-catalog.js'
-import { idInput } from '../domain/input-fields.js'
+import { idInput, refusingEmpty } from '../domain/input-fields.js'
 import { type Inputs, parseInputs } from '../gate/inputs.js'
 
 /** The inputs only the action has: the pull-request comment's. */
@@ -27,20 +27,25 @@ export const ACTION_INPUT_NAMING: InputNaming<InputName | ActionOnlyInputName> =
 const MAX_LEG_CHARS = 2000
 
 const PR_COMMENT_MODES = ['off', 'always', 'failure'] as const
+/** `pr_comment`'s default in action.yml: not set (a run without action.yml's defaults), it is that. */
+const PR_COMMENT_DEFAULT = 'off'
 
 /** A user's or a bot's login. */
 const GITHUB_LOGIN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/
 
 const actionOnlySchema = z
   .object({
-    pr_comment: z.string().transform((raw, ctx) => {
-      const text = raw.trim()
-      const mode = PR_COMMENT_MODES.find((name) => name === (text.toLowerCase() || 'off'))
-      if (mode) return mode
-      // Quoted as given: a value folded in case would slip past the redactor.
-      ctx.addIssue({ code: 'custom', message: `"${text}" is not one of off, always, failure` })
-      return z.NEVER
-    }),
+    pr_comment: refusingEmpty(
+      z.string().transform((raw, ctx) => {
+        const text = raw.trim()
+        const mode = PR_COMMENT_MODES.find((name) => name === text.toLowerCase())
+        if (mode) return mode
+        // Quoted as given: a value folded in case would slip past the redactor.
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not one of off, always, failure` })
+        return z.NEVER
+      }),
+      `leave pr_comment out for ${PR_COMMENT_DEFAULT}`
+    ).transform((mode) => mode ?? PR_COMMENT_DEFAULT),
     pr_comment_author: idInput(
       GITHUB_LOGIN_PATTERN,
       'the GitHub login the token writes as, such as my-app[bot]'
@@ -75,7 +80,9 @@ export const givenValue = (name: string, value: string | undefined): string | un
 export function getInputs(
   readInput: (name: InputName | ActionOnlyInputName) => string | undefined
 ): ActionInputs {
-  return parseInputs((name) => givenValue(name, readInput(name)), ACTION_INPUT_NAMING, {
+  const given = (name: InputName | ActionOnlyInputName) =>
+    givenValue(name, readInput(name)) ?? (name === 'pr_comment' ? PR_COMMENT_DEFAULT : undefined)
+  return parseInputs(given, ACTION_INPUT_NAMING, {
     names: ACTION_ONLY_INPUT_NAMES,
     schema: actionOnlySchema
   })

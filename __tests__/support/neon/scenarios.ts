@@ -206,6 +206,35 @@ export function addStalePreviews(world: World, projectId = PROJECT) {
 }
 
 /**
+ * Beside addStalePreviews': two stale previews more that nothing blocks, quieter still. One is
+ * preview/pr-2 (br-preview-pr-2, 40 days). The other is preview/pr-1, whose id, br-legacy-1, Neon's
+ * CLI would read as a branch name: neonctl takes `br-` and three parts of a-z and 0-9 as an id
+ * (looksLikeBranchId, src/utils/formats.ts). And a branch named br-legacy-1, active yesterday and
+ * no preview, which a delete of that "name" would reach instead.
+ */
+export function addStaleBeyondTheCli(world: World, projectId = PROJECT) {
+  const ago = (days: number) => world.now() - days * DAY_MS
+  world.addBranch(projectId, {
+    id: 'br-preview-pr-2',
+    name: 'preview/pr-2',
+    createdAt: ago(41),
+    updatedAt: ago(40)
+  })
+  world.addBranch(projectId, {
+    id: 'br-legacy-1',
+    name: 'preview/pr-1',
+    createdAt: ago(51),
+    updatedAt: ago(50)
+  })
+  world.addBranch(projectId, {
+    id: 'br-named-like-an-id',
+    name: 'br-legacy-1',
+    createdAt: ago(3),
+    updatedAt: ago(1)
+  })
+}
+
+/**
  * More branches than the sweep reads (50 pages of 100), none a preview, each updated a day ago:
  * after addStalePreviews' (read first, the least recently updated), the branch list stops at its
  * page cap short of its end, and the sweep's `cut` is true.

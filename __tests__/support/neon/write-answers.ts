@@ -24,9 +24,13 @@ export interface WriteAnswer {
   body: unknown
 }
 
-/** Deletions still to be refused, as while an operation of the project runs. */
+/**
+ * Deletions still to be refused, as while an operation of the project runs; and branches whose
+ * delete is refused for good, with the status (409: a child branch made since the sweep read).
+ */
 interface Locks {
   lockedDeletes: number
+  refusedDeletes?: Readonly<Record<string, number>>
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -143,6 +147,10 @@ function deleteBranch(world: World, projectId: string, branchId: string, locks: 
   const list = world.branchesOf(projectId)
   const branch = list.find((item) => item.id === branchId)
   if (!branch) return { status: 404, body: { code: '', message: 'branch not found' } }
+  const refused = locks.refusedDeletes?.[branchId]
+  if (refused !== undefined) {
+    return { status: refused, body: { code: '', message: 'the branch cannot be deleted now' } }
+  }
   if (locks.lockedDeletes > 0) {
     locks.lockedDeletes--
     return { status: 423, body: { code: '', message: 'project already has running operations' } }

@@ -38,6 +38,8 @@ export interface WritingFront {
   databaseUrl: string
   /** How many DELETE requests are still to be answered 423 Locked. */
   lockedDeletes: number
+  /** Branches whose DELETE is refused every time, by id, with the status it answers. */
+  refusedDeletes: Readonly<Record<string, number>>
   close(): Promise<void>
 }
 
@@ -48,7 +50,12 @@ export interface WritingFront {
 export async function startWritingFront(
   world: World,
   server: ApiServer,
-  options: { databaseUrl: string; lockedDeletes?: number; port?: number }
+  options: {
+    databaseUrl: string
+    lockedDeletes?: number
+    refusedDeletes?: Record<string, number>
+    port?: number
+  }
 ): Promise<WritingFront> {
   const contract = await writesContract()
   const handle: WritingFront = {
@@ -57,6 +64,7 @@ export async function startWritingFront(
     violations: [],
     answered: [],
     lockedDeletes: options.lockedDeletes ?? 0,
+    refusedDeletes: options.refusedDeletes ?? {},
     close: async () => undefined
   }
   const front = createServer((request, response) => {

@@ -74,7 +74,7 @@ export const SWEEP_INPUTS = {
       default: 'false',
       summary: 'With `sweep`: fail while a stale branch is found',
       description:
-        'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass.'
+        'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
     }
   }
 } as const satisfies Record<string, InputEntry>
