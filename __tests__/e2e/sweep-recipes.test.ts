@@ -317,11 +317,12 @@ describe('GitHub: examples/sweep.yml, its sweep job run, its delete job over the
 async function shellLoop(
   world: World,
   server: Awaited<ReturnType<typeof serve>>['server'],
-  options: { refusedDeletes?: Record<string, number> } = {}
+  options: { refusedDeletes?: Record<string, number>; args?: string[] } = {}
 ) {
+  const { args = ['preview/*', '7d'], ...frontOptions } = options
   const front = await startWritingFront(world, server, {
     databaseUrl: 'postgresql://app@127.0.0.1:1/app',
-    ...options
+    ...frontOptions
   })
   cleanups.push(front.close)
   const run = await inTempDir(async (dir) => {
@@ -345,7 +346,7 @@ async function shellLoop(
         npm_config_offline: 'true'
       },
       {
-        program: ['sh', join(root, 'examples', 'command', 'sweep.sh'), 'preview/*', '7d'],
+        program: ['sh', join(root, 'examples', 'command', 'sweep.sh'), ...args],
         cwd: root
       }
     )
@@ -379,6 +380,23 @@ describe('the shell loop: examples/command/sweep.sh with Neon’s CLI', () => {
       else expect(run.stderr).not.toContain(warning)
       expect(front.answered).toEqual([`DELETE /projects/${PROJECT}/branches/br-preview-pr-3`])
       expect(world.branchesOf(PROJECT).map((branch) => branch.id)).not.toContain('br-preview-pr-3')
+    },
+    SHELL_CEILING
+  )
+
+  it.each([
+    ['the pattern', ['', '7d'], '--match'],
+    ['the age', ['preview/*', ''], '--older-than']
+  ])(
+    '%s given empty (an unset variable) is refused: exit 2 naming the flag, nothing deleted (was: the default, then deletes)',
+    async (_, args, flag) => {
+      const { world, server } = await serve()
+      addStalePreviews(world)
+      const { run, front } = await shellLoop(world, server, { args })
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain(flag)
+      expect(front.answered).toEqual([])
+      expect(world.branchesOf(PROJECT).map((branch) => branch.id)).toContain('br-preview-pr-3')
     },
     SHELL_CEILING
   )

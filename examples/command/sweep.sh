@@ -6,13 +6,15 @@
 #
 #   sh examples/command/sweep.sh ['preview/*' [7d]]
 #
+# An argument left out takes its default; one given empty (an unset variable) is no default:
+# neon-gate refuses it with exit 2, and nothing is deleted.
 # Needs neon-gate (this package) and Neon's CLI (`neon` on npm, installed beside it), and in the
 # environment NEON_API_KEY and NEON_PROJECT_ID (NEON_API_HOST for another API). Both commands read
 # the key from NEON_API_KEY: it is never on a command line, where ps would show it.
 set -eu
 
-pattern="${1:-preview/*}"
-older_than="${2:-7d}"
+pattern="${1-preview/*}"
+older_than="${2-7d}"
 list="$(mktemp)"
 ids="$(mktemp)"
 names="$(mktemp)"
