@@ -2,12 +2,12 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 1585:
+/***/ 1207:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7292);
+/* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3372);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1785);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7292:
+/***/ 1785:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -484,7 +484,7 @@ const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impor
 const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
 ;// CONCATENATED MODULE: external "node:zlib"
 const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -1019,7 +1019,7 @@ async function withRetries(attempt, context) {
 }
 
 // EXTERNAL MODULE: ./src/domain/clock.ts + 1 modules
-var domain_clock = __nccwpck_require__(6781);
+var domain_clock = __nccwpck_require__(3372);
 ;// CONCATENATED MODULE: ./src/domain/version.ts
 // Kept equal to package.json's version by a test.
 const ACTION_NAME = 'neon-operations-gate';
@@ -1217,7 +1217,7 @@ function classifyDatabaseError(error) {
 ;// CONCATENATED MODULE: ./src/steps/database/postgres.ts
 /** Resolves with what `SELECT 1` answered; rejects with the driver's error or `signal.reason`. */
 async function queryDatabase(target, signal) {
-    const { default: pg } = await __nccwpck_require__.e(/* import() */ 849).then(__nccwpck_require__.bind(__nccwpck_require__, 3849));
+    const { default: pg } = await __nccwpck_require__.e(/* import() */ 977).then(__nccwpck_require__.bind(__nccwpck_require__, 9977));
     signal.throwIfAborted();
     const client = new pg.Client({
         host: target.host,
@@ -1290,6 +1290,10 @@ class ApiClock {
     wallNow() {
         return this.runner.wallNow() + this.offsetMs;
     }
+    /** The API's clock minus the runner's, once they are more than CLOCK_SKEW_WARNING_MS apart. */
+    disagreementMs() {
+        return Math.abs(this.offsetMs) > CLOCK_SKEW_WARNING_MS ? this.offsetMs : 0;
+    }
     /**
      * An answer's `Date` header, for a request sent at `sentAt` (monotonic) and answered now. The
      * server wrote it within that span, in the second it names: while this clock puts some moment of
@@ -1313,7 +1317,7 @@ class ApiClock {
             return;
         this.warned = true;
         const side = this.offsetMs < 0 ? 'ahead of' : 'behind';
-        this.logger.warning(`The runner's clock is ${formatDuration(Math.abs(this.offsetMs))} ${side} the API's (its Date header): the gate measures the API's timestamps on the API's clock`);
+        this.logger.warning(`The runner's clock is ${formatDuration(Math.abs(this.offsetMs))} ${side} the API's (its Date header): one of them is wrong, so each age the gate words is the least either clock allows`);
     }
 }
 
@@ -1426,7 +1430,7 @@ class Pace {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/util.js
 
 // functions
 function assertEqual(val) {
@@ -2301,7 +2305,7 @@ function constantCatch(value) {
     return fn;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/core.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/core.js
 var _a;
 
 /** A special constant with type `never` */
@@ -2444,7 +2448,7 @@ function config(newConfig) {
     return globalConfig;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/memoizer.js
 
 class $ZodCyclicError extends Error {
     constructor() {
@@ -2757,7 +2761,7 @@ function isBackEdge(ctx, value) {
     return backEdges !== undefined && isRef(value) && backEdges.has(value);
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/regexes.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/regexes.js
 
 /**
  * @deprecated CUID v1 is deprecated by its authors due to information leakage
@@ -2915,7 +2919,7 @@ const sha512_hex = /^[0-9a-fA-F]{128}$/;
 const sha512_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(86, "==")));
 const sha512_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(86)));
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/checks.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/checks.js
 // import { $ZodType } from "./schemas.js";
 
 
@@ -3433,7 +3437,7 @@ const $ZodCheckOverwrite = /*@__PURE__*/ $constructor("$ZodCheckOverwrite", (ins
     };
 });
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/doc.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/doc.js
 class Doc {
     constructor(args = [], closed = {}) {
         this.content = [];
@@ -3473,14 +3477,14 @@ class Doc {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/versions.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/versions.js
 const version = {
     major: 4,
     minor: 6,
     patch: 7,
 };
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/schemas.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/schemas.js
 
 
 
@@ -6118,7 +6122,7 @@ function handleRefineResult(result, payload, input, inst) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/registries.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/registries.js
 var registries_a;
 const $output = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodOutput")));
 const $input = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodInput")));
@@ -6171,7 +6175,7 @@ function registry() {
 (registries_a = globalThis).__zod_globalRegistry ?? (registries_a.__zod_globalRegistry = registry());
 const globalRegistry = globalThis.__zod_globalRegistry;
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/api.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/api.js
 
 
 
@@ -7276,7 +7280,7 @@ function _stringFormat(Class, format, fnOrRegex, _params = {}) {
     return inst;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/to-json-schema.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/to-json-schema.js
 
 
 function assignProps(target, ...sources) {
@@ -7929,7 +7933,7 @@ const createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params)
     return to_json_schema_finalize(ctx, schema);
 };
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/json-schema-processors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/json-schema-processors.js
 
 
 
@@ -8774,7 +8778,7 @@ function toJSONSchema(input, params) {
     return finalize(ctx, input);
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/locales/en.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/locales/en.js
 
 const error = () => {
     const Sizable = {
@@ -8901,7 +8905,7 @@ const error = () => {
     };
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/errors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/errors.js
 
 
 /* Computing the message eagerly is expensive (pretty-printed JSON of all
@@ -9170,7 +9174,7 @@ function prettifyError(error) {
     return lines.join("\n");
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/parse.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/parse.js
 
 
 
@@ -9347,7 +9351,7 @@ const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 const safeDecodeAsync = /* @__PURE__*/ _safeDecodeAsync($ZodRealError);
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/errors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/errors.js
 
 
 
@@ -9406,7 +9410,7 @@ const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, 
 // /** @deprecated Use `z.core.$ZodErrorMapCtx` instead. */
 // export type ErrorMapCtx = core.$ZodErrorMapCtx;
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/parse.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/parse.js
 
 
 const classic_parse_parse = /* @__PURE__ */ _parse(ZodRealError);
@@ -9424,7 +9428,7 @@ const parse_safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
 const parse_safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 const parse_safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/schemas.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/schemas.js
 
 
 
@@ -12740,7 +12744,163 @@ const report_format_TEXT_FORMAT = {
     join: (parts) => parts.filter((part) => part !== '').join('\n') + '\n'
 };
 
+;// CONCATENATED MODULE: ./src/wait/recent-failures.ts
+/*
+ * What ended in failure just before the project gate started. A step that creates a branch returns
+ * as soon as the API accepts it, and the branch's operations can fail within seconds, before the
+ * gate's first read: a gate that only waits for what is still in flight would pass over them.
+ */
+
+
+
+
+
+/**
+ * How long before the gate started a failure on the whole project is still worth a warning: that
+ * gate answers whether the project is idle, so what failed earlier is no news to it. The branch
+ * gate has no such window: its verdict comes from the state, whenever it is asked.
+ */
+const PROJECT_WARNING_WINDOW_MS = 15 * 60 * 1000;
+/** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
+const MAX_RECENT_FAILURE_WARNINGS = 5;
+/**
+ * The operations of the first read that concern the gate, whatever their age, in the list's order (newest first, as the API lists them: the order, not
+ * `created_at`, says which is newer, so an operation whose time cannot be read is never taken for
+ * the newest).
+ */
+class RecentOperations {
+    startedAt;
+    windowStart;
+    /**
+     * Every one by id, newest first: an operation repeated across a page boundary counts once, where
+     * it was first listed.
+     */
+    listed = new Map();
+    /**
+     * The same by compute (any action on it), or by action on the branch for an action without a
+     * compute; an operation without a branch, or with neither an action nor a compute, stands alone.
+     */
+    byTarget = new Map();
+    /** An operation older than the window was listed: what follows it without a time is older too. */
+    pastWindow = false;
+    /** `startedAt`: when the gate started, the earliest the clocks allow (`earliestWallNow`). */
+    constructor(startedAt) {
+        this.startedAt = startedAt;
+        this.windowStart = startedAt - PROJECT_WARNING_WINDOW_MS;
+    }
+    /** The next operation of the list (one that concerns the gate). */
+    add(operation) {
+        if (this.listed.has(operation.id))
+            return;
+        const created = apiTime(operation.created_at);
+        if ((created ?? Infinity) < this.windowStart)
+            this.pastWindow = true;
+        const recent = created === undefined ? !this.pastWindow : created >= this.windowStart;
+        const listed = { operation, recent };
+        this.listed.set(operation.id, listed);
+        const key = targetOf(operation);
+        const ofTarget = this.byTarget.get(key);
+        if (ofTarget)
+            ofTarget.push(listed);
+        else
+            this.byTarget.set(key, [listed]);
+    }
+    /**
+     * For each compute (and each action without one), the failures nothing newer has superseded.
+     * Only a newer success (`finished`, `skipped`) of the same action there supersedes one, or, on a
+     * compute, a newer successful `start_compute` (the compute runs): a newer `suspend_compute`,
+     * `check_availability` or `cancelled` proves neither. One that could supersede it but is still in
+     * flight decides once it ends (the gate waits on it). With `branchGated`, an `error` fails the gate
+     * whatever its age, and a `cancelled` is a warning; on the whole project (or until it is idle)
+     * only those created in the 15 minutes before the gate started are reported, as warnings. In the
+     * list's order, newest first: two with the same `created_at` are as the list gives them. With
+     * `clocksDisagree` (the runner's and the API's), each age is only a least.
+     */
+    failures(branchGated, clocksDisagree = false) {
+        const found = new Map();
+        for (const ofTarget of this.byTarget.values()) {
+            const newer = new Newer();
+            for (const listed of ofTarget) {
+                const { operation, recent } = listed;
+                const reported = (branchGated || recent) &&
+                    classifyStatus(operation.status) === 'failure' &&
+                    !newer.supersedes(operation);
+                if (reported) {
+                    const failsGate = branchGated && operation.status === 'error';
+                    const endedAgoMs = endedAgo(operation, this.startedAt);
+                    const least = clocksDisagree ? { atLeast: true } : {};
+                    found.set(listed, { operation, failsGate, endedAgoMs, ...least });
+                }
+                newer.add(operation);
+            }
+        }
+        return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? []);
+    }
+}
+/** The action that supersedes a failure of any action on a compute, when it succeeds. */
+const START = 'start_compute';
+/**
+ * What is newer on one target (a compute, or an action on a branch) than the operation at hand: the
+ * actions that did not fail there, those that succeeded and those still in flight (they may yet
+ * succeed). Either kind supersedes alike.
+ */
+class Newer {
+    notFailed = new Set();
+    add({ action, status }) {
+        if (classifyStatus(status) !== 'failure')
+            this.notFailed.add(action);
+    }
+    /** Whether a newer success supersedes `operation`, or one in flight may yet. */
+    supersedes({ action, endpoint_id: compute }) {
+        return this.notFailed.has(action) || (!!compute && this.notFailed.has(START));
+    }
+}
+/** What an operation acts on: its compute, else its action on its branch, else itself alone. */
+function targetOf({ id, branch_id: branch, action, endpoint_id: compute }) {
+    // A replica's start is not the read-write compute's: the same target means the same compute.
+    if (branch && compute)
+        return JSON.stringify([branch, 'compute', compute]);
+    if (branch && action)
+        return JSON.stringify([branch, 'action', action]);
+    return `#${id}`;
+}
+/** How long before `startedAt` it ended: its last update, else its creation; 0 if after. */
+function endedAgo(operation, startedAt) {
+    const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at);
+    return ended === undefined ? undefined : Math.max(0, startedAt - ended);
+}
+/**
+ * One warning for each failure that does not fail the gate (the first few, then a count); on a
+ * project waited for until idle, none does, and `failuresWhy` says why.
+ */
+function warnRecentFailures(failures, logger, failuresWhy) {
+    const warned = failures.filter((failure) => !failure.failsGate);
+    for (const { operation, endedAgoMs, atLeast } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
+        const action = truncate(operation.action ?? 'operation', 80);
+        const branch = truncate(operation.branch_id ?? 'its branch', 80);
+        const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
+        const gated = failuresWhy ??
+            (operation.status === 'cancelled'
+                ? 'a cancelled operation does not fail the gate'
+                : 'the project gate does not fail on it; gate on its branch to fail on it');
+        logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs, atLeast)}${error}; ${gated}`);
+    }
+    if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
+        logger.warning(`… and ${plural(warned.length - MAX_RECENT_FAILURE_WARNINGS, 'more operation')} ended in failure before the gate started; the summary lists them`);
+    }
+}
+/**
+ * `25.0 s before the gate started`, `at least 25.0 s before …` where the clocks disagree, or `as the
+ * gate started` (also when no time is readable).
+ */
+function endedBeforePhrase(endedAgoMs, atLeast) {
+    if (!endedAgoMs)
+        return 'as the gate started';
+    return `${atLeast ? 'at least ' : ''}${formatDuration(endedAgoMs)} before the gate started`;
+}
+
 ;// CONCATENATED MODULE: ./src/report/report.ts
+
 
 
 /**
@@ -12766,19 +12926,28 @@ function primaryOperation(operations, failFast) {
 /**
  * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
  * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
- * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
+ * time). Where the clocks disagreed, that read time is the earliest both allow (WaitResult's
+ * `clocksDisagree`), and the duration only a least, never less than its own `updated_at` shows.
+ * Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
  */
-function operationDuration(operation, readAt) {
+function operationDuration(operation, readAt, clocksDisagree) {
     const created = apiTime(operation.created_at);
+    const updated = apiTime(operation.updated_at);
     if (isUnfinished(operation.status) && readAt !== undefined && created !== undefined) {
-        return { ms: Math.max(0, readAt - created), soFar: true };
+        const ms = Math.max(0, readAt - created);
+        if (!clocksDisagree)
+            return { ms, soFar: true };
+        return { ms: Math.max(ms, (updated ?? created) - created), soFar: true, atLeast: true };
     }
     if (operation.total_duration_ms != null)
         return { ms: operation.total_duration_ms, soFar: false };
-    const updated = apiTime(operation.updated_at);
     if (created === undefined || updated === undefined)
         return undefined;
     return { ms: Math.max(0, updated - created), soFar: false };
+}
+/** `7.1 s so far`, `at least 5.0 s so far`, `4.1 s`: a duration as worded everywhere. */
+function durationWords({ ms, soFar, atLeast }) {
+    return `${atLeast ? 'at least ' : ''}${formatDuration(ms)}${soFar ? ' so far' : ''}`;
 }
 /** Why nothing could be read; the reason itself is quoted beside it. */
 function nothingRead(report) {
@@ -12792,6 +12961,96 @@ function nothingRead(report) {
         default:
             return 'Nothing could be read before the error';
     }
+}
+
+;// CONCATENATED MODULE: ./src/report/operation-facts.ts
+/*
+ * What a report tells about its operations, sorted by what they mean for the outcome, and the
+ * phrases that name them (`start_compute on br-7 ended in error: "…"`), for the first line, the
+ * error line and the annotations.
+ */
+
+
+
+/** How many operations a line names; the table has them all. */
+const NAMED_IN_LINE = 3;
+/** `start_compute on br-preview-7` */
+function actionOnBranch(operation) {
+    return [
+        { code: operation.action ?? 'operation' },
+        ' on ',
+        { code: operation.branch_id ?? 'its branch' }
+    ];
+}
+/**
+ * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `20 min
+ * before the gate started` when the first read found it so.
+ */
+function failedClause(operation, facts) {
+    const duration = durationOf(operation, facts);
+    const before = facts.endedBeforeStart.get(operation.id);
+    return [
+        ...actionOnBranch(operation),
+        ' ended in ',
+        { code: operation.status },
+        duration ? ` after ${durationWords(duration)}` : '',
+        before ? `, ${endedBeforePhrase(before.endedAgoMs, before.atLeast)}` : '',
+        ...(operation.error ? [': ', { quote: operation.error }] : [])
+    ];
+}
+/** `apply_config on br-main-1, running for 7.1 s so far` */
+function inFlightClause(operation, facts) {
+    const duration = durationOf(operation, facts);
+    return [
+        ...actionOnBranch(operation),
+        ', ',
+        { code: operation.status },
+        duration ? ` for ${durationWords(duration)}` : ''
+    ];
+}
+/** How long an operation has taken, as far as the run read it. */
+function durationOf(operation, facts) {
+    return operationDuration(operation, facts.readAt.get(operation.id), facts.clocksDisagree);
+}
+/** The first few clauses joined, and how many more the table holds. */
+function listed(operations, clause, withIds) {
+    const phrase = [];
+    operations.slice(0, NAMED_IN_LINE).forEach((operation, index) => {
+        if (index > 0)
+            phrase.push('; ');
+        if (withIds)
+            phrase.push({ code: operation.id }, ' (', ...clause(operation), ')');
+        else
+            phrase.push(...clause(operation));
+    });
+    if (operations.length > NAMED_IN_LINE) {
+        phrase.push(`; and ${operations.length - NAMED_IN_LINE} more`);
+    }
+    return phrase;
+}
+function operation_facts_operationFacts(report) {
+    const failFast = report.failFast ?? false;
+    const seen = seenOperations(report);
+    const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
+    const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
+    const endedBeforeStart = new Map((report.recentFailures ?? [])
+        .filter((failure) => failure.failsGate)
+        .map((failure) => [failure.operation.id, failure]));
+    const readAt = report.wait?.readAt ?? new Map();
+    const clocks = report.wait?.clocksDisagree ? { clocksDisagree: true } : {};
+    return { seen, failed, inFlight, readAt, ...clocks, endedBeforeStart };
+}
+/** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
+function failedList(facts, withIds = false) {
+    return listed(facts.failed, (operation) => failedClause(operation, facts), withIds);
+}
+/** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
+function inFlightList(facts, withIds = false) {
+    return listed(facts.inFlight, (operation) => inFlightClause(operation, facts), withIds);
+}
+/** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */
+function inFlightPhrase(facts, withIds = false) {
+    return [`${facts.inFlight.length} still in flight: `, ...inFlightList(facts, withIds)];
 }
 
 ;// CONCATENATED MODULE: ./src/report/section.ts
@@ -12966,7 +13225,7 @@ function operationsSection(sections, format, report, facts, limits) {
 function operationsTable(format, operations, facts, limits) {
     const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'];
     const row = (operation) => {
-        const duration = operationDuration(operation, facts.readAt.get(operation.id));
+        const duration = durationOf(operation, facts);
         const failures = operation.failures_count
             ? ` (${plural(operation.failures_count, 'failure')})`
             : '';
@@ -12980,7 +13239,7 @@ function operationsTable(format, operations, facts, limits) {
             operation.error
                 ? format.below(status, format.text(operation.error, MAX_ERROR_CHARS))
                 : status,
-            duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
+            duration ? durationWords(duration) : '',
             formatDate(format, operation.created_at)
         ];
     };
@@ -13589,240 +13848,6 @@ async function resolvedAgain(action, branch, { reader, projectId, input }) {
             return 'gone';
         throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
     }
-}
-
-;// CONCATENATED MODULE: ./src/wait/recent-failures.ts
-/*
- * What ended in failure just before the project gate started. A step that creates a branch returns
- * as soon as the API accepts it, and the branch's operations can fail within seconds, before the
- * gate's first read: a gate that only waits for what is still in flight would pass over them.
- */
-
-
-
-
-
-/**
- * How long before the gate started a failure on the whole project is still worth a warning: that
- * gate answers whether the project is idle, so what failed earlier is no news to it. The branch
- * gate has no such window: its verdict comes from the state, whenever it is asked.
- */
-const PROJECT_WARNING_WINDOW_MS = 15 * 60 * 1000;
-/** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
-const MAX_RECENT_FAILURE_WARNINGS = 5;
-/**
- * The operations of the first read that concern the gate, whatever their age, in the list's order (newest first, as the API lists them: the order, not
- * `created_at`, says which is newer, so an operation whose time cannot be read is never taken for
- * the newest).
- */
-class RecentOperations {
-    startedAt;
-    windowStart;
-    /**
-     * Every one by id, newest first: an operation repeated across a page boundary counts once, where
-     * it was first listed.
-     */
-    listed = new Map();
-    /**
-     * The same by compute (any action on it), or by action on the branch for an action without a
-     * compute; an operation without a branch, or with neither an action nor a compute, stands alone.
-     */
-    byTarget = new Map();
-    /** An operation older than the window was listed: what follows it without a time is older too. */
-    pastWindow = false;
-    constructor(startedAt) {
-        this.startedAt = startedAt;
-        this.windowStart = startedAt - PROJECT_WARNING_WINDOW_MS;
-    }
-    /** The next operation of the list (one that concerns the gate). */
-    add(operation) {
-        if (this.listed.has(operation.id))
-            return;
-        const created = apiTime(operation.created_at);
-        if ((created ?? Infinity) < this.windowStart)
-            this.pastWindow = true;
-        const recent = created === undefined ? !this.pastWindow : created >= this.windowStart;
-        const listed = { operation, recent };
-        this.listed.set(operation.id, listed);
-        const key = targetOf(operation);
-        const ofTarget = this.byTarget.get(key);
-        if (ofTarget)
-            ofTarget.push(listed);
-        else
-            this.byTarget.set(key, [listed]);
-    }
-    /**
-     * For each compute (and each action without one), the failures nothing newer has superseded.
-     * Only a newer success (`finished`, `skipped`) of the same action there supersedes one, or, on a
-     * compute, a newer successful `start_compute` (the compute runs): a newer `suspend_compute`,
-     * `check_availability` or `cancelled` proves neither. One that could supersede it but is still in
-     * flight decides once it ends (the gate waits on it). With `branchGated`, an `error` fails the gate
-     * whatever its age, and a `cancelled` is a warning; on the whole project (or until it is idle)
-     * only those created in the 15 minutes before the gate started are reported, as warnings. In the
-     * list's order, newest first: two with the same `created_at` are as the list gives them.
-     */
-    failures(branchGated) {
-        const found = new Map();
-        for (const ofTarget of this.byTarget.values()) {
-            const newer = new Newer();
-            for (const listed of ofTarget) {
-                const { operation, recent } = listed;
-                const reported = (branchGated || recent) &&
-                    classifyStatus(operation.status) === 'failure' &&
-                    !newer.supersedes(operation);
-                if (reported) {
-                    const failsGate = branchGated && operation.status === 'error';
-                    const endedAgoMs = endedAgo(operation, this.startedAt);
-                    found.set(listed, { operation, failsGate, endedAgoMs });
-                }
-                newer.add(operation);
-            }
-        }
-        return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? []);
-    }
-}
-/** The action that supersedes a failure of any action on a compute, when it succeeds. */
-const START = 'start_compute';
-/**
- * What is newer on one target (a compute, or an action on a branch) than the operation at hand: the
- * actions that did not fail there, those that succeeded and those still in flight (they may yet
- * succeed). Either kind supersedes alike.
- */
-class Newer {
-    notFailed = new Set();
-    add({ action, status }) {
-        if (classifyStatus(status) !== 'failure')
-            this.notFailed.add(action);
-    }
-    /** Whether a newer success supersedes `operation`, or one in flight may yet. */
-    supersedes({ action, endpoint_id: compute }) {
-        return this.notFailed.has(action) || (!!compute && this.notFailed.has(START));
-    }
-}
-/** What an operation acts on: its compute, else its action on its branch, else itself alone. */
-function targetOf({ id, branch_id: branch, action, endpoint_id: compute }) {
-    // A replica's start is not the read-write compute's: the same target means the same compute.
-    if (branch && compute)
-        return JSON.stringify([branch, 'compute', compute]);
-    if (branch && action)
-        return JSON.stringify([branch, 'action', action]);
-    return `#${id}`;
-}
-/** How long before `startedAt` it ended: its last update, else its creation; 0 if after. */
-function endedAgo(operation, startedAt) {
-    const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at);
-    return ended === undefined ? undefined : Math.max(0, startedAt - ended);
-}
-/**
- * One warning for each failure that does not fail the gate (the first few, then a count); on a
- * project waited for until idle, none does, and `failuresWhy` says why.
- */
-function warnRecentFailures(failures, logger, failuresWhy) {
-    const warned = failures.filter((failure) => !failure.failsGate);
-    for (const { operation, endedAgoMs } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
-        const action = truncate(operation.action ?? 'operation', 80);
-        const branch = truncate(operation.branch_id ?? 'its branch', 80);
-        const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
-        const gated = failuresWhy ??
-            (operation.status === 'cancelled'
-                ? 'a cancelled operation does not fail the gate'
-                : 'the project gate does not fail on it; gate on its branch to fail on it');
-        logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`);
-    }
-    if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
-        logger.warning(`… and ${plural(warned.length - MAX_RECENT_FAILURE_WARNINGS, 'more operation')} ended in failure before the gate started; the summary lists them`);
-    }
-}
-/** `25.0 s before the gate started`, or `as the gate started` (also when no time is readable). */
-function endedBeforePhrase(endedAgoMs) {
-    if (!endedAgoMs)
-        return 'as the gate started';
-    return `${formatDuration(endedAgoMs)} before the gate started`;
-}
-
-;// CONCATENATED MODULE: ./src/report/operation-facts.ts
-/*
- * What a report tells about its operations, sorted by what they mean for the outcome, and the
- * phrases that name them (`start_compute on br-7 ended in error: "…"`), for the first line, the
- * error line and the annotations.
- */
-
-
-
-
-/** How many operations a line names; the table has them all. */
-const NAMED_IN_LINE = 3;
-/** `start_compute on br-preview-7` */
-function actionOnBranch(operation) {
-    return [
-        { code: operation.action ?? 'operation' },
-        ' on ',
-        { code: operation.branch_id ?? 'its branch' }
-    ];
-}
-/**
- * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `20 min
- * before the gate started` when the first read found it so.
- */
-function failedClause(operation, facts) {
-    const duration = operationDuration(operation, facts.readAt.get(operation.id));
-    const before = facts.endedBeforeStart.get(operation.id);
-    return [
-        ...actionOnBranch(operation),
-        ' ended in ',
-        { code: operation.status },
-        duration ? ` after ${formatDuration(duration.ms)}` : '',
-        before ? `, ${endedBeforePhrase(before.endedAgoMs)}` : '',
-        ...(operation.error ? [': ', { quote: operation.error }] : [])
-    ];
-}
-/** `apply_config on br-main-1, running for 7.1 s so far` */
-function inFlightClause(operation, readAt) {
-    const duration = operationDuration(operation, readAt.get(operation.id));
-    return [
-        ...actionOnBranch(operation),
-        ', ',
-        { code: operation.status },
-        duration ? ` for ${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : ''
-    ];
-}
-/** The first few clauses joined, and how many more the table holds. */
-function listed(operations, clause, withIds) {
-    const phrase = [];
-    operations.slice(0, NAMED_IN_LINE).forEach((operation, index) => {
-        if (index > 0)
-            phrase.push('; ');
-        if (withIds)
-            phrase.push({ code: operation.id }, ' (', ...clause(operation), ')');
-        else
-            phrase.push(...clause(operation));
-    });
-    if (operations.length > NAMED_IN_LINE) {
-        phrase.push(`; and ${operations.length - NAMED_IN_LINE} more`);
-    }
-    return phrase;
-}
-function operation_facts_operationFacts(report) {
-    const failFast = report.failFast ?? false;
-    const seen = seenOperations(report);
-    const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
-    const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
-    const endedBeforeStart = new Map((report.recentFailures ?? [])
-        .filter((failure) => failure.failsGate)
-        .map((failure) => [failure.operation.id, failure]));
-    return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map(), endedBeforeStart };
-}
-/** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
-function failedList(facts, withIds = false) {
-    return listed(facts.failed, (operation) => failedClause(operation, facts), withIds);
-}
-/** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
-function inFlightList(facts, withIds = false) {
-    return listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds);
-}
-/** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */
-function inFlightPhrase(facts, withIds = false) {
-    return [`${facts.inFlight.length} still in flight: `, ...inFlightList(facts, withIds)];
 }
 
 ;// CONCATENATED MODULE: ./src/report/headline.ts
@@ -14763,6 +14788,7 @@ class ProjectState {
 
 
 
+
 /**
  * How far back the project gate's first read goes, before the newest operation it lists (the
  * operations' own clock, never the runner's or the Date header): a bound on its cost, never on the
@@ -14924,16 +14950,19 @@ class ProjectGateSource {
         this.options.logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read: the project's computes and branches stand for them, each idle or ready with nothing pending`);
     }
     /**
-     * When the gate started, on the API's clock (its first answer's Date header has set it): the
-     * window of what ended before it is measured from there (warnings only, never a verdict).
+     * When the gate started, on the API's clock (its first answer's Date header has set it), or the
+     * runner's where that is earlier and they disagree (`earliestWallNow`: a Date header ahead hides
+     * no recent failure and ages none): the window of what ended before it is measured from there
+     * (warnings only, never a verdict).
      */
     startedOnApiClock() {
         const { clock } = this.options;
-        return clock.wallNow() - (clock.now() - this.options.startedAt);
+        return (0,domain_clock/* earliestWallNow */.M7)(clock) - (clock.now() - this.options.startedAt);
     }
     /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
     judgeRecentFailures(recent) {
-        this.recentFailures = recent.failures(this.options.branch !== undefined);
+        const { branch, clock } = this.options;
+        this.recentFailures = recent.failures(branch !== undefined, !!clock.disagreementMs?.());
         for (const { operation, failsGate } of this.recentFailures) {
             if (failsGate)
                 this.tracked.set(operation.id, operation);
@@ -15006,6 +15035,7 @@ function sortTime(operation) {
 
 
 
+
 /** Status changes logged per poll; more are counted in one line (the summary has them all). */
 const MAX_CHANGES_LOGGED = 20;
 /** Distinct unknown statuses warned about. */
@@ -15061,8 +15091,13 @@ class ReadTimes {
             if (this.states.has(operation))
                 continue;
             this.states.add(operation);
-            this.readAt.set(operation.id, this.clock.wallNow());
+            this.readAt.set(operation.id, (0,domain_clock/* earliestWallNow */.M7)(this.clock));
         }
+    }
+    /** The read times, and whether the clocks disagreed (then each is only the earliest). */
+    times() {
+        const clocks = this.clock.disagreementMs?.() ? { clocksDisagree: true } : {};
+        return { readAt: this.readAt, ...clocks };
     }
 }
 /**
@@ -15081,7 +15116,7 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
     const seen = () => {
         reads.stamp(source.operations);
         const observed = source.completedPolls > 0;
-        const timing = { readAt: reads.readAt, elapsedMs: clock.now() - options.startedAt };
+        const timing = { ...reads.times(), elapsedMs: clock.now() - options.startedAt };
         return { operations: source.operations, polls, observed, ...timing };
     };
     const finish = (outcome, reason, noRetryFits) => {
@@ -16196,7 +16231,8 @@ function operationOutputs(report) {
         error: operation?.error || undefined,
         created_at: operation?.created_at ?? undefined,
         updated_at: operation?.updated_at ?? undefined,
-        duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
+        duration_ms: operation &&
+            operationDuration(operation, wait.readAt.get(operation.id), wait.clocksDisagree)?.ms,
         operation,
         operations: undefined
     };
@@ -17404,12 +17440,13 @@ const outputLost = (code) => `Could not write standard output (${code}): the res
 
 /***/ }),
 
-/***/ 6781:
+/***/ 3372:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  M7: () => (/* binding */ earliestWallNow),
   ml: () => (/* binding */ systemClock),
   zc: () => (/* binding */ timeLimit),
   dn: () => (/* binding */ withinTime)
@@ -17419,6 +17456,14 @@ __nccwpck_require__.d(__webpack_exports__, {
 const external_node_perf_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
 ;// CONCATENATED MODULE: ./src/domain/clock.ts
 
+/**
+ * The earliest wall time (epoch ms) both clocks allow: `wallNow()`, or the runner's where the API's
+ * (its Date header) is ahead of it. An age measured to it is never longer than both clocks allow,
+ * so a wrong Date header makes nothing look older than it is.
+ */
+function earliestWallNow(clock) {
+    return clock.wallNow() - Math.max(0, clock.disagreementMs?.() ?? 0);
+}
 const systemClock = {
     now: () => external_node_perf_hooks_namespaceObject.performance.now(),
     wallNow: () => Date.now(),
@@ -17513,7 +17558,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
 
 /***/ }),
 
-/***/ 6928:
+/***/ 4547:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
@@ -17770,7 +17815,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util/types")
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(1585);
+/******/ var __webpack_exports__ = __nccwpck_require__(1207);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 
 

@@ -1,5 +1,5 @@
 import { plural } from '../domain/phrase.js'
-import type { Clock } from '../domain/clock.js'
+import { type Clock, earliestWallNow } from '../domain/clock.js'
 import type { Logger } from '../domain/logger.js'
 import { type PageWalk, type PageWalkEnd, walkPages } from '../api/paging.js'
 import type { BranchReader } from '../api/resources/branches.js'
@@ -206,17 +206,20 @@ export class ProjectGateSource implements OperationSource {
   }
 
   /**
-   * When the gate started, on the API's clock (its first answer's Date header has set it): the
-   * window of what ended before it is measured from there (warnings only, never a verdict).
+   * When the gate started, on the API's clock (its first answer's Date header has set it), or the
+   * runner's where that is earlier and they disagree (`earliestWallNow`: a Date header ahead hides
+   * no recent failure and ages none): the window of what ended before it is measured from there
+   * (warnings only, never a verdict).
    */
   private startedOnApiClock(): number {
     const { clock } = this.options
-    return clock.wallNow() - (clock.now() - this.options.startedAt)
+    return earliestWallNow(clock) - (clock.now() - this.options.startedAt)
   }
 
   /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
   private judgeRecentFailures(recent: RecentOperations): void {
-    this.recentFailures = recent.failures(this.options.branch !== undefined)
+    const { branch, clock } = this.options
+    this.recentFailures = recent.failures(branch !== undefined, !!clock.disagreementMs?.())
     for (const { operation, failsGate } of this.recentFailures) {
       if (failsGate) this.tracked.set(operation.id, operation)
     }
