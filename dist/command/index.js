@@ -14888,11 +14888,14 @@ class ProjectGateSource {
         this.completedPolls++;
     }
     /**
-     * The state read anew in every poll that finds the operations final: the gated branch and its
-     * computes whose history was not read, or, on the whole project, what its read did not reach.
+     * The state read anew in every poll that finds the operations final and none failed for good:
+     * the gated branch and its computes whose history was not read, or, on the whole project, what
+     * its read did not reach. A final failure is the verdict already, which no state could change.
      */
     async readState() {
-        if ([...this.tracked.values()].some((operation) => !this.options.isDone(operation)))
+        const { isDone, hasFailed } = this.options.finality;
+        const tracked = [...this.tracked.values()];
+        if (tracked.some((operation) => !isDone(operation) || hasFailed(operation)))
             return;
         await this.gated?.read(this.completedPolls === 0);
         await this.history?.readAgain();
@@ -14977,8 +14980,8 @@ class ProjectGateSource {
      * gate open): an operation started meanwhile keeps the gate open too.
      */
     async refresh() {
-        const { reader, projectId, isDone } = this.options;
-        const pending = [...this.tracked.values()].filter((operation) => !isDone(operation));
+        const { reader, projectId, finality } = this.options;
+        const pending = [...this.tracked.values()].filter((operation) => !finality.isDone(operation));
         const times = pending.map((operation) => this.createdAt(operation));
         const oldestPendingAt = times.includes(undefined)
             ? -Infinity
@@ -15224,9 +15227,9 @@ async function waitFor(source, { inputs, wait: planned }, report, { clock, logge
  * branch, or on the whole project (until idle, for a step's sake).
  */
 function plannedSource({ inputs, wait }, gated, { client, logger, clock }) {
-    const { isDone } = finalityOf(wait.failFast);
+    const finality = finalityOf(wait.failFast);
     if (wait.covers === 'operations') {
-        return new OperationIdsSource(client.operations, gated.projectId, inputs.operationIds, isDone);
+        return new OperationIdsSource(client.operations, gated.projectId, inputs.operationIds, finality.isDone);
     }
     return new ProjectGateSource({
         ...gated,
@@ -15239,7 +15242,7 @@ function plannedSource({ inputs, wait }, gated, { client, logger, clock }) {
             ? { branch: gated.branch, reader: client.branches }
             : undefined,
         asideBranch: wait.covers === 'idle project' ? gated.branch?.id : undefined,
-        isDone,
+        finality,
         failuresWhy: wait.idle?.failuresWhy,
         clock,
         logger
