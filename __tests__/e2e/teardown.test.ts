@@ -125,7 +125,7 @@ describe('before: delete, over both bundles', () => {
 
   it('a name that matches only with case set aside (Preview/PR-7): an input error naming the branch, never gone', async () => {
     const run = await both(previewBranch, { branch_id: 'Preview/PR-7', before: 'delete' })
-    const why = `project "${PROJECT}" has no branch named "Preview/PR-7", but has preview/pr-7 (br-preview-pr-7): names are exact (case, spaces, quotes and separators count); give that name or the branch id`
+    const why = `project "${PROJECT}" has no branch named "Preview/PR-7", but has preview/pr-7 (br-preview-pr-7): names are exact but for spaces around them (case, spaces within, quotes and separators count); give that name or the branch id`
     expect(run.action.code).toBe(1)
     expect(run.action.stdout).toContain(`::error::input "branch_id": ${why}`)
     expect(run.command.code).toBe(2)
@@ -135,6 +135,16 @@ describe('before: delete, over both bundles', () => {
     }
     expect(run.action.stdout).not.toContain('is gone')
     expect(run.command.stdout + run.command.stderr).not.toContain('is gone')
+  })
+
+  it('spaces around a name are trimmed, on both front ends: the exact name within them is found, and said so', async () => {
+    const found = await both(previewBranch, { branch_id: '  preview/pr-7 ', before: 'delete' })
+    expect(found.action.outputs).toMatchObject({ outcome: 'success', preflight: 'clear' })
+    expect(dotenvValue(found.dotenv, 'PREFLIGHT')).toBe('clear')
+    const near = await both(previewBranch, { branch_id: ' Preview/PR-7  ', before: 'delete' })
+    const why = `has no branch named "Preview/PR-7", but has preview/pr-7 (br-preview-pr-7): names are exact but for spaces around them (case, spaces within, quotes and separators count); give that name or the branch id`
+    expect(near.action.stdout).toContain(why)
+    expect(near.command.stderr).toContain(why)
   })
 
   it.each([

@@ -12201,7 +12201,7 @@ function noSuchBranch(every, projectId, input, cut) {
         .map((branch) => `${truncate(branch.name, MAX_NAME_CHARS)} (${branch.id})`);
     if (near.length > MAX_LISTED)
         listed.push(`and ${near.length - MAX_LISTED} more`);
-    throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact (case, spaces, quotes and separators count); give that name or the branch id`);
+    throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact but for spaces around them (case, spaces within, quotes and separators count); give that name or the branch id`);
 }
 
 ;// CONCATENATED MODULE: ./src/gate/branch-to-gate.ts
