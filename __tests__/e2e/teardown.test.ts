@@ -209,6 +209,38 @@ describe('before: delete, over both bundles', () => {
     }
   )
 
+  it.each(['delete', 'reset'])(
+    'a project of more branches than the list reads (5,000): %s is clear, with a warning naming what was not read',
+    async (before) => {
+      const manyBranches = (world: World) => {
+        previewBranch(world)
+        for (let i = 0; i < 5100; i++)
+          world.addBranch(PROJECT, { id: `br-other-${i}`, name: `other/${i}` })
+      }
+      const run = await bothBundles(
+        manyBranches,
+        { project_id: PROJECT, branch_id: TARGET, before },
+        ['--branch-id', TARGET, '--before', before],
+        {},
+        { limits: { perSecondPerRoute: Infinity } }
+      )
+      const refused =
+        before === 'delete'
+          ? 'the API refuses to delete a branch that has children, so at worst the delete is refused, never a wrong one'
+          : 'the API refuses to reset a branch that has children without preserve_under_name, so at worst the reset is refused'
+      const warning = `Branch preview/pr-7 (br-preview-pr-7): the project's branch list stopped (50 pages) before its end, so its children among the branches beyond it were not read; ${refused}`
+      expect(run.action.code).toBe(0)
+      expect(run.action.outputs).toMatchObject({ outcome: 'success', preflight: 'clear' })
+      expect(run.action.stdout).toContain(`::warning::${warning}`)
+      expect(run.action.summary).toContain(
+        'before its end, so its children among the branches beyond it were not read'
+      )
+      expect(run.command.code).toBe(0)
+      expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBe('clear')
+      expect(run.command.stderr).toContain(`warning: ${warning}`)
+    }
+  )
+
   it('a different number (preview/pr-13 beside preview/pr-12) is a different branch: gone', async () => {
     const run = await both(pr12, { branch_id: 'preview/pr-13', before: 'delete' })
     expect(run.action.code).toBe(0)

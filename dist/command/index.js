@@ -13797,14 +13797,13 @@ const SWEEP_STEP = {
 
 
 
-
 /** Before a delete, a branch that `branch_id` names no more: nothing to delete. */
 function goneBeforeDelete(branch) {
     return { action: 'delete', preflight: 'gone', branch };
 }
 /**
  * Reads `branch` anew, then every branch of the project (every page), and judges: `blocked` when
- * the API would refuse `action` now, else `clear`. When the branch went while the gate waited,
+ * the API would refuse `action` now, else `clear` (`unread` when the list stopped at its cap). When the branch went while the gate waited,
  * `branch_id` (`input`) is resolved again: a branch that has its name now is checked instead;
  * `gone` when it names none before a delete; an input error before a reset, as when the gate starts.
  */
@@ -13823,14 +13822,12 @@ async function checkTeardown(action, branch, { reader, projectId, input }) {
     }
     const { branches, cut } = await reader.listBranches(projectId);
     const judgement = judgeTeardown(action, fresh, branches);
-    if (cut !== undefined && action === 'delete' && judgement.blockers.length === 0) {
-        throw new UnrecoverableRequestError(`GET /projects/${projectId}/branches`, `the list stopped (${cut}) before its end, so a child branch of ${truncate(fresh.name, 80)} beyond it would go unseen and block the delete; the pre-flight cannot say clear: delete the branches no longer needed, then run it again`, 'the API');
-    }
     return {
         action,
         preflight: judgement.blockers.length > 0 ? 'blocked' : 'clear',
         branch: fresh,
-        judgement
+        judgement,
+        ...(cut === undefined ? {} : { unread: cut })
     };
 }
 /**
@@ -13999,6 +13996,11 @@ const NAMED_RESTRICTIONS = 5;
 /** Failures while the gate waited warned about one by one; the summary's table has them all. */
 const MAX_FAILURE_WARNINGS = 5;
 const DONE = { delete: 'deleted', reset: 'reset' };
+/** Why a child the cut branch list did not show cannot make the teardown a wrong one. */
+const UNREAD_CHILDREN = {
+    delete: 'the API refuses to delete a branch that has children, so at worst the delete is refused, never a wrong one',
+    reset: 'the API refuses to reset a branch that has children without preserve_under_name, so at worst the reset is refused'
+};
 /** `preview/pr-7 (br-preview-pr-7)`, or the name alone when that is all there is. */
 function branchNamed(branch) {
     const id = branch.id && branch.id !== branch.name ? [' (', { code: branch.id }, ')'] : [];
@@ -14102,6 +14104,13 @@ function teardownNotes(check) {
     const branch = ['Branch ', ...branchNamed(check.branch)];
     const { childrenBeforeReset: children, otherRestrictions } = check.judgement;
     const warnings = [];
+    if (check.unread !== undefined && check.preflight === 'clear') {
+        warnings.push([
+            ...branch,
+            `: the project's branch list stopped (${check.unread}) before its end, so its children among the branches beyond it were not read; `,
+            UNREAD_CHILDREN[check.action]
+        ]);
+    }
     if (children.length > 0) {
         warnings.push([
             ...branch,

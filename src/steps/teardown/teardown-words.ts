@@ -19,6 +19,14 @@ const MAX_FAILURE_WARNINGS = 5
 
 const DONE: Record<TeardownAction, string> = { delete: 'deleted', reset: 'reset' }
 
+/** Why a child the cut branch list did not show cannot make the teardown a wrong one. */
+const UNREAD_CHILDREN: Record<TeardownAction, string> = {
+  delete:
+    'the API refuses to delete a branch that has children, so at worst the delete is refused, never a wrong one',
+  reset:
+    'the API refuses to reset a branch that has children without preserve_under_name, so at worst the reset is refused'
+}
+
 /** `preview/pr-7 (br-preview-pr-7)`, or the name alone when that is all there is. */
 function branchNamed(branch: { name: string; id?: string }): Phrase {
   const id: Phrase = branch.id && branch.id !== branch.name ? [' (', { code: branch.id }, ')'] : []
@@ -126,6 +134,13 @@ export function teardownNotes(check: TeardownCheck): { warnings: Phrase[]; notic
   const branch = ['Branch ', ...branchNamed(check.branch)]
   const { childrenBeforeReset: children, otherRestrictions } = check.judgement
   const warnings: Phrase[] = []
+  if (check.unread !== undefined && check.preflight === 'clear') {
+    warnings.push([
+      ...branch,
+      `: the project's branch list stopped (${check.unread}) before its end, so its children among the branches beyond it were not read; `,
+      UNREAD_CHILDREN[check.action]
+    ])
+  }
   if (children.length > 0) {
     warnings.push([
       ...branch,
