@@ -126,6 +126,29 @@ describe('before a delete', () => {
 })
 
 describe('before a reset', () => {
+  it.each([
+    ['init', true],
+    ['resetting', true],
+    ['some-new-state', true],
+    ['ready', false],
+    ['archived', false],
+    [undefined, false]
+  ])('a branch %s: blocked by its state %s (a delete never is)', (state, blocks) => {
+    const judged = judgeTeardown('reset', branch({ current_state: state }), [])
+    expect(judged.blockers).toEqual(blocks ? [{ reason: 'state', state }] : [])
+    expect(reasons(judgeTeardown('delete', branch({ current_state: state }), []))).toEqual([])
+  })
+
+  it('its state is the last blocker, after the others', () => {
+    const restrictions = [{ name: 'restore', reason: 'a restore is running' }]
+    const judged = judgeTeardown(
+      'reset',
+      { ...everyBlocker(restrictions), current_state: 'init' },
+      []
+    )
+    expect(reasons(judged)).toEqual(['root', 'protected', 'restricted', 'state'])
+  })
+
   it('root, protected and a restore restriction block it; default does not; children are a warning', () => {
     const children = [related('br-a', 'br-preview-7')]
     const restrictions = [

@@ -241,6 +241,24 @@ describe('before: delete, over both bundles', () => {
     }
   )
 
+  it('a reset of a branch still being created (init): blocked by its state on both front ends; a delete is clear', async () => {
+    const inInit = (world: World) =>
+      previewBranch(world, { id: TARGET, state: { current: 'init' } })
+    const reset = await both(inInit, { branch_id: TARGET, before: 'reset' })
+    const detail =
+      "it is init, not ready: Neon's API resets (restores) a branch once it is ready, not while it is still being created or reset; wait until it is ready, then reset it"
+    expect(reset.action.code).toBe(1)
+    expect(reset.action.outputs).toMatchObject({ outcome: 'failure', preflight: 'blocked' })
+    expect(JSON.parse(reset.action.outputs.blockers)).toEqual([{ reason: 'state', detail }])
+    expect(reset.action.stdout).toContain(`cannot be reset: ${detail}`)
+    expect(reset.command.code).toBe(1)
+    expect(dotenvValue(reset.dotenv, 'PREFLIGHT')).toBe('blocked')
+    expect(reset.command.stderr).toContain(`cannot be reset: ${detail}`)
+    const remove = await both(inInit, { branch_id: TARGET, before: 'delete' })
+    expect(remove.action.outputs).toMatchObject({ outcome: 'success', preflight: 'clear' })
+    expect(remove.command.code).toBe(0)
+  })
+
   it('a different number (preview/pr-13 beside preview/pr-12) is a different branch: gone', async () => {
     const run = await both(pr12, { branch_id: 'preview/pr-13', before: 'delete' })
     expect(run.action.code).toBe(0)

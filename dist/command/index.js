@@ -13438,6 +13438,8 @@ const sweepPatternInput = schemas_string().transform((raw, ctx) => {
 });
 
 ;// CONCATENATED MODULE: ./src/domain/teardown-rules.ts
+/** The branch states a reset starts from: ready, or archived (the API brings it back first). */
+const RESETTABLE_STATES = new Set(['ready', 'archived']);
 /**
  * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
  * `delete-rw-endpoint` as examples: a name that starts with `delete` covers a delete (deleting a
@@ -13472,6 +13474,10 @@ function judgeTeardown(action, branch, projectBranches) {
         blockers.push({ reason: 'children', children });
     if (covering.length > 0)
         blockers.push({ reason: 'restricted', restrictions: covering });
+    const state = branch.current_state;
+    if (action === 'reset' && state && !RESETTABLE_STATES.has(state)) {
+        blockers.push({ reason: 'state', state });
+    }
     return {
         blockers,
         childrenBeforeReset: action === 'reset' ? children : [],
@@ -13989,6 +13995,7 @@ function wayOut(endedBefore) {
  */
 
 
+
 /** Child branches a line names, then a count. */
 const NAMED_CHILDREN = 10;
 /** Restrictions a line names, then a count. */
@@ -14049,6 +14056,12 @@ function blockerPhrase(blocker, action) {
             return [
                 `its restricted_actions refuse a ${action}: `,
                 ...restrictionsList(blocker.restrictions)
+            ];
+        case 'state':
+            return [
+                'it is ',
+                { code: truncate(blocker.state, 40) },
+                ", not ready: Neon's API resets (restores) a branch once it is ready, not while it is still being created or reset; wait until it is ready, then reset it"
             ];
     }
 }

@@ -9,6 +9,7 @@ import type { Operation, RelatedBranch, RestrictedAction } from '../../domain/sc
 import type { TeardownAction } from './teardown-action.js'
 import type { TeardownCheck } from './teardown-check.js'
 import type { Blocker } from '../../domain/teardown-rules.js'
+import { truncate } from '../../domain/untrusted-text.js'
 
 /** Child branches a line names, then a count. */
 const NAMED_CHILDREN = 10
@@ -77,6 +78,12 @@ function blockerPhrase(blocker: Blocker, action: TeardownAction): Phrase {
       return [
         `its restricted_actions refuse a ${action}: `,
         ...restrictionsList(blocker.restrictions)
+      ]
+    case 'state':
+      return [
+        'it is ',
+        { code: truncate(blocker.state, 40) },
+        ", not ready: Neon's API resets (restores) a branch once it is ready, not while it is still being created or reset; wait until it is ready, then reset it"
       ]
   }
 }
