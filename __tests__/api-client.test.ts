@@ -778,7 +778,7 @@ describe('resolveBranch', () => {
       await expect(resolving).rejects.toBeInstanceOf(InputError)
       await expect(resolving).rejects.not.toBeInstanceOf(NoSuchBranchError)
       await expect(resolving).rejects.toThrow(
-        `input "branch_id": project "${PROJECT}" has no branch named "${input}", but has preview/pr-12 (br-preview-pr-12): names are exact (case, spaces, quotes and separators count); give that name or the branch id`
+        `input "branch_id": project "${PROJECT}" has no branch named "${input}", but has preview/pr-12 (br-preview-pr-12): names are exact but for spaces around them (case, spaces within, quotes and separators count); give that name or the branch id`
       )
     }
   )

@@ -56,7 +56,7 @@ describe('ApiClock', () => {
     const serverThen = Date.parse(httpDate(NOW - 16 * 60_000)) + 500
     expect(clock.wallNow()).toBe(serverThen + (NOW + 200 - middle))
     expect(lines).toEqual([
-      "warning: The runner's clock is 16 min 00 s ahead of the API's (its Date header): the gate measures the API's timestamps on the API's clock"
+      "warning: The runner's clock is 16 min 00 s ahead of the API's (its Date header): one of them is wrong, so each age the gate words is the least either clock allows"
     ])
     // In step now: kept, and not warned about again.
     answer(httpDate(clock.wallNow() + 100))
@@ -85,6 +85,20 @@ describe('ApiClock', () => {
     expect(off(-(CLOCK_SKEW_WARNING_MS - 1000))).toBe(0)
     expect(off(CLOCK_SKEW_WARNING_MS + 1000)).toBe(1)
     expect(off(-(CLOCK_SKEW_WARNING_MS + 1000))).toBe(1)
+  })
+
+  it("disagrees (the API's minus the runner's) only past the warning's 60 s, either way", () => {
+    const off = (ms: number) => {
+      const { clock, answer } = apiClock()
+      answer(httpDate(NOW - 250 + 500 + ms), 0)
+      return clock.disagreementMs()
+    }
+    // The header's whole second, its middle (.500) at the exchange (.250): 250 ms more.
+    expect(off(CLOCK_SKEW_WARNING_MS - 1000)).toBe(0)
+    expect(off(-(CLOCK_SKEW_WARNING_MS - 1000))).toBe(0)
+    expect(off(CLOCK_SKEW_WARNING_MS + 1000)).toBe(CLOCK_SKEW_WARNING_MS + 1250)
+    expect(off(-(CLOCK_SKEW_WARNING_MS + 1000))).toBe(-(CLOCK_SKEW_WARNING_MS + 750))
+    expect(apiClock().clock.disagreementMs()).toBe(0)
   })
 
   it('no Date header, or one that cannot be read, changes nothing', () => {

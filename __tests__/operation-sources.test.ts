@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import type { Logger } from '../src/domain/logger.js'
-import { isFinal } from '../src/domain/operation-status.js'
+import { finalityOf } from '../src/domain/operation-status.js'
 import {
   GATE_MAX_CATCH_UP_PAGES,
   GATE_MAX_POLL_PAGES,
@@ -64,13 +64,65 @@ function gate(history: ScriptedReader, options: { branchId?: string; failFast?: 
           }
         }
       : undefined,
-    isDone: (op) => isFinal(op.status, failFast),
+    finality: finalityOf(failFast),
     startedAt: NOW,
     clock,
     logger
   })
   return { source, clock, warnings }
 }
+
+describe('ProjectGateSource: the state is read only while it could change the verdict', () => {
+  /** The source over `history`, its project's and branch's reads counted. */
+  function counted(history: ScriptedReader, branchGated: boolean, failFast = false) {
+    const reads: string[] = []
+    const ready = { id: 'br-mine', name: 'preview', current_state: 'ready' }
+    const source = new ProjectGateSource({
+      reader: history,
+      projectId: PROJECT,
+      project: {
+        listProjectComputes: async () => (reads.push('computes'), []),
+        listBranches: async () => (reads.push('branches'), { branches: [] })
+      },
+      branch: branchGated
+        ? {
+            branch: ready,
+            reader: {
+              getBranch: async () => (reads.push('branch'), ready),
+              listComputes: async () => (reads.push('branch computes'), [])
+            }
+          }
+        : undefined,
+      finality: finalityOf(failFast),
+      startedAt: NOW,
+      clock: new FakeClock(NOW),
+      logger: silent
+    })
+    return { source, reads }
+  }
+
+  it.each([
+    ['the project gate', false, 'error'],
+    ['the branch gate', true, 'error'],
+    ['the project gate under fail_fast', false, 'failed']
+  ])('%s: a poll that finds a final failure reads no state', async (_, branchGated, status) => {
+    const history = new ScriptedReader({}, NOW)
+    fill(history, 3, 1)
+    const failing = history.add(0.5, { status: 'running', branch_id: 'br-mine' })
+    const { source, reads } = counted(history, branchGated, status === 'failed')
+    await source.poll()
+    const before = [...reads]
+    // The first poll found it in flight: no state read beyond what the branch gate reads first.
+    expect(before).toEqual(branchGated ? ['branch computes'] : [])
+    history.set(failing.id, status)
+    await source.poll()
+    expect(reads).toEqual(before)
+    // The same poll with it finished reads the state (project), or the branch again.
+    history.set(failing.id, 'finished')
+    await source.poll()
+    expect(reads.length).toBeGreaterThan(before.length)
+  })
+})
 
 /** The gate's source over `reader` after its first poll, with the reader's calls cleared. */
 async function afterFirstPoll(reader: ScriptedReader, options: Parameters<typeof gate>[1] = {}) {
@@ -281,7 +333,7 @@ describe("ProjectGateSource: what ended before the gate, on the API's clock", ()
       branch: branchGated
         ? { branch: ready, reader: { getBranch: async () => ready, listComputes: async () => [] } }
         : undefined,
-      isDone: (op) => isFinal(op.status, false),
+      finality: finalityOf(false),
       startedAt: monotonicAtStart,
       clock,
       logger: silent
@@ -444,7 +496,7 @@ function branchGate(history: OperationsReading, states: Partial<Branch>[], resol
         listComputes: async () => []
       }
     },
-    isDone: (op) => isFinal(op.status, false),
+    finality: finalityOf(false),
     startedAt: NOW,
     clock,
     logger

@@ -331,6 +331,27 @@ describe('warnRecentFailures', () => {
     expect(warn(justBefore)[0]).toContain(', error 1 ms before the gate started;')
   })
 
+  it('where the clocks disagree, each age is a least ("at least"), on both gates; else as is', () => {
+    const error = ended('error', 10 * MINUTE, { updated_at: iso(STARTED_AT - 90_000) })
+    const recent = new RecentOperations(STARTED_AT)
+    recent.add(error)
+    for (const branchGated of [true, false]) {
+      const [least] = recent.failures(branchGated, true)
+      expect(least).toEqual({ ...failure(error, branchGated), atLeast: true })
+      const [exact] = recent.failures(branchGated, false)
+      expect(exact).not.toHaveProperty('atLeast')
+    }
+    const [warned] = warnings(recent.failures(false, true))
+    expect(warned).toContain(', error at least 1 min 30 s before the gate started;')
+    expect(warnings(recent.failures(false))[0]).toContain(
+      ', error 1 min 30 s before the gate started;'
+    )
+    const asStarted = ended('error', MINUTE, { updated_at: iso(STARTED_AT) })
+    expect(warnings([{ ...failure(asStarted, false), atLeast: true }])[0]).toContain(
+      ', error as the gate started;'
+    )
+  })
+
   it('one that ended as the gate started, after it, or at an unknown time ended "as the gate started"', () => {
     for (const fields of [
       { updated_at: iso(STARTED_AT) },

@@ -5,11 +5,13 @@
  * of its own.
  */
 import { describe, expect, it } from '@jest/globals'
-import { ApiError, UnrecoverableRequestError, InputError } from '../src/domain/errors.js'
+import { ApiError, InputError } from '../src/domain/errors.js'
 import type { RelatedBranch, TeardownBranch } from '../src/domain/schemas.js'
 import { judgeTeardown, restrictionCovers } from '../src/domain/teardown-rules.js'
 import { NoSuchBranchError } from '../src/wait/branch-resolver.js'
 import { checkTeardown, type TeardownReader } from '../src/steps/teardown/teardown-check.js'
+import { teardownNotes } from '../src/steps/teardown/teardown-words.js'
+import { phraseText } from '../src/domain/phrase.js'
 
 const CHILD_OF_MAIN = { parent_id: 'br-main-1' }
 /** The branch with every blocker a branch itself can hold: root, default, protected, restricted. */
@@ -124,6 +126,29 @@ describe('before a delete', () => {
 })
 
 describe('before a reset', () => {
+  it.each([
+    ['init', true],
+    ['resetting', true],
+    ['some-new-state', true],
+    ['ready', false],
+    ['archived', false],
+    [undefined, false]
+  ])('a branch %s: blocked by its state %s (a delete never is)', (state, blocks) => {
+    const judged = judgeTeardown('reset', branch({ current_state: state }), [])
+    expect(judged.blockers).toEqual(blocks ? [{ reason: 'state', state }] : [])
+    expect(reasons(judgeTeardown('delete', branch({ current_state: state }), []))).toEqual([])
+  })
+
+  it('its state is the last blocker, after the others', () => {
+    const restrictions = [{ name: 'restore', reason: 'a restore is running' }]
+    const judged = judgeTeardown(
+      'reset',
+      { ...everyBlocker(restrictions), current_state: 'init' },
+      []
+    )
+    expect(reasons(judged)).toEqual(['root', 'protected', 'restricted', 'state'])
+  })
+
   it('root, protected and a restore restriction block it; default does not; children are a warning', () => {
     const children = [related('br-a', 'br-preview-7')]
     const restrictions = [
@@ -193,7 +218,7 @@ describe('the check: one fresh read of the branch, then every branch of the proj
     expect(check).toMatchObject({ action: 'reset', preflight: 'blocked' })
   })
 
-  it('a list cut short: never clear before a delete (a child beyond it would block it); a reset, which children do not block, is judged', async () => {
+  it('a list cut short: clear, saying what was not read (a child beyond it makes the API refuse, never a wrong teardown); blockers still block', async () => {
     const cutReader = (protectedBranch: boolean) => {
       const { fake } = reader(async () => branch({ protected: protectedBranch }))
       const listBranches: TeardownReader['listBranches'] = async (projectId, reading) => ({
@@ -202,17 +227,28 @@ describe('the check: one fresh read of the branch, then every branch of the proj
       })
       return { ...fake, listBranches }
     }
-    const cut = checkTeardown('delete', resolved, { ...ids, reader: cutReader(false) })
-    await expect(cut).rejects.toBeInstanceOf(UnrecoverableRequestError)
-    // The API's doing: no input to check is named.
-    expect(((await cut.catch((error: unknown) => error)) as Error).message).toBe(
-      'GET /projects/p-1/branches failed: the list stopped (50 pages) before its end, so a child branch of preview/pr-7 beyond it would go unseen and block the delete; the pre-flight cannot say clear: delete the branches no longer needed, then run it again'
-    )
-    // A blocker that needs no list still blocks.
+    const cut = await checkTeardown('delete', resolved, { ...ids, reader: cutReader(false) })
+    expect(cut).toMatchObject({ preflight: 'clear', unread: '50 pages' })
+    const unread =
+      "Branch preview/pr-7 (br-preview-7): the project's branch list stopped (50 pages) before its end, so its children among the branches beyond it were not read; "
+    expect(teardownNotes(cut).warnings.map(phraseText)).toEqual([
+      `${unread}the API refuses to delete a branch that has children, so at worst the delete is refused, never a wrong one`
+    ])
+    // A blocker that needs no list still blocks, and the list's end is no news then.
     const blocked = await checkTeardown('delete', resolved, { ...ids, reader: cutReader(true) })
-    expect(blocked.preflight).toBe('blocked')
+    expect(blocked).toMatchObject({ preflight: 'blocked', unread: '50 pages' })
+    expect(teardownNotes(blocked).warnings).toEqual([])
     const reset = await checkTeardown('reset', resolved, { ...ids, reader: cutReader(false) })
-    expect(reset.preflight).toBe('clear')
+    expect(reset).toMatchObject({ preflight: 'clear', unread: '50 pages' })
+    expect(teardownNotes(reset).warnings.map(phraseText)).toEqual([
+      `${unread}the API refuses to reset a branch that has children without preserve_under_name, so at worst the reset is refused`
+    ])
+    // A list read to its end: nothing unread.
+    const whole = await checkTeardown('delete', resolved, {
+      ...ids,
+      reader: reader(async () => branch()).fake
+    })
+    expect(whole).not.toHaveProperty('unread')
   })
 
   it('a branch gone before a delete: gone, once the project answered with its branches', async () => {

@@ -64,6 +64,24 @@ describe('the plain-text report', () => {
       'waited 9.0 s · 2 polls · 3 requests · 1 retry · project p-1 · branch main br-main-000001 · branch state ready'
     )
     expect(text).toContain('\nOperations (2)\n')
+    // Where the clocks disagreed, a duration so far is a least, never less than its updated_at shows.
+    const disagreed = (updated_at: string) => {
+      const run = failedRun('x')
+      const wait = { ...run.wait!, clocksDisagree: true as const }
+      wait.operations = [wait.operations[0], { ...wait.operations[1], updated_at }]
+      return renderTextReport({ ...run, wait }).split('\n')
+    }
+    for (const [updated, words] of [
+      ['2026-11-21T10:00:05Z', 'at least 9.0 s so far'],
+      ['2026-11-21T10:00:30Z', 'at least 30.0 s so far']
+    ]) {
+      const lines = disagreed(updated)
+      expect(lines[1]).toBe(
+        `⏳ 1 still in flight: apply_config on br-main-000001, running for ${words}`
+      )
+      // The table's row too.
+      expect(lines.filter((line) => line.includes(words))).toHaveLength(2)
+    }
     // The gate that ran, once the run has one (issue 58): in the counts, before the project.
     expect(renderTextReport({ ...failedRun('x'), gate: 'branch' }).split('\n')[2]).toBe(
       'waited 9.0 s · 2 polls · 3 requests · 1 retry · gate branch · project p-1 · branch main br-main-000001 · branch state ready'

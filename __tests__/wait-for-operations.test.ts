@@ -151,6 +151,21 @@ describe('waitForOperations: one operation', () => {
     expect(result).not.toHaveProperty('noRetryFits')
   })
 
+  it('where the clocks disagree, each read time is the earliest both allow, and the result says so', async () => {
+    for (const [disagreementMs, readAt] of [
+      [48 * 3_600_000, 5000 - 48 * 3_600_000],
+      [-48 * 3_600_000, 5000],
+      [0, 5000]
+    ]) {
+      const { run, clock } = setup({ [OP_A]: ['running', 'running', new Error('cut')] })
+      Object.assign(clock, { disagreementMs: () => disagreementMs })
+      const result = await run()
+      expect(result.readAt).toEqual(new Map([[OP_A, readAt]]))
+      if (disagreementMs) expect(result.clocksDisagree).toBe(true)
+      else expect(result).not.toHaveProperty('clocksDisagree')
+    }
+  })
+
   it('a 401 in the middle of a wait ends it at once, with the error and the state last read', async () => {
     const revoked = new ApiError({ status: 401, endpoint: 'GET /x', subject: 'x' })
     const { run, reader, clock, lines } = setup({

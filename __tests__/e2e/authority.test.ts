@@ -93,6 +93,28 @@ describe('no clock hides work, on both front ends', () => {
       expect(JSON.parse(command.stdout)).toMatchObject({ operation_id: running.id })
     }
   )
+
+  it.each([
+    ['the branch gate', BRANCH],
+    ['the project gate', null]
+  ])(
+    'a Date header 48 h ahead: an operation running for 5 s is worded so, never 48 h, for %s',
+    async (_, branch) => {
+      const { world, server } = await serve({ dateHeader: 48 * HOUR })
+      previewBranch(world)('apply_config', 5000, [{ status: 'running' }])
+      const { action, command } = await bothFrontEnds(server, false, branch)
+      const json = JSON.parse(command.stdout) as { duration_ms: number }
+      for (const durationMs of [Number(action.outputs.duration_ms), json.duration_ms]) {
+        expect(durationMs).toBeGreaterThanOrEqual(5000)
+        expect(durationMs).toBeLessThan(5 * MINUTE)
+      }
+      const clockWarning = /^.*The runner's clock is 4[78] h \d\d min behind.*$/m
+      for (const text of [action.summary, action.stdout, command.stderr]) {
+        expect(text.replace(clockWarning, '')).not.toMatch(/\b4[78] h\b/)
+      }
+      expect(action.summary).toMatch(/running<\/code> for at least \d+\.\d s so far/)
+    }
+  )
 })
 
 describe("past the project gate's 24 h read, the state decides, on both front ends", () => {

@@ -125,7 +125,7 @@ describe('before: delete, over both bundles', () => {
 
   it('a name that matches only with case set aside (Preview/PR-7): an input error naming the branch, never gone', async () => {
     const run = await both(previewBranch, { branch_id: 'Preview/PR-7', before: 'delete' })
-    const why = `project "${PROJECT}" has no branch named "Preview/PR-7", but has preview/pr-7 (br-preview-pr-7): names are exact (case, spaces, quotes and separators count); give that name or the branch id`
+    const why = `project "${PROJECT}" has no branch named "Preview/PR-7", but has preview/pr-7 (br-preview-pr-7): names are exact but for spaces around them (case, spaces within, quotes and separators count); give that name or the branch id`
     expect(run.action.code).toBe(1)
     expect(run.action.stdout).toContain(`::error::input "branch_id": ${why}`)
     expect(run.command.code).toBe(2)
@@ -135,6 +135,16 @@ describe('before: delete, over both bundles', () => {
     }
     expect(run.action.stdout).not.toContain('is gone')
     expect(run.command.stdout + run.command.stderr).not.toContain('is gone')
+  })
+
+  it('spaces around a name are trimmed, on both front ends: the exact name within them is found, and said so', async () => {
+    const found = await both(previewBranch, { branch_id: '  preview/pr-7 ', before: 'delete' })
+    expect(found.action.outputs).toMatchObject({ outcome: 'success', preflight: 'clear' })
+    expect(dotenvValue(found.dotenv, 'PREFLIGHT')).toBe('clear')
+    const near = await both(previewBranch, { branch_id: ' Preview/PR-7  ', before: 'delete' })
+    const why = `has no branch named "Preview/PR-7", but has preview/pr-7 (br-preview-pr-7): names are exact but for spaces around them (case, spaces within, quotes and separators count); give that name or the branch id`
+    expect(near.action.stdout).toContain(why)
+    expect(near.command.stderr).toContain(why)
   })
 
   // Two of each kind through the bundles (a name near the branch, one a template left unfinished);
@@ -185,6 +195,56 @@ describe('before: delete, over both bundles', () => {
       expect(run.action.stdout + run.command.stdout + run.command.stderr).not.toContain('is gone')
     }
   )
+
+  it.each(['delete', 'reset'])(
+    'a project of more branches than the list reads (5,000): %s is clear, with a warning naming what was not read',
+    async (before) => {
+      const manyBranches = (world: World) => {
+        previewBranch(world)
+        for (let i = 0; i < 5100; i++)
+          world.addBranch(PROJECT, { id: `br-other-${i}`, name: `other/${i}` })
+      }
+      const run = await bothBundles(
+        manyBranches,
+        { project_id: PROJECT, branch_id: TARGET, before },
+        ['--branch-id', TARGET, '--before', before],
+        {},
+        { limits: { perSecondPerRoute: Infinity } }
+      )
+      const refused =
+        before === 'delete'
+          ? 'the API refuses to delete a branch that has children, so at worst the delete is refused, never a wrong one'
+          : 'the API refuses to reset a branch that has children without preserve_under_name, so at worst the reset is refused'
+      const warning = `Branch preview/pr-7 (br-preview-pr-7): the project's branch list stopped (50 pages) before its end, so its children among the branches beyond it were not read; ${refused}`
+      expect(run.action.code).toBe(0)
+      expect(run.action.outputs).toMatchObject({ outcome: 'success', preflight: 'clear' })
+      expect(run.action.stdout).toContain(`::warning::${warning}`)
+      expect(run.action.summary).toContain(
+        'before its end, so its children among the branches beyond it were not read'
+      )
+      expect(run.command.code).toBe(0)
+      expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBe('clear')
+      expect(run.command.stderr).toContain(`warning: ${warning}`)
+    }
+  )
+
+  it('a reset of a branch still being created (init): blocked by its state on both front ends; a delete is clear', async () => {
+    const inInit = (world: World) =>
+      previewBranch(world, { id: TARGET, state: { current: 'init' } })
+    const reset = await both(inInit, { branch_id: TARGET, before: 'reset' })
+    const detail =
+      "it is init, not ready: Neon's API resets (restores) a branch once it is ready, not while it is still being created or reset; wait until it is ready, then reset it"
+    expect(reset.action.code).toBe(1)
+    expect(reset.action.outputs).toMatchObject({ outcome: 'failure', preflight: 'blocked' })
+    expect(JSON.parse(reset.action.outputs.blockers)).toEqual([{ reason: 'state', detail }])
+    expect(reset.action.stdout).toContain(`cannot be reset: ${detail}`)
+    expect(reset.command.code).toBe(1)
+    expect(dotenvValue(reset.dotenv, 'PREFLIGHT')).toBe('blocked')
+    expect(reset.command.stderr).toContain(`cannot be reset: ${detail}`)
+    const remove = await both(inInit, { branch_id: TARGET, before: 'delete' })
+    expect(remove.action.outputs).toMatchObject({ outcome: 'success', preflight: 'clear' })
+    expect(remove.command.code).toBe(0)
+  })
 
   it('a different number (preview/pr-13 beside preview/pr-12) is a different branch: gone', async () => {
     const run = await both(pr12, { branch_id: 'preview/pr-13', before: 'delete' })

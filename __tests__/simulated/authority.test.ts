@@ -158,6 +158,35 @@ describe('no clock hides work', () => {
   })
 })
 
+describe('no clock ages work: a Date header 48 h ahead words nothing older than the runner allows', () => {
+  const ahead = { history: 40, dateHeader: 48 * HOUR }
+
+  it('an operation running for 5 s reads "at least 5.0 s so far", never 48 h, in every report', async () => {
+    const { setup, running } = world(10 * MINUTE, ahead)
+    running('apply_config', 5000)
+    const run = await runSimulated(setup, { ...branchGate, timeout: '10s' })
+    expect(run.report.outcome).toBe('timeout')
+    expect(run.report.wait?.clocksDisagree).toBe(true)
+    const text = renderTextReport(SECTIONS, run.report)
+    const summary = renderSummary(SECTIONS, run.report)
+    // Only the clock's own warning names the 48 h.
+    const log = run.lines.filter((line) => !line.startsWith("warning: The runner's clock"))
+    for (const words of [text, summary, log.join('\n')]) expect(words).not.toMatch(/4[78] h/)
+    // 5 s old when the gate started, read again until its 10 s timeout.
+    expect(text).toMatch(/apply_config on br-preview-000065, running for at least 1\d\.\d s so far/)
+  })
+
+  it('a failure 5 minutes old on the whole project is still warned about, its age a least', async () => {
+    const { setup, ended } = world(10 * MINUTE, ahead)
+    const error = ended('start_compute', 'error', 5 * MINUTE)
+    const run = await runSimulated(setup, { project_id: PROJECT, timeout: '30s' })
+    expect(run.report.outcome).toBe('success')
+    expect(run.lines.join('\n')).toContain(
+      `Ended in failure before the gate started: start_compute ${error.id} on ${BRANCH}, error at least 4 min 56 s before the gate started`
+    )
+  })
+})
+
 describe('what supersedes an error', () => {
   it.each(['start_compute', 'apply_config'])(
     'a %s that ended in error, then a suspend_compute that finished: failure',

@@ -311,7 +311,7 @@ describe('which branch, and whether it is gone', () => {
         expect(run.report.errorCause).toBe('input')
         expect(run.report.teardown).toBeUndefined()
         expect(run.report.error).toBe(
-          `input "branch_id": project "${PROJECT}" has no branch named "${input}", but has preview/pr-7 (br-preview-pr-7): names are exact (case, spaces, quotes and separators count); give that name or the branch id`
+          `input "branch_id": project "${PROJECT}" has no branch named "${input}", but has preview/pr-7 (br-preview-pr-7): names are exact but for spaces around them (case, spaces within, quotes and separators count); give that name or the branch id`
         )
         expect(typedOutputs(run.report).values).not.toHaveProperty('preflight')
         expect(run.requests.some((request) => request.route === 'operations')).toBe(false)

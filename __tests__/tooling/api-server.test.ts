@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
 import { type ApiServer, startApiServer } from '../support/neon/server.ts'
 import { demoWorld } from '../support/neon/scenarios.ts'
 import { operationJson } from '../support/neon/api-json.ts'
@@ -213,5 +215,39 @@ describe('local API server', () => {
       protected: true,
       restricted_actions: [{ name: 'restore', reason: 'a restore is running' }]
     })
+  })
+})
+
+describe('npm run api-server: its flags', () => {
+  const script = join(import.meta.dirname, '..', '..', 'script', 'servers', 'api-server.ts')
+  // A server that starts does not end by itself: 10 s bounds a run that failed to stop.
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [script, ...args], { encoding: 'utf8', timeout: 10_000 })
+
+  it('--help and -h print the usage and exit 0, starting no server', () => {
+    for (const flag of ['--help', '-h']) {
+      const { status, stdout, stderr } = run(flag)
+      expect({ status, stderr }).toEqual({ status: 0, stderr: '' })
+      expect(stdout).toMatch(/^Usage: npm run api-server -- \[--port N\]/)
+      for (const name of ['--port', '--clock-skew', '--database-url', '--help']) {
+        expect(stdout).toContain(name)
+      }
+      expect(stdout).not.toContain('Management API v2 on')
+    }
+  })
+
+  it('an unknown flag, a stray argument or a value that is no number is an error: exit 2, the usage on stderr', () => {
+    for (const args of [
+      ['--bogus'],
+      ['4010'],
+      ['--port', 'many'],
+      ['--clock-skew', '1h'],
+      ['--port']
+    ]) {
+      const { status, stdout, stderr } = run(...args)
+      expect({ args, status, stdout }).toEqual({ args, status: 2, stdout: '' })
+      expect(stderr).toMatch(/^api-server: /)
+      expect(stderr).toContain('Usage: npm run api-server')
+    }
   })
 })

@@ -1290,6 +1290,10 @@ class ApiClock {
     wallNow() {
         return this.runner.wallNow() + this.offsetMs;
     }
+    /** The API's clock minus the runner's, once they are more than CLOCK_SKEW_WARNING_MS apart. */
+    disagreementMs() {
+        return Math.abs(this.offsetMs) > CLOCK_SKEW_WARNING_MS ? this.offsetMs : 0;
+    }
     /**
      * An answer's `Date` header, for a request sent at `sentAt` (monotonic) and answered now. The
      * server wrote it within that span, in the second it names: while this clock puts some moment of
@@ -1313,7 +1317,7 @@ class ApiClock {
             return;
         this.warned = true;
         const side = this.offsetMs < 0 ? 'ahead of' : 'behind';
-        this.logger.warning(`The runner's clock is ${formatDuration(Math.abs(this.offsetMs))} ${side} the API's (its Date header): the gate measures the API's timestamps on the API's clock`);
+        this.logger.warning(`The runner's clock is ${formatDuration(Math.abs(this.offsetMs))} ${side} the API's (its Date header): one of them is wrong, so each age the gate words is the least either clock allows`);
     }
 }
 
@@ -12197,7 +12201,7 @@ function noSuchBranch(every, projectId, input, cut) {
         .map((branch) => `${truncate(branch.name, MAX_NAME_CHARS)} (${branch.id})`);
     if (near.length > MAX_LISTED)
         listed.push(`and ${near.length - MAX_LISTED} more`);
-    throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact (case, spaces, quotes and separators count); give that name or the branch id`);
+    throw new InputError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact but for spaces around them (case, spaces within, quotes and separators count); give that name or the branch id`);
 }
 
 ;// CONCATENATED MODULE: ./src/gate/branch-to-gate.ts
@@ -12740,7 +12744,163 @@ const report_format_TEXT_FORMAT = {
     join: (parts) => parts.filter((part) => part !== '').join('\n') + '\n'
 };
 
+;// CONCATENATED MODULE: ./src/wait/recent-failures.ts
+/*
+ * What ended in failure just before the project gate started. A step that creates a branch returns
+ * as soon as the API accepts it, and the branch's operations can fail within seconds, before the
+ * gate's first read: a gate that only waits for what is still in flight would pass over them.
+ */
+
+
+
+
+
+/**
+ * How long before the gate started a failure on the whole project is still worth a warning: that
+ * gate answers whether the project is idle, so what failed earlier is no news to it. The branch
+ * gate has no such window: its verdict comes from the state, whenever it is asked.
+ */
+const PROJECT_WARNING_WINDOW_MS = 15 * 60 * 1000;
+/** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
+const MAX_RECENT_FAILURE_WARNINGS = 5;
+/**
+ * The operations of the first read that concern the gate, whatever their age, in the list's order (newest first, as the API lists them: the order, not
+ * `created_at`, says which is newer, so an operation whose time cannot be read is never taken for
+ * the newest).
+ */
+class RecentOperations {
+    startedAt;
+    windowStart;
+    /**
+     * Every one by id, newest first: an operation repeated across a page boundary counts once, where
+     * it was first listed.
+     */
+    listed = new Map();
+    /**
+     * The same by compute (any action on it), or by action on the branch for an action without a
+     * compute; an operation without a branch, or with neither an action nor a compute, stands alone.
+     */
+    byTarget = new Map();
+    /** An operation older than the window was listed: what follows it without a time is older too. */
+    pastWindow = false;
+    /** `startedAt`: when the gate started, the earliest the clocks allow (`earliestWallNow`). */
+    constructor(startedAt) {
+        this.startedAt = startedAt;
+        this.windowStart = startedAt - PROJECT_WARNING_WINDOW_MS;
+    }
+    /** The next operation of the list (one that concerns the gate). */
+    add(operation) {
+        if (this.listed.has(operation.id))
+            return;
+        const created = apiTime(operation.created_at);
+        if ((created ?? Infinity) < this.windowStart)
+            this.pastWindow = true;
+        const recent = created === undefined ? !this.pastWindow : created >= this.windowStart;
+        const listed = { operation, recent };
+        this.listed.set(operation.id, listed);
+        const key = targetOf(operation);
+        const ofTarget = this.byTarget.get(key);
+        if (ofTarget)
+            ofTarget.push(listed);
+        else
+            this.byTarget.set(key, [listed]);
+    }
+    /**
+     * For each compute (and each action without one), the failures nothing newer has superseded.
+     * Only a newer success (`finished`, `skipped`) of the same action there supersedes one, or, on a
+     * compute, a newer successful `start_compute` (the compute runs): a newer `suspend_compute`,
+     * `check_availability` or `cancelled` proves neither. One that could supersede it but is still in
+     * flight decides once it ends (the gate waits on it). With `branchGated`, an `error` fails the gate
+     * whatever its age, and a `cancelled` is a warning; on the whole project (or until it is idle)
+     * only those created in the 15 minutes before the gate started are reported, as warnings. In the
+     * list's order, newest first: two with the same `created_at` are as the list gives them. With
+     * `clocksDisagree` (the runner's and the API's), each age is only a least.
+     */
+    failures(branchGated, clocksDisagree = false) {
+        const found = new Map();
+        for (const ofTarget of this.byTarget.values()) {
+            const newer = new Newer();
+            for (const listed of ofTarget) {
+                const { operation, recent } = listed;
+                const reported = (branchGated || recent) &&
+                    classifyStatus(operation.status) === 'failure' &&
+                    !newer.supersedes(operation);
+                if (reported) {
+                    const failsGate = branchGated && operation.status === 'error';
+                    const endedAgoMs = endedAgo(operation, this.startedAt);
+                    const least = clocksDisagree ? { atLeast: true } : {};
+                    found.set(listed, { operation, failsGate, endedAgoMs, ...least });
+                }
+                newer.add(operation);
+            }
+        }
+        return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? []);
+    }
+}
+/** The action that supersedes a failure of any action on a compute, when it succeeds. */
+const START = 'start_compute';
+/**
+ * What is newer on one target (a compute, or an action on a branch) than the operation at hand: the
+ * actions that did not fail there, those that succeeded and those still in flight (they may yet
+ * succeed). Either kind supersedes alike.
+ */
+class Newer {
+    notFailed = new Set();
+    add({ action, status }) {
+        if (classifyStatus(status) !== 'failure')
+            this.notFailed.add(action);
+    }
+    /** Whether a newer success supersedes `operation`, or one in flight may yet. */
+    supersedes({ action, endpoint_id: compute }) {
+        return this.notFailed.has(action) || (!!compute && this.notFailed.has(START));
+    }
+}
+/** What an operation acts on: its compute, else its action on its branch, else itself alone. */
+function targetOf({ id, branch_id: branch, action, endpoint_id: compute }) {
+    // A replica's start is not the read-write compute's: the same target means the same compute.
+    if (branch && compute)
+        return JSON.stringify([branch, 'compute', compute]);
+    if (branch && action)
+        return JSON.stringify([branch, 'action', action]);
+    return `#${id}`;
+}
+/** How long before `startedAt` it ended: its last update, else its creation; 0 if after. */
+function endedAgo(operation, startedAt) {
+    const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at);
+    return ended === undefined ? undefined : Math.max(0, startedAt - ended);
+}
+/**
+ * One warning for each failure that does not fail the gate (the first few, then a count); on a
+ * project waited for until idle, none does, and `failuresWhy` says why.
+ */
+function warnRecentFailures(failures, logger, failuresWhy) {
+    const warned = failures.filter((failure) => !failure.failsGate);
+    for (const { operation, endedAgoMs, atLeast } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
+        const action = truncate(operation.action ?? 'operation', 80);
+        const branch = truncate(operation.branch_id ?? 'its branch', 80);
+        const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
+        const gated = failuresWhy ??
+            (operation.status === 'cancelled'
+                ? 'a cancelled operation does not fail the gate'
+                : 'the project gate does not fail on it; gate on its branch to fail on it');
+        logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs, atLeast)}${error}; ${gated}`);
+    }
+    if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
+        logger.warning(`… and ${plural(warned.length - MAX_RECENT_FAILURE_WARNINGS, 'more operation')} ended in failure before the gate started; the summary lists them`);
+    }
+}
+/**
+ * `25.0 s before the gate started`, `at least 25.0 s before …` where the clocks disagree, or `as the
+ * gate started` (also when no time is readable).
+ */
+function endedBeforePhrase(endedAgoMs, atLeast) {
+    if (!endedAgoMs)
+        return 'as the gate started';
+    return `${atLeast ? 'at least ' : ''}${formatDuration(endedAgoMs)} before the gate started`;
+}
+
 ;// CONCATENATED MODULE: ./src/report/report.ts
+
 
 
 /**
@@ -12766,19 +12926,28 @@ function primaryOperation(operations, failFast) {
 /**
  * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
  * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
- * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
+ * time). Where the clocks disagreed, that read time is the earliest both allow (WaitResult's
+ * `clocksDisagree`), and the duration only a least, never less than its own `updated_at` shows.
+ * Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
  */
-function operationDuration(operation, readAt) {
+function operationDuration(operation, readAt, clocksDisagree) {
     const created = apiTime(operation.created_at);
+    const updated = apiTime(operation.updated_at);
     if (isUnfinished(operation.status) && readAt !== undefined && created !== undefined) {
-        return { ms: Math.max(0, readAt - created), soFar: true };
+        const ms = Math.max(0, readAt - created);
+        if (!clocksDisagree)
+            return { ms, soFar: true };
+        return { ms: Math.max(ms, (updated ?? created) - created), soFar: true, atLeast: true };
     }
     if (operation.total_duration_ms != null)
         return { ms: operation.total_duration_ms, soFar: false };
-    const updated = apiTime(operation.updated_at);
     if (created === undefined || updated === undefined)
         return undefined;
     return { ms: Math.max(0, updated - created), soFar: false };
+}
+/** `7.1 s so far`, `at least 5.0 s so far`, `4.1 s`: a duration as worded everywhere. */
+function durationWords({ ms, soFar, atLeast }) {
+    return `${atLeast ? 'at least ' : ''}${formatDuration(ms)}${soFar ? ' so far' : ''}`;
 }
 /** Why nothing could be read; the reason itself is quoted beside it. */
 function nothingRead(report) {
@@ -12792,6 +12961,96 @@ function nothingRead(report) {
         default:
             return 'Nothing could be read before the error';
     }
+}
+
+;// CONCATENATED MODULE: ./src/report/operation-facts.ts
+/*
+ * What a report tells about its operations, sorted by what they mean for the outcome, and the
+ * phrases that name them (`start_compute on br-7 ended in error: "…"`), for the first line, the
+ * error line and the annotations.
+ */
+
+
+
+/** How many operations a line names; the table has them all. */
+const NAMED_IN_LINE = 3;
+/** `start_compute on br-preview-7` */
+function actionOnBranch(operation) {
+    return [
+        { code: operation.action ?? 'operation' },
+        ' on ',
+        { code: operation.branch_id ?? 'its branch' }
+    ];
+}
+/**
+ * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `20 min
+ * before the gate started` when the first read found it so.
+ */
+function failedClause(operation, facts) {
+    const duration = durationOf(operation, facts);
+    const before = facts.endedBeforeStart.get(operation.id);
+    return [
+        ...actionOnBranch(operation),
+        ' ended in ',
+        { code: operation.status },
+        duration ? ` after ${durationWords(duration)}` : '',
+        before ? `, ${endedBeforePhrase(before.endedAgoMs, before.atLeast)}` : '',
+        ...(operation.error ? [': ', { quote: operation.error }] : [])
+    ];
+}
+/** `apply_config on br-main-1, running for 7.1 s so far` */
+function inFlightClause(operation, facts) {
+    const duration = durationOf(operation, facts);
+    return [
+        ...actionOnBranch(operation),
+        ', ',
+        { code: operation.status },
+        duration ? ` for ${durationWords(duration)}` : ''
+    ];
+}
+/** How long an operation has taken, as far as the run read it. */
+function durationOf(operation, facts) {
+    return operationDuration(operation, facts.readAt.get(operation.id), facts.clocksDisagree);
+}
+/** The first few clauses joined, and how many more the table holds. */
+function listed(operations, clause, withIds) {
+    const phrase = [];
+    operations.slice(0, NAMED_IN_LINE).forEach((operation, index) => {
+        if (index > 0)
+            phrase.push('; ');
+        if (withIds)
+            phrase.push({ code: operation.id }, ' (', ...clause(operation), ')');
+        else
+            phrase.push(...clause(operation));
+    });
+    if (operations.length > NAMED_IN_LINE) {
+        phrase.push(`; and ${operations.length - NAMED_IN_LINE} more`);
+    }
+    return phrase;
+}
+function operation_facts_operationFacts(report) {
+    const failFast = report.failFast ?? false;
+    const seen = seenOperations(report);
+    const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
+    const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
+    const endedBeforeStart = new Map((report.recentFailures ?? [])
+        .filter((failure) => failure.failsGate)
+        .map((failure) => [failure.operation.id, failure]));
+    const readAt = report.wait?.readAt ?? new Map();
+    const clocks = report.wait?.clocksDisagree ? { clocksDisagree: true } : {};
+    return { seen, failed, inFlight, readAt, ...clocks, endedBeforeStart };
+}
+/** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
+function failedList(facts, withIds = false) {
+    return listed(facts.failed, (operation) => failedClause(operation, facts), withIds);
+}
+/** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
+function inFlightList(facts, withIds = false) {
+    return listed(facts.inFlight, (operation) => inFlightClause(operation, facts), withIds);
+}
+/** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */
+function inFlightPhrase(facts, withIds = false) {
+    return [`${facts.inFlight.length} still in flight: `, ...inFlightList(facts, withIds)];
 }
 
 ;// CONCATENATED MODULE: ./src/report/section.ts
@@ -12966,7 +13225,7 @@ function operationsSection(sections, format, report, facts, limits) {
 function operationsTable(format, operations, facts, limits) {
     const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date'];
     const row = (operation) => {
-        const duration = operationDuration(operation, facts.readAt.get(operation.id));
+        const duration = durationOf(operation, facts);
         const failures = operation.failures_count
             ? ` (${plural(operation.failures_count, 'failure')})`
             : '';
@@ -12980,7 +13239,7 @@ function operationsTable(format, operations, facts, limits) {
             operation.error
                 ? format.below(status, format.text(operation.error, MAX_ERROR_CHARS))
                 : status,
-            duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
+            duration ? durationWords(duration) : '',
             formatDate(format, operation.created_at)
         ];
     };
@@ -13179,6 +13438,8 @@ const sweepPatternInput = schemas_string().transform((raw, ctx) => {
 });
 
 ;// CONCATENATED MODULE: ./src/domain/teardown-rules.ts
+/** The branch states a reset starts from: ready, or archived (the API brings it back first). */
+const RESETTABLE_STATES = new Set(['ready', 'archived']);
 /**
  * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
  * `delete-rw-endpoint` as examples: a name that starts with `delete` covers a delete (deleting a
@@ -13213,6 +13474,10 @@ function judgeTeardown(action, branch, projectBranches) {
         blockers.push({ reason: 'children', children });
     if (covering.length > 0)
         blockers.push({ reason: 'restricted', restrictions: covering });
+    const state = branch.current_state;
+    if (action === 'reset' && state && !RESETTABLE_STATES.has(state)) {
+        blockers.push({ reason: 'state', state });
+    }
     return {
         blockers,
         childrenBeforeReset: action === 'reset' ? children : [],
@@ -13538,14 +13803,13 @@ const SWEEP_STEP = {
 
 
 
-
 /** Before a delete, a branch that `branch_id` names no more: nothing to delete. */
 function goneBeforeDelete(branch) {
     return { action: 'delete', preflight: 'gone', branch };
 }
 /**
  * Reads `branch` anew, then every branch of the project (every page), and judges: `blocked` when
- * the API would refuse `action` now, else `clear`. When the branch went while the gate waited,
+ * the API would refuse `action` now, else `clear` (`unread` when the list stopped at its cap). When the branch went while the gate waited,
  * `branch_id` (`input`) is resolved again: a branch that has its name now is checked instead;
  * `gone` when it names none before a delete; an input error before a reset, as when the gate starts.
  */
@@ -13564,14 +13828,12 @@ async function checkTeardown(action, branch, { reader, projectId, input }) {
     }
     const { branches, cut } = await reader.listBranches(projectId);
     const judgement = judgeTeardown(action, fresh, branches);
-    if (cut !== undefined && action === 'delete' && judgement.blockers.length === 0) {
-        throw new UnrecoverableRequestError(`GET /projects/${projectId}/branches`, `the list stopped (${cut}) before its end, so a child branch of ${truncate(fresh.name, 80)} beyond it would go unseen and block the delete; the pre-flight cannot say clear: delete the branches no longer needed, then run it again`, 'the API');
-    }
     return {
         action,
         preflight: judgement.blockers.length > 0 ? 'blocked' : 'clear',
         branch: fresh,
-        judgement
+        judgement,
+        ...(cut === undefined ? {} : { unread: cut })
     };
 }
 /**
@@ -13589,240 +13851,6 @@ async function resolvedAgain(action, branch, { reader, projectId, input }) {
             return 'gone';
         throw new NoSuchBranchError(({ label }) => `${label('branch_id')}: project "${projectId}" has no branch "${branch.id}" any more (${branch.name} was deleted while the gate waited); there is nothing to reset`);
     }
-}
-
-;// CONCATENATED MODULE: ./src/wait/recent-failures.ts
-/*
- * What ended in failure just before the project gate started. A step that creates a branch returns
- * as soon as the API accepts it, and the branch's operations can fail within seconds, before the
- * gate's first read: a gate that only waits for what is still in flight would pass over them.
- */
-
-
-
-
-
-/**
- * How long before the gate started a failure on the whole project is still worth a warning: that
- * gate answers whether the project is idle, so what failed earlier is no news to it. The branch
- * gate has no such window: its verdict comes from the state, whenever it is asked.
- */
-const PROJECT_WARNING_WINDOW_MS = 15 * 60 * 1000;
-/** Recent failures warned about one by one; the rest are counted (the summary lists them all). */
-const MAX_RECENT_FAILURE_WARNINGS = 5;
-/**
- * The operations of the first read that concern the gate, whatever their age, in the list's order (newest first, as the API lists them: the order, not
- * `created_at`, says which is newer, so an operation whose time cannot be read is never taken for
- * the newest).
- */
-class RecentOperations {
-    startedAt;
-    windowStart;
-    /**
-     * Every one by id, newest first: an operation repeated across a page boundary counts once, where
-     * it was first listed.
-     */
-    listed = new Map();
-    /**
-     * The same by compute (any action on it), or by action on the branch for an action without a
-     * compute; an operation without a branch, or with neither an action nor a compute, stands alone.
-     */
-    byTarget = new Map();
-    /** An operation older than the window was listed: what follows it without a time is older too. */
-    pastWindow = false;
-    constructor(startedAt) {
-        this.startedAt = startedAt;
-        this.windowStart = startedAt - PROJECT_WARNING_WINDOW_MS;
-    }
-    /** The next operation of the list (one that concerns the gate). */
-    add(operation) {
-        if (this.listed.has(operation.id))
-            return;
-        const created = apiTime(operation.created_at);
-        if ((created ?? Infinity) < this.windowStart)
-            this.pastWindow = true;
-        const recent = created === undefined ? !this.pastWindow : created >= this.windowStart;
-        const listed = { operation, recent };
-        this.listed.set(operation.id, listed);
-        const key = targetOf(operation);
-        const ofTarget = this.byTarget.get(key);
-        if (ofTarget)
-            ofTarget.push(listed);
-        else
-            this.byTarget.set(key, [listed]);
-    }
-    /**
-     * For each compute (and each action without one), the failures nothing newer has superseded.
-     * Only a newer success (`finished`, `skipped`) of the same action there supersedes one, or, on a
-     * compute, a newer successful `start_compute` (the compute runs): a newer `suspend_compute`,
-     * `check_availability` or `cancelled` proves neither. One that could supersede it but is still in
-     * flight decides once it ends (the gate waits on it). With `branchGated`, an `error` fails the gate
-     * whatever its age, and a `cancelled` is a warning; on the whole project (or until it is idle)
-     * only those created in the 15 minutes before the gate started are reported, as warnings. In the
-     * list's order, newest first: two with the same `created_at` are as the list gives them.
-     */
-    failures(branchGated) {
-        const found = new Map();
-        for (const ofTarget of this.byTarget.values()) {
-            const newer = new Newer();
-            for (const listed of ofTarget) {
-                const { operation, recent } = listed;
-                const reported = (branchGated || recent) &&
-                    classifyStatus(operation.status) === 'failure' &&
-                    !newer.supersedes(operation);
-                if (reported) {
-                    const failsGate = branchGated && operation.status === 'error';
-                    const endedAgoMs = endedAgo(operation, this.startedAt);
-                    found.set(listed, { operation, failsGate, endedAgoMs });
-                }
-                newer.add(operation);
-            }
-        }
-        return [...this.listed.values()].flatMap((listed) => found.get(listed) ?? []);
-    }
-}
-/** The action that supersedes a failure of any action on a compute, when it succeeds. */
-const START = 'start_compute';
-/**
- * What is newer on one target (a compute, or an action on a branch) than the operation at hand: the
- * actions that did not fail there, those that succeeded and those still in flight (they may yet
- * succeed). Either kind supersedes alike.
- */
-class Newer {
-    notFailed = new Set();
-    add({ action, status }) {
-        if (classifyStatus(status) !== 'failure')
-            this.notFailed.add(action);
-    }
-    /** Whether a newer success supersedes `operation`, or one in flight may yet. */
-    supersedes({ action, endpoint_id: compute }) {
-        return this.notFailed.has(action) || (!!compute && this.notFailed.has(START));
-    }
-}
-/** What an operation acts on: its compute, else its action on its branch, else itself alone. */
-function targetOf({ id, branch_id: branch, action, endpoint_id: compute }) {
-    // A replica's start is not the read-write compute's: the same target means the same compute.
-    if (branch && compute)
-        return JSON.stringify([branch, 'compute', compute]);
-    if (branch && action)
-        return JSON.stringify([branch, 'action', action]);
-    return `#${id}`;
-}
-/** How long before `startedAt` it ended: its last update, else its creation; 0 if after. */
-function endedAgo(operation, startedAt) {
-    const ended = apiTime(operation.updated_at) ?? apiTime(operation.created_at);
-    return ended === undefined ? undefined : Math.max(0, startedAt - ended);
-}
-/**
- * One warning for each failure that does not fail the gate (the first few, then a count); on a
- * project waited for until idle, none does, and `failuresWhy` says why.
- */
-function warnRecentFailures(failures, logger, failuresWhy) {
-    const warned = failures.filter((failure) => !failure.failsGate);
-    for (const { operation, endedAgoMs } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
-        const action = truncate(operation.action ?? 'operation', 80);
-        const branch = truncate(operation.branch_id ?? 'its branch', 80);
-        const error = operation.error ? `: "${truncate(operation.error, 300)}"` : '';
-        const gated = failuresWhy ??
-            (operation.status === 'cancelled'
-                ? 'a cancelled operation does not fail the gate'
-                : 'the project gate does not fail on it; gate on its branch to fail on it');
-        logger.warning(`Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`);
-    }
-    if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
-        logger.warning(`… and ${plural(warned.length - MAX_RECENT_FAILURE_WARNINGS, 'more operation')} ended in failure before the gate started; the summary lists them`);
-    }
-}
-/** `25.0 s before the gate started`, or `as the gate started` (also when no time is readable). */
-function endedBeforePhrase(endedAgoMs) {
-    if (!endedAgoMs)
-        return 'as the gate started';
-    return `${formatDuration(endedAgoMs)} before the gate started`;
-}
-
-;// CONCATENATED MODULE: ./src/report/operation-facts.ts
-/*
- * What a report tells about its operations, sorted by what they mean for the outcome, and the
- * phrases that name them (`start_compute on br-7 ended in error: "…"`), for the first line, the
- * error line and the annotations.
- */
-
-
-
-
-/** How many operations a line names; the table has them all. */
-const NAMED_IN_LINE = 3;
-/** `start_compute on br-preview-7` */
-function actionOnBranch(operation) {
-    return [
-        { code: operation.action ?? 'operation' },
-        ' on ',
-        { code: operation.branch_id ?? 'its branch' }
-    ];
-}
-/**
- * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `20 min
- * before the gate started` when the first read found it so.
- */
-function failedClause(operation, facts) {
-    const duration = operationDuration(operation, facts.readAt.get(operation.id));
-    const before = facts.endedBeforeStart.get(operation.id);
-    return [
-        ...actionOnBranch(operation),
-        ' ended in ',
-        { code: operation.status },
-        duration ? ` after ${formatDuration(duration.ms)}` : '',
-        before ? `, ${endedBeforePhrase(before.endedAgoMs)}` : '',
-        ...(operation.error ? [': ', { quote: operation.error }] : [])
-    ];
-}
-/** `apply_config on br-main-1, running for 7.1 s so far` */
-function inFlightClause(operation, readAt) {
-    const duration = operationDuration(operation, readAt.get(operation.id));
-    return [
-        ...actionOnBranch(operation),
-        ', ',
-        { code: operation.status },
-        duration ? ` for ${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : ''
-    ];
-}
-/** The first few clauses joined, and how many more the table holds. */
-function listed(operations, clause, withIds) {
-    const phrase = [];
-    operations.slice(0, NAMED_IN_LINE).forEach((operation, index) => {
-        if (index > 0)
-            phrase.push('; ');
-        if (withIds)
-            phrase.push({ code: operation.id }, ' (', ...clause(operation), ')');
-        else
-            phrase.push(...clause(operation));
-    });
-    if (operations.length > NAMED_IN_LINE) {
-        phrase.push(`; and ${operations.length - NAMED_IN_LINE} more`);
-    }
-    return phrase;
-}
-function operation_facts_operationFacts(report) {
-    const failFast = report.failFast ?? false;
-    const seen = seenOperations(report);
-    const failed = (seen ?? []).filter((operation) => isFinalFailure(operation.status, failFast));
-    const inFlight = (seen ?? []).filter((operation) => !succeeded(operation.status) && !failed.includes(operation));
-    const endedBeforeStart = new Map((report.recentFailures ?? [])
-        .filter((failure) => failure.failsGate)
-        .map((failure) => [failure.operation.id, failure]));
-    return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map(), endedBeforeStart };
-}
-/** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
-function failedList(facts, withIds = false) {
-    return listed(facts.failed, (operation) => failedClause(operation, facts), withIds);
-}
-/** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
-function inFlightList(facts, withIds = false) {
-    return listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds);
-}
-/** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */
-function inFlightPhrase(facts, withIds = false) {
-    return [`${facts.inFlight.length} still in flight: `, ...inFlightList(facts, withIds)];
 }
 
 ;// CONCATENATED MODULE: ./src/report/headline.ts
@@ -13967,6 +13995,7 @@ function wayOut(endedBefore) {
  */
 
 
+
 /** Child branches a line names, then a count. */
 const NAMED_CHILDREN = 10;
 /** Restrictions a line names, then a count. */
@@ -13974,6 +14003,11 @@ const NAMED_RESTRICTIONS = 5;
 /** Failures while the gate waited warned about one by one; the summary's table has them all. */
 const MAX_FAILURE_WARNINGS = 5;
 const DONE = { delete: 'deleted', reset: 'reset' };
+/** Why a child the cut branch list did not show cannot make the teardown a wrong one. */
+const UNREAD_CHILDREN = {
+    delete: 'the API refuses to delete a branch that has children, so at worst the delete is refused, never a wrong one',
+    reset: 'the API refuses to reset a branch that has children without preserve_under_name, so at worst the reset is refused'
+};
 /** `preview/pr-7 (br-preview-pr-7)`, or the name alone when that is all there is. */
 function branchNamed(branch) {
     const id = branch.id && branch.id !== branch.name ? [' (', { code: branch.id }, ')'] : [];
@@ -14022,6 +14056,12 @@ function blockerPhrase(blocker, action) {
             return [
                 `its restricted_actions refuse a ${action}: `,
                 ...restrictionsList(blocker.restrictions)
+            ];
+        case 'state':
+            return [
+                'it is ',
+                { code: truncate(blocker.state, 40) },
+                ", not ready: Neon's API resets (restores) a branch once it is ready, not while it is still being created or reset; wait until it is ready, then reset it"
             ];
     }
 }
@@ -14077,6 +14117,13 @@ function teardownNotes(check) {
     const branch = ['Branch ', ...branchNamed(check.branch)];
     const { childrenBeforeReset: children, otherRestrictions } = check.judgement;
     const warnings = [];
+    if (check.unread !== undefined && check.preflight === 'clear') {
+        warnings.push([
+            ...branch,
+            `: the project's branch list stopped (${check.unread}) before its end, so its children among the branches beyond it were not read; `,
+            UNREAD_CHILDREN[check.action]
+        ]);
+    }
     if (children.length > 0) {
         warnings.push([
             ...branch,
@@ -14763,6 +14810,7 @@ class ProjectState {
 
 
 
+
 /**
  * How far back the project gate's first read goes, before the newest operation it lists (the
  * operations' own clock, never the runner's or the Date header): a bound on its cost, never on the
@@ -14862,11 +14910,14 @@ class ProjectGateSource {
         this.completedPolls++;
     }
     /**
-     * The state read anew in every poll that finds the operations final: the gated branch and its
-     * computes whose history was not read, or, on the whole project, what its read did not reach.
+     * The state read anew in every poll that finds the operations final and none failed for good:
+     * the gated branch and its computes whose history was not read, or, on the whole project, what
+     * its read did not reach. A final failure is the verdict already, which no state could change.
      */
     async readState() {
-        if ([...this.tracked.values()].some((operation) => !this.options.isDone(operation)))
+        const { isDone, hasFailed } = this.options.finality;
+        const tracked = [...this.tracked.values()];
+        if (tracked.some((operation) => !isDone(operation) || hasFailed(operation)))
             return;
         await this.gated?.read(this.completedPolls === 0);
         await this.history?.readAgain();
@@ -14924,16 +14975,19 @@ class ProjectGateSource {
         this.options.logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read: the project's computes and branches stand for them, each idle or ready with nothing pending`);
     }
     /**
-     * When the gate started, on the API's clock (its first answer's Date header has set it): the
-     * window of what ended before it is measured from there (warnings only, never a verdict).
+     * When the gate started, on the API's clock (its first answer's Date header has set it), or the
+     * runner's where that is earlier and they disagree (`earliestWallNow`: a Date header ahead hides
+     * no recent failure and ages none): the window of what ended before it is measured from there
+     * (warnings only, never a verdict).
      */
     startedOnApiClock() {
         const { clock } = this.options;
-        return clock.wallNow() - (clock.now() - this.options.startedAt);
+        return (0,domain_clock/* earliestWallNow */.M7)(clock) - (clock.now() - this.options.startedAt);
     }
     /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
     judgeRecentFailures(recent) {
-        this.recentFailures = recent.failures(this.options.branch !== undefined);
+        const { branch, clock } = this.options;
+        this.recentFailures = recent.failures(branch !== undefined, !!clock.disagreementMs?.());
         for (const { operation, failsGate } of this.recentFailures) {
             if (failsGate)
                 this.tracked.set(operation.id, operation);
@@ -14948,8 +15002,8 @@ class ProjectGateSource {
      * gate open): an operation started meanwhile keeps the gate open too.
      */
     async refresh() {
-        const { reader, projectId, isDone } = this.options;
-        const pending = [...this.tracked.values()].filter((operation) => !isDone(operation));
+        const { reader, projectId, finality } = this.options;
+        const pending = [...this.tracked.values()].filter((operation) => !finality.isDone(operation));
         const times = pending.map((operation) => this.createdAt(operation));
         const oldestPendingAt = times.includes(undefined)
             ? -Infinity
@@ -15001,6 +15055,7 @@ function sortTime(operation) {
 }
 
 ;// CONCATENATED MODULE: ./src/wait/wait-for-operations.ts
+
 
 
 
@@ -15061,8 +15116,13 @@ class ReadTimes {
             if (this.states.has(operation))
                 continue;
             this.states.add(operation);
-            this.readAt.set(operation.id, this.clock.wallNow());
+            this.readAt.set(operation.id, (0,domain_clock/* earliestWallNow */.M7)(this.clock));
         }
+    }
+    /** The read times, and whether the clocks disagreed (then each is only the earliest). */
+    times() {
+        const clocks = this.clock.disagreementMs?.() ? { clocksDisagree: true } : {};
+        return { readAt: this.readAt, ...clocks };
     }
 }
 /**
@@ -15081,7 +15141,7 @@ async function waitForOperations(options, { source, pace, clock, logger, signal 
     const seen = () => {
         reads.stamp(source.operations);
         const observed = source.completedPolls > 0;
-        const timing = { readAt: reads.readAt, elapsedMs: clock.now() - options.startedAt };
+        const timing = { ...reads.times(), elapsedMs: clock.now() - options.startedAt };
         return { operations: source.operations, polls, observed, ...timing };
     };
     const finish = (outcome, reason, noRetryFits) => {
@@ -15189,9 +15249,9 @@ async function waitFor(source, { inputs, wait: planned }, report, { clock, logge
  * branch, or on the whole project (until idle, for a step's sake).
  */
 function plannedSource({ inputs, wait }, gated, { client, logger, clock }) {
-    const { isDone } = finalityOf(wait.failFast);
+    const finality = finalityOf(wait.failFast);
     if (wait.covers === 'operations') {
-        return new OperationIdsSource(client.operations, gated.projectId, inputs.operationIds, isDone);
+        return new OperationIdsSource(client.operations, gated.projectId, inputs.operationIds, finality.isDone);
     }
     return new ProjectGateSource({
         ...gated,
@@ -15204,7 +15264,7 @@ function plannedSource({ inputs, wait }, gated, { client, logger, clock }) {
             ? { branch: gated.branch, reader: client.branches }
             : undefined,
         asideBranch: wait.covers === 'idle project' ? gated.branch?.id : undefined,
-        isDone,
+        finality,
         failuresWhy: wait.idle?.failuresWhy,
         clock,
         logger
@@ -16221,7 +16281,8 @@ function operationOutputs(report) {
         error: operation?.error || undefined,
         created_at: operation?.created_at ?? undefined,
         updated_at: operation?.updated_at ?? undefined,
-        duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
+        duration_ms: operation &&
+            operationDuration(operation, wait.readAt.get(operation.id), wait.clocksDisagree)?.ms,
         operation,
         operations: undefined
     };
@@ -17435,6 +17496,7 @@ const outputLost = (code) => `Could not write standard output (${code}): the res
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  M7: () => (/* binding */ earliestWallNow),
   ml: () => (/* binding */ systemClock),
   zc: () => (/* binding */ timeLimit),
   dn: () => (/* binding */ withinTime)
@@ -17444,6 +17506,14 @@ __nccwpck_require__.d(__webpack_exports__, {
 const external_node_perf_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
 ;// CONCATENATED MODULE: ./src/domain/clock.ts
 
+/**
+ * The earliest wall time (epoch ms) both clocks allow: `wallNow()`, or the runner's where the API's
+ * (its Date header) is ahead of it. An age measured to it is never longer than both clocks allow,
+ * so a wrong Date header makes nothing look older than it is.
+ */
+function earliestWallNow(clock) {
+    return clock.wallNow() - Math.max(0, clock.disagreementMs?.() ?? 0);
+}
 const systemClock = {
     now: () => external_node_perf_hooks_namespaceObject.performance.now(),
     wallNow: () => Date.now(),

@@ -37,6 +37,11 @@ export class ApiClock implements Clock {
     return this.runner.wallNow() + this.offsetMs
   }
 
+  /** The API's clock minus the runner's, once they are more than CLOCK_SKEW_WARNING_MS apart. */
+  disagreementMs(): number {
+    return Math.abs(this.offsetMs) > CLOCK_SKEW_WARNING_MS ? this.offsetMs : 0
+  }
+
   /**
    * An answer's `Date` header, for a request sent at `sentAt` (monotonic) and answered now. The
    * server wrote it within that span, in the second it names: while this clock puts some moment of
@@ -59,7 +64,7 @@ export class ApiClock implements Clock {
     this.warned = true
     const side = this.offsetMs < 0 ? 'ahead of' : 'behind'
     this.logger.warning(
-      `The runner's clock is ${formatDuration(Math.abs(this.offsetMs))} ${side} the API's (its Date header): the gate measures the API's timestamps on the API's clock`
+      `The runner's clock is ${formatDuration(Math.abs(this.offsetMs))} ${side} the API's (its Date header): one of them is wrong, so each age the gate words is the least either clock allows`
     )
   }
 }

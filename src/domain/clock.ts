@@ -12,6 +12,20 @@ export interface Clock {
   wallNow(): number
   /** Resolves after `ms`, or rejects with `signal.reason` as soon as the signal aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>
+  /**
+   * The API's wall clock minus the runner's where the two disagree by more than a minute (one of
+   * them is wrong, and nothing the gate reads tells which); 0 or absent where they agree.
+   */
+  disagreementMs?(): number
+}
+
+/**
+ * The earliest wall time (epoch ms) both clocks allow: `wallNow()`, or the runner's where the API's
+ * (its Date header) is ahead of it. An age measured to it is never longer than both clocks allow,
+ * so a wrong Date header makes nothing look older than it is.
+ */
+export function earliestWallNow(clock: Clock): number {
+  return clock.wallNow() - Math.max(0, clock.disagreementMs?.() ?? 0)
 }
 
 export const systemClock: Clock = {

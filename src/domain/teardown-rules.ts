@@ -1,9 +1,11 @@
 /*
  * Whether a branch can be deleted or reset now, as the API decides it (Neon's OpenAPI document): a
  * root or default branch cannot be deleted, nor a protected one, nor one with child branches; a
- * reset needs a parent to reset to, and `preserve_under_name` when the branch has children; and an
- * action the branch lists in `restricted_actions` is refused. The rules as data: the report words
- * them.
+ * reset needs a parent to reset to, and `preserve_under_name` when the branch has children; an
+ * action the branch lists in `restricted_actions` is refused; and a reset (the API's restore) is of
+ * a branch that exists: the document describes none of a branch still being created (`init`) or
+ * reset (`resetting`), whose data is not there yet. A delete of one completes once its operations
+ * finish. The rules as data: the report words them.
  */
 import type { RelatedBranch, RestrictedAction, TeardownBranch } from './schemas.js'
 
@@ -12,12 +14,16 @@ export type BranchChange = 'delete' | 'reset'
 
 /**
  * One reason the API would refuse, with what a person needs to act on it: `root`, `default`,
- * `protected`, `children` or `restricted`.
+ * `protected`, `children`, `restricted` or `state`.
  */
 export type Blocker =
   | { reason: 'root' | 'default' | 'protected' }
   | { reason: 'children'; children: RelatedBranch[] }
   | { reason: 'restricted'; restrictions: RestrictedAction[] }
+  | { reason: 'state'; state: string }
+
+/** The branch states a reset starts from: ready, or archived (the API brings it back first). */
+const RESETTABLE_STATES = new Set(['ready', 'archived'])
 
 export interface TeardownJudgement {
   /** At most one a reason, in the order above; none: the teardown can go ahead. */
@@ -65,6 +71,10 @@ export function judgeTeardown(
   if (branch.protected === true) blockers.push({ reason: 'protected' })
   if (action === 'delete' && children.length > 0) blockers.push({ reason: 'children', children })
   if (covering.length > 0) blockers.push({ reason: 'restricted', restrictions: covering })
+  const state = branch.current_state
+  if (action === 'reset' && state && !RESETTABLE_STATES.has(state)) {
+    blockers.push({ reason: 'state', state })
+  }
   return {
     blockers,
     childrenBeforeReset: action === 'reset' ? children : [],

@@ -54,9 +54,14 @@ export function plannedSource(
   gated: { projectId: string; startedAt: number; branch?: Branch },
   { client, logger, clock }: WaitContext
 ): OperationSource {
-  const { isDone } = finalityOf(wait.failFast)
+  const finality = finalityOf(wait.failFast)
   if (wait.covers === 'operations') {
-    return new OperationIdsSource(client.operations, gated.projectId, inputs.operationIds, isDone)
+    return new OperationIdsSource(
+      client.operations,
+      gated.projectId,
+      inputs.operationIds,
+      finality.isDone
+    )
   }
   return new ProjectGateSource({
     ...gated,
@@ -70,7 +75,7 @@ export function plannedSource(
         ? { branch: gated.branch, reader: client.branches }
         : undefined,
     asideBranch: wait.covers === 'idle project' ? gated.branch?.id : undefined,
-    isDone,
+    finality,
     failuresWhy: wait.idle?.failuresWhy,
     clock,
     logger

@@ -3,12 +3,17 @@
  * phrases that name them (`start_compute on br-7 ended in error: "…"`), for the first line, the
  * error line and the annotations.
  */
-import { formatDuration } from '../domain/duration.js'
 import { isFinalFailure, succeeded } from '../domain/operation-status.js'
 import type { Phrase } from '../domain/phrase.js'
 import type { Operation } from '../domain/schemas.js'
 import { endedBeforePhrase, type RecentFailure } from '../wait/recent-failures.js'
-import { operationDuration, type RunReport, seenOperations } from './report.js'
+import {
+  durationWords,
+  type OperationDuration,
+  operationDuration,
+  type RunReport,
+  seenOperations
+} from './report.js'
 
 /** How many operations a line names; the table has them all. */
 const NAMED_IN_LINE = 3
@@ -27,27 +32,35 @@ function actionOnBranch(operation: Operation): Phrase {
  * before the gate started` when the first read found it so.
  */
 function failedClause(operation: Operation, facts: OperationFacts): Phrase {
-  const duration = operationDuration(operation, facts.readAt.get(operation.id))
+  const duration = durationOf(operation, facts)
   const before = facts.endedBeforeStart.get(operation.id)
   return [
     ...actionOnBranch(operation),
     ' ended in ',
     { code: operation.status },
-    duration ? ` after ${formatDuration(duration.ms)}` : '',
-    before ? `, ${endedBeforePhrase(before.endedAgoMs)}` : '',
+    duration ? ` after ${durationWords(duration)}` : '',
+    before ? `, ${endedBeforePhrase(before.endedAgoMs, before.atLeast)}` : '',
     ...(operation.error ? [': ', { quote: operation.error }] : [])
   ]
 }
 
 /** `apply_config on br-main-1, running for 7.1 s so far` */
-function inFlightClause(operation: Operation, readAt: ReadonlyMap<string, number>): Phrase {
-  const duration = operationDuration(operation, readAt.get(operation.id))
+function inFlightClause(operation: Operation, facts: OperationFacts): Phrase {
+  const duration = durationOf(operation, facts)
   return [
     ...actionOnBranch(operation),
     ', ',
     { code: operation.status },
-    duration ? ` for ${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : ''
+    duration ? ` for ${durationWords(duration)}` : ''
   ]
+}
+
+/** How long an operation has taken, as far as the run read it. */
+export function durationOf(
+  operation: Operation,
+  facts: Pick<OperationFacts, 'readAt' | 'clocksDisagree'>
+): OperationDuration | undefined {
+  return operationDuration(operation, facts.readAt.get(operation.id), facts.clocksDisagree)
 }
 
 /** The first few clauses joined, and how many more the table holds. */
@@ -77,6 +90,8 @@ export interface OperationFacts {
   /** Neither succeeded nor failed for good: still in flight, retrying or of unknown status. */
   inFlight: Operation[]
   readAt: ReadonlyMap<string, number>
+  /** The runner's clock and the API's disagreed: durations so far are leasts. */
+  clocksDisagree?: true
   /** The failures that the gate's first read found already over, by id (they fail the gate). */
   endedBeforeStart: ReadonlyMap<string, RecentFailure>
 }
@@ -93,7 +108,9 @@ export function operationFacts(report: RunReport): OperationFacts {
       .filter((failure) => failure.failsGate)
       .map((failure) => [failure.operation.id, failure])
   )
-  return { seen, failed, inFlight, readAt: report.wait?.readAt ?? new Map(), endedBeforeStart }
+  const readAt = report.wait?.readAt ?? new Map<string, number>()
+  const clocks = report.wait?.clocksDisagree ? { clocksDisagree: true as const } : {}
+  return { seen, failed, inFlight, readAt, ...clocks, endedBeforeStart }
 }
 
 /** The failed operations, the first few named: `start_compute on br-7 ended in error: "…"` */
@@ -103,7 +120,7 @@ export function failedList(facts: OperationFacts, withIds = false): Phrase {
 
 /** The unfinished operations, the first few named: `apply_config on br-1, running for 7 s so far` */
 export function inFlightList(facts: OperationFacts, withIds = false): Phrase {
-  return listed(facts.inFlight, (operation) => inFlightClause(operation, facts.readAt), withIds)
+  return listed(facts.inFlight, (operation) => inFlightClause(operation, facts), withIds)
 }
 
 /** `1 still in flight: apply_config on br-main-1, running for 7.1 s so far` */

@@ -2,12 +2,11 @@
  * The summary's part on the operations: the timeline and the table of what was read, and what had
  * ended in failure before the gate started.
  */
-import { formatDuration } from '../domain/duration.js'
 import { plural } from '../domain/phrase.js'
 import type { Operation } from '../domain/schemas.js'
-import type { OperationFacts } from './operation-facts.js'
+import { durationOf, type OperationFacts } from './operation-facts.js'
 import { formatDate, type ReportFormat } from './report-format.js'
-import { nothingRead, operationDuration, type RunReport } from './report.js'
+import { durationWords, nothingRead, type RunReport } from './report.js'
 import { firstOf, type ReportSection, type SummaryLimits } from './section.js'
 import { renderTimeline } from './timeline.js'
 
@@ -60,7 +59,7 @@ function operationsTable(
 ): string {
   const headings = ['Operation', 'Action', 'Branch', 'Compute', 'Status', 'Duration', 'Date']
   const row = (operation: Operation) => {
-    const duration = operationDuration(operation, facts.readAt.get(operation.id))
+    const duration = durationOf(operation, facts)
     const failures = operation.failures_count
       ? ` (${plural(operation.failures_count, 'failure')})`
       : ''
@@ -74,7 +73,7 @@ function operationsTable(
       operation.error
         ? format.below(status, format.text(operation.error, MAX_ERROR_CHARS))
         : status,
-      duration ? `${formatDuration(duration.ms)}${duration.soFar ? ' so far' : ''}` : '',
+      duration ? durationWords(duration) : '',
       formatDate(format, operation.created_at)
     ]
   }

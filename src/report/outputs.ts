@@ -161,7 +161,9 @@ function operationOutputs(
     error: operation?.error || undefined,
     created_at: operation?.created_at ?? undefined,
     updated_at: operation?.updated_at ?? undefined,
-    duration_ms: operation && operationDuration(operation, wait.readAt.get(operation.id))?.ms,
+    duration_ms:
+      operation &&
+      operationDuration(operation, wait.readAt.get(operation.id), wait.clocksDisagree)?.ms,
     operation,
     operations: undefined
   }

@@ -4,6 +4,7 @@ import type { Pace } from '../api/pace.js'
 import type { Branch, Operation } from '../domain/schemas.js'
 import type { Outcome, WaitResult } from '../wait/wait-for-operations.js'
 import { apiTime } from '../domain/api-time.js'
+import { formatDuration } from '../domain/duration.js'
 import type { RecentFailure } from '../wait/recent-failures.js'
 import type { WaitPlan } from '../domain/wait-plan.js'
 import type { GateKind } from '../domain/gate-kind.js'
@@ -81,23 +82,40 @@ export function primaryOperation(
   )
 }
 
+/** How long an operation has taken; `atLeast`: no more is known (the clocks disagree). */
+export interface OperationDuration {
+  ms: number
+  soFar: boolean
+  atLeast?: true
+}
+
 /**
  * How long an operation has taken. Unfinished, with the time it was last read (wall clock): from
  * `created_at` to that read, "so far" (its `total_duration_ms` is 0 or absent then, not its running
- * time). Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
+ * time). Where the clocks disagreed, that read time is the earliest both allow (WaitResult's
+ * `clocksDisagree`), and the duration only a least, never less than its own `updated_at` shows.
+ * Finished: `total_duration_ms` when the API gives it, else updated_at − created_at.
  */
 export function operationDuration(
   operation: Operation,
-  readAt?: number
-): { ms: number; soFar: boolean } | undefined {
+  readAt?: number,
+  clocksDisagree?: true
+): OperationDuration | undefined {
   const created = apiTime(operation.created_at)
+  const updated = apiTime(operation.updated_at)
   if (isUnfinished(operation.status) && readAt !== undefined && created !== undefined) {
-    return { ms: Math.max(0, readAt - created), soFar: true }
+    const ms = Math.max(0, readAt - created)
+    if (!clocksDisagree) return { ms, soFar: true }
+    return { ms: Math.max(ms, (updated ?? created) - created), soFar: true, atLeast: true }
   }
   if (operation.total_duration_ms != null) return { ms: operation.total_duration_ms, soFar: false }
-  const updated = apiTime(operation.updated_at)
   if (created === undefined || updated === undefined) return undefined
   return { ms: Math.max(0, updated - created), soFar: false }
+}
+
+/** `7.1 s so far`, `at least 5.0 s so far`, `4.1 s`: a duration as worded everywhere. */
+export function durationWords({ ms, soFar, atLeast }: OperationDuration): string {
+  return `${atLeast ? 'at least ' : ''}${formatDuration(ms)}${soFar ? ' so far' : ''}`
 }
 
 /** Why nothing could be read; the reason itself is quoted beside it. */

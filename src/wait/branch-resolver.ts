@@ -162,6 +162,6 @@ function noSuchBranch(every: Branch[], projectId: string, input: string, cut?: s
   if (near.length > MAX_LISTED) listed.push(`and ${near.length - MAX_LISTED} more`)
   throw new InputError(
     ({ label }) =>
-      `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact (case, spaces, quotes and separators count); give that name or the branch id`
+      `${label('branch_id')}: project "${projectId}" has no branch ${none}, but has ${listed.join(', ')}: names are exact but for spaces around them (case, spaces within, quotes and separators count); give that name or the branch id`
   )
 }

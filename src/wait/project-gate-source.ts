@@ -1,17 +1,17 @@
 import { plural } from '../domain/phrase.js'
-import type { Clock } from '../domain/clock.js'
+import { type Clock, earliestWallNow } from '../domain/clock.js'
 import type { Logger } from '../domain/logger.js'
 import { type PageWalk, type PageWalkEnd, walkPages } from '../api/paging.js'
 import type { BranchReader } from '../api/resources/branches.js'
 import { operationsCursor } from '../api/resources/operations.js'
 import type { Branch, Operation, OperationList } from '../domain/schemas.js'
 import { apiTime, createdBefore } from '../domain/api-time.js'
-import { isUnfinished } from '../domain/operation-status.js'
+import { type Finality, isUnfinished } from '../domain/operation-status.js'
 import { BranchHistory } from './branch-history.js'
 import { GatedBranch } from './gated-branch.js'
 import { GATE_POLL_PAGE_LIMIT, LaterPolls } from './later-polls.js'
 import { ProjectState, type ProjectStateReader } from './project-state.js'
-import type { IsDone, OperationSource, OperationsReading } from './operation-sources.js'
+import type { OperationSource, OperationsReading } from './operation-sources.js'
 import { type RecentFailure, RecentOperations, warnRecentFailures } from './recent-failures.js'
 
 /**
@@ -55,7 +55,8 @@ export interface ProjectGateOptions {
   project: ProjectStateReader
   /** Without `branch`: a branch whose state decides nothing (the one a teardown removes). */
   asideBranch?: string
-  isDone: IsDone
+  /** When an operation is over, and when it has failed for good (under `fail_fast`). */
+  finality: Finality
   /**
    * The whole project gated until idle for a step's sake (the plan's `idle project`): why what ended
    * in failure before the gate started stops nothing, beside each warning.
@@ -143,11 +144,14 @@ export class ProjectGateSource implements OperationSource {
   }
 
   /**
-   * The state read anew in every poll that finds the operations final: the gated branch and its
-   * computes whose history was not read, or, on the whole project, what its read did not reach.
+   * The state read anew in every poll that finds the operations final and none failed for good:
+   * the gated branch and its computes whose history was not read, or, on the whole project, what
+   * its read did not reach. A final failure is the verdict already, which no state could change.
    */
   private async readState(): Promise<void> {
-    if ([...this.tracked.values()].some((operation) => !this.options.isDone(operation))) return
+    const { isDone, hasFailed } = this.options.finality
+    const tracked = [...this.tracked.values()]
+    if (tracked.some((operation) => !isDone(operation) || hasFailed(operation))) return
     await this.gated?.read(this.completedPolls === 0)
     await this.history?.readAgain()
     await this.projectState?.readAgain()
@@ -206,17 +210,20 @@ export class ProjectGateSource implements OperationSource {
   }
 
   /**
-   * When the gate started, on the API's clock (its first answer's Date header has set it): the
-   * window of what ended before it is measured from there (warnings only, never a verdict).
+   * When the gate started, on the API's clock (its first answer's Date header has set it), or the
+   * runner's where that is earlier and they disagree (`earliestWallNow`: a Date header ahead hides
+   * no recent failure and ages none): the window of what ended before it is measured from there
+   * (warnings only, never a verdict).
    */
   private startedOnApiClock(): number {
     const { clock } = this.options
-    return clock.wallNow() - (clock.now() - this.options.startedAt)
+    return earliestWallNow(clock) - (clock.now() - this.options.startedAt)
   }
 
   /** Recent failures: those that fail the gate are waited on (they end it), the rest warned about. */
   private judgeRecentFailures(recent: RecentOperations): void {
-    this.recentFailures = recent.failures(this.options.branch !== undefined)
+    const { branch, clock } = this.options
+    this.recentFailures = recent.failures(branch !== undefined, !!clock.disagreementMs?.())
     for (const { operation, failsGate } of this.recentFailures) {
       if (failsGate) this.tracked.set(operation.id, operation)
     }
@@ -231,8 +238,8 @@ export class ProjectGateSource implements OperationSource {
    * gate open): an operation started meanwhile keeps the gate open too.
    */
   private async refresh(): Promise<void> {
-    const { reader, projectId, isDone } = this.options
-    const pending = [...this.tracked.values()].filter((operation) => !isDone(operation))
+    const { reader, projectId, finality } = this.options
+    const pending = [...this.tracked.values()].filter((operation) => !finality.isDone(operation))
     const times = pending.map((operation) => this.createdAt(operation))
     const oldestPendingAt = times.includes(undefined)
       ? -Infinity

@@ -26,6 +26,8 @@ export interface RecentFailure {
   failsGate: boolean
   /** How long before the gate started it ended (API clock); undefined when no time is readable. */
   endedAgoMs?: number
+  /** The runner's clock and the API's disagree: `endedAgoMs` is only a least. */
+  atLeast?: true
 }
 
 /** An operation of the first read, and whether it was created within the project's window. */
@@ -54,6 +56,7 @@ export class RecentOperations {
   /** An operation older than the window was listed: what follows it without a time is older too. */
   private pastWindow = false
 
+  /** `startedAt`: when the gate started, the earliest the clocks allow (`earliestWallNow`). */
   constructor(private readonly startedAt: number) {
     this.windowStart = startedAt - PROJECT_WARNING_WINDOW_MS
   }
@@ -80,9 +83,10 @@ export class RecentOperations {
    * flight decides once it ends (the gate waits on it). With `branchGated`, an `error` fails the gate
    * whatever its age, and a `cancelled` is a warning; on the whole project (or until it is idle)
    * only those created in the 15 minutes before the gate started are reported, as warnings. In the
-   * list's order, newest first: two with the same `created_at` are as the list gives them.
+   * list's order, newest first: two with the same `created_at` are as the list gives them. With
+   * `clocksDisagree` (the runner's and the API's), each age is only a least.
    */
-  failures(branchGated: boolean): RecentFailure[] {
+  failures(branchGated: boolean, clocksDisagree = false): RecentFailure[] {
     const found = new Map<Listed, RecentFailure>()
     for (const ofTarget of this.byTarget.values()) {
       const newer = new Newer()
@@ -95,7 +99,8 @@ export class RecentOperations {
         if (reported) {
           const failsGate = branchGated && operation.status === 'error'
           const endedAgoMs = endedAgo(operation, this.startedAt)
-          found.set(listed, { operation, failsGate, endedAgoMs })
+          const least = clocksDisagree ? { atLeast: true as const } : {}
+          found.set(listed, { operation, failsGate, endedAgoMs, ...least })
         }
         newer.add(operation)
       }
@@ -149,7 +154,7 @@ export function warnRecentFailures(
   failuresWhy?: string
 ): void {
   const warned = failures.filter((failure) => !failure.failsGate)
-  for (const { operation, endedAgoMs } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
+  for (const { operation, endedAgoMs, atLeast } of warned.slice(0, MAX_RECENT_FAILURE_WARNINGS)) {
     const action = truncate(operation.action ?? 'operation', 80)
     const branch = truncate(operation.branch_id ?? 'its branch', 80)
     const error = operation.error ? `: "${truncate(operation.error, 300)}"` : ''
@@ -159,7 +164,7 @@ export function warnRecentFailures(
         ? 'a cancelled operation does not fail the gate'
         : 'the project gate does not fail on it; gate on its branch to fail on it')
     logger.warning(
-      `Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs)}${error}; ${gated}`
+      `Ended in failure before the gate started: ${action} ${operation.id} on ${branch}, ${truncate(operation.status, 40)} ${endedBeforePhrase(endedAgoMs, atLeast)}${error}; ${gated}`
     )
   }
   if (warned.length > MAX_RECENT_FAILURE_WARNINGS) {
@@ -169,8 +174,11 @@ export function warnRecentFailures(
   }
 }
 
-/** `25.0 s before the gate started`, or `as the gate started` (also when no time is readable). */
-export function endedBeforePhrase(endedAgoMs: number | undefined): string {
+/**
+ * `25.0 s before the gate started`, `at least 25.0 s before …` where the clocks disagree, or `as the
+ * gate started` (also when no time is readable).
+ */
+export function endedBeforePhrase(endedAgoMs: number | undefined, atLeast?: true): string {
   if (!endedAgoMs) return 'as the gate started'
-  return `${formatDuration(endedAgoMs)} before the gate started`
+  return `${atLeast ? 'at least ' : ''}${formatDuration(endedAgoMs)} before the gate started`
 }

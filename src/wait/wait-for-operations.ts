@@ -1,5 +1,5 @@
 import { canBeQueried } from '../domain/branch-state.js'
-import type { Clock } from '../domain/clock.js'
+import { type Clock, earliestWallNow } from '../domain/clock.js'
 import { formatDuration } from '../domain/duration.js'
 import { DeadlineExceededError } from '../domain/errors.js'
 import type { Logger } from '../domain/logger.js'
@@ -63,8 +63,16 @@ export interface WaitResult {
    * the rest is unknown, not "nothing in flight".
    */
   observed: boolean
-  /** When (wall clock, epoch ms) each operation's last-seen state was read, by operation id. */
+  /**
+   * When (wall clock, epoch ms) each operation's last-seen state was read, by operation id: the
+   * earliest time both clocks allow (`earliestWallNow`).
+   */
   readAt: ReadonlyMap<string, number>
+  /**
+   * Set where the runner's clock and the API's disagreed (`Clock.disagreementMs`): each `readAt`
+   * is then only the earliest the read can have been, and an age measured to it a least.
+   */
+  clocksDisagree?: true
   /** From the gate's start (`startedAt`) to the end of the wait. */
   elapsedMs: number
   /** Why a timeout or cancellation cut the wait short, when it happened inside a request. */
@@ -132,8 +140,14 @@ class ReadTimes {
     for (const operation of operations) {
       if (this.states.has(operation)) continue
       this.states.add(operation)
-      this.readAt.set(operation.id, this.clock.wallNow())
+      this.readAt.set(operation.id, earliestWallNow(this.clock))
     }
+  }
+
+  /** The read times, and whether the clocks disagreed (then each is only the earliest). */
+  times(): Pick<WaitResult, 'readAt' | 'clocksDisagree'> {
+    const clocks = this.clock.disagreementMs?.() ? { clocksDisagree: true as const } : {}
+    return { readAt: this.readAt, ...clocks }
   }
 }
 
@@ -156,7 +170,7 @@ export async function waitForOperations(
   const seen = () => {
     reads.stamp(source.operations)
     const observed = source.completedPolls > 0
-    const timing = { readAt: reads.readAt, elapsedMs: clock.now() - options.startedAt }
+    const timing = { ...reads.times(), elapsedMs: clock.now() - options.startedAt }
     return { operations: source.operations, polls, observed, ...timing }
   }
   const finish = (outcome: Outcome, reason?: string, noRetryFits?: string): WaitResult => {

@@ -24,9 +24,10 @@ export async function bothBundles(
   setup: (world: World) => void,
   inputs: Record<string, string>,
   flags: string[],
-  options: GateCommandOptions = {}
+  options: GateCommandOptions = {},
+  served: Parameters<typeof serve>[0] = {}
 ): Promise<Both> {
-  const worlds = await Promise.all([serve(), serve()])
+  const worlds = await Promise.all([serve(served), serve(served)])
   for (const { world } of worlds) setup(world)
   return inTempDir(async (dir) => {
     const dotenv = join(dir, 'gate.env')

@@ -8,10 +8,9 @@
  * the branch is `busy`, and a teardown now would meet 423 Locked.
  */
 import type { BranchesReader } from '../../api/resources/branches.js'
-import { ApiError, UnrecoverableRequestError } from '../../domain/errors.js'
+import { ApiError } from '../../domain/errors.js'
 import type { Branch, TeardownBranch } from '../../domain/schemas.js'
 import type { TeardownAction } from './teardown-action.js'
-import { truncate } from '../../domain/untrusted-text.js'
 import {
   NoSuchBranchError,
   type ResolvingReader,
@@ -26,6 +25,12 @@ export type TeardownCheck =
       /** The branch as the check read it. */
       branch: TeardownBranch
       judgement: TeardownJudgement
+      /**
+       * The branch list stopped before its end (its cap): why. A child beyond it went unseen; the
+       * API refuses a delete (or a reset without `preserve_under_name`) of a branch with children,
+       * so at worst the teardown is refused, never a wrong one.
+       */
+      unread?: string
     }
   | {
       action: 'delete'
@@ -53,7 +58,7 @@ export function goneBeforeDelete(branch: TeardownCheck['branch']): TeardownCheck
 
 /**
  * Reads `branch` anew, then every branch of the project (every page), and judges: `blocked` when
- * the API would refuse `action` now, else `clear`. When the branch went while the gate waited,
+ * the API would refuse `action` now, else `clear` (`unread` when the list stopped at its cap). When the branch went while the gate waited,
  * `branch_id` (`input`) is resolved again: a branch that has its name now is checked instead;
  * `gone` when it names none before a delete; an input error before a reset, as when the gate starts.
  */
@@ -73,18 +78,12 @@ export async function checkTeardown(
   }
   const { branches, cut } = await reader.listBranches(projectId)
   const judgement = judgeTeardown(action, fresh, branches)
-  if (cut !== undefined && action === 'delete' && judgement.blockers.length === 0) {
-    throw new UnrecoverableRequestError(
-      `GET /projects/${projectId}/branches`,
-      `the list stopped (${cut}) before its end, so a child branch of ${truncate(fresh.name, 80)} beyond it would go unseen and block the delete; the pre-flight cannot say clear: delete the branches no longer needed, then run it again`,
-      'the API'
-    )
-  }
   return {
     action,
     preflight: judgement.blockers.length > 0 ? 'blocked' : 'clear',
     branch: fresh,
-    judgement
+    judgement,
+    ...(cut === undefined ? {} : { unread: cut })
   }
 }
 

@@ -9,6 +9,7 @@ import type { Operation, RelatedBranch, RestrictedAction } from '../../domain/sc
 import type { TeardownAction } from './teardown-action.js'
 import type { TeardownCheck } from './teardown-check.js'
 import type { Blocker } from '../../domain/teardown-rules.js'
+import { truncate } from '../../domain/untrusted-text.js'
 
 /** Child branches a line names, then a count. */
 const NAMED_CHILDREN = 10
@@ -18,6 +19,14 @@ const NAMED_RESTRICTIONS = 5
 const MAX_FAILURE_WARNINGS = 5
 
 const DONE: Record<TeardownAction, string> = { delete: 'deleted', reset: 'reset' }
+
+/** Why a child the cut branch list did not show cannot make the teardown a wrong one. */
+const UNREAD_CHILDREN: Record<TeardownAction, string> = {
+  delete:
+    'the API refuses to delete a branch that has children, so at worst the delete is refused, never a wrong one',
+  reset:
+    'the API refuses to reset a branch that has children without preserve_under_name, so at worst the reset is refused'
+}
 
 /** `preview/pr-7 (br-preview-pr-7)`, or the name alone when that is all there is. */
 function branchNamed(branch: { name: string; id?: string }): Phrase {
@@ -69,6 +78,12 @@ function blockerPhrase(blocker: Blocker, action: TeardownAction): Phrase {
       return [
         `its restricted_actions refuse a ${action}: `,
         ...restrictionsList(blocker.restrictions)
+      ]
+    case 'state':
+      return [
+        'it is ',
+        { code: truncate(blocker.state, 40) },
+        ", not ready: Neon's API resets (restores) a branch once it is ready, not while it is still being created or reset; wait until it is ready, then reset it"
       ]
   }
 }
@@ -126,6 +141,13 @@ export function teardownNotes(check: TeardownCheck): { warnings: Phrase[]; notic
   const branch = ['Branch ', ...branchNamed(check.branch)]
   const { childrenBeforeReset: children, otherRestrictions } = check.judgement
   const warnings: Phrase[] = []
+  if (check.unread !== undefined && check.preflight === 'clear') {
+    warnings.push([
+      ...branch,
+      `: the project's branch list stopped (${check.unread}) before its end, so its children among the branches beyond it were not read; `,
+      UNREAD_CHILDREN[check.action]
+    ])
+  }
   if (children.length > 0) {
     warnings.push([
       ...branch,
