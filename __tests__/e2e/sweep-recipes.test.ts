@@ -23,7 +23,7 @@ import {
   addBusyBranches,
   addStaleBeyondTheCli,
   addStalePreviews
-} from '../support/neon/scenarios.js'
+} from '../support/neon/stale-branches.js'
 import type { World } from '../support/neon/world.ts'
 import { startWritingFront } from '../support/neon/writes.js'
 

@@ -15,7 +15,7 @@ import { type CommandRun, runCommandBundle } from '../support/bundles/run-bundle
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
 import { runnerCommands } from '../support/github/runner-commands.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
-import { addStalePreviews } from '../support/neon/scenarios.js'
+import { addStalePreviews } from '../support/neon/stale-branches.js'
 import type { Limits } from '../support/neon/limits.ts'
 import type { World } from '../support/neon/world.ts'
 

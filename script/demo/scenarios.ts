@@ -12,11 +12,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type ApiServer, startApiServer } from '../../__tests__/support/neon/server.ts'
-import {
-  addFailingPreview,
-  addStalePreviews,
-  demoWorld
-} from '../../__tests__/support/neon/scenarios.ts'
+import { addFailingPreview, demoWorld } from '../../__tests__/support/neon/scenarios.ts'
+import { addStalePreviews } from '../../__tests__/support/neon/stale-branches.ts'
 import pg from 'pg'
 import {
   ACTIONS_BOT,
