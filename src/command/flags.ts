@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util'
 import type { InputNaming } from '../domain/input-naming.js'
 import { inputEntries, inputEntry, type InputName } from '../gate/input-catalog.js'
 import { flagOf, GATE_FLAGS, OPTIONS } from './options.js'
+import { type ResultTargets, summaryTarget } from './result-targets.js'
 
 /** Bad flags or input: the command's usage error (exit code 2), naming the flag as typed. */
 export class UsageError extends Error {
@@ -25,7 +26,7 @@ export interface CommandRequest {
   output: 'text' | 'json'
   quiet: boolean
   /** The job summary's Markdown; `append` inside GitHub Actions, where the step's file is shared. */
-  summary?: { path: string; append: boolean }
+  summary?: ResultTargets['summary']
   dotenvFile?: string
 }
 
@@ -78,6 +79,13 @@ const VALUE_FLAGS = new Set(
     .map(([name]) => `--${name}`)
 )
 
+/** Flags that take one value: all but --operation-id, which repeats. */
+const SINGLE_VALUE_FLAGS = new Set(
+  Object.entries(OPTIONS)
+    .filter(([, option]) => option.type === 'string' && !('multiple' in option))
+    .map(([name]) => name)
+)
+
 /**
  * `--timeout -5` as `--timeout=-5`: parseArgs takes a value that starts with a dash for a flag,
  * but a negative number is a value given, which the flag's own check then refuses as such.
@@ -115,14 +123,7 @@ export function parseCommandLine(
   const { values: flags, tokens } = parsed
   if (flags.help) return { help: true }
   if (flags.version) return { version: true }
-  for (const token of tokens) {
-    // An empty value is an unset variable in a script, not a choice of the default.
-    if (token.kind === 'option' && token.value !== undefined && token.value.trim() === '') {
-      throw new UsageError(
-        `${token.rawName}: an empty value (an unset variable?); give one, or leave the flag out`
-      )
-    }
-  }
+  checkFlagValues(tokens)
   const { values, labels } = inputValues(flags, tokens, env)
   checkSweepCommand(sweep, values.sweep)
   checkSecretSources(flags)
@@ -147,6 +148,30 @@ export function parseCommandLine(
       summary: summaryTarget(flags.summary, env),
       dotenvFile: flags.dotenv
     }
+  }
+}
+
+/**
+ * An empty value is an unset variable in a script, not a choice of the default. A flag of one
+ * value given twice would be last-wins: a wrapper's `--branch-id "$A" "$@"` would check another
+ * branch than the one its next step deletes, and a second `--dotenv` would leave the first file
+ * claiming an earlier run's outcome. Only --operation-id repeats.
+ */
+function checkFlagValues(tokens: Parsed['tokens']): void {
+  const seen = new Set<string>()
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue
+    if (token.value !== undefined && token.value.trim() === '') {
+      throw new UsageError(
+        `${token.rawName}: an empty value (an unset variable?); give one, or leave the flag out`
+      )
+    }
+    if (seen.has(token.name)) {
+      throw new UsageError(
+        `--${token.name} is given twice: it takes one value, and only one would be used; give it once`
+      )
+    }
+    if (SINGLE_VALUE_FLAGS.has(token.name)) seen.add(token.name)
   }
 }
 
@@ -206,38 +231,4 @@ function inputValues(
     if (file && from) labels.set(name, from)
   }
   return { values, labels }
-}
-
-/** Where the command writes its result files: --summary and --dotenv. */
-export type ResultTargets = Pick<CommandRequest, 'summary' | 'dotenvFile'>
-
-/**
- * The result files named by a command line that did not parse (an unknown flag, a value missing):
- * they are written on every exit whose paths are known, bad flags included. A value that starts
- * with a dash is the next flag, not a path.
- */
-export function resultTargetsOf(
-  argv: string[],
-  env: Record<string, string | undefined>
-): ResultTargets {
-  const paths = new Map<string, string | undefined>()
-  const end = argv.indexOf('--')
-  argv.slice(0, end === -1 ? undefined : end).forEach((arg, index) => {
-    const [name, ...inline] = arg.split('=')
-    if (name !== '--summary' && name !== '--dotenv') return
-    const value = inline.length > 0 ? inline.join('=') : argv[index + 1]
-    const given = value !== undefined && value.trim() !== '' && !value.startsWith('-')
-    paths.set(name, given ? value : undefined)
-  })
-  return { summary: summaryTarget(paths.get('--summary'), env), dotenvFile: paths.get('--dotenv') }
-}
-
-/** `--summary FILE`; inside GitHub Actions, the step's summary by default. */
-function summaryTarget(
-  flag: string | undefined,
-  env: Record<string, string | undefined>
-): CommandRequest['summary'] {
-  if (flag !== undefined) return { path: flag, append: false }
-  const stepSummary = env.GITHUB_ACTIONS === 'true' ? env.GITHUB_STEP_SUMMARY : undefined
-  return stepSummary ? { path: stepSummary, append: true } : undefined
 }
