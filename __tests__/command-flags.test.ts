@@ -271,6 +271,11 @@ describe('parseCommandLine', () => {
   it.each([
     [['--projct-id', 'p'], 'unknown flag --projct-id'],
     [['napi_secret_key'], 'an argument without its flag'],
+    // Review L2: the word sweep after a flag is the sweep asked for in the wrong place.
+    [
+      ['--api-host', 'h', 'sweep', '--match', 'p/*'],
+      'sweep must come first: neon-gate sweep --match PATTERN, then the other flags'
+    ],
     [['--fail-fast=yes'], '--fail-fast takes no value (turn it off with --no-fail-fast)'],
     [['--timeout'], '--timeout needs a value'],
     [['--operation-id', ''], '--operation-id: an empty value (an unset variable?)'],

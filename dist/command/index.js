@@ -16507,6 +16507,9 @@ function usageError(error) {
                 ? `unknown flag ${flag}`
                 : 'an unknown flag (not repeated here, in case it is a secret)');
         case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+            if (quoted === 'sweep') {
+                return new UsageError('sweep must come first: neon-gate sweep --match PATTERN, then the other flags');
+            }
             // Not quoted: it may be a secret given by mistake (neon-gate "$NEON_API_KEY").
             return new UsageError('an argument without its flag: every value follows its flag, as --project-id ID (the argument is not repeated here, in case it is a secret)');
         case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
