@@ -16571,7 +16571,7 @@ function parseCommandLine(argv, env) {
         return { version: true };
     checkFlagValues(tokens);
     const { values, labels } = inputValues(flags, tokens, env);
-    checkSweepCommand(sweep, values.sweep);
+    checkSweepCommand(sweep, values, labels);
     checkSecretSources(flags);
     const output = flags.output ?? 'text';
     if (output !== 'text' && output !== 'json') {
@@ -16617,13 +16617,22 @@ function checkFlagValues(tokens) {
             seen.add(token.name);
     }
 }
-/** `--match` is the sweep's, and the sweep needs it. */
-function checkSweepCommand(sweep, match) {
-    if (sweep && match === undefined) {
+/**
+ * `--match` is the sweep's, and the sweep needs it. Its other flags without it would be ignored,
+ * and a sweep forgotten would pass: the same error.
+ */
+function checkSweepCommand(sweep, values, labels) {
+    if (sweep && values.sweep === undefined) {
         throw new UsageError('neon-gate sweep needs --match PATTERN (preview/*, preview/pr-{pr})');
     }
-    if (!sweep && match !== undefined) {
+    if (!sweep && values.sweep !== undefined) {
         throw new UsageError('--match belongs to the sweep: run neon-gate sweep --match PATTERN');
+    }
+    for (const name of ['older_than', 'fail_on_stale']) {
+        const flag = labels.get(name);
+        if (!sweep && values[name] !== undefined && flag) {
+            throw new UsageError(`${flag} belongs to the sweep: run neon-gate sweep --match PATTERN ${flag}`);
+        }
     }
 }
 /** Each secret from one place: the database URL by its flag or its file, standard input for one. */
