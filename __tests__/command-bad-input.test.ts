@@ -362,3 +362,23 @@ describe('a name near the branch before a delete: exit 2 naming what was found, 
     }
   })
 })
+
+describe('a branch the API shows wrong (review L1): exit 2, and the outputs say which gate ran', () => {
+  it('the JSON holds gate and elapsed_ms; the dotenv file GATE_GATE, as docs/cli.md says', async () => {
+    await inTempDir(async (dir) => {
+      const dotenv = join(dir, 'gate.env')
+      for (const [args, gate] of [
+        [['--branch-id', 'nosuch'], 'branch'],
+        // Before a teardown, a branch not found is `gone`; one that only nearly matches is exit 2.
+        [['--branch-id', 'MAIN', '--before', 'delete'], 'teardown']
+      ] as const) {
+        const run = await command([...args, '--output', 'json', '--dotenv', dotenv])
+        expect(run.code).toBe(2)
+        const json = JSON.parse(run.stdout) as Record<string, unknown>
+        expect(Object.keys(json).sort()).toEqual(['elapsed_ms', 'gate'])
+        expect(json.gate).toBe(gate)
+        expect(readFileSync(dotenv, 'utf8')).toMatch(new RegExp(`^GATE_GATE=${gate}$`, 'm'))
+      }
+    })
+  })
+})

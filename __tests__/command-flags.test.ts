@@ -4,7 +4,9 @@
  * e2e/command*.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { parseCommandLine, resultTargetsOf, UsageError } from '../src/command/flags.js'
+import { parseCommandLine, UsageError } from '../src/command/flags.js'
+import { resultTargetsOf } from '../src/command/result-targets.js'
+import { OPTIONS } from '../src/command/options.js'
 import { ignoredInputWarnings, parseInputs } from '../src/gate/inputs.js'
 
 const request = (argv: string[], env: Record<string, string> = {}) => {
@@ -202,6 +204,34 @@ describe('parseCommandLine', () => {
     })
   })
 
+  it.each([
+    ['--branch-id', ['--branch-id', 'main', '--branch-id', 'preview/pr-12']],
+    ['--before', ['--branch-id', 'b', '--before', 'delete', '--before=reset']],
+    ['--project-id', ['--project-id', 'p', '--project-id', 'q']],
+    ['--match', ['sweep', '--match', 'preview/*', '--match', 'other/*']],
+    ['--older-than', ['sweep', '--match', 'p/*', '--older-than', '1d', '--older-than', '30d']],
+    ['--timeout', ['--timeout', '1m', '--timeout', '1m']],
+    ['--api-key-file', ['--api-key-file', 'a', '--api-key-file', 'b']],
+    ['--output', ['--output', 'json', '--output', 'text']],
+    ['--dotenv', ['--dotenv', 'a.env', '--dotenv', 'b.env']],
+    ['--summary', ['--summary=a.md', '--summary', 'b.md']]
+  ])('a flag of one value given twice is a usage error naming it (review M2): %s', (flag, argv) => {
+    expect(usage(argv)).toBe(
+      `${flag} is given twice: it takes one value, and only one would be used; give it once`
+    )
+  })
+
+  it('every flag of one value is refused twice; only --operation-id repeats', () => {
+    const single = Object.entries(OPTIONS).filter(
+      ([, option]) => option.type === 'string' && !('multiple' in option)
+    )
+    expect(single.length).toBeGreaterThan(10)
+    for (const [name] of single) {
+      expect(usage([`--${name}`, 'a', `--${name}`, 'b'])).toContain(`--${name} is given twice`)
+    }
+    expect(request(['--operation-id', 'a', '--operation-id', 'b']).values.operation_id).toBe('a,b')
+  })
+
   it('names an unknown flag only when it looks like one: anything else may be a secret', () => {
     expect(usage(['--projct-id'])).toBe('unknown flag --projct-id')
     for (const argv of [['--napi_secret_key'], ['--napi_secret_key=x'], [`--${'a'.repeat(41)}`]]) {
@@ -210,17 +240,22 @@ describe('parseCommandLine', () => {
   })
 
   it('resultTargetsOf finds the files in a command line that does not parse', () => {
-    expect(resultTargetsOf(['--bogus', '--dotenv', 'a.env', '--summary=s.md', 'x'], {})).toEqual({
-      dotenvFile: 'a.env',
-      summary: { path: 's.md', append: false }
-    })
+    expect(resultTargetsOf(['--bogus', '--dotenv', 'a.env', '--summary=s.md', 'x'], {})).toEqual([
+      { dotenvFile: 'a.env', summary: { path: 's.md', append: false } }
+    ])
     // A value that starts with a dash is the next flag; after `--`, nothing is a flag.
-    expect(resultTargetsOf(['--dotenv', '--summary', 's.md', '--', '--dotenv', 'b'], {})).toEqual({
-      dotenvFile: undefined,
-      summary: { path: 's.md', append: false }
-    })
+    expect(resultTargetsOf(['--dotenv', '--summary', 's.md', '--', '--dotenv', 'b'], {})).toEqual([
+      { dotenvFile: undefined, summary: { path: 's.md', append: false } }
+    ])
     const env = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: '/s' }
-    expect(resultTargetsOf(['--summary='], env).summary).toEqual({ path: '/s', append: true })
+    expect(resultTargetsOf(['--summary='], env)[0].summary).toEqual({ path: '/s', append: true })
+    // Each path given is one to write (review M1): none keeps an earlier run's outcome.
+    expect(
+      resultTargetsOf(['--dotenv', 'a', '--summary', 's', '--dotenv=b', '--dotenv', ''], {})
+    ).toEqual([
+      { dotenvFile: 'a', summary: { path: 's', append: false } },
+      { dotenvFile: 'b', summary: undefined }
+    ])
   })
 
   it('inside GitHub Actions the summary goes to the step summary, appended; --summary overwrites', () => {
@@ -236,6 +271,11 @@ describe('parseCommandLine', () => {
   it.each([
     [['--projct-id', 'p'], 'unknown flag --projct-id'],
     [['napi_secret_key'], 'an argument without its flag'],
+    // Review L2: the word sweep after a flag is the sweep asked for in the wrong place.
+    [
+      ['--api-host', 'h', 'sweep', '--match', 'p/*'],
+      'sweep must come first: neon-gate sweep --match PATTERN, then the other flags'
+    ],
     [['--fail-fast=yes'], '--fail-fast takes no value (turn it off with --no-fail-fast)'],
     [['--timeout'], '--timeout needs a value'],
     [['--operation-id', ''], '--operation-id: an empty value (an unset variable?)'],

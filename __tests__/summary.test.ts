@@ -166,7 +166,7 @@ describe('nothing read', () => {
 })
 
 describe('outputs', () => {
-  it('gate names what the run checked, and is empty after bad input found during the run', () => {
+  it('gate names what the run checked, also after bad input found during the run (review L1)', () => {
     const checked = buildOutputs(report({ gate: 'teardown', outcome: 'success' })).outputs
     expect(checked.gate).toBe('teardown')
     // A branch name that only nearly matches one is an input error once the branches are read.
@@ -176,7 +176,8 @@ describe('outputs', () => {
       error: 'branch_id: …',
       errorCause: 'input'
     })
-    expect(buildOutputs(badInput).outputs.gate ?? '').toBe('')
+    // docs/cli.md: the run that read nothing usable still names its gate, as the exit-3 one does.
+    expect(buildOutputs(badInput).outputs.gate).toBe('teardown')
   })
 
   it('a huge operations list is cut to fit, with a note; long fields carry a marker', () => {

@@ -25,6 +25,9 @@ describe('the sweep’s inputs', () => {
       olderThanMs: 36 * 3_600_000,
       failOnStale: true
     })
+    // Review L7: units in either case, as interval and timeout read them; `M` is minutes (the docs
+    // say so), never months.
+    expect(parse({ ...base, older_than: '200M' }).olderThanMs).toBe(200 * 60_000)
   })
 
   it('refuses the inputs of another gate beside it, each by name, and needs the project', () => {
@@ -76,7 +79,14 @@ describe('the sweep’s inputs', () => {
       '--match belongs to the sweep: run neon-gate sweep --match PATTERN'
     )
     expect(() => parseCommandLine(['--project-id', PROJECT, 'sweep'], {})).toThrow(
-      'an argument without its flag'
+      'sweep must come first'
     )
+    // Review L3: the sweep's other flags without it are the same error, never a gate that ignores
+    // them (`--older-than 7d --fail-on-stale` with `sweep --match` forgotten passed).
+    for (const argv of [['--older-than', '7d'], ['--fail-on-stale'], ['--no-fail-on-stale']]) {
+      expect(() => parseCommandLine(argv, {})).toThrow(
+        `${argv[0]} belongs to the sweep: run neon-gate sweep --match PATTERN ${argv[0]}`
+      )
+    }
   })
 })

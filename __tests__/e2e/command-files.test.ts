@@ -35,6 +35,43 @@ describe('the command killed mid-wait', () => {
   })
 })
 
+describe('--dotenv or --summary given twice (review M1)', () => {
+  it('exit 2 naming the flag, and every path named says so: none keeps an earlier success', async () => {
+    const { world, server } = await serve()
+    const op = operationIn(world, 'finished')
+    await inTempDir(async (dir) => {
+      const [old, fresh] = [join(dir, 'old.env'), join(dir, 'new.env')]
+      const [oldMd, freshMd] = [join(dir, 'old.md'), join(dir, 'new.md')]
+      for (const [flag, args] of [
+        ['--dotenv', ['--dotenv', old, '--dotenv', fresh]],
+        ['--dotenv', ['--dotenv', old, `--dotenv=${fresh}`, '--summary', oldMd]],
+        ['--summary', ['--summary', oldMd, '--summary', freshMd, '--dotenv', old]]
+      ] as const) {
+        for (const path of [old, fresh])
+          writeFileSync(path, 'GATE_OUTCOME=success\nGATE_EXIT_CODE=0\n')
+        for (const path of [oldMd, freshMd]) writeFileSync(path, '✅ success\n')
+        const before = server.requests.length
+        const run = await gateCommand(server, ['--operation-id', op.id, ...args])
+        expect(run.code).toBe(2)
+        expect(run.stderr).toContain(`error: ${flag} is given twice`)
+        expect(server.requests).toHaveLength(before)
+        for (const path of [old, fresh, oldMd, freshMd].filter(
+          (p) => args.includes(p) || args.includes(`--dotenv=${p}`)
+        )) {
+          const text = readFileSync(path, 'utf8')
+          expect([path, text]).not.toEqual([path, expect.stringContaining('success')])
+          expect(text).toContain(`${flag} is given twice`)
+        }
+      }
+      // An empty second value is an error too, and the first path still says so.
+      writeFileSync(old, 'GATE_OUTCOME=success\nGATE_EXIT_CODE=0\n')
+      const run = await gateCommand(server, ['--operation-id', op.id, '--dotenv', old, '--dotenv='])
+      expect(run.code).toBe(2)
+      expect(readFileSync(old, 'utf8')).toMatch(/^GATE_EXIT_CODE=2$/m)
+    })
+  })
+})
+
 describe('the command with a standard output on a full disk', () => {
   it('> /dev/full: an error on standard error, exit 2, and the dotenv file says 2', async () => {
     const { world, server } = await serve()

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CONTROL } from '../support/bundles/command.js'
 import { runAction, serve } from '../support/bundles/action.js'
+import { withDefaultFlags } from '../support/bundles/default-flags.ts'
 import { type CommandRun, runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
 import { runnerCommands } from '../support/github/runner-commands.js'
@@ -34,7 +35,14 @@ afterEach(async () => {
 /** `neon-gate sweep --match PATTERN …` as a CI job runs it, with the key and project in its env. */
 function sweepCommand(server: { apiHost: string }, args: string[]): Promise<CommandRun> {
   return runCommandBundle(
-    ['sweep', ...args, '--api-host', server.apiHost, '--interval', '1s', '--output', 'json'],
+    withDefaultFlags(
+      [
+        ['--api-host', server.apiHost],
+        ['--interval', '1s'],
+        ['--output', 'json']
+      ],
+      ['sweep', ...args]
+    ),
     { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT }
   )
 }

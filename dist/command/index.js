@@ -2,12 +2,12 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 1585:
+/***/ 1207:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7292);
+/* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3372);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3036);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7292:
+/***/ 3036:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -484,7 +484,7 @@ const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impor
 const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
 ;// CONCATENATED MODULE: external "node:zlib"
 const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -1019,7 +1019,7 @@ async function withRetries(attempt, context) {
 }
 
 // EXTERNAL MODULE: ./src/domain/clock.ts + 1 modules
-var domain_clock = __nccwpck_require__(6781);
+var domain_clock = __nccwpck_require__(3372);
 ;// CONCATENATED MODULE: ./src/domain/version.ts
 // Kept equal to package.json's version by a test.
 const ACTION_NAME = 'neon-operations-gate';
@@ -1217,7 +1217,7 @@ function classifyDatabaseError(error) {
 ;// CONCATENATED MODULE: ./src/steps/database/postgres.ts
 /** Resolves with what `SELECT 1` answered; rejects with the driver's error or `signal.reason`. */
 async function queryDatabase(target, signal) {
-    const { default: pg } = await __nccwpck_require__.e(/* import() */ 849).then(__nccwpck_require__.bind(__nccwpck_require__, 3849));
+    const { default: pg } = await __nccwpck_require__.e(/* import() */ 977).then(__nccwpck_require__.bind(__nccwpck_require__, 9977));
     signal.throwIfAborted();
     const client = new pg.Client({
         host: target.host,
@@ -1430,7 +1430,7 @@ class Pace {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/util.js
 
 // functions
 function assertEqual(val) {
@@ -2305,7 +2305,7 @@ function constantCatch(value) {
     return fn;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/core.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/core.js
 var _a;
 
 /** A special constant with type `never` */
@@ -2448,7 +2448,7 @@ function config(newConfig) {
     return globalConfig;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/memoizer.js
 
 class $ZodCyclicError extends Error {
     constructor() {
@@ -2761,7 +2761,7 @@ function isBackEdge(ctx, value) {
     return backEdges !== undefined && isRef(value) && backEdges.has(value);
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/regexes.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/regexes.js
 
 /**
  * @deprecated CUID v1 is deprecated by its authors due to information leakage
@@ -2919,7 +2919,7 @@ const sha512_hex = /^[0-9a-fA-F]{128}$/;
 const sha512_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(86, "==")));
 const sha512_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(86)));
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/checks.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/checks.js
 // import { $ZodType } from "./schemas.js";
 
 
@@ -3437,7 +3437,7 @@ const $ZodCheckOverwrite = /*@__PURE__*/ $constructor("$ZodCheckOverwrite", (ins
     };
 });
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/doc.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/doc.js
 class Doc {
     constructor(args = [], closed = {}) {
         this.content = [];
@@ -3477,14 +3477,14 @@ class Doc {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/versions.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/versions.js
 const version = {
     major: 4,
     minor: 6,
     patch: 7,
 };
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/schemas.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/schemas.js
 
 
 
@@ -6122,7 +6122,7 @@ function handleRefineResult(result, payload, input, inst) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/registries.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/registries.js
 var registries_a;
 const $output = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodOutput")));
 const $input = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodInput")));
@@ -6175,7 +6175,7 @@ function registry() {
 (registries_a = globalThis).__zod_globalRegistry ?? (registries_a.__zod_globalRegistry = registry());
 const globalRegistry = globalThis.__zod_globalRegistry;
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/api.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/api.js
 
 
 
@@ -7280,7 +7280,7 @@ function _stringFormat(Class, format, fnOrRegex, _params = {}) {
     return inst;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/to-json-schema.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/to-json-schema.js
 
 
 function assignProps(target, ...sources) {
@@ -7933,7 +7933,7 @@ const createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params)
     return to_json_schema_finalize(ctx, schema);
 };
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/json-schema-processors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/json-schema-processors.js
 
 
 
@@ -8778,7 +8778,7 @@ function toJSONSchema(input, params) {
     return finalize(ctx, input);
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/locales/en.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/locales/en.js
 
 const error = () => {
     const Sizable = {
@@ -8905,7 +8905,7 @@ const error = () => {
     };
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/errors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/errors.js
 
 
 /* Computing the message eagerly is expensive (pretty-printed JSON of all
@@ -9174,7 +9174,7 @@ function prettifyError(error) {
     return lines.join("\n");
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/parse.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/parse.js
 
 
 
@@ -9351,7 +9351,7 @@ const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 const safeDecodeAsync = /* @__PURE__*/ _safeDecodeAsync($ZodRealError);
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/errors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/errors.js
 
 
 
@@ -9410,7 +9410,7 @@ const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, 
 // /** @deprecated Use `z.core.$ZodErrorMapCtx` instead. */
 // export type ErrorMapCtx = core.$ZodErrorMapCtx;
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/parse.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/parse.js
 
 
 const classic_parse_parse = /* @__PURE__ */ _parse(ZodRealError);
@@ -9428,7 +9428,7 @@ const parse_safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
 const parse_safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 const parse_safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/schemas.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/schemas.js
 
 
 
@@ -16235,8 +16235,8 @@ function typedOutputs(sections, report, maxBytes = MAX_OUTPUTS_UTF16_BYTES) {
     };
     if (report.outcome && report.outcome !== 'error')
         values.outcome = report.outcome;
-    // Bad input found during the run (a branch name that only nearly matches) checked nothing.
-    if (report.gate && report.errorCause !== 'input')
+    // The gate that ran, even when the API showed an input wrong (a branch that does not exist).
+    if (report.gate)
         values.gate = report.gate;
     stepOutputs('before-wait');
     if (report.branch) {
@@ -16526,12 +16526,50 @@ function variableValue(name, env) {
     return variable === undefined ? undefined : env[variable];
 }
 
+;// CONCATENATED MODULE: ./src/command/result-targets.ts
+/*
+ * Where the command writes its result files (--summary, --dotenv), also read from a command line
+ * that did not parse, so that the files still say why.
+ */
+/**
+ * The result files named by a command line that did not parse (an unknown flag, a value missing, a
+ * flag given twice): they are written on every exit whose paths are known, bad flags included,
+ * each path given (none keeps an earlier run's outcome). A value that starts with a dash is the
+ * next flag, not a path. The paths paired in order: each pair is checked as one run's files.
+ */
+function resultTargetsOf(argv, env) {
+    const paths = { '--summary': [], '--dotenv': [] };
+    const end = argv.indexOf('--');
+    argv.slice(0, end === -1 ? undefined : end).forEach((arg, index) => {
+        const [name, ...inline] = arg.split('=');
+        if (!(name in paths))
+            return;
+        const value = inline.length > 0 ? inline.join('=') : argv[index + 1];
+        if (value !== undefined && value.trim() !== '' && !value.startsWith('-'))
+            paths[name].push(value);
+    });
+    const [summaries, dotenvs] = [paths['--summary'], paths['--dotenv']];
+    const count = Math.max(1, summaries.length, dotenvs.length);
+    return Array.from({ length: count }, (_, index) => ({
+        summary: summaryTarget(summaries[index], index === 0 ? env : {}),
+        dotenvFile: dotenvs[index]
+    }));
+}
+/** `--summary FILE`; inside GitHub Actions, the step's summary by default. */
+function summaryTarget(flag, env) {
+    if (flag !== undefined)
+        return { path: flag, append: false };
+    const stepSummary = env.GITHUB_ACTIONS === 'true' ? env.GITHUB_STEP_SUMMARY : undefined;
+    return stepSummary ? { path: stepSummary, append: true } : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/command/flags.ts
 /*
  * The command's flags, read with node:util's parseArgs: the gate's inputs in kebab-case, and what
  * only a command has (where the key comes from, the output, the files for CI). Secrets never come
  * from a flag's value: a flag shows in `ps` and in shell history.
  */
+
 
 
 
@@ -16555,6 +16593,9 @@ function usageError(error) {
                 ? `unknown flag ${flag}`
                 : 'an unknown flag (not repeated here, in case it is a secret)');
         case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+            if (quoted === 'sweep') {
+                return new UsageError('sweep must come first: neon-gate sweep --match PATTERN, then the other flags');
+            }
             // Not quoted: it may be a secret given by mistake (neon-gate "$NEON_API_KEY").
             return new UsageError('an argument without its flag: every value follows its flag, as --project-id ID (the argument is not repeated here, in case it is a secret)');
         case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
@@ -16573,6 +16614,10 @@ function usageError(error) {
 const VALUE_FLAGS = new Set(Object.entries(OPTIONS)
     .filter(([, option]) => option.type === 'string')
     .map(([name]) => `--${name}`));
+/** Flags that take one value: all but --operation-id, which repeats. */
+const SINGLE_VALUE_FLAGS = new Set(Object.entries(OPTIONS)
+    .filter(([, option]) => option.type === 'string' && !('multiple' in option))
+    .map(([name]) => name));
 /**
  * `--timeout -5` as `--timeout=-5`: parseArgs takes a value that starts with a dash for a flag,
  * but a negative number is a value given, which the flag's own check then refuses as such.
@@ -16610,14 +16655,9 @@ function parseCommandLine(argv, env) {
         return { help: true };
     if (flags.version)
         return { version: true };
-    for (const token of tokens) {
-        // An empty value is an unset variable in a script, not a choice of the default.
-        if (token.kind === 'option' && token.value !== undefined && token.value.trim() === '') {
-            throw new UsageError(`${token.rawName}: an empty value (an unset variable?); give one, or leave the flag out`);
-        }
-    }
+    checkFlagValues(tokens);
     const { values, labels } = inputValues(flags, tokens, env);
-    checkSweepCommand(sweep, values.sweep);
+    checkSweepCommand(sweep, values, labels);
     checkSecretSources(flags);
     const output = flags.output ?? 'text';
     if (output !== 'text' && output !== 'json') {
@@ -16642,13 +16682,43 @@ function parseCommandLine(argv, env) {
         }
     };
 }
-/** `--match` is the sweep's, and the sweep needs it. */
-function checkSweepCommand(sweep, match) {
-    if (sweep && match === undefined) {
+/**
+ * An empty value is an unset variable in a script, not a choice of the default. A flag of one
+ * value given twice would be last-wins: a wrapper's `--branch-id "$A" "$@"` would check another
+ * branch than the one its next step deletes, and a second `--dotenv` would leave the first file
+ * claiming an earlier run's outcome. Only --operation-id repeats.
+ */
+function checkFlagValues(tokens) {
+    const seen = new Set();
+    for (const token of tokens) {
+        if (token.kind !== 'option')
+            continue;
+        if (token.value !== undefined && token.value.trim() === '') {
+            throw new UsageError(`${token.rawName}: an empty value (an unset variable?); give one, or leave the flag out`);
+        }
+        if (seen.has(token.name)) {
+            throw new UsageError(`--${token.name} is given twice: it takes one value, and only one would be used; give it once`);
+        }
+        if (SINGLE_VALUE_FLAGS.has(token.name))
+            seen.add(token.name);
+    }
+}
+/**
+ * `--match` is the sweep's, and the sweep needs it. Its other flags without it would be ignored,
+ * and a sweep forgotten would pass: the same error.
+ */
+function checkSweepCommand(sweep, values, labels) {
+    if (sweep && values.sweep === undefined) {
         throw new UsageError('neon-gate sweep needs --match PATTERN (preview/*, preview/pr-{pr})');
     }
-    if (!sweep && match !== undefined) {
+    if (!sweep && values.sweep !== undefined) {
         throw new UsageError('--match belongs to the sweep: run neon-gate sweep --match PATTERN');
+    }
+    for (const name of ['older_than', 'fail_on_stale']) {
+        const flag = labels.get(name);
+        if (!sweep && values[name] !== undefined && flag) {
+            throw new UsageError(`${flag} belongs to the sweep: run neon-gate sweep --match PATTERN ${flag}`);
+        }
     }
 }
 /** Each secret from one place: the database URL by its flag or its file, standard input for one. */
@@ -16691,31 +16761,6 @@ function inputValues(flags, tokens, env) {
             labels.set(name, from);
     }
     return { values, labels };
-}
-/**
- * The result files named by a command line that did not parse (an unknown flag, a value missing):
- * they are written on every exit whose paths are known, bad flags included. A value that starts
- * with a dash is the next flag, not a path.
- */
-function resultTargetsOf(argv, env) {
-    const paths = new Map();
-    const end = argv.indexOf('--');
-    argv.slice(0, end === -1 ? undefined : end).forEach((arg, index) => {
-        const [name, ...inline] = arg.split('=');
-        if (name !== '--summary' && name !== '--dotenv')
-            return;
-        const value = inline.length > 0 ? inline.join('=') : argv[index + 1];
-        const given = value !== undefined && value.trim() !== '' && !value.startsWith('-');
-        paths.set(name, given ? value : undefined);
-    });
-    return { summary: summaryTarget(paths.get('--summary'), env), dotenvFile: paths.get('--dotenv') };
-}
-/** `--summary FILE`; inside GitHub Actions, the step's summary by default. */
-function summaryTarget(flag, env) {
-    if (flag !== undefined)
-        return { path: flag, append: false };
-    const stepSummary = env.GITHUB_ACTIONS === 'true' ? env.GITHUB_STEP_SUMMARY : undefined;
-    return stepSummary ? { path: stepSummary, append: true } : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/command/help.ts
@@ -17350,6 +17395,7 @@ async function writeResultFiles(report, { summary, dotenvFile }, context) {
 
 
 
+
 /** Colour unless NO_COLOR is set to something (no-color.org: an empty value does not count). */
 const colourWanted = (env) => !env.NO_COLOR;
 /** Runs the command; resolves to its exit code, never rejects. */
@@ -17445,22 +17491,34 @@ async function endWithError(error, stoppedBy, targets, { stderr, progress }, { c
     lines.error(report.error);
     if (code === EXIT.usage)
         stderr.write('Run neon-gate --help for the flags.\n');
-    // Read from a command line that did not parse, the paths were not checked yet.
-    if (!('writable' in targets)) {
-        const check = checkResultTargets(targets);
-        for (const warning of check.warnings)
-            lines.warning(warning);
-        targets = check;
-    }
-    for (const problem of targets.problems)
-        if (!report.error.includes(problem))
-            lines.error(problem);
-    const written = await writeResultFiles(report, targets.writable, { redactor, code });
-    for (const warning of written.warnings)
-        lines.warning(warning);
-    if (written.failed.length > 0)
-        lines.error(filesFailed(written.failed));
+    // Read from a command line that did not parse, the paths were not checked yet: each is written.
+    const unchecked = Array.isArray(targets);
+    const checks = unchecked ? targets.map(checkResultTargets) : [targets];
+    await writeErrorRecords(report, checks, lines, { redactor, code, unchecked });
     return code;
+}
+/** The error's record in each set of result files; each problem said once. */
+async function writeErrorRecords(report, checks, lines, { redactor, code, unchecked }) {
+    const said = new Set();
+    const once = (kind, text) => {
+        if (!said.has(text))
+            lines[kind](text);
+        said.add(text);
+    };
+    for (const check of checks) {
+        if (unchecked)
+            for (const warning of check.warnings)
+                once('warning', warning);
+        for (const problem of check.problems) {
+            if (!report.error?.includes(problem))
+                once('error', problem);
+        }
+        const written = await writeResultFiles(report, check.writable, { redactor, code });
+        for (const warning of written.warnings)
+            once('warning', warning);
+        if (written.failed.length > 0)
+            once('error', filesFailed(written.failed));
+    }
 }
 async function gateAndReport(inputs, request, { stdout, progress, redactor, gateRun }) {
     const report = await gateRun.gate(inputs, request.naming);
@@ -17490,7 +17548,7 @@ const outputLost = (code) => `Could not write standard output (${code}): the res
 
 /***/ }),
 
-/***/ 6781:
+/***/ 3372:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -17608,7 +17666,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
 
 /***/ }),
 
-/***/ 6928:
+/***/ 4547:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
@@ -17865,7 +17923,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util/types")
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(1585);
+/******/ var __webpack_exports__ = __nccwpck_require__(1207);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 
 

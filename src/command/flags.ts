@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util'
 import type { InputNaming } from '../domain/input-naming.js'
 import { inputEntries, inputEntry, type InputName } from '../gate/input-catalog.js'
 import { flagOf, GATE_FLAGS, OPTIONS } from './options.js'
+import { type ResultTargets, summaryTarget } from './result-targets.js'
 
 /** Bad flags or input: the command's usage error (exit code 2), naming the flag as typed. */
 export class UsageError extends Error {
@@ -25,7 +26,7 @@ export interface CommandRequest {
   output: 'text' | 'json'
   quiet: boolean
   /** The job summary's Markdown; `append` inside GitHub Actions, where the step's file is shared. */
-  summary?: { path: string; append: boolean }
+  summary?: ResultTargets['summary']
   dotenvFile?: string
 }
 
@@ -50,6 +51,11 @@ function usageError(error: unknown): UsageError {
           : 'an unknown flag (not repeated here, in case it is a secret)'
       )
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      if (quoted === 'sweep') {
+        return new UsageError(
+          'sweep must come first: neon-gate sweep --match PATTERN, then the other flags'
+        )
+      }
       // Not quoted: it may be a secret given by mistake (neon-gate "$NEON_API_KEY").
       return new UsageError(
         'an argument without its flag: every value follows its flag, as --project-id ID (the argument is not repeated here, in case it is a secret)'
@@ -76,6 +82,13 @@ const VALUE_FLAGS = new Set(
   Object.entries(OPTIONS)
     .filter(([, option]) => option.type === 'string')
     .map(([name]) => `--${name}`)
+)
+
+/** Flags that take one value: all but --operation-id, which repeats. */
+const SINGLE_VALUE_FLAGS = new Set(
+  Object.entries(OPTIONS)
+    .filter(([, option]) => option.type === 'string' && !('multiple' in option))
+    .map(([name]) => name)
 )
 
 /**
@@ -115,16 +128,9 @@ export function parseCommandLine(
   const { values: flags, tokens } = parsed
   if (flags.help) return { help: true }
   if (flags.version) return { version: true }
-  for (const token of tokens) {
-    // An empty value is an unset variable in a script, not a choice of the default.
-    if (token.kind === 'option' && token.value !== undefined && token.value.trim() === '') {
-      throw new UsageError(
-        `${token.rawName}: an empty value (an unset variable?); give one, or leave the flag out`
-      )
-    }
-  }
+  checkFlagValues(tokens)
   const { values, labels } = inputValues(flags, tokens, env)
-  checkSweepCommand(sweep, values.sweep)
+  checkSweepCommand(sweep, values, labels)
   checkSecretSources(flags)
   const output = flags.output ?? 'text'
   if (output !== 'text' && output !== 'json') {
@@ -150,13 +156,52 @@ export function parseCommandLine(
   }
 }
 
-/** `--match` is the sweep's, and the sweep needs it. */
-function checkSweepCommand(sweep: boolean, match: string | undefined): void {
-  if (sweep && match === undefined) {
+/**
+ * An empty value is an unset variable in a script, not a choice of the default. A flag of one
+ * value given twice would be last-wins: a wrapper's `--branch-id "$A" "$@"` would check another
+ * branch than the one its next step deletes, and a second `--dotenv` would leave the first file
+ * claiming an earlier run's outcome. Only --operation-id repeats.
+ */
+function checkFlagValues(tokens: Parsed['tokens']): void {
+  const seen = new Set<string>()
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue
+    if (token.value !== undefined && token.value.trim() === '') {
+      throw new UsageError(
+        `${token.rawName}: an empty value (an unset variable?); give one, or leave the flag out`
+      )
+    }
+    if (seen.has(token.name)) {
+      throw new UsageError(
+        `--${token.name} is given twice: it takes one value, and only one would be used; give it once`
+      )
+    }
+    if (SINGLE_VALUE_FLAGS.has(token.name)) seen.add(token.name)
+  }
+}
+
+/**
+ * `--match` is the sweep's, and the sweep needs it. Its other flags without it would be ignored,
+ * and a sweep forgotten would pass: the same error.
+ */
+function checkSweepCommand(
+  sweep: boolean,
+  values: Partial<Record<InputName, string>>,
+  labels: Map<InputName, string>
+): void {
+  if (sweep && values.sweep === undefined) {
     throw new UsageError('neon-gate sweep needs --match PATTERN (preview/*, preview/pr-{pr})')
   }
-  if (!sweep && match !== undefined) {
+  if (!sweep && values.sweep !== undefined) {
     throw new UsageError('--match belongs to the sweep: run neon-gate sweep --match PATTERN')
+  }
+  for (const name of ['older_than', 'fail_on_stale'] as const) {
+    const flag = labels.get(name)
+    if (!sweep && values[name] !== undefined && flag) {
+      throw new UsageError(
+        `${flag} belongs to the sweep: run neon-gate sweep --match PATTERN ${flag}`
+      )
+    }
   }
 }
 
@@ -206,38 +251,4 @@ function inputValues(
     if (file && from) labels.set(name, from)
   }
   return { values, labels }
-}
-
-/** Where the command writes its result files: --summary and --dotenv. */
-export type ResultTargets = Pick<CommandRequest, 'summary' | 'dotenvFile'>
-
-/**
- * The result files named by a command line that did not parse (an unknown flag, a value missing):
- * they are written on every exit whose paths are known, bad flags included. A value that starts
- * with a dash is the next flag, not a path.
- */
-export function resultTargetsOf(
-  argv: string[],
-  env: Record<string, string | undefined>
-): ResultTargets {
-  const paths = new Map<string, string | undefined>()
-  const end = argv.indexOf('--')
-  argv.slice(0, end === -1 ? undefined : end).forEach((arg, index) => {
-    const [name, ...inline] = arg.split('=')
-    if (name !== '--summary' && name !== '--dotenv') return
-    const value = inline.length > 0 ? inline.join('=') : argv[index + 1]
-    const given = value !== undefined && value.trim() !== '' && !value.startsWith('-')
-    paths.set(name, given ? value : undefined)
-  })
-  return { summary: summaryTarget(paths.get('--summary'), env), dotenvFile: paths.get('--dotenv') }
-}
-
-/** `--summary FILE`; inside GitHub Actions, the step's summary by default. */
-function summaryTarget(
-  flag: string | undefined,
-  env: Record<string, string | undefined>
-): CommandRequest['summary'] {
-  if (flag !== undefined) return { path: flag, append: false }
-  const stepSummary = env.GITHUB_ACTIONS === 'true' ? env.GITHUB_STEP_SUMMARY : undefined
-  return stepSummary ? { path: stepSummary, append: true } : undefined
 }

@@ -15,20 +15,15 @@ import {
   type StopSignal
 } from '../gate/gate-run.js'
 import type { Inputs } from '../gate/inputs.js'
+import type { RunReport } from '../report/report.js'
 import { errorLine } from '../gate/run-report.js'
 import { EXIT, exitCodeOf } from './exit-codes.js'
-import {
-  type CommandRequest,
-  parseCommandLine,
-  type ParsedCommand,
-  type ResultTargets,
-  resultTargetsOf,
-  UsageError
-} from './flags.js'
+import { type CommandRequest, parseCommandLine, type ParsedCommand, UsageError } from './flags.js'
 import { HELP_TEXT, VERSION_TEXT } from './help.js'
 import { variableValue } from './options.js'
 import { Progress, type ProgressStream } from './progress.js'
 import { readInputs } from './read-inputs.js'
+import { type ResultTargets, resultTargetsOf } from './result-targets.js'
 import {
   checkResultTargets,
   filesFailed,
@@ -138,7 +133,7 @@ async function helpOrVersion(
 async function endWithError(
   error: unknown,
   stoppedBy: StopSignal | undefined,
-  targets: ResultTargets | TargetCheck,
+  targets: ResultTargets[] | TargetCheck,
   { stderr, progress }: Pick<CommandEnvironment, 'stderr'> & { progress?: Progress },
   { color, clean, redactor }: Voice
 ): Promise<number> {
@@ -155,17 +150,34 @@ async function endWithError(
   const lines = progress ?? new Progress(stderr, { quiet: true, color, clean })
   lines.error(report.error)
   if (code === EXIT.usage) stderr.write('Run neon-gate --help for the flags.\n')
-  // Read from a command line that did not parse, the paths were not checked yet.
-  if (!('writable' in targets)) {
-    const check = checkResultTargets(targets)
-    for (const warning of check.warnings) lines.warning(warning)
-    targets = check
-  }
-  for (const problem of targets.problems) if (!report.error.includes(problem)) lines.error(problem)
-  const written = await writeResultFiles(report, targets.writable, { redactor, code })
-  for (const warning of written.warnings) lines.warning(warning)
-  if (written.failed.length > 0) lines.error(filesFailed(written.failed))
+  // Read from a command line that did not parse, the paths were not checked yet: each is written.
+  const unchecked = Array.isArray(targets)
+  const checks = unchecked ? targets.map(checkResultTargets) : [targets]
+  await writeErrorRecords(report, checks, lines, { redactor, code, unchecked })
   return code
+}
+
+/** The error's record in each set of result files; each problem said once. */
+async function writeErrorRecords(
+  report: RunReport,
+  checks: TargetCheck[],
+  lines: Progress,
+  { redactor, code, unchecked }: { redactor: Redactor; code: number; unchecked: boolean }
+): Promise<void> {
+  const said = new Set<string>()
+  const once = (kind: 'warning' | 'error', text: string): void => {
+    if (!said.has(text)) lines[kind](text)
+    said.add(text)
+  }
+  for (const check of checks) {
+    if (unchecked) for (const warning of check.warnings) once('warning', warning)
+    for (const problem of check.problems) {
+      if (!report.error?.includes(problem)) once('error', problem)
+    }
+    const written = await writeResultFiles(report, check.writable, { redactor, code })
+    for (const warning of written.warnings) once('warning', warning)
+    if (written.failed.length > 0) once('error', filesFailed(written.failed))
+  }
 }
 
 async function gateAndReport(

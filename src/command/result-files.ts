@@ -14,7 +14,7 @@ import { outputFileProblem } from '../gate/output-files.js'
 import type { RunReport } from '../report/report.js'
 import { renderSummaryWithin } from '../gate/run-report.js'
 import { MAX_SUMMARY_BYTES } from '../report/summary.js'
-import type { ResultTargets } from './flags.js'
+import type { ResultTargets } from './result-targets.js'
 import { dotenvLines, dotenvText, type ResultContext } from './results.js'
 
 /** The result files' problems: `problems` fail the run (exit 2), `warnings` do not. */

@@ -112,8 +112,8 @@ export function typedOutputs(
     }
   }
   if (report.outcome && report.outcome !== 'error') values.outcome = report.outcome
-  // Bad input found during the run (a branch name that only nearly matches) checked nothing.
-  if (report.gate && report.errorCause !== 'input') values.gate = report.gate
+  // The gate that ran, even when the API showed an input wrong (a branch that does not exist).
+  if (report.gate) values.gate = report.gate
   stepOutputs('before-wait')
   if (report.branch) {
     const state = report.branch.current_state

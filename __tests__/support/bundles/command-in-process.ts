@@ -12,6 +12,7 @@ import { KEYS, PROJECT } from '../neon/ids.js'
 import { demoWorld } from '../neon/scenarios.ts'
 import { type ApiServer, startApiServer } from '../neon/server.ts'
 import type { World } from '../neon/world.ts'
+import { withDefaultFlags } from './default-flags.ts'
 
 export interface InProcessOptions {
   env?: Record<string, string>
@@ -44,7 +45,7 @@ export async function commandInProcess(
 ): Promise<InProcessRun> {
   let stdout = ''
   let stderr = ''
-  const code = await runCommand(['--api-host', server.apiHost, ...args], {
+  const code = await runCommand(withDefaultFlags([['--api-host', server.apiHost]], args), {
     env: { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT, ...options.env },
     stdin: options.stdin instanceof Readable ? options.stdin : Readable.from([options.stdin ?? '']),
     clock: options.clock ?? systemClock,

@@ -15,6 +15,7 @@ import {
   runCommandBundle
 } from './run-bundle.ts'
 import type { World } from '../neon/world.ts'
+import { withDefaultFlags } from './default-flags.ts'
 import { KEYS, PROJECT } from '../neon/ids.js'
 import { operationIn } from '../neon/scenarios.ts'
 
@@ -84,7 +85,13 @@ export async function gateCommand(
     ...(options.noProject ? {} : { NEON_PROJECT_ID: PROJECT }),
     ...options.env
   }
-  const all = ['--api-host', server.apiHost, '--interval', '1s', ...args]
+  const all = withDefaultFlags(
+    [
+      ['--api-host', server.apiHost],
+      ['--interval', '1s']
+    ],
+    args
+  )
   if (!options.terminal) return runCommandBundle(all, env, { ...options, env: undefined })
   return inTempDir(async (dir) => {
     const stdoutFile = join(dir, 'stdout')
