@@ -572,7 +572,7 @@ describe('the sweep through both bundles', () => {
     const command = await sweepCommand(server, ['--match', 'preview/*', '--older-than', ''])
     expect(command.code).toBe(2)
     expect(command.stderr).toContain('--older-than: an empty value (an unset variable?)')
-  })
+  }, 120_000)
 
   it("fail_on_stale given empty or as white space (an unset variable) is an input error, never false; the command's switch takes no value", async () => {
     const { world, server } = await serve()
@@ -605,7 +605,7 @@ describe('the sweep through both bundles', () => {
       expect(command.code).toBe(2)
       expect(command.stdout).not.toContain('"stale"')
     }
-  })
+  }, 120_000)
 
   it('an HTML page with status 200 for the branch list: the sweep could not ask, and says so (exit 3), never waits out its timeout', async () => {
     const { world, server } = await serve()
