@@ -16657,7 +16657,7 @@ function parseCommandLine(argv, env) {
         return { version: true };
     checkFlagValues(tokens);
     const { values, labels } = inputValues(flags, tokens, env);
-    checkSweepCommand(sweep, values, labels);
+    checkSweepCommand(sweep, values.sweep);
     checkSecretSources(flags);
     const output = flags.output ?? 'text';
     if (output !== 'text' && output !== 'json') {
@@ -16703,22 +16703,13 @@ function checkFlagValues(tokens) {
             seen.add(token.name);
     }
 }
-/**
- * `--match` is the sweep's, and the sweep needs it. Its other flags without it would be ignored,
- * and a sweep forgotten would pass: the same error.
- */
-function checkSweepCommand(sweep, values, labels) {
-    if (sweep && values.sweep === undefined) {
+/** `--match` is the sweep's, and the sweep needs it. */
+function checkSweepCommand(sweep, match) {
+    if (sweep && match === undefined) {
         throw new UsageError('neon-gate sweep needs --match PATTERN (preview/*, preview/pr-{pr})');
     }
-    if (!sweep && values.sweep !== undefined) {
+    if (!sweep && match !== undefined) {
         throw new UsageError('--match belongs to the sweep: run neon-gate sweep --match PATTERN');
-    }
-    for (const name of ['older_than', 'fail_on_stale']) {
-        const flag = labels.get(name);
-        if (!sweep && values[name] !== undefined && flag) {
-            throw new UsageError(`${flag} belongs to the sweep: run neon-gate sweep --match PATTERN ${flag}`);
-        }
     }
 }
 /** Each secret from one place: the database URL by its flag or its file, standard input for one. */

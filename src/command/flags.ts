@@ -130,7 +130,7 @@ export function parseCommandLine(
   if (flags.version) return { version: true }
   checkFlagValues(tokens)
   const { values, labels } = inputValues(flags, tokens, env)
-  checkSweepCommand(sweep, values, labels)
+  checkSweepCommand(sweep, values.sweep)
   checkSecretSources(flags)
   const output = flags.output ?? 'text'
   if (output !== 'text' && output !== 'json') {
@@ -180,28 +180,13 @@ function checkFlagValues(tokens: Parsed['tokens']): void {
   }
 }
 
-/**
- * `--match` is the sweep's, and the sweep needs it. Its other flags without it would be ignored,
- * and a sweep forgotten would pass: the same error.
- */
-function checkSweepCommand(
-  sweep: boolean,
-  values: Partial<Record<InputName, string>>,
-  labels: Map<InputName, string>
-): void {
-  if (sweep && values.sweep === undefined) {
+/** `--match` is the sweep's, and the sweep needs it. */
+function checkSweepCommand(sweep: boolean, match: string | undefined): void {
+  if (sweep && match === undefined) {
     throw new UsageError('neon-gate sweep needs --match PATTERN (preview/*, preview/pr-{pr})')
   }
-  if (!sweep && values.sweep !== undefined) {
+  if (!sweep && match !== undefined) {
     throw new UsageError('--match belongs to the sweep: run neon-gate sweep --match PATTERN')
-  }
-  for (const name of ['older_than', 'fail_on_stale'] as const) {
-    const flag = labels.get(name)
-    if (!sweep && values[name] !== undefined && flag) {
-      throw new UsageError(
-        `${flag} belongs to the sweep: run neon-gate sweep --match PATTERN ${flag}`
-      )
-    }
   }
 }
 
