@@ -554,21 +554,7 @@ describe('the sweep through both bundles', () => {
   it('older_than given empty or as white space (an unset variable) is an input error, never 7d; not given, it is 7d', async () => {
     const { world, server } = await serve()
     addStalePreviews(world)
-    for (const given of ['', '  ']) {
-      const action = await runAction(server, {
-        project_id: PROJECT,
-        sweep: 'preview/*',
-        older_than: given
-      })
-      expect(action.code).toBe(1)
-      expect(action.stdout).toContain(
-        `input "older_than": ${given ? 'holds only white space' : 'is empty'}, what an expression gives for an unset variable or a step output that does not exist`
-      )
-      expect(action.outputs.stale).toBeUndefined()
-    }
-    // action.yml's default (not given) is 7d.
-    const defaulted = await runAction(server, { project_id: PROJECT, sweep: 'preview/*' })
-    expect(defaulted.outputs).toMatchObject({ outcome: 'success', stale_count: '3' })
+    await expectEmptyRefused(server, 'older_than', '; give a value, or leave older_than out for 7d')
     const command = await sweepCommand(server, ['--match', 'preview/*', '--older-than', ''])
     expect(command.code).toBe(2)
     expect(command.stderr).toContain('--older-than: an empty value (an unset variable?)')
@@ -577,23 +563,11 @@ describe('the sweep through both bundles', () => {
   it("fail_on_stale given empty or as white space (an unset variable) is an input error, never false; the command's switch takes no value", async () => {
     const { world, server } = await serve()
     addStalePreviews(world)
-    for (const given of ['', ' ']) {
-      // As the runner sets it for `fail_on_stale: ${{ vars.SWEEP_STRICT }}` with the variable unset.
-      const action = await runAction(server, {
-        project_id: PROJECT,
-        sweep: 'preview/*',
-        fail_on_stale: given
-      })
-      expect(action.code).toBe(1)
-      expect(action.stdout).toContain(
-        `::error::Invalid input: input "fail_on_stale": ${given ? 'holds only white space' : 'is empty'}, what an expression gives for an unset variable or a step output that does not exist; give a value, or leave fail_on_stale out for false`
-      )
-      expect(action.outputs.stale).toBeUndefined()
-      expect(action.outputs.outcome).toBeUndefined()
-    }
-    // action.yml's default, false, as the runner sets it when the workflow does not give it.
-    const defaulted = await runAction(server, { project_id: PROJECT, sweep: 'preview/*' })
-    expect(defaulted.outputs).toMatchObject({ outcome: 'success', stale_count: '3' })
+    await expectEmptyRefused(
+      server,
+      'fail_on_stale',
+      '; give a value, or leave fail_on_stale out for false'
+    )
     const strict = await runAction(server, {
       project_id: PROJECT,
       sweep: 'preview/*',
@@ -688,4 +662,31 @@ function runnerEnv(github: GitHubServer): Record<string, string> {
     GITHUB_API_URL: github.apiUrl,
     INPUT_GITHUB_TOKEN: TOKEN
   }
+}
+
+/**
+ * `input` given empty, then as white space, as the runner sets it for an expression of an unset
+ * variable: an input error naming it that says what leaving it out gives, no sweep run; left out,
+ * action.yml's default sweeps (three stale branches).
+ */
+async function expectEmptyRefused(
+  server: Awaited<ReturnType<typeof serve>>['server'],
+  input: string,
+  leaveOut: string
+) {
+  for (const given of ['', '  ']) {
+    const action = await runAction(server, {
+      project_id: PROJECT,
+      sweep: 'preview/*',
+      [input]: given
+    })
+    expect(action.code).toBe(1)
+    expect(action.stdout).toContain(
+      `::error::Invalid input: input "${input}": ${given ? 'holds only white space' : 'is empty'}, what an expression gives for an unset variable or a step output that does not exist${leaveOut}`
+    )
+    expect(action.outputs.stale).toBeUndefined()
+    expect(action.outputs.outcome).toBeUndefined()
+  }
+  const defaulted = await runAction(server, { project_id: PROJECT, sweep: 'preview/*' })
+  expect(defaulted.outputs).toMatchObject({ outcome: 'success', stale_count: '3' })
 }
