@@ -321,5 +321,5 @@ describe('reading once: a 429’s waits never count against the 3 intervals; oth
       'answered within an interval of the timeout',
       'other trouble, the timeout before the window’s end'
     ])
-  })
+  }, 120_000)
 })
