@@ -60,7 +60,7 @@ describe('npm run demo', () => {
     expect(red).toMatch(
       /^Why, .*\n {2}❌ failure: start_compute on br-preview-pr-7 ended in error after [\d.]+ s: “compute failed to start: out of capacity”\n {2}⏳ 1 still in flight: apply_config on br-main-000001/m
     )
-  }, 60_000)
+  }, 180_000)
 
   it('teardown: the delete blocked by a child branch, then clear once the child is gone', async () => {
     const { code, output } = await demo('teardown')
@@ -80,7 +80,7 @@ describe('npm run demo', () => {
     expect(clear).toMatch(
       /^What, .*\n {2}✅ success: branch preview\/pr-42 \(br-preview-pr-42\) can be deleted now: nothing blocks it/m
     )
-  }, 60_000)
+  }, 180_000)
 
   it('sweep: the stale previews listed, a closed pull request among them, never a protected or root branch', async () => {
     const { code, output } = await demo('sweep')
@@ -95,7 +95,7 @@ describe('npm run demo', () => {
       expect(output).not.toContain(never)
     }
     expect(output).toContain('The sweep found 4 stale branches')
-  }, 60_000)
+  }, 180_000)
 
   it('runs a named scenario alone, and refuses an unknown one', async () => {
     const unknown = await demo('sunshine')
