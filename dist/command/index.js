@@ -13438,8 +13438,6 @@ const sweepPatternInput = schemas_string().transform((raw, ctx) => {
 });
 
 ;// CONCATENATED MODULE: ./src/domain/teardown-rules.ts
-/** The branch states a reset starts from: ready, or archived (the API brings it back first). */
-const RESETTABLE_STATES = new Set(['ready', 'archived']);
 /**
  * Whether an entry of `restricted_actions` stops `action`. The document names `restore` and
  * `delete-rw-endpoint` as examples: a name that starts with `delete` covers a delete (deleting a
@@ -13475,7 +13473,8 @@ function judgeTeardown(action, branch, projectBranches) {
     if (covering.length > 0)
         blockers.push({ reason: 'restricted', restrictions: covering });
     const state = branch.current_state;
-    if (action === 'reset' && state && !RESETTABLE_STATES.has(state)) {
+    // A reset starts from ready, or archived (the API brings the branch back first).
+    if (action === 'reset' && state && state !== 'ready' && state !== 'archived') {
         blockers.push({ reason: 'state', state });
     }
     return {

@@ -22,9 +22,6 @@ export type Blocker =
   | { reason: 'restricted'; restrictions: RestrictedAction[] }
   | { reason: 'state'; state: string }
 
-/** The branch states a reset starts from: ready, or archived (the API brings it back first). */
-const RESETTABLE_STATES = new Set(['ready', 'archived'])
-
 export interface TeardownJudgement {
   /** At most one a reason, in the order above; none: the teardown can go ahead. */
   blockers: Blocker[]
@@ -72,7 +69,8 @@ export function judgeTeardown(
   if (action === 'delete' && children.length > 0) blockers.push({ reason: 'children', children })
   if (covering.length > 0) blockers.push({ reason: 'restricted', restrictions: covering })
   const state = branch.current_state
-  if (action === 'reset' && state && !RESETTABLE_STATES.has(state)) {
+  // A reset starts from ready, or archived (the API brings the branch back first).
+  if (action === 'reset' && state && state !== 'ready' && state !== 'archived') {
     blockers.push({ reason: 'state', state })
   }
   return {
