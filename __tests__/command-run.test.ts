@@ -172,7 +172,7 @@ describe('runCommand', () => {
     })
   })
 
-  it('with --before, GATE_PREFLIGHT and GATE_BLOCKERS keep the dotenv file within 5 KB and 20 variables too', async () => {
+  it('with --before, GATE_PREFLIGHT, GATE_PREFLIGHT_BRANCH_ID and GATE_BLOCKERS keep the dotenv file within 5 KB and 20 variables too', async () => {
     const junk = (count: number) => '\u0085'.repeat(count)
     const project = 'extra-project-000002'
     Object.assign(demo.world.branchesOf(project)[0], {
@@ -200,6 +200,7 @@ describe('runCommand', () => {
       expect(text.split('\n').length - 1).toBeLessThanOrEqual(20)
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(5 * 1024)
       expect(text).toMatch(/^GATE_PREFLIGHT=blocked$/m)
+      expect(text).toMatch(/^GATE_PREFLIGHT_BRANCH_ID=br-main-000001$/m)
       expect(text).toMatch(/^GATE_BLOCKERS=\[\{"reason":"root","detail":.*… \[cut\]$/m)
       expect(text).toMatch(/^GATE_ERROR=(\\u0085)+[\\u0-9]*… \[cut\]$/m)
       expect(text).toMatch(/^GATE_PROJECT_COUNT=\d+$/m)

@@ -91,6 +91,7 @@ describe('blocked', () => {
   it('the outputs: preflight blocked, and each blocker with what to do', () => {
     const { values } = typedOutputs(report)
     expect(values.preflight).toBe('blocked')
+    expect(values.preflight_branch_id).toBe('br-preview-7')
     expect(values.blockers).toEqual([
       { reason: 'protected', detail: 'it is protected; remove its protection first' },
       {
@@ -163,7 +164,12 @@ describe('clear and gone', () => {
     )
     expect(errorLine(report)).toBeUndefined()
     expect(annotationsFor(report)).toEqual([])
-    expect(typedOutputs(report).values).toMatchObject({ preflight: 'clear', blockers: [] })
+    // The id the check read: the teardown deletes exactly that branch, never a name read again.
+    expect(typedOutputs(report).values).toMatchObject({
+      preflight: 'clear',
+      preflight_branch_id: 'br-preview-7',
+      blockers: []
+    })
     expect(renderSummary(report)).toContain('<h3>Before a delete: clear</h3>')
     expect(renderSummary(report)).toContain('should still retry a 423 (Locked)')
   })
@@ -205,6 +211,7 @@ describe('clear and gone', () => {
       'branch preview/pr-7 is gone: nothing to delete'
     ])
     expect(typedOutputs(report).values).toMatchObject({ preflight: 'gone', blockers: [] })
+    expect(typedOutputs(report).values).not.toHaveProperty('preflight_branch_id')
     expect(renderSummary(report)).not.toContain('423')
   })
 

@@ -242,7 +242,8 @@ describe('GitHub: examples/teardown.yml, the gate before the delete', () => {
       'neondatabase/delete-branch-action@4468d825d5a88ef4012f1705a82f02ec3072f776'
     )
     expect(remove.if).toBe("steps.gate.outputs.preflight == 'clear'")
-    expect(remove.with?.branch).toBe(gate.with?.branch_id)
+    // The id the gate checked, never the name read again (review L6).
+    expect(remove.with?.branch).toBe('${{ steps.gate.outputs.preflight_branch_id }}')
   })
 
   it("shares the preview's concurrency group: a close cancels a queued preview run or waits for a running one", () => {
@@ -284,6 +285,10 @@ describe('GitHub: examples/teardown.yml, the gate before the delete', () => {
         /^steps\.gate\.outputs\.preflight == '(\w+)'$/.exec(remove.if!)![1] ===
           result.outputs.preflight
       expect(runs).toBe(deletes)
+      if (runs) {
+        const steps = { gate: { outputs: result.outputs } }
+        expect(evaluate(String(remove.with!.branch), { ...context, steps })).toBe('br-preview-pr-7')
+      }
     }
   )
 })

@@ -139,8 +139,15 @@ describe('before: delete, over both bundles', () => {
 
   it('spaces around a name are trimmed, on both front ends: the exact name within them is found, and said so', async () => {
     const found = await both(previewBranch, { branch_id: '  preview/pr-7 ', before: 'delete' })
-    expect(found.action.outputs).toMatchObject({ outcome: 'success', preflight: 'clear' })
+    // The id checked, for the delete after the gate: a tool that reads the name again would look
+    // for the spaces too (review L6).
+    expect(found.action.outputs).toMatchObject({
+      outcome: 'success',
+      preflight: 'clear',
+      preflight_branch_id: 'br-preview-pr-7'
+    })
     expect(dotenvValue(found.dotenv, 'PREFLIGHT')).toBe('clear')
+    expect(dotenvValue(found.dotenv, 'PREFLIGHT_BRANCH_ID')).toBe('br-preview-pr-7')
     const near = await both(previewBranch, { branch_id: ' Preview/PR-7  ', before: 'delete' })
     const why = `has no branch named "Preview/PR-7", but has preview/pr-7 (br-preview-pr-7): names are exact but for spaces around them (case, spaces within, quotes and separators count); give that name or the branch id`
     expect(near.action.stdout).toContain(why)

@@ -104,6 +104,7 @@ describe('documentation and metadata agree with the code', () => {
         'database_state',
         'database_ready_ms',
         'preflight',
+        'preflight_branch_id',
         'blockers',
         'stale',
         'stale_count',

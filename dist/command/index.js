@@ -14228,13 +14228,20 @@ function teardownLine(report, facts) {
 }
 /**
  * Before a teardown, once the check has decided, or `busy` while something was still in flight:
- * then the branch was not checked, so nothing is said of what blocks it.
+ * then the branch was not checked, so nothing is said of what blocks it. A branch checked gives
+ * its id: the teardown after the gate deletes exactly that branch, where a name read again by
+ * another tool (untrimmed, or taken by a new branch since) could find another or none.
  */
 function teardownOutputs({ teardown }) {
     if (!teardown)
         return {};
     const { preflight } = teardown;
-    return preflight === 'busy' ? { preflight } : { preflight, blockers: blockersOutput(teardown) };
+    if (preflight === 'busy')
+        return { preflight };
+    const blockers = blockersOutput(teardown);
+    return preflight === 'gone'
+        ? { preflight, blockers }
+        : { preflight, preflight_branch_id: teardown.branch.id, blockers };
 }
 const TEARDOWN_SECTION = {
     phase: 'after-wait',
@@ -17152,9 +17159,9 @@ function outputFileProblem(path, create = false) {
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects', 'stale']);
 /**
  * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the scalar
- * outputs (17, or with `before` 17 with `preflight` and `blockers` and without the database's two)
- * and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8 bytes) to
- * this, the texts longer, stay within both (at most 4.4 KB).
+ * outputs (17, or with `before` 18 with `preflight`, `preflight_branch_id` and `blockers` and
+ * without the database's two) and 2 lines of the command's own, each value cut (after it was made
+ * safe, in UTF-8 bytes) to this, the texts longer, stay within both (at most 4.6 KB).
  */
 const MAX_DOTENV_VALUE_BYTES = 160;
 const MAX_DOTENV_TEXT_BYTES = 800;

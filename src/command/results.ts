@@ -22,9 +22,9 @@ import type { RunReport } from '../report/report.js'
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects', 'stale'])
 /**
  * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the scalar
- * outputs (17, or with `before` 17 with `preflight` and `blockers` and without the database's two)
- * and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8 bytes) to
- * this, the texts longer, stay within both (at most 4.4 KB).
+ * outputs (17, or with `before` 18 with `preflight`, `preflight_branch_id` and `blockers` and
+ * without the database's two) and 2 lines of the command's own, each value cut (after it was made
+ * safe, in UTF-8 bytes) to this, the texts longer, stay within both (at most 4.6 KB).
  */
 const MAX_DOTENV_VALUE_BYTES = 160
 const MAX_DOTENV_TEXT_BYTES = 800

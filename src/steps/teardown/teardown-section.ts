@@ -78,12 +78,18 @@ function teardownLine(report: RunReport, facts: OperationFacts): Phrase | undefi
 
 /**
  * Before a teardown, once the check has decided, or `busy` while something was still in flight:
- * then the branch was not checked, so nothing is said of what blocks it.
+ * then the branch was not checked, so nothing is said of what blocks it. A branch checked gives
+ * its id: the teardown after the gate deletes exactly that branch, where a name read again by
+ * another tool (untrimmed, or taken by a new branch since) could find another or none.
  */
 function teardownOutputs({ teardown }: RunReport): Record<string, OutputValue> {
   if (!teardown) return {}
   const { preflight } = teardown
-  return preflight === 'busy' ? { preflight } : { preflight, blockers: blockersOutput(teardown) }
+  if (preflight === 'busy') return { preflight }
+  const blockers = blockersOutput(teardown)
+  return preflight === 'gone'
+    ? { preflight, blockers }
+    : { preflight, preflight_branch_id: teardown.branch.id, blockers }
 }
 
 export const TEARDOWN_SECTION: ReportSection = {
