@@ -426,22 +426,22 @@ describe('readSecretFile', () => {
     await inTempDir(async (dir) => {
       const fifo = join(dir, 'fifo')
       execFileSync('mkfifo', [fifo])
-      const reading = read(fifo)
-      // The writer opens once the reader has (ENXIO until then), then holds the pipe empty a while:
-      // the reader meets EAGAIN and reads on.
-      let writer: number | undefined
-      while (writer === undefined) {
-        try {
-          writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error
-          await new Promise((resolve) => setImmediate(resolve))
-        }
+      // The writer is there before the command reads, as with `<(…)`: a reader of the test's own,
+      // which never reads, holds the pipe open so that the writer can open (ENXIO without a
+      // reader) and its bytes wait for the command's reader, however late that opens. The writer
+      // holds the pipe empty a while: the reader meets EAGAIN and reads on. Ordered by these
+      // events, not by how fast the machine is (it read an empty pipe on a busy one).
+      const holder = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+      const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+      try {
+        const reading = read(fifo)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        writeSync(writer, 'napi_slow_key\n')
+        closeSync(writer)
+        expect(await reading).toBe('napi_slow_key')
+      } finally {
+        closeSync(holder)
       }
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      writeSync(writer, 'napi_slow_key\n')
-      closeSync(writer)
-      expect(await reading).toBe('napi_slow_key')
     })
   })
 
