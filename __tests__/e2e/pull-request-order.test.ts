@@ -10,13 +10,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runAction, serve } from '../support/bundles/action.js'
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
-import { PROJECT } from '../support/neon/ids.js'
+import { ORG, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
 
 const REPOSITORY = 'octo/app'
 const OLD_TOKEN = 'ghs_local_older_run_token_01234'
 const NEW_TOKEN = 'ghs_local_newer_run_token_56789'
 const OLD_HEAD = '1'.repeat(40)
+/** The newer run's Neon key, and the read of the operation it makes: past `finished`. */
+const NEWER_NEON_KEY = 'napi_local_newer_run_4e81c0d7b2a9'
+const LATE_READ = 1000
 const NEW_HEAD = '2'.repeat(40)
 
 const cleanups: (() => Promise<void> | void)[] = []
@@ -67,18 +70,25 @@ const gateComments = (api: GitHubServer) =>
 async function olderRunSlow(earlier: boolean) {
   const api = await github()
   const { world, server } = await serve()
-  // One gate (the same operation): finished for the earlier runs' reads, then failed.
+  // One gate (the same operation, so one comment): finished for the older runs, failed for the
+  // newer one, whichever reads it first (the two bundles start at once): the newer run has a key
+  // of its own, and each read is the first of the timeline, or for that key a late one.
   const op = operationIn(world, 'finished', {
     then: 'error',
-    reads: earlier ? 2 : 1,
+    reads: LATE_READ,
     branchId: 'br-preview-42',
     error: 'out of capacity'
   })
+  world.addKey({ token: NEWER_NEON_KEY, type: 'organization', accountId: ORG, orgIds: [ORG] })
+  server.onRequest = (record) => {
+    op.reads = record.headers.authorization === `Bearer ${NEWER_NEON_KEY}` ? LATE_READ : 0
+  }
   const inputs = (token: string) => ({
     project_id: PROJECT,
     operation_id: op.id,
     pr_comment: 'always',
-    github_token: token
+    github_token: token,
+    ...(token === NEW_TOKEN ? { api_key: NEWER_NEON_KEY } : {})
   })
   if (earlier) {
     // An earlier run (776) of the older commit wrote the comment.

@@ -232,7 +232,9 @@ describe('before: delete, over both bundles', () => {
       expect(run.command.code).toBe(0)
       expect(dotenvValue(run.dotenv, 'PREFLIGHT')).toBe('clear')
       expect(run.command.stderr).toContain(`warning: ${warning}`)
-    }
+    },
+    // 51 pages of 100 branches a bundle: over Jest's 30 s on a busy machine (a fresh-clone CI run).
+    120_000
   )
 
   it('a reset of a branch still being created (init): blocked by its state on both front ends; a delete is clear', async () => {
