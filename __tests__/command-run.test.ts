@@ -200,7 +200,14 @@ describe('runCommand', () => {
       expect(text.split('\n').length - 1).toBeLessThanOrEqual(20)
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(5 * 1024)
       expect(text).toMatch(/^GATE_PREFLIGHT=blocked$/m)
-      expect(text).toMatch(/^GATE_BLOCKERS=\[\{"reason":"root","detail":.*… \[cut\]$/m)
+      // Whole entries from the first, still JSON; the count left out beside it.
+      const blockers = /^GATE_BLOCKERS=(.*)$/m.exec(text)![1]
+      const reasons = ['root', 'default', 'protected']
+      expect(JSON.parse(blockers)).toEqual(
+        reasons.map((reason) => expect.objectContaining({ reason }))
+      )
+      // The children (12 names of 300 characters) and the restriction: left out, and counted.
+      expect(text).toMatch(/^GATE_BLOCKERS_CUT=2$/m)
       expect(text).toMatch(/^GATE_ERROR=(\\u0085)+[\\u0-9]*… \[cut\]$/m)
       expect(text).toMatch(/^GATE_PROJECT_COUNT=\d+$/m)
       expect(text).toMatch(/^GATE_MESSAGE=Branch (\\u0085)+/m)

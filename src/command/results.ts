@@ -17,14 +17,15 @@ import type { RunReport } from '../report/report.js'
 
 /**
  * Outputs that are JSON documents of any size: in the JSON result, never in a dotenv line (the
- * `blockers` of `before`, at most five, go there as their JSON, cut like a text).
+ * `blockers` of `before`, at most five, go there as a JSON array, cut by whole entries).
  */
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects', 'stale'])
 /**
  * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the scalar
- * outputs (17, or with `before` 17 with `preflight` and `blockers` and without the database's two)
- * and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8 bytes) to
- * this, the texts longer, stay within both (at most 4.4 KB).
+ * outputs (17, or with `before` 17 with `preflight` and `blockers` and without the database's two),
+ * 2 lines of the command's own and, when `blockers` was cut, its count left out, each value cut
+ * (after it was made safe, in UTF-8 bytes) to this, the texts longer, stay within both (at most
+ * 4.4 KB).
  */
 const MAX_DOTENV_VALUE_BYTES = 160
 const MAX_DOTENV_TEXT_BYTES = 800
@@ -48,23 +49,57 @@ export function standardOutput(report: RunReport, output: 'text' | 'json', redac
  */
 export function dotenvText(report: RunReport, { redactor, code, message }: ResultContext): string {
   const { values } = typedOutputs(report, Infinity)
-  const lines = Object.entries(values)
-    .filter(([name]) => !JSON_OUTPUTS.has(name))
-    .map(([name, value]) => [name, outputText(value)])
+  const lines: DotenvLine[] = []
+  for (const [name, value] of Object.entries(values)) {
+    if (JSON_OUTPUTS.has(name)) continue
+    if (Array.isArray(value)) lines.push(...dotenvJsonList(name, value, redactor))
+    else lines.push([name, outputText(value)])
+  }
   lines.push(['exit_code', String(code)])
   const said = message ?? errorLine(report)
   if (said) lines.push(['message', said])
   return dotenvLines(lines, redactor)
 }
 
+/** An output's name, its text, and its value as written when it is already made safe and cut. */
+type DotenvLine = [name: string, text: string, written?: string]
+
 /** `GATE_NAME=value` lines, each value redacted, made safe and cut. */
-export function dotenvLines(lines: string[][], redactor: Redactor): string {
+export function dotenvLines(lines: DotenvLine[], redactor: Redactor): string {
   return lines
-    .map(([name, text]) => {
+    .map(([name, text, ready]) => {
       const bytes = DOTENV_TEXTS.has(name) ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES
-      return `GATE_${name.toUpperCase()}=${dotenvValue(forLog(redactor.redact(text)), bytes)}\n`
+      const value = ready ?? dotenvValue(forLog(redactor.redact(text)), bytes)
+      return `GATE_${name.toUpperCase()}=${value}\n`
     })
     .join('')
+}
+
+/**
+ * A JSON array as a dotenv value that stays JSON: its entries redacted and written as one line
+ * (forJsonLine), `$` and `%` doubled, and as many whole entries, from the first, as fit in
+ * MAX_DOTENV_TEXT_BYTES; then `<name>_cut`, the count left out, when there are any. Each line comes
+ * as its name, its text and the value as written (dotenvLines adds nothing to it).
+ */
+function dotenvJsonList(name: string, items: unknown[], redactor: Redactor): DotenvLine[] {
+  const entries = items.map((item) => doubleSigns(forJsonLine(redactor.redactJson(item))))
+  let value = '[]'
+  let kept = 0
+  for (const entry of entries) {
+    const longer = `${value.slice(0, -1)}${kept > 0 ? ',' : ''}${entry}]`
+    if (Buffer.byteLength(longer) > MAX_DOTENV_TEXT_BYTES) break
+    value = longer
+    kept++
+  }
+  const lines: DotenvLine[] = [[name, value, value]]
+  const left = items.length - kept
+  if (left > 0) lines.push([`${name}_cut`, String(left)])
+  return lines
+}
+
+/** GitLab's escapes of `$` and `%` (dotenvValue). */
+function doubleSigns(text: string): string {
+  return text.replace(/[$%]/g, (sign) => sign + sign)
 }
 
 /**
@@ -74,10 +109,7 @@ export function dotenvLines(lines: string[][], redactor: Redactor): string {
  * leaves one of a pair alone.
  */
 function dotenvValue(text: string, maxBytes: number): string {
-  const value = truncateBytes(
-    text.replace(/[$%]/g, (sign) => sign + sign),
-    maxBytes
-  )
+  const value = truncateBytes(doubleSigns(text), maxBytes)
   if (!value.endsWith(CUT_MARKER)) return value
   const kept = value.slice(0, -CUT_MARKER.length)
   const lastRun = /([$%])\1*$/.exec(kept)?.[0] ?? ''
