@@ -2,12 +2,12 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 1585:
+/***/ 1207:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6781);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1979);
+/* harmony import */ var _domain_clock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3372);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3036);
 
 
 // A reader that went away (`| head`) or a full disk is no reason for a stack trace: runCommand hears
@@ -47,7 +47,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1979:
+/***/ 3036:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -484,7 +484,7 @@ const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impor
 const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
 ;// CONCATENATED MODULE: external "node:zlib"
 const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../main/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -1019,7 +1019,7 @@ async function withRetries(attempt, context) {
 }
 
 // EXTERNAL MODULE: ./src/domain/clock.ts + 1 modules
-var domain_clock = __nccwpck_require__(6781);
+var domain_clock = __nccwpck_require__(3372);
 ;// CONCATENATED MODULE: ./src/domain/version.ts
 // Kept equal to package.json's version by a test.
 const ACTION_NAME = 'neon-operations-gate';
@@ -1217,7 +1217,7 @@ function classifyDatabaseError(error) {
 ;// CONCATENATED MODULE: ./src/steps/database/postgres.ts
 /** Resolves with what `SELECT 1` answered; rejects with the driver's error or `signal.reason`. */
 async function queryDatabase(target, signal) {
-    const { default: pg } = await __nccwpck_require__.e(/* import() */ 849).then(__nccwpck_require__.bind(__nccwpck_require__, 3849));
+    const { default: pg } = await __nccwpck_require__.e(/* import() */ 977).then(__nccwpck_require__.bind(__nccwpck_require__, 9977));
     signal.throwIfAborted();
     const client = new pg.Client({
         host: target.host,
@@ -1430,7 +1430,7 @@ class Pace {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/util.js
 
 // functions
 function assertEqual(val) {
@@ -2305,7 +2305,7 @@ function constantCatch(value) {
     return fn;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/core.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/core.js
 var _a;
 
 /** A special constant with type `never` */
@@ -2448,7 +2448,7 @@ function config(newConfig) {
     return globalConfig;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/memoizer.js
 
 class $ZodCyclicError extends Error {
     constructor() {
@@ -2761,7 +2761,7 @@ function isBackEdge(ctx, value) {
     return backEdges !== undefined && isRef(value) && backEdges.has(value);
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/regexes.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/regexes.js
 
 /**
  * @deprecated CUID v1 is deprecated by its authors due to information leakage
@@ -2919,7 +2919,7 @@ const sha512_hex = /^[0-9a-fA-F]{128}$/;
 const sha512_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(86, "==")));
 const sha512_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(86)));
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/checks.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/checks.js
 // import { $ZodType } from "./schemas.js";
 
 
@@ -3437,7 +3437,7 @@ const $ZodCheckOverwrite = /*@__PURE__*/ $constructor("$ZodCheckOverwrite", (ins
     };
 });
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/doc.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/doc.js
 class Doc {
     constructor(args = [], closed = {}) {
         this.content = [];
@@ -3477,14 +3477,14 @@ class Doc {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/versions.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/versions.js
 const version = {
     major: 4,
     minor: 6,
     patch: 7,
 };
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/schemas.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/schemas.js
 
 
 
@@ -6122,7 +6122,7 @@ function handleRefineResult(result, payload, input, inst) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/registries.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/registries.js
 var registries_a;
 const $output = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodOutput")));
 const $input = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodInput")));
@@ -6175,7 +6175,7 @@ function registry() {
 (registries_a = globalThis).__zod_globalRegistry ?? (registries_a.__zod_globalRegistry = registry());
 const globalRegistry = globalThis.__zod_globalRegistry;
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/api.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/api.js
 
 
 
@@ -7280,7 +7280,7 @@ function _stringFormat(Class, format, fnOrRegex, _params = {}) {
     return inst;
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/to-json-schema.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/to-json-schema.js
 
 
 function assignProps(target, ...sources) {
@@ -7933,7 +7933,7 @@ const createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params)
     return to_json_schema_finalize(ctx, schema);
 };
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/json-schema-processors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/json-schema-processors.js
 
 
 
@@ -8778,7 +8778,7 @@ function toJSONSchema(input, params) {
     return finalize(ctx, input);
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/locales/en.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/locales/en.js
 
 const error = () => {
     const Sizable = {
@@ -8905,7 +8905,7 @@ const error = () => {
     };
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/errors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/errors.js
 
 
 /* Computing the message eagerly is expensive (pretty-printed JSON of all
@@ -9174,7 +9174,7 @@ function prettifyError(error) {
     return lines.join("\n");
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/parse.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/core/parse.js
 
 
 
@@ -9351,7 +9351,7 @@ const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 const safeDecodeAsync = /* @__PURE__*/ _safeDecodeAsync($ZodRealError);
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/errors.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/errors.js
 
 
 
@@ -9410,7 +9410,7 @@ const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, 
 // /** @deprecated Use `z.core.$ZodErrorMapCtx` instead. */
 // export type ErrorMapCtx = core.$ZodErrorMapCtx;
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/parse.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/parse.js
 
 
 const classic_parse_parse = /* @__PURE__ */ _parse(ZodRealError);
@@ -9428,7 +9428,7 @@ const parse_safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
 const parse_safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 const parse_safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/schemas.js
+;// CONCATENATED MODULE: ../main/node_modules/zod/v4/classic/schemas.js
 
 
 
@@ -11505,7 +11505,7 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const DEADLINE_GRACE_MS = 1000;
 class ApiCore {
     options;
-    stats = { requests: 0, retries: 0 };
+    stats = { requests: 0, retries: 0, answered: 0, read: 0 };
     baseUrl;
     host;
     pollPacing = () => ({
@@ -11548,6 +11548,7 @@ class ApiCore {
         const problem = mismatch?.(parsed);
         if (problem)
             throw new ResponseFormatError(endpoint, problem);
+        this.stats.read++;
         return parsed;
     }
     /**
@@ -11591,6 +11592,7 @@ class ApiCore {
                 maxBodyBytes: MAX_BODY_BYTES,
                 signal
             });
+            this.stats.answered++;
             this.host.resolved();
             this.options.onDate?.(answer.headers.date, sentAt);
             return answer;
@@ -12903,6 +12905,7 @@ function endedBeforePhrase(endedAgoMs, atLeast) {
 
 
 
+
 /**
  * The operations as far as the run saw them, or undefined when nothing could be read (an error,
  * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
@@ -12949,13 +12952,23 @@ function operationDuration(operation, readAt, clocksDisagree) {
 function durationWords({ ms, soFar, atLeast }) {
     return `${atLeast ? 'at least ' : ''}${formatDuration(ms)}${soFar ? ' so far' : ''}`;
 }
+/**
+ * A timeout after which nothing was ever read from the API: `the API never answered` (every request
+ * refused, dropped or unanswered), or `the API never gave a usable answer` (it answered, but with
+ * errors or what could not be read). Undefined when something was read, or no request was made: a
+ * timeout on work still in flight says what it waited for instead.
+ */
+function apiSilence({ outcome, requests }) {
+    if (outcome !== 'timeout' || requests.read !== 0 || requests.requests === 0)
+        return undefined;
+    return requests.answered === 0 ? 'the API never answered' : 'the API never gave a usable answer';
+}
 /** Why nothing could be read; the reason itself is quoted beside it. */
 function nothingRead(report) {
+    const silence = apiSilence(report);
     switch (report.outcome) {
         case 'timeout':
-            return report.noRetryFits
-                ? 'Nothing could be read before the gate gave up'
-                : 'Nothing could be read before the timeout ran out';
+            return `${silence ? phraseText(capitalized([silence])) : 'Nothing could be read'} before ${report.noRetryFits ? 'the gate gave up' : 'the timeout ran out'}`;
         case 'cancelled':
             return 'Nothing could be read before the job was cancelled';
         default:
@@ -13591,6 +13604,52 @@ function judgeSweep(facts) {
     return { stale: stale.map(({ item }) => item), undecided, matched };
 }
 
+;// CONCATENATED MODULE: ./src/domain/sweep-age.ts
+/*
+ * `older_than`: how long a branch matching `sweep` may go without activity before it is stale. A
+ * number with a unit, `m` (minutes), `h` (hours), `d` (days) or `w` (weeks): `7d`, `36h`, `2w`,
+ * `1.5d`. Without a unit it is refused: a bare `7` would be seven seconds elsewhere, and every
+ * branch would be stale.
+ */
+
+const sweep_age_UNIT_MS = {
+    m: 60_000,
+    h: 3_600_000,
+    d: 86_400_000,
+    w: 7 * 86_400_000
+};
+const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/;
+/** Less than an hour of quiet says nothing of a preview branch: its pull request may be open. */
+const MIN_OLDER_THAN_MS = sweep_age_UNIT_MS.h;
+/** Ten years: a longer age is a typo. */
+const MAX_OLDER_THAN_MS = 3650 * sweep_age_UNIT_MS.d;
+/** `older_than` when not given: `7d`. */
+const DEFAULT_OLDER_THAN_MS = 7 * sweep_age_UNIT_MS.d;
+/** `7d` in milliseconds; undefined when it is not a number with one of the units. */
+function parseAge(text) {
+    const match = AGE.exec(text.toLowerCase());
+    return match ? Math.round(Number(match[1]) * sweep_age_UNIT_MS[match[2]]) : undefined;
+}
+/**
+ * The input `older_than` as given, in milliseconds. Not given, it is DEFAULT_OLDER_THAN_MS; given
+ * empty, an input error (the catalog's entry reads it with refusingEmpty).
+ */
+const olderThanInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim();
+    const ms = parseAge(text);
+    const problem = ms === undefined
+        ? 'is not an age; use a number with a unit: m (minutes), h (hours), d (days) or w (weeks), as in 7d, 36h, 2w'
+        : ms < MIN_OLDER_THAN_MS
+            ? 'is below the minimum of 1 hour'
+            : ms > MAX_OLDER_THAN_MS
+                ? 'is above the maximum of 3650 days'
+                : undefined;
+    if (problem === undefined)
+        return ms;
+    ctx.addIssue({ code: 'custom', message: `"${text}" ${problem}` });
+    return NEVER;
+});
+
 ;// CONCATENATED MODULE: ./src/report/sweep-report.ts
 /*
  * What the report says of a sweep (issue 69), once: its line (how many stale branches among those
@@ -13702,6 +13761,7 @@ function sweepOutputs({ verdict, cut }) {
 
 
 
+
 /** What the branch list, read least recently updated first, misses when cut at its page cap. */
 const UNSEEN = 'the most recently updated branches beyond it are not judged, and a listed branch may have children there';
 /** Why a pull request is unread when the run's timeout came before GitHub's answer. */
@@ -13786,11 +13846,12 @@ const SWEEP_STEP = {
         if (!pattern || !projectId)
             return;
         report.projectId = projectId;
-        const { facts, cut } = await readFacts(pattern, { ...inputs, projectId }, context);
+        const olderThanMs = inputs.olderThanMs ?? DEFAULT_OLDER_THAN_MS;
+        const { facts, cut } = await readFacts(pattern, { projectId, olderThanMs }, context);
         report.sweep = {
             verdict: judgeSweep(facts),
             pattern: pattern.text,
-            olderThanMs: inputs.olderThanMs,
+            olderThanMs,
             pullRequestsRead: facts.pullRequests !== undefined,
             ...(cut ? { cut } : {})
         };
@@ -13864,6 +13925,7 @@ async function resolvedAgain(action, branch, { reader, projectId, input }) {
 
 
 
+
 /**
  * The summary's first line after the outcome's label: on failure what failed, on timeout and
  * cancellation what was still in flight and for how long, on success how many finished and in how
@@ -13877,6 +13939,9 @@ function outcomeLine(sections, report, facts) {
     if (decided)
         return decided;
     if (!facts.seen) {
+        const silence = apiSilence(report);
+        if (silence)
+            return [`${silence}, so the state is unknown`];
         const found = wait ? undefined : firstOf(sections, (section) => section.unwaitedLine?.(report));
         if (found)
             return found;
@@ -13936,6 +14001,15 @@ function branchNotReady(report) {
  * Undefined when the outcome is no failure.
  */
 function errorLine(sections, report) {
+    const line = errorLineAlone(sections, report);
+    const silence = apiSilence(report);
+    // Said first: nothing was ever read, so what the line goes on to say was never known.
+    if (!line || !silence)
+        return line;
+    const rest = /^[A-Z][a-z]/.test(line) ? line.charAt(0).toLowerCase() + line.slice(1) : line;
+    return `${phraseText(capitalized([silence]))}: ${rest}`;
+}
+function errorLineAlone(sections, report) {
     const { outcome } = report;
     if (report.error)
         return report.error;
@@ -15538,52 +15612,6 @@ const CORE_INPUTS = {
     }
 };
 
-;// CONCATENATED MODULE: ./src/domain/sweep-age.ts
-/*
- * `older_than`: how long a branch matching `sweep` may go without activity before it is stale. A
- * number with a unit, `m` (minutes), `h` (hours), `d` (days) or `w` (weeks): `7d`, `36h`, `2w`,
- * `1.5d`. Without a unit it is refused: a bare `7` would be seven seconds elsewhere, and every
- * branch would be stale.
- */
-
-const sweep_age_UNIT_MS = {
-    m: 60_000,
-    h: 3_600_000,
-    d: 86_400_000,
-    w: 7 * 86_400_000
-};
-const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/;
-/** Less than an hour of quiet says nothing of a preview branch: its pull request may be open. */
-const MIN_OLDER_THAN_MS = sweep_age_UNIT_MS.h;
-/** Ten years: a longer age is a typo. */
-const MAX_OLDER_THAN_MS = 3650 * sweep_age_UNIT_MS.d;
-/** `older_than` when not given: `7d`. */
-const DEFAULT_OLDER_THAN_MS = 7 * sweep_age_UNIT_MS.d;
-/** `7d` in milliseconds; undefined when it is not a number with one of the units. */
-function parseAge(text) {
-    const match = AGE.exec(text.toLowerCase());
-    return match ? Math.round(Number(match[1]) * sweep_age_UNIT_MS[match[2]]) : undefined;
-}
-/**
- * The input `older_than` as given, in milliseconds. Not given, it is DEFAULT_OLDER_THAN_MS; given
- * empty, an input error (the catalog's entry reads it with refusingEmpty).
- */
-const olderThanInput = schemas_string().transform((raw, ctx) => {
-    const text = raw.trim();
-    const ms = parseAge(text);
-    const problem = ms === undefined
-        ? 'is not an age; use a number with a unit: m (minutes), h (hours), d (days) or w (weeks), as in 7d, 36h, 2w'
-        : ms < MIN_OLDER_THAN_MS
-            ? 'is below the minimum of 1 hour'
-            : ms > MAX_OLDER_THAN_MS
-                ? 'is above the maximum of 3650 days'
-                : undefined;
-    if (problem === undefined)
-        return ms;
-    ctx.addIssue({ code: 'custom', message: `"${text}" ${problem}` });
-    return NEVER;
-});
-
 ;// CONCATENATED MODULE: ./src/steps/sweep/sweep-input.ts
 
 
@@ -15616,7 +15644,9 @@ const SWEEP_INPUTS = {
     },
     older_than: {
         typed: 'olderThanMs',
-        schema: (naming) => refusingEmpty(olderThanInput, `leave ${naming.mention('older_than')} out for 7d`).transform((ms) => ms ?? DEFAULT_OLDER_THAN_MS),
+        // Not given stays undefined (a sweep reads it as DEFAULT_OLDER_THAN_MS): given without a sweep
+        // is refused (checkWithoutSweep).
+        schema: (naming) => refusingEmpty(olderThanInput, `leave ${naming.mention('older_than')} out for 7d`),
         refusesEmpty: true,
         command: { flag: { name: 'older-than' } },
         help: {
@@ -15626,7 +15656,7 @@ const SWEEP_INPUTS = {
         docs: {
             default: NOT_GIVEN,
             summary: 'With `sweep`: no activity for this long is stale; not given: 7d',
-            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d. It fails the step given without sweep, or given empty or as white space alone (an expression naming an unset variable or a step output that does not exist).'
         }
     },
     fail_on_stale: {
@@ -15646,7 +15676,7 @@ const SWEEP_INPUTS = {
         docs: {
             default: 'false',
             summary: 'With `sweep`: fail while a stale branch is found',
-            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
+            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. True without sweep fails the step. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
         }
     }
 };
@@ -15678,15 +15708,30 @@ function checkSweep(inputs, ctx, { mention }) {
         });
     }
 }
-/** What a sweep ignores, and what is ignored without one, worth a warning. */
+/**
+ * The sweep's own inputs without a sweep (review L3): `older_than` given, or `fail_on_stale` true.
+ * Refused, never ignored: a sweep forgotten (`--older-than 7d --fail-on-stale` without `sweep`) would
+ * run another gate, which passes. `fail_on_stale: false` asks for nothing (it is the default, which
+ * the action cannot tell from a value given).
+ */
+function checkWithoutSweep(inputs, ctx, { mention }) {
+    const given = { older_than: inputs.older_than !== undefined, fail_on_stale: inputs.fail_on_stale };
+    for (const [name, isGiven] of Object.entries(given)) {
+        if (!isGiven)
+            continue;
+        ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `only a sweep reads it, and without ${mention('sweep')} none runs: another gate would run and could pass; give ${mention('sweep')}, or leave it out`
+        });
+    }
+}
+/** What a sweep ignores, worth a warning. */
 function ignoredBySweep(inputs, { mention }) {
     if (inputs.sweep && inputs.failFast) {
         return [
             `${mention('fail_fast')} is ignored with ${mention('sweep')}: a sweep waits for nothing`
         ];
-    }
-    if (!inputs.sweep && inputs.failOnStale) {
-        return [`${mention('fail_on_stale')} is ignored without ${mention('sweep')}`];
     }
     return [];
 }
@@ -15862,6 +15907,7 @@ function inputField(name, naming) {
 function checkTogether(inputs, ctx, naming) {
     if (inputs.sweep)
         return checkSweep(inputs, ctx, naming);
+    checkWithoutSweep(inputs, ctx, naming);
     if (inputs.before)
         return checkBefore(inputs, ctx, naming);
     if (inputs.operation_id.length > 0 && !inputs.project_id) {
@@ -17147,14 +17193,15 @@ function outputFileProblem(path, create = false) {
 
 /**
  * Outputs that are JSON documents of any size: in the JSON result, never in a dotenv line (the
- * `blockers` of `before`, at most five, go there as their JSON, cut like a text).
+ * `blockers` of `before`, at most five, go there as a JSON array, cut by whole entries).
  */
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects', 'stale']);
 /**
  * GitLab takes a dotenv report of at most 5 KB and, on some plans, 20 variables: the scalar
- * outputs (17, or with `before` 17 with `preflight` and `blockers` and without the database's two)
- * and 2 lines of the command's own, each value cut (after it was made safe, in UTF-8 bytes) to
- * this, the texts longer, stay within both (at most 4.4 KB).
+ * outputs (17, or with `before` 17 with `preflight` and `blockers` and without the database's two),
+ * 2 lines of the command's own and, when `blockers` was cut, its count left out, each value cut
+ * (after it was made safe, in UTF-8 bytes) to this, the texts longer, stay within both (at most
+ * 4.4 KB).
  */
 const MAX_DOTENV_VALUE_BYTES = 160;
 const MAX_DOTENV_TEXT_BYTES = 800;
@@ -17177,9 +17224,15 @@ function standardOutput(report, output, redactor) {
  */
 function dotenvText(report, { redactor, code, message }) {
     const { values } = run_report_typedOutputs(report, Infinity);
-    const lines = Object.entries(values)
-        .filter(([name]) => !JSON_OUTPUTS.has(name))
-        .map(([name, value]) => [name, outputText(value)]);
+    const lines = [];
+    for (const [name, value] of Object.entries(values)) {
+        if (JSON_OUTPUTS.has(name))
+            continue;
+        if (Array.isArray(value))
+            lines.push(...dotenvJsonList(name, value, redactor));
+        else
+            lines.push([name, outputText(value)]);
+    }
     lines.push(['exit_code', String(code)]);
     const said = message ?? run_report_errorLine(report);
     if (said)
@@ -17189,11 +17242,39 @@ function dotenvText(report, { redactor, code, message }) {
 /** `GATE_NAME=value` lines, each value redacted, made safe and cut. */
 function dotenvLines(lines, redactor) {
     return lines
-        .map(([name, text]) => {
+        .map(([name, text, ready]) => {
         const bytes = DOTENV_TEXTS.has(name) ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES;
-        return `GATE_${name.toUpperCase()}=${dotenvValue(forLog(redactor.redact(text)), bytes)}\n`;
+        const value = ready ?? dotenvValue(forLog(redactor.redact(text)), bytes);
+        return `GATE_${name.toUpperCase()}=${value}\n`;
     })
         .join('');
+}
+/**
+ * A JSON array as a dotenv value that stays JSON: its entries redacted and written as one line
+ * (forJsonLine), `$` and `%` doubled, and as many whole entries, from the first, as fit in
+ * MAX_DOTENV_TEXT_BYTES; then `<name>_cut`, the count left out, when there are any. Each line comes
+ * as its name, its text and the value as written (dotenvLines adds nothing to it).
+ */
+function dotenvJsonList(name, items, redactor) {
+    const entries = items.map((item) => doubleSigns(forJsonLine(redactor.redactJson(item))));
+    let value = '[]';
+    let kept = 0;
+    for (const entry of entries) {
+        const longer = `${value.slice(0, -1)}${kept > 0 ? ',' : ''}${entry}]`;
+        if (Buffer.byteLength(longer) > MAX_DOTENV_TEXT_BYTES)
+            break;
+        value = longer;
+        kept++;
+    }
+    const lines = [[name, value, value]];
+    const left = items.length - kept;
+    if (left > 0)
+        lines.push([`${name}_cut`, String(left)]);
+    return lines;
+}
+/** GitLab's escapes of `$` and `%` (dotenvValue). */
+function doubleSigns(text) {
+    return text.replace(/[$%]/g, (sign) => sign + sign);
 }
 /**
  * GitLab expands `$NAME`, `${NAME}` and `%NAME%` in a dotenv report's values in the jobs that read
@@ -17202,7 +17283,7 @@ function dotenvLines(lines, redactor) {
  * leaves one of a pair alone.
  */
 function dotenvValue(text, maxBytes) {
-    const value = truncateBytes(text.replace(/[$%]/g, (sign) => sign + sign), maxBytes);
+    const value = truncateBytes(doubleSigns(text), maxBytes);
     if (!value.endsWith(CUT_MARKER))
         return value;
     const kept = value.slice(0, -CUT_MARKER.length);
@@ -17538,7 +17619,7 @@ const outputLost = (code) => `Could not write standard output (${code}): the res
 
 /***/ }),
 
-/***/ 6781:
+/***/ 3372:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -17656,7 +17737,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
 
 /***/ }),
 
-/***/ 6928:
+/***/ 4547:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
@@ -17913,7 +17994,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util/types")
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(1585);
+/******/ var __webpack_exports__ = __nccwpck_require__(1207);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 
 
