@@ -319,7 +319,8 @@ describe('ApiClient errors', () => {
     // The longest draws: the first retry late in the interval after the floor, the later ones two
     // intervals after it, capped at 3 intervals.
     expect(clock.sleeps).toEqual([1900, 3000, 3000, 3000])
-    expect(reader.stats).toEqual({ requests: 5, retries: 4 })
+    // Each answered; only the last one read.
+    expect(reader.stats).toEqual({ requests: 5, retries: 4, answered: 5, read: 1 })
     expect(lines.filter((line) => line.includes('retrying in'))).toHaveLength(4)
   })
 
@@ -359,7 +360,7 @@ describe('ApiClient errors', () => {
     expect(error).toBeInstanceOf(DeadlineExceededError)
     expect((error as DeadlineExceededError).lastError).toBeInstanceOf(NetworkError)
     expect(error.message).toContain('no answer within 50 ms')
-    expect(reader.stats).toEqual({ requests: 2, retries: 1 })
+    expect(reader.stats).toEqual({ requests: 2, retries: 1, answered: 0, read: 0 })
   })
 
   it('retries never run past the deadline', async () => {
@@ -378,7 +379,7 @@ describe('ApiClient errors', () => {
     const reader = client(clock)
     const operation = await reader.operations.getOperation(PROJECT, op.id)
     expect(operation.id).toBe(op.id)
-    expect(reader.stats).toEqual({ requests: 2, retries: 1 })
+    expect(reader.stats).toEqual({ requests: 2, retries: 1, answered: 2, read: 1 })
   })
 
   it('a run of bodies that are not JSON until the deadline: the deadline, naming the endpoint', async () => {

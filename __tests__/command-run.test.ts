@@ -201,7 +201,14 @@ describe('runCommand', () => {
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(5 * 1024)
       expect(text).toMatch(/^GATE_PREFLIGHT=blocked$/m)
       expect(text).toMatch(/^GATE_PREFLIGHT_BRANCH_ID=br-main-000001$/m)
-      expect(text).toMatch(/^GATE_BLOCKERS=\[\{"reason":"root","detail":.*… \[cut\]$/m)
+      // Every reason, still JSON: only the ends of the details are cut (the children's 12 names of
+      // 300 characters, the restriction's reason).
+      const blockers = /^GATE_BLOCKERS=(.*)$/m.exec(text)![1]
+      const reasons = ['root', 'default', 'protected', 'children', 'restricted']
+      expect(JSON.parse(blockers)).toEqual(
+        reasons.map((reason) => expect.objectContaining({ reason }))
+      )
+      expect(blockers).toMatch(/… \[\d+ more characters\]/)
       expect(text).toMatch(/^GATE_ERROR=(\\u0085)+[\\u0-9]*… \[cut\]$/m)
       expect(text).toMatch(/^GATE_PROJECT_COUNT=\d+$/m)
       expect(text).toMatch(/^GATE_MESSAGE=Branch (\\u0085)+/m)

@@ -41,7 +41,8 @@ describe('getInputs', () => {
       timeoutMs: 600_000,
       failFast: false,
       apiHost: DEFAULT_API_HOST,
-      olderThanMs: 7 * 86_400_000,
+      // Not given: none (a sweep reads it as 7d; given without a sweep, it is refused).
+      olderThanMs: undefined,
       failOnStale: false,
       prComment: 'off',
       prCommentLeg: '',

@@ -1,6 +1,6 @@
 /*
  * The sweep's inputs (issue 69): what a sweep cannot be combined with is an input error in both
- * front ends' words; what it ignores, or what is ignored without it, is a warning; the command
+ * front ends' words, as are its own inputs without it; what it ignores is a warning; the command
  * takes it as `neon-gate sweep --match`.
  */
 import { describe, expect, it } from '@jest/globals'
@@ -8,17 +8,36 @@ import { parseCommandLine } from '../src/command/flags.js'
 import { CONTRACT_NAMING } from '../src/domain/input-naming.js'
 import { ignoredInputWarnings, parseInputs } from '../src/gate/inputs.js'
 import { KEYS, PROJECT } from './support/neon/ids.js'
+import { getInputs } from '../src/runner/input-helper.js'
+import assert from 'node:assert'
+import { readFileSync } from 'node:fs'
+import { parse as parseYaml } from 'yaml'
+
+/** action.yml's defaults, as the runner hands them over for an input not given, and the key. */
+const ACTION_DEFAULTS: Record<string, string> = {
+  ...Object.fromEntries(
+    Object.entries(
+      (
+        parseYaml(readFileSync('action.yml', 'utf8')) as {
+          inputs: Record<string, { default?: string }>
+        }
+      ).inputs
+    ).map(([name, { default: value }]) => [name, value ?? ''])
+  ),
+  api_key: KEYS.organization
+}
 
 const parse = (values: Record<string, string>) =>
   parseInputs((name) => values[name], CONTRACT_NAMING)
 const base = { api_key: KEYS.organization, project_id: PROJECT, sweep: 'preview/*' }
 
 describe('the sweep’s inputs', () => {
-  it('reads the pattern, older_than (7d by default) and fail_on_stale', () => {
+  it('reads the pattern, older_than (not given: none, which the sweep reads as 7d) and fail_on_stale', () => {
     const inputs = parse(base)
+    // Not given stays apart from any value, so that given without a sweep can be refused (L3).
     expect([inputs.sweep?.text, inputs.olderThanMs, inputs.failOnStale]).toEqual([
       'preview/*',
-      7 * 86_400_000,
+      undefined,
       false
     ])
     expect(parse({ ...base, older_than: '36h', fail_on_stale: 'true' })).toMatchObject({
@@ -58,14 +77,47 @@ describe('the sweep’s inputs', () => {
     }
   })
 
-  it('warns of fail_fast with it, and of fail_on_stale without it', () => {
+  it('warns of fail_fast with it', () => {
     expect(ignoredInputWarnings(parse({ ...base, fail_fast: 'true' }), CONTRACT_NAMING)).toEqual([
       'fail_fast is ignored with sweep: a sweep waits for nothing'
     ])
-    const gate = { api_key: KEYS.organization, project_id: PROJECT, fail_on_stale: 'true' }
-    expect(ignoredInputWarnings(parse(gate), CONTRACT_NAMING)).toEqual([
-      'fail_on_stale is ignored without sweep'
-    ])
+  })
+
+  // Review L3: the sweep's own inputs without it would be ignored, and the gate that ran instead
+  // could pass (`--older-than 7d --fail-on-stale` with `sweep` forgotten exited 0). Both front ends
+  // refuse them alike; `fail_on_stale: false`, action.yml's default, asks for nothing.
+  const gate = { project_id: PROJECT }
+  const refused = (said: string) =>
+    `${said}: only a sweep reads it, and without ${said.startsWith('--') ? '--match' : 'sweep'} none runs`
+  it.each([
+    [{ older_than: '7d' }, 'input "older_than"'],
+    [{ older_than: '2w', fail_on_stale: 'true' }, 'input "older_than"'],
+    [{ fail_on_stale: 'true' }, 'input "fail_on_stale"']
+  ])('the action: %j without sweep is an input error', (given, said) => {
+    // As the runner reads them, with action.yml's defaults for the rest.
+    const values: Record<string, string> = { ...ACTION_DEFAULTS, ...gate, ...given }
+    expect(() => getInputs((name) => values[name] ?? '')).toThrow(refused(said))
+  })
+
+  it.each([
+    [['--older-than', '7d'], '--older-than'],
+    [['--older-than=36h', '--fail-on-stale'], '--older-than=36h'],
+    [['--fail-on-stale'], '--fail-on-stale']
+  ])('the command: %j without sweep is an input error', (argv, said) => {
+    const parsed = parseCommandLine(argv, { NEON_PROJECT_ID: PROJECT })
+    const { values, naming } = 'request' in parsed ? parsed.request : assert.fail('no request')
+    const read = { ...values, api_key: KEYS.organization }
+    expect(() => parseInputs((name) => read[name], naming)).toThrow(refused(said.split('=')[0]))
+  })
+
+  it('what asks for nothing is no error: fail_on_stale false, older_than not given', () => {
+    const values: Record<string, string> = { ...ACTION_DEFAULTS, ...gate }
+    expect(getInputs((name) => values[name] ?? '')).toMatchObject({ failOnStale: false })
+    const parsed = parseCommandLine(['--no-fail-on-stale'], { NEON_PROJECT_ID: PROJECT })
+    const { values: read, naming } =
+      'request' in parsed ? parsed.request : assert.fail('no request')
+    const all = { ...read, api_key: KEYS.organization }
+    expect(parseInputs((name) => all[name], naming).failOnStale).toBe(false)
   })
 
   it('the command: neon-gate sweep --match, the word first; either alone is a usage error', () => {

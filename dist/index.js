@@ -42763,7 +42763,7 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const DEADLINE_GRACE_MS = 1000;
 class ApiCore {
     options;
-    stats = { requests: 0, retries: 0 };
+    stats = { requests: 0, retries: 0, answered: 0, read: 0 };
     baseUrl;
     host;
     pollPacing = () => ({
@@ -42806,6 +42806,7 @@ class ApiCore {
         const problem = mismatch?.(parsed);
         if (problem)
             throw new ResponseFormatError(endpoint, problem);
+        this.stats.read++;
         return parsed;
     }
     /**
@@ -42849,6 +42850,7 @@ class ApiCore {
                 maxBodyBytes: MAX_BODY_BYTES,
                 signal
             });
+            this.stats.answered++;
             this.host.resolved();
             this.options.onDate?.(answer.headers.date, sentAt);
             return answer;
@@ -44161,6 +44163,7 @@ function endedBeforePhrase(endedAgoMs, atLeast) {
 
 
 
+
 /**
  * The operations as far as the run saw them, or undefined when nothing could be read (an error,
  * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
@@ -44207,13 +44210,23 @@ function operationDuration(operation, readAt, clocksDisagree) {
 function durationWords({ ms, soFar, atLeast }) {
     return `${atLeast ? 'at least ' : ''}${formatDuration(ms)}${soFar ? ' so far' : ''}`;
 }
+/**
+ * A timeout after which nothing was ever read from the API: `the API never answered` (every request
+ * refused, dropped or unanswered), or `the API never gave a usable answer` (it answered, but with
+ * errors or what could not be read). Undefined when something was read, or no request was made: a
+ * timeout on work still in flight says what it waited for instead.
+ */
+function apiSilence({ outcome, requests }) {
+    if (outcome !== 'timeout' || requests.read !== 0 || requests.requests === 0)
+        return undefined;
+    return requests.answered === 0 ? 'the API never answered' : 'the API never gave a usable answer';
+}
 /** Why nothing could be read; the reason itself is quoted beside it. */
 function nothingRead(report) {
+    const silence = apiSilence(report);
     switch (report.outcome) {
         case 'timeout':
-            return report.noRetryFits
-                ? 'Nothing could be read before the gate gave up'
-                : 'Nothing could be read before the timeout ran out';
+            return `${silence ? phraseText(capitalized([silence])) : 'Nothing could be read'} before ${report.noRetryFits ? 'the gate gave up' : 'the timeout ran out'}`;
         case 'cancelled':
             return 'Nothing could be read before the job was cancelled';
         default:
@@ -44849,6 +44862,52 @@ function judgeSweep(facts) {
     return { stale: stale.map(({ item }) => item), undecided, matched };
 }
 
+;// CONCATENATED MODULE: ./src/domain/sweep-age.ts
+/*
+ * `older_than`: how long a branch matching `sweep` may go without activity before it is stale. A
+ * number with a unit, `m` (minutes), `h` (hours), `d` (days) or `w` (weeks): `7d`, `36h`, `2w`,
+ * `1.5d`. Without a unit it is refused: a bare `7` would be seven seconds elsewhere, and every
+ * branch would be stale.
+ */
+
+const sweep_age_UNIT_MS = {
+    m: 60_000,
+    h: 3_600_000,
+    d: 86_400_000,
+    w: 7 * 86_400_000
+};
+const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/;
+/** Less than an hour of quiet says nothing of a preview branch: its pull request may be open. */
+const MIN_OLDER_THAN_MS = sweep_age_UNIT_MS.h;
+/** Ten years: a longer age is a typo. */
+const MAX_OLDER_THAN_MS = 3650 * sweep_age_UNIT_MS.d;
+/** `older_than` when not given: `7d`. */
+const DEFAULT_OLDER_THAN_MS = 7 * sweep_age_UNIT_MS.d;
+/** `7d` in milliseconds; undefined when it is not a number with one of the units. */
+function parseAge(text) {
+    const match = AGE.exec(text.toLowerCase());
+    return match ? Math.round(Number(match[1]) * sweep_age_UNIT_MS[match[2]]) : undefined;
+}
+/**
+ * The input `older_than` as given, in milliseconds. Not given, it is DEFAULT_OLDER_THAN_MS; given
+ * empty, an input error (the catalog's entry reads it with refusingEmpty).
+ */
+const olderThanInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim();
+    const ms = parseAge(text);
+    const problem = ms === undefined
+        ? 'is not an age; use a number with a unit: m (minutes), h (hours), d (days) or w (weeks), as in 7d, 36h, 2w'
+        : ms < MIN_OLDER_THAN_MS
+            ? 'is below the minimum of 1 hour'
+            : ms > MAX_OLDER_THAN_MS
+                ? 'is above the maximum of 3650 days'
+                : undefined;
+    if (problem === undefined)
+        return ms;
+    ctx.addIssue({ code: 'custom', message: `"${text}" ${problem}` });
+    return NEVER;
+});
+
 ;// CONCATENATED MODULE: ./src/report/sweep-report.ts
 /*
  * What the report says of a sweep (issue 69), once: its line (how many stale branches among those
@@ -44960,6 +45019,7 @@ function sweepOutputs({ verdict, cut }) {
 
 
 
+
 /** What the branch list, read least recently updated first, misses when cut at its page cap. */
 const UNSEEN = 'the most recently updated branches beyond it are not judged, and a listed branch may have children there';
 /** Why a pull request is unread when the run's timeout came before GitHub's answer. */
@@ -45044,11 +45104,12 @@ const SWEEP_STEP = {
         if (!pattern || !projectId)
             return;
         report.projectId = projectId;
-        const { facts, cut } = await readFacts(pattern, { ...inputs, projectId }, context);
+        const olderThanMs = inputs.olderThanMs ?? DEFAULT_OLDER_THAN_MS;
+        const { facts, cut } = await readFacts(pattern, { projectId, olderThanMs }, context);
         report.sweep = {
             verdict: judgeSweep(facts),
             pattern: pattern.text,
-            olderThanMs: inputs.olderThanMs,
+            olderThanMs,
             pullRequestsRead: facts.pullRequests !== undefined,
             ...(cut ? { cut } : {})
         };
@@ -45122,6 +45183,7 @@ async function resolvedAgain(action, branch, { reader, projectId, input }) {
 
 
 
+
 /**
  * The summary's first line after the outcome's label: on failure what failed, on timeout and
  * cancellation what was still in flight and for how long, on success how many finished and in how
@@ -45135,6 +45197,9 @@ function outcomeLine(sections, report, facts) {
     if (decided)
         return decided;
     if (!facts.seen) {
+        const silence = apiSilence(report);
+        if (silence)
+            return [`${silence}, so the state is unknown`];
         const found = wait ? undefined : firstOf(sections, (section) => section.unwaitedLine?.(report));
         if (found)
             return found;
@@ -45194,6 +45259,15 @@ function branchNotReady(report) {
  * Undefined when the outcome is no failure.
  */
 function errorLine(sections, report) {
+    const line = errorLineAlone(sections, report);
+    const silence = apiSilence(report);
+    // Said first: nothing was ever read, so what the line goes on to say was never known.
+    if (!line || !silence)
+        return line;
+    const rest = /^[A-Z][a-z]/.test(line) ? line.charAt(0).toLowerCase() + line.slice(1) : line;
+    return `${phraseText(capitalized([silence]))}: ${rest}`;
+}
+function errorLineAlone(sections, report) {
     const { outcome } = report;
     if (report.error)
         return report.error;
@@ -46803,52 +46877,6 @@ const CORE_INPUTS = {
     }
 };
 
-;// CONCATENATED MODULE: ./src/domain/sweep-age.ts
-/*
- * `older_than`: how long a branch matching `sweep` may go without activity before it is stale. A
- * number with a unit, `m` (minutes), `h` (hours), `d` (days) or `w` (weeks): `7d`, `36h`, `2w`,
- * `1.5d`. Without a unit it is refused: a bare `7` would be seven seconds elsewhere, and every
- * branch would be stale.
- */
-
-const sweep_age_UNIT_MS = {
-    m: 60_000,
-    h: 3_600_000,
-    d: 86_400_000,
-    w: 7 * 86_400_000
-};
-const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/;
-/** Less than an hour of quiet says nothing of a preview branch: its pull request may be open. */
-const MIN_OLDER_THAN_MS = sweep_age_UNIT_MS.h;
-/** Ten years: a longer age is a typo. */
-const MAX_OLDER_THAN_MS = 3650 * sweep_age_UNIT_MS.d;
-/** `older_than` when not given: `7d`. */
-const DEFAULT_OLDER_THAN_MS = 7 * sweep_age_UNIT_MS.d;
-/** `7d` in milliseconds; undefined when it is not a number with one of the units. */
-function parseAge(text) {
-    const match = AGE.exec(text.toLowerCase());
-    return match ? Math.round(Number(match[1]) * sweep_age_UNIT_MS[match[2]]) : undefined;
-}
-/**
- * The input `older_than` as given, in milliseconds. Not given, it is DEFAULT_OLDER_THAN_MS; given
- * empty, an input error (the catalog's entry reads it with refusingEmpty).
- */
-const olderThanInput = schemas_string().transform((raw, ctx) => {
-    const text = raw.trim();
-    const ms = parseAge(text);
-    const problem = ms === undefined
-        ? 'is not an age; use a number with a unit: m (minutes), h (hours), d (days) or w (weeks), as in 7d, 36h, 2w'
-        : ms < MIN_OLDER_THAN_MS
-            ? 'is below the minimum of 1 hour'
-            : ms > MAX_OLDER_THAN_MS
-                ? 'is above the maximum of 3650 days'
-                : undefined;
-    if (problem === undefined)
-        return ms;
-    ctx.addIssue({ code: 'custom', message: `"${text}" ${problem}` });
-    return NEVER;
-});
-
 ;// CONCATENATED MODULE: ./src/steps/sweep/sweep-input.ts
 
 
@@ -46881,7 +46909,9 @@ const SWEEP_INPUTS = {
     },
     older_than: {
         typed: 'olderThanMs',
-        schema: (naming) => refusingEmpty(olderThanInput, `leave ${naming.mention('older_than')} out for 7d`).transform((ms) => ms ?? DEFAULT_OLDER_THAN_MS),
+        // Not given stays undefined (a sweep reads it as DEFAULT_OLDER_THAN_MS): given without a sweep
+        // is refused (checkWithoutSweep).
+        schema: (naming) => refusingEmpty(olderThanInput, `leave ${naming.mention('older_than')} out for 7d`),
         refusesEmpty: true,
         command: { flag: { name: 'older-than' } },
         help: {
@@ -46891,7 +46921,7 @@ const SWEEP_INPUTS = {
         docs: {
             default: NOT_GIVEN,
             summary: 'With `sweep`: no activity for this long is stale; not given: 7d',
-            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d. It fails the step given without sweep, or given empty or as white space alone (an expression naming an unset variable or a step output that does not exist).'
         }
     },
     fail_on_stale: {
@@ -46911,7 +46941,7 @@ const SWEEP_INPUTS = {
         docs: {
             default: 'false',
             summary: 'With `sweep`: fail while a stale branch is found',
-            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
+            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. True without sweep fails the step. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
         }
     }
 };
@@ -46943,15 +46973,30 @@ function checkSweep(inputs, ctx, { mention }) {
         });
     }
 }
-/** What a sweep ignores, and what is ignored without one, worth a warning. */
+/**
+ * The sweep's own inputs without a sweep (review L3): `older_than` given, or `fail_on_stale` true.
+ * Refused, never ignored: a sweep forgotten (`--older-than 7d --fail-on-stale` without `sweep`) would
+ * run another gate, which passes. `fail_on_stale: false` asks for nothing (it is the default, which
+ * the action cannot tell from a value given).
+ */
+function checkWithoutSweep(inputs, ctx, { mention }) {
+    const given = { older_than: inputs.older_than !== undefined, fail_on_stale: inputs.fail_on_stale };
+    for (const [name, isGiven] of Object.entries(given)) {
+        if (!isGiven)
+            continue;
+        ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `only a sweep reads it, and without ${mention('sweep')} none runs: another gate would run and could pass; give ${mention('sweep')}, or leave it out`
+        });
+    }
+}
+/** What a sweep ignores, worth a warning. */
 function ignoredBySweep(inputs, { mention }) {
     if (inputs.sweep && inputs.failFast) {
         return [
             `${mention('fail_fast')} is ignored with ${mention('sweep')}: a sweep waits for nothing`
         ];
-    }
-    if (!inputs.sweep && inputs.failOnStale) {
-        return [`${mention('fail_on_stale')} is ignored without ${mention('sweep')}`];
     }
     return [];
 }
@@ -47127,6 +47172,7 @@ function inputField(name, naming) {
 function checkTogether(inputs, ctx, naming) {
     if (inputs.sweep)
         return checkSweep(inputs, ctx, naming);
+    checkWithoutSweep(inputs, ctx, naming);
     if (inputs.before)
         return checkBefore(inputs, ctx, naming);
     if (inputs.operation_id.length > 0 && !inputs.project_id) {

@@ -11,10 +11,14 @@ import {
   finishingBranch,
   CONTROL,
   gateCommand,
+  inTempDir,
   secretForms,
   START_ERROR
 } from '../support/bundles/command.js'
 import { PROJECT } from '../support/neon/ids.js'
+import { silentServer } from '../support/postgres/databases.js'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 
 describe('the command: outcomes and exit codes', () => {
   it('a branch whose operations finish: exit 0, the report on stdout headline first, progress on stderr', async () => {
@@ -136,13 +140,39 @@ describe('the command: outcomes and exit codes', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'pending', status: 'running' })
   })
 
+  it('an API that accepts and never answers: exit 124, and every word says it never answered, none that work is busy', async () => {
+    const silent = await silentServer()
+    await inTempDir(async (dir) => {
+      const dotenv = join(dir, 'gate.env')
+      const run = await gateCommand({ apiHost: `http://127.0.0.1:${silent.port}/api/v2` }, [
+        '--branch-id',
+        'main',
+        '--timeout',
+        '3s',
+        '--dotenv',
+        dotenv
+      ])
+      // The requests reached it (the event the run turns on), and none was answered.
+      expect(silent.connections()).toBeGreaterThan(0)
+      expect(run.code).toBe(124)
+      expect(run.stderr).toMatch(/^error: The API never answered: /m)
+      expect(run.stdout.split('\n')[0]).toMatch(
+        /^⌛ timeout.*: the API never answered, so the state is unknown$/
+      )
+      const file = readFileSync(dotenv, 'utf8')
+      expect(file).toMatch(/^GATE_OUTCOME=timeout$/m)
+      expect(file).toMatch(/^GATE_MESSAGE=The API never answered: .*got no answer/m)
+      for (const said of [run.stderr, run.stdout, file]) expect(said).not.toMatch(/busy|in flight/)
+    })
+  })
+
   it('a 503 with timeout shorter than a retry: exit 124, and no retry fitted, with the numbers', async () => {
     const { server } = await serve()
     server.addFault({ kind: 'status', status: 503 })
     const run = await gateCommand(server, ['--timeout', '1s'])
     expect(run.code).toBe(124)
     expect(run.stderr).toMatch(
-      /error: Gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 503 would wait [\d.]+ m?s, with [\d.]+ m?s of the timeout left; last error: /
+      /error: The API never gave a usable answer: gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 503 would wait [\d.]+ m?s, with [\d.]+ m?s of the timeout left; last error: /
     )
     expect(run.stderr).not.toContain('timeout ran out')
     expect(run.stdout.split('\n')[0]).toMatch(/^⌛ timeout after/)

@@ -56,14 +56,14 @@ describe('nothing read is not "nothing in flight"', () => {
     // The last retry would have gone out after the deadline: the gate gave up with time left, and
     // says so with the numbers, not that the timeout ran out.
     expect(run.stdout).toMatch(
-      /^::error::Gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 503 would wait [\d.]+ m?s, with [\d.]+ m?s of the timeout left; last error: /m
+      /^::error::The API never gave a usable answer: gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 503 would wait [\d.]+ m?s, with [\d.]+ m?s of the timeout left; last error: /m
     )
     expect(run.stdout).toContain(
       '::error title=timeout%3A the state of the operations is unknown::'
     )
     expect(run.stdout).not.toContain('0 operation(s)')
     expect(run.summary).toContain(
-      'Nothing could be read before the gate gave up: the state of the operations is unknown.'
+      'The API never gave a usable answer before the gate gave up: the state of the operations is unknown.'
     )
     expect(run.summary).not.toContain('No operation in flight')
     expect(run.outputs.operations).toBeUndefined()
@@ -80,7 +80,7 @@ describe('nothing read is not "nothing in flight"', () => {
     expect(run.code).toBe(1)
     expect(run.outputs.outcome).toBe('timeout')
     expect(run.stdout).toMatch(
-      /^::error::Gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 429, Retry-After 30 would wait 3\d\.\d s, with [0-4]\.\d s of the timeout left; last error: .*HTTP 429/m
+      /^::error::The API never gave a usable answer: gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 429, Retry-After 30 would wait 3\d\.\d s, with [0-4]\.\d s of the timeout left; last error: .*HTTP 429/m
     )
     expect(run.stdout).not.toContain('timeout ran out')
     expect(run.summary).not.toContain('timeout ran out')

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CONTROL } from '../support/bundles/command.js'
+import { CONTROL, gateCommand } from '../support/bundles/command.js'
 import { runAction, serve } from '../support/bundles/action.js'
 import { withDefaultFlags } from '../support/bundles/default-flags.ts'
 import { type CommandRun, runCommandBundle } from '../support/bundles/run-bundle.ts'
@@ -558,6 +558,30 @@ describe('the sweep through both bundles', () => {
     const command = await sweepCommand(server, ['--match', 'preview/*', '--older-than', ''])
     expect(command.code).toBe(2)
     expect(command.stderr).toContain('--older-than: an empty value (an unset variable?)')
+  }, 120_000)
+
+  it('older_than, or fail_on_stale true, without sweep: an input error in both bundles, never another gate that passes (review L3)', async () => {
+    const { world, server } = await serve()
+    addStalePreviews(world)
+    const before = server.requests.length
+    for (const [input, value] of [
+      ['older_than', '7d'],
+      ['fail_on_stale', 'true']
+    ]) {
+      // The rest as the runner sets them: action.yml's defaults.
+      const action = await runAction(server, { project_id: PROJECT, [input]: value })
+      expect(action.code).toBe(1)
+      expect(action.stdout).toContain(
+        `::error::Invalid input: input "${input}": only a sweep reads it, and without sweep none runs`
+      )
+      expect(action.outputs.outcome).toBeUndefined()
+    }
+    const command = await gateCommand(server, ['--older-than', '7d', '--fail-on-stale'])
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain('--older-than: only a sweep reads it, and without --match')
+    expect(command.stderr).toContain('--fail-on-stale: only a sweep reads it')
+    // Refused before any request: no gate ran in the sweep's place.
+    expect(server.requests.length).toBe(before)
   }, 120_000)
 
   it("fail_on_stale given empty or as white space (an unset variable) is an input error, never false; the command's switch takes no value", async () => {

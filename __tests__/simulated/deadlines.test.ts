@@ -128,12 +128,15 @@ describe('no retry fits before the deadline: said with the numbers, never "timeo
     const said =
       'no retry fits before the deadline: the retry after HTTP 429, Retry-After 30 would wait 34.8 s, with 4.0 s of the timeout left; last error: '
     expect(errorLine(run.report)).toMatch(
-      new RegExp(`^Gave up before anything could be read \\(${escape(said)}GET /projects/`)
+      // Nothing was ever read: said first (review M4).
+      new RegExp(
+        `^The API never gave a usable answer: gave up before anything could be read \\(${escape(said)}GET /projects/`
+      )
     )
     expect(errorLine(run.report)).toMatch(/\): the state of the operations is unknown$/)
     const summary = renderSummary(run.report)
     expect(summary).toContain(said)
-    expect(summary).toContain('Nothing could be read before the gate gave up:')
+    expect(summary).toContain('The API never gave a usable answer before the gate gave up:')
     const [annotation] = annotationsFor(run.report)
     expect(annotation.message).toContain(said)
     for (const text of [errorLine(run.report), summary, annotation.message]) {
@@ -148,7 +151,7 @@ describe('no retry fits before the deadline: said with the numbers, never "timeo
     )
     expect(run.report.outcome).toBe('timeout')
     expect(errorLine(run.report)).toMatch(
-      /^Gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 503 would wait 9\.8 s, with 2\.0 s of the timeout left; last error: /
+      /^The API never gave a usable answer: gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 503 would wait 9\.8 s, with 2\.0 s of the timeout left; last error: /
     )
   })
 

@@ -7,6 +7,7 @@
  * (d) given empty is not "not given": '' or white space of any kind, given to an input that the
  *     catalog says refuses it (branch_id, database_url, before, operation_id, sweep), is an input
  *     error that names it; not given (not set, or action.yml's default) is the gate the others ask for;
+ *     older_than given (a value) without sweep is an input error that names it (review L3);
  * (e) database_url of an unexpanded variable, in any spelling, is an input error on both front
  *     ends; a URL whose password holds a `$` is a URL;
  * (g) given empty is not its default either: '' or white space given to an input whose default in
@@ -147,7 +148,10 @@ describe('given empty is not "not given" (issue 65, fast-check)', () => {
         // The combinations that are errors of another kind (issue 58) are held elsewhere.
         fc.pre(!(g.before === 'value' && g.branch_id !== 'value'))
         fc.pre(!(g.operation_id === 'value' && (g.branch_id === 'value' || g.before === 'value')))
-        const others = REFUSING.filter((name) => name !== 'sweep' && g[name] === 'value')
+        // older_than is the sweep's own: beside it, a sweep's input; without it, an error (below).
+        const others = REFUSING.filter(
+          (name) => name !== 'sweep' && name !== 'older_than' && g[name] === 'value'
+        )
         fc.pre(!(g.sweep === 'value' && others.length > 0))
         const values: Record<string, string> = { project_id: PROJECT }
         for (const name of REFUSING) {
@@ -163,7 +167,16 @@ describe('given empty is not "not given" (issue 65, fast-check)', () => {
         }
         const read = readers[frontEnd](values)
         const blank = REFUSING.filter((name) => g[name] === 'empty' || g[name] === 'white')
-        seen.add(blank.length > 0 ? 'error' : g.sweep === 'value' ? 'sweep' : 'gate')
+        const sweepless = g.older_than === 'value' && g.sweep !== 'value'
+        seen.add(
+          blank.length > 0
+            ? 'error'
+            : sweepless
+              ? 'sweepless'
+              : g.sweep === 'value'
+                ? 'sweep'
+                : 'gate'
+        )
         if (blank.length > 0) {
           if (!('error' in read)) throw new Error(`no input error for ${JSON.stringify(values)}`)
           // The action names every blank input; the command stops at its first empty flag.
@@ -174,6 +187,15 @@ describe('given empty is not "not given" (issue 65, fast-check)', () => {
           if (namedOnes.length < expected) throw new Error(`not named: ${read.error}`)
           return
         }
+        // The sweep's age given without a sweep: no gate would read it, and the one that runs could
+        // pass; an input error naming it (review L3).
+        if (sweepless) {
+          const said = `${named[frontEnd]('older_than')}: `
+          if (!('error' in read) || !read.error.includes(said)) {
+            throw new Error(`no input error naming older_than for ${JSON.stringify(values)}`)
+          }
+          return
+        }
         if ('error' in read) throw new Error(`${JSON.stringify(values)}: ${read.error}`)
         const { inputs } = read
         const value = (name: Refusing) => (g[name] === 'value' ? VALUES[name] : undefined)
@@ -181,11 +203,12 @@ describe('given empty is not "not given" (issue 65, fast-check)', () => {
         expect(inputs.before).toBe(value('before'))
         expect(inputs.operationIds).toEqual(g.operation_id === 'value' ? [OPERATION] : [])
         expect(inputs.sweep?.text).toBe(value('sweep'))
+        expect(inputs.olderThanMs).toBe(g.older_than === 'value' ? 3 * 86_400_000 : undefined)
         expect(inputs.database === undefined).toBe(g.database_url !== 'value')
       }),
       { seed: 65, numRuns: 400 }
     )
-    expect([...seen].sort()).toEqual(['error', 'gate', 'sweep'])
+    expect([...seen].sort()).toEqual(['error', 'gate', 'sweep', 'sweepless'])
   })
 })
 

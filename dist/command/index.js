@@ -11505,7 +11505,7 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const DEADLINE_GRACE_MS = 1000;
 class ApiCore {
     options;
-    stats = { requests: 0, retries: 0 };
+    stats = { requests: 0, retries: 0, answered: 0, read: 0 };
     baseUrl;
     host;
     pollPacing = () => ({
@@ -11548,6 +11548,7 @@ class ApiCore {
         const problem = mismatch?.(parsed);
         if (problem)
             throw new ResponseFormatError(endpoint, problem);
+        this.stats.read++;
         return parsed;
     }
     /**
@@ -11591,6 +11592,7 @@ class ApiCore {
                 maxBodyBytes: MAX_BODY_BYTES,
                 signal
             });
+            this.stats.answered++;
             this.host.resolved();
             this.options.onDate?.(answer.headers.date, sentAt);
             return answer;
@@ -12903,6 +12905,7 @@ function endedBeforePhrase(endedAgoMs, atLeast) {
 
 
 
+
 /**
  * The operations as far as the run saw them, or undefined when nothing could be read (an error,
  * the timeout or a cancellation before the first answer): then nobody may say "nothing in flight".
@@ -12949,13 +12952,23 @@ function operationDuration(operation, readAt, clocksDisagree) {
 function durationWords({ ms, soFar, atLeast }) {
     return `${atLeast ? 'at least ' : ''}${formatDuration(ms)}${soFar ? ' so far' : ''}`;
 }
+/**
+ * A timeout after which nothing was ever read from the API: `the API never answered` (every request
+ * refused, dropped or unanswered), or `the API never gave a usable answer` (it answered, but with
+ * errors or what could not be read). Undefined when something was read, or no request was made: a
+ * timeout on work still in flight says what it waited for instead.
+ */
+function apiSilence({ outcome, requests }) {
+    if (outcome !== 'timeout' || requests.read !== 0 || requests.requests === 0)
+        return undefined;
+    return requests.answered === 0 ? 'the API never answered' : 'the API never gave a usable answer';
+}
 /** Why nothing could be read; the reason itself is quoted beside it. */
 function nothingRead(report) {
+    const silence = apiSilence(report);
     switch (report.outcome) {
         case 'timeout':
-            return report.noRetryFits
-                ? 'Nothing could be read before the gate gave up'
-                : 'Nothing could be read before the timeout ran out';
+            return `${silence ? phraseText(capitalized([silence])) : 'Nothing could be read'} before ${report.noRetryFits ? 'the gate gave up' : 'the timeout ran out'}`;
         case 'cancelled':
             return 'Nothing could be read before the job was cancelled';
         default:
@@ -13591,6 +13604,52 @@ function judgeSweep(facts) {
     return { stale: stale.map(({ item }) => item), undecided, matched };
 }
 
+;// CONCATENATED MODULE: ./src/domain/sweep-age.ts
+/*
+ * `older_than`: how long a branch matching `sweep` may go without activity before it is stale. A
+ * number with a unit, `m` (minutes), `h` (hours), `d` (days) or `w` (weeks): `7d`, `36h`, `2w`,
+ * `1.5d`. Without a unit it is refused: a bare `7` would be seven seconds elsewhere, and every
+ * branch would be stale.
+ */
+
+const sweep_age_UNIT_MS = {
+    m: 60_000,
+    h: 3_600_000,
+    d: 86_400_000,
+    w: 7 * 86_400_000
+};
+const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/;
+/** Less than an hour of quiet says nothing of a preview branch: its pull request may be open. */
+const MIN_OLDER_THAN_MS = sweep_age_UNIT_MS.h;
+/** Ten years: a longer age is a typo. */
+const MAX_OLDER_THAN_MS = 3650 * sweep_age_UNIT_MS.d;
+/** `older_than` when not given: `7d`. */
+const DEFAULT_OLDER_THAN_MS = 7 * sweep_age_UNIT_MS.d;
+/** `7d` in milliseconds; undefined when it is not a number with one of the units. */
+function parseAge(text) {
+    const match = AGE.exec(text.toLowerCase());
+    return match ? Math.round(Number(match[1]) * sweep_age_UNIT_MS[match[2]]) : undefined;
+}
+/**
+ * The input `older_than` as given, in milliseconds. Not given, it is DEFAULT_OLDER_THAN_MS; given
+ * empty, an input error (the catalog's entry reads it with refusingEmpty).
+ */
+const olderThanInput = schemas_string().transform((raw, ctx) => {
+    const text = raw.trim();
+    const ms = parseAge(text);
+    const problem = ms === undefined
+        ? 'is not an age; use a number with a unit: m (minutes), h (hours), d (days) or w (weeks), as in 7d, 36h, 2w'
+        : ms < MIN_OLDER_THAN_MS
+            ? 'is below the minimum of 1 hour'
+            : ms > MAX_OLDER_THAN_MS
+                ? 'is above the maximum of 3650 days'
+                : undefined;
+    if (problem === undefined)
+        return ms;
+    ctx.addIssue({ code: 'custom', message: `"${text}" ${problem}` });
+    return NEVER;
+});
+
 ;// CONCATENATED MODULE: ./src/report/sweep-report.ts
 /*
  * What the report says of a sweep (issue 69), once: its line (how many stale branches among those
@@ -13702,6 +13761,7 @@ function sweepOutputs({ verdict, cut }) {
 
 
 
+
 /** What the branch list, read least recently updated first, misses when cut at its page cap. */
 const UNSEEN = 'the most recently updated branches beyond it are not judged, and a listed branch may have children there';
 /** Why a pull request is unread when the run's timeout came before GitHub's answer. */
@@ -13786,11 +13846,12 @@ const SWEEP_STEP = {
         if (!pattern || !projectId)
             return;
         report.projectId = projectId;
-        const { facts, cut } = await readFacts(pattern, { ...inputs, projectId }, context);
+        const olderThanMs = inputs.olderThanMs ?? DEFAULT_OLDER_THAN_MS;
+        const { facts, cut } = await readFacts(pattern, { projectId, olderThanMs }, context);
         report.sweep = {
             verdict: judgeSweep(facts),
             pattern: pattern.text,
-            olderThanMs: inputs.olderThanMs,
+            olderThanMs,
             pullRequestsRead: facts.pullRequests !== undefined,
             ...(cut ? { cut } : {})
         };
@@ -13864,6 +13925,7 @@ async function resolvedAgain(action, branch, { reader, projectId, input }) {
 
 
 
+
 /**
  * The summary's first line after the outcome's label: on failure what failed, on timeout and
  * cancellation what was still in flight and for how long, on success how many finished and in how
@@ -13877,6 +13939,9 @@ function outcomeLine(sections, report, facts) {
     if (decided)
         return decided;
     if (!facts.seen) {
+        const silence = apiSilence(report);
+        if (silence)
+            return [`${silence}, so the state is unknown`];
         const found = wait ? undefined : firstOf(sections, (section) => section.unwaitedLine?.(report));
         if (found)
             return found;
@@ -13936,6 +14001,15 @@ function branchNotReady(report) {
  * Undefined when the outcome is no failure.
  */
 function errorLine(sections, report) {
+    const line = errorLineAlone(sections, report);
+    const silence = apiSilence(report);
+    // Said first: nothing was ever read, so what the line goes on to say was never known.
+    if (!line || !silence)
+        return line;
+    const rest = /^[A-Z][a-z]/.test(line) ? line.charAt(0).toLowerCase() + line.slice(1) : line;
+    return `${phraseText(capitalized([silence]))}: ${rest}`;
+}
+function errorLineAlone(sections, report) {
     const { outcome } = report;
     if (report.error)
         return report.error;
@@ -15545,52 +15619,6 @@ const CORE_INPUTS = {
     }
 };
 
-;// CONCATENATED MODULE: ./src/domain/sweep-age.ts
-/*
- * `older_than`: how long a branch matching `sweep` may go without activity before it is stale. A
- * number with a unit, `m` (minutes), `h` (hours), `d` (days) or `w` (weeks): `7d`, `36h`, `2w`,
- * `1.5d`. Without a unit it is refused: a bare `7` would be seven seconds elsewhere, and every
- * branch would be stale.
- */
-
-const sweep_age_UNIT_MS = {
-    m: 60_000,
-    h: 3_600_000,
-    d: 86_400_000,
-    w: 7 * 86_400_000
-};
-const AGE = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)$/;
-/** Less than an hour of quiet says nothing of a preview branch: its pull request may be open. */
-const MIN_OLDER_THAN_MS = sweep_age_UNIT_MS.h;
-/** Ten years: a longer age is a typo. */
-const MAX_OLDER_THAN_MS = 3650 * sweep_age_UNIT_MS.d;
-/** `older_than` when not given: `7d`. */
-const DEFAULT_OLDER_THAN_MS = 7 * sweep_age_UNIT_MS.d;
-/** `7d` in milliseconds; undefined when it is not a number with one of the units. */
-function parseAge(text) {
-    const match = AGE.exec(text.toLowerCase());
-    return match ? Math.round(Number(match[1]) * sweep_age_UNIT_MS[match[2]]) : undefined;
-}
-/**
- * The input `older_than` as given, in milliseconds. Not given, it is DEFAULT_OLDER_THAN_MS; given
- * empty, an input error (the catalog's entry reads it with refusingEmpty).
- */
-const olderThanInput = schemas_string().transform((raw, ctx) => {
-    const text = raw.trim();
-    const ms = parseAge(text);
-    const problem = ms === undefined
-        ? 'is not an age; use a number with a unit: m (minutes), h (hours), d (days) or w (weeks), as in 7d, 36h, 2w'
-        : ms < MIN_OLDER_THAN_MS
-            ? 'is below the minimum of 1 hour'
-            : ms > MAX_OLDER_THAN_MS
-                ? 'is above the maximum of 3650 days'
-                : undefined;
-    if (problem === undefined)
-        return ms;
-    ctx.addIssue({ code: 'custom', message: `"${text}" ${problem}` });
-    return NEVER;
-});
-
 ;// CONCATENATED MODULE: ./src/steps/sweep/sweep-input.ts
 
 
@@ -15623,7 +15651,9 @@ const SWEEP_INPUTS = {
     },
     older_than: {
         typed: 'olderThanMs',
-        schema: (naming) => refusingEmpty(olderThanInput, `leave ${naming.mention('older_than')} out for 7d`).transform((ms) => ms ?? DEFAULT_OLDER_THAN_MS),
+        // Not given stays undefined (a sweep reads it as DEFAULT_OLDER_THAN_MS): given without a sweep
+        // is refused (checkWithoutSweep).
+        schema: (naming) => refusingEmpty(olderThanInput, `leave ${naming.mention('older_than')} out for 7d`),
         refusesEmpty: true,
         command: { flag: { name: 'older-than' } },
         help: {
@@ -15633,7 +15663,7 @@ const SWEEP_INPUTS = {
         docs: {
             default: NOT_GIVEN,
             summary: 'With `sweep`: no activity for this long is stale; not given: 7d',
-            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d. It fails the step given without sweep, or given empty or as white space alone (an expression naming an unset variable or a step output that does not exist).'
         }
     },
     fail_on_stale: {
@@ -15653,7 +15683,7 @@ const SWEEP_INPUTS = {
         docs: {
             default: 'false',
             summary: 'With `sweep`: fail while a stale branch is found',
-            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
+            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. True without sweep fails the step. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
         }
     }
 };
@@ -15685,15 +15715,30 @@ function checkSweep(inputs, ctx, { mention }) {
         });
     }
 }
-/** What a sweep ignores, and what is ignored without one, worth a warning. */
+/**
+ * The sweep's own inputs without a sweep (review L3): `older_than` given, or `fail_on_stale` true.
+ * Refused, never ignored: a sweep forgotten (`--older-than 7d --fail-on-stale` without `sweep`) would
+ * run another gate, which passes. `fail_on_stale: false` asks for nothing (it is the default, which
+ * the action cannot tell from a value given).
+ */
+function checkWithoutSweep(inputs, ctx, { mention }) {
+    const given = { older_than: inputs.older_than !== undefined, fail_on_stale: inputs.fail_on_stale };
+    for (const [name, isGiven] of Object.entries(given)) {
+        if (!isGiven)
+            continue;
+        ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `only a sweep reads it, and without ${mention('sweep')} none runs: another gate would run and could pass; give ${mention('sweep')}, or leave it out`
+        });
+    }
+}
+/** What a sweep ignores, worth a warning. */
 function ignoredBySweep(inputs, { mention }) {
     if (inputs.sweep && inputs.failFast) {
         return [
             `${mention('fail_fast')} is ignored with ${mention('sweep')}: a sweep waits for nothing`
         ];
-    }
-    if (!inputs.sweep && inputs.failOnStale) {
-        return [`${mention('fail_on_stale')} is ignored without ${mention('sweep')}`];
     }
     return [];
 }
@@ -15869,6 +15914,7 @@ function inputField(name, naming) {
 function checkTogether(inputs, ctx, naming) {
     if (inputs.sweep)
         return checkSweep(inputs, ctx, naming);
+    checkWithoutSweep(inputs, ctx, naming);
     if (inputs.before)
         return checkBefore(inputs, ctx, naming);
     if (inputs.operation_id.length > 0 && !inputs.project_id) {
@@ -17154,7 +17200,7 @@ function outputFileProblem(path, create = false) {
 
 /**
  * Outputs that are JSON documents of any size: in the JSON result, never in a dotenv line (the
- * `blockers` of `before`, at most five, go there as their JSON, cut like a text).
+ * `blockers` of `before`, at most six, go there as a JSON array, every entry kept).
  */
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects', 'stale']);
 /**
@@ -17184,9 +17230,17 @@ function standardOutput(report, output, redactor) {
  */
 function dotenvText(report, { redactor, code, message }) {
     const { values } = run_report_typedOutputs(report, Infinity);
-    const lines = Object.entries(values)
-        .filter(([name]) => !JSON_OUTPUTS.has(name))
-        .map(([name, value]) => [name, outputText(value)]);
+    const lines = [];
+    for (const [name, value] of Object.entries(values)) {
+        if (JSON_OUTPUTS.has(name))
+            continue;
+        if (Array.isArray(value)) {
+            const written = dotenvJsonList(value, redactor);
+            lines.push([name, written, written]);
+        }
+        else
+            lines.push([name, outputText(value)]);
+    }
     lines.push(['exit_code', String(code)]);
     const said = message ?? run_report_errorLine(report);
     if (said)
@@ -17196,11 +17250,37 @@ function dotenvText(report, { redactor, code, message }) {
 /** `GATE_NAME=value` lines, each value redacted, made safe and cut. */
 function dotenvLines(lines, redactor) {
     return lines
-        .map(([name, text]) => {
+        .map(([name, text, ready]) => {
         const bytes = DOTENV_TEXTS.has(name) ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES;
-        return `GATE_${name.toUpperCase()}=${dotenvValue(forLog(redactor.redact(text)), bytes)}\n`;
+        const value = ready ?? dotenvValue(forLog(redactor.redact(text)), bytes);
+        return `GATE_${name.toUpperCase()}=${value}\n`;
     })
         .join('');
+}
+/**
+ * A JSON array (the blockers, `{reason, detail}`, at most six) as a dotenv value that stays JSON and
+ * keeps every entry: redacted, written as one line (forJsonLine), `$` and `%` doubled, within
+ * MAX_DOTENV_TEXT_BYTES. When the whole does not fit, every `detail` is cut (with the marker) to the
+ * longest length at which all fit: a reason is never left out, only the end of what to do.
+ */
+function dotenvJsonList(items, redactor) {
+    const redacted = items.map((item) => redactor.redactJson(item));
+    const written = (maxChars) => doubleSigns(forJsonLine(redacted.map(({ detail, ...rest }) => typeof detail === 'string' ? { ...rest, detail: truncate(detail, maxChars) } : rest)));
+    const fits = (maxChars) => Buffer.byteLength(written(maxChars)) <= MAX_DOTENV_TEXT_BYTES;
+    // The longest cut that fits, between none (the marker alone) and the longest detail.
+    let [low, high] = [0, Math.max(0, ...redacted.map(({ detail }) => String(detail ?? '').length))];
+    while (low < high) {
+        const middle = Math.ceil((low + high) / 2);
+        if (fits(middle))
+            low = middle;
+        else
+            high = middle - 1;
+    }
+    return written(low);
+}
+/** GitLab's escapes of `$` and `%` (dotenvValue). */
+function doubleSigns(text) {
+    return text.replace(/[$%]/g, (sign) => sign + sign);
 }
 /**
  * GitLab expands `$NAME`, `${NAME}` and `%NAME%` in a dotenv report's values in the jobs that read
@@ -17209,7 +17289,7 @@ function dotenvLines(lines, redactor) {
  * leaves one of a pair alone.
  */
 function dotenvValue(text, maxBytes) {
-    const value = truncateBytes(text.replace(/[$%]/g, (sign) => sign + sign), maxBytes);
+    const value = truncateBytes(doubleSigns(text), maxBytes);
     if (!value.endsWith(CUT_MARKER))
         return value;
     const kept = value.slice(0, -CUT_MARKER.length);

@@ -77,10 +77,17 @@ export interface ApiCoreOptions {
 export interface RequestStats {
   requests: number
   retries: number
+  /**
+   * Of the requests, those the API answered (with any HTTP status), and those whose answer was read
+   * (2xx, in the shape asked for). The API's client counts them; a report of a run that ended
+   * before it had one (bad input) has neither.
+   */
+  answered?: number
+  read?: number
 }
 
 export class ApiCore {
-  readonly stats: RequestStats = { requests: 0, retries: 0 }
+  readonly stats: Required<RequestStats> = { requests: 0, retries: 0, answered: 0, read: 0 }
   private readonly baseUrl: string
   private readonly host: HostResolution
   private readonly pollPacing = (): RetryPacing => ({
@@ -131,6 +138,7 @@ export class ApiCore {
     const parsed = parseBody(answer, schema, endpoint, this.options.redactor)
     const problem = mismatch?.(parsed)
     if (problem) throw new ResponseFormatError(endpoint, problem)
+    this.stats.read++
     return parsed
   }
 
@@ -187,6 +195,7 @@ export class ApiCore {
         maxBodyBytes: MAX_BODY_BYTES,
         signal
       })
+      this.stats.answered++
       this.host.resolved()
       this.options.onDate?.(answer.headers.date, sentAt)
       return answer

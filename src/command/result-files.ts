@@ -84,7 +84,7 @@ export function markRunning(check: TargetCheck, redactor: Redactor, startedAt: D
     ])
   }
   if (dotenvFile) {
-    const lines = [
+    const lines: [string, string][] = [
       ['outcome', 'running'],
       ['message', running]
     ]

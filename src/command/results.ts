@@ -9,6 +9,7 @@ import {
   forJsonLine,
   forLog,
   type Redactor,
+  truncate,
   truncateBytes
 } from '../domain/untrusted-text.js'
 import { errorLine, renderTextReport, typedOutputs } from '../gate/run-report.js'
@@ -17,7 +18,7 @@ import type { RunReport } from '../report/report.js'
 
 /**
  * Outputs that are JSON documents of any size: in the JSON result, never in a dotenv line (the
- * `blockers` of `before`, at most five, go there as their JSON, cut like a text).
+ * `blockers` of `before`, at most six, go there as a JSON array, every entry kept).
  */
 const JSON_OUTPUTS = new Set(['operation', 'operations', 'projects', 'stale'])
 /**
@@ -48,23 +49,64 @@ export function standardOutput(report: RunReport, output: 'text' | 'json', redac
  */
 export function dotenvText(report: RunReport, { redactor, code, message }: ResultContext): string {
   const { values } = typedOutputs(report, Infinity)
-  const lines = Object.entries(values)
-    .filter(([name]) => !JSON_OUTPUTS.has(name))
-    .map(([name, value]) => [name, outputText(value)])
+  const lines: DotenvLine[] = []
+  for (const [name, value] of Object.entries(values)) {
+    if (JSON_OUTPUTS.has(name)) continue
+    if (Array.isArray(value)) {
+      const written = dotenvJsonList(value, redactor)
+      lines.push([name, written, written])
+    } else lines.push([name, outputText(value)])
+  }
   lines.push(['exit_code', String(code)])
   const said = message ?? errorLine(report)
   if (said) lines.push(['message', said])
   return dotenvLines(lines, redactor)
 }
 
+/** An output's name, its text, and its value as written when it is already made safe and cut. */
+type DotenvLine = [name: string, text: string, written?: string]
+
 /** `GATE_NAME=value` lines, each value redacted, made safe and cut. */
-export function dotenvLines(lines: string[][], redactor: Redactor): string {
+export function dotenvLines(lines: DotenvLine[], redactor: Redactor): string {
   return lines
-    .map(([name, text]) => {
+    .map(([name, text, ready]) => {
       const bytes = DOTENV_TEXTS.has(name) ? MAX_DOTENV_TEXT_BYTES : MAX_DOTENV_VALUE_BYTES
-      return `GATE_${name.toUpperCase()}=${dotenvValue(forLog(redactor.redact(text)), bytes)}\n`
+      const value = ready ?? dotenvValue(forLog(redactor.redact(text)), bytes)
+      return `GATE_${name.toUpperCase()}=${value}\n`
     })
     .join('')
+}
+
+/**
+ * A JSON array (the blockers, `{reason, detail}`, at most six) as a dotenv value that stays JSON and
+ * keeps every entry: redacted, written as one line (forJsonLine), `$` and `%` doubled, within
+ * MAX_DOTENV_TEXT_BYTES. When the whole does not fit, every `detail` is cut (with the marker) to the
+ * longest length at which all fit: a reason is never left out, only the end of what to do.
+ */
+function dotenvJsonList(items: unknown[], redactor: Redactor): string {
+  const redacted = items.map((item) => redactor.redactJson(item) as Record<string, unknown>)
+  const written = (maxChars: number) =>
+    doubleSigns(
+      forJsonLine(
+        redacted.map(({ detail, ...rest }) =>
+          typeof detail === 'string' ? { ...rest, detail: truncate(detail, maxChars) } : rest
+        )
+      )
+    )
+  const fits = (maxChars: number) => Buffer.byteLength(written(maxChars)) <= MAX_DOTENV_TEXT_BYTES
+  // The longest cut that fits, between none (the marker alone) and the longest detail.
+  let [low, high] = [0, Math.max(0, ...redacted.map(({ detail }) => String(detail ?? '').length))]
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2)
+    if (fits(middle)) low = middle
+    else high = middle - 1
+  }
+  return written(low)
+}
+
+/** GitLab's escapes of `$` and `%` (dotenvValue). */
+function doubleSigns(text: string): string {
+  return text.replace(/[$%]/g, (sign) => sign + sign)
 }
 
 /**
@@ -74,10 +116,7 @@ export function dotenvLines(lines: string[][], redactor: Redactor): string {
  * leaves one of a pair alone.
  */
 function dotenvValue(text: string, maxBytes: number): string {
-  const value = truncateBytes(
-    text.replace(/[$%]/g, (sign) => sign + sign),
-    maxBytes
-  )
+  const value = truncateBytes(doubleSigns(text), maxBytes)
   if (!value.endsWith(CUT_MARKER)) return value
   const kept = value.slice(0, -CUT_MARKER.length)
   const lastRun = /([$%])\1*$/.exec(kept)?.[0] ?? ''

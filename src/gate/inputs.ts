@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { InputError } from '../domain/errors.js'
 import { quotedAsGiven, refusingEmpty, timeoutInput } from '../domain/input-fields.js'
 import type { InputNaming } from '../domain/input-naming.js'
-import { checkSweep, ignoredBySweep } from '../steps/sweep/sweep-input.js'
+import { checkSweep, checkWithoutSweep, ignoredBySweep } from '../steps/sweep/sweep-input.js'
 import { checkBefore, ignoredBeforeTeardown } from '../steps/teardown/teardown-input.js'
 import {
   defaultValue,
@@ -44,6 +44,7 @@ type Fields = z.output<z.ZodObject<ReturnType<typeof inputFields>>>
 /** What the inputs must be together. */
 function checkTogether(inputs: Fields, ctx: z.RefinementCtx, naming: InputNaming): void {
   if (inputs.sweep) return checkSweep(inputs, ctx, naming)
+  checkWithoutSweep(inputs, ctx, naming)
   if (inputs.before) return checkBefore(inputs, ctx, naming)
   if (inputs.operation_id.length > 0 && !inputs.project_id) {
     ctx.addIssue({

@@ -6,7 +6,7 @@
  */
 import { canBeQueried } from '../domain/branch-state.js'
 import { formatDuration } from '../domain/duration.js'
-import { branchStatePhrase, type Phrase, phraseText } from '../domain/phrase.js'
+import { branchStatePhrase, capitalized, type Phrase, phraseText } from '../domain/phrase.js'
 import type { Operation } from '../domain/schemas.js'
 import {
   failedList,
@@ -15,7 +15,7 @@ import {
   type OperationFacts,
   operationFacts
 } from './operation-facts.js'
-import type { RunReport } from './report.js'
+import { apiSilence, type RunReport } from './report.js'
 import { firstOf, type ReportSection } from './section.js'
 
 /**
@@ -33,6 +33,8 @@ export function outcomeLine(
   const decided = firstOf(sections, (section) => section.outcomeLine?.(report, facts))
   if (decided) return decided
   if (!facts.seen) {
+    const silence = apiSilence(report)
+    if (silence) return [`${silence}, so the state is unknown`]
     const found = wait ? undefined : firstOf(sections, (section) => section.unwaitedLine?.(report))
     if (found) return found
     return outcome === 'success' ? undefined : ['nothing could be read, so the state is unknown']
@@ -98,6 +100,15 @@ export function errorLine(
   sections: readonly ReportSection[],
   report: RunReport
 ): string | undefined {
+  const line = errorLineAlone(sections, report)
+  const silence = apiSilence(report)
+  // Said first: nothing was ever read, so what the line goes on to say was never known.
+  if (!line || !silence) return line
+  const rest = /^[A-Z][a-z]/.test(line) ? line.charAt(0).toLowerCase() + line.slice(1) : line
+  return `${phraseText(capitalized([silence]))}: ${rest}`
+}
+
+function errorLineAlone(sections: readonly ReportSection[], report: RunReport): string | undefined {
   const { outcome } = report
   if (report.error) return report.error
   if (outcome !== 'failure' && outcome !== 'timeout' && outcome !== 'cancelled') return undefined

@@ -5,6 +5,7 @@ import type { Branch, Operation } from '../domain/schemas.js'
 import type { Outcome, WaitResult } from '../wait/wait-for-operations.js'
 import { apiTime } from '../domain/api-time.js'
 import { formatDuration } from '../domain/duration.js'
+import { capitalized, phraseText } from '../domain/phrase.js'
 import type { RecentFailure } from '../wait/recent-failures.js'
 import type { WaitPlan } from '../domain/wait-plan.js'
 import type { GateKind } from '../domain/gate-kind.js'
@@ -118,13 +119,23 @@ export function durationWords({ ms, soFar, atLeast }: OperationDuration): string
   return `${atLeast ? 'at least ' : ''}${formatDuration(ms)}${soFar ? ' so far' : ''}`
 }
 
+/**
+ * A timeout after which nothing was ever read from the API: `the API never answered` (every request
+ * refused, dropped or unanswered), or `the API never gave a usable answer` (it answered, but with
+ * errors or what could not be read). Undefined when something was read, or no request was made: a
+ * timeout on work still in flight says what it waited for instead.
+ */
+export function apiSilence({ outcome, requests }: RunReport): string | undefined {
+  if (outcome !== 'timeout' || requests.read !== 0 || requests.requests === 0) return undefined
+  return requests.answered === 0 ? 'the API never answered' : 'the API never gave a usable answer'
+}
+
 /** Why nothing could be read; the reason itself is quoted beside it. */
 export function nothingRead(report: RunReport): string {
+  const silence = apiSilence(report)
   switch (report.outcome) {
     case 'timeout':
-      return report.noRetryFits
-        ? 'Nothing could be read before the gate gave up'
-        : 'Nothing could be read before the timeout ran out'
+      return `${silence ? phraseText(capitalized([silence])) : 'Nothing could be read'} before ${report.noRetryFits ? 'the gate gave up' : 'the timeout ran out'}`
     case 'cancelled':
       return 'Nothing could be read before the job was cancelled'
     default:

@@ -7,7 +7,7 @@ import type { z } from 'zod'
 import { booleanInput, refusingEmpty } from '../../domain/input-fields.js'
 import { type InputEntry, NOT_GIVEN } from '../../domain/input-catalog.js'
 import type { InputNaming } from '../../domain/input-naming.js'
-import { DEFAULT_OLDER_THAN_MS, olderThanInput } from '../../domain/sweep-age.js'
+import { olderThanInput } from '../../domain/sweep-age.js'
 import { type SweepPattern, sweepPatternInput } from '../../domain/sweep-pattern.js'
 
 /** Its inputs in the catalog. */
@@ -39,10 +39,10 @@ export const SWEEP_INPUTS = {
   },
   older_than: {
     typed: 'olderThanMs',
+    // Not given stays undefined (a sweep reads it as DEFAULT_OLDER_THAN_MS): given without a sweep
+    // is refused (checkWithoutSweep).
     schema: (naming) =>
-      refusingEmpty(olderThanInput, `leave ${naming.mention('older_than')} out for 7d`).transform(
-        (ms) => ms ?? DEFAULT_OLDER_THAN_MS
-      ),
+      refusingEmpty(olderThanInput, `leave ${naming.mention('older_than')} out for 7d`),
     refusesEmpty: true,
     command: { flag: { name: 'older-than' } },
     help: {
@@ -53,7 +53,7 @@ export const SWEEP_INPUTS = {
       default: NOT_GIVEN,
       summary: 'With `sweep`: no activity for this long is stale; not given: 7d',
       description:
-        'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d. It fails the step given without sweep, or given empty or as white space alone (an expression naming an unset variable or a step output that does not exist).'
     }
   },
   fail_on_stale: {
@@ -74,7 +74,7 @@ export const SWEEP_INPUTS = {
       default: 'false',
       summary: 'With `sweep`: fail while a stale branch is found',
       description:
-        'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
+        'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. True without sweep fails the step. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
     }
   }
 } as const satisfies Record<string, InputEntry>
@@ -123,18 +123,37 @@ export function checkSweep(
   }
 }
 
-/** What a sweep ignores, and what is ignored without one, worth a warning. */
+/**
+ * The sweep's own inputs without a sweep (review L3): `older_than` given, or `fail_on_stale` true.
+ * Refused, never ignored: a sweep forgotten (`--older-than 7d --fail-on-stale` without `sweep`) would
+ * run another gate, which passes. `fail_on_stale: false` asks for nothing (it is the default, which
+ * the action cannot tell from a value given).
+ */
+export function checkWithoutSweep(
+  inputs: { older_than?: number; fail_on_stale: boolean },
+  ctx: z.RefinementCtx,
+  { mention }: InputNaming
+): void {
+  const given = { older_than: inputs.older_than !== undefined, fail_on_stale: inputs.fail_on_stale }
+  for (const [name, isGiven] of Object.entries(given)) {
+    if (!isGiven) continue
+    ctx.addIssue({
+      code: 'custom',
+      path: [name],
+      message: `only a sweep reads it, and without ${mention('sweep')} none runs: another gate would run and could pass; give ${mention('sweep')}, or leave it out`
+    })
+  }
+}
+
+/** What a sweep ignores, worth a warning. */
 export function ignoredBySweep(
-  inputs: { sweep?: SweepPattern; failFast: boolean; failOnStale: boolean },
+  inputs: { sweep?: SweepPattern; failFast: boolean },
   { mention }: InputNaming
 ): string[] {
   if (inputs.sweep && inputs.failFast) {
     return [
       `${mention('fail_fast')} is ignored with ${mention('sweep')}: a sweep waits for nothing`
     ]
-  }
-  if (!inputs.sweep && inputs.failOnStale) {
-    return [`${mention('fail_on_stale')} is ignored without ${mention('sweep')}`]
   }
   return []
 }

@@ -15,6 +15,7 @@ import {
   type SweepFacts
 } from '../../domain/sweep-verdict.js'
 import type { SweepPattern } from '../../domain/sweep-pattern.js'
+import { DEFAULT_OLDER_THAN_MS } from '../../domain/sweep-age.js'
 import type { RunReport } from '../../report/report.js'
 import type { ReportSection } from '../../report/section.js'
 import {
@@ -36,7 +37,8 @@ declare module '../../report/report.js' {
 interface SweepInputs {
   sweep?: SweepPattern
   projectId?: string
-  olderThanMs: number
+  /** Not given: DEFAULT_OLDER_THAN_MS. */
+  olderThanMs?: number
   failOnStale: boolean
 }
 
@@ -55,7 +57,7 @@ const UNANSWERED = 'no answer before the timeout ran out'
 /** Reads what the verdict needs: every branch, every compute, and the pull requests to read. */
 async function readFacts(
   pattern: SweepPattern,
-  inputs: SweepInputs & { projectId: string },
+  inputs: { projectId: string; olderThanMs: number },
   { client, clock, signal, deadline, readPullRequests }: StepContext & SweepNeeds
 ): Promise<{ facts: SweepFacts; cut?: string }> {
   const { projectId, olderThanMs } = inputs
@@ -141,11 +143,12 @@ export const SWEEP_STEP: Step<SweepInputs, SweepNeeds> = {
     const { sweep: pattern, projectId } = inputs
     if (!pattern || !projectId) return
     report.projectId = projectId
-    const { facts, cut } = await readFacts(pattern, { ...inputs, projectId }, context)
+    const olderThanMs = inputs.olderThanMs ?? DEFAULT_OLDER_THAN_MS
+    const { facts, cut } = await readFacts(pattern, { projectId, olderThanMs }, context)
     report.sweep = {
       verdict: judgeSweep(facts),
       pattern: pattern.text,
-      olderThanMs: inputs.olderThanMs,
+      olderThanMs,
       pullRequestsRead: facts.pullRequests !== undefined,
       ...(cut ? { cut } : {})
     }
