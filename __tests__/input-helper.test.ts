@@ -27,6 +27,25 @@ function errorOf(values: Record<string, string>): string {
 
 const base = { api_key: 'key-123', project_id: 'demo-project-000001' }
 
+/**
+ * That `name` given as each of `blanks` ('' is empty, the others only white space) beside `base`
+ * and `others` is an input error that names it, says where such a value comes from, and what to
+ * do: a value, or `instead`.
+ */
+function expectEmptyRefused(
+  others: Record<string, string>,
+  name: string,
+  blanks: string[],
+  instead: string
+): void {
+  for (const blank of blanks) {
+    const emptiness = blank === '' ? 'is empty' : 'holds only white space'
+    expect(errorOf({ ...base, ...others, [name]: blank })).toBe(
+      `Invalid input: input "${name}": ${emptiness}, what an expression gives for an unset variable or a step output that does not exist; give a value, or ${instead}`
+    )
+  }
+}
+
 describe('getInputs', () => {
   it('applies the contract defaults', () => {
     expect(parse(base)).toEqual({
@@ -351,23 +370,11 @@ describe('given empty is not "not given" (issue 65)', () => {
     ['before', 'leave before out for the gate the other inputs ask for', { branch_id: 'main' }],
     ['operation_id', 'leave operation_id out to gate the project or a branch', {}]
   ]
-  const whereFrom =
-    'what an expression gives for an unset variable or a step output that does not exist'
 
   it.each(refused)(
     '%s given as "" or white space alone: an input error that names it and says where such a value comes from',
-    (name, leftOut, others) => {
-      for (const [value, emptiness] of [
-        ['', 'is empty'],
-        [' ', 'holds only white space'],
-        ['\n\t\r\n', 'holds only white space'],
-        ['\u00a0\u3000', 'holds only white space']
-      ]) {
-        expect(errorOf({ ...base, ...others, [name]: value })).toBe(
-          `Invalid input: input "${name}": ${emptiness}, ${whereFrom}; give a value, or ${leftOut}`
-        )
-      }
-    }
+    (name, leftOut, others) =>
+      expectEmptyRefused(others, name, ['', ' ', '\n\t\r\n', '\u00a0\u3000'], leftOut)
   )
 
   it.each(refused)(
@@ -403,8 +410,6 @@ describe('an input with a value for its default in action.yml, given empty (issu
     ['fail_on_stale', 'false', { sweep: 'preview/*' }, { failOnStale: false }],
     ['pr_comment', 'off', {}, { prComment: 'off' }]
   ]
-  const whereFrom =
-    'what an expression gives for an unset variable or a step output that does not exist'
 
   it("holds every input of action.yml whose default is a value (not '', not (not given), not an expression)", () => {
     const action = parseYaml(
@@ -422,18 +427,13 @@ describe('an input with a value for its default in action.yml, given empty (issu
 
   it.each(defaulted)(
     '%s given as "" or white space alone: an input error that names it, never its default (%s)',
-    (name, value, others) => {
-      for (const [given, emptiness] of [
-        ['', 'is empty'],
-        [' ', 'holds only white space'],
-        ['\n\t', 'holds only white space'],
-        ['\u00a0', 'holds only white space']
-      ]) {
-        expect(errorOf({ ...base, ...others, [name]: given })).toBe(
-          `Invalid input: input "${name}": ${emptiness}, ${whereFrom}; give a value, or leave ${name} out for ${value}`
-        )
-      }
-    }
+    (name, value, others) =>
+      expectEmptyRefused(
+        others,
+        name,
+        ['', ' ', '\n\t', '\u00a0'],
+        `leave ${name} out for ${value}`
+      )
   )
 
   it.each(defaulted)(

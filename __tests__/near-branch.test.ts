@@ -14,7 +14,8 @@ const branch = (name: string, id = 'br-green-sun-00000001') => ({ id, name })
 const isNear = (name: string, input: string) => nearBranches([branch(name)], input).length === 1
 
 describe('nearBranches: by example', () => {
-  it.each([
+  /** Names near preview/pr-12, each with why. */
+  const near = [
     ['Preview/PR-12', 'case'],
     ['"preview-pr-12"', 'quotes and separators'],
     ['preview\\pr‐12', 'a backslash and a Unicode hyphen'],
@@ -25,17 +26,19 @@ describe('nearBranches: by example', () => {
     ['preview/12', 'three letters fewer'],
     ['preview/pr-012', 'a leading zero'],
     ['preview/pr-0012', 'two leading zeros']
-  ])('%s is near preview/pr-12 (%s)', (name) => {
-    expect(isNear(name, 'preview/pr-12')).toBe(true)
-  })
-
-  it.each([
+  ]
+  /** Names not near it, each with why. */
+  const notNear = [
     ['preview/pr-13', 'a different number'],
     ['preview/pr-01-2', 'two numbers for one'],
     ['previewssss/pr-12', 'four letters more'],
     ['pr-12/preview', 'the same parts in another order, more than three edits apart']
-  ])('%s is not near preview/pr-12 (%s)', (name) => {
-    expect(isNear(name, 'preview/pr-12')).toBe(false)
+  ]
+  it.each([
+    ...near.map(([name, why]) => [name, 'near', why]),
+    ...notNear.map(([name, why]) => [name, 'not near', why])
+  ])('%s is %s preview/pr-12 (%s)', (name, verdict) => {
+    expect(isNear(name, 'preview/pr-12')).toBe(verdict === 'near')
   })
 
   it('names without numbers are near only as the same name or a path end, not by edits', () => {

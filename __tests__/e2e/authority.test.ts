@@ -75,15 +75,26 @@ describe('no age decides a verdict, on both front ends', () => {
 })
 
 describe('no clock hides work, on both front ends', () => {
-  it.each([
+  /** The branch gate on the preview branch, and the project gate (`branch` null). */
+  const gates = [
     ['the branch gate', BRANCH],
     ['the project gate', null]
-  ])(
+  ] as const
+
+  /**
+   * An operation of the preview branch running for 5 s, read under a Date header 48 h ahead by
+   * both front ends (`wait` false), through the gate on `branch`: the operation, and the two runs.
+   */
+  async function runningUnderAClockAhead(branch: string | null) {
+    const { world, server } = await serve({ dateHeader: 48 * HOUR })
+    const running = previewBranch(world)('apply_config', 5000, [{ status: 'running' }])
+    return { running, ...(await bothFrontEnds(server, false, branch)) }
+  }
+
+  it.each(gates)(
     'a Date header 48 h ahead: an operation running for 5 s is in flight for %s',
     async (_, branch) => {
-      const { world, server } = await serve({ dateHeader: 48 * HOUR })
-      const running = previewBranch(world)('apply_config', 5000, [{ status: 'running' }])
-      const { action, command } = await bothFrontEnds(server, false, branch)
+      const { running, action, command } = await runningUnderAClockAhead(branch)
       expect(action.outputs).toMatchObject({
         outcome: 'pending',
         gate: branch ? 'branch' : 'project',
@@ -94,15 +105,10 @@ describe('no clock hides work, on both front ends', () => {
     }
   )
 
-  it.each([
-    ['the branch gate', BRANCH],
-    ['the project gate', null]
-  ])(
+  it.each(gates)(
     'a Date header 48 h ahead: an operation running for 5 s is worded so, never 48 h, for %s',
     async (_, branch) => {
-      const { world, server } = await serve({ dateHeader: 48 * HOUR })
-      previewBranch(world)('apply_config', 5000, [{ status: 'running' }])
-      const { action, command } = await bothFrontEnds(server, false, branch)
+      const { action, command } = await runningUnderAClockAhead(branch)
       const json = JSON.parse(command.stdout) as { duration_ms: number }
       for (const durationMs of [Number(action.outputs.duration_ms), json.duration_ms]) {
         expect(durationMs).toBeGreaterThanOrEqual(5000)

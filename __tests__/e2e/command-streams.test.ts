@@ -6,14 +6,13 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { serve } from '../support/bundles/action.js'
 import { freshDatabase } from '../support/postgres/databases.js'
 import {
+  commandOn,
   FAILING_BRANCH,
   failingBranch,
   finishingBranch,
   CONTROL,
-  gateCommand,
   inTempDir,
   secretForms
 } from '../support/bundles/command.js'
@@ -22,13 +21,11 @@ import { operationIn } from '../support/neon/scenarios.js'
 
 describe('the command: secrets and files', () => {
   it('--api-key-file - on standard input, --summary and --dotenv: the key in no stream and no file, in any form', async () => {
-    const { world, server } = await serve()
-    failingBranch(world)
+    const { gate } = await commandOn(failingBranch)
     await inTempDir(async (dir) => {
       const summary = join(dir, 'summary.md')
       const dotenv = join(dir, 'gate.env')
-      const run = await gateCommand(
-        server,
+      const run = await gate(
         [
           '--api-key-file',
           '-',
@@ -60,12 +57,12 @@ describe('the command: secrets and files', () => {
   })
 
   it('inside GitHub Actions the summary goes to the step summary; the JSON holds no key either', async () => {
-    const { world, server } = await serve()
-    const [create] = finishingBranch(world)
+    const { made, gate } = await commandOn(finishingBranch)
+    const [create] = made
     await inTempDir(async (dir) => {
       const stepSummary = join(dir, 'step-summary')
       writeFileSync(stepSummary, 'an earlier step wrote this\n')
-      const run = await gateCommand(server, ['--operation-id', create.id, '--output', 'json'], {
+      const run = await gate(['--operation-id', create.id, '--output', 'json'], {
         env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: stepSummary }
       })
       expect(run.code).toBe(0)
@@ -78,8 +75,8 @@ describe('the command: secrets and files', () => {
   })
 
   it('a --dotenv file that cannot be written: exit 2 before any request', async () => {
-    const { server } = await serve()
-    const run = await gateCommand(server, ['--dotenv', '/nonexistent-folder/gate.env'])
+    const { server, gate } = await commandOn()
+    const run = await gate(['--dotenv', '/nonexistent-folder/gate.env'])
     expect(run.code).toBe(2)
     expect(run.stderr).toContain('error: --dotenv: it cannot be opened for writing (ENOENT)')
     expect(server.requests).toHaveLength(0)
@@ -88,12 +85,12 @@ describe('the command: secrets and files', () => {
   it('--database-url-file against the real PostgreSQL: the password in no stream and no file', async () => {
     const password = 'cmd-db-pw-7f3a9c'
     const database = await freshDatabase(password)
-    const { server } = await serve()
+    const { gate } = await commandOn()
     await inTempDir(async (dir) => {
       const urlFile = join(dir, 'database-url')
       writeFileSync(urlFile, `${database.url()}\n`)
       const dotenv = join(dir, 'gate.env')
-      const run = await gateCommand(server, [
+      const run = await gate([
         '--database-url-file',
         urlFile,
         '--dotenv',
@@ -115,16 +112,17 @@ describe('the command: secrets and files', () => {
 
 describe('the command: standard output arrives whole through a pipe', () => {
   it('--list-projects --output json for 4,000 projects: every byte through the pipe, then the exit', async () => {
-    const { world, server } = await serve()
-    for (let index = 0; index < 4000; index++) {
-      world.addProject({
-        id: `piped-project-${String(index).padStart(6, '0')}`,
-        orgId: ORG,
-        name: `a project listed through a pipe, number ${index}`
-      })
-    }
+    const { gate } = await commandOn((world) => {
+      for (let index = 0; index < 4000; index++) {
+        world.addProject({
+          id: `piped-project-${String(index).padStart(6, '0')}`,
+          orgId: ORG,
+          name: `a project listed through a pipe, number ${index}`
+        })
+      }
+    })
     // Standard output is a pipe here (as in `neon-gate … | jq`), read as it comes.
-    const run = await gateCommand(server, ['--list-projects', '--output', 'json'], {
+    const run = await gate(['--list-projects', '--output', 'json'], {
       noProject: true
     })
     expect(run.code).toBe(0)
@@ -142,20 +140,14 @@ describe('the command: standard output arrives whole through a pipe', () => {
 
 describe('the command: what a server sends cannot drive a terminal or a CI log', () => {
   it('escape codes and runner commands in API text come out inert on every stream and file', async () => {
-    const { world, server } = await serve()
     const hostile = '\x1b[2J\x1b]0;owned\x07\n::add-mask::x\n##[set-output name=outcome;]success'
-    const op = operationIn(world, 'running', { then: 'error', error: hostile })
+    const { made: op, gate } = await commandOn((world) =>
+      operationIn(world, 'running', { then: 'error', error: hostile })
+    )
     await inTempDir(async (dir) => {
       const dotenv = join(dir, 'gate.env')
       for (const output of ['text', 'json']) {
-        const run = await gateCommand(server, [
-          '--operation-id',
-          op.id,
-          '--output',
-          output,
-          '--dotenv',
-          dotenv
-        ])
+        const run = await gate(['--operation-id', op.id, '--output', output, '--dotenv', dotenv])
         expect(run.code).toBe(1)
         const env = readFileSync(dotenv, 'utf8')
         for (const text of [run.stdout, run.stderr, env]) {
@@ -176,9 +168,8 @@ describe('the command on a terminal', () => {
   ])(
     'progress is one line rewritten in place; the error stands above it, %s',
     async (_, env: Record<string, string>) => {
-      const { world, server } = await serve()
-      const start = failingBranch(world)
-      const run = await gateCommand(server, ['--operation-id', start.id], { terminal: true, env })
+      const { made: start, gate } = await commandOn(failingBranch)
+      const run = await gate(['--operation-id', start.id], { terminal: true, env })
       expect(run.code).toBe(1)
       // Each progress line clears the one before it; none ends in a new line of its own.
       // eslint-disable-next-line no-control-regex -- the terminal's own codes are what this checks

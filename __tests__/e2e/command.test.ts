@@ -5,8 +5,9 @@
  * the terminal: command-streams.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { serve, serveRunning, terminateOn } from '../support/bundles/action.js'
+import { terminateOn } from '../support/bundles/action.js'
 import {
+  commandOn,
   failingBranch,
   finishingBranch,
   CONTROL,
@@ -19,12 +20,17 @@ import { PROJECT } from '../support/neon/ids.js'
 import { silentServer } from '../support/postgres/databases.js'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { operationIn } from '../support/neon/scenarios.js'
+import type { World } from '../support/neon/world.ts'
+
+/** An apply_config of the project, running at every read. */
+const inFlight = (world: World) => operationIn(world, 'running')
 
 describe('the command: outcomes and exit codes', () => {
   it('a branch whose operations finish: exit 0, the report on stdout headline first, progress on stderr', async () => {
-    const { world, server } = await serve()
-    const [create] = finishingBranch(world)
-    const run = await gateCommand(server, ['--branch-id', create.branchId!])
+    const { made, gate } = await commandOn(finishingBranch)
+    const [create] = made
+    const run = await gate(['--branch-id', create.branchId!])
     expect(run.code).toBe(0)
     const lines = run.stdout.split('\n')
     expect(lines[0]).toMatch(/^✅ success: all 2 operations finished in \d+\.\d s$/)
@@ -40,9 +46,9 @@ describe('the command: outcomes and exit codes', () => {
   })
 
   it('--output json: one object of the outputs, typed, absent rather than empty', async () => {
-    const { world, server } = await serve()
-    const [create, start] = finishingBranch(world)
-    const run = await gateCommand(server, [
+    const { made, gate } = await commandOn(finishingBranch)
+    const [create, start] = made
+    const run = await gate([
       '--operation-id',
       create.id,
       '--operation-id',
@@ -69,9 +75,8 @@ describe('the command: outcomes and exit codes', () => {
   })
 
   it('a failed operation: exit 1, the error line on stderr, the failure in the report and the JSON', async () => {
-    const { world, server } = await serve()
-    const start = failingBranch(world)
-    const run = await gateCommand(server, ['--operation-id', start.id, '--output', 'json'])
+    const { made: start, gate } = await commandOn(failingBranch)
+    const run = await gate(['--operation-id', start.id, '--output', 'json'])
     expect(run.code).toBe(1)
     expect(run.stderr).toContain(`error: An operation ended in failure: ${start.id} (start_compute`)
     expect(JSON.parse(run.stdout)).toMatchObject({
@@ -99,16 +104,16 @@ describe('the command: outcomes and exit codes', () => {
   ])(
     '%s: exit 2, usage on stderr, nothing on stdout but the report',
     async (_, args, env, message) => {
-      const { server } = await serve()
-      const run = await gateCommand(server, args, { noProject: true, env })
+      const { gate } = await commandOn()
+      const run = await gate(args, { noProject: true, env })
       expect(run.code).toBe(2)
       expect(run.stderr).toContain(message)
     }
   )
 
   it('no key: exit 2 before any request, saying where the key comes from', async () => {
-    const { server } = await serve()
-    const run = await gateCommand(server, [], { env: { NEON_API_KEY: '' } })
+    const { server, gate } = await commandOn()
+    const run = await gate([], { env: { NEON_API_KEY: '' } })
     expect(run.code).toBe(2)
     expect(run.stderr).toContain('error: NEON_API_KEY is not set')
     expect(run.stdout).toBe('')
@@ -116,10 +121,8 @@ describe('the command: outcomes and exit codes', () => {
   })
 
   it('a key the API refuses: exit 3, and the key in no stream', async () => {
-    const { server } = await serve()
-    const run = await gateCommand(server, [], {
-      env: { NEON_API_KEY: 'napi_revoked_or_wrong_key_0001' }
-    })
+    const { gate } = await commandOn()
+    const run = await gate([], { env: { NEON_API_KEY: 'napi_revoked_or_wrong_key_0001' } })
     expect(run.code).toBe(3)
     expect(run.stderr).toContain('The API rejected the key (HTTP 401')
     for (const form of secretForms('napi_revoked_or_wrong_key_0001')) {
@@ -128,14 +131,8 @@ describe('the command: outcomes and exit codes', () => {
   })
 
   it('--no-wait with work in flight: exit 75, outcome pending', async () => {
-    const { server, op } = await serveRunning()
-    const run = await gateCommand(server, [
-      '--operation-id',
-      op.id,
-      '--no-wait',
-      '--output',
-      'json'
-    ])
+    const { made: op, gate } = await commandOn(inFlight)
+    const run = await gate(['--operation-id', op.id, '--no-wait', '--output', 'json'])
     expect(run.code).toBe(75)
     expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'pending', status: 'running' })
   })
@@ -167,9 +164,9 @@ describe('the command: outcomes and exit codes', () => {
   })
 
   it('a 503 with timeout shorter than a retry: exit 124, and no retry fitted, with the numbers', async () => {
-    const { server } = await serve()
+    const { server, gate } = await commandOn()
     server.addFault({ kind: 'status', status: 503 })
-    const run = await gateCommand(server, ['--timeout', '1s'])
+    const run = await gate(['--timeout', '1s'])
     expect(run.code).toBe(124)
     expect(run.stderr).toMatch(
       /error: The API never gave a usable answer: gave up before anything could be read \(no retry fits before the deadline: the retry after HTTP 503 would wait [\d.]+ m?s, with [\d.]+ m?s of the timeout left; last error: /
@@ -182,7 +179,7 @@ describe('the command: outcomes and exit codes', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143]
   ] as const)('%s mid-wait: exit %d, what it had seen reported', async (signal, code) => {
-    const { server, op } = await serveRunning()
+    const { server, made: op, gate } = await commandOn(inFlight)
     // The signal goes as the second read comes: the first answer has been seen.
     let reads = 0
     const { onStart } = terminateOn((listener) => {
@@ -190,7 +187,7 @@ describe('the command: outcomes and exit codes', () => {
         if (++reads === 2) listener()
       }
     }, signal)
-    const run = await gateCommand(server, ['--operation-id', op.id], { onStart })
+    const run = await gate(['--operation-id', op.id], { onStart })
     expect(run.code).toBe(code)
     expect(run.stderr).toContain(`Received ${signal}: stopping`)
     expect(run.stdout.split('\n')[0]).toMatch(

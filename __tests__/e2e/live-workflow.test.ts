@@ -15,19 +15,12 @@ import { join } from 'node:path'
 import YAML from 'yaml'
 import { runBundle } from '../support/bundles/run-bundle.ts'
 import { root } from '../support/bundles/recipes.js'
+import type { WorkflowStep } from '../support/github/workflows.js'
 import { freshDatabase } from '../support/postgres/databases.js'
 import { KEYS } from '../support/neon/ids.js'
 import pg from 'pg'
 
-interface Step {
-  id?: string
-  name?: string
-  if?: string
-  uses?: string
-  run?: string
-  env?: Record<string, string>
-  with?: Record<string, string | number | boolean>
-}
+type Step = WorkflowStep<string | number | boolean>
 interface Workflow {
   on: { workflow_call: { inputs: { api_host: { default: string } } } }
   jobs: Record<string, { env: Record<string, string>; steps: Step[] }>

@@ -18,24 +18,11 @@ import { FAILING_BRANCH, failingBranch } from '../support/bundles/command.js'
 import { secretForms, serve } from '../support/bundles/action.js'
 import { freshDatabase } from '../support/postgres/databases.js'
 import { evaluate, root } from '../support/bundles/recipes.js'
+import { exampleWorkflow, type WorkflowStep } from '../support/github/workflows.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 
-type Step = {
-  id?: string
-  name?: string
-  uses?: string
-  if?: string
-  with?: Record<string, string>
-  env?: Record<string, string>
-  run?: string
-}
-
-const workflow = parse(readFileSync(join(root, 'examples', 'preview.yml'), 'utf8'))
-const job = workflow.jobs.preview as {
-  if: string
-  steps: Step[]
-  permissions: Record<string, string>
-}
+const workflow = exampleWorkflow('preview.yml')
+const job = workflow.jobs.preview
 const steps = job.steps
 const gateStep = steps.find((step) => step.uses?.startsWith('OWNER/neon-operations-gate@'))!
 
@@ -97,9 +84,9 @@ function differences(part: unknown, whole: unknown, path = ''): string[] {
     return a === b ? [] : [`${path}: ${a} against ${b}`]
   }
   if (Array.isArray(part) && Array.isArray(whole)) {
-    const key = (step: Step) => step.id ?? step.name ?? step.uses
-    return part.flatMap((item: Step) => {
-      const match = (whole as Step[]).find((other) => key(other) === key(item))
+    const key = (step: WorkflowStep) => step.id ?? step.name ?? step.uses
+    return part.flatMap((item: WorkflowStep) => {
+      const match = (whole as WorkflowStep[]).find((other) => key(other) === key(item))
       return match
         ? differences(item, match, `${path}[${key(item)}]`)
         : [`${path}: no ${key(item)}`]
@@ -127,7 +114,7 @@ describe("GitHub: README.md's preview snippet", () => {
     expect(snippet.permissions).toEqual(workflow.permissions)
     expect(snippet.concurrency).toEqual(workflow.concurrency)
     expect(snippet.jobs.preview.permissions).toEqual(job.permissions)
-    const gate = (snippet.jobs.preview.steps as Step[]).find((step) => step.id === 'gate')
+    const gate = (snippet.jobs.preview.steps as WorkflowStep[]).find((step) => step.id === 'gate')
     expect(Object.keys(gate!.with!).sort()).toEqual(
       Object.keys(gateStep.with!)
         .filter((name) => name !== 'timeout')
@@ -231,8 +218,8 @@ describe('GitHub: the gate step of examples/preview.yml, through the bundle as t
 })
 
 describe('GitHub: examples/teardown.yml, the gate before the delete', () => {
-  const teardown = parse(readFileSync(join(root, 'examples', 'teardown.yml'), 'utf8'))
-  const [gate, remove] = teardown.jobs.teardown.steps as Step[]
+  const teardown = exampleWorkflow('teardown.yml')
+  const [gate, remove] = teardown.jobs.teardown.steps
 
   it('as written: on a closed pull request, the gate with before: delete, then the delete, pinned, only when clear', () => {
     expect(teardown.on).toEqual({ pull_request: { types: ['closed'] } })
@@ -250,7 +237,7 @@ describe('GitHub: examples/teardown.yml, the gate before the delete', () => {
     // A preview run queued behind a running one, then the close: GitHub keeps one pending run a
     // group, so the teardown replaces the queued preview instead of running before it.
     expect(teardown.concurrency).toEqual(workflow.concurrency)
-    expect(teardown.concurrency['cancel-in-progress']).toBe(false)
+    expect(teardown.concurrency?.['cancel-in-progress']).toBe(false)
     // The same pull request number on both sides, from the same event field.
     expect(gate.with?.branch_id).toBe('preview/pr-${{ github.event.pull_request.number }}')
   })

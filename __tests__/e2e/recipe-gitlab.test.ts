@@ -13,20 +13,10 @@
  * NODE_EXTRA_CA_CERTS). The CLI runs through a wrapper that writes down its command lines, to show
  * that the key is never on one.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync
-} from 'node:fs'
+import { afterAll, describe, expect, it } from '@jest/globals'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parse, parseAllDocuments, type Tags } from 'yaml'
-import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { inTempDir } from '../support/bundles/command.js'
 import { secretForms, serve } from '../support/bundles/action.js'
 import { startWritingFront, type WritingFront } from '../support/neon/writes.js'
@@ -38,20 +28,18 @@ import {
   migration,
   migrations,
   onPath,
-  packedTarball,
   root
 } from '../support/bundles/recipes.js'
+import {
+  gitlabPipeline,
+  gitRepository,
+  packedForTheseTests,
+  PIPELINE_CEILING
+} from '../support/bundles/recipe-tools.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 
-/**
- * A ceiling only: a pipeline takes 3 to 35 s alone here, and five times that and more among the
- * suite's 8 workers on 2 cores (CI saw the first test pass 180 s).
- */
-const PIPELINE_CEILING = 600_000
-const GITLAB_CI_LOCAL = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js')
 const RECIPE = join(root, 'examples', 'command', 'gitlab-ci.yml')
 const COMPONENT = join(root, 'templates', 'gate.yml')
-const NEON_CLI = join(root, 'node_modules', 'neon', 'dist', 'cli.js')
 /** The recipe's placeholder for the commit it pins, and its include of the component at it. */
 const SHA = '<full commit SHA>'
 const REMOTE = `https://raw.githubusercontent.com/OWNER/neon-operations-gate/${SHA}/templates/gate.yml`
@@ -59,11 +47,7 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   version: string
 }
 
-let packed: ReturnType<typeof packedTarball>
-beforeAll(() => {
-  packed = packedTarball()
-}, 60_000)
-afterAll(() => packed?.remove())
+const tarball = packedForTheseTests()
 
 const fronts: WritingFront[] = []
 afterAll(async () => {
@@ -83,30 +67,19 @@ const referenceTag: Tags[number] = {
   resolve: (value) => value
 }
 
-/** A git repository with the component committed and `recipe` as its .gitlab-ci.yml. */
+/**
+ * A git repository with the component committed and `recipe` as its .gitlab-ci.yml, the component
+ * also where gitlab-ci-local keeps its remote includes.
+ */
 function repository(dir: string, recipe: string): string {
-  const repo = join(dir, 'repo')
-  mkdirSync(join(repo, 'templates'), { recursive: true })
-  copyFileSync(COMPONENT, join(repo, 'templates', 'gate.yml'))
-  const git = (...args: string[]) =>
-    execFileSync('git', args, {
-      cwd: repo,
-      encoding: 'utf8',
-      env: {
-        PATH: process.env.PATH,
-        HOME: dir,
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null'
-      }
-    }).trim()
-  git('init', '-q', '-b', 'main')
-  git('config', 'user.name', 'recipe')
-  git('config', 'user.email', 'recipe@example.invalid')
-  git('add', 'templates')
-  git('commit', '-q', '-m', 'the component')
-  git('remote', 'add', 'origin', 'https://gitlab.example.invalid/OWNER/neon-operations-gate.git')
-  git('update-ref', 'refs/remotes/origin/main', 'HEAD')
-  git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
+  const { repo, git } = gitRepository(
+    dir,
+    { 'templates/gate.yml': COMPONENT },
+    {
+      message: 'the component',
+      remote: 'https://gitlab.example.invalid/OWNER/neon-operations-gate.git'
+    }
+  )
   const text = readFileSync(recipe, 'utf8')
   const commit = git('rev-parse', 'HEAD')
   const local = text.replaceAll(SHA, commit)
@@ -118,22 +91,6 @@ function repository(dir: string, recipe: string): string {
   mkdirSync(dirname(cached), { recursive: true })
   writeFileSync(cached, git('show', `${commit}:templates/gate.yml`) + '\n')
   return repo
-}
-
-/**
- * Neon's CLI as NEON_CLI runs it (the devDependency, on this Node), through a wrapper that writes
- * its command line into `neon-argv.log` first.
- */
-function recordingNeon(dir: string): { cli: string; log: string } {
-  const cli = join(dir, 'neon-cli')
-  const log = join(dir, 'neon-argv.log')
-  writeFileSync(
-    cli,
-    `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(NEON_CLI)} "$@"\n`
-  )
-  chmodSync(cli, 0o755)
-  if (!existsSync(log)) writeFileSync(log, '')
-  return { cli, log }
 }
 
 /**
@@ -150,40 +107,15 @@ async function runPipeline(
   jobs: string[] = []
 ) {
   const repo = existsSync(join(dir, 'repo')) ? join(dir, 'repo') : repository(dir, recipe)
-  mkdirSync(join(dir, 'home'), { recursive: true })
-  const neon = recordingNeon(dir)
-  const all = {
-    NEON_CLI: neon.cli,
-    ...variables,
-    // npx installs the packed tarball, and nothing from the registry.
-    npm_config_offline: 'true',
-    npm_config_cache: join(dir, 'npm-cache')
-  }
-  const run = await runCommandBundle(
-    [],
-    {
-      HOME: join(dir, 'home'),
-      // The suite's PostgreSQL serves a certificate of this CA: the URL's sslmode=require holds.
-      NODE_EXTRA_CA_CERTS: join(root, '__tests__', 'support', 'tls', 'postgres-ca.pem')
-    },
-    {
-      program: [
-        process.execPath,
-        GITLAB_CI_LOCAL,
-        ...jobs,
-        '--no-color',
-        // The recipe's jobs name images; run them on this machine's shell instead.
-        '--force-shell-executor',
-        // What GitLab sets for a merge-request pipeline, set here by hand.
-        '--ignore-predefined-vars',
-        'CI_PIPELINE_SOURCE,CI_MERGE_REQUEST_IID',
-        '--input',
-        `version=file:${packed.tarball}`,
-        ...Object.entries(all).flatMap(([name, value]) => ['--variable', `${name}=${value}`])
-      ],
-      cwd: repo
-    }
-  )
+  const run = await gitlabPipeline(dir, repo, {
+    variables,
+    // What GitLab sets for a merge-request pipeline, set here by hand.
+    predefined: ['CI_PIPELINE_SOURCE', 'CI_MERGE_REQUEST_IID'],
+    jobs,
+    flags: ['--input', `version=file:${tarball()}`],
+    // The suite's PostgreSQL serves a certificate of this CA: the URL's sslmode=require holds.
+    env: { NODE_EXTRA_CA_CERTS: join(root, '__tests__', 'support', 'tls', 'postgres-ca.pem') }
+  })
   const state = join(repo, '.gitlab-ci-local')
   const logs = readdirSync(join(state, 'output'))
     .map((file) => readFileSync(join(state, 'output', file), 'utf8'))
@@ -195,8 +127,7 @@ async function runPipeline(
     .filter((file) => file.endsWith('.env'))
     .map((file) => readFileSync(join(state, 'artifacts', file), 'utf8'))
     .join('\n')
-  const neonArgv = readFileSync(neon.log, 'utf8')
-  return { ...run, output: run.stdout + run.stderr, logs, dotenv, neonArgv }
+  return { ...run, logs, dotenv }
 }
 
 /** The recipe's NEON_DATABASE and NEON_ROLE: the names of the database the front points at. */

@@ -22,7 +22,6 @@ import {
   writeFileSync
 } from 'node:fs'
 import { join } from 'node:path'
-import { runCommandBundle } from '../support/bundles/run-bundle.ts'
 import { inTempDir } from '../support/bundles/command.js'
 import { secretForms } from '../support/bundles/action.js'
 import { freshDatabase } from '../support/postgres/databases.js'
@@ -34,6 +33,7 @@ import {
   migrations,
   root
 } from '../support/bundles/recipes.js'
+import { terraform } from '../support/bundles/recipe-tools.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 
 const RECIPE = join(root, 'examples', 'command', 'terraform')
@@ -83,21 +83,6 @@ const copyModule = (work: string) => {
 const declared = (text: string, kind: string) =>
   [...text.matchAll(new RegExp(`^${kind} "(\\w+)" \\{`, 'gm'))].map((match) => match[1]).sort()
 
-const environment = (dir: string, env: Record<string, string>) => ({
-  HOME: dir,
-  // No configuration file, no hints for people, no call home to HashiCorp.
-  TF_CLI_CONFIG_FILE: '/dev/null',
-  TF_IN_AUTOMATION: '1',
-  CHECKPOINT_DISABLE: '1',
-  ...env
-})
-
-const terraformRun = (dir: string, cwd: string, env: Record<string, string>, args: string[]) =>
-  runCommandBundle([], environment(dir, env), {
-    program: ['terraform', ...args, '-no-color'],
-    cwd
-  })
-
 /**
  * `terraform <command> -auto-approve` in `work`: the gate and the migration as the root hands them
  * to the module, against the local API server, the key, and the root's `variables`.
@@ -109,7 +94,7 @@ const applyOrDestroy = (
   variables: Record<string, string>,
   command: 'apply' | 'destroy' = 'apply'
 ) =>
-  terraformRun(
+  terraform(
     dir,
     work,
     {
@@ -136,7 +121,7 @@ describe('Terraform: the root and the module, checked statically', () => {
 
   withTerraform("terraform fmt -check parses and passes every file, the module's too", async () => {
     await inTempDir(async (dir) => {
-      const run = await terraformRun(dir, RECIPE, {}, ['fmt', '-check', '-diff', '-recursive'])
+      const run = await terraform(dir, RECIPE, {}, ['fmt', '-check', '-diff', '-recursive'])
       expect([run.code, run.stdout]).toEqual([0, ''])
     })
   })
@@ -267,7 +252,7 @@ describe('Terraform: gate.tf, the gate and the migrations, applied', () => {
         copyModule(work)
         const apply = (branchId: string) =>
           applyOrDestroy(dir, work, server, standIn(branchId, database))
-        const init = await terraformRun(dir, work, {}, ['init', '-input=false'])
+        const init = await terraform(dir, work, {}, ['init', '-input=false'])
         expect(init.code).toBe(0)
 
         const first = await apply(ready)
@@ -345,7 +330,7 @@ describe('Terraform: gate.tf, destroyed', () => {
         const run = async (work: string, branchId: string, command: 'apply' | 'destroy') => {
           if (!existsSync(work)) {
             copyModule(work)
-            expect((await terraformRun(dir, work, {}, ['init', '-input=false'])).code).toBe(0)
+            expect((await terraform(dir, work, {}, ['init', '-input=false'])).code).toBe(0)
           }
           return applyOrDestroy(dir, work, server, standIn(branchId, database), command)
         }
@@ -446,7 +431,7 @@ output "branch_ids" {
 }
 `
         )
-        expect((await terraformRun(dir, work, {}, ['init', '-input=false'])).code).toBe(0)
+        expect((await terraform(dir, work, {}, ['init', '-input=false'])).code).toBe(0)
         const apply = (keys: Record<string, string>) =>
           applyOrDestroy(dir, work, server, {
             TF_VAR_branches: JSON.stringify(keys),

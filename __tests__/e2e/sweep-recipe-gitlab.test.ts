@@ -6,60 +6,29 @@
  * front the GitLab recipe's test uses, which deletes branches. Over the whole list, and over one
  * cut at its page cap: the deletes of what was found go ahead, then a warning.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { describe, expect, it } from '@jest/globals'
+import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { serve } from '../support/bundles/action.js'
 import { inTempDir } from '../support/bundles/command.js'
-import { packedTarball, root, SWEEP_CUT_SHORT } from '../support/bundles/recipes.js'
-import { runCommandBundle } from '../support/bundles/run-bundle.ts'
-import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { root } from '../support/bundles/recipes.js'
 import {
-  addBusyBranches,
-  addStaleBeyondTheCli,
-  addStalePreviews
-} from '../support/neon/stale-branches.js'
+  gitlabPipeline,
+  gitRepository,
+  packedForTheseTests,
+  PIPELINE_CEILING
+} from '../support/bundles/recipe-tools.js'
+import {
+  deletingFront,
+  serveStalePreviews,
+  SWEEP_CUT_SHORT,
+  WHOLE_OR_CUT
+} from '../support/bundles/sweep-recipes.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import type { ApiServer } from '../support/neon/server.ts'
 import type { World } from '../support/neon/world.ts'
-import { startWritingFront } from '../support/neon/writes.js'
 
-/** A ceiling only, as recipe-gitlab.test.ts's: a pipeline takes seconds alone, far more loaded. */
-const PIPELINE_CEILING = 600_000
-const GITLAB_CI_LOCAL = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js')
 const RECIPE = join(root, 'examples', 'command', 'gitlab-sweep.yml')
-const NEON_CLI = join(root, 'node_modules', 'neon', 'dist', 'cli.js')
-
-let packed: ReturnType<typeof packedTarball>
-beforeAll(() => {
-  packed = packedTarball()
-}, 60_000)
-afterAll(() => packed?.remove())
-
-/** A git repository with the recipe as its .gitlab-ci.yml. */
-function repository(dir: string): string {
-  const repo = join(dir, 'repo')
-  mkdirSync(repo, { recursive: true })
-  copyFileSync(RECIPE, join(repo, '.gitlab-ci.yml'))
-  const git = (...args: string[]) =>
-    execFileSync('git', args, {
-      cwd: repo,
-      env: {
-        PATH: process.env.PATH,
-        HOME: dir,
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null'
-      }
-    })
-  git('init', '-q', '-b', 'main')
-  git('config', 'user.name', 'recipe')
-  git('config', 'user.email', 'recipe@example.invalid')
-  git('add', '.gitlab-ci.yml')
-  git('commit', '-q', '-m', 'the sweep')
-  git('remote', 'add', 'origin', 'https://gitlab.example.invalid/OWNER/app.git')
-  git('update-ref', 'refs/remotes/origin/main', 'HEAD')
-  git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
-  return repo
-}
+const tarball = packedForTheseTests()
 
 /**
  * The recipe as a scheduled pipeline over `world` behind a writing front (its options): the
@@ -67,69 +36,39 @@ function repository(dir: string): string {
  */
 async function pipeline(
   world: World,
-  server: Awaited<ReturnType<typeof serve>>['server'],
+  server: ApiServer,
   options: { refusedDeletes?: Record<string, number> } = {}
 ) {
-  const front = await startWritingFront(world, server, {
-    databaseUrl: 'postgresql://app@127.0.0.1:1/app',
-    ...options
-  })
+  const front = await deletingFront(world, server, options)
   try {
     return await inTempDir(async (dir) => {
-      const repo = repository(dir)
-      const log = join(dir, 'neon-argv.log')
-      writeFileSync(log, '')
-      const cli = join(dir, 'neon-cli')
-      writeFileSync(
-        cli,
-        `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(NEON_CLI)} "$@"\n`
+      // A git repository with the recipe as its .gitlab-ci.yml.
+      const { repo } = gitRepository(
+        dir,
+        { '.gitlab-ci.yml': RECIPE },
+        { message: 'the sweep', remote: 'https://gitlab.example.invalid/OWNER/app.git' }
       )
-      chmodSync(cli, 0o755)
       // The command from the packed tarball as npx installs it, behind a one-word wrapper.
       const gate = join(dir, 'neon-gate')
-      writeFileSync(
-        gate,
-        `#!/bin/sh\nexec npx --yes neon-operations-gate@file:${packed.tarball} "$@"\n`
-      )
+      writeFileSync(gate, `#!/bin/sh\nexec npx --yes neon-operations-gate@file:${tarball()} "$@"\n`)
       chmodSync(gate, 0o755)
-      mkdirSync(join(dir, 'home'))
-      const variables = {
-        CI_PIPELINE_SOURCE: 'schedule',
-        NEON_API_KEY: KEYS.organization,
-        NEON_PROJECT_ID: PROJECT,
-        NEON_API_HOST: front.apiHost,
-        NEON_SWEEP: 'preview/*',
-        NEON_GATE: gate,
-        NEON_CLI: cli,
-        npm_config_offline: 'true',
-        npm_config_cache: join(dir, 'npm-cache')
-      }
-      const run = await runCommandBundle(
-        [],
-        { HOME: join(dir, 'home') },
-        {
-          program: [
-            process.execPath,
-            GITLAB_CI_LOCAL,
-            '--no-color',
-            '--force-shell-executor',
-            '--ignore-predefined-vars',
-            'CI_PIPELINE_SOURCE',
-            ...Object.entries(variables).flatMap(([name, value]) => [
-              '--variable',
-              `${name}=${value}`
-            ])
-          ],
-          cwd: repo
-        }
-      )
-      const argv = readFileSync(log, 'utf8')
-      expect(argv).not.toContain(KEYS.organization)
+      const run = await gitlabPipeline(dir, repo, {
+        variables: {
+          CI_PIPELINE_SOURCE: 'schedule',
+          NEON_API_KEY: KEYS.organization,
+          NEON_PROJECT_ID: PROJECT,
+          NEON_API_HOST: front.apiHost,
+          NEON_SWEEP: 'preview/*',
+          NEON_GATE: gate
+        },
+        predefined: ['CI_PIPELINE_SOURCE']
+      })
+      expect(run.neonArgv).not.toContain(KEYS.organization)
       expect(front.violations).toEqual([])
       return {
         code: run.code,
-        output: run.stdout + run.stderr,
-        argv: argv.trim().split('\n').filter(Boolean),
+        output: run.output,
+        argv: run.neonArgv.trim().split('\n').filter(Boolean),
         answered: front.answered
       }
     })
@@ -139,16 +78,10 @@ async function pipeline(
 }
 
 describe('GitLab: examples/command/gitlab-sweep.yml, a scheduled pipeline', () => {
-  it.each([
-    ['the whole list read', false],
-    ['a list cut at its page cap', true]
-  ] as const)(
+  it.each(WHOLE_OR_CUT)(
     '%s: sweeps, then deletes each stale branch nothing blocks with Neon’s CLI, the key never on a command line; a cut list said so after',
     async (_, cut) => {
-      // 50 pages in a few seconds: the local API's limit per second and route is not what is tested.
-      const { world, server } = await serve({ limits: { perSecondPerRoute: Infinity } })
-      addStalePreviews(world)
-      if (cut) addBusyBranches(world)
+      const { world, server } = await serveStalePreviews({ cut })
       const run = await pipeline(world, server)
       expect([run.code, run.output]).toEqual([0, expect.stringContaining('PASS')])
       expect(run.output).toContain('Deleting stale branch br-preview-pr-3')
@@ -170,9 +103,7 @@ describe('GitLab: examples/command/gitlab-sweep.yml, a scheduled pipeline', () =
   it(
     'a delete refused (409) stops nothing: every other stale branch is tried, then each one not deleted is named, and the job fails',
     async () => {
-      const { world, server } = await serve()
-      addStalePreviews(world)
-      addStaleBeyondTheCli(world)
+      const { world, server } = await serveStalePreviews({ beyondTheCli: true })
       const run = await pipeline(world, server, { refusedDeletes: { 'br-preview-pr-3': 409 } })
       expect(run.code).not.toBe(0)
       expect(run.output).toMatch(/^ *PASS +sweep/m)

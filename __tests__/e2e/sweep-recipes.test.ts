@@ -12,58 +12,42 @@ import { execFile, spawnSync } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parse } from 'yaml'
-import { runAction, serve } from '../support/bundles/action.js'
+import { runAction } from '../support/bundles/action.js'
 import { inTempDir } from '../support/bundles/command.js'
-import { evaluate, root, SWEEP_CUT_SHORT } from '../support/bundles/recipes.js'
+import { evaluate, root } from '../support/bundles/recipes.js'
+import { NEON_CLI } from '../support/bundles/recipe-tools.js'
 import { COMMAND_BUNDLE, runCommandBundle } from '../support/bundles/run-bundle.ts'
-import { ACTIONS_BOT, startGitHubServer } from '../support/github/server.ts'
-import { KEYS, PROJECT } from '../support/neon/ids.js'
 import {
-  addBusyBranches,
-  addStaleBeyondTheCli,
-  addStalePreviews
-} from '../support/neon/stale-branches.js'
+  deletingFront,
+  serveStalePreviews,
+  type StaleList,
+  SWEEP_CUT_SHORT,
+  WHOLE_OR_CUT
+} from '../support/bundles/sweep-recipes.js'
+import { ACTIONS_BOT, startGitHubServer } from '../support/github/server.ts'
+import { exampleWorkflow, type WorkflowJob } from '../support/github/workflows.js'
+import { KEYS, PROJECT } from '../support/neon/ids.js'
+import type { ApiServer } from '../support/neon/server.ts'
 import type { World } from '../support/neon/world.ts'
-import { startWritingFront } from '../support/neon/writes.js'
 
 const REPOSITORY = 'acme/app'
 const TOKEN = 'ghs_sweep-recipe'
 /** A ceiling only: Neon's CLI starts in a few seconds alone, far slower among the suite's workers. */
 const SHELL_CEILING = 300_000
-/** Neon's CLI (the devDependency `neon`): a branch is an id or a name to it as to neonctl. */
-const NEON_CLI = join(root, 'node_modules', 'neon', 'dist', 'cli.js')
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup()
 })
 
-type Step = {
-  id?: string
-  uses?: string
-  if?: string
-  run?: string
-  env?: Record<string, string>
-  with?: Record<string, string>
-}
-type Job = {
-  needs?: string | string[]
-  if?: string
-  outputs?: Record<string, string>
-  strategy?: { matrix: Record<string, string>; 'max-parallel'?: number; 'fail-fast'?: boolean }
-  steps: Step[]
-}
-const workflow = parse(readFileSync(join(root, 'examples', 'sweep.yml'), 'utf8')) as {
-  permissions: Record<string, string>
-  jobs: Record<string, Job>
-}
+const workflow = exampleWorkflow('sweep.yml')
 
 /**
- * The workflow's sweep job, its step run through the action's bundle on the world `setup` makes
- * (the pull requests from the local GitHub API): the job's outputs, as the next jobs read them.
+ * The workflow's sweep job, its step run through the action's bundle on addStalePreviews' world
+ * and what `list` adds (the pull requests from the local GitHub API): the job's outputs, as the
+ * next jobs read them.
  */
-async function sweepJob(setup: (world: World) => void) {
+async function sweepJob(list: StaleList = {}) {
   const github = await startGitHubServer()
   cleanups.push(github.close)
   github.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: false })
@@ -79,9 +63,7 @@ async function sweepJob(setup: (world: World) => void) {
   const inputs = Object.fromEntries(
     Object.entries(step.with!).map(([name, value]) => [name, evaluate(String(value), context)])
   )
-  // 50 pages in a few seconds: the local API's limit per second and route is not what is tested.
-  const { world, server } = await serve({ limits: { perSecondPerRoute: Infinity } })
-  setup(world)
+  const { world, server } = await serveStalePreviews(list)
   const dir = mkdtempSync(join(tmpdir(), 'sweep-event-'))
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'event.json'), JSON.stringify({ schedule: '17 3 * * *' }))
@@ -119,7 +101,7 @@ async function sweepJob(setup: (world: World) => void) {
 async function deleteJobs(
   outputs: Record<string, string>,
   world: World,
-  server: Awaited<ReturnType<typeof serve>>['server'],
+  server: ApiServer,
   options: { refusedDeletes?: Record<string, number> } = {}
 ): Promise<[string, string][]> {
   const { delete: remove } = workflow.jobs
@@ -133,10 +115,7 @@ async function deleteJobs(
   })
   const matrix = JSON.parse(outputs.stale) as { id: string; blockers: string[] }[]
   expect(matrix.length).toBeLessThanOrEqual(256)
-  const front = await startWritingFront(world, server, {
-    databaseUrl: 'postgresql://app@127.0.0.1:1/app',
-    ...options
-  })
+  const front = await deletingFront(world, server, options)
   cleanups.push(front.close)
   const dir = mkdtempSync(join(tmpdir(), 'sweep-delete-'))
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
@@ -150,7 +129,7 @@ async function deleteJobs(
 
 /** One job of the delete matrix, its steps in order until one fails. */
 async function deleteJob(
-  job: Job,
+  job: WorkflowJob,
   branch: { id: string; blockers: string[] },
   { front, dir }: { front: { apiHost: string }; dir: string }
 ): Promise<string> {
@@ -246,7 +225,7 @@ function cutNotice(outputs: Record<string, string>, dir: string) {
 describe('GitHub: examples/sweep.yml, its sweep job run, its delete job over the outputs', () => {
   it('lists the stale previews, a closed pull request among them, and deletes only those nothing blocks, one at a time', async () => {
     expect(workflow.permissions).toEqual({ contents: 'read', 'pull-requests': 'read' })
-    const { outputs, world, server } = await sweepJob(addStalePreviews)
+    const { outputs, world, server } = await sweepJob()
     expect(outputs).toMatchObject({ stale_count: '4', cut: 'false' })
     // pr-8's pull request closed, pr-3 quiet 25 days; pr-4 has a child, pr-6 restricts deletes.
     expect(await deleteJobs(outputs, world, server)).toEqual([
@@ -263,10 +242,7 @@ describe('GitHub: examples/sweep.yml, its sweep job run, its delete job over the
   }, 120_000)
 
   it('a list cut at its page cap: the stale branches found are deleted all the same, then a warning says more may exist', async () => {
-    const { outputs, world, server } = await sweepJob((world) => {
-      addStalePreviews(world)
-      addBusyBranches(world)
-    })
+    const { outputs, world, server } = await sweepJob({ cut: true })
     expect(outputs).toMatchObject({ stale_count: '4', cut: 'true' })
     const jobs = await deleteJobs(outputs, world, server)
     expect(jobs.filter(([, outcome]) => outcome === 'deleted').map(([id]) => id)).toEqual([
@@ -284,10 +260,7 @@ describe('GitHub: examples/sweep.yml, its sweep job run, its delete job over the
   }, 120_000)
 
   it('a delete refused (409) fails its job alone: the others still run, and an id Neon’s delete action would read as a name is never handed to it', async () => {
-    const { outputs, world, server } = await sweepJob((world) => {
-      addStalePreviews(world)
-      addStaleBeyondTheCli(world)
-    })
+    const { outputs, world, server } = await sweepJob({ beyondTheCli: true })
     const jobs = await deleteJobs(outputs, world, server, {
       refusedDeletes: { 'br-preview-pr-3': 409 }
     })
@@ -316,14 +289,11 @@ describe('GitHub: examples/sweep.yml, its sweep job run, its delete job over the
  */
 async function shellLoop(
   world: World,
-  server: Awaited<ReturnType<typeof serve>>['server'],
+  server: ApiServer,
   options: { refusedDeletes?: Record<string, number>; args?: string[] } = {}
 ) {
   const { args = ['preview/*', '7d'], ...frontOptions } = options
-  const front = await startWritingFront(world, server, {
-    databaseUrl: 'postgresql://app@127.0.0.1:1/app',
-    ...frontOptions
-  })
+  const front = await deletingFront(world, server, frontOptions)
   cleanups.push(front.close)
   const run = await inTempDir(async (dir) => {
     const bin = join(dir, 'bin')
@@ -357,16 +327,10 @@ async function shellLoop(
 }
 
 describe('the shell loop: examples/command/sweep.sh with Neon’s CLI', () => {
-  it.each([
-    ['the whole list read', false],
-    ['a list cut at its page cap', true]
-  ] as const)(
+  it.each(WHOLE_OR_CUT)(
     '%s: deletes each stale branch nothing blocks, by id, the key only in NEON_API_KEY; a cut list said so after',
     async (_, cut) => {
-      // 50 pages in a few seconds: the local API's limit per second and route is not what is tested.
-      const { world, server } = await serve({ limits: { perSecondPerRoute: Infinity } })
-      addStalePreviews(world)
-      if (cut) addBusyBranches(world)
+      const { world, server } = await serveStalePreviews({ cut })
       const { run, front } = await shellLoop(world, server)
       expect([run.code, run.stderr.split('\n').filter((line) => /error/i.test(line))]).toEqual([
         0,
@@ -390,8 +354,7 @@ describe('the shell loop: examples/command/sweep.sh with Neon’s CLI', () => {
   ])(
     '%s given empty (an unset variable) is refused: exit 2 naming the flag, nothing deleted (was: the default, then deletes)',
     async (_, args, flag) => {
-      const { world, server } = await serve()
-      addStalePreviews(world)
+      const { world, server } = await serveStalePreviews()
       const { run, front } = await shellLoop(world, server, { args })
       expect(run.code).toBe(2)
       expect(run.stderr).toContain(flag)
@@ -404,9 +367,7 @@ describe('the shell loop: examples/command/sweep.sh with Neon’s CLI', () => {
   it(
     'a delete refused (409) stops nothing: every other stale branch is tried, then each one not deleted is named, and the loop exits 1',
     async () => {
-      const { world, server } = await serve()
-      addStalePreviews(world)
-      addStaleBeyondTheCli(world)
+      const { world, server } = await serveStalePreviews({ beyondTheCli: true })
       const { run, front } = await shellLoop(world, server, {
         refusedDeletes: { 'br-preview-pr-3': 409 }
       })

@@ -16,7 +16,7 @@ import { type CommandRun, runCommandBundle } from '../support/bundles/run-bundle
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
 import { runnerCommands } from '../support/github/runner-commands.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
-import { addStalePreviews } from '../support/neon/stale-branches.js'
+import { addBusyBranches, addStalePreviews } from '../support/neon/stale-branches.js'
 import type { Limits } from '../support/neon/limits.ts'
 import type { World } from '../support/neon/world.ts'
 
@@ -388,14 +388,7 @@ describe('the sweep through both bundles', () => {
 
   it('at the page cap, the oldest branches were read (the likeliest stale), and cut says the list was cut', async () => {
     const setup = (world: World) => {
-      for (let i = 0; i < 5000; i++) {
-        world.addBranch(PROJECT, {
-          id: `br-new-${i}`,
-          name: `preview/new-${i}`,
-          createdAt: world.now() - 2 * DAY,
-          updatedAt: world.now() - DAY
-        })
-      }
+      addBusyBranches(world, 'preview/new')
       for (const i of [1, 2, 3]) {
         world.addBranch(PROJECT, {
           id: `br-old-${i}`,

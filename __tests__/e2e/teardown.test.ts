@@ -11,6 +11,7 @@ import { CONTROL, secretForms } from '../support/bundles/command.js'
 import { type Both, bothBundles, dotenvValue } from '../support/bundles/both-bundles.js'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 import { runnerCommands } from '../support/github/runner-commands.js'
+import { operationIn } from '../support/neon/scenarios.js'
 
 const TARGET = 'br-preview-pr-7'
 /** Text a server could send to take over a log, a summary or a terminal. */
@@ -428,10 +429,7 @@ describe('before: delete, over both bundles', () => {
     const run = await both(
       (world) => {
         previewBranch(world)
-        world.addOperation(PROJECT, {
-          action: 'suspend_compute',
-          timeline: [{ status: 'running' }]
-        })
+        operationIn(world, 'running', { action: 'suspend_compute' })
       },
       { branch_id: TARGET, before: 'delete', wait: 'false' }
     )

@@ -19,6 +19,8 @@ import { withDefaultFlags } from './default-flags.ts'
 import { KEYS, PROJECT } from '../neon/ids.js'
 import { operationIn } from '../neon/scenarios.ts'
 
+import { serve } from './action.js'
+
 export { secretForms } from './action.js'
 
 export interface GateCommandOptions extends CommandRunOptions {
@@ -104,6 +106,17 @@ export async function gateCommand(
     )
     return { ...run, stdout: readFileSync(stdoutFile, 'utf8'), stderr: run.stdout }
   })
+}
+
+/**
+ * The command's usual set-up: a fresh demo world, `scenario` run on it, and its server. What
+ * `scenario` gave (`made`), the world and the server, and `gate`: gateCommand against the server.
+ */
+export async function commandOn<T = void>(scenario?: (world: World) => T) {
+  const { world, server } = await serve()
+  const made = scenario?.(world) as T
+  const gate = (args: string[], options?: GateCommandOptions) => gateCommand(server, args, options)
+  return { world, server, made, gate }
 }
 
 /** `script -qec <shell command> /dev/null`, through the same tracked spawn as every bundle. */

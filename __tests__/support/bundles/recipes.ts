@@ -16,10 +16,6 @@ import { PROJECT } from '../neon/ids.js'
 
 export const root = join(import.meta.dirname, '..', '..', '..')
 
-/** What the sweep's recipes say once their deletes are done, when the branch list was cut. */
-export const SWEEP_CUT_SHORT =
-  'The sweep read the branch list only to its page cap: more stale branches may exist beyond it, not listed and not deleted.'
-
 /** The command as a recipe runs it, pointed at the local API server. */
 export const gateCommandLine = (server: { apiHost: string }): string =>
   [...nodeWith(COMMAND_BUNDLE, {}), '--api-host', server.apiHost, '--interval', '1s'].join(' ')

@@ -84,15 +84,17 @@ export function addStaleBeyondTheCli(world: World, projectId = PROJECT) {
 }
 
 /**
- * More branches than the sweep reads (50 pages of 100), none a preview, each updated a day ago:
- * after addStalePreviews' (read first, the least recently updated), the branch list stops at its
- * page cap short of its end, and the sweep's `cut` is true.
+ * More branches than the sweep reads (50 pages of 100), each updated a day ago, named `name`-0 to
+ * -4999 (none a preview unless `name` says so), their ids br-<the name's last part>-0 and on:
+ * after addStalePreviews' or any older branches (read first, the least recently updated), the
+ * branch list stops at its page cap short of its end, and the sweep's `cut` is true.
  */
-export function addBusyBranches(world: World, projectId = PROJECT) {
+export function addBusyBranches(world: World, name = 'feature/busy') {
+  const idPart = name.split('/').at(-1)
   for (let i = 0; i < 5000; i++) {
-    world.addBranch(projectId, {
-      id: `br-busy-${i}`,
-      name: `feature/busy-${i}`,
+    world.addBranch(PROJECT, {
+      id: `br-${idPart}-${i}`,
+      name: `${name}-${i}`,
       createdAt: world.now() - 2 * DAY_MS,
       updatedAt: world.now() - DAY_MS
     })
