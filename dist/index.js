@@ -43796,7 +43796,7 @@ const DATABASE_INPUTS = {
         docs: {
             default: NOT_GIVEN,
             summary: 'Postgres URL: the gate ends with a query that answered',
-            description: 'Optional, a secret: a Postgres connection string (the db_url output of create-branch-action). Once the control plane is done, the gate passes only when SELECT 1 answers 1 on it, as that role, before timeout. TLS with a verified certificate unless sslmode=disable, which is allowed only to loopback hosts (localhost, 127.x.x.x as four decimal octets, [::1]). Masked, with its password. An unexpanded variable ($DATABASE_URL, ${DATABASE_URL}) fails the step. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+            description: 'Optional, a secret: a Postgres connection string (the db_url output of create-branch-action). Once the control plane is done, the gate passes only when SELECT 1 answers 1 on it, as that role, before timeout. TLS with a verified certificate unless sslmode=disable, which is allowed only to loopback hosts (localhost, 127.x.x.x as four decimal octets, [::1]). Masked, with its password. An unexpanded variable ($DATABASE_URL, ${DATABASE_URL}) fails the step. Its default, (not given), means left out.'
         }
     }
 };
@@ -46781,7 +46781,7 @@ const CORE_INPUTS = {
         docs: {
             default: NOT_GIVEN,
             summary: 'At most 40 operation ids (UUIDs), by commas, spaces or lines',
-            description: 'One or more operation ids (UUIDs, at most 40) separated by commas, spaces or new lines; without it the whole project is gated. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+            description: 'One or more operation ids (UUIDs, at most 40) separated by commas, spaces or new lines; without it the whole project is gated. Its default, (not given), means left out.'
         }
     },
     branch_id: {
@@ -46802,7 +46802,7 @@ const CORE_INPUTS = {
         docs: {
             default: NOT_GIVEN,
             summary: 'The branch gate: a branch id or name; waits until `ready`',
-            description: 'With project_id and no operation_id, only operations on this branch count: a branch id (br-...) or a branch name (main, preview/pr-12), resolved and checked before the first poll across every page of the search; a name that fits no branch or several fails the step. Once its operations are final, the gate also waits until the branch is ready (current_state ready, no pending_state; archived passes with a warning). Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+            description: 'With project_id and no operation_id, only operations on this branch count: a branch id (br-...) or a branch name (main, preview/pr-12), resolved and checked before the first poll across every page of the search; a name that fits no branch or several fails the step. Once its operations are final, the gate also waits until the branch is ready (current_state ready, no pending_state; archived passes with a warning). Its default, (not given), means left out.'
         }
     },
     wait: {
@@ -46921,7 +46921,7 @@ const SWEEP_INPUTS = {
         docs: {
             default: NOT_GIVEN,
             summary: 'With `sweep`: no activity for this long is stale; not given: 7d',
-            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d. It fails the step given without sweep, or given empty or as white space alone (an expression naming an unset variable or a step output that does not exist).'
+            description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d. It fails the step given without sweep.'
         }
     },
     fail_on_stale: {
@@ -46941,7 +46941,7 @@ const SWEEP_INPUTS = {
         docs: {
             default: 'false',
             summary: 'With `sweep`: fail while a stale branch is found',
-            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. True without sweep fails the step. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
+            description: 'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. True without sweep fails the step.'
         }
     }
 };
@@ -47049,7 +47049,7 @@ const TEARDOWN_INPUTS = {
         docs: {
             default: NOT_GIVEN,
             summary: '`delete` or `reset`: can `branch_id` go now? (a teardown)',
-            description: 'delete or reset (to its parent): before a teardown of branch_id, wait until the whole project is idle (not for the branch to be ready), then check that the branch can be deleted or reset now. Blocked (root, default, protected, child branches, restricted_actions) fails the step; a branch already gone passes a delete, but a name only near one (preview/12 or preview/pr-012 for preview/pr-12) fails the step. Needs project_id and branch_id; database_url and fail_fast are ignored. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+            description: 'delete or reset (to its parent): before a teardown of branch_id, wait until the whole project is idle (not for the branch to be ready), then check that the branch can be deleted or reset now. Blocked (root, default, protected, child branches, restricted_actions) fails the step; a branch already gone passes a delete, but a name only near one (preview/12 or preview/pr-012 for preview/pr-12) fails the step. Needs project_id and branch_id; database_url and fail_fast are ignored. Its default, (not given), means left out.'
         }
     }
 };

@@ -214,6 +214,23 @@ describe('documentation and metadata agree with the code', () => {
     expect(withoutToken(parse(fromYml))).toEqual(withoutToken(parse({})))
   })
 
+  it('every input whose action.yml default is a value says that given empty it fails the step (only github_token keeps its empty meaning)', () => {
+    const saying = inputs.filter((name) => {
+      const block = inputDescription(actionYml, name)
+      const value = /^ {4}default: '?(.*?)'?$/m.exec(block)?.[1] ?? ''
+      return value !== '' && name !== 'github_token'
+    })
+    expect(saying.length).toBeGreaterThan(10)
+    for (const name of saying) {
+      expect([name, inputDescription(actionYml, name)]).toEqual([
+        name,
+        expect.stringContaining(
+          'Given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step, never reads as its default.'
+        )
+      ])
+    }
+  })
+
   it('every example and snippet passes only inputs that action.yml declares', () => {
     const unknown: string[] = []
     for (const [where, yaml] of workflowTexts()) {

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EXIT_CODE_REASONS } from '../../src/command/help.js'
-import { inputEntries } from '../../src/gate/input-catalog.js'
+import { inputEntries, refusesEmpty } from '../../src/gate/input-catalog.js'
 
 const root = join(import.meta.dirname, '..', '..')
 
@@ -46,12 +46,23 @@ function table(headers: string[], rows: string[][]): string {
   )
 }
 
+/**
+ * What every input that refuses an empty value says of it, from the catalog (refusesEmpty): the
+ * runner gives an input its default only when the workflow leaves it out.
+ */
+const GIVEN_EMPTY =
+  'Given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step, never reads as its default.'
+
+/** An input's description in action.yml: the catalog's, and what it does given empty. */
+const described = (name: string, description: string) =>
+  refusesEmpty(name) ? `${description} ${GIVEN_EMPTY}` : description
+
 const GENERATED: Record<Doc, () => string> = {
   'action.yml': () =>
     inputEntries()
       .flatMap(([name, { docs }]) => [
         `  ${name}:`,
-        `    description: ${yamlText(docs.description)}`,
+        `    description: ${yamlText(described(name, docs.description))}`,
         `    required: ${docs.default === undefined}`,
         ...(docs.default === undefined ? [] : [`    default: ${yamlText(docs.default)}`])
       ])

@@ -91,7 +91,7 @@ export const CORE_INPUTS = {
       default: NOT_GIVEN,
       summary: 'At most 40 operation ids (UUIDs), by commas, spaces or lines',
       description:
-        'One or more operation ids (UUIDs, at most 40) separated by commas, spaces or new lines; without it the whole project is gated. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        'One or more operation ids (UUIDs, at most 40) separated by commas, spaces or new lines; without it the whole project is gated. Its default, (not given), means left out.'
     }
   },
   branch_id: {
@@ -120,7 +120,7 @@ export const CORE_INPUTS = {
       default: NOT_GIVEN,
       summary: 'The branch gate: a branch id or name; waits until `ready`',
       description:
-        'With project_id and no operation_id, only operations on this branch count: a branch id (br-...) or a branch name (main, preview/pr-12), resolved and checked before the first poll across every page of the search; a name that fits no branch or several fails the step. Once its operations are final, the gate also waits until the branch is ready (current_state ready, no pending_state; archived passes with a warning). Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        'With project_id and no operation_id, only operations on this branch count: a branch id (br-...) or a branch name (main, preview/pr-12), resolved and checked before the first poll across every page of the search; a name that fits no branch or several fails the step. Once its operations are final, the gate also waits until the branch is ready (current_state ready, no pending_state; archived passes with a warning). Its default, (not given), means left out.'
     }
   },
   wait: {

@@ -45,7 +45,7 @@ export const DATABASE_INPUTS = {
       default: NOT_GIVEN,
       summary: 'Postgres URL: the gate ends with a query that answered',
       description:
-        'Optional, a secret: a Postgres connection string (the db_url output of create-branch-action). Once the control plane is done, the gate passes only when SELECT 1 answers 1 on it, as that role, before timeout. TLS with a verified certificate unless sslmode=disable, which is allowed only to loopback hosts (localhost, 127.x.x.x as four decimal octets, [::1]). Masked, with its password. An unexpanded variable ($DATABASE_URL, ${DATABASE_URL}) fails the step. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        'Optional, a secret: a Postgres connection string (the db_url output of create-branch-action). Once the control plane is done, the gate passes only when SELECT 1 answers 1 on it, as that role, before timeout. TLS with a verified certificate unless sslmode=disable, which is allowed only to loopback hosts (localhost, 127.x.x.x as four decimal octets, [::1]). Masked, with its password. An unexpanded variable ($DATABASE_URL, ${DATABASE_URL}) fails the step. Its default, (not given), means left out.'
     }
   }
 } as const satisfies Record<string, InputEntry>

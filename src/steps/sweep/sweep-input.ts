@@ -53,7 +53,7 @@ export const SWEEP_INPUTS = {
       default: NOT_GIVEN,
       summary: 'With `sweep`: no activity for this long is stale; not given: 7d',
       description:
-        'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d. It fails the step given without sweep, or given empty or as white space alone (an expression naming an unset variable or a step output that does not exist).'
+        'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d. It fails the step given without sweep.'
     }
   },
   fail_on_stale: {
@@ -74,7 +74,7 @@ export const SWEEP_INPUTS = {
       default: 'false',
       summary: 'With `sweep`: fail while a stale branch is found',
       description:
-        'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. True without sweep fails the step. Given empty or as white space alone (an expression naming an unset variable), it fails the step, never reads as false.'
+        'With sweep: the outcome is failure while any stale branch is found. With none found, a branch that could not be judged or a list cut at its page cap is an error, never a pass. True without sweep fails the step.'
     }
   }
 } as const satisfies Record<string, InputEntry>

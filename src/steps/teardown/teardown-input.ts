@@ -45,7 +45,7 @@ export const TEARDOWN_INPUTS = {
       default: NOT_GIVEN,
       summary: '`delete` or `reset`: can `branch_id` go now? (a teardown)',
       description:
-        'delete or reset (to its parent): before a teardown of branch_id, wait until the whole project is idle (not for the branch to be ready), then check that the branch can be deleted or reset now. Blocked (root, default, protected, child branches, restricted_actions) fails the step; a branch already gone passes a delete, but a name only near one (preview/12 or preview/pr-012 for preview/pr-12) fails the step. Needs project_id and branch_id; database_url and fail_fast are ignored. Its default, (not given), means left out; given empty or as white space alone (an expression naming an unset variable or a step output that does not exist), it fails the step.'
+        'delete or reset (to its parent): before a teardown of branch_id, wait until the whole project is idle (not for the branch to be ready), then check that the branch can be deleted or reset now. Blocked (root, default, protected, child branches, restricted_actions) fails the step; a branch already gone passes a delete, but a name only near one (preview/12 or preview/pr-012 for preview/pr-12) fails the step. Needs project_id and branch_id; database_url and fail_fast are ignored. Its default, (not given), means left out.'
     }
   }
 } as const satisfies Record<string, InputEntry>
