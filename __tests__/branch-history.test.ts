@@ -173,6 +173,13 @@ describe('BranchHistory: the computes not reached keep the gate open until the A
     expect(later.history.unsettled).toContain(
       'compute ep-a of the branch is init, pending active, and the list may not'
     )
+    // Above the end of a later page is not the newest: only the first page's top is.
+    const above = history([compute('ep-a', 'init', 'active')])
+    above.history.page([on(null, created + 2000), on(null, created + 1000)])
+    above.history.page([on('ep-a', created + 500), on(null, created + 400)])
+    expect(above.history.unsettled).toContain(
+      'compute ep-a of the branch is init, pending active, and the list may not'
+    )
   })
 
   it('reads the computes anew only while one keeps the gate open', async () => {
