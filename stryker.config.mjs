@@ -21,7 +21,10 @@ export default {
   incremental: true,
   incrementalFile: 'stryker.incremental.json',
   concurrency: 2,
-  timeoutMS: 8000,
+  // A mutant's run loads every related suite (about 30 for a wait module, some 40 s of CPU on two
+  // cores), past the 8 s Stryker's own timeout adds to the covering tests' time even on a quiet
+  // machine: every mutant then timed out, a hang or not. 60 s leaves a timeout to real hangs.
+  timeoutMS: 60000,
   mutate: [
     'src/domain/operation-status.ts',
     'src/wait/wait-for-operations.ts',
