@@ -5,7 +5,9 @@
  * to days (both sides of 15 min and 24 h), spaced from 0 (ties at the same created_at) to days
  * apart, lasting from a second to hours: on one of two computes (any action) or on the branch
  * (an action without a compute), final or in flight for good. The server's Date header may be
- * 48 h off its own timestamps or missing, and the runner's clock a day off.
+ * 48 h off its own timestamps or missing, and the runner's clock a day off. The project may be
+ * busy: 510 newer operations of another branch, 3 min apart (25.5 h, past a 500-operation page
+ * and past 24 h), so a read that stops at an age, not at the branch, misses the history.
  *
  * The oracle is the contract's rule, written apart from the code: an `error` stands unless a newer
  * operation on its target that can supersede it (the same action; on a compute, also a
@@ -65,10 +67,12 @@ const plannedArbitrary: fc.Arbitrary<Planned> = fc.oneof(
   })
 )
 
-/** Newest first; the newest `ageMs` old. */
+/** Newest first; the newest `ageMs` old (after the busy project's operations, if busy). */
 const scenarioArbitrary = fc.record({
   history: fc.array(plannedArbitrary, { maxLength: 8 }),
-  ageMs: span
+  ageMs: span,
+  // Busy in one run of four: each such run lists 510 more operations, a page and more.
+  busy: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true))
 })
 
 /** The server's clocks: its Date header against its own timestamps, and the runner's clock. */
@@ -77,14 +81,16 @@ const clocksArbitrary = fc.record({
   clockSkewMs: fc.constantFrom(0, DAY, -DAY, -25 * HOUR)
 })
 
-type Scenario = { history: Planned[]; ageMs: number }
+type Scenario = { history: Planned[]; ageMs: number; busy: boolean }
+/** The busy project's own operations (another branch): 510, 3 min apart, the newest 1 min old. */
+const BUSY = { history: 510, historyEveryMs: 3 * MINUTE }
 type Clocks = { dateHeader: number | 'none'; clockSkewMs: number }
 
 /** A world whose branch (created before all of it) holds the scenario, newest first. */
-function worldWith({ history, ageMs }: Scenario, clocks: Clocks) {
-  const setup = simulatedWorld({ history: 30, ...clocks })
+function worldWith({ history, ageMs, busy }: Scenario, clocks: Clocks) {
+  const setup = simulatedWorld({ ...(busy ? BUSY : { history: 30 }), ...clocks })
   const now = setup.world.now()
-  let created = now - ageMs
+  let created = now - ageMs - (busy ? BUSY.history * BUSY.historyEveryMs : 0)
   const times = history.map((planned) => {
     const time = created
     created -= planned.gapMs
@@ -204,7 +210,10 @@ describe('the branch gate: the verdict the state gives, whatever its age and wha
 describe('the project gate: nothing it reads in flight is dropped, whatever its age or the clocks', () => {
   it('a timeout exactly while one is in flight, else success', async () => {
     await fc.assert(
-      fc.asyncProperty(scenarioArbitrary, clocksArbitrary, async (scenario, clocks) => {
+      fc.asyncProperty(scenarioArbitrary, clocksArbitrary, async (generated, clocks) => {
+        // Not busy: past its 24 h read, the project gate reads the computes' state instead, which
+        // this world does not keep in step with the history (authority.test.ts covers that part).
+        const scenario = { ...generated, busy: false }
         const setup = worldWith(scenario, clocks)
         const inFlight = scenario.history.some((planned) => isInFlight(planned.status))
         expect((await verdict(setup, false)).outcome).toBe(inFlight ? 'timeout' : 'success')
