@@ -68,6 +68,13 @@ describe('run', () => {
     expect(api.requests).toEqual([])
   })
 
+  it('an input the runner set empty (an unset variable) is an input error, never the other gate', async () => {
+    const { clock, api } = setup({ branch_id: '' })
+    expect(await runWith(clock)).toBe('error')
+    expect(runner.setFailed).toHaveBeenCalledWith(expect.stringContaining('input "branch_id"'))
+    expect(api.requests).toEqual([])
+  })
+
   it('inspects an operation with wait: false and sets every output', async () => {
     const { clock, world } = setup()
     const createdAt = Date.parse('2026-11-21T11:00:00Z')

@@ -278,6 +278,16 @@ describe('the check', () => {
     })
   })
 
+  it('a branch gone before the gate started, before a reset: an input error, never gone', async () => {
+    const run = await check(world(), 'preview/gone', 'reset')
+    expect(run.report.outcome).toBe('error')
+    expect(run.report.errorCause).toBe('input')
+    expect(run.report.teardown?.preflight).toBeUndefined()
+    expect(run.report.error).toBe(
+      `input "branch_id": project "${PROJECT}" has no branch named "preview/gone"; give a branch id (br-…) or the exact name of one branch of the project`
+    )
+  })
+
   it('a branch named like an id is found by its name, and checked by its id', async () => {
     const setup = world()
     setup.world.addBranch(PROJECT, { id: 'br-real-000009', name: 'br-hotfix-7' })
