@@ -15,11 +15,17 @@
  * a failure, whatever else is said (a warning excuses nothing); else anything in flight is a
  * timeout; else success. Seeds are fixed in CI; FC_SEED runs others (support/property-runs.ts).
  */
-import { describe, expect, it } from '@jest/globals'
+import { describe, expect, it, jest } from '@jest/globals'
 import fc from 'fast-check'
 import { PROJECT } from '../support/neon/ids.js'
 import { propertyRuns } from '../support/property-runs.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+
+/*
+ * A generous ceiling, never a bound: each property runs the gate dozens of times, some over a busy
+ * project, and a busy machine took over Jest's 30 s for one of them (2026-11-30, fresh-clone CI).
+ */
+jest.setTimeout(120_000)
 
 const BRANCH = 'br-props-000001'
 const SECOND = 1000
