@@ -21,9 +21,9 @@ export default {
   incremental: true,
   incrementalFile: 'stryker.incremental.json',
   concurrency: 2,
-  // A mutant's run loads every related suite (about 30 for a wait module, some 40 s of CPU on two
-  // cores), past the 8 s Stryker's own timeout adds to the covering tests' time even on a quiet
-  // machine: every mutant then timed out, a hang or not. 60 s leaves a timeout to real hangs.
+  // Added to the covering tests' time. A mutant's run also loads every related suite (about 30 for
+  // a wait module, some 40 s of CPU on two cores): with 8 s every mutant timed out, even on a quiet
+  // machine, a hang or not. 60 s leaves a timeout to real hangs.
   timeoutMS: 60000,
   mutate: [
     'src/domain/operation-status.ts',

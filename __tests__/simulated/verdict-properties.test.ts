@@ -87,9 +87,10 @@ const clocksArbitrary = fc.record({
   clockSkewMs: fc.constantFrom(0, DAY, -DAY, -25 * HOUR)
 })
 
-type Scenario = { history: Planned[]; ageMs: number; busy: boolean }
 /** The busy project's own operations (another branch): 510, 3 min apart, the newest 1 min old. */
 const BUSY = { history: 510, historyEveryMs: 3 * MINUTE }
+
+type Scenario = { history: Planned[]; ageMs: number; busy: boolean }
 type Clocks = { dateHeader: number | 'none'; clockSkewMs: number }
 
 /** A world whose branch (created before all of it) holds the scenario, newest first. */
