@@ -17,7 +17,7 @@ import {
   shownRecords,
   statusOf
 } from '../src/runner/comment-records.js'
-import type { WriterConfig, WriterState } from '../src/runner/comment-round.js'
+import type { Call, WriterConfig, WriterState } from '../src/runner/comment-round.js'
 import { readView, renderView, viewOf } from '../src/runner/comment-view.js'
 
 const GATE = '0123456789abcdef'
@@ -171,7 +171,7 @@ describe('the view', () => {
       ...record(`l${i}`, 9, 1, i % 7 === 0 ? 'failure' : 'success'),
       line: `${i % 7 === 0 ? '❌ failure' : '✅ success'}: <script>alert(1)</script> ::error::x ${'y'.repeat(400)}`
     }))
-    const view = viewOf(shownRecords(records), { key: 'none', details: '<p>x</p>' }, undefined)
+    const view = viewOf(shownRecords(records), { key: 'none', details: '<p>x</p>' }, [])
     const body = renderView(MARKER, view, '')
     expect(view.results).toHaveLength(30)
     expect(view.results.filter((r) => r.outcome === 'failure')).toHaveLength(6)
@@ -185,7 +185,7 @@ describe('the view', () => {
 
   it('a comment without a view, or with one edited by hand, is read as none', () => {
     expect(readView(`${MARKER}\nhello`, MARKER)).toBeUndefined()
-    const view = viewOf([record('a', 9, 1, 'failure')], { key: 'x', details: '' }, undefined)
+    const view = viewOf([record('a', 9, 1, 'failure')], { key: 'x', details: '' }, [])
     const body = renderView(MARKER, view, '')
     expect(readView(body.replace('"shown":"', '"shown":"z'), MARKER)).toBeUndefined()
   })
@@ -214,41 +214,69 @@ describe('a leg after its own write', () => {
   const statusesOf = (...legs: [number, WriterConfig][]) =>
     legs.map(([id, config]) => ({ id, ...statusOf(config.own, where), creator: { login: 'me' } }))
 
-  /** Answers every call under way (the reads from `github`), then returns the next state. */
-  function round(config: WriterConfig, entered: WriterState, github: Github): WriterState {
-    let state = entered
-    for (const call of entered.calls) {
-      const answer: Answer =
-        call.call === 'record'
-          ? { id: github.recordId }
-          : call.call === 'comments'
-            ? { comments: [{ id: 7, html_url: 'https://c/7', body: github.body }] }
-            : call.call === 'head'
-              ? { head: SHA }
-              : call.call === 'records'
-                ? { statuses: github.statuses }
-                : { written: { id: 7, html_url: 'https://c/7' } }
-      state = advance(config, state, call, answer)
+  /** The answer to `call` from `github`: a create makes a newer comment, the one listed after. */
+  function answerOf(call: Call, github: Github): Answer {
+    const comment = { id: github.commentId, html_url: `https://c/${github.commentId}` }
+    switch (call.call) {
+      case 'record':
+        return { id: github.recordId }
+      case 'comments':
+        return { comments: [{ ...comment, body: github.body }] }
+      case 'head':
+        return { head: SHA }
+      case 'records':
+        return { statuses: github.statuses }
+      case 'delete':
+        return 'deleted'
+      case 'create':
+        github.commentId += 1
+        return { written: { id: github.commentId, html_url: `https://c/${github.commentId}` } }
+      default:
+        return { written: comment }
     }
+  }
+  const writes = (state: WriterState) =>
+    state.calls.some((call) => ['update', 'create', 'delete'].includes(call.call))
+  /**
+   * Answers the calls under way from `github`: a write, or the reads of a round up to its
+   * decision (the next write, or the end).
+   */
+  function round(config: WriterConfig, entered: WriterState, github: Github): WriterState {
+    const answer = (state: WriterState) =>
+      state.calls.reduce((next, call) => advance(config, next, call, answerOf(call, github)), state)
+    if (writes(entered)) return answer(entered)
+    let state = answer(entered)
+    while (state.calls.length > 0 && !writes(state)) state = answer(state)
     return state
   }
   interface Github {
     recordId: number
+    commentId: number
     body: string
     statuses: ReturnType<typeof statusesOf>
   }
   /** The body another leg writes: the view of `statuses` as a leg without their details renders it. */
   const bodyOf = (statuses: ReturnType<typeof statusesOf>) => {
     const records = shownRecords(recordsOf(statuses, GATE, 'me'))
-    return renderView(MARKER, viewOf(records, { key: 'none', details: '' }, undefined), '')
+    return renderView(MARKER, viewOf(records, { key: 'none', details: '' }, []), '')
   }
 
-  /** Leg `own` (record s2) writes once over the comment of leg p (s1, its record alone). */
+  /**
+   * Leg `own` (record s2) writes once over the comment of leg p (s1, its record alone): a green leg
+   * updates it; a red leg makes a comment after its record (an update of the older one could be
+   * written over by a leg's write from a read before the record).
+   */
   function afterOwnWrite(own: WriterConfig, p: WriterConfig) {
-    const github: Github = { recordId: 2, body: '', statuses: statusesOf([1, p], [2, own]) }
+    const github: Github = {
+      recordId: 2,
+      commentId: 7,
+      body: '',
+      statuses: statusesOf([1, p], [2, own])
+    }
     github.body = bodyOf(statusesOf([1, p]))
     let state = round(own, start(own), github)
-    expect(state.calls.map((call) => call.call)).toEqual(['update'])
+    const write = own.own.outcome === 'success' ? 'update' : 'create'
+    expect(state.calls.map((call) => call.call)).toEqual([write])
     const written = (state.calls[0] as { body: string }).body
     state = round(own, state, github)
     return { state, github, written }
@@ -268,22 +296,28 @@ describe('a leg after its own write', () => {
     expect(next).toMatchObject({ calls: [], ending: 'written' })
   })
 
-  it('a red leg does not hand on to a view without its result: should that leg stop before it writes again, the red still shows', () => {
+  it('a red leg keeps its result in a comment made after its record, and deletes the older one once that holds all, then ends', () => {
     const p = configOf('p', 'failure')
     const q = configOf('q', 'success')
     const after = afterOwnWrite(p, q)
     const { github } = after
-    // q's write over it, p's line without its details: p puts them back, once, and reads again.
-    github.body = bodyOf(github.statuses)
-    let state = round(p, after.state, github)
-    expect(state.calls.map((call) => call.call)).toEqual(['update'])
-    state = round(p, state, github)
-    // A third leg's write from a read before p's record: q and r, green, without p.
-    github.statuses = statusesOf([1, q], [2, p], [3, configOf('r', 'success')])
-    github.body = bodyOf(statusesOf([1, q], [3, configOf('r', 'success')]))
-    const next = round(p, state, github)
-    expect(next.calls.map((call) => call.call)).toEqual(['update'])
-    expect((next.calls[0] as { body: string }).body).toContain('details of p')
+    expect(after.state.calls).toEqual([{ call: 'comments' }])
+    // Its own comment (8) listed, holding both results; the older one (7) still there.
+    const listed = (state: WriterState) =>
+      advance(p, state, state.calls[0], {
+        comments: [
+          { id: 7, html_url: 'https://c/7', body: bodyOf(statusesOf([1, q])) },
+          { id: 8, html_url: 'https://c/8', body: after.written }
+        ]
+      })
+    let state = listed(after.state)
+    state = state.calls.reduce(
+      (next, call) => advance(p, next, call, answerOf(call, github)),
+      state
+    )
+    expect(state.calls).toEqual([{ call: 'delete', id: 7 }])
+    // Deleted: it ends, on the round that found its own comment holding every record.
+    expect(round(p, state, github)).toMatchObject({ calls: [], ending: 'written' })
   })
 
   it('writes again when its own view is still there and a record it had not read is in', () => {
@@ -313,6 +347,7 @@ describe('a leg after its own write', () => {
     const p = configOf('p', 'failure')
     const github: Github = {
       recordId: 0,
+      commentId: 7,
       body: bodyOf(statusesOf([1, p])),
       statuses: statusesOf([1, p])
     }
@@ -321,7 +356,7 @@ describe('a leg after its own write', () => {
     state = round(q, state, github)
     expect(state.calls.map((call) => call.call)).toEqual(['update'])
     state = round(q, state, github)
-    expect(state.calls.map((call) => call.call)).toEqual(['comments', 'head', 'records'])
+    expect(state.calls.map((call) => call.call)).toEqual(['comments'])
     // Another leg's view over its own, from a read that could not see its result.
     github.body = bodyOf(statusesOf([1, p], [3, configOf('r', 'success')]))
     expect(round(q, state, github).calls.map((call) => call.call)).toEqual(['update'])

@@ -147,13 +147,31 @@ describe('the sticky pull-request comment', () => {
     const others = Array.from({ length: 101 }, (_, i): [string, GitHubUser] => [`c${i}`, person])
     const { api, written, calls } = github([...others, [`${marker}\nold`, bot]])
     const own = written.at(-1)!
-    expect(await write('always', 'failure')).toBe(own.html_url)
+    expect(await write('always', 'success')).toBe(own.html_url)
     // Read back: both pages again, the comment as it was written.
     const pages = [`GET ${LIST}?per_page=100`, `GET ${LIST}?per_page=100&page=2`]
     expect(calls()).toEqual([...pages, `PATCH ${ONE(own.id)}`, ...pages])
     noWarnings()
     expect(api.comments).toHaveLength(102)
-    expect(own.body).toContain('❌ failure')
+    expect(own.body).toContain('✅ success')
+  })
+
+  it('a red result goes into a comment made after its record; the older one is deleted once it holds all', async () => {
+    const { api, written, calls } = github([[`${marker}\nold`, bot]])
+    const [old] = written
+    const url = await write('always', 'failure')
+    const created = api.comments.at(-1)!
+    expect(url).toBe(created.html_url)
+    expect(created.id).toBeGreaterThan(old.id)
+    expect(calls()).toEqual([
+      `GET ${LIST}?per_page=100`,
+      `POST ${LIST}`,
+      `GET ${LIST}?per_page=100`,
+      `DELETE ${ONE(old.id)}`
+    ])
+    expect(api.comments).toEqual([created])
+    expect(created.body).toContain('❌ failure')
+    noWarnings()
   })
 
   it("never edits a person's comment that quotes or even copies the marker", async () => {
@@ -368,7 +386,7 @@ describe("whose comment is the action's", () => {
     expect(lines).toContainEqual(expect.stringContaining('set pr_comment_author: my-app[bot]'))
   })
 
-  it('two legs that both created a comment converge on the oldest, with both results, and delete the other', async () => {
+  it('two legs that both created a comment converge on the newest, with both results, and delete the other', async () => {
     const { api, calls } = github()
     // The other leg creates its comment between this leg's list and its create.
     let otherLeg: ReturnType<typeof api.addComment> | undefined
@@ -376,19 +394,21 @@ describe("whose comment is the action's", () => {
       if (request.method !== 'POST' || !request.path.endsWith('/comments') || otherLeg) return
       otherLeg = api.addComment(REPOSITORY, 42, legComment('leg-other', 'failure'), bot)
     }
-    expect(await write('always', 'success')).toBe(otherLeg!.html_url)
-    const created = otherLeg!.id + 1
+    const url = await write('always', 'success')
+    const created = api.comments.at(-1)!
+    expect(url).toBe(created.html_url)
+    expect(created.id).toBe(otherLeg!.id + 1)
     expect(calls()).toEqual([
       `GET ${LIST}?per_page=100`,
       `POST ${LIST}`,
       `GET ${LIST}?per_page=100`,
-      `PATCH ${ONE(otherLeg!.id)}`,
-      `DELETE ${ONE(created)}`,
-      `GET ${LIST}?per_page=100`
+      `PATCH ${ONE(created.id)}`,
+      `GET ${LIST}?per_page=100`,
+      `DELETE ${ONE(otherLeg!.id)}`
     ])
-    expect(api.comments).toEqual([otherLeg])
+    expect(api.comments).toEqual([created])
     noWarnings()
-    const body = otherLeg!.body
+    const body = created.body
     expect(body).toMatch(
       new RegExp(`^${marker}\n<h2>Neon operations gate</h2>\n<p>leg-other details`)
     )
@@ -398,15 +418,41 @@ describe("whose comment is the action's", () => {
     ])
   })
 
-  it('an update also deletes leftover duplicates; one already deleted is no error', async () => {
+  it('an update of a comment another leg deleted first (GitHub: 404) reads again and writes the newer one', async () => {
+    const { api, written, calls } = github([[`${marker}\nold`, bot]])
+    const [old] = written
+    // Another leg's red made a newer comment and deleted this one, just before this leg's update.
+    let newer: ReturnType<typeof api.addComment> | undefined
+    api.onRequest = (request) => {
+      if (request.method !== 'PATCH' || newer) return
+      newer = api.addComment(REPOSITORY, 42, legComment('leg-other', 'failure'), bot)
+      api.comments.splice(api.comments.indexOf(old), 1)
+    }
+    expect(await write('always', 'success')).toBe(newer!.html_url)
+    expect(calls()).toEqual([
+      `GET ${LIST}?per_page=100`,
+      `PATCH ${ONE(old.id)}`,
+      `GET ${LIST}?per_page=100`,
+      `PATCH ${ONE(newer!.id)}`,
+      `GET ${LIST}?per_page=100`
+    ])
+    expect(api.requests.find((request) => request.method === 'PATCH')?.status).toBe(404)
+    expect(resultsOf(newer!.body).sort()).toEqual([
+      ['failure: leg-other line', 'failure'],
+      ['✅ success', 'success']
+    ])
+    noWarnings()
+  })
+
+  it('older comments are deleted once the newest holds every result; one already deleted is no error', async () => {
     const { api, written } = github([
       [`${marker}\na`, bot],
       [`${marker}\nb`, bot]
     ])
-    const [own, duplicate] = written
-    // Another leg deletes the duplicate first.
+    const [older, own] = written
+    // Another leg deletes the older comment first.
     api.onRequest = (request) => {
-      if (request.method === 'DELETE') api.comments.splice(api.comments.indexOf(duplicate), 1)
+      if (request.method === 'DELETE') api.comments.splice(api.comments.indexOf(older), 1)
     }
     expect(await write('always', 'success')).toBe(own.html_url)
     expect(api.requests.find((request) => request.method === 'DELETE')?.status).toBe(404)
@@ -425,7 +471,7 @@ describe('written is written: a later call that fails keeps the comment that hol
     expect(lines).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^warning: pr_comment: created ${url!.replace(/[.?]/g, '\\$&')}, but listing the comments, reading the pull request's head commit, reading the legs' commit statuses failed, so it may not show every leg's result yet`
+          `^warning: pr_comment: created ${url!.replace(/[.?]/g, '\\$&')}, but listing the comments failed, so it may not show every leg's result yet`
         )
       )
     ])
@@ -437,7 +483,7 @@ describe('written is written: a later call that fails keeps the comment that hol
     const [own] = written
     expect(await write('always', 'success')).toBe(own.html_url)
     expect(lines).toEqual([
-      `warning: pr_comment: updated ${own.html_url}, but listing the comments, reading the pull request's head commit, reading the legs' commit statuses failed, so it may not show every leg's result yet (each leg's commit status keeps its own): Bad Gateway (HTTP 502)`
+      `warning: pr_comment: updated ${own.html_url}, but listing the comments failed, so it may not show every leg's result yet (each leg's commit status keeps its own): Bad Gateway (HTTP 502)`
     ])
   })
 
@@ -447,7 +493,7 @@ describe('written is written: a later call that fails keeps the comment that hol
       [`${marker}\nb`, bot]
     ])
     api.faults.push({ method: 'DELETE', after: 0, status: 500, message: 'Server Error' })
-    const [own, duplicate] = written
+    const [duplicate, own] = written
     expect(await write('always', 'success')).toBe(own.html_url)
     expect(lines).toEqual([
       expect.stringMatching(

@@ -46850,7 +46850,7 @@ const CORE_INPUTS = {
         docs: {
             default: '10m',
             summary: 'Longest total wait, same syntax or `5d`; 1 s to 5 days',
-            description: 'Longest total wait, same syntax as interval, or days (5d); 1 second to 5 days. The wait ends within about a second past it; a pull-request comment, written after, has at most 5 s more.'
+            description: 'Longest total wait, same syntax as interval, or days (5d); 1 second to 5 days. The wait ends within about a second past it; a pull-request comment, written after, has at most 10 s more.'
         }
     },
     fail_fast: {
@@ -48307,12 +48307,13 @@ const ViewDataSchema = object({
 });
 /**
  * The view of `records` (shownRecords' of one run): the 30 most severe, the worst's details (its
- * own leg's `details` when it is `own`, else those a comment `displayed` already shows, else its line).
+ * own leg's `details` when it is `own`, else those a comment read already shows (`displayed`, the
+ * newest last), else its line).
  */
 function viewOf(records, own, displayed) {
     const results = mostSevere(records, MAX_RESULTS);
     const [shown] = mostSevere(results, 1);
-    const carried = displayed?.shown === shown.key && displayed.detailed ? displayed.details : undefined;
+    const carried = displayed.findLast((view) => view?.shown === shown.key && view.detailed)?.details;
     const details = shown.key === own.key ? own.details : carried;
     const fits = details !== undefined && Buffer.byteLength(details) <= DETAILS_BUDGET_BYTES;
     return {
@@ -48431,8 +48432,9 @@ function fallbackDetails(result) {
 
 
 /**
- * Rounds at most: after its first write, a leg writes again only to put its details back once,
- * past a duplicate, or when its own view is still there beside a record it had not read.
+ * Rounds at most: after its first write (a red leg's, to a comment of its own), a leg writes again
+ * only to put its details back once, or when its own view is still there beside a record it had
+ * not read.
  */
 const MAX_ROUNDS = 8;
 const passed = (outcome) => outcome === 'success' || outcome === 'pending';
@@ -48448,17 +48450,19 @@ const end = (state, ending, note) => ({
     notes: note ? [...state.notes, note] : state.notes
 });
 /** The round's decision, from the records on the pull request's head. */
-function decide(config, state, [kept, ...duplicates], statuses) {
+function decide(config, state, comments, statuses) {
     const superseded = state.head !== state.sha;
     const note = superseded && !state.notes.includes('superseded') ? 'superseded' : undefined;
     const noted = note ? { ...state, notes: [...state.notes, note] } : state;
+    const kept = comments.at(-1);
+    const older = comments.slice(0, -1);
     const records = recordsOf(statuses, config.gateHash, config.author);
     if (!superseded && !records.some((r) => r.key === state.recorded))
         records.push(ownRecord(config, state));
-    records.push(...unrecorded(kept?.view, records));
+    records.push(...unrecorded(comments, records));
     if (records.length === 0)
         return end(noted, 'superseded');
-    const wanted = viewOf(shownRecords(records), { key: state.recorded, details: config.details }, kept?.view);
+    const wanted = viewOf(shownRecords(records), { key: state.recorded, details: config.details }, comments.map((comment) => comment.view));
     if (kept?.view && kept.view.run > wanted.run)
         return end(noted, 'later run', 'later run');
     // A superseded run only puts the head's view back over a late write of its own; never creates.
@@ -48467,37 +48471,50 @@ function decide(config, state, [kept, ...duplicates], statuses) {
     const red = wanted.results.some((result) => !passed(result.outcome));
     if (!kept && config.mode === 'failure' && !red)
         return end(noted, 'not needed');
-    const passing = passedOn(state, kept, wanted, passed(config.own.outcome));
-    if (kept && duplicates.length === 0 && (holds(kept.view, wanted) || passing === 'ends')) {
-        return end(noted, superseded ? 'superseded' : 'written');
+    // A red result is kept only in a comment made after its record: see homeless.
+    const target = kept && !homeless(config, noted, kept, superseded) ? kept : undefined;
+    const passing = passedOn(state, target, wanted);
+    // Older comments go once the newest holds every record read, or another leg wrote over this
+    // leg's view in it: that leg's read came after the newest was made, so its view holds every
+    // record made before, and so every red result an older comment keeps.
+    if (target && (passing === 'ends' || holds(target.view, wanted))) {
+        if (older.length === 0)
+            return end(noted, superseded ? 'superseded' : 'written');
+        const [id, ...rest] = older.map((comment) => comment.id);
+        return { ...noted, calls: [{ call: 'delete', id }], deletes: rest };
     }
     if (state.round >= MAX_ROUNDS)
         return end(noted, 'rounds');
     const body = renderView(config.marker, wanted, runLink(config, wanted.run));
-    const next = { ...noted, deletes: duplicates.map((duplicate) => duplicate.id) };
-    if (passing === 'details')
-        next.putBack = true;
-    return kept
-        ? ask(next, { call: 'update', id: kept.id, url: kept.url, body })
+    const next = passing === 'details' ? { ...noted, putBack: true } : noted;
+    return target
+        ? ask(next, { call: 'update', id: target.id, url: target.url, body })
         : ask(next, { call: 'create', body });
 }
 /**
- * Whether another leg wrote the comment after this leg's last write (with this leg's result in it,
- * when it is red). That leg reads again after its write, when this leg's record is already made,
- * and writes until the comment holds every record it read: so this leg `ends`. A result it could
- * not record is its own to keep (no other leg reads it). Its details, when its result is the one
- * shown, only it has: it puts them back once (`details`); after that, a view may show its line
- * alone.
+ * Whether `kept` cannot hold this leg's red result: it is not a comment this leg made, nor newer.
+ * A comment made after the record is written only from reads of the records made after it was
+ * listed, so each of those writes holds the result. An older comment may get a write from a read
+ * before the record (another leg's, that may land later and then stop), which would drop it. Older
+ * comments are deleted only once the newest holds every record read (decide).
  */
-function passedOn(state, kept, wanted, green) {
+function homeless(config, state, kept, superseded) {
+    const red = !superseded && !passed(config.own.outcome);
+    return red && (state.home === undefined || kept.id < state.home);
+}
+/**
+ * Whether another leg wrote the comment after this leg's last write. That leg read the comments,
+ * then the records, after this leg's record was made, and writes until the comment holds every
+ * record it read: so this leg `ends` (a red leg's comment was made after its record, so that write
+ * holds its result: see homeless). A result it could not record is its own to keep (no other leg
+ * reads it). Its details, when its result is the one shown, only it has: it puts them back once
+ * (`details`); after that, a view may show its line alone.
+ */
+function passedOn(state, kept, wanted) {
     const { mine, recorded } = state;
     if (!mine || !kept?.view || kept.id !== mine.id || !recorded?.startsWith('s'))
         return undefined;
     if (showsOf(kept.view) === mine.shows)
-        return undefined;
-    // A red result is handed on only to a view that shows it: should the other leg stop before it
-    // writes again (its 5 s limit), the comment must not pass over it.
-    if (!green && !kept.view.results.some((result) => result.key === recorded))
         return undefined;
     const lacking = !(kept.view.shown === wanted.shown && kept.view.detailed);
     const owed = wanted.shown === recorded && wanted.detailed && lacking && !state.putBack;
@@ -48508,14 +48525,19 @@ function ownRecord(config, state) {
     return { key: state.recorded, leg, told, run, attempt, outcome, line, ...(name ? { name } : {}) };
 }
 /**
- * Results that could not be recorded (a job without `statuses: write`) live in the view alone: a
- * view of their run carries them on, though a write from an older read may drop one.
+ * Results that could not be recorded (a job without `statuses: write`) live in the views alone: a
+ * view of their run carries on those of every comment read (older ones are deleted), though a
+ * write from an older read may drop one.
  */
-function unrecorded(view, records) {
+function unrecorded(comments, records) {
     const newest = Math.max(0, ...records.map((record) => record.run));
-    return (view?.results ?? []).filter((result) => result.key.startsWith('u-') &&
-        result.run >= newest &&
-        !records.some((record) => record.key === result.key));
+    const found = [];
+    for (const result of comments.flatMap((comment) => comment.view?.results ?? [])) {
+        const known = [...records, ...found].some((record) => record.key === result.key);
+        if (result.key.startsWith('u-') && result.run >= newest && !known)
+            found.push(result);
+    }
+    return found;
 }
 /** The link to the workflow run the view shows, under the results. */
 function runLink({ serverUrl, repository }, run) {
@@ -48529,13 +48551,17 @@ function runLink({ serverUrl, repository }, run) {
 /*
  * What one leg does to GitHub, and in what order, as a pure state machine (no I/O, no clock), so
  * that the tests can run every interleaving of several legs' calls (comment-writes.ts runs it on
- * GitHub). The leg writes its record (comment-records.ts), then rounds of: read the comments, read
- * the pull request's head, read the records on that head, and write the view of those records
- * (comment-view.ts) unless the comment already holds it. It ends on a round that finds the comment
- * holding everything it read, or another leg's view over its own (that leg reads again after its
- * write, and so sees this leg's record). So the last view to land holds every record made before
- * its writer's last read, which found its own view: any record made later is followed by its own
- * leg's first round, which writes again.
+ * GitHub). The leg writes its record (comment-records.ts), then rounds of: read the comments, then
+ * the pull request's head and the records on it, and write the view of those records
+ * (comment-view.ts) to the newest comment unless it already holds it. It ends on a round that finds
+ * the newest comment alone and holding everything it read, or another leg's view over its own
+ * (that leg reads again after its write, and so sees this leg's record). So the last view to land
+ * holds every record made before its writer's last read, which found its own view: any record made
+ * later is followed by its own leg's first round, which writes again.
+ * The records are read after the comments, so that a write to a comment holds every record made
+ * before the comment: a red leg keeps its result in a comment it made, or a newer one, and older
+ * comments are deleted only once the newest holds every record read. So a leg that stops after a
+ * write from an old read drops no red result of a leg that ended (comment-round.ts, homeless).
  * GitHub's order decides, never timing: the view shows the newest run of the pull request's head
  * commit; a view of a newer run is never written over.
  */
@@ -48543,9 +48569,8 @@ function runLink({ serverUrl, repository }, run) {
 
 
 /**
- * The first calls, at once: the record, the comments, the head, and the records of this run's
- * commit (the head's, unless a newer commit was pushed). With pr_comment: failure and a pass, no
- * record until a comment is found.
+ * The first calls, at once: the record and the comments (then the head and the records). With
+ * pr_comment: failure and a pass, no record until a comment is found.
  */
 function start(config) {
     const state = {
@@ -48562,26 +48587,48 @@ function start(config) {
 function recordCall(config, sha) {
     return { call: 'record', status: statusOf(config.own, config), sha };
 }
-/** A round of reads, all sent at once (after the last write was answered), and `more` beside them. */
+/** A round's first read, the comments (after the last write was answered), and `more` beside it. */
 function readRound(state, more) {
-    const reads = [{ call: 'comments' }, { call: 'head' }];
+    return { ...state, calls: [...more, { call: 'comments' }], answers: {} };
+}
+/**
+ * Then, once the comments are read: the head, and the records of this run's commit (the head's,
+ * unless a newer was pushed), at once. Read after the comments, they hold every record made before
+ * any comment listed: so a write to a comment made after a red record holds that record.
+ */
+function readRecords(state, comments) {
+    const reads = [{ call: 'head' }];
     if (state.sha)
         reads.push({ call: 'records', sha: state.sha });
-    return { ...state, calls: [...more, ...reads], answers: {} };
+    return { ...state, calls: reads, answers: { ...state.answers, comments } };
 }
 /** The state after `answer` to `call` (one of the calls under way). */
 function advance(config, state, call, answer) {
     const calls = state.calls.filter((pending) => pending !== call);
     const next = { ...state, calls, answers: { ...state.answers, ...answered(config, call, answer) } };
-    if (call.call === 'update' || call.call === 'create') {
+    if ((call.call === 'update' || call.call === 'create') && answer !== 'gone') {
         const written = answer.written;
         next.wrote = { action: call.call === 'create' ? 'created' : 'updated', url: written.html_url };
         const view = readView(call.body, config.marker);
         next.mine = view ? { id: written.id, shows: showsOf(view) } : undefined;
+        if (call.call === 'create')
+            next.home = written.id;
     }
+    if (call.call === 'delete')
+        return deleted(next);
     if (calls.length > 0)
         return next;
     return roundAnswered(config, next);
+}
+/**
+ * The older comments deleted one by one, then the end: the newest held every record read (the
+ * round's answers stay, for what the leg ends on).
+ */
+function deleted(state) {
+    const [id, ...rest] = state.deletes;
+    if (id === undefined)
+        return end(state, state.head === state.sha ? 'written' : 'superseded');
+    return { ...state, calls: [{ call: 'delete', id }], deletes: rest };
 }
 function answered(config, call, answer) {
     switch (call.call) {
@@ -48613,8 +48660,10 @@ function roundAnswered(config, state) {
     }
     if (answers.comments === undefined)
         return afterWrite(next);
-    const head = answers.head;
-    next = { ...next, url: answers.comments[0]?.url, head, sha: next.sha || head };
+    if (answers.head === undefined)
+        return readRecords(next, answers.comments);
+    const { head } = answers;
+    next = { ...next, url: answers.comments.at(-1)?.url, head, sha: next.sha || head };
     if (!next.recorded) {
         // pr_comment: failure and a pass: recorded only when there is a comment to update.
         if (answers.comments.length === 0)
@@ -48636,11 +48685,8 @@ function readComments(config, answer) {
         view: readView(comment.body ?? '', config.marker)
     }));
 }
-/** After a write: the duplicates deleted one by one, then the next round. */
+/** After a write: the next round. */
 function afterWrite(state) {
-    const [id, ...rest] = state.deletes;
-    if (id !== undefined)
-        return ask({ ...state, deletes: rest }, { call: 'delete', id });
     return readRound({ ...state, round: state.round + 1 }, []);
 }
 
@@ -48699,13 +48745,21 @@ async function answerOf(api, call, write, progress) {
             return 'deleted';
         default:
             progress.sending = { doing: describeCall(call), url: 'url' in call ? call.url : undefined };
-            return { written: await writeComment(api, call) };
+            return writeComment(api, call);
     }
 }
+/** The comment written; `gone` when another leg deleted it first (it had a newer one to keep). */
 async function writeComment(api, call) {
-    return call.call === 'update'
-        ? api.updateComment(call.id, call.body)
-        : api.createComment(call.body);
+    if (call.call === 'create')
+        return { written: await api.createComment(call.body) };
+    try {
+        return { written: await api.updateComment(call.id, call.body) };
+    }
+    catch (error) {
+        if (error.status === 404)
+            return 'gone';
+        throw error;
+    }
 }
 function ending(write, progress, state) {
     const { logger, config } = write;
@@ -48912,7 +48966,7 @@ function describeGitHubError(error) {
 
 
 /** The longest the comment may take, listing, creating or updating included. */
-const COMMENT_TIME_LIMIT_MS = 5000;
+const COMMENT_TIME_LIMIT_MS = 10_000;
 /** Operation rows in the comment; fewer when the body would be too long. */
 const COMMENT_OPERATION_ROWS = 20;
 /** A result's line and a leg's name, as its record holds them. */

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { runAction, serve } from '../support/bundles/action.js'
+import { runAction, serve, terminateOn } from '../support/bundles/action.js'
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
 import { ORG, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
@@ -105,7 +105,7 @@ async function olderRunSlow(earlier: boolean) {
   let reached: () => void = () => undefined
   const oldReachedGitHub = new Promise<void>((resolve) => (reached = resolve))
   // Both bundles start at once; the newer run's GitHub calls wait until the older run has read, so
-  // the older run's 5 s cover only the newer run's comment, never a loaded machine's bundle start.
+  // the older run's 10 s cover only the newer run's comment, never a loaded machine's bundle start.
   api.beforeAnswer = async (record) => {
     if (record.token !== OLD_TOKEN) return oldReachedGitHub
     reached()
@@ -179,5 +179,70 @@ describe('a fail-fast-cancelled leg, re-run alone, never turns a red comment gre
     expect(comments[0].body).toMatch(/\n<p><b>❌ failure<\/b>/)
     expect(comments[0].body).toMatch(/<td>❌ failure: apply_config on br-preview-42 ended in error/)
     expect(comments[0].body).toMatch(/<td>✅ success/)
+  })
+})
+
+describe('a green leg that stops after a write from an old read never drops a red (issue 66)', () => {
+  it('its late write lands, it is cancelled before it reads again: the red still heads the comment', async () => {
+    const api = await github()
+    const { world, server } = await serve()
+    // One gate, two legs told apart: the green leg reads the operation finished, the red leg
+    // (a key of its own) reads it failed.
+    const op = operationIn(world, 'finished', {
+      then: 'error',
+      reads: LATE_READ,
+      branchId: 'br-preview-42',
+      error: 'out of capacity'
+    })
+    world.addKey({ token: NEWER_NEON_KEY, type: 'organization', accountId: ORG, orgIds: [ORG] })
+    server.onRequest = (record) => {
+      op.reads = record.headers.authorization === `Bearer ${NEWER_NEON_KEY}` ? LATE_READ : 0
+    }
+    const inputs = (token: string, leg: string) => ({
+      project_id: PROJECT,
+      operation_id: op.id,
+      pr_comment: 'always',
+      pr_comment_leg: leg,
+      github_token: token,
+      ...(token === NEW_TOKEN ? { api_key: NEWER_NEON_KEY } : {})
+    })
+    // An earlier run's comment is there.
+    api.pulls.set(`${REPOSITORY}#42`, NEW_HEAD)
+    const env = (id: string) => runnerEnv(api, { id, head: NEW_HEAD })
+    expect((await runAction(server, inputs(OLD_TOKEN, 'green'), { env: env('776') })).code).toBe(0)
+    const [earlier] = gateComments(api)
+    // The green leg's write, from its read before the red leg's record, waits until the red leg
+    // has ended; it lands, and the green leg is cancelled before it reads again.
+    let redEnded: () => void = () => undefined
+    const ended = new Promise<void>((resolve) => (redEnded = resolve))
+    let landed: () => void = () => undefined
+    const cancel = terminateOn((listener) => (landed = listener), 'SIGINT')
+    let sent: () => void = () => undefined
+    const writeSent = new Promise<void>((resolve) => (sent = resolve))
+    // The green leg's write to a comment (its token is OLD_TOKEN here; its record is a status).
+    const greenWrite = (record: { method: string; path: string; headers: object }) =>
+      String((record.headers as { authorization?: string }).authorization).endsWith(OLD_TOKEN) &&
+      ['PATCH', 'POST'].includes(record.method) &&
+      !record.path.includes('/statuses/')
+    api.onRequest = (record) => (greenWrite(record) ? sent() : undefined)
+    api.beforeHandle = (record) => (greenWrite(record) ? ended : undefined)
+    api.beforeAnswer = (record) => (greenWrite(record) ? landed() : undefined)
+    const green = runAction(server, inputs(OLD_TOKEN, 'green'), {
+      env: env('778'),
+      onStart: cancel.onStart
+    })
+    // The red leg starts once the green leg's write is sent (its reads came before).
+    await writeSent
+    const red = await runAction(server, inputs(NEW_TOKEN, 'red'), { env: env('778') })
+    expect(red.code).toBe(1)
+    redEnded()
+    await green
+    expect(cancel.sentAt()).toBeGreaterThan(0)
+    const comments = gateComments(api)
+    expect(comments).toHaveLength(1)
+    expect(comments[0].body).toMatch(/\n<p><b>❌ failure<\/b>/)
+    expect(comments[0].body).toMatch(/<td>✅ success/)
+    // The red leg wrote a comment of its own, and deleted the earlier one the late write hit.
+    expect(comments[0].id).toBeGreaterThan(earlier.id)
   })
 })

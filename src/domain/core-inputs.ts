@@ -171,7 +171,7 @@ export const CORE_INPUTS = {
       default: '10m',
       summary: 'Longest total wait, same syntax or `5d`; 1 s to 5 days',
       description:
-        'Longest total wait, same syntax as interval, or days (5d); 1 second to 5 days. The wait ends within about a second past it; a pull-request comment, written after, has at most 5 s more.'
+        'Longest total wait, same syntax as interval, or days (5d); 1 second to 5 days. The wait ends within about a second past it; a pull-request comment, written after, has at most 10 s more.'
     }
   },
   fail_fast: {

@@ -1,13 +1,17 @@
 /*
  * What one leg does to GitHub, and in what order, as a pure state machine (no I/O, no clock), so
  * that the tests can run every interleaving of several legs' calls (comment-writes.ts runs it on
- * GitHub). The leg writes its record (comment-records.ts), then rounds of: read the comments, read
- * the pull request's head, read the records on that head, and write the view of those records
- * (comment-view.ts) unless the comment already holds it. It ends on a round that finds the comment
- * holding everything it read, or another leg's view over its own (that leg reads again after its
- * write, and so sees this leg's record). So the last view to land holds every record made before
- * its writer's last read, which found its own view: any record made later is followed by its own
- * leg's first round, which writes again.
+ * GitHub). The leg writes its record (comment-records.ts), then rounds of: read the comments, then
+ * the pull request's head and the records on it, and write the view of those records
+ * (comment-view.ts) to the newest comment unless it already holds it. It ends on a round that finds
+ * the newest comment alone and holding everything it read, or another leg's view over its own
+ * (that leg reads again after its write, and so sees this leg's record). So the last view to land
+ * holds every record made before its writer's last read, which found its own view: any record made
+ * later is followed by its own leg's first round, which writes again.
+ * The records are read after the comments, so that a write to a comment holds every record made
+ * before the comment: a red leg keeps its result in a comment it made, or a newer one, and older
+ * comments are deleted only once the newest holds every record read. So a leg that stops after a
+ * write from an old read drops no red result of a leg that ended (comment-round.ts, homeless).
  * GitHub's order decides, never timing: the view shows the newest run of the pull request's head
  * commit; a view of a newer run is never written over.
  */
@@ -15,7 +19,6 @@ import { type CommitStatus, statusOf } from './comment-records.js'
 import { readView, showsOf } from './comment-view.js'
 import {
   type Answers,
-  ask,
   type Call,
   decide,
   end,
@@ -33,11 +36,11 @@ export type Answer =
   | { statuses: CommitStatus[] }
   | { written: { id: number; html_url: string } }
   | 'deleted'
+  | 'gone'
 
 /**
- * The first calls, at once: the record, the comments, the head, and the records of this run's
- * commit (the head's, unless a newer commit was pushed). With pr_comment: failure and a pass, no
- * record until a comment is found.
+ * The first calls, at once: the record and the comments (then the head and the records). With
+ * pr_comment: failure and a pass, no record until a comment is found.
  */
 export function start(config: WriterConfig): WriterState {
   const state: WriterState = {
@@ -56,11 +59,20 @@ function recordCall(config: WriterConfig, sha: string): Call {
   return { call: 'record', status: statusOf(config.own, config), sha }
 }
 
-/** A round of reads, all sent at once (after the last write was answered), and `more` beside them. */
+/** A round's first read, the comments (after the last write was answered), and `more` beside it. */
 function readRound(state: WriterState, more: Call[]): WriterState {
-  const reads: Call[] = [{ call: 'comments' }, { call: 'head' }]
+  return { ...state, calls: [...more, { call: 'comments' }], answers: {} }
+}
+
+/**
+ * Then, once the comments are read: the head, and the records of this run's commit (the head's,
+ * unless a newer was pushed), at once. Read after the comments, they hold every record made before
+ * any comment listed: so a write to a comment made after a red record holds that record.
+ */
+function readRecords(state: WriterState, comments: ReadComment[]): WriterState {
+  const reads: Call[] = [{ call: 'head' }]
   if (state.sha) reads.push({ call: 'records', sha: state.sha })
-  return { ...state, calls: [...more, ...reads], answers: {} }
+  return { ...state, calls: reads, answers: { ...state.answers, comments } }
 }
 
 /** The state after `answer` to `call` (one of the calls under way). */
@@ -72,14 +84,26 @@ export function advance(
 ): WriterState {
   const calls = state.calls.filter((pending) => pending !== call)
   const next = { ...state, calls, answers: { ...state.answers, ...answered(config, call, answer) } }
-  if (call.call === 'update' || call.call === 'create') {
+  if ((call.call === 'update' || call.call === 'create') && answer !== 'gone') {
     const written = (answer as { written: { id: number; html_url: string } }).written
     next.wrote = { action: call.call === 'create' ? 'created' : 'updated', url: written.html_url }
     const view = readView(call.body, config.marker)
     next.mine = view ? { id: written.id, shows: showsOf(view) } : undefined
+    if (call.call === 'create') next.home = written.id
   }
+  if (call.call === 'delete') return deleted(next)
   if (calls.length > 0) return next
   return roundAnswered(config, next)
+}
+
+/**
+ * The older comments deleted one by one, then the end: the newest held every record read (the
+ * round's answers stay, for what the leg ends on).
+ */
+function deleted(state: WriterState): WriterState {
+  const [id, ...rest] = state.deletes
+  if (id === undefined) return end(state, state.head === state.sha ? 'written' : 'superseded')
+  return { ...state, calls: [{ call: 'delete', id }], deletes: rest }
 }
 
 function answered(config: WriterConfig, call: Call, answer: Answer): Answers {
@@ -112,8 +136,9 @@ function roundAnswered(config: WriterConfig, state: WriterState): WriterState {
     }
   }
   if (answers.comments === undefined) return afterWrite(next)
-  const head = answers.head!
-  next = { ...next, url: answers.comments[0]?.url, head, sha: next.sha || head }
+  if (answers.head === undefined) return readRecords(next, answers.comments)
+  const { head } = answers
+  next = { ...next, url: answers.comments.at(-1)?.url, head, sha: next.sha || head }
   if (!next.recorded) {
     // pr_comment: failure and a pass: recorded only when there is a comment to update.
     if (answers.comments.length === 0) return end(next, 'not needed')
@@ -138,9 +163,7 @@ function readComments(config: WriterConfig, answer: Answer): ReadComment[] {
   }))
 }
 
-/** After a write: the duplicates deleted one by one, then the next round. */
+/** After a write: the next round. */
 function afterWrite(state: WriterState): WriterState {
-  const [id, ...rest] = state.deletes
-  if (id !== undefined) return ask({ ...state, deletes: rest }, { call: 'delete', id })
   return readRound({ ...state, round: state.round + 1 }, [])
 }

@@ -14,8 +14,9 @@ import {
 import { holds, renderView, showsOf, type View, viewOf } from './comment-view.js'
 
 /**
- * Rounds at most: after its first write, a leg writes again only to put its details back once,
- * past a duplicate, or when its own view is still there beside a record it had not read.
+ * Rounds at most: after its first write (a red leg's, to a comment of its own), a leg writes again
+ * only to put its details back once, or when its own view is still there beside a record it had
+ * not read.
  */
 const MAX_ROUNDS = 8
 
@@ -71,10 +72,12 @@ export interface WriterState {
   recorded?: string
   sha: string
   round: number
-  /** The URL of the comment the last round found (the oldest of the gate's), and the head. */
+  /** The URL of the comment the last round found (the newest of the gate's), and the head. */
   url?: string
   head?: string
-  /** Duplicates still to delete after a write. */
+  /** The comment this leg made (a red leg keeps its result there, or in a newer one). */
+  home?: number
+  /** Older comments still to delete, once the newest was found holding every record read. */
   deletes: number[]
   ending?: Ending
   /** Lines for the log, in order: `refused`, `superseded`, `later run`. */
@@ -89,7 +92,7 @@ export interface WriterState {
 
 export const passed = (outcome: RunOutcome) => outcome === 'success' || outcome === 'pending'
 
-export const ask = (state: WriterState, call: Call): WriterState => ({
+const ask = (state: WriterState, call: Call): WriterState => ({
   ...state,
   calls: [call],
   answers: {}
@@ -105,60 +108,81 @@ export const end = (state: WriterState, ending: Ending, note?: string): WriterSt
 export function decide(
   config: WriterConfig,
   state: WriterState,
-  [kept, ...duplicates]: ReadComment[],
+  comments: ReadComment[],
   statuses: CommitStatus[]
 ): WriterState {
   const superseded = state.head !== state.sha
   const note = superseded && !state.notes.includes('superseded') ? 'superseded' : undefined
   const noted = note ? { ...state, notes: [...state.notes, note] } : state
+  const kept = comments.at(-1)
+  const older = comments.slice(0, -1)
   const records = recordsOf(statuses, config.gateHash, config.author)
   if (!superseded && !records.some((r) => r.key === state.recorded))
     records.push(ownRecord(config, state))
-  records.push(...unrecorded(kept?.view, records))
+  records.push(...unrecorded(comments, records))
   if (records.length === 0) return end(noted, 'superseded')
   const wanted = viewOf(
     shownRecords(records),
     { key: state.recorded!, details: config.details },
-    kept?.view
+    comments.map((comment) => comment.view)
   )
   if (kept?.view && kept.view.run > wanted.run) return end(noted, 'later run', 'later run')
   // A superseded run only puts the head's view back over a late write of its own; never creates.
   if (!kept && superseded) return end(noted, 'superseded')
   const red = wanted.results.some((result) => !passed(result.outcome))
   if (!kept && config.mode === 'failure' && !red) return end(noted, 'not needed')
-  const passing = passedOn(state, kept, wanted, passed(config.own.outcome))
-  if (kept && duplicates.length === 0 && (holds(kept.view, wanted) || passing === 'ends')) {
-    return end(noted, superseded ? 'superseded' : 'written')
+  // A red result is kept only in a comment made after its record: see homeless.
+  const target = kept && !homeless(config, noted, kept, superseded) ? kept : undefined
+  const passing = passedOn(state, target, wanted)
+  // Older comments go once the newest holds every record read, or another leg wrote over this
+  // leg's view in it: that leg's read came after the newest was made, so its view holds every
+  // record made before, and so every red result an older comment keeps.
+  if (target && (passing === 'ends' || holds(target.view, wanted))) {
+    if (older.length === 0) return end(noted, superseded ? 'superseded' : 'written')
+    const [id, ...rest] = older.map((comment) => comment.id)
+    return { ...noted, calls: [{ call: 'delete', id }], deletes: rest }
   }
   if (state.round >= MAX_ROUNDS) return end(noted, 'rounds')
   const body = renderView(config.marker, wanted, runLink(config, wanted.run))
-  const next = { ...noted, deletes: duplicates.map((duplicate) => duplicate.id) }
-  if (passing === 'details') next.putBack = true
-  return kept
-    ? ask(next, { call: 'update', id: kept.id, url: kept.url, body })
+  const next = passing === 'details' ? { ...noted, putBack: true } : noted
+  return target
+    ? ask(next, { call: 'update', id: target.id, url: target.url, body })
     : ask(next, { call: 'create', body })
 }
 
 /**
- * Whether another leg wrote the comment after this leg's last write (with this leg's result in it,
- * when it is red). That leg reads again after its write, when this leg's record is already made,
- * and writes until the comment holds every record it read: so this leg `ends`. A result it could
- * not record is its own to keep (no other leg reads it). Its details, when its result is the one
- * shown, only it has: it puts them back once (`details`); after that, a view may show its line
- * alone.
+ * Whether `kept` cannot hold this leg's red result: it is not a comment this leg made, nor newer.
+ * A comment made after the record is written only from reads of the records made after it was
+ * listed, so each of those writes holds the result. An older comment may get a write from a read
+ * before the record (another leg's, that may land later and then stop), which would drop it. Older
+ * comments are deleted only once the newest holds every record read (decide).
+ */
+function homeless(
+  config: WriterConfig,
+  state: WriterState,
+  kept: ReadComment,
+  superseded: boolean
+): boolean {
+  const red = !superseded && !passed(config.own.outcome)
+  return red && (state.home === undefined || kept.id < state.home)
+}
+
+/**
+ * Whether another leg wrote the comment after this leg's last write. That leg read the comments,
+ * then the records, after this leg's record was made, and writes until the comment holds every
+ * record it read: so this leg `ends` (a red leg's comment was made after its record, so that write
+ * holds its result: see homeless). A result it could not record is its own to keep (no other leg
+ * reads it). Its details, when its result is the one shown, only it has: it puts them back once
+ * (`details`); after that, a view may show its line alone.
  */
 function passedOn(
   state: WriterState,
   kept: ReadComment | undefined,
-  wanted: View,
-  green: boolean
+  wanted: View
 ): 'ends' | 'details' | undefined {
   const { mine, recorded } = state
   if (!mine || !kept?.view || kept.id !== mine.id || !recorded?.startsWith('s')) return undefined
   if (showsOf(kept.view) === mine.shows) return undefined
-  // A red result is handed on only to a view that shows it: should the other leg stop before it
-  // writes again (its 5 s limit), the comment must not pass over it.
-  if (!green && !kept.view.results.some((result) => result.key === recorded)) return undefined
   const lacking = !(kept.view.shown === wanted.shown && kept.view.detailed)
   const owed = wanted.shown === recorded && wanted.detailed && lacking && !state.putBack
   return owed ? 'details' : 'ends'
@@ -170,17 +194,18 @@ function ownRecord(config: WriterConfig, state: WriterState): LegRecord {
 }
 
 /**
- * Results that could not be recorded (a job without `statuses: write`) live in the view alone: a
- * view of their run carries them on, though a write from an older read may drop one.
+ * Results that could not be recorded (a job without `statuses: write`) live in the views alone: a
+ * view of their run carries on those of every comment read (older ones are deleted), though a
+ * write from an older read may drop one.
  */
-function unrecorded(view: View | undefined, records: LegRecord[]): LegRecord[] {
+function unrecorded(comments: ReadComment[], records: LegRecord[]): LegRecord[] {
   const newest = Math.max(0, ...records.map((record) => record.run))
-  return (view?.results ?? []).filter(
-    (result) =>
-      result.key.startsWith('u-') &&
-      result.run >= newest &&
-      !records.some((record) => record.key === result.key)
-  )
+  const found: LegRecord[] = []
+  for (const result of comments.flatMap((comment) => comment.view?.results ?? [])) {
+    const known = [...records, ...found].some((record) => record.key === result.key)
+    if (result.key.startsWith('u-') && result.run >= newest && !known) found.push(result)
+  }
+  return found
 }
 
 /** The link to the workflow run the view shows, under the results. */

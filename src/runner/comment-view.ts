@@ -53,17 +53,17 @@ export interface View {
 
 /**
  * The view of `records` (shownRecords' of one run): the 30 most severe, the worst's details (its
- * own leg's `details` when it is `own`, else those a comment `displayed` already shows, else its line).
+ * own leg's `details` when it is `own`, else those a comment read already shows (`displayed`, the
+ * newest last), else its line).
  */
 export function viewOf(
   records: LegRecord[],
   own: { key: string; details: string },
-  displayed: View | undefined
+  displayed: (View | undefined)[]
 ): View {
   const results = mostSevere(records, MAX_RESULTS)
   const [shown] = mostSevere(results, 1)
-  const carried =
-    displayed?.shown === shown.key && displayed.detailed ? displayed.details : undefined
+  const carried = displayed.findLast((view) => view?.shown === shown.key && view.detailed)?.details
   const details = shown.key === own.key ? own.details : carried
   const fits = details !== undefined && Buffer.byteLength(details) <= DETAILS_BUDGET_BYTES
   return {

@@ -96,14 +96,22 @@ async function answerOf(
       return 'deleted'
     default:
       progress.sending = { doing: describeCall(call), url: 'url' in call ? call.url : undefined }
-      return { written: await writeComment(api, call) }
+      return writeComment(api, call)
   }
 }
 
-async function writeComment(api: CommentApi, call: Call & { body: string }): Promise<IssueComment> {
-  return call.call === 'update'
-    ? api.updateComment(call.id, call.body)
-    : api.createComment(call.body)
+/** The comment written; `gone` when another leg deleted it first (it had a newer one to keep). */
+async function writeComment(
+  api: CommentApi,
+  call: Extract<Call, { call: 'update' | 'create' }>
+): Promise<Answer> {
+  if (call.call === 'create') return { written: await api.createComment(call.body) }
+  try {
+    return { written: await api.updateComment(call.id, call.body) }
+  } catch (error) {
+    if ((error as { status?: unknown }).status === 404) return 'gone'
+    throw error
+  }
 }
 
 function ending(write: CommentWrite, progress: CommentProgress, state: WriterState): Upserted {

@@ -25,7 +25,7 @@ import {
 import { type CommentApi, describeGitHubError, octokitCommentApi } from './github-comments.js'
 
 /** The longest the comment may take, listing, creating or updating included. */
-export const COMMENT_TIME_LIMIT_MS = 5000
+export const COMMENT_TIME_LIMIT_MS = 10_000
 /** Operation rows in the comment; fewer when the body would be too long. */
 const COMMENT_OPERATION_ROWS = 20
 /** A result's line and a leg's name, as its record holds them. */

@@ -73,6 +73,8 @@ export async function callGitHub(
         call.call === 'update'
           ? await send('PATCH', `${base}/issues/comments/${call.id}`, { body: call.body })
           : await send('POST', `${base}/issues/42/comments`, { body: call.body })
+      // Another leg deleted it first (comment-writes.ts reads a 404 so).
+      if (call.call === 'update' && answer.status === 404) return 'gone'
       if (answer.status >= 300) throw new Error(`${call.call}: HTTP ${answer.status}`)
       const { id, html_url } = answer.body as { id: number; html_url: string }
       return { written: { id, html_url } }

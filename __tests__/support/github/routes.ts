@@ -94,6 +94,7 @@ export async function handle(
   state.requests.push(record)
   state.onRequest?.(record)
   if (state.silent) return undefined
+  await state.beforeHandle?.(record)
   let answer: GitHubAnswer
   try {
     answer = await respond(handling, request, url, record)

@@ -139,6 +139,11 @@ export interface GitHubApi {
   /** Called with each request once it is logged, before it is answered (another leg's write, say). */
   onRequest?: (record: GitHubRequestRecord) => void
   /**
+   * Awaited before GitHub handles a request: a write on a slow network, that lands once an event of
+   * the test's released it.
+   */
+  beforeHandle?: (record: GitHubRequestRecord) => Promise<void> | void
+  /**
    * Awaited once GitHub has handled a request (its effect is done, its answer made) and before the
    * answer leaves: a slow network's answer, released by an event of the test's.
    */
