@@ -63,16 +63,14 @@ const gateComments = (api: GitHubServer) =>
   api.comments.filter((comment) => comment.body.startsWith('<!-- neon-operations-gate:'))
 
 /**
- * Two runs of one pull request: run 777 at OLD_HEAD passes, run 778 at NEW_HEAD (the pull
- * request's head) fails. The older run's answers are held from its first GitHub request until the
- * newer run has ended: GET (old) · … every call of the newer run … · the older run's writes.
+ * One gate (the same operation, so one comment) for two runs or legs at once: finished for
+ * OLD_TOKEN's, failed for NEW_TOKEN's, whichever reads it first (the two bundles start at once):
+ * the red one has a Neon key of its own, and each read is the first of the timeline, or for that
+ * key a late one. `leg` names a leg (pr_comment_leg).
  */
-async function olderRunSlow(earlier: boolean) {
+async function greenAndRed() {
   const api = await github()
   const { world, server } = await serve()
-  // One gate (the same operation, so one comment): finished for the older runs, failed for the
-  // newer one, whichever reads it first (the two bundles start at once): the newer run has a key
-  // of its own, and each read is the first of the timeline, or for that key a late one.
   const op = operationIn(world, 'finished', {
     then: 'error',
     reads: LATE_READ,
@@ -83,13 +81,24 @@ async function olderRunSlow(earlier: boolean) {
   server.onRequest = (record) => {
     op.reads = record.headers.authorization === `Bearer ${NEWER_NEON_KEY}` ? LATE_READ : 0
   }
-  const inputs = (token: string) => ({
+  const inputs = (token: string, leg?: string) => ({
     project_id: PROJECT,
     operation_id: op.id,
     pr_comment: 'always',
     github_token: token,
+    ...(leg ? { pr_comment_leg: leg } : {}),
     ...(token === NEW_TOKEN ? { api_key: NEWER_NEON_KEY } : {})
   })
+  return { api, server, inputs }
+}
+
+/**
+ * Two runs of one pull request: run 777 at OLD_HEAD passes, run 778 at NEW_HEAD (the pull
+ * request's head) fails. The older run's answers are held from its first GitHub request until the
+ * newer run has ended: GET (old) · … every call of the newer run … · the older run's writes.
+ */
+async function olderRunSlow(earlier: boolean) {
+  const { api, server, inputs } = await greenAndRed()
   if (earlier) {
     // An earlier run (776) of the older commit wrote the comment.
     api.pulls.set(`${REPOSITORY}#42`, OLD_HEAD)
@@ -184,28 +193,9 @@ describe('a fail-fast-cancelled leg, re-run alone, never turns a red comment gre
 
 describe('a green leg that stops after a write from an old read never drops a red (issue 66)', () => {
   it('its late write lands, it is cancelled before it reads again: the red still heads the comment', async () => {
-    const api = await github()
-    const { world, server } = await serve()
     // One gate, two legs told apart: the green leg reads the operation finished, the red leg
     // (a key of its own) reads it failed.
-    const op = operationIn(world, 'finished', {
-      then: 'error',
-      reads: LATE_READ,
-      branchId: 'br-preview-42',
-      error: 'out of capacity'
-    })
-    world.addKey({ token: NEWER_NEON_KEY, type: 'organization', accountId: ORG, orgIds: [ORG] })
-    server.onRequest = (record) => {
-      op.reads = record.headers.authorization === `Bearer ${NEWER_NEON_KEY}` ? LATE_READ : 0
-    }
-    const inputs = (token: string, leg: string) => ({
-      project_id: PROJECT,
-      operation_id: op.id,
-      pr_comment: 'always',
-      pr_comment_leg: leg,
-      github_token: token,
-      ...(token === NEW_TOKEN ? { api_key: NEWER_NEON_KEY } : {})
-    })
+    const { api, server, inputs } = await greenAndRed()
     // An earlier run's comment is there.
     api.pulls.set(`${REPOSITORY}#42`, NEW_HEAD)
     const env = (id: string) => runnerEnv(api, { id, head: NEW_HEAD })
