@@ -147,6 +147,24 @@ describe('records read back from commit statuses', () => {
     ])
   })
 
+  it('an error’s record is read back as an error: its headline says “Error” (report/summary.ts)', () => {
+    const status = statusOf(
+      {
+        leg: recordContext(GATE, 'u-9-1-eu'),
+        run: 9,
+        attempt: 1,
+        outcome: 'error',
+        line: '❌ Error: The API rejected the key (HTTP 401)'
+      },
+      where
+    )
+    const [read] = recordsOf([{ id: 7, ...status, creator: { login: 'me' } }], GATE, 'me')
+    expect(read).toMatchObject({
+      outcome: 'error',
+      line: '❌ Error: The API rejected the key (HTTP 401)'
+    })
+  })
+
   it('a name and a long line fit GitHub’s 140 characters; the name is read back', () => {
     const status = statusOf(
       {

@@ -614,9 +614,10 @@ describe('each leg’s result is a record of its own: a commit status', () => {
     noWarnings()
   })
 
-  it('the token never reaches the record or the comment', async () => {
+  it('the token never reaches the record or the comment, not even through pr_comment_leg', async () => {
     const { api } = github()
     await writePullRequestComment({
+      legInput: `{"region": "eu", "t": "${TOKEN}"}`,
       mode: 'always',
       token: TOKEN,
       context,

@@ -25,7 +25,8 @@ const CONTEXT_PREFIX = 'neon-operations-gate/'
 /** A told leg's context ends in its key (`n-…`); an untold leg's in `u-<run>-<attempt>-<id>`. */
 const TOLD = /^n-[0-9a-f]{24}$/
 const RUN_URL = /\/actions\/runs\/(\d+)\/attempts\/(\d+)$/
-const DESCRIBED = new RegExp(`^(?:\\[(.+?)\\] )?(\\S+ (${BY_SEVERITY.join('|')})\\b.*)$`, 's')
+// The outcome is the line's second word, in any case: an error's headline says `Error:`.
+const DESCRIBED = new RegExp(`^(?:\\[(.+?)\\] )?(\\S+ (${BY_SEVERITY.join('|')})\\b.*)$`, 'si')
 
 /** One leg's result as its record holds it. */
 export interface LegRecord {
@@ -111,7 +112,7 @@ export function recordsOf(statuses: CommitStatus[], gateHash: string, author: st
       told: TOLD.test(status.context.slice(prefix.length)),
       run: Number(run[1]),
       attempt: Number(run[2]),
-      outcome: described[3] as RunOutcome,
+      outcome: described[3].toLowerCase() as RunOutcome,
       ...(described[1] ? { name: described[1] } : {}),
       line: described[2]
     })

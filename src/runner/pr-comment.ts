@@ -206,7 +206,7 @@ async function upsert(
         run: runId,
         attempt,
         outcome: options.report.outcome ?? 'error',
-        ...(identity.name ? { name: truncate(identity.name, MAX_NAME_CHARS) } : {}),
+        ...(identity.name ? { name: truncate(options.redact(identity.name), MAX_NAME_CHARS) } : {}),
         line: truncate(options.redact(headlineText(options.report)), MAX_LINE_CHARS)
       },
       details: options.redact(details(options.report, context))
