@@ -132,7 +132,7 @@ export function decide(
   const red = wanted.results.some((result) => !passed(result.outcome))
   if (!kept && config.mode === 'failure' && !red) return end(noted, 'not needed')
   // A red result is kept only in a comment made after its record: see homeless.
-  const target = kept && !homeless(config, noted, kept, superseded) ? kept : undefined
+  const target = kept && !homeless(config, noted, kept, wanted) ? kept : undefined
   const passing = passedOn(state, target, wanted)
   // Older comments go once the newest holds every record read, or another leg wrote over this
   // leg's view in it: that leg's read came after the newest was made, so its view holds every
@@ -151,20 +151,21 @@ export function decide(
 }
 
 /**
- * Whether `kept` cannot hold this leg's red result: it is not a comment this leg made, nor newer.
- * A comment made after the record is written only from reads of the records made after it was
- * listed, so each of those writes holds the result. An older comment may get a write from a read
- * before the record (another leg's, that may land later and then stop), which would drop it. Older
- * comments are deleted only once the newest holds every record read (decide).
+ * Whether `kept` cannot hold this leg's red result, which `wanted` shows (not when a newer run of
+ * the head is shown, nor when this run is superseded): it is not a comment this leg made, nor
+ * newer. A comment made after the record is written only from reads of the records made after it
+ * was listed, so each of those writes holds the result. An older comment may get a write from a
+ * read before the record (another leg's, that may land later and then stop), which would drop it.
+ * Older comments are deleted only once the newest holds every record read (decide).
  */
 function homeless(
   config: WriterConfig,
   state: WriterState,
   kept: ReadComment,
-  superseded: boolean
+  wanted: View
 ): boolean {
-  const red = !superseded && !passed(config.own.outcome)
-  return red && (state.home === undefined || kept.id < state.home)
+  const shown = wanted.results.some((result) => result.key === state.recorded)
+  return shown && !passed(config.own.outcome) && (state.home === undefined || kept.id < state.home)
 }
 
 /**
