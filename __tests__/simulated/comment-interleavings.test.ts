@@ -85,11 +85,19 @@ interface Scenario {
   push: boolean
   /** An earlier run's comment (run 100, red) is there before. */
   earlier: boolean
+  /** pr_comment: `always` unless `failure` (a pass then writes only once it finds a comment). */
+  mode?: 'failure'
 }
 
 const keyOf = (name: string) => `n-${createHash('sha256').update(name).digest('hex').slice(0, 24)}`
 
-function configOf(run: number, sha: string, leg: LegPlan, attempt: number): WriterConfig {
+function configOf(
+  run: number,
+  sha: string,
+  leg: LegPlan,
+  attempt: number,
+  mode: 'always' | 'failure' = 'always'
+): WriterConfig {
   const outcome = leg.attempts[attempt - 1] as 'success' | 'failure'
   const legId = leg.told ? keyOf(leg.name) : `u-${run}-${attempt}-${leg.name}`
   const emoji = outcome === 'success' ? '✅' : '❌'
@@ -97,7 +105,7 @@ function configOf(run: number, sha: string, leg: LegPlan, attempt: number): Writ
     marker: MARKER,
     gateHash: GATE,
     author: ACTIONS_BOT.login,
-    mode: 'always',
+    mode,
     serverUrl: 'https://github.com',
     repository: REPOSITORY,
     sha,
@@ -129,7 +137,7 @@ function writersOf(scenario: Scenario): Writer[] {
           .flatMap(([, ids]) => ids)
         byAttempt.set(attempt, [...(byAttempt.get(attempt) ?? []), writers.length])
         writers.push({
-          config: configOf(plan.run, plan.sha, leg, attempt),
+          config: configOf(plan.run, plan.sha, leg, attempt, scenario.mode),
           after,
           afterPush: scenario.push && runIndex === 1,
           stops: leg.stops === true
@@ -236,20 +244,25 @@ function checkFinal(scenario: Scenario, github: GitHubApi, stopped: Set<number>)
 }
 
 /**
- * `protocol`, held to one more rule: a red leg makes a comment beside one already there (GitHub
- * notifies the pull request of it) only to show its red.
+ * `protocol`, held to two more rules on the comments it makes (GitHub notifies the pull request of
+ * each): a superseded run makes none, and a red leg makes one beside one already there only to
+ * show its red.
  */
-function redCreatesItsOwn(protocol: Protocol): Protocol {
+function heldToCreates(protocol: Protocol): Protocol {
   return {
     ...protocol,
     advance: (config, state, call, answer) => {
       const next = protocol.advance(config, state, call, answer)
-      const { outcome, line } = config.own
       const create = next.calls.find((c) => c.call === 'create')
-      const view = create && readView(create.body, MARKER)
+      if (!create) return next
+      const { outcome, line } = config.own
+      if (next.head !== next.sha) {
+        throw new Error(`a writer made a comment for a superseded run: ${legOf(line)}`)
+      }
+      const view = readView(create.body, MARKER)
       // The comments the round read (the answers before the decision).
       const beside = (state.answers.comments ?? []).length > 0
-      if (view && beside && outcome !== 'success' && !view.results.some((r) => r.line === line)) {
+      if (beside && outcome !== 'success' && !view?.results.some((r) => r.line === line)) {
         throw new Error(`a writer made a comment without its red: ${legOf(line)}`)
       }
       return next
@@ -275,7 +288,7 @@ async function run(scenario: Scenario, protocol: Protocol = PROTOCOL) {
       )
   }
   return explore(github, writersOf(scenario), {
-    protocol: redCreatesItsOwn(protocol),
+    protocol: heldToCreates(protocol),
     push: scenario.push ? scenario.runs[1].sha : undefined,
     ended: (state, index) => checkEnded(scenario, state, index),
     check: (final, stopped) => checkFinal(scenario, final, stopped)
@@ -569,6 +582,12 @@ async function explored(name: string, scenario: Scenario): Promise<void> {
 
 describe('a leg that stops mid-protocol loses no failure of a leg that did not', () => {
   it.each(Object.keys(STOPPING))('%s', (name) => explored(name, STOPPING[name]), 120_000)
+  // pr_comment: failure, where a passing leg reads the comments before it records.
+  it.each(Object.keys(STOPPING))(
+    'pr_comment: failure, %s',
+    (name) => explored(`failure: ${name}`, { ...STOPPING[name], mode: 'failure' }),
+    120_000
+  )
 })
 
 /**
