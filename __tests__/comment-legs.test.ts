@@ -184,6 +184,15 @@ describe('records read back from commit statuses', () => {
 })
 
 describe('the view', () => {
+  it('of results equally bad, the newest is shown, and the newest stay past 30', () => {
+    const older = record('a', 9, 1, 'failure')
+    const newer = record('b', 9, 1, 'failure')
+    expect(viewOf([older, newer], { key: 'none', details: '' }, []).shown).toBe(newer.key)
+    const many = Array.from({ length: 32 }, (_, i) => record(`m${i}`, 9, 1, 'success'))
+    const kept = viewOf(many, { key: 'none', details: '' }, []).results.map((r) => r.key)
+    expect(kept).toEqual(many.slice(2).map((r) => r.key))
+  })
+
   it('40 legs with long, hostile lines: the 30 most severe, escaped, within GitHub’s size', () => {
     const records = Array.from({ length: 40 }, (_, i) => ({
       ...record(`l${i}`, 9, 1, i % 7 === 0 ? 'failure' : 'success'),
@@ -344,6 +353,26 @@ describe('a leg after its own write', () => {
     github.statuses = [...github.statuses, ...statusesOf([3, configOf('r', 'success')])]
     github.body = written
     expect(round(q, state, github).calls.map((call) => call.call)).toEqual(['update'])
+  })
+
+  it('a leg that finds a record it had not read in every round stops at its cap: 8 rounds', () => {
+    const q = configOf('q', 'success')
+    const after = afterOwnWrite(q, configOf('p', 'failure'))
+    let { state, written } = after
+    const { github } = after
+    let writes = 1
+    for (let id = 3; state.calls.length > 0 && id < 40; id++) {
+      github.statuses = [...github.statuses, ...statusesOf([id, configOf(`r${id}`, 'success')])]
+      github.body = written
+      state = round(q, state, github)
+      const [write] = state.calls
+      if (write?.call !== 'update') break
+      written = write.body
+      writes += 1
+      state = round(q, state, github)
+    }
+    expect(state).toMatchObject({ calls: [], ending: 'rounds', round: 8 })
+    expect(writes).toBe(8)
   })
 
   it('the leg shown puts back its details when another leg’s view lacks them', () => {
