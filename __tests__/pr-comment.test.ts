@@ -614,6 +614,25 @@ describe('each leg’s result is a record of its own: a commit status', () => {
     noWarnings()
   })
 
+  it('an event without the head commit (an issue_comment): the head is read, then the record made on it', async () => {
+    const { api } = github()
+    const chatOps = { ...context, pullRequest: { ...context.pullRequest!, headSha: undefined } }
+    await writePullRequestComment({
+      mode: 'always',
+      token: TOKEN,
+      context: chatOps,
+      report: { outcome: 'failure', requests: { requests: 1, retries: 0 } },
+      gate,
+      logger,
+      redact: (text) => text,
+      leg: 'leg-this',
+      api: octokitApi()
+    })
+    expect(api.statuses.map((status) => status.sha)).toEqual([HEAD])
+    expect(api.comments[0].body).toContain('❌ failure')
+    noWarnings()
+  })
+
   it('the token never reaches the record or the comment, not even through pr_comment_leg', async () => {
     const { api } = github()
     await writePullRequestComment({

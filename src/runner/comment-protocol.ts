@@ -40,7 +40,8 @@ export type Answer =
 
 /**
  * The first calls, at once: the record and the comments (then the head and the records). With
- * pr_comment: failure and a pass, no record until a comment is found.
+ * pr_comment: failure and a pass, no record until a comment is found; without this run's commit
+ * (an issue_comment), none until the head is read.
  */
 export function start(config: WriterConfig): WriterState {
   const state: WriterState = {
@@ -51,9 +52,11 @@ export function start(config: WriterConfig): WriterState {
     deletes: [],
     notes: []
   }
-  const probe = config.mode === 'failure' && passed(config.own.outcome)
-  return readRound(state, probe ? [] : [recordCall(config, state.sha)])
+  return readRound(state, probing(config) || !state.sha ? [] : [recordCall(config, state.sha)])
 }
+
+/** pr_comment: failure and a pass: recorded only when there is a comment to update. */
+const probing = (config: WriterConfig) => config.mode === 'failure' && passed(config.own.outcome)
 
 function recordCall(config: WriterConfig, sha: string): Call {
   return { call: 'record', status: statusOf(config.own, config), sha }
@@ -140,8 +143,7 @@ function roundAnswered(config: WriterConfig, state: WriterState): WriterState {
   const { head } = answers
   next = { ...next, url: answers.comments.at(-1)?.url, head, sha: next.sha || head }
   if (!next.recorded) {
-    // pr_comment: failure and a pass: recorded only when there is a comment to update.
-    if (answers.comments.length === 0) return end(next, 'not needed')
+    if (probing(config) && answers.comments.length === 0) return end(next, 'not needed')
     return readRound(next, [recordCall(config, next.sha)])
   }
   if (answers.records?.sha !== head) {
