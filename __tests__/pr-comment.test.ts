@@ -230,6 +230,17 @@ describe('the sticky pull-request comment', () => {
     expect(warnings()[0]).toContain(hint)
   })
 
+  it('a red leg whose GitHub fails once (502 on a read, 500 on its create) still writes its comment', async () => {
+    const { api } = github([[`${marker}\nold`, bot]])
+    api.faults.push({ method: 'GET', after: 0, status: 502, message: 'Bad Gateway', times: 1 })
+    api.faults.push({ method: 'POST', after: 1, status: 500, message: 'Server Error', times: 1 })
+    const url = await write('always', 'failure')
+    expect(api.comments).toHaveLength(1)
+    expect(url).toBe(api.comments[0].html_url)
+    expect(api.comments[0].body).toContain('❌ failure')
+    noWarnings()
+  })
+
   it('a network error is one warning', async () => {
     // Nothing listens on the discard port.
     letThrough('http://127.0.0.1:9')

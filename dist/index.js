@@ -48180,7 +48180,8 @@ const CONTEXT_PREFIX = 'neon-operations-gate/';
 /** A told leg's context ends in its key (`n-…`); an untold leg's in `u-<run>-<attempt>-<id>`. */
 const TOLD = /^n-[0-9a-f]{24}$/;
 const RUN_URL = /\/actions\/runs\/(\d+)\/attempts\/(\d+)$/;
-const DESCRIBED = new RegExp(`^(?:\\[(.+?)\\] )?(\\S+ (${BY_SEVERITY.join('|')})\\b.*)$`, 's');
+// The outcome is the line's second word, in any case: an error's headline says `Error:`.
+const DESCRIBED = new RegExp(`^(?:\\[(.+?)\\] )?(\\S+ (${BY_SEVERITY.join('|')})\\b.*)$`, 'si');
 /** Text within GitHub's 140 characters, visibly cut. */
 function cut(text) {
     if (text.length <= DESCRIPTION_CHARS)
@@ -48227,7 +48228,7 @@ function recordsOf(statuses, gateHash, author) {
             told: TOLD.test(status.context.slice(prefix.length)),
             run: Number(run[1]),
             attempt: Number(run[2]),
-            outcome: described[3],
+            outcome: described[3].toLowerCase(),
             ...(described[1] ? { name: described[1] } : {}),
             line: described[2]
         });
@@ -48472,7 +48473,7 @@ function decide(config, state, comments, statuses) {
     if (!kept && config.mode === 'failure' && !red)
         return end(noted, 'not needed');
     // A red result is kept only in a comment made after its record: see homeless.
-    const target = kept && !homeless(config, noted, kept, superseded) ? kept : undefined;
+    const target = kept && !homeless(config, noted, kept, wanted) ? kept : undefined;
     const passing = passedOn(state, target, wanted);
     // Older comments go once the newest holds every record read, or another leg wrote over this
     // leg's view in it: that leg's read came after the newest was made, so its view holds every
@@ -48492,15 +48493,16 @@ function decide(config, state, comments, statuses) {
         : ask(next, { call: 'create', body });
 }
 /**
- * Whether `kept` cannot hold this leg's red result: it is not a comment this leg made, nor newer.
- * A comment made after the record is written only from reads of the records made after it was
- * listed, so each of those writes holds the result. An older comment may get a write from a read
- * before the record (another leg's, that may land later and then stop), which would drop it. Older
- * comments are deleted only once the newest holds every record read (decide).
+ * Whether `kept` cannot hold this leg's red result, which `wanted` shows (not when a newer run of
+ * the head is shown, nor when this run is superseded): it is not a comment this leg made, nor
+ * newer. A comment made after the record is written only from reads of the records made after it
+ * was listed, so each of those writes holds the result. An older comment may get a write from a
+ * read before the record (another leg's, that may land later and then stop), which would drop it.
+ * Older comments are deleted only once the newest holds every record read (decide).
  */
-function homeless(config, state, kept, superseded) {
-    const red = !superseded && !passed(config.own.outcome);
-    return red && (state.home === undefined || kept.id < state.home);
+function homeless(config, state, kept, wanted) {
+    const shown = wanted.results.some((result) => result.key === state.recorded);
+    return shown && !passed(config.own.outcome) && (state.home === undefined || kept.id < state.home);
 }
 /**
  * Whether another leg wrote the comment after this leg's last write. That leg read the comments,
@@ -48570,7 +48572,8 @@ function runLink({ serverUrl, repository }, run) {
 
 /**
  * The first calls, at once: the record and the comments (then the head and the records). With
- * pr_comment: failure and a pass, no record until a comment is found.
+ * pr_comment: failure and a pass, no record until a comment is found; without this run's commit
+ * (an issue_comment), none until the head is read.
  */
 function start(config) {
     const state = {
@@ -48581,9 +48584,10 @@ function start(config) {
         deletes: [],
         notes: []
     };
-    const probe = config.mode === 'failure' && passed(config.own.outcome);
-    return readRound(state, probe ? [] : [recordCall(config, state.sha)]);
+    return readRound(state, probing(config) || !state.sha ? [] : [recordCall(config, state.sha)]);
 }
+/** pr_comment: failure and a pass: recorded only when there is a comment to update. */
+const probing = (config) => config.mode === 'failure' && passed(config.own.outcome);
 function recordCall(config, sha) {
     return { call: 'record', status: statusOf(config.own, config), sha };
 }
@@ -48665,8 +48669,7 @@ function roundAnswered(config, state) {
     const { head } = answers;
     next = { ...next, url: answers.comments.at(-1)?.url, head, sha: next.sha || head };
     if (!next.recorded) {
-        // pr_comment: failure and a pass: recorded only when there is a comment to update.
-        if (answers.comments.length === 0)
+        if (probing(config) && answers.comments.length === 0)
             return end(next, 'not needed');
         return readRound(next, [recordCall(config, next.sha)]);
     }
@@ -48732,7 +48735,24 @@ async function recorded(api, call, { signal }, progress) {
         return 'refused';
     }
 }
+/**
+ * The call's answer, tried again twice after GitHub's 5xx or a network error: once would cost a
+ * red leg its comment. A create tried again may leave two comments; the older goes as any does.
+ */
 async function answerOf(api, call, write, progress) {
+    for (let tries = 1;; tries++) {
+        try {
+            return await answerOnce(api, call, write, progress);
+        }
+        catch (error) {
+            const { status } = (error ?? {});
+            const transient = typeof status !== 'number' || status >= 500;
+            if (tries >= 3 || !transient || write.signal?.aborted)
+                throw error;
+        }
+    }
+}
+async function answerOnce(api, call, write, progress) {
     switch (call.call) {
         case 'comments':
             return { comments: await ownComments(api, write.config) };
@@ -49101,7 +49121,7 @@ async function upsert(options, run) {
                 run: runId,
                 attempt,
                 outcome: options.report.outcome ?? 'error',
-                ...(identity.name ? { name: truncate(identity.name, pr_comment_MAX_NAME_CHARS) } : {}),
+                ...(identity.name ? { name: truncate(options.redact(identity.name), pr_comment_MAX_NAME_CHARS) } : {}),
                 line: truncate(options.redact(run_report_headlineText(options.report)), pr_comment_MAX_LINE_CHARS)
             },
             details: options.redact(details(options.report, context))

@@ -78,7 +78,28 @@ async function recorded(
   }
 }
 
+/**
+ * The call's answer, tried again twice after GitHub's 5xx or a network error: once would cost a
+ * red leg its comment. A create tried again may leave two comments; the older goes as any does.
+ */
 async function answerOf(
+  api: CommentApi,
+  call: Exclude<Call, { call: 'record' }>,
+  write: CommentWrite,
+  progress: CommentProgress
+): Promise<Answer> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await answerOnce(api, call, write, progress)
+    } catch (error) {
+      const { status } = (error ?? {}) as { status?: unknown }
+      const transient = typeof status !== 'number' || status >= 500
+      if (tries >= 3 || !transient || write.signal?.aborted) throw error
+    }
+  }
+}
+
+async function answerOnce(
   api: CommentApi,
   call: Exclude<Call, { call: 'record' }>,
   write: CommentWrite,

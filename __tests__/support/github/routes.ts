@@ -42,6 +42,8 @@ async function respond(
   if (!identity) return { status: 401, body: { message: 'Bad credentials' } }
   const seen = handling.count(record.method)
   const fault = state.faults.find((f) => f.method === record.method && seen > f.after)
+  if (fault?.times !== undefined && --fault.times === 0)
+    state.faults.splice(state.faults.indexOf(fault), 1)
   if (fault) {
     return {
       status: fault.status,

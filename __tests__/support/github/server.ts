@@ -131,9 +131,9 @@ export interface GitHubApi {
   /**
    * Failures to inject: the requests of `method` that come after the first `after` of them answer
    * `status`, with GitHub's `message` (a GitHub API that fails half-way: listing again after
-   * creating, deleting a duplicate).
+   * creating, deleting a duplicate); only `times` of them when given (a GitHub that fails once).
    */
-  faults: { method: string; after: number; status: number; message?: string }[]
+  faults: { method: string; after: number; status: number; message?: string; times?: number }[]
   /** With a contract: what the requests and answers broke in GitHub's REST description. */
   violations: ContractViolation[]
   /** Called with each request once it is logged, before it is answered (another leg's write, say). */
