@@ -147,18 +147,21 @@ describe('records read back from commit statuses', () => {
     ])
   })
 
-  it('an error’s record is read back as an error: its headline says “Error” (report/summary.ts)', () => {
-    const status = statusOf(
-      {
-        leg: recordContext(GATE, 'u-9-1-eu'),
-        run: 9,
-        attempt: 1,
-        outcome: 'error',
-        line: '❌ Error: The API rejected the key (HTTP 401)'
-      },
-      where
-    )
+  /** `record` written as a commit status, and read back. */
+  const readBack = (record: Parameters<typeof statusOf>[0]) => {
+    const status = statusOf(record, where)
     const [read] = recordsOf([{ id: 7, ...status, creator: { login: 'me' } }], GATE, 'me')
+    return { status, read }
+  }
+
+  it('an error’s record is read back as an error: its headline says “Error” (report/summary.ts)', () => {
+    const { read } = readBack({
+      leg: recordContext(GATE, 'u-9-1-eu'),
+      run: 9,
+      attempt: 1,
+      outcome: 'error',
+      line: '❌ Error: The API rejected the key (HTTP 401)'
+    })
     expect(read).toMatchObject({
       outcome: 'error',
       line: '❌ Error: The API rejected the key (HTTP 401)'
@@ -166,19 +169,15 @@ describe('records read back from commit statuses', () => {
   })
 
   it('a name and a long line fit GitHub’s 140 characters; the name is read back', () => {
-    const status = statusOf(
-      {
-        leg: recordContext(GATE, `n-${'1'.repeat(24)}`),
-        run: 9,
-        attempt: 2,
-        outcome: 'failure',
-        name: 'gate [eu]',
-        line: `❌ failure: ${'x'.repeat(300)}`
-      },
-      where
-    )
+    const { status, read } = readBack({
+      leg: recordContext(GATE, `n-${'1'.repeat(24)}`),
+      run: 9,
+      attempt: 2,
+      outcome: 'failure',
+      name: 'gate [eu]',
+      line: `❌ failure: ${'x'.repeat(300)}`
+    })
     expect(status.description.length).toBeLessThanOrEqual(140)
-    const [read] = recordsOf([{ id: 7, ...status, creator: { login: 'me' } }], GATE, 'me')
     expect(read).toMatchObject({ name: 'gate (eu)', told: true, outcome: 'failure', attempt: 2 })
   })
 })

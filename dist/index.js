@@ -48450,6 +48450,16 @@ const end = (state, ending, note) => ({
     ending,
     notes: note ? [...state.notes, note] : state.notes
 });
+/**
+ * The next older comment deleted, one at a time; once none is left, the end: the newest held every
+ * record read (the round's answers stay, for what the leg ends on).
+ */
+function deleteNext(state) {
+    const [id, ...rest] = state.deletes;
+    if (id === undefined)
+        return end(state, state.head === state.sha ? 'written' : 'superseded');
+    return { ...state, calls: [{ call: 'delete', id }], deletes: rest };
+}
 /** The round's decision, from the records on the pull request's head. */
 function decide(config, state, comments, statuses) {
     const superseded = state.head !== state.sha;
@@ -48479,10 +48489,7 @@ function decide(config, state, comments, statuses) {
     // leg's view in it: that leg's read came after the newest was made, so its view holds every
     // record made before, and so every red result an older comment keeps.
     if (target && (passing === 'ends' || holds(target.view, wanted))) {
-        if (older.length === 0)
-            return end(noted, superseded ? 'superseded' : 'written');
-        const [id, ...rest] = older.map((comment) => comment.id);
-        return { ...noted, calls: [{ call: 'delete', id }], deletes: rest };
+        return deleteNext({ ...noted, deletes: older.map((comment) => comment.id) });
     }
     if (state.round >= MAX_ROUNDS)
         return end(noted, 'rounds');
@@ -48619,20 +48626,10 @@ function advance(config, state, call, answer) {
             next.home = written.id;
     }
     if (call.call === 'delete')
-        return deleted(next);
+        return deleteNext(next);
     if (calls.length > 0)
         return next;
     return roundAnswered(config, next);
-}
-/**
- * The older comments deleted one by one, then the end: the newest held every record read (the
- * round's answers stay, for what the leg ends on).
- */
-function deleted(state) {
-    const [id, ...rest] = state.deletes;
-    if (id === undefined)
-        return end(state, state.head === state.sha ? 'written' : 'superseded');
-    return { ...state, calls: [{ call: 'delete', id }], deletes: rest };
 }
 function answered(config, call, answer) {
     switch (call.call) {
@@ -48698,7 +48695,9 @@ function afterWrite(state) {
  * The sticky comment's writes on GitHub: comment-protocol.ts's calls, made one at a time through
  * the CommentApi, with what each answer says fed back. A record GitHub refuses (no `statuses:
  * write`) is one warning, and the result goes into the view alone. What got written is kept in
- * CommentProgress, so that a failure after it still reports the comment.
+ * CommentProgress, so that a failure after it still reports the comment. A 5xx or a network error
+ * is tried again here: @actions/github's Octokit has no retry (its plugin-retry is not part of it),
+ * and only here is it known which calls are safe to repeat (never the record).
  */
 
 

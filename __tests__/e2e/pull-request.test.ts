@@ -9,7 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runAction, serve } from '../support/bundles/action.js'
-import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
+import {
+  ACTIONS_BOT,
+  deletedAnchors,
+  type GitHubServer,
+  startGitHubServer
+} from '../support/github/server.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
 
@@ -343,9 +348,7 @@ describe('pull requests: whose comment, and only one', () => {
     expect(api.comments).toHaveLength(1)
     const [kept] = api.comments
     // Each leg's comment_url is the comment it ended on: this one, or the other, deleted since.
-    const deleted = api.requests
-      .filter((r) => r.method === 'DELETE' && r.status === 204)
-      .map((r) => `#issuecomment-${r.path.split('/').at(-1)}`)
+    const deleted = deletedAnchors(api)
     for (const { outputs } of legs) {
       const url = outputs.comment_url
       if (url !== kept.html_url) expect(deleted).toContain(url.slice(url.indexOf('#')))

@@ -17,7 +17,12 @@ import {
   staleWrites,
   TOKEN
 } from '../support/github/matrix-legs.ts'
-import { ACTIONS_BOT, createGitHubApi, type GitHubApi } from '../support/github/server.ts'
+import {
+  ACTIONS_BOT,
+  createGitHubApi,
+  deletedAnchors,
+  type GitHubApi
+} from '../support/github/server.ts'
 import { seeded } from '../support/fleet/fleet-plan.ts'
 import type { Contract } from '../support/openapi-contract.ts'
 import { SimulatedTime } from '../support/time/clock.ts'
@@ -80,9 +85,7 @@ const warningsOf = (lines: string[][]) => lines.flat().filter((line) => line.sta
  * every result now, or one deleted since, once a newer comment held every result (a red leg's).
  */
 function expectUrls(api: GitHubApi, urls: (string | undefined)[], comment: { html_url: string }) {
-  const deleted = api.requests
-    .filter((request) => request.method === 'DELETE' && request.status === 204)
-    .map((request) => `#issuecomment-${request.path.split('/').at(-1)}`)
+  const deleted = deletedAnchors(api)
   for (const url of urls) {
     if (url !== comment.html_url) expect(deleted).toContain(url?.slice(url.indexOf('#')))
   }

@@ -21,6 +21,7 @@ import {
   type Answers,
   type Call,
   decide,
+  deleteNext,
   end,
   passed,
   type ReadComment,
@@ -94,19 +95,9 @@ export function advance(
     next.mine = view ? { id: written.id, shows: showsOf(view) } : undefined
     if (call.call === 'create') next.home = written.id
   }
-  if (call.call === 'delete') return deleted(next)
+  if (call.call === 'delete') return deleteNext(next)
   if (calls.length > 0) return next
   return roundAnswered(config, next)
-}
-
-/**
- * The older comments deleted one by one, then the end: the newest held every record read (the
- * round's answers stay, for what the leg ends on).
- */
-function deleted(state: WriterState): WriterState {
-  const [id, ...rest] = state.deletes
-  if (id === undefined) return end(state, state.head === state.sha ? 'written' : 'superseded')
-  return { ...state, calls: [{ call: 'delete', id }], deletes: rest }
 }
 
 function answered(config: WriterConfig, call: Call, answer: Answer): Answers {

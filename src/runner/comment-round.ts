@@ -104,6 +104,16 @@ export const end = (state: WriterState, ending: Ending, note?: string): WriterSt
   notes: note ? [...state.notes, note] : state.notes
 })
 
+/**
+ * The next older comment deleted, one at a time; once none is left, the end: the newest held every
+ * record read (the round's answers stay, for what the leg ends on).
+ */
+export function deleteNext(state: WriterState): WriterState {
+  const [id, ...rest] = state.deletes
+  if (id === undefined) return end(state, state.head === state.sha ? 'written' : 'superseded')
+  return { ...state, calls: [{ call: 'delete', id }], deletes: rest }
+}
+
 /** The round's decision, from the records on the pull request's head. */
 export function decide(
   config: WriterConfig,
@@ -138,9 +148,7 @@ export function decide(
   // leg's view in it: that leg's read came after the newest was made, so its view holds every
   // record made before, and so every red result an older comment keeps.
   if (target && (passing === 'ends' || holds(target.view, wanted))) {
-    if (older.length === 0) return end(noted, superseded ? 'superseded' : 'written')
-    const [id, ...rest] = older.map((comment) => comment.id)
-    return { ...noted, calls: [{ call: 'delete', id }], deletes: rest }
+    return deleteNext({ ...noted, deletes: older.map((comment) => comment.id) })
   }
   if (state.round >= MAX_ROUNDS) return end(noted, 'rounds')
   const body = renderView(config.marker, wanted, runLink(config, wanted.run))

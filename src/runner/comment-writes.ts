@@ -2,7 +2,9 @@
  * The sticky comment's writes on GitHub: comment-protocol.ts's calls, made one at a time through
  * the CommentApi, with what each answer says fed back. A record GitHub refuses (no `statuses:
  * write`) is one warning, and the result goes into the view alone. What got written is kept in
- * CommentProgress, so that a failure after it still reports the comment.
+ * CommentProgress, so that a failure after it still reports the comment. A 5xx or a network error
+ * is tried again here: @actions/github's Octokit has no retry (its plugin-retry is not part of it),
+ * and only here is it known which calls are safe to repeat (never the record).
  */
 import { type Clock, withinTime } from '../domain/clock.js'
 import type { Logger } from '../domain/logger.js'

@@ -76,6 +76,13 @@ export interface GitHubRequestRecord {
 
 export const ACTIONS_BOT: GitHubUser = { login: 'github-actions[bot]', type: 'Bot' }
 
+/** The comments GitHub deleted, by the anchor of their html_url (`#issuecomment-<id>`). */
+export function deletedAnchors(api: Pick<GitHubApi, 'requests'>): string[] {
+  return api.requests
+    .filter((request) => request.method === 'DELETE' && request.status === 204)
+    .map((request) => `#issuecomment-${request.path.split('/').at(-1)}`)
+}
+
 /** A request as the handler reads it: over HTTP, or from nock in process. */
 export interface GitHubRequest {
   method: string
