@@ -127,15 +127,25 @@ withoutNetwork(() => {
 describe('the sticky pull-request comment', () => {
   it('creates one when none exists, with the token as auth and the marker first', async () => {
     const { api, calls } = github([['hello', person]])
+    let made = ''
+    api.beforeHandle = (request) => {
+      if (request.method === 'PATCH') made = api.comments[1].body
+    }
     const url = await write('always', 'success')
     const created = api.comments[1]
     expect(url).toBe(created.html_url)
-    // Listed once more after creating: only this run's comment, as it was written.
+    // Made as a placeholder, filled after a read, and listed once more: only this comment, as
+    // it was filled.
     expect(calls()).toEqual([
       `GET ${LIST}?per_page=100`,
       `POST ${LIST}`,
+      `GET ${LIST}?per_page=100`,
+      `PATCH /repos/octo/app/issues/comments/${created.id}`,
       `GET ${LIST}?per_page=100`
     ])
+    expect(made).toContain('⏳')
+    expect(made).not.toContain('✅')
+    expect(created.body).toContain('✅')
     for (const request of api.requests) expect(request.headers.authorization).toBe(`token ${TOKEN}`)
     noWarnings()
     expect(created.user).toEqual(bot)

@@ -48381,6 +48381,10 @@ function renderView(marker, view, footer) {
             rows--;
     }
 }
+/** A comment made before a read could confirm a pass: it shows no result (readView: no view). */
+function renderPlaceholder(marker, footer) {
+    return `${marker}\n<h2>Neon operations gate</h2>\n<p>⏳ Reading every leg's result of this workflow run; they show here once read.</p>\n${footer}`;
+}
 function resultsTable(results, total, lineChars) {
     const rows = results.map((result, index) => `<tr><td>${index + 1}</td><td>${forHtml(result.line, lineChars)}</td><td>${result.name ? forHtml(result.name, lineChars) : '—'}</td><td>${result.attempt}</td></tr>`);
     if (total > results.length) {
@@ -48434,8 +48438,8 @@ function fallbackDetails(result) {
 
 /**
  * Rounds at most: after its first write (a red leg's, to a comment of its own), a leg writes again
- * only to put its details back once, or when its own view is still there beside a record it had
- * not read.
+ * only to fill the placeholder it made, to put its details back once, or when its own view is
+ * still there beside a record it had not read.
  */
 const MAX_ROUNDS = 8;
 const passed = (outcome) => outcome === 'success' || outcome === 'pending';
@@ -48493,11 +48497,14 @@ function decide(config, state, comments, statuses) {
     }
     if (state.round >= MAX_ROUNDS)
         return end(noted, 'rounds');
-    const body = renderView(config.marker, wanted, runLink(config, wanted.run));
+    const footer = runLink(config, wanted.run);
+    const body = renderView(config.marker, wanted, footer);
     const next = passing === 'details' ? { ...noted, putBack: true } : noted;
-    return target
-        ? ask(next, { call: 'update', id: target.id, url: target.url, body })
-        : ask(next, { call: 'create', body });
+    if (target)
+        return ask(next, { call: 'update', id: target.id, url: target.url, body });
+    // A new comment shows a pass only once a read after it found no red: it is made as a
+    // placeholder, which the next round fills, so a leg that stops then leaves no ✅ beside a red.
+    return ask(next, { call: 'create', body: red ? body : renderPlaceholder(config.marker, footer) });
 }
 /**
  * Whether `kept` cannot hold this leg's red result, which `wanted` shows (not when a newer run of
@@ -48619,7 +48626,9 @@ function advance(config, state, call, answer) {
     const next = { ...state, calls, answers: { ...state.answers, ...answered(config, call, answer) } };
     if ((call.call === 'update' || call.call === 'create') && answer !== 'gone') {
         const written = answer.written;
-        next.wrote = { action: call.call === 'create' ? 'created' : 'updated', url: written.html_url };
+        // Created: the comment is one this leg made (a placeholder it then filled, or its home).
+        const made = call.call === 'create' || written.id === state.home;
+        next.wrote = { action: made ? 'created' : 'updated', url: written.html_url };
         const view = readView(call.body, config.marker);
         next.mine = view ? { id: written.id, shows: showsOf(view) } : undefined;
         if (call.call === 'create')

@@ -191,48 +191,66 @@ describe('a fail-fast-cancelled leg, re-run alone, never turns a red comment gre
   })
 })
 
+/**
+ * Two legs of run 778, told apart: the green leg's write to a comment, from its read before the red
+ * leg's record, waits until the red leg has ended; it lands, and the green leg is cancelled
+ * (SIGINT) before it reads again. With `earlier`, an earlier run's comment is there first.
+ */
+async function greenWriteLandsLate(earlier: boolean) {
+  // One gate, two legs: the green leg reads the operation finished, the red leg (a key of its
+  // own) reads it failed.
+  const { api, server, inputs } = await greenAndRed()
+  api.pulls.set(`${REPOSITORY}#42`, NEW_HEAD)
+  const env = (id: string) => runnerEnv(api, { id, head: NEW_HEAD })
+  if (earlier) {
+    expect((await runAction(server, inputs(OLD_TOKEN, 'green'), { env: env('776') })).code).toBe(0)
+  }
+  const before = gateComments(api)
+  let redEnded: () => void = () => undefined
+  const ended = new Promise<void>((resolve) => (redEnded = resolve))
+  let landed: () => void = () => undefined
+  const cancel = terminateOn((listener) => (landed = listener), 'SIGINT')
+  let sent: () => void = () => undefined
+  const writeSent = new Promise<void>((resolve) => (sent = resolve))
+  // The green leg's write to a comment (its token is OLD_TOKEN here; its record is a status).
+  const greenWrite = (record: { method: string; path: string; headers: object }) =>
+    String((record.headers as { authorization?: string }).authorization).endsWith(OLD_TOKEN) &&
+    ['PATCH', 'POST'].includes(record.method) &&
+    !record.path.includes('/statuses/')
+  api.onRequest = (record) => (greenWrite(record) ? sent() : undefined)
+  api.beforeHandle = (record) => (greenWrite(record) ? ended : undefined)
+  api.beforeAnswer = (record) => (greenWrite(record) ? landed() : undefined)
+  const green = runAction(server, inputs(OLD_TOKEN, 'green'), {
+    env: env('778'),
+    onStart: cancel.onStart
+  })
+  // The red leg starts once the green leg's write is sent (its reads came before).
+  await writeSent
+  const red = await runAction(server, inputs(NEW_TOKEN, 'red'), { env: env('778') })
+  expect(red.code).toBe(1)
+  redEnded()
+  await green
+  expect(cancel.sentAt()).toBeGreaterThan(0)
+  return { before, comments: gateComments(api) }
+}
+
 describe('a green leg that stops after a write from an old read never drops a red (issue 66)', () => {
   it('its late write lands, it is cancelled before it reads again: the red still heads the comment', async () => {
-    // One gate, two legs told apart: the green leg reads the operation finished, the red leg
-    // (a key of its own) reads it failed.
-    const { api, server, inputs } = await greenAndRed()
-    // An earlier run's comment is there.
-    api.pulls.set(`${REPOSITORY}#42`, NEW_HEAD)
-    const env = (id: string) => runnerEnv(api, { id, head: NEW_HEAD })
-    expect((await runAction(server, inputs(OLD_TOKEN, 'green'), { env: env('776') })).code).toBe(0)
-    const [earlier] = gateComments(api)
-    // The green leg's write, from its read before the red leg's record, waits until the red leg
-    // has ended; it lands, and the green leg is cancelled before it reads again.
-    let redEnded: () => void = () => undefined
-    const ended = new Promise<void>((resolve) => (redEnded = resolve))
-    let landed: () => void = () => undefined
-    const cancel = terminateOn((listener) => (landed = listener), 'SIGINT')
-    let sent: () => void = () => undefined
-    const writeSent = new Promise<void>((resolve) => (sent = resolve))
-    // The green leg's write to a comment (its token is OLD_TOKEN here; its record is a status).
-    const greenWrite = (record: { method: string; path: string; headers: object }) =>
-      String((record.headers as { authorization?: string }).authorization).endsWith(OLD_TOKEN) &&
-      ['PATCH', 'POST'].includes(record.method) &&
-      !record.path.includes('/statuses/')
-    api.onRequest = (record) => (greenWrite(record) ? sent() : undefined)
-    api.beforeHandle = (record) => (greenWrite(record) ? ended : undefined)
-    api.beforeAnswer = (record) => (greenWrite(record) ? landed() : undefined)
-    const green = runAction(server, inputs(OLD_TOKEN, 'green'), {
-      env: env('778'),
-      onStart: cancel.onStart
-    })
-    // The red leg starts once the green leg's write is sent (its reads came before).
-    await writeSent
-    const red = await runAction(server, inputs(NEW_TOKEN, 'red'), { env: env('778') })
-    expect(red.code).toBe(1)
-    redEnded()
-    await green
-    expect(cancel.sentAt()).toBeGreaterThan(0)
-    const comments = gateComments(api)
+    const { before, comments } = await greenWriteLandsLate(true)
     expect(comments).toHaveLength(1)
     expect(comments[0].body).toMatch(/\n<p><b>❌ failure<\/b>/)
     expect(comments[0].body).toMatch(/<td>✅ success/)
     // The red leg wrote a comment of its own, and deleted the earlier one the late write hit.
-    expect(comments[0].id).toBeGreaterThan(earlier.id)
+    expect(comments[0].id).toBeGreaterThan(before[0].id)
+  })
+
+  it('with no comment yet, its late create lands beside the red comment: it shows no ✅', async () => {
+    const { before, comments } = await greenWriteLandsLate(false)
+    expect(before).toHaveLength(0)
+    // The red leg's comment, then the green leg's, made as a placeholder that claims no result.
+    expect(comments).toHaveLength(2)
+    expect(comments[0].body).toMatch(/\n<p><b>❌ failure<\/b>/)
+    expect(comments[1].body).toContain('⏳')
+    for (const comment of comments) expect(comment.body).not.toMatch(/<b>✅ success/)
   })
 })

@@ -247,13 +247,16 @@ describe('pull requests: one sticky comment', () => {
     expect(second.outputs.comment_url).toBe(comment.html_url)
     expect(api.comments).toHaveLength(1)
     // Each run: its record (a commit status) and the reads of a round at once; the comment
-    // created, then updated in place; each time read again, until it holds what was read.
+    // created (a placeholder, then filled: no ✅ before a read after it), then updated in place;
+    // each time read again, until it holds what was read.
     const comments = api.requests.filter(
       (request) => request.path.endsWith('/comments') || request.path.includes('/issues/comments/')
     )
     expect(comments.map((request) => request.method)).toEqual([
       'GET',
       'POST',
+      'GET',
+      'PATCH',
       'GET',
       'GET',
       'PATCH',

@@ -10,8 +10,9 @@
  * shown beside it, one comment; no leg ends on its cap of rounds; and a red leg ends only on a
  * comment that showed its red. The oracle is the scenario itself, not the code under test.
  * Legs may stop mid-protocol (STOPPING: a time limit, a cancelled job): then every failure of a
- * leg that did not stop is shown in a comment, and each comment shows results legs wrote, its
- * worst at its head (a stopped leg's late write may leave a second comment).
+ * leg that did not stop is shown in a comment, no comment shows a pass beside it, and each comment
+ * shows results legs wrote, its worst at its head (a stopped leg's late write may leave a second
+ * comment: a placeholder that shows no result, or a view of an older read).
  *
  * Why the orders the scheduler skips reach no final state that those it takes do not:
  * 1. A read (the comments, a commit's statuses, the head) changes nothing on GitHub, and a leg
@@ -213,19 +214,21 @@ const severity = (result: string) => BY_SEVERITY.indexOf(result.split(' ')[3] as
  * Without stops: one comment, showing exactly `expected`, the worst at its head. With a leg that
  * may stop: a write it sent may land after every other leg ended, in a comment that then stays
  * (its view of an older read: an earlier attempt's result, or an older run's). So: every failure in
- * `expected` of a leg that did not stop is shown in a comment, and each comment shows results that
- * legs wrote, the worst of them at its head.
+ * `expected` of a leg that did not stop is shown in a comment, no comment is headed ✅ beside it,
+ * and each comment shows results that legs wrote, the worst of them at its head.
  */
 function checkFinal(scenario: Scenario, github: GitHubApi, stopped: Set<number>): void {
   const want = expected(scenario)
   const comments = github.comments.filter((comment) => comment.body.startsWith(MARKER))
   if (!want) return
-  const views = comments.map((comment) => readView(comment.body, MARKER)!)
+  // A comment without a view is one a leg made and stopped before it could fill (placeholder).
+  const views = comments.flatMap((comment) => readView(comment.body, MARKER) ?? [])
   // Each result by the line its leg wrote (configOf), not by how the code names its record.
   const shownBy = (view: View) => view.results.map((r) => `${legOf(r.line)} ${r.outcome}`)
   const headline = (view: View) => view.results.find((r) => r.key === view.shown)!.outcome
   if (!scenario.runs.some((plan) => plan.legs.some((leg) => leg.stops))) {
     expect(comments).toHaveLength(1)
+    expect(views).toHaveLength(1)
     expect(shownBy(views[0]).sort()).toEqual(want)
     expect(BY_SEVERITY.indexOf(headline(views[0]))).toBe(Math.max(...want.map(severity)))
     return
@@ -237,6 +240,8 @@ function checkFinal(scenario: Scenario, github: GitHubApi, stopped: Set<number>)
   for (const failure of kept) {
     expect(views.map(shownBy)).toContainEqual(expect.arrayContaining([failure]))
   }
+  // No comment shows a pass beside a failure that stays.
+  if (kept.length > 0) expect(views.map(headline)).not.toContain('success')
   for (const view of views) {
     expect(written).toEqual(expect.arrayContaining(shownBy(view)))
     expect(BY_SEVERITY.indexOf(headline(view))).toBe(Math.max(...shownBy(view).map(severity)))

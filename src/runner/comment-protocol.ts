@@ -90,7 +90,9 @@ export function advance(
   const next = { ...state, calls, answers: { ...state.answers, ...answered(config, call, answer) } }
   if ((call.call === 'update' || call.call === 'create') && answer !== 'gone') {
     const written = (answer as { written: { id: number; html_url: string } }).written
-    next.wrote = { action: call.call === 'create' ? 'created' : 'updated', url: written.html_url }
+    // Created: the comment is one this leg made (a placeholder it then filled, or its home).
+    const made = call.call === 'create' || written.id === state.home
+    next.wrote = { action: made ? 'created' : 'updated', url: written.html_url }
     const view = readView(call.body, config.marker)
     next.mine = view ? { id: written.id, shows: showsOf(view) } : undefined
     if (call.call === 'create') next.home = written.id

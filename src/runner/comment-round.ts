@@ -11,12 +11,12 @@ import {
   shownRecords,
   type StatusWrite
 } from './comment-records.js'
-import { holds, renderView, showsOf, type View, viewOf } from './comment-view.js'
+import { holds, renderPlaceholder, renderView, showsOf, type View, viewOf } from './comment-view.js'
 
 /**
  * Rounds at most: after its first write (a red leg's, to a comment of its own), a leg writes again
- * only to put its details back once, or when its own view is still there beside a record it had
- * not read.
+ * only to fill the placeholder it made, to put its details back once, or when its own view is
+ * still there beside a record it had not read.
  */
 const MAX_ROUNDS = 8
 
@@ -151,11 +151,13 @@ export function decide(
     return deleteNext({ ...noted, deletes: older.map((comment) => comment.id) })
   }
   if (state.round >= MAX_ROUNDS) return end(noted, 'rounds')
-  const body = renderView(config.marker, wanted, runLink(config, wanted.run))
+  const footer = runLink(config, wanted.run)
+  const body = renderView(config.marker, wanted, footer)
   const next = passing === 'details' ? { ...noted, putBack: true } : noted
-  return target
-    ? ask(next, { call: 'update', id: target.id, url: target.url, body })
-    : ask(next, { call: 'create', body })
+  if (target) return ask(next, { call: 'update', id: target.id, url: target.url, body })
+  // A new comment shows a pass only once a read after it found no red: it is made as a
+  // placeholder, which the next round fills, so a leg that stops then leaves no ✅ beside a red.
+  return ask(next, { call: 'create', body: red ? body : renderPlaceholder(config.marker, footer) })
 }
 
 /**

@@ -135,6 +135,11 @@ export function renderView(marker: string, view: View, footer: string): string {
   }
 }
 
+/** A comment made before a read could confirm a pass: it shows no result (readView: no view). */
+export function renderPlaceholder(marker: string, footer: string): string {
+  return `${marker}\n<h2>Neon operations gate</h2>\n<p>⏳ Reading every leg's result of this workflow run; they show here once read.</p>\n${footer}`
+}
+
 function resultsTable(results: LegRecord[], total: number, lineChars: number): string {
   const rows = results.map(
     (result, index) =>
