@@ -465,6 +465,24 @@ describe("whose comment is the action's", () => {
     noWarnings()
   })
 
+  it('an update GitHub answers 404 again while it still lists the comment: one warning, no claim', async () => {
+    const { api, written, calls } = github([[`${marker}\nold`, bot]])
+    const [old] = written
+    // Not a comment another leg deleted (it is listed again): the token cannot write it.
+    api.faults.push({ method: 'PATCH', after: 0, status: 404, message: 'Not Found' })
+    expect(await write('always', 'success')).toBeUndefined()
+    expect(calls()).toEqual([
+      `GET ${LIST}?per_page=100`,
+      `PATCH ${ONE(old.id)}`,
+      `GET ${LIST}?per_page=100`,
+      `PATCH ${ONE(old.id)}`
+    ])
+    expect(warnings()).toEqual([
+      'warning: Could not write the pull-request comment: Not Found (HTTP 404): the pull request or repository was not found with this token'
+    ])
+    expect(lines.filter((line) => line.includes('updated'))).toEqual([])
+  })
+
   it('older comments are deleted once the newest holds every result; one already deleted is no error', async () => {
     const { api, written } = github([
       [`${marker}\na`, bot],

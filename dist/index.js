@@ -48773,20 +48773,25 @@ async function answerOnce(api, call, write, progress) {
             return 'deleted';
         default:
             progress.sending = { doing: describeCall(call), url: 'url' in call ? call.url : undefined };
-            return writeComment(api, call);
+            return writeComment(api, call, progress);
     }
 }
-/** The comment written; `gone` when another leg deleted it first (it had a newer one to keep). */
-async function writeComment(api, call) {
+/**
+ * The comment written; `gone` when another leg deleted it first (it had a newer one to keep). A
+ * second 404 for the same comment, listed again in between, is GitHub refusing the write: it throws.
+ */
+async function writeComment(api, call, progress) {
     if (call.call === 'create')
         return { written: await api.createComment(call.body) };
     try {
         return { written: await api.updateComment(call.id, call.body) };
     }
     catch (error) {
-        if (error.status === 404)
-            return 'gone';
-        throw error;
+        const gone = (progress.gone ??= new Set());
+        if (error.status !== 404 || gone.has(call.id))
+            throw error;
+        gone.add(call.id);
+        return 'gone';
     }
 }
 function ending(write, progress, state) {

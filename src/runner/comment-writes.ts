@@ -26,6 +26,8 @@ export interface CommentProgress {
   sending?: { doing: string; url?: string }
   /** Why this leg's record was refused: a warning once the comment is written. */
   unrecorded?: string
+  /** Comments whose update GitHub answered 404 (taken as deleted by another leg, once each). */
+  gone?: Set<number>
 }
 
 export interface CommentWrite {
@@ -119,21 +121,27 @@ async function answerOnce(
       return 'deleted'
     default:
       progress.sending = { doing: describeCall(call), url: 'url' in call ? call.url : undefined }
-      return writeComment(api, call)
+      return writeComment(api, call, progress)
   }
 }
 
-/** The comment written; `gone` when another leg deleted it first (it had a newer one to keep). */
+/**
+ * The comment written; `gone` when another leg deleted it first (it had a newer one to keep). A
+ * second 404 for the same comment, listed again in between, is GitHub refusing the write: it throws.
+ */
 async function writeComment(
   api: CommentApi,
-  call: Extract<Call, { call: 'update' | 'create' }>
+  call: Extract<Call, { call: 'update' | 'create' }>,
+  progress: CommentProgress
 ): Promise<Answer> {
   if (call.call === 'create') return { written: await api.createComment(call.body) }
   try {
     return { written: await api.updateComment(call.id, call.body) }
   } catch (error) {
-    if ((error as { status?: unknown }).status === 404) return 'gone'
-    throw error
+    const gone = (progress.gone ??= new Set())
+    if ((error as { status?: unknown }).status !== 404 || gone.has(call.id)) throw error
+    gone.add(call.id)
+    return 'gone'
   }
 }
 
