@@ -458,8 +458,9 @@ const STOPPING: Record<string, Scenario> = {
  * Three legs writing at once: one red, two green. Before a leg could end on another leg's view
  * over its own, one order ended the red leg on its cap of 8 rounds: the green legs kept writing
  * views without its details, and it wrote them back each time. Now none does: each of the two
- * reaches 790,431 states and 18 final states in about 150 s on a 2-core machine (2026-11-30; it
- * was 3,690,928 states in 630 s before the reads came in order).
+ * reaches 961,057 states and 18 final states in 196 to 245 s on a 2-core machine, busy with a
+ * mutation run (2026-11-30, since new comments are placeholders; 790,431 states before, and
+ * 3,690,928 before the reads came in order).
  */
 const THREE_WRITING: Record<string, Scenario> = {
   'three legs writing at once, not told apart': one([
