@@ -224,7 +224,7 @@ describe('the live workflow, against the local API as CI runs it', () => {
     const all = logs.join('\n')
     expect(all).toContain('The database answered')
     expect(all).toContain('migrated: live_preview has 1 row(s)')
-    expect(all).toMatch(/Branch preview\/live-1-1 \(br-\w+\) can be deleted now/)
+    expect(all).toMatch(/Branch preview\/live-1-1 \(br-[\w-]+\) can be deleted now/)
     // The database's password is masked before any line shows it.
     const shown = all.split('\n').filter((line) => line.includes('live-workflow-password'))
     expect(shown.length).toBeGreaterThan(0)

@@ -463,7 +463,10 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
         // The key is on no command line (Neon's CLI read it from NEON_API_KEY); the key and the
         // database password reach no log, no output and no dotenv report.
         expect(first.neonArgv).toContain('branches create --name preview/mr-12')
-        expect(stop.neonArgv).toContain('branches delete preview/mr-12')
+        // The id the gate checked, never the name again.
+        expect(stop.dotenv).toContain(`GATE_PREFLIGHT_BRANCH_ID=${created[0].id}\n`)
+        expect(stop.neonArgv).toContain(`branches delete ${created[0].id}`)
+        expect(stop.neonArgv).not.toContain('branches delete preview/mr-12')
         for (const run of [first, second, stop, again]) {
           for (const secret of secretForms(KEYS.organization)) {
             expect(run.neonArgv).not.toContain(secret)

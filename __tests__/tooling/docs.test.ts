@@ -654,7 +654,11 @@ describe('what the docs say of the recipes, the recipes do', () => {
   it("the GitLab delete: Neon's CLI's attempts, as the docs count them (recipe-gitlab.test.ts counts the DELETEs)", () => {
     expect(teardown).toMatch(/the stop job makes up to \d+ delete attempts, \d+ s apart/)
     // The stop job deletes with Neon's CLI, which retries a 423 itself: no loop of its own.
-    expect(stopJob).toContain('neon_unless_gone branches delete "$NEON_BRANCH"')
+    // The id the gate checked (docs/teardown.md: never the name again).
+    expect(stopJob).toContain(
+      `neon_unless_gone branches delete "$(sed -n 's/^GATE_PREFLIGHT_BRANCH_ID=//p' "$NEON_GATE_DOTENV")"`
+    )
+    expect(teardown).toContain('Delete the id the gate checked')
     expect(stopJob).not.toMatch(/for attempt in/)
     expect(teardown).not.toMatch(/retried twice/)
     // Every page that counts neonctl's tries at a 423 gives the same number as the stop job's.

@@ -171,7 +171,8 @@ export class World {
       byReads?: boolean
     } = {}
   ): [OperationRecord, OperationRecord] {
-    const branchId = options.branchId ?? `br-${randomUUID().slice(0, 8)}`
+    // Neon's shape (two words and a code): Neon's CLI takes only that as an id, anything else as a name.
+    const branchId = options.branchId ?? `br-quiet-river-${randomUUID().slice(0, 8)}`
     const createMs = options.createMs ?? 3000
     const startMs = options.startMs ?? 2000
     const now = this.now()
