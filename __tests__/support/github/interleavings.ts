@@ -34,6 +34,8 @@ const MAX_STATES = 5000
  * that explodes (a mutant's) would take each of the file's scenarios to its cap, for minutes.
  */
 let overflowed: string | undefined
+/** Reads taken at once in a row, at most (settle). */
+const MAX_READS_AT_ONCE = 1000
 
 export interface Writer {
   config: WriterConfig
@@ -205,10 +207,15 @@ class Explorer {
     return moves
   }
 
-  /** The reads no step to come can change, taken at once (they commute with every step). */
+  /**
+   * The reads no step to come can change, taken at once (they commute with every step). A leg
+   * reads a few times a round, between writes: one that keeps reading (a mutant's) fails here,
+   * since a loop of reads answered in process would never let Jest's time limit run.
+   */
   private async settle(entered: Global): Promise<Global> {
     let state = entered
-    for (;;) {
+    for (let taken = 0; ; taken++) {
+      if (taken > MAX_READS_AT_ONCE) throw new Error(`more than ${MAX_READS_AT_ONCE} reads at once`)
       const eager = state.writers.flatMap((w, index) =>
         (w?.calls ?? [])
           .filter((call) => settled(this.writers, state, call))
