@@ -34,7 +34,6 @@ const MAX_STATES = 5000
  * that explodes (a mutant's) would take each of the file's scenarios to its cap, for minutes.
  */
 let overflowed: string | undefined
-/** Reads taken at once in a row, at most (settle). */
 const MAX_READS_AT_ONCE = 1000
 
 export interface Writer {
