@@ -238,10 +238,7 @@ class Explorer {
   private async explore(state: Global): Promise<void> {
     if (this.seen.covers(state)) return
     const max = this.options.maxStates ?? MAX_STATES
-    if (++this.counts.states > max) {
-      overflowed = `more than ${max} states`
-      throw new Error(overflowed)
-    }
+    if (++this.counts.states > max) throw new Error((overflowed = `more than ${max} states`))
     if (process.env.DEBUG_INTERLEAVINGS && this.counts.states % 50_000 === 0)
       process.stdout.write(`${this.counts.states} states ${Math.round(performance.now())} ms\n`)
     const moves = this.movesOf(state)
