@@ -22,6 +22,10 @@ import {
 
 type Status = Parameters<typeof scoreOf>[1][number]
 
+/** checkSurvivors over every module of `report`, as if stryker.config.mjs mutated them all. */
+const survivorsOf = (report: Report, accepted: AcceptedSurvivor[]) =>
+  checkSurvivors(report, accepted, Object.keys(report.files))
+
 const root = join(import.meta.dirname, '..', '..')
 const strykerConfig = (
   (await import(pathToFileURL(join(root, 'stryker.config.mjs')).href)) as {
@@ -152,13 +156,19 @@ describe('survivors: none but the accepted ones (npm run mutation)', () => {
   it('fails on one new survivor among 200 killed mutants, naming its place, mutator, text and replacement, where the floor passes', () => {
     const oneAmongMany = report([...killed(200), guard(2, 10, 'Survived')])
     expect(checkFloor(oneAmongMany, ['src/a.ts']).problems).toEqual([])
-    expect(checkSurvivors(oneAmongMany, [])).toEqual([
+    expect(survivorsOf(oneAmongMany, [])).toEqual([
       'src/a.ts:2:10 ConditionalExpression "created !== undefined" -> "true" survived'
     ])
   })
 
+  it('judges only the modules stryker.config.mjs mutates: a module on its way in (run with --mutate) keeps its results in the baseline, unjudged', () => {
+    const carried = report([...killed(20), guard(2, 10, 'Survived')])
+    expect(checkSurvivors(carried, [], ['src/other.ts'])).toEqual([])
+    expect(checkSurvivors(carried, [], ['src/a.ts'])).toHaveLength(1)
+  })
+
   it('fails on a mutant no test reaches, even when an entry matches it (and then the entry is unused too)', () => {
-    expect(checkSurvivors(report([guard(2, 10, 'NoCoverage')]), [accepted('src/a.ts')])).toEqual([
+    expect(survivorsOf(report([guard(2, 10, 'NoCoverage')]), [accepted('src/a.ts')])).toEqual([
       'src/a.ts:2:10 ConditionalExpression "created !== undefined" -> "true" is reached by no test',
       `${SURVIVORS_FILE}: src/a.ts ConditionalExpression "created !== undefined" -> "true" no longer survives; remove it`
     ])
@@ -171,19 +181,19 @@ describe('survivors: none but the accepted ones (npm run mutation)', () => {
         (status) => guard(2, 10, status)
       )
     ])
-    expect(checkSurvivors(moved, [accepted('src/a.ts', 'created  !==\n undefined')])).toEqual([])
+    expect(survivorsOf(moved, [accepted('src/a.ts', 'created  !==\n undefined')])).toEqual([])
     // The same survivor two lines further down (code added above it).
     const shifted = { ...moved.files['src/a.ts'], source: `\n\n${a}` }
     shifted.mutants = [guard(4, 10, 'Survived')]
-    expect(checkSurvivors({ files: { 'src/a.ts': shifted } }, [accepted('src/a.ts')])).toEqual([])
+    expect(survivorsOf({ files: { 'src/a.ts': shifted } }, [accepted('src/a.ts')])).toEqual([])
   })
 
   it('lets one entry accept one mutant: the same text surviving twice needs two entries', () => {
     const twice = report([], [guard(1, 44, 'Survived'), guard(3, 3, 'Survived')])
-    expect(checkSurvivors(twice, [accepted('src/b.ts')])).toEqual([
+    expect(survivorsOf(twice, [accepted('src/b.ts')])).toEqual([
       'src/b.ts:3:3 ConditionalExpression "created !== undefined" -> "true" survived'
     ])
-    expect(checkSurvivors(twice, [accepted('src/b.ts'), accepted('src/b.ts')])).toEqual([])
+    expect(survivorsOf(twice, [accepted('src/b.ts'), accepted('src/b.ts')])).toEqual([])
   })
 
   it('accepts only the file, mutator and replacement listed', () => {
@@ -192,7 +202,7 @@ describe('survivors: none but the accepted ones (npm run mutation)', () => {
     const otherMutator = { ...accepted('src/a.ts'), mutator: 'EqualityOperator' }
     const otherReplacement = { ...accepted('src/a.ts'), replacement: 'false' }
     for (const entry of [elsewhere, otherMutator, otherReplacement]) {
-      expect(checkSurvivors(survivor, [entry])).toEqual([
+      expect(survivorsOf(survivor, [entry])).toEqual([
         'src/a.ts:2:10 ConditionalExpression "created !== undefined" -> "true" survived',
         `${SURVIVORS_FILE}: ${entry.file} ${entry.mutator} "created !== undefined" -> "${entry.replacement}" no longer survives; remove it`
       ])
@@ -200,20 +210,17 @@ describe('survivors: none but the accepted ones (npm run mutation)', () => {
   })
 
   it('fails on an entry that matches no survivor any more (killed now, or its code gone)', () => {
-    expect(checkSurvivors(report([guard(2, 10, 'Killed')]), [accepted('src/a.ts')])).toEqual([
+    expect(survivorsOf(report([guard(2, 10, 'Killed')]), [accepted('src/a.ts')])).toEqual([
       `${SURVIVORS_FILE}: src/a.ts ConditionalExpression "created !== undefined" -> "true" no longer survives; remove it`
     ])
   })
 
   it('keeps an entry whose survivor timed out (a busy machine), without ever taking a timeout for a survivor', () => {
-    expect(checkSurvivors(report([guard(2, 10, 'Timeout')]), [accepted('src/a.ts')])).toEqual([])
-    expect(checkSurvivors(report([guard(2, 10, 'Timeout')]), [])).toEqual([])
+    expect(survivorsOf(report([guard(2, 10, 'Timeout')]), [accepted('src/a.ts')])).toEqual([])
+    expect(survivorsOf(report([guard(2, 10, 'Timeout')]), [])).toEqual([])
     // One timeout keeps one entry.
     expect(
-      checkSurvivors(report([guard(2, 10, 'Timeout')]), [
-        accepted('src/a.ts'),
-        accepted('src/a.ts')
-      ])
+      survivorsOf(report([guard(2, 10, 'Timeout')]), [accepted('src/a.ts'), accepted('src/a.ts')])
     ).toEqual([
       `${SURVIVORS_FILE}: src/a.ts ConditionalExpression "created !== undefined" -> "true" no longer survives; remove it`
     ])
