@@ -48288,6 +48288,8 @@ const DETAILS_BUDGET_BYTES = 40_000;
 const DATA_START = '<!-- neon-operations-gate-view ';
 const DATA_END = ' -->';
 const DETAILS_END = '<!-- neon-operations-gate-details-end -->';
+/** How a summary heads itself, for the comment's own texts. */
+const HEADING = '<h2>Neon operations gate</h2>';
 const ResultSchema = object({
     key: schemas_string().max(80),
     leg: schemas_string().max(200),
@@ -48383,7 +48385,7 @@ function renderView(marker, view, footer) {
 }
 /** A comment made before a read could confirm a pass: it shows no result (readView: no view). */
 function renderPlaceholder(marker, footer) {
-    return `${marker}\n<h2>Neon operations gate</h2>\n<p>⏳ Reading every leg's result of this workflow run; they show here once read.</p>\n${footer}`;
+    return `${marker}\n${HEADING}\n<p>⏳ Reading every leg's result of this workflow run; they show here once read.</p>\n${footer}`;
 }
 function resultsTable(results, total, lineChars) {
     const rows = results.map((result, index) => `<tr><td>${index + 1}</td><td>${forHtml(result.line, lineChars)}</td><td>${result.name ? forHtml(result.name, lineChars) : '—'}</td><td>${result.attempt}</td></tr>`);
@@ -48425,7 +48427,7 @@ function dataLine(view, lineChars) {
 function fallbackDetails(result) {
     const [, headline, rest] = /^(\S+ \w+): ([\s\S]*)$/.exec(result.line) ?? ['', result.line, ''];
     const line = `<b>${forHtml(headline, 40)}</b>${rest ? `: ${forHtml(rest, MAX_LINE_CHARS)}` : ''}`;
-    return `<h2>Neon operations gate</h2>\n<p>${line}</p>\n<p>Its details are in the summary of its leg's job.</p>\n`;
+    return `${HEADING}\n<p>${line}</p>\n<p>Its details are in the summary of its leg's job.</p>\n`;
 }
 
 ;// CONCATENATED MODULE: ./src/runner/comment-round.ts

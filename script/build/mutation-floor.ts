@@ -126,12 +126,9 @@ function survivorKey(
 
 /**
  * Every mutant that survived or that no test reached, unless an accepted survivor takes it (one
- * entry, one mutant); then every accepted survivor that took none.
- */
-/**
- * The survivors not accepted, and the accepted entries no survivor matches, among the modules
- * `mutated` (stryker.config.mjs's): the report also carries the baseline's results of modules run
- * on their own with `--mutate` on their way in, which are not held to anything yet.
+ * entry, one mutant); then every accepted survivor that took none. Only in the modules `mutated`
+ * (stryker.config.mjs's): the report also carries the baseline's results of modules run on their
+ * own with `--mutate` on their way in, which are held to nothing yet.
  */
 export function checkSurvivors(
   report: Report,

@@ -20,6 +20,8 @@ export const DETAILS_BUDGET_BYTES = 40_000
 const DATA_START = '<!-- neon-operations-gate-view '
 const DATA_END = ' -->'
 const DETAILS_END = '<!-- neon-operations-gate-details-end -->'
+/** How a summary heads itself, for the comment's own texts. */
+const HEADING = '<h2>Neon operations gate</h2>'
 
 const ResultSchema = z.object({
   key: z.string().max(80),
@@ -137,7 +139,7 @@ export function renderView(marker: string, view: View, footer: string): string {
 
 /** A comment made before a read could confirm a pass: it shows no result (readView: no view). */
 export function renderPlaceholder(marker: string, footer: string): string {
-  return `${marker}\n<h2>Neon operations gate</h2>\n<p>⏳ Reading every leg's result of this workflow run; they show here once read.</p>\n${footer}`
+  return `${marker}\n${HEADING}\n<p>⏳ Reading every leg's result of this workflow run; they show here once read.</p>\n${footer}`
 }
 
 function resultsTable(results: LegRecord[], total: number, lineChars: number): string {
@@ -188,5 +190,5 @@ function dataLine(view: View, lineChars: number): string {
 function fallbackDetails(result: LegRecord): string {
   const [, headline, rest] = /^(\S+ \w+): ([\s\S]*)$/.exec(result.line) ?? ['', result.line, '']
   const line = `<b>${forHtml(headline, 40)}</b>${rest ? `: ${forHtml(rest, MAX_LINE_CHARS)}` : ''}`
-  return `<h2>Neon operations gate</h2>\n<p>${line}</p>\n<p>Its details are in the summary of its leg's job.</p>\n`
+  return `${HEADING}\n<p>${line}</p>\n<p>Its details are in the summary of its leg's job.</p>\n`
 }
