@@ -19,10 +19,14 @@ import {
 } from '../src/runner/comment-records.js'
 import type { Call, WriterConfig, WriterState } from '../src/runner/comment-round.js'
 import { readView, renderView, viewOf } from '../src/runner/comment-view.js'
-
-const GATE = '0123456789abcdef'
-const MARKER = `<!-- neon-operations-gate:${GATE} -->`
-const where = { serverUrl: 'https://github.com', repository: 'octo/app' }
+import {
+  GATE,
+  legConfig,
+  MARKER,
+  SHA,
+  statusesOf,
+  WHERE
+} from './support/github/comment-fixtures.js'
 
 let nextId = 1
 function record(
@@ -123,7 +127,7 @@ describe('records read back from commit statuses', () => {
         outcome: 'timeout',
         line: '⏱️ timeout: x'
       },
-      where
+      WHERE
     )
     expect(own).toMatchObject({
       state: 'failure',
@@ -149,7 +153,7 @@ describe('records read back from commit statuses', () => {
 
   /** `record` written as a commit status, and read back. */
   const readBack = (record: Parameters<typeof statusOf>[0]) => {
-    const status = statusOf(record, where)
+    const status = statusOf(record, WHERE)
     const [read] = recordsOf([{ id: 7, ...status, creator: { login: 'me' } }], GATE, 'me')
     return { status, read }
   }
@@ -218,28 +222,6 @@ describe('the view', () => {
 })
 
 describe('a leg after its own write', () => {
-  const SHA = 'c'.repeat(40)
-  const configOf = (name: string, outcome: 'success' | 'failure'): WriterConfig => ({
-    marker: MARKER,
-    gateHash: GATE,
-    author: 'me',
-    mode: 'always',
-    ...where,
-    sha: SHA,
-    own: {
-      id: name,
-      leg: recordContext(GATE, `u-9-1-${name}`),
-      told: false,
-      run: 9,
-      attempt: 1,
-      outcome,
-      line: `${outcome === 'success' ? '✅' : '❌'} ${outcome}: ${name}`
-    },
-    details: `<p>details of ${name}</p>`
-  })
-  const statusesOf = (...legs: [number, WriterConfig][]) =>
-    legs.map(([id, config]) => ({ id, ...statusOf(config.own, where), creator: { login: 'me' } }))
-
   /** The answer to `call` from `github`: a create makes a newer comment, the one listed after. */
   function answerOf(call: Call, github: Github): Answer {
     const comment = { id: github.commentId, html_url: `https://c/${github.commentId}` }
@@ -309,22 +291,22 @@ describe('a leg after its own write', () => {
   }
 
   it('ends when another leg’s view is over its own: that leg reads again and writes', () => {
-    const q = configOf('q', 'success')
-    const { state, github } = afterOwnWrite(q, configOf('p', 'failure'))
+    const q = legConfig('q', 'success')
+    const { state, github } = afterOwnWrite(q, legConfig('p', 'failure'))
     // A third leg's write from an older read: p's result alone, without q's.
     github.statuses = statusesOf(
-      [1, configOf('p', 'failure')],
+      [1, legConfig('p', 'failure')],
       [2, q],
-      [3, configOf('r', 'success')]
+      [3, legConfig('r', 'success')]
     )
-    github.body = bodyOf(statusesOf([1, configOf('p', 'failure')], [3, configOf('r', 'success')]))
+    github.body = bodyOf(statusesOf([1, legConfig('p', 'failure')], [3, legConfig('r', 'success')]))
     const next = round(q, state, github)
     expect(next).toMatchObject({ calls: [], ending: 'written' })
   })
 
   it('a red leg keeps its result in a comment made after its record, and deletes the older one once that holds all, then ends', () => {
-    const p = configOf('p', 'failure')
-    const q = configOf('q', 'success')
+    const p = legConfig('p', 'failure')
+    const q = legConfig('q', 'success')
     const after = afterOwnWrite(p, q)
     const { github } = after
     expect(after.state.calls).toEqual([{ call: 'comments' }])
@@ -347,21 +329,21 @@ describe('a leg after its own write', () => {
   })
 
   it('writes again when its own view is still there and a record it had not read is in', () => {
-    const q = configOf('q', 'success')
-    const { state, github, written } = afterOwnWrite(q, configOf('p', 'failure'))
-    github.statuses = [...github.statuses, ...statusesOf([3, configOf('r', 'success')])]
+    const q = legConfig('q', 'success')
+    const { state, github, written } = afterOwnWrite(q, legConfig('p', 'failure'))
+    github.statuses = [...github.statuses, ...statusesOf([3, legConfig('r', 'success')])]
     github.body = written
     expect(round(q, state, github).calls.map((call) => call.call)).toEqual(['update'])
   })
 
   it('a leg that finds a record it had not read in every round stops at its cap: 8 rounds', () => {
-    const q = configOf('q', 'success')
-    const after = afterOwnWrite(q, configOf('p', 'failure'))
+    const q = legConfig('q', 'success')
+    const after = afterOwnWrite(q, legConfig('p', 'failure'))
     let { state, written } = after
     const { github } = after
     let writes = 1
     for (let id = 3; state.calls.length > 0 && id < 40; id++) {
-      github.statuses = [...github.statuses, ...statusesOf([id, configOf(`r${id}`, 'success')])]
+      github.statuses = [...github.statuses, ...statusesOf([id, legConfig(`r${id}`, 'success')])]
       github.body = written
       state = round(q, state, github)
       const [write] = state.calls
@@ -375,8 +357,8 @@ describe('a leg after its own write', () => {
   })
 
   it('the leg shown puts back its details when another leg’s view lacks them', () => {
-    const p = configOf('p', 'failure')
-    const { state, github, written } = afterOwnWrite(p, configOf('q', 'success'))
+    const p = legConfig('p', 'failure')
+    const { state, github, written } = afterOwnWrite(p, legConfig('q', 'success'))
     expect(written).toContain('details of p')
     // q's write from a read before p's: p shown, but with its line alone.
     github.body = bodyOf(github.statuses)
@@ -389,8 +371,8 @@ describe('a leg after its own write', () => {
   })
 
   it('a leg whose record GitHub refused writes again: no other leg reads its result', () => {
-    const q = configOf('q', 'success')
-    const p = configOf('p', 'failure')
+    const q = legConfig('q', 'success')
+    const p = legConfig('p', 'failure')
     const github: Github = {
       recordId: 0,
       commentId: 7,
@@ -404,7 +386,7 @@ describe('a leg after its own write', () => {
     state = round(q, state, github)
     expect(state.calls.map((call) => call.call)).toEqual(['comments'])
     // Another leg's view over its own, from a read that could not see its result.
-    github.body = bodyOf(statusesOf([1, p], [3, configOf('r', 'success')]))
+    github.body = bodyOf(statusesOf([1, p], [3, legConfig('r', 'success')]))
     expect(round(q, state, github).calls.map((call) => call.call)).toEqual(['update'])
   })
 })

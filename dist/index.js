@@ -48529,8 +48529,9 @@ function homeless(config, state, kept, wanted) {
  * (`details`); after that, a view may show its line alone.
  */
 function passedOn(state, kept, wanted) {
-    const { mine, recorded } = state;
-    if (!mine || !kept?.view || kept.id !== mine.id || !recorded?.startsWith('s'))
+    const { mine } = state;
+    const recorded = state.recorded;
+    if (!mine || !kept?.view || kept.id !== mine.id || !recorded.startsWith('s'))
         return undefined;
     if (showsOf(kept.view) === mine.shows)
         return undefined;
@@ -48544,15 +48545,14 @@ function ownRecord(config, state) {
 }
 /**
  * Results that could not be recorded (a job without `statuses: write`) live in the views alone: a
- * view of their run carries on those of every comment read (older ones are deleted), though a
- * write from an older read may drop one.
+ * view carries on those of every comment read (older ones are deleted; shownRecords keeps those of
+ * the newest run), though a write from an older read may drop one.
  */
 function unrecorded(comments, records) {
-    const newest = Math.max(0, ...records.map((record) => record.run));
     const found = [];
     for (const result of comments.flatMap((comment) => comment.view?.results ?? [])) {
         const known = [...records, ...found].some((record) => record.key === result.key);
-        if (result.key.startsWith('u-') && result.run >= newest && !known)
+        if (result.key.startsWith('u-') && !known)
             found.push(result);
     }
     return found;

@@ -191,8 +191,9 @@ function passedOn(
   kept: ReadComment | undefined,
   wanted: View
 ): 'ends' | 'details' | undefined {
-  const { mine, recorded } = state
-  if (!mine || !kept?.view || kept.id !== mine.id || !recorded?.startsWith('s')) return undefined
+  const { mine } = state
+  const recorded = state.recorded!
+  if (!mine || !kept?.view || kept.id !== mine.id || !recorded.startsWith('s')) return undefined
   if (showsOf(kept.view) === mine.shows) return undefined
   const lacking = !(kept.view.shown === wanted.shown && kept.view.detailed)
   const owed = wanted.shown === recorded && wanted.detailed && lacking && !state.putBack
@@ -206,15 +207,14 @@ function ownRecord(config: WriterConfig, state: WriterState): LegRecord {
 
 /**
  * Results that could not be recorded (a job without `statuses: write`) live in the views alone: a
- * view of their run carries on those of every comment read (older ones are deleted), though a
- * write from an older read may drop one.
+ * view carries on those of every comment read (older ones are deleted; shownRecords keeps those of
+ * the newest run), though a write from an older read may drop one.
  */
 function unrecorded(comments: ReadComment[], records: LegRecord[]): LegRecord[] {
-  const newest = Math.max(0, ...records.map((record) => record.run))
   const found: LegRecord[] = []
   for (const result of comments.flatMap((comment) => comment.view?.results ?? [])) {
     const known = [...records, ...found].some((record) => record.key === result.key)
-    if (result.key.startsWith('u-') && result.run >= newest && !known) found.push(result)
+    if (result.key.startsWith('u-') && !known) found.push(result)
   }
   return found
 }
