@@ -13,10 +13,9 @@ import {
   shownRecords,
   statusOf
 } from '../src/runner/comment-records.js'
+import { GATE, WHERE } from './support/github/comment-fixtures.js'
 
-const GATE = '0123456789abcdef'
 const AUTHOR = 'github-actions[bot]'
-const where = { serverUrl: 'https://github.com', repository: 'octo/app' }
 const TOLD_KEY = `n-${'0123456789abcdef01234567'}`
 
 /** The record of leg `legId` as its leg writes it, run 9 attempt 1 unless told otherwise. */
@@ -30,7 +29,7 @@ const written = (legId: string, fields: Partial<Parameters<typeof statusOf>[0]> 
       line: `❌ failure: ${legId}`,
       ...fields
     },
-    where
+    WHERE
   )
 
 /** A status as GitHub lists it: `status` with id `id`, by the action. */

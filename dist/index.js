@@ -48450,11 +48450,10 @@ const ask = (state, call) => ({
     calls: [call],
     answers: {}
 });
-const end = (state, ending, note) => ({
+const end = (state, ending) => ({
     ...state,
     calls: [],
-    ending,
-    notes: note ? [...state.notes, note] : state.notes
+    ending
 });
 /**
  * The next older comment deleted, one at a time; once none is left, the end: the newest held every
@@ -48481,7 +48480,7 @@ function decide(config, state, comments, statuses) {
         return end(noted, 'superseded');
     const wanted = viewOf(shownRecords(records), { key: state.recorded, details: config.details }, comments.map((comment) => comment.view));
     if (kept?.view && kept.view.run > wanted.run)
-        return end(noted, 'later run', 'later run');
+        return end(noted, 'later run');
     // A superseded run only puts the head's view back over a late write of its own; never creates.
     if (!kept && superseded)
         return end(noted, 'superseded');
@@ -48664,11 +48663,7 @@ function roundAnswered(config, state) {
     let next = state;
     if (answers.record !== undefined) {
         const refused = answers.record === 'refused';
-        next = {
-            ...next,
-            recorded: refused ? `u-${config.own.id}` : `s${String(answers.record)}`,
-            notes: refused ? [...next.notes, 'refused'] : next.notes
-        };
+        next = { ...next, recorded: refused ? `u-${config.own.id}` : `s${String(answers.record)}` };
     }
     if (answers.comments === undefined)
         return afterWrite(next);

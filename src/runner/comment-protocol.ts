@@ -125,11 +125,7 @@ function roundAnswered(config: WriterConfig, state: WriterState): WriterState {
   let next = state
   if (answers.record !== undefined) {
     const refused = answers.record === 'refused'
-    next = {
-      ...next,
-      recorded: refused ? `u-${config.own.id}` : `s${String(answers.record)}`,
-      notes: refused ? [...next.notes, 'refused'] : next.notes
-    }
+    next = { ...next, recorded: refused ? `u-${config.own.id}` : `s${String(answers.record)}` }
   }
   if (answers.comments === undefined) return afterWrite(next)
   if (answers.head === undefined) return readRecords(next, answers.comments)

@@ -80,7 +80,7 @@ export interface WriterState {
   /** Older comments still to delete, once the newest was found holding every record read. */
   deletes: number[]
   ending?: Ending
-  /** Lines for the log, in order: `refused`, `superseded`, `later run`. */
+  /** What the log says of the leg beside its ending: `superseded`. */
   notes: string[]
   /** The comment this leg last wrote. */
   wrote?: { action: 'created' | 'updated'; url: string }
@@ -97,11 +97,10 @@ const ask = (state: WriterState, call: Call): WriterState => ({
   calls: [call],
   answers: {}
 })
-export const end = (state: WriterState, ending: Ending, note?: string): WriterState => ({
+export const end = (state: WriterState, ending: Ending): WriterState => ({
   ...state,
   calls: [],
-  ending,
-  notes: note ? [...state.notes, note] : state.notes
+  ending
 })
 
 /**
@@ -136,7 +135,7 @@ export function decide(
     { key: state.recorded!, details: config.details },
     comments.map((comment) => comment.view)
   )
-  if (kept?.view && kept.view.run > wanted.run) return end(noted, 'later run', 'later run')
+  if (kept?.view && kept.view.run > wanted.run) return end(noted, 'later run')
   // A superseded run only puts the head's view back over a late write of its own; never creates.
   if (!kept && superseded) return end(noted, 'superseded')
   const red = wanted.results.some((result) => !passed(result.outcome))
