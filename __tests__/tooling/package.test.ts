@@ -80,9 +80,13 @@ const node22 = join(root, '__tests__', 'support', 'node22', 'node_modules', '.bi
 
 /**
  * Every Node binary of this machine: the one running the suite, each `node` on the PATH, and the
- * project's Node 22.
+ * project's Node 22. Found once for the file (a shell and each binary's `--version`), not at each
+ * look-up: the file's tests look 13 times.
  */
-function nodeBinaries(): { path: string; version: number[] }[] {
+let binaries: { path: string; version: number[] }[] | undefined
+const nodeBinaries = () => (binaries ??= findNodeBinaries())
+
+function findNodeBinaries(): { path: string; version: number[] }[] {
   const onPath = execFileSync('sh', ['-c', 'which -a node || true'], { encoding: 'utf8' })
     .split('\n')
     .filter(Boolean)

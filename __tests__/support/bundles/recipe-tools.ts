@@ -11,9 +11,12 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readFileSync,
+  rmSync,
   writeFileSync
 } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { packedTarball, root } from './recipes.js'
 import { runCommandBundle } from './run-bundle.ts'
@@ -80,15 +83,26 @@ export function gitRepository(
 }
 
 /**
+ * Node's compile cache for Neon's CLI, one folder for the file's pipelines (removed after them):
+ * its modules are compiled at its first run only, which takes a fifth off each later run's
+ * CPU time (0.61 to 0.49 s, 2026-11-30). The cache keeps V8's code, checked against each source.
+ */
+let neonCompileCache: string | undefined
+afterAll(() => {
+  if (neonCompileCache) rmSync(neonCompileCache, { recursive: true, force: true })
+})
+
+/**
  * Neon's CLI as NEON_CLI runs it (on this Node), through a wrapper at `dir`/neon-cli that writes
  * its command line into `dir`/neon-argv.log first.
  */
 function recordingNeonCli(dir: string): { cli: string; log: string } {
   const cli = join(dir, 'neon-cli')
   const log = join(dir, 'neon-argv.log')
+  neonCompileCache ??= mkdtempSync(join(tmpdir(), 'neon-cli-compile-cache-'))
   writeFileSync(
     cli,
-    `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(NEON_CLI)} "$@"\n`
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexport NODE_COMPILE_CACHE=${JSON.stringify(neonCompileCache)}\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(NEON_CLI)} "$@"\n`
   )
   chmodSync(cli, 0o755)
   if (!existsSync(log)) writeFileSync(log, '')
