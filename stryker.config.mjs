@@ -1,8 +1,9 @@
 /*
  * Mutation testing of the gate's core rules (npm run mutation, script/build/mutation.ts): the
  * statuses, the wait loop, the pace, the operation sources, the judgement of recent failures, the
- * branch's history and its near matches, the project's state past the first read, and the check
- * before a teardown (its rules and its reads).
+ * branch's history and its near matches, the project's state past the first read, the check
+ * before a teardown (its rules and its reads), and the pull-request comment's protocol (the legs'
+ * records, the view of them, a round's decision and one leg's calls).
  * script/build/mutation-floor.ts then holds each module to its own floor and fails on any survivor
  * that stryker.survivors.json does not accept.
  */
@@ -38,7 +39,11 @@ export default {
     'src/wait/near-branch.ts',
     'src/wait/project-state.ts',
     'src/domain/teardown-rules.ts',
-    'src/steps/teardown/teardown-check.ts'
+    'src/steps/teardown/teardown-check.ts',
+    'src/runner/comment-records.ts',
+    'src/runner/comment-view.ts',
+    'src/runner/comment-round.ts',
+    'src/runner/comment-protocol.ts'
   ],
   ignorePatterns: ['dist', 'docs', 'examples', 'coverage', 'build', 'reports'],
   thresholds: { high: 95, low: 90, break: 90 },
