@@ -56,8 +56,13 @@ export const statusesOf = (...legs: [number, WriterConfig][]): CommitStatus[] =>
  * details of the record `detailsOf` names (its key, `s<id>`), or with none of its own.
  */
 export function commentOf(id: number, statuses: CommitStatus[], detailsOf = 'none'): ReadComment {
+  const body = viewBody(statuses, detailsOf)
+  return { id, url: `https://c/${id}`, view: readView(body, MARKER) }
+}
+
+/** The body of a comment holding the view of `statuses`, as commentOf reads it. */
+export function viewBody(statuses: CommitStatus[], detailsOf = 'none'): string {
   const records = shownRecords(recordsOf(statuses, GATE, 'me'))
   const details = `<p>details of ${detailsOf}</p>`
-  const body = renderView(MARKER, viewOf(records, { key: detailsOf, details }, []), '')
-  return { id, url: `https://c/${id}`, view: readView(body, MARKER) }
+  return renderView(MARKER, viewOf(records, { key: detailsOf, details }, []), '')
 }
