@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import { annotationsFor, MAX_OPERATION_ANNOTATIONS } from '../src/runner/annotations.js'
 import type { RunReport } from '../src/report/report.js'
 import type { Operation } from '../src/domain/schemas.js'
+import type { WaitResult } from '../src/wait/wait-for-operations.js'
 import { operation } from './support/neon/operations.js'
 
 /** A report whose wait read `operations` (`observed`: something was read), and what `extra` adds. */
@@ -13,7 +14,7 @@ function readReport(
 ): RunReport {
   const observed = true
   const waitOutcome = outcome === 'timeout' ? 'timeout' : 'failure'
-  const wait = {
+  const wait: WaitResult = {
     outcome: waitOutcome,
     operations,
     polls: 2,
