@@ -194,18 +194,6 @@ describe('publish: the pull-request comment', () => {
     expect(runner.outputs.comment_url).toBe(URL)
   })
 
-  it('for listed operations names no branch', async () => {
-    const id = operation().id
-    // getInputs refuses branch_id beside operation_id; publish names no branch for them either way.
-    const inputs = { ...inputsOf({ pr_comment: 'always', operation_id: id }), branchId: 'br-1' }
-    await publish(report('success'), inputs, context, sinks)
-    expect(writePullRequestComment).toHaveBeenCalledWith(
-      expect.objectContaining({
-        gate: { projectId: 'p-1', branchId: undefined, operationIds: [id] }
-      })
-    )
-  })
-
   it('that wrote no comment leaves comment_url empty', async () => {
     await publish(report('success'), inputsOf({ pr_comment: 'always' }), context, sinks)
     expect(writePullRequestComment).toHaveBeenCalledTimes(1)

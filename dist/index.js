@@ -49235,7 +49235,7 @@ async function publish(report, inputs, context, sinks) {
             report,
             gate: {
                 projectId: inputs.projectId,
-                branchId: inputs.operationIds.length === 0 ? inputs.branchId : undefined,
+                branchId: inputs.branchId,
                 operationIds: inputs.operationIds
             },
             logger,

@@ -56,7 +56,7 @@ export async function publish(
       report,
       gate: {
         projectId: inputs.projectId,
-        branchId: inputs.operationIds.length === 0 ? inputs.branchId : undefined,
+        branchId: inputs.branchId,
         operationIds: inputs.operationIds
       },
       logger,
