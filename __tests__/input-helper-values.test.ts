@@ -2,8 +2,11 @@
  * The action's own inputs (the pull-request comment's), value by value: what each accepts, as it
  * keeps it, and what each refuses, in the words of the error.
  */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from '@jest/globals'
-import { getInputs } from '../src/runner/input-helper.js'
+import YAML from 'yaml'
+import { INPUT_NAMES } from '../src/gate/input-catalog.js'
+import { ACTION_ONLY_INPUT_NAMES, getInputs } from '../src/runner/input-helper.js'
 
 const GIVEN = { api_key: 'key-456', project_id: 'demo-project-000002' }
 
@@ -40,4 +43,12 @@ describe("the pull-request comment's inputs", () => {
       'input "pr_comment_leg": is longer than 2000 characters; name the leg by fewer matrix values'
     )
   })
+})
+
+it("action.yml's inputs are lower case words joined by '_': each one's variable is INPUT_ and its upper case", () => {
+  // main.ts's givenInput looks each one up so, without @actions/core's replacement of spaces.
+  const actionYml = YAML.parse(readFileSync('action.yml', 'utf8')) as { inputs: object }
+  const names = Object.keys(actionYml.inputs)
+  expect(names).toEqual(expect.arrayContaining([...INPUT_NAMES, ...ACTION_ONLY_INPUT_NAMES]))
+  expect(names.filter((name) => !/^[a-z]+(_[a-z]+)*$/.test(name))).toEqual([])
 })

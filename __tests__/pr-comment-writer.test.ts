@@ -115,12 +115,6 @@ describe("a run's pull-request comment", () => {
     }
   )
 
-  it('a report without an outcome is recorded and shown as an error', async () => {
-    await write({ report: { requests: { requests: 1, retries: 0 } } })
-    expect(github.statuses.map((status) => status.state)).toEqual(['error'])
-    expect(resultsOf(github.comments[0].body)).toMatchObject([{ outcome: 'error' }])
-  })
-
   it('an empty github_token: one warning, and GitHub is not asked', async () => {
     expect(await write({ token: '' })).toBeUndefined()
     expect(lines).toEqual([

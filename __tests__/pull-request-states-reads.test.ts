@@ -34,7 +34,7 @@ beforeEach(() => {
 
 /** The reader of REPOSITORY's pull requests with `token` as github_token. */
 const reader = (token: string) =>
-  gitHubPullRequests({ apiUrl: github.apiUrl, repository: REPOSITORY }, () => token)
+  gitHubPullRequests({ apiUrl: github.apiUrl, repository: REPOSITORY }, token)
 const signal = () => new AbortController().signal
 
 describe("the sweep's reader of pull requests", () => {

@@ -7,7 +7,7 @@ import { renderSummary } from '../src/gate/run-report.js'
 import { withoutTimeline } from './support/bundles/action.js'
 import { operation } from './support/neon/operations.js'
 
-const report = (overrides: Partial<RunReport> = {}): RunReport => ({
+const report = (overrides: Partial<RunReport> & Pick<RunReport, 'outcome'>): RunReport => ({
   requests: { requests: 3, retries: 1 },
   ...overrides
 })
@@ -258,12 +258,12 @@ describe('outputs', () => {
       elapsedMs: 10,
       operations: ops
     }
-    expect(buildOutputs(report({ wait })).outputs).toMatchObject({
+    expect(buildOutputs(report({ outcome: 'success', wait })).outputs).toMatchObject({
       status: 'skipped',
       operation_id: 'b'
     })
     const allFinished = { ...wait, operations: [ops[0], ops[2]] }
-    expect(buildOutputs(report({ wait: allFinished })).outputs).toMatchObject({
+    expect(buildOutputs(report({ outcome: 'success', wait: allFinished })).outputs).toMatchObject({
       status: 'finished',
       operation_id: 'a'
     })
@@ -311,6 +311,7 @@ describe('outputs', () => {
     const outputs = (op: typeof withTotal) =>
       buildOutputs(
         report({
+          outcome: 'success',
           wait: waited('success', [op])
         })
       ).outputs

@@ -12,7 +12,7 @@ import { operation } from './support/neon/operations.js'
 
 const created = Date.parse('2026-11-21T10:00:00Z')
 
-const report = (overrides: Partial<RunReport> = {}): RunReport => ({
+const report = (overrides: Partial<RunReport> & Pick<RunReport, 'outcome'>): RunReport => ({
   requests: { requests: 3, retries: 1 },
   ...overrides
 })

@@ -46670,6 +46670,9 @@ async function gate(plan, dependencies) {
     const deadline = stepStartedAt + inputs.timeoutMs;
     const client = apiClientOf(inputs, readsOnce(plan), { ...dependencies, clock, pace, deadline });
     const report = {
+        // Every path below sets the outcome (the wait, a step run alone, the teardown's end, an error);
+        // one that did not would fail closed.
+        outcome: 'error',
         requests: client.stats,
         gate: plan.gate,
         failFast: plan.wait.failFast,
@@ -47889,7 +47892,7 @@ function countsLine(format, report, about) {
  */
 function outcomeLines(sections, format, report, facts) {
     const under = sections.flatMap((section) => section.underOutcome?.(format, report) ?? []);
-    if (report.outcome === 'error' || !report.outcome) {
+    if (report.outcome === 'error') {
         const error = format.text(report.error, MAX_MESSAGE_CHARS);
         return [format.paragraph(`${format.strong('❌ Error:')} ${error}`), ...under];
     }
@@ -49130,7 +49133,7 @@ async function upsert(options, run) {
                 told: identity.key !== undefined,
                 run: runId,
                 attempt,
-                outcome: options.report.outcome ?? 'error',
+                outcome: options.report.outcome,
                 ...(identity.name ? { name: truncate(options.redact(identity.name), pr_comment_MAX_NAME_CHARS) } : {}),
                 line: truncate(options.redact(run_report_headlineText(options.report)), pr_comment_MAX_LINE_CHARS)
             },
@@ -49361,11 +49364,11 @@ const NO_TOKEN = { unreadable: "github_token is empty (leave it out to use the j
  */
 function gitHubPullRequests(context, token) {
     return async (numbers, signal) => {
-        if (!token())
+        if (!token)
             return new Map(numbers.map((pullNumber) => [pullNumber, NO_TOKEN]));
         if (numbers.length === 0)
             return new Map();
-        const read = await octokitPullRequests({ ...context, token: token(), signal });
+        const read = await octokitPullRequests({ ...context, token, signal });
         return readPullRequestStates(read, numbers, signal);
     };
 }
@@ -49382,7 +49385,7 @@ function gitHubPullRequests(context, token) {
 /** The action: mask the secrets, read the inputs, run the gate, publish it. Every error ends here. */
 async function run(dependencies = {}) {
     const redactor = new Redactor();
-    const apiKey = readSecrets(redactor, (secret) => core_setSecret(secret));
+    const { apiKey, githubToken } = readSecrets(redactor, (secret) => core_setSecret(secret));
     const redact = (text) => redactor.redact(text);
     // Every line goes through here: secrets out first, then API text made harmless for the runner.
     const toLog = (text) => forLog(redact(text));
@@ -49396,10 +49399,9 @@ async function run(dependencies = {}) {
     // The runner cancels a job with SIGINT or SIGTERM: the run aborts everything in flight.
     const about = describeRun(context);
     let inputs;
-    // A sweep with {pr} reads its pull requests with the token the comment writes with.
-    const readPullRequests = gitHubPullRequests(context, () => inputs?.githubToken ?? '');
     const gateRun = new GateRun({
-        readPullRequests,
+        // A sweep with {pr} reads its pull requests with the token the comment writes with.
+        readPullRequests: gitHubPullRequests(context, githubToken),
         ...dependencies,
         logger,
         redactor,
@@ -49421,7 +49423,7 @@ async function run(dependencies = {}) {
         gateRun.end();
     }
     await publish(report, inputs, context, { logger, redact, toLog });
-    return report.outcome ?? 'error';
+    return report.outcome;
 }
 /**
  * An input as the runner set it, or undefined when it set none (a local run without action.yml's
@@ -49430,20 +49432,22 @@ async function run(dependencies = {}) {
  * value, which only the untrimmed text tells from an empty one.
  */
 function givenInput(name) {
-    if (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] === undefined)
+    if (process.env[`INPUT_${name.toUpperCase()}`] === undefined)
         return undefined;
     return getInput(name, { trimWhitespace: false });
 }
 /**
  * The secret inputs into `redactor` (the gate's, then the action's own token), in every form
  * redaction must find (the URL's password too), each handed to `onSecret` as soon as it is read;
- * the API key as given.
+ * the API key (undefined when not given) and the token, as given.
  */
 function readSecrets(redactor, onSecret = () => undefined) {
     // action.yml's default for a secret not given is no secret: it is never masked.
-    const { api_key: apiKey = '' } = addSecretInputs(redactor, (name) => givenValue(name, getInput(name)), onSecret);
-    addSecret(redactor, getInput('github_token')).forEach(onSecret);
-    return apiKey;
+    const { api_key: apiKey } = addSecretInputs(redactor, (name) => givenValue(name, getInput(name)), onSecret);
+    // The same value as the input `github_token` that getInputs() reads: trimmed, '' when not given.
+    const githubToken = getInput('github_token');
+    addSecret(redactor, githubToken).forEach(onSecret);
+    return { apiKey, githubToken };
 }
 /**
  * When run() itself rejects (a sink threw past its own catch): one error line, redacted like every

@@ -15412,6 +15412,9 @@ async function gate(plan, dependencies) {
     const deadline = stepStartedAt + inputs.timeoutMs;
     const client = apiClientOf(inputs, readsOnce(plan), { ...dependencies, clock, pace, deadline });
     const report = {
+        // Every path below sets the outcome (the wait, a step run alone, the teardown's end, an error);
+        // one that did not would fail closed.
+        outcome: 'error',
         requests: client.stats,
         gate: plan.gate,
         failFast: plan.wait.failFast,
@@ -16414,7 +16417,7 @@ function countsLine(format, report, about) {
  */
 function outcomeLines(sections, format, report, facts) {
     const under = sections.flatMap((section) => section.underOutcome?.(format, report) ?? []);
-    if (report.outcome === 'error' || !report.outcome) {
+    if (report.outcome === 'error') {
         const error = format.text(report.error, MAX_MESSAGE_CHARS);
         return [format.paragraph(`${format.strong('❌ Error:')} ${error}`), ...under];
     }

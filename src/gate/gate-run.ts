@@ -109,7 +109,7 @@ export const messageOf = (error: unknown): string =>
 export function errorReport(
   text: string,
   redactor: Redactor,
-  facts: Pick<RunReport, 'outcome' | 'errorCause'> = {}
+  facts: Partial<Pick<RunReport, 'outcome' | 'errorCause'>> = {}
 ): RunReport & { error: string } {
   return {
     requests: { requests: 0, retries: 0 },

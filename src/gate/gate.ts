@@ -57,6 +57,9 @@ export async function gate(plan: GatePlan, dependencies: GateDependencies): Prom
   const deadline = stepStartedAt + inputs.timeoutMs
   const client = apiClientOf(inputs, readsOnce(plan), { ...dependencies, clock, pace, deadline })
   const report: RunReport = {
+    // Every path below sets the outcome (the wait, a step run alone, the teardown's end, an error);
+    // one that did not would fail closed.
+    outcome: 'error',
     requests: client.stats,
     gate: plan.gate,
     failFast: plan.wait.failFast,

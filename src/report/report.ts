@@ -20,7 +20,7 @@ export type RunOutcome = Outcome | 'error'
  */
 export interface RunReport {
   /** How the run ended; `error` when an error failed the step. */
-  outcome?: RunOutcome
+  outcome: RunOutcome
   /** What the run checked (the output `gate`), once its inputs were read. */
   gate?: GateKind
   /** `fail_fast`: whether `failed` counts as a final failure. */

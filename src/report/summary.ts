@@ -68,7 +68,7 @@ function outcomeLines(
   facts: OperationFacts
 ): string[] {
   const under = sections.flatMap((section) => section.underOutcome?.(format, report) ?? [])
-  if (report.outcome === 'error' || !report.outcome) {
+  if (report.outcome === 'error') {
     const error = format.text(report.error, MAX_MESSAGE_CHARS)
     return [format.paragraph(`${format.strong('❌ Error:')} ${error}`), ...under]
   }

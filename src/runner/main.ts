@@ -22,7 +22,7 @@ export type RunDependencies = Partial<Surroundings>
 /** The action: mask the secrets, read the inputs, run the gate, publish it. Every error ends here. */
 export async function run(dependencies: RunDependencies = {}): Promise<RunOutcome> {
   const redactor = new Redactor()
-  const apiKey = readSecrets(redactor, (secret) => core.setSecret(secret))
+  const { apiKey, githubToken } = readSecrets(redactor, (secret) => core.setSecret(secret))
   const redact = (text: string): string => redactor.redact(text)
   // Every line goes through here: secrets out first, then API text made harmless for the runner.
   const toLog = (text: string): string => forLog(redact(text))
@@ -36,10 +36,9 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
   // The runner cancels a job with SIGINT or SIGTERM: the run aborts everything in flight.
   const about = describeRun(context)
   let inputs: ActionInputs | undefined
-  // A sweep with {pr} reads its pull requests with the token the comment writes with.
-  const readPullRequests = gitHubPullRequests(context, () => inputs?.githubToken ?? '')
   const gateRun = new GateRun({
-    readPullRequests,
+    // A sweep with {pr} reads its pull requests with the token the comment writes with.
+    readPullRequests: gitHubPullRequests(context, githubToken),
     ...dependencies,
     logger,
     redactor,
@@ -58,7 +57,7 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
     gateRun.end()
   }
   await publish(report, inputs, context, { logger, redact, toLog })
-  return report.outcome ?? 'error'
+  return report.outcome
 }
 
 /**
@@ -68,24 +67,26 @@ export async function run(dependencies: RunDependencies = {}): Promise<RunOutcom
  * value, which only the untrimmed text tells from an empty one.
  */
 function givenInput(name: string): string | undefined {
-  if (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] === undefined) return undefined
+  if (process.env[`INPUT_${name.toUpperCase()}`] === undefined) return undefined
   return core.getInput(name, { trimWhitespace: false })
 }
 
 /**
  * The secret inputs into `redactor` (the gate's, then the action's own token), in every form
  * redaction must find (the URL's password too), each handed to `onSecret` as soon as it is read;
- * the API key as given.
+ * the API key (undefined when not given) and the token, as given.
  */
 function readSecrets(redactor: Redactor, onSecret: (secret: string) => void = () => undefined) {
   // action.yml's default for a secret not given is no secret: it is never masked.
-  const { api_key: apiKey = '' } = addSecretInputs(
+  const { api_key: apiKey } = addSecretInputs(
     redactor,
     (name) => givenValue(name, core.getInput(name)),
     onSecret
   )
-  addSecret(redactor, core.getInput('github_token')).forEach(onSecret)
-  return apiKey
+  // The same value as the input `github_token` that getInputs() reads: trimmed, '' when not given.
+  const githubToken = core.getInput('github_token')
+  addSecret(redactor, githubToken).forEach(onSecret)
+  return { apiKey, githubToken }
 }
 
 /**

@@ -205,7 +205,7 @@ async function upsert(
         told: identity.key !== undefined,
         run: runId,
         attempt,
-        outcome: options.report.outcome ?? 'error',
+        outcome: options.report.outcome,
         ...(identity.name ? { name: truncate(options.redact(identity.name), MAX_NAME_CHARS) } : {}),
         line: truncate(options.redact(headlineText(options.report)), MAX_LINE_CHARS)
       },

@@ -106,12 +106,12 @@ const NO_TOKEN = { unreadable: "github_token is empty (leave it out to use the j
  */
 export function gitHubPullRequests(
   context: Pick<GitHubContext, 'apiUrl' | 'repository'>,
-  token: () => string
+  token: string
 ): ReadPullRequests {
   return async (numbers, signal) => {
-    if (!token()) return new Map(numbers.map((pullNumber) => [pullNumber, NO_TOKEN]))
+    if (!token) return new Map(numbers.map((pullNumber) => [pullNumber, NO_TOKEN]))
     if (numbers.length === 0) return new Map()
-    const read = await octokitPullRequests({ ...context, token: token(), signal })
+    const read = await octokitPullRequests({ ...context, token, signal })
     return readPullRequestStates(read, numbers, signal)
   }
 }
