@@ -661,11 +661,11 @@ describe('each leg’s result is a record of its own: a commit status', () => {
     ])
   })
 
-  it('a run whose commit is no longer the head writes nothing over the comment: one line', async () => {
-    const { api, written } = github([[legComment('newer', 'failure'), bot]])
+  it('a passing run whose commit is no longer the head writes nothing over the comment: one line', async () => {
+    const { api, written } = github([[legComment('newer', 'success'), bot]])
     api.pulls.set(`${REPOSITORY}#42`, 'c'.repeat(40))
     expect(await write('always', 'success')).toBeUndefined()
-    expect(written[0].body).toBe(legComment('newer', 'failure'))
+    expect(written[0].body).toBe(legComment('newer', 'success'))
     expect(
       api.requests.filter(
         (r) => r.method === 'PATCH' || (r.path.endsWith('/comments') && r.method === 'POST')
@@ -676,6 +676,22 @@ describe('each leg’s result is a record of its own: a commit status', () => {
         /^info: pr_comment: superseded: run 9 is for commit aaaaaaa, but the pull request's head is ccccccc now/
       )
     )
+    noWarnings()
+  })
+
+  it('a red run whose commit is no longer the head, which has no result of the gate: its commit shown, red', async () => {
+    const { api } = github([[legComment('sibling', 'success'), bot]])
+    api.pulls.set(`${REPOSITORY}#42`, 'c'.repeat(40))
+    expect(await write('always', 'failure')).toBe(api.comments.at(-1)!.html_url)
+    expect(api.comments).toHaveLength(1)
+    expect(resultsOf(api.comments[0].body)).toEqual([
+      ['❌ failure: nothing could be read, so the state is unknown', 'failure'],
+      ['success: sibling line', 'success']
+    ])
+    expect(lines).toContainEqual(
+      "info: pr_comment: the pull request's head is ccccccc now, with no result of this gate yet; the comment https://github.com/octo/app/pull/42#issuecomment-1001 shows run 9 of commit aaaaaaa, its failure at its head"
+    )
+    expect(lines.filter((line) => line.includes('superseded'))).toEqual([])
     noWarnings()
   })
 

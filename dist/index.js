@@ -48464,13 +48464,32 @@ const end = (state, ending) => ({
  */
 function deleteNext(state) {
     const [id, ...rest] = state.deletes;
-    if (id === undefined)
-        return end(state, state.head === state.sha ? 'written' : 'superseded');
+    if (id === undefined) {
+        return end(state, state.head === state.sha || state.headless ? 'written' : 'superseded');
+    }
     return { ...state, calls: [{ call: 'delete', id }], deletes: rest };
 }
-/** The round's decision, from the records on the pull request's head. */
-function decide(config, state, comments, statuses) {
-    const superseded = state.head !== state.sha;
+/**
+ * The round's decision, from the records on the pull request's head. When a newer head has none
+ * of the gate's yet (a push no run of it follows, say) and no comment shows a newer run, this run's
+ * commit (`ownStatuses`) is decided on as the head, if its view is red: so every red leg writes
+ * after its record, as on the head, and an older pass is not left over its failure. Only a red
+ * view: a write from this read may land after the head's run wrote, and a stale red beside that
+ * run's result is no false pass.
+ */
+function decide(config, state, comments, statuses, ownStatuses) {
+    const shown = comments.at(-1)?.view;
+    const headless = state.head !== state.sha &&
+        ownStatuses !== undefined &&
+        (shown === undefined || shown.run <= config.own.run) &&
+        recordsOf(statuses, config.gateHash, config.author).length === 0;
+    const ownCommit = headless
+        ? decideOn(config, { ...state, headless: true }, comments, ownStatuses, 'red')
+        : undefined;
+    return ownCommit ?? decideOn(config, { ...state, headless: undefined }, comments, statuses);
+}
+function decideOn(config, state, comments, statuses, only) {
+    const superseded = state.head !== state.sha && !state.headless;
     const note = superseded && !state.notes.includes('superseded') ? 'superseded' : undefined;
     const noted = note ? { ...state, notes: [...state.notes, note] } : state;
     const kept = comments.at(-1);
@@ -48488,6 +48507,8 @@ function decide(config, state, comments, statuses) {
     if (!kept && superseded)
         return end(noted, 'superseded');
     const red = wanted.results.some((result) => !passed(result.outcome));
+    if (only === 'red' && !red)
+        return undefined;
     if (!kept && config.mode === 'failure' && !red)
         return end(noted, 'not needed');
     // A red result is kept only in a comment made after its record: see homeless.
@@ -48682,9 +48703,11 @@ function roundAnswered(config, state) {
     if (answers.records?.sha !== head) {
         // A newer commit was pushed: the records of the head decide.
         const call = { call: 'records', sha: head };
-        return { ...next, calls: [call], answers: { comments: answers.comments, head } };
+        const ownRecords = answers.records;
+        return { ...next, calls: [call], answers: { comments: answers.comments, head, ownRecords } };
     }
-    return decide(config, next, answers.comments, answers.records.statuses);
+    const { comments, records, ownRecords } = answers;
+    return decide(config, next, comments, records.statuses, ownRecords?.statuses);
 }
 function readComments(config, answer) {
     const { comments } = answer;
@@ -48802,6 +48825,9 @@ function ending(write, progress, state) {
     const { url } = state;
     if (state.notes.includes('superseded')) {
         logger.info(`pr_comment: superseded: run ${config.own.run} is for commit ${state.sha.slice(0, 7)}, but the pull request's head is ${state.head?.slice(0, 7)} now; its result stays in its commit status, and the comment${url ? ` ${url}` : ''} shows the head's newest run`);
+    }
+    if (state.headless && state.ending === 'written') {
+        logger.info(`pr_comment: the pull request's head is ${state.head?.slice(0, 7)} now, with no result of this gate yet; the comment${url ? ` ${url}` : ''} shows run ${config.own.run} of commit ${state.sha.slice(0, 7)}, its failure at its head`);
     }
     if (state.ending === 'later run') {
         logger.info(`pr_comment: ${url} shows a later run of this gate; left as it is`);

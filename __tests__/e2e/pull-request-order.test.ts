@@ -3,6 +3,8 @@
  * an older run with slow round trips never writes over a newer run's red (nor adds a second
  * comment under it), and a fail-fast-cancelled leg re-run alone never turns a red comment green.
  * Slowness is an event here: the older run's answers wait until the newer run's comment is done.
+ * And a run whose commit is no longer the head, where the head has no run of the gate (a push a
+ * `paths:` filter or `[skip ci]` kept from starting one), shows its red over an older green.
  */
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -12,6 +14,7 @@ import { runAction, serve, terminateOn } from '../support/bundles/action.js'
 import { ACTIONS_BOT, type GitHubServer, startGitHubServer } from '../support/github/server.ts'
 import { ORG, PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
+import { readView } from '../../src/runner/comment-view.js'
 
 const REPOSITORY = 'octo/app'
 const OLD_TOKEN = 'ghs_local_older_run_token_01234'
@@ -252,5 +255,96 @@ describe('a green leg that stops after a write from an old read never drops a re
     expect(comments[0].body).toMatch(/\n<p><b>❌ failure<\/b>/)
     expect(comments[1].body).toContain('⏳')
     for (const comment of comments) expect(comment.body).not.toMatch(/<b>✅ success/)
+  })
+})
+
+/** A commit pushed while a run's gate waits, that starts no run of the workflow (paths, [skip ci]). */
+const UNRUN_HEAD = 'd'.repeat(40)
+/** What the gate's one comment shows: its view (the data on its last line) and its headline. */
+function shownBy(comment: { body: string }) {
+  const marker = comment.body.slice(0, comment.body.indexOf('\n'))
+  const view = readView(comment.body, marker)
+  const headline = /\n<p><b>([^<]*)<\/b>/.exec(comment.body)?.[1]
+  return { view, headline }
+}
+/** The line a superseded run logs: it claims the comment shows the head's newest run. */
+const CLAIMS_HEAD_SHOWN = /pr_comment: superseded: .*shows the head's newest run/
+
+describe('a superseded run whose head has no run of the gate shows its red (issue 66)', () => {
+  it('run 776 passed on the old head; run 777 fails after a push no run follows: its red replaces the ✅', async () => {
+    const api = await github()
+    const { world, server } = await serve()
+    // The first read finds the operation finished (run 776), the next failed (run 777).
+    const op = operationIn(world, 'finished', {
+      then: 'error',
+      branchId: 'br-preview-42',
+      error: 'out of capacity'
+    })
+    const inputs = {
+      project_id: PROJECT,
+      operation_id: op.id,
+      pr_comment: 'always',
+      github_token: NEW_TOKEN
+    }
+    api.pulls.set(`${REPOSITORY}#42`, 'a'.repeat(40))
+    const green = await runAction(server, inputs, {
+      env: runnerEnv(api, { id: '776', head: 'a'.repeat(40) })
+    })
+    expect(green.code).toBe(0)
+    expect(gateComments(api)).toHaveLength(1)
+    expect(shownBy(gateComments(api)[0]).headline).toBe('✅ success')
+    // Commit c (run 777) is pushed, then d, which starts no run, while 777's gate waits: the head
+    // has no result of the gate, and run 777 is newer than the run the comment shows.
+    api.pulls.set(`${REPOSITORY}#42`, UNRUN_HEAD)
+    const red = await runAction(server, inputs, {
+      env: runnerEnv(api, { id: '777', head: 'c'.repeat(40) })
+    })
+    expect(red.code).toBe(1)
+    const comments = gateComments(api)
+    expect(comments).toHaveLength(1)
+    const { view, headline } = shownBy(comments[0])
+    expect({ run: view?.run, headline }).toEqual({ run: 777, headline: '❌ failure' })
+    expect(comments[0].body).toContain('actions/runs/777')
+    expect(comments[0].body).not.toContain('actions/runs/776')
+    expect(red.stdout).not.toMatch(CLAIMS_HEAD_SHOWN)
+  })
+
+  it('leg a of run 777 passed on the head; after a push no run follows, leg b fails: both show, the red first', async () => {
+    const api = await github()
+    const { world, server } = await serve()
+    const op = operationIn(world, 'finished', { branchId: 'br-preview-42' })
+    const BAD_NEON_KEY = 'napi_local_rejected_key_b_7c2e91'
+    const inputs = (leg: string) => ({
+      project_id: PROJECT,
+      operation_id: op.id,
+      pr_comment: 'always',
+      pr_comment_leg: leg,
+      github_token: NEW_TOKEN,
+      // Leg b's key is one the API rejects: its gate fails before it reads the operation.
+      ...(leg === 'b' ? { api_key: BAD_NEON_KEY } : {})
+    })
+    const head = 'c'.repeat(40)
+    api.pulls.set(`${REPOSITORY}#42`, head)
+    const legA = await runAction(server, inputs('a'), { env: runnerEnv(api, { id: '777', head }) })
+    expect(legA.code).toBe(0)
+    expect(gateComments(api)).toHaveLength(1)
+    expect(shownBy(gateComments(api)[0]).headline).toBe('✅ success')
+    // d is pushed while leg b waits, and starts no run: leg b's commit is no longer the head.
+    api.pulls.set(`${REPOSITORY}#42`, UNRUN_HEAD)
+    const legB = await runAction(server, inputs('b'), { env: runnerEnv(api, { id: '777', head }) })
+    expect(legB.code).toBe(1)
+    const comments = gateComments(api)
+    expect(comments).toHaveLength(1)
+    const { view, headline } = shownBy(comments[0])
+    expect(headline).toMatch(/^❌ /)
+    expect(view?.run).toBe(777)
+    expect(view?.results.map((result) => [result.name, result.outcome]).sort()).toEqual([
+      ['a', 'success'],
+      ['b', expect.not.stringMatching(/^success$/)]
+    ])
+    expect(comments[0].body).toContain('actions/runs/777')
+    expect(comments[0].body).toMatch(/<td>✅ success[^<]*<\/td><td>a<\/td>/)
+    expect(comments[0].body).toMatch(/<td>❌ [^<]*<\/td><td>b<\/td>/)
+    expect(legB.stdout).not.toMatch(CLAIMS_HEAD_SHOWN)
   })
 })

@@ -2,8 +2,8 @@
  * Every interleaving, not a sample (issue 66): the scheduler (support/github/interleavings.ts)
  * runs every order of the GitHub calls of the legs' comment protocols against the local GitHub
  * API, for matrices of up to 3 legs, 2 attempts and 2 runs, with cancelled legs (they write
- * nothing), legs told apart or not, a push between the runs or none, and with or without an
- * earlier run's comment. Three legs writing at once (THREE_WRITING) take minutes: they run with
+ * nothing), legs told apart or not, a push between the runs or none, or a push no run follows,
+ * and with or without an earlier run's comment. Three legs writing at once (THREE_WRITING) take minutes: they run with
  * INTERLEAVINGS_THREE=1. In every final state the comment shows exactly the results of the
  * newest run of the pull request's head (a leg told apart by its newest attempt, one not told
  * apart by every attempt), the worst at its head: no failure of the newest run lost, no success
@@ -62,6 +62,10 @@ const MARKER = '<!-- neon-operations-gate:00112233445566ff -->'
 const GATE = '00112233445566ff'
 const SHA_A = 'a'.repeat(40)
 const SHA_B = 'b'.repeat(40)
+/** A commit that no run of the gate follows (a push with a paths filter, `[skip ci]`). */
+const SHA_UNRUN = 'c'.repeat(40)
+/** The commit of an earlier green run, before the scenario's. */
+const SHA_EARLIER = '0'.repeat(40)
 
 type Outcome = 'success' | 'failure' | 'cancelled'
 
@@ -82,10 +86,13 @@ interface RunPlan {
 
 interface Scenario {
   runs: RunPlan[]
-  /** The pull request's head moves to the second run's commit while the first run writes. */
-  push: boolean
-  /** An earlier run's comment (run 100, red) is there before. */
-  earlier: boolean
+  /**
+   * The pull request's head moves to the second run's commit while the first run writes; or
+   * (`unrun`) to a commit no run of the gate follows.
+   */
+  push: boolean | 'unrun'
+  /** An earlier run's comment (run 100, red on the first run's commit; or green on another) is there before. */
+  earlier: boolean | 'green'
   /** pr_comment: `always` unless `failure` (a pass then writes only once it finds a comment). */
   mode?: 'failure'
 }
@@ -140,7 +147,7 @@ function writersOf(scenario: Scenario): Writer[] {
         writers.push({
           config: configOf(plan.run, plan.sha, leg, attempt, scenario.mode),
           after,
-          afterPush: scenario.push && runIndex === 1,
+          afterPush: scenario.push === true && runIndex === 1,
           stops: leg.stops === true
         })
       })
@@ -160,25 +167,33 @@ function writersOf(scenario: Scenario): Writer[] {
   return writers
 }
 
-/** What the comment must show: the newest run of the head, each leg's results that stay. */
-function expected(scenario: Scenario): string[] | undefined {
-  const head = scenario.push ? scenario.runs[1].sha : scenario.runs[0].sha
-  const ran = (leg: LegPlan) =>
-    leg.attempts
-      .map((outcome, i) => ({ outcome, attempt: i + 1 }))
-      .filter((a) => a.outcome !== 'cancelled')
-  const runs = scenario.runs
-    .filter((plan) => plan.sha === head && plan.legs.some((leg) => ran(leg).length > 0))
-    .sort((a, b) => b.run - a.run)
-  const newest = runs[0]
-  if (!newest) return undefined
-  return newest.legs
+const ran = (leg: LegPlan) =>
+  leg.attempts
+    .map((outcome, i) => ({ outcome, attempt: i + 1 }))
+    .filter((a) => a.outcome !== 'cancelled')
+
+/** The newest of `runs` that ran a gate, if any. */
+const newestOf = (runs: RunPlan[]) =>
+  runs
+    .filter((plan) => plan.legs.some((leg) => ran(leg).length > 0))
+    .sort((a, b) => b.run - a.run)[0]
+
+/** A run's results that stay: a leg told apart by its newest attempt, one not told apart by every attempt. */
+function resultsOfRun(plan: RunPlan): string[] {
+  return plan.legs
     .flatMap((leg) => {
       const attempts = ran(leg)
       const kept = leg.told ? attempts.slice(-1) : attempts
-      return kept.map(({ outcome, attempt }) => `${newest.run} ${leg.name} ${attempt} ${outcome}`)
+      return kept.map(({ outcome, attempt }) => `${plan.run} ${leg.name} ${attempt} ${outcome}`)
     })
     .sort()
+}
+
+/** What the comment must show: the newest run of the head, each leg's results that stay. */
+function expected(scenario: Scenario): string[] | undefined {
+  const head = scenario.push === true ? scenario.runs[1].sha : scenario.runs[0].sha
+  const newest = newestOf(scenario.runs.filter((plan) => plan.sha === head))
+  return newest && resultsOfRun(newest)
 }
 
 /**
@@ -217,15 +232,24 @@ const severity = (result: string) => BY_SEVERITY.indexOf(result.split(' ')[3] as
  * `expected` of a leg that did not stop is shown in a comment, no comment is headed ✅ beside it,
  * and each comment shows results that legs wrote, the worst of them at its head.
  */
+// Each result by the line its leg wrote (configOf), not by how the code names its record.
+const shownBy = (view: View) => view.results.map((r) => `${legOf(r.line)} ${r.outcome}`)
+const headline = (view: View) => view.results.find((r) => r.key === view.shown)!.outcome
+
+/** The failures among `results` of legs that did not stop. */
+function failuresThatStay(scenario: Scenario, results: string[], stopped: Set<number>): string[] {
+  const writers = writersOf(scenario)
+  const stoppedLegs = [...stopped].map((index) => `${legOf(writers[index].config.own.line)} `)
+  return results.filter((w) => severity(w) > 0 && !stoppedLegs.some((l) => w.startsWith(l)))
+}
+
 function checkFinal(scenario: Scenario, github: GitHubApi, stopped: Set<number>): void {
-  const want = expected(scenario)
   const comments = github.comments.filter((comment) => comment.body.startsWith(MARKER))
-  if (!want) return
   // A comment without a view is one a leg made and stopped before it could fill (placeholder).
   const views = comments.flatMap((comment) => readView(comment.body, MARKER) ?? [])
-  // Each result by the line its leg wrote (configOf), not by how the code names its record.
-  const shownBy = (view: View) => view.results.map((r) => `${legOf(r.line)} ${r.outcome}`)
-  const headline = (view: View) => view.results.find((r) => r.key === view.shown)!.outcome
+  if (scenario.push === 'unrun') return checkHeadless(scenario, views, stopped)
+  const want = expected(scenario)
+  if (!want) return
   if (!scenario.runs.some((plan) => plan.legs.some((leg) => leg.stops))) {
     expect(comments).toHaveLength(1)
     expect(views).toHaveLength(1)
@@ -233,10 +257,10 @@ function checkFinal(scenario: Scenario, github: GitHubApi, stopped: Set<number>)
     expect(BY_SEVERITY.indexOf(headline(views[0]))).toBe(Math.max(...want.map(severity)))
     return
   }
-  const writers = writersOf(scenario)
-  const written = writers.map(({ config }) => `${legOf(config.own.line)} ${config.own.outcome}`)
-  const stoppedLegs = [...stopped].map((index) => `${legOf(writers[index].config.own.line)} `)
-  const kept = want.filter((w) => severity(w) > 0 && !stoppedLegs.some((l) => w.startsWith(l)))
+  const written = writersOf(scenario).map(
+    ({ config }) => `${legOf(config.own.line)} ${config.own.outcome}`
+  )
+  const kept = failuresThatStay(scenario, want, stopped)
   for (const failure of kept) {
     expect(views.map(shownBy)).toContainEqual(expect.arrayContaining([failure]))
   }
@@ -249,9 +273,24 @@ function checkFinal(scenario: Scenario, github: GitHubApi, stopped: Set<number>)
 }
 
 /**
+ * A push no run of the gate follows: the head never gets a result. Once the gate's comment is
+ * there (an earlier run's, or one a leg made before the push), it shows every failure of the newest
+ * run of a leg that did not stop, and no comment is headed ✅ beside one: an older pass is never
+ * left over it. No comment at all shows no pass either.
+ */
+function checkHeadless(scenario: Scenario, views: View[], stopped: Set<number>): void {
+  if (views.length === 0) return
+  const failures = failuresThatStay(scenario, resultsOfRun(newestOf(scenario.runs)!), stopped)
+  for (const failure of failures) {
+    expect(views.map(shownBy)).toContainEqual(expect.arrayContaining([failure]))
+  }
+  if (failures.length > 0) expect(views.map(headline)).not.toContain('success')
+}
+
+/**
  * `protocol`, held to two more rules on the comments it makes (GitHub notifies the pull request of
- * each): a superseded run makes none, and a red leg makes one beside one already there only to
- * show its red.
+ * each): a superseded run makes none but to show a red of its own run (its head had no result of
+ * the gate), and a red leg makes one beside one already there only to show its red.
  */
 function heldToCreates(protocol: Protocol): Protocol {
   return {
@@ -261,10 +300,13 @@ function heldToCreates(protocol: Protocol): Protocol {
       const create = next.calls.find((c) => c.call === 'create')
       if (!create) return next
       const { outcome, line } = config.own
-      if (next.head !== next.sha) {
+      const view = readView(create.body, MARKER)
+      const ownRed =
+        view?.run === config.own.run &&
+        view.results.some((r) => severity(`${legOf(r.line)} ${r.outcome}`) > 0)
+      if (next.head !== next.sha && !ownRed) {
         throw new Error(`a writer made a comment for a superseded run: ${legOf(line)}`)
       }
-      const view = readView(create.body, MARKER)
       // The comments the round read (the answers before the decision).
       const beside = (state.answers.comments ?? []).length > 0
       if (beside && outcome !== 'success' && !view?.results.some((r) => r.line === line)) {
@@ -278,15 +320,18 @@ function heldToCreates(protocol: Protocol): Protocol {
 async function run(scenario: Scenario, protocol: Protocol = PROTOCOL, maxStates?: number) {
   const github = createGitHubApi({ apiUrl: 'https://api.github.com' })
   github.tokens.set(TOKEN, { user: ACTIONS_BOT, canWrite: true })
-  github.pulls.set(`${REPOSITORY}#42`, scenario.runs[0].sha)
+  const green = scenario.earlier === 'green'
+  github.pulls.set(`${REPOSITORY}#42`, green ? SHA_EARLIER : scenario.runs[0].sha)
   if (scenario.earlier) {
-    const earlier: LegPlan = { name: 'e', told: false, attempts: ['failure'] }
-    const writer = { config: configOf(100, SHA_A, earlier, 1), after: [], afterPush: false }
+    const earlier: LegPlan = { name: 'e', told: false, attempts: [green ? 'success' : 'failure'] }
+    const sha = green ? SHA_EARLIER : SHA_A
+    const writer = { config: configOf(100, sha, earlier, 1), after: [], afterPush: false }
     // One leg alone: its one final state is where the scenario starts (explore leaves GitHub
     // wherever its last step was).
     let written: Saved | undefined
     await explore(github, [writer], { ended: () => undefined, check: (g) => (written = save(g)) })
     restore(github, written!)
+    github.pulls.set(`${REPOSITORY}#42`, scenario.runs[0].sha)
     if (process.env.DEBUG_EARLIER)
       process.stdout.write(
         `earlier: ${JSON.stringify(github.comments.map((c) => c.id))} ${github.statuses.length}\n`
@@ -294,7 +339,7 @@ async function run(scenario: Scenario, protocol: Protocol = PROTOCOL, maxStates?
   }
   return explore(github, writersOf(scenario), {
     protocol: heldToCreates(protocol),
-    push: scenario.push ? scenario.runs[1].sha : undefined,
+    push: scenario.push === 'unrun' ? SHA_UNRUN : scenario.push ? scenario.runs[1].sha : undefined,
     ended: (state, index) => checkEnded(scenario, state, index),
     check: (final, stopped) => checkFinal(scenario, final, stopped),
     maxStates
@@ -310,6 +355,13 @@ const leg = (name: string, told: boolean, ...attempts: Outcome[]): LegPlan => ({
 const one = (legs: LegPlan[], earlier = false): Scenario => ({
   runs: [{ run: 101, sha: SHA_A, legs }],
   push: false,
+  earlier
+})
+
+/** One run (101) on SHA_A, and a push no run follows while it writes. */
+const unrun = (legs: LegPlan[], earlier: Scenario['earlier']): Scenario => ({
+  runs: [{ run: 101, sha: SHA_A, legs }],
+  push: 'unrun',
   earlier
 })
 
@@ -405,6 +457,18 @@ const SCENARIOS: Record<string, Scenario> = {
     [leg('p', true, 'failure')],
     true,
     false
+  ),
+  'a push no run follows, over an earlier green comment, told apart': unrun(
+    [leg('p', true, 'success'), leg('q', true, 'failure')],
+    'green'
+  ),
+  'a push no run follows, over an earlier green comment, not told apart': unrun(
+    [leg('p', false, 'failure'), leg('q', false, 'success')],
+    'green'
+  ),
+  'a push no run follows, no comment yet': unrun(
+    [leg('p', true, 'success'), leg('q', true, 'failure')],
+    false
   )
 }
 
@@ -451,6 +515,10 @@ const STOPPING: Record<string, Scenario> = {
     [leg('p', true, 'failure')],
     true,
     true
+  ),
+  'a push no run follows, over an earlier green comment, the green leg may stop': unrun(
+    [leg('p', true, 'failure'), stops(leg('q', true, 'success'))],
+    'green'
   )
 }
 
@@ -598,6 +666,18 @@ describe('a leg that stops mid-protocol loses no failure of a leg that did not',
   )
 })
 
+/** Leaves an older pass over its red when the head has no result: it never reads its own commit's. */
+const supersededWritesNothing: Protocol = {
+  ...PROTOCOL,
+  advance: (config, state, call, answer) =>
+    PROTOCOL.advance(
+      config,
+      { ...state, answers: { ...state.answers, ownRecords: undefined } },
+      call,
+      answer
+    )
+}
+
 /**
  * Planted bug 3: a red leg keeps its result in whatever comment is newest, one made before its
  * record too (comment-round.ts's homeless, never true).
@@ -652,6 +732,11 @@ describe('the scheduler catches a wrong variant of each rule', () => {
       'a leg that stops watching once its own result is in',
       stopsOnceItsOwnIsIn,
       ['legs finishing together, not told apart', threeLegs]
+    ],
+    [
+      'a superseded red run that leaves an older pass shown when the head has no result',
+      supersededWritesNothing,
+      ['a push no run follows, over an earlier green comment, told apart']
     ],
     [
       'a red leg that keeps its result in a comment made before its record',

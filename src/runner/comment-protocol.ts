@@ -138,9 +138,11 @@ function roundAnswered(config: WriterConfig, state: WriterState): WriterState {
   if (answers.records?.sha !== head) {
     // A newer commit was pushed: the records of the head decide.
     const call: Call = { call: 'records', sha: head }
-    return { ...next, calls: [call], answers: { comments: answers.comments, head } }
+    const ownRecords = answers.records
+    return { ...next, calls: [call], answers: { comments: answers.comments, head, ownRecords } }
   }
-  return decide(config, next, answers.comments, answers.records.statuses)
+  const { comments, records, ownRecords } = answers
+  return decide(config, next, comments, records.statuses, ownRecords?.statuses)
 }
 
 function readComments(config: WriterConfig, answer: Answer): ReadComment[] {

@@ -62,6 +62,8 @@ export interface Answers {
   head?: string
   /** The statuses of a commit, by its SHA. */
   records?: { sha: string; statuses: CommitStatus[] }
+  /** This run's commit's statuses, read before its round found a newer head. */
+  ownRecords?: { sha: string; statuses: CommitStatus[] }
 }
 
 export interface WriterState {
@@ -82,6 +84,8 @@ export interface WriterState {
   ending?: Ending
   /** What the log says of the leg beside its ending: `superseded`. */
   notes: string[]
+  /** Its last round found a newer head without a record of the gate: it shows its own commit. */
+  headless?: boolean
   /** The comment this leg last wrote. */
   wrote?: { action: 'created' | 'updated'; url: string }
   /** The comment this leg last wrote, by its id, and what the view it wrote shows (showsOf). */
@@ -109,18 +113,61 @@ export const end = (state: WriterState, ending: Ending): WriterState => ({
  */
 export function deleteNext(state: WriterState): WriterState {
   const [id, ...rest] = state.deletes
-  if (id === undefined) return end(state, state.head === state.sha ? 'written' : 'superseded')
+  if (id === undefined) {
+    return end(state, state.head === state.sha || state.headless ? 'written' : 'superseded')
+  }
   return { ...state, calls: [{ call: 'delete', id }], deletes: rest }
 }
 
-/** The round's decision, from the records on the pull request's head. */
+/**
+ * The round's decision, from the records on the pull request's head. When a newer head has none
+ * of the gate's yet (a push no run of it follows, say) and no comment shows a newer run, this run's
+ * commit (`ownStatuses`) is decided on as the head, if its view is red: so every red leg writes
+ * after its record, as on the head, and an older pass is not left over its failure. Only a red
+ * view: a write from this read may land after the head's run wrote, and a stale red beside that
+ * run's result is no false pass.
+ */
 export function decide(
   config: WriterConfig,
   state: WriterState,
   comments: ReadComment[],
-  statuses: CommitStatus[]
+  statuses: CommitStatus[],
+  ownStatuses?: CommitStatus[]
 ): WriterState {
-  const superseded = state.head !== state.sha
+  const shown = comments.at(-1)?.view
+  const headless =
+    state.head !== state.sha &&
+    ownStatuses !== undefined &&
+    (shown === undefined || shown.run <= config.own.run) &&
+    recordsOf(statuses, config.gateHash, config.author).length === 0
+  const ownCommit = headless
+    ? decideOn(config, { ...state, headless: true }, comments, ownStatuses, 'red')
+    : undefined
+  return ownCommit ?? decideOn(config, { ...state, headless: undefined }, comments, statuses)
+}
+
+/** The decision on `statuses`; with `only: 'red'`, none unless the view to write is red. */
+function decideOn(
+  config: WriterConfig,
+  state: WriterState,
+  comments: ReadComment[],
+  statuses: CommitStatus[]
+): WriterState
+function decideOn(
+  config: WriterConfig,
+  state: WriterState,
+  comments: ReadComment[],
+  statuses: CommitStatus[],
+  only: 'red'
+): WriterState | undefined
+function decideOn(
+  config: WriterConfig,
+  state: WriterState,
+  comments: ReadComment[],
+  statuses: CommitStatus[],
+  only?: 'red'
+): WriterState | undefined {
+  const superseded = state.head !== state.sha && !state.headless
   const note = superseded && !state.notes.includes('superseded') ? 'superseded' : undefined
   const noted = note ? { ...state, notes: [...state.notes, note] } : state
   const kept = comments.at(-1)
@@ -139,6 +186,7 @@ export function decide(
   // A superseded run only puts the head's view back over a late write of its own; never creates.
   if (!kept && superseded) return end(noted, 'superseded')
   const red = wanted.results.some((result) => !passed(result.outcome))
+  if (only === 'red' && !red) return undefined
   if (!kept && config.mode === 'failure' && !red) return end(noted, 'not needed')
   // A red result is kept only in a comment made after its record: see homeless.
   const target = kept && !homeless(config, noted, kept, wanted) ? kept : undefined

@@ -155,6 +155,11 @@ function ending(write: CommentWrite, progress: CommentProgress, state: WriterSta
       `pr_comment: superseded: run ${config.own.run} is for commit ${state.sha.slice(0, 7)}, but the pull request's head is ${state.head?.slice(0, 7)} now; its result stays in its commit status, and the comment${url ? ` ${url}` : ''} shows the head's newest run`
     )
   }
+  if (state.headless && state.ending === 'written') {
+    logger.info(
+      `pr_comment: the pull request's head is ${state.head?.slice(0, 7)} now, with no result of this gate yet; the comment${url ? ` ${url}` : ''} shows run ${config.own.run} of commit ${state.sha.slice(0, 7)}, its failure at its head`
+    )
+  }
   if (state.ending === 'later run') {
     logger.info(`pr_comment: ${url} shows a later run of this gate; left as it is`)
   }
