@@ -132,7 +132,8 @@ describe('a leg’s log lines and the comment it names', () => {
     expect(kinds(state.calls)).toEqual(['update'])
     state = round(leg, state, at)
     // Recorded, on the head, the newest run: nothing for the log.
-    expect(state).toMatchObject({ calls: [], ending: 'written', notes: [] })
+    expect(state).toMatchObject({ calls: [], ending: 'written' })
+    expect(state.superseded).toBeUndefined()
     expect(state.wrote).toEqual({ action: 'updated', url: 'https://c/7' })
   })
 })

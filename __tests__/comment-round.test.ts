@@ -28,7 +28,6 @@ const stateOf = (changes: Partial<WriterState> = {}): WriterState => ({
   head: SHA,
   round: 1,
   deletes: [],
-  notes: [],
   recorded: 's2',
   ...changes
 })
@@ -47,7 +46,8 @@ describe('a round that ends without a write', () => {
       [],
       statusesOf([1, pending], [2, q])
     )
-    expect(state).toMatchObject({ calls: [], ending: 'not needed', notes: [] })
+    expect(state).toMatchObject({ calls: [], ending: 'not needed' })
+    expect(state.superseded).toBeUndefined()
   })
 
   it('pr_comment: failure and a pending result: no record until a comment is found', () => {
@@ -58,27 +58,27 @@ describe('a round that ends without a write', () => {
   it('a comment that shows a later run than any record read: left as it is', () => {
     const later = legConfig('x', 'success', { own: { ...q.own, id: 'x', run: 12 } })
     const state = decide(q, stateOf(), [commentOf(7, statusesOf([5, later]))], statusesOf([2, q]))
-    expect(state).toMatchObject({ calls: [], ending: 'later run', notes: [] })
+    expect(state).toMatchObject({ calls: [], ending: 'later run' })
+    expect(state.superseded).toBeUndefined()
   })
 
-  it('a superseded run notes it once, whatever it ends on', () => {
+  it('a superseded run notes it, whatever it ends on', () => {
     const later = legConfig('x', 'success', { own: { ...q.own, id: 'x', run: 12 } })
-    const superseded = stateOf({ head: NEWER, notes: ['superseded'] })
     const kept = [commentOf(7, statusesOf([5, later]))]
-    expect(decide(q, superseded, kept, statusesOf([3, r]))).toMatchObject({
+    expect(decide(q, stateOf({ head: NEWER }), kept, statusesOf([3, r]))).toMatchObject({
       ending: 'later run',
-      notes: ['superseded']
+      superseded: true
     })
   })
 
   it('a superseded run with no comment creates none, and notes why', () => {
     const state = decide(q, stateOf({ head: NEWER }), [], statusesOf([3, r]))
-    expect(state).toMatchObject({ calls: [], ending: 'superseded', notes: ['superseded'] })
+    expect(state).toMatchObject({ calls: [], ending: 'superseded', superseded: true })
   })
 
   it('a superseded run that finds no record on the head ends superseded', () => {
     const state = decide(q, stateOf({ head: NEWER }), [], [])
-    expect(state).toMatchObject({ calls: [], ending: 'superseded', notes: ['superseded'] })
+    expect(state).toMatchObject({ calls: [], ending: 'superseded', superseded: true })
   })
 
   it('a run of the head notes nothing', () => {
@@ -89,7 +89,7 @@ describe('a round that ends without a write', () => {
       statusesOf([1, p], [2, q])
     )
     expect(callsOf(state)).toEqual(['update 7'])
-    expect(state.notes).toEqual([])
+    expect(state.superseded).toBeUndefined()
   })
 
   it('once no older comment is left to delete: written on the head, superseded past it', () => {
@@ -186,5 +186,69 @@ describe('the link to the workflow run', () => {
     const unlinked = legConfig('p', 'failure', { repository: '' })
     const bare = bodyOf(decide(unlinked, stateOf(), [], statusesOf([1, q], [2, p])).calls[0])
     expect(bare).toBe(body.replace(LINK, ''))
+  })
+})
+
+describe('a superseded run whose head has no record of the gate (a push no run follows)', () => {
+  const older = legConfig('o', 'success', { own: { ...q.own, id: 'o', run: 8 } })
+  const olderPass = () => [commentOf(7, statusesOf([5, older]))]
+  const headless = (
+    config: WriterConfig,
+    { comments = olderPass(), head = statusesOf(), own = statusesOf([3, config]) } = {}
+  ) => decide(config, stateOf({ head: NEWER, recorded: 's3' }), comments, head, own)
+
+  it('red: its commit decided on as the head, in a comment of its own; not noted superseded', () => {
+    const state = headless(r)
+    expect(callsOf(state)).toEqual(['create'])
+    expect(readView(bodyOf(state.calls[0]), MARKER)).toMatchObject({ run: 9, shown: 's3' })
+    expect(state.headless).toBe(true)
+    expect(state.superseded).toBeUndefined()
+  })
+
+  it('green beside a red sibling of its run: the view, red, is written', () => {
+    const state = headless(q, { own: statusesOf([3, q], [4, p]) })
+    expect(callsOf(state)).toEqual(['update 7'])
+    expect(readView(bodyOf(state.calls[0]), MARKER)).toMatchObject({ run: 9, shown: 's4' })
+  })
+
+  it('green: the older pass stays, and the run ends superseded', () => {
+    const state = headless(q)
+    expect(state).toMatchObject({ calls: [], ending: 'superseded', superseded: true })
+    expect(state.headless).toBeUndefined()
+  })
+
+  it('a record on the head: the head decides, as for any superseded run', () => {
+    const state = headless(r, { head: statusesOf([6, legConfig('h', 'success')]) })
+    expect(state.superseded).toBe(true)
+    expect(state.headless).toBeUndefined()
+    expect(readView(bodyOf(state.calls[0]), MARKER)?.shown).toBe('s6')
+  })
+
+  it('a comment that shows a newer run: left as it is, the run superseded', () => {
+    const newer = legConfig('x', 'success', { own: { ...q.own, id: 'x', run: 12 } })
+    const state = headless(r, { comments: [commentOf(7, statusesOf([5, newer]))] })
+    expect(state).toMatchObject({ calls: [], ending: 'superseded' })
+    expect(state.headless).toBeUndefined()
+  })
+
+  it('a comment that shows this run: its commit still decided on', () => {
+    const state = headless(r, { comments: [commentOf(7, statusesOf([4, q]))] })
+    expect(state.headless).toBe(true)
+    expect(callsOf(state)).toEqual(['create'])
+  })
+
+  it('no comment yet: its red view made, never a placeholder', () => {
+    const state = headless(r, { comments: [] })
+    expect(callsOf(state)).toEqual(['create'])
+    expect(readView(bodyOf(state.calls[0]), MARKER)?.shown).toBe('s3')
+  })
+
+  it("without its commit's statuses (an event without the run's commit), the head decides", () => {
+    const state = decide(r, stateOf({ head: NEWER, recorded: 's3' }), olderPass(), statusesOf())
+    expect(state).toMatchObject({ calls: [], ending: 'superseded', superseded: true })
+  })
+
+  it('once no older comment is left to delete: written, since it showed its own commit', () => {
+    expect(deleteNext({ ...stateOf({ head: NEWER }), headless: true }).ending).toBe('written')
   })
 })

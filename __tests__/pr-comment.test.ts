@@ -527,11 +527,11 @@ describe("whose comment is the action's", () => {
 })
 
 describe('written is written: a later call that fails keeps the comment that holds the result', () => {
-  it('listing again after creating fails: the new comment, and the warning says what failed', async () => {
+  it('listing again after creating a red view fails: the new comment, and the warning says what failed', async () => {
     const { api } = github()
     // The reads of the first round (comments, head, statuses) answer; the next round's fail.
     api.faults.push({ method: 'GET', after: 3, status: 502, message: 'Bad Gateway' })
-    const url = await write('always', 'success')
+    const url = await write('always', 'failure')
     expect(url).toBe(api.comments[0].html_url)
     expect(lines).toEqual([
       expect.stringMatching(
@@ -542,6 +542,15 @@ describe('written is written: a later call that fails keeps the comment that hol
     ])
   })
 
+  it('listing again after creating a placeholder fails: no comment_url, the warning says it shows no result', async () => {
+    const { api } = github()
+    api.faults.push({ method: 'GET', after: 3, status: 502, message: 'Bad Gateway' })
+    expect(await write('always', 'success')).toBeUndefined()
+    expect(lines).toEqual([
+      `warning: pr_comment: created ${api.comments[0].html_url} as a placeholder, but listing the comments failed before it showed this leg's result (each leg's commit status keeps its own): Bad Gateway (HTTP 502)`
+    ])
+  })
+
   it('reading back after an update fails: the updated comment, and the warning says what that may leave', async () => {
     const { api, written } = github([[`${marker}\nold`, bot]])
     api.faults.push({ method: 'GET', after: 3, status: 502, message: 'Bad Gateway' })
@@ -549,6 +558,16 @@ describe('written is written: a later call that fails keeps the comment that hol
     expect(await write('always', 'success')).toBe(own.html_url)
     expect(lines).toEqual([
       `warning: pr_comment: updated ${own.html_url}, but listing the comments failed, so it may not show every leg's result yet (each leg's commit status keeps its own): Bad Gateway (HTTP 502)`
+    ])
+  })
+
+  it('filling its placeholder fails: no comment_url, since the comment holds no result, and one warning', async () => {
+    const { api } = github()
+    api.faults.push({ method: 'PATCH', after: 0, status: 500, message: 'Server Error' })
+    expect(await write('always', 'success')).toBeUndefined()
+    expect(readView(api.comments[0].body, marker)).toBeUndefined()
+    expect(lines).toEqual([
+      `warning: pr_comment: created ${api.comments[0].html_url} as a placeholder, but updating ${api.comments[0].html_url} failed before it showed this leg's result (each leg's commit status keeps its own): Server Error (HTTP 500)`
     ])
   })
 

@@ -447,16 +447,16 @@ describe('pull requests: whose comment, and only one', () => {
 })
 
 describe('pull requests: written is written', () => {
-  it('listing again after creating fails: comment_url is the new comment, and the warning says what failed', async () => {
+  it('listing again after creating its placeholder fails: no comment_url, as it shows no result; the warning says so', async () => {
     const { api, run } = await runOnEvent(WITH_COMMENT, runnerEnv, {
       // The first round's reads (comments, head, statuses) answer; the next round's get a 502.
       prepare: (api) => api.faults.push({ method: 'GET', after: 3, status: 502 })
     })
     expect(run.code).toBe(0)
     expect(api.comments).toHaveLength(1)
-    expect(run.outputs.comment_url).toBe(api.comments[0].html_url)
+    expect(run.outputs.comment_url).toBe('')
     expect(run.stdout).toContain(
-      `::warning::pr_comment: created ${api.comments[0].html_url}, but listing the comments failed`
+      `::warning::pr_comment: created ${api.comments[0].html_url} as a placeholder, but listing the comments failed before it showed this leg's result`
     )
     expect(run.stdout).not.toContain('Could not write the pull-request comment')
   })

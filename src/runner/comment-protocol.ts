@@ -50,8 +50,7 @@ export function start(config: WriterConfig): WriterState {
     answers: {},
     sha: config.sha,
     round: 0,
-    deletes: [],
-    notes: []
+    deletes: []
   }
   return readRound(state, probing(config) || !state.sha ? [] : [recordCall(config, state.sha)])
 }

@@ -82,8 +82,8 @@ export interface WriterState {
   /** Older comments still to delete, once the newest was found holding every record read. */
   deletes: number[]
   ending?: Ending
-  /** What the log says of the leg beside its ending: `superseded`. */
-  notes: string[]
+  /** A round found the pull request's head newer than this run's commit: the log says so. */
+  superseded?: boolean
   /** Its last round found a newer head without a record of the gate: it shows its own commit. */
   headless?: boolean
   /** The comment this leg last wrote. */
@@ -168,8 +168,7 @@ function decideOn(
   only?: 'red'
 ): WriterState | undefined {
   const superseded = state.head !== state.sha && !state.headless
-  const note = superseded && !state.notes.includes('superseded') ? 'superseded' : undefined
-  const noted = note ? { ...state, notes: [...state.notes, note] } : state
+  const noted = superseded ? { ...state, superseded } : state
   const kept = comments.at(-1)
   const older = comments.slice(0, -1)
   const records = recordsOf(statuses, config.gateHash, config.author)

@@ -15,11 +15,13 @@ import type { CommentApi, IssueComment } from './github-comments.js'
 export type CommentMode = 'off' | 'always' | 'failure'
 
 /** What became of the comment. */
-export type Upserted = 'written' | 'not needed' | 'later run' | 'superseded'
+export type Upserted = 'written' | 'not needed' | 'later run' | 'superseded' | 'rounds'
 
 /** How far the comment got: the comment that holds this run's result once one was written. */
 export interface CommentProgress {
   written?: { action: 'created' | 'updated'; url: string }
+  /** The placeholder this leg made, before any view of its own was written. */
+  placeholder?: string
   /** The call under way once something was written, for the warning if it fails. */
   doing?: string
   /** A write sent and not answered yet: one cut short may have landed all the same. */
@@ -57,9 +59,15 @@ export async function upsertComment(
       )
     )
     calls.forEach((call, index) => (state = advance(config, state, call, answers[index])))
-    if (state.wrote) progress.written = state.wrote
+    // A placeholder holds no result: the comment is written once a view of this leg's is.
+    if (state.wrote && state.mine) progress.written = state.wrote
+    else if (state.wrote) progress.placeholder = state.wrote.url
     const created = answers.find((answer) => typeof answer === 'object' && 'written' in answer)
-    if (created && writtenAsAnother(created.written as IssueComment, write)) return 'written'
+    if (created && writtenAsAnother(created.written as IssueComment, write)) {
+      // Its later rounds would not find it (another author): it is the comment, placeholder or not.
+      progress.written = state.wrote
+      return 'written'
+    }
   }
   return ending(write, progress, state)
 }
@@ -150,7 +158,7 @@ function ending(write: CommentWrite, progress: CommentProgress, state: WriterSta
   if (progress.unrecorded) logger.warning(progress.unrecorded)
   progress.sending = undefined
   const { url } = state
-  if (state.notes.includes('superseded')) {
+  if (state.superseded) {
     logger.info(
       `pr_comment: superseded: run ${config.own.run} is for commit ${state.sha.slice(0, 7)}, but the pull request's head is ${state.head?.slice(0, 7)} now; its result stays in its commit status, and the comment${url ? ` ${url}` : ''} shows the head's newest run`
     )
@@ -172,7 +180,7 @@ function ending(write: CommentWrite, progress: CommentProgress, state: WriterSta
   // The comment that holds the result: the one this leg wrote, or another leg's.
   const action = state.wrote && state.wrote.url === url ? state.wrote.action : 'updated'
   if (url) progress.written = { action, url }
-  return 'written'
+  return progress.written ? 'written' : 'rounds'
 }
 
 function describeCall(call: Call): string {

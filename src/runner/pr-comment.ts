@@ -128,7 +128,7 @@ export async function writePullRequestComment(
     logger.info(`pr_comment: ${progress.written!.action} ${progress.written!.url}`)
     return progress.written!.url
   } catch (error) {
-    const { written, doing, sending: unanswered } = progress
+    const { written, doing, sending: unanswered, placeholder } = progress
     if (written && doing) {
       // The result is on the pull request; only what came after it failed.
       logger.warning(
@@ -142,6 +142,12 @@ export async function writePullRequestComment(
         `pr_comment: ${unanswered.doing} got no answer (${describeGitHubError(error)}), but it may have landed all the same: look at the pull request's comments`
       )
       return unanswered.url
+    }
+    if (placeholder && doing) {
+      logger.warning(
+        `pr_comment: created ${placeholder} as a placeholder, but ${doing} failed before it showed this leg's result (each leg's commit status keeps its own): ${describeGitHubError(error)}`
+      )
+      return undefined
     }
     logger.warning(`Could not write the pull-request comment: ${describeGitHubError(error)}`)
     return undefined

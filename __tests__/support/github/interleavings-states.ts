@@ -11,15 +11,14 @@ export const ENDED: WriterState = {
   answers: {},
   sha: '',
   round: 0,
-  deletes: [],
-  notes: []
+  deletes: []
 }
 
 /**
  * A writer that stopped mid-protocol (its time limit, a cancelled job): what it wrote stays, it
  * writes nothing more. Apart from ENDED: the final check asks less of a leg that stopped.
  */
-export const STOPPED: WriterState = { ...ENDED, notes: ['stopped'] }
+export const STOPPED: WriterState = { ...ENDED }
 
 export interface Global {
   github: Saved
@@ -51,7 +50,7 @@ export function keyOf(state: Global): string {
       // What a writer logs (its notes, the comment it wrote) changes none of its calls or its
       // end. Its round is compared apart (Seen).
       const acting: Partial<WriterState> = { ...w, answers }
-      for (const logged of ['notes', 'wrote', 'url', 'round'] as const) delete acting[logged]
+      for (const logged of ['superseded', 'wrote', 'url', 'round'] as const) delete acting[logged]
       const json = JSON.stringify(acting)
       if (!writerStates.has(json)) writerStates.set(json, writerStates.size)
       writerNumber.set(w, writerStates.get(json)!)
