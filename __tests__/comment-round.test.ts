@@ -231,6 +231,14 @@ describe('a superseded run whose head has no record of the gate (a push no run f
     expect(state.headless).toBeUndefined()
   })
 
+  it('an older comment that shows a newer run (the newest is its own late one): neither is touched', () => {
+    const newer = legConfig('x', 'failure', { own: { ...q.own, id: 'x', run: 12 } })
+    const comments = [commentOf(7, statusesOf([5, newer])), commentOf(8, statusesOf([3, r]))]
+    const state = headless(r, { comments })
+    expect(state).toMatchObject({ calls: [], ending: 'superseded', superseded: true })
+    expect(state.headless).toBeUndefined()
+  })
+
   it('a comment that shows this run: its commit still decided on', () => {
     const state = headless(r, { comments: [commentOf(7, statusesOf([4, q]))] })
     expect(state.headless).toBe(true)

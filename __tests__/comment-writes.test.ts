@@ -217,7 +217,7 @@ describe('what each ending logs', () => {
     gh.head = 'd'.repeat(40)
     expect(await upsert(api)).toBe('superseded')
     expect(lines).toEqual([
-      `info: pr_comment: superseded: run 9 is for commit ccccccc, but the pull request's head is ddddddd now; its result stays in its commit status, and the comment${named} shows the head's newest run`
+      `info: pr_comment: superseded: run 9 is for commit ccccccc, but the pull request's head is ddddddd now; its result stays in its commit status, and the comment${named} is left to the head's runs`
     ])
   })
 

@@ -134,11 +134,12 @@ export function decide(
   statuses: CommitStatus[],
   ownStatuses?: CommitStatus[]
 ): WriterState {
-  const shown = comments.at(-1)?.view
+  // Any comment, not only the newest: its own late comment may be newer than one a newer run wrote.
+  const newerShown = comments.some((comment) => comment.view && comment.view.run > config.own.run)
   const headless =
     state.head !== state.sha &&
     ownStatuses !== undefined &&
-    (shown === undefined || shown.run <= config.own.run) &&
+    !newerShown &&
     recordsOf(statuses, config.gateHash, config.author).length === 0
   const ownCommit = headless
     ? decideOn(config, { ...state, headless: true }, comments, ownStatuses, 'red')

@@ -160,7 +160,7 @@ function ending(write: CommentWrite, progress: CommentProgress, state: WriterSta
   const { url } = state
   if (state.superseded) {
     logger.info(
-      `pr_comment: superseded: run ${config.own.run} is for commit ${state.sha.slice(0, 7)}, but the pull request's head is ${state.head?.slice(0, 7)} now; its result stays in its commit status, and the comment${url ? ` ${url}` : ''} shows the head's newest run`
+      `pr_comment: superseded: run ${config.own.run} is for commit ${state.sha.slice(0, 7)}, but the pull request's head is ${state.head?.slice(0, 7)} now; its result stays in its commit status, and the comment${url ? ` ${url}` : ''} is left to the head's runs`
     )
   }
   if (state.headless && state.ending === 'written') {
