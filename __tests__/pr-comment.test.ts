@@ -708,7 +708,7 @@ describe('each leg’s result is a record of its own: a commit status', () => {
       ['success: sibling line', 'success']
     ])
     expect(lines).toContainEqual(
-      "info: pr_comment: the pull request's head is ccccccc now, with no result of this gate yet; the comment https://github.com/octo/app/pull/42#issuecomment-1001 shows run 9 of commit aaaaaaa, its failure at its head"
+      "info: pr_comment: the pull request's head is ccccccc now, with no result of this gate yet; the comment shows run 9 of commit aaaaaaa, its failure at its head"
     )
     expect(lines.filter((line) => line.includes('superseded'))).toEqual([])
     noWarnings()

@@ -48470,18 +48470,17 @@ function deleteNext(state) {
     return { ...state, calls: [{ call: 'delete', id }], deletes: rest };
 }
 /**
- * The round's decision, from the records on the pull request's head. When a newer head has none
- * of the gate's yet (a push no run of it follows, say) and no comment shows a newer run, this run's
- * commit (`ownStatuses`) is decided on as the head, if its view is red: so every red leg writes
- * after its record, as on the head, and an older pass is not left over its failure. Only a red
- * view: a write from this read may land after the head's run wrote, and a stale red beside that
- * run's result is no false pass.
+ * The round's decision, from the records on the pull request's head. When a newer head was found
+ * (`ownStatuses` are then this run's commit's) with none of the gate's records yet (a push no run
+ * of it follows, say), and no comment shows a newer run, this run's commit is decided on as the
+ * head, if its view is red: so every red leg writes after its record, as on the head, and an older
+ * pass is not left over its failure. Only a red view: a write from this read may land after the
+ * head's run wrote, and a stale red beside that run's result is no false pass.
  */
 function decide(config, state, comments, statuses, ownStatuses) {
     // Any comment, not only the newest: its own late comment may be newer than one a newer run wrote.
     const newerShown = comments.some((comment) => comment.view && comment.view.run > config.own.run);
-    const headless = state.head !== state.sha &&
-        ownStatuses !== undefined &&
+    const headless = ownStatuses !== undefined &&
         !newerShown &&
         recordsOf(statuses, config.gateHash, config.author).length === 0;
     const ownCommit = headless
@@ -48831,8 +48830,8 @@ function ending(write, progress, state) {
     if (state.superseded) {
         logger.info(`pr_comment: superseded: run ${config.own.run} is for commit ${state.sha.slice(0, 7)}, but the pull request's head is ${state.head?.slice(0, 7)} now; its result stays in its commit status, and the comment${url ? ` ${url}` : ''} is left to the head's runs`);
     }
-    if (state.headless && state.ending === 'written') {
-        logger.info(`pr_comment: the pull request's head is ${state.head?.slice(0, 7)} now, with no result of this gate yet; the comment${url ? ` ${url}` : ''} shows run ${config.own.run} of commit ${state.sha.slice(0, 7)}, its failure at its head`);
+    if (state.headless) {
+        logger.info(`pr_comment: the pull request's head is ${state.head?.slice(0, 7)} now, with no result of this gate yet; the comment shows run ${config.own.run} of commit ${state.sha.slice(0, 7)}, its failure at its head`);
     }
     if (state.ending === 'later run') {
         logger.info(`pr_comment: ${url} shows a later run of this gate; left as it is`);

@@ -120,12 +120,12 @@ export function deleteNext(state: WriterState): WriterState {
 }
 
 /**
- * The round's decision, from the records on the pull request's head. When a newer head has none
- * of the gate's yet (a push no run of it follows, say) and no comment shows a newer run, this run's
- * commit (`ownStatuses`) is decided on as the head, if its view is red: so every red leg writes
- * after its record, as on the head, and an older pass is not left over its failure. Only a red
- * view: a write from this read may land after the head's run wrote, and a stale red beside that
- * run's result is no false pass.
+ * The round's decision, from the records on the pull request's head. When a newer head was found
+ * (`ownStatuses` are then this run's commit's) with none of the gate's records yet (a push no run
+ * of it follows, say), and no comment shows a newer run, this run's commit is decided on as the
+ * head, if its view is red: so every red leg writes after its record, as on the head, and an older
+ * pass is not left over its failure. Only a red view: a write from this read may land after the
+ * head's run wrote, and a stale red beside that run's result is no false pass.
  */
 export function decide(
   config: WriterConfig,
@@ -137,7 +137,6 @@ export function decide(
   // Any comment, not only the newest: its own late comment may be newer than one a newer run wrote.
   const newerShown = comments.some((comment) => comment.view && comment.view.run > config.own.run)
   const headless =
-    state.head !== state.sha &&
     ownStatuses !== undefined &&
     !newerShown &&
     recordsOf(statuses, config.gateHash, config.author).length === 0

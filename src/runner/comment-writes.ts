@@ -163,9 +163,9 @@ function ending(write: CommentWrite, progress: CommentProgress, state: WriterSta
       `pr_comment: superseded: run ${config.own.run} is for commit ${state.sha.slice(0, 7)}, but the pull request's head is ${state.head?.slice(0, 7)} now; its result stays in its commit status, and the comment${url ? ` ${url}` : ''} is left to the head's runs`
     )
   }
-  if (state.headless && state.ending === 'written') {
+  if (state.headless) {
     logger.info(
-      `pr_comment: the pull request's head is ${state.head?.slice(0, 7)} now, with no result of this gate yet; the comment${url ? ` ${url}` : ''} shows run ${config.own.run} of commit ${state.sha.slice(0, 7)}, its failure at its head`
+      `pr_comment: the pull request's head is ${state.head?.slice(0, 7)} now, with no result of this gate yet; the comment shows run ${config.own.run} of commit ${state.sha.slice(0, 7)}, its failure at its head`
     )
   }
   if (state.ending === 'later run') {
