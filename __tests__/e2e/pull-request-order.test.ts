@@ -160,23 +160,29 @@ describe('an older run never writes over a newer run’s result (issue 66)', () 
   })
 })
 
+/** One gate whose operation reads `first`, then `then` (the comment's inputs, NEW_TOKEN's). */
+async function oneGate(first: 'error' | 'finished', then: 'error' | 'finished') {
+  const api = await github()
+  const { world, server } = await serve()
+  const op = operationIn(world, first, {
+    then,
+    branchId: 'br-preview-42',
+    error: 'out of capacity'
+  })
+  const inputs = {
+    project_id: PROJECT,
+    operation_id: op.id,
+    pr_comment: 'always',
+    github_token: NEW_TOKEN
+  }
+  return { api, server, inputs }
+}
+
 describe('a fail-fast-cancelled leg, re-run alone, never turns a red comment green (issue 66)', () => {
   it('leg A fails; leg B, cancelled before its gate, is re-run and passes: the red stays the headline', async () => {
-    const api = await github()
-    api.pulls.set(`${REPOSITORY}#42`, NEW_HEAD)
-    const { world, server } = await serve()
     // The first read finds the operation failed (leg A), the next finished (leg B's re-run).
-    const op = operationIn(world, 'error', {
-      then: 'finished',
-      branchId: 'br-preview-42',
-      error: 'out of capacity'
-    })
-    const inputs = {
-      project_id: PROJECT,
-      operation_id: op.id,
-      pr_comment: 'always',
-      github_token: NEW_TOKEN
-    }
+    const { api, server, inputs } = await oneGate('error', 'finished')
+    api.pulls.set(`${REPOSITORY}#42`, NEW_HEAD)
     const legA = await runAction(server, inputs, {
       env: runnerEnv(api, { id: '778', head: NEW_HEAD })
     })
@@ -272,20 +278,8 @@ const CLAIMS_HEAD_SHOWN = /pr_comment: superseded:/
 
 describe('a superseded run whose head has no run of the gate shows its red (issue 66)', () => {
   it('run 776 passed on the old head; run 777 fails after a push no run follows: its red replaces the ✅', async () => {
-    const api = await github()
-    const { world, server } = await serve()
     // The first read finds the operation finished (run 776), the next failed (run 777).
-    const op = operationIn(world, 'finished', {
-      then: 'error',
-      branchId: 'br-preview-42',
-      error: 'out of capacity'
-    })
-    const inputs = {
-      project_id: PROJECT,
-      operation_id: op.id,
-      pr_comment: 'always',
-      github_token: NEW_TOKEN
-    }
+    const { api, server, inputs } = await oneGate('finished', 'error')
     api.pulls.set(`${REPOSITORY}#42`, 'a'.repeat(40))
     const green = await runAction(server, inputs, {
       env: runnerEnv(api, { id: '776', head: 'a'.repeat(40) })
