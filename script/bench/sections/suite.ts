@@ -2,13 +2,16 @@
  * The test suite against its yardstick: `npm test` (coverage check included) timed whole, in turn
  * with `node -e "let s=0;for(let i=0;i<1e9;i++)s+=i"` run by the project's Node
  * (node_modules/.bin/node, the one `npm test` and .ci/run put first on PATH), pair by pair. The
- * bound is 8 times the loop. A set is invalid, never a pass, when the machine was busy before it
+ * bound is 8 times the loop. Each suite's CPU time is shown too (its processes' and every one they
+ * waited for, from /proc/self/stat): on a machine of few cores the wall time cannot fall below it
+ * shared out over the cores. A set is invalid, never a pass, when the machine was busy before it
  * (load average over 1) or its load changed during it (the loop's times spread over 10 %). Runs
  * only when named (`npm run benchmark -- suite`): it takes minutes. A SIGINT or SIGTERM ends the
  * running command's whole process group (`npm run benchmark` execs Node, so npm's SIGTERM gets here).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { loadavg } from 'node:os'
+import { readFileSync } from 'node:fs'
+import { availableParallelism, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { median, type Row } from '../common.ts'
@@ -31,9 +34,29 @@ function endRunning(signal: NodeJS.Signals) {
   process.exit(signal === 'SIGINT' ? 130 : 143)
 }
 
-/** Seconds from the spawn to the exit, monotonic; throws with the output's end when it fails. */
-function timed(program: string, args: string[]): Promise<number> {
+/** Clock ticks a second, for /proc's times. */
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }))
+
+/**
+ * CPU seconds of this process's children that have ended and been waited for, with theirs
+ * (cutime and cstime, fields 16 and 17 of /proc/self/stat; its name, field 2, may hold spaces).
+ */
+function childrenCpu(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[13]) + Number(fields[14])) / TICKS
+}
+
+/** A command's run: seconds from the spawn to the exit (monotonic), and its CPU seconds. */
+interface Timed {
+  wall: number
+  cpu: number
+}
+
+/** The command to its end, timed; throws with the output's end when it fails. */
+function timed(program: string, args: string[]): Promise<Timed> {
   const start = performance.now()
+  const cpuBefore = childrenCpu()
   const child = spawn(program, args, { cwd: ROOT, detached: true, stdio: 'pipe' })
   running = child
   let output = ''
@@ -44,7 +67,9 @@ function timed(program: string, args: string[]): Promise<number> {
     child.on('error', reject)
     child.on('close', (code, signal) => {
       running = undefined
-      if (code === 0) return resolve((performance.now() - start) / 1000)
+      if (code === 0) {
+        return resolve({ wall: (performance.now() - start) / 1000, cpu: childrenCpu() - cpuBefore })
+      }
       const ended = signal ?? `exit ${code}`
       reject(
         new Error(`${program} ${args.join(' ')} ended with ${ended}; its last output:\n${output}`)
@@ -71,10 +96,12 @@ export async function suiteSpeed(row: Row): Promise<void> {
   const loadBefore = loadavg()[0]
   await loop()
   await suite()
-  const pairs: { loop: number; suite: number }[] = []
-  for (let i = 0; i < PAIRS; i++) pairs.push({ loop: await loop(), suite: await suite() })
+  const pairs: { loop: number; suite: Timed }[] = []
+  for (let i = 0; i < PAIRS; i++) pairs.push({ loop: (await loop()).wall, suite: await suite() })
   const loops = pairs.map((pair) => pair.loop)
-  const ratios = pairs.map((pair) => pair.suite / pair.loop)
+  const ratios = pairs.map((pair) => pair.suite.wall / pair.loop)
+  const cpu = median(pairs.map((pair) => pair.suite.cpu))
+  const cores = availableParallelism()
   const ratio = median(ratios)
   const invalid = whyInvalid(loadBefore, Math.max(...loops) / Math.min(...loops))
   const verdict =
@@ -82,7 +109,8 @@ export async function suiteSpeed(row: Row): Promise<void> {
     `${ratio.toFixed(2)}× the loop: ${ratio <= BOUND ? 'within' : 'OVER'} the bound of ${BOUND}×`
   row(
     `${invalid ? 'INVALID: ' : ''}npm test against the loop (Node ${nodeVersion}), ${PAIRS} pairs after a warm-up`,
-    `median ${median(pairs.map((pair) => pair.suite)).toFixed(1)} s against ${median(loops).toFixed(2)} s`,
+    `median ${median(pairs.map((pair) => pair.suite.wall)).toFixed(1)} s against ${median(loops).toFixed(2)} s; ` +
+      `the suite's CPU ${cpu.toFixed(0)} s, so on ${cores} cores at least ${(cpu / cores / median(loops)).toFixed(1)}× the loop`,
     `${verdict}; pair by pair ${ratios.map((each) => each.toFixed(2)).join(', ')}`
   )
 }
