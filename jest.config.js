@@ -94,7 +94,8 @@ export default {
   // From the machine's cores: the e2e suites spawn the bundles and partly wait on 1 s intervals
   // (the command's, the recipes', a resolver failing for 3 intervals), so four workers a core (on
   // 2 cores, 2026-11-26: 6 workers 49.1-50.8 s, 8 46.4-46.7 s, 10 47.9 s, 12 49.7 s, at the same
-  // CPU time); at most 12, since each worker holds its own modules (a few hundred MB).
+  // CPU time; 2026-11-30: 4 workers 145-149 s, 6 133-135 s, 8 132-135 s, at 245-260 CPU-s); at
+  // most 12, since each worker holds its own modules (a few hundred MB).
   maxWorkers: Math.min(4 * availableParallelism(), 12),
   // A worker ends on its own 400-550 ms after its last test on 2 cores (its 'exit' event comes at
   // once; the rest is the process tearing down, all workers at once), so Jest's 500 ms called
