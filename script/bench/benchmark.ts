@@ -4,7 +4,7 @@
  * the machines are noisy.
  *
  *   npm run benchmark [-- section ...]   (startup latency gate ids silent storm database fleet)
- *   npm run benchmark -- suite           (npm test against the loop; only when named)
+ *   npm run benchmark -- suite           (test:unit and npm test against the loop; only when named)
  */
 import type { Row } from './common.ts'
 import { database } from './sections/database.ts'
