@@ -2,12 +2,13 @@
  * The test suite against its yardstick: `npm run test:unit` and `npm test` (coverage check
  * included) timed whole, in turn with `node -e "let s=0;for(let i=0;i<1e9;i++)s+=i"` run by the
  * project's Node (node_modules/.bin/node, the one `npm test` and .ci/run put first on PATH), set by
- * set. The bounds are 2 and 8 times the loop. Each command's CPU time is shown too (its processes' and every one they
- * waited for, from /proc/self/stat): on a machine of few cores the wall time cannot fall below it
- * shared out over the cores. A set is invalid, never a pass, when the machine was busy before it
- * (load average over 1) or its load changed during it (the loop's times spread over 10 %). Runs
- * only when named (`npm run benchmark -- suite`): it takes minutes. A SIGINT or SIGTERM ends the
- * running command's whole process group (`npm run benchmark` execs Node, so npm's SIGTERM gets here).
+ * set. The bounds are 2 and 8 times the loop. Each command's CPU time is shown too (its processes'
+ * and every one they waited for, from /proc/self/stat): on a machine of few cores the wall time
+ * cannot fall below it shared out over the cores. A set is invalid, never a pass, when the machine
+ * was busy before it (load average over 1) or its load changed during it (the loop's times spread
+ * over 10 %). Runs only when named (`npm run benchmark -- suite`): it takes minutes. A SIGINT or
+ * SIGTERM ends the running command's whole process group (`npm run benchmark` execs Node, so
+ * npm's SIGTERM gets here).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -38,8 +39,8 @@ function endRunning(signal: NodeJS.Signals) {
   process.exit(signal === 'SIGINT' ? 130 : 143)
 }
 
-/** Clock ticks a second, for /proc's times. */
-const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }))
+/** Clock ticks a second, for /proc's times: read once a suite section runs. */
+let ticks: number | undefined
 
 /**
  * CPU seconds of this process's children that have ended and been waited for, with theirs
@@ -48,7 +49,8 @@ const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }))
 function childrenCpu(): number {
   const stat = readFileSync('/proc/self/stat', 'utf8')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[13]) + Number(fields[14])) / TICKS
+  ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }))
+  return (Number(fields[13]) + Number(fields[14])) / ticks
 }
 
 /** A command's run: seconds from the spawn to the exit (monotonic), and its CPU seconds. */
