@@ -31581,7 +31581,7 @@ class Redactor {
         let result = text;
         for (const { pattern } of this.patterns)
             result = result.replace(pattern, REDACTED);
-        // Most text holds no form: a look costs nothing, a split and join of every form copies it.
+        // Most text holds no form: a look copies nothing, where a split and join copies the text.
         for (const form of this.forms) {
             if (result.includes(form))
                 result = result.split(form).join(REDACTED);
