@@ -40,13 +40,11 @@ describe('a result file of an earlier run stops claiming its outcome at once', (
       demo.server.onRequest = () => {
         seen.push(readFileSync(dotenv, 'utf8') + readFileSync(summary, 'utf8'))
       }
-      const run = await command([
-        '--operation-id',
-        op.id,
-        '--interval',
-        '1s',
-        ...['--dotenv', dotenv, '--summary', summary]
-      ])
+      // Its pauses end at once: the operation's timeline moves by the reads.
+      const run = await command(
+        ['--operation-id', op.id, ...['--dotenv', dotenv, '--summary', summary]],
+        { clock: { ...systemClock, sleep: async () => undefined } }
+      )
       demo.server.onRequest = undefined
       expect(run.code).toBe(1)
       // At every request of the wait (the first included), neither file claims the earlier success.

@@ -6,7 +6,6 @@
  * operations) and passes every other request to the server. Both are held to Neon's OpenAPI
  * document: `violations` lists what a request or an answer broke.
  */
-import { readFileSync } from 'node:fs'
 import {
   createServer,
   type IncomingMessage,
@@ -14,15 +13,13 @@ import {
   type ServerResponse
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import YAML from 'yaml'
 import {
-  type ApiDocument,
   type Contract,
   type ContractViolation,
   openApiContract,
   trimDocument
 } from '../openapi-contract.ts'
-import { NEON_DOCUMENT } from './contract.ts'
+import { neonDocument } from './contract.ts'
 import { BASE_PATH } from './routes.ts'
 import type { ApiServer } from './server.ts'
 import { answerWrite, type WriteRequest } from './write-answers.ts'
@@ -100,17 +97,16 @@ export async function startWritingFront(
 }
 
 /**
- * Neon's OpenAPI document, trimmed to the writes the front answers: read and compiled once for the
- * file's fronts, not at each (its 430 KB of YAML alone took 0.3 s of CPU to parse, 2026-11-30).
+ * Neon's OpenAPI document, trimmed to the writes the front answers: compiled once for the file's
+ * fronts, not at each.
  * A check keeps nothing of a request; each front keeps its own violations.
  */
 let writes: Promise<Contract> | undefined
 const writesContract = () => (writes ??= compileWritesContract())
 
 async function compileWritesContract(): Promise<Contract> {
-  const document = YAML.parse(readFileSync(NEON_DOCUMENT, 'utf8')) as ApiDocument
   return openApiContract(
-    trimDocument(document, {
+    trimDocument(neonDocument(), {
       '/projects/{project_id}/branches': ['post'],
       '/projects/{project_id}/branches/{branch_id}': ['delete'],
       '/projects/{project_id}/connection_uri': ['get'],
