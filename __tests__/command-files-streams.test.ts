@@ -11,10 +11,11 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { runCommand } from '../src/command/main.js'
-import { type Clock, systemClock } from '../src/domain/clock.js'
+import { systemClock } from '../src/domain/clock.js'
 import { InputError } from '../src/domain/errors.js'
 import { getInputs } from '../src/runner/input-helper.js'
 import { operationIn } from './support/neon/scenarios.ts'
+import { FakeClock } from './support/time/clock.js'
 import { inTempDir } from './support/bundles/command.js'
 import { demoForFile } from './support/bundles/command-in-process.js'
 import { KEYS, PROJECT } from './support/neon/ids.js'
@@ -27,22 +28,6 @@ const { command } = demo
 const actionInputs = (values: Record<string, string>) => getInputs((name) => values[name])
 
 const EARLIER_SUCCESS = 'GATE_OUTCOME=success\nGATE_EXIT_CODE=0\n'
-
-/**
- * The system's clock, but each pause ends at once and moves its monotonic time on by the pause: the
- * operation's timeline moves by the reads, and a gate that never ends meets its deadline after as
- * many reads as it would in real time, instead of polling without a pause until the test's timeout.
- */
-function leapingClock(): Clock {
-  let slept = 0
-  return {
-    ...systemClock,
-    now: () => systemClock.now() + slept,
-    sleep: async (ms) => {
-      slept += ms
-    }
-  }
-}
 
 describe('a result file of an earlier run stops claiming its outcome at once', () => {
   it('--dotenv and --summary say "running" from before the first request until the result replaces them', async () => {
@@ -58,7 +43,9 @@ describe('a result file of an earlier run stops claiming its outcome at once', (
       }
       const run = await command(
         ['--operation-id', op.id, ...['--dotenv', dotenv, '--summary', summary]],
-        { clock: leapingClock() }
+        // Pauses end at once and move the clock on: the timeline moves by the reads, and a gate
+        // that never ended would meet its deadline after as many reads as in real time.
+        { clock: new FakeClock(Date.now()) }
       )
       demo.server.onRequest = undefined
       expect(run.code).toBe(1)

@@ -15,12 +15,10 @@ import {
 } from '../openapi-contract.ts'
 import { BASE_PATH } from './routes.ts'
 
+const NODE_MODULES = join(import.meta.dirname, '..', '..', '..', 'node_modules')
+
 export const NEON_DOCUMENT = join(
-  import.meta.dirname,
-  '..',
-  '..',
-  '..',
-  'node_modules',
+  NODE_MODULES,
   '@neondatabase',
   'api-client',
   'public-v2-for-users.gen.yaml'
@@ -42,15 +40,14 @@ const NEON_PATHS_USED = {
  * Where parsed copies of the document are kept between test files and runs: its 430 KB of YAML
  * take 0.43 CPU-seconds to parse and its JSON 3 ms (2026-11-30), and five test files read it.
  */
-const PARSED_CACHE = join(
-  import.meta.dirname,
-  '..',
-  '..',
-  '..',
-  'node_modules',
-  '.cache',
-  'neon-gate-tests'
-)
+const PARSED_CACHE = join(NODE_MODULES, '.cache', 'neon-gate-tests')
+
+/** The YAML parser's version: another parser may read the same text otherwise. */
+const YAML_VERSION = (
+  JSON.parse(readFileSync(join(NODE_MODULES, 'yaml', 'package.json'), 'utf8')) as {
+    version: string
+  }
+).version
 
 /** Where the parsed copy of the document `text` is kept: named by its digest and the parser's. */
 export const parsedCopyOf = (text: string) =>
@@ -83,16 +80,6 @@ export function neonDocument(): ApiDocument {
   }
   return document
 }
-
-/** The YAML parser's version: another parser may read the same text otherwise. */
-const YAML_VERSION = (
-  JSON.parse(
-    readFileSync(
-      join(import.meta.dirname, '..', '..', '..', 'node_modules', 'yaml', 'package.json'),
-      'utf8'
-    )
-  ) as { version: string }
-).version
 
 export async function neonContract(): Promise<Contract> {
   const document = neonDocument()
