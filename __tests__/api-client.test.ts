@@ -447,6 +447,23 @@ describe('ApiClient.listProjects', () => {
     })
     expect((await client().projects.listProjects()).projects).toHaveLength(PROJECTS_PAGE_LIMIT)
     expect(api.requests).toHaveLength(1)
+    // A full page may have more after it: the listing says it stopped there.
+    expect(lines).toContain(
+      `The API gave a full page without a cursor to read on from; stopped listing at ${PROJECTS_PAGE_LIMIT} projects`
+    )
+  })
+
+  it('ends on a short page without a cursor, with nothing to say', async () => {
+    const { api } = world({ extraProjects: 3 })
+    api.addFault({
+      kind: 'altered',
+      alter: (body) => ({ projects: (body as { projects: unknown[] }).projects })
+    })
+    expect((await client().projects.listProjects()).projects.length).toBeLessThan(
+      PROJECTS_PAGE_LIMIT
+    )
+    expect(api.requests).toHaveLength(1)
+    expect(lines.filter((line) => !line.startsWith('GET '))).toEqual([])
   })
 })
 

@@ -1,9 +1,10 @@
 /*
  * How far back the branch gate's first read goes, and what stands for what it did not reach
  * (branch-history.ts), rule by rule: back to the branch's creation, or, when that time cannot be
- * read, to the newest operation of each of its computes; a notice only where the read stopped
- * short of the list's end; and the state of each compute not reached, read anew while it keeps the
- * gate open. Through the gate over the local API server: simulated/authority.test.ts.
+ * read, to the newest operation of each of its computes; a notice only where the read stopped at
+ * its page cap short of the branch's history, and why it cannot judge it where the API stopped the
+ * read; and the state of each compute not reached, read anew while it keeps the gate open. Through
+ * the gate over the local API server: simulated/authority.test.ts and simulated/paging.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
 import type { PageWalkEnd } from '../src/api/paging.js'
@@ -101,10 +102,26 @@ describe('BranchHistory: the notice of a read that stopped short', () => {
     expect(made.notJudged).toBe(notice)
   })
 
-  it('at a page cursor handed out twice: the same, with that reason', () => {
-    expect(cutShort('repeated cursor').lines).toEqual([
-      expect.stringContaining('and stopped there (a page cursor handed out twice), short of')
-    ])
+  it.each<[PageWalkEnd, string]>([
+    ['repeated cursor', 'a page cursor handed out twice'],
+    ['no cursor', 'a page without a cursor to read on from']
+  ])(
+    'where the API stopped it (%s): no notice, no state standing in, but why it cannot be judged',
+    (end, stop) => {
+      const made = history([compute('ep-a', 'idle'), compute('ep-c', 'idle')])
+      made.history.page([on('ep-c', created + 1000)])
+      expect(made.history.ended(end, 1000, created + 1000)).toBe(
+        `the branch gate read 1000 operations, back to 2026-11-01T00:00:01.000Z, and stopped there (${stop}), short of the branch's creation (created 2026-11-01T00:00:00Z): its older history cannot be judged, and the gate does not pass on what it could not read`
+      )
+      expect(made.lines).toEqual([])
+      expect(made.history.notJudged).toBeUndefined()
+    }
+  )
+
+  it('where the API stopped it after the read got back to the creation: nothing to say', () => {
+    const { history: made } = history([compute('ep-a', 'idle')])
+    made.page([on(null, created - 1)])
+    expect(made.ended('no cursor', 20, created - 1)).toBeUndefined()
   })
 
   it.each<PageWalkEnd>(['last page', 'stopped'])(

@@ -161,6 +161,49 @@ describe('LaterPolls: back to what earlier polls had seen', () => {
   })
 })
 
+describe('LaterPolls: a page without a cursor is not the end of the list', () => {
+  it('short of what had been seen: behind, with the warning, and the next poll reads that page again and on', async () => {
+    const history = new History()
+    let dropCursor = true
+    const { polls, lines } = laterPolls(async (cursor) => {
+      const page = await history.readPage(cursor)
+      return dropCursor ? { ...page, pagination: {} } : page
+    })
+    polls.horizon = T0 - DAY
+    for (const op of history.burst(10, -3_600_000)) polls.note(op, 0)
+    const hidden = history.add(1, { branch_id: 'br-mine' })
+    history.burst(GATE_POLL_PAGE_LIMIT, 10_000)
+    expect(await read(polls, 1)).not.toContain(hidden.id)
+    expect(history.calls).toEqual(['top'])
+    expect(polls.behind).toBe(
+      'the operations list is not read back to what an earlier poll had seen: the API stopped the read at a page without a cursor to read on from'
+    )
+    expect(lines).toEqual([
+      `warning: Project gate: read ${GATE_POLL_PAGE_LIMIT} operations listed since the previous poll in 1 page, stopped at a page without a cursor to read on from short of those it had seen; the next poll reads on, and the gate cannot pass till then`
+    ])
+    dropCursor = false
+    history.calls.length = 0
+    expect(await read(polls, 2)).toContain(hidden.id)
+    // From the top for what is new, then the stretch left unread, from its page again.
+    expect(history.calls).toEqual(['top', 'top', iso(T0 + 10_000 - GATE_POLL_PAGE_LIMIT + 1)])
+    expect(polls.behind).toBeUndefined()
+  })
+
+  it('a page without a cursor that gets back to what had been seen ends the read', async () => {
+    const history = new History()
+    const { polls, lines } = laterPolls(async (cursor) => ({
+      ...(await history.readPage(cursor)),
+      pagination: {}
+    }))
+    polls.horizon = T0 - DAY
+    for (const op of history.burst(10, -3_600_000)) polls.note(op, 0)
+    history.burst(5, 10_000)
+    expect(await read(polls, 1)).toHaveLength(15)
+    expect(polls.behind).toBeUndefined()
+    expect(lines).toEqual([])
+  })
+})
+
 describe('LaterPolls: at most GATE_MAX_CATCH_UP_PAGES pages a poll', () => {
   /** A first read that saw 10 old operations; `burst` more were listed since, the oldest `hidden`. */
   function afterBurst(burst: number, repeats = false) {

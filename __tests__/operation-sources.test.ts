@@ -712,7 +712,9 @@ describe('ProjectGateSource: what the first read warns about', () => {
     const { source, warnings } = gate(reader)
     await source.poll()
     expect(reader.calls).toEqual(['list top', 'list same'])
-    expect(warnings).toEqual(['Project gate: the API handed out a page cursor it had given before'])
+    expect(warnings).toEqual([
+      "Project gate: the API's list of operations stopped at a page cursor handed out twice; the project's computes and branches stand for what lies past it"
+    ])
     expect(source.operations).toHaveLength(1)
   })
 })

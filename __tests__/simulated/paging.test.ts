@@ -112,6 +112,96 @@ describe('the operations list ends on a short page', () => {
   })
 })
 
+describe('the operations list stopped by the API, not at its end', () => {
+  const BRANCH = 'br-paging-000001'
+  const MINUTE = 60_000
+  /**
+   * A busy project (510 newer operations of another branch, past a page of 500, `everyMs` apart)
+   * and, on page 2, a start of the gated branch's compute that ended in error; the compute has been
+   * idle since.
+   */
+  function failedStartPastThePage(everyMs = 3 * MINUTE) {
+    const setup = simulatedWorld({ history: 510, historyEveryMs: everyMs })
+    const oldest = setup.world.now() - 520 * everyMs
+    setup.world.addBranch(PROJECT, { id: BRANCH, name: 'preview/pr-42', createdAt: oldest - 2 })
+    const failed = setup.world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: BRANCH,
+      endpointId: 'ep-preview-000001',
+      createdAt: oldest,
+      error: 'out of capacity',
+      timeline: [{ status: 'error' }]
+    })
+    return { setup, failed }
+  }
+
+  it.each([
+    ['a page without a cursor', (body: { pagination?: unknown }) => ({ ...body, pagination: {} })],
+    [
+      'a page that gives no pagination at all',
+      ({ pagination: _, ...body }: { pagination?: unknown }) => body
+    ]
+  ])(
+    '%s before the branch’s history: an error, never a pass over the unread error',
+    async (_, alter) => {
+      const { setup } = failedStartPastThePage()
+      setup.api.addFault({
+        kind: 'altered',
+        route: 'operations',
+        times: 1,
+        alter: (body) => alter(body as { pagination?: unknown })
+      })
+      const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+      expect(run.report.outcome).toBe('error')
+      expect(run.report.error).toMatch(
+        /^Unexpected response from GET \/projects\/[^/]+\/operations: the branch gate read 500 operations, back to .+, and stopped there \(a page without a cursor to read on from\), short of the branch's creation \(created .+\): its older history cannot be judged/
+      )
+    }
+  )
+
+  it('a cursor handed out twice before the branch’s history: an error too', async () => {
+    const { setup } = failedStartPastThePage()
+    const answers: { pagination?: unknown }[] = []
+    setup.api.addFault({
+      kind: 'altered',
+      route: 'operations',
+      alter: (body) => {
+        const page = body as { pagination?: unknown }
+        answers.push(page)
+        return answers.length === 2 ? { ...page, pagination: answers[0].pagination } : page
+      }
+    })
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('error')
+    expect(run.report.error).toContain('(a page cursor handed out twice)')
+  })
+
+  it('with every cursor: the error on page 2 fails the gate', async () => {
+    const { setup, failed } = failedStartPastThePage()
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
+    expect(run.report.outcome).toBe('failure')
+    expect(run.report.wait?.operations).toContainEqual(
+      expect.objectContaining({ id: failed.id, status: 'error' })
+    )
+  })
+
+  it('on the whole project, within its 24 h: a warning, and its state stands for what lies past the page', async () => {
+    const { setup } = failedStartPastThePage(MINUTE)
+    setup.api.addFault({
+      kind: 'altered',
+      route: 'operations',
+      times: 1,
+      alter: (body) => ({ ...(body as object), pagination: {} })
+    })
+    const run = await runSimulated(setup, { project_id: PROJECT })
+    expect(run.report.outcome).toBe('success')
+    expect(run.lines).toContain(
+      "warning: Project gate: the API's list of operations stopped at a page without a cursor to read on from; the project's computes and branches stand for what lies past it"
+    )
+    expect(run.requests.map((request) => request.route)).toContain('project-computes')
+  })
+})
+
 describe('listing projects ends, whatever the cursors', () => {
   it('a cursor handed out before ends the walk with a warning', async () => {
     const setup = simulatedWorld({ extraProjects: 3 * 400 })

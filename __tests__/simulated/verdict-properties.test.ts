@@ -214,6 +214,52 @@ describe('the branch gate: the verdict the state gives, whatever its age and wha
   })
 })
 
+/**
+ * A server that stops the operations list short of its end: the `answer`-th list answer (of the
+ * first read, or of a later poll) gives no cursor, no pagination at all, or the first answer's
+ * cursor again.
+ */
+const stoppedListArbitrary = fc.record({
+  answer: fc.integer({ min: 1, max: 4 }),
+  how: fc.constantFrom('no cursor', 'no pagination', 'first cursor again')
+})
+
+function stopTheList(
+  setup: ReturnType<typeof worldWith>,
+  { answer, how }: { answer: number; how: string }
+) {
+  const answers: { pagination?: unknown }[] = []
+  setup.api.addFault({
+    kind: 'altered',
+    route: 'operations',
+    alter: (body) => {
+      const page = body as { pagination?: unknown }
+      if (answers.push(page) !== answer) return page
+      if (how === 'no pagination') return { ...page, pagination: undefined }
+      return { ...page, pagination: how === 'no cursor' ? {} : answers[0].pagination }
+    }
+  })
+}
+
+describe('the branch gate over a list the API stops short of its end', () => {
+  it('never a verdict but the model’s: at most an error that says it could not read on', async () => {
+    const seen = new Set<string>()
+    await fc.assert(
+      fc.asyncProperty(scenarioArbitrary, stoppedListArbitrary, async (scenario, stop) => {
+        const setup = worldWith(scenario, { dateHeader: 0, clockSkewMs: 0 })
+        stopTheList(setup, stop)
+        const { outcome } = await verdict(setup)
+        const model = expected(scenario.history).outcome
+        seen.add(outcome === model ? 'the model’s' : outcome)
+        expect([model, 'error']).toContain(outcome)
+      }),
+      propertyRuns(6505, 40)
+    )
+    // Both sides: stopped before the branch's history (an error), and after it or never reached.
+    expect([...seen].sort()).toEqual(['error', 'the model’s'])
+  })
+})
+
 describe('the project gate: nothing it reads in flight is dropped, whatever its age or the clocks', () => {
   it('a timeout exactly while one is in flight, else success', async () => {
     await fc.assert(

@@ -5,21 +5,17 @@
  * actions without a compute are judged too. Where the page cap (or the list's end) comes first,
  * history gives way to state, never to a guess: a compute whose history was not read keeps the gate
  * open until the API shows it idle or active with nothing pending, and the branch's own state
- * stands for the rest (gated-branch.ts). A notice says how far back the read went.
+ * stands for the rest (gated-branch.ts). A notice says how far back the read went. Where the API
+ * stops the read first (a cursor handed out twice, a page without one), that history could not be
+ * read at all, so the gate cannot judge the branch: an error, never a pass on state.
  */
 import { apiTime, createdBefore, newerThanPageEnd } from '../domain/api-time.js'
 import { computeSettled } from '../domain/branch-state.js'
-import type { PageWalkEnd } from '../api/paging.js'
+import { type PageWalkEnd, SERVER_STOPS } from '../api/paging.js'
 import type { Logger } from '../domain/logger.js'
 import { plural } from '../domain/phrase.js'
 import type { Branch, Compute, Operation } from '../domain/schemas.js'
 import { truncate } from '../domain/untrusted-text.js'
-
-/** The ends of the first read short of the list's end, as the notice says them. */
-const STOPPED_SHORT: Partial<Record<PageWalkEnd, string>> = {
-  'page cap': 'the page cap',
-  'repeated cursor': 'a page cursor handed out twice'
-}
 
 export class BranchHistory {
   /** The branch's computes as the API last listed them, by id. */
@@ -81,23 +77,28 @@ export class BranchHistory {
 
   /**
    * After the first read: `end` says why it stopped, `oldest` is the oldest creation time it read.
-   * Where it stopped short of the list's end (the page cap, or a cursor handed out twice) before
-   * the branch's history, says how far back it went.
+   * Where it stopped at the page cap before the branch's history, says how far back it went. Where
+   * the API stopped it there, returns why the history cannot be judged.
    */
-  ended(end: PageWalkEnd, read: number, oldest: number): void {
-    const stop = STOPPED_SHORT[end]
-    if (!stop || this.complete) return
+  ended(end: PageWalkEnd, read: number, oldest: number): string | undefined {
+    const serverStop = SERVER_STOPS[end]
+    if ((end !== 'page cap' && !serverStop) || this.complete) return undefined
     const back = Number.isFinite(oldest) ? `, back to ${new Date(oldest).toISOString()}` : ''
     const creation = this.branch.created_at
       ? ` (created ${truncate(this.branch.created_at, 40)})`
       : ''
+    const where = `read ${plural(read, 'operation')}${back}, and stopped there (${serverStop ?? 'the page cap'}), short of the branch's creation${creation}`
+    if (serverStop) {
+      return `the branch gate ${where}: its older history cannot be judged, and the gate does not pass on what it could not read`
+    }
     const computes = [...this.unseen].map((id) => truncate(id, 80))
     const standing =
       computes.length > 0
         ? `the own state of ${plural(computes.length, 'compute')} whose operations it did not reach (${computes.join(', ')}) and the branch's stand for it`
         : "the branch's own state stands for it"
-    this.notJudged = `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (${stop}), short of the branch's creation${creation}: its older history was not judged; ${standing}`
+    this.notJudged = `Branch gate: ${where}: its older history was not judged; ${standing}`
     this.logger.notice(this.notJudged)
+    return undefined
   }
 
   /** Reads anew the computes whose state decides, while one keeps the gate open. */

@@ -1,9 +1,10 @@
 import { plural } from '../domain/phrase.js'
 import { type Clock, earliestWallNow } from '../domain/clock.js'
 import type { Logger } from '../domain/logger.js'
-import { type PageWalk, type PageWalkEnd, walkPages } from '../api/paging.js'
+import { type PageWalk, type PageWalkEnd, SERVER_STOPS } from '../api/paging.js'
 import type { BranchReader } from '../api/resources/branches.js'
-import { operationsCursor } from '../api/resources/operations.js'
+import { operationsEndpoint, walkOperations } from '../api/resources/operations.js'
+import { ResponseFormatError } from '../domain/errors.js'
 import type { Branch, Operation, OperationList } from '../domain/schemas.js'
 import { apiTime, createdBefore } from '../domain/api-time.js'
 import { type Finality, isUnfinished } from '../domain/operation-status.js'
@@ -161,33 +162,36 @@ export class ProjectGateSource implements OperationSource {
     const history = (this.history = await this.branchHistory())
     const read = { newest: -Infinity, oldest: Infinity }
     const recent = new RecentOperations(this.startedOnApiClock())
-    const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
-      history?.page(page.operations)
-      this.projectState?.page(page.operations)
-      for (const operation of page.operations) {
-        this.laterPolls.note(operation, 0)
-        const time = this.createdAt(operation)
-        if (time !== undefined) {
-          read.newest = Math.max(read.newest, time)
-          read.oldest = Math.min(read.oldest, time)
+    const { reader, projectId } = this.options
+    const readPage = (cursor?: string) =>
+      reader.listOperations(projectId, { limit: DISCOVERY_WALK.limit, cursor })
+    const end = await walkOperations(readPage, {
+      ...DISCOVERY_WALK,
+      onPage: (page) => {
+        history?.page(page.operations)
+        this.projectState?.page(page.operations)
+        for (const operation of page.operations) {
+          this.laterPolls.note(operation, 0)
+          const time = this.createdAt(operation)
+          if (time !== undefined) {
+            read.newest = Math.max(read.newest, time)
+            read.oldest = Math.min(read.oldest, time)
+          }
+          if (!this.isRelevant(operation)) continue
+          recent.add(operation)
+          if (isUnfinished(operation.status)) this.tracked.set(operation.id, operation)
         }
-        if (!this.isRelevant(operation)) continue
-        recent.add(operation)
-        if (isUnfinished(operation.status)) this.tracked.set(operation.id, operation)
+        if (history) return !history.complete
+        return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS)
       }
-      if (history) return !history.complete
-      return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS)
     })
     this.judgeRecentFailures(recent)
-    if (history) history.ended(end, this.laterPolls.listedCount, read.oldest)
-    else this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS
+    const unjudged = history?.ended(end, this.laterPolls.listedCount, read.oldest)
+    if (unjudged) throw new ResponseFormatError(operationsEndpoint(projectId), unjudged)
+    if (history) return
+    this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS
     this.projectState?.ended(end)
-    if (end === 'page cap' && !history) this.warnPageCap(read)
-    else if (end === 'repeated cursor') {
-      this.options.logger.warning(
-        'Project gate: the API handed out a page cursor it had given before'
-      )
-    }
+    this.warnStoppedShort(end, read)
   }
 
   /** With `branch_id`: its computes, as the API lists them, before the first read. */
@@ -199,12 +203,21 @@ export class ProjectGateSource implements OperationSource {
     return new BranchHistory(branch, await readComputes(), readComputes, logger)
   }
 
-  private warnPageCap(read: { newest: number; oldest: number }): void {
+  /** The first read of the whole project, stopped short of its 24 h by the API or the page cap. */
+  private warnStoppedShort(end: PageWalkEnd, read: { newest: number; oldest: number }): void {
+    const { logger } = this.options
+    const stop = SERVER_STOPS[end]
+    if (stop) {
+      return logger.warning(
+        `Project gate: the API's list of operations stopped at ${stop}; the project's computes and branches stand for what lies past it`
+      )
+    }
+    if (end !== 'page cap') return
     const span =
       read.oldest <= read.newest
         ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
         : ''
-    this.options.logger.warning(
+    logger.warning(
       `Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read: the project's computes and branches stand for them, each idle or ready with nothing pending`
     )
   }
@@ -259,21 +272,6 @@ export class ProjectGateSource implements OperationSource {
       this.readByIdAt.set(operation.id, this.completedPolls)
       this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id))
     }
-  }
-
-  /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
-  private walkOperations(
-    walk: OperationsWalk,
-    onPage: (page: OperationList) => boolean
-  ): Promise<PageWalkEnd> {
-    const { reader, projectId } = this.options
-    const { limit } = walk
-    return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
-      ...walk,
-      length: (page) => page.operations.length,
-      nextCursor: operationsCursor,
-      onPage
-    })
   }
 
   private isRelevant(operation: Operation): boolean {

@@ -1,6 +1,8 @@
 /** The operations of a project: one read by id, and the list, newest first. */
 import type { ApiCore } from '../api-core.js'
 import { strangerIn } from '../answers.js'
+import { pathOf } from '../api-request.js'
+import { type PageWalk, type PageWalkEnd, walkPages } from '../paging.js'
 import {
   type Operation,
   type OperationList,
@@ -32,7 +34,7 @@ export class OperationsReader {
     page: { limit: number; cursor?: string }
   ): Promise<OperationList> {
     return this.core.get({
-      segments: ['projects', projectId, 'operations'],
+      segments: operationsSegments(projectId),
       query: { limit: String(page.limit), cursor: page.cursor },
       schema: OperationListSchema,
       subject: `project "${projectId}"`,
@@ -42,5 +44,23 @@ export class OperationsReader {
   }
 }
 
+const operationsSegments = (projectId: string) => ['projects', projectId, 'operations']
+
+/** The operations list's endpoint, as errors name it. */
+export const operationsEndpoint = (projectId: string) =>
+  `GET ${pathOf(operationsSegments(projectId), {}).path}`
+
 /** Where the operations list keeps the next page's cursor. */
 export const operationsCursor = (page: OperationList) => page.pagination?.cursor
+
+/** The operations list, newest first, walked by `walkPages` from where `readPage` starts. */
+export function walkOperations(
+  readPage: (cursor: string | undefined) => Promise<OperationList>,
+  walk: Pick<PageWalk<OperationList>, 'limit' | 'maxPages' | 'lastPage' | 'onPage'>
+): Promise<PageWalkEnd> {
+  return walkPages(readPage, {
+    ...walk,
+    length: (page) => page.operations.length,
+    nextCursor: operationsCursor
+  })
+}

@@ -115,6 +115,10 @@ export class ProjectsReader {
       this.logger.warning(
         `The API handed out a page cursor it had given before; stopped listing at ${projects.size} projects`
       )
+    } else if (end === 'no cursor') {
+      this.logger.warning(
+        `The API gave a full page without a cursor to read on from; stopped listing at ${projects.size} projects`
+      )
     }
     return { projects: [...projects.values()], unavailableProjectIds: [...unavailable] }
   }
