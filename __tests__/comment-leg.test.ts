@@ -145,8 +145,10 @@ describe('a jobs API that fails', () => {
     `warning: pr_comment: could not tell this leg apart, because the jobs API failed: ${why}. Grant the job "permissions: actions: read", or set the pr_comment_leg input (pr_comment_leg: \${{ toJSON(matrix) }}), so that a re-run's result replaces the one it re-ran; until then earlier attempts' results stay beside it`
 
   it('is one warning with its message and HTTP status', async () => {
+    // As Octokit throws it when GitHub answered: with the status, and the response.
     const failure = Object.assign(new Error('Resource not accessible by integration'), {
-      status: 403
+      status: 403,
+      response: {}
     })
     const { identity, lines } = await identify([], { failure })
     expect(identity).toEqual({})

@@ -123,7 +123,8 @@ function upsert(
   return upsertComment(api, progress, { config, logger, describe: String, signal })
 }
 
-const httpError = (status: number, message: string) => Object.assign(new Error(message), { status })
+const httpError = (status: number, message: string) =>
+  Object.assign(new Error(message), { status, response: {} })
 
 describe('a round that fails', () => {
   it.each([

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import type { Logger } from '../domain/logger.js'
 import type { GitHubContext } from './github-context.js'
-import type { CommentApi, WorkflowJob } from './github-comments.js'
+import { type CommentApi, gitHubErrorText, type WorkflowJob } from './github-comments.js'
 
 /** Jobs read from the jobs API at most (a matrix has at most 256 legs). */
 const MAX_JOBS = 1000
@@ -94,8 +94,7 @@ export async function identifyLeg(options: {
     )
   } catch (error) {
     if (options.signal?.aborted) throw error
-    const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown }
-    const why = `${typeof message === 'string' ? message : String(error)}${typeof status === 'number' ? ` (HTTP ${status})` : ''}`
+    const why = gitHubErrorText(error)
     logger.warning(
       `pr_comment: could not tell this leg apart, because the jobs API failed: ${why}. Grant the job "permissions: actions: read", or set the pr_comment_leg input (pr_comment_leg: \${{ toJSON(matrix) }}), so that a re-run's result replaces the one it re-ran; until then earlier attempts' results stay beside it`
     )

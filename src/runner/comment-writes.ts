@@ -10,7 +10,7 @@ import { type Clock, withinTime } from '../domain/clock.js'
 import type { Logger } from '../domain/logger.js'
 import { type Answer, advance, start } from './comment-protocol.js'
 import type { Call, WriterConfig, WriterState } from './comment-round.js'
-import type { CommentApi, IssueComment } from './github-comments.js'
+import { type CommentApi, gitHubErrorText, type IssueComment } from './github-comments.js'
 
 export type CommentMode = 'off' | 'always' | 'failure'
 
@@ -83,8 +83,7 @@ async function recorded(
     return { id: (await api.createStatus(call.sha, call.status)).id }
   } catch (error) {
     if (signal?.aborted) throw error
-    const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown }
-    const why = `${typeof message === 'string' ? message : String(error)}${typeof status === 'number' ? ` (HTTP ${status})` : ''}`
+    const why = gitHubErrorText(error)
     progress.unrecorded = `pr_comment: could not record this leg's result as a commit status: ${why}. Grant the job "permissions: statuses: write": without it, the comment shows this result, but another leg writing at the same moment may drop it`
     return 'refused'
   }

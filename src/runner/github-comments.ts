@@ -134,6 +134,16 @@ function commentsOf(
   }
 }
 
+/**
+ * A GitHub error in its own words, with the HTTP status where GitHub answered: Octokit gives a
+ * request that got no answer (a refused connection) the status 500, which GitHub never sent.
+ */
+export function gitHubErrorText(error: unknown): string {
+  const { status, message, response } = (error ?? {}) as Record<string, unknown>
+  const text = typeof message === 'string' ? message : String(error)
+  return typeof status === 'number' && response !== undefined ? `${text} (HTTP ${status})` : text
+}
+
 /** A GitHub error, for a warning: what the status means for the comment. */
 export function describeGitHubError(error: unknown): string {
   const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown }
@@ -144,5 +154,5 @@ export function describeGitHubError(error: unknown): string {
   if (status === 401) return `${text} (HTTP 401): github_token is missing or invalid`
   if (status === 404)
     return `${text} (HTTP 404): the pull request or repository was not found with this token`
-  return typeof status === 'number' ? `${text} (HTTP ${status})` : text
+  return gitHubErrorText(error)
 }

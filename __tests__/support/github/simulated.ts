@@ -37,7 +37,7 @@ interface SimulatedLeg {
 /**
  * One request of a leg: it reaches GitHub `halfTrip()` ms after it is sent, and its answer comes
  * back `halfTrip()` ms after GitHub handled it. An answer over 299 rejects as Octokit's
- * RequestError does (`status`); so does an abort, at once.
+ * RequestError does (`status`, and the `response` it came in); so does an abort, at once.
  */
 function exchanger(time: SimulatedTime, github: GitHubApi, leg: SimulatedLeg) {
   const headers = {
@@ -59,7 +59,8 @@ function exchanger(time: SimulatedTime, github: GitHubApi, leg: SimulatedLeg) {
           time.at(time.now() + leg.halfTrip(), () => {
             if (answer.status < 300) return resolve(answer)
             const message = (answer.body as { message?: string } | undefined)?.message
-            reject(Object.assign(new Error(message ?? `HTTP ${answer.status}`), answer))
+            const error = new Error(message ?? `HTTP ${answer.status}`)
+            reject(Object.assign(error, answer, { response: answer }))
           })
         })
       })
