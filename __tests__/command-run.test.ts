@@ -422,10 +422,36 @@ describe('readSecretFile', () => {
     })
   })
 
-  it('a pipe that nobody writes to is empty at once: no wait, no thread held', async () => {
+  it('a pipe that nobody writes to is given up at the time limit, with no thread held', async () => {
     await inTempDir(async (dir) => {
       execFileSync('mkfifo', [join(dir, 'fifo')])
-      await expect(read(join(dir, 'fifo'))).rejects.toThrow('the file is empty')
+      await expect(read(join(dir, 'fifo'), 50)).rejects.toThrow(
+        '--api-key-file: nothing came from it within 50 ms, what was left of the timeout: a pipe that nobody writes to?'
+      )
+    })
+  })
+
+  it('a pipe whose writer comes after the reader (`mkfifo`, then a secret store writes) is waited for', async () => {
+    await inTempDir(async (dir) => {
+      const fifo = join(dir, 'fifo')
+      execFileSync('mkfifo', [fifo])
+      const reading = read(fifo)
+      // Once the reader has the pipe (a writer's open fails with ENXIO until then), a writer comes
+      // and goes without a byte: from then on the pipe reads as ended, and the secret is still to come.
+      for (;;) {
+        try {
+          closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
+          break
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+      writeSync(writer, 'napi_late_key\n')
+      closeSync(writer)
+      expect(await reading).toBe('napi_late_key')
     })
   })
 

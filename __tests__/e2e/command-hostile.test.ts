@@ -88,6 +88,7 @@ describe('the command, hostile: streams and exit codes', () => {
       })
       expect(Date.now() - started).toBeLessThan(10_000)
       expect(run.code).toBe(2)
+      expect(run.stderr).toContain('--api-key-file: nothing came from it within')
     })
   })
 
