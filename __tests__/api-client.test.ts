@@ -231,6 +231,22 @@ describe('ApiClient errors', () => {
     expect(error.message).toMatch(/request id [0-9a-f-]{36}/)
   })
 
+  it.each([
+    ['the compute list of project', (api: ApiClient) => api.computes.listProjectComputes(PROJECT)],
+    ['the compute list of branch', (api: ApiClient) => api.branches.listComputes(PROJECT, 'br-x')]
+  ])(
+    '404 on a list: "%s … was not found", one thing, whatever the list holds',
+    async (said, ask) => {
+      const { api } = world()
+      api.addFault({ kind: 'status', status: 404 })
+      const error = await failure(ask(client()))
+      expect(error.message.startsWith(`${said.charAt(0).toUpperCase()}${said.slice(1)} `)).toBe(
+        true
+      )
+      expect(error.message).toMatch(/" was not found \(HTTP 404 on GET /)
+    }
+  )
+
   it('other 4xx: status and the API message, no retry', async () => {
     const { api, op } = world()
     api.addFault({ kind: 'status', status: 422, message: 'bad limit' })

@@ -37,7 +37,10 @@ export interface ApiErrorDetails {
   retryAfter?: string
   /** Where a 3xx answer pointed. */
   location?: string
-  /** What the request was about, for messages: `project "x"`, `operation "y" of project "x"`. */
+  /**
+   * What the request was about, for messages: `project "x"`, `operation "y" of project "x"`; one
+   * thing, a list too (`the branch list of project "x"`), since a message says `… was not found`.
+   */
   subject: string
 }
 

@@ -90,7 +90,7 @@ export class BranchesReader {
     const { endpoints } = await this.core.get({
       segments: ['projects', projectId, 'branches', branchId, 'endpoints'],
       schema: ComputeListSchema,
-      subject: `the computes of branch "${branchId}" of project "${projectId}"`,
+      subject: `the compute list of branch "${branchId}" of project "${projectId}"`,
       pacing: 'poll',
       mismatch: (list) =>
         list.endpoints.find((compute) => compute.branch_id && compute.branch_id !== branchId)

@@ -14,7 +14,7 @@ export class ComputesReader {
     const { endpoints } = await this.core.get({
       segments: ['projects', projectId, 'endpoints'],
       schema: ProjectComputeListSchema,
-      subject: `the computes of project "${projectId}"`,
+      subject: `the compute list of project "${projectId}"`,
       pacing: 'poll',
       mismatch: (list) => strangerIn(list.endpoints, projectId, 'compute')
     })

@@ -9,7 +9,7 @@ export class OrganizationsReader {
     const { organizations } = await this.core.get({
       segments: ['users', 'me', 'organizations'],
       schema: OrganizationListSchema,
-      subject: 'the organizations of the key',
+      subject: 'the organization list of the key',
       pacing: 'listing'
     })
     return organizations

@@ -92,7 +92,7 @@ export class ProjectsReader {
           segments: ['projects'],
           query: { limit: String(PROJECTS_PAGE_LIMIT), cursor, org_id: orgId },
           schema: ProjectListSchema,
-          subject: orgId ? `the projects of organization "${orgId}"` : 'the list of projects',
+          subject: orgId ? `the project list of organization "${orgId}"` : 'the list of projects',
           pacing: 'listing'
         }),
       {
