@@ -55,7 +55,7 @@ function scriptedSource(scripts: Record<string, Script>): OperationSource {
 
 async function report(
   scripts: Record<string, Script>,
-  options: { deadlineMs?: number; cancelOnSleep?: number } = {}
+  options: { deadlineMs?: number; cancelOnSleep?: number; failFast?: boolean } = {}
 ): Promise<RunReport> {
   const clock = new FakeClock(T0)
   const controller = new AbortController()
@@ -67,7 +67,7 @@ async function report(
       wait: true,
       startedAt: T0,
       deadline: T0 + (options.deadlineMs ?? 600_000),
-      failFast: false
+      failFast: options.failFast ?? false
     },
     {
       source: scriptedSource(scripts),
@@ -81,7 +81,8 @@ async function report(
     outcome: wait.outcome,
     wait,
     elapsedMs: wait.elapsedMs,
-    requests: { requests: 3, retries: 0 }
+    requests: { requests: 3, retries: 0 },
+    ...(options.failFast ? { failFast: true } : {})
   }
 }
 
@@ -128,6 +129,14 @@ describe('the first line answers why', () => {
         '<p><b>❌ failure</b>: <code>start_compute</code> on <code>br-preview-pr-7</code> ended in <code>error</code> after 9.0 s: “compute failed to start: out of capacity”</p>',
         '<p>⏳ 1 still in flight: <code>apply_config</code> on <code>br-main-000001</code>, <code>running</code> for 10.0 s so far</p>'
       ].join('\n')
+    )
+  })
+
+  it('failure under fail_fast: a `failed` one is said as still retried, for how long so far, never as ended', async () => {
+    const failed = await report({ b: startCompute }, { failFast: true })
+    expect(failed.outcome).toBe('failure')
+    expect(firstLines(renderSummary(failed))).toBe(
+      '<p><b>❌ failure</b>: <code>start_compute</code> on <code>br-preview-pr-7</code>, <code>failed</code> for 5.0 s so far: “compute failed to start; the control plane will retry”</p>'
     )
   })
 

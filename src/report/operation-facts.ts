@@ -3,7 +3,7 @@
  * phrases that name them (`start_compute on br-7 ended in error: "…"`), for the first line, the
  * error line and the annotations.
  */
-import { isFinalFailure, succeeded } from '../domain/operation-status.js'
+import { isFinalFailure, isUnfinished, succeeded } from '../domain/operation-status.js'
 import type { Phrase } from '../domain/phrase.js'
 import type { Operation } from '../domain/schemas.js'
 import { endedBeforePhrase, type RecentFailure } from '../wait/recent-failures.js'
@@ -29,16 +29,18 @@ function actionOnBranch(operation: Operation): Phrase {
 
 /**
  * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `20 min
- * before the gate started` when the first read found it so.
+ * before the gate started` when the first read found it so. One that has not ended (`failed`,
+ * which the API retries, a failure under fail_fast) is said as such: `…, failed for 7.1 s so far`.
  */
 function failedClause(operation: Operation, facts: OperationFacts): Phrase {
   const duration = durationOf(operation, facts)
   const before = facts.endedBeforeStart.get(operation.id)
+  const ended = !isUnfinished(operation.status)
   return [
     ...actionOnBranch(operation),
-    ' ended in ',
+    ended ? ' ended in ' : ', ',
     { code: operation.status },
-    duration ? ` after ${durationWords(duration)}` : '',
+    duration ? ` ${ended ? 'after' : 'for'} ${durationWords(duration)}` : '',
     before ? `, ${endedBeforePhrase(before.endedAgoMs, before.atLeast)}` : '',
     ...(operation.error ? [': ', { quote: operation.error }] : [])
   ]
