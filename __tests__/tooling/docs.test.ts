@@ -438,6 +438,23 @@ describe('the input catalog (src/domain/input-catalog.ts) holds action.yml, docs
     expect(rows.map(([input]) => input.replace(/`/g, '')).sort()).toEqual([...inputs].sort())
   })
 
+  it('docs/cli.md gives a flag’s default where it takes a value, and a switch that turns an input off says what it does', () => {
+    const rows = new Map(
+      tableUnder(read('docs/cli.md'), '## Flags').map(([flag, fallback, meaning]) => [
+        flag,
+        { fallback, meaning }
+      ])
+    )
+    expect(rows.get('`--interval DURATION`')?.fallback).toBe('`5`')
+    expect(rows.get('`--timeout DURATION`')?.fallback).toBe('`10m`')
+    expect(rows.get('`--api-key-file PATH`')?.fallback).toBe('`NEON_API_KEY`')
+    // A switch is off unless given: no default to show, and never the input's `true` or `false`.
+    for (const flag of ['`--no-wait`', '`--fail-fast`', '`--list-projects`', '`--fail-on-stale`']) {
+      expect([flag, rows.get(flag)?.fallback]).toEqual([flag, ''])
+      expect(rows.get(flag)?.meaning).not.toMatch(/`(true|false)`/)
+    }
+  })
+
   it('docs/cli.md documents every flag the command takes, and no other; and each input’s variable', () => {
     const cli = read('docs/cli.md')
     const documented = tableUnder(cli, '## Flags').flatMap(([flags]) =>

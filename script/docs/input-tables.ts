@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EXIT_CODE_REASONS } from '../../src/command/help.js'
 import { inputEntries, refusesEmpty } from '../../src/gate/input-catalog.js'
+import { NOT_GIVEN } from '../../src/domain/input-catalog.js'
 
 const root = join(import.meta.dirname, '..', '..')
 
@@ -76,16 +77,27 @@ const GENERATED: Record<Doc, () => string> = {
         cell(`${docs.summary}${secret ? '; a secret' : ''}`)
       ])
     ),
-  // Each flag of an input (a secret's: the file that holds it): the first says the input's summary.
+  // Each flag of an input (a secret's: the file that holds it): the first says the input's summary,
+  // every other flag its own help, and a switch that turns an input off (`--no-wait`) the first
+  // phrase of its help. The default: the variable read without the flag, or the input's own where
+  // the flag takes a value.
   'docs/cli.md': () =>
     table(
       ['flag', 'default', 'meaning'],
       inputEntries().flatMap(([, { command, help, docs }]) => {
         const flags = 'flags' in help ? help.flags : [[`--${command.file ?? ''} PATH`] as const]
+        const valued = docs.default && docs.default !== NOT_GIVEN && !flagIsSwitch(command)
+        const fallback = command.env ?? (valued ? docs.default : undefined)
         return flags.map(([usage, ...lines], index) => [
           `\`${cell(usage)}\``,
-          index === 0 && command.env ? `\`${command.env}\`` : '',
-          cell(index === 0 ? docs.summary : lines.join(' '))
+          index === 0 && fallback ? `\`${fallback}\`` : '',
+          cell(
+            usage.startsWith('--no-')
+              ? capitalized([lines[0].split(':')[0]])
+              : index === 0
+                ? docs.summary
+                : capitalized(lines)
+          )
         ])
       })
     ),
@@ -100,6 +112,15 @@ const GENERATED: Record<Doc, () => string> = {
         ])
       )
     )
+}
+
+/** Whether a command's flag for an input takes no value (`--fail-fast`, `--no-wait`). */
+const flagIsSwitch = (command: { flag?: { boolean?: boolean } }) => command.flag?.boolean === true
+
+/** A flag's help lines as one sentence of a table's cell. */
+const capitalized = (lines: readonly string[]) => {
+  const text = lines.join(' ')
+  return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
 /** `doc` as it is, and as npm run docs writes it. */

@@ -132,8 +132,9 @@ export const CORE_INPUTS = {
       flags: [
         [
           '--no-wait',
-          'read once and report (exit 75 while work is in flight; an API',
-          'that does not answer ends it within 3 intervals, exit 3)'
+          'read once and report, do not wait: exit 75 while work is in',
+          'flight; an API that does not answer ends it within 3',
+          'intervals, exit 3'
         ]
       ]
     },

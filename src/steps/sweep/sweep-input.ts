@@ -51,7 +51,7 @@ export const SWEEP_INPUTS = {
     },
     docs: {
       default: NOT_GIVEN,
-      summary: 'With `sweep`: no activity for this long is stale; not given: 7d',
+      summary: 'With `sweep`: stale after this long inactive; not given: 7d',
       description:
         'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d. It fails the step given without sweep.'
     }
