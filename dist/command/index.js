@@ -11634,15 +11634,23 @@ class ApiCore {
  * last, so each reader says how:
  * - operations and projects keep the next page's cursor in `pagination.cursor`, present on every
  *   page (it is the last item's key): a page shorter than asked is the last, except where a capped
- *   page must not hide the rest (the project gate's first poll reads on to an empty page);
+ *   page must not hide the rest (the project gate's first poll reads on to an empty page). A page
+ *   that has items but no cursor where the list's rule says more may follow ends the walk short of
+ *   the list's end (`no cursor`), never at it: what lies past it was not read;
  * - branches keep it in `pagination.next`, absent on the last page: a page may be shorter than asked
  *   (a server may cap `limit`), or even empty, and still have a next one, so only `next` ends the
  *   list (or an empty page whose `next` the walk has seen: nothing lies past it).
  */
+/** The ends short of the list's end that the API caused, as messages say them. */
+const SERVER_STOPS = {
+    'repeated cursor': 'a page cursor handed out twice',
+    'no cursor': 'a page without a cursor to read on from'
+};
 /**
  * Reads pages until the last one (without a cursor, or empty or short where the list's rule says so),
- * until `onPage` returns false, until `maxPages`, or until the API hands out a cursor it gave before
- * (a server that cycles must not keep the walk going forever). Says which of these ended it.
+ * until `onPage` returns false, until `maxPages`, until the API hands out a cursor it gave before
+ * (a server that cycles must not keep the walk going forever), or until a page that is not the last
+ * gives no cursor. Says which of these ended it.
  */
 async function walkPages(readPage, walk) {
     const cursors = new Set();
@@ -11654,10 +11662,12 @@ async function walkPages(readPage, walk) {
         const next = walk.nextCursor(page) ?? undefined;
         const length = walk.length(page);
         const repeated = next !== undefined && (cursors.has(next) || next === cursor);
-        if (!next || (length === 0 && (walk.lastPage !== 'next' || repeated)))
+        if (length === 0 && (walk.lastPage !== 'next' || repeated || !next))
             return 'last page';
         if (walk.lastPage === 'short' && length < walk.limit)
             return 'last page';
+        if (!next)
+            return walk.lastPage === 'next' ? 'last page' : 'no cursor';
         if (repeated)
             return 'repeated cursor';
         if (pages >= walk.maxPages)
@@ -11702,7 +11712,7 @@ class BranchesReader {
         const { endpoints } = await this.core.get({
             segments: ['projects', projectId, 'branches', branchId, 'endpoints'],
             schema: ComputeListSchema,
-            subject: `the computes of branch "${branchId}" of project "${projectId}"`,
+            subject: `the compute list of branch "${branchId}" of project "${projectId}"`,
             pacing: 'poll',
             mismatch: (list) => list.endpoints.find((compute) => compute.branch_id && compute.branch_id !== branchId)
                 ? `a compute of another branch than "${branchId}" is listed`
@@ -11803,7 +11813,7 @@ class ComputesReader {
         const { endpoints } = await this.core.get({
             segments: ['projects', projectId, 'endpoints'],
             schema: ProjectComputeListSchema,
-            subject: `the computes of project "${projectId}"`,
+            subject: `the compute list of project "${projectId}"`,
             pacing: 'poll',
             mismatch: (list) => strangerIn(list.endpoints, projectId, 'compute')
         });
@@ -11812,6 +11822,8 @@ class ComputesReader {
 }
 
 ;// CONCATENATED MODULE: ./src/api/resources/operations.ts
+
+
 
 
 class OperationsReader {
@@ -11835,7 +11847,7 @@ class OperationsReader {
     /** One page of the project's operations, newest first; each must belong to the project. */
     listOperations(projectId, page) {
         return this.core.get({
-            segments: ['projects', projectId, 'operations'],
+            segments: operationsSegments(projectId),
             query: { limit: String(page.limit), cursor: page.cursor },
             schema: OperationListSchema,
             subject: `project "${projectId}"`,
@@ -11844,8 +11856,19 @@ class OperationsReader {
         });
     }
 }
+const operationsSegments = (projectId) => ['projects', projectId, 'operations'];
+/** The operations list's endpoint, as errors name it. */
+const operationsEndpoint = (projectId) => `GET ${pathOf(operationsSegments(projectId), {}).path}`;
 /** Where the operations list keeps the next page's cursor. */
 const operationsCursor = (page) => page.pagination?.cursor;
+/** The operations list, newest first, walked by `walkPages` from where `readPage` starts. */
+function walkOperations(readPage, walk) {
+    return walkPages(readPage, {
+        ...walk,
+        length: (page) => page.operations.length,
+        nextCursor: operationsCursor
+    });
+}
 
 ;// CONCATENATED MODULE: ./src/api/resources/organizations.ts
 
@@ -11858,7 +11881,7 @@ class OrganizationsReader {
         const { organizations } = await this.core.get({
             segments: ['users', 'me', 'organizations'],
             schema: OrganizationListSchema,
-            subject: 'the organizations of the key',
+            subject: 'the organization list of the key',
             pacing: 'listing'
         });
         return organizations;
@@ -11934,7 +11957,7 @@ class ProjectsReader {
             segments: ['projects'],
             query: { limit: String(PROJECTS_PAGE_LIMIT), cursor, org_id: orgId },
             schema: ProjectListSchema,
-            subject: orgId ? `the projects of organization "${orgId}"` : 'the list of projects',
+            subject: orgId ? `the project list of organization "${orgId}"` : 'the list of projects',
             pacing: 'listing'
         }), {
             limit: PROJECTS_PAGE_LIMIT,
@@ -11954,6 +11977,9 @@ class ProjectsReader {
         }
         else if (end === 'repeated cursor') {
             this.logger.warning(`The API handed out a page cursor it had given before; stopped listing at ${projects.size} projects`);
+        }
+        else if (end === 'no cursor') {
+            this.logger.warning(`The API gave a full page without a cursor to read on from; stopped listing at ${projects.size} projects`);
         }
         return { projects: [...projects.values()], unavailableProjectIds: [...unavailable] };
     }
@@ -13000,16 +13026,18 @@ function actionOnBranch(operation) {
 }
 /**
  * `start_compute on br-preview-7 ended in error after 4.1 s: "out of capacity"`, and `20 min
- * before the gate started` when the first read found it so.
+ * before the gate started` when the first read found it so. One that has not ended (`failed`,
+ * which the API retries, a failure under fail_fast) is said as such: `…, failed for 7.1 s so far`.
  */
 function failedClause(operation, facts) {
     const duration = durationOf(operation, facts);
     const before = facts.endedBeforeStart.get(operation.id);
+    const ended = !isUnfinished(operation.status);
     return [
         ...actionOnBranch(operation),
-        ' ended in ',
+        ended ? ' ended in ' : ', ',
         { code: operation.status },
-        duration ? ` after ${durationWords(duration)}` : '',
+        duration ? ` ${ended ? 'after' : 'for'} ${durationWords(duration)}` : '',
         before ? `, ${endedBeforePhrase(before.endedAgoMs, before.atLeast)}` : '',
         ...(operation.error ? [': ', { quote: operation.error }] : [])
     ];
@@ -14527,17 +14555,15 @@ class OperationIdsSource {
  * actions without a compute are judged too. Where the page cap (or the list's end) comes first,
  * history gives way to state, never to a guess: a compute whose history was not read keeps the gate
  * open until the API shows it idle or active with nothing pending, and the branch's own state
- * stands for the rest (gated-branch.ts). A notice says how far back the read went.
+ * stands for the rest (gated-branch.ts). A notice says how far back the read went. Where the API
+ * stops the read first (a cursor handed out twice, a page without one), that history could not be
+ * read at all, so the gate cannot judge the branch: an error, never a pass on state.
  */
 
 
 
 
-/** The ends of the first read short of the list's end, as the notice says them. */
-const STOPPED_SHORT = {
-    'page cap': 'the page cap',
-    'repeated cursor': 'a page cursor handed out twice'
-};
+
 class BranchHistory {
     branch;
     readComputes;
@@ -14594,23 +14620,28 @@ class BranchHistory {
     }
     /**
      * After the first read: `end` says why it stopped, `oldest` is the oldest creation time it read.
-     * Where it stopped short of the list's end (the page cap, or a cursor handed out twice) before
-     * the branch's history, says how far back it went.
+     * Where it stopped at the page cap before the branch's history, says how far back it went. Where
+     * the API stopped it there, returns why the history cannot be judged.
      */
     ended(end, read, oldest) {
-        const stop = STOPPED_SHORT[end];
-        if (!stop || this.complete)
-            return;
+        const serverStop = SERVER_STOPS[end];
+        if ((end !== 'page cap' && !serverStop) || this.complete)
+            return undefined;
         const back = Number.isFinite(oldest) ? `, back to ${new Date(oldest).toISOString()}` : '';
         const creation = this.branch.created_at
             ? ` (created ${truncate(this.branch.created_at, 40)})`
             : '';
+        const where = `read ${plural(read, 'operation')}${back}, and stopped there (${serverStop ?? 'the page cap'}), short of the branch's creation${creation}`;
+        if (serverStop) {
+            return `the branch gate ${where}: its older history cannot be judged, and the gate does not pass on what it could not read`;
+        }
         const computes = [...this.unseen].map((id) => truncate(id, 80));
         const standing = computes.length > 0
             ? `the own state of ${plural(computes.length, 'compute')} whose operations it did not reach (${computes.join(', ')}) and the branch's stand for it`
             : "the branch's own state stands for it";
-        this.notJudged = `Branch gate: read ${plural(read, 'operation')}${back}, and stopped there (${stop}), short of the branch's creation${creation}: its older history was not judged; ${standing}`;
+        this.notJudged = `Branch gate: ${where}: its older history was not judged; ${standing}`;
         this.logger.notice(this.notJudged);
+        return undefined;
     }
     /** Reads anew the computes whose state decides, while one keeps the gate open. */
     async readAgain() {
@@ -14691,8 +14722,9 @@ function branchStateText(branch) {
  * How the project gate's later polls read the operations list (newest first): from the top back to
  * what earlier polls had already seen, however many operations were listed since, so that a burst
  * elsewhere in the project cannot push a new operation of the gated branch out of sight. A poll
- * that stops at its page cap before it gets there leaves a stretch unread: the next poll reads on
- * from where it stopped, and until every such stretch is read the gate cannot pass.
+ * that stops before it gets there (at its page cap, or where the API gave no cursor to go on or one
+ * it had given before) leaves a stretch unread: the next poll reads on from where it stopped, and
+ * until every such stretch is read the gate cannot pass.
  */
 
 
@@ -14714,7 +14746,7 @@ class LaterPolls {
     firstListedIn = new Map();
     /** The newest creation time any list has shown. */
     newestListedAt = -Infinity;
-    /** Stretches a poll stopped in at its page cap, newest first: read on by the next poll. */
+    /** Stretches a poll stopped in short of what had been seen, newest first: read on by the next poll. */
     unread = [];
     /** The first read's horizon: no later read needs to go further back. */
     horizon = -Infinity;
@@ -14728,9 +14760,10 @@ class LaterPolls {
     }
     /** Why the gate cannot pass yet, while a stretch of the list is unread. */
     get behind() {
-        if (this.unread.length === 0)
+        const [stretch] = this.unread;
+        if (!stretch)
             return undefined;
-        return `the operations list is not read back to what an earlier poll had seen: more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`;
+        return `the operations list is not read back to what an earlier poll had seen: ${stoppedBy(stretch.end)}`;
     }
     /** Notes that poll number `poll` listed `operation`; whether no list had before. */
     note(operation, poll) {
@@ -14751,46 +14784,46 @@ class LaterPolls {
         let pagesLeft = GATE_MAX_CATCH_UP_PAGES;
         for (const [index, stretch] of stretches.entries()) {
             const fromTop = index === 0;
-            const { pages, read, stoppedAt } = await this.readStretch(stretch, pagesLeft, {
+            const { pages, read, stopped } = await this.readStretch(stretch, pagesLeft, {
                 poll,
                 oldestPendingAt: fromTop ? oldestPendingAt : Infinity,
                 onListed
             });
             pagesLeft -= pages;
-            if (stoppedAt === undefined)
+            if (!stopped)
                 continue;
-            this.unread.push({ cursor: stoppedAt, seenAt: stretch.seenAt, since: stretch.since });
+            this.unread.push({ ...stopped, seenAt: stretch.seenAt, since: stretch.since });
             if (fromTop)
-                this.warnStopped(read, pages);
+                this.warnStopped(read, pages, stopped.end);
         }
     }
     /**
      * Reads `stretch` until a page gets back to what had been seen before this poll (an operation an
      * earlier poll listed, or one created before `seenAt` or the first read's horizon), and on down
      * to `oldestPendingAt` (within GATE_MAX_POLL_PAGES pages, a short page the last), at most
-     * `maxPages` pages. When it stopped short of what had been seen, `stoppedAt` is where to read on.
+     * `maxPages` pages. When it stopped short of what had been seen, `stopped` says where to read on
+     * (the page that gave no cursor, again) and why.
      */
     async readStretch(stretch, maxPages, { poll, oldestPendingAt, onListed }) {
         if (maxPages === 0)
-            return { pages: 0, read: 0, stoppedAt: stretch.cursor };
+            return { pages: 0, read: 0, stopped: { cursor: stretch.cursor, end: 'page cap' } };
         const seenAt = Math.max(stretch.seenAt, this.horizon);
         let pages = 0;
         let read = 0;
         let reached = false;
         let cursor = stretch.cursor;
+        let asked = stretch.cursor;
         const listedBefore = (operation) => (this.firstListedIn.get(operation.id) ?? poll) < stretch.since;
-        const end = await walkPages((next) => this.readPage(next ?? stretch.cursor), {
+        const end = await walkOperations((next) => this.readPage((asked = next ?? stretch.cursor)), {
             limit: GATE_POLL_PAGE_LIMIT,
             maxPages,
             // Only getting back ends the read: a server that caps `limit` must not hide an operation.
             lastPage: 'empty',
-            length: (page) => page.operations.length,
-            nextCursor: operationsCursor,
             onPage: (page) => {
                 const { operations } = page;
                 pages++;
                 read += operations.length;
-                cursor = operationsCursor(page) ?? undefined;
+                cursor = operationsCursor(page) || asked;
                 const last = operations.at(-1);
                 reached ||= operations.some(listedBefore) || createdBefore(last, seenAt);
                 for (const operation of operations)
@@ -14801,12 +14834,21 @@ class LaterPolls {
                 return !(reached && pendingRead);
             }
         });
-        const cut = !reached && (end === 'page cap' || end === 'repeated cursor');
-        return cut ? { pages, read, stoppedAt: cursor } : { pages, read };
+        // An empty page is the list's end: nothing older is left to reach.
+        const cut = !reached && end !== 'last page';
+        return cut ? { pages, read, stopped: { cursor, end } } : { pages, read };
     }
-    warnStopped(read, pages) {
-        this.logger.warning(`Project gate: read ${plural(read, 'operation')} listed since the previous poll in ${pages} pages, stopped at the page cap short of those it had seen; the next poll reads on, and the gate cannot pass till then`);
+    warnStopped(read, pages, end) {
+        const where = SERVER_STOPS[end] ?? 'the page cap';
+        this.logger.warning(`Project gate: read ${plural(read, 'operation')} listed since the previous poll in ${plural(pages, 'page')}, stopped at ${where} short of those it had seen; the next poll reads on, and the gate cannot pass till then`);
     }
+}
+/** Why a poll stopped short of what had been seen, as `behind` says it. */
+function stoppedBy(end) {
+    const stop = SERVER_STOPS[end];
+    return stop
+        ? `the API stopped the read at ${stop}`
+        : `more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`;
 }
 
 ;// CONCATENATED MODULE: ./src/wait/project-state.ts
@@ -14883,6 +14925,7 @@ class ProjectState {
 }
 
 ;// CONCATENATED MODULE: ./src/wait/project-gate-source.ts
+
 
 
 
@@ -15010,37 +15053,40 @@ class ProjectGateSource {
         const history = (this.history = await this.branchHistory());
         const read = { newest: -Infinity, oldest: Infinity };
         const recent = new RecentOperations(this.startedOnApiClock());
-        const end = await this.walkOperations(DISCOVERY_WALK, (page) => {
-            history?.page(page.operations);
-            this.projectState?.page(page.operations);
-            for (const operation of page.operations) {
-                this.laterPolls.note(operation, 0);
-                const time = this.createdAt(operation);
-                if (time !== undefined) {
-                    read.newest = Math.max(read.newest, time);
-                    read.oldest = Math.min(read.oldest, time);
+        const { reader, projectId } = this.options;
+        const readPage = (cursor) => reader.listOperations(projectId, { limit: DISCOVERY_WALK.limit, cursor });
+        const end = await walkOperations(readPage, {
+            ...DISCOVERY_WALK,
+            onPage: (page) => {
+                history?.page(page.operations);
+                this.projectState?.page(page.operations);
+                for (const operation of page.operations) {
+                    this.laterPolls.note(operation, 0);
+                    const time = this.createdAt(operation);
+                    if (time !== undefined) {
+                        read.newest = Math.max(read.newest, time);
+                        read.oldest = Math.min(read.oldest, time);
+                    }
+                    if (!this.isRelevant(operation))
+                        continue;
+                    recent.add(operation);
+                    if (isUnfinished(operation.status))
+                        this.tracked.set(operation.id, operation);
                 }
-                if (!this.isRelevant(operation))
-                    continue;
-                recent.add(operation);
-                if (isUnfinished(operation.status))
-                    this.tracked.set(operation.id, operation);
+                if (history)
+                    return !history.complete;
+                return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS);
             }
-            if (history)
-                return !history.complete;
-            return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS);
         });
         this.judgeRecentFailures(recent);
+        const unjudged = history?.ended(end, this.laterPolls.listedCount, read.oldest);
+        if (unjudged)
+            throw new ResponseFormatError(operationsEndpoint(projectId), unjudged);
         if (history)
-            history.ended(end, this.laterPolls.listedCount, read.oldest);
-        else
-            this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS;
+            return;
+        this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS;
         this.projectState?.ended(end);
-        if (end === 'page cap' && !history)
-            this.warnPageCap(read);
-        else if (end === 'repeated cursor') {
-            this.options.logger.warning('Project gate: the API handed out a page cursor it had given before');
-        }
+        this.warnStoppedShort(end, read);
     }
     /** With `branch_id`: its computes, as the API lists them, before the first read. */
     async branchHistory() {
@@ -15051,11 +15097,19 @@ class ProjectGateSource {
         const readComputes = () => reader.listComputes(projectId, branch.id);
         return new BranchHistory(branch, await readComputes(), readComputes, logger);
     }
-    warnPageCap(read) {
+    /** The first read of the whole project, stopped short of its 24 h by the API or the page cap. */
+    warnStoppedShort(end, read) {
+        const { logger } = this.options;
+        const stop = SERVER_STOPS[end];
+        if (stop) {
+            return logger.warning(`Project gate: the API's list of operations stopped at ${stop}; the project's computes and branches stand for what lies past it`);
+        }
+        if (end !== 'page cap')
+            return;
         const span = read.oldest <= read.newest
             ? `, created from ${new Date(read.oldest).toISOString()} to ${new Date(read.newest).toISOString()}`
             : '';
-        this.options.logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read: the project's computes and branches stand for them, each idle or ready with nothing pending`);
+        logger.warning(`Project gate: read ${plural(this.laterPolls.listedCount, 'operation')} in ${GATE_MAX_DISCOVERY_PAGES} pages${span}, and stopped there (the page cap); older ones, up to ${GATE_LOOKBACK_MS / 3_600_000} h before the newest, were not read: the project's computes and branches stand for them, each idle or ready with nothing pending`);
     }
     /**
      * When the gate started, on the API's clock (its first answer's Date header has set it), or the
@@ -15106,17 +15160,6 @@ class ProjectGateSource {
             this.readByIdAt.set(operation.id, this.completedPolls);
             this.tracked.set(operation.id, await reader.getOperation(projectId, operation.id));
         }
-    }
-    /** The operations list, newest first, `limit` a page; `onPage` returns false to stop. */
-    walkOperations(walk, onPage) {
-        const { reader, projectId } = this.options;
-        const { limit } = walk;
-        return walkPages((cursor) => reader.listOperations(projectId, { limit, cursor }), {
-            ...walk,
-            length: (page) => page.operations.length,
-            nextCursor: operationsCursor,
-            onPage
-        });
     }
     isRelevant(operation) {
         const branchId = this.options.branch?.branch.id;
@@ -15562,8 +15605,9 @@ const CORE_INPUTS = {
             flags: [
                 [
                     '--no-wait',
-                    'read once and report (exit 75 while work is in flight; an API',
-                    'that does not answer ends it within 3 intervals, exit 3)'
+                    'read once and report, do not wait: exit 75 while work is in',
+                    'flight; an API that does not answer ends it within 3',
+                    'intervals, exit 3'
                 ]
             ]
         },
@@ -15668,7 +15712,7 @@ const SWEEP_INPUTS = {
         },
         docs: {
             default: NOT_GIVEN,
-            summary: 'With `sweep`: no activity for this long is stale; not given: 7d',
+            summary: 'With `sweep`: stale after this long inactive; not given: 7d',
             description: 'With sweep: a matching branch with no activity for this long is stale. A number with a unit: m, h, d or w (7d, 36h, 2w). Its default, (not given), means 7d. It fails the step given without sweep.'
         }
     },
@@ -17017,12 +17061,15 @@ async function readCapped(chunks) {
 /**
  * The file's first MAX_SECRET_BYTES + 1 bytes, opened without blocking: a blocking open of a pipe
  * that nobody writes to would hold a thread that not even the process's exit could take back. A
- * pipe whose writer is there but slow (`<(pass show neon)`) is read as its bytes come, until the
- * time limit or a signal ends the wait (`done`): then the reading stops too.
+ * pipe whose writer is there but slow (`<(pass show neon)`) is read as its bytes come, and one whose
+ * writer comes later (`mkfifo`, then a secret store writes to it) is waited for: before any byte, a
+ * pipe without a writer reads as ended. Until the time limit or a signal ends the wait (`done`):
+ * then the reading stops too.
  */
 async function readFileCapped(path, done) {
     const file = await (0,promises_namespaceObject.open)(path, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NONBLOCK);
     try {
+        const pipe = (await file.stat()).isFIFO();
         const parts = [];
         let bytes = 0;
         while (bytes <= MAX_SECRET_BYTES && !done.aborted) {
@@ -17035,11 +17082,14 @@ async function readFileCapped(path, done) {
             catch (error) {
                 if (error.code !== 'EAGAIN')
                     throw error;
+                bytesRead = -1;
+            }
+            if (bytesRead === 0 && !(pipe && bytes === 0))
+                break;
+            if (bytesRead <= 0) {
                 await new Promise((resolve) => setTimeout(resolve, 20));
                 continue;
             }
-            if (bytesRead === 0)
-                break;
             parts.push(buffer.subarray(0, bytesRead));
             bytes += bytesRead;
         }
