@@ -41,6 +41,23 @@ describe('stay within GitHub limits; say what is known', () => {
     expect(summary).toContain('Nothing could be read before the error')
   })
 
+  it('an error after a poll that found nothing in flight keeps what that poll read', async () => {
+    const setup = simulatedWorld()
+    setup.world.addBranch(PROJECT, { id: 'br-new-000001', name: 'new', state: { current: 'init' } })
+    // The branch keeps the gate open (read when resolved, then by the first poll); the key is
+    // revoked at the next poll's read of it.
+    setup.api.onRequest = () => {
+      if (setup.api.requests.filter((request) => request.route === 'branch').length === 3) {
+        setup.api.addFault({ kind: 'status', status: 401 })
+      }
+    }
+    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: 'br-new-000001' })
+    expect(run.report.outcome).toBe('error')
+    expect(run.report.wait?.operations).toEqual([])
+    const summary = renderSummaryWithin(run.report, MAX_SUMMARY_BYTES)
+    expect(summary).not.toContain('Nothing could be read before the error')
+  })
+
   it('cancelled while listing projects: outcome cancelled', async () => {
     const setup = simulatedWorld()
     setup.api.addFault({ kind: 'slow', delayMs: 20_000 })

@@ -128,21 +128,28 @@ describe('the wait: the whole project, until it is idle', () => {
     expect(run.endedAt).toBeLessThanOrEqual(13_000)
   })
 
-  it('wait: false while something is in flight: pending and busy, no verdict', async () => {
-    const setup = world()
-    operationIn(setup.world, 'running', { action: 'start_compute', branchId: TARGET })
-    const run = await check(setup, TARGET, 'reset', { wait: 'false' })
-    expect(run.report.outcome).toBe('pending')
-    expect(run.report.teardown).toEqual({
-      action: 'reset',
-      preflight: 'busy',
-      branch: expect.objectContaining({ id: TARGET })
-    })
-    expect(typedOutputs(run.report).values).toMatchObject({ outcome: 'pending', preflight: 'busy' })
-    expect(run.lines).toContain(
-      'warning: Branch preview/pr-7 (br-preview-pr-7) was not checked: the project still has work in flight, so a reset now would meet 423 Locked; let the gate wait until the project is idle, or retry the reset on 423'
-    )
-  })
+  // Every status that is not over, `failed` (the API retries it) among them, keeps a project busy.
+  it.each(['running', 'scheduling', 'cancelling', 'failed'])(
+    'wait: false while something is %s: pending and busy, no verdict',
+    async (status) => {
+      const setup = world()
+      operationIn(setup.world, status, { action: 'start_compute', branchId: TARGET })
+      const run = await check(setup, TARGET, 'reset', { wait: 'false' })
+      expect(run.report.outcome).toBe('pending')
+      expect(run.report.teardown).toEqual({
+        action: 'reset',
+        preflight: 'busy',
+        branch: expect.objectContaining({ id: TARGET })
+      })
+      expect(typedOutputs(run.report).values).toMatchObject({
+        outcome: 'pending',
+        preflight: 'busy'
+      })
+      expect(run.lines).toContain(
+        'warning: Branch preview/pr-7 (br-preview-pr-7) was not checked: the project still has work in flight, so a reset now would meet 423 Locked; let the gate wait until the project is idle, or retry the reset on 423'
+      )
+    }
+  )
 
   it('timeout before anything could be read: nothing is known in flight, so not busy', async () => {
     const setup = world()

@@ -196,6 +196,35 @@ describe('the branch gate: the verdict the state gives, whatever its age and wha
     )
   })
 
+  it('two on one target at the same created_at: the one the list gives first is the newer', async () => {
+    const tiedPair = fc.record({
+      compute: fc.constantFrom(...COMPUTES),
+      action: fc.constantFrom(...COMPUTE_ACTIONS),
+      statuses: fc.tuple(fc.constantFrom(...FINAL), fc.constantFrom(...FINAL)),
+      gapMs: span,
+      at: fc.nat()
+    })
+    await fc.assert(
+      fc.asyncProperty(scenarioArbitrary, tiedPair, async (scenario, tie) => {
+        const [newer, older] = tie.statuses.map((status): Planned => ({
+          status,
+          compute: tie.compute,
+          action: tie.action,
+          gapMs: 0,
+          tookMs: SECOND
+        }))
+        const history = [...scenario.history]
+        const at = tie.at % (history.length + 1)
+        // The newer is created at the same instant as the older, which is `gapMs` after what follows.
+        older.gapMs = tie.gapMs
+        history.splice(at, 0, newer, older)
+        const setup = worldWith({ ...scenario, history }, { dateHeader: 0, clockSkewMs: 0 })
+        expect((await verdict(setup)).outcome).toBe(expected(history).outcome)
+      }),
+      propertyRuns(6506, 30)
+    )
+  })
+
   it('an error added as the newest on a compute never passes', async () => {
     await fc.assert(
       fc.asyncProperty(
