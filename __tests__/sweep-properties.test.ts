@@ -4,16 +4,19 @@
  * children of any branch before them, parents no longer listed, one default (or an older answer's
  * `primary`) or none, protected branches, names that match `preview/pr-{pr}` and names that do not;
  * ages of `updated_at` and of computes' `last_active` on both sides of `older_than` and exactly at
- * it, computes active recently on old branches, computes never active; pull requests open, closed,
- * merged, unreadable or never read; ids that are Neon ids (up to exactly 60 characters) and ids that
- * are not (61 characters, upper case, a line break, a shell's characters).
+ * it, computes active recently on old branches, computes never active, computes in use now; branch
+ * states ready, archived, changing or unknown, null or absent, each with a `pending_state` or
+ * without one (null, or no field); pull requests open, closed, merged, unreadable or never read;
+ * ids that are Neon ids (up to exactly 60 characters) and ids that are not (61 characters, upper
+ * case, a line break, a shell's characters).
  *
  * The oracle works from what the generator chose (ages as numbers, which template made the name,
  * which state each pull request has), never from the code's parse of timestamps or names: a branch
- * is stale when it matches, is none of default, protected or root, and its newest activity is older
- * than `older_than`, or its pull request is closed or merged; it is listed only with an id the
- * generator made a Neon id, else named. Seeds are fixed in CI; FC_SEED runs
- * others (support/property-runs.ts).
+ * is stale when it matches, is none of default, protected or root, nothing of it is in use now (a
+ * compute running or changing; the branch changing: a `pending_state`, or a `current_state` neither
+ * `ready` nor `archived` nor absent), and its newest activity is older than `older_than`, or its
+ * pull request is closed or merged; it is listed only with an id the generator made a Neon id, else
+ * named. Seeds are fixed in CI; FC_SEED runs others (support/property-runs.ts).
  */
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
@@ -44,8 +47,15 @@ type Template = 'matching' | 'deeper' | 'other'
 type IdShape = 'short' | 'sixty' | 'sixty-one' | 'upper' | 'line-break' | 'shell' | 'space'
 const NEON_SHAPES: readonly IdShape[] = ['short', 'sixty']
 type PrState = 'open' | 'closed' | 'merged' | 'unreadable' | 'unread'
-/** In use now, as the API shows it: a compute running or changing, or the branch changing. */
-type InUse = 'no' | 'compute-active' | 'compute-pending' | 'branch-init' | 'branch-pending'
+/** A compute in use now, as the API shows it: running, or idle with a change pending. */
+type ComputeUse = 'no' | 'active' | 'pending'
+/**
+ * The branch's `current_state`: the API's states, one the gate does not know, null, or no field.
+ */
+type BranchState =
+  'ready' | 'archived' | 'init' | 'resetting' | 'storage_migrating' | 'null' | 'absent'
+/** The branch's `pending_state`: a change on its way, null, or no field. */
+type BranchPending = 'set' | 'null' | 'absent'
 
 interface Planned {
   template: Template
@@ -60,7 +70,9 @@ interface Planned {
   pr: PrState
   restrictDelete: boolean
   idShape: IdShape
-  inUse: InUse
+  computeUse: ComputeUse
+  branchState: BranchState
+  branchPending: BranchPending
 }
 
 const plan = (olderThan: number) =>
@@ -81,16 +93,28 @@ const plan = (olderThan: number) =>
       }),
       pr: fc.constantFrom<PrState>('open', 'closed', 'merged', 'unreadable', 'unread'),
       restrictDelete: fc.boolean(),
-      inUse: fc.constantFrom<InUse>(
+      computeUse: fc.constantFrom<ComputeUse>(
         'no',
         'no',
         'no',
         'no',
-        'compute-active',
-        'compute-pending',
-        'branch-init',
-        'branch-pending'
+        'no',
+        'no',
+        'active',
+        'pending'
       ),
+      branchState: fc.constantFrom<BranchState>(
+        'ready',
+        'ready',
+        'ready',
+        'archived',
+        'init',
+        'resetting',
+        'storage_migrating',
+        'null',
+        'absent'
+      ),
+      branchPending: fc.constantFrom<BranchPending>('absent', 'absent', 'absent', 'null', 'set'),
       idShape: fc.constantFrom<IdShape>(
         'short',
         'short',
@@ -140,8 +164,12 @@ function world(planned: Planned[]) {
     protected: each.protected,
     updated_at: each.updatedAge === undefined ? undefined : iso(each.updatedAge),
     restricted_actions: each.restrictDelete ? [{ name: 'delete', reason: 'kept' }] : [],
-    current_state: each.inUse === 'branch-init' ? 'init' : 'ready',
-    pending_state: each.inUse === 'branch-pending' ? 'archived' : undefined
+    ...(each.branchState === 'absent'
+      ? {}
+      : { current_state: each.branchState === 'null' ? null : each.branchState }),
+    ...(each.branchPending === 'absent'
+      ? {}
+      : { pending_state: each.branchPending === 'null' ? null : 'archived' })
   }))
   const computes = planned.flatMap((each, index) => [
     ...each.computeAges.map((ageMs) => ({
@@ -149,16 +177,16 @@ function world(planned: Planned[]) {
       last_active: ageMs === undefined ? undefined : iso(ageMs),
       current_state: 'idle'
     })),
-    ...(each.inUse === 'compute-active' || each.inUse === 'compute-pending'
-      ? [
+    ...(each.computeUse === 'no'
+      ? []
+      : [
           {
             branch_id: ids[each.idShape](index),
             last_active: iso(60 * DAY),
-            current_state: each.inUse === 'compute-active' ? 'active' : 'idle',
-            pending_state: each.inUse === 'compute-pending' ? 'active' : undefined
+            current_state: each.computeUse === 'active' ? 'active' : 'idle',
+            pending_state: each.computeUse === 'pending' ? 'active' : undefined
           }
-        ]
-      : [])
+        ])
   ])
   const pullRequests = new Map<number, PullRequestState>()
   planned.forEach((each, index) => {
@@ -176,8 +204,13 @@ function oracle(planned: Planned[], olderThan: number, withPullRequests: boolean
       each.isDefault === 'primary' ||
       each.protected ||
       each.parent === 'root'
+    // The branch changing (docs/sweep.md): a change pending, or a state that is neither ready nor
+    // archived (being created, reset, or one not known); with no state at all, its times decide.
+    const changing =
+      each.branchPending === 'set' ||
+      !['ready', 'archived', 'null', 'absent'].includes(each.branchState)
     // In use now is activity now: age 0, and its pull request does not count.
-    const inUse = each.inUse !== 'no'
+    const inUse = each.computeUse !== 'no' || changing
     const ages = inUse ? [0] : [each.updatedAge, ...each.computeAges].filter((a) => a !== undefined)
     const newest = ages.length > 0 ? Math.min(...ages) : undefined
     const inactive = newest !== undefined && newest > olderThan

@@ -147,6 +147,23 @@ describe('the summary', () => {
     expect(text).toContain('… and 5 more (the stale output lists them)')
   })
 
+  it.each([24, 25, 26])(
+    'with %d branches not judged and a limit of 25: each one is a row or counted in the more',
+    (count) => {
+      const undecided = Array.from({ length: count }, (_, index) => ({
+        id: `br-undecided-${index}`,
+        name: `preview/unjudged-${String(index).padStart(3, '0')}`,
+        last_active: null,
+        why: 'its activity cannot be read (no updated_at or last_active it can read)'
+      }))
+      const text = TEXT_FORMAT.join(sweepSummary(TEXT_FORMAT, findings({ undecided }), 25))
+      const rows = new Set(text.match(/preview\/unjudged-\d{3}/g))
+      const more = Number(/… and (\d+) more/.exec(text)?.[1] ?? 0)
+      expect([rows.size, more]).toEqual([Math.min(count, 25), Math.max(count - 25, 0)])
+      expect(rows.size + more).toBe(count)
+    }
+  )
+
   it('a list cut at its page cap says what was not judged', () => {
     const text = TEXT_FORMAT.join(sweepSummary(TEXT_FORMAT, findings({}, { cut: '50 pages' }), 10))
     expect(text).toContain(

@@ -1,0 +1,54 @@
+/*
+ * The sweep (issue 69) through the gate, as both front ends run it, in process on simulated time
+ * over the local API server: under fail_on_stale, a branch list cut at its page cap is no pass;
+ * without a reader of pull requests (the command has none), its line says that age alone decided;
+ * and a pattern that matches no branch warns. What only a process shows is in e2e/sweep.test.ts.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { errorLine } from '../../src/gate/run-report.js'
+import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { PROJECT } from '../support/neon/ids.js'
+import { addBusyBranches, addStalePreviews } from '../support/neon/stale-branches.js'
+
+/** A demo world without history, and the limits that let 50 pages come without a rate limit. */
+const sweepWorld = () => simulatedWorld({ history: 0, limits: { perSecondPerRoute: Infinity } })
+
+describe('the sweep under fail_on_stale', () => {
+  it('more branches than the page cap, none stale among those read: an error that says the list stopped, never a pass', async () => {
+    const setup = sweepWorld()
+    addBusyBranches(setup.world)
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      sweep: 'feature/busy-*',
+      fail_on_stale: 'true'
+    })
+    expect(run.report.sweep?.verdict.stale).toEqual([])
+    expect(run.report.sweep?.cut).toBe('50 pages')
+    expect(run.report.outcome).toBe('error')
+    expect(errorLine(run.report)).toBe(
+      'Could not tell that no branch is stale: the branch list stopped (50 pages) before its end'
+    )
+  })
+})
+
+describe('what the sweep says it read', () => {
+  it('with {pr} and no reader of pull requests (as in the command): its line says none was read, so age alone decides', async () => {
+    const setup = sweepWorld()
+    addStalePreviews(setup.world)
+    const run = await runSimulated(setup, { project_id: PROJECT, sweep: 'preview/pr-{pr}' })
+    expect(run.report.outcome).toBe('success')
+    expect(run.lines).toContain(
+      'info: 3 stale branches among 7 that match preview/pr-{pr} (no activity for 7 days; no pull request was read, so age alone decides)'
+    )
+  })
+
+  it('a pattern that matches no branch (a typo) passes with a warning to check the pattern', async () => {
+    const setup = sweepWorld()
+    addStalePreviews(setup.world)
+    const run = await runSimulated(setup, { project_id: PROJECT, sweep: 'prevew/*' })
+    expect(run.report.outcome).toBe('success')
+    expect(run.lines).toContain(
+      'warning: No branch of the project matches "prevew/*": check the pattern'
+    )
+  })
+})
