@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { ok, runSimulated, simulatedWorld } from '../support/simulated-gate.js'
+import { type ListStop, stoppedList } from '../support/neon/faults.js'
 import { PROJECT } from '../support/neon/ids.js'
 import { operationIn } from '../support/neon/scenarios.js'
 
@@ -135,46 +136,28 @@ describe('the operations list stopped by the API, not at its end', () => {
     return { setup, failed }
   }
 
-  it.each([
-    ['a page without a cursor', (body: { pagination?: unknown }) => ({ ...body, pagination: {} })],
+  it.each<[string, ListStop, string]>([
+    ['a page without a cursor', 'no cursor', 'a page without a cursor to read on from'],
     [
       'a page that gives no pagination at all',
-      ({ pagination: _, ...body }: { pagination?: unknown }) => body
-    ]
+      'no pagination',
+      'a page without a cursor to read on from'
+    ],
+    ['a cursor handed out twice', 'first cursor again', 'a page cursor handed out twice']
   ])(
     '%s before the branch’s history: an error, never a pass over the unread error',
-    async (_, alter) => {
+    async (_, how, stop) => {
       const { setup } = failedStartPastThePage()
-      setup.api.addFault({
-        kind: 'altered',
-        route: 'operations',
-        times: 1,
-        alter: (body) => alter(body as { pagination?: unknown })
-      })
+      setup.api.addFault(stoppedList({ answer: how === 'first cursor again' ? 2 : 1, how }))
       const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
       expect(run.report.outcome).toBe('error')
       expect(run.report.error).toMatch(
-        /^Unexpected response from GET \/projects\/[^/]+\/operations: the branch gate read 500 operations, back to .+, and stopped there \(a page without a cursor to read on from\), short of the branch's creation \(created .+\): its older history cannot be judged/
+        /^Unexpected response from GET \/projects\/[^/]+\/operations: the branch gate read \d+ operations, back to .+, and stopped there \(/
       )
+      expect(run.report.error).toContain(`(${stop}), short of the branch's creation (created `)
+      expect(run.report.error).toContain('its older history cannot be judged')
     }
   )
-
-  it('a cursor handed out twice before the branch’s history: an error too', async () => {
-    const { setup } = failedStartPastThePage()
-    const answers: { pagination?: unknown }[] = []
-    setup.api.addFault({
-      kind: 'altered',
-      route: 'operations',
-      alter: (body) => {
-        const page = body as { pagination?: unknown }
-        answers.push(page)
-        return answers.length === 2 ? { ...page, pagination: answers[0].pagination } : page
-      }
-    })
-    const run = await runSimulated(setup, { project_id: PROJECT, branch_id: BRANCH })
-    expect(run.report.outcome).toBe('error')
-    expect(run.report.error).toContain('(a page cursor handed out twice)')
-  })
 
   it('with every cursor: the error on page 2 fails the gate', async () => {
     const { setup, failed } = failedStartPastThePage()
@@ -187,12 +170,7 @@ describe('the operations list stopped by the API, not at its end', () => {
 
   it('on the whole project, within its 24 h: a warning, and its state stands for what lies past the page', async () => {
     const { setup } = failedStartPastThePage(MINUTE)
-    setup.api.addFault({
-      kind: 'altered',
-      route: 'operations',
-      times: 1,
-      alter: (body) => ({ ...(body as object), pagination: {} })
-    })
+    setup.api.addFault(stoppedList({ answer: 1, how: 'no cursor' }))
     const run = await runSimulated(setup, { project_id: PROJECT })
     expect(run.report.outcome).toBe('success')
     expect(run.lines).toContain(

@@ -32,23 +32,22 @@ describe('the sweep under fail_on_stale', () => {
 })
 
 describe('what the sweep says it read', () => {
-  it('with {pr} and no reader of pull requests (as in the command): its line says none was read, so age alone decides', async () => {
-    const setup = sweepWorld()
-    addStalePreviews(setup.world)
-    const run = await runSimulated(setup, { project_id: PROJECT, sweep: 'preview/pr-{pr}' })
-    expect(run.report.outcome).toBe('success')
-    expect(run.lines).toContain(
+  it.each([
+    [
+      'with {pr} and no reader of pull requests (as in the command): its line says none was read, so age alone decides',
+      'preview/pr-{pr}',
       'info: 3 stale branches among 7 that match preview/pr-{pr} (no activity for 7 days; no pull request was read, so age alone decides)'
-    )
-  })
-
-  it('a pattern that matches no branch (a typo) passes with a warning to check the pattern', async () => {
+    ],
+    [
+      'a pattern that matches no branch (a typo) passes with a warning to check the pattern',
+      'prevew/*',
+      'warning: No branch of the project matches "prevew/*": check the pattern'
+    ]
+  ])('%s', async (_, sweep, line) => {
     const setup = sweepWorld()
     addStalePreviews(setup.world)
-    const run = await runSimulated(setup, { project_id: PROJECT, sweep: 'prevew/*' })
+    const run = await runSimulated(setup, { project_id: PROJECT, sweep })
     expect(run.report.outcome).toBe('success')
-    expect(run.lines).toContain(
-      'warning: No branch of the project matches "prevew/*": check the pattern'
-    )
+    expect(run.lines).toContain(line)
   })
 })

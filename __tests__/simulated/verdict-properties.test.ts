@@ -17,6 +17,7 @@
  */
 import { describe, expect, it, jest } from '@jest/globals'
 import fc from 'fast-check'
+import { type ListStop, stoppedList } from '../support/neon/faults.js'
 import { PROJECT } from '../support/neon/ids.js'
 import { propertyRuns } from '../support/property-runs.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
@@ -243,32 +244,11 @@ describe('the branch gate: the verdict the state gives, whatever its age and wha
   })
 })
 
-/**
- * A server that stops the operations list short of its end: the `answer`-th list answer (of the
- * first read, or of a later poll) gives no cursor, no pagination at all, or the first answer's
- * cursor again.
- */
+/** Which list answer a server stops the list at, and how (support/neon/faults.ts, `stoppedList`). */
 const stoppedListArbitrary = fc.record({
   answer: fc.integer({ min: 1, max: 4 }),
-  how: fc.constantFrom('no cursor', 'no pagination', 'first cursor again')
+  how: fc.constantFrom<ListStop>('no cursor', 'no pagination', 'first cursor again')
 })
-
-function stopTheList(
-  setup: ReturnType<typeof worldWith>,
-  { answer, how }: { answer: number; how: string }
-) {
-  const answers: { pagination?: unknown }[] = []
-  setup.api.addFault({
-    kind: 'altered',
-    route: 'operations',
-    alter: (body) => {
-      const page = body as { pagination?: unknown }
-      if (answers.push(page) !== answer) return page
-      if (how === 'no pagination') return { ...page, pagination: undefined }
-      return { ...page, pagination: how === 'no cursor' ? {} : answers[0].pagination }
-    }
-  })
-}
 
 describe('the branch gate over a list the API stops short of its end', () => {
   it('never a verdict but the model’s: at most an error that says it could not read on', async () => {
@@ -276,7 +256,7 @@ describe('the branch gate over a list the API stops short of its end', () => {
     await fc.assert(
       fc.asyncProperty(scenarioArbitrary, stoppedListArbitrary, async (scenario, stop) => {
         const setup = worldWith(scenario, { dateHeader: 0, clockSkewMs: 0 })
-        stopTheList(setup, stop)
+        setup.api.addFault(stoppedList(stop))
         const { outcome } = await verdict(setup)
         const model = expected(scenario.history).outcome
         seen.add(outcome === model ? 'the model’s' : outcome)

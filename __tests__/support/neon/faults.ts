@@ -72,3 +72,25 @@ export function faultBody(fault: Extract<Fault, { kind: 'status' }>) {
     request_id: fault.requestId ?? body.request_id
   }
 }
+
+/** How a server stops the operations list short of its end (see `stoppedList`). */
+export type ListStop = 'no cursor' | 'no pagination' | 'first cursor again'
+
+/**
+ * The operations list stopped short of its end by a server that strays from the contract: its
+ * `answer`-th list answer (of the first read, or of a later poll) gives no cursor, no pagination at
+ * all, or the first answer's cursor again.
+ */
+export function stoppedList({ answer, how }: { answer: number; how: ListStop }): Fault {
+  const answers: { pagination?: unknown }[] = []
+  return {
+    kind: 'altered',
+    route: 'operations',
+    alter: (body) => {
+      const page = body as { pagination?: unknown }
+      if (answers.push(page) !== answer) return page
+      if (how === 'no pagination') return { ...page, pagination: undefined }
+      return { ...page, pagination: how === 'no cursor' ? {} : answers[0].pagination }
+    }
+  }
+}
