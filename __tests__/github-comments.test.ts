@@ -41,6 +41,7 @@ describe('a GitHub error, as a warning tells it', () => {
 
   it('not an Error (a string thrown, or an object without a message): what was thrown', () => {
     expect(describeGitHubError('socket hang up')).toBe('socket hang up')
+    expect(gitHubErrorText({ message: 'no status', response: {} })).toBe('no status')
     expect(describeGitHubError({ status: 500, message: 7, response: {} })).toBe(
       '[object Object] (HTTP 500)'
     )

@@ -232,7 +232,9 @@ describe('LaterPolls: at most GATE_MAX_CATCH_UP_PAGES pages a poll', () => {
     const second = await poll(2)
     expect(history.calls).toHaveLength(GATE_MAX_CATCH_UP_PAGES)
     expect(second).not.toContain(hidden.id)
-    expect(polls.behind).toBeDefined()
+    expect(polls.behind).toBe(
+      `the operations list is not read back to what an earlier poll had seen: more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`
+    )
     // Poll 3: the top, then the rest, down to the first read's.
     expect(await poll(3)).toContain(hidden.id)
     expect(history.calls).toHaveLength(3)
@@ -251,6 +253,23 @@ describe('LaterPolls: at most GATE_MAX_CATCH_UP_PAGES pages a poll', () => {
     expect(await poll(2)).not.toContain(hidden.id)
     expect(history.calls).toHaveLength(GATE_MAX_CATCH_UP_PAGES)
     expect(polls.behind).toBeDefined()
+    expect(await poll(3)).toContain(hidden.id)
+    expect(polls.behind).toBeUndefined()
+  })
+
+  it('a second burst that takes every page but gets back: the older stretch, given no page, still holds the gate', async () => {
+    const { history, polls, lines, hidden, poll } = afterBurst(
+      GATE_MAX_CATCH_UP_PAGES * GATE_POLL_PAGE_LIMIT + 50
+    )
+    await poll(1)
+    history.burst(GATE_MAX_CATCH_UP_PAGES * GATE_POLL_PAGE_LIMIT - 1, 100_000)
+    expect(await poll(2)).not.toContain(hidden.id)
+    expect(history.calls).toHaveLength(GATE_MAX_CATCH_UP_PAGES)
+    // The top got back to what poll 1 had seen on its last page: no warning, but poll 1's stretch.
+    expect(lines).toHaveLength(1)
+    expect(polls.behind).toBe(
+      `the operations list is not read back to what an earlier poll had seen: more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`
+    )
     expect(await poll(3)).toContain(hidden.id)
     expect(polls.behind).toBeUndefined()
   })

@@ -139,15 +139,21 @@ function commentsOf(
  * request that got no answer (a refused connection) the status 500, which GitHub never sent.
  */
 export function gitHubErrorText(error: unknown): string {
-  const { status, message, response } = (error ?? {}) as Record<string, unknown>
-  const text = typeof message === 'string' ? message : String(error)
+  const { status, response } = (error ?? {}) as Record<string, unknown>
+  const text = ownWords(error)
   return typeof status === 'number' && response !== undefined ? `${text} (HTTP ${status})` : text
+}
+
+/** A GitHub error's message, or what was thrown when it has none. */
+function ownWords(error: unknown): string {
+  const { message } = (error ?? {}) as { message?: unknown }
+  return typeof message === 'string' ? message : String(error)
 }
 
 /** A GitHub error, for a warning: what the status means for the comment. */
 export function describeGitHubError(error: unknown): string {
-  const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown }
-  const text = typeof message === 'string' ? message : String(error)
+  const { status } = (error ?? {}) as { status?: unknown }
+  const text = ownWords(error)
   if (status === 403) {
     return `${text} (HTTP 403). The token cannot write to the pull request: a fork's pull request gets a read-only GITHUB_TOKEN, and the job needs "permissions: pull-requests: write"`
   }

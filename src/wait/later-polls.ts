@@ -162,8 +162,7 @@ export class LaterPolls {
 
 /** Why a poll stopped short of what had been seen, as `behind` says it. */
 function stoppedBy(end: PageWalkEnd): string {
-  const stop = SERVER_STOPS[end]
-  return stop
-    ? `the API stopped the read at ${stop}`
-    : `more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`
+  return end === 'page cap'
+    ? `more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`
+    : `the API stopped the read at ${SERVER_STOPS[end]}`
 }

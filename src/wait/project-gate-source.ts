@@ -188,9 +188,9 @@ export class ProjectGateSource implements OperationSource {
     this.judgeRecentFailures(recent)
     const unjudged = history?.ended(end, this.laterPolls.listedCount, read.oldest)
     if (unjudged) throw new ResponseFormatError(operationsEndpoint(projectId), unjudged)
-    if (history) return
+    if (!this.projectState) return
     this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS
-    this.projectState?.ended(end)
+    this.projectState.ended(end)
     this.warnStoppedShort(end, read)
   }
 
