@@ -46103,10 +46103,9 @@ class LaterPolls {
 }
 /** Why a poll stopped short of what had been seen, as `behind` says it. */
 function stoppedBy(end) {
-    const stop = SERVER_STOPS[end];
-    return stop
-        ? `the API stopped the read at ${stop}`
-        : `more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`;
+    return end === 'page cap'
+        ? `more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`
+        : `the API stopped the read at ${SERVER_STOPS[end]}`;
 }
 
 ;// CONCATENATED MODULE: ./src/wait/project-state.ts
@@ -46340,10 +46339,10 @@ class ProjectGateSource {
         const unjudged = history?.ended(end, this.laterPolls.listedCount, read.oldest);
         if (unjudged)
             throw new ResponseFormatError(operationsEndpoint(projectId), unjudged);
-        if (history)
+        if (!this.projectState)
             return;
         this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS;
-        this.projectState?.ended(end);
+        this.projectState.ended(end);
         this.warnStoppedShort(end, read);
     }
     /** With `branch_id`: its computes, as the API lists them, before the first read. */
@@ -48227,14 +48226,19 @@ function commentsOf(octokit, target) {
  * request that got no answer (a refused connection) the status 500, which GitHub never sent.
  */
 function gitHubErrorText(error) {
-    const { status, message, response } = (error ?? {});
-    const text = typeof message === 'string' ? message : String(error);
+    const { status, response } = (error ?? {});
+    const text = ownWords(error);
     return typeof status === 'number' && response !== undefined ? `${text} (HTTP ${status})` : text;
+}
+/** A GitHub error's message, or what was thrown when it has none. */
+function ownWords(error) {
+    const { message } = (error ?? {});
+    return typeof message === 'string' ? message : String(error);
 }
 /** A GitHub error, for a warning: what the status means for the comment. */
 function describeGitHubError(error) {
-    const { status, message } = (error ?? {});
-    const text = typeof message === 'string' ? message : String(error);
+    const { status } = (error ?? {});
+    const text = ownWords(error);
     if (status === 403) {
         return `${text} (HTTP 403). The token cannot write to the pull request: a fork's pull request gets a read-only GITHUB_TOKEN, and the job needs "permissions: pull-requests: write"`;
     }

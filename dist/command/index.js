@@ -14845,10 +14845,9 @@ class LaterPolls {
 }
 /** Why a poll stopped short of what had been seen, as `behind` says it. */
 function stoppedBy(end) {
-    const stop = SERVER_STOPS[end];
-    return stop
-        ? `the API stopped the read at ${stop}`
-        : `more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`;
+    return end === 'page cap'
+        ? `more were listed since than ${GATE_MAX_CATCH_UP_PAGES} pages of ${GATE_POLL_PAGE_LIMIT} a poll read`
+        : `the API stopped the read at ${SERVER_STOPS[end]}`;
 }
 
 ;// CONCATENATED MODULE: ./src/wait/project-state.ts
@@ -15082,10 +15081,10 @@ class ProjectGateSource {
         const unjudged = history?.ended(end, this.laterPolls.listedCount, read.oldest);
         if (unjudged)
             throw new ResponseFormatError(operationsEndpoint(projectId), unjudged);
-        if (history)
+        if (!this.projectState)
             return;
         this.laterPolls.horizon = read.newest - GATE_LOOKBACK_MS;
-        this.projectState?.ended(end);
+        this.projectState.ended(end);
         this.warnStoppedShort(end, read);
     }
     /** With `branch_id`: its computes, as the API lists them, before the first read. */
