@@ -104,6 +104,18 @@ describe('the command, hostile: streams and exit codes', () => {
     expect([run.code, run.stderr]).toEqual([0, expect.stringContaining('outcome: success')])
   })
 
+  it('--api-key-file <(…) whose writer ends without a byte: empty at once, never a wait for --timeout', async () => {
+    const { server } = await serve()
+    // Unlike a pipe made with mkfifo, whose writer may come later, this one's writer has come and gone.
+    const run = await shell(
+      `exec ${commandLine(server.apiHost)} --timeout 10m --api-key-file <(true)`,
+      { NEON_PROJECT_ID: PROJECT },
+      'bash'
+    )
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('--api-key-file: the file is empty')
+  })
+
   it('SIGINT before the first answer: exit 130, outcome cancelled', async () => {
     const { server } = await serve()
     server.addFault({ kind: 'slow', delayMs: 10_000 })

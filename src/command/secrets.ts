@@ -7,7 +7,7 @@
  * nor what it holds.
  */
 import { constants } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { lstat, open } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
 import { formatDuration } from '../domain/duration.js'
 import { UsageError } from './flags.js'
@@ -31,15 +31,16 @@ async function readCapped(chunks: AsyncIterable<Buffer | string>): Promise<Buffe
 /**
  * The file's first MAX_SECRET_BYTES + 1 bytes, opened without blocking: a blocking open of a pipe
  * that nobody writes to would hold a thread that not even the process's exit could take back. A
- * pipe whose writer is there but slow (`<(pass show neon)`) is read as its bytes come, and one whose
- * writer comes later (`mkfifo`, then a secret store writes to it) is waited for: before any byte, a
- * pipe without a writer reads as ended. Until the time limit or a signal ends the wait (`done`):
- * then the reading stops too.
+ * pipe whose writer is there but slow (`<(pass show neon)`) is read as its bytes come, and a pipe
+ * made with `mkfifo` is waited for until its writer comes (a secret store that writes to it later):
+ * before any byte, a pipe without a writer reads as ended. `<(…)` is no such pipe (its path is a
+ * link to one whose writer came first), so an end there is the end. Until the time limit or a
+ * signal ends the wait (`done`): then the reading stops too.
  */
 async function readFileCapped(path: string, done: AbortSignal): Promise<Buffer> {
   const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
-    const pipe = (await file.stat()).isFIFO()
+    const named = (await lstat(path)).isFIFO()
     const parts: Buffer[] = []
     let bytes = 0
     while (bytes <= MAX_SECRET_BYTES && !done.aborted) {
@@ -51,7 +52,7 @@ async function readFileCapped(path: string, done: AbortSignal): Promise<Buffer> 
         if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
         bytesRead = -1
       }
-      if (bytesRead === 0 && !(pipe && bytes === 0)) break
+      if (bytesRead === 0 && !(named && bytes === 0)) break
       if (bytesRead <= 0) {
         await new Promise((resolve) => setTimeout(resolve, 20))
         continue
