@@ -543,6 +543,34 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
     },
     PIPELINE_CEILING
   )
+
+  it(
+    'the stop job on a branch someone else deletes between the check and the delete: nothing to delete, and the job passes',
+    async () => {
+      const { world, server } = await serve()
+      world.addBranch(PROJECT, { id: 'br-preview-mr-10', name: 'preview/mr-10' })
+      const database = await freshDatabase('unused-password')
+      const front = await startWritingFront(world, server, {
+        databaseUrl: database.url(),
+        deletedElsewhere: ['br-preview-mr-10']
+      })
+      fronts.push(front)
+      await inTempDir(async (dir) => {
+        const run = await pipeline(dir, front, 10, ['stop-preview'])
+        expect([run.code, jobExit(run.output, 'stop-preview')]).toEqual([0, '0'])
+        expect(run.dotenv).toContain('GATE_PREFLIGHT=clear')
+        expect(front.answered.filter((call) => call.startsWith('DELETE'))).toEqual([
+          `DELETE /projects/${PROJECT}/branches/br-preview-mr-10`
+        ])
+        expect(run.output).toContain('branch preview/mr-10 is gone: nothing to delete')
+        expect(run.output).not.toContain('branch preview/mr-10 deleted')
+        for (const secret of secretForms(KEYS.organization)) {
+          expect(run.output + run.logs + run.dotenv + run.neonArgv).not.toContain(secret)
+        }
+      })
+    },
+    PIPELINE_CEILING
+  )
 })
 
 describe('GitLab CI: the delete after the check, as many times as docs/teardown.md says', () => {

@@ -673,7 +673,7 @@ describe('what the docs say of the recipes, the recipes do', () => {
     // The stop job deletes with Neon's CLI, which retries a 423 itself: no loop of its own.
     // The id the gate checked (docs/teardown.md: never the name again).
     expect(stopJob).toContain(
-      `neon_unless_gone branches delete "$(sed -n 's/^GATE_PREFLIGHT_BRANCH_ID=//p' "$NEON_GATE_DOTENV")"`
+      `neon branches delete "$(sed -n 's/^GATE_PREFLIGHT_BRANCH_ID=//p' "$NEON_GATE_DOTENV")"`
     )
     expect(teardown).toContain('Delete the id the gate checked')
     expect(stopJob).not.toMatch(/for attempt in/)

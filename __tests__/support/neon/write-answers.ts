@@ -25,12 +25,14 @@ export interface WriteAnswer {
 }
 
 /**
- * Deletions still to be refused, as while an operation of the project runs; and branches whose
- * delete is refused for good, with the status (409: a child branch made since the sweep read).
+ * Deletions still to be refused, as while an operation of the project runs; branches whose delete
+ * is refused for good, with the status (409: a child branch made since the sweep read); and
+ * branches someone else deletes between a check and this delete.
  */
 interface Locks {
   lockedDeletes: number
   refusedDeletes?: Readonly<Record<string, number>>
+  deletedElsewhere?: readonly string[]
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -145,6 +147,10 @@ function createBranch(world: World, projectId: string, body: unknown): WriteAnsw
 
 function deleteBranch(world: World, projectId: string, branchId: string, locks: Locks) {
   const list = world.branchesOf(projectId)
+  if (locks.deletedElsewhere?.includes(branchId)) {
+    const gone = list.findIndex((item) => item.id === branchId)
+    if (gone >= 0) list.splice(gone, 1)
+  }
   const branch = list.find((item) => item.id === branchId)
   if (!branch) return { status: 404, body: { code: '', message: 'branch not found' } }
   const refused = locks.refusedDeletes?.[branchId]

@@ -37,8 +37,14 @@ export interface WritingFront {
   lockedDeletes: number
   /** Branches whose DELETE is refused every time, by id, with the status it answers. */
   refusedDeletes: Readonly<Record<string, number>>
+  /** Branches, by id, that someone else deletes just before this front's DELETE of them arrives. */
+  deletedElsewhere: readonly string[]
   close(): Promise<void>
 }
+
+/** What a front's deletes meet: none of it unless a test asks. */
+type DeleteFaults = Pick<WritingFront, 'lockedDeletes' | 'refusedDeletes' | 'deletedElsewhere'>
+const NO_FAULTS: DeleteFaults = { lockedDeletes: 0, refusedDeletes: {}, deletedElsewhere: [] }
 
 /**
  * The front on 127.0.0.1 before `server` (which serves `world`). GET connection_uri answers
@@ -47,21 +53,16 @@ export interface WritingFront {
 export async function startWritingFront(
   world: World,
   server: ApiServer,
-  options: {
-    databaseUrl: string
-    lockedDeletes?: number
-    refusedDeletes?: Record<string, number>
-    port?: number
-  }
+  options: { databaseUrl: string; port?: number } & Partial<DeleteFaults>
 ): Promise<WritingFront> {
   const contract = await writesContract()
+  const { port, ...given } = options
   const handle: WritingFront = {
+    ...NO_FAULTS,
+    ...given,
     apiHost: '',
-    databaseUrl: options.databaseUrl,
     violations: [],
     answered: [],
-    lockedDeletes: options.lockedDeletes ?? 0,
-    refusedDeletes: options.refusedDeletes ?? {},
     close: async () => undefined
   }
   const front = createServer((request, response) => {
@@ -83,7 +84,7 @@ export async function startWritingFront(
       response.end(JSON.stringify(own.body))
     })
   })
-  await new Promise<void>((resolve) => front.listen(options.port ?? 0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => front.listen(port ?? 0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`
   Object.assign(handle, {
     apiHost: `${url}${BASE_PATH}`,
