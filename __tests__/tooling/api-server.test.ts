@@ -6,6 +6,7 @@ import { demoWorld } from '../support/neon/scenarios.ts'
 import { operationJson } from '../support/neon/api-json.ts'
 import { World } from '../support/neon/world.ts'
 import { KEYS, PROJECT } from '../support/neon/ids.js'
+import { startWritingFront, type WritingFront } from '../support/neon/writes.ts'
 
 let server: ApiServer | undefined
 afterEach(async () => {
@@ -249,5 +250,42 @@ describe('npm run api-server: its flags', () => {
       expect(stderr).toMatch(/^api-server: /)
       expect(stderr).toContain('Usage: npm run api-server')
     }
+  })
+})
+
+describe('local API server with writes (--database-url)', () => {
+  let front: WritingFront | undefined
+  afterEach(async () => {
+    await front?.close()
+    front = undefined
+  })
+
+  const post = async (body: unknown) => {
+    const response = await fetch(`${front!.apiHost}/projects/${PROJECT}/branches`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${KEYS.organization}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body)
+    })
+    return { status: response.status, body: (await response.json()) as { branch?: { id: string } } }
+  }
+
+  it("a new branch is the child of the parent_id it names (Neon's CLI's --parent), and an unknown parent is a 404 that creates nothing", async () => {
+    const world = demoWorld()
+    world.addBranch(PROJECT, { id: 'br-preview-mr-7', name: 'preview/mr-7' })
+    front = await startWritingFront(world, await start(world), {
+      databaseUrl: 'postgresql://role:secret@127.0.0.1:5432/db'
+    })
+    const child = await post({ branch: { name: 'preview/mr-7-a', parent_id: 'br-preview-mr-7' } })
+    expect(child.status).toBe(201)
+    expect(
+      world.branchesOf(PROJECT).find((branch) => branch.id === child.body.branch?.id)
+    ).toMatchObject({ name: 'preview/mr-7-a', parentId: 'br-preview-mr-7' })
+    const count = world.branchesOf(PROJECT).length
+    const orphan = await post({
+      branch: { name: 'preview/mr-8-a', parent_id: 'br-nowhere-000000' }
+    })
+    expect(orphan.status).toBe(404)
+    expect(world.branchesOf(PROJECT)).toHaveLength(count)
+    expect(front.violations).toEqual([])
   })
 })

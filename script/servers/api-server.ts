@@ -4,7 +4,8 @@
  * the action or run-local by hand. `--clock-skew` sets the server's clock that many seconds ahead
  * (negative: behind), as a runner whose clock is off by the opposite would see it. With
  * `--database-url`, the port takes writes too, as the recipes' tests have them (writes.ts): a new
- * branch, its connection string (Neon's CLI reads it), its delete; every branch's database is the
+ * branch (a child of the `parent_id` it names, as `neon branches create --parent` sends), its
+ * connection string (Neon's CLI reads it), its delete; every branch's database is the
  * one at URL. The live workflow's local run (.github/workflows/live.yml) uses it.
  */
 import { parseArgs } from 'node:util'

@@ -123,15 +123,19 @@ function branchPart(
 
 /** A new branch and what its creation starts (world.ts's createBranch), with its compute. */
 function createBranch(world: World, projectId: string, body: unknown): WriteAnswer {
-  const name = (body as { branch?: { name?: string } } | undefined)?.branch?.name
+  const asked = (body as { branch?: { name?: string; parent_id?: string } } | undefined)?.branch
+  const parentId = asked?.parent_id
+  if (parentId !== undefined && !world.branchesOf(projectId).some((item) => item.id === parentId))
+    return { status: 404, body: { code: '', message: 'parent branch not found' } }
   const endpointId = `ep-${randomUUID().slice(0, 8)}`
   const operations = world.createBranch(projectId, {
-    branchName: name,
+    branchName: asked?.name,
     endpointId,
     createMs: 300,
     startMs: 300
   })
   const branch = world.branchesOf(projectId).find((item) => item.id === operations[0].branchId)!
+  if (parentId !== undefined) branch.parentId = parentId
   const now = world.now()
   return {
     status: 201,
