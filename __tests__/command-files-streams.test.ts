@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { Readable } from 'node:stream'
 import { runCommand } from '../src/command/main.js'
 import { systemClock } from '../src/domain/clock.js'
@@ -140,6 +140,37 @@ describe('a standard output that cannot be written', () => {
     expect(run.stderr).not.toContain('error:')
   })
 
+  // Node's stream, once a write failed, fails the writes queued behind it with ERR_STREAM_DESTROYED.
+  const READER_LEFT = ['EPIPE', 'ERR_STREAM_DESTROYED']
+
+  it('a reader that left (`| head`): the later writes, failed only because the stream was destroyed, change nothing: exit 0, no error, the dotenv file says 0', async () => {
+    await inTempDir(async (dir) => {
+      const dotenv = join(dir, 'gate.env')
+      for (const output of ['text', 'json']) {
+        const op = operationIn(demo.world, 'finished')
+        const args = ['--operation-id', op.id, '--output', output, '--dotenv', dotenv]
+        const run = await command(args, { stdoutFails: READER_LEFT })
+        expect(run).toMatchObject({ code: 0, stdout: '' })
+        expect(run.stderr).not.toContain('error:')
+        const env = readFileSync(dotenv, 'utf8')
+        expect(env).toMatch(/^GATE_EXIT_CODE=0$/m)
+        expect(env).not.toMatch(/^GATE_MESSAGE=/m)
+      }
+    })
+    const help = await command(['--help'], { stdoutFails: READER_LEFT })
+    expect(help).toMatchObject({ code: 0, stderr: '' })
+  })
+
+  it('a full disk, then the writes behind it destroyed: the error names the first failure (ENOSPC)', async () => {
+    const op = operationIn(demo.world, 'finished')
+    const run = await command(['--operation-id', op.id], {
+      stdoutFails: ['ENOSPC', 'ERR_STREAM_DESTROYED']
+    })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('error: Could not write standard output (ENOSPC)')
+    expect(run.stderr).not.toContain('ERR_STREAM_DESTROYED')
+  })
+
   it('--help into a full disk: exit 2', async () => {
     const run = await command(['--help'], { stdoutFails: 'ENOSPC' })
     expect(run.code).toBe(2)
@@ -222,8 +253,17 @@ describe('--summary and --dotenv on one file', () => {
   it.each([
     ['the same path', (dir: string) => [join(dir, 'gate.env'), join(dir, 'gate.env')]],
     [
-      'two paths to it',
-      (dir: string) => [join(dir, 'gate.env'), join(dir, '.', 'x', '..', 'gate.env')]
+      // Two spellings of one file: the relative one from the command's working folder.
+      'a relative path and an absolute one to it',
+      (dir: string) => [join(dir, 'gate.env'), relative(process.cwd(), join(dir, 'gate.env'))]
+    ],
+    [
+      // The check makes the summary's file before it compares: the link is followed to it.
+      'a path through a linked folder to it, not there yet',
+      (dir: string) => {
+        symlinkSync(dir, join(dir, 'folder'))
+        return [join(dir, 'gate.env'), join(dir, 'folder', 'gate.env')]
+      }
     ],
     [
       'a link to it',
@@ -237,7 +277,6 @@ describe('--summary and --dotenv on one file', () => {
     '%s: an input error (exit 2) naming both, before any request; the dotenv file says why',
     async (_, paths) => {
       await inTempDir(async (dir) => {
-        mkdirSync(join(dir, 'x'))
         const [dotenv, summary] = paths(dir)
         const before = demo.server.requests.length
         const run = await command(['--no-wait', '--dotenv', dotenv, '--summary', summary])

@@ -24,9 +24,10 @@ import { Progress } from '../src/command/progress.js'
 import { readApiKey, readSecretFile } from '../src/command/secrets.js'
 import { type Clock, systemClock } from '../src/domain/clock.js'
 import type { RunReport } from '../src/report/report.js'
-import { operationIn } from './support/neon/scenarios.ts'
+import { demoWorld, operationIn } from './support/neon/scenarios.ts'
+import { startApiServer } from './support/neon/server.ts'
 import { inTempDir, secretForms } from './support/bundles/command.js'
-import { demoForFile } from './support/bundles/command-in-process.js'
+import { commandInProcess, demoForFile } from './support/bundles/command-in-process.js'
 import { KEYS, PROJECT } from './support/neon/ids.js'
 
 /** The demo world and its server for this file, and the command in process against it. */
@@ -270,6 +271,24 @@ describe('runCommand', () => {
     expect(result).not.toHaveProperty('operations')
   })
 
+  it('--output json is never cut to GitHub’s 1 MB of outputs: 4,000 projects, every one of them, as one JSON object', async () => {
+    const world = demoWorld({ history: 0, extraProjects: 4000 })
+    const server = await startApiServer(world)
+    try {
+      const run = await commandInProcess(server, ['--list-projects', '--output', 'json'])
+      expect(run.code).toBe(0)
+      expect(run.stdout.endsWith('}\n')).toBe(true)
+      const result = JSON.parse(run.stdout) as { project_count: number; projects: { id: string }[] }
+      expect(result.project_count).toBe(4001)
+      expect(result.projects).toHaveLength(4001)
+      expect(result.projects.at(-1)).toMatchObject({ id: 'extra-project-004000' })
+      // Beyond the action's bound (990,000 bytes as UTF-16): a cut to it would show above.
+      expect(2 * run.stdout.length).toBeGreaterThan(1_000_000)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('no line of the report starts a workflow command, whatever white space the demo.server puts first', async () => {
     for (const space of ['\u00a0', '\u3000', '\u2000', ' \t']) {
       const op = finalOperation('error', { error: `${space}::warning title=x::injected` })
@@ -309,6 +328,27 @@ describe('runCommand: its own errors, signals and colour', () => {
     expect(passed.stderr).toContain('error: Could not write the result files: --dotenv: ENOENT')
     // After a failure the failure's code stands.
     expect((await run('error')).code).toBe(1)
+  })
+
+  it('a --summary that cannot take the result at the end: the dotenv file, written after it, says exit 2 and that --summary failed', async () => {
+    await inTempDir(async (dir) => {
+      const folder = join(dir, 'results')
+      mkdirSync(folder)
+      const dotenv = join(dir, 'gate.env')
+      const op = finalOperation('finished')
+      demo.server.onRequest = () => {
+        demo.server.onRequest = undefined
+        rmSync(folder, { recursive: true })
+      }
+      const args = ['--operation-id', op.id, '--summary', join(folder, 'summary.md')]
+      const run = await command([...args, '--dotenv', dotenv])
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain('error: Could not write the result files: --summary: ENOENT')
+      const text = readFileSync(dotenv, 'utf8')
+      expect(text).toMatch(/^GATE_OUTCOME=success$/m)
+      expect(text).toMatch(/^GATE_EXIT_CODE=2$/m)
+      expect(text).toMatch(/^GATE_MESSAGE=Could not write the result files: --summary: ENOENT$/m)
+    })
   })
 
   it('an error of its own past every other catch: one redacted error line, exit 3', async () => {

@@ -24,8 +24,13 @@ export interface InProcessOptions {
   signals?: EventEmitter
   /** Standard output fails as it is written. */
   brokenStdout?: boolean
-  /** Standard output takes no byte: each write calls back with an error of this code (ENOSPC). */
-  stdoutFails?: string
+  /**
+   * Standard output takes no byte: each write calls back with an error of this code (ENOSPC); of
+   * a list, the Nth write with the Nth code and every later one with the last, as Node's streams
+   * fail the writes queued behind one that destroyed them (a reader that left:
+   * `['EPIPE', 'ERR_STREAM_DESTROYED']`).
+   */
+  stdoutFails?: string | string[]
 }
 
 export interface InProcessRun {
@@ -49,17 +54,7 @@ export async function commandInProcess(
     env: { NEON_API_KEY: KEYS.organization, NEON_PROJECT_ID: PROJECT, ...options.env },
     stdin: options.stdin instanceof Readable ? options.stdin : Readable.from([options.stdin ?? '']),
     clock: options.clock ?? systemClock,
-    stdout: {
-      write: (text: string, callback?: (error?: Error | null) => void) => {
-        if (options.brokenStdout) throw new Error('the stream broke')
-        const code = options.stdoutFails
-        if (!code) stdout += text
-        // As a stream calls back: later, with the write's error if it failed.
-        const error = code ? Object.assign(new Error(`write ${code}`), { code }) : null
-        setImmediate(() => callback?.(error))
-        return !code
-      }
-    },
+    stdout: fakeStdout(options, (text) => (stdout += text)),
     stderr: { write: (text: string) => (stderr += text), isTTY: options.terminal, columns: 80 },
     signals: (options.signals ?? new EventEmitter()) as unknown as Pick<
       NodeJS.Process,
@@ -67,6 +62,23 @@ export async function commandInProcess(
     >
   })
   return { code, stdout, stderr }
+}
+
+/** Standard output as `options` say it fails: what it takes goes to `took`. */
+function fakeStdout(options: InProcessOptions, took: (text: string) => void) {
+  const codes = [options.stdoutFails ?? []].flat()
+  let writes = 0
+  return {
+    write: (text: string, callback?: (error?: Error | null) => void) => {
+      if (options.brokenStdout) throw new Error('the stream broke')
+      const code = codes[Math.min(writes++, codes.length - 1)]
+      if (!code) took(text)
+      // As a stream calls back: later, with the write's error if it failed.
+      const error = code ? Object.assign(new Error(`write ${code}`), { code }) : null
+      setImmediate(() => callback?.(error))
+      return !code
+    }
+  }
 }
 
 /**
