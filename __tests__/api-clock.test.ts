@@ -108,3 +108,16 @@ describe('ApiClock', () => {
     expect(lines).toEqual([])
   })
 })
+
+describe('ApiClock: a runner in step keeps its milliseconds', () => {
+  it('a request that crosses a second boundary is in step with the second it was sent in, and the one it was answered in', () => {
+    // Sent at :00.250, answered at :01.050: the server wrote its Date in either second.
+    for (const date of [httpDate(NOW), httpDate(NOW + 1000)]) {
+      const { clock, answer, lines } = apiClock()
+      answer(date, 800)
+      expect([date, clock.wallNow()]).toEqual([date, NOW + 800])
+      expect(clock.disagreementMs()).toBe(0)
+      expect(lines).toEqual([])
+    }
+  })
+})

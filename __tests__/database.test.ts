@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
+import fc from 'fast-check'
 import {
   classifyDatabaseError,
   databaseSecrets,
@@ -6,6 +7,7 @@ import {
   wrongAnswer
 } from '../src/steps/database/database-target.js'
 import { isLoopbackHost } from '../src/domain/loopback.js'
+import { propertyRuns } from './support/property-runs.js'
 
 describe('parseDatabaseUrl', () => {
   it('reads host, port, database, role and the decoded password; TLS unless sslmode=disable', () => {
@@ -139,8 +141,39 @@ describe('wrongAnswer: only one row holding 1 is an answer', () => {
     [one([[1], [1]]), ['2 rows']],
     [one([[1, 1]]), ['a row of 2 values']],
     [{ results: [] }, ['0 result sets']],
-    [{ results: [one([[1]]).results[0], one([[1]]).results[0]] }, ['2 result sets']]
+    [{ results: [one([[1]]).results[0], one([[1]]).results[0]] }, ['2 result sets']],
+    [one([[true]]), [{ quote: 'true' }]],
+    [one([['01']]), [{ quote: '01' }]],
+    [one([[' 1']]), [{ quote: ' 1' }]],
+    [one([['1.0']]), [{ quote: '1.0' }]],
+    [one([[[1]]]), [{ quote: '[1]' }]]
   ])('%j: %j', (answer, wrong) => {
     expect(wrongAnswer(answer)).toEqual(wrong)
+  })
+
+  // Values that JavaScript's loose equality takes for 1: each is another answer, quoted.
+  const padding = fc.constantFrom('', ' ', '\t', '\n', '0', '00', '+')
+  const nearOneText = fc
+    .tuple(
+      padding,
+      fc.constantFrom('1', '1.0', '1.00', '1e0', '0x1', '0b1'),
+      fc.constantFrom('', ' ', '\n', '.0')
+    )
+    .map(([before, core, after]) => before + core + after)
+    .filter((text) => text !== '1')
+  const nearOne = fc.oneof(
+    fc.constant<unknown>(true),
+    nearOneText,
+    nearOneText.map((text) => [text]),
+    fc.constantFrom<unknown>([1], [[1]])
+  )
+
+  it('a value that only resembles 1 (true, "01", " 1", "1.0", [1], …) is not ready', () => {
+    fc.assert(
+      fc.property(nearOne, (value) => {
+        expect(wrongAnswer(one([[value]]))).toEqual([{ quote: expect.any(String) }])
+      }),
+      propertyRuns(0x5e1ec71, 200)
+    )
   })
 })

@@ -2,8 +2,9 @@
  * The branches near a name that names none (near-branch.ts): by example, each rule on both of its
  * sides, and by property, with oracles built from how the names were made, not from the code:
  * only case, width and separators changed is near; a path end at a `/` is near; letters
- * inserted beside the same numbers are near up to three and not from four; a different number is
- * never near. The teardown that refuses a near miss: api-client.test.ts and e2e/teardown.test.ts.
+ * inserted beside the same numbers are near up to three and not from four; the same number with
+ * leading zeros is near and a different number never is, 0 included. The teardown that refuses a
+ * near miss: api-client.test.ts and e2e/teardown.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
@@ -62,8 +63,24 @@ describe('nearBranches: by example', () => {
   })
 })
 
+describe('nearBranches: the number 0 is a number', () => {
+  it.each([
+    ['preview/pr-00', 'near', 'preview/pr-0', 'a leading zero of the number 0'],
+    ['preview/pr-0', 'near', 'preview/pr-000', 'the number 0 without its leading zeros'],
+    ['db/shard-0', 'near', 'dbs/shard-0', 'one letter fewer beside the number 0'],
+    ['preview/pr-10', 'not near', 'preview/pr-0', 'a different number'],
+    ['preview/pr-1', 'not near', 'preview/pr-00', 'a different number']
+  ])('%s is %s %s (%s)', (name, verdict, input) => {
+    expect(isNear(name, input)).toBe(verdict === 'near')
+  })
+})
+
+/** A number as a name writes it: 0 and leading zeros included. */
+const numberText = fc.oneof(fc.constantFrom('0', '00', '007'), fc.stringMatching(/^\d{1,3}$/))
 /** Name segments of letters a to p (never q: the letter the insertions use) and numbers. */
-const segment = fc.stringMatching(/^[a-p]{1,6}(-[1-9]\d{0,2})?$/)
+const segment = fc
+  .tuple(fc.stringMatching(/^[a-p]{1,6}$/), fc.option(numberText))
+  .map(([letters, digits]) => (digits === null ? letters : `${letters}-${digits}`))
 const segments = fc.array(segment, { minLength: 1, maxLength: 3 })
 
 /** `name` with `count` letters q inserted, never between two digits (that would split a number). */
@@ -123,6 +140,20 @@ describe('nearBranches: by property', () => {
         expect(isNear(withInserted(input, positions), input)).toBe(false)
       }),
       propertyRuns(6504, 200)
+    )
+  })
+})
+
+describe('nearBranches: by property, the numbers', () => {
+  it('the same number with leading zeros is always near, 0 included', () => {
+    const numberValue = fc.oneof(fc.constant(0), fc.nat(999))
+    fc.assert(
+      fc.property(segments, numberValue, fc.integer({ min: 1, max: 3 }), (parts, n, zeros) => {
+        const name = (number: string) => [...parts, `pr-${number}`].join('/')
+        expect(isNear(name('0'.repeat(zeros) + n), name(String(n)))).toBe(true)
+        expect(isNear(name(String(n)), name('0'.repeat(zeros) + n))).toBe(true)
+      }),
+      propertyRuns(6506, 200)
     )
   })
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
+import fc from 'fast-check'
 import {
   forHtml,
   forLog,
@@ -7,6 +8,7 @@ import {
   truncate,
   truncateBytes
 } from '../src/domain/untrusted-text.js'
+import { propertyRuns } from './support/property-runs.js'
 
 /** HTML-escaped as an escaper that writes quotes as `quotes` does. */
 function escapeHtml(text: string, quotes: Record<string, string>): string {
@@ -103,6 +105,49 @@ describe('truncate', () => {
     expect(truncate('abcdef', 10)).toBe('abcdef')
     expect(truncate('abcdef', 3)).toBe('abc… [3 more characters]')
     expect(truncate('ab😀cd', 3)).toBe('ab… [4 more characters]')
+  })
+
+  it.each([
+    ['U+10000', '\u{10000}'],
+    ['U+1F600', '\u{1F600}'],
+    ['U+10FC00', '\u{10FC00}'],
+    ['U+10FFFF', '\u{10FFFF}']
+  ])(
+    'a cut right after the first half of %s (high surrogates reach 0xDBFF) keeps the character whole or not at all',
+    (_name, character) => {
+      expect(truncate(`ab${character}cd`, 3)).toBe('ab… [4 more characters]')
+      expect(truncate(`ab${character}cd`, 4)).toBe(`ab${character}… [2 more characters]`)
+    }
+  )
+
+  // UTF-16 units: characters of the BMP on both sides of the surrogates, and pairs whose high
+  // surrogate reaches both ends of 0xD800–0xDBFF, often.
+  const bmp = fc.oneof(
+    fc.constantFrom('a', '\ud7ff', '\ue000', '\uffff'),
+    fc.string({ minLength: 1, maxLength: 1 })
+  )
+  const pair = fc
+    .tuple(
+      fc.oneof(fc.constantFrom(0xd800, 0xdbff), fc.integer({ min: 0xd800, max: 0xdbff })),
+      fc.integer({ min: 0xdc00, max: 0xdfff })
+    )
+    .map(([high, low]) => String.fromCharCode(high, low))
+  const text = fc
+    .array(fc.oneof(bmp, pair), { minLength: 1, maxLength: 12 })
+    .map((parts) => parts.join(''))
+
+  it('never leaves half a surrogate pair, wherever the cut falls (fast-check)', () => {
+    fc.assert(
+      fc.property(text, fc.nat(), (whole, at) => {
+        const maxChars = 1 + (at % whole.length)
+        const cut = truncate(whole, maxChars)
+        const kept = cut.replace(/… \[\d+ more characters\]$/, '')
+        expect(/\p{Cs}/u.test(cut)).toBe(false)
+        expect(whole.startsWith(kept)).toBe(true)
+        expect(kept.length).toBeLessThanOrEqual(maxChars)
+      }),
+      propertyRuns(0x5a11a7e, 500)
+    )
   })
 })
 
