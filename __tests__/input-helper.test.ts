@@ -352,7 +352,7 @@ describe('inputs that would weaken the gate', () => {
     expect(ignoredInputWarnings(inputs, ACTION_INPUT_NAMING)).toEqual([])
   })
 
-  it.each(['project_id', 'org_id'])(
+  it.each(['org_id'])(
     '%s of white space alone is an input error, never "not given" (which would gate something else)',
     (name) => {
       expect(errorOf({ ...base, list_projects: 'true', [name]: ' \n ' })).toContain(
@@ -388,10 +388,31 @@ describe('given empty is not "not given" (issue 65)', () => {
     }
   )
 
-  it('an input with an empty default keeps it: "" is not given (project_id, org_id, pr_comment_leg)', () => {
+  it('an input with an empty default keeps it: "" is not given (org_id, pr_comment_leg)', () => {
     const inputs = parse({ ...base, org_id: '', pr_comment_leg: '', list_projects: 'true' })
     expect(inputs).toMatchObject({ orgId: undefined, prCommentLeg: '' })
-    expect(errorOf({ api_key: 'k', project_id: '' })).toContain('input "project_id": required')
+  })
+
+  it('project_id given as "" or white space alone: an input error, beside list_projects too (which would list the projects and gate none)', () => {
+    const leftOut = 'leave project_id out with list_projects: true to only list the projects'
+    const blanks = ['', ' ', '\n\t\r\n', '\u00a0\u3000']
+    const alongside: Record<string, string>[] = [
+      {},
+      { list_projects: 'true' },
+      { list_projects: 'true', wait: 'false' }
+    ]
+    for (const others of alongside) expectEmptyRefused(others, 'project_id', blanks, leftOut)
+  })
+
+  it('project_id not given (not set at all, or action.yml\'s default, "(not given)"): required, unless only listing the projects', () => {
+    const notGivens: Record<string, string>[] = [{}, { project_id: '(not given)' }]
+    for (const notGiven of notGivens) {
+      expect(errorOf({ api_key: 'k', ...notGiven })).toContain('input "project_id": required')
+      expect(parse({ api_key: 'k', ...notGiven, list_projects: 'true' })).toMatchObject({
+        projectId: undefined,
+        listProjects: true
+      })
+    }
   })
 })
 

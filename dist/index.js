@@ -42259,6 +42259,13 @@ const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
 const QUOTED_KEY = /^["'`]|["'`]$/;
 /** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
 const MAX_API_KEY_CHARS = 1024;
+/** The API key: required, as the console showed it (no quotes, nothing a header cannot carry). */
+const apiKeyInput = schemas_string()
+    .transform((raw) => raw.trim())
+    .refine((key) => key !== '', 'required; pass the API key secret')
+    .refine((key) => !QUOTED_KEY.test(key), 'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them')
+    .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
+    .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`);
 function booleanInput(defaultValue) {
     return schemas_string().transform((raw, ctx) => {
         const text = raw.trim();
@@ -46779,17 +46786,11 @@ async function gateProject(plan, projectId, startedAt, report, context) {
  */
 
 
-
 /** What to gate: the key, the project, its operations or one branch. */
 const CORE_INPUTS = {
     api_key: {
         typed: 'apiKey',
-        schema: () => schemas_string()
-            .transform((raw) => raw.trim())
-            .refine((key) => key !== '', 'required; pass the API key secret')
-            .refine((key) => !QUOTED_KEY.test(key), 'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them')
-            .refine((key) => key === '' || API_KEY_PATTERN.test(key), 'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it')
-            .refine((key) => key.length <= MAX_API_KEY_CHARS, `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`),
+        schema: () => apiKeyInput,
         secret: 'text',
         command: { env: 'NEON_API_KEY', file: 'api-key-file' },
         help: {
@@ -46806,13 +46807,14 @@ const CORE_INPUTS = {
     },
     project_id: {
         typed: 'projectId',
-        schema: () => idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
+        schema: (naming) => refusingEmpty(idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'), `leave ${naming.mention('project_id')} out with ${naming.enabled('list_projects')} to only list the projects`),
+        refusesEmpty: true,
         command: { flag: { name: 'project-id', gate: true }, env: 'NEON_PROJECT_ID' },
         help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] },
         docs: {
-            default: '',
+            default: NOT_GIVEN,
             summary: 'The project; required except for listing projects',
-            description: 'The project to work on; required for everything except list_projects.'
+            description: 'The project to work on; required for everything except list_projects. Its default, (not given), means left out.'
         }
     },
     operation_id: {

@@ -162,6 +162,18 @@ describe('given empty is not "not given" (issue 65): an input error, never anoth
     }
   )
 
+  it('action: project_id from an unset variable beside list_projects: true is an input error, never a list in place of the gate', async () => {
+    const { world, server } = await serve()
+    failedStart(world)
+    const action = await runAction(server, { project_id: '', list_projects: 'true' })
+    expect(action.code).toBe(1)
+    expect(action.stdout).toContain(
+      `::error::Invalid input: input "project_id": is empty, ${whereFrom}; give a value, or leave project_id out with list_projects: true to only list the projects`
+    )
+    expect(action.outputs.outcome).toBeUndefined()
+    expect(server.requests).toHaveLength(0)
+  })
+
   it.each(['$DATABASE_URL', '${DATABASE_URL}', ' ${{ secrets.DATABASE_URL }}', '%DATABASE_URL%'])(
     'database_url %j, an unexpanded variable: an input error on both front ends, never "not given" nor a bad URL',
     async (value) => {

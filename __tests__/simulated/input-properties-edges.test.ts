@@ -5,8 +5,9 @@
  * unexpanded variable", "a URL"; "a path suffix", "k edits", "another number"), and the expected
  * verdict comes from the tag alone.
  * (d) given empty is not "not given": '' or white space of any kind, given to an input that the
- *     catalog says refuses it (branch_id, database_url, before, operation_id, sweep), is an input
- *     error that names it; not given (not set, or action.yml's default) is the gate the others ask for;
+ *     catalog says refuses it (project_id, branch_id, database_url, before, operation_id, sweep), is
+ *     an input error that names it; not given (not set, or action.yml's default) is the gate the others
+ *     ask for, and for project_id (no list_projects here) an input error that names it;
  *     older_than given (a value) without sweep is an input error that names it (review L3);
  * (e) database_url of an unexpanded variable, in any spelling, is an input error on both front
  *     ends; a URL whose password holds a `$` is a URL;
@@ -81,6 +82,14 @@ const named = {
 }
 
 /**
+ * Whether `error` names `name` as `frontEnd` does: the command's project comes from
+ * NEON_PROJECT_ID here, named so when it holds white space, and by its flag when it is missing.
+ */
+const names = (error: string, frontEnd: 'action' | 'command', name: string) =>
+  error.includes(`${named[frontEnd](name)}: `) ||
+  (frontEnd === 'command' && name === 'project_id' && error.includes('NEON_PROJECT_ID: '))
+
+/**
  * White space of every kind Unicode names (and the byte-order mark), listed here, not taken from
  * the code: the space, tab, line breaks, the no-break and the wide spaces.
  */
@@ -116,6 +125,7 @@ type Refusing = {
 
 /** Each of them with its real value, as a workflow gives it: a new one must join. */
 const VALUES: Record<Refusing, string> = {
+  project_id: PROJECT,
   operation_id: OPERATION,
   branch_id: 'preview/pr-12',
   database_url: URL,
@@ -128,9 +138,14 @@ const REFUSING = Object.keys(VALUES) as Refusing[]
 const tag = fc.constantFrom('notSet', 'notGiven', 'empty', 'white', 'value')
 const givens = fc.record({
   frontEnd: fc.constantFrom('action', 'command'),
-  tags: fc.record(
-    Object.fromEntries(REFUSING.map((name) => [name, tag])) as Record<Refusing, typeof tag>
-  ),
+  tags: fc.record({
+    ...(Object.fromEntries(REFUSING.map((name) => [name, tag])) as Record<Refusing, typeof tag>),
+    // Given mostly, so that the other inputs' verdicts are reached beside a project too.
+    project_id: fc.oneof(
+      { arbitrary: fc.constant('value'), weight: 5 },
+      { arbitrary: tag, weight: 2 }
+    )
+  }),
   white: whiteSpace
 })
 
@@ -150,10 +165,10 @@ describe('given empty is not "not given" (issue 65, fast-check)', () => {
         fc.pre(!(g.operation_id === 'value' && (g.branch_id === 'value' || g.before === 'value')))
         // older_than is the sweep's own: beside it, a sweep's input; without it, an error (below).
         const others = REFUSING.filter(
-          (name) => name !== 'sweep' && name !== 'older_than' && g[name] === 'value'
+          (name) => !['project_id', 'sweep', 'older_than'].includes(name) && g[name] === 'value'
         )
         fc.pre(!(g.sweep === 'value' && others.length > 0))
-        const values: Record<string, string> = { project_id: PROJECT }
+        const values: Record<string, string> = {}
         for (const name of REFUSING) {
           const given = {
             notSet: undefined,
@@ -168,23 +183,31 @@ describe('given empty is not "not given" (issue 65, fast-check)', () => {
         const read = readers[frontEnd](values)
         const blank = REFUSING.filter((name) => g[name] === 'empty' || g[name] === 'white')
         const sweepless = g.older_than === 'value' && g.sweep !== 'value'
+        const projectless = g.project_id !== 'value'
         seen.add(
           blank.length > 0
             ? 'error'
-            : sweepless
-              ? 'sweepless'
-              : g.sweep === 'value'
-                ? 'sweep'
-                : 'gate'
+            : projectless
+              ? 'projectless'
+              : sweepless
+                ? 'sweepless'
+                : g.sweep === 'value'
+                  ? 'sweep'
+                  : 'gate'
         )
         if (blank.length > 0) {
           if (!('error' in read)) throw new Error(`no input error for ${JSON.stringify(values)}`)
           // The action names every blank input; the command stops at its first empty flag.
-          const namedOnes = blank.filter((name) =>
-            read.error.includes(`${named[frontEnd](name)}: `)
-          )
+          const namedOnes = blank.filter((name) => names(read.error, frontEnd, name))
           const expected = frontEnd === 'action' ? blank.length : 1
           if (namedOnes.length < expected) throw new Error(`not named: ${read.error}`)
+          return
+        }
+        // No project, and no list_projects: every gate needs one.
+        if (projectless) {
+          if (!('error' in read) || !names(read.error, frontEnd, 'project_id')) {
+            throw new Error(`no input error naming project_id for ${JSON.stringify(values)}`)
+          }
           return
         }
         // The sweep's age given without a sweep: no gate would read it, and the one that runs could
@@ -208,7 +231,7 @@ describe('given empty is not "not given" (issue 65, fast-check)', () => {
       }),
       { seed: 65, numRuns: 400 }
     )
-    expect([...seen].sort()).toEqual(['error', 'gate', 'sweep', 'sweepless'])
+    expect([...seen].sort()).toEqual(['error', 'gate', 'projectless', 'sweep', 'sweepless'])
   })
 })
 

@@ -2,22 +2,19 @@
  * The core's inputs in the input catalog (src/gate/input-catalog.ts puts them with the steps'): the
  * key, what to gate and how to wait, each with its typed name, its schema, its flag and its help.
  */
-import { z } from 'zod'
 import { type InputEntry, NOT_GIVEN } from './input-catalog.js'
 import {
-  API_KEY_PATTERN,
   apiHostInput,
+  apiKeyInput,
   booleanInput,
   BRANCH_PATTERN,
   DEFAULT_API_HOST,
   durationInput,
   ID_PATTERN,
   idInput,
-  MAX_API_KEY_CHARS,
   MAX_INTERVAL_MS,
   operationIdsInput,
   quotedAsGiven,
-  QUOTED_KEY,
   refusingEmpty,
   timeoutInput
 } from './input-fields.js'
@@ -26,23 +23,7 @@ import {
 export const CORE_INPUTS = {
   api_key: {
     typed: 'apiKey',
-    schema: () =>
-      z
-        .string()
-        .transform((raw) => raw.trim())
-        .refine((key) => key !== '', 'required; pass the API key secret')
-        .refine(
-          (key) => !QUOTED_KEY.test(key),
-          'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them'
-        )
-        .refine(
-          (key) => key === '' || API_KEY_PATTERN.test(key),
-          'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'
-        )
-        .refine(
-          (key) => key.length <= MAX_API_KEY_CHARS,
-          `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`
-        ),
+    schema: () => apiKeyInput,
     secret: 'text',
     command: { env: 'NEON_API_KEY', file: 'api-key-file' },
     help: {
@@ -60,13 +41,19 @@ export const CORE_INPUTS = {
   },
   project_id: {
     typed: 'projectId',
-    schema: () => idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
+    schema: (naming) =>
+      refusingEmpty(
+        idInput(ID_PATTERN, 'a project id matching ^[a-z0-9-]{1,60}$'),
+        `leave ${naming.mention('project_id')} out with ${naming.enabled('list_projects')} to only list the projects`
+      ),
+    refusesEmpty: true,
     command: { flag: { name: 'project-id', gate: true }, env: 'NEON_PROJECT_ID' },
     help: { part: 'what', flags: [['--project-id ID', 'the project (default: NEON_PROJECT_ID)']] },
     docs: {
-      default: '',
+      default: NOT_GIVEN,
       summary: 'The project; required except for listing projects',
-      description: 'The project to work on; required for everything except list_projects.'
+      description:
+        'The project to work on; required for everything except list_projects. Its default, (not given), means left out.'
     }
   },
   operation_id: {

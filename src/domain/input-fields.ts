@@ -27,11 +27,29 @@ export const MAX_TIMEOUT_MS = 5 * 24 * 60 * 60 * 1000
  */
 export const MAX_OPERATION_IDS = 40
 /** What an HTTP header can carry: visible ASCII, no spaces. */
-export const API_KEY_PATTERN = /^[\x21-\x7e]+$/
+const API_KEY_PATTERN = /^[\x21-\x7e]+$/
 /** A key stored with its quotes (`"napi_…"`, `'napi_…'`): a quote never starts or ends a key. */
-export const QUOTED_KEY = /^["'`]|["'`]$/
+const QUOTED_KEY = /^["'`]|["'`]$/
 /** Neon's keys are under 100 characters; a value of over a kilobyte is a wrong file or variable. */
-export const MAX_API_KEY_CHARS = 1024
+const MAX_API_KEY_CHARS = 1024
+
+/** The API key: required, as the console showed it (no quotes, nothing a header cannot carry). */
+export const apiKeyInput = z
+  .string()
+  .transform((raw) => raw.trim())
+  .refine((key) => key !== '', 'required; pass the API key secret')
+  .refine(
+    (key) => !QUOTED_KEY.test(key),
+    'is wrapped in quotes, which are not part of an API key (a secret stored as "napi_…" or \'napi_…\'); store the key without them'
+  )
+  .refine(
+    (key) => key === '' || API_KEY_PATTERN.test(key),
+    'contains spaces, line breaks or characters an HTTP header cannot carry; pass the API key exactly as the console showed it'
+  )
+  .refine(
+    (key) => key.length <= MAX_API_KEY_CHARS,
+    `is longer than ${MAX_API_KEY_CHARS} characters, which no API key is: a wrong file or variable?`
+  )
 
 export function booleanInput(defaultValue: boolean) {
   return z.string().transform((raw, ctx) => {
