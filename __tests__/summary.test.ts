@@ -7,8 +7,10 @@ import { renderSummary } from '../src/gate/run-report.js'
 import { withoutTimeline } from './support/bundles/action.js'
 import { operation } from './support/neon/operations.js'
 
+/** A gate's report: its plan waits on the whole project (none but a step run alone has no wait). */
 const report = (overrides: Partial<RunReport> & Pick<RunReport, 'outcome'>): RunReport => ({
   requests: { requests: 3, retries: 1 },
+  waitPlan: { covers: 'project', failFast: false },
   ...overrides
 })
 
@@ -86,6 +88,13 @@ describe('summary: bounds and honesty', () => {
     const html = renderSummary(report({ outcome: 'error', projectId: 'p-1', error: 'HTTP 401' }))
     expect(html).toContain('Nothing could be read before the error')
     expect(html).not.toContain('No operation in flight')
+  })
+
+  it('a plan without a wait (a sweep) reads no operation: its error or failure says nothing of them', () => {
+    for (const outcome of ['error', 'failure'] as const) {
+      const html = renderSummary(report({ outcome, projectId: 'p-1', waitPlan: undefined }))
+      expect(html).not.toMatch(/Nothing could be read|No operation in flight/)
+    }
   })
 
   it('stays far below 1 MiB and keeps one HTML block, whatever the API sends', () => {

@@ -50,6 +50,27 @@ describe("the API's clock: windows are measured on the server's Date header", ()
     ])
   })
 
+  it.each([61_000, 5 * MINUTE, 16 * MINUTE, 20 * MINUTE])(
+    'the whole project, a runner %d ms ahead: an error that ended 15 s before the gate started, on the API, is warned about, aged 15 s (the Date header gives whole seconds), never hidden nor aged by the runner',
+    async (ahead) => {
+      const { setup, ended } = world(ahead)
+      const error = ended('error', 20_000)
+      const run = await runSimulated(setup, { project_id: PROJECT })
+      expect(run.report.outcome).toBe('success')
+      expect(run.report.recentFailures).toEqual([
+        expect.objectContaining({ operation: expect.objectContaining({ id: error.id }) })
+      ])
+      expect(warnings(run.lines)).toEqual([
+        expect.stringContaining("warning: The runner's clock is"),
+        expect.stringMatching(
+          new RegExp(
+            `^warning: Ended in failure before the gate started: .*${error.id}.* at least 15\\.\\d s before the gate started`
+          )
+        )
+      ])
+    }
+  )
+
   it('a runner 25 hours ahead: an operation in flight is still found by the first read, and waited on', async () => {
     const { setup, ended } = world(25 * HOUR)
     const running = ended('finished', 10_000, { tookMs: 20_000, branchId: 'br-main-000001' })

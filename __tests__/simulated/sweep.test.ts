@@ -5,7 +5,8 @@
  * and a pattern that matches no branch warns. What only a process shows is in e2e/sweep.test.ts.
  */
 import { describe, expect, it } from '@jest/globals'
-import { errorLine } from '../../src/gate/run-report.js'
+import { errorLine, renderSummaryWithin } from '../../src/gate/run-report.js'
+import { MAX_SUMMARY_BYTES } from '../../src/report/summary.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 import { addBusyBranches, addStalePreviews } from '../support/neon/stale-branches.js'
@@ -28,6 +29,22 @@ describe('the sweep under fail_on_stale', () => {
     expect(errorLine(run.report)).toBe(
       'Could not tell that no branch is stale: the branch list stopped (50 pages) before its end'
     )
+    // A sweep reads branches, never operations: its summary says nothing of them.
+    expect(renderSummaryWithin(run.report, MAX_SUMMARY_BYTES)).not.toMatch(/nothing could be read|state of the operations/i)
+  })
+
+  it('stale branches fail the step, and the summary says only what was read: no word of operations, which a sweep never reads', async () => {
+    const setup = sweepWorld()
+    addStalePreviews(setup.world)
+    const run = await runSimulated(setup, {
+      project_id: PROJECT,
+      sweep: 'preview/*',
+      fail_on_stale: 'true'
+    })
+    expect(run.report.outcome).toBe('failure')
+    const summary = renderSummaryWithin(run.report, MAX_SUMMARY_BYTES)
+    expect(summary).toContain('stale branch')
+    expect(summary).not.toMatch(/nothing could be read|state of the operations/i)
   })
 })
 

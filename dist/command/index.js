@@ -13257,7 +13257,8 @@ function operationsSection(sections, format, report, facts, limits) {
     const operations = facts.seen;
     if (operations === undefined) {
         // A success with nothing read: the plan's goal held before the wait (a branch already gone).
-        return report.projectId && report.outcome !== 'success'
+        // A plan without a wait (a sweep) reads no operation: nothing of them to say.
+        return report.projectId && report.waitPlan && report.outcome !== 'success'
             ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
             : [];
     }
@@ -15058,7 +15059,7 @@ class ProjectGateSource {
     async discover() {
         const history = (this.history = await this.branchHistory());
         const read = { newest: -Infinity, oldest: Infinity };
-        const recent = new RecentOperations(this.startedOnApiClock());
+        const relevant = [];
         const { reader, projectId } = this.options;
         const readPage = (cursor) => reader.listOperations(projectId, { limit: DISCOVERY_WALK.limit, cursor });
         const end = await walkOperations(readPage, {
@@ -15075,7 +15076,7 @@ class ProjectGateSource {
                     }
                     if (!this.isRelevant(operation))
                         continue;
-                    recent.add(operation);
+                    relevant.push(operation);
                     if (isUnfinished(operation.status))
                         this.tracked.set(operation.id, operation);
                 }
@@ -15084,6 +15085,10 @@ class ProjectGateSource {
                 return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS);
             }
         });
+        // Measured once the answers have set the API's clock: a runner ahead of it would age them all.
+        const recent = new RecentOperations(this.startedOnApiClock());
+        for (const operation of relevant)
+            recent.add(operation);
         this.judgeRecentFailures(recent);
         const unjudged = history?.ended(end, this.laterPolls.listedCount, read.oldest);
         if (unjudged)
@@ -15470,7 +15475,7 @@ async function gate(plan, dependencies) {
         requests: client.stats,
         gate: plan.gate,
         failFast: plan.wait.failFast,
-        waitPlan: plan.wait,
+        waitPlan: plan.stepsAlone ? undefined : plan.wait,
         pace
     };
     const context = { ...dependencies, clock, client, pace, stepStartedAt, deadline };

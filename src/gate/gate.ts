@@ -63,7 +63,7 @@ export async function gate(plan: GatePlan, dependencies: GateDependencies): Prom
     requests: client.stats,
     gate: plan.gate,
     failFast: plan.wait.failFast,
-    waitPlan: plan.wait,
+    waitPlan: plan.stepsAlone ? undefined : plan.wait,
     pace
   }
   const context = { ...dependencies, clock, client, pace, stepStartedAt, deadline }

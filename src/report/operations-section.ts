@@ -36,7 +36,8 @@ export function operationsSection(
   const operations = facts.seen
   if (operations === undefined) {
     // A success with nothing read: the plan's goal held before the wait (a branch already gone).
-    return report.projectId && report.outcome !== 'success'
+    // A plan without a wait (a sweep) reads no operation: nothing of them to say.
+    return report.projectId && report.waitPlan && report.outcome !== 'success'
       ? [format.paragraph(`${nothingRead(report)}: the state of the operations is unknown.`)]
       : []
   }

@@ -30,7 +30,8 @@ export interface RunReport {
   branch?: Branch
   /**
    * The wait as the plan decided it: what it covers (the whole project until idle: a failure only
-   * warned about, no branch readiness), and a step's words for it.
+   * warned about, no branch readiness), and a step's words for it. None when a step runs alone (a
+   * sweep), which reads no operation.
    */
   waitPlan?: WaitPlan
   wait?: WaitResult

@@ -161,7 +161,7 @@ export class ProjectGateSource implements OperationSource {
   private async discover(): Promise<void> {
     const history = (this.history = await this.branchHistory())
     const read = { newest: -Infinity, oldest: Infinity }
-    const recent = new RecentOperations(this.startedOnApiClock())
+    const relevant: Operation[] = []
     const { reader, projectId } = this.options
     const readPage = (cursor?: string) =>
       reader.listOperations(projectId, { limit: DISCOVERY_WALK.limit, cursor })
@@ -178,13 +178,16 @@ export class ProjectGateSource implements OperationSource {
             read.oldest = Math.min(read.oldest, time)
           }
           if (!this.isRelevant(operation)) continue
-          recent.add(operation)
+          relevant.push(operation)
           if (isUnfinished(operation.status)) this.tracked.set(operation.id, operation)
         }
         if (history) return !history.complete
         return !createdBefore(page.operations.at(-1), read.newest - GATE_LOOKBACK_MS)
       }
     })
+    // Measured once the answers have set the API's clock: a runner ahead of it would age them all.
+    const recent = new RecentOperations(this.startedOnApiClock())
+    for (const operation of relevant) recent.add(operation)
     this.judgeRecentFailures(recent)
     const unjudged = history?.ended(end, this.laterPolls.listedCount, read.oldest)
     if (unjudged) throw new ResponseFormatError(operationsEndpoint(projectId), unjudged)
