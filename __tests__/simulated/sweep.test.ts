@@ -30,7 +30,9 @@ describe('the sweep under fail_on_stale', () => {
       'Could not tell that no branch is stale: the branch list stopped (50 pages) before its end'
     )
     // A sweep reads branches, never operations: its summary says nothing of them.
-    expect(renderSummaryWithin(run.report, MAX_SUMMARY_BYTES)).not.toMatch(/nothing could be read|state of the operations/i)
+    expect(renderSummaryWithin(run.report, MAX_SUMMARY_BYTES)).not.toMatch(
+      /nothing could be read|state of the operations/i
+    )
   })
 
   it('stale branches fail the step, and the summary says only what was read: no word of operations, which a sweep never reads', async () => {
