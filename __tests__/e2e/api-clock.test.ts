@@ -33,6 +33,26 @@ describe("bundle end to end: the windows are measured on the API's clock", () =>
     ])
   })
 
+  it("a runner 16 minutes ahead, the whole project: an error 20 s old is warned about, never hidden by the runner's clock", async () => {
+    const { world, server } = await serve({ clockSkewMs: -16 * MINUTE })
+    const error = world.addOperation(PROJECT, {
+      action: 'start_compute',
+      branchId: BRANCH,
+      createdAt: world.now() - 25_000,
+      error: 'out of capacity',
+      timeline: [{ status: 'running', ms: 5000 }, { status: 'error' }]
+    })
+    const run = await runAction(server, { project_id: PROJECT })
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ outcome: 'success' })
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^::warning::Ended in failure before the gate started: start_compute ${error.id} .*, error at least 2\\d\\.\\d s before`,
+        'm'
+      )
+    )
+  })
+
   it('a runner 25 hours ahead: an operation in flight is found by the first read and waited on', async () => {
     const { world, server } = await serve({ clockSkewMs: -25 * 60 * MINUTE })
     const running = operationIn(world, 'running', {
