@@ -11,17 +11,23 @@ import { operationIn } from '../support/neon/scenarios.js'
 const BRANCH = 'br-preview-pr-42'
 const MINUTE = 60_000
 
+/** The API's clock 16 minutes behind (the runner ahead), and an error on the branch 20 s before. */
+async function sixteenMinutesAhead() {
+  const { world, server } = await serve({ clockSkewMs: -16 * MINUTE })
+  world.addBranch(PROJECT, { id: BRANCH, name: 'preview/pr-42' })
+  const error = world.addOperation(PROJECT, {
+    action: 'start_compute',
+    branchId: BRANCH,
+    createdAt: world.now() - 25_000,
+    error: 'out of capacity',
+    timeline: [{ status: 'running', ms: 5000 }, { status: 'error' }]
+  })
+  return { server, error }
+}
+
 describe("bundle end to end: the windows are measured on the API's clock", () => {
   it('a runner 16 minutes ahead: an error 20 s old fails the branch gate, and the clock is warned about once', async () => {
-    const { world, server } = await serve({ clockSkewMs: -16 * MINUTE })
-    world.addBranch(PROJECT, { id: BRANCH, name: 'preview/pr-42' })
-    const error = world.addOperation(PROJECT, {
-      action: 'start_compute',
-      branchId: BRANCH,
-      createdAt: world.now() - 25_000,
-      error: 'out of capacity',
-      timeline: [{ status: 'running', ms: 5000 }, { status: 'error' }]
-    })
+    const { server, error } = await sixteenMinutesAhead()
     const run = await runAction(server, { project_id: PROJECT, branch_id: BRANCH })
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({ outcome: 'failure', operation_id: error.id })
@@ -34,14 +40,7 @@ describe("bundle end to end: the windows are measured on the API's clock", () =>
   })
 
   it("a runner 16 minutes ahead, the whole project: an error 20 s old is warned about, never hidden by the runner's clock", async () => {
-    const { world, server } = await serve({ clockSkewMs: -16 * MINUTE })
-    const error = world.addOperation(PROJECT, {
-      action: 'start_compute',
-      branchId: BRANCH,
-      createdAt: world.now() - 25_000,
-      error: 'out of capacity',
-      timeline: [{ status: 'running', ms: 5000 }, { status: 'error' }]
-    })
+    const { server, error } = await sixteenMinutesAhead()
     const run = await runAction(server, { project_id: PROJECT })
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ outcome: 'success' })

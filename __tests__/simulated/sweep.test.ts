@@ -10,43 +10,39 @@ import { MAX_SUMMARY_BYTES } from '../../src/report/summary.js'
 import { runSimulated, simulatedWorld } from '../support/simulated-gate.js'
 import { PROJECT } from '../support/neon/ids.js'
 import { addBusyBranches, addStalePreviews } from '../support/neon/stale-branches.js'
+import type { World } from '../support/neon/world.js'
 
 /** A demo world without history, and the limits that let 50 pages come without a rate limit. */
 const sweepWorld = () => simulatedWorld({ history: 0, limits: { perSecondPerRoute: Infinity } })
 
 describe('the sweep under fail_on_stale', () => {
-  it('more branches than the page cap, none stale among those read: an error that says the list stopped, never a pass', async () => {
+  /** A sweep of `sweep` under fail_on_stale, on a world `add` fills. */
+  const strictSweep = (add: (world: World) => unknown, sweep: string) => {
     const setup = sweepWorld()
-    addBusyBranches(setup.world)
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      sweep: 'feature/busy-*',
-      fail_on_stale: 'true'
-    })
+    add(setup.world)
+    return runSimulated(setup, { project_id: PROJECT, sweep, fail_on_stale: 'true' })
+  }
+  /** A sweep reads branches, never operations: its summary says nothing of them. */
+  const saysNothingOfOperations = (summary: string) =>
+    expect(summary).not.toMatch(/nothing could be read|state of the operations/i)
+
+  it('more branches than the page cap, none stale among those read: an error that says the list stopped, never a pass', async () => {
+    const run = await strictSweep(addBusyBranches, 'feature/busy-*')
     expect(run.report.sweep?.verdict.stale).toEqual([])
     expect(run.report.sweep?.cut).toBe('50 pages')
     expect(run.report.outcome).toBe('error')
     expect(errorLine(run.report)).toBe(
       'Could not tell that no branch is stale: the branch list stopped (50 pages) before its end'
     )
-    // A sweep reads branches, never operations: its summary says nothing of them.
-    expect(renderSummaryWithin(run.report, MAX_SUMMARY_BYTES)).not.toMatch(
-      /nothing could be read|state of the operations/i
-    )
+    saysNothingOfOperations(renderSummaryWithin(run.report, MAX_SUMMARY_BYTES))
   })
 
   it('stale branches fail the step, and the summary says only what was read: no word of operations, which a sweep never reads', async () => {
-    const setup = sweepWorld()
-    addStalePreviews(setup.world)
-    const run = await runSimulated(setup, {
-      project_id: PROJECT,
-      sweep: 'preview/*',
-      fail_on_stale: 'true'
-    })
+    const run = await strictSweep(addStalePreviews, 'preview/*')
     expect(run.report.outcome).toBe('failure')
     const summary = renderSummaryWithin(run.report, MAX_SUMMARY_BYTES)
     expect(summary).toContain('stale branch')
-    expect(summary).not.toMatch(/nothing could be read|state of the operations/i)
+    saysNothingOfOperations(summary)
   })
 })
 

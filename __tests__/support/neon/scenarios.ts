@@ -181,14 +181,12 @@ export const NEAR_NAMES: { branch: { id: string; name: string }; name: string; w
     why: 'but has preview/pr-12 (br-preview-pr-7)'
   })),
   // The number 0 is a number: written with a leading zero, or beside a letter more.
-  {
-    branch: { id: 'br-preview-pr-0', name: 'preview/pr-00' },
-    name: 'preview/pr-0',
-    why: 'but has preview/pr-00 (br-preview-pr-0)'
-  },
-  {
-    branch: { id: 'br-db-shard-0', name: 'db/shard-0' },
-    name: 'dbs/shard-0',
-    why: 'but has db/shard-0 (br-db-shard-0)'
-  }
+  ...[
+    ['br-preview-pr-0', 'preview/pr-00', 'preview/pr-0'],
+    ['br-db-shard-0', 'db/shard-0', 'dbs/shard-0']
+  ].map(([id, branchName, name]) => ({
+    branch: { id, name: branchName },
+    name,
+    why: `but has ${branchName} (${id})`
+  }))
 ]
