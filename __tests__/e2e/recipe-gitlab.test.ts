@@ -20,6 +20,7 @@ import { parse, parseAllDocuments, type Tags } from 'yaml'
 import { inTempDir } from '../support/bundles/command.js'
 import { secretForms, serve } from '../support/bundles/action.js'
 import { startWritingFront, type WritingFront } from '../support/neon/writes.js'
+import type { World } from '../support/neon/world.js'
 import { freshDatabase } from '../support/postgres/databases.js'
 import {
   branches,
@@ -376,6 +377,28 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
     )
   }
 
+  /**
+   * The stop job alone for !`mr`, on a project with `branches` added, its deletes meeting
+   * `faults`, the key checked to be nowhere; with the world and the front, to read what it left.
+   */
+  const stopJob = async (
+    mr: number,
+    branches: Parameters<World['addBranch']>[1][],
+    faults: Pick<Parameters<typeof startWritingFront>[2], 'deletedElsewhere'> = {}
+  ) => {
+    const { world, server } = await serve()
+    for (const branch of branches) world.addBranch(PROJECT, branch)
+    const database = await freshDatabase('unused-password')
+    const front = await startWritingFront(world, server, { databaseUrl: database.url(), ...faults })
+    fronts.push(front)
+    const run = await inTempDir((dir) => pipeline(dir, front, mr, ['stop-preview']))
+    // The key is on no command line, in no log, output or dotenv report.
+    for (const secret of secretForms(KEYS.organization)) {
+      expect(run.output + run.logs + run.dotenv + run.neonArgv).not.toContain(secret)
+    }
+    return { world, front, run }
+  }
+
   it(
     'a merge request from its first push to its end: created, gated, migrated, deployed with its database; found again on every page; deleted by the stop job after a 423; gone the second time',
     async () => {
@@ -515,31 +538,19 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
   it(
     'the stop job on a branch with a child: the gate exits 1 with what blocks it, and nothing is deleted',
     async () => {
-      const { world, server } = await serve()
-      world.addBranch(PROJECT, { id: 'br-preview-mr-8', name: 'preview/mr-8' })
-      world.addBranch(PROJECT, {
-        id: 'br-preview-mr-8-a',
-        name: 'preview/mr-8-a',
-        parentId: 'br-preview-mr-8'
-      })
-      const database = await freshDatabase('unused-password')
-      const front = await startWritingFront(world, server, { databaseUrl: database.url() })
-      fronts.push(front)
-      await inTempDir(async (dir) => {
-        const run = await pipeline(dir, front, 8, ['stop-preview'])
-        // The job fails; a stop job may fail (allow_failure), so that it never blocks the pipeline.
-        expect([run.code, jobExit(run.output, 'stop-preview')]).toEqual([0, '1'])
-        expect(run.output).toMatch(/^stop-preview\s+finished in .* WARN 1\s*$/m)
-        expect(run.output).toMatch(
-          /^stop-preview\s+> .*Branch preview\/mr-8 \(br-preview-mr-8\) cannot be deleted: it has 1 child branch, to delete first: preview\/mr-8-a \(br-preview-mr-8-a\)/m
-        )
-        expect(run.dotenv).toContain('GATE_PREFLIGHT=blocked')
-        expect(front.answered.filter((call) => call.startsWith('DELETE'))).toEqual([])
-        expect(world.branchesOf(PROJECT).map((branch) => branch.id)).toContain('br-preview-mr-8')
-        for (const secret of secretForms(KEYS.organization)) {
-          expect(run.output + run.logs + run.dotenv + run.neonArgv).not.toContain(secret)
-        }
-      })
+      const { world, front, run } = await stopJob(8, [
+        { id: 'br-preview-mr-8', name: 'preview/mr-8' },
+        { id: 'br-preview-mr-8-a', name: 'preview/mr-8-a', parentId: 'br-preview-mr-8' }
+      ])
+      // The job fails; a stop job may fail (allow_failure), so that it never blocks the pipeline.
+      expect([run.code, jobExit(run.output, 'stop-preview')]).toEqual([0, '1'])
+      expect(run.output).toMatch(/^stop-preview\s+finished in .* WARN 1\s*$/m)
+      expect(run.output).toMatch(
+        /^stop-preview\s+> .*Branch preview\/mr-8 \(br-preview-mr-8\) cannot be deleted: it has 1 child branch, to delete first: preview\/mr-8-a \(br-preview-mr-8-a\)/m
+      )
+      expect(run.dotenv).toContain('GATE_PREFLIGHT=blocked')
+      expect(front.answered.filter((call) => call.startsWith('DELETE'))).toEqual([])
+      expect(world.branchesOf(PROJECT).map((branch) => branch.id)).toContain('br-preview-mr-8')
     },
     PIPELINE_CEILING
   )
@@ -547,27 +558,18 @@ describe('GitLab CI: examples/command/gitlab-ci.yml, a preview branch per merge 
   it(
     'the stop job on a branch someone else deletes between the check and the delete: nothing to delete, and the job passes',
     async () => {
-      const { world, server } = await serve()
-      world.addBranch(PROJECT, { id: 'br-preview-mr-10', name: 'preview/mr-10' })
-      const database = await freshDatabase('unused-password')
-      const front = await startWritingFront(world, server, {
-        databaseUrl: database.url(),
-        deletedElsewhere: ['br-preview-mr-10']
-      })
-      fronts.push(front)
-      await inTempDir(async (dir) => {
-        const run = await pipeline(dir, front, 10, ['stop-preview'])
-        expect([run.code, jobExit(run.output, 'stop-preview')]).toEqual([0, '0'])
-        expect(run.dotenv).toContain('GATE_PREFLIGHT=clear')
-        expect(front.answered.filter((call) => call.startsWith('DELETE'))).toEqual([
-          `DELETE /projects/${PROJECT}/branches/br-preview-mr-10`
-        ])
-        expect(run.output).toContain('branch preview/mr-10 is gone: nothing to delete')
-        expect(run.output).not.toContain('branch preview/mr-10 deleted')
-        for (const secret of secretForms(KEYS.organization)) {
-          expect(run.output + run.logs + run.dotenv + run.neonArgv).not.toContain(secret)
-        }
-      })
+      const { front, run } = await stopJob(
+        10,
+        [{ id: 'br-preview-mr-10', name: 'preview/mr-10' }],
+        { deletedElsewhere: ['br-preview-mr-10'] }
+      )
+      expect([run.code, jobExit(run.output, 'stop-preview')]).toEqual([0, '0'])
+      expect(run.dotenv).toContain('GATE_PREFLIGHT=clear')
+      expect(front.answered.filter((call) => call.startsWith('DELETE'))).toEqual([
+        `DELETE /projects/${PROJECT}/branches/br-preview-mr-10`
+      ])
+      expect(run.output).toContain('branch preview/mr-10 is gone: nothing to delete')
+      expect(run.output).not.toContain('branch preview/mr-10 deleted')
     },
     PIPELINE_CEILING
   )
